@@ -1,0 +1,126 @@
+# synprobe — one Makefile for the whole tree.
+#
+#   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
+#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs)
+#   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
+#   make fuzz            libFuzzer targets for every reader (clang)
+#   make bench           every bench/*.sh
+#
+# Each layer folder becomes its own static library, so a unit test links only the
+# layers it needs: common < ingest < treeops < store < encoder < probes < daemon.
+
+CC       ?= cc
+NVCC     ?= nvcc
+CUDA     ?= auto
+SAN      ?= 0
+BUILD    ?= build
+
+ifeq ($(CUDA),auto)
+  CUDA_ON := $(if $(shell command -v $(NVCC) 2>/dev/null),1,0)
+else
+  CUDA_ON := $(CUDA)
+endif
+
+STD      := -std=c11 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+OPT      ?= -O2 -g
+INC      := -I. -I/usr/include/x86_64-linux-gnu
+BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
+LIBS     := -lsqlite3 -ljansson -lcsv $(BLAS_LIB) -lpthread -lm
+DEFS     := -DSP_VERSION=\"0.1.0\"
+
+ifeq ($(SAN),1)
+  OPT    := -O1 -g -fno-omit-frame-pointer
+  SANFL  := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+endif
+
+ifeq ($(CUDA_ON),1)
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
+  DEFS   += -DSP_HAVE_CUDA=1
+  LIBS   += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
+  INC    += -I$(CUDA_HOME)/include
+  NVFLAGS ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC $(INC) $(DEFS)
+endif
+
+ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
+ALL_LDFLAGS := $(SANFL) $(LDFLAGS)
+
+LAYERS := common ingest treeops store encoder probes
+srcs    = $(wildcard $(1)/*.c)
+objs    = $(patsubst %.c,$(BUILD)/%.o,$(call srcs,$(1)))
+cuobjs  = $(if $(filter 1,$(CUDA_ON)),$(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard $(1)/*.cu)))
+lib     = $(BUILD)/lib/libsp_$(1).a
+
+# libraries of a layer and everything below it, highest first (static link order)
+below_common  := common
+below_ingest  := ingest common
+below_treeops := treeops ingest common
+below_store   := store treeops ingest common
+below_encoder := encoder store treeops ingest common
+below_probes  := probes encoder store treeops ingest common
+layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
+
+BIN      := $(BUILD)/synprobe
+SQLEXT   := $(BUILD)/synprobe_sql.so
+DAEMON_O := $(call objs,daemon)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+.PHONY: all test test-unit test-cli test-san test-gpu fuzz bench clean config
+all: config $(BIN) $(SQLEXT)
+
+config:
+	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
+
+$(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(call cuobjs,$(l)) ; @mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BIN): $(DAEMON_O) $(call layer_libs,probes)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_O) $(call layer_libs,probes) $(LIBS)
+
+# The SQLite extension is self-contained: the BLOB codecs and the SQL functions only.
+SQLEXT_SRC := store/sqlext.c store/blob.c
+$(SQLEXT): $(SQLEXT_SRC) $(wildcard store/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(OPT) $(INC) -fPIC -shared -o $@ $(SQLEXT_SRC)
+
+# tests/unit/<layer>_<name>.c links against <layer> and the layers below it
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/t_harness.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,$(firstword $(subst _, ,$*))) $(LIBS)
+
+$(foreach t,$(UNIT_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
+
+test-unit: $(UNIT_BIN)
+	@tests/run_unit.sh $(BUILD)/tests
+
+test-cli: all
+	@tests/run_cli.sh $(BUILD)
+
+# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree
+test-san:
+	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 test-unit test-cli
+
+test: all test-unit test-cli test-san
+	@echo "make test: all suites passed"
+
+test-gpu: all
+	@tests/gpu/run.sh $(BUILD)
+
+fuzz:
+	$(MAKE) -C tests/fuzz
+
+bench: all
+	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,75 @@
+/* common/sp.h — the few things every layer shares: error codes, an arena, small helpers.
+ *
+ * Error tiers (STYLE.md §3.3): programmer errors abort through SP_ASSERT; runtime failures
+ * return an enum sp_err and fill a caller-supplied message buffer; only main() exits. */
+#ifndef SP_H
+#define SP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum sp_err {
+    SP_OK = 0,
+    SP_EIO,      /* a file could not be read or written */
+    SP_EPARSE,   /* malformed input */
+    SP_ESTORE,   /* SQLite failed */
+    SP_ENOMEM,
+    SP_EUSAGE,   /* bad arguments */
+    SP_EGPU,     /* CUDA / cuBLAS failure or no device */
+    SP_EEXIST,   /* conflicting data already present */
+};
+
+#define SP_ERRLEN 512
+
+#define SP_ASSERT(c) do { if (!(c)) { fprintf(stderr, "%s:%d: assertion failed: %s\n", \
+        __FILE__, __LINE__, #c); abort(); } } while (0)
+
+/* malloc that aborts on failure: out-of-memory is not a recoverable input error here */
+void *sp_xmalloc(size_t n);
+void *sp_xcalloc(size_t n, size_t size);
+void *sp_xrealloc(void *p, size_t n);
+char *sp_xstrdup(const char *s);
+
+/* Arena: many small allocations with one lifetime (a batch of sentences). */
+struct sp_arena_block;
+struct sp_arena {
+    struct sp_arena_block *head;
+    size_t used_total;
+};
+void  sp_arena_init(struct sp_arena *a);
+void *sp_arena_alloc(struct sp_arena *a, size_t n);          /* 16-byte aligned, zeroed */
+char *sp_arena_strndup(struct sp_arena *a, const char *s, size_t n);
+char *sp_arena_strdup(struct sp_arena *a, const char *s);
+char *sp_arena_printf(struct sp_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void  sp_arena_reset(struct sp_arena *a);                      /* keep the first block, drop the rest */
+void  sp_arena_free(struct sp_arena *a);
+
+/* Growable byte buffer. */
+struct sp_buf { char *p; size_t len, cap; };
+void sp_buf_put(struct sp_buf *b, const void *data, size_t n);
+void sp_buf_puts(struct sp_buf *b, const char *s);
+void sp_buf_printf(struct sp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sp_buf_free(struct sp_buf *b);
+
+/* UTF-8 validity of n bytes (no overlongs, no surrogates, max U+10FFFF). */
+int sp_utf8_valid(const char *s, size_t n);
+
+/* SHA-256 of a byte stream. */
+struct sp_sha256 { uint32_t h[8]; uint64_t nbytes; unsigned char blk[64]; size_t nblk; };
+void sp_sha256_init(struct sp_sha256 *c);
+void sp_sha256_update(struct sp_sha256 *c, const void *data, size_t n);
+void sp_sha256_hex(struct sp_sha256 *c, char out[65]);         /* finalises */
+
+/* Seeded, platform-independent PRNG (splitmix64 → xoshiro256**), used wherever a seed is recorded. */
+struct sp_rng { uint64_t s[4]; };
+void     sp_rng_seed(struct sp_rng *r, uint64_t seed);
+uint64_t sp_rng_next(struct sp_rng *r);
+double   sp_rng_uniform(struct sp_rng *r);                      /* [0, 1) */
+uint64_t sp_rng_below(struct sp_rng *r, uint64_t n);            /* [0, n), unbiased */
+
+/* Monotonic seconds, for benchmarks and progress. */
+double sp_now(void);
+
+#endif

@@ -1,0 +1,216 @@
+/* common/util.c — allocation, arena, buffers, UTF-8 check, PRNG, clock. */
+#include "common/sp.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+void *sp_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) { fprintf(stderr, "synprobe: out of memory (%zu bytes)\n", n); abort(); }
+    return p;
+}
+
+void *sp_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) { fprintf(stderr, "synprobe: out of memory (%zu x %zu bytes)\n", n, size); abort(); }
+    return p;
+}
+
+void *sp_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) { fprintf(stderr, "synprobe: out of memory (%zu bytes)\n", n); abort(); }
+    return q;
+}
+
+char *sp_xstrdup(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = sp_xmalloc(n + 1);
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+/* ---- arena ---- */
+
+struct sp_arena_block {
+    struct sp_arena_block *next;
+    size_t cap, used;
+    _Alignas(16) unsigned char data[];
+};
+
+#define SP_ARENA_MIN (64u * 1024u)
+
+void sp_arena_init(struct sp_arena *a) { a->head = NULL; a->used_total = 0; }
+
+void *sp_arena_alloc(struct sp_arena *a, size_t n)
+{
+    n = (n + 15u) & ~(size_t)15u;
+    struct sp_arena_block *b = a->head;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > SP_ARENA_MIN ? n : SP_ARENA_MIN;
+        if (b && cap < b->cap * 2 && b->cap * 2 <= (64u << 20)) cap = b->cap * 2;
+        b = sp_xmalloc(sizeof *b + cap);
+        b->cap = cap;
+        b->used = 0;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    a->used_total += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *sp_arena_strndup(struct sp_arena *a, const char *s, size_t n)
+{
+    char *p = sp_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *sp_arena_strdup(struct sp_arena *a, const char *s) { return sp_arena_strndup(a, s, strlen(s)); }
+
+char *sp_arena_printf(struct sp_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = sp_arena_alloc(a, (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void sp_arena_reset(struct sp_arena *a)
+{
+    struct sp_arena_block *b = a->head;
+    if (!b) return;
+    /* keep the largest (most recent) block so steady-state batches do not malloc */
+    struct sp_arena_block *rest = b->next;
+    while (rest) { struct sp_arena_block *nx = rest->next; free(rest); rest = nx; }
+    b->next = NULL;
+    b->used = 0;
+    a->used_total = 0;
+}
+
+void sp_arena_free(struct sp_arena *a)
+{
+    struct sp_arena_block *b = a->head;
+    while (b) { struct sp_arena_block *nx = b->next; free(b); b = nx; }
+    a->head = NULL;
+    a->used_total = 0;
+}
+
+/* ---- buffer ---- */
+
+static void buf_reserve(struct sp_buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1) cap *= 2;
+    b->p = sp_xrealloc(b->p, cap);
+    b->cap = cap;
+}
+
+void sp_buf_put(struct sp_buf *b, const void *data, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->p + b->len, data, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void sp_buf_puts(struct sp_buf *b, const char *s) { sp_buf_put(b, s, strlen(s)); }
+
+void sp_buf_printf(struct sp_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void sp_buf_free(struct sp_buf *b) { free(b->p); b->p = NULL; b->len = b->cap = 0; }
+
+/* ---- UTF-8 ---- */
+
+int sp_utf8_valid(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str, *e = s + n;
+    while (s < e) {
+        unsigned c = *s;
+        if (c < 0x80) { s++; continue; }
+        int len;
+        unsigned cp;
+        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
+        else return 0;
+        if (e - s < len) return 0;
+        for (int k = 1; k < len; k++) {
+            if ((s[k] & 0xC0) != 0x80) return 0;
+            cp = (cp << 6) | (s[k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
+        if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
+        s += len;
+    }
+    return 1;
+}
+
+/* ---- PRNG ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void sp_rng_seed(struct sp_rng *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t sp_rng_next(struct sp_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= t; s[3] = rotl(s[3], 45);
+    return out;
+}
+
+double sp_rng_uniform(struct sp_rng *r) { return (double)(sp_rng_next(r) >> 11) * 0x1.0p-53; }
+
+uint64_t sp_rng_below(struct sp_rng *r, uint64_t n)
+{
+    if (n <= 1) return 0;
+    uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
+    do x = sp_rng_next(r); while (x >= lim);
+    return x % n;
+}
+
+double sp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,40 @@
+/* daemon/cli.h — subcommand entry points and the small argument helpers they share.
+ *
+ * Each subcommand lives in its own file daemon/cmd_<name>.c and defines
+ *     int cmd_<name>(int argc, char **argv);      (argv[0] is the subcommand name)
+ * returning the process exit status: 0 success, 1 bad input (message names file, line and
+ * problem), 2 usage error. main.c lists every command; a command whose file is not in the
+ * build yet is a weak symbol and reports "not available in this build". */
+#ifndef SP_CLI_H
+#define SP_CLI_H
+
+#include <stdio.h>
+
+#define SP_EXIT_OK 0
+#define SP_EXIT_INPUT 1
+#define SP_EXIT_USAGE 2
+
+typedef int (*sp_cmd_fn)(int argc, char **argv);
+
+int cmd_demo(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_tasks(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_trees(int argc, char **argv);
+int cmd_evalb(int argc, char **argv);
+int cmd_structprobe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Print "synprobe <cmd>: <message>" to stderr; returns code (for `return sp_fail(...)`). */
+int sp_fail(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Parse a non-negative integer option value; 0 ok, -1 bad. */
+int sp_parse_int(const char *s, long lo, long hi, long *out);
+
+/* Build-option string for --version: "CUDA yes|no, BLAS openblas". */
+const char *sp_build_info(void);
+
+#endif

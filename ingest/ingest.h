@@ -1,0 +1,71 @@
+/* ingest/ingest.h — treebank readers: CoNLL-U, PTB brackets (.mrg), 3-column dependency (.dp).
+ *
+ * HOW IT WORKS. A file is read in chunks that end on a sentence boundary
+ * (ing_chunk_end); each chunk is parsed independently (ing_parse_chunk), so chunks can go
+ * to worker threads and memory stays bounded by the chunks in flight, not by the file.
+ * Parsing a chunk yields one ing_item per sentence, in file order: either a sentence or a
+ * rejection with its reason and raw text. Naming sentences (<stem>.<ordinal>) and
+ * formatting "file:line: sent_id: reason" is left to the caller, which sees chunks in order.
+ *
+ * Readers never touch SQLite and never exit; they do not compute tree structures
+ * (that is treeops/). They do validate, and in REPAIR mode repair heads (SPEC §2.1). */
+#ifndef ING_INGEST_H
+#define ING_INGEST_H
+
+#include <stddef.h>
+
+#include "common/sp.h"
+#include "ingest/sentence.h"
+
+enum sp_format { SP_FMT_AUTO = 0, SP_FMT_CONLLU, SP_FMT_PTB, SP_FMT_DEP };
+enum sp_mode { SP_MODE_DEFAULT = 0, SP_MODE_STRICT, SP_MODE_REPAIR };
+
+const char *ing_format_name(enum sp_format f);           /* "conllu", "ptb", "dep" */
+int ing_format_parse(const char *name, enum sp_format *out); /* 0 ok; accepts auto|conllu|ptb|mrg|dep|dp */
+
+/* Guess the format from the file name and its first bytes; SP_FMT_AUTO if nothing fits
+ * (the caller reports "unknown format"). */
+enum sp_format ing_detect_format(const char *path, const char *head, size_t len);
+
+/* Length of the longest prefix of buf[0..len) that holds only whole sentences.
+ * at_eof: the buffer ends the file, so everything left is one last sentence block.
+ * Returns 0 when no boundary is in the buffer yet (read more). */
+size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof);
+
+struct ing_item {
+    struct sp_sentence s;     /* valid when error == NULL */
+    const char *error;        /* NULL, or why the sentence was rejected ("expected …, got …") */
+    long error_line;          /* file line the error refers to */
+    const char *raw;          /* the sentence's raw text (for the quarantine table) */
+    size_t raw_len;
+};
+
+struct ing_batch {
+    struct sp_arena arena;    /* owns every string and array of the items */
+    int n_items, cap;
+    struct ing_item *item;
+};
+
+void ing_batch_init(struct ing_batch *b);
+void ing_batch_reset(struct ing_batch *b);
+void ing_batch_free(struct ing_batch *b);
+
+/* Parse buf[0..len) (whole sentences, from ing_chunk_end); first_line is the file line of
+ * buf[0]. At the very start of a file, pass bom_ok = 1 so a UTF-8 BOM is skipped.
+ * Appends items to out. Returns SP_OK, or SP_EPARSE only for a chunk-level problem
+ * (e.g. binary data), with the message in err. Sentence-level problems become items. */
+int ing_parse_chunk(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
+                    long first_line, int bom_ok, struct ing_batch *out, char *err, size_t errlen);
+
+/* HEAD repair of SPEC-structures §2.1 on 1-based file values h[0..n) (h[k-1] = head of word k;
+ * values < 0 stand for non-integers). Rewrites h in place; returns the SP_W_* bits raised. */
+unsigned ing_repair_heads(int n, int *h);
+
+/* 1 if 1-based heads h[0..n) form one tree with exactly one root (no repair needed). */
+int ing_heads_valid(int n, const int *h, const char **why);
+
+/* Base label of a PTB label (SPEC-structures §2.3): "NP-SBJ-1" -> "NP", "-NONE-" unchanged.
+ * Writes at most cap bytes (NUL included) to buf and returns buf. */
+const char *ing_base_label(const char *label, char *buf, size_t cap);
+
+#endif
