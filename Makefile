@@ -22,7 +22,7 @@ else
 endif
 
 STD      := -std=c11 -D_GNU_SOURCE
-WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
@@ -72,7 +72,17 @@ all: config $(BIN) $(SQLEXT)
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
 
-$(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(call cuobjs,$(l)) ; @mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^))
+# store/ also carries the schema SQL, embedded as C strings
+SCHEMA_SQL := schemas/store.sql $(sort $(wildcard schemas/migrations/*.sql))
+GEN_SCHEMA := $(BUILD)/gen/st_schema.c
+$(GEN_SCHEMA): $(SCHEMA_SQL) store/gen_schema.sh
+	@mkdir -p $(@D)
+	store/gen_schema.sh $@ $(SCHEMA_SQL)
+$(BUILD)/gen/st_schema.o: $(GEN_SCHEMA)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+extra_store := $(BUILD)/gen/st_schema.o
+
+$(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(call cuobjs,$(l)) $(extra_$(l)) ; @mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^))
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

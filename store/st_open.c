@@ -1,0 +1,150 @@
+/* store/st_open.c — opening a store: pragmas, identity check, forward migrations. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/sp.h"
+#include "store/st_int.h"
+
+extern const char *const st_schema_sql[];   /* build/gen/st_schema.c: v1, then each migration */
+extern const int st_schema_versions;
+
+int st_schema_version(void) { return st_schema_versions; }
+
+int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+    return SP_ESTORE;
+}
+
+int st_exec(struct st_db *db, const char *sql, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return SP_OK;
+    snprintf(err, errlen, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+    sqlite3_free(msg);
+    return SP_ESTORE;
+}
+
+static int pragma_int(struct st_db *db, const char *pragma, int *out)
+{
+    sqlite3_stmt *st;
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s", pragma);
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    int rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Bring the store from its version to `target`, each step in its own transaction. */
+static int migrate(struct st_db *db, int target, char *err, size_t errlen)
+{
+    int app = 0, ver = 0, ntables = 0;
+    if (pragma_int(db, "application_id", &app) || pragma_int(db, "user_version", &ver))
+        return st_sqlerr(db, "reading the store header", err, errlen);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL) != SQLITE_OK)
+        return st_sqlerr(db, "reading the schema", err, errlen);
+    if (sqlite3_step(st) == SQLITE_ROW) ntables = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+
+    if (app != ST_APPLICATION_ID && !(app == 0 && ntables == 0)) {
+        snprintf(err, errlen, "%s: not a synprobe store (application_id %d)", db->path, app);
+        return SP_EUSAGE;
+    }
+    if (ver > st_schema_versions) {
+        snprintf(err, errlen, "%s: store version %d is newer than this synprobe supports (%d); "
+                 "upgrade synprobe to open it", db->path, ver, st_schema_versions);
+        return SP_EUSAGE;
+    }
+    for (int v = ver; v < target; v++) {
+        char sql[96];
+        if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) return SP_ESTORE;
+        if (st_exec(db, st_schema_sql[v], err, errlen)) { sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0); return SP_ESTORE; }
+        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", ST_APPLICATION_ID, v + 1);
+        if (st_exec(db, sql, err, errlen) || st_exec(db, "COMMIT", err, errlen)) {
+            sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
+            return SP_ESTORE;
+        }
+    }
+    return SP_OK;
+}
+
+static int open_impl(const char *path, unsigned flags, int target, struct st_db **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct st_db *db = sp_xcalloc(1, sizeof *db);
+    snprintf(db->path, sizeof db->path, "%s", path);
+    int oflags = (flags & ST_OPEN_READONLY) ? SQLITE_OPEN_READONLY
+               : SQLITE_OPEN_READWRITE | ((flags & ST_OPEN_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open store: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        st_close(db);
+        return SP_EIO;
+    }
+    sqlite3_busy_timeout(db->h, 10000);
+    sqlite3_extended_result_codes(db->h, 1);
+    int rc = SP_OK;
+    if (!(flags & ST_OPEN_READONLY))
+        rc = st_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
+    if (!rc) rc = st_exec(db, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536", err, errlen);
+    if (!rc && !(flags & ST_OPEN_READONLY)) rc = migrate(db, target, err, errlen);
+    if (!rc && (flags & ST_OPEN_READONLY)) {
+        int app = 0, ver = 0;
+        pragma_int(db, "application_id", &app);
+        pragma_int(db, "user_version", &ver);
+        if (app != ST_APPLICATION_ID) { snprintf(err, errlen, "%s: not a synprobe store", path); rc = SP_EUSAGE; }
+        else if (ver > st_schema_versions) {
+            snprintf(err, errlen, "%s: store version %d is newer than this synprobe supports (%d)", path, ver, st_schema_versions);
+            rc = SP_EUSAGE;
+        } else if (ver < st_schema_versions) {
+            snprintf(err, errlen, "%s: store version %d needs migrating; open it once read-write", path, ver);
+            rc = SP_EUSAGE;
+        }
+    }
+    if (rc) { st_close(db); return rc; }
+    *out = db;
+    return SP_OK;
+}
+
+int st_open(const char *path, unsigned flags, struct st_db **out, char *err, size_t errlen)
+{
+    return open_impl(path, flags, st_schema_versions, out, err, errlen);
+}
+
+int st_open_at_version(const char *path, int version, struct st_db **out, char *err, size_t errlen)
+{
+    if (version < 1 || version > st_schema_versions) { snprintf(err, errlen, "no schema version %d", version); return SP_EUSAGE; }
+    return open_impl(path, ST_OPEN_CREATE, version, out, err, errlen);
+}
+
+void st_close(struct st_db *db)
+{
+    if (!db) return;
+    sqlite3_close_v2(db->h);
+    free(db);
+}
+
+sqlite3 *st_handle(struct st_db *db) { return db->h; }
+
+int st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    *id = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT corpus_id FROM corpus WHERE name = ?1", -1, &st, NULL) != SQLITE_OK)
+        return st_sqlerr(db, "looking up the corpus", err, errlen);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (*id) return SP_OK;
+    if (!create) { snprintf(err, errlen, "%s: no corpus named '%s'", db->path, name); return SP_EUSAGE; }
+    if (sqlite3_prepare_v2(db->h, "INSERT INTO corpus (name) VALUES (?1)", -1, &st, NULL) != SQLITE_OK)
+        return st_sqlerr(db, "creating the corpus", err, errlen);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return st_sqlerr(db, "creating the corpus", err, errlen);
+    *id = sqlite3_last_insert_rowid(db->h);
+    return SP_OK;
+}

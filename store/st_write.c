@@ -1,0 +1,396 @@
+/* store/st_write.c — one ingested file = one transaction.
+ *
+ * Sentences pair up across files by (corpus, doc = file stem, position): a PTB tree and a
+ * dependency tree of the same sentence (wsj_0001.mrg and wsj_0001.dp, or a .conllu and a
+ * .mrg with the same stem) attach to one sentence row. A sentence that conflicts with what
+ * the corpus holds is quarantined with a message naming both files. */
+#include <string.h>
+
+#include "common/sp.h"
+#include "store/st_int.h"
+
+enum {
+    Q_SOURCE_INS, Q_SOURCE_UPD, Q_BY_POS, Q_BY_SENT_ID, Q_SENT_INS, Q_TOKEN_INS, Q_EXTRA_INS,
+    Q_DEP_INS, Q_CONST_INS, Q_QUAR_INS, Q_WORDS, Q_ATTACH_DEP_TOK, Q_ATTACH_DEP_SENT,
+    Q_ATTACH_CONST_TOK, Q_ATTACH_CONST_SENT, Q_COUNT
+};
+
+static const char *const sql_text[Q_COUNT] = {
+    [Q_SOURCE_INS] = "INSERT INTO source (corpus_id, path, stem, sha256, format, mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_SOURCE_UPD] = "UPDATE source SET n_sentences = ?2, n_rejected = ?3, n_words = ?4 WHERE source_id = ?1",
+    [Q_BY_POS] = "SELECT s.sentence_id, s.sent_id, s.dep_source_id, s.const_source_id, s.n_words, "
+                 "coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line) "
+                 "FROM sentence s LEFT JOIN source d ON d.source_id = s.dep_source_id "
+                 "LEFT JOIN source c ON c.source_id = s.const_source_id "
+                 "WHERE s.corpus_id = ?1 AND s.doc = ?2 AND s.position = ?3",
+    [Q_BY_SENT_ID] = "SELECT coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line) "
+                     "FROM sentence s LEFT JOIN source d ON d.source_id = s.dep_source_id "
+                     "LEFT JOIN source c ON c.source_id = s.const_source_id "
+                     "WHERE s.corpus_id = ?1 AND s.sent_id = ?2",
+    [Q_SENT_INS] = "INSERT INTO sentence (corpus_id, sent_id, doc, position, split, text, comments, n_words, "
+                   "dep_source_id, dep_line, const_source_id, const_line, warn, warnings) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [Q_TOKEN_INS] = "INSERT INTO token VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [Q_EXTRA_INS] = "INSERT INTO extra_line VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_DEP_INS] = "INSERT INTO dep_structure (sentence_id, n, root, max_depth, projective, depth, distance, "
+                  "ancestors, rel_pos) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_CONST_INS] = "INSERT INTO const_structure VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_QUAR_INS] = "INSERT INTO quarantine (source_id, line, position, sent_id, reason, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_WORDS] = "SELECT form FROM token WHERE sentence_id = ?1 ORDER BY i",
+    [Q_ATTACH_DEP_TOK] = "UPDATE token SET head = ?3, deprel = ?4 WHERE sentence_id = ?1 AND i = ?2",
+    [Q_ATTACH_DEP_SENT] = "UPDATE sentence SET dep_source_id = ?2, dep_line = ?3 WHERE sentence_id = ?1",
+    [Q_ATTACH_CONST_TOK] = "UPDATE token SET xpos = ?3 WHERE sentence_id = ?1 AND i = ?2 AND xpos = '_'",
+    [Q_ATTACH_CONST_SENT] = "UPDATE sentence SET const_source_id = ?2, const_line = ?3 WHERE sentence_id = ?1",
+};
+
+struct st_file {
+    struct st_db *db;
+    sqlite3_stmt *q[Q_COUNT];
+    int64_t corpus_id, source_id;
+    char *path, *stem, *split;
+    enum sp_format fmt;
+    enum sp_mode mode;
+    struct st_file_summary sum;
+    struct sp_buf scratch;
+};
+
+static const char *mode_name(enum sp_mode m)
+{
+    return m == SP_MODE_STRICT ? "strict" : m == SP_MODE_REPAIR ? "repair" : "default";
+}
+
+/* "dir/wsj_0001.mrg" -> "wsj_0001" */
+static char *path_stem(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char *s = sp_xmalloc(n + 1);
+    memcpy(s, base, n);
+    s[n] = 0;
+    return s;
+}
+
+int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found)
+{
+    sqlite3_stmt *st;
+    *found = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT source_id FROM source WHERE corpus_id = ?1 AND sha256 = ?2", -1, &st, NULL))
+        return SP_ESTORE;
+    sqlite3_bind_int64(st, 1, corpus_id);
+    sqlite3_bind_text(st, 2, sha256, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) *found = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return SP_OK;
+}
+
+static void file_free(struct st_file *f)
+{
+    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(f->q[i]);
+    free(f->path);
+    free(f->stem);
+    free(f->split);
+    sp_buf_free(&f->scratch);
+    free(f);
+}
+
+int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
+                  enum sp_format fmt, enum sp_mode mode, const char *split,
+                  struct st_file **out, char *err, size_t errlen)
+{
+    struct st_file *f = sp_xcalloc(1, sizeof *f);
+    f->db = db;
+    f->corpus_id = corpus_id;
+    f->path = sp_xstrdup(path);
+    f->stem = path_stem(path);
+    f->split = split ? sp_xstrdup(split) : NULL;
+    f->fmt = fmt;
+    f->mode = mode;
+    *out = NULL;
+    for (int i = 0; i < Q_COUNT; i++)
+        if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &f->q[i], NULL) != SQLITE_OK) {
+            st_sqlerr(db, "preparing statements", err, errlen);
+            file_free(f);
+            return SP_ESTORE;
+        }
+    if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+    sqlite3_stmt *q = f->q[Q_SOURCE_INS];
+    sqlite3_bind_int64(q, 1, corpus_id);
+    sqlite3_bind_text(q, 2, path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, f->stem, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 4, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 5, ing_format_name(fmt), -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 6, mode_name(mode), -1, SQLITE_STATIC);
+    if (sqlite3_step(q) != SQLITE_DONE) {
+        st_sqlerr(db, "recording the source file", err, errlen);
+        sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
+        file_free(f);
+        return SP_ESTORE;
+    }
+    sqlite3_reset(q);
+    f->source_id = sqlite3_last_insert_rowid(db->h);
+    *out = f;
+    return SP_OK;
+}
+
+static int step_done(struct st_file *f, sqlite3_stmt *q, const char *what, char *err, size_t errlen)
+{
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    sqlite3_clear_bindings(q);
+    if (rc == SQLITE_DONE) return SP_OK;
+    return st_sqlerr(f->db, what, err, errlen);
+}
+
+static void bind_blob(sqlite3_stmt *q, int k, struct st_blobref b)
+{
+    sqlite3_bind_blob(q, k, b.p, (int)b.n, SQLITE_STATIC);
+}
+
+static int quarantine(struct st_file *f, int position, long line, const char *sent_id, const char *reason,
+                      const char *raw, size_t raw_len, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = f->q[Q_QUAR_INS];
+    sqlite3_bind_int64(q, 1, f->source_id);
+    sqlite3_bind_int64(q, 2, line);
+    sqlite3_bind_int(q, 3, position);
+    sqlite3_bind_text(q, 4, sent_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 5, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 6, raw ? raw : "", raw ? (int)raw_len : 0, SQLITE_STATIC);
+    int rc = step_done(f, q, "quarantining a sentence", err, errlen);
+    if (rc) return rc;
+    f->sum.n_rejected++;
+    return SP_OK;
+}
+
+/* Reject: quarantine it and hand back "file:line: sent_id: reason" as SP_EPARSE. */
+static int reject(struct st_file *f, int position, long line, const char *sent_id, const char *reason,
+                  const struct ing_item *it, char *err, size_t errlen)
+{
+    char msg[SP_ERRLEN];
+    snprintf(msg, sizeof msg, "%s:%ld: %s: %s", f->path, line, sent_id, reason);
+    int rc = quarantine(f, position, line, sent_id, msg, it->raw, it->raw_len, err, errlen);
+    if (rc) return rc;
+    snprintf(err, errlen, "%s", msg);
+    return SP_EPARSE;
+}
+
+static int insert_structures(struct st_file *f, int64_t sid, const struct sp_sentence *s, const struct st_derived *d,
+                             char *err, size_t errlen)
+{
+    int rc = SP_OK;
+    if (d && d->has_dep && s->head) {
+        sqlite3_stmt *q = f->q[Q_DEP_INS];
+        sqlite3_bind_int64(q, 1, sid);
+        sqlite3_bind_int(q, 2, s->n);
+        sqlite3_bind_int(q, 3, d->root);
+        sqlite3_bind_int(q, 4, d->max_depth);
+        sqlite3_bind_int(q, 5, d->projective);
+        bind_blob(q, 6, d->depth);
+        bind_blob(q, 7, d->distance);
+        bind_blob(q, 8, d->ancestors);
+        bind_blob(q, 9, d->relpos);
+        rc = step_done(f, q, "storing dependency structures", err, errlen);
+    }
+    if (!rc && d && d->has_const && s->tree) {
+        sqlite3_stmt *q = f->q[Q_CONST_INS];
+        sqlite3_bind_int64(q, 1, sid);
+        sqlite3_bind_text(q, 2, d->tree, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 3, d->tree_depth);
+        sqlite3_bind_text(q, 4, d->top_const, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 5, d->top_const_class, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 6, d->levels);
+        bind_blob(q, 7, d->phrases);
+        sqlite3_bind_text(q, 8, d->n_phrases, -1, SQLITE_STATIC);
+        bind_blob(q, 9, d->spans);
+        rc = step_done(f, q, "storing constituency structures", err, errlen);
+    }
+    return rc;
+}
+
+static const char *sentence_text(struct st_file *f, const struct sp_sentence *s)
+{
+    if (s->text) return s->text;
+    f->scratch.len = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (i) sp_buf_put(&f->scratch, " ", 1);
+        sp_buf_puts(&f->scratch, s->col[SP_FORM][i]);
+    }
+    return f->scratch.p ? f->scratch.p : "";
+}
+
+static int insert_sentence(struct st_file *f, int position, const char *sent_id, const struct sp_sentence *s,
+                           const struct st_derived *d, char *err, size_t errlen)
+{
+    int is_dep = s->head != NULL, is_const = s->tree != NULL;
+    sqlite3_stmt *q = f->q[Q_SENT_INS];
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, f->stem, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 4, position);
+    if (f->split) sqlite3_bind_text(q, 5, f->split, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 6, sentence_text(f, s), -1, SQLITE_TRANSIENT);
+    if (s->comments) sqlite3_bind_text(q, 7, s->comments, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 8, s->n);
+    /* a CoNLL-U file without heads still owns the words: record it as the dependency source */
+    if (is_dep || f->fmt != SP_FMT_PTB) { sqlite3_bind_int64(q, 9, f->source_id); sqlite3_bind_int64(q, 10, s->line); }
+    if (is_const) { sqlite3_bind_int64(q, 11, f->source_id); sqlite3_bind_int64(q, 12, s->line); }
+    sqlite3_bind_int(q, 13, (int)s->warn);
+    if (s->warnings) sqlite3_bind_text(q, 14, s->warnings, -1, SQLITE_STATIC);
+    int rc = step_done(f, q, "storing a sentence", err, errlen);
+    if (rc) return rc;
+    int64_t sid = sqlite3_last_insert_rowid(f->db->h);
+
+    q = f->q[Q_TOKEN_INS];
+    static const int col_param[SP_NCOLS] = { [SP_FORM] = 3, [SP_LEMMA] = 4, [SP_UPOS] = 5, [SP_XPOS] = 6,
+                                             [SP_FEATS] = 7, [SP_DEPREL] = 9, [SP_DEPS] = 10, [SP_MISC] = 11 };
+    for (int i = 0; i < s->n; i++) {
+        sqlite3_bind_int64(q, 1, sid);
+        sqlite3_bind_int(q, 2, i);
+        for (int c = 0; c < SP_NCOLS; c++)
+            sqlite3_bind_text(q, col_param[c], s->col[c] ? s->col[c][i] : "_", -1, SQLITE_STATIC);
+        if (is_dep) sqlite3_bind_int(q, 8, s->head[i]);
+        else sqlite3_bind_null(q, 8);
+        if ((rc = step_done(f, q, "storing a token", err, errlen))) return rc;
+    }
+    q = f->q[Q_EXTRA_INS];
+    for (int k = 0; k < s->n_extra; k++) {
+        const struct sp_extra *x = &s->extra[k];
+        sqlite3_bind_int64(q, 1, sid);
+        sqlite3_bind_int(q, 2, k);
+        sqlite3_bind_int(q, 3, x->pos);
+        sqlite3_bind_text(q, 4, x->kind == SP_EXTRA_MWT ? "mwt" : "empty", -1, SQLITE_STATIC);
+        if (x->kind == SP_EXTRA_MWT) { sqlite3_bind_int(q, 5, x->first); sqlite3_bind_int(q, 6, x->last); }
+        sqlite3_bind_text(q, 7, x->line, -1, SQLITE_STATIC);
+        if ((rc = step_done(f, q, "storing a multiword/empty-node line", err, errlen))) return rc;
+    }
+    return insert_structures(f, sid, s, d, err, errlen);
+}
+
+/* The other annotation of this sentence is already stored: check the words, then add ours. */
+static int attach(struct st_file *f, int position, int64_t sid, const char *sent_id, const char *other_path,
+                  long other_line, const struct ing_item *it, const struct st_derived *d, char *err, size_t errlen)
+{
+    const struct sp_sentence *s = &it->s;
+    sqlite3_stmt *q = f->q[Q_WORDS];
+    sqlite3_bind_int64(q, 1, sid);
+    int i = 0, rc, mismatch = -1;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *w = (const char *)sqlite3_column_text(q, 0);
+        if (mismatch < 0 && (i >= s->n || strcmp(w, s->col[SP_FORM][i]))) mismatch = i;
+        i++;
+    }
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "reading stored words", err, errlen);
+    if (mismatch < 0 && i != s->n) mismatch = i < s->n ? i : s->n;
+    if (mismatch >= 0) {
+        char reason[SP_ERRLEN];
+        snprintf(reason, sizeof reason, "words differ from %s:%ld (same stem, position %d): first difference at word %d",
+                 other_path, other_line, position, mismatch + 1);
+        return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+    }
+    int is_dep = s->head != NULL;
+    for (i = 0; i < s->n; i++) {
+        q = f->q[is_dep ? Q_ATTACH_DEP_TOK : Q_ATTACH_CONST_TOK];
+        sqlite3_bind_int64(q, 1, sid);
+        sqlite3_bind_int(q, 2, i);
+        if (is_dep) {
+            sqlite3_bind_int(q, 3, s->head[i]);
+            sqlite3_bind_text(q, 4, s->col[SP_DEPREL] ? s->col[SP_DEPREL][i] : "_", -1, SQLITE_STATIC);
+        } else {
+            sqlite3_bind_text(q, 3, s->col[SP_XPOS][i], -1, SQLITE_STATIC);
+        }
+        if ((rc = step_done(f, q, "attaching an annotation", err, errlen))) return rc;
+    }
+    q = f->q[is_dep ? Q_ATTACH_DEP_SENT : Q_ATTACH_CONST_SENT];
+    sqlite3_bind_int64(q, 1, sid);
+    sqlite3_bind_int64(q, 2, f->source_id);
+    sqlite3_bind_int64(q, 3, s->line);
+    if ((rc = step_done(f, q, "attaching an annotation", err, errlen))) return rc;
+    f->sum.n_attached++;
+    f->sum.n_words += s->n;
+    return insert_structures(f, sid, s, d, err, errlen);
+}
+
+int st_file_put(struct st_file *f, int position, const struct ing_item *it, const struct st_derived *d,
+                char *err, size_t errlen)
+{
+    char own_id[256];
+    const char *sent_id = it->s.sent_id;
+    if (!sent_id) { snprintf(own_id, sizeof own_id, "%s.%d", f->stem, position); sent_id = own_id; }
+    if (it->error) return reject(f, position, it->error_line ? it->error_line : it->s.line, sent_id, it->error, it, err, errlen);
+
+    const struct sp_sentence *s = &it->s;
+    if (s->n > ST_BLOB_MAX_WORDS)
+        return reject(f, position, s->line, sent_id, "sentence longer than 65535 words", it, err, errlen);
+
+    /* same stem and position already stored? then this is the other annotation of it */
+    sqlite3_stmt *q = f->q[Q_BY_POS];
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, f->stem, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 3, position);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        int64_t sid = sqlite3_column_int64(q, 0);
+        char have_id[256], other[1024];
+        snprintf(have_id, sizeof have_id, "%s", (const char *)sqlite3_column_text(q, 1));
+        int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
+        snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
+        long other_line = (long)sqlite3_column_int64(q, 6);
+        sqlite3_reset(q);
+        int mine_dep = f->fmt != SP_FMT_PTB;
+        if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
+            char reason[SP_ERRLEN];
+            snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
+                     position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
+            return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+        }
+        return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);
+    }
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sentence", err, errlen);
+
+    q = f->q[Q_BY_SENT_ID];
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        char reason[SP_ERRLEN];
+        snprintf(reason, sizeof reason, "sent_id already used in this corpus by %s:%lld",
+                 sqlite3_column_type(q, 0) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 0),
+                 (long long)sqlite3_column_int64(q, 1));
+        sqlite3_reset(q);
+        return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+    }
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sent_id", err, errlen);
+
+    if ((rc = insert_sentence(f, position, sent_id, s, d, err, errlen))) return rc;
+    f->sum.n_sentences++;
+    f->sum.n_words += s->n;
+    return SP_OK;
+}
+
+int st_file_commit(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen)
+{
+    f->sum.n_sentences += f->sum.n_attached;
+    sqlite3_stmt *q = f->q[Q_SOURCE_UPD];
+    sqlite3_bind_int64(q, 1, f->source_id);
+    sqlite3_bind_int(q, 2, f->sum.n_sentences);
+    sqlite3_bind_int(q, 3, f->sum.n_rejected);
+    sqlite3_bind_int64(q, 4, f->sum.n_words);
+    int rc = step_done(f, q, "updating the source", err, errlen);
+    if (!rc) rc = st_exec(f->db, "COMMIT", err, errlen);
+    if (rc) sqlite3_exec(f->db->h, "ROLLBACK", 0, 0, 0);
+    if (sum) *sum = f->sum;
+    file_free(f);
+    return rc;
+}
+
+void st_file_abort(struct st_file *f)
+{
+    if (!f) return;
+    sqlite3_exec(f->db->h, "ROLLBACK", 0, 0, 0);
+    file_free(f);
+}

@@ -1,0 +1,103 @@
+/* store/store.h — the SQLite store: open + migrate, write ingested files, read corpora back.
+ *
+ * One st_db per thread (SQLite connections are not shared). Writers go through st_file_*,
+ * which wraps one whole file in one transaction: a file is either fully present or absent,
+ * even if the process is killed mid-way (SQLite WAL rollback). Schema: schemas/store.sql
+ * plus schemas/migrations/ (embedded in the binary at build time). */
+#ifndef ST_STORE_H
+#define ST_STORE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/ingest.h"
+#include "store/blob.h"
+
+#define ST_APPLICATION_ID 0x53507262   /* "SPrb" */
+
+enum st_open_flags { ST_OPEN_CREATE = 1, ST_OPEN_READONLY = 2 };
+
+struct st_db;
+
+/* Open (and with ST_OPEN_CREATE create) a store, apply forward migrations, refuse stores
+ * newer than this build or not made by synprobe. */
+int  st_open(const char *path, unsigned flags, struct st_db **out, char *err, size_t errlen);
+void st_close(struct st_db *db);
+sqlite3 *st_handle(struct st_db *db);            /* for modules with their own SQL */
+int  st_schema_version(void);                    /* the version this build migrates to */
+/* Migrate only up to `version` (tests of the migration path). */
+int  st_open_at_version(const char *path, int version, struct st_db **out, char *err, size_t errlen);
+
+/* Run SQL with no result rows; message on failure. */
+int  st_exec(struct st_db *db, const char *sql, char *err, size_t errlen);
+
+/* Corpus id by name; create != 0 inserts it when missing. SP_EEXIST-free: returns SP_OK or an error. */
+int  st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen);
+
+/* ---- writing one ingested file ---- */
+
+struct st_blobref { const uint8_t *p; size_t n; };
+
+/* Structures a worker computed for one sentence (NULL / zero members = not available). */
+struct st_derived {
+    int has_dep;
+    int root, max_depth, projective;
+    struct st_blobref depth, distance, ancestors, relpos;
+    int has_const;
+    const char *tree;           /* normalised bracketed tree, one line */
+    int tree_depth;
+    const char *top_const, *top_const_class;
+    int levels;
+    const char *n_phrases;
+    struct st_blobref phrases, spans;
+};
+
+struct st_file_summary { int n_sentences, n_rejected, n_attached; long n_words; };
+
+struct st_file;
+
+/* Has this corpus already ingested exactly these bytes? source_id (or 0) in *found. */
+int  st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found);
+
+int  st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
+                   enum sp_format fmt, enum sp_mode mode, const char *split,
+                   struct st_file **out, char *err, size_t errlen);
+/* Store item number `position` (1-based, file order). A rejected item, or a sentence that
+ * conflicts with the corpus (duplicate sent_id, words differing from the other annotation),
+ * is quarantined and SP_EPARSE returned with "file:line: sent_id: reason" in err: in strict
+ * mode the caller then aborts the file. SP_ESTORE: SQLite failed (abort). */
+int  st_file_put(struct st_file *f, int position, const struct ing_item *it,
+                 const struct st_derived *d, char *err, size_t errlen);
+int  st_file_commit(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen);
+void st_file_abort(struct st_file *f);
+
+/* ---- reading a corpus back, in corpus order ---- */
+
+enum st_want { ST_WANT_DEP = 1, ST_WANT_CONST = 2, ST_WANT_EXTRA = 4 };
+
+struct st_row {
+    int64_t sentence_id;
+    const char *split;          /* NULL if none */
+    struct sp_sentence s;       /* words, heads (if any), tree (parsed back, if asked), extras (if asked) */
+    const char *doc;
+    int position;
+    /* dependency structures (ST_WANT_DEP and the sentence has a tree) */
+    int has_dep;
+    struct st_blobref depth, distance, ancestors, relpos;
+    /* constituency structures (ST_WANT_CONST and the sentence has a tree) */
+    int has_const;
+    const char *tree_text, *top_const, *top_const_class;
+    int tree_depth, levels;
+    struct st_blobref phrases, spans;
+};
+
+struct st_iter;
+int  st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_iter **out,
+                  char *err, size_t errlen);
+/* 1: *row filled (valid until the next call), 0: end, <0: error (message from st_iter_error). */
+int  st_iter_next(struct st_iter *it, const struct st_row **row);
+const char *st_iter_error(struct st_iter *it);
+void st_iter_close(struct st_iter *it);
+
+#endif
