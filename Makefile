@@ -46,7 +46,7 @@ ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
 ALL_LDFLAGS := $(SANFL) $(LDFLAGS)
 
 LAYERS := common ingest treeops store encoder probes
-srcs    = $(wildcard $(1)/*.c)
+srcs    = $(filter-out store/sqlext.c,$(wildcard $(1)/*.c))
 objs    = $(patsubst %.c,$(BUILD)/%.o,$(call srcs,$(1)))
 cuobjs  = $(if $(filter 1,$(CUDA_ON)),$(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard $(1)/*.cu)))
 lib     = $(BUILD)/lib/libsp_$(1).a

@@ -7,6 +7,7 @@
 #ifndef TOPS_TREEOPS_H
 #define TOPS_TREEOPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ingest/sentence.h"
@@ -15,11 +16,12 @@
 
 /* ---- dependency structures (§3) ---- */
 
-/* BFS order from the root into order[n] and depth[n] (§3.1). Returns 0, or -1 if head[] is
- * not a single tree. */
+/* depth[n] (§3.1) and a traversal order[n]: the root first, every word after its head (what
+ * §3.2's BFS order is used for; not level by level). O(n), no scratch, 10,000-deep chains
+ * fine. Returns 0, or -1 if head[] is not a single tree. */
 int tops_depth(int n, const int *head, int *order, int *depth);
 
-/* All-pairs tree distance D (§3.2), using the BFS order from tops_depth. */
+/* All-pairs tree distance D (§3.2), using the order from tops_depth. */
 void tops_distance(int n, const int *head, const int *order, int *dist);
 
 /* Ancestor / SDOI matrix (§3.3): anc[i*n+j] = 1 iff j == i or j is a proper ancestor of i. */
@@ -30,6 +32,16 @@ void tops_rel_pos(int n, const int *depth, const uint8_t *anc, int *rel);
 
 static inline int tops_clip(int x, int k) { return x < -k ? -k : x > k ? k : x; }
 
+/* All dependency structures of one sentence in one call (the ingest hot path). Any of
+ * dist / anc / rel may be NULL (not wanted); depth[n] is always filled. `scratch` holds
+ * tops_dep_scratch_bytes(n) bytes (caller-owned, reusable across sentences, no alignment
+ * needed beyond malloc's). Same values as tops_depth + tops_distance + tops_ancestors +
+ * tops_rel_pos, computed row by row with contiguous loops (O(n^2), no allocation).
+ * Returns 0, or -1 if head[] is not a single tree (outputs then undefined). */
+size_t tops_dep_scratch_bytes(int n);
+int tops_dep_all(int n, const int *head, int *depth, int *dist, uint8_t *anc, int *rel,
+                 void *scratch);
+
 /* ---- constituency structures (§4) ---- */
 
 /* Unary collapse cu(x) (§4.1): follow single children of phrasal nodes. */
@@ -38,19 +50,50 @@ int tops_collapse_unary(const struct sp_ctree *t, int x);
 /* SentEval TreeDepth (§4.2): edges from the wrapper to the deepest word leaf. Iterative. */
 int tops_tree_depth(const struct sp_ctree *t);
 
-/* SentEval TopConst sequence (§4.3), e.g. "NP_VP_." into buf; returns buf. */
+/* SentEval TopConst sequence (§4.3), e.g. "NP_VP_." into buf; returns buf. Base labels
+ * (ing_base_label) of the children of the wrapper's child; "" when that child is a
+ * preterminal. Truncated (still NUL-terminated) when cap is too small. */
 const char *tops_top_const(const struct sp_ctree *t, char *buf, size_t cap);
 
 /* Is seq one of SentEval's 19 frequent TopConst classes? */
 int tops_top_const_is_frequent(const char *seq);
 
 /* PSAN phrase division (§4.4): pid[(t-1)*n + i] for levels t = 1..T, minimum divisible
- * length min_len (4). n = number of words. Returns the phrase count of level T. */
+ * length min_len (4). n = number of words. Returns the phrase count of level T, or -1
+ * when the tree does not cover exactly words 0..n-1 or T < 1. Iterative, no scratch:
+ * the rows of pid hold node ids until the last step turns them into phrase indices. */
 int tops_phrases(const struct sp_ctree *t, int n, int T, int min_len, int *pid);
 
 /* Gold brackets (§6.4): spans of all phrasal nodes (wrapper and preterminals excluded;
  * unary chains give repeated spans). Writes up to cap (start, end) pairs in pre-order
- * into span[2*k], span[2*k+1]; returns the count. */
+ * into span[2*k], span[2*k+1]; returns the number of brackets of the tree, which may
+ * exceed cap (then only the first cap were written). */
 int tops_brackets(const struct sp_ctree *t, int *span, int cap);
+
+/* The tree as one bracketed line, e.g. "( (S (NP (NN a)) (VP (VBZ b))) )" for the PTB
+ * wrapper; words[i] is the form of word i. Appends to out. */
+#include "common/sp.h"
+void tops_tree_format(const struct sp_ctree *t, const char *const *words, struct sp_buf *out);
+
+/* ---- tree extraction from attention (SPEC-structures §6, SPEC-probing §5.1) ---- */
+
+enum tops_span_score {
+    TOPS_SPAN_MEAN = 0,   /* normative: in-span attention mass / span length */
+    TOPS_SPAN_SUM  = 1,   /* --span-score sum: the unnormalised mass (TV-20) */
+};
+
+/* Scratch for tops_extract_tree: float64 prefix sums (n+1)^2 plus an explicit stack. */
+size_t tops_extract_scratch_bytes(int n);
+
+/* Top-down binary split of words 0..n-1 on the word-level attention attn[n*n] (row = query):
+ * split [i,j] at the smallest k maximising score(i,k)·score(k+1,j), float64 prefix sums.
+ * renorm != 0 first rescales every row to sum 1 (rows summing to 0 stay 0).
+ * Writes the n-1 predicted brackets (every internal node, length >= 2, the whole sentence
+ * first) in pre-order (left before right) as span[2k] = start, span[2k+1] = end (inclusive);
+ * span needs 2*(n-1) ints. scratch: tops_extract_scratch_bytes(n) bytes, or NULL to have
+ * the function malloc and free it itself. Returns the bracket count (0 when n < 2),
+ * or -1 when scratch is NULL and malloc fails. */
+int tops_extract_tree(int n, const float *attn, enum tops_span_score score, int renorm,
+                      void *scratch, int *span);
 
 #endif

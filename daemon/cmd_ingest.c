@@ -1,0 +1,183 @@
+/* daemon/cmd_ingest.c — synprobe ingest: treebank files into a store. */
+#include <dirent.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/sp.h"
+#include "daemon/cli.h"
+#include "daemon/ingest_job.h"
+
+static const char *usage_text =
+    "usage: synprobe ingest --db DB [--corpus NAME] [--split S] [--format auto|conllu|ptb|dep]\n"
+    "                       [--workers N] [--levels T] [--strict | --repair] [--json] [--quiet] FILE|DIR...\n"
+    "\n"
+    "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
+    "computes every cached structure, and stores each file in one transaction.\n"
+    "  --corpus NAME   corpus to add to (default: main)\n"
+    "  --split S       split recorded on every sentence (train, dev, test, ...)\n"
+    "  --format F      override format detection for every file\n"
+    "  --workers N     parse/structure threads (default 2); one writer thread writes SQLite\n"
+    "  --levels T      PSAN phrase-division levels (default 3)\n"
+    "  --strict        the first malformed sentence aborts its file; nothing from it is kept\n"
+    "  --repair        repair heads deterministically (SPEC-structures 2.1), recording warnings\n"
+    "  (default)       malformed sentences go to the quarantine table with file:line and reason\n"
+    "  --dry-run       parse and compute without a store (benchmarks); --no-structures: parse only\n"
+    "A file whose bytes are already in the corpus is skipped. A .mrg and a .dp (or .conllu) with the\n"
+    "same stem attach to the same sentences, position by position.\n"
+    "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
+    "was ingested, 2 on usage errors.\n";
+
+static int is_treebank_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot) return 0;
+    return !strcmp(dot, ".conllu") || !strcmp(dot, ".conll") || !strcmp(dot, ".mrg") ||
+           !strcmp(dot, ".dp") || !strcmp(dot, ".dep") || !strcmp(dot, ".ptb");
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* FILE stays as given; DIR expands to its treebank files in name order. */
+static void expand_arg(const char *arg, char ***list, int *n, int *cap)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(arg);
+        if (d) {
+            int start = *n;
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (!is_treebank_name(e->d_name)) continue;
+                if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+                size_t len = strlen(arg) + strlen(e->d_name) + 2;
+                char *p = sp_xmalloc(len);
+                snprintf(p, len, "%s/%s", arg, e->d_name);
+                (*list)[(*n)++] = p;
+            }
+            closedir(d);
+            qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
+            return;
+        }
+    }
+    if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+    (*list)[(*n)++] = sp_xstrdup(arg);
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+    const char *db_path = NULL, *corpus = "main";
+    int json = 0, dry = 0;
+    struct ingest_opts o;
+    ingest_opts_default(&o);
+    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK };
+    static const struct option opts[] = {
+        { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
+        { "split", required_argument, 0, 's' }, { "format", required_argument, 0, 'f' },
+        { "workers", required_argument, 0, 'w' }, { "strict", no_argument, 0, 'S' },
+        { "repair", no_argument, 0, 'R' }, { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
+        { "dry-run", no_argument, 0, O_DRY }, { "no-structures", no_argument, 0, O_NOSTRUCT },
+        { "levels", required_argument, 0, O_LEVELS }, { "chunk-kb", required_argument, 0, O_CHUNK },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    optind = 1;
+    int ch;
+    long v;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': db_path = optarg; break;
+        case 'c': corpus = optarg; break;
+        case 's': o.split = optarg; break;
+        case 'f':
+            if (ing_format_parse(optarg, &o.fmt)) return sp_fail(SP_EXIT_USAGE, "ingest", "--format: expected auto, conllu, ptb or dep, got '%s'", optarg);
+            break;
+        case 'w':
+            if (sp_parse_int(optarg, 1, 256, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--workers: expected 1..256, got '%s'", optarg);
+            o.workers = (int)v;
+            break;
+        case O_LEVELS:
+            if (sp_parse_int(optarg, 1, 16, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--levels: expected 1..16, got '%s'", optarg);
+            o.levels = (int)v;
+            break;
+        case O_CHUNK:
+            if (sp_parse_int(optarg, 1, 1 << 20, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--chunk-kb: expected 1..1048576");
+            o.chunk_bytes = (size_t)v * 1024;
+            break;
+        case 'S': o.mode = SP_MODE_STRICT; break;
+        case 'R': o.mode = SP_MODE_REPAIR; break;
+        case 'j': json = 1; break;
+        case 'q': o.quiet = 1; break;
+        case O_DRY: dry = 1; break;
+        case O_NOSTRUCT: o.structures = 0; break;
+        case 'h': fputs(usage_text, stdout); return SP_EXIT_OK;
+        default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
+        }
+    }
+    if (!db_path && !dry) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "--db is required"); }
+    if (optind >= argc) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "no input files"); }
+
+    char **files = NULL;
+    int n_files = 0, cap = 0;
+    for (int i = optind; i < argc; i++) expand_arg(argv[i], &files, &n_files, &cap);
+
+    char err[SP_ERRLEN];
+    struct st_db *db = NULL;
+    int64_t corpus_id = 0;
+    if (!dry) {
+        if (st_open(db_path, ST_OPEN_CREATE, &db, err, sizeof err) ||
+            st_corpus_id(db, corpus, 1, &corpus_id, err, sizeof err)) {
+            st_close(db);
+            for (int i = 0; i < n_files; i++) free(files[i]);
+            free(files);
+            return sp_fail(SP_EXIT_INPUT, "ingest", "%s", err);
+        }
+    }
+
+    json_t *jfiles = json_array();
+    long tot_sent = 0, tot_rej = 0, tot_words = 0, tot_tokens = 0;
+    int n_failed = 0, n_done = 0, n_unchanged = 0;
+    double t0 = sp_now();
+    for (int i = 0; i < n_files; i++) {
+        struct ingest_result r;
+        ingest_file(db, corpus_id, files[i], &o, &r);
+        const char *status = r.status == INGEST_DONE ? "ingested" : r.status == INGEST_UNCHANGED ? "unchanged" : "failed";
+        if (r.status == INGEST_FAILED) { n_failed++; fprintf(stderr, "synprobe ingest: %s\n", r.error); }
+        else if (r.status == INGEST_UNCHANGED) n_unchanged++;
+        else n_done++;
+        tot_sent += r.sum.n_sentences;
+        tot_rej += r.sum.n_rejected;
+        tot_words += r.sum.n_words;
+        tot_tokens += r.tokens_parsed;
+        json_t *jf = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "path", files[i], "status", status,
+                               "format", r.fmt ? ing_format_name(r.fmt) : "unknown", "sentences", r.sum.n_sentences,
+                               "attached", r.sum.n_attached, "rejected", r.sum.n_rejected, "words", (json_int_t)r.sum.n_words);
+        if (r.status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r.error));
+        json_array_append_new(jfiles, jf);
+        if (!json && n_files <= 20 && r.status != INGEST_FAILED)
+            fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", files[i], status,
+                    ing_format_name(r.fmt), r.sum.n_sentences,
+                    r.sum.n_attached ? " (attached to existing)" : "", r.sum.n_rejected, r.sum.n_words);
+    }
+    double secs = sp_now() - t0;
+    int ingested_any = tot_sent > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
+    int rc = (n_failed || !ingested_any) ? SP_EXIT_INPUT : SP_EXIT_OK;
+    if (json) {
+        json_t *root = json_pack("{s:s?, s:s, s:o, s:{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:f}}", "db", db_path,
+                                 "corpus", corpus, "files", jfiles, "totals", "files", n_files, "failed", n_failed,
+                                 "unchanged", n_unchanged, "sentences", (json_int_t)tot_sent, "rejected", (json_int_t)tot_rej,
+                                 "words", (json_int_t)tot_words, "tokens_parsed", (json_int_t)tot_tokens, "seconds", secs,
+                                 "tokens_per_second", secs > 0 ? tot_tokens / secs : 0.0);
+        json_dumpf(root, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(root);
+    } else {
+        json_decref(jfiles);
+        printf("%s%s: %d files (%d ingested, %d unchanged, %d failed), %ld sentences, %ld rejected, %ld words in %.2fs\n",
+               dry ? "dry run" : corpus, dry ? "" : "", n_files, n_done, n_unchanged, n_failed, tot_sent, tot_rej, tot_words, secs);
+    }
+    st_close(db);
+    for (int i = 0; i < n_files; i++) free(files[i]);
+    free(files);
+    return rc;
+}

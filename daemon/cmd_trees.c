@@ -1,0 +1,311 @@
+/* daemon/cmd_trees.c — `synprobe trees`: binary trees from attention (or a baseline) scored
+ * against the gold constituency trees of a corpus, Protocol A (EVALB, COLLINS.prm with
+ * LABELED 0) and Protocol B (unsupervised-parsing span F1), SPEC-probing §5.
+ *
+ * Attention file (numpy, float32 or float64, C order), rows in corpus order:
+ *   (n_sentences, L, L)      word-level attention of one layer, heads already pooled;
+ *   (n_sentences, H, L, L)   per head: the heads are averaged here.
+ * Row = query word, column = key word; sentence k uses A[k, :n_k, :n_k] where n_k counts the
+ * gold tree's words after -NONE- removal (punctuation included); padding is ignored. Special
+ * tokens must already be dropped and subwords merged (§5.1). Every row of the n_k x n_k block
+ * is rescaled to sum 1 before the span scores, so blocks cut out of a longer padded row are
+ * handled. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/npy.h"
+#include "common/sp.h"
+#include "daemon/cli.h"
+#include "probes/sentsrc.h"
+#include "probes/trees.h"
+#include "store/store.h"
+#include "treeops/treeops.h"
+
+#define CMD "trees"
+#define MAX_SEEDS 5
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: synprobe trees (--db DB --corpus C | --mrg FILE|DIR...)\n"
+        "                      (--baseline right|left|random|gold [--seed N] | --attention A.npy [--span-score mean|sum])\n"
+        "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json]\n"
+        "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
+        "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
+        "  --evalb-max-words N leave sentences longer than N words out of Protocol A (200: as the EVALB binary)\n"
+        "  --out / --gold-out  write predicted / gold trees one per line, for `synprobe evalb`\n"
+        "  --json              {\"protocol_a\":{\"all\":{recall,precision,fmeasure},\"le40\":{...}},\n"
+        "                       \"protocol_b\":{\"sentence_f1\":{all,le40,le10},\"corpus_f1\":{...}},\"n_sentences\":N}\n");
+}
+
+enum kind { K_RIGHT, K_LEFT, K_RANDOM, K_GOLD, K_ATTN };
+
+struct ctx {
+    enum kind kind;
+    int n_runs;                         /* random: one accumulator per seed */
+    struct prb_trees_acc *acc[MAX_SEEDS];
+    struct sp_rng rng[MAX_SEEDS];
+    const struct sp_npy *attn;
+    const char *attn_path;
+    enum tops_span_score score;
+    FILE *out, *gold_out;
+    int *span;
+    float *block;
+    void *scratch;
+    int cap;
+    long n_skipped;
+    char err[SP_ERRLEN];
+};
+
+/* A[k] as an n x n float block, heads averaged for 4-D input. */
+static int attention_block(struct ctx *c, long k, int n)
+{
+    const struct sp_npy *a = c->attn;
+    int four = a->ndim == 4;
+    size_t H = four ? a->shape[1] : 1, L = a->shape[a->ndim - 1];
+    if ((size_t)k >= a->shape[0] || (size_t)n > L) {
+        snprintf(c->err, sizeof c->err, "%s: no room for sentence %ld of %d words (L = %zu, %zu sentences)",
+                 c->attn_path, k + 1, n, L, a->shape[0]);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double sum = 0;
+            for (size_t h = 0; h < H; h++) {
+                size_t off = (((size_t)k * H + h) * L + (size_t)i) * L + (size_t)j;
+                sum += a->dtype == SP_DT_F64 ? ((const double *)a->data)[off] : ((const float *)a->data)[off];
+            }
+            c->block[(size_t)i * n + j] = (float)(sum / (double)H);
+        }
+    return 0;
+}
+
+static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
+{
+    struct ctx *c = vctx;
+    int n = s->n;
+    if (!s->tree) {
+        fprintf(stderr, "synprobe " CMD ": sentence %ld (line %ld) has no constituency tree, skipped\n", k + 1, s->line);
+        c->n_skipped++;
+        return 0;
+    }
+    if (n > c->cap) {
+        c->cap = n;
+        c->span = sp_xrealloc(c->span, 2 * (size_t)n * sizeof *c->span);
+        if (c->attn) {
+            c->block = sp_xrealloc(c->block, (size_t)n * n * sizeof *c->block);
+            free(c->scratch);
+            c->scratch = sp_xmalloc(tops_extract_scratch_bytes(n));
+        }
+    }
+    char err[SP_ERRLEN];
+    for (int run = 0; run < c->n_runs; run++) {
+        int ns = 0;
+        switch (c->kind) {
+        case K_RIGHT: ns = prb_tree_right(n, c->span); break;
+        case K_LEFT: ns = prb_tree_left(n, c->span); break;
+        case K_RANDOM: ns = prb_tree_random(n, &c->rng[run], c->span); break;
+        case K_GOLD: ns = prb_tree_gold(s->tree, n, c->span); break;
+        case K_ATTN:
+            if (attention_block(c, k, n) != 0) return SP_EPARSE;
+            ns = tops_extract_tree(n, c->block, c->score, 1, c->scratch, c->span);
+            break;
+        }
+        if (prb_trees_add(c->acc[run], s, ns, c->span, err, sizeof err) != 0) {
+            fprintf(stderr, "synprobe " CMD ": sentence %ld (line %ld): %s, skipped\n", k + 1, s->line, err);
+            c->n_skipped++;
+            return 0;
+        }
+        if (run == 0 && (c->out || c->gold_out)) {
+            struct sp_buf b = { 0 };
+            if (c->out) {
+                const char **tag = sp_xmalloc((size_t)n * sizeof *tag);
+                prb_gold_tags(s, tag);
+                prb_tree_line(s, tag, ns, c->span, &b);
+                fprintf(c->out, "%.*s\n", (int)b.len, b.p);
+                free(tag);
+                b.len = 0;
+            }
+            if (c->gold_out) {
+                prb_gold_line(s, &b);
+                fprintf(c->gold_out, "%.*s\n", (int)b.len, b.p);
+            }
+            sp_buf_free(&b);
+        }
+    }
+    return 0;
+}
+
+static json_t *num(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+static json_t *prf_json(const struct prb_prf *p)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "recall", num(p->recall));
+    json_object_set_new(o, "precision", num(p->precision));
+    json_object_set_new(o, "fmeasure", num(p->fmeasure));
+    return o;
+}
+
+static json_t *sub_json(const double *v)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "all", num(v[PRB_SUB_ALL]));
+    json_object_set_new(o, "le40", num(v[PRB_SUB_LE40]));
+    json_object_set_new(o, "le10", num(v[PRB_SUB_LE10]));
+    return o;
+}
+
+/* Mean of the runs' figures (one run: the figures themselves). */
+static void mean_result(struct prb_trees_result *r, int n, struct prb_trees_result *m)
+{
+    *m = r[0];
+    if (n == 1) return;
+#define AVG(field) do { double s_ = 0; for (int k_ = 0; k_ < n; k_++) s_ += r[k_].field; m->field = s_ / n; } while (0)
+    AVG(a_all.recall); AVG(a_all.precision); AVG(a_all.fmeasure);
+    AVG(a_le40.recall); AVG(a_le40.precision); AVG(a_le40.fmeasure);
+    for (int sub = 0; sub < PRB_N_SUB; sub++) { AVG(b_sent_f1[sub]); AVG(b_corpus_f1[sub]); }
+#undef AVG
+}
+
+static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
+{
+    int start = *i + 1, end = start;
+    while (end < argc && strncmp(argv[end], "--", 2) != 0) end++;
+    if (end == start) return -1;
+    *paths = (const char **)(argv + start);
+    *n_paths = end - start;
+    *i = end - 1;
+    return 0;
+}
+
+int cmd_trees(int argc, char **argv)
+{
+    struct prb_source src = { .want = ST_WANT_CONST, .fmt = SP_FMT_PTB };
+    const char *baseline = NULL, *attn_path = NULL, *seed_s = NULL, *out_path = NULL, *gold_path = NULL;
+    const char *score = "mean", *maxw_s = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return SP_EXIT_OK; }
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--db") && has) src.db = argv[++i];
+        else if (!strcmp(a, "--corpus") && has) src.corpus = argv[++i];
+        else if (!strcmp(a, "--baseline") && has) baseline = argv[++i];
+        else if (!strcmp(a, "--attention") && has) attn_path = argv[++i];
+        else if (!strcmp(a, "--seed") && has) seed_s = argv[++i];
+        else if (!strcmp(a, "--span-score") && has) score = argv[++i];
+        else if (!strcmp(a, "--evalb-max-words") && has) maxw_s = argv[++i];
+        else if (!strcmp(a, "--out") && has) out_path = argv[++i];
+        else if (!strcmp(a, "--gold-out") && has) gold_path = argv[++i];
+        else if (!strcmp(a, "--mrg") && src.n_paths == 0) {
+            const char **p;
+            if (collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
+                return sp_fail(SP_EXIT_USAGE, CMD, "--mrg needs at least one FILE or DIR");
+            src.paths = p;
+        } else {
+            usage(stderr);
+            return sp_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", a);
+        }
+    }
+    if (!!src.db + (src.n_paths > 0) != 1 || (src.db && !src.corpus))
+        return sp_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --mrg FILE...");
+    if (!!baseline + !!attn_path != 1)
+        return sp_fail(SP_EXIT_USAGE, CMD, "give either --baseline right|left|random|gold or --attention A.npy");
+
+    struct ctx c = { .n_runs = 1, .attn_path = attn_path };
+    if (attn_path) c.kind = K_ATTN;
+    else if (!strcmp(baseline, "right")) c.kind = K_RIGHT;
+    else if (!strcmp(baseline, "left")) c.kind = K_LEFT;
+    else if (!strcmp(baseline, "random")) c.kind = K_RANDOM;
+    else if (!strcmp(baseline, "gold")) c.kind = K_GOLD;
+    else return sp_fail(SP_EXIT_USAGE, CMD, "unknown baseline '%s' (expected right, left, random or gold)", baseline);
+    if (seed_s && c.kind != K_RANDOM) return sp_fail(SP_EXIT_USAGE, CMD, "--seed only applies to --baseline random");
+    if (!strcmp(score, "mean")) c.score = TOPS_SPAN_MEAN;
+    else if (!strcmp(score, "sum")) c.score = TOPS_SPAN_SUM;
+    else return sp_fail(SP_EXIT_USAGE, CMD, "--span-score: expected mean or sum, got '%s'", score);
+    long maxw = 0, seed = 0;
+    if (maxw_s && sp_parse_int(maxw_s, 0, 1000000000L, &maxw) != 0)
+        return sp_fail(SP_EXIT_USAGE, CMD, "--evalb-max-words: expected a non-negative integer, got '%s'", maxw_s);
+    if (seed_s && sp_parse_int(seed_s, 0, 2147483647L, &seed) != 0)
+        return sp_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", seed_s);
+    if (c.kind == K_RANDOM) {
+        if (seed_s) sp_rng_seed(&c.rng[0], (uint64_t)seed);
+        else {
+            c.n_runs = MAX_SEEDS;                       /* §5.4: mean over seeds 1..5 */
+            for (int r = 0; r < MAX_SEEDS; r++) sp_rng_seed(&c.rng[r], (uint64_t)r + 1);
+        }
+    }
+
+    int rc = SP_EXIT_OK;
+    char err[SP_ERRLEN];
+    struct sp_npy attn = { 0 };
+    if (attn_path) {
+        if (sp_npy_read(attn_path, &attn, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        if ((attn.ndim != 3 && attn.ndim != 4) || attn.shape[attn.ndim - 1] != attn.shape[attn.ndim - 2]
+            || attn.dtype == SP_DT_I32) {
+            sp_npy_free(&attn);
+            return sp_fail(SP_EXIT_INPUT, CMD, "%s: expected float32/float64 of shape (n_sentences, L, L) "
+                           "or (n_sentences, H, L, L)", attn_path);
+        }
+        c.attn = &attn;
+    }
+    if (out_path && !(c.out = fopen(out_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
+    if (gold_path && !(c.gold_out = fopen(gold_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", gold_path); goto out; }
+    for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
+
+    int e = prb_source_each(&src, on_sentence, &c, err, sizeof err);
+    if (e != SP_OK) {
+        rc = sp_fail(e == SP_EUSAGE ? SP_EXIT_USAGE : SP_EXIT_INPUT, CMD, "%s", c.err[0] ? c.err : err);
+        goto out;
+    }
+    struct prb_trees_result res[MAX_SEEDS], m;
+    for (int r = 0; r < c.n_runs; r++) prb_trees_result(c.acc[r], &res[r]);
+    mean_result(res, c.n_runs, &m);
+    if (attn_path && (long)attn.shape[0] != m.n_sentences + c.n_skipped)
+        fprintf(stderr, "synprobe " CMD ": warning: %s has %zu sentences, the corpus %ld\n",
+                attn_path, attn.shape[0], m.n_sentences + c.n_skipped);
+    if (m.a_skipped_long)
+        fprintf(stderr, "synprobe " CMD ": %ld sentences longer than %ld words left out of Protocol A\n",
+                m.a_skipped_long, maxw);
+    if (json) {
+        json_t *o = json_object(), *a = json_object(), *b = json_object();
+        json_object_set_new(a, "all", prf_json(&m.a_all));
+        json_object_set_new(a, "le40", prf_json(&m.a_le40));
+        json_object_set_new(b, "sentence_f1", sub_json(m.b_sent_f1));
+        json_object_set_new(b, "corpus_f1", sub_json(m.b_corpus_f1));
+        json_object_set_new(o, "protocol_a", a);
+        json_object_set_new(o, "protocol_b", b);
+        json_object_set_new(o, "n_sentences", json_integer(m.n_sentences));
+        char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        printf("%s\n", txt);
+        free(txt);
+        json_decref(o);
+    } else {
+        printf("sentences %ld%s\n", m.n_sentences, c.n_runs > 1 ? " (random: mean of seeds 1..5)" : "");
+        printf("Protocol A (EVALB, COLLINS.prm, LABELED 0)  recall  precision  F\n");
+        printf("  all    (%5ld valid)                      %6.2f  %9.2f  %6.2f\n", m.a_all.n_valid,
+               m.a_all.recall, m.a_all.precision, m.a_all.fmeasure);
+        printf("  len<=40 (%5ld valid)                     %6.2f  %9.2f  %6.2f\n", m.a_le40.n_valid,
+               m.a_le40.recall, m.a_le40.precision, m.a_le40.fmeasure);
+        printf("Protocol B (unlabeled spans, no punctuation)  all    <=40   <=10\n");
+        printf("  sentence F1                                %6.2f %6.2f %6.2f\n",
+               m.b_sent_f1[0], m.b_sent_f1[1], m.b_sent_f1[2]);
+        printf("  corpus F1                                  %6.2f %6.2f %6.2f\n",
+               m.b_corpus_f1[0], m.b_corpus_f1[1], m.b_corpus_f1[2]);
+        printf("  sentences scored                           %6ld %6ld %6ld\n", m.b_n[0], m.b_n[1], m.b_n[2]);
+    }
+out:
+    for (int r = 0; r < MAX_SEEDS; r++) prb_trees_delete(c.acc[r]);
+    if (c.out) fclose(c.out);
+    if (c.gold_out) fclose(c.gold_out);
+    free(c.span);
+    free(c.block);
+    free(c.scratch);
+    sp_npy_free(&attn);
+    return rc;
+}

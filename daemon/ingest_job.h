@@ -1,0 +1,38 @@
+/* daemon/ingest_job.h — one file through the ingest pipeline:
+ *   reader (caller's thread) → N worker threads (parse + structures) → 1 writer thread (SQLite).
+ * Memory is bounded by the chunks in flight (about 2 per worker), never by the file. */
+#ifndef SP_INGEST_JOB_H
+#define SP_INGEST_JOB_H
+
+#include "ingest/ingest.h"
+#include "store/store.h"
+
+struct ingest_opts {
+    enum sp_format fmt;       /* SP_FMT_AUTO: detect per file */
+    enum sp_mode mode;
+    const char *split;
+    int workers;              /* parse/structure threads, >= 1 */
+    int levels;               /* PSAN division levels T */
+    int structures;           /* compute structures (off only for benchmarks) */
+    size_t chunk_bytes;       /* read size; a chunk holds whole sentences */
+    int max_messages;         /* rejection messages printed per file (all go to the quarantine) */
+    int quiet;                /* print no rejection messages */
+};
+void ingest_opts_default(struct ingest_opts *o);
+
+enum ingest_status { INGEST_DONE, INGEST_UNCHANGED, INGEST_FAILED };
+
+struct ingest_result {
+    enum ingest_status status;
+    enum sp_format fmt;
+    struct st_file_summary sum;
+    long tokens_parsed;       /* words of every parsed sentence (accepted or not) */
+    int sentences_parsed;
+    char error[SP_ERRLEN];    /* INGEST_FAILED: why */
+};
+
+/* db == NULL: parse (and compute structures) without storing: the benchmark path. */
+int ingest_file(struct st_db *db, int64_t corpus_id, const char *path, const struct ingest_opts *o,
+                struct ingest_result *r);
+
+#endif
