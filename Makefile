@@ -62,7 +62,7 @@ layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
 
 BIN      := $(BUILD)/synprobe
 SQLEXT   := $(BUILD)/synprobe_sql.so
-DAEMON_O := $(call objs,daemon)
+DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
@@ -72,13 +72,16 @@ all: config $(BIN) $(SQLEXT)
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
 
-# store/ also carries the schema SQL, embedded as C strings
+# store/ carries the schema SQL and daemon/ the demo corpus, embedded as C strings
 SCHEMA_SQL := schemas/store.sql $(sort $(wildcard schemas/migrations/*.sql))
-GEN_SCHEMA := $(BUILD)/gen/st_schema.c
-$(GEN_SCHEMA): $(SCHEMA_SQL) store/gen_schema.sh
+DEMO_FILES := $(sort $(wildcard demo/*.conllu demo/*.mrg demo/*.dp))
+$(BUILD)/gen/st_schema.c: $(SCHEMA_SQL) common/embed.sh
 	@mkdir -p $(@D)
-	store/gen_schema.sh $@ $(SCHEMA_SQL)
-$(BUILD)/gen/st_schema.o: $(GEN_SCHEMA)
+	common/embed.sh $@ st_schema_files $(SCHEMA_SQL)
+$(BUILD)/gen/demo_data.c: $(DEMO_FILES) common/embed.sh
+	@mkdir -p $(@D)
+	common/embed.sh $@ sp_demo_files $(DEMO_FILES)
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 extra_store := $(BUILD)/gen/st_schema.o
 

@@ -47,12 +47,13 @@ struct ctx {
     enum kind kind;
     int n_runs;                         /* random: one accumulator per seed */
     struct prb_trees_acc *acc[MAX_SEEDS];
-    struct sp_rng rng[MAX_SEEDS];
+    struct sp_rng rng[MAX_SEEDS], rng_b[MAX_SEEDS];   /* random: Protocol A and B draws */
     const struct sp_npy *attn;
     const char *attn_path;
     enum tops_span_score score;
     FILE *out, *gold_out;
-    int *span;
+    int *span, *span_b;
+    const char **tag;
     float *block;
     void *scratch;
     int cap;
@@ -95,6 +96,8 @@ static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
     if (n > c->cap) {
         c->cap = n;
         c->span = sp_xrealloc(c->span, 2 * (size_t)n * sizeof *c->span);
+        c->span_b = sp_xrealloc(c->span_b, 2 * (size_t)n * sizeof *c->span_b);
+        c->tag = sp_xrealloc(c->tag, (size_t)n * sizeof *c->tag);
         if (c->attn) {
             c->block = sp_xrealloc(c->block, (size_t)n * n * sizeof *c->block);
             free(c->scratch);
@@ -102,31 +105,38 @@ static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
         }
     }
     char err[SP_ERRLEN];
+    if (prb_gold_tags(s, c->tag) != 0) {
+        fprintf(stderr, "synprobe " CMD ": sentence %ld (line %ld): tree does not cover its words, skipped\n", k + 1, s->line);
+        c->n_skipped++;
+        return 0;
+    }
     for (int run = 0; run < c->n_runs; run++) {
-        int ns = 0;
+        int ns = 0, nb = -1;
         switch (c->kind) {
         case K_RIGHT: ns = prb_tree_right(n, c->span); break;
         case K_LEFT: ns = prb_tree_left(n, c->span); break;
-        case K_RANDOM: ns = prb_tree_random(n, &c->rng[run], c->span); break;
+        case K_RANDOM:      /* §5.4: A on a tree over all tokens, B on one over the words */
+            ns = prb_tree_random(n, &c->rng[run], c->span);
+            nb = prb_tree_random_words(n, c->tag, &c->rng_b[run], c->span_b);
+            break;
         case K_GOLD: ns = prb_tree_gold(s->tree, n, c->span); break;
         case K_ATTN:
             if (attention_block(c, k, n) != 0) return SP_EPARSE;
             ns = tops_extract_tree(n, c->block, c->score, 1, c->scratch, c->span);
             break;
         }
-        if (prb_trees_add(c->acc[run], s, ns, c->span, err, sizeof err) != 0) {
+        int bad = nb >= 0 ? prb_trees_add_ab(c->acc[run], s, ns, c->span, nb, c->span_b, err, sizeof err)
+                          : prb_trees_add(c->acc[run], s, ns, c->span, err, sizeof err);
+        if (bad) {
             fprintf(stderr, "synprobe " CMD ": sentence %ld (line %ld): %s, skipped\n", k + 1, s->line, err);
             c->n_skipped++;
             return 0;
         }
         if (run == 0 && (c->out || c->gold_out)) {
             struct sp_buf b = { 0 };
-            if (c->out) {
-                const char **tag = sp_xmalloc((size_t)n * sizeof *tag);
-                prb_gold_tags(s, tag);
-                prb_tree_line(s, tag, ns, c->span, &b);
+            if (c->out) {           /* the tree Protocol A scores */
+                prb_tree_line(s, c->tag, ns, c->span, &b);
                 fprintf(c->out, "%.*s\n", (int)b.len, b.p);
-                free(tag);
                 b.len = 0;
             }
             if (c->gold_out) {
@@ -234,10 +244,15 @@ int cmd_trees(int argc, char **argv)
     if (seed_s && sp_parse_int(seed_s, 0, 2147483647L, &seed) != 0)
         return sp_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", seed_s);
     if (c.kind == K_RANDOM) {
-        if (seed_s) sp_rng_seed(&c.rng[0], (uint64_t)seed);
-        else {
+        if (seed_s) {
+            sp_rng_seed(&c.rng[0], (uint64_t)seed);
+            sp_rng_seed(&c.rng_b[0], (uint64_t)seed);
+        } else {
             c.n_runs = MAX_SEEDS;                       /* §5.4: mean over seeds 1..5 */
-            for (int r = 0; r < MAX_SEEDS; r++) sp_rng_seed(&c.rng[r], (uint64_t)r + 1);
+            for (int r = 0; r < MAX_SEEDS; r++) {
+                sp_rng_seed(&c.rng[r], (uint64_t)r + 1);
+                sp_rng_seed(&c.rng_b[r], (uint64_t)r + 1);
+            }
         }
     }
 
@@ -304,6 +319,8 @@ out:
     if (c.out) fclose(c.out);
     if (c.gold_out) fclose(c.gold_out);
     free(c.span);
+    free(c.span_b);
+    free(c.tag);
     free(c.block);
     free(c.scratch);
     sp_npy_free(&attn);

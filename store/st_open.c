@@ -5,8 +5,16 @@
 #include "common/sp.h"
 #include "store/st_int.h"
 
-extern const char *const st_schema_sql[];   /* build/gen/st_schema.c: v1, then each migration */
-extern const int st_schema_versions;
+#include "common/embedded.h"
+
+/* st_schema_files (build/gen/st_schema.c): v1, then each migration; version = count */
+static int schema_versions(void)
+{
+    int n = 0;
+    while (st_schema_files[n].name) n++;
+    return n;
+}
+#define st_schema_versions schema_versions()
 
 int st_schema_version(void) { return st_schema_versions; }
 
@@ -61,7 +69,7 @@ static int migrate(struct st_db *db, int target, char *err, size_t errlen)
     for (int v = ver; v < target; v++) {
         char sql[96];
         if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) return SP_ESTORE;
-        if (st_exec(db, st_schema_sql[v], err, errlen)) { sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0); return SP_ESTORE; }
+        if (st_exec(db, st_schema_files[v].data, err, errlen)) { sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0); return SP_ESTORE; }
         snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", ST_APPLICATION_ID, v + 1);
         if (st_exec(db, sql, err, errlen) || st_exec(db, "COMMIT", err, errlen)) {
             sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
