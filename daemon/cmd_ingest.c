@@ -135,7 +135,7 @@ int cmd_ingest(int argc, char **argv)
     }
 
     json_t *jfiles = json_array();
-    long tot_sent = 0, tot_rej = 0, tot_words = 0, tot_tokens = 0;
+    long tot_sent = 0, tot_att = 0, tot_rej = 0, tot_words = 0, tot_tokens = 0;
     int n_failed = 0, n_done = 0, n_unchanged = 0;
     double t0 = sp_now();
     for (int i = 0; i < n_files; i++) {
@@ -145,7 +145,8 @@ int cmd_ingest(int argc, char **argv)
         if (r.status == INGEST_FAILED) { n_failed++; fprintf(stderr, "synprobe ingest: %s\n", r.error); }
         else if (r.status == INGEST_UNCHANGED) n_unchanged++;
         else n_done++;
-        tot_sent += r.sum.n_sentences;
+        tot_sent += r.sum.n_sentences - r.sum.n_attached;
+        tot_att += r.sum.n_attached;
         tot_rej += r.sum.n_rejected;
         tot_words += r.sum.n_words;
         tot_tokens += r.tokens_parsed;
@@ -160,12 +161,12 @@ int cmd_ingest(int argc, char **argv)
                     r.sum.n_attached ? " (attached to existing)" : "", r.sum.n_rejected, r.sum.n_words);
     }
     double secs = sp_now() - t0;
-    int ingested_any = tot_sent > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
+    int ingested_any = tot_sent + tot_att > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
     int rc = (n_failed || !ingested_any) ? SP_EXIT_INPUT : SP_EXIT_OK;
     if (json) {
-        json_t *root = json_pack("{s:s?, s:s, s:o, s:{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:f, s:f}}", "db", db_path,
+        json_t *root = json_pack("{s:s?, s:s, s:o, s:{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f}}", "db", db_path,
                                  "corpus", corpus, "files", jfiles, "totals", "files", n_files, "failed", n_failed,
-                                 "unchanged", n_unchanged, "sentences", (json_int_t)tot_sent, "rejected", (json_int_t)tot_rej,
+                                 "unchanged", n_unchanged, "sentences", (json_int_t)tot_sent, "attached", (json_int_t)tot_att, "rejected", (json_int_t)tot_rej,
                                  "words", (json_int_t)tot_words, "tokens_parsed", (json_int_t)tot_tokens, "seconds", secs,
                                  "tokens_per_second", secs > 0 ? tot_tokens / secs : 0.0);
         json_dumpf(root, stdout, JSON_INDENT(2));
@@ -173,8 +174,9 @@ int cmd_ingest(int argc, char **argv)
         json_decref(root);
     } else {
         json_decref(jfiles);
-        printf("%s%s: %d files (%d ingested, %d unchanged, %d failed), %ld sentences, %ld rejected, %ld words in %.2fs\n",
-               dry ? "dry run" : corpus, dry ? "" : "", n_files, n_done, n_unchanged, n_failed, tot_sent, tot_rej, tot_words, secs);
+        printf("%s: %d files (%d ingested, %d unchanged, %d failed), %ld new sentences, %ld annotations attached "
+               "to existing ones, %ld rejected, %ld tokens in %.2fs\n", dry ? "dry run" : corpus, n_files, n_done,
+               n_unchanged, n_failed, tot_sent, tot_att, tot_rej, tot_tokens, secs);
     }
     st_close(db);
     for (int i = 0; i < n_files; i++) free(files[i]);

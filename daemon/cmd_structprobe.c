@@ -202,9 +202,9 @@ int cmd_structprobe(int argc, char **argv)
 
     struct prb_sp_result res;
     prb_sp_result(&c.acc, &res);
-    if (res.n_nan_rows)
-        fprintf(stderr, "synprobe " CMD ": warning: %ld Spearman correlations were NaN (constant rows); "
-                "a NaN in a length 5..50 makes DSpr/NSpr NaN, as scipy does\n", res.n_nan_rows);
+    if (res.n_nan_used)     /* A19: replicate scipy's NaN, but say why */
+        fprintf(stderr, "synprobe " CMD ": warning: %ld Spearman correlations of sentences with 5..50 words "
+                "were NaN (constant rows), so DSpr/NSpr are NaN, as scipy makes them\n", res.n_nan_used);
     if (json) {
         json_t *o = json_object();
         json_object_set_new(o, "uuas", num_or_null(res.uuas));
