@@ -155,7 +155,7 @@ int cmd_ingest(int argc, char **argv)
                                "attached", r.sum.n_attached, "rejected", r.sum.n_rejected, "words", (json_int_t)r.sum.n_words);
         if (r.status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r.error));
         json_array_append_new(jfiles, jf);
-        if (!json && n_files <= 20 && r.status != INGEST_FAILED)
+        if (!json && !o.quiet && n_files <= 20 && r.status != INGEST_FAILED)
             fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", files[i], status,
                     ing_format_name(r.fmt), r.sum.n_sentences,
                     r.sum.n_attached ? " (attached to existing)" : "", r.sum.n_rejected, r.sum.n_words);
