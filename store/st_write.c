@@ -12,7 +12,7 @@
 enum {
     Q_SOURCE_INS, Q_SOURCE_UPD, Q_BY_POS, Q_BY_SENT_ID, Q_SENT_INS, Q_TOKEN_INS, Q_EXTRA_INS,
     Q_DEP_INS, Q_CONST_INS, Q_QUAR_INS, Q_WORDS, Q_ATTACH_DEP_TOK, Q_ATTACH_DEP_SENT,
-    Q_ATTACH_CONST_TOK, Q_ATTACH_CONST_SENT, Q_COUNT
+    Q_ATTACH_CONST_TOK, Q_ATTACH_CONST_SENT, Q_DOC_SEEN, Q_COUNT
 };
 
 static const char *const sql_text[Q_COUNT] = {
@@ -41,7 +41,12 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_ATTACH_DEP_SENT] = "UPDATE sentence SET dep_source_id = ?2, dep_line = ?3 WHERE sentence_id = ?1",
     [Q_ATTACH_CONST_TOK] = "UPDATE token SET xpos = ?3 WHERE sentence_id = ?1 AND i = ?2 AND xpos = '_'",
     [Q_ATTACH_CONST_SENT] = "UPDATE sentence SET const_source_id = ?2, const_line = ?3 WHERE sentence_id = ?1",
+    [Q_DOC_SEEN] = "SELECT EXISTS (SELECT 1 FROM sentence WHERE corpus_id = ?1 AND doc = ?2)",
 };
+
+/* Tokens go in TOKEN_BATCH rows per statement: one VDBE run per batch instead of per token. */
+#define TOKEN_BATCH 16
+#define TOKEN_COLS 11
 
 struct st_file {
     struct st_db *db;
@@ -52,6 +57,8 @@ struct st_file {
     enum sp_mode mode;
     struct st_file_summary sum;
     struct sp_buf scratch;
+    sqlite3_stmt *token_batch;
+    int doc_seen;             /* the corpus already had sentences of this stem: look for pairs */
 };
 
 static const char *mode_name(enum sp_mode m)
@@ -88,6 +95,7 @@ int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int6
 static void file_free(struct st_file *f)
 {
     for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(f->q[i]);
+    sqlite3_finalize(f->token_batch);
     free(f->path);
     free(f->stem);
     free(f->split);
@@ -114,7 +122,20 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
             file_free(f);
             return SP_ESTORE;
         }
+    {
+        struct sp_buf b = { 0 };
+        sp_buf_puts(&b, "INSERT INTO token VALUES ");
+        for (int r = 0; r < TOKEN_BATCH; r++) sp_buf_puts(&b, r ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
+        int prc = sqlite3_prepare_v3(db->h, b.p, -1, SQLITE_PREPARE_PERSISTENT, &f->token_batch, NULL);
+        sp_buf_free(&b);
+        if (prc != SQLITE_OK) { st_sqlerr(db, "preparing statements", err, errlen); file_free(f); return SP_ESTORE; }
+    }
     if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+    sqlite3_stmt *seen = f->q[Q_DOC_SEEN];
+    sqlite3_bind_int64(seen, 1, corpus_id);
+    sqlite3_bind_text(seen, 2, f->stem, -1, SQLITE_STATIC);
+    f->doc_seen = sqlite3_step(seen) == SQLITE_ROW && sqlite3_column_int(seen, 0);
+    sqlite3_reset(seen);
     sqlite3_stmt *q = f->q[Q_SOURCE_INS];
     sqlite3_bind_int64(q, 1, corpus_id);
     sqlite3_bind_text(q, 2, path, -1, SQLITE_STATIC);
@@ -238,21 +259,28 @@ static int insert_sentence(struct st_file *f, int position, const char *sent_id,
     if (is_const) { sqlite3_bind_int64(q, 11, f->source_id); sqlite3_bind_int64(q, 12, s->line); }
     sqlite3_bind_int(q, 13, (int)s->warn);
     if (s->warnings) sqlite3_bind_text(q, 14, s->warnings, -1, SQLITE_STATIC);
-    int rc = step_done(f, q, "storing a sentence", err, errlen);
-    if (rc) return rc;
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    sqlite3_clear_bindings(q);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE) return SP_EEXIST;   /* sent_id taken: the caller explains */
+    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "storing a sentence", err, errlen);
     int64_t sid = sqlite3_last_insert_rowid(f->db->h);
 
-    q = f->q[Q_TOKEN_INS];
     static const int col_param[SP_NCOLS] = { [SP_FORM] = 3, [SP_LEMMA] = 4, [SP_UPOS] = 5, [SP_XPOS] = 6,
                                              [SP_FEATS] = 7, [SP_DEPREL] = 9, [SP_DEPS] = 10, [SP_MISC] = 11 };
-    for (int i = 0; i < s->n; i++) {
-        sqlite3_bind_int64(q, 1, sid);
-        sqlite3_bind_int(q, 2, i);
-        for (int c = 0; c < SP_NCOLS; c++)
-            sqlite3_bind_text(q, col_param[c], s->col[c] ? s->col[c][i] : "_", -1, SQLITE_STATIC);
-        if (is_dep) sqlite3_bind_int(q, 8, s->head[i]);
-        else sqlite3_bind_null(q, 8);
-        if ((rc = step_done(f, q, "storing a token", err, errlen))) return rc;
+    for (int i = 0; i < s->n;) {
+        int rows = s->n - i >= TOKEN_BATCH ? TOKEN_BATCH : 1;
+        q = rows == TOKEN_BATCH ? f->token_batch : f->q[Q_TOKEN_INS];
+        for (int r = 0; r < rows; r++, i++) {
+            int base = r * TOKEN_COLS;
+            sqlite3_bind_int64(q, base + 1, sid);
+            sqlite3_bind_int(q, base + 2, i);
+            for (int c = 0; c < SP_NCOLS; c++)
+                sqlite3_bind_text(q, base + col_param[c], s->col[c] ? s->col[c][i] : "_", -1, SQLITE_STATIC);
+            if (is_dep) sqlite3_bind_int(q, base + 8, s->head[i]);
+            else sqlite3_bind_null(q, base + 8);
+        }
+        if ((rc = step_done(f, q, "storing tokens", err, errlen))) return rc;
     }
     q = f->q[Q_EXTRA_INS];
     for (int k = 0; k < s->n_extra; k++) {
@@ -326,47 +354,50 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
         return reject(f, position, s->line, sent_id, "sentence longer than 65535 words", it, err, errlen);
 
     /* same stem and position already stored? then this is the other annotation of it */
-    sqlite3_stmt *q = f->q[Q_BY_POS];
-    sqlite3_bind_int64(q, 1, f->corpus_id);
-    sqlite3_bind_text(q, 2, f->stem, -1, SQLITE_STATIC);
-    sqlite3_bind_int(q, 3, position);
-    int rc = sqlite3_step(q);
-    if (rc == SQLITE_ROW) {
-        int64_t sid = sqlite3_column_int64(q, 0);
-        char have_id[256], other[1024];
-        snprintf(have_id, sizeof have_id, "%s", (const char *)sqlite3_column_text(q, 1));
-        int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
-        snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
-        long other_line = (long)sqlite3_column_int64(q, 6);
-        sqlite3_reset(q);
-        int mine_dep = f->fmt != SP_FMT_PTB;
-        if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
-            char reason[SP_ERRLEN];
-            snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
-                     position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
-            return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+    int rc;
+    if (f->doc_seen) {
+        sqlite3_stmt *q = f->q[Q_BY_POS];
+        sqlite3_bind_int64(q, 1, f->corpus_id);
+        sqlite3_bind_text(q, 2, f->stem, -1, SQLITE_STATIC);
+        sqlite3_bind_int(q, 3, position);
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) {
+            int64_t sid = sqlite3_column_int64(q, 0);
+            char have_id[256], other[1024];
+            snprintf(have_id, sizeof have_id, "%s", (const char *)sqlite3_column_text(q, 1));
+            int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
+            snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
+            long other_line = (long)sqlite3_column_int64(q, 6);
+            sqlite3_reset(q);
+            int mine_dep = f->fmt != SP_FMT_PTB;
+            if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
+                char reason[SP_ERRLEN];
+                snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
+                         position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
+                return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+            }
+            return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);
         }
-        return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);
+        sqlite3_reset(q);
+        if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sentence", err, errlen);
     }
-    sqlite3_reset(q);
-    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sentence", err, errlen);
 
-    q = f->q[Q_BY_SENT_ID];
-    sqlite3_bind_int64(q, 1, f->corpus_id);
-    sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
-    rc = sqlite3_step(q);
-    if (rc == SQLITE_ROW) {
+    rc = insert_sentence(f, position, sent_id, s, d, err, errlen);
+    if (rc == SP_EEXIST) {            /* the UNIQUE (corpus, sent_id) constraint fired: say where it is taken */
+        sqlite3_stmt *q = f->q[Q_BY_SENT_ID];
+        sqlite3_bind_int64(q, 1, f->corpus_id);
+        sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
         char reason[SP_ERRLEN];
-        snprintf(reason, sizeof reason, "sent_id already used in this corpus by %s:%lld",
-                 sqlite3_column_type(q, 0) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 0),
-                 (long long)sqlite3_column_int64(q, 1));
+        if (sqlite3_step(q) == SQLITE_ROW)
+            snprintf(reason, sizeof reason, "sent_id already used in this corpus by %s:%lld",
+                     sqlite3_column_type(q, 0) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 0),
+                     (long long)sqlite3_column_int64(q, 1));
+        else
+            snprintf(reason, sizeof reason, "sent_id already used in this corpus");
         sqlite3_reset(q);
         return reject(f, position, s->line, sent_id, reason, it, err, errlen);
     }
-    sqlite3_reset(q);
-    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sent_id", err, errlen);
-
-    if ((rc = insert_sentence(f, position, sent_id, s, d, err, errlen))) return rc;
+    if (rc) return rc;
     f->sum.n_sentences++;
     f->sum.n_words += s->n;
     return SP_OK;
