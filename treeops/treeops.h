@@ -27,6 +27,12 @@ void tops_distance(int n, const int *head, const int *order, int *dist);
 /* Ancestor / SDOI matrix (§3.3): anc[i*n+j] = 1 iff j == i or j is a proper ancestor of i. */
 void tops_ancestors(int n, const int *head, uint8_t *anc);
 
+/* Q12: rule 2 of P2 is f·(abs_i + abs_j) with f = TOPS_REL_SIGN·sign(j − i). The spec's
+ * choice is +1; build with -DTOPS_REL_SIGN=-1 for the other reading. */
+#ifndef TOPS_REL_SIGN
+#define TOPS_REL_SIGN 1
+#endif
+
 /* P2 relative structural positions (§3.5), unclipped: rel[i*n+j]. */
 void tops_rel_pos(int n, const int *depth, const uint8_t *anc, int *rel);
 
@@ -34,9 +40,9 @@ static inline int tops_clip(int x, int k) { return x < -k ? -k : x > k ? k : x; 
 
 /* All dependency structures of one sentence in one call (the ingest hot path). Any of
  * dist / anc / rel may be NULL (not wanted); depth[n] is always filled. `scratch` holds
- * tops_dep_scratch_bytes(n) bytes (caller-owned, reusable across sentences, no alignment
- * needed beyond malloc's). Same values as tops_depth + tops_distance + tops_ancestors +
- * tops_rel_pos, computed row by row with contiguous loops (O(n^2), no allocation).
+ * tops_dep_scratch_bytes(n) bytes (4n ints; caller-owned, reusable across sentences).
+ * Same values as tops_depth + tops_distance + tops_ancestors + tops_rel_pos, in one pass
+ * (O(n^2), no allocation). rel is cheapest together with dist (it is read off D).
  * Returns 0, or -1 if head[] is not a single tree (outputs then undefined). */
 size_t tops_dep_scratch_bytes(int n);
 int tops_dep_all(int n, const int *head, int *depth, int *dist, uint8_t *anc, int *rel,

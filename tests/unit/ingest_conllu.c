@@ -138,6 +138,37 @@ static void test_ewt(void)
         ing_batch_free(&b);
     }
 
+    /* the same file with a BOM and CRLF line ends gives the same sentences, field for field */
+    {
+        struct sp_buf crlf = { 0 };
+        sp_buf_put(&crlf, "\xEF\xBB\xBF", 3);
+        for (size_t i = 0; i < len; i++) {
+            if (buf[i] == '\n') sp_buf_put(&crlf, "\r", 1);
+            sp_buf_put(&crlf, buf + i, 1);
+        }
+        struct ing_batch b1, b2;
+        ing_batch_init(&b1);
+        ing_batch_init(&b2);
+        t_parse_chunked(SP_FMT_CONLLU, SP_MODE_DEFAULT, buf, len, 1u << 20, &b1);
+        t_parse_chunked(SP_FMT_CONLLU, SP_MODE_STRICT, crlf.p, crlf.len, 4096, &b2);
+        T_EQ_INT(b2.n_items, 2001);
+        long diff = 0;
+        for (int i = 0; i < b1.n_items && i < b2.n_items; i++) {
+            struct sp_sentence *x = &b1.item[i].s, *y = &b2.item[i].s;
+            if (b2.item[i].error || x->n != y->n || x->line != y->line || strcmp(x->sent_id, y->sent_id) ||
+                strcmp(x->comments, y->comments) || x->n_extra != y->n_extra) { diff++; continue; }
+            for (int k = 0; k < x->n; k++) {
+                for (int c = 0; c < SP_NCOLS; c++) diff += strcmp(x->col[c][k], y->col[c][k]) != 0;
+                diff += x->head[k] != y->head[k];
+            }
+            for (int k = 0; k < x->n_extra; k++) diff += strcmp(x->extra[k].line, y->extra[k].line) != 0;
+        }
+        T_EQ_INT(diff, 0);
+        ing_batch_free(&b1);
+        ing_batch_free(&b2);
+        sp_buf_free(&crlf);
+    }
+
     /* parse rate, one thread, whole file as one chunk (informational: no threshold here) */
     struct ing_batch b;
     ing_batch_init(&b);

@@ -101,12 +101,12 @@ static void test_sample(void)
     if (!dir) { T_SKIP("../shared/data absent: .dp sample checks skipped"); return; }
     char ddir[512], path[1024];
     snprintf(ddir, sizeof ddir, "%s/ptb-sample/dependency", dir);
-    char **dp;
+    char **dp = NULL;
     int nd = t_list_dir(ddir, ".dp", &dp);
     T_EQ_INT(nd, 199);
     struct sp_buf all = { 0 };
     for (int f = 0; f < nd; f++) {
-        size_t l;
+        size_t l = 0;
         snprintf(path, sizeof path, "%s/%s", ddir, dp[f]);
         char *p = t_read_file(path, &l);
         if (p) {

@@ -211,7 +211,7 @@ static void test_sample(void)
     char cdir[512], ddir[512], path[1024];
     snprintf(cdir, sizeof cdir, "%s/ptb-sample/combined", dir);
     snprintf(ddir, sizeof ddir, "%s/ptb-sample/dependency", dir);
-    char **mrg, **dp;
+    char **mrg = NULL, **dp = NULL;
     int nm = t_list_dir(cdir, ".mrg", &mrg), nd = t_list_dir(ddir, ".dp", &dp);
     T_EQ_INT(nm, 199);
     T_EQ_INT(nd, 199);
@@ -221,7 +221,7 @@ static void test_sample(void)
     long trees[2] = { 0, 0 }, words[2] = { 0, 0 }, errors = 0, dp_sents = 0, dp_words = 0, mismatch = 0;
     int tv4_seen = 0;
     for (int f = 0; f < nm; f++) {
-        size_t lm, ld;
+        size_t lm = 0, ld = 0;
         snprintf(path, sizeof path, "%s/%s", cdir, mrg[f]);
         char *bm = t_read_file(path, &lm);
         snprintf(path, sizeof path, "%s/%.8s.dp", ddir, mrg[f]);

@@ -60,10 +60,19 @@ static int deps_compute(int n, const int *head, struct deps *d)
     T_CHECK(memcmp(dist2, d->dist, (size_t)n * n * sizeof(int)) == 0);
     T_CHECK(memcmp(anc2, d->anc, (size_t)n * n) == 0);
     T_CHECK(memcmp(rel2, d->rel, (size_t)n * n * sizeof(int)) == 0);
-    /* rel without D (taken from the descendant matrix), and depth only */
+    /* every other combination of wanted outputs: rel alone (from head chains), rel with
+     * Anc, D alone, depth alone */
     memset(rel2, 0x55, (size_t)n * n * sizeof(int));
     T_EQ_INT(tops_dep_all(n, head, depth2, NULL, NULL, rel2, scratch), 0);
     T_CHECK(memcmp(rel2, d->rel, (size_t)n * n * sizeof(int)) == 0);
+    memset(rel2, 0x55, (size_t)n * n * sizeof(int));
+    memset(anc2, 0x55, (size_t)n * n);
+    T_EQ_INT(tops_dep_all(n, head, depth2, NULL, anc2, rel2, scratch), 0);
+    T_CHECK(memcmp(rel2, d->rel, (size_t)n * n * sizeof(int)) == 0);
+    T_CHECK(memcmp(anc2, d->anc, (size_t)n * n) == 0);
+    memset(dist2, 0x55, (size_t)n * n * sizeof(int));
+    T_EQ_INT(tops_dep_all(n, head, depth2, dist2, NULL, NULL, scratch), 0);
+    T_CHECK(memcmp(dist2, d->dist, (size_t)n * n * sizeof(int)) == 0);
     T_EQ_INT(tops_dep_all(n, head, depth2, NULL, NULL, NULL, scratch), 0);
     T_CHECK(memcmp(depth2, d->depth, (size_t)n * sizeof(int)) == 0);
     free(depth2); free(dist2); free(rel2); free(anc2); free(scratch);

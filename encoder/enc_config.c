@@ -1,0 +1,406 @@
+/* encoder/enc_config.c — encoder configuration: per-kind defaults, JSON parsing (jansson) and
+ * validation against the documented fields (schemas/encoder.schema.json).
+ *
+ * How it works: "kind" is read first and selects the defaults; every other key is looked up in
+ * one table of known names, type-checked and stored; unknown keys are errors. Range and
+ * cross-field checks (heads dividing d_model, distances length, selective layer indices, ...)
+ * run afterwards in enc_config_check, so they see the final values whatever the key order.
+ * Every bad field yields exactly one line "<name>: <field>: <what was expected>"; a field that
+ * already failed its type check is not checked again. */
+#include "encoder/encoder_int.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+const char *enc_kind_name(enum enc_kind k)
+{
+    switch (k) {
+    case ENC_SAN: return "san";
+    case ENC_MSSAN: return "ms-san";
+    case ENC_SGNET: return "sg-net";
+    case ENC_PSAN: return "psan";
+    case ENC_SSAN: return "ssan";
+    }
+    return "?";
+}
+
+void enc_config_defaults(struct enc_config *c, enum enc_kind kind)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->seed = 1;
+    c->ln_eps = 1e-6f;
+    c->pooling = ENC_POOL_MEAN;
+    c->f_abs = ENC_FABS_TANH;
+    c->rel_clip = 16;
+    c->rel_seq_clip = 16;
+    c->alpha = 1.0f;
+    c->sgnet_alpha = 0.5f;
+    c->levels = 3;
+    c->min_phrase_len = 4;
+    for (int r = 0; r < ENC_MAX_HEADS / 2; r++)          /* P0: [WORD, DEP, NONE], cycled */
+        c->dist[r] = r % 3 == 0 ? ENC_DIST_WORD : r % 3 == 1 ? ENC_DIST_DEP : ENC_DIST_NONE;
+    switch (kind) {
+    case ENC_SAN: case ENC_SSAN:         /* Transformer-base (THUMT for SSAN: pre-LN) */
+        c->d_model = 512; c->heads = 8; c->layers = 6; c->d_ff = 2048;
+        c->norm = kind == ENC_SSAN ? ENC_PRE_LN : ENC_POST_LN;
+        c->activation = ENC_ACT_RELU; c->position = ENC_POS_SEQ; c->emb_scale = 1;
+        if (kind == ENC_SSAN) c->selective[0] = 1;
+        break;
+    case ENC_SGNET:                       /* BERT-base layer shapes, GELU, ε = 1e-12 */
+        c->d_model = 768; c->heads = 12; c->layers = 12; c->d_ff = 3072;
+        c->norm = ENC_POST_LN; c->activation = ENC_ACT_GELU; c->ln_eps = 1e-12f;
+        c->position = ENC_POS_SEQ;
+        break;
+    case ENC_MSSAN:                       /* P0: d_e 300, h = 3 per direction, one layer */
+        c->d_model = 300; c->heads = 6; c->layers = 1; c->d_ff = 300;
+        c->norm = ENC_POST_LN; c->activation = ENC_ACT_RELU; c->position = ENC_POS_NONE;
+        break;
+    case ENC_PSAN:                        /* P3: d 300, T 3 */
+        c->d_model = 300; c->heads = 1; c->layers = 1; c->d_ff = 300;
+        c->activation = ENC_ACT_ELU; c->position = ENC_POS_NONE;
+        break;
+    }
+    c->d_input = c->d_model;
+    c->pool_d_h = c->d_model;
+}
+
+#define SP_STR_(x) #x
+#define SP_STR(x) SP_STR_(x)
+
+/* ---- error collection ---- */
+
+struct cerr { char *buf; size_t cap, len; int n; const char *name; };
+
+static void bad(struct cerr *ce, const char *field, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void bad(struct cerr *ce, const char *field, const char *fmt, ...)
+{
+    ce->n++;
+    if (!ce->buf || ce->len + 1 >= ce->cap) return;
+    int w = snprintf(ce->buf + ce->len, ce->cap - ce->len, "%s%s: %s: ", ce->len ? "\n" : "", ce->name, field);
+    if (w < 0) return;
+    ce->len += (size_t)w < ce->cap - ce->len ? (size_t)w : ce->cap - ce->len - 1;
+    va_list ap;
+    va_start(ap, fmt);
+    w = vsnprintf(ce->buf + ce->len, ce->cap - ce->len, fmt, ap);
+    va_end(ap);
+    if (w > 0) ce->len += (size_t)w < ce->cap - ce->len ? (size_t)w : ce->cap - ce->len - 1;
+}
+
+/* fields, for "already reported" bits */
+enum fid {
+    F_KIND, F_D_MODEL, F_D_INPUT, F_HEADS, F_LAYERS, F_D_FF, F_NORM, F_ACT, F_EPS, F_POOLING, F_SEED,
+    F_EMB_SCALE, F_POSITION, F_FABS, F_REL, F_REL_CLIP, F_REL_SEQ_CLIP, F_ALPHA, F_DIST, F_DIRMASK,
+    F_POOL_DH, F_SG_ALPHA, F_SG_AGG, F_LEVELS, F_MINLEN, F_ORDER, F_CARRY, F_SELECTIVE, F_COMMENT, F_N
+};
+static const char *const fname[F_N] = {
+    "kind", "d_model", "d_input", "heads", "layers", "d_ff", "norm", "activation", "ln_eps", "pooling", "seed",
+    "emb_scale", "position", "f_abs", "rel_pos", "rel_clip", "rel_seq_clip", "alpha", "distances", "direction_mask",
+    "pool_d_h", "sgnet_alpha", "sgnet_aggregation", "levels", "min_phrase_len", "psan_order", "psan_highway_carry",
+    "selective_layers", "comment",
+};
+
+/* which kinds a field applies to (bit per enum enc_kind); 0 = all */
+#define K(k) (1u << (k))
+static unsigned field_kinds(enum fid f)
+{
+    const unsigned sanlike = K(ENC_SAN) | K(ENC_SSAN) | K(ENC_SGNET);
+    switch (f) {
+    case F_POOLING: case F_EMB_SCALE: case F_POSITION: case F_FABS: case F_REL: case F_REL_CLIP:
+    case F_REL_SEQ_CLIP: case F_NORM: return sanlike;
+    case F_ALPHA: case F_DIST: case F_DIRMASK: case F_POOL_DH: return K(ENC_MSSAN);
+    case F_SG_ALPHA: case F_SG_AGG: return K(ENC_SGNET);
+    case F_LEVELS: case F_MINLEN: case F_ORDER: case F_CARRY: return K(ENC_PSAN);
+    case F_SELECTIVE: return K(ENC_SSAN);
+    case F_HEADS: case F_LAYERS: case F_D_FF: case F_ACT: case F_EPS: return ~K(ENC_PSAN);
+    default: return 0;
+    }
+}
+
+static int pick(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++) if (!strcmp(s, names[i])) return i;
+    return -1;
+}
+
+/* ---- checks on the final values ---- */
+
+static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
+{
+    const int n0 = ce->n;
+#define SKIP(f) (done & (1ull << (f)))
+    if (!SKIP(F_D_MODEL) && (c->d_model <= 0 || c->d_model > 65536))
+        bad(ce, "d_model", "expected a positive integer (at most 65536)");
+    if (!SKIP(F_D_INPUT) && (c->d_input <= 0 || c->d_input > 65536))
+        bad(ce, "d_input", "expected a positive integer (at most 65536)");
+    if (c->kind == ENC_MSSAN) {
+        if (!SKIP(F_HEADS) && (c->heads <= 0 || c->heads % 2 || c->heads > ENC_MAX_HEADS || c->d_model <= 0 || c->d_model % c->heads))
+            bad(ce, "heads", "expected a positive integer dividing d_model (even: 2h heads, forward + backward%s)",
+                c->heads > ENC_MAX_HEADS ? "; at most " SP_STR(ENC_MAX_HEADS) : "");
+    } else if (c->kind != ENC_PSAN) {
+        if (!SKIP(F_HEADS) && (c->heads <= 0 || c->heads > ENC_MAX_HEADS || c->d_model <= 0 || c->d_model % c->heads))
+            bad(ce, "heads", "expected a positive integer dividing d_model%s",
+                c->heads > ENC_MAX_HEADS ? " (at most " SP_STR(ENC_MAX_HEADS) ")" : "");
+    }
+    if (c->kind != ENC_PSAN) {
+        if (!SKIP(F_LAYERS) && (c->layers <= 0 || c->layers > ENC_MAX_LAYERS))
+            bad(ce, "layers", "expected an integer in 1..%d", ENC_MAX_LAYERS);
+        if (!SKIP(F_D_FF) && (c->d_ff <= 0 || c->d_ff > 1 << 20))
+            bad(ce, "d_ff", "expected a positive integer");
+        if (!SKIP(F_ACT) && c->activation != ENC_ACT_RELU && c->activation != ENC_ACT_GELU)
+            bad(ce, "activation", "expected \"relu\" or \"gelu\"");
+        if (!SKIP(F_EPS) && !(c->ln_eps > 0 && c->ln_eps < 1))
+            bad(ce, "ln_eps", "expected a number in (0, 1)");
+    }
+    if (!SKIP(F_REL_CLIP) && (c->rel_clip <= 0 || c->rel_clip > 1024))
+        bad(ce, "rel_clip", "expected an integer in 1..1024");
+    if (!SKIP(F_REL_SEQ_CLIP) && (c->rel_seq_clip <= 0 || c->rel_seq_clip > 1024))
+        bad(ce, "rel_seq_clip", "expected an integer in 1..1024");
+    if (c->kind == ENC_MSSAN) {
+        if (!SKIP(F_ALPHA) && !(c->alpha >= 0 && isfinite(c->alpha)))
+            bad(ce, "alpha", "expected a finite number >= 0");
+        if (!SKIP(F_DIST) && !SKIP(F_HEADS) && c->n_dist && c->n_dist != c->heads / 2)
+            bad(ce, "distances", "expected %d entries (heads/2), got %d", c->heads / 2, c->n_dist);
+        if (!SKIP(F_POOL_DH) && (c->pool_d_h <= 0 || c->pool_d_h > 1 << 20))
+            bad(ce, "pool_d_h", "expected a positive integer");
+    }
+    if (c->kind == ENC_SGNET && !SKIP(F_SG_ALPHA) && !(c->sgnet_alpha >= 0 && c->sgnet_alpha <= 1))
+        bad(ce, "sgnet_alpha", "expected a number in [0, 1]");
+    if (c->kind == ENC_PSAN) {
+        if (!SKIP(F_LEVELS) && (c->levels <= 0 || c->levels > ENC_MAX_LEVELS))
+            bad(ce, "levels", "expected an integer in 1..%d", ENC_MAX_LEVELS);
+        if (!SKIP(F_MINLEN) && c->min_phrase_len < 2)
+            bad(ce, "min_phrase_len", "expected an integer >= 2");
+    }
+    if (c->kind == ENC_SSAN && !SKIP(F_SELECTIVE) && !SKIP(F_LAYERS)) {
+        for (int l = c->layers > 0 ? c->layers : 0; l < ENC_MAX_LAYERS; l++)
+            if (c->selective[l]) { bad(ce, "selective_layers", "expected layer indices in 0..%d (layers-1), got %d", c->layers - 1, l); break; }
+    }
+    if (c->kind != ENC_SAN && c->kind != ENC_SSAN && c->kind != ENC_SGNET) {
+        if (!SKIP(F_POSITION) && c->position != ENC_POS_NONE)
+            bad(ce, "position", "not supported by kind %s (expected \"none\")", enc_kind_name(c->kind));
+        if (!SKIP(F_REL) && (c->rel_struct || c->rel_seq))
+            bad(ce, "rel_pos", "not supported by kind %s (expected \"none\")", enc_kind_name(c->kind));
+    }
+#undef SKIP
+    return ce->n - n0;
+}
+
+int enc_config_check(const struct enc_config *cfg, const char *name, char *err, size_t errlen)
+{
+    struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
+    if (err && errlen) err[0] = 0;
+    if (cfg->kind < ENC_SAN || cfg->kind > ENC_SSAN) { bad(&ce, "kind", "expected one of san, ms-san, sg-net, psan, ssan"); return SP_EPARSE; }
+    return check(cfg, &ce, 0) ? SP_EPARSE : SP_OK;
+}
+
+/* ---- JSON ---- */
+
+static int get_int(json_t *v, long lo, long hi, long *out)
+{
+    if (!json_is_integer(v)) return -1;
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) return -1;
+    *out = (long)x;
+    return 0;
+}
+
+static const char *get_str(json_t *v) { return json_is_string(v) ? json_string_value(v) : NULL; }
+
+int enc_config_parse(const char *json, const char *name, struct enc_config *cfg, char *err, size_t errlen)
+{
+    struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
+    if (err && errlen) err[0] = 0;
+    json_error_t je;
+    json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "%s:%d: %s", ce.name, je.line, je.text);
+        return SP_EPARSE;
+    }
+    if (!json_is_object(root)) { bad(&ce, "(top level)", "expected a JSON object"); json_decref(root); return SP_EPARSE; }
+
+    static const char *const kinds[] = { "san", "ms-san", "sg-net", "psan", "ssan" };
+    static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
+    const char *ks = get_str(json_object_get(root, "kind"));
+    int ki = ks ? pick(ks, kinds, 5) : -1;
+    if (ki < 0) {
+        bad(&ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
+        json_decref(root);
+        return SP_EPARSE;
+    }
+    enc_config_defaults(cfg, kind_of[ki]);
+    uint64_t done = 1ull << F_KIND;         /* fields already reported (or kind) */
+    int have_dff = 0, have_din = 0, have_pdh = 0;
+
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        int f = -1;
+        for (int i = 0; i < F_N; i++) if (!strcmp(key, fname[i])) { f = i; break; }
+        if (f == F_KIND) continue;
+        if (f < 0) {
+            if (!strcmp(key, "$schema")) continue;
+            bad(&ce, key, "unknown field (see schemas/encoder.schema.json)");
+            continue;
+        }
+        unsigned kk = field_kinds((enum fid)f);
+        if (kk && !(kk & K(cfg->kind))) {
+            bad(&ce, key, "not used by kind %s", enc_kind_name(cfg->kind));
+            done |= 1ull << f;
+            continue;
+        }
+        long x;
+        const char *s;
+        int ok = 1;
+        switch ((enum fid)f) {
+        case F_D_MODEL: if ((ok = !get_int(v, 1, 65536, &x))) cfg->d_model = (int)x; break;
+        case F_D_INPUT: if ((ok = !get_int(v, 1, 65536, &x))) { cfg->d_input = (int)x; have_din = 1; } break;
+        case F_HEADS:
+            if ((ok = !get_int(v, 1, ENC_MAX_HEADS, &x))) cfg->heads = (int)x;
+            else { bad(&ce, key, cfg->kind == ENC_MSSAN ? "expected a positive integer dividing d_model (even: 2h heads, forward + backward)"
+                                                         : "expected a positive integer dividing d_model"); done |= 1ull << f; continue; }
+            break;
+        case F_LAYERS: if ((ok = !get_int(v, 1, ENC_MAX_LAYERS, &x))) cfg->layers = (int)x; break;
+        case F_D_FF: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->d_ff = (int)x; have_dff = 1; } break;
+        case F_POOL_DH: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->pool_d_h = (int)x; have_pdh = 1; } break;
+        case F_SEED: if ((ok = json_is_integer(v) && json_integer_value(v) >= 0)) cfg->seed = (uint64_t)json_integer_value(v); break;
+        case F_REL_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_clip = (int)x; break;
+        case F_REL_SEQ_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_seq_clip = (int)x; break;
+        case F_LEVELS: if ((ok = !get_int(v, 1, ENC_MAX_LEVELS, &x))) cfg->levels = (int)x; break;
+        case F_MINLEN: if ((ok = !get_int(v, 2, 1 << 20, &x))) cfg->min_phrase_len = (int)x; break;
+        case F_EPS: if ((ok = json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1)) cfg->ln_eps = (float)json_number_value(v); break;
+        case F_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0)) cfg->alpha = (float)json_number_value(v); break;
+        case F_SG_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 1)) cfg->sgnet_alpha = (float)json_number_value(v); break;
+        case F_EMB_SCALE: if ((ok = json_is_boolean(v))) cfg->emb_scale = json_is_true(v); break;
+        case F_CARRY: if ((ok = json_is_boolean(v))) cfg->psan_highway_carry = json_is_true(v); break;
+        case F_COMMENT: ok = json_is_string(v); break;
+        case F_NORM: {
+            static const char *const o[] = { "post", "pre" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->norm = (enum enc_norm)i;
+            else { bad(&ce, key, "expected \"post\" or \"pre\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_ACT: {
+            static const char *const o[] = { "relu", "gelu" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->activation = i ? ENC_ACT_GELU : ENC_ACT_RELU;
+            else { bad(&ce, key, "expected \"relu\" or \"gelu\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_POOLING: {
+            static const char *const o[] = { "mean", "max", "first" };
+            int i = (s = get_str(v)) ? pick(s, o, 3) : -1;
+            if ((ok = i >= 0)) cfg->pooling = (enum enc_pooling)i;
+            else { bad(&ce, key, "expected \"mean\", \"max\" or \"first\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_POSITION: {
+            static const char *const o[] = { "none", "seq", "struct", "seq+struct" };
+            int i = (s = get_str(v)) ? pick(s, o, 4) : -1;
+            if ((ok = i >= 0)) cfg->position = (enum enc_position)i;
+            else { bad(&ce, key, "expected \"none\", \"seq\", \"struct\" or \"seq+struct\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_FABS: {
+            static const char *const o[] = { "tanh", "sum" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->f_abs = (enum enc_fabs)i;
+            else { bad(&ce, key, "expected \"tanh\" or \"sum\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_REL: {
+            static const char *const o[] = { "none", "struct", "seq", "struct+seq" };
+            int i = (s = get_str(v)) ? pick(s, o, 4) : -1;
+            if ((ok = i >= 0)) { cfg->rel_struct = i == 1 || i == 3; cfg->rel_seq = i == 2 || i == 3; }
+            else { bad(&ce, key, "expected \"none\", \"struct\", \"seq\" or \"struct+seq\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_DIRMASK: {
+            static const char *const o[] = { "inclusive", "strict" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->strict_direction = i;
+            else { bad(&ce, key, "expected \"inclusive\" or \"strict\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_SG_AGG: {
+            static const char *const o[] = { "fixed", "code" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->sgnet_code_agg = i;
+            else { bad(&ce, key, "expected \"fixed\" or \"code\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_ORDER: {
+            static const char *const o[] = { "fine-to-coarse", "coarse-to-fine" };
+            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
+            if ((ok = i >= 0)) cfg->psan_coarse_first = i;
+            else { bad(&ce, key, "expected \"fine-to-coarse\" or \"coarse-to-fine\""); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_DIST: {
+            static const char *const o[] = { "none", "word", "dep" };
+            ok = json_is_array(v) && json_array_size(v) >= 1 && json_array_size(v) <= ENC_MAX_HEADS / 2;
+            for (size_t i = 0; ok && i < json_array_size(v); i++) {
+                int t = (s = get_str(json_array_get(v, i))) ? pick(s, o, 3) : -1;
+                if (t < 0) ok = 0; else cfg->dist[i] = (enum enc_dist)t;
+            }
+            if (ok) cfg->n_dist = (int)json_array_size(v);
+            else { bad(&ce, key, "expected an array of \"word\", \"dep\" or \"none\" (one per head pair)"); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_SELECTIVE: {
+            ok = json_is_array(v);
+            memset(cfg->selective, 0, sizeof cfg->selective);
+            for (size_t i = 0; ok && i < json_array_size(v); i++) {
+                if (get_int(json_array_get(v, i), 0, ENC_MAX_LAYERS - 1, &x)) ok = 0; else cfg->selective[x] = 1;
+            }
+            if (!ok) { bad(&ce, key, "expected an array of layer indices (0-based integers)"); done |= 1ull << f; continue; }
+            break;
+        }
+        case F_KIND: case F_N: break;
+        }
+        if (!ok) {
+            done |= 1ull << f;
+            switch ((enum fid)f) {
+            case F_D_MODEL: case F_D_INPUT: case F_D_FF: case F_POOL_DH: bad(&ce, key, "expected a positive integer"); break;
+            case F_LAYERS: bad(&ce, key, "expected an integer in 1..%d", ENC_MAX_LAYERS); break;
+            case F_SEED: bad(&ce, key, "expected a non-negative integer"); break;
+            case F_REL_CLIP: case F_REL_SEQ_CLIP: bad(&ce, key, "expected an integer in 1..1024"); break;
+            case F_LEVELS: bad(&ce, key, "expected an integer in 1..%d", ENC_MAX_LEVELS); break;
+            case F_MINLEN: bad(&ce, key, "expected an integer >= 2"); break;
+            case F_EPS: bad(&ce, key, "expected a number in (0, 1)"); break;
+            case F_ALPHA: bad(&ce, key, "expected a finite number >= 0"); break;
+            case F_SG_ALPHA: bad(&ce, key, "expected a number in [0, 1]"); break;
+            case F_EMB_SCALE: case F_CARRY: bad(&ce, key, "expected true or false"); break;
+            case F_COMMENT: bad(&ce, key, "expected a string"); break;
+            default: bad(&ce, key, "bad value"); break;
+            }
+        }
+    }
+    /* widths that default to d_model (Q3) follow a d_model given in the file */
+    if (!have_din) cfg->d_input = cfg->d_model;
+    if (!have_pdh) cfg->pool_d_h = cfg->d_model;
+    if (!have_dff) cfg->d_ff = (cfg->kind == ENC_MSSAN || cfg->kind == ENC_PSAN) ? cfg->d_model : 4 * cfg->d_model;
+    json_decref(root);
+    check(cfg, &ce, done);
+    return ce.n ? SP_EPARSE : SP_OK;
+}
+
+int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
+    struct sp_buf b = { 0 };
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sp_buf_put(&b, chunk, k);
+    int rd = ferror(f);
+    fclose(f);
+    if (rd) { sp_buf_free(&b); snprintf(err, errlen, "%s: read error", path); return SP_EIO; }
+    const char *base = strrchr(path, '/');
+    int rc = enc_config_parse(b.p ? b.p : "", base ? base + 1 : path, cfg, err, errlen);
+    sp_buf_free(&b);
+    return rc;
+}

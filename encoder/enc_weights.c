@@ -1,0 +1,214 @@
+/* encoder/enc_weights.c — the parameter registry, seeded Glorot-uniform initialisation and
+ * safetensors load/save (schemas/encoder-weights.md).
+ *
+ * How it works: enc_model_build registers every tensor (name, shape, init rule) in a fixed
+ * order; enc_param_alloc_init carves all of them out of one host block and fills them. Each
+ * tensor draws from its own sp_rng seeded with fnv1a64(name) XOR seed, so adding a tensor never
+ * changes the values of the others. Glorot-uniform: U(-a, a), a = sqrt(6 / (rows + cols)),
+ * value = a * (2u - 1) with u = sp_rng_uniform, row-major order. Biases and LN β start at 0,
+ * LN γ at 1, SG-Net agg.w at 0.5 (softmax -> 0.5/0.5) and agg.gamma at 1.
+ *
+ * safetensors: u64 LE header length N, N bytes of JSON {name: {dtype, shape, data_offsets}},
+ * then the raw data. We write F32 little-endian, tensors in registry order, header padded with
+ * spaces to a multiple of 8. Loading accepts any tensor order but exactly our tensor set;
+ * a failed load leaves the current weights untouched.
+ *
+ * Not done: other dtypes (F16/BF16) and big-endian hosts. */
+#include "encoder/encoder_int.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+int enc_param_add(struct enc *e, const char *name, int rows, int cols, enum enc_init init)
+{
+    SP_ASSERT(strlen(name) < sizeof e->param[0].name);
+    SP_ASSERT(enc_param_find(e, name) < 0);
+    e->param = sp_xrealloc(e->param, sizeof *e->param * (size_t)(e->n_param + 1));
+    struct enc_param *p = &e->param[e->n_param];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->ndim = cols > 0 ? 2 : 1;
+    p->shape[0] = rows;
+    p->shape[1] = cols > 0 ? cols : 0;
+    p->count = (size_t)rows * (size_t)(cols > 0 ? cols : 1);
+    p->init = init;
+    return e->n_param++;
+}
+
+int enc_param_find(const struct enc *e, const char *name)
+{
+    for (int i = 0; i < e->n_param; i++) if (!strcmp(e->param[i].name, name)) return i;
+    return -1;
+}
+
+void enc_param_alloc_init(struct enc *e)
+{
+    size_t total = 0;
+    for (int i = 0; i < e->n_param; i++) total += e->param[i].count;
+    e->n_floats = total;
+    e->host_block = sp_xcalloc(total ? total : 1, sizeof(float));
+    size_t off = 0;
+    for (int i = 0; i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        p->host = e->host_block + off;
+        off += p->count;
+        switch (p->init) {
+        case ENC_INIT_ZERO: break;
+        case ENC_INIT_ONE: for (size_t k = 0; k < p->count; k++) p->host[k] = 1.0f; break;
+        case ENC_INIT_HALF: for (size_t k = 0; k < p->count; k++) p->host[k] = 0.5f; break;
+        case ENC_INIT_GLOROT: {
+            struct sp_rng r;
+            sp_rng_seed(&r, enc_fnv1a(p->name, 0) ^ e->cfg.seed);
+            int fan_in = p->shape[0], fan_out = p->ndim == 2 ? p->shape[1] : p->shape[0];
+            double a = sqrt(6.0 / (double)(fan_in + fan_out));
+            for (size_t k = 0; k < p->count; k++) p->host[k] = (float)(a * (2.0 * sp_rng_uniform(&r) - 1.0));
+            break;
+        }
+        }
+    }
+}
+
+int enc_param_upload(struct enc *e, char *err, size_t errlen)
+{
+    for (int i = 0; i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        if (e->be.host_memory) { p->dev = p->host; continue; }
+        if (!p->dev) {
+            p->dev = e->be.ops->alloc(&e->be, p->count * sizeof(float));
+            if (!p->dev) { snprintf(err, errlen, "encoder: %s: cannot allocate %zu bytes on %s", p->name, p->count * 4, e->be.ops->name); return SP_EGPU; }
+        }
+        e->be.ops->upload(&e->be, p->dev, p->host, p->count * sizeof(float));
+    }
+    return e->be.ops->sync(&e->be, err, errlen);
+}
+
+size_t enc_n_params(const enc_t *e) { return e->n_floats; }
+
+/* ---- safetensors ---- */
+
+static int host_is_le(void) { const uint16_t x = 1; return *(const uint8_t *)&x == 1; }
+
+int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
+{
+    if (!host_is_le()) { snprintf(err, errlen, "%s: big-endian hosts are not supported", path); return SP_EIO; }
+    /* jansson setters steal references: build the tree with *_new, decref only the root */
+    json_t *hdr = json_object();
+    json_t *meta = json_object();
+    json_object_set_new(meta, "format", json_string("synprobe-encoder"));
+    json_object_set_new(meta, "kind", json_string(enc_kind_name(e->cfg.kind)));
+    json_object_set_new(hdr, "__metadata__", meta);
+    size_t off = 0;
+    for (int i = 0; i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        json_t *t = json_object(), *sh = json_array(), *of = json_array();
+        for (int k = 0; k < p->ndim; k++) json_array_append_new(sh, json_integer(p->shape[k]));
+        json_array_append_new(of, json_integer((json_int_t)off));
+        json_array_append_new(of, json_integer((json_int_t)(off + p->count * 4)));
+        json_object_set_new(t, "dtype", json_string("F32"));
+        json_object_set_new(t, "shape", sh);
+        json_object_set_new(t, "data_offsets", of);
+        json_object_set_new(hdr, p->name, t);
+        off += p->count * 4;
+    }
+    char *js = json_dumps(hdr, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(hdr);
+    size_t n = strlen(js), pad = (8 - (8 + n) % 8) % 8;
+    uint64_t hl = n + pad;
+    FILE *f = fopen(path, "wb");
+    if (!f) { free(js); snprintf(err, errlen, "%s: cannot create", path); return SP_EIO; }
+    int ok = fwrite(&hl, 8, 1, f) == 1 && fwrite(js, 1, n, f) == n;
+    for (size_t k = 0; ok && k < pad; k++) ok = fputc(' ', f) != EOF;
+    free(js);
+    float *tmp = NULL;
+    for (int i = 0; ok && i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        const float *src = p->host;
+        if (!e->be.host_memory) {   /* the device copy is the truth after a load or an update */
+            tmp = sp_xrealloc(tmp, p->count * sizeof(float));
+            e->be.ops->download(&e->be, tmp, p->dev, p->count * sizeof(float));
+            src = tmp;
+        }
+        ok = fwrite(src, sizeof(float), p->count, f) == p->count;
+    }
+    free(tmp);
+    if (fclose(f) != 0) ok = 0;
+    if (!ok) { snprintf(err, errlen, "%s: write error", path); return SP_EIO; }
+    return SP_OK;
+}
+
+int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
+{
+    if (!host_is_le()) { snprintf(err, errlen, "%s: big-endian hosts are not supported", path); return SP_EIO; }
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
+    int rc = SP_EPARSE;
+    char *hs = NULL;
+    json_t *hdr = NULL;
+    float *tmp = NULL;
+    size_t *offs = NULL;
+    uint8_t hl8[8];
+    if (fseek(f, 0, SEEK_END) != 0) { snprintf(err, errlen, "%s: cannot seek", path); rc = SP_EIO; goto out; }
+    long fsz = ftell(f);
+    rewind(f);
+    if (fsz < 8 || fread(hl8, 1, 8, f) != 8) { snprintf(err, errlen, "%s: not a safetensors file (shorter than 8 bytes)", path); goto out; }
+    uint64_t hl = 0;
+    for (int k = 7; k >= 0; k--) hl = hl << 8 | hl8[k];
+    if (hl == 0 || hl > (uint64_t)fsz - 8 || hl > (100u << 20)) { snprintf(err, errlen, "%s: bad header length %llu", path, (unsigned long long)hl); goto out; }
+    hs = sp_xmalloc(hl + 1);
+    if (fread(hs, 1, hl, f) != hl) { snprintf(err, errlen, "%s: truncated header", path); goto out; }
+    hs[hl] = 0;
+    json_error_t je;
+    hdr = json_loads(hs, JSON_REJECT_DUPLICATES, &je);
+    if (!hdr || !json_is_object(hdr)) { snprintf(err, errlen, "%s: header is not a JSON object (%s)", path, hdr ? "" : je.text); goto out; }
+    size_t data0 = 8 + hl, dlen = (size_t)fsz - data0;
+    offs = sp_xcalloc((size_t)e->n_param, sizeof *offs);
+    uint8_t *seen = (uint8_t *)sp_xcalloc((size_t)e->n_param, 1);
+    const char *key;
+    json_t *t;
+    int bad = 0;
+    json_object_foreach(hdr, key, t) {
+        if (!strcmp(key, "__metadata__")) continue;
+        int i = enc_param_find(e, key);
+        if (i < 0) { snprintf(err, errlen, "%s: %s: unexpected tensor (not part of a %s encoder with this config)", path, key, enc_kind_name(e->cfg.kind)); bad = 1; break; }
+        struct enc_param *p = &e->param[i];
+        const char *dt = json_string_value(json_object_get(t, "dtype"));
+        if (!dt || strcmp(dt, "F32")) { snprintf(err, errlen, "%s: %s: unsupported dtype %s (expected F32)", path, key, dt ? dt : "(missing)"); bad = 1; break; }
+        json_t *sh = json_object_get(t, "shape"), *of = json_object_get(t, "data_offsets");
+        int shape_ok = json_is_array(sh) && (int)json_array_size(sh) == p->ndim;
+        for (int k = 0; shape_ok && k < p->ndim; k++) shape_ok = json_integer_value(json_array_get(sh, (size_t)k)) == p->shape[k];
+        if (!shape_ok) {
+            char got[96] = "?";
+            if (json_is_array(sh)) { char *s = json_dumps(sh, JSON_COMPACT); snprintf(got, sizeof got, "%s", s); free(s); }
+            if (p->ndim == 2) snprintf(err, errlen, "%s: %s: shape %s, expected [%d,%d]", path, key, got, p->shape[0], p->shape[1]);
+            else snprintf(err, errlen, "%s: %s: shape %s, expected [%d]", path, key, got, p->shape[0]);
+            bad = 1; break;
+        }
+        json_int_t b0 = json_integer_value(json_array_get(of, 0)), b1 = json_integer_value(json_array_get(of, 1));
+        if (!json_is_array(of) || json_array_size(of) != 2 || b0 < 0 || b1 - b0 != (json_int_t)(p->count * 4) || (size_t)b1 > dlen) {
+            snprintf(err, errlen, "%s: %s: bad data_offsets (need %zu bytes inside the %zu-byte data section)", path, key, p->count * 4, dlen);
+            bad = 1; break;
+        }
+        offs[i] = (size_t)b0;
+        seen[i] = 1;
+    }
+    for (int i = 0; !bad && i < e->n_param; i++)
+        if (!seen[i]) { snprintf(err, errlen, "%s: %s: missing tensor", path, e->param[i].name); bad = 1; }
+    free(seen);
+    if (bad) goto out;
+    tmp = sp_xmalloc(e->n_floats * sizeof(float) + 1);
+    for (int i = 0; i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        size_t at = (size_t)(p->host - e->host_block);
+        if (fseek(f, (long)(data0 + offs[i]), SEEK_SET) != 0 || fread(tmp + at, sizeof(float), p->count, f) != p->count) {
+            snprintf(err, errlen, "%s: %s: read error", path, p->name); rc = SP_EIO; goto out;
+        }
+    }
+    memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
+    rc = enc_param_upload(e, err, errlen);
+out:
+    free(tmp); free(offs); free(hs);
+    if (hdr) json_decref(hdr);
+    fclose(f);
+    return rc;
+}

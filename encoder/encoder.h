@@ -1,0 +1,194 @@
+/* encoder/encoder.h — syntax-aware self-attention sentence encoders, forward pass only
+ * (SPEC-structures §5). Public API; no CUDA or BLAS type appears here.
+ *
+ * Kinds (enc_config.kind):
+ *   ENC_SAN     vanilla Transformer encoder stack (§5.1), post- or pre-LN, ReLU/GELU,
+ *               optional structural position encodings (§5.6): absolute seq/struct PE and
+ *               Shaw relative positions (struct and/or seq tables, clip 16).
+ *   ENC_MSSAN   MS-SAN (§5.2): 2h heads with direction masks (Q1) and WORD/DEP/NONE distance
+ *               priors, α, fusion gate, FFN + LN, attentive + max pooling -> 2·d.
+ *   ENC_SGNET   SG-Net (§5.3): a SAN stack, then one SDOI BERT layer, aggregated with fixed
+ *               α = 0.5 or the code form γ·(w0·H + w1·H'), w = softmax(agg.w).
+ *   ENC_PSAN    PSAN (§5.4): per-level multi-dimensional phrase attention computed per phrase
+ *               block, gated memory update (Q16 order, Q19 psan_highway_carry), summarisation.
+ *   ENC_SSAN    selective SAN (§5.5): pre-LN stack whose `selective_layers` carry the selector;
+ *               inference A = [E_s > 0], stable form.
+ *
+ * Which per-sentence structures each kind needs (enc_needs() returns these bits; a sentence
+ * lacking one is rejected by enc_forward with its index, so e.g. callers skip sentences without
+ * a constituency tree for PSAN):
+ *   SAN/SSAN/SG-Net base:  nothing beyond embeddings, plus DEPTH if position has "struct",
+ *                          REL if rel_pos has "struct".
+ *   SG-Net:                ANC (SDOI mask, token level per §3.6, supplied by the caller).
+ *   MS-SAN:                DIST if any head uses the DEP distance.
+ *   PSAN:                  PID for levels 1..T (contiguous phrases, pid 0,1,2.. left to right).
+ * Subword/special-token expansion (§3.6, EOS depth, SDOI of specials) is the caller's job: the
+ * encoder sees token-level structures only.
+ *
+ * Sentence vectors (enc_dim): SAN/SSAN/SG-Net: pooling over the final token vectors, `mean`
+ * (default), `max` or `first` -> d; MS-SAN: [attentive; max] -> 2·d; PSAN: summary -> d.
+ * Token vectors (enc_tok_dim = d): SAN/SSAN final layer (after the final LN for pre-LN),
+ * SG-Net H̄, MS-SAN U of the last layer, PSAN M^(T).
+ * Attention maps: mean over heads of the post-softmax (post-selection for SSAN) weights of
+ * one attention layer: SAN/SSAN layer l; SG-Net l < layers = base layer, l == layers = SDOI
+ * layer; MS-SAN layer l; PSAN memory step l (0..T-1), mean over the d features.
+ *
+ * Ownership: enc_config_* fill caller-owned structs (no heap inside). enc_open returns a handle
+ * owned by the caller and released by enc_close. Output arrays are caller-allocated.
+ * Thread safety: one handle per thread (enc_forward uses per-handle scratch). */
+#ifndef ENC_ENCODER_H
+#define ENC_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ENC_MAX_HEADS 64
+#define ENC_MAX_LAYERS 64
+#define ENC_MAX_LEVELS 8
+
+enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
+enum enc_norm { ENC_POST_LN = 0, ENC_PRE_LN };
+enum enc_act { ENC_ACT_RELU = 0, ENC_ACT_GELU, ENC_ACT_ELU, ENC_ACT_TANH, ENC_ACT_SIGMOID };
+enum enc_pooling { ENC_POOL_MEAN = 0, ENC_POOL_MAX, ENC_POOL_FIRST, ENC_POOL_ATT };
+enum enc_dist { ENC_DIST_NONE = 0, ENC_DIST_WORD, ENC_DIST_DEP };
+enum enc_position { ENC_POS_NONE = 0, ENC_POS_SEQ, ENC_POS_STRUCT, ENC_POS_SEQ_STRUCT };
+enum enc_fabs { ENC_FABS_TANH = 0, ENC_FABS_SUM };
+enum enc_device { ENC_DEVICE_AUTO = 0, ENC_DEVICE_CPU, ENC_DEVICE_CUDA };
+
+/* Structure bits returned by enc_needs(). */
+#define ENC_NEED_DEPTH (1u << 0)
+#define ENC_NEED_DIST  (1u << 1)
+#define ENC_NEED_ANC   (1u << 2)
+#define ENC_NEED_REL   (1u << 3)
+#define ENC_NEED_PID   (1u << 4)
+
+/* Every field below is a JSON key of the same name (schemas/encoder.schema.json); every
+ * ambiguity of SPEC-structures §1 that touches the forward pass is one of them. */
+struct enc_config {
+    enum enc_kind kind;        /* "kind": san | ms-san | sg-net | psan | ssan */
+    int d_model;               /* width d */
+    int d_input;               /* embedding width; != d_model adds input.proj (default d_model) */
+    int heads;                 /* total heads (MS-SAN: 2h, even) */
+    int layers;                /* attention layers (SG-Net: base layers, SDOI layer extra) */
+    int d_ff;                  /* FFN width (MS-SAN d_h, Q3: default d_model) */
+    enum enc_norm norm;        /* "norm": post | pre */
+    enum enc_act activation;   /* "activation": relu | gelu (FFNs) */
+    float ln_eps;              /* LayerNorm ε */
+    enum enc_pooling pooling;  /* "pooling": mean | max | first (SAN, SSAN, SG-Net) */
+    uint64_t seed;             /* weight init seed (Glorot-uniform, sp_rng) */
+    int emb_scale;             /* "emb_scale": multiply embeddings by sqrt(d) (§5.6) */
+    enum enc_position position;/* "position": none | seq | struct | seq+struct */
+    enum enc_fabs f_abs;       /* "f_abs": tanh | sum (Q13) */
+    int rel_struct;            /* "rel_pos": none | struct | seq | struct+seq (Q14: tables summed) */
+    int rel_seq;
+    int rel_clip;              /* struct relative clip k (16): 2k+1 rows */
+    int rel_seq_clip;          /* sequential relative clip k_s (16) */
+    /* MS-SAN */
+    float alpha;               /* Q2, 1.0 */
+    enum enc_dist dist[ENC_MAX_HEADS / 2]; /* "distances": per head pair r (length heads/2) */
+    int n_dist;                /* entries given (0: default cycle word, dep, none, word, ...) */
+    int strict_direction;      /* "direction_mask": inclusive (Q1, default) | strict (DiSAN j<i) */
+    int pool_d_h;              /* pooling FFN width (default d_model) */
+    /* SG-Net */
+    float sgnet_alpha;         /* Q7, 0.5 */
+    int sgnet_code_agg;        /* "sgnet_aggregation": fixed | code */
+    /* PSAN */
+    int levels;                /* T (3) */
+    int min_phrase_len;        /* m_min (4): for the caller's phrase division (tops_phrases) */
+    int psan_coarse_first;     /* "psan_order": fine-to-coarse (Q16 default) | coarse-to-fine */
+    int psan_highway_carry;    /* Q19, false */
+    /* SSAN */
+    uint8_t selective[ENC_MAX_LAYERS]; /* "selective_layers": [0] */
+};
+
+/* Defaults for one kind (papers' sizes; see schemas/encoder.schema.json). */
+void enc_config_defaults(struct enc_config *cfg, enum enc_kind kind);
+
+/* Parse and validate JSON text. `name` prefixes messages ("ms-san.json"). On error returns
+ * SP_EPARSE and writes one line per bad field into err ("ms-san.json: heads: expected a positive
+ * integer dividing d_model"). */
+int enc_config_parse(const char *json, const char *name, struct enc_config *cfg, char *err, size_t errlen);
+/* Same from a file; name = basename of path. SP_EIO if unreadable. */
+int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen);
+/* Check an already-filled struct (used by parse; callers that build a config in C call it too). */
+int enc_config_check(const struct enc_config *cfg, const char *name, char *err, size_t errlen);
+const char *enc_kind_name(enum enc_kind kind);
+
+/* ---- input batch ---- */
+
+/* One sentence (token level). Unused structure pointers may be NULL (see enc_needs). */
+struct enc_sentence {
+    int n;                     /* tokens */
+    const float *emb;          /* [n, d_input] embedding rows, or NULL to use ids */
+    const int32_t *ids;        /* [n] rows of enc_batch.table (enc_embed_id) */
+    const int32_t *depth;      /* [n] §3.1 (abs, §3.5) */
+    const int32_t *dist;       /* [n*n] tree distance §3.2 */
+    const uint8_t *anc;        /* [n*n] ancestor/SDOI, row = query §3.3 */
+    const int32_t *rel;        /* [n*n] P2 relative positions §3.5 (raw or clipped; clipped here) */
+    const int32_t *pid;        /* [n_levels*n]: pid[(t-1)*n + i], levels t = 1..T from the root */
+    int n_levels;
+};
+
+struct enc_batch {
+    int n_sent;
+    const struct enc_sentence *sent;
+    const float *table;        /* [table_rows, d_input] for ids (enc_embed_table), or NULL */
+    int table_rows;
+};
+
+struct enc_output {
+    float *sent;               /* OUT: [n_sent, enc_dim] (required) */
+    float **tok;               /* OUT: tok[b] -> [n_b, enc_tok_dim], or NULL (skip) */
+    float **attn;              /* OUT: attn[b] -> [n_b, n_b], or NULL (skip) */
+    int attn_layer;            /* which layer's map (see above); -1 = last */
+};
+
+typedef struct enc enc_t;
+
+/* Open an encoder: weights from a safetensors file, or seeded Glorot init when weights_path is
+ * NULL. device AUTO picks CUDA when the backend is built and a device opens, else CPU (the
+ * choice and the reason are logged to stderr when verbose != 0); CUDA without a CUDA build ->
+ * SP_EGPU with a clear message. */
+int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
+             int verbose, enc_t **out, char *err, size_t errlen);
+void enc_close(enc_t *e);
+
+int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen);
+
+int enc_dim(const enc_t *e);               /* sentence vector width */
+int enc_tok_dim(const enc_t *e);           /* token vector width (d_model) */
+int enc_attn_layers(const enc_t *e);       /* valid attn_layer values: 0..enc_attn_layers-1 */
+unsigned enc_needs(const enc_t *e);        /* ENC_NEED_* */
+const char *enc_backend_name(const enc_t *e);
+const struct enc_config *enc_get_config(const enc_t *e);
+
+/* Weights (schemas/encoder-weights.md): F32 little-endian safetensors. Load checks every
+ * expected tensor is present with its shape and dtype F32 and that no extra tensor is present;
+ * errors name the tensor. */
+int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen);
+int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen);
+size_t enc_n_params(const enc_t *e);
+
+/* Number of BLAS threads (global to OpenBLAS; results are identical for any count). */
+void enc_set_threads(int n);
+
+/* ---- word embeddings ---- */
+
+/* A vocabulary + table: rows 0..V-1 from a GloVe ("word v1 .. vd") or word2vec text file
+ * (optional "count dim" header line), then ENC_OOV_BUCKETS seeded random rows that OOV words
+ * are hashed to (as PSAN). With path NULL: no vocabulary; every word gets a seeded random
+ * vector derived from (seed, word) (enc_embed_id then returns a bucket row). */
+#define ENC_OOV_BUCKETS 128
+typedef struct enc_embed enc_embed_t;
+int enc_embed_open(const char *path, int dim, uint64_t seed, enc_embed_t **out, char *err, size_t errlen);
+void enc_embed_close(enc_embed_t *m);
+int enc_embed_dim(const enc_embed_t *m);
+int enc_embed_vocab_size(const enc_embed_t *m);     /* V (0 without a file) */
+/* Row for a word: exact match, then lower-cased match, else V + bucket(hash). Never fails
+ * when a file was loaded; without a file returns -1 (use enc_embed_vector). */
+int32_t enc_embed_id(const enc_embed_t *m, const char *word);
+const float *enc_embed_table(const enc_embed_t *m, int *rows);
+/* Vector of a word into out[dim]; returns 1 if in the vocabulary, 0 if OOV/random. */
+int enc_embed_vector(const enc_embed_t *m, const char *word, float *out);
+
+#endif

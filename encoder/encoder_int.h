@@ -1,0 +1,166 @@
+/* encoder/encoder_int.h — private to encoder/: the backend vtable (STYLE §3.5), the op argument
+ * structs, the parameter registry and the handle.
+ *
+ * Split: enc_model.c holds the forward graph of every kind, written once in terms of the ops
+ * below; a backend (enc_cpu.c now, enc_cuda.cu later) implements the ops on its own buffers.
+ * All float/int pointers passed to an op are BACKEND buffers (from ops->alloc); host code may do
+ * pointer arithmetic on them but never dereferences them. Small per-op tables (head direction
+ * and distance types) travel by value inside the argument structs. All matrices are row-major,
+ * row = query / token. An op never fails: argument errors are programmer errors (SP_ASSERT);
+ * device errors are latched in the backend and reported by ops->sync (tier 2, STYLE §3.3). */
+#ifndef ENC_ENCODER_INT_H
+#define ENC_ENCODER_INT_H
+
+#include "common/sp.h"
+#include "encoder/encoder.h"
+
+/* gate modes */
+enum enc_gate {
+    ENC_GATE_FUSION = 0,       /* out = σ(pre)⊙a + (1−σ(pre))⊙b                       (MS-SAN Eq. 8–9) */
+    ENC_GATE_PSAN,             /* out = σ(pre)⊙ELU(a)  (+ (1−σ(pre))⊙b when b != NULL)   (PSAN Eq. 4, Q19) */
+};
+
+/* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
+enum enc_dir { ENC_DIR_ALL = 0, ENC_DIR_FWD, ENC_DIR_BWD, ENC_DIR_FWD_STRICT, ENC_DIR_BWD_STRICT };
+
+/* One sentence, all heads: S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ structural/direction masks,
+ * selection); P_h = safe_softmax(S_h) over allowed keys (an empty row gives zeros, §0);
+ * out_h = Σ_j P_h[i][j]·(v_h[j] + aV_ij). Head h uses columns h*dk..h*dk+dk-1 of q/k/v/out. */
+struct enc_attn_args {
+    int n, H, dk;
+    const float *q, *k, *v;    /* [n, ld_qkv] */
+    int ld_qkv;
+    float *out;                /* [n, H*dk] */
+    float scale;               /* 1/sqrt(dk) */
+    int8_t dir[ENC_MAX_HEADS];  /* enum enc_dir per head */
+    int8_t dis[ENC_MAX_HEADS];  /* enum enc_dist per head */
+    float alpha;               /* distance prior weight */
+    const int32_t *dist;       /* [n*n] tree distance (needed if any dis == DEP) */
+    const uint8_t *allow;      /* [n*n] structural mask (SDOI), NULL = all allowed */
+    const float *sel_q, *sel_k;/* SSAN selector halves [n, ld_sel] (head h at h*dk), or NULL */
+    int ld_sel;
+    const int32_t *rel;        /* [n*n] structural relative positions (raw), or NULL */
+    int rel_clip;
+    const float *rel_k, *rel_v;/* [2*rel_clip+1, dk] (both or neither) */
+    int seq_clip;
+    const float *seq_k, *seq_v;/* [2*seq_clip+1, dk], or NULL */
+    float *attn_mean;          /* OUT (optional): [n*n] mean over heads of P */
+};
+
+/* PSA of one level (§5.4) computed per phrase block: for i, feature k, keys j in i's phrase,
+ * j != i: a = ELU(a1[i][k] + a2[j][k]); w = softmax_j a; out[i][k] = Σ_j w·pm[j][k].
+ * A word alone in its phrase gets out[i] = 0 (Q18). */
+struct enc_psa_args {
+    int n, d;
+    const float *a1;           /* [n, d] = Pm W^{a1} */
+    const float *a2;           /* [n, d] = Pm W^{a2} + b^a */
+    const float *pm;           /* [n, d] */
+    const int32_t *pid;        /* [n] contiguous phrase ids */
+    float *out;                /* [n, d] p̃ */
+    float *attn_mean;          /* OUT (optional): [n*n] mean over features of w */
+};
+
+struct enc_backend {
+    const struct enc_backend_ops *ops;
+    void *state;               /* backend-private (cuBLAS handle, stream, workspace, ...) */
+    int host_memory;           /* 1: buffers are host memory (CPU): weights are used in place */
+};
+
+struct enc_backend_ops {
+    const char *name;                                           /* "cpu", "cuda" */
+    int   (*open)(struct enc_backend *be, char *err, size_t n);
+    void  (*close)(struct enc_backend *be);
+    /* memory */
+    void *(*alloc)(struct enc_backend *be, size_t bytes);       /* zeroed; NULL on failure */
+    void  (*free)(struct enc_backend *be, void *p);
+    void  (*upload)(struct enc_backend *be, void *dst, const void *src, size_t bytes);
+    void  (*download)(struct enc_backend *be, void *dst_host, const void *src, size_t bytes);
+    int   (*sync)(struct enc_backend *be, char *err, size_t n); /* wait; report a latched error */
+    /* Y[M,N] = X[M,K]·W[K,N] (+ b[N]) (+ Y when accumulate) */
+    void  (*linear)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                    const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate);
+    void  (*act)(struct enc_backend *be, enum enc_act a, size_t n, float *x);          /* in place */
+    void  (*add)(struct enc_backend *be, size_t n, const float *a, const float *b, float *out);
+    void  (*axpby)(struct enc_backend *be, size_t n, float alpha, const float *a, float beta,
+                   const float *b, float *out);                                     /* αa + βb */
+    void  (*layer_norm)(struct enc_backend *be, int rows, int d, const float *x, const float *g,
+                        const float *b, float eps, float *out);
+    void  (*gate)(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
+                  const float *a, const float *b, float *out);
+    void  (*absdiff_mul)(struct enc_backend *be, size_t n, const float *a, const float *b,
+                         float *absdiff, float *prod);
+    void  (*attention)(struct enc_backend *be, const struct enc_attn_args *a);
+    void  (*psa)(struct enc_backend *be, const struct enc_psa_args *a);
+    /* out[d]: MEAN/MAX/FIRST over the n rows of x; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
+    void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
+                  const float *e, float *out);
+};
+
+extern const struct enc_backend_ops enc_cpu_ops;
+/* Defined by encoder/enc_cuda.cu when it exists; weak so that a build without it still links. */
+extern const struct enc_backend_ops enc_cuda_ops __attribute__((weak));
+
+/* ---- parameters ---- */
+
+enum enc_init { ENC_INIT_GLOROT = 0, ENC_INIT_ZERO, ENC_INIT_ONE, ENC_INIT_HALF };
+
+struct enc_param {
+    char name[64];
+    int ndim, shape[2];
+    size_t count;
+    enum enc_init init;
+    float *host;               /* view into enc.host_block */
+    float *dev;                /* backend copy (== host on a host-memory backend) */
+};
+
+struct enc_lin { int w, b; };  /* parameter indices; b = -1 when absent */
+struct enc_ln { int g, b; };
+
+struct enc_san_layer {         /* also the SDOI layer of SG-Net and MS-SAN's attention part */
+    struct enc_lin q, k, v, o, ff1, ff2, sel;
+    struct enc_ln ln1, ln2;
+    int rel_k, rel_v, seq_k, seq_v;             /* -1 when absent */
+    struct enc_lin gi, go, g1, g2;              /* MS-SAN fusion gate: W_I, W_O, W_1, W_2 (+b on g1) */
+};
+
+struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
+
+struct enc {
+    struct enc_config cfg;
+    struct enc_backend be;
+    int n_param;
+    struct enc_param *param;
+    float *host_block;
+    size_t n_floats;
+    /* model layout (parameter indices) */
+    struct enc_lin in_proj, pos_fuse;
+    struct enc_san_layer layer[ENC_MAX_LAYERS];
+    struct enc_san_layer sdoi;
+    int agg_w, agg_gamma;
+    struct enc_ln final_ln;
+    struct enc_lin pool1, pool2;                         /* MS-SAN FFN_p */
+    struct enc_psa_level psa[ENC_MAX_LEVELS];
+    struct enc_lin mem_g, mem_m, sum1, sum2;
+    /* scratch (backend buffers), grown to the longest sentence seen */
+    int cap_n;
+    void *ws;
+    size_t ws_bytes;
+};
+
+/* parameter registry (enc_weights.c) */
+int  enc_param_add(struct enc *e, const char *name, int rows, int cols, enum enc_init init);
+int  enc_param_find(const struct enc *e, const char *name);
+void enc_param_alloc_init(struct enc *e);          /* host block + seeded init */
+int  enc_param_upload(struct enc *e, char *err, size_t errlen);
+static inline const float *enc_w(const struct enc *e, int idx) { return idx < 0 ? NULL : e->param[idx].dev; }
+
+/* model layout (enc_model.c) */
+void enc_model_build(struct enc *e);
+
+/* shared numeric helpers (enc_cpu.c), also used by tests */
+void  enc_sinusoid(int pos, int d, float *out);               /* §5.6 PE(pos) */
+int   enc_rel_bucket(int rel, int clip);                      /* clip(rel)+clip */
+float enc_ssan_train_select(float es, double u1, double u2, float tau); /* TV-18: y (A = y > 0.5) */
+uint64_t enc_fnv1a(const char *s, uint64_t h);
+
+#endif

@@ -1,0 +1,395 @@
+/* ingest/conllu.c — the two line-based readers: CoNLL-U (SPEC §2.1) and the 3-column
+ * dependency format `.dp` (§2.2). One pass over the chunk: the chunk is copied twice into
+ * the batch arena (a pristine copy that raw/raw_len, comments and extra lines point into, and a
+ * work copy whose TABs and line ends are overwritten with NULs so the fields are strings in
+ * place); no allocation per field, no sscanf.
+ *
+ * Modes. DEFAULT and STRICT reject a sentence on any E_* problem (columns, IDs, UTF-8, HEADs).
+ * STRICT additionally rejects a sentence ended by a whitespace-only line (UD's validator
+ * rejects those; DEFAULT accepts them as blank). REPAIR pads/truncates column counts (LENIENT
+ * rules) and repairs HEADs (ing_repair_heads), recording W_* bits and notes. Invalid MWT
+ * ranges are dropped with W_MWT in every mode. */
+#include <string.h>
+
+#include "ingest/ing_int.h"
+#include "ingest/ingest.h"
+
+#define MAXF 16 /* fields remembered per line; more are only counted */
+
+struct line { size_t off, len; };   /* in the work copy; len without the line terminator */
+
+struct lp {
+    enum sp_format fmt;
+    enum sp_mode mode;
+    struct ing_batch *out;
+    const char *raw;                 /* pristine copy of the chunk */
+    char *work;                      /* mutable copy, NUL-terminated at len */
+    size_t len;
+    /* scratch, grown on demand, freed at the end of the chunk */
+    struct line *ln; int ln_cap;
+    int *hv, *h0; const char **hraw; long *wline; unsigned char *st; int w_cap;
+    struct sp_extra *ex; long *exline; int ex_cap;
+    struct sp_buf warn;
+    char msg[256];
+};
+
+static void grow_words(struct lp *L, int n)
+{
+    if (n <= L->w_cap) return;
+    int cap = L->w_cap ? L->w_cap : 256;
+    while (cap < n) cap *= 2;
+    L->hv = sp_xrealloc(L->hv, (size_t)cap * sizeof *L->hv);
+    L->h0 = sp_xrealloc(L->h0, (size_t)cap * sizeof *L->h0);
+    L->hraw = sp_xrealloc(L->hraw, (size_t)cap * sizeof *L->hraw);
+    L->wline = sp_xrealloc(L->wline, (size_t)cap * sizeof *L->wline);
+    L->st = sp_xrealloc(L->st, (size_t)cap);
+    L->w_cap = cap;
+}
+
+static void push_extra(struct lp *L, int n_ex, const struct sp_extra *e, long line)
+{
+    if (n_ex >= L->ex_cap) {
+        L->ex_cap = L->ex_cap ? L->ex_cap * 2 : 32;
+        L->ex = sp_xrealloc(L->ex, (size_t)L->ex_cap * sizeof *L->ex);
+        L->exline = sp_xrealloc(L->exline, (size_t)L->ex_cap * sizeof *L->exline);
+    }
+    L->ex[n_ex] = *e;
+    L->exline[n_ex] = line;
+}
+
+static void note(struct lp *L, const char *s)
+{
+    if (L->warn.len) sp_buf_put(&L->warn, "; ", 2);
+    sp_buf_puts(&L->warn, s);
+}
+
+/* Turn the item into a rejection; keeps line, sent_id, text and comments for the report. */
+static void reject(struct lp *L, struct ing_item *it, long line, const char *msg)
+{
+    struct sp_sentence keep = it->s;
+    memset(&it->s, 0, sizeof it->s);
+    it->s.line = keep.line;
+    it->s.sent_id = keep.sent_id;
+    it->s.text = keep.text;
+    it->s.comments = keep.comments;
+    it->error = sp_arena_strdup(&L->out->arena, msg);
+    it->error_line = line;
+}
+
+static int only_digits(const char *s, const char *e) {
+    if (s == e) return 0;
+    for (; s < e; s++) if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* digits [s,e) to int, saturating */
+static int to_int(const char *s, const char *e)
+{
+    long x = 0;
+    for (; s < e; s++) if (x < 1000000000L) x = x * 10 + (*s - '0');
+    return x > 1000000000L ? 1000000000 : (int)x;
+}
+
+/* "# key = value": value, or NULL when the comment is not that key */
+static char *meta_value(char *c, const char *key, size_t klen)
+{
+    c++;                                     /* '#' */
+    while (*c == ' ' || *c == '\t') c++;
+    if (strncmp(c, key, klen) != 0) return NULL;
+    c += klen;
+    if (*c != ' ' && *c != '\t' && *c != '=') return NULL;
+    while (*c == ' ' || *c == '\t') c++;
+    if (*c != '=') return NULL;
+    c++;
+    while (*c == ' ' || *c == '\t') c++;
+    return c;
+}
+
+static int blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+    return 1;
+}
+
+/* One sentence block: lines ln[0..nl), first file line `line0`, raw text raw[roff..roff+rlen). */
+static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rlen, int ws_end)
+{
+    struct sp_arena *A = &L->out->arena;
+    const int conllu = L->fmt == SP_FMT_CONLLU;
+
+    int n_tok = nl;
+    if (conllu) {
+        n_tok = 0;
+        for (int i = 0; i < nl; i++) n_tok += L->work[L->ln[i].off] != '#';
+        if (n_tok == 0) return;                      /* comment-only block: skipped (§2.1) */
+    }
+
+    struct ing_item *it = ing__new_item(L->out);
+    struct sp_sentence *s = &it->s;
+    it->raw = L->raw + roff;
+    it->raw_len = rlen;
+    s->line = line0;
+    L->warn.len = 0;
+
+    if (!ing__utf8_ok(L->raw + roff, rlen)) {
+        long bad = line0;
+        for (int i = 0; i < nl; i++)
+            if (!ing__utf8_ok(L->raw + L->ln[i].off, L->ln[i].len)) { bad = line0 + i; break; }
+        reject(L, it, bad, "invalid UTF-8 (expected UTF-8 text)");
+        return;
+    }
+
+    grow_words(L, n_tok);
+    const char **cols = sp_arena_alloc(A, (size_t)SP_NCOLS * (size_t)n_tok * sizeof *cols);
+    for (int c = 0; c < SP_NCOLS; c++) s->col[c] = cols + (size_t)c * (size_t)n_tok;
+    if (!conllu) {
+        /* .dp has FORM, POS, HEAD [, DEPREL]: the other columns share one "_" array */
+        const char **us = ing__underscores(L->out, n_tok);
+        s->col[SP_LEMMA] = s->col[SP_UPOS] = s->col[SP_FEATS] = s->col[SP_DEPS] = s->col[SP_MISC] = us;
+    }
+
+    int nw = 0, n_ex = 0, n_us = 0, n_com = 0;
+    size_t com_len = 0;
+    char *f[MAXF];
+    for (int li = 0; li < nl; li++) {
+        long line = line0 + li;
+        char *q = L->work + L->ln[li].off, *end = q + L->ln[li].len;
+        *end = 0;
+        if (conllu && *q == '#') {
+            char *v;
+            if ((v = meta_value(q, "sent_id", 7))) {
+                char *t = end;
+                while (t > v && (t[-1] == ' ' || t[-1] == '\t')) t--;
+                *t = 0;
+                s->sent_id = v;
+            } else if ((v = meta_value(q, "text", 4))) {
+                s->text = v;
+            }
+            n_com++;
+            com_len += L->ln[li].len + 1;
+            continue;
+        }
+        int nf = 0;
+        for (;;) {
+            char *t = memchr(q, '\t', (size_t)(end - q));
+            if (nf < MAXF) f[nf] = q;
+            nf++;
+            if (!t) break;
+            *t = 0;
+            q = t + 1;
+        }
+        int want = conllu ? 10 : 3;
+        if (nf != want && !(!conllu && nf == 4)) {
+            int most = conllu ? 10 : 4, least = conllu ? 7 : 3;
+            if (L->mode == SP_MODE_REPAIR && nf > most) {
+                snprintf(L->msg, sizeof L->msg, "line %ld: dropped %d extra field%s", line, nf - most,
+                         nf - most > 1 ? "s" : "");
+                note(L, L->msg);
+                s->warn |= SP_W_COLUMNS;
+                nf = most;
+            } else if (L->mode == SP_MODE_REPAIR && conllu && nf >= least) {
+                snprintf(L->msg, sizeof L->msg, "line %ld: padded %d missing field%s with _", line, 10 - nf,
+                         10 - nf > 1 ? "s" : "");
+                note(L, L->msg);
+                s->warn |= SP_W_COLUMNS;
+                for (; nf < 10; nf++) f[nf] = (char *)ing__underscore;
+            } else {
+                if (conllu)
+                    snprintf(L->msg, sizeof L->msg, "expected 10 tab-separated fields, got %d", nf);
+                else
+                    snprintf(L->msg, sizeof L->msg,
+                             "expected 3 or 4 tab-separated fields (FORM POS HEAD [DEPREL]), got %d", nf);
+                reject(L, it, line, L->msg);
+                return;
+            }
+        }
+        int i = nw;
+        if (conllu) {
+            const char *id = f[0], *p = id;
+            while (*p >= '0' && *p <= '9') p++;
+            if (p > id && *p == 0 && id[0] != '0') {
+                if (to_int(id, p) != nw + 1) {
+                    snprintf(L->msg, sizeof L->msg, "expected word ID %d, got %.40s", nw + 1, id);
+                    reject(L, it, line, L->msg);
+                    return;
+                }
+            } else if (p > id && (*p == '-' || *p == '.') && only_digits(p + 1, p + 1 + strlen(p + 1))) {
+                struct sp_extra e;
+                e.pos = nw;
+                e.line = sp_arena_strndup(A, L->raw + L->ln[li].off, L->ln[li].len);
+                if (*p == '-') {
+                    e.kind = SP_EXTRA_MWT;
+                    e.first = to_int(id, p) - 1;
+                    e.last = to_int(p + 1, p + 1 + strlen(p + 1)) - 1;
+                } else {
+                    e.kind = SP_EXTRA_EMPTY;
+                    e.first = e.last = -1;
+                }
+                push_extra(L, n_ex++, &e, line);
+                continue;
+            } else {
+                snprintf(L->msg, sizeof L->msg, "expected word ID %d, got %.40s", nw + 1, id);
+                reject(L, it, line, L->msg);
+                return;
+            }
+            s->col[SP_FORM][i] = f[1];
+            s->col[SP_LEMMA][i] = f[2];
+            s->col[SP_UPOS][i] = f[3];
+            s->col[SP_XPOS][i] = f[4];
+            s->col[SP_FEATS][i] = f[5];
+            s->col[SP_DEPREL][i] = f[7];
+            s->col[SP_DEPS][i] = f[8];
+            s->col[SP_MISC][i] = f[9];
+            L->hraw[i] = f[6];
+        } else {
+            s->col[SP_FORM][i] = f[0];
+            s->col[SP_XPOS][i] = f[1];
+            s->col[SP_DEPREL][i] = nf >= 4 ? f[3] : ing__underscore;
+            L->hraw[i] = f[2];
+        }
+        n_us += ing__head_value(L->hraw[i], &L->hv[i]);
+        L->wline[i] = line;
+        nw++;
+    }
+    s->n = nw;
+
+    if (n_com) {
+        /* every comment line verbatim, '\n'-separated, from the pristine copy */
+        char *c = sp_arena_alloc(A, com_len), *o = c;
+        for (int li = 0; li < nl; li++) {
+            if (L->raw[L->ln[li].off] != '#') continue;
+            if (o > c) *o++ = '\n';
+            memcpy(o, L->raw + L->ln[li].off, L->ln[li].len);
+            o += L->ln[li].len;
+        }
+        *o = 0;
+        s->comments = c;
+    }
+
+    if (nw == 0) {
+        reject(L, it, line0, "no word lines (expected at least one line with an integer ID)");
+        return;
+    }
+    if (L->mode == SP_MODE_STRICT && ws_end) {
+        reject(L, it, line0 + nl, "whitespace-only line (expected an empty line between sentences)");
+        return;
+    }
+
+    /* MWT ranges must lie in 1..n with a < b; others are dropped in every mode */
+    if (n_ex) {
+        struct sp_extra *ex = sp_arena_alloc(A, (size_t)n_ex * sizeof *ex);
+        int k = 0;
+        for (int j = 0; j < n_ex; j++) {
+            struct sp_extra *e = &L->ex[j];
+            if (e->kind == SP_EXTRA_MWT && (e->first < 0 || e->last >= nw || e->first >= e->last)) {
+                snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (range outside 1..%d or not a<b)",
+                         L->exline[j], (int)strcspn(e->line, "\t"), e->line, nw);
+                note(L, L->msg);
+                s->warn |= SP_W_MWT;
+                continue;
+            }
+            ex[k++] = *e;
+        }
+        s->n_extra = k;
+        s->extra = k ? ex : NULL;
+    }
+
+    /* HEADs: all "_" = no dependency tree; otherwise validate (or repair) */
+    if (n_us == nw) {
+        s->head = NULL;
+    } else {
+        if (L->mode != SP_MODE_REPAIR) {
+            int k = ing__heads_problem(nw, L->hv, L->hraw, L->st, L->msg, sizeof L->msg);
+            if (k) {
+                reject(L, it, k <= nw ? L->wline[k - 1] : line0, L->msg);
+                return;
+            }
+        } else {
+            memcpy(L->h0, L->hv, (size_t)nw * sizeof *L->hv);
+            unsigned w = ing_repair_heads(nw, L->hv);
+            if (w) {
+                struct sp_buf *b = &L->warn;
+                if (b->len) sp_buf_put(b, "; ", 2);
+                const char *what[3];
+                int nwhat = 0;
+                if (w & SP_W_BADHEAD) what[nwhat++] = "bad HEAD";
+                if (w & SP_W_MULTIROOT) what[nwhat++] = "several roots";
+                if (w & SP_W_CYCLE) what[nwhat++] = "cycle";
+                sp_buf_puts(b, "repaired HEADs (");
+                for (int j = 0; j < nwhat; j++) sp_buf_printf(b, "%s%s", j ? ", " : "", what[j]);
+                sp_buf_puts(b, "):");
+                int shown = 0, changed = 0;
+                for (int k = 0; k < nw; k++) {
+                    if (L->hv[k] == L->h0[k] && L->h0[k] >= 0) continue;
+                    changed++;
+                    if (shown < 10) {
+                        sp_buf_printf(b, "%s word %d %.20s->%d", shown ? "," : "", k + 1, L->hraw[k], L->hv[k]);
+                        shown++;
+                    }
+                }
+                if (changed > shown) sp_buf_printf(b, ", and %d more", changed - shown);
+                s->warn |= w;
+            }
+        }
+        int *h = sp_arena_alloc(A, (size_t)nw * sizeof *h);
+        for (int k = 0; k < nw; k++) h[k] = L->hv[k] - 1;
+        s->head = h;
+    }
+    if (L->warn.len) s->warnings = sp_arena_strndup(A, L->warn.p, L->warn.len);
+}
+
+int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
+                     long first_line, struct ing_batch *out, char *err, size_t errlen)
+{
+    struct lp L;
+    memset(&L, 0, sizeof L);
+    L.fmt = fmt;
+    L.mode = mode;
+    L.out = out;
+    L.len = len;
+    char *raw = sp_arena_alloc(&out->arena, len + 1);
+    memcpy(raw, buf, len);
+    L.raw = raw;
+    L.work = sp_arena_alloc(&out->arena, len + 1);
+    memcpy(L.work, buf, len);
+
+    char *w = L.work;
+    size_t p = 0;
+    long line = first_line;
+    while (p < len) {
+        const char *nl = memchr(w + p, '\n', len - p);
+        size_t e = nl ? (size_t)(nl - w) : len;
+        if (blank(w + p, e - p)) { p = e + 1; line++; continue; }
+        /* a sentence block: lines up to the next blank line or the end of the chunk */
+        size_t start = p, rend;
+        long line0 = line;
+        int n = 0, ws_end = 0;
+        for (;;) {
+            size_t clen = e - p;
+            if (clen && w[p + clen - 1] == '\r') clen--;
+            if (blank(w + p, clen)) { ws_end = clen > 0; break; }
+            if (n == L.ln_cap) {
+                L.ln_cap = L.ln_cap ? L.ln_cap * 2 : 256;
+                L.ln = sp_xrealloc(L.ln, (size_t)L.ln_cap * sizeof *L.ln);
+            }
+            L.ln[n].off = p;
+            L.ln[n].len = clen;
+            n++;
+            line++;
+            p = e < len ? e + 1 : len;
+            if (p >= len) break;
+            nl = memchr(w + p, '\n', len - p);
+            e = nl ? (size_t)(nl - w) : len;
+        }
+        rend = p;                                    /* raw text ends after the last line's '\n' */
+        parse_block(&L, n, line0, start, rend - start, ws_end);
+        if (p < len) { p = e + 1; line++; }          /* the blank line */
+    }
+
+    free(L.ln); free(L.hv); free(L.h0); free(L.hraw); free(L.wline); free(L.st);
+    free(L.ex); free(L.exline);
+    sp_buf_free(&L.warn);
+    (void)err; (void)errlen;
+    return SP_OK;
+}

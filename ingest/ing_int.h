@@ -1,0 +1,36 @@
+/* ingest/ing_int.h — helpers shared by the readers of this folder only (not a public interface). */
+#ifndef ING_INT_H
+#define ING_INT_H
+
+#include <stddef.h>
+
+#include "ingest/ingest.h"
+
+/* A new, zeroed item at the end of the batch. */
+struct ing_item *ing__new_item(struct ing_batch *b);
+
+/* UTF-8 validity (same rules as sp_utf8_valid) with a word-at-a-time ASCII fast path. */
+int ing__utf8_ok(const char *s, size_t n);
+
+/* The first problem of 1-based heads h[0..n) in the order of SPEC §2.1 (bad values, then roots,
+ * then cycles), written to msg. hraw (may be NULL) holds the HEAD strings as in the file, for
+ * messages. st is scratch of n bytes. Returns 0 when the heads form one tree, else the 1-based
+ * word the problem is at (n + 1 when it belongs to no word, e.g. "no root"). */
+int ing__heads_problem(int n, const int *h, const char *const *hraw, unsigned char *st,
+                       char *msg, size_t cap);
+
+/* Parse an integer HEAD field: sets *v (1-based; -1 for non-integers and negatives; large values
+ * saturate above any n) and returns 1 if the field is "_". */
+int ing__head_value(const char *f, int *v);
+
+/* One "_" string and a growing array of n pointers to it, shared by columns a format lacks. */
+extern const char ing__underscore[];
+const char **ing__underscores(struct ing_batch *b, int n);
+
+/* Readers, one per format (ingest.c dispatches). */
+int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
+                     long first_line, struct ing_batch *out, char *err, size_t errlen);
+int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_line,
+                   struct ing_batch *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,531 @@
+/* probes/senteval.c — SentEval's probing protocol on arrays (see senteval.h), with the
+ * majority and control-task baselines and the per-class report.
+ *
+ * Ownership in the JSON writer: jansson's *_new values are stolen by json_object_set_new /
+ * json_array_append_new, so only the root is decref'd by the caller. */
+#include "probes/senteval.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- labels -> classes (§1.2) ---- */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static int find_class(const char **names, int k, const char *s)
+{
+    int lo = 0, hi = k - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2, c = strcmp(s, names[mid]);
+        if (!c) return mid;
+        if (c < 0) hi = mid - 1; else lo = mid + 1;
+    }
+    return -1;
+}
+
+int prb_label_map(int n, const char *const *labels, const unsigned char *split, int *y_out,
+                  int *k_out, const char ***names_out, int *bad_row, char *err, size_t errlen)
+{
+    const char **tmp = sp_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
+    int nt = 0;
+    for (int i = 0; i < n; i++) if (split[i] == PRB_SPLIT_TRAIN) tmp[nt++] = labels[i];
+    if (nt == 0) {
+        free(tmp);
+        snprintf(err, errlen, "no training instances (partition tr)");
+        if (bad_row) *bad_row = -1;
+        return SP_EPARSE;
+    }
+    qsort(tmp, (size_t)nt, sizeof *tmp, cmp_str);       /* strcmp = byte-wise order */
+    int k = 0;
+    for (int i = 0; i < nt; i++) if (k == 0 || strcmp(tmp[i], tmp[k - 1])) tmp[k++] = tmp[i];
+    for (int i = 0; i < n; i++) {
+        int c = find_class(tmp, k, labels[i]);
+        if (c < 0) {
+            snprintf(err, errlen, "label '%s' of a %s instance does not occur in the training partition", labels[i],
+                     split[i] == PRB_SPLIT_DEV ? "dev" : "test");
+            if (bad_row) *bad_row = i;
+            free(tmp);
+            return SP_EPARSE;
+        }
+        y_out[i] = c;
+    }
+    *k_out = k;
+    *names_out = tmp;
+    return SP_OK;
+}
+
+/* ---- presets ---- */
+
+int prb_protocol_preset(struct prb_protocol *p, const char *name, enum prb_clf_kind kind)
+{
+    memset(p, 0, sizeof *p);
+    prb_train_cfg_default(&p->train);
+    if (!strcmp(name, "senteval-default")) {
+        p->preset = "senteval-default";
+    } else if (!strcmp(name, "senteval-fast")) {
+        /* README "prototyping config": rmsprop (PyTorch defaults, lr 0.01), batch 128, tenacity 3, epoch_size 2 */
+        p->preset = "senteval-fast";
+        p->train.optim.kind = PRB_OPT_RMSPROP;
+        p->train.optim.lr = 1e-2;
+        p->train.batch_size = 128;
+        p->train.tenacity = 3;
+        p->train.epoch_size = 2;
+    } else {
+        return -1;
+    }
+    p->classifier = kind;
+    p->n_l2 = 4;
+    for (int t = 0; t < 4; t++) p->l2[t] = pow(10.0, -5 + t);   /* 10**t, t = -5..-2 */
+    if (kind == PRB_MLP) {
+        p->n_nhid = 3; p->nhid[0] = 50; p->nhid[1] = 100; p->nhid[2] = 200;
+        p->n_dropout = 3; p->dropout[0] = 0.0; p->dropout[1] = 0.1; p->dropout[2] = 0.2;
+    } else {
+        p->n_nhid = 1; p->nhid[0] = 0;
+        p->n_dropout = 1; p->dropout[0] = 0.0;
+    }
+    p->control = 1;
+    p->control_seed = p->train.seed;
+    return 0;
+}
+
+/* ---- helpers ---- */
+
+double prb_round_pct(double acc)
+{
+    /* printf's %.2f rounds the exact binary value correctly (ties to even), as Python's round() */
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.2f", 100.0 * acc);
+    return strtod(buf, NULL);
+}
+
+int prb_select_first_max(const double *v, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++) if (v[i] > v[best]) best = i;
+    return best;
+}
+
+static int is_word_content(const char *task)
+{
+    if (!task) return 0;
+    const char *b = strrchr(task, '/');
+    b = b ? b + 1 : task;
+    return !strncmp(b, "word_content", 12) || !strcmp(b, "WordContent") || !strcmp(b, "WC");
+}
+
+struct split_rows { int *tr, *dv, *te; int ntr, ndv, nte; };
+
+static void rows_by_split(const struct prb_dataset *ds, struct split_rows *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t n = (size_t)(ds->n > 0 ? ds->n : 1);
+    s->tr = sp_xmalloc(n * sizeof(int));
+    s->dv = sp_xmalloc(n * sizeof(int));
+    s->te = sp_xmalloc(n * sizeof(int));
+    for (int i = 0; i < ds->n; i++) {
+        if (ds->split[i] == PRB_SPLIT_TRAIN) s->tr[s->ntr++] = i;
+        else if (ds->split[i] == PRB_SPLIT_DEV) s->dv[s->ndv++] = i;
+        else s->te[s->nte++] = i;
+    }
+}
+
+static void rows_free(struct split_rows *s) { free(s->tr); free(s->dv); free(s->te); }
+
+static double acc_of(const int *pred, const int *y, const int *rows, int n)
+{
+    if (n <= 0) return NAN;
+    long ok = 0;
+    for (int i = 0; i < n; i++) ok += pred[i] == y[rows[i]];
+    return (double)ok / n;
+}
+
+/* ---- the protocol ---- */
+
+int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
+                     char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = sp_now();
+    if (ds->n < 1 || ds->d < 1 || ds->k < 1) { snprintf(err, errlen, "empty data set"); return SP_EUSAGE; }
+    for (int i = 0; i < ds->n; i++) {
+        if (ds->y[i] < 0 || ds->y[i] >= ds->k) { snprintf(err, errlen, "row %d: class %d out of range", i, ds->y[i]); return SP_EUSAGE; }
+        if (ds->split[i] > PRB_SPLIT_TEST) { snprintf(err, errlen, "row %d: bad split %d", i, ds->split[i]); return SP_EUSAGE; }
+    }
+    struct split_rows s;
+    rows_by_split(ds, &s);
+    if (s.ntr == 0 || s.ndv == 0) {
+        snprintf(err, errlen, "the protocol needs training and dev instances (have %d train, %d dev)", s.ntr, s.ndv);
+        rows_free(&s);
+        return SP_EUSAGE;
+    }
+    snprintf(r->task, sizeof r->task, "%s", ds->task ? ds->task : "");
+    snprintf(r->preset, sizeof r->preset, "%s", p->preset ? p->preset : "custom");
+    r->n_train = s.ntr; r->n_dev = s.ndv; r->n_test = s.nte;
+    r->d = ds->d; r->k = ds->k;
+    r->class_names = ds->class_names;
+    r->classifier = p->classifier;
+    r->seed = p->train.seed;
+    r->threads = p->train.threads;
+
+    int n_nhid = p->n_nhid, n_drop = p->n_dropout;
+    const int *nhid = p->nhid;
+    static const int zero_nhid[1] = { 0 };
+    static const double zero_drop[1] = { 0.0 };
+    const double *drop = p->dropout;
+    if (p->classifier == PRB_LOGREG || n_nhid < 1) { n_nhid = 1; nhid = zero_nhid; n_drop = 1; drop = zero_drop; }
+    else if (is_word_content(ds->task)) {
+        /* §1.6: SentEval silently switches WordContent to logistic regression; we say so */
+        r->wc_forced_logreg = 1;
+        if (p->verbose) fprintf(stderr, "probe: %s is WordContent: using logistic regression (SentEval §1.6)\n", ds->task);
+        n_nhid = 1; nhid = zero_nhid; n_drop = 1; drop = zero_drop;
+    }
+    if (n_drop < 1) { n_drop = 1; drop = zero_drop; }
+    int nl2 = p->n_l2 > 0 ? p->n_l2 : 1;
+    double l2_noreg[1] = { 1e-9 };
+    const double *l2 = p->n_l2 > 0 ? p->l2 : l2_noreg;
+
+    r->n_fits = n_nhid * n_drop * nl2;
+    r->fits = sp_xcalloc((size_t)r->n_fits, sizeof *r->fits);
+    double *cell_dev = sp_xmalloc((size_t)(n_nhid * n_drop) * sizeof(double));
+    int *cell_l2 = sp_xmalloc((size_t)(n_nhid * n_drop) * sizeof(int));
+    double *l2dev = sp_xmalloc((size_t)nl2 * sizeof(double));
+
+    /* Selected model: we keep the parameters of the best fit instead of re-fitting (§1.5). */
+    struct prb_clf best;
+    int have_best = 0, best_cell = -1, fi = 0;
+    struct prb_fit_info best_info = { 0 };
+    for (int a = 0; a < n_nhid; a++)
+        for (int b = 0; b < n_drop; b++) {
+            int cell = a * n_drop + b;
+            struct prb_clf cand;
+            int have_cand = 0;
+            struct prb_fit_info cand_info = { 0 };
+            for (int t = 0; t < nl2; t++) {
+                struct prb_train_cfg tc = p->train;
+                tc.nhid = nhid[a];
+                tc.dropout = nhid[a] ? drop[b] : 0.0;
+                tc.l2 = l2[t];
+                struct prb_clf c;
+                double f0 = sp_now();
+                if (prb_clf_init(&c, ds->d, ds->k, &tc)) {
+                    snprintf(err, errlen, "bad classifier settings (nhid %d, dropout %g, l2 %g)", tc.nhid, tc.dropout, tc.l2);
+                    goto fail;
+                }
+                struct prb_fit_info info;
+                prb_clf_fit(&c, ds->X, ds->y, s.tr, s.ntr, s.dv, s.ndv, &info);
+                struct prb_fit_rec *fr = &r->fits[fi++];
+                fr->nhid = tc.nhid; fr->dropout = tc.dropout; fr->l2 = tc.l2;
+                fr->dev = prb_round_pct(info.best_dev);
+                fr->info = info;
+                fr->seconds = sp_now() - f0;
+                r->example_passes += (long)info.passes * s.ntr;
+                l2dev[t] = fr->dev;
+                if (p->verbose)
+                    fprintf(stderr, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)\n",
+                            tc.nhid, tc.dropout, tc.l2, fr->dev, info.nevals, info.passes, fr->seconds);
+                /* keep the model of the first maximum of this cell's l2 row so far */
+                int sel = prb_select_first_max(l2dev, t + 1);
+                if (sel == t) {
+                    if (have_cand) prb_clf_free(&cand);
+                    cand = c;
+                    have_cand = 1;
+                    cand_info = info;
+                } else {
+                    prb_clf_free(&c);
+                }
+            }
+            cell_l2[cell] = prb_select_first_max(l2dev, nl2);
+            cell_dev[cell] = l2dev[cell_l2[cell]];
+            if (best_cell < 0 || cell_dev[cell] > cell_dev[best_cell]) {
+                if (have_best) prb_clf_free(&best);
+                best = cand;
+                have_best = 1;
+                best_cell = cell;
+                best_info = cand_info;
+            } else {
+                prb_clf_free(&cand);
+            }
+        }
+
+    {
+        int a = best_cell / n_drop, b = best_cell % n_drop;
+        r->nhid = nhid[a];
+        r->dropout = nhid[a] ? drop[b] : 0.0;
+        r->l2 = l2[cell_l2[best_cell]];
+        r->train = p->train;
+        r->train.nhid = r->nhid; r->train.dropout = r->dropout; r->train.l2 = r->l2;
+        r->fit = best_info;
+        r->dev_exact = best_info.best_dev;
+        r->devacc = prb_round_pct(best_info.best_dev);
+
+        int *pred = sp_xmalloc((size_t)(s.nte > s.ndv ? s.nte : s.ndv) * sizeof(int) + sizeof(int));
+        const int *mrows = s.nte ? s.te : s.dv;
+        int mn = s.nte ? s.nte : s.ndv;
+        if (s.nte) {
+            prb_clf_predict(&best, ds->X, s.te, s.nte, pred);
+            r->test_exact = acc_of(pred, ds->y, s.te, s.nte);
+            r->testacc = prb_round_pct(r->test_exact);
+        } else {
+            prb_clf_predict(&best, ds->X, s.dv, s.ndv, pred);
+            r->test_exact = NAN;
+            r->testacc = NAN;
+        }
+        /* per-class metrics and confusion on the evaluation split */
+        int K = ds->k;
+        r->metrics_split = s.nte ? "test" : "dev";
+        r->per_class = sp_xcalloc((size_t)K, sizeof *r->per_class);
+        r->confusion = sp_xcalloc((size_t)K * K, sizeof(long));
+        for (int i = 0; i < mn; i++) {
+            int g = ds->y[mrows[i]], q = pred[i];
+            r->confusion[(size_t)g * K + q]++;
+            r->per_class[g].support++;
+            r->per_class[q].predicted++;
+            if (g == q) r->per_class[g].correct++;
+        }
+        double f1sum = 0;
+        for (int k = 0; k < K; k++) {
+            struct prb_class_metrics *m = &r->per_class[k];
+            m->precision = m->predicted ? (double)m->correct / m->predicted : 0.0;
+            m->recall = m->support ? (double)m->correct / m->support : 0.0;
+            m->f1 = m->precision + m->recall > 0 ? 2 * m->precision * m->recall / (m->precision + m->recall) : 0.0;
+            f1sum += m->f1;
+        }
+        r->macro_f1 = f1sum / K;
+        free(pred);
+        prb_clf_free(&best);
+        have_best = 0;
+    }
+
+    /* majority class of the training partition */
+    {
+        long *cnt = sp_xcalloc((size_t)ds->k, sizeof(long));
+        for (int i = 0; i < s.ntr; i++) cnt[ds->y[s.tr[i]]]++;
+        int mc = 0;
+        for (int k = 1; k < ds->k; k++) if (cnt[k] > cnt[mc]) mc = k;
+        r->majority_class = mc;
+        long ok = 0;
+        for (int i = 0; i < s.ndv; i++) ok += ds->y[s.dv[i]] == mc;
+        r->majority_dev = prb_round_pct((double)ok / s.ndv);
+        ok = 0;
+        for (int i = 0; i < s.nte; i++) ok += ds->y[s.te[i]] == mc;
+        r->majority_test = s.nte ? prb_round_pct((double)ok / s.nte) : NAN;
+        free(cnt);
+    }
+
+    /* control task: labels shuffled within each partition (Fisher-Yates, recorded seed) */
+    r->control = p->control;
+    r->control_seed = p->control_seed;
+    r->control_dev = r->control_test = r->selectivity = NAN;
+    if (p->control) {
+        int *yc = sp_xmalloc((size_t)ds->n * sizeof(int));
+        memcpy(yc, ds->y, (size_t)ds->n * sizeof(int));
+        struct sp_rng rng;
+        sp_rng_seed(&rng, p->control_seed);
+        const int *part[3] = { s.tr, s.dv, s.te };
+        int np[3] = { s.ntr, s.ndv, s.nte };
+        for (int q = 0; q < 3; q++)
+            for (int i = np[q] - 1; i > 0; i--) {
+                int j = (int)sp_rng_below(&rng, (uint64_t)i + 1);
+                int t = yc[part[q][i]]; yc[part[q][i]] = yc[part[q][j]]; yc[part[q][j]] = t;
+            }
+        struct prb_clf c;
+        double f0 = sp_now();
+        prb_clf_init(&c, ds->d, ds->k, &r->train);
+        struct prb_fit_info info;
+        prb_clf_fit(&c, ds->X, yc, s.tr, s.ntr, s.dv, s.ndv, &info);
+        r->example_passes += (long)info.passes * s.ntr;
+        r->control_dev = prb_round_pct(info.best_dev);
+        if (s.nte) {
+            r->control_test = prb_round_pct(prb_clf_accuracy(&c, ds->X, yc, s.te, s.nte));
+            r->selectivity = r->testacc - r->control_test;
+        } else {
+            r->selectivity = r->devacc - r->control_dev;
+        }
+        if (p->verbose)
+            fprintf(stderr, "probe: control task (seed %llu): dev %.2f (%d evaluations, %.1fs)\n",
+                    (unsigned long long)p->control_seed, r->control_dev, info.nevals, sp_now() - f0);
+        prb_clf_free(&c);
+        free(yc);
+    }
+
+    free(cell_dev); free(cell_l2); free(l2dev);
+    rows_free(&s);
+    r->seconds = sp_now() - t0;
+    return SP_OK;
+fail:
+    if (have_best) prb_clf_free(&best);
+    free(cell_dev); free(cell_l2); free(l2dev);
+    rows_free(&s);
+    prb_result_free(r);
+    return SP_EUSAGE;
+}
+
+void prb_result_free(struct prb_result *r)
+{
+    free(r->fits);
+    free(r->per_class);
+    free(r->confusion);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- output ---- */
+
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+static const char *optim_name(enum prb_optim_kind k)
+{
+    return k == PRB_OPT_ADAM ? "adam" : k == PRB_OPT_RMSPROP ? "rmsprop" : "sgd";
+}
+
+json_t *prb_result_json(const struct prb_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "task", json_string(r->task));
+    json_object_set_new(o, "protocol", json_string("senteval"));
+    json_object_set_new(o, "preset", json_string(r->preset));
+    json_object_set_new(o, "classifier", json_string(r->classifier == PRB_MLP ? "mlp" : "logreg"));
+    if (r->wc_forced_logreg) json_object_set_new(o, "wc_forced_logreg", json_true());
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "threads", json_integer(r->threads));
+    json_object_set_new(o, "ntrain", json_integer(r->n_train));
+    json_object_set_new(o, "ndev", json_integer(r->n_dev));
+    json_object_set_new(o, "ntest", json_integer(r->n_test));
+    json_object_set_new(o, "dim", json_integer(r->d));
+    json_object_set_new(o, "nclasses", json_integer(r->k));
+    json_t *cls = json_array();
+    for (int k = 0; k < r->k; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", k);
+        json_array_append_new(cls, json_string(r->class_names ? r->class_names[k] : buf));
+    }
+    json_object_set_new(o, "classes", cls);
+    json_object_set_new(o, "devacc", json_real(r->devacc));
+    json_object_set_new(o, "acc", num_or_null(r->testacc));
+
+    json_t *hp = json_object();
+    json_object_set_new(hp, "nhid", json_integer(r->nhid));
+    json_object_set_new(hp, "dropout", json_real(r->dropout));
+    json_object_set_new(hp, "l2reg", json_real(r->l2));
+    json_object_set_new(hp, "optim", json_string(optim_name(r->train.optim.kind)));
+    json_object_set_new(hp, "lr", json_real(r->train.optim.lr));
+    json_object_set_new(hp, "batch_size", json_integer(r->train.batch_size));
+    json_object_set_new(hp, "tenacity", json_integer(r->train.tenacity));
+    json_object_set_new(hp, "epoch_size", json_integer(r->train.epoch_size));
+    json_object_set_new(hp, "max_epoch", json_integer(r->train.max_epoch));
+    json_object_set_new(hp, "evaluations", json_integer(r->fit.nevals));
+    json_object_set_new(hp, "passes", json_integer(r->fit.passes));
+    json_object_set_new(hp, "best_evaluation", json_integer(r->fit.best_eval));
+    json_object_set_new(hp, "early_stopped", json_boolean(r->fit.early_stopped));
+    json_object_set_new(o, "chosen", hp);
+
+    json_t *grid = json_array();
+    for (int i = 0; i < r->n_fits; i++) {
+        const struct prb_fit_rec *f = &r->fits[i];
+        json_t *g = json_object();
+        json_object_set_new(g, "nhid", json_integer(f->nhid));
+        json_object_set_new(g, "dropout", json_real(f->dropout));
+        json_object_set_new(g, "l2reg", json_real(f->l2));
+        json_object_set_new(g, "devacc", json_real(f->dev));
+        json_object_set_new(g, "evaluations", json_integer(f->info.nevals));
+        json_object_set_new(g, "passes", json_integer(f->info.passes));
+        json_object_set_new(g, "early_stopped", json_boolean(f->info.early_stopped));
+        json_object_set_new(g, "seconds", json_real(f->seconds));
+        json_array_append_new(grid, g);
+    }
+    json_object_set_new(o, "grid", grid);
+
+    json_t *bl = json_object();
+    json_t *maj = json_object();
+    json_object_set_new(maj, "class", json_string(r->class_names ? r->class_names[r->majority_class] : ""));
+    json_object_set_new(maj, "devacc", json_real(r->majority_dev));
+    json_object_set_new(maj, "acc", num_or_null(r->majority_test));
+    json_object_set_new(bl, "majority", maj);
+    if (r->control) {
+        json_t *ct = json_object();
+        json_object_set_new(ct, "kind", json_string("labels shuffled within each partition"));
+        json_object_set_new(ct, "seed", json_integer((json_int_t)r->control_seed));
+        json_object_set_new(ct, "devacc", json_real(r->control_dev));
+        json_object_set_new(ct, "acc", num_or_null(r->control_test));
+        json_object_set_new(ct, "selectivity", num_or_null(r->selectivity));
+        json_object_set_new(bl, "control", ct);
+    }
+    json_object_set_new(o, "baselines", bl);
+
+    json_t *pc = json_array();
+    for (int k = 0; k < r->k; k++) {
+        const struct prb_class_metrics *m = &r->per_class[k];
+        json_t *c = json_object();
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", k);
+        json_object_set_new(c, "class", json_string(r->class_names ? r->class_names[k] : buf));
+        json_object_set_new(c, "precision", json_real(m->precision));
+        json_object_set_new(c, "recall", json_real(m->recall));
+        json_object_set_new(c, "f1", json_real(m->f1));
+        json_object_set_new(c, "support", json_integer(m->support));
+        json_array_append_new(pc, c);
+    }
+    json_t *met = json_object();
+    json_object_set_new(met, "split", json_string(r->metrics_split));
+    json_object_set_new(met, "per_class", pc);
+    json_object_set_new(met, "macro_f1", json_real(r->macro_f1));
+    json_t *cm = json_array();
+    for (int g = 0; g < r->k; g++) {
+        json_t *row = json_array();
+        for (int q = 0; q < r->k; q++) json_array_append_new(row, json_integer(r->confusion[(size_t)g * r->k + q]));
+        json_array_append_new(cm, row);
+    }
+    json_object_set_new(met, "confusion", cm);
+    json_object_set_new(o, "metrics", met);
+    json_object_set_new(o, "seconds", json_real(r->seconds));
+    json_object_set_new(o, "example_passes", json_integer(r->example_passes));
+    return o;
+}
+
+void prb_result_print(FILE *f, const struct prb_result *r)
+{
+    fprintf(f, "task %s: %d train, %d dev, %d test, dim %d, %d classes\n", r->task[0] ? r->task : "(arrays)",
+            r->n_train, r->n_dev, r->n_test, r->d, r->k);
+    fprintf(f, "protocol senteval, preset %s, classifier %s%s, seed %llu\n", r->preset,
+            r->classifier == PRB_MLP ? "mlp" : "logreg", r->wc_forced_logreg ? " (WordContent: logreg)" : "",
+            (unsigned long long)r->seed);
+    fprintf(f, "chosen: nhid %d, dropout %.1f, l2reg %g (%s, %d evaluations, %d passes, %s)\n", r->nhid, r->dropout,
+            r->l2, optim_name(r->train.optim.kind), r->fit.nevals, r->fit.passes,
+            r->fit.early_stopped ? "stopped by tenacity" : "max_epoch reached");
+    if (isnan(r->testacc)) fprintf(f, "devacc %.2f  acc (test) n/a\n", r->devacc);
+    else fprintf(f, "devacc %.2f  acc (test) %.2f\n", r->devacc, r->testacc);
+    fprintf(f, "majority (%s): dev %.2f", r->class_names ? r->class_names[r->majority_class] : "?", r->majority_dev);
+    if (!isnan(r->majority_test)) fprintf(f, ", test %.2f", r->majority_test);
+    fputc('\n', f);
+    if (r->control) {
+        fprintf(f, "control (shuffled labels, seed %llu): dev %.2f", (unsigned long long)r->control_seed, r->control_dev);
+        if (!isnan(r->control_test)) fprintf(f, ", test %.2f", r->control_test);
+        fprintf(f, "; selectivity %.2f\n", r->selectivity);
+    }
+    fprintf(f, "grid:");
+    for (int i = 0; i < r->n_fits; i++) {
+        const struct prb_fit_rec *g = &r->fits[i];
+        if (r->classifier == PRB_MLP && !r->wc_forced_logreg) fprintf(f, "%s h%d/p%.1f/l2 %g: %.2f", i ? "," : "", g->nhid, g->dropout, g->l2, g->dev);
+        else fprintf(f, "%s l2 %g: %.2f", i ? "," : "", g->l2, g->dev);
+    }
+    fputc('\n', f);
+    fprintf(f, "per class (%s):\n  %-16s %9s %9s %9s %8s\n", r->metrics_split, "class", "precision", "recall", "f1", "support");
+    for (int k = 0; k < r->k; k++) {
+        const struct prb_class_metrics *m = &r->per_class[k];
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", k);
+        fprintf(f, "  %-16s %9.4f %9.4f %9.4f %8ld\n", r->class_names ? r->class_names[k] : buf, m->precision,
+                m->recall, m->f1, m->support);
+    }
+    fprintf(f, "  macro F1 %.4f\n", r->macro_f1);
+    if (r->k <= 20) {
+        fprintf(f, "confusion (%s; rows gold, columns predicted):\n", r->metrics_split);
+        for (int g = 0; g < r->k; g++) {
+            fprintf(f, " ");
+            for (int q = 0; q < r->k; q++) fprintf(f, " %6ld", r->confusion[(size_t)g * r->k + q]);
+            fputc('\n', f);
+        }
+    } else {
+        fprintf(f, "confusion matrix: %d x %d, in the JSON output\n", r->k, r->k);
+    }
+    fprintf(f, "time %.2fs\n", r->seconds);
+}
