@@ -2,11 +2,17 @@
  * or a store corpus (SPEC-probing §2), and write them as SentEval files.
  *
  *   synprobe tasks build (--corpus-files FILE|DIR... | --db DB --corpus C) [--tasks LIST]
- *                        [--seed N] [--out DIR] [--json] [tuning options]
+ *                        [--seed N] [--out DIR] [--json] [--prefix P] [--replace] [tuning options]
+ *   synprobe tasks import --db DB --name T FILE
+ *   synprobe tasks export --db DB --name T [--format senteval] [--out FILE]
+ *   synprobe tasks list --db DB
  *
  * The derivation itself is probes/tasks.c (a pure function of sentences + seed); this file only
  * collects sentences, writes one file per built task plus tasks.json (the summary, seed and
- * options included), and prints the summary. */
+ * options included), and prints the summary. With --db the built tasks are also stored (tables
+ * task, task_item; store/tasks.h). import/export move SentEval files in and out of the store
+ * byte for byte: what the reader keeps beyond the items (BOM, stripped trailing whitespace, a
+ * missing final newline) goes into the task's params JSON, middle fields into task_item.extra. */
 #include <errno.h>
 #include <jansson.h>
 #include <dirent.h>
@@ -16,8 +22,10 @@
 
 #include "common/sp.h"
 #include "daemon/cli.h"
+#include "ingest/senteval.h"
 #include "probes/tasks.h"
 #include "store/store.h"
+#include "store/tasks.h"
 
 static void usage(FILE *f)
 {
@@ -43,6 +51,12 @@ static void usage(FILE *f)
           "  --depth LO-HI        TreeDepth classes (7-10)\n"
           "  --topconst-nopunct   TopConst-nopunct variant\n"
           "  --topconst-min N     TopConst: training items a class needs (30)\n"
+          "  --prefix P           with --db: store each built task as P<task name>\n"
+          "  --replace            with --db: replace stored tasks of the same name\n"
+          "\n"
+          "synprobe tasks import --db DB --name T FILE     store a SentEval file as task T\n"
+          "synprobe tasks export --db DB --name T [--format senteval] [--out FILE]\n"
+          "synprobe tasks list --db DB                     stored tasks: name, kind, items per split\n"
           "Exit: 0 ok (skipped tasks included), 1 bad input, 2 usage.\n", f);
 }
 
@@ -175,18 +189,15 @@ static int write_out(const char *dir, const struct prb_taskset *ts, json_t *summ
     return 0;
 }
 
-/* sentences of a store corpus, deep-copied (rows are only valid until the next one) */
-static int load_db(const char *db_path, const char *corpus, struct sp_arena *a, struct sp_sentence **out,
-                   int *n, char *err, size_t errlen)
+/* sentences of a store corpus, deep-copied (rows are only valid until the next one), with their
+ * sentence ids (so stored task items can point back at them) */
+static int load_db(struct st_db *db, const char *db_path, const char *corpus, struct sp_arena *a,
+                   struct sp_sentence **out, int64_t **ids, int *n, int64_t *cid, char *err, size_t errlen)
 {
-    struct st_db *db = NULL;
-    int rc = st_open(db_path, ST_OPEN_READONLY, &db, err, errlen);
-    if (rc != SP_OK) return rc;
-    int64_t cid = 0;
-    rc = st_corpus_id(db, corpus, 0, &cid, err, errlen);
-    if (rc == SP_OK && cid == 0) { snprintf(err, errlen, "%s: no corpus '%s'", db_path, corpus); rc = SP_EPARSE; }
+    int rc = st_corpus_id(db, corpus, 0, cid, err, errlen);
+    if (rc == SP_OK && *cid == 0) { snprintf(err, errlen, "%s: no corpus '%s'", db_path, corpus); rc = SP_EPARSE; }
     struct st_iter *it = NULL;
-    if (rc == SP_OK) rc = st_iter_open(db, cid, ST_WANT_CONST, &it, err, errlen);
+    if (rc == SP_OK) rc = st_iter_open(db, *cid, ST_WANT_CONST, &it, err, errlen);
     int cap = 0;
     *n = 0;
     while (rc == SP_OK) {
@@ -194,12 +205,54 @@ static int load_db(const char *db_path, const char *corpus, struct sp_arena *a, 
         int r = st_iter_next(it, &row);
         if (r == 0) break;
         if (r < 0) { snprintf(err, errlen, "%s: %s", db_path, st_iter_error(it)); rc = SP_ESTORE; break; }
-        if (*n == cap) { cap = cap ? 2 * cap : 1024; *out = sp_xrealloc(*out, sizeof **out * (size_t)cap); }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            *out = sp_xrealloc(*out, sizeof **out * (size_t)cap);
+            *ids = sp_xrealloc(*ids, sizeof **ids * (size_t)cap);
+        }
+        (*ids)[*n] = row->sentence_id;
         (*out)[(*n)++] = prb_sentence_copy(a, &row->s);
     }
     if (it) st_iter_close(it);
-    st_close(db);
     return rc;
+}
+
+/* store every built task (name = prefix + task name); all names are checked first so that
+ * without --replace nothing is written when one exists */
+static int store_built(struct st_db *db, int64_t cid, const int64_t *ids, const struct prb_taskset *ts,
+                       json_t *options, const char *prefix, int replace, char *err, size_t errlen)
+{
+    char name[256];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int id = 0; id < PRB_NTASKS; id++) {
+            const struct prb_task *t = &ts->task[id];
+            if (!t->built) continue;
+            snprintf(name, sizeof name, "%s%s", prefix ? prefix : "", prb_task_name(id));
+            if (pass == 0) {
+                int64_t old = 0;
+                int rc = st_task_id(db, name, &old, err, errlen);
+                if (rc != SP_OK) return rc;
+                if (old && !replace) {
+                    snprintf(err, errlen, "task '%s' already exists in the store (use --replace or --prefix)", name);
+                    return SP_EEXIST;
+                }
+                continue;
+            }
+            struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
+            for (int i = 0; i < t->n_items; i++) {
+                const struct prb_item *p = &t->item[i];
+                it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
+                                               p->sent >= 0 && p->sent < ts->n_sentences ? ids[p->sent] : 0, NULL };
+            }
+            char *params = json_dumps(options, JSON_COMPACT | JSON_SORT_KEYS);
+            struct st_task_info info = { name, cid, prb_task_name(id), 1, (int64_t)ts->opts.seed, params };
+            int rc = st_task_put(db, &info, it, t->n_items, replace, err, errlen);
+            free(params);
+            free(it);
+            if (rc != SP_OK) return rc;
+        }
+    }
+    return SP_OK;
 }
 
 static int opt_int(const char *cmd, const char *name, const char *v, long lo, long hi, long *out)
@@ -216,8 +269,8 @@ static int cmd_build(int argc, char **argv)
     const char *cmd = "tasks build";
     struct prb_opts o;
     prb_opts_default(&o);
-    const char *out_dir = NULL, *db = NULL, *corpus = NULL, *tasks = NULL;
-    int json = 0, nfiles = 0, capf = 0;
+    const char *out_dir = NULL, *db = NULL, *corpus = NULL, *tasks = NULL, *prefix = NULL;
+    int json = 0, nfiles = 0, capf = 0, replace = 0;
     char **files = NULL;
     enum sp_format fmt = SP_FMT_AUTO;
     char err[SP_ERRLEN];
@@ -235,6 +288,8 @@ static int cmd_build(int argc, char **argv)
         else if (!strcmp(a, "--out")) { NEED_VAL(); out_dir = val; }
         else if (!strcmp(a, "--tasks")) { NEED_VAL(); tasks = val; }
         else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--replace")) replace = 1;
+        else if (!strcmp(a, "--prefix")) { NEED_VAL(); prefix = val; }
         else if (!strcmp(a, "--topconst-nopunct")) o.topconst_nopunct = 1;
         else if (!strcmp(a, "--format")) {
             NEED_VAL();
@@ -280,10 +335,16 @@ static int cmd_build(int argc, char **argv)
     struct sp_arena dba;
     sp_arena_init(&dba);
     struct sp_sentence *s = NULL;
+    int64_t *ids = NULL, cid = 0;
+    struct st_db *sdb = NULL;
     int n = 0, rejected = 0;
     rc = SP_EXIT_INPUT;
     if (db) {
-        if (load_db(db, corpus, &dba, &s, &n, err, sizeof err) != SP_OK) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto free_all; }
+        if (st_open(db, 0, &sdb, err, sizeof err) != SP_OK ||
+            load_db(sdb, db, corpus, &dba, &s, &ids, &n, &cid, err, sizeof err) != SP_OK) {
+            sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+            goto free_all;
+        }
     } else {
         for (int k = 0; k < nfiles; k++) {
             int from = b.n_items;
@@ -307,7 +368,10 @@ static int cmd_build(int argc, char **argv)
         goto free_all;
     }
     json_t *sum = summary_json(&ts, db ? corpus : "corpus-files");
-    if (out_dir && write_out(out_dir, &ts, sum, err, sizeof err) != 0) {
+    if (sdb && store_built(sdb, cid, ids, &ts, json_object_get(sum, "options"), prefix, replace,
+                           err, sizeof err) != SP_OK) {
+        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+    } else if (out_dir && write_out(out_dir, &ts, sum, err, sizeof err) != 0) {
         sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
     } else {
         if (json) {
@@ -322,6 +386,8 @@ static int cmd_build(int argc, char **argv)
     json_decref(sum);
     prb_taskset_free(&ts);
 free_all:
+    if (sdb) st_close(sdb);
+    free(ids);
     free(s);
     ing_batch_free(&b);
     sp_arena_free(&dba);
@@ -331,15 +397,213 @@ done:
     return rc;
 }
 
+/* ---- import / export / list ---- */
+
+/* --db DB --name T and the rest: the shared argument loop of import, export and list */
+struct io_args { const char *db, *name, *out, *file; int ok; };
+
+static struct io_args io_parse(const char *cmd, int argc, char **argv, int want_file, int want_name)
+{
+    struct io_args a = { 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(o, "--db") || !strcmp(o, "--name") || !strcmp(o, "--out") || !strcmp(o, "--format")) {
+            if (!val) { sp_fail(SP_EXIT_USAGE, cmd, "%s needs a value", o); return a; }
+            i++;
+            if (!strcmp(o, "--db")) a.db = val;
+            else if (!strcmp(o, "--name")) a.name = val;
+            else if (!strcmp(o, "--out") && !want_file && want_name) a.out = val;
+            else if (!strcmp(o, "--format") && !want_file && want_name) {
+                if (strcmp(val, "senteval") != 0) { sp_fail(SP_EXIT_USAGE, cmd, "unknown format '%s' (senteval)", val); return a; }
+            } else { sp_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o); return a; }
+        } else if (want_file && !a.file && strncmp(o, "--", 2) != 0) {
+            a.file = o;
+        } else {
+            sp_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o);
+            return a;
+        }
+    }
+    if (!a.db) { sp_fail(SP_EXIT_USAGE, cmd, "--db DB is required"); return a; }
+    if (want_name && !a.name) { sp_fail(SP_EXIT_USAGE, cmd, "--name T is required"); return a; }
+    if (want_file && !a.file) { sp_fail(SP_EXIT_USAGE, cmd, "a SentEval FILE is required"); return a; }
+    a.ok = 1;
+    return a;
+}
+
+static int read_all(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return SP_EIO; }
+    size_t cap = 1 << 16;
+    *buf = sp_xmalloc(cap);
+    *len = 0;
+    for (size_t r; (r = fread(*buf + *len, 1, cap - *len, f)) > 0;) {
+        *len += r;
+        if (*len == cap) { cap *= 2; *buf = sp_xrealloc(*buf, cap); }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { snprintf(err, errlen, "%s: read error", path); return SP_EIO; }
+    return SP_OK;
+}
+
+static int tasks_import(int argc, char **argv)
+{
+    const char *cmd = "tasks import";
+    struct io_args a = io_parse(cmd, argc, argv, 1, 1);
+    if (!a.ok) return SP_EXIT_USAGE;
+    char err[SP_ERRLEN], hex[65];
+    char *buf = NULL;
+    size_t len = 0;
+    struct ing_senteval_file f;
+    ing_senteval_init(&f);
+    struct st_db *db = NULL;
+    int rc = SP_EXIT_INPUT;
+    if (read_all(a.file, &buf, &len, err, sizeof err) != SP_OK ||
+        ing_senteval_parse(a.file, buf, len, &f, err, sizeof err) != SP_OK) {
+        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        goto done;
+    }
+    struct sp_sha256 sh;
+    sp_sha256_init(&sh);
+    sp_sha256_update(&sh, buf, len);
+    sp_sha256_hex(&sh, hex);
+    /* what the items do not carry, so that export gives the same bytes */
+    json_t *params = json_object(), *trails = json_object();
+    json_object_set_new(params, "source", json_string(a.file));
+    json_object_set_new(params, "sha256", json_string(hex));
+    if (f.bom) json_object_set_new(params, "bom", json_true());
+    if (f.no_final_newline) json_object_set_new(params, "no_final_newline", json_true());
+    struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)f.n + 1));
+    for (int i = 0; i < f.n; i++) {
+        const struct ing_senteval_item *x = &f.item[i];
+        it[i] = (struct st_task_item){ ing_part_tag(x->part), x->label, x->sentence, 0, x->middle };
+        if (x->trail && *x->trail) {
+            char key[24];
+            snprintf(key, sizeof key, "%d", i + 1);
+            json_object_set_new(trails, key, json_string(x->trail));
+        }
+    }
+    if (json_object_size(trails)) json_object_set(params, "trail", trails);
+    json_decref(trails);
+    char *ptxt = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(params);
+    struct st_task_info info = { a.name, 0, "imported", 0, 0, ptxt };
+    if (st_open(a.db, ST_OPEN_CREATE, &db, err, sizeof err) != SP_OK ||
+        st_task_put(db, &info, it, f.n, 0, err, sizeof err) != SP_OK) {
+        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+    } else {
+        printf("%s: %d items from %s\n", a.name, f.n, a.file);
+        rc = SP_EXIT_OK;
+    }
+    free(ptxt);
+    free(it);
+done:
+    if (db) st_close(db);
+    ing_senteval_free(&f);
+    free(buf);
+    return rc;
+}
+
+struct export_ctx { struct ing_senteval_file *f; json_t *trail; int k; };
+
+static int export_item(void *vctx, const struct st_task_item *it)
+{
+    struct export_ctx *c = vctx;
+    c->k++;
+    enum ing_part p = !strcmp(it->split, "tr") ? ING_PART_TRAIN : !strcmp(it->split, "va") ? ING_PART_DEV : ING_PART_TEST;
+    ing_senteval_add(c->f, p, it->label, it->text);
+    struct ing_senteval_item *x = &c->f->item[c->f->n - 1];
+    if (it->extra) x->middle = sp_arena_strdup(&c->f->arena, it->extra);
+    char key[24];
+    snprintf(key, sizeof key, "%d", c->k);
+    const char *t = c->trail ? json_string_value(json_object_get(c->trail, key)) : NULL;
+    if (t) x->trail = sp_arena_strdup(&c->f->arena, t);
+    return 0;
+}
+
+static int tasks_export(int argc, char **argv)
+{
+    const char *cmd = "tasks export";
+    struct io_args a = io_parse(cmd, argc, argv, 0, 1);
+    if (!a.ok) return SP_EXIT_USAGE;
+    char err[SP_ERRLEN];
+    struct st_db *db = NULL;
+    struct ing_senteval_file f;
+    ing_senteval_init(&f);
+    char *ptxt = NULL;
+    json_t *params = NULL;
+    int rc = SP_EXIT_INPUT;
+    /* params first (for the per-line trailing whitespace), then the items */
+    if (st_open(a.db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK ||
+        st_task_items(db, a.name, &ptxt, NULL, NULL, err, sizeof err) != SP_OK) {
+        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        goto done;
+    }
+    params = json_loads(ptxt, 0, NULL);
+    struct export_ctx c = { &f, params ? json_object_get(params, "trail") : NULL, 0 };
+    if (st_task_items(db, a.name, NULL, export_item, &c, err, sizeof err) != SP_OK) {
+        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        goto done;
+    }
+    f.bom = params && json_is_true(json_object_get(params, "bom"));
+    f.no_final_newline = params && json_is_true(json_object_get(params, "no_final_newline"));
+    if (a.out) {
+        if (ing_senteval_write(a.out, &f, err, sizeof err) != SP_OK) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto done; }
+    } else if (ing_senteval_write_fp(stdout, &f) != 0 || fflush(stdout) != 0) {
+        sp_fail(SP_EXIT_INPUT, cmd, "write error on stdout");
+        goto done;
+    }
+    rc = SP_EXIT_OK;
+done:
+    json_decref(params);
+    free(ptxt);
+    ing_senteval_free(&f);
+    if (db) st_close(db);
+    return rc;
+}
+
+static int tasks_list(int argc, char **argv)
+{
+    const char *cmd = "tasks list";
+    struct io_args a = io_parse(cmd, argc, argv, 0, 0);
+    if (!a.ok) return SP_EXIT_USAGE;
+    char err[SP_ERRLEN];
+    struct st_db *db = NULL;
+    if (st_open(a.db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+    sqlite3_stmt *q = NULL;
+    int rc = SP_EXIT_OK;
+    if (sqlite3_prepare_v2(st_handle(db),
+            "SELECT t.name, t.kind,"
+            " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'tr'),"
+            " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'va'),"
+            " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'te')"
+            " FROM task t ORDER BY t.name", -1, &q, NULL) != SQLITE_OK) {
+        rc = sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
+    } else {
+        printf("%-24s %-12s %7s %6s %6s\n", "name", "kind", "tr", "va", "te");
+        int r;
+        while ((r = sqlite3_step(q)) == SQLITE_ROW)
+            printf("%-24s %-12s %7lld %6lld %6lld\n", (const char *)sqlite3_column_text(q, 0),
+                   (const char *)sqlite3_column_text(q, 1), (long long)sqlite3_column_int64(q, 2),
+                   (long long)sqlite3_column_int64(q, 3), (long long)sqlite3_column_int64(q, 4));
+        if (r != SQLITE_DONE) rc = sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
+    }
+    sqlite3_finalize(q);
+    st_close(db);
+    return rc;
+}
+
 int cmd_tasks(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(argc < 2 ? stderr : stdout);
-        fputs("\nsubcommands: build; import and export wait for the store's task tables\n", argc < 2 ? stderr : stdout);
+        fputs("\nsubcommands: build, import, export, list\n", argc < 2 ? stderr : stdout);
         return argc < 2 ? SP_EXIT_USAGE : SP_EXIT_OK;
     }
     if (!strcmp(argv[1], "build")) return cmd_build(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "import") || !strcmp(argv[1], "export"))
-        return sp_fail(SP_EXIT_USAGE, "tasks", "'%s' is not available yet: the store has no task tables", argv[1]);
-    return sp_fail(SP_EXIT_USAGE, "tasks", "unknown subcommand '%s' (expected build, import or export)", argv[1]);
+    if (!strcmp(argv[1], "import")) return tasks_import(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "export")) return tasks_export(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "list")) return tasks_list(argc - 1, argv + 1);
+    return sp_fail(SP_EXIT_USAGE, "tasks", "unknown subcommand '%s' (expected build, import, export or list)", argv[1]);
 }

@@ -172,6 +172,18 @@ size_t enc_n_params(const enc_t *e);
 /* Number of BLAS threads (global to OpenBLAS; results are identical for any count). */
 void enc_set_threads(int n);
 
+/* ---- preparing a sentence from ingest + treeops ---- */
+
+struct sp_sentence;
+struct sp_arena;
+/* Word-level enc_sentence for one ingested sentence (no subwords): the structures the kind needs
+ * (enc_needs) are computed with treeops (SPEC §3, §4.4 with T = levels, m_min = min_phrase_len)
+ * into arena memory; emb or ids are attached as given. Returns SP_OK, or SP_EUSAGE with the
+ * reason when the sentence lacks the dependency tree or constituency tree the kind needs, so a
+ * caller can skip it (PTB .mrg sentences have no heads; .dp/.conllu ones have no tree). */
+int enc_sentence_prepare(const enc_t *e, const struct sp_sentence *s, const float *emb, const int32_t *ids,
+                         struct sp_arena *a, struct enc_sentence *out, char *err, size_t errlen);
+
 /* ---- word embeddings ---- */
 
 /* A vocabulary + table: rows 0..V-1 from a GloVe ("word v1 .. vd") or word2vec text file

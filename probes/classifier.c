@@ -76,6 +76,7 @@ static void *worker(void *arg)
         int spins = 0;
         while ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen) {
             if (++spins < 20000) { cpu_relax(); continue; }
+            if (spins < 20100) { sched_yield(); continue; }
             pthread_mutex_lock(&p->mu);
             while (atomic_load_explicit(&p->gen, memory_order_acquire) == seen) pthread_cond_wait(&p->cv, &p->mu);
             pthread_mutex_unlock(&p->mu);
@@ -108,9 +109,12 @@ static struct prb_pool *pool_new(int n)
     return p;
 }
 
-static void pool_run(struct prb_pool *p, int nchunks, job_fn fn, void *ctx)
+/* flops: rough size of the whole job. Small jobs run on the calling thread: handing them out
+ * costs more than it saves, and who runs a chunk never changes its result. */
+#define POOL_MIN_FLOPS 4e6
+static void pool_run(struct prb_pool *p, int nchunks, job_fn fn, void *ctx, double flops)
 {
-    if (!p || p->n == 1 || nchunks == 1) {
+    if (!p || p->n == 1 || nchunks == 1 || flops < POOL_MIN_FLOPS) {
         for (int i = 0; i < nchunks; i++) fn(ctx, i, 0);
         return;
     }
@@ -124,7 +128,11 @@ static void pool_run(struct prb_pool *p, int nchunks, job_fn fn, void *ctx)
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     run_chunks(p, 0);
-    while (atomic_load_explicit(&p->done, memory_order_acquire) < p->n - 1) cpu_relax();
+    /* spin, then yield: on a busy machine a descheduled worker must get the CPU back */
+    for (long spins = 0; atomic_load_explicit(&p->done, memory_order_acquire) < p->n - 1; spins++) {
+        if (spins < 4000) cpu_relax();
+        else sched_yield();
+    }
 }
 
 static void pool_free(struct prb_pool *p)
@@ -461,7 +469,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
             for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
             gb[k] = s;
         }
-        pool_run(c->pool, (d + DCHUNK - 1) / DCHUNK, lr_bwd_chunk, &x);
+        pool_run(c->pool, (d + DCHUNK - 1) / DCHUNK, lr_bwd_chunk, &x, 2.0 * B * K * d);
         if (update) opt_update(c, &x.s, (size_t)K * d, (size_t)K);
         return loss;
     }
@@ -472,7 +480,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         for (size_t i = 0; i < n; i++) c->mask[i] = sp_rng_uniform(&c->rng) >= c->cfg.dropout;
     }
     int nch = (H + HCHUNK - 1) / HCHUNK;
-    pool_run(c->pool, nch, mlp_fwd_chunk, &x);
+    pool_run(c->pool, nch, mlp_fwd_chunk, &x, 2.0 * B * H * d);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, K, H, 1.0f, c->z, H, c->W2, H, 0.0f, c->logits, K);
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b2[k];
@@ -486,7 +494,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, K, 1.0f, c->logits, K, c->W2, H, 0.0f, c->dz, H);
-    pool_run(c->pool, nch, mlp_bwd_chunk, &x);
+    pool_run(c->pool, nch, mlp_bwd_chunk, &x, 2.0 * B * H * d);
     if (update) opt_update(c, &x.s, (size_t)H * d + H, (size_t)K * H + K);
     return loss;
 }
@@ -564,7 +572,7 @@ static void eval_rows(struct prb_clf *c, const float *X, const int *rows, int n,
 {
     if (n <= 0) return;
     struct eval_ctx e = { c, X, rows, n, out, pred };
-    pool_run(c->pool, (n + EVROWS - 1) / EVROWS, eval_chunk, &e);
+    pool_run(c->pool, (n + EVROWS - 1) / EVROWS, eval_chunk, &e, 2.0 * n * c->d * (c->nhid ? c->nhid : c->k));
 }
 
 void prb_clf_logits(struct prb_clf *c, const float *X, const int *rows, int n, float *out)
