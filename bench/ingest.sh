@@ -15,11 +15,12 @@ REPS=${REPS:-40}
 i=0; while [ $i -lt $REPS ]; do sed "s/^# sent_id = /# sent_id = r$i-/" $DATA/ud-ewt/en_ewt-ud-dev.conllu; i=$((i+1)); done > $TMP/ewt.conllu
 # PTB .mrg + .dp x 11 (1.03M tokens): copies under new stems so they pair and do not collide
 for f in $DATA/ptb-sample/combined/*.mrg; do s=$(basename $f .mrg); i=0; while [ $i -lt 11 ]; do
-    cp $f $TMP/r${i}_$s.mrg; cp $DATA/ptb-sample/dependency/$s.dp $TMP/r${i}_$s.dp; i=$((i+1)); done; done
+    # i trailing newlines make each copy's bytes (and content hash) distinct
+    { cat $f; printf "%${i}s" "" | tr ' ' '\n'; } > $TMP/r${i}_$s.mrg
+    { cat $DATA/ptb-sample/dependency/$s.dp; printf "%${i}s" "" | tr ' ' '\n'; } > $TMP/r${i}_$s.dp
+    i=$((i+1)); done; done
 mkdir $TMP/ptb; mv $TMP/*.mrg $TMP/*.dp $TMP/ptb/
 
-field() { $PY_JSON "$1" "$2"; }
-PY_JSON="python3 -c import\ json,sys;d=json.load(open(sys.argv[1]));print(d['totals'][sys.argv[2]])"
 run() {   # label workers args...
     label=$1; w=$2; shift 2
     rm -f $TMP/b.db $TMP/b.db-wal $TMP/b.db-shm
