@@ -151,6 +151,14 @@ int sp_utf8_valid(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str, *e = s + n;
     while (s < e) {
+        /* ASCII fast path, 8 bytes at a time: treebank text is mostly ASCII */
+        while (e - s >= 8) {
+            uint64_t v;
+            memcpy(&v, s, 8);
+            if (v & 0x8080808080808080ull) break;
+            s += 8;
+        }
+        if (s >= e) break;
         unsigned c = *s;
         if (c < 0x80) { s++; continue; }
         int len;

@@ -132,10 +132,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
     s->line = line0;
     L->warn.len = 0;
 
-    if (!ing__utf8_ok(L->raw + roff, rlen)) {
+    if (!sp_utf8_valid(L->raw + roff, rlen)) {
         long bad = line0;
         for (int i = 0; i < nl; i++)
-            if (!ing__utf8_ok(L->raw + L->ln[i].off, L->ln[i].len)) { bad = line0 + i; break; }
+            if (!sp_utf8_valid(L->raw + L->ln[i].off, L->ln[i].len)) { bad = line0 + i; break; }
         reject(L, it, bad, "invalid UTF-8 (expected UTF-8 text)");
         return;
     }

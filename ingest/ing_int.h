@@ -9,8 +9,6 @@
 /* A new, zeroed item at the end of the batch. */
 struct ing_item *ing__new_item(struct ing_batch *b);
 
-/* UTF-8 validity (same rules as sp_utf8_valid) with a word-at-a-time ASCII fast path. */
-int ing__utf8_ok(const char *s, size_t n);
 
 /* The first problem of 1-based heads h[0..n) in the order of SPEC §2.1 (bad values, then roots,
  * then cycles), written to msg. hraw (may be NULL) holds the HEAD strings as in the file, for

@@ -203,35 +203,6 @@ const char *ing_base_label(const char *label, char *buf, size_t cap)
 
 /* ---- UTF-8 ---- */
 
-int ing__utf8_ok(const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str, *e = s + n;
-    for (;;) {
-        while (e - s >= 8) {
-            uint64_t v;
-            memcpy(&v, s, 8);
-            if (v & 0x8080808080808080ull) break;
-            s += 8;
-        }
-        while (s < e && *s < 0x80) s++;
-        if (s >= e) return 1;
-        unsigned c = *s, cp;
-        int len;
-        if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-        else return 0;
-        if (e - s < len) return 0;
-        for (int k = 1; k < len; k++) {
-            if ((s[k] & 0xC0) != 0x80) return 0;
-            cp = (cp << 6) | (s[k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return 0;
-        if (cp >= 0xD800 && cp <= 0xDFFF) return 0;
-        s += len;
-    }
-}
-
 /* ---- HEAD values, validation, repair (SPEC §2.1) ---- */
 
 int ing__head_value(const char *f, int *v)

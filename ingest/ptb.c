@@ -297,7 +297,7 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
             }
         }
         size_t end = tok == TK_END ? len : P.sc.p;
-        if (!bad && !ing__utf8_ok(raw + off, end - off)) {
+        if (!bad && !sp_utf8_valid(raw + off, end - off)) {
             bad = "invalid UTF-8 (expected UTF-8 text)";
             eline = line0;
         }
