@@ -75,10 +75,12 @@ config:
 # store/ carries the schema SQL and daemon/ the demo corpus, embedded as C strings
 SCHEMA_SQL := schemas/store.sql $(sort $(wildcard schemas/migrations/*.sql))
 DEMO_FILES := $(sort $(wildcard demo/*.conllu demo/*.mrg demo/*.dp))
-$(BUILD)/gen/st_schema.c: $(SCHEMA_SQL) common/embed.sh
+# A file list is also a dependency: adding or removing a file rewrites its .list (only then).
+list_stamp = $(shell mkdir -p $(BUILD)/gen && echo '$(2)' | cmp -s - $(1) || echo '$(2)' > $(1))$(1)
+$(BUILD)/gen/st_schema.c: $(SCHEMA_SQL) common/embed.sh $(call list_stamp,$(BUILD)/gen/st_schema.list,$(SCHEMA_SQL))
 	@mkdir -p $(@D)
 	common/embed.sh $@ st_schema_files $(SCHEMA_SQL)
-$(BUILD)/gen/demo_data.c: $(DEMO_FILES) common/embed.sh
+$(BUILD)/gen/demo_data.c: $(DEMO_FILES) common/embed.sh $(call list_stamp,$(BUILD)/gen/demo_data.list,$(DEMO_FILES))
 	@mkdir -p $(@D)
 	common/embed.sh $@ sp_demo_files $(DEMO_FILES)
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
