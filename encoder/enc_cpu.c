@@ -3,13 +3,20 @@
  *
  * How it works: buffers are plain host memory (host_memory = 1, so weights are used in place).
  * Matrix products go through OpenBLAS cblas_sgemm; everything else is a plain loop with shape
- * comments (llm.c style). Attention is computed one (head, query row) at a time, so a fully
- * masked row is handled exactly as the safe softmax of SPEC §0 says (zeros). Reductions run in a
- * fixed order and the only threading is inside sgemm, which partitions output blocks, so results
- * do not depend on the thread count (tests/unit/encoder_determinism.c checks this).
+ * comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h are sgemm calls,
+ * the masks, priors and the safe softmax of SPEC §0 (a fully masked row gives zeros) are a loop
+ * per query row in between. Reductions run in a fixed order and the only threading is inside
+ * sgemm, which partitions output blocks, so results do not depend on the thread count
+ * (tests/unit/encoder_determinism.c checks this).
  *
- * What it does not do: no SIMD, no batching across sentences, no training path (the Gumbel
- * selector of §5.5 is only provided as a scalar helper for TV-18). */
+ * Row independence: the graph packs the rows of many sentences into one product, so a row's
+ * result must not depend on how many rows share the call. OpenBLAS (0.3.16+, e.g. the
+ * SkylakeX/Cooperlake kernels) sends products with M·N·K <= 100³ to small-matrix kernels whose
+ * summation order differs from the blocked kernel's; cpu_linear therefore pads such products
+ * with zero rows above that size, so every row always goes through the blocked kernel.
+ *
+ * What it does not do: no hand-written SIMD, no training path (the Gumbel selector of §5.5 is
+ * only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
 
 #include <cblas.h>
@@ -18,14 +25,40 @@
 
 /* ---- memory ---- */
 
-static int cpu_open(struct enc_backend *be, char *err, size_t n) { be->host_memory = 1; be->state = NULL; return SP_OK; }
-static void cpu_close(struct enc_backend *be) { (void)be; }
+/* per-handle scratch (one handle per thread, encoder.h), grown on demand */
+enum { SC_XPAD, SC_YPAD, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
+struct cpu_state { void *buf[SC_N]; size_t cap[SC_N]; };
+
+static void *scratch(struct enc_backend *be, int slot, size_t bytes)
+{
+    struct cpu_state *st = be->state;
+    if (bytes > st->cap[slot]) {
+        free(st->buf[slot]);
+        st->buf[slot] = sp_xmalloc(bytes);
+        st->cap[slot] = bytes;
+    }
+    return st->buf[slot];
+}
+
+static int cpu_open(struct enc_backend *be, char *err, size_t n) { be->host_memory = 1; be->state = sp_xcalloc(1, sizeof(struct cpu_state)); return SP_OK; }
+static void cpu_close(struct enc_backend *be)
+{
+    struct cpu_state *st = be->state;
+    if (!st) return;
+    for (int i = 0; i < SC_N; i++) free(st->buf[i]);
+    free(st);
+    be->state = NULL;
+}
 static void *cpu_alloc(struct enc_backend *be, size_t bytes) { return calloc(1, bytes ? bytes : 1); }
 static void cpu_free(struct enc_backend *be, void *p) { free(p); }
 static void cpu_copy(struct enc_backend *be, void *dst, const void *src, size_t bytes) { if (bytes) memcpy(dst, src, bytes); }
 static int cpu_sync(struct enc_backend *be, char *err, size_t n) { return SP_OK; }
 
 /* ---- dense ---- */
+
+/* OpenBLAS's small-matrix kernels take M·N·K <= 100³ (SkylakeX); 2^20 covers that and smaller
+ * thresholds of other targets */
+#define SMALL_MNK 1048576.0
 
 static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
                        const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
@@ -39,7 +72,21 @@ static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float 
         beta = 1.0f;
     }
     if (K <= 0) { if (!b && !accumulate) for (int i = 0; i < M; i++) memset(Y + (size_t)i * ldy, 0, sizeof(float) * N); return; }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, X, ldx, W, ldw, beta, Y, ldy);
+    if ((double)M * N * K > SMALL_MNK) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, X, ldx, W, ldw, beta, Y, ldy);
+        return;
+    }
+    /* small product: pad with zero rows past OpenBLAS's small-matrix threshold (see top) */
+    size_t Mp = (size_t)(SMALL_MNK / ((double)N * K)) + 1;
+    float *xp = scratch(be, SC_XPAD, sizeof(float) * Mp * K), *yp = scratch(be, SC_YPAD, sizeof(float) * Mp * N);
+    for (int i = 0; i < M; i++) {
+        memcpy(xp + (size_t)i * K, X + (size_t)i * ldx, sizeof(float) * K);
+        if (beta != 0.0f) memcpy(yp + (size_t)i * N, Y + (size_t)i * ldy, sizeof(float) * N);
+    }
+    memset(xp + (size_t)M * K, 0, sizeof(float) * (Mp - M) * K);
+    if (beta != 0.0f) memset(yp + (size_t)M * N, 0, sizeof(float) * (Mp - M) * N);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Mp, N, K, 1.0f, xp, K, W, ldw, beta, yp, N);
+    for (int i = 0; i < M; i++) memcpy(Y + (size_t)i * ldy, yp + (size_t)i * N, sizeof(float) * N);
 }
 
 static inline float elu(float x) { return x > 0 ? x : expm1f(x); }
@@ -47,15 +94,12 @@ static inline float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
-    for (size_t i = 0; i < n; i++) {
-        float v = x[i];
-        switch (a) {
-        case ENC_ACT_RELU: x[i] = v > 0 ? v : 0.0f; break;
-        case ENC_ACT_GELU: x[i] = 0.5f * v * (1.0f + erff(v * (float)M_SQRT1_2)); break;
-        case ENC_ACT_ELU: x[i] = elu(v); break;
-        case ENC_ACT_TANH: x[i] = tanhf(v); break;
-        case ENC_ACT_SIGMOID: x[i] = sigm(v); break;
-        }
+    switch (a) {                                  /* one loop per kind: ReLU vectorises */
+    case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : 0.0f; break;
+    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2)); break;
+    case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = elu(x[i]); break;
+    case ENC_ACT_TANH: for (size_t i = 0; i < n; i++) x[i] = tanhf(x[i]); break;
+    case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = sigm(x[i]); break;
     }
 }
 
@@ -103,84 +147,76 @@ static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, co
 
 /* ---- attention ---- */
 
-static int dir_allows(int dir, int i, int j)
-{
-    switch (dir) {
-    case ENC_DIR_FWD: return j <= i;
-    case ENC_DIR_BWD: return j >= i;
-    case ENC_DIR_FWD_STRICT: return j < i;
-    case ENC_DIR_BWD_STRICT: return j > i;
-    default: return 1;
-    }
-}
-
 static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
 {
-    const int n = a->n, H = a->H, dk = a->dk;
+    const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk;
     const int nrk = a->rel_k ? 2 * a->rel_clip + 1 : 0;     /* struct buckets */
     const int nsk = a->seq_k ? 2 * a->seq_clip + 1 : 0;     /* seq buckets */
-    double *s = sp_xmalloc(sizeof(double) * (size_t)n);     /* scores of one row */
-    uint8_t *ok = sp_xmalloc((size_t)n);
-    float *rk = sp_xmalloc(sizeof(float) * (size_t)(nrk + nsk + 1));   /* q·w^K per bucket */
-    float *pb = sp_xcalloc((size_t)(nrk + nsk + 1), sizeof(float));    /* P scattered into buckets */
-    if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * (size_t)n * n);
+    const int nbk = nrk + nsk;
+    const size_t nn = (size_t)n * n;
+    float *S = scratch(be, SC_S, sizeof(float) * nn);       /* q·k of one head */
+    float *P = scratch(be, SC_P, sizeof(float) * nn);       /* softmax of one head (0 = masked) */
+    float *E = a->sel_q ? scratch(be, SC_E, sizeof(float) * nn) : NULL;       /* SSAN E_s */
+    float *R = nbk ? scratch(be, SC_R, sizeof(float) * (size_t)n * nbk) : NULL;   /* q·w^K per bucket */
+    float *PB = nbk ? scratch(be, SC_PB, sizeof(float) * (size_t)n * nbk) : NULL; /* P per bucket */
+    double *sr = scratch(be, SC_ROW, sizeof(double) * (size_t)n);              /* scores of one row */
+    uint8_t *ok = scratch(be, SC_OK, (size_t)n);
+    int32_t *bk = nrk ? scratch(be, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
+    if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * nn);
+    for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_rel_bucket(a->rel[t], a->rel_clip);
+    const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 0.0f, S, n);
+        if (E) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 0.0f, E, n);
+        /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
+        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nrk, dk, 1.0f, a->q + off, a->ld_qkv, a->rel_k, dk, 0.0f, R, nbk);
+        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nsk, dk, 1.0f, a->q + off, a->ld_qkv, a->seq_k, dk, 0.0f, R + nrk, nbk);
+        if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         for (int i = 0; i < n; i++) {
-            const float *qi = a->q + (size_t)i * a->ld_qkv + off;
-            float *oi = a->out + (size_t)i * H * dk + off;
-            /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
-            for (int r = 0; r < nrk; r++) {
-                float t = 0; for (int c = 0; c < dk; c++) t += qi[c] * a->rel_k[(size_t)r * dk + c]; rk[r] = t;
+            /* direction masks as a key range */
+            int lo = 0, hi = n - 1;
+            switch (dir) {
+            case ENC_DIR_FWD: hi = i; break;
+            case ENC_DIR_BWD: lo = i; break;
+            case ENC_DIR_FWD_STRICT: hi = i - 1; break;
+            case ENC_DIR_BWD_STRICT: lo = i + 1; break;
+            default: break;
             }
-            for (int r = 0; r < nsk; r++) {
-                float t = 0; for (int c = 0; c < dk; c++) t += qi[c] * a->seq_k[(size_t)r * dk + c]; rk[nrk + r] = t;
-            }
+            const float *Si = S + (size_t)i * n, *Ri = R ? R + (size_t)i * nbk : NULL;
+            float *Pi = P + (size_t)i * n, *PBi = PB ? PB + (size_t)i * nbk : NULL;
+            memset(Pi, 0, sizeof(float) * n);
             double m = -INFINITY;
             int any = 0;
-            for (int j = 0; j < n; j++) {
-                int allowed = dir_allows(dir, i, j);
-                if (allowed && a->allow) allowed = a->allow[(size_t)i * n + j] != 0;
-                if (allowed && a->sel_q) {           /* SSAN: A = [E_s > 0], E_s unscaled */
-                    const float *sq = a->sel_q + (size_t)i * a->ld_sel + off, *sk = a->sel_k + (size_t)j * a->ld_sel + off;
-                    float es = 0; for (int c = 0; c < dk; c++) es += sq[c] * sk[c];
-                    allowed = es > 0.0f;
-                }
+            for (int j = lo; j <= hi; j++) {
+                int allowed = !a->allow || a->allow[(size_t)i * n + j];
+                if (allowed && E) allowed = E[(size_t)i * n + j] > 0.0f;   /* SSAN: A = [E_s > 0], E_s unscaled */
                 ok[j] = (uint8_t)allowed;
                 if (!allowed) continue;
-                const float *kj = a->k + (size_t)j * a->ld_qkv + off;
-                float t = 0; for (int c = 0; c < dk; c++) t += qi[c] * kj[c];
-                if (nrk) t += rk[enc_rel_bucket(a->rel[(size_t)i * n + j], a->rel_clip)];
-                if (nsk) t += rk[nrk + enc_rel_bucket(j - i, a->seq_clip)];
+                float t = Si[j];
+                if (nrk) t += Ri[bk[(size_t)i * n + j]];
+                if (nsk) t += Ri[nrk + enc_rel_bucket(j - i, a->seq_clip)];
                 double sc = (double)t * a->scale;
                 if (dis == ENC_DIST_WORD) sc -= (double)a->alpha * abs(i - j);
                 else if (dis == ENC_DIST_DEP) sc -= (double)a->alpha * a->dist[(size_t)i * n + j];
-                s[j] = sc;
+                sr[j] = sc;
                 if (sc > m) m = sc;
                 any = 1;
             }
-            memset(oi, 0, sizeof(float) * dk);
             if (!any) continue;                       /* safe softmax: empty row -> zeros */
             double z = 0;
-            for (int j = 0; j < n; j++) if (ok[j]) { s[j] = exp(s[j] - m); z += s[j]; }
-            if (nrk || nsk) memset(pb, 0, sizeof(float) * (size_t)(nrk + nsk));
-            for (int j = 0; j < n; j++) {
-                if (!ok[j]) continue;
-                float p = (float)(s[j] / z);
-                const float *vj = a->v + (size_t)j * a->ld_qkv + off;
-                for (int c = 0; c < dk; c++) oi[c] += p * vj[c];
-                if (nrk) pb[enc_rel_bucket(a->rel[(size_t)i * n + j], a->rel_clip)] += p;
-                if (nsk) pb[nrk + enc_rel_bucket(j - i, a->seq_clip)] += p;
-                if (a->attn_mean) a->attn_mean[(size_t)i * n + j] += p / H;
-            }
-            /* value term: bucket masses times w^V (scatter form) */
-            for (int r = 0; r < nrk; r++) if (pb[r] != 0.0f)
-                for (int c = 0; c < dk; c++) oi[c] += pb[r] * a->rel_v[(size_t)r * dk + c];
-            for (int r = 0; r < nsk; r++) if (pb[nrk + r] != 0.0f)
-                for (int c = 0; c < dk; c++) oi[c] += pb[nrk + r] * a->seq_v[(size_t)r * dk + c];
+            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = exp(sr[j] - m); z += sr[j]; }
+            const double iz = 1.0 / z;
+            for (int j = lo; j <= hi; j++) if (ok[j]) Pi[j] = (float)(sr[j] * iz);
+            if (nrk) for (int j = lo; j <= hi; j++) PBi[bk[(size_t)i * n + j]] += Pi[j];
+            if (nsk) for (int j = lo; j <= hi; j++) PBi[nrk + enc_rel_bucket(j - i, a->seq_clip)] += Pi[j];
+            if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
+        /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, n, 1.0f, P, n, a->v + off, a->ld_qkv, 0.0f, a->out + off, ldo);
+        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nrk, 1.0f, PB, nbk, a->rel_v, dk, 1.0f, a->out + off, ldo);
+        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nsk, 1.0f, PB + nrk, nbk, a->seq_v, dk, 1.0f, a->out + off, ldo);
     }
-    free(s); free(ok); free(rk); free(pb);
 }
 
 /* ---- PSAN phrase attention, one phrase block at a time ---- */
@@ -188,7 +224,9 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
 static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 {
     const int n = a->n, d = a->d;
-    double *w = sp_xmalloc(sizeof(double) * (size_t)(n ? n : 1));
+    /* W[j][k]: ELU scores then exp weights of one query row; mx/z/acc per feature */
+    float *W = scratch(be, SC_S, sizeof(float) * (size_t)(n ? n : 1) * d);
+    float *mx = scratch(be, SC_P, sizeof(float) * 3 * (size_t)d), *z = mx + d, *acc = z + d;
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * (size_t)n * n);
     int s0 = 0;
     while (s0 < n) {
@@ -197,27 +235,33 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
         for (int i = s0; i <= e0; i++) {
             float *o = a->out + (size_t)i * d;
             if (e0 == s0) { memset(o, 0, sizeof(float) * d); continue; }   /* Q18 */
-            for (int k = 0; k < d; k++) {
-                double m = -INFINITY, z = 0, acc = 0;
-                float ai = a->a1[(size_t)i * d + k];
-                for (int j = s0; j <= e0; j++) {
-                    if (j == i) continue;
-                    w[j] = elu(ai + a->a2[(size_t)j * d + k]);
-                    if (w[j] > m) m = w[j];
-                }
-                for (int j = s0; j <= e0; j++) if (j != i) { w[j] = exp(w[j] - m); z += w[j]; }
-                for (int j = s0; j <= e0; j++) {
-                    if (j == i) continue;
-                    double p = w[j] / z;
-                    acc += p * a->pm[(size_t)j * d + k];
-                    if (a->attn_mean) a->attn_mean[(size_t)i * n + j] += (float)(p / d);
-                }
-                o[k] = (float)acc;
+            const float *ai = a->a1 + (size_t)i * d;
+            for (int k = 0; k < d; k++) { mx[k] = -INFINITY; z[k] = 0.0f; acc[k] = 0.0f; }
+            /* loops run over the features k (contiguous) inside the keys j */
+            for (int j = s0; j <= e0; j++) {
+                if (j == i) continue;
+                const float *aj = a->a2 + (size_t)j * d;
+                float *wj = W + (size_t)(j - s0) * d;
+                for (int k = 0; k < d; k++) { wj[k] = elu(ai[k] + aj[k]); if (wj[k] > mx[k]) mx[k] = wj[k]; }
             }
+            for (int j = s0; j <= e0; j++) {
+                if (j == i) continue;
+                const float *pj = a->pm + (size_t)j * d;
+                float *wj = W + (size_t)(j - s0) * d;
+                for (int k = 0; k < d; k++) { wj[k] = expf(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
+            }
+            for (int k = 0; k < d; k++) o[k] = acc[k] / z[k];
+            if (a->attn_mean)
+                for (int j = s0; j <= e0; j++) {
+                    if (j == i) continue;
+                    const float *wj = W + (size_t)(j - s0) * d;
+                    double t = 0;
+                    for (int k = 0; k < d; k++) t += wj[k] / z[k];
+                    a->attn_mean[(size_t)i * n + j] = (float)(t / d);
+                }
         }
         s0 = e0 + 1;
     }
-    free(w);
 }
 
 /* ---- pooling ---- */

@@ -2,10 +2,12 @@
  * terms of the backend ops (encoder_int.h), plus enc_open/enc_close/enc_forward.
  *
  * How it works: enc_model_build registers the tensors of the configured kind (names are the
- * contract of schemas/encoder-weights.md). enc_forward runs one sentence at a time (no padding:
- * every reduction sees exactly the n real tokens, which is what §0's padding rules require):
- * the host gathers the embedding rows and builds the small integer structures, uploads them,
- * and the graph calls ops on backend buffers. The backend never sees a config; the graph never
+ * contract of schemas/encoder-weights.md). enc_forward packs the sentences of a batch row-wise
+ * (no padding: every reduction sees exactly the n real tokens, which is what §0's padding rules
+ * require): row-wise ops see all tokens of a group at once, attention/psa/pool run per sentence
+ * on offsets (see "workspace" below). The host gathers the embedding rows and concatenates the
+ * small integer structures, uploads them once per group, and the graph calls ops on backend
+ * buffers. The backend never sees a config; the graph never
  * dereferences a backend buffer.
  *
  * Shapes in comments: n = tokens of the sentence, d = d_model, H heads, dk = d/H. */
@@ -130,47 +132,119 @@ void enc_model_build(struct enc *e)
 
 /* ---- workspace ---- */
 
+/* Sentences of one batch are processed in groups: the rows of every sentence of a group are
+ * packed into one [N, ·] block (N = Σ n_b, no padding), so every row-wise op (linear, LN, act,
+ * add, gates, FFNs) runs once per group with M = N rows; attention, psa and pool run per
+ * sentence on pointer offsets into the same buffers. A group holds whole sentences up to
+ * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
+ * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
+ * each row of a product is computed by the same kernel whatever M is (enc_cpu.c keeps small
+ * products off OpenBLAS's small-matrix path for that reason). */
+#define GROUP_TOKENS 4096
+
 struct ws {
+    /* backend buffers: [cap_tok, ·] rows, [cap_nn] pair entries, [cap_sent, ·] vectors */
     float *x, *y, *q, *k, *v, *att, *t1, *t2, *z, *sel, *pe1, *pe2, *hb, *amap, *vec;
     int32_t *dist, *rel, *pid;
     uint8_t *anc;
+    int cap_tok, cap_sent;
+    size_t cap_nn;
+    /* host staging (one upload per array and group) */
+    float *hx, *hp;
+    int32_t *hi;
+    uint8_t *h8;
+    /* sinusoid table PE(0..pe_rows-1), [pe_rows, d], computed once per handle (§5.6) */
+    float *pe_tab;
+    int pe_rows;
 };
+
+static void ws_free_dev(struct enc *e, struct ws *w)
+{
+    void *ptrs[] = { w->x, w->y, w->q, w->k, w->v, w->att, w->t1, w->t2, w->z, w->sel, w->pe1, w->pe2,
+                     w->hb, w->amap, w->vec, w->dist, w->rel, w->pid, w->anc };
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) if (ptrs[i]) e->be.ops->free(&e->be, ptrs[i]);
+    free(w->hx); free(w->hp); free(w->hi); free(w->h8);
+    float *pe = w->pe_tab;
+    int pr = w->pe_rows;
+    memset(w, 0, sizeof *w);
+    w->pe_tab = pe; w->pe_rows = pr;
+}
 
 static void ws_free(struct enc *e)
 {
     struct ws *w = e->ws;
     if (!w) return;
-    void *ptrs[] = { w->x, w->y, w->q, w->k, w->v, w->att, w->t1, w->t2, w->z, w->sel, w->pe1, w->pe2,
-                     w->hb, w->amap, w->vec, w->dist, w->rel, w->pid, w->anc };
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) if (ptrs[i]) e->be.ops->free(&e->be, ptrs[i]);
+    ws_free_dev(e, w);
+    free(w->pe_tab);
     free(w);
     e->ws = NULL;
     e->cap_n = 0;
 }
 
-static int ws_reserve(struct enc *e, int n, char *err, size_t errlen)
+/* Room for a group of `tok` tokens, `nn` = Σ n_b² pair entries, `ns` sentences. Grows only. */
+static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_attn, char *err, size_t errlen)
 {
-    if (n <= e->cap_n) return SP_OK;
-    ws_free(e);
+    struct ws *w = e->ws;
+    if (!w) w = e->ws = sp_xcalloc(1, sizeof *w);
+    if (tok <= w->cap_tok && nn_need <= w->cap_nn && ns <= w->cap_sent && (!want_attn || w->amap)) return SP_OK;
+    /* grow geometrically so a run of growing groups does not reallocate every time */
+    if (tok < w->cap_tok) tok = w->cap_tok; else if (tok < 2 * w->cap_tok) tok = 2 * w->cap_tok;
+    if (nn_need < w->cap_nn) nn_need = w->cap_nn; else if (nn_need < 2 * w->cap_nn) nn_need = 2 * w->cap_nn;
+    if (ns < w->cap_sent) ns = w->cap_sent; else if (ns < 2 * w->cap_sent) ns = 2 * w->cap_sent;
+    want_attn = want_attn || w->amap != NULL;
+    ws_free_dev(e, w);
     const struct enc_config *c = &e->cfg;
-    size_t d = (size_t)c->d_model, nn = (size_t)n;
+    const unsigned need = enc_needs(e);
+    size_t d = (size_t)c->d_model, nt = (size_t)tok, nn = nn_need ? nn_need : 1;
     size_t wide = (size_t)c->d_ff;
     if ((size_t)c->pool_d_h > wide) wide = (size_t)c->pool_d_h;
     if (2 * d > wide) wide = 2 * d;
     if ((size_t)c->d_input > wide) wide = (size_t)c->d_input;
-    struct ws *w = sp_xcalloc(1, sizeof *w);
-    e->ws = w;
+    int selective = 0;
+    for (int l = 0; l < c->layers; l++) if (c->kind == ENC_SSAN && c->selective[l]) selective = 1;
+    int pos = c->kind != ENC_MSSAN && c->kind != ENC_PSAN && c->position != ENC_POS_NONE;
     int fail = 0;
 #define A(ptr, bytes) do { ptr = e->be.ops->alloc(&e->be, (bytes)); if (!ptr) fail = 1; } while (0)
-    A(w->x, nn * d * 4); A(w->y, nn * d * 4); A(w->q, nn * d * 4); A(w->k, nn * d * 4); A(w->v, nn * d * 4);
-    A(w->att, nn * d * 4); A(w->t1, nn * wide * 4); A(w->t2, nn * d * 4); A(w->z, nn * d * 4);
-    A(w->sel, nn * 2 * d * 4); A(w->pe1, nn * d * 4); A(w->pe2, nn * d * 4); A(w->hb, nn * d * 4);
-    A(w->amap, nn * nn * 4); A(w->vec, 2 * d * 4);
-    A(w->dist, nn * nn * 4); A(w->rel, nn * nn * 4); A(w->pid, nn * 4); A(w->anc, nn * nn);
+    A(w->x, nt * d * 4); A(w->y, nt * d * 4); A(w->q, nt * d * 4); A(w->k, nt * d * 4); A(w->v, nt * d * 4);
+    A(w->att, nt * d * 4); A(w->t1, nt * wide * 4); A(w->t2, nt * d * 4); A(w->z, nt * d * 4);
+    if (selective) A(w->sel, nt * 2 * d * 4);
+    if (pos) { A(w->pe1, nt * d * 4); A(w->pe2, nt * d * 4); }
+    if (c->kind == ENC_SGNET) A(w->hb, nt * d * 4);
+    if (want_attn) A(w->amap, nn * 4);
+    A(w->vec, (size_t)ns * 2 * d * 4);
+    if (need & ENC_NEED_DIST) A(w->dist, nn * 4);
+    if (need & ENC_NEED_REL) A(w->rel, nn * 4);
+    if (need & ENC_NEED_ANC) A(w->anc, nn);
+    if (need & ENC_NEED_PID) A(w->pid, (size_t)(c->levels > 0 ? c->levels : 1) * nt * 4);
 #undef A
-    if (fail) { ws_free(e); snprintf(err, errlen, "encoder: cannot allocate workspace for %d tokens on %s", n, e->be.ops->name); return SP_ENOMEM; }
-    e->cap_n = n;
+    if (fail) {
+        ws_free(e);
+        snprintf(err, errlen, "encoder: cannot allocate workspace for %d tokens on %s", tok, e->be.ops->name);
+        return SP_ENOMEM;
+    }
+    size_t hx_w = (size_t)c->d_input > d ? (size_t)c->d_input : d;
+    w->hx = sp_xmalloc(sizeof(float) * nt * hx_w);
+    w->hp = sp_xmalloc(sizeof(float) * nt * d);
+    size_t hi = nn > nt * (size_t)(c->levels > 0 ? c->levels : 1) ? nn : nt * (size_t)(c->levels > 0 ? c->levels : 1);
+    w->hi = sp_xmalloc(sizeof(int32_t) * hi);
+    w->h8 = sp_xmalloc(nn);
+    w->cap_tok = tok; w->cap_nn = nn; w->cap_sent = ns;
+    e->cap_n = tok;
     return SP_OK;
+}
+
+/* PE rows 0..rows-1 in the cached host table */
+static const float *pe_table(struct enc *e, int rows)
+{
+    struct ws *w = e->ws;
+    const int d = e->cfg.d_model;
+    if (rows > w->pe_rows) {
+        int nr = rows < 2 * w->pe_rows ? 2 * w->pe_rows : rows;
+        w->pe_tab = sp_xrealloc(w->pe_tab, sizeof(float) * (size_t)nr * d);
+        for (int p = w->pe_rows; p < nr; p++) enc_sinusoid(p, d, w->pe_tab + (size_t)p * d);
+        w->pe_rows = nr;
+    }
+    return w->pe_tab;
 }
 
 /* ---- graph pieces ---- */
@@ -199,119 +273,138 @@ static void layer_norm(struct enc *e, int n, const float *x, struct enc_ln L, fl
     OPS->layer_norm(BE, n, e->cfg.d_model, x, enc_w(e, L.g), enc_w(e, L.b), e->cfg.ln_eps, out);
 }
 
-/* per-sentence structures on the backend */
-struct sent_dev { const int32_t *dist, *rel; const uint8_t *anc; };
+/* One group of sentences packed row-wise: sentence b has n[b] rows starting at row off[b] and
+ * its [n,n] structures at entry off2[b] of the pair buffers. */
+struct group {
+    int nb, N;                 /* sentences, total rows */
+    const int *n;
+    const size_t *off, *off2;
+    int has_dist, has_rel, has_anc;
+};
 
-/* One SAN layer (§5.1) in place on w->x. allow = SDOI mask for SG-Net's layer. */
-static void san_forward(struct enc *e, const struct enc_san_layer *L, int n, int post, enum enc_act act,
-                        float eps, const uint8_t *allow, const struct sent_dev *sd, float *amap)
+/* One SAN layer (§5.1) in place on w->x (all rows of the group). sdoi: use the SDOI mask. */
+static void san_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, int post, enum enc_act act,
+                        float eps, int sdoi, float *amap)
 {
     struct ws *w = e->ws;
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, H = c->heads, dk = d / H;
-    const size_t nd = (size_t)n * d;
+    const int d = c->d_model, H = c->heads, dk = d / H, N = g->N;
+    const size_t nd = (size_t)N * d;
     const float *src = w->x;
     if (!post) {                                            /* pre-LN: Z = LN1(X) */
-        OPS->layer_norm(BE, n, d, w->x, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), eps, w->z);
+        OPS->layer_norm(BE, N, d, w->x, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), eps, w->z);
         src = w->z;
     }
-    linear(e, n, src, d, L->q, w->q);                       /* [n, d] each */
-    linear(e, n, src, d, L->k, w->k);
-    linear(e, n, src, d, L->v, w->v);
-    struct enc_attn_args a;
-    memset(&a, 0, sizeof a);
-    a.n = n; a.H = H; a.dk = dk; a.q = w->q; a.k = w->k; a.v = w->v; a.ld_qkv = d;
-    a.out = w->att; a.scale = 1.0f / sqrtf((float)dk); a.allow = allow; a.attn_mean = amap;
-    if (L->sel.w >= 0) {                                    /* SSAN selector on the same input */
-        linear(e, n, src, d, L->sel, w->sel);               /* [n, 2d] = [Q_s | K_s] */
-        a.sel_q = w->sel; a.sel_k = w->sel + d; a.ld_sel = 2 * d;
+    linear(e, N, src, d, L->q, w->q);                       /* [N, d] each */
+    linear(e, N, src, d, L->k, w->k);
+    linear(e, N, src, d, L->v, w->v);
+    if (L->sel.w >= 0) linear(e, N, src, d, L->sel, w->sel);   /* SSAN selector [N, 2d] = [Q_s | K_s] */
+    for (int b = 0; b < g->nb; b++) {                       /* attention per sentence */
+        const size_t r0 = g->off[b] * (size_t)d, p0 = g->off2[b];
+        struct enc_attn_args a;
+        memset(&a, 0, sizeof a);
+        a.n = g->n[b]; a.H = H; a.dk = dk; a.q = w->q + r0; a.k = w->k + r0; a.v = w->v + r0; a.ld_qkv = d;
+        a.out = w->att + r0; a.scale = 1.0f / sqrtf((float)dk);
+        a.allow = sdoi && g->has_anc ? w->anc + p0 : NULL;
+        a.attn_mean = amap ? amap + p0 : NULL;
+        if (L->sel.w >= 0) { a.sel_q = w->sel + 2 * r0; a.sel_k = w->sel + 2 * r0 + d; a.ld_sel = 2 * d; }
+        if (L->rel_k >= 0) { a.rel = w->rel + p0; a.rel_clip = c->rel_clip; a.rel_k = enc_w(e, L->rel_k); a.rel_v = enc_w(e, L->rel_v); }
+        if (L->seq_k >= 0) { a.seq_clip = c->rel_seq_clip; a.seq_k = enc_w(e, L->seq_k); a.seq_v = enc_w(e, L->seq_v); }
+        OPS->attention(BE, &a);
     }
-    if (L->rel_k >= 0) { a.rel = sd->rel; a.rel_clip = c->rel_clip; a.rel_k = enc_w(e, L->rel_k); a.rel_v = enc_w(e, L->rel_v); }
-    if (L->seq_k >= 0) { a.seq_clip = c->rel_seq_clip; a.seq_k = enc_w(e, L->seq_k); a.seq_v = enc_w(e, L->seq_v); }
-    OPS->attention(BE, &a);
-    linear(e, n, w->att, d, L->o, w->t2);                   /* MHA output [n, d] */
+    linear(e, N, w->att, d, L->o, w->t2);                   /* MHA output [N, d] */
     const struct enc_param *F1 = &e->param[L->ff1.w];
     const int dff = F1->shape[1];
     if (post) {
         OPS->add(BE, nd, w->x, w->t2, w->t2);
-        OPS->layer_norm(BE, n, d, w->t2, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), eps, w->x);   /* X1 */
-        linear(e, n, w->x, d, L->ff1, w->t1);
-        OPS->act(BE, act, (size_t)n * dff, w->t1);
-        linear(e, n, w->t1, dff, L->ff2, w->t2);
+        OPS->layer_norm(BE, N, d, w->t2, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), eps, w->x);   /* X1 */
+        linear(e, N, w->x, d, L->ff1, w->t1);
+        OPS->act(BE, act, (size_t)N * dff, w->t1);
+        linear(e, N, w->t1, dff, L->ff2, w->t2);
         OPS->add(BE, nd, w->x, w->t2, w->t2);
-        OPS->layer_norm(BE, n, d, w->t2, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), eps, w->x);
+        OPS->layer_norm(BE, N, d, w->t2, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), eps, w->x);
     } else {
         OPS->add(BE, nd, w->x, w->t2, w->x);                /* X1 = X + MHA(LN(X)) */
-        OPS->layer_norm(BE, n, d, w->x, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), eps, w->z);
-        linear(e, n, w->z, d, L->ff1, w->t1);
-        OPS->act(BE, act, (size_t)n * dff, w->t1);
-        linear(e, n, w->t1, dff, L->ff2, w->t2);
+        OPS->layer_norm(BE, N, d, w->x, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), eps, w->z);
+        linear(e, N, w->z, d, L->ff1, w->t1);
+        OPS->act(BE, act, (size_t)N * dff, w->t1);
+        linear(e, N, w->t1, dff, L->ff2, w->t2);
         OPS->add(BE, nd, w->x, w->t2, w->x);
     }
 }
 
 /* MS-SAN layer (§5.2) in place on w->x */
-static void mssan_forward(struct enc *e, const struct enc_san_layer *L, int n, const struct sent_dev *sd, float *amap)
+static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, float *amap)
 {
     struct ws *w = e->ws;
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, H = c->heads, h = H / 2, dk = d / H;
-    const size_t nd = (size_t)n * d;
-    linear(e, n, w->x, d, L->q, w->q);
-    linear(e, n, w->x, d, L->k, w->k);
-    linear(e, n, w->x, d, L->v, w->v);
+    const int d = c->d_model, H = c->heads, h = H / 2, dk = d / H, N = g->N;
+    const size_t nd = (size_t)N * d;
+    linear(e, N, w->x, d, L->q, w->q);
+    linear(e, N, w->x, d, L->k, w->k);
+    linear(e, N, w->x, d, L->v, w->v);
     struct enc_attn_args a;
     memset(&a, 0, sizeof a);
-    a.n = n; a.H = H; a.dk = dk; a.q = w->q; a.k = w->k; a.v = w->v; a.ld_qkv = d;
-    a.out = w->att; a.scale = 1.0f / sqrtf((float)dk); a.alpha = c->alpha; a.dist = sd->dist; a.attn_mean = amap;
+    a.H = H; a.dk = dk; a.ld_qkv = d; a.scale = 1.0f / sqrtf((float)dk); a.alpha = c->alpha;
     for (int m = 0; m < H; m++) {                           /* heads 0..h-1 forward, h..2h-1 backward (Q1) */
         int fwd = m < h;
         a.dir[m] = (int8_t)(c->strict_direction ? (fwd ? ENC_DIR_FWD_STRICT : ENC_DIR_BWD_STRICT) : (fwd ? ENC_DIR_FWD : ENC_DIR_BWD));
         a.dis[m] = (int8_t)c->dist[m % h];
     }
-    OPS->attention(BE, &a);
-    linear(e, n, w->att, d, L->o, w->t2);                   /* O = MM-MH(I) */
-    linear(e, n, w->x, d, L->gi, w->q);                     /* Î */
-    linear(e, n, w->t2, d, L->go, w->k);                    /* Ô */
-    linear(e, n, w->q, d, L->g1, w->v);                     /* Î W_1 + b */
+    for (int b = 0; b < g->nb; b++) {
+        const size_t r0 = g->off[b] * (size_t)d, p0 = g->off2[b];
+        a.n = g->n[b]; a.q = w->q + r0; a.k = w->k + r0; a.v = w->v + r0; a.out = w->att + r0;
+        a.dist = g->has_dist ? w->dist + p0 : NULL;
+        a.attn_mean = amap ? amap + p0 : NULL;
+        OPS->attention(BE, &a);
+    }
+    linear(e, N, w->att, d, L->o, w->t2);                   /* O = MM-MH(I) */
+    linear(e, N, w->x, d, L->gi, w->q);                     /* Î */
+    linear(e, N, w->t2, d, L->go, w->k);                    /* Ô */
+    linear(e, N, w->q, d, L->g1, w->v);                     /* Î W_1 + b */
     const struct enc_param *G2 = &e->param[L->g2.w];
-    OPS->linear(BE, n, d, d, w->k, d, G2->dev, d, NULL, w->v, d, 1);   /* + Ô W_2 */
+    OPS->linear(BE, N, d, d, w->k, d, G2->dev, d, NULL, w->v, d, 1);   /* + Ô W_2 */
     OPS->gate(BE, ENC_GATE_FUSION, nd, w->v, w->q, w->k, w->z);        /* G */
     const int dff = c->d_ff;
-    linear(e, n, w->z, d, L->ff1, w->t1);
-    OPS->act(BE, c->activation, (size_t)n * dff, w->t1);
-    linear(e, n, w->t1, dff, L->ff2, w->t2);
+    linear(e, N, w->z, d, L->ff1, w->t1);
+    OPS->act(BE, c->activation, (size_t)N * dff, w->t1);
+    linear(e, N, w->t1, dff, L->ff2, w->t2);
     OPS->add(BE, nd, w->z, w->t2, w->t2);
-    layer_norm(e, n, w->t2, L->ln1, w->x);                  /* U = LN(G + FFN(G)) */
+    layer_norm(e, N, w->t2, L->ln1, w->x);                  /* U = LN(G + FFN(G)) */
 }
 
-/* PSAN (§5.4): memory steps on w->x, summary into vec */
-static void psan_forward(struct enc *e, int n, const int32_t *pid_host, int attn_step, float *amap, float *vec)
+/* PSAN (§5.4): memory steps on w->x (pid levels already uploaded as [T, N]), summary per sentence */
+static void psan_forward(struct enc *e, const struct group *g, int attn_step, float *amap)
 {
     struct ws *w = e->ws;
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, T = c->levels;
-    const size_t nd = (size_t)n * d;
+    const int d = c->d_model, T = c->levels, N = g->N;
+    const size_t nd = (size_t)N * d;
     for (int s = 1; s <= T; s++) {
         int t = c->psan_coarse_first ? s : T - s + 1;       /* Q16: fine -> coarse by default */
         const struct enc_psa_level *P = &e->psa[t - 1];
-        OPS->upload(BE, w->pid, pid_host + (size_t)(t - 1) * n, (size_t)n * 4);
-        linear(e, n, w->x, d, P->a1, w->q);                 /* Pm W^{a1} */
-        linear(e, n, w->x, d, P->a2, w->k);                 /* Pm W^{a2} + b^a */
-        struct enc_psa_args pa = { n, d, w->q, w->k, w->x, w->pid, w->v, s - 1 == attn_step ? amap : NULL };
-        OPS->psa(BE, &pa);                                  /* p̃ */
+        linear(e, N, w->x, d, P->a1, w->q);                 /* Pm W^{a1} */
+        linear(e, N, w->x, d, P->a2, w->k);                 /* Pm W^{a2} + b^a */
+        for (int b = 0; b < g->nb; b++) {                   /* p̃ per sentence */
+            const size_t r0 = g->off[b] * (size_t)d;
+            struct enc_psa_args pa = { g->n[b], d, w->q + r0, w->k + r0, w->x + r0,
+                                       w->pid + (size_t)(t - 1) * N + g->off[b], w->v + r0,
+                                       s - 1 == attn_step && amap ? amap + g->off2[b] : NULL };
+            OPS->psa(BE, &pa);
+        }
         OPS->absdiff_mul(BE, nd, w->x, w->v, w->att, w->z);
-        linear_cat(e, n, w->att, w->z, P->c, w->t2);
+        linear_cat(e, N, w->att, w->z, P->c, w->t2);
         OPS->act(BE, ENC_ACT_ELU, nd, w->t2);               /* C */
-        linear_cat(e, n, w->x, w->t2, e->mem_g, w->q);      /* gate pre-activation */
-        linear_cat(e, n, w->x, w->t2, e->mem_m, w->k);
+        linear_cat(e, N, w->x, w->t2, e->mem_g, w->q);      /* gate pre-activation */
+        linear_cat(e, N, w->x, w->t2, e->mem_m, w->k);
         OPS->gate(BE, ENC_GATE_PSAN, nd, w->q, w->k, c->psan_highway_carry ? w->x : NULL, w->y);
         float *tmp = w->x; w->x = w->y; w->y = tmp;
     }
-    linear(e, n, w->x, d, e->sum1, w->t1);
+    linear(e, N, w->x, d, e->sum1, w->t1);
     OPS->act(BE, ENC_ACT_ELU, nd, w->t1);
-    linear(e, n, w->t1, d, e->sum2, w->t2);
-    OPS->pool(BE, ENC_POOL_ATT, n, d, w->x, w->t2, vec);
+    linear(e, N, w->t1, d, e->sum2, w->t2);
+    for (int b = 0; b < g->nb; b++)
+        OPS->pool(BE, ENC_POOL_ATT, g->n[b], d, w->x + g->off[b] * (size_t)d, w->t2 + g->off[b] * (size_t)d, w->vec + (size_t)b * d);
 }
 
 /* ---- public ---- */
@@ -428,22 +521,16 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
 {
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, din = c->d_input, dim = enc_dim(e);
-    int maxn = 0;
+    const unsigned need = enc_needs(e);
     for (int b = 0; b < in->n_sent; b++) {
         int rc = check_sentence(e, in, b, err, errlen);
         if (rc) return rc;
-        if (in->sent[b].n > maxn) maxn = in->sent[b].n;
     }
     int al = out->attn_layer < 0 ? enc_attn_layers(e) - 1 : out->attn_layer;
     if (out->attn && al >= enc_attn_layers(e)) {
         snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, enc_attn_layers(e) - 1);
         return SP_EUSAGE;
     }
-    int rc = ws_reserve(e, maxn, err, errlen);
-    if (rc) return rc;
-    struct ws *w = e->ws;
-    float *hx = sp_xmalloc(sizeof(float) * (size_t)maxn * (din > d ? din : d));
-    float *hp = sp_xmalloc(sizeof(float) * (size_t)maxn * d);
     float agg[3] = { 0 };
     if (c->kind == ENC_SGNET && c->sgnet_code_agg) {        /* γ·softmax(w) as two scalars */
         OPS->download(BE, agg, enc_w(e, e->agg_w), 2 * sizeof(float));
@@ -454,34 +541,85 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
     } else if (c->kind == ENC_SGNET) {
         agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha;
     }
-    for (int b = 0; b < in->n_sent && rc == SP_OK; b++) {
-        const struct enc_sentence *s = &in->sent[b];
-        const int n = s->n;
-        const size_t nd = (size_t)n * d;
-        float *amap = out->attn ? w->amap : NULL;
-        /* input rows */
-        for (int i = 0; i < n; i++)
-            memcpy(hx + (size_t)i * din, s->emb ? s->emb + (size_t)i * din : in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
-        if (e->in_proj.w >= 0) {
-            OPS->upload(BE, w->t1, hx, sizeof(float) * (size_t)n * din);
-            linear(e, n, w->t1, din, e->in_proj, w->x);
-        } else {
-            OPS->upload(BE, w->x, hx, sizeof(float) * nd);
+    const int want_attn = out->attn != NULL;
+    const int T = c->kind == ENC_PSAN ? c->levels : 0;
+    int *gn = sp_xmalloc(sizeof(int) * (size_t)(in->n_sent + 1));
+    size_t *goff = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1)), *goff2 = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1));
+    int rc = SP_OK;
+    for (int b0 = 0; b0 < in->n_sent && rc == SP_OK;) {
+        /* the group: whole sentences up to GROUP_TOKENS rows (at least one sentence) */
+        int nb = 0, N = 0, maxn = 0, maxdepth = 0;
+        size_t nn = 0;
+        while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= GROUP_TOKENS)) {
+            const struct enc_sentence *s = &in->sent[b0 + nb];
+            gn[nb] = s->n; goff[nb] = (size_t)N; goff2[nb] = nn;
+            N += s->n; nn += (size_t)s->n * s->n;
+            if (s->n > maxn) maxn = s->n;
+            nb++;
         }
-        struct sent_dev sd = { NULL, NULL, NULL };
-        if (s->dist && (enc_needs(e) & ENC_NEED_DIST)) { OPS->upload(BE, w->dist, s->dist, sizeof(int32_t) * (size_t)n * n); sd.dist = w->dist; }
-        if (s->rel && (enc_needs(e) & ENC_NEED_REL)) { OPS->upload(BE, w->rel, s->rel, sizeof(int32_t) * (size_t)n * n); sd.rel = w->rel; }
-        if (s->anc && (enc_needs(e) & ENC_NEED_ANC)) { OPS->upload(BE, w->anc, s->anc, (size_t)n * n); sd.anc = w->anc; }
+        rc = ws_reserve(e, N, nn, nb, want_attn, err, errlen);
+        if (rc) break;
+        struct ws *w = e->ws;
+        const size_t nd = (size_t)N * d;
+        struct group g = { nb, N, gn, goff, goff2, 0, 0, 0 };
+        /* input rows [N, din] */
+        for (int b = 0; b < nb; b++) {
+            const struct enc_sentence *s = &in->sent[b0 + b];
+            float *dst = w->hx + goff[b] * (size_t)din;
+            if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
+            else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
+        }
+        if (e->in_proj.w >= 0) {
+            OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)N * din);
+            linear(e, N, w->t1, din, e->in_proj, w->x);
+        } else {
+            OPS->upload(BE, w->x, w->hx, sizeof(float) * nd);
+        }
+        /* per-sentence structures, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
+        if (need & ENC_NEED_DIST) {
+            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+            OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
+            g.has_dist = 1;
+        }
+        if (need & ENC_NEED_REL) {
+            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+            OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
+            g.has_rel = 1;
+        }
+        if (need & ENC_NEED_ANC) {
+            for (int b = 0; b < nb; b++) memcpy(w->h8 + goff2[b], in->sent[b0 + b].anc, (size_t)gn[b] * gn[b]);
+            OPS->upload(BE, w->anc, w->h8, nn);
+            g.has_anc = 1;
+        }
+        if (need & ENC_NEED_PID) {
+            for (int t = 0; t < T; t++)
+                for (int b = 0; b < nb; b++)
+                    memcpy(w->hi + (size_t)t * N + goff[b], in->sent[b0 + b].pid + (size_t)t * gn[b], sizeof(int32_t) * (size_t)gn[b]);
+            OPS->upload(BE, w->pid, w->hi, sizeof(int32_t) * (size_t)T * N);
+        }
+        float *amap = want_attn ? w->amap : NULL;
         switch (c->kind) {
         case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
             if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
-            if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute */
+            if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute, rows of the cached PE table */
                 int seq = c->position == ENC_POS_SEQ || c->position == ENC_POS_SEQ_STRUCT;
                 int str = c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT;
-                if (seq) { for (int i = 0; i < n; i++) enc_sinusoid(i, d, hp + (size_t)i * d); OPS->upload(BE, w->pe1, hp, sizeof(float) * nd); }
-                if (str) { for (int i = 0; i < n; i++) enc_sinusoid(s->depth[i], d, hp + (size_t)i * d); OPS->upload(BE, w->pe2, hp, sizeof(float) * nd); }
+                if (str)
+                    for (int b = 0; b < nb; b++)
+                        for (int i = 0; i < gn[b]; i++) if (in->sent[b0 + b].depth[i] + 1 > maxdepth) maxdepth = in->sent[b0 + b].depth[i] + 1;
+                const float *pe = pe_table(e, maxn > maxdepth ? maxn : maxdepth);
+                if (seq) {
+                    for (int b = 0; b < nb; b++) memcpy(w->hp + goff[b] * (size_t)d, pe, sizeof(float) * (size_t)gn[b] * d);
+                    OPS->upload(BE, w->pe1, w->hp, sizeof(float) * nd);
+                }
+                if (str) {
+                    for (int b = 0; b < nb; b++)
+                        for (int i = 0; i < gn[b]; i++)
+                            memcpy(w->hp + (goff[b] + (size_t)i) * d, pe + (size_t)in->sent[b0 + b].depth[i] * d, sizeof(float) * d);
+                    OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
+                }
                 if (seq && str && c->f_abs == ENC_FABS_TANH) {
-                    linear_cat(e, n, w->pe1, w->pe2, e->pos_fuse, w->t2);
+                    linear_cat(e, N, w->pe1, w->pe2, e->pos_fuse, w->t2);
                     OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
                     OPS->add(BE, nd, w->x, w->t2, w->x);
                 } else {
@@ -491,33 +629,39 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
             }
             int post = c->norm == ENC_POST_LN;
             for (int l = 0; l < c->layers; l++)
-                san_forward(e, &e->layer[l], n, post, c->activation, c->ln_eps, NULL, &sd, l == al ? amap : NULL);
-            if (!post) { layer_norm(e, n, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
+                san_forward(e, &e->layer[l], &g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
+            if (!post) { layer_norm(e, N, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
             if (c->kind == ENC_SGNET) {
                 OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
-                san_forward(e, &e->sdoi, n, 1, c->activation, c->ln_eps, sd.anc, &sd, al == c->layers ? amap : NULL);
+                san_forward(e, &e->sdoi, &g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
                 OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
             }
-            OPS->pool(BE, c->pooling, n, d, w->x, NULL, w->vec);
+            for (int b = 0; b < nb; b++) OPS->pool(BE, c->pooling, gn[b], d, w->x + goff[b] * (size_t)d, NULL, w->vec + (size_t)b * dim);
             break;
         }
         case ENC_MSSAN:
-            for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], n, &sd, l == al ? amap : NULL);
-            linear(e, n, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
-            OPS->act(BE, c->activation, (size_t)n * c->pool_d_h, w->t1);
-            linear(e, n, w->t1, c->pool_d_h, e->pool2, w->t2);
-            OPS->pool(BE, ENC_POOL_ATT, n, d, w->x, w->t2, w->vec);
-            OPS->pool(BE, ENC_POOL_MAX, n, d, w->x, NULL, w->vec + d);
+            for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], &g, l == al ? amap : NULL);
+            linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
+            OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
+            linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
+            for (int b = 0; b < nb; b++) {
+                const size_t r0 = goff[b] * (size_t)d;
+                OPS->pool(BE, ENC_POOL_ATT, gn[b], d, w->x + r0, w->t2 + r0, w->vec + (size_t)b * dim);
+                OPS->pool(BE, ENC_POOL_MAX, gn[b], d, w->x + r0, NULL, w->vec + (size_t)b * dim + d);
+            }
             break;
         case ENC_PSAN:
-            psan_forward(e, n, s->pid, al, amap, w->vec);
+            psan_forward(e, &g, al, amap);
             break;
         }
-        OPS->download(BE, out->sent + (size_t)b * dim, w->vec, sizeof(float) * dim);
-        if (out->tok && out->tok[b]) OPS->download(BE, out->tok[b], w->x, sizeof(float) * nd);
-        if (out->attn && out->attn[b]) OPS->download(BE, out->attn[b], w->amap, sizeof(float) * (size_t)n * n);
+        OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
+        for (int b = 0; b < nb; b++) {
+            if (out->tok && out->tok[b0 + b]) OPS->download(BE, out->tok[b0 + b], w->x + goff[b] * (size_t)d, sizeof(float) * (size_t)gn[b] * d);
+            if (out->attn && out->attn[b0 + b]) OPS->download(BE, out->attn[b0 + b], w->amap + goff2[b], sizeof(float) * (size_t)gn[b] * gn[b]);
+        }
         rc = OPS->sync(BE, err, errlen);
+        b0 += nb;
     }
-    free(hx); free(hp);
+    free(gn); free(goff); free(goff2);
     return rc;
 }
