@@ -37,4 +37,9 @@ int sp_parse_int(const char *s, long lo, long hi, long *out);
 /* Build-option string for --version: "CUDA yes|no, BLAS openblas". */
 const char *sp_build_info(void);
 
+/* The common part of a stored result's manifest (daemon/cmd_report.c): a new JSON object
+ * {"timestamp": UTC ISO-8601, "command": ["synprobe", argv...], "versions": {synprobe, build,
+ * sqlite, blas, jansson}}; the caller adds its own knobs. */
+struct json_t *sp_manifest_new(int argc, char **argv);
+
 #endif

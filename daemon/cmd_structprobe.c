@@ -8,7 +8,10 @@
  *   --depths P.npy      shape (n_sentences, L): sentence k uses P[k, :n_k]
  * n_k are the corpus's sentence lengths (words only: no multiword ranges, no empty nodes);
  * padding cells are ignored. Either file alone gives only its two metrics (the other two
- * are null in JSON). */
+ * are null in JSON).
+ * With --db --corpus the figures are also stored as a tree_eval row (method "structprobe:linear"
+ * or "structprobe:distances=D.npy,depths=P.npy"; result = the --json object plus "manifest"),
+ * unless --no-save. */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +23,7 @@
 #include "daemon/cli.h"
 #include "probes/sentsrc.h"
 #include "probes/structprobe.h"
+#include "store/results.h"
 #include "store/store.h"
 
 #define CMD "structprobe"
@@ -29,12 +33,13 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: synprobe structprobe (--db DB --corpus C | --conllu FILE|DIR... | --dp FILE|DIR...)\n"
         "                            (--baseline linear | [--distances D.npy] [--depths P.npy])\n"
-        "                            [--punct xpos|upos] [--json]\n"
+        "                            [--punct xpos|upos] [--json] [--no-save]\n"
         "  --baseline linear   predicted distance |i-j|, predicted depth i\n"
         "  --distances D.npy   (n_sentences, L, L) predicted distances, corpus order, padded\n"
         "  --depths P.npy      (n_sentences, L) predicted depths, corpus order, padded\n"
         "  --punct             punctuation for UUAS and root accuracy: H&M xpos list (default) or UPOS=PUNCT\n"
-        "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n");
+        "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
+        "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n");
 }
 
 struct ctx {
@@ -118,6 +123,42 @@ static json_t *num_or_null(double v)
     return isnan(v) ? json_null() : json_real(v);
 }
 
+/* One tree_eval row: the printed JSON plus the manifest, in one transaction. */
+static int save_eval(struct st_db *db, const struct prb_source *src, const struct ctx *c, const char *punct,
+                     long n_total, json_t *o, int argc, char **argv)
+{
+    char err[SP_ERRLEN], method[2200];
+    int64_t corpus_id = 0;
+    if (st_corpus_id(db, src->corpus, 0, &corpus_id, err, sizeof err) != SP_OK)
+        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
+    if (c->linear) snprintf(method, sizeof method, "structprobe:linear");
+    else snprintf(method, sizeof method, "structprobe:%s%s%s%s%s", c->dist_path ? "distances=" : "",
+                  c->dist_path ? c->dist_path : "", c->dist_path && c->depth_path ? "," : "",
+                  c->depth_path ? "depths=" : "", c->depth_path ? c->depth_path : "");
+    json_t *man = sp_manifest_new(argc, argv);
+    json_object_set_new(man, "method", json_string(method));
+    json_object_set_new(man, "source", c->linear ? json_pack("{s:s, s:s}", "kind", "baseline", "name", "linear")
+                        : json_pack("{s:s, s:o, s:o}", "kind", "npy",
+                                    "distances", c->dist_path ? json_string(c->dist_path) : json_null(),
+                                    "depths", c->depth_path ? json_string(c->depth_path) : json_null()));
+    json_object_set_new(man, "punct", json_string(punct));
+    json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I}", "db", src->db, "corpus", src->corpus,
+                                                "corpus_id", (json_int_t)corpus_id));
+    json_object_set_new(man, "sentences_in_corpus", json_integer(n_total));
+    json_object_set_new(man, "sentences_skipped", json_integer(c->n_skipped));
+    json_t *full = json_deep_copy(o);
+    json_object_set_new(full, "manifest", man);
+    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(full);
+    struct st_tree_eval e = { .run = NULL, .corpus_id = corpus_id, .method = method, .result = txt };
+    int64_t id = 0;
+    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
+    free(txt);
+    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), rc;
+    fprintf(stderr, "synprobe " CMD ": stored evaluation %lld (%s) in %s\n", (long long)id, method, src->db);
+    return SP_OK;
+}
+
 /* Collect the FILE|DIR... arguments after a format option. */
 static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
 {
@@ -134,12 +175,13 @@ int cmd_structprobe(int argc, char **argv)
 {
     struct prb_source src = { .want = ST_WANT_DEP };
     const char *baseline = NULL, *dist_path = NULL, *depth_path = NULL, *punct = "xpos";
-    int json = 0;
+    int json = 0, no_save = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return SP_EXIT_OK; }
         else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-save")) no_save = 1;
         else if (!strcmp(a, "--db") && has) src.db = argv[++i];
         else if (!strcmp(a, "--corpus") && has) src.corpus = argv[++i];
         else if (!strcmp(a, "--baseline") && has) baseline = argv[++i];
@@ -164,6 +206,8 @@ int cmd_structprobe(int argc, char **argv)
     if (!!baseline + !!(dist_path || depth_path) != 1)
         return sp_fail(SP_EXIT_USAGE, CMD, "give either --baseline linear or --distances/--depths");
 
+    if (no_save && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
+
     struct ctx c = { .linear = baseline != NULL, .dist_path = dist_path, .depth_path = depth_path };
     if (prb_punct_parse(punct, &c.punct) != 0)
         return sp_fail(SP_EXIT_USAGE, CMD, "--punct: expected xpos or upos, got '%s'", punct);
@@ -171,6 +215,11 @@ int cmd_structprobe(int argc, char **argv)
     struct sp_npy dist = { 0 }, depth = { 0 };
     char err[SP_ERRLEN];
     int rc = SP_EXIT_OK;
+    struct st_db *save_db = NULL;
+    json_t *o = NULL;
+    /* opened before the walk: a store we cannot write fails before the work */
+    if (src.db && !no_save && st_open(src.db, 0, &save_db, err, sizeof err) != SP_OK)
+        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
     if (dist_path) {
         if (sp_npy_read(dist_path, &dist, err, sizeof err) != SP_OK) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         if (dist.ndim != 3 || dist.shape[1] != dist.shape[2]) {
@@ -205,17 +254,16 @@ int cmd_structprobe(int argc, char **argv)
     if (res.n_nan_used)     /* A19: replicate scipy's NaN, but say why */
         fprintf(stderr, "synprobe " CMD ": warning: %ld Spearman correlations of sentences with 5..50 words "
                 "were NaN (constant rows), so DSpr/NSpr are NaN, as scipy makes them\n", res.n_nan_used);
+    o = json_object();
+    json_object_set_new(o, "uuas", num_or_null(res.uuas));
+    json_object_set_new(o, "dspr", num_or_null(res.dspr));
+    json_object_set_new(o, "root_acc", num_or_null(res.root_acc));
+    json_object_set_new(o, "nspr", num_or_null(res.nspr));
+    json_object_set_new(o, "n_sentences", json_integer(res.n_sentences));
     if (json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "uuas", num_or_null(res.uuas));
-        json_object_set_new(o, "dspr", num_or_null(res.dspr));
-        json_object_set_new(o, "root_acc", num_or_null(res.root_acc));
-        json_object_set_new(o, "nspr", num_or_null(res.nspr));
-        json_object_set_new(o, "n_sentences", json_integer(res.n_sentences));
         char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         printf("%s\n", txt);
         free(txt);
-        json_decref(o);
     } else {
         printf("sentences  %ld\n", res.n_sentences);
         printf("UUAS       %.2f %%\n", res.uuas);
@@ -223,9 +271,15 @@ int cmd_structprobe(int argc, char **argv)
         printf("Root acc   %.2f %%\n", res.root_acc);
         printf("NSpr       %.4f\n", res.nspr);
     }
+    if (save_db) {
+        fflush(stdout);
+        if (save_eval(save_db, &src, &c, punct, n_total, o, argc, argv) != SP_OK) rc = SP_EXIT_INPUT;
+    }
 out_acc:
     prb_sp_free(&c.acc);
 out:
+    json_decref(o);
+    if (save_db) st_close(save_db);
     free(c.mask);
     free(c.pd);
     free(c.pdep);

@@ -5,6 +5,10 @@
  * Attention file (numpy, float32 or float64, C order), rows in corpus order:
  *   (n_sentences, L, L)      word-level attention of one layer, heads already pooled;
  *   (n_sentences, H, L, L)   per head: the heads are averaged here.
+ * With --db --corpus the evaluation is also stored (table tree_eval, one row in one
+ * transaction): method = the baseline name or "attention:<file>:<span score>", result = the
+ * --json object plus "manifest" (seeds, evalb-max-words, span score, corpus, source, versions,
+ * time). --no-save skips that; stdout is the same either way.
  * Row = query word, column = key word; sentence k uses A[k, :n_k, :n_k] where n_k counts the
  * gold tree's words after -NONE- removal (punctuation included); padding is ignored. Special
  * tokens must already be dropped and subwords merged (§5.1). Every row of the n_k x n_k block
@@ -21,6 +25,7 @@
 #include "daemon/cli.h"
 #include "probes/sentsrc.h"
 #include "probes/trees.h"
+#include "store/results.h"
 #include "store/store.h"
 #include "treeops/treeops.h"
 
@@ -32,13 +37,14 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: synprobe trees (--db DB --corpus C | --mrg FILE|DIR...)\n"
         "                      (--baseline right|left|random|gold [--seed N] | --attention A.npy [--span-score mean|sum])\n"
-        "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json]\n"
+        "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json] [--no-save]\n"
         "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
         "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
         "  --evalb-max-words N leave sentences longer than N words out of Protocol A (200: as the EVALB binary)\n"
         "  --out / --gold-out  write predicted / gold trees one per line, for `synprobe evalb`\n"
         "  --json              {\"protocol_a\":{\"all\":{recall,precision,fmeasure},\"le40\":{...}},\n"
-        "                       \"protocol_b\":{\"sentence_f1\":{all,le40,le10},\"corpus_f1\":{...}},\"n_sentences\":N}\n");
+        "                       \"protocol_b\":{\"sentence_f1\":{all,le40,le10},\"corpus_f1\":{...}},\"n_sentences\":N}\n"
+        "  --db DB --corpus C  also stores the evaluation in DB (tree_eval; see synprobe report) unless --no-save\n");
 }
 
 enum kind { K_RIGHT, K_LEFT, K_RANDOM, K_GOLD, K_ATTN };
@@ -181,6 +187,55 @@ static void mean_result(struct prb_trees_result *r, int n, struct prb_trees_resu
 #undef AVG
 }
 
+/* One tree_eval row: the printed JSON plus the manifest, in one transaction. */
+static int save_eval(struct st_db *db, const struct prb_source *src, const struct ctx *c, const struct prb_trees_result *m,
+                     json_t *o, const char *baseline, long seed, long maxw, const char *score, int argc, char **argv)
+{
+    char err[SP_ERRLEN], method[1200];
+    int64_t corpus_id = 0;
+    if (st_corpus_id(db, src->corpus, 0, &corpus_id, err, sizeof err) != SP_OK)
+        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
+    json_t *man = sp_manifest_new(argc, argv), *seeds = json_array(), *source = json_object();
+    if (c->kind == K_RANDOM)
+        for (int r = 0; r < c->n_runs; r++) json_array_append_new(seeds, json_integer(seed >= 0 ? seed : r + 1));
+    if (c->kind == K_ATTN) {
+        snprintf(method, sizeof method, "attention:%s:%s", c->attn_path, score);
+        json_object_set_new(source, "kind", json_string("attention"));
+        json_object_set_new(source, "path", json_string(c->attn_path));
+        json_t *shape = json_array();
+        for (int k = 0; k < c->attn->ndim; k++) json_array_append_new(shape, json_integer((json_int_t)c->attn->shape[k]));
+        json_object_set_new(source, "shape", shape);
+        json_object_set_new(source, "dtype", json_string(sp_dtype_name(c->attn->dtype)));
+        json_object_set_new(source, "heads", json_string(c->attn->ndim == 4 ? "averaged" : "pooled before"));
+    } else {
+        snprintf(method, sizeof method, "%s", baseline);
+        json_object_set_new(source, "kind", json_string("baseline"));
+        json_object_set_new(source, "name", json_string(baseline));
+    }
+    json_object_set_new(man, "method", json_string(method));
+    json_object_set_new(man, "source", source);
+    json_object_set_new(man, "seeds", c->kind == K_RANDOM ? seeds : (json_decref(seeds), json_null()));
+    json_object_set_new(man, "evalb_max_words", maxw ? json_integer(maxw) : json_null());
+    json_object_set_new(man, "span_score", c->kind == K_ATTN ? json_string(score) : json_null());
+    json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I}", "db", src->db, "corpus", src->corpus,
+                                                "corpus_id", (json_int_t)corpus_id));
+    json_object_set_new(man, "protocols", json_string("A: EVALB COLLINS.prm LABELED 0; B: unlabeled spans, "
+                                                      "punctuation removed (SPEC-probing 5.2, 5.3)"));
+    json_object_set_new(man, "sentences_skipped", json_integer(c->n_skipped));
+    json_object_set_new(man, "protocol_a_skipped_long", json_integer(m->a_skipped_long));
+    json_t *full = json_deep_copy(o);
+    json_object_set_new(full, "manifest", man);
+    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(full);
+    struct st_tree_eval e = { .run = NULL, .corpus_id = corpus_id, .method = method, .result = txt };
+    int64_t id = 0;
+    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
+    free(txt);
+    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), rc;
+    fprintf(stderr, "synprobe " CMD ": stored tree evaluation %lld (%s) in %s\n", (long long)id, method, src->db);
+    return SP_OK;
+}
+
 static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
 {
     int start = *i + 1, end = start;
@@ -197,12 +252,13 @@ int cmd_trees(int argc, char **argv)
     struct prb_source src = { .want = ST_WANT_CONST, .fmt = SP_FMT_PTB };
     const char *baseline = NULL, *attn_path = NULL, *seed_s = NULL, *out_path = NULL, *gold_path = NULL;
     const char *score = "mean", *maxw_s = NULL;
-    int json = 0;
+    int json = 0, no_save = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return SP_EXIT_OK; }
         else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-save")) no_save = 1;
         else if (!strcmp(a, "--db") && has) src.db = argv[++i];
         else if (!strcmp(a, "--corpus") && has) src.corpus = argv[++i];
         else if (!strcmp(a, "--baseline") && has) baseline = argv[++i];
@@ -226,6 +282,7 @@ int cmd_trees(int argc, char **argv)
         return sp_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --mrg FILE...");
     if (!!baseline + !!attn_path != 1)
         return sp_fail(SP_EXIT_USAGE, CMD, "give either --baseline right|left|random|gold or --attention A.npy");
+    if (no_save && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
 
     struct ctx c = { .n_runs = 1, .attn_path = attn_path };
     if (attn_path) c.kind = K_ATTN;
@@ -259,6 +316,8 @@ int cmd_trees(int argc, char **argv)
     int rc = SP_EXIT_OK;
     char err[SP_ERRLEN];
     struct sp_npy attn = { 0 };
+    struct st_db *save_db = NULL;
+    json_t *o = NULL;
     if (attn_path) {
         if (sp_npy_read(attn_path, &attn, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
         if ((attn.ndim != 3 && attn.ndim != 4) || attn.shape[attn.ndim - 1] != attn.shape[attn.ndim - 2]
@@ -272,6 +331,12 @@ int cmd_trees(int argc, char **argv)
     if (out_path && !(c.out = fopen(out_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
     if (gold_path && !(c.gold_out = fopen(gold_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", gold_path); goto out; }
     for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
+    /* the store for the result is opened (and migrated) before the walk, so that a store we
+     * cannot write fails before the work */
+    if (src.db && !no_save && st_open(src.db, 0, &save_db, err, sizeof err) != SP_OK) {
+        rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        goto out;
+    }
 
     int e = prb_source_each(&src, on_sentence, &c, err, sizeof err);
     if (e != SP_OK) {
@@ -287,8 +352,9 @@ int cmd_trees(int argc, char **argv)
     if (m.a_skipped_long)
         fprintf(stderr, "synprobe " CMD ": %ld sentences longer than %ld words left out of Protocol A\n",
                 m.a_skipped_long, maxw);
-    if (json) {
-        json_t *o = json_object(), *a = json_object(), *b = json_object();
+    o = json_object();
+    {
+        json_t *a = json_object(), *b = json_object();
         json_object_set_new(a, "all", prf_json(&m.a_all));
         json_object_set_new(a, "le40", prf_json(&m.a_le40));
         json_object_set_new(b, "sentence_f1", sub_json(m.b_sent_f1));
@@ -296,10 +362,11 @@ int cmd_trees(int argc, char **argv)
         json_object_set_new(o, "protocol_a", a);
         json_object_set_new(o, "protocol_b", b);
         json_object_set_new(o, "n_sentences", json_integer(m.n_sentences));
+    }
+    if (json) {
         char *txt = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         printf("%s\n", txt);
         free(txt);
-        json_decref(o);
     } else {
         printf("sentences %ld%s\n", m.n_sentences, c.n_runs > 1 ? " (random: mean of seeds 1..5)" : "");
         printf("Protocol A (EVALB, COLLINS.prm, LABELED 0)  recall  precision  F\n");
@@ -314,7 +381,14 @@ int cmd_trees(int argc, char **argv)
                m.b_corpus_f1[0], m.b_corpus_f1[1], m.b_corpus_f1[2]);
         printf("  sentences scored                           %6ld %6ld %6ld\n", m.b_n[0], m.b_n[1], m.b_n[2]);
     }
+    if (save_db) {
+        fflush(stdout);
+        if (save_eval(save_db, &src, &c, &m, o, baseline, seed_s ? seed : -1, maxw, score, argc, argv) != SP_OK)
+            rc = SP_EXIT_INPUT;
+    }
 out:
+    json_decref(o);
+    if (save_db) st_close(save_db);
     for (int r = 0; r < MAX_SEEDS; r++) prb_trees_delete(c.acc[r]);
     if (c.out) fclose(c.out);
     if (c.gold_out) fclose(c.gold_out);
