@@ -1,0 +1,214 @@
+/* daemon/cmd_export_encoded.c — `synprobe export --what vectors|tokens|attention --run R`:
+ * an encoder run's cached outputs as NumPy files (cmd_export.c calls export_encoded).
+ *
+ * Rows are the run's items in ordinal order: corpus order for --corpus runs, task file order
+ * for --task runs. Sentences the encode skipped have no row (a warning says how many).
+ *   --what vectors    float32 (n_items, dim)
+ *   --what tokens     float32 (total_tokens, tok_dim): the items' token vectors one after the
+ *                     other, plus FILE.lengths.npy (FILE without its .npy) int32 (n_items,) with
+ *                     each item's token count. Flat rather than padded (n, L, d): a padded array
+ *                     grows with the longest sentence (PTB: ~6x the data at d = 512); numpy
+ *                     gets per-sentence blocks with np.split(tok, np.cumsum(lengths)[:-1]).
+ *   --what attention  float32 (n_items, L, L), L = the longest item, zero-padded: the layout
+ *                     `synprobe trees --attention` reads (row = query word, column = key).
+ * Files are written as a stream (two passes over the run: sizes, then data), so memory stays at
+ * one item whatever the run's size; the header is numpy.save's (version 1.0, 64-byte aligned). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/npy.h"
+#include "common/sp.h"
+#include "daemon/cli.h"
+#include "store/runs.h"
+#include "store/store.h"
+
+#define CMD "export"
+
+int export_encoded(int argc, char **argv);
+
+static const char *usage_text =
+    "usage: synprobe export --db DB --run R --what vectors|tokens|attention [--format npy] --out FILE\n"
+    "  vectors    float32 (n_items, dim), one row per run item in corpus / task-file order\n"
+    "  tokens     float32 (total_tokens, d) and FILE.lengths.npy int32 (n_items,) (FILE minus .npy)\n"
+    "  attention  float32 (n_items, L, L) zero-padded, as `synprobe trees --attention` reads it\n";
+
+/* numpy.save's header for a float32/int32 C-order array (same text and padding as common/npy.c) */
+static int npy_header(FILE *f, const char *descr, int ndim, const size_t *shape)
+{
+    struct sp_buf h = { 0 };
+    sp_buf_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < ndim; i++) sp_buf_printf(&h, i ? ", %zu" : "%zu", shape[i]);
+    sp_buf_puts(&h, ndim == 1 ? ",), }" : "), }");
+    char digits[32];                       /* numpy leaves room to grow axis 0 in place */
+    int nd = snprintf(digits, sizeof digits, "%zu", shape[0]);
+    for (int i = nd; i < 21; i++) sp_buf_put(&h, " ", 1);
+    size_t pre = 10, hl = h.len + 1;
+    size_t pad = 64 - (pre + hl) % 64;
+    for (size_t i = 0; i < pad; i++) sp_buf_put(&h, " ", 1);
+    sp_buf_put(&h, "\n", 1);
+    unsigned char head[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(h.len & 0xff), (unsigned char)(h.len >> 8) };
+    int ok = h.len <= 65535 && fwrite(head, 1, 10, f) == 10 && fwrite(h.p, 1, h.len, f) == h.len;
+    sp_buf_free(&h);
+    return ok ? 0 : -1;
+}
+
+static int put_f32(FILE *f, const float *v, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x;
+        memcpy(&x, v + i, 4);
+        x = __builtin_bswap32(x);
+        if (fwrite(&x, 4, 1, f) != 1) return -1;
+    }
+    return 0;
+#else
+    return fwrite(v, 4, n, f) == n ? 0 : -1;
+#endif
+}
+
+struct pass {
+    int what;                  /* 1 vectors, 2 tokens, 3 attention */
+    /* pass 1 */
+    size_t n, total_tokens, max_n, gaps;
+    int64_t last_ordinal;
+    int dim, tok_dim;
+    /* pass 2 */
+    FILE *f;
+    int32_t *lengths;
+    size_t k;
+    float *row;
+    char err[SP_ERRLEN];
+};
+
+static int sizes(void *ctx, const struct st_run_item *it)
+{
+    struct pass *p = ctx;
+    if (it->ordinal != p->last_ordinal + 1) p->gaps += (size_t)(it->ordinal - p->last_ordinal - 1);
+    p->last_ordinal = it->ordinal;
+    if (p->n && (it->dim != p->dim || (p->what == 2 && it->tok_dim != p->tok_dim))) {
+        snprintf(p->err, sizeof p->err, "item %lld: width %d/%d differs from the first item's %d/%d",
+                 (long long)it->ordinal, it->dim, it->tok_dim, p->dim, p->tok_dim);
+        return SP_EPARSE;
+    }
+    p->dim = it->dim;
+    p->tok_dim = it->tok_dim;
+    p->n++;
+    p->total_tokens += (size_t)it->n_tokens;
+    if ((size_t)it->n_tokens > p->max_n) p->max_n = (size_t)it->n_tokens;
+    return 0;
+}
+
+static int rows(void *ctx, const struct st_run_item *it)
+{
+    struct pass *p = ctx;
+    int bad = 0;
+    if (p->what == 1) bad = put_f32(p->f, it->vec, (size_t)it->dim);
+    else if (p->what == 2) {
+        bad = put_f32(p->f, it->tok, (size_t)it->n_tokens * (size_t)it->tok_dim);
+        p->lengths[p->k] = it->n_tokens;
+    } else {
+        size_t L = p->max_n, n = (size_t)it->n_tokens;
+        for (size_t i = 0; i < n; i++) {
+            memset(p->row, 0, sizeof(float) * L);
+            memcpy(p->row, it->attn + i * n, sizeof(float) * n);
+            bad |= put_f32(p->f, p->row, L);
+        }
+        memset(p->row, 0, sizeof(float) * L);
+        for (size_t i = n; i < L && !bad; i++) bad = put_f32(p->f, p->row, L);
+    }
+    p->k++;
+    if (bad) { snprintf(p->err, sizeof p->err, "write error"); return SP_EIO; }
+    return 0;
+}
+
+int export_encoded(int argc, char **argv)
+{
+    const char *db_path = NULL, *corpus = NULL, *what = NULL, *fmt = "npy", *out_path = NULL, *run = NULL;
+    static const struct option opts[] = {
+        { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
+        { "what", required_argument, 0, 'w' }, { "format", required_argument, 0, 'f' },
+        { "out", required_argument, 0, 'o' }, { "run", required_argument, 0, 'r' },
+        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+    };
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': db_path = optarg; break;
+        case 'c': corpus = optarg; break;
+        case 'w': what = optarg; break;
+        case 'f': fmt = optarg; break;
+        case 'o': out_path = optarg; break;
+        case 'r': run = optarg; break;
+        case 'h': fputs(usage_text, stdout); return SP_EXIT_OK;
+        default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
+        }
+    }
+    if (!db_path) return sp_fail(SP_EXIT_USAGE, CMD, "--db is required");
+    struct pass p = { 0 };
+    p.what = !strcmp(what, "vectors") ? 1 : !strcmp(what, "tokens") ? 2 : 3;
+    if (!run) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s needs --run NAME (an encoder run)", what);
+    if (strcmp(fmt, "npy")) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s is written as npy only, not '%s'", what, fmt);
+    if (!out_path) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s needs --out FILE.npy (binary output)", what);
+
+    char err[SP_ERRLEN * 2];
+    struct st_db *db = NULL;
+    struct st_run_info info = { 0 };
+    int status = SP_EXIT_INPUT;
+    char *len_path = NULL;
+    if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) || st_run_info(db, run, &info, err, sizeof err)) {
+        sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        goto out;
+    }
+    if (corpus && (!info.corpus || strcmp(corpus, info.corpus))) {
+        sp_fail(SP_EXIT_INPUT, CMD, "run '%s' encodes %s %s, not corpus %s", run, info.corpus ? "corpus" : "task",
+                info.corpus ? info.corpus : info.task, corpus);
+        goto out;
+    }
+    unsigned part = p.what == 1 ? ST_RUN_VEC : p.what == 2 ? ST_RUN_TOK : ST_RUN_ATTN;
+    /* pass 1: sizes (and the "re-run encode with ..." errors before any file is created) */
+    int rc = st_run_items(db, run, 0, sizes, &p, err, sizeof err);
+    if (!rc && p.what == 2 && !info.token_vectors)
+        rc = (snprintf(err, sizeof err, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", db_path, run), SP_EPARSE);
+    if (!rc && p.what == 3 && info.attn_layer < 0)
+        rc = (snprintf(err, sizeof err, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db_path, run), SP_EPARSE);
+    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", rc == SP_EPARSE && p.err[0] ? p.err : err); goto out; }
+    if (!p.n) { sp_fail(SP_EXIT_INPUT, CMD, "run '%s' has no items", run); goto out; }
+    if (p.gaps && info.corpus_id)
+        fprintf(stderr, "synprobe export: warning: %zu sentences of corpus %s are not in run '%s' (skipped by encode); "
+                "rows do not line up with the corpus\n", p.gaps, info.corpus, run);
+
+    if (!(p.f = fopen(out_path, "wb"))) { sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
+    size_t shape[3];
+    int ndim;
+    if (p.what == 1) { shape[0] = p.n; shape[1] = (size_t)p.dim; ndim = 2; }
+    else if (p.what == 2) { shape[0] = p.total_tokens; shape[1] = (size_t)p.tok_dim; ndim = 2; }
+    else { shape[0] = p.n; shape[1] = shape[2] = p.max_n; ndim = 3; }
+    if (p.what == 2) p.lengths = sp_xmalloc(sizeof(int32_t) * p.n);
+    if (p.what == 3) p.row = sp_xmalloc(sizeof(float) * (p.max_n ? p.max_n : 1));
+    if (npy_header(p.f, "<f4", ndim, shape)) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
+    if (!rc) rc = st_run_items(db, run, part, rows, &p, err, sizeof err);
+    if (!rc && p.k != p.n) rc = (snprintf(err, sizeof err, "run '%s' changed while exporting", run), SP_EPARSE);
+    if (fclose(p.f) && !rc) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
+    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", p.err[0] ? p.err : err); remove(out_path); goto out; }
+    if (p.what == 2) {
+        size_t L = strlen(out_path);
+        if (L > 4 && !strcmp(out_path + L - 4, ".npy")) L -= 4;
+        len_path = sp_xmalloc(L + 16);
+        memcpy(len_path, out_path, L);
+        strcpy(len_path + L, ".lengths.npy");
+        size_t ls = p.n;
+        if (sp_npy_write(len_path, SP_DT_I32, 1, &ls, p.lengths, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    }
+    status = SP_EXIT_OK;
+out:
+    free(len_path);
+    free(p.lengths);
+    free(p.row);
+    st_run_info_free(&info);
+    st_close(db);
+    return status;
+}

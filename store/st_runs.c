@@ -1,0 +1,432 @@
+/* store/st_runs.c — encoders, runs, cached vectors/token vectors/attention maps (store/runs.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sp.h"
+#include "store/runs.h"
+#include "store/st_int.h"
+
+/* float32 little-endian on disk whatever the host: a copy on little-endian hosts, a swap otherwise */
+static const void *f32_to_le(const float *v, size_t n, void **tmp)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    uint32_t *o = sp_xmalloc(4 * (n ? n : 1));
+    memcpy(o, v, 4 * n);
+    for (size_t i = 0; i < n; i++) o[i] = __builtin_bswap32(o[i]);
+    *tmp = o;
+    return o;
+#else
+    (void)n;
+    *tmp = NULL;
+    return v;
+#endif
+}
+
+static void f32_from_le(float *out, const void *blob, size_t n)
+{
+    memcpy(out, blob, 4 * n);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    uint32_t *o = (uint32_t *)out;
+    for (size_t i = 0; i < n; i++) o[i] = __builtin_bswap32(o[i]);
+#endif
+}
+
+static int prep(struct st_db *db, const char *sql, sqlite3_stmt **q, const char *what, char *err, size_t errlen)
+{
+    if (sqlite3_prepare_v2(db->h, sql, -1, q, NULL) != SQLITE_OK) return st_sqlerr(db, what, err, errlen);
+    return SP_OK;
+}
+
+int st_encoder_upsert(struct st_db *db, const struct st_encoder *enc, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    *id = 0;
+    /* DO UPDATE (a no-op) rather than DO NOTHING so RETURNING yields the existing row's id too */
+    if (prep(db, "INSERT INTO encoder (fingerprint, kind, config, dim) VALUES (?1, ?2, ?3, ?4) "
+                 "ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING encoder_id",
+             &q, "encoder", err, errlen))
+        return SP_ESTORE;
+    sqlite3_bind_text(q, 1, enc->fingerprint, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, enc->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_text(q, 3, enc->config, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 4, enc->dim);
+    int r = sqlite3_step(q);
+    if (r == SQLITE_ROW) *id = sqlite3_column_int64(q, 0);
+    int rc = r == SQLITE_ROW ? SP_OK : st_sqlerr(db, "encoder", err, errlen);
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* name of a corpus or task by id, for messages */
+static void source_name(struct st_db *db, int64_t corpus_id, int64_t task_id, char *out, size_t len)
+{
+    sqlite3_stmt *q = NULL;
+    snprintf(out, len, "?");
+    const char *sql = corpus_id ? "SELECT 'corpus ' || name FROM corpus WHERE corpus_id = ?1"
+                                : "SELECT 'task ' || name FROM task WHERE task_id = ?1";
+    if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) return;
+    sqlite3_bind_int64(q, 1, corpus_id ? corpus_id : task_id);
+    if (sqlite3_step(q) == SQLITE_ROW) snprintf(out, len, "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+}
+
+int st_run_begin(struct st_db *db, const struct st_run_spec *spec, int64_t *run_id, int *created,
+                 char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    *run_id = 0;
+    *created = 0;
+    if (!spec->corpus_id == !spec->task_id) {
+        snprintf(err, errlen, "%s: run '%s': exactly one of a corpus or a task", db->path, spec->name);
+        return SP_EUSAGE;
+    }
+    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    int rc = prep(db, "SELECT r.run_id, r.encoder_id, e.fingerprint, coalesce(r.corpus_id, 0), coalesce(r.task_id, 0) "
+                      "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id WHERE r.name = ?1",
+                  &q, "run lookup", err, errlen);
+    int64_t id = 0;
+    if (!rc) {
+        sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
+        int r = sqlite3_step(q);
+        if (r == SQLITE_ROW) {
+            id = sqlite3_column_int64(q, 0);
+            int64_t old_enc = sqlite3_column_int64(q, 1), old_c = sqlite3_column_int64(q, 3), old_t = sqlite3_column_int64(q, 4);
+            if (old_enc != spec->encoder_id) {
+                char *old_fp = sp_xstrdup((const char *)sqlite3_column_text(q, 2));
+                sqlite3_stmt *f = NULL;
+                char new_fp[80] = "?";
+                if (sqlite3_prepare_v2(db->h, "SELECT fingerprint FROM encoder WHERE encoder_id = ?1", -1, &f, NULL) == SQLITE_OK) {
+                    sqlite3_bind_int64(f, 1, spec->encoder_id);
+                    if (sqlite3_step(f) == SQLITE_ROW) snprintf(new_fp, sizeof new_fp, "%s", (const char *)sqlite3_column_text(f, 0));
+                    sqlite3_finalize(f);
+                }
+                snprintf(err, errlen, "%s: run '%s' was made by encoder %s; this encoder is %s "
+                         "(choose another --run name)", db->path, spec->name, old_fp, new_fp);
+                free(old_fp);
+                rc = SP_EEXIST;
+            } else if (old_c != spec->corpus_id || old_t != spec->task_id) {
+                char a[300], b[300];
+                source_name(db, old_c, old_t, a, sizeof a);
+                source_name(db, spec->corpus_id, spec->task_id, b, sizeof b);
+                snprintf(err, errlen, "%s: run '%s' encodes %s, not %s (choose another --run name)",
+                         db->path, spec->name, a, b);
+                rc = SP_EEXIST;
+            }
+        } else if (r != SQLITE_DONE) {
+            rc = st_sqlerr(db, "run lookup", err, errlen);
+        }
+        sqlite3_finalize(q);
+        q = NULL;
+    }
+    if (!rc && id) {
+        rc = prep(db, "UPDATE run SET token_vectors = ?2, attn_layer = ?3 WHERE run_id = ?1", &q, "run update", err, errlen);
+        if (!rc) {
+            sqlite3_bind_int64(q, 1, id);
+            sqlite3_bind_int(q, 2, spec->token_vectors != 0);
+            if (spec->attn_layer >= 0) sqlite3_bind_int(q, 3, spec->attn_layer); else sqlite3_bind_null(q, 3);
+            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "run update", err, errlen);
+            sqlite3_finalize(q);
+        }
+    } else if (!rc) {
+        rc = prep(db, "INSERT INTO run (name, encoder_id, corpus_id, task_id, token_vectors, attn_layer) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &q, "create run", err, errlen);
+        if (!rc) {
+            sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(q, 2, spec->encoder_id);
+            if (spec->corpus_id) sqlite3_bind_int64(q, 3, spec->corpus_id); else sqlite3_bind_null(q, 3);
+            if (spec->task_id) sqlite3_bind_int64(q, 4, spec->task_id); else sqlite3_bind_null(q, 4);
+            sqlite3_bind_int(q, 5, spec->token_vectors != 0);
+            if (spec->attn_layer >= 0) sqlite3_bind_int(q, 6, spec->attn_layer); else sqlite3_bind_null(q, 6);
+            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "create run", err, errlen);
+            else { id = sqlite3_last_insert_rowid(db->h); *created = 1; }
+            sqlite3_finalize(q);
+        }
+    }
+    if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
+    if (rc) { sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); *created = 0; return rc; }
+    *run_id = id;
+    return SP_OK;
+}
+
+int st_vector_cached(struct st_db *db, int64_t encoder_id, const char *hash, int attn_layer, unsigned *have,
+                     char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    *have = 0;
+    if (prep(db, "SELECT tokens IS NOT NULL, (SELECT count(*) FROM attention a WHERE a.encoder_id = v.encoder_id "
+                 "AND a.text_hash = v.text_hash AND a.layer = ?3) FROM vector v WHERE v.encoder_id = ?1 AND v.text_hash = ?2",
+             &q, "vector lookup", err, errlen))
+        return SP_ESTORE;
+    sqlite3_bind_int64(q, 1, encoder_id);
+    sqlite3_bind_text(q, 2, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 3, attn_layer);
+    int r = sqlite3_step(q);
+    if (r == SQLITE_ROW) {
+        *have = ST_RUN_VEC;
+        if (sqlite3_column_int(q, 0)) *have |= ST_RUN_TOK;
+        if (attn_layer >= 0 && sqlite3_column_int(q, 1)) *have |= ST_RUN_ATTN;
+    }
+    sqlite3_finalize(q);
+    if (r != SQLITE_ROW && r != SQLITE_DONE) return st_sqlerr(db, "vector lookup", err, errlen);
+    return SP_OK;
+}
+
+static void bind_f32(sqlite3_stmt *q, int col, const float *v, size_t n, void **tmp)
+{
+    const void *p = f32_to_le(v, n, tmp);
+    sqlite3_bind_blob64(q, col, p, 4 * (sqlite3_uint64)n, SQLITE_TRANSIENT);
+    free(*tmp);
+    *tmp = NULL;
+}
+
+int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
+                 const struct st_vector_put *vecs, int n_vecs,
+                 const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
+{
+    sqlite3_stmt *qv = NULL, *qa = NULL, *qi = NULL;
+    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    /* a fresh vector replaces the cached one; fresh token vectors replace cached ones, absent
+     * ones keep what is there (same encoder + same input: the same numbers) */
+    int rc = prep(db, "INSERT INTO vector (encoder_id, text_hash, dim, data, tokens, n_tokens, tok_dim) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (encoder_id, text_hash) DO UPDATE SET "
+                      "dim = excluded.dim, data = excluded.data, n_tokens = excluded.n_tokens, "
+                      "tokens = coalesce(excluded.tokens, tokens), tok_dim = coalesce(excluded.tok_dim, tok_dim)",
+                  &qv, "write vectors", err, errlen);
+    if (!rc) rc = prep(db, "INSERT OR REPLACE INTO attention (encoder_id, text_hash, layer, n, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                       &qa, "write attention", err, errlen);
+    if (!rc) rc = prep(db, "INSERT OR REPLACE INTO run_item (run_id, ordinal, sentence_id, task_ordinal, text_hash) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)", &qi, "write run items", err, errlen);
+    void *tmp = NULL;
+    for (int i = 0; !rc && i < n_vecs; i++) {
+        const struct st_vector_put *v = &vecs[i];
+        sqlite3_reset(qv);
+        sqlite3_bind_int64(qv, 1, encoder_id);
+        sqlite3_bind_text(qv, 2, v->hash, -1, SQLITE_STATIC);
+        sqlite3_bind_int(qv, 3, v->dim);
+        bind_f32(qv, 4, v->vec, (size_t)v->dim, &tmp);
+        if (v->tok) {
+            bind_f32(qv, 5, v->tok, (size_t)v->n_tokens * (size_t)v->tok_dim, &tmp);
+            sqlite3_bind_int(qv, 7, v->tok_dim);
+        } else {
+            sqlite3_bind_null(qv, 5);
+            sqlite3_bind_null(qv, 7);
+        }
+        sqlite3_bind_int(qv, 6, v->n_tokens);
+        if (sqlite3_step(qv) != SQLITE_DONE) { rc = st_sqlerr(db, "write vectors", err, errlen); break; }
+        if (v->attn) {
+            sqlite3_reset(qa);
+            sqlite3_bind_int64(qa, 1, encoder_id);
+            sqlite3_bind_text(qa, 2, v->hash, -1, SQLITE_STATIC);
+            sqlite3_bind_int(qa, 3, v->attn_layer);
+            sqlite3_bind_int(qa, 4, v->n_tokens);
+            bind_f32(qa, 5, v->attn, (size_t)v->n_tokens * (size_t)v->n_tokens, &tmp);
+            if (sqlite3_step(qa) != SQLITE_DONE) { rc = st_sqlerr(db, "write attention", err, errlen); break; }
+        }
+    }
+    for (int i = 0; !rc && i < n_items; i++) {
+        const struct st_run_item_put *it = &items[i];
+        sqlite3_reset(qi);
+        sqlite3_bind_int64(qi, 1, run_id);
+        sqlite3_bind_int64(qi, 2, it->ordinal);
+        if (it->sentence_id) sqlite3_bind_int64(qi, 3, it->sentence_id); else sqlite3_bind_null(qi, 3);
+        if (it->task_ordinal) sqlite3_bind_int64(qi, 4, it->task_ordinal); else sqlite3_bind_null(qi, 4);
+        sqlite3_bind_text(qi, 5, it->hash, -1, SQLITE_STATIC);
+        if (sqlite3_step(qi) != SQLITE_DONE) rc = st_sqlerr(db, "write run items", err, errlen);
+    }
+    sqlite3_finalize(qv);
+    sqlite3_finalize(qa);
+    sqlite3_finalize(qi);
+    if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
+    if (rc) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int st_run_finish(struct st_db *db, int64_t run_id, const char *manifest,
+                  const int64_t *dropped, int n_dropped, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    int rc = prep(db, "UPDATE run SET manifest = ?2 WHERE run_id = ?1", &q, "run manifest", err, errlen);
+    if (!rc) {
+        sqlite3_bind_int64(q, 1, run_id);
+        sqlite3_bind_text(q, 2, manifest ? manifest : "{}", -1, SQLITE_STATIC);
+        if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "run manifest", err, errlen);
+        sqlite3_finalize(q);
+        q = NULL;
+    }
+    if (!rc && n_dropped) {
+        rc = prep(db, "DELETE FROM run_item WHERE run_id = ?1 AND ordinal = ?2", &q, "drop run items", err, errlen);
+        for (int i = 0; !rc && i < n_dropped; i++) {
+            sqlite3_reset(q);
+            sqlite3_bind_int64(q, 1, run_id);
+            sqlite3_bind_int64(q, 2, dropped[i]);
+            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "drop run items", err, errlen);
+        }
+        sqlite3_finalize(q);
+    }
+    if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
+    if (rc) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static char *col_dup(sqlite3_stmt *q, int c)
+{
+    return sqlite3_column_type(q, c) == SQLITE_NULL ? NULL : sp_xstrdup((const char *)sqlite3_column_text(q, c));
+}
+
+int st_run_info(struct st_db *db, const char *name, struct st_run_info *info, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    memset(info, 0, sizeof *info);
+    info->attn_layer = -1;
+    if (prep(db, "SELECT r.run_id, r.name, r.encoder_id, e.fingerprint, e.kind, e.config, e.dim, "
+                 "coalesce(r.corpus_id, 0), c.name, coalesce(r.task_id, 0), t.name, r.token_vectors, r.attn_layer, "
+                 "r.manifest, r.created, "
+                 "(SELECT count(*) FROM run_item i WHERE i.run_id = r.run_id), "
+                 "(SELECT coalesce(max(v.n_tokens), 0) FROM run_item i JOIN vector v ON v.encoder_id = r.encoder_id "
+                 " AND v.text_hash = i.text_hash WHERE i.run_id = r.run_id) "
+                 "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id LEFT JOIN corpus c ON c.corpus_id = r.corpus_id "
+                 "LEFT JOIN task t ON t.task_id = r.task_id WHERE r.name = ?1", &q, "run lookup", err, errlen))
+        return SP_ESTORE;
+    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+    int r = sqlite3_step(q);
+    if (r != SQLITE_ROW) {
+        sqlite3_finalize(q);
+        if (r != SQLITE_DONE) return st_sqlerr(db, "run lookup", err, errlen);
+        snprintf(err, errlen, "%s: no run '%s'", db->path, name);
+        return SP_EPARSE;
+    }
+    info->run_id = sqlite3_column_int64(q, 0);
+    info->name = col_dup(q, 1);
+    info->encoder_id = sqlite3_column_int64(q, 2);
+    info->fingerprint = col_dup(q, 3);
+    info->kind = col_dup(q, 4);
+    info->config = col_dup(q, 5);
+    info->dim = sqlite3_column_int(q, 6);
+    info->corpus_id = sqlite3_column_int64(q, 7);
+    info->corpus = col_dup(q, 8);
+    info->task_id = sqlite3_column_int64(q, 9);
+    info->task = col_dup(q, 10);
+    info->token_vectors = sqlite3_column_int(q, 11);
+    info->attn_layer = sqlite3_column_type(q, 12) == SQLITE_NULL ? -1 : sqlite3_column_int(q, 12);
+    info->manifest = col_dup(q, 13);
+    info->created = col_dup(q, 14);
+    info->count = sqlite3_column_int64(q, 15);
+    info->max_tokens = sqlite3_column_int(q, 16);
+    sqlite3_finalize(q);
+    return SP_OK;
+}
+
+void st_run_info_free(struct st_run_info *info)
+{
+    if (!info) return;
+    free(info->name);
+    free(info->fingerprint);
+    free(info->kind);
+    free(info->config);
+    free(info->corpus);
+    free(info->task);
+    free(info->manifest);
+    free(info->created);
+    memset(info, 0, sizeof *info);
+}
+
+/* aligned native-order copy of a float32 blob; -1 if the size is not n floats */
+static int blob_f32(sqlite3_stmt *q, int c, size_t n, float **buf, size_t *cap)
+{
+    if (sqlite3_column_type(q, c) == SQLITE_NULL) return -1;
+    const void *p = sqlite3_column_blob(q, c);
+    if ((size_t)sqlite3_column_bytes(q, c) != 4 * n) return -1;
+    if (*cap < n) { free(*buf); *cap = n + n / 2 + 16; *buf = sp_xmalloc(4 * *cap); }
+    f32_from_le(*buf, p, n);
+    return 0;
+}
+
+int st_run_items(struct st_db *db, const char *run, unsigned what,
+                 int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+{
+    struct st_run_info info;
+    int rc = st_run_info(db, run, &info, err, errlen);
+    if (rc) return rc;
+    if ((what & ST_RUN_TOK) && !info.token_vectors) {
+        snprintf(err, errlen, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", db->path, run);
+        st_run_info_free(&info);
+        return SP_EPARSE;
+    }
+    if ((what & ST_RUN_ATTN) && info.attn_layer < 0) {
+        snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db->path, run);
+        st_run_info_free(&info);
+        return SP_EPARSE;
+    }
+    sqlite3_stmt *q = NULL;
+    /* the blobs are selected only when asked, so a metadata walk reads no vector pages */
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "SELECT i.ordinal, coalesce(i.sentence_id, 0), coalesce(i.task_ordinal, 0), i.text_hash, v.n_tokens, v.dim, "
+             "%s, v.tok_dim, %s, %s FROM run_item i "
+             "LEFT JOIN vector v ON v.encoder_id = ?2 AND v.text_hash = i.text_hash "
+             "LEFT JOIN attention a ON a.encoder_id = ?2 AND a.text_hash = i.text_hash AND a.layer = ?3 "
+             "WHERE i.run_id = ?1 ORDER BY i.ordinal",
+             what & ST_RUN_VEC ? "v.data" : "NULL", what & ST_RUN_TOK ? "v.tokens" : "NULL",
+             what & ST_RUN_ATTN ? "a.data" : "NULL");
+    rc = prep(db, sql, &q, "run items", err, errlen);
+    float *vb = NULL, *tb = NULL, *ab = NULL;
+    size_t vc = 0, tc = 0, ac = 0;
+    if (!rc) {
+        sqlite3_bind_int64(q, 1, info.run_id);
+        sqlite3_bind_int64(q, 2, info.encoder_id);
+        sqlite3_bind_int(q, 3, info.attn_layer);
+        int r;
+        while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+            struct st_run_item it = {
+                .ordinal = sqlite3_column_int64(q, 0),
+                .sentence_id = sqlite3_column_int64(q, 1),
+                .task_ordinal = sqlite3_column_int64(q, 2),
+                .hash = (const char *)sqlite3_column_text(q, 3),
+                .n_tokens = sqlite3_column_int(q, 4),
+                .dim = sqlite3_column_int(q, 5),
+                .tok_dim = sqlite3_column_int(q, 7),
+            };
+            const char *bad = NULL;
+            if (sqlite3_column_type(q, 5) == SQLITE_NULL) bad = "no cached vector";
+            else if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it.dim, &vb, &vc)) bad = "sentence vector of the wrong size";
+            else if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it.n_tokens * (size_t)it.tok_dim, &tb, &tc))
+                bad = "token vectors missing (re-run encode with --token-vectors)";
+            else if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it.n_tokens * (size_t)it.n_tokens, &ab, &ac))
+                bad = "attention map missing (re-run encode with --attention)";
+            if (bad) {
+                snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
+                rc = SP_EPARSE;
+                break;
+            }
+            if (what & ST_RUN_VEC) it.vec = vb;
+            if (what & ST_RUN_TOK) it.tok = tb;
+            if (what & ST_RUN_ATTN) it.attn = ab;
+            if ((rc = fn(ctx, &it)) != 0) break;
+        }
+        if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
+    }
+    sqlite3_finalize(q);
+    free(vb);
+    free(tb);
+    free(ab);
+    st_run_info_free(&info);
+    return rc;
+}
+
+int st_task_source(struct st_db *db, const char *task, int64_t *task_id, int64_t *corpus_id,
+                   char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    *task_id = *corpus_id = 0;
+    if (prep(db, "SELECT task_id, coalesce(corpus_id, 0) FROM task WHERE name = ?1", &q, "task lookup", err, errlen))
+        return SP_ESTORE;
+    sqlite3_bind_text(q, 1, task, -1, SQLITE_STATIC);
+    int r = sqlite3_step(q);
+    if (r == SQLITE_ROW) { *task_id = sqlite3_column_int64(q, 0); *corpus_id = sqlite3_column_int64(q, 1); }
+    sqlite3_finalize(q);
+    if (r == SQLITE_ROW) return SP_OK;
+    if (r != SQLITE_DONE) return st_sqlerr(db, "task lookup", err, errlen);
+    snprintf(err, errlen, "%s: no task '%s'", db->path, task);
+    return SP_EPARSE;
+}

@@ -1,0 +1,182 @@
+/* tests/unit/store_runs.c — encoders, runs and cached outputs (store/runs.h): upsert by
+ * fingerprint, run reuse and conflicts, batched writes all-or-nothing, read-back in ordinal
+ * order with vectors, token vectors and attention maps, cache lookups, finish/drop. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/sp.h"
+#include "store/runs.h"
+#include "t_harness.h"
+
+struct seen { int n; int64_t ord[16]; float v0[16], t_last[16], a_diag[16]; int ntok[16]; int has_tok, has_attn; };
+
+static int collect(void *ctx, const struct st_run_item *it)
+{
+    struct seen *s = ctx;
+    if (s->n >= 16) return 1;
+    s->ord[s->n] = it->ordinal;
+    s->ntok[s->n] = it->n_tokens;
+    s->v0[s->n] = it->vec ? it->vec[0] : -1;
+    if (it->tok) { s->has_tok = 1; s->t_last[s->n] = it->tok[(size_t)it->n_tokens * it->tok_dim - 1]; }
+    if (it->attn) { s->has_attn = 1; s->a_diag[s->n] = it->attn[(size_t)(it->n_tokens - 1) * it->n_tokens + it->n_tokens - 1]; }
+    s->n++;
+    return 0;
+}
+
+static int stop_at_two(void *ctx, const struct st_run_item *it)
+{
+    (void)it;
+    return ++*(int *)ctx == 2 ? 42 : 0;
+}
+
+int main(void)
+{
+    char path[] = "/tmp/sp-store-runs-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    unlink(path);
+    char err[SP_ERRLEN];
+    struct st_db *db;
+    T_CHECK(st_open(path, ST_OPEN_CREATE, &db, err, sizeof err) == SP_OK);
+    int64_t corpus, other;
+    T_CHECK(st_corpus_id(db, "c", 1, &corpus, err, sizeof err) == SP_OK);
+    T_CHECK(st_corpus_id(db, "d", 1, &other, err, sizeof err) == SP_OK);
+
+    /* encoders: same fingerprint -> same id */
+    const char *fa = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const char *fb = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    struct st_encoder ea = { fa, "san", "{\"kind\":\"san\"}", 3 }, eb = { fb, "psan", "{}", 2 };
+    int64_t ida, ida2, idb;
+    T_CHECK(st_encoder_upsert(db, &ea, &ida, err, sizeof err) == SP_OK);
+    T_CHECK(st_encoder_upsert(db, &eb, &idb, err, sizeof err) == SP_OK);
+    T_CHECK(st_encoder_upsert(db, &ea, &ida2, err, sizeof err) == SP_OK);
+    T_EQ_INT(ida2, ida);
+    T_CHECK(ida != idb);
+
+    /* runs: create, reuse, conflicts name both fingerprints / both sources */
+    struct st_run_spec spec = { "r1", ida, corpus, 0, 1, 0 };
+    int64_t run, run2;
+    int created;
+    T_CHECK(st_run_begin(db, &spec, &run, &created, err, sizeof err) == SP_OK);
+    T_EQ_INT(created, 1);
+    T_CHECK(st_run_begin(db, &spec, &run2, &created, err, sizeof err) == SP_OK);
+    T_EQ_INT(created, 0);
+    T_EQ_INT(run2, run);
+    struct st_run_spec bad = spec;
+    bad.encoder_id = idb;
+    T_EQ_INT(st_run_begin(db, &bad, &run2, &created, err, sizeof err), SP_EEXIST);
+    T_CHECK(strstr(err, fa) && strstr(err, fb) && strstr(err, "'r1'"));
+    bad = spec;
+    bad.corpus_id = other;
+    T_EQ_INT(st_run_begin(db, &bad, &run2, &created, err, sizeof err), SP_EEXIST);
+    T_CHECK(strstr(err, "corpus c") && strstr(err, "corpus d"));
+    bad.corpus_id = 0;
+    T_EQ_INT(st_run_begin(db, &bad, &run2, &created, err, sizeof err), SP_EUSAGE);
+
+    /* two batches written out of order; items come back in ordinal order */
+    float v1[3] = { 1, 2, 3 }, v2[3] = { 4, 5, 6 }, v3[3] = { 7, 8, 9 };
+    float t1[2 * 2] = { .1f, .2f, .3f, .4f }, t2[1 * 2] = { .5f, .6f }, t3[3 * 2] = { 1, 1, 1, 1, 1, 9 };
+    float a1[4] = { .5f, .5f, .25f, .75f }, a2[1] = { 1 }, a3[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+    struct st_vector_put b2v[] = { { "h3", 3, v3, 3, 2, t3, 0, a3 } };
+    struct st_run_item_put b2i[] = { { 5, 0, 0, "h3" } };
+    T_CHECK(st_run_write(db, run, ida, b2v, 1, b2i, 1, err, sizeof err) == SP_OK);
+    struct st_vector_put b1v[] = { { "h1", 3, v1, 2, 2, t1, 0, a1 }, { "h2", 3, v2, 1, 2, t2, 0, a2 } };
+    struct st_run_item_put b1i[] = { { 2, 0, 0, "h2" }, { 1, 0, 0, "h1" } };
+    T_CHECK(st_run_write(db, run, ida, b1v, 2, b1i, 2, err, sizeof err) == SP_OK);
+
+    struct seen s = { 0 };
+    T_EQ_INT(st_run_items(db, "r1", ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN, collect, &s, err, sizeof err), SP_OK);
+    T_EQ_INT(s.n, 3);
+    T_EQ_INT(s.ord[0], 1);
+    T_EQ_INT(s.ord[1], 2);
+    T_EQ_INT(s.ord[2], 5);
+    T_NEAR(s.v0[0], 1, 0);
+    T_NEAR(s.v0[1], 4, 0);
+    T_NEAR(s.v0[2], 7, 0);
+    T_EQ_INT(s.ntok[0], 2);
+    T_EQ_INT(s.ntok[2], 3);
+    T_NEAR(s.t_last[0], .4f, 0);
+    T_NEAR(s.t_last[2], 9, 0);
+    T_NEAR(s.a_diag[0], .75f, 0);
+    T_NEAR(s.a_diag[2], 1, 0);
+    struct seen m = { 0 };
+    T_EQ_INT(st_run_items(db, "r1", 0, collect, &m, err, sizeof err), SP_OK);
+    T_EQ_INT(m.n, 3);
+    T_NEAR(m.v0[0], -1, 0);               /* metadata only: no vector handed over */
+    T_CHECK(!m.has_tok && !m.has_attn);
+    int calls = 0;
+    T_EQ_INT(st_run_items(db, "r1", ST_RUN_VEC, stop_at_two, &calls, err, sizeof err), 42);
+
+    struct st_run_info info;
+    T_EQ_INT(st_run_info(db, "r1", &info, err, sizeof err), SP_OK);
+    T_EQ_INT(info.count, 3);
+    T_EQ_INT(info.dim, 3);
+    T_EQ_INT(info.max_tokens, 3);
+    T_EQ_INT(info.attn_layer, 0);
+    T_EQ_INT(info.token_vectors, 1);
+    T_EQ_STR(info.fingerprint, fa);
+    T_EQ_STR(info.kind, "san");
+    T_EQ_STR(info.corpus, "c");
+    T_CHECK(info.task == NULL);
+    st_run_info_free(&info);
+    T_EQ_INT(st_run_info(db, "nope", &info, err, sizeof err), SP_EPARSE);
+    T_CHECK(strstr(err, "no run 'nope'") != NULL);
+
+    /* cache lookups */
+    unsigned have;
+    T_CHECK(st_vector_cached(db, ida, "h1", 0, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN);
+    T_CHECK(st_vector_cached(db, ida, "h1", 1, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK);
+    T_CHECK(st_vector_cached(db, idb, "h1", 0, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, 0);
+
+    /* a fresh vector without token vectors keeps the cached ones */
+    float v1b[3] = { 1, 2, 3 };
+    struct st_vector_put keep = { "h1", 3, v1b, 2, 0, NULL, 0, NULL };
+    T_CHECK(st_run_write(db, run, ida, &keep, 1, NULL, 0, err, sizeof err) == SP_OK);
+    T_CHECK(st_vector_cached(db, ida, "h1", 0, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN);
+
+    /* a batch is all or nothing: an item naming a sentence that does not exist (foreign key)
+     * rolls back the vectors written before it in the same batch */
+    float v4[3] = { 0 };
+    struct st_vector_put b3v[] = { { "h4", 3, v4, 1, 0, NULL, 0, NULL } };
+    struct st_run_item_put b3i[] = { { 6, 0, 0, "h4" }, { 7, 999999, 0, "h4" } };
+    T_CHECK(st_run_write(db, run, ida, b3v, 1, b3i, 2, err, sizeof err) == SP_ESTORE);
+    T_CHECK(st_vector_cached(db, ida, "h4", -1, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, 0);
+    s.n = 0;
+    T_EQ_INT(st_run_items(db, "r1", 0, collect, &s, err, sizeof err), SP_OK);
+    T_EQ_INT(s.n, 3);
+
+    /* finish: manifest stored, dropped ordinals gone */
+    int64_t drop[] = { 2 };
+    T_CHECK(st_run_finish(db, run, "{\"x\":1}", drop, 1, err, sizeof err) == SP_OK);
+    T_EQ_INT(st_run_info(db, "r1", &info, err, sizeof err), SP_OK);
+    T_EQ_STR(info.manifest, "{\"x\":1}");
+    T_EQ_INT(info.count, 2);
+    st_run_info_free(&info);
+
+    /* a run without token vectors / attention says how to get them */
+    struct st_run_spec plain = { "r2", ida, corpus, 0, 0, -1 };
+    T_CHECK(st_run_begin(db, &plain, &run2, &created, err, sizeof err) == SP_OK);
+    T_EQ_INT(st_run_items(db, "r2", ST_RUN_TOK, collect, &s, err, sizeof err), SP_EPARSE);
+    T_CHECK(strstr(err, "--token-vectors") != NULL);
+    T_EQ_INT(st_run_items(db, "r2", ST_RUN_ATTN, collect, &s, err, sizeof err), SP_EPARSE);
+    T_CHECK(strstr(err, "--attention") != NULL);
+
+    /* task source lookups */
+    int64_t tid, tcorp;
+    T_EQ_INT(st_task_source(db, "missing", &tid, &tcorp, err, sizeof err), SP_EPARSE);
+
+    st_close(db);
+    unlink(path);
+    char side[sizeof path + 8];
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    return T_DONE();
+}
