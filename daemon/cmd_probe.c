@@ -22,6 +22,7 @@
 #include "ingest/senteval.h"
 #include "probes/senteval.h"
 #include "store/results.h"
+#include "store/runs.h"
 #include "store/tasks.h"
 
 #define MAX_RUNS 64
@@ -30,7 +31,7 @@ static void help(FILE *f)
 {
     fprintf(f,
         "usage: synprobe probe (--task-file TASK.txt [--save DB] | --db DB --task NAME [--no-save])\n"
-        "                      --vectors X.npy [options]\n"
+        "                      (--vectors X.npy | --run R) [options]\n"
         "\n"
         "Train SentEval probing classifiers (SPEC-probing §1) and report dev/test accuracy.\n"
         "\n"
@@ -39,6 +40,8 @@ static void help(FILE *f)
         "  --vectors X.npy    sentence vectors, float32 or float64, shape (n, d); row i is the vector of\n"
         "                     the i-th line of the task file (file order, all partitions, n = number of lines),\n"
         "                     or of the stored task's i-th item (ordinal order = the imported file's order)\n"
+        "  --run R            with --db --task T: the sentence vectors of encoder run R over task T\n"
+        "                     (`synprobe encode --task T --run R`); the result row is linked to the run\n"
         "  --save DB          with --task-file: store the results in DB (created if missing)\n"
         "  --no-save          with --db: do not store the results\n"
         "  --classifier C     logreg (default) or mlp (sigmoid hidden layer; grid nhid {50,100,200} x\n"
@@ -204,6 +207,58 @@ static int vectors_from_npy(struct probe_data *d, const char *path, char *err, s
     return SP_OK;
 }
 
+/* Vectors from a stored encoder run over the same task (`encode --task T --run R`): item k of the
+ * task is run item k. A corpus run is refused: task items (BShift, SOMO, CoordInv) need not be
+ * corpus sentences, and encoding the task reuses the corpus run's cached vectors anyway. */
+struct run_fill { struct probe_data *d; int dim; int64_t missing; };
+
+static int run_item(void *vctx, const struct st_run_item *it)
+{
+    struct run_fill *c = vctx;
+    if (it->ordinal < 1 || it->ordinal > c->d->n) return 0;
+    memcpy((float *)c->d->X.data + (size_t)(it->ordinal - 1) * (size_t)c->dim, it->vec, sizeof(float) * (size_t)c->dim);
+    c->missing--;
+    return 0;
+}
+
+static int vectors_from_run(struct probe_data *d, struct st_db *db, const char *run, char *err, size_t errlen)
+{
+    struct st_run_info ri;
+    int rc = st_run_info(db, run, &ri, err, errlen);
+    if (rc != SP_OK) return rc;
+    if (ri.task_id != d->task_id) {
+        if (ri.corpus)
+            snprintf(err, errlen, "run '%s' encodes corpus '%s', not task '%s': run `synprobe encode --task %s --run R ...` "
+                     "(vectors already cached for the corpus are reused)", run, ri.corpus, d->task, d->task);
+        else
+            snprintf(err, errlen, "run '%s' encodes task '%s', not task '%s'", run, ri.task ? ri.task : "?", d->task);
+        st_run_info_free(&ri);
+        return SP_EPARSE;
+    }
+    d->X.dtype = SP_DT_F32;
+    d->X.ndim = 2;
+    d->X.shape[0] = (size_t)d->n;
+    d->X.shape[1] = (size_t)ri.dim;
+    d->X.count = (size_t)d->n * (size_t)ri.dim;
+    d->X.data = sp_xmalloc(sizeof(float) * (d->X.count ? d->X.count : 1));
+    struct run_fill c = { d, ri.dim, d->n };
+    rc = st_run_items(db, run, ST_RUN_VEC, run_item, &c, err, errlen);
+    if (rc == SP_OK && c.missing) {
+        snprintf(err, errlen, "run '%s' has vectors for %lld of the %d items of task '%s' (the encoder skipped the "
+                 "others; see the run's manifest, e.g. `synprobe info` or the run table)", run,
+                 (long long)(d->n - c.missing), d->n, d->task);
+        rc = SP_EPARSE;
+    }
+    if (rc == SP_OK) {
+        d->vectors_name = run;
+        d->vectors_meta = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[I,I]}", "source", "run", "run", run, "encoder_kind",
+                                    ri.kind, "fingerprint", ri.fingerprint, "run_id", (json_int_t)ri.run_id, "shape",
+                                    (json_int_t)d->n, (json_int_t)ri.dim);
+    }
+    st_run_info_free(&ri);
+    return rc;
+}
+
 /* SHA-256 of what the classifiers see: a header "synprobe-probe-data-v1 n d\n", X as float32
  * little-endian row-major, then "split TAB label LF" per row (split tr|va|te). */
 static void data_hash(struct probe_data *d)
@@ -333,7 +388,7 @@ static int parse_list(const char *s, long lo, long hi, long *out, int max)
 int cmd_probe(int argc, char **argv)
 {
     const char *cmd = "probe";
-    const char *task_file = NULL, *vectors = NULL, *classifier = "logreg", *preset = "senteval-default";
+    const char *task_file = NULL, *vectors = NULL, *run_name = NULL, *classifier = "logreg", *preset = "senteval-default";
     const char *optim = NULL, *db_path = NULL, *task_name = NULL, *save_path = NULL, *seed_s = "1111";
     long threads = 1, nhid = -1, max_epoch = -1, control_seed = -1;
     double dropout = -1;
@@ -351,6 +406,7 @@ int cmd_probe(int argc, char **argv)
         else if (!strcmp(a, "--task")) { if (next_arg(argc, argv, &i, &task_name)) goto missing; }
         else if (!strcmp(a, "--save")) { if (next_arg(argc, argv, &i, &save_path)) goto missing; }
         else if (!strcmp(a, "--vectors")) { if (next_arg(argc, argv, &i, &vectors)) goto missing; }
+        else if (!strcmp(a, "--run")) { if (next_arg(argc, argv, &i, &run_name)) goto missing; }
         else if (!strcmp(a, "--classifier")) { if (next_arg(argc, argv, &i, &classifier)) goto missing; }
         else if (!strcmp(a, "--preset")) { if (next_arg(argc, argv, &i, &preset)) goto missing; }
         else if (!strcmp(a, "--optim")) { if (next_arg(argc, argv, &i, &optim)) goto missing; }
@@ -377,11 +433,12 @@ int cmd_probe(int argc, char **argv)
     missing:
         return sp_fail(SP_EXIT_USAGE, cmd, "option %s needs a value", a);
     }
-    if (!!task_file + !!task_name != 1 || !vectors) {
-        sp_fail(SP_EXIT_USAGE, cmd, "give --task-file F or --db DB --task NAME, and --vectors X.npy");
+    if (!!task_file + !!task_name != 1 || !!vectors + !!run_name != 1) {
+        sp_fail(SP_EXIT_USAGE, cmd, "give --task-file F or --db DB --task NAME, and --vectors X.npy or --run R");
         help(stderr);
         return SP_EXIT_USAGE;
     }
+    if (run_name && !task_name) return sp_fail(SP_EXIT_USAGE, cmd, "--run R needs --db DB --task NAME");
     if (task_name && !db_path) return sp_fail(SP_EXIT_USAGE, cmd, "--task NAME needs --db DB");
     if (task_file && db_path) return sp_fail(SP_EXIT_USAGE, cmd, "--db goes with --task; to store results of --task-file use --save DB");
     if (task_name && save_path) return sp_fail(SP_EXIT_USAGE, cmd, "results of --db --task go to that store; --save is for --task-file");
@@ -447,7 +504,7 @@ int cmd_probe(int argc, char **argv)
         sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
         goto out;
     }
-    if (vectors_from_npy(&d, vectors, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
+    if (run_name ? vectors_from_run(&d, db, run_name, err, sizeof err) : vectors_from_npy(&d, vectors, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
     struct prb_dataset ds;
     if (dataset_build(cmd, &d, &ds) != SP_EXIT_OK) goto out;
 
@@ -460,13 +517,14 @@ int cmd_probe(int argc, char **argv)
         json_t *j = prb_result_json(&res);
         if (task_file) json_object_set_new(j, "task_file", json_string(task_file));
         else { json_object_set_new(j, "db", json_string(db_path)); json_object_set_new(j, "task_name", json_string(task_name)); }
-        json_object_set_new(j, "vectors", json_string(vectors));
+        if (run_name) json_object_set_new(j, "run", json_string(run_name));
+        else json_object_set_new(j, "vectors", json_string(vectors));
         if (store) {
             json_t *full = json_deep_copy(j);
             json_object_set_new(full, "manifest", manifest_json(&proto[r], &d, argc, argv));
             texts[r] = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
             json_decref(full);
-            rows[r] = (struct st_probe_result){ .run = NULL, .task_id = d.task_id, .task_name = d.task,
+            rows[r] = (struct st_probe_result){ .run = run_name, .task_id = d.task_id, .task_name = d.task,
                                                 .classifier = res.classifier == PRB_MLP ? "mlp" : "logreg",
                                                 .seed = (int64_t)res.seed, .has_dev = 1, .dev_acc = res.devacc,
                                                 .has_test = !isnan(res.testacc), .test_acc = res.testacc,

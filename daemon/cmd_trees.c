@@ -26,6 +26,7 @@
 #include "probes/sentsrc.h"
 #include "probes/trees.h"
 #include "store/results.h"
+#include "store/runs.h"
 #include "store/store.h"
 #include "treeops/treeops.h"
 
@@ -36,10 +37,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: synprobe trees (--db DB --corpus C | --mrg FILE|DIR...)\n"
-        "                      (--baseline right|left|random|gold [--seed N] | --attention A.npy [--span-score mean|sum])\n"
+        "                      (--baseline right|left|random|gold [--seed N] |\n"
+        "                       (--attention A.npy | --run R) [--span-score mean|sum])\n"
         "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json] [--no-save]\n"
         "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
         "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
+        "  --run R             the attention maps of encoder run R over corpus C\n"
+        "                      (`synprobe encode --corpus C --attention LAYER --run R`)\n"
         "  --evalb-max-words N leave sentences longer than N words out of Protocol A (200: as the EVALB binary)\n"
         "  --out / --gold-out  write predicted / gold trees one per line, for `synprobe evalb`\n"
         "  --json              {\"protocol_a\":{\"all\":{recall,precision,fmeasure},\"le40\":{...}},\n"
@@ -56,6 +60,13 @@ struct ctx {
     struct sp_rng rng[MAX_SEEDS], rng_b[MAX_SEEDS];   /* random: Protocol A and B draws */
     const struct sp_npy *attn;
     const char *attn_path;
+    /* --run: attention maps of a stored encoder run, indexed by corpus position */
+    const char *run;
+    int run_layer;
+    long run_cap;
+    float **run_attn;                   /* [run_cap]: n*n map or NULL (sentence not encoded) */
+    int *run_n;
+    long n_unencoded;
     enum tops_span_score score;
     FILE *out, *gold_out;
     int *span, *span_b;
@@ -70,6 +81,15 @@ struct ctx {
 /* A[k] as an n x n float block, heads averaged for 4-D input. */
 static int attention_block(struct ctx *c, long k, int n)
 {
+    if (c->run) {
+        if (c->run_n[k] != n) {
+            snprintf(c->err, sizeof c->err, "run '%s': corpus sentence %ld has %d attention rows, the gold tree %d words",
+                     c->run, k + 1, c->run_n[k], n);
+            return -1;
+        }
+        memcpy(c->block, c->run_attn[k], sizeof(float) * (size_t)n * (size_t)n);
+        return 0;
+    }
     const struct sp_npy *a = c->attn;
     int four = a->ndim == 4;
     size_t H = four ? a->shape[1] : 1, L = a->shape[a->ndim - 1];
@@ -104,13 +124,18 @@ static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
         c->span = sp_xrealloc(c->span, 2 * (size_t)n * sizeof *c->span);
         c->span_b = sp_xrealloc(c->span_b, 2 * (size_t)n * sizeof *c->span_b);
         c->tag = sp_xrealloc(c->tag, (size_t)n * sizeof *c->tag);
-        if (c->attn) {
+        if (c->attn || c->run) {
             c->block = sp_xrealloc(c->block, (size_t)n * n * sizeof *c->block);
             free(c->scratch);
             c->scratch = sp_xmalloc(tops_extract_scratch_bytes(n));
         }
     }
     char err[SP_ERRLEN];
+    if (c->run && (k >= c->run_cap || !c->run_attn[k])) {     /* the encoder skipped it (no annotation, too long) */
+        c->n_unencoded++;
+        c->n_skipped++;
+        return 0;
+    }
     if (prb_gold_tags(s, c->tag) != 0) {
         fprintf(stderr, "synprobe " CMD ": sentence %ld (line %ld): tree does not cover its words, skipped\n", k + 1, s->line);
         c->n_skipped++;
@@ -198,7 +223,13 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
     json_t *man = sp_manifest_new(argc, argv), *seeds = json_array(), *source = json_object();
     if (c->kind == K_RANDOM)
         for (int r = 0; r < c->n_runs; r++) json_array_append_new(seeds, json_integer(seed >= 0 ? seed : r + 1));
-    if (c->kind == K_ATTN) {
+    if (c->kind == K_ATTN && c->run) {
+        snprintf(method, sizeof method, "attention:run:%s:layer%d:%s", c->run, c->run_layer, score);
+        json_object_set_new(source, "kind", json_string("run"));
+        json_object_set_new(source, "run", json_string(c->run));
+        json_object_set_new(source, "attn_layer", json_integer(c->run_layer));
+        json_object_set_new(source, "sentences_not_encoded", json_integer(c->n_unencoded));
+    } else if (c->kind == K_ATTN) {
         snprintf(method, sizeof method, "attention:%s:%s", c->attn_path, score);
         json_object_set_new(source, "kind", json_string("attention"));
         json_object_set_new(source, "path", json_string(c->attn_path));
@@ -227,13 +258,56 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
     json_object_set_new(full, "manifest", man);
     char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(full);
-    struct st_tree_eval e = { .run = NULL, .corpus_id = corpus_id, .method = method, .result = txt };
+    struct st_tree_eval e = { .run = c->run, .corpus_id = corpus_id, .method = method, .result = txt };
     int64_t id = 0;
     int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
     free(txt);
     if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), rc;
     fprintf(stderr, "synprobe " CMD ": stored tree evaluation %lld (%s) in %s\n", (long long)id, method, src->db);
     return SP_OK;
+}
+
+/* --run: the run's attention maps, by corpus position (run ordinal k+1 = corpus sentence k, the
+ * order of st_iter that both `encode --corpus` and this walk use). */
+static int run_item_attn(void *vctx, const struct st_run_item *it)
+{
+    struct ctx *c = vctx;
+    long k = (long)it->ordinal - 1;
+    if (k < 0) return 0;
+    if (k >= c->run_cap) {
+        long cap = c->run_cap ? c->run_cap : 1024;
+        while (cap <= k) cap *= 2;
+        c->run_attn = sp_xrealloc(c->run_attn, (size_t)cap * sizeof *c->run_attn);
+        c->run_n = sp_xrealloc(c->run_n, (size_t)cap * sizeof *c->run_n);
+        for (long i = c->run_cap; i < cap; i++) { c->run_attn[i] = NULL; c->run_n[i] = 0; }
+        c->run_cap = cap;
+    }
+    size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    c->run_attn[k] = sp_xmalloc(sizeof(float) * (nn ? nn : 1));
+    memcpy(c->run_attn[k], it->attn, sizeof(float) * nn);
+    c->run_n[k] = it->n_tokens;
+    return 0;
+}
+
+static int load_run(struct ctx *c, const struct prb_source *src)
+{
+    char err[SP_ERRLEN];
+    struct st_db *db;
+    if (st_open(src->db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    struct st_run_info ri;
+    int rc = st_run_info(db, c->run, &ri, err, sizeof err);
+    if (rc == SP_OK) {
+        if (!ri.corpus || strcmp(ri.corpus, src->corpus) != 0) {
+            snprintf(err, sizeof err, "run '%s' encodes %s '%s', not corpus '%s'", c->run, ri.corpus ? "corpus" : "task",
+                     ri.corpus ? ri.corpus : ri.task ? ri.task : "?", src->corpus);
+            rc = SP_EPARSE;
+        }
+        c->run_layer = ri.attn_layer;
+        st_run_info_free(&ri);
+    }
+    if (rc == SP_OK) rc = st_run_items(db, c->run, ST_RUN_ATTN, run_item_attn, c, err, sizeof err);
+    st_close(db);
+    return rc == SP_OK ? SP_EXIT_OK : sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
 }
 
 static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
@@ -251,7 +325,7 @@ int cmd_trees(int argc, char **argv)
 {
     struct prb_source src = { .want = ST_WANT_CONST, .fmt = SP_FMT_PTB };
     const char *baseline = NULL, *attn_path = NULL, *seed_s = NULL, *out_path = NULL, *gold_path = NULL;
-    const char *score = "mean", *maxw_s = NULL;
+    const char *score = "mean", *maxw_s = NULL, *run_name = NULL;
     int json = 0, no_save = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -263,6 +337,7 @@ int cmd_trees(int argc, char **argv)
         else if (!strcmp(a, "--corpus") && has) src.corpus = argv[++i];
         else if (!strcmp(a, "--baseline") && has) baseline = argv[++i];
         else if (!strcmp(a, "--attention") && has) attn_path = argv[++i];
+        else if (!strcmp(a, "--run") && has) run_name = argv[++i];
         else if (!strcmp(a, "--seed") && has) seed_s = argv[++i];
         else if (!strcmp(a, "--span-score") && has) score = argv[++i];
         else if (!strcmp(a, "--evalb-max-words") && has) maxw_s = argv[++i];
@@ -280,12 +355,13 @@ int cmd_trees(int argc, char **argv)
     }
     if (!!src.db + (src.n_paths > 0) != 1 || (src.db && !src.corpus))
         return sp_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --mrg FILE...");
-    if (!!baseline + !!attn_path != 1)
-        return sp_fail(SP_EXIT_USAGE, CMD, "give either --baseline right|left|random|gold or --attention A.npy");
+    if (!!baseline + !!attn_path + !!run_name != 1)
+        return sp_fail(SP_EXIT_USAGE, CMD, "give one of --baseline right|left|random|gold, --attention A.npy or --run R");
+    if (run_name && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--run R needs --db DB --corpus C");
     if (no_save && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
 
-    struct ctx c = { .n_runs = 1, .attn_path = attn_path };
-    if (attn_path) c.kind = K_ATTN;
+    struct ctx c = { .n_runs = 1, .attn_path = attn_path, .run = run_name };
+    if (attn_path || run_name) c.kind = K_ATTN;
     else if (!strcmp(baseline, "right")) c.kind = K_RIGHT;
     else if (!strcmp(baseline, "left")) c.kind = K_LEFT;
     else if (!strcmp(baseline, "random")) c.kind = K_RANDOM;
@@ -328,6 +404,7 @@ int cmd_trees(int argc, char **argv)
         }
         c.attn = &attn;
     }
+    if (run_name && (rc = load_run(&c, &src)) != SP_EXIT_OK) goto out;
     if (out_path && !(c.out = fopen(out_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
     if (gold_path && !(c.gold_out = fopen(gold_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", gold_path); goto out; }
     for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
@@ -349,6 +426,9 @@ int cmd_trees(int argc, char **argv)
     if (attn_path && (long)attn.shape[0] != m.n_sentences + c.n_skipped)
         fprintf(stderr, "synprobe " CMD ": warning: %s has %zu sentences, the corpus %ld\n",
                 attn_path, attn.shape[0], m.n_sentences + c.n_skipped);
+    if (c.n_unencoded)
+        fprintf(stderr, "synprobe " CMD ": %ld sentences have no attention map in run '%s' (the encoder skipped them)\n",
+                c.n_unencoded, run_name);
     if (m.a_skipped_long)
         fprintf(stderr, "synprobe " CMD ": %ld sentences longer than %ld words left out of Protocol A\n",
                 m.a_skipped_long, maxw);
@@ -397,6 +477,9 @@ out:
     free(c.tag);
     free(c.block);
     free(c.scratch);
+    for (long k = 0; k < c.run_cap; k++) free(c.run_attn[k]);
+    free(c.run_attn);
+    free(c.run_n);
     sp_npy_free(&attn);
     return rc;
 }
