@@ -39,7 +39,7 @@ ifeq ($(CUDA_ON),1)
   DEFS   += -DSP_HAVE_CUDA=1
   LIBS   += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
   INC    += -I$(CUDA_HOME)/include
-  NVFLAGS ?= -O2 -std=c++17 -arch=sm_90 -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC $(INC) $(DEFS)
+  NVFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
 endif
 
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
@@ -74,7 +74,7 @@ config:
 
 # store/ carries the schema SQL and daemon/ the demo corpus, embedded as C strings
 SCHEMA_SQL := schemas/store.sql $(sort $(wildcard schemas/migrations/*.sql))
-DEMO_FILES := $(sort $(wildcard demo/*.conllu demo/*.mrg demo/*.dp))
+DEMO_FILES := $(sort $(wildcard demo/*.conllu demo/*.mrg demo/*.dp)) $(addprefix encoder/configs/,san.json ms-san.json sg-net.json psan.json)
 # A file list is also a dependency: adding or removing a file rewrites its .list (only then).
 list_stamp = $(shell mkdir -p $(BUILD)/gen && echo '$(2)' | cmp -s - $(1) || echo '$(2)' > $(1))$(1)
 $(BUILD)/gen/st_schema.c: $(SCHEMA_SQL) common/embed.sh $(call list_stamp,$(BUILD)/gen/st_schema.list,$(SCHEMA_SQL))
@@ -126,7 +126,13 @@ test-san:
 test: all test-unit test-cli test-san
 	@echo "make test: all suites passed"
 
-test-gpu: all
+# CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU)
+GPU_TEST := $(BUILD)/tests/gpu/encoder_cuda_vs_cpu
+$(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call layer_libs,encoder)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
+
+test-gpu: all $(GPU_TEST)
 	@tests/gpu/run.sh $(BUILD)
 
 fuzz:

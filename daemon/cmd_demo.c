@@ -1,6 +1,15 @@
-/* daemon/cmd_demo.c — synprobe demo: the pipeline on the corpus embedded in the binary. */
+/* daemon/cmd_demo.c — synprobe demo: the whole pipeline on the corpus embedded in the binary.
+ *
+ * ingest (embedded CoNLL-U + PTB trees) -> tasks build -> encode with SAN, MS-SAN, SG-Net and
+ * PSAN (seeded random init, embedded configs) -> probe -> trees -> a results table on stdout and
+ * DIR/results.json (`synprobe report --format json`). Every stage after ingest runs the very
+ * subcommand a user would type (printed as it runs), with its output in DIR/pipeline.log, so the
+ * demo exercises the same code paths and doubles as a recipe. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,25 +42,165 @@ static void show_query(struct st_db *db, const char *title, const char *sql)
     sqlite3_finalize(q);
 }
 
+/* ---- the pipeline after ingest ---- */
+
+static const char *const demo_tasks = "Tense,SubjNum,SOMO";
+static const char *const demo_task_list[] = { "Tense", "SubjNum", "SOMO", NULL };
+static const char *const demo_encoders[] = { "san", "ms-san", "sg-net", "psan", NULL };
+
+struct pipeline {
+    const char *dir, *db, *log;
+    int n_failed;
+};
+
+/* Run cmd(argv...) with stdout and stderr appended to the log; print the command line. */
+static int run_step(struct pipeline *p, sp_cmd_fn cmd, ...)
+{
+    char *argv[40];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, cmd);
+    for (char *a; argc < 39 && (a = va_arg(ap, char *)); ) argv[argc++] = a;
+    va_end(ap);
+    argv[argc] = NULL;
+    printf("  $ synprobe");
+    for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
+    printf("\n");
+    fflush(stdout);
+    fflush(stderr);
+    int fd = open(p->log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+    int out = dup(1), err = dup(2);
+    if (fd >= 0) {
+        dprintf(fd, "\n$ synprobe");
+        for (int i = 0; i < argc; i++) dprintf(fd, " %s", argv[i]);
+        dprintf(fd, "\n");
+        dup2(fd, 1);
+        dup2(fd, 2);
+        close(fd);
+    }
+    int rc = cmd(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(out, 1);
+    dup2(err, 2);
+    close(out);
+    close(err);
+    if (rc != SP_EXIT_OK) {
+        printf("    -> exit %d (see %s)\n", rc, p->log);
+        p->n_failed++;
+    }
+    return rc;
+}
+
+static const char *fmt_pct(char *buf, size_t n, sqlite3_stmt *q, int col)
+{
+    if (sqlite3_column_type(q, col) == SQLITE_NULL) return "   n/a";
+    snprintf(buf, n, "%6.2f", sqlite3_column_double(q, col));
+    return buf;
+}
+
+static void print_results(struct st_db *db)
+{
+    sqlite3_stmt *q;
+    printf("\nProbing accuracy (logreg, test %%; dev %% in brackets; majority / control = baselines):\n");
+    printf("  %-8s %-8s %15s %9s %8s %12s\n", "task", "encoder", "test [dev]", "majority", "control", "selectivity");
+    const char *sql =
+        "SELECT p.task_name, coalesce(e.kind, '-'), p.test_acc, p.dev_acc, "
+        "json_extract(p.result, '$.baselines.majority.acc'), json_extract(p.result, '$.baselines.control.acc'), "
+        "json_extract(p.result, '$.baselines.control.selectivity') "
+        "FROM probe_result p LEFT JOIN run r USING (run_id) LEFT JOIN encoder e USING (encoder_id) "
+        "ORDER BY p.task_name, p.result_id";
+    if (sqlite3_prepare_v2(st_handle(db), sql, -1, &q, NULL) == SQLITE_OK) {
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            char b[5][32];
+            printf("  %-8s %-8s %6s [%6s] %9s %8s %12s\n", (const char *)sqlite3_column_text(q, 0),
+                   (const char *)sqlite3_column_text(q, 1), fmt_pct(b[0], 32, q, 2), fmt_pct(b[1], 32, q, 3),
+                   fmt_pct(b[2], 32, q, 4), fmt_pct(b[3], 32, q, 5), fmt_pct(b[4], 32, q, 6));
+        }
+        sqlite3_finalize(q);
+    }
+    printf("  (the demo tasks have 2 dev and 2 test items: these numbers show the pipeline working, not a\n"
+           "   finding; run the same commands on a treebank, e.g. the PTB sample, for real figures)\n");
+    printf("\nTrees from attention (layer 0, mean span score) against the gold trees, with baselines:\n");
+    printf("  %-34s %9s %14s %10s\n", "method", "sentences", "EVALB F1 (A)", "span F1 (B)");
+    sql = "SELECT method, json_extract(result, '$.n_sentences'), json_extract(result, '$.protocol_a.all.fmeasure'), "
+          "json_extract(result, '$.protocol_b.sentence_f1.all') FROM tree_eval ORDER BY eval_id";
+    if (sqlite3_prepare_v2(st_handle(db), sql, -1, &q, NULL) == SQLITE_OK) {
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            char b[2][32];
+            printf("  %-34s %9d %14s %10s\n", (const char *)sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
+                   fmt_pct(b[0], 32, q, 2), fmt_pct(b[1], 32, q, 3));
+        }
+        sqlite3_finalize(q);
+    }
+}
+
+static int run_pipeline(struct pipeline *p, struct st_db *db)
+{
+    char path[4096], cfg[4096];
+    printf("\nPipeline (commands as you would type them; their output goes to %s):\n", p->log);
+    unlink(p->log);
+    run_step(p, cmd_tasks, "tasks", "build", "--db", (char *)p->db, "--corpus", "demo", "--tasks", (char *)demo_tasks,
+             "--seed", "1", NULL);
+    for (const char *const *e = demo_encoders; *e; e++) {
+        char run[64];
+        snprintf(cfg, sizeof cfg, "%s/configs/%s.json", p->dir, *e);
+        snprintf(run, sizeof run, "%s", *e);
+        /* the corpus run keeps layer-0 attention for the trees; PSAN encodes only the 12
+         * sentences with a constituency tree and says how many it skipped */
+        if (run_step(p, cmd_encode, "encode", "--db", (char *)p->db, "--corpus", "demo", "--encoder", cfg, "--run", run,
+                     "--attention", "0", NULL) == SP_EXIT_OK)
+            run_step(p, cmd_trees, "trees", "--db", (char *)p->db, "--corpus", "demo", "--run", run, NULL);
+        if (!strcmp(*e, "psan")) {
+            printf("    (psan: probing tasks skipped: PSAN needs a constituency tree for every task item, and only\n"
+                   "     12 of the 32 demo sentences have one)\n");
+            continue;
+        }
+        for (const char *const *t = demo_task_list; *t; t++) {
+            char trun[96];
+            snprintf(trun, sizeof trun, "%s-%s", *e, *t);
+            if (run_step(p, cmd_encode, "encode", "--db", (char *)p->db, "--task", (char *)*t, "--encoder", cfg,
+                         "--run", trun, NULL) == SP_EXIT_OK)
+                run_step(p, cmd_probe, "probe", "--db", (char *)p->db, "--task", (char *)*t, "--run", trun, NULL);
+        }
+    }
+    run_step(p, cmd_trees, "trees", "--db", (char *)p->db, "--corpus", "demo", "--baseline", "right", NULL);
+    run_step(p, cmd_trees, "trees", "--db", (char *)p->db, "--corpus", "demo", "--baseline", "random", NULL);
+    snprintf(path, sizeof path, "%s/results.json", p->dir);
+    run_step(p, cmd_report, "report", "--db", (char *)p->db, "--format", "json", "--out", path, NULL);
+    print_results(db);
+    printf("\nAll results: %s (also `synprobe report --db %s --format csv`)\n", path, p->db);
+    return p->n_failed ? SP_EXIT_INPUT : SP_EXIT_OK;
+}
+
 int cmd_demo(int argc, char **argv)
 {
     const char *out_dir = "synprobe-demo";
-    static const struct option opts[] = { { "out", required_argument, 0, 'o' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+    int no_pipeline = 0;
+    static const struct option opts[] = { { "out", required_argument, 0, 'o' }, { "help", no_argument, 0, 'h' },
+                                          { "ingest-only", no_argument, 0, 'i' }, { 0, 0, 0, 0 } };
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         if (ch == 'o') out_dir = optarg;
+        else if (ch == 'i') no_pipeline = 1;
         else if (ch == 'h') {
-            puts("usage: synprobe demo [--out DIR]\n\nWrites the embedded demo corpus to DIR/corpus/, ingests it into a fresh store\n"
-                 "DIR/demo.db (every structure cached) and prints a summary. DIR defaults to ./synprobe-demo.");
+            puts("usage: synprobe demo [--out DIR] [--ingest-only]\n\n"
+                 "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
+                 "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
+                 "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
+                 "trees, printing a results table and writing DIR/results.json. DIR defaults to ./synprobe-demo.\n"
+                 "--ingest-only stops after the summary.");
             return SP_EXIT_OK;
         } else return SP_EXIT_USAGE;
     }
     if (!sp_demo_files[0].name) return sp_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus");
     char path[4096], db_path[4096];
-    snprintf(path, sizeof path, "%s/corpus", out_dir);
-    if ((mkdir(out_dir, 0777) && errno != EEXIST) || (mkdir(path, 0777) && errno != EEXIST))
-        return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot create: %s", path, strerror(errno));
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s%s", out_dir, k == 0 ? "" : k == 1 ? "/corpus" : "/configs");
+        if (mkdir(path, 0777) && errno != EEXIST)
+            return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot create: %s", path, strerror(errno));
+    }
     snprintf(db_path, sizeof db_path, "%s/demo.db", out_dir);
     static const char *const suffix[] = { "", "-wal", "-shm" };
     for (int k = 0; k < 3; k++) { snprintf(path, sizeof path, "%s%s", db_path, suffix[k]); unlink(path); }
@@ -66,8 +215,11 @@ int cmd_demo(int argc, char **argv)
     o.mode = SP_MODE_STRICT;      /* our own corpus must be clean */
     printf("synprobe demo: %s (store %s)\n\n", sp_build_info(), db_path);
     for (const struct sp_embedded *f = sp_demo_files; f->name; f++) {
-        snprintf(path, sizeof path, "%s/corpus/%s", out_dir, f->name);
+        const char *dot = strrchr(f->name, '.');
+        int is_config = dot && !strcmp(dot, ".json");
+        snprintf(path, sizeof path, "%s/%s/%s", out_dir, is_config ? "configs" : "corpus", f->name);
         if (write_file(path, f->data, f->len)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot write", path); }
+        if (is_config) continue;
         struct ingest_result r;
         if (ingest_file(db, corpus_id, path, &o, &r)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "demo", "%s", r.error); }
         printf("ingested %-28s %-6s %3d sentences%s\n", path, ing_format_name(r.fmt), r.sum.n_sentences,
@@ -83,7 +235,14 @@ int cmd_demo(int argc, char **argv)
     show_query(db, "Mean dependency length (|head - dependent|) by UPOS, top 5:",
                "SELECT upos, printf('%.2f', avg(abs(head - i))), count(*) FROM token WHERE head >= 0 "
                "GROUP BY upos ORDER BY 3 DESC LIMIT 5");
+    int rc = SP_EXIT_OK;
+    if (!no_pipeline) {
+        char log[4096];
+        snprintf(log, sizeof log, "%s/pipeline.log", out_dir);
+        struct pipeline p = { out_dir, db_path, log, 0 };
+        rc = run_pipeline(&p, db);
+    }
     printf("\nQuery the store yourself:  sqlite3 %s '.load build/synprobe_sql' 'SELECT ...'  (see README)\n", db_path);
     st_close(db);
-    return SP_EXIT_OK;
+    return rc;
 }
