@@ -29,6 +29,7 @@
  * (sentences x longest). Each batch's vectors and run items are one transaction. When
  * enc_forward reports SP_ENOMEM the batch is halved and retried, down to one sentence, which is
  * then skipped and reported. Sentences over --max-tokens are skipped and reported. */
+#include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -501,6 +502,60 @@ static int encode_task(struct enc_ctx *c, const char *task, int64_t corpus_id)
 
 /* ---- fingerprint ---- */
 
+/* The words a run can look up in an embeddings file: every form of the corpus (or every token of
+ * the task's item texts) and its ASCII lower-case form (enc_embed_id falls back to it). */
+struct vocab { char **w; size_t n, cap; struct sp_arena a; };
+
+static void vocab_add(struct vocab *v, const char *s, size_t len)
+{
+    for (int low = 0; low < 2; low++) {
+        if (v->n == v->cap) { v->cap = v->cap ? 2 * v->cap : 4096; v->w = sp_xrealloc(v->w, v->cap * sizeof *v->w); }
+        char *c = sp_arena_strndup(&v->a, s, len);
+        if (low) for (char *p = c; *p; p++) *p = (char)tolower((unsigned char)*p);
+        v->w[v->n++] = c;
+    }
+}
+
+static int vocab_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int vocab_has(void *ctx, const char *word)
+{
+    const struct vocab *v = ctx;
+    return bsearch(&word, v->w, v->n, sizeof *v->w, vocab_cmp) != NULL;
+}
+
+static void vocab_free(struct vocab *v) { free(v->w); sp_arena_free(&v->a); }
+
+static int vocab_load(struct vocab *v, struct st_db *db, int64_t corpus_id, int64_t task_id, char *err, size_t errlen)
+{
+    sp_arena_init(&v->a);
+    const char *sql = corpus_id
+        ? "SELECT DISTINCT t.form FROM token t JOIN sentence s USING (sentence_id) WHERE s.corpus_id = ?1"
+        : "SELECT text FROM task_item WHERE task_id = ?1";
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st_handle(db), sql, -1, &q, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "vocabulary: %s", sqlite3_errmsg(st_handle(db)));
+        return SP_ESTORE;
+    }
+    sqlite3_bind_int64(q, 1, corpus_id ? corpus_id : task_id);
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(q, 0);
+        if (!t) continue;
+        if (corpus_id) { vocab_add(v, t, strlen(t)); continue; }
+        for (const char *p = t; *p;) {                 /* task texts: tokens separated by single spaces */
+            const char *e = strchr(p, ' ');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (len) vocab_add(v, p, len);
+            p += len + (e != NULL);
+        }
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE) { snprintf(err, errlen, "vocabulary: %s", sqlite3_errmsg(st_handle(db))); return SP_ESTORE; }
+    qsort(v->w, v->n, sizeof *v->w, vocab_cmp);
+    return SP_OK;
+}
+
 static char *read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -651,16 +706,27 @@ int cmd_encode(int argc, char **argv)
         goto out;
     }
     if (save_weights && enc_save_weights(c.e, save_weights, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (enc_embed_open(emb_path, cfg.d_input, cfg.seed, &c.emb, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (enc_embed_dim(c.emb) != cfg.d_input) {
-        sp_fail(SP_EXIT_INPUT, CMD, "%s: vectors of width %d, the config's d_input is %d", emb_path, enc_embed_dim(c.emb), cfg.d_input);
-        goto out;
-    }
-    if (emb_path) c.table = enc_embed_table(c.emb, &c.table_rows);
 
     if (st_open(db_path, 0, &c.db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    {   /* only the embedding rows this corpus/task can look up are loaded */
+        struct vocab v = { 0 };
+        if (emb_path && vocab_load(&v, c.db, corpus_id, task_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        int erc = enc_embed_open_filtered(emb_path, cfg.d_input, cfg.seed, emb_path ? vocab_has : NULL, &v, &c.emb, err, sizeof err);
+        vocab_free(&v);
+        if (erc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    }
+    if (enc_embed_dim(c.emb) != cfg.d_input) {
+        sp_fail(SP_EXIT_INPUT, CMD, "%s: vectors of width %d, the config's d_input is %d", emb_path, enc_embed_dim(c.emb), cfg.d_input);
+        goto out;
+    }
+    if (emb_path) {
+        c.table = enc_embed_table(c.emb, &c.table_rows);
+        if (!quiet)
+            fprintf(stderr, "synprobe " CMD ": %s: %d of %ld rows kept (the words of this %s)\n", emb_path,
+                    enc_embed_vocab_size(c.emb), enc_embed_file_rows(c.emb), corpus ? "corpus" : "task");
+    }
     struct st_encoder se = { fp, enc_kind_name(cfg.kind), canon, enc_dim(c.e) };
     if (st_encoder_upsert(c.db, &se, &c.encoder_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     struct st_run_spec spec = { run, c.encoder_id, corpus_id, task_id, tok, (int)attn_layer };
@@ -696,7 +762,9 @@ int cmd_encode(int argc, char **argv)
                          "seconds", sp_now() - t0, "time", when);
     json_object_set_new(manifest, "weights", weights ? json_pack("{s:s, s:s}", "path", weights, "sha256", w_sha)
                                                      : json_pack("{s:s}", "init", "glorot"));
-    json_object_set_new(manifest, "embeddings", emb_path ? json_pack("{s:s, s:s}", "path", emb_path, "sha256", e_sha)
+    json_object_set_new(manifest, "embeddings", emb_path ? json_pack("{s:s, s:s, s:I, s:i}", "path", emb_path, "sha256", e_sha,
+                                                                   "file_rows", (json_int_t)enc_embed_file_rows(c.emb),
+                                                                   "rows_kept", enc_embed_vocab_size(c.emb))
                                                          : json_pack("{s:s}", "init", "random per word"));
     json_object_set_new(manifest, "attention_layer", attn_layer >= 0 ? json_integer(attn_layer) : json_null());
     json_object_set_new(manifest, "source", corpus ? json_pack("{s:s}", "corpus", corpus) : json_pack("{s:s}", "task", task));

@@ -21,6 +21,7 @@
 
 struct enc_embed {
     int dim, V;
+    long file_rows;            /* data lines read (kept or not) */
     uint64_t seed;
     float *table;              /* [(V + ENC_OOV_BUCKETS), dim] */
     char **word;               /* [V] */
@@ -65,6 +66,12 @@ static void rehash(struct enc_embed *m, size_t nslot)
 }
 
 int enc_embed_open(const char *path, int dim, uint64_t seed, enc_embed_t **out, char *err, size_t errlen)
+{
+    return enc_embed_open_filtered(path, dim, seed, NULL, NULL, out, err, errlen);
+}
+
+int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep)(void *ctx, const char *word),
+                            void *keep_ctx, enc_embed_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     struct enc_embed *m = sp_xcalloc(1, sizeof *m);
@@ -116,6 +123,11 @@ int enc_embed_open(const char *path, int dim, uint64_t seed, enc_embed_t **out, 
         }
         if (!vals) vals = sp_xmalloc(sizeof(float) * (size_t)m->dim);
         size_t w0 = nf - (size_t)m->dim;
+        m->file_rows++;
+        if (keep) {                                     /* decide before paying for strtof */
+            for (size_t k = 1; k < w0; k++) fld[k][-1] = ' ';
+            if (!keep(keep_ctx, fld[0])) continue;
+        }
         for (int k = 0; k < m->dim; k++) {
             char *e;
             errno = 0;
@@ -161,6 +173,7 @@ void enc_embed_close(enc_embed_t *m)
 
 int enc_embed_dim(const enc_embed_t *m) { return m->dim; }
 int enc_embed_vocab_size(const enc_embed_t *m) { return m->V; }
+long enc_embed_file_rows(const enc_embed_t *m) { return m->file_rows; }
 
 const float *enc_embed_table(const enc_embed_t *m, int *rows)
 {

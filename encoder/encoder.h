@@ -193,7 +193,14 @@ int enc_sentence_prepare(const enc_t *e, const struct sp_sentence *s, const floa
 #define ENC_OOV_BUCKETS 128
 typedef struct enc_embed enc_embed_t;
 int enc_embed_open(const char *path, int dim, uint64_t seed, enc_embed_t **out, char *err, size_t errlen);
+/* The same, keeping only the file rows whose word keep() accepts: callers pass the words their
+ * corpus can look up (forms and their lower-case forms), so a 2M-word GloVe file costs only the
+ * corpus vocabulary in memory and time; the numbers of skipped rows are not parsed. Lookups of
+ * the words kept give exactly what enc_embed_open gives. */
+int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep)(void *ctx, const char *word),
+                            void *keep_ctx, enc_embed_t **out, char *err, size_t errlen);
 void enc_embed_close(enc_embed_t *m);
+long enc_embed_file_rows(const enc_embed_t *m);     /* data lines in the file, kept or not */
 int enc_embed_dim(const enc_embed_t *m);
 int enc_embed_vocab_size(const enc_embed_t *m);     /* V (0 without a file) */
 /* Row for a word: exact match, then lower-cased match, else V + bucket(hash). Never fails

@@ -99,6 +99,22 @@ expect_eq "another run name, same encoder: cached" "$(jget cached <"$TMP/sanb.js
 expect_eq "--seed equal to the config's seed: same fingerprint" "$(jget fingerprint <"$TMP/sanc.json")" "$(jget fingerprint <"$TMP/san.json")"
 
 # ---- seed changes the fingerprint; a run name cannot change encoder
+# an embeddings file with 2,000 words the corpus never uses: only the corpus vocabulary is
+# loaded, and the vectors equal those from the file without the extra words
+$PY - "$TMP" <<'PYEOF'
+import numpy as np, sys
+tmp = sys.argv[1]
+rng = np.random.default_rng(7)
+with open(tmp + "/glove512x.txt", "w") as f:
+    for k in range(2000):
+        f.write("zzextra%d " % k + " ".join("%.4f" % x for x in rng.normal(0, 0.04, 512)) + "\n")
+    f.write(open(tmp + "/glove512.txt").read())
+PYEOF
+"$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --embeddings "$TMP/glove512x.txt" --run san-x --quiet
+"$SP" export --db "$DB" --what vectors --run san-x --format npy --out "$TMP/sanx.npy"
+check "embeddings: extra words in the file change no vector" cmp -s "$TMP/sanx.npy" "$TMP/san.npy"
+expect_eq "embeddings: only the corpus vocabulary is kept (manifest)" \
+    "$(q "$DB" "SELECT json_extract(manifest, '\$.embeddings.rows_kept') < 2000 AND json_extract(manifest, '\$.embeddings.file_rows') = 2000 + $(wc -l <"$TMP/glove512.txt") FROM run WHERE name = 'san-x'")" 1
 "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --embeddings "$TMP/glove512.txt" --run san-s7 --seed 7 --json --quiet >"$TMP/s7.json"
 s7=$(jget fingerprint <"$TMP/s7.json"); s1=$(jget fingerprint <"$TMP/san.json")
 check "--seed 7 changes the fingerprint" test "$s7" != "$s1"
