@@ -8,7 +8,7 @@
 . tests/cli/lib.sh
 need_numpy
 D=$TMP/demo
-"$SP" demo --out "$D" >/dev/null 2>&1
+"$SP" demo --out "$D" --ingest-only >/dev/null 2>&1
 DB=$D/demo.db
 C=encoder/configs
 N=$(grep -c '^$' demo/demo.conllu)
