@@ -126,8 +126,9 @@ test-san:
 test: all test-unit test-cli test-san
 	@echo "make test: all suites passed"
 
-# CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU)
-GPU_TEST := $(BUILD)/tests/gpu/encoder_cuda_vs_cpu
+# CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
+# Built outside $(BUILD)/tests, which tests/run_unit.sh runs wholesale.
+GPU_TEST := $(BUILD)/gpu/encoder_cuda_vs_cpu
 $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call layer_libs,encoder)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)

@@ -58,7 +58,7 @@ static void usage(FILE *f)
         "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
         "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
         "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
-        "                       [--on-missing skip|fail] [--json] [--quiet]\n"
+        "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse] [--json] [--quiet]\n"
         "  --weights         safetensors weights (default: seeded Glorot init from the config's seed)\n"
         "  --save-weights    write the weights used (e.g. the seeded init) to this file\n"
         "  --embeddings      GloVe/word2vec text file of width d_input (default: seeded random vector per word)\n"
@@ -69,6 +69,9 @@ static void usage(FILE *f)
         "  --max-tokens N    longer sentences are skipped and reported (default 512)\n"
         "  --on-missing      a sentence lacking the structure the encoder needs: skip and count it\n"
         "                    (default) or fail\n"
+        "  --perturbed       task items whose words differ from their sentence's (BShift, SOMO, CoordInv):\n"
+        "                    keep-parse (default) gives them the original sentence's structures when the\n"
+        "                    word counts agree; no-parse treats them as lacking structure (--on-missing)\n"
         "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
         "different encoder fingerprint is an error. Exit 0 ok, 1 bad input, 2 usage.\n");
 }
@@ -97,6 +100,8 @@ struct enc_ctx {
     int tok, attn_layer;           /* attn_layer -1: none */
     long batch_tokens, max_tokens;
     int on_missing_fail, quiet, progress;
+    int perturbed_no_parse;        /* --perturbed no-parse */
+    long n_perturbed;              /* task items whose words differ from their sentence's */
     /* window */
     struct unit *u;
     int n_units, cap_units;
@@ -205,11 +210,15 @@ static int unit_from_row(struct enc_ctx *c, const struct st_row *r, const char *
     if (text) {
         int m;
         u->forms = split_text(a, text, &m);
-        if (m != n) {
+        int same = m == n;
+        for (int i = 0; same && i < n; i++) same = !strcmp(u->forms[i], r->s.col[SP_FORM][i]);
+        if (!same) c->n_perturbed++;
+        if (m != n || (!same && c->perturbed_no_parse)) {
             u->n = m;
             if (too_long(c, u)) return SP_OK;
             if (!c->needs) { unit_hash(c, u); return SP_OK; }
-            return missing(c, u, "structures matching its words (the item's text and its sentence differ in length)");
+            return missing(c, u, m != n ? "structures matching its words (the item's text and its sentence differ in length)"
+                                        : "a parse of its own words (--perturbed no-parse)");
         }
     } else {
         u->forms = sp_arena_alloc(a, sizeof(char *) * (size_t)(n ? n : 1));
@@ -591,10 +600,11 @@ static int file_sha256(const char *path, char out[65])
 int cmd_encode(int argc, char **argv)
 {
     const char *db_path = NULL, *corpus = NULL, *task = NULL, *cfg_path = NULL, *weights = NULL, *save_weights = NULL,
-               *emb_path = NULL, *run = NULL, *device_s = "auto", *on_missing = "skip";
+               *emb_path = NULL, *run = NULL, *device_s = "auto", *on_missing = "skip",
+               *perturbed = "keep-parse";
     long attn_layer = -1, seed = -1, threads = 0, batch_tokens = 8192, max_tokens = 512;
     int tok = 0, json = 0, quiet = 0;
-    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_JSON, O_QUIET };
+    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_JSON, O_QUIET };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' }, { "task", required_argument, 0, 't' },
         { "encoder", required_argument, 0, 'e' }, { "run", required_argument, 0, 'r' },
@@ -603,7 +613,7 @@ int cmd_encode(int argc, char **argv)
         { "attention", required_argument, 0, O_ATTN }, { "seed", required_argument, 0, O_SEED },
         { "threads", required_argument, 0, O_THREADS }, { "device", required_argument, 0, O_DEVICE },
         { "batch-tokens", required_argument, 0, O_BATCH }, { "max-tokens", required_argument, 0, O_MAXTOK },
-        { "on-missing", required_argument, 0, O_MISSING }, { "json", no_argument, 0, O_JSON },
+        { "on-missing", required_argument, 0, O_MISSING }, { "perturbed", required_argument, 0, O_PERTURBED }, { "json", no_argument, 0, O_JSON },
         { "quiet", no_argument, 0, O_QUIET }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -636,6 +646,7 @@ int cmd_encode(int argc, char **argv)
             if (sp_parse_int(optarg, 1, ST_BLOB_MAX_WORDS, &max_tokens)) return sp_fail(SP_EXIT_USAGE, CMD, "--max-tokens: expected 1..65535, got '%s'", optarg);
             break;
         case O_MISSING: on_missing = optarg; break;
+        case O_PERTURBED: perturbed = optarg; break;
         case O_JSON: json = 1; break;
         case O_QUIET: quiet = 1; break;
         case 'h': usage(stdout); return SP_EXIT_OK;
@@ -652,6 +663,8 @@ int cmd_encode(int argc, char **argv)
     else if (!strcmp(device_s, "cpu")) device = ENC_DEVICE_CPU;
     else if (!strcmp(device_s, "cuda")) device = ENC_DEVICE_CUDA;
     else return sp_fail(SP_EXIT_USAGE, CMD, "--device: expected auto, cpu or cuda, got '%s'", device_s);
+    if (strcmp(perturbed, "keep-parse") && strcmp(perturbed, "no-parse"))
+        return sp_fail(SP_EXIT_USAGE, CMD, "--perturbed: expected keep-parse or no-parse, got '%s'", perturbed);
     if (strcmp(on_missing, "skip") && strcmp(on_missing, "fail"))
         return sp_fail(SP_EXIT_USAGE, CMD, "--on-missing: expected skip or fail, got '%s'", on_missing);
 
@@ -740,6 +753,7 @@ int cmd_encode(int argc, char **argv)
     c.batch_tokens = batch_tokens;
     c.max_tokens = max_tokens;
     c.on_missing_fail = !strcmp(on_missing, "fail");
+    c.perturbed_no_parse = !strcmp(perturbed, "no-parse");
     c.quiet = quiet;
     c.progress = isatty(2);
     sp_arena_init(&c.arena);
@@ -766,6 +780,8 @@ int cmd_encode(int argc, char **argv)
                                                                    "file_rows", (json_int_t)enc_embed_file_rows(c.emb),
                                                                    "rows_kept", enc_embed_vocab_size(c.emb))
                                                          : json_pack("{s:s}", "init", "random per word"));
+    if (task)
+        json_object_set_new(manifest, "perturbed", json_pack("{s:s, s:I}", "parse", perturbed, "items", (json_int_t)c.n_perturbed));
     json_object_set_new(manifest, "attention_layer", attn_layer >= 0 ? json_integer(attn_layer) : json_null());
     json_object_set_new(manifest, "source", corpus ? json_pack("{s:s}", "corpus", corpus) : json_pack("{s:s}", "task", task));
     json_object_set_new(manifest, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "cached", (json_int_t)c.n_cached,

@@ -97,12 +97,15 @@ struct enc_backend_ops {
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
-/* Defined by encoder/enc_cuda.cu when it exists; weak so that a build without it still links.
- * NOTE for the CUDA backend: a weak *undefined* reference does not make the linker extract an
- * archive member, so once enc_cuda.cu is in libsp_encoder.a, enc_model.c must reference the
- * symbol strongly (e.g. drop the weak attribute under a define the Makefile sets only when the
- * .cu object is built) or the table must live in an object that is pulled in anyway. */
+/* Defined by encoder/enc_cuda.cu. A weak *undefined* reference does not make the linker extract
+ * an archive member, so when the Makefile builds the .cu object (it defines SP_HAVE_CUDA) the
+ * reference is strong and pulls enc_cuda.cu.o out of libsp_encoder.a; without CUDA it stays
+ * weak, resolves to NULL, and enc_open falls back to (or refuses with) the CPU backend. */
+#ifdef SP_HAVE_CUDA
+extern const struct enc_backend_ops enc_cuda_ops;
+#else
 extern const struct enc_backend_ops enc_cuda_ops __attribute__((weak));
+#endif
 
 /* ---- parameters ---- */
 

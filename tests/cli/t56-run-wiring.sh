@@ -36,6 +36,15 @@ PYEOF
 expect_eq "probe: run and file paths hash the same data" \
     "$(q "$DB" "SELECT count(DISTINCT json_extract(result, '\$.manifest.data.sha256')) FROM probe_result")" 1
 
+# SOMO's C items replace one word: they keep their sentence's parse by default and count as
+# perturbed; --perturbed no-parse treats them as lacking structure
+nc=$(q "$DB" "SELECT count(*) FROM task_item JOIN task USING (task_id) WHERE name = 'SOMO' AND label = 'C'")
+expect_eq "encode --task SOMO: perturbed items = the C items" \
+    "$(q "$DB" "SELECT json_extract(manifest, '\$.perturbed.items') FROM run WHERE name = 'somo'")" "$nc"
+"$SP" encode --db "$DB" --task SOMO --encoder $C/ms-san.json --run somo-np --perturbed no-parse --json --quiet >"$TMP/np.json"
+expect_eq "encode --perturbed no-parse: the C items are skipped for lack of structure" \
+    "$(jq "$TMP/np.json" "d['skipped_missing_structure']")" "$nc"
+
 # a corpus run is not a task run; a task run with skipped items is refused
 "$SP" encode --db "$DB" --corpus demo --encoder $C/ms-san.json --run corpus --attention 0 --quiet
 if "$SP" probe --db "$DB" --task SOMO --run corpus --quiet >/dev/null 2>"$TMP/e1"; then not_ok "probe --run over a corpus run fails"; else

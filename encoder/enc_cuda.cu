@@ -1,0 +1,673 @@
+/* encoder/enc_cuda.cu — the CUDA backend: every op of struct enc_backend_ops (encoder_int.h) on
+ * device buffers, cuBLAS for the products and own kernels for the rest. The CPU backend
+ * (enc_cpu.c) is the oracle: each kernel below follows the formula and, where cheap, the order
+ * of its CPU twin; tests/gpu/encoder_cuda_vs_cpu.c compares the two through the public API.
+ *
+ * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
+ * asynchronously and only download() and sync() wait. Errors never abort: a failed launch or
+ * cuBLAS call is latched (the first one wins) and reported by sync() as SP_EGPU with a message,
+ * or SP_ENOMEM when the device ran out of memory, so a caller can retry with a smaller batch.
+ * alloc() returns NULL on failure and the graph reports that itself (SP_ENOMEM from ws_reserve).
+ * Masks are never materialised: the attention kernel derives direction, distance priors, the
+ * SDOI allow mask, SSAN selection and relative buckets per (query row, key) from the compact int
+ * structures the graph uploaded (dist/rel/anc/pid).
+ *
+ * Layout: device helpers, kernels (enc_*_cuda), then the launchers (extern "C", the vtable).
+ * Written as "C plus kernels" (STYLE §3.5): no templates, no exceptions, no C++ library; the
+ * Makefile compiles it with -fno-exceptions -fno-threadsafe-statics so the object needs no
+ * libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
+ * static, so without guards the first launch of each kernel happens once under pthread_once
+ * (warm_kernels) before any handle can launch from several threads. */
+extern "C" {
+#include "encoder/encoder_int.h"
+}
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#define EW_THREADS 256         /* elementwise kernels (grid-stride) */
+#define LN_THREADS 256         /* layer norm: one block per row */
+#define ATT_THREADS 128        /* attention: one block per (query row, head) */
+#define ATT_WARPS (ATT_THREADS / 32)
+#define PSA_THREADS 128        /* PSA: one block per (query row, 128 features) */
+#define POOL_THREADS 128       /* pooling: one thread per feature */
+#define FULL_MASK 0xffffffffu
+
+struct cuda_state {
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    int dev;
+    size_t att_smem;           /* dynamic shared memory the attention kernel may use (bytes) */
+    int latched;               /* SP_OK, or the first error since the last sync (SP_EGPU / SP_ENOMEM) */
+    char msg[256];
+};
+
+/* ---------------------------------------------------------------- device helpers */
+
+__device__ __forceinline__ float d_elu(float x) { return x > 0.0f ? x : expm1f(x); }
+__device__ __forceinline__ float d_sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
+__device__ __forceinline__ int d_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
+
+__device__ __forceinline__ int d_dir_allows(int dir, int i, int j)
+{
+    switch (dir) {
+    case ENC_DIR_FWD: return j <= i;
+    case ENC_DIR_BWD: return j >= i;
+    case ENC_DIR_FWD_STRICT: return j < i;
+    case ENC_DIR_BWD_STRICT: return j > i;
+    default: return 1;
+    }
+}
+
+/* butterfly reductions: every lane ends with the same value (float + is commutative) */
+__device__ __forceinline__ float warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
+    return v;
+}
+__device__ __forceinline__ float warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, o));
+    return v;
+}
+__device__ __forceinline__ double warp_sum_d(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
+    return v;
+}
+
+/* Block-wide reductions over blockDim.x (a multiple of 32) threads; red holds >= blockDim.x/32
+ * values. The leading barrier protects red from the readers of the previous call. */
+__device__ float block_sum(float v, float *red)
+{
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_sum(v);
+    __syncthreads();
+    if (lane == 0) red[w] = v;
+    __syncthreads();
+    float t = 0.0f;
+    for (int k = 0; k < nw; k++) t += red[k];
+    return t;
+}
+__device__ float block_max(float v, float *red)
+{
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_max(v);
+    __syncthreads();
+    if (lane == 0) red[w] = v;
+    __syncthreads();
+    float t = -INFINITY;
+    for (int k = 0; k < nw; k++) t = fmaxf(t, red[k]);
+    return t;
+}
+__device__ double block_sum_d(double v, double *red)
+{
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    v = warp_sum_d(v);
+    __syncthreads();
+    if (lane == 0) red[w] = v;
+    __syncthreads();
+    double t = 0.0;
+    for (int k = 0; k < nw; k++) t += red[k];
+    return t;
+}
+
+#define GRID_STRIDE(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Y[i][j] = (accumulate ? Y[i][j] : 0) + (b ? b[j] : 0) for i < M, j < N (bias broadcast, or a
+ * zero fill of a strided block when b == NULL and accumulate == 0) */
+__global__ void enc_bias_cuda(int M, int N, const float *b, float *Y, int ldy, int accumulate)
+{
+    GRID_STRIDE(idx, (size_t)M * N) {
+        size_t i = idx / (size_t)N, j = idx % (size_t)N;
+        float *y = Y + i * (size_t)ldy + j;
+        *y = (accumulate ? *y : 0.0f) + (b ? b[j] : 0.0f);
+    }
+}
+
+__global__ void enc_act_cuda(int a, size_t n, float *x)
+{
+    GRID_STRIDE(i, n) {
+        float v = x[i];
+        switch (a) {
+        case ENC_ACT_RELU: x[i] = v > 0.0f ? v : 0.0f; break;
+        case ENC_ACT_GELU: x[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f)); break;
+        case ENC_ACT_ELU: x[i] = d_elu(v); break;
+        case ENC_ACT_TANH: x[i] = tanhf(v); break;
+        case ENC_ACT_SIGMOID: x[i] = d_sigm(v); break;
+        }
+    }
+}
+
+__global__ void enc_add_cuda(size_t n, const float *a, const float *b, float *out)
+{
+    GRID_STRIDE(i, n) out[i] = a[i] + b[i];
+}
+
+__global__ void enc_axpby_cuda(size_t n, float alpha, const float *a, float beta, const float *b, float *out)
+{
+    GRID_STRIDE(i, n) out[i] = alpha * a[i] + beta * b[i];
+}
+
+__global__ void enc_gate_cuda(int mode, size_t n, const float *pre, const float *a, const float *b, float *out)
+{
+    GRID_STRIDE(i, n) {
+        float f = d_sigm(pre[i]);
+        if (mode == ENC_GATE_FUSION) out[i] = f * a[i] + (1.0f - f) * b[i];
+        else out[i] = f * d_elu(a[i]) + (b ? (1.0f - f) * b[i] : 0.0f);
+    }
+}
+
+__global__ void enc_absdiff_mul_cuda(size_t n, const float *a, const float *b, float *absdiff, float *prod)
+{
+    GRID_STRIDE(i, n) { float x = a[i], y = b[i]; absdiff[i] = fabsf(x - y); prod[i] = x * y; }
+}
+
+/* One block per row; two passes in double like the CPU (biased variance). In-place safe: each
+ * thread rewrites only the elements it read, after both reductions. */
+__global__ void __launch_bounds__(LN_THREADS) enc_layer_norm_cuda(int d, const float *x, const float *g,
+                                                                   const float *b, float eps, float *out)
+{
+    __shared__ double red[LN_THREADS / 32];
+    const float *xr = x + (size_t)blockIdx.x * d;
+    float *o = out + (size_t)blockIdx.x * d;
+    double s = 0.0;
+    for (int k = threadIdx.x; k < d; k += blockDim.x) s += xr[k];
+    const double mu = block_sum_d(s, red) / d;
+    double v = 0.0;
+    for (int k = threadIdx.x; k < d; k += blockDim.x) { double t = xr[k] - mu; v += t * t; }
+    const double var = block_sum_d(v, red) / d;
+    const double inv = 1.0 / sqrt(var + (double)eps);
+    for (int k = threadIdx.x; k < d; k += blockDim.x) o[k] = (float)((xr[k] - mu) * inv) * g[k] + b[k];
+}
+
+/* One thread per feature k (reads coalesced across k); double accumulation like the CPU. */
+__global__ void enc_pool_cuda(int mode, int n, int d, const float *x, const float *e, float *out)
+{
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < d; k += gridDim.x * blockDim.x) {
+        switch (mode) {
+        case ENC_POOL_MEAN: {
+            double acc = 0.0;
+            for (int i = 0; i < n; i++) acc += x[(size_t)i * d + k];
+            out[k] = n ? (float)(acc / n) : 0.0f;
+            break;
+        }
+        case ENC_POOL_MAX: {
+            float m = n ? x[k] : 0.0f;
+            for (int i = 1; i < n; i++) { float t = x[(size_t)i * d + k]; if (t > m) m = t; }
+            out[k] = m;
+            break;
+        }
+        case ENC_POOL_FIRST: out[k] = n ? x[k] : 0.0f; break;
+        case ENC_POOL_ATT: {
+            double m = -INFINITY, z = 0.0, acc = 0.0;
+            for (int i = 0; i < n; i++) if (e[(size_t)i * d + k] > m) m = e[(size_t)i * d + k];
+            for (int i = 0; i < n; i++) {
+                double p = exp(e[(size_t)i * d + k] - m);
+                z += p; acc += p * x[(size_t)i * d + k];
+            }
+            out[k] = n ? (float)(acc / z) : 0.0f;
+            break;
+        }
+        }
+    }
+}
+
+/* Attention for one (query row i = blockIdx.x, head h = blockIdx.y), mirroring cpu_attention:
+ *   rk[r]  = q_i · w^K[r]                         bucket logits (struct then seq), one warp each
+ *   s[j]   = (q_i·k_j + rk[..]) * scale − α·dist  for allowed j, one warp per key j
+ *   p[j]   = safe softmax over allowed j          (empty row -> zero output, no map entries)
+ *   out[c] = Σ_j p[j] v_j[c] + Σ_r pb[r] w^V[r][c] with pb the bucket masses (shared atomics)
+ * Dynamic shared memory (bytes, computed in cuda_attention):
+ *   float sq[dk], ssq[dk], s[n], rk[nb], pb[nb], red[ATT_THREADS]; uint8 ok[n]. */
+__global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct enc_attn_args a)
+{
+    extern __shared__ float sm[];
+    const int n = a.n, H = a.H, dk = a.dk;
+    const int i = blockIdx.x, h = blockIdx.y;
+    const int off = h * dk, dir = a.dir[h], dis = a.dis[h];
+    const int nrk = a.rel_k ? 2 * a.rel_clip + 1 : 0, nsk = a.seq_k ? 2 * a.seq_clip + 1 : 0, nb = nrk + nsk;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (i >= n) return;                                        /* only the empty warm-up launch */
+    float *sq = sm, *ssq = sq + dk, *s = ssq + dk, *rk = s + n, *pb = rk + nb, *red = pb + nb;
+    unsigned char *ok = (unsigned char *)(red + ATT_THREADS);
+
+    const float *qi = a.q + (size_t)i * a.ld_qkv + off;
+    for (int c = tid; c < dk; c += ATT_THREADS) {
+        sq[c] = qi[c];
+        if (a.sel_q) ssq[c] = a.sel_q[(size_t)i * a.ld_sel + off + c];
+    }
+    for (int r = tid; r < nb; r += ATT_THREADS) pb[r] = 0.0f;
+    __syncthreads();
+    for (int r = warp; r < nb; r += ATT_WARPS) {               /* R = q_i (w^K)ᵀ, gathered below */
+        const float *w = r < nrk ? a.rel_k + (size_t)r * dk : a.seq_k + (size_t)(r - nrk) * dk;
+        float t = 0.0f;
+        for (int c = lane; c < dk; c += 32) t += sq[c] * w[c];
+        t = warp_sum(t);
+        if (lane == 0) rk[r] = t;
+    }
+    __syncthreads();
+
+    /* scores: j is warp-uniform, so every branch below is too */
+    float mloc = -INFINITY;
+    int anyloc = 0;
+    for (int j = warp; j < n; j += ATT_WARPS) {
+        int allowed = d_dir_allows(dir, i, j);
+        if (allowed && a.allow) allowed = a.allow[(size_t)i * n + j] != 0;
+        if (allowed && a.sel_q) {                              /* SSAN: A = [E_s > 0], E_s unscaled */
+            const float *sk = a.sel_k + (size_t)j * a.ld_sel + off;
+            float es = 0.0f;
+            for (int c = lane; c < dk; c += 32) es += ssq[c] * sk[c];
+            es = __shfl_sync(FULL_MASK, warp_sum(es), 0);
+            allowed = es > 0.0f;
+        }
+        float sc = 0.0f;
+        if (allowed) {
+            const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+            float t = 0.0f;
+            for (int c = lane; c < dk; c += 32) t += sq[c] * kj[c];
+            t = warp_sum(t);
+            if (nrk) t += rk[d_bucket(a.rel[(size_t)i * n + j], a.rel_clip)];
+            if (nsk) t += rk[nrk + d_bucket(j - i, a.seq_clip)];
+            sc = t * a.scale;
+            if (dis == ENC_DIST_WORD) sc -= a.alpha * (float)abs(i - j);
+            else if (dis == ENC_DIST_DEP) sc -= a.alpha * (float)a.dist[(size_t)i * n + j];
+            mloc = fmaxf(mloc, sc);
+            anyloc = 1;
+        }
+        if (lane == 0) { s[j] = sc; ok[j] = (unsigned char)allowed; }
+    }
+    float *oi = a.out + (size_t)i * H * dk + off;
+    if (!__syncthreads_or(anyloc)) {                          /* safe softmax: empty row -> zeros */
+        for (int c = tid; c < dk; c += ATT_THREADS) oi[c] = 0.0f;
+        return;                                                /* block-uniform */
+    }
+    const float m = block_max(mloc, red);
+    float zloc = 0.0f;
+    for (int j = tid; j < n; j += ATT_THREADS) {
+        float e = ok[j] ? expf(s[j] - m) : 0.0f;
+        s[j] = e;
+        zloc += e;
+    }
+    const float z = block_sum(zloc, red);                      /* its barriers publish s[] */
+    for (int j = tid; j < n; j += ATT_THREADS) {
+        if (!ok[j]) continue;
+        float p = s[j] / z;
+        s[j] = p;
+        if (nrk) atomicAdd(&pb[d_bucket(a.rel[(size_t)i * n + j], a.rel_clip)], p);
+        if (nsk) atomicAdd(&pb[nrk + d_bucket(j - i, a.seq_clip)], p);
+        if (a.attn_mean) atomicAdd(&a.attn_mean[(size_t)i * n + j], p / H);
+    }
+    __syncthreads();
+
+    /* P·V: column c with G groups of keys when dk < ATT_THREADS, partial sums reduced in red */
+    const float *vh = a.v + off;
+    if (dk >= ATT_THREADS) {
+        for (int c = tid; c < dk; c += ATT_THREADS) {
+            float acc = 0.0f;
+            for (int j = 0; j < n; j++) if (ok[j]) acc += s[j] * vh[(size_t)j * a.ld_qkv + c];
+            for (int r = 0; r < nrk; r++) if (pb[r] != 0.0f) acc += pb[r] * a.rel_v[(size_t)r * dk + c];
+            for (int r = 0; r < nsk; r++) if (pb[nrk + r] != 0.0f) acc += pb[nrk + r] * a.seq_v[(size_t)r * dk + c];
+            oi[c] = acc;
+        }
+    } else {
+        const int G = ATT_THREADS / dk, c = tid % dk, g = tid / dk;
+        float acc = 0.0f;
+        if (g < G)
+            for (int j = g; j < n; j += G) if (ok[j]) acc += s[j] * vh[(size_t)j * a.ld_qkv + c];
+        red[tid] = acc;                                        /* red[g*dk + c] */
+        __syncthreads();
+        if (tid < dk) {
+            float t = 0.0f;
+            for (int k = 0; k < G; k++) t += red[k * dk + tid];
+            for (int r = 0; r < nrk; r++) if (pb[r] != 0.0f) t += pb[r] * a.rel_v[(size_t)r * dk + tid];
+            for (int r = 0; r < nsk; r++) if (pb[nrk + r] != 0.0f) t += pb[nrk + r] * a.seq_v[(size_t)r * dk + tid];
+            oi[tid] = t;
+        }
+    }
+}
+
+/* PSA for query row i = blockIdx.x and features k = blockIdx.y*PSA_THREADS + threadIdx.x, keys
+ * in i's phrase block without i (cpu_psa). The block bounds are found once per CUDA block; all
+ * threads walk the same j sequence, so the map's per-feature mean is a warp sum + one atomic
+ * per warp (threads past d contribute 0). */
+__global__ void __launch_bounds__(PSA_THREADS) enc_psa_cuda(const struct enc_psa_args a)
+{
+    __shared__ int blk[2];
+    const int n = a.n, d = a.d, i = blockIdx.x;
+    const int k = blockIdx.y * PSA_THREADS + threadIdx.x;
+    const int active = k < d;
+    if (i >= n) return;                                        /* only the empty warm-up launch */
+    if (threadIdx.x == 0) {
+        const int p = a.pid[i];
+        int s0 = i, e0 = i;
+        while (s0 > 0 && a.pid[s0 - 1] == p) s0--;
+        while (e0 + 1 < n && a.pid[e0 + 1] == p) e0++;
+        blk[0] = s0; blk[1] = e0;
+    }
+    __syncthreads();
+    const int s0 = blk[0], e0 = blk[1];
+    float ai = 0.0f, m = -INFINITY, z = 1.0f;
+    if (active) {
+        float *o = a.out + (size_t)i * d + k;
+        if (e0 == s0) { *o = 0.0f; return; }                   /* Q18; block-uniform */
+        ai = a.a1[(size_t)i * d + k];
+        for (int j = s0; j <= e0; j++) if (j != i) m = fmaxf(m, d_elu(ai + a.a2[(size_t)j * d + k]));
+        float acc = 0.0f;
+        z = 0.0f;
+        for (int j = s0; j <= e0; j++) {
+            if (j == i) continue;
+            float w = expf(d_elu(ai + a.a2[(size_t)j * d + k]) - m);
+            z += w;
+            acc += w * a.pm[(size_t)j * d + k];
+        }
+        *o = acc / z;
+    }
+    if (!a.attn_mean || e0 == s0) return;
+    for (int j = s0; j <= e0; j++) {
+        if (j == i) continue;
+        float p = active ? expf(d_elu(ai + a.a2[(size_t)j * d + k]) - m) / z : 0.0f;
+        p = warp_sum(p);
+        if ((threadIdx.x & 31) == 0) atomicAdd(&a.attn_mean[(size_t)i * n + j], p / d);
+    }
+}
+
+/* ---------------------------------------------------------------- launchers (the vtable) */
+
+extern "C" {
+
+static struct cuda_state *st_of(struct enc_backend *be) { return (struct cuda_state *)be->state; }
+
+static void latch(struct cuda_state *st, int code, const char *where, const char *what)
+{
+    if (st->latched) return;                                   /* the first error is the cause */
+    st->latched = code;
+    snprintf(st->msg, sizeof st->msg, "cuda: %s: %s", where, what);
+}
+
+static void check_cuda(struct cuda_state *st, cudaError_t e, const char *where)
+{
+    if (e == cudaSuccess) return;
+    cudaGetLastError();                                        /* clear a non-sticky error */
+    latch(st, e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU, where, cudaGetErrorString(e));
+}
+
+static void check_launch(struct cuda_state *st, const char *where) { check_cuda(st, cudaGetLastError(), where); }
+
+static void check_blas(struct cuda_state *st, cublasStatus_t s, const char *where)
+{
+    if (s != CUBLAS_STATUS_SUCCESS)
+        latch(st, s == CUBLAS_STATUS_ALLOC_FAILED ? SP_ENOMEM : SP_EGPU, where, cublasGetStatusString(s));
+}
+
+static unsigned ew_blocks(size_t n)
+{
+    size_t b = (n + EW_THREADS - 1) / EW_THREADS;
+    return (unsigned)(b > 8192 ? 8192 : b);                    /* grid-stride covers the rest */
+}
+
+/* One empty launch of every kernel (no element to touch), see the header comment. */
+static void warm_kernels(void)
+{
+    struct enc_attn_args aa;
+    struct enc_psa_args pa;
+    memset(&aa, 0, sizeof aa);
+    memset(&pa, 0, sizeof pa);
+    enc_bias_cuda<<<1, 32>>>(0, 1, NULL, NULL, 1, 0);
+    enc_act_cuda<<<1, 32>>>(0, 0, NULL);
+    enc_add_cuda<<<1, 32>>>(0, NULL, NULL, NULL);
+    enc_axpby_cuda<<<1, 32>>>(0, 0.0f, NULL, 0.0f, NULL, NULL);
+    enc_gate_cuda<<<1, 32>>>(0, 0, NULL, NULL, NULL, NULL);
+    enc_absdiff_mul_cuda<<<1, 32>>>(0, NULL, NULL, NULL, NULL);
+    enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
+    enc_pool_cuda<<<1, 32>>>(0, 0, 0, NULL, NULL, NULL);
+    enc_attention_cuda<<<1, ATT_THREADS>>>(aa);
+    enc_psa_cuda<<<1, PSA_THREADS>>>(pa);
+    cudaDeviceSynchronize();
+    cudaGetLastError();                                        /* a real problem shows up again later */
+}
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+
+static void cuda_close(struct enc_backend *be)
+{
+    struct cuda_state *st = st_of(be);
+    if (!st) return;
+    if (st->stream) cudaStreamSynchronize(st->stream);
+    if (st->blas) cublasDestroy(st->blas);
+    if (st->stream) cudaStreamDestroy(st->stream);
+    cudaGetLastError();
+    free(st);
+    be->state = NULL;
+}
+
+static int cuda_open(struct enc_backend *be, char *err, size_t n)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(err, n, "no usable CUDA device (cudaGetDeviceCount: %s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaGetLastError();
+        return SP_EGPU;
+    }
+    struct cuda_state *st = (struct cuda_state *)calloc(1, sizeof *st);
+    if (!st) { snprintf(err, n, "cuda: out of host memory"); return SP_ENOMEM; }
+    be->state = st;
+    be->host_memory = 0;
+    const char *what = NULL;
+    cublasStatus_t bs;
+    struct cudaFuncAttributes fa;
+    int optin = 0;
+    if ((e = cudaGetDevice(&st->dev)) != cudaSuccess) what = "cudaGetDevice";
+    /* a device this binary has no kernel image for (see NVFLAGS) fails here, not mid-forward */
+    else if ((e = cudaFuncGetAttributes(&fa, enc_attention_cuda)) != cudaSuccess) what = "kernel image for this device";
+    else if ((e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, st->dev)) != cudaSuccess) what = "device attributes";
+    /* the attribute is per kernel and process-wide: set it once to the device maximum (idempotent,
+     * so handles in several threads never lower it under each other); occupancy still follows the
+     * bytes each launch asks for */
+    else if ((e = cudaFuncSetAttribute(enc_attention_cuda, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       optin - (int)fa.sharedSizeBytes)) != cudaSuccess) what = "attention shared memory";
+    else if ((e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking)) != cudaSuccess) what = "cudaStreamCreate";
+    if (what) {
+        snprintf(err, n, "device %d: %s: %s", st->dev, what, cudaGetErrorString(e));
+        cudaGetLastError();
+        cuda_close(be);
+        return e == cudaErrorMemoryAllocation ? SP_ENOMEM : SP_EGPU;
+    }
+    /* default math mode: FP32 products stay FP32 (no TF32), as the CPU oracle computes them */
+    if ((bs = cublasCreate(&st->blas)) != CUBLAS_STATUS_SUCCESS || (bs = cublasSetStream(st->blas, st->stream)) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, n, "device %d: cuBLAS: %s", st->dev, cublasGetStatusString(bs));
+        cuda_close(be);
+        return bs == CUBLAS_STATUS_ALLOC_FAILED ? SP_ENOMEM : SP_EGPU;
+    }
+    st->att_smem = (size_t)(optin - (int)fa.sharedSizeBytes);
+    pthread_once(&warm_once, warm_kernels);
+    return SP_OK;
+}
+
+/* zeroed device memory; NULL on failure (the graph turns that into SP_ENOMEM). A failure that
+ * is not out-of-memory is latched as well, so the next sync names it. */
+static void *cuda_alloc(struct enc_backend *be, size_t bytes)
+{
+    struct cuda_state *st = st_of(be);
+    void *p = NULL;
+    if (!bytes) bytes = 1;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (e != cudaErrorMemoryAllocation) latch(st, SP_EGPU, "cudaMalloc", cudaGetErrorString(e));
+        return NULL;
+    }
+    check_cuda(st, cudaMemsetAsync(p, 0, bytes, st->stream), "cudaMemset");
+    return p;
+}
+
+static void cuda_free(struct enc_backend *be, void *p)
+{
+    if (p) check_cuda(st_of(be), cudaFree(p), "cudaFree");
+}
+
+/* From pageable host memory the copy has been staged when this returns, so the caller may reuse
+ * src at once (the graph refills its host buffers per sentence). */
+static void cuda_upload(struct enc_backend *be, void *dst, const void *src, size_t bytes)
+{
+    struct cuda_state *st = st_of(be);
+    if (bytes) check_cuda(st, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st->stream), "upload");
+}
+
+/* Waits: the graph reads some downloads (SG-Net's aggregation scalars) before any sync. */
+static void cuda_download(struct enc_backend *be, void *dst_host, const void *src, size_t bytes)
+{
+    struct cuda_state *st = st_of(be);
+    if (!bytes) return;
+    check_cuda(st, cudaMemcpyAsync(dst_host, src, bytes, cudaMemcpyDeviceToHost, st->stream), "download");
+    check_cuda(st, cudaStreamSynchronize(st->stream), "download");
+}
+
+static int cuda_sync(struct enc_backend *be, char *err, size_t n)
+{
+    struct cuda_state *st = st_of(be);
+    check_cuda(st, cudaStreamSynchronize(st->stream), "stream");
+    check_launch(st, "pending");
+    if (!st->latched) return SP_OK;
+    int rc = st->latched;
+    snprintf(err, n, "%s", st->msg);
+    st->latched = SP_OK;                                       /* reported; an OOM can be retried */
+    st->msg[0] = 0;
+    return rc;
+}
+
+/* Y[M,N] = X[M,K] W[K,N] (+b) (+Y), row-major. cuBLAS is column-major: the same memory read
+ * column-major is Yᵀ = Wᵀ Xᵀ, i.e. sgemm(m = N, n = M, k = K, A = W (ldw), B = X (ldx), C = Y (ldy)).
+ * The bias is written into Y first (beta = 1), as the CPU does. */
+static void cuda_linear(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                        const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
+{
+    struct cuda_state *st = st_of(be);
+    if (M <= 0 || N <= 0) return;
+    float beta = accumulate ? 1.0f : 0.0f;
+    const unsigned blocks = ew_blocks((size_t)M * N);
+    if (b) {
+        enc_bias_cuda<<<blocks, EW_THREADS, 0, st->stream>>>(M, N, b, Y, ldy, accumulate);
+        check_launch(st, "linear bias");
+        beta = 1.0f;
+    }
+    if (K <= 0) {
+        if (!b && !accumulate) { enc_bias_cuda<<<blocks, EW_THREADS, 0, st->stream>>>(M, N, NULL, Y, ldy, 0); check_launch(st, "linear zero"); }
+        return;
+    }
+    const float one = 1.0f;
+    check_blas(st, cublasSgemm(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, W, ldw, X, ldx, &beta, Y, ldy), "cublasSgemm");
+}
+
+static void cuda_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
+{
+    struct cuda_state *st = st_of(be);
+    if (!n) return;
+    enc_act_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>((int)a, n, x);
+    check_launch(st, "act");
+}
+
+static void cuda_add(struct enc_backend *be, size_t n, const float *a, const float *b, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    if (!n) return;
+    enc_add_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, a, b, out);
+    check_launch(st, "add");
+}
+
+static void cuda_axpby(struct enc_backend *be, size_t n, float alpha, const float *a, float beta, const float *b, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    if (!n) return;
+    enc_axpby_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, alpha, a, beta, b, out);
+    check_launch(st, "axpby");
+}
+
+static void cuda_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g,
+                            const float *b, float eps, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    if (rows <= 0 || d <= 0) return;
+    enc_layer_norm_cuda<<<rows, LN_THREADS, 0, st->stream>>>(d, x, g, b, eps, out);
+    check_launch(st, "layer_norm");
+}
+
+static void cuda_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
+                      const float *a, const float *b, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    SP_ASSERT(mode != ENC_GATE_FUSION || b);
+    if (!n) return;
+    enc_gate_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>((int)mode, n, pre, a, b, out);
+    check_launch(st, "gate");
+}
+
+static void cuda_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
+{
+    struct cuda_state *st = st_of(be);
+    if (!n) return;
+    enc_absdiff_mul_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, a, b, absdiff, prod);
+    check_launch(st, "absdiff_mul");
+}
+
+static void cuda_attention(struct enc_backend *be, const struct enc_attn_args *a)
+{
+    struct cuda_state *st = st_of(be);
+    const int n = a->n, dk = a->dk;
+    SP_ASSERT(a->H > 0 && a->H <= ENC_MAX_HEADS && dk > 0);
+    SP_ASSERT(!a->rel_k || (a->rel && a->rel_v && a->rel_clip >= 0));
+    SP_ASSERT(!a->seq_k || (a->seq_v && a->seq_clip >= 0));
+    SP_ASSERT(!a->sel_q || a->sel_k);
+    if (n <= 0) return;
+    if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)n * n, st->stream), "attention map");
+    const size_t nb = (a->rel_k ? 2 * (size_t)a->rel_clip + 1 : 0) + (a->seq_k ? 2 * (size_t)a->seq_clip + 1 : 0);
+    const size_t smem = sizeof(float) * (2 * (size_t)dk + (size_t)n + 2 * nb + ATT_THREADS) + (size_t)n;
+    if (smem > st->att_smem) {                                 /* ~50k tokens on an H100 */
+        char why[128];
+        snprintf(why, sizeof why, "%d tokens need %zu bytes of shared memory per block, the device allows %zu", n, smem, st->att_smem);
+        latch(st, SP_EGPU, "attention", why);
+        return;
+    }
+    dim3 grid((unsigned)n, (unsigned)a->H);
+    enc_attention_cuda<<<grid, ATT_THREADS, smem, st->stream>>>(*a);
+    check_launch(st, "attention");
+}
+
+static void cuda_psa(struct enc_backend *be, const struct enc_psa_args *a)
+{
+    struct cuda_state *st = st_of(be);
+    if (a->n <= 0) return;
+    if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)a->n * a->n, st->stream), "psa map");
+    if (a->d <= 0) return;
+    dim3 grid((unsigned)a->n, (unsigned)((a->d + PSA_THREADS - 1) / PSA_THREADS));
+    enc_psa_cuda<<<grid, PSA_THREADS, 0, st->stream>>>(*a);
+    check_launch(st, "psa");
+}
+
+static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
+                      const float *e, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    SP_ASSERT(mode != ENC_POOL_ATT || e);
+    if (d <= 0) return;
+    enc_pool_cuda<<<(d + POOL_THREADS - 1) / POOL_THREADS, POOL_THREADS, 0, st->stream>>>((int)mode, n, d, x, e, out);
+    check_launch(st, "pool");
+}
+
+const struct enc_backend_ops enc_cuda_ops = {
+    .name = "cuda",
+    .open = cuda_open, .close = cuda_close,
+    .alloc = cuda_alloc, .free = cuda_free, .upload = cuda_upload, .download = cuda_download, .sync = cuda_sync,
+    .linear = cuda_linear, .act = cuda_act, .add = cuda_add, .axpby = cuda_axpby,
+    .layer_norm = cuda_layer_norm, .gate = cuda_gate, .absdiff_mul = cuda_absdiff_mul,
+    .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,
+};
+
+} /* extern "C" */
