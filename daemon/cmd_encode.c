@@ -58,7 +58,8 @@ static void usage(FILE *f)
         "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
         "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
         "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
-        "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse] [--json] [--quiet]\n"
+        "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
+        "                       [--max-workspace SIZE] [--json] [--quiet]\n"
         "  --weights         safetensors weights (default: seeded Glorot init from the config's seed)\n"
         "  --save-weights    write the weights used (e.g. the seeded init) to this file\n"
         "  --embeddings      GloVe/word2vec text file of width d_input (default: seeded random vector per word)\n"
@@ -67,6 +68,8 @@ static void usage(FILE *f)
         "  --seed N          overrides the config's seed (weights init and random embeddings)\n"
         "  --batch-tokens N  padded tokens per forward batch (default 8192); halved on out-of-memory\n"
         "  --max-tokens N    longer sentences are skipped and reported (default 512)\n"
+        "  --max-workspace S cap the encoder's working memory (e.g. 512M, 2G; default none): a batch\n"
+        "                    over it is halved like a CUDA out-of-memory; a sentence alone over it is skipped\n"
         "  --on-missing      a sentence lacking the structure the encoder needs: skip and count it\n"
         "                    (default) or fail\n"
         "  --perturbed       task items whose words differ from their sentence's (BShift, SOMO, CoordInv):\n"
@@ -602,9 +605,10 @@ int cmd_encode(int argc, char **argv)
     const char *db_path = NULL, *corpus = NULL, *task = NULL, *cfg_path = NULL, *weights = NULL, *save_weights = NULL,
                *emb_path = NULL, *run = NULL, *device_s = "auto", *on_missing = "skip",
                *perturbed = "keep-parse";
+    size_t max_ws = 0;
     long attn_layer = -1, seed = -1, threads = 0, batch_tokens = 8192, max_tokens = 512;
     int tok = 0, json = 0, quiet = 0;
-    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_JSON, O_QUIET };
+    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_MAXWS, O_JSON, O_QUIET };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' }, { "task", required_argument, 0, 't' },
         { "encoder", required_argument, 0, 'e' }, { "run", required_argument, 0, 'r' },
@@ -613,7 +617,8 @@ int cmd_encode(int argc, char **argv)
         { "attention", required_argument, 0, O_ATTN }, { "seed", required_argument, 0, O_SEED },
         { "threads", required_argument, 0, O_THREADS }, { "device", required_argument, 0, O_DEVICE },
         { "batch-tokens", required_argument, 0, O_BATCH }, { "max-tokens", required_argument, 0, O_MAXTOK },
-        { "on-missing", required_argument, 0, O_MISSING }, { "perturbed", required_argument, 0, O_PERTURBED }, { "json", no_argument, 0, O_JSON },
+        { "on-missing", required_argument, 0, O_MISSING }, { "perturbed", required_argument, 0, O_PERTURBED },
+        { "max-workspace", required_argument, 0, O_MAXWS }, { "json", no_argument, 0, O_JSON },
         { "quiet", no_argument, 0, O_QUIET }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -647,6 +652,15 @@ int cmd_encode(int argc, char **argv)
             break;
         case O_MISSING: on_missing = optarg; break;
         case O_PERTURBED: perturbed = optarg; break;
+        case O_MAXWS: {
+            char *end;
+            double v = strtod(optarg, &end);
+            double mul = !*end ? 1 : !strcmp(end, "K") ? 1024.0 : !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : -1;
+            if (end == optarg || mul < 0 || !(v > 0) || v * mul > 1e15)
+                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a size such as 512M or 2G, got '%s'", optarg);
+            max_ws = (size_t)(v * mul);
+            break;
+        }
         case O_JSON: json = 1; break;
         case O_QUIET: quiet = 1; break;
         case 'h': usage(stdout); return SP_EXIT_OK;
@@ -712,6 +726,7 @@ int cmd_encode(int argc, char **argv)
 
     if (threads) enc_set_threads((int)threads);
     if (enc_open(&cfg, device, weights, !quiet, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    enc_set_workspace_limit(c.e, max_ws);
     if (attn_layer >= enc_attn_layers(c.e)) {
         sp_fail(SP_EXIT_USAGE, CMD, "--attention %ld: this %s config has attention layers 0..%d", attn_layer,
                 enc_kind_name(cfg.kind), enc_attn_layers(c.e) - 1);
@@ -780,6 +795,7 @@ int cmd_encode(int argc, char **argv)
                                                                    "file_rows", (json_int_t)enc_embed_file_rows(c.emb),
                                                                    "rows_kept", enc_embed_vocab_size(c.emb))
                                                          : json_pack("{s:s}", "init", "random per word"));
+    json_object_set_new(manifest, "max_workspace_bytes", max_ws ? json_integer((json_int_t)max_ws) : json_null());
     if (task)
         json_object_set_new(manifest, "perturbed", json_pack("{s:s, s:I}", "parse", perturbed, "items", (json_int_t)c.n_perturbed));
     json_object_set_new(manifest, "attention_layer", attn_layer >= 0 ? json_integer(attn_layer) : json_null());

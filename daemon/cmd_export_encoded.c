@@ -72,7 +72,7 @@ static int put_f32(FILE *f, const float *v, size_t n)
 struct pass {
     int what;                  /* 1 vectors, 2 tokens, 3 attention */
     /* pass 1 */
-    size_t n, total_tokens, max_n, gaps;
+    size_t n, total_tokens, max_n;
     int64_t last_ordinal;
     int dim, tok_dim;
     /* pass 2 */
@@ -86,7 +86,6 @@ struct pass {
 static int sizes(void *ctx, const struct st_run_item *it)
 {
     struct pass *p = ctx;
-    if (it->ordinal != p->last_ordinal + 1) p->gaps += (size_t)(it->ordinal - p->last_ordinal - 1);
     p->last_ordinal = it->ordinal;
     if (p->n && (it->dim != p->dim || (p->what == 2 && it->tok_dim != p->tok_dim))) {
         snprintf(p->err, sizeof p->err, "item %lld: width %d/%d differs from the first item's %d/%d",
@@ -177,9 +176,19 @@ int export_encoded(int argc, char **argv)
         rc = (snprintf(err, sizeof err, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db_path, run), SP_EPARSE);
     if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", rc == SP_EPARSE && p.err[0] ? p.err : err); goto out; }
     if (!p.n) { sp_fail(SP_EXIT_INPUT, CMD, "run '%s' has no items", run); goto out; }
-    if (p.gaps && info.corpus_id)
-        fprintf(stderr, "synprobe export: warning: %zu sentences of corpus %s are not in run '%s' (skipped by encode); "
-                "rows do not line up with the corpus\n", p.gaps, info.corpus, run);
+    if (info.corpus_id) {            /* skipped sentences anywhere, the last ones included */
+        sqlite3_stmt *q;
+        int64_t in_corpus = 0;
+        if (sqlite3_prepare_v2(st_handle(db), "SELECT count(*) FROM sentence WHERE corpus_id = ?1", -1, &q, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(q, 1, info.corpus_id);
+            if (sqlite3_step(q) == SQLITE_ROW) in_corpus = sqlite3_column_int64(q, 0);
+            sqlite3_finalize(q);
+        }
+        if (in_corpus > (int64_t)p.n)
+            fprintf(stderr, "synprobe export: warning: %lld of the %lld sentences of corpus %s are not in run '%s' "
+                    "(skipped by encode); rows do not line up with the corpus\n", (long long)(in_corpus - (int64_t)p.n),
+                    (long long)in_corpus, info.corpus, run);
+    }
 
     if (!(p.f = fopen(out_path, "wb"))) { sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
     size_t shape[3];

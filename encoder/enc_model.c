@@ -181,21 +181,13 @@ static void ws_free(struct enc *e)
     e->cap_n = 0;
 }
 
-/* Room for a group of `tok` tokens, `nn` = Σ n_b² pair entries, `ns` sentences. Grows only. */
-static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_attn, char *err, size_t errlen)
+/* Every buffer of a group's workspace: allocated when w != NULL, else only sized. Returns the
+ * bytes (backend + host); *fail is set when a backend allocation failed. */
+static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_t ns, int want_attn, int *fail)
 {
-    struct ws *w = e->ws;
-    if (!w) w = e->ws = sp_xcalloc(1, sizeof *w);
-    if (tok <= w->cap_tok && nn_need <= w->cap_nn && ns <= w->cap_sent && (!want_attn || w->amap)) return SP_OK;
-    /* grow geometrically so a run of growing groups does not reallocate every time */
-    if (tok < w->cap_tok) tok = w->cap_tok; else if (tok < 2 * w->cap_tok) tok = 2 * w->cap_tok;
-    if (nn_need < w->cap_nn) nn_need = w->cap_nn; else if (nn_need < 2 * w->cap_nn) nn_need = 2 * w->cap_nn;
-    if (ns < w->cap_sent) ns = w->cap_sent; else if (ns < 2 * w->cap_sent) ns = 2 * w->cap_sent;
-    want_attn = want_attn || w->amap != NULL;
-    ws_free_dev(e, w);
     const struct enc_config *c = &e->cfg;
     const unsigned need = enc_needs(e);
-    size_t d = (size_t)c->d_model, nt = (size_t)tok, nn = nn_need ? nn_need : 1;
+    size_t d = (size_t)c->d_model, total = 0;
     size_t wide = (size_t)c->d_ff;
     if ((size_t)c->pool_d_h > wide) wide = (size_t)c->pool_d_h;
     if (2 * d > wide) wide = 2 * d;
@@ -203,35 +195,75 @@ static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_a
     int selective = 0;
     for (int l = 0; l < c->layers; l++) if (c->kind == ENC_SSAN && c->selective[l]) selective = 1;
     int pos = c->kind != ENC_MSSAN && c->kind != ENC_PSAN && c->position != ENC_POS_NONE;
-    int fail = 0;
-#define A(ptr, bytes) do { ptr = e->be.ops->alloc(&e->be, (bytes)); if (!ptr) fail = 1; } while (0)
+    size_t levels = (size_t)(c->levels > 0 ? c->levels : 1);
+#define A(ptr, bytes) do { size_t b_ = (bytes); total += b_; \
+        if (w) { ptr = e->be.ops->alloc(&e->be, b_); if (!ptr) *fail = 1; } } while (0)
     A(w->x, nt * d * 4); A(w->y, nt * d * 4); A(w->q, nt * d * 4); A(w->k, nt * d * 4); A(w->v, nt * d * 4);
     A(w->att, nt * d * 4); A(w->t1, nt * wide * 4); A(w->t2, nt * d * 4); A(w->z, nt * d * 4);
     if (selective) A(w->sel, nt * 2 * d * 4);
     if (pos) { A(w->pe1, nt * d * 4); A(w->pe2, nt * d * 4); }
     if (c->kind == ENC_SGNET) A(w->hb, nt * d * 4);
     if (want_attn) A(w->amap, nn * 4);
-    A(w->vec, (size_t)ns * 2 * d * 4);
+    A(w->vec, ns * 2 * d * 4);
     if (need & ENC_NEED_DIST) A(w->dist, nn * 4);
     if (need & ENC_NEED_REL) A(w->rel, nn * 4);
     if (need & ENC_NEED_ANC) A(w->anc, nn);
-    if (need & ENC_NEED_PID) A(w->pid, (size_t)(c->levels > 0 ? c->levels : 1) * nt * 4);
+    if (need & ENC_NEED_PID) A(w->pid, levels * nt * 4);
 #undef A
+    /* host staging: input rows, PE rows, int pair arrays / phrase ids, byte pair arrays */
+    size_t hx_w = (size_t)c->d_input > d ? (size_t)c->d_input : d;
+    size_t hi = nn > nt * levels ? nn : nt * levels;
+    total += 4 * nt * hx_w + 4 * nt * d + 4 * hi + nn;
+    if (w) {
+        w->hx = sp_xmalloc(sizeof(float) * nt * hx_w);
+        w->hp = sp_xmalloc(sizeof(float) * nt * d);
+        w->hi = sp_xmalloc(sizeof(int32_t) * hi);
+        w->h8 = sp_xmalloc(nn);
+    }
+    return total;
+}
+
+/* Room for a group of `tok` tokens, `nn` = Σ n_b² pair entries, `ns` sentences. Grows only.
+ * Over the handle's workspace limit (enc_set_workspace_limit) it fails with SP_ENOMEM, exactly
+ * like a device out of memory, so a caller's batch halving also bounds host memory. */
+static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_attn, char *err, size_t errlen)
+{
+    struct ws *w = e->ws;
+    if (!w) w = e->ws = sp_xcalloc(1, sizeof *w);
+    if (tok <= w->cap_tok && nn_need <= w->cap_nn && ns <= w->cap_sent && (!want_attn || w->amap)) return SP_OK;
+    want_attn = want_attn || w->amap != NULL;
+    size_t exact_nt = (size_t)tok, exact_nn = nn_need ? nn_need : 1, exact_ns = (size_t)ns;
+    /* grow geometrically so a run of growing groups does not reallocate every time */
+    if (tok < w->cap_tok) tok = w->cap_tok; else if (tok < 2 * w->cap_tok) tok = 2 * w->cap_tok;
+    if (nn_need < w->cap_nn) nn_need = w->cap_nn; else if (nn_need < 2 * w->cap_nn) nn_need = 2 * w->cap_nn;
+    if (ns < w->cap_sent) ns = w->cap_sent; else if (ns < 2 * w->cap_sent) ns = 2 * w->cap_sent;
+    size_t nt = (size_t)tok, nn = nn_need ? nn_need : 1;
+    if (e->ws_limit) {
+        int unused = 0;
+        if (ws_layout(e, NULL, nt, nn, (size_t)ns, want_attn, &unused) > e->ws_limit) {   /* no headroom: exact */
+            nt = exact_nt; nn = exact_nn; ns = (int)exact_ns;
+            size_t need = ws_layout(e, NULL, nt, nn, (size_t)ns, want_attn, &unused);
+            if (need > e->ws_limit) {
+                snprintf(err, errlen, "encoder: %zu tokens need %.1f MiB of workspace, over the limit of %.1f MiB",
+                         nt, need / 1048576.0, e->ws_limit / 1048576.0);
+                return SP_ENOMEM;
+            }
+        }
+    }
+    ws_free_dev(e, w);
+    int fail = 0;
+    ws_layout(e, w, nt, nn, (size_t)ns, want_attn, &fail);
     if (fail) {
         ws_free(e);
-        snprintf(err, errlen, "encoder: cannot allocate workspace for %d tokens on %s", tok, e->be.ops->name);
+        snprintf(err, errlen, "encoder: cannot allocate workspace for %zu tokens on %s", nt, e->be.ops->name);
         return SP_ENOMEM;
     }
-    size_t hx_w = (size_t)c->d_input > d ? (size_t)c->d_input : d;
-    w->hx = sp_xmalloc(sizeof(float) * nt * hx_w);
-    w->hp = sp_xmalloc(sizeof(float) * nt * d);
-    size_t hi = nn > nt * (size_t)(c->levels > 0 ? c->levels : 1) ? nn : nt * (size_t)(c->levels > 0 ? c->levels : 1);
-    w->hi = sp_xmalloc(sizeof(int32_t) * hi);
-    w->h8 = sp_xmalloc(nn);
-    w->cap_tok = tok; w->cap_nn = nn; w->cap_sent = ns;
-    e->cap_n = tok;
+    w->cap_tok = (int)nt; w->cap_nn = nn; w->cap_sent = ns;
+    e->cap_n = (int)nt;
     return SP_OK;
 }
+
+void enc_set_workspace_limit(enc_t *e, size_t bytes) { e->ws_limit = bytes; }
 
 /* PE rows 0..rows-1 in the cached host table */
 static const float *pe_table(struct enc *e, int rows)

@@ -169,6 +169,11 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen);
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen);
 size_t enc_n_params(const enc_t *e);
 
+/* Cap the forward pass's workspace (activations and staging, backend + host; 0 = no cap, the
+ * default). A batch that would need more fails with SP_ENOMEM, as a device out of memory does,
+ * so callers that halve their batch on SP_ENOMEM bound host memory the same way. */
+void enc_set_workspace_limit(enc_t *e, size_t bytes);
+
 /* Number of BLAS threads (global to OpenBLAS; results are identical for any count). */
 void enc_set_threads(int n);
 

@@ -150,6 +150,7 @@ struct enc {
     struct enc_lin mem_g, mem_m, sum1, sum2;
     /* scratch (backend buffers), grown to the longest sentence seen */
     int cap_n;
+    size_t ws_limit;           /* enc_set_workspace_limit; 0 = none */
     void *ws;
     size_t ws_bytes;
 };
