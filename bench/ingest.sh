@@ -3,6 +3,7 @@
 # Three stages (parse only; parse + every structure in memory; full ingest into SQLite),
 # 1 and 2 workers, tokens/s and sentences/s; figures appended to bench/RESULTS.md.
 # Peer: the Python `conllu` package (pip), where installable. Not a test: no assertions.
+# SP_RESULTS=FILE appends the section there instead of bench/RESULTS.md (trial runs).
 set -eu
 export LC_ALL=C
 SP=${SP_BUILD:-build}/synprobe
@@ -31,6 +32,7 @@ run() {   # label workers args...
     python3 -c "import sys;t,s,n=float(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3]);print('| %-34s | %d | %9d | %6.2f | %11.0f | %9.0f |'%(sys.argv[4],int(sys.argv[5]),t,s,t/s,n/s))" \
         $tok $sec $sent "$label" $w | tee -a $TMP/table
 }
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)   # others' work on a shared machine shows here
 {
 echo "| stage | workers | tokens | seconds | tokens/s | sentences/s |"
 echo "|---|---|---|---|---|---|"
@@ -59,7 +61,7 @@ PYEOF
 fi
 {
     echo
-    echo "## ingest ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m))"
+    echo "## ingest ($(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m), load average before: $LOAD0, after: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
     echo "EWT dev x $REPS and the PTB sample (.mrg + .dp) x 11; tokens/s over wall time including the hashing pass."
     echo
@@ -73,5 +75,6 @@ fi
     fi
 } > $TMP/section
 cat $TMP/section
-[ -f bench/RESULTS.md ] || printf '# Benchmark results\n\nAppended by bench/*.sh; newest last.\n' > bench/RESULTS.md
-cat $TMP/section >> bench/RESULTS.md
+RESULTS=${SP_RESULTS:-bench/RESULTS.md}
+[ -f "$RESULTS" ] || printf '# Benchmark results\n\nAppended by bench/*.sh; newest last.\n' > "$RESULTS"
+cat $TMP/section >> "$RESULTS"

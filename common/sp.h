@@ -61,6 +61,9 @@ struct sp_sha256 { uint32_t h[8]; uint64_t nbytes; unsigned char blk[64]; size_t
 void sp_sha256_init(struct sp_sha256 *c);
 void sp_sha256_update(struct sp_sha256 *c, const void *data, size_t n);
 void sp_sha256_hex(struct sp_sha256 *c, char out[65]);         /* finalises */
+/* Compression backend: SHA-NI where the CPU has it (picked at start-up), else portable C.
+ * force_portable = 1 switches to the portable one (tests compare both); returns the name in use. */
+const char *sp_sha256_backend(int force_portable);
 
 /* Seeded, platform-independent PRNG (splitmix64 → xoshiro256**), used wherever a seed is recorded. */
 struct sp_rng { uint64_t s[4]; };

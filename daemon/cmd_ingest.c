@@ -37,6 +37,38 @@ static int is_treebank_name(const char *name)
            !strcmp(dot, ".dp") || !strcmp(dot, ".dep") || !strcmp(dot, ".ptb");
 }
 
+/* Per-file report and running totals; ingest_files calls file_done in file order. */
+struct totals {
+    json_t *jfiles;
+    int json, quiet, n_files;
+    long sent, att, rej, words, tokens;
+    int n_failed, n_done, n_unchanged;
+};
+
+static void file_done(int k, const char *path, const struct ingest_result *r, void *ctx)
+{
+    struct totals *t = ctx;
+    (void)k;
+    const char *status = r->status == INGEST_DONE ? "ingested" : r->status == INGEST_UNCHANGED ? "unchanged" : "failed";
+    if (r->status == INGEST_FAILED) { t->n_failed++; fprintf(stderr, "synprobe ingest: %s\n", r->error); }
+    else if (r->status == INGEST_UNCHANGED) t->n_unchanged++;
+    else t->n_done++;
+    t->sent += r->sum.n_sentences - r->sum.n_attached;
+    t->att += r->sum.n_attached;
+    t->rej += r->sum.n_rejected;
+    t->words += r->sum.n_words;
+    t->tokens += r->tokens_parsed;
+    json_t *jf = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "path", path, "status", status,
+                           "format", r->fmt ? ing_format_name(r->fmt) : "unknown", "sentences", r->sum.n_sentences,
+                           "attached", r->sum.n_attached, "rejected", r->sum.n_rejected, "words", (json_int_t)r->sum.n_words);
+    if (r->status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r->error));
+    json_array_append_new(t->jfiles, jf);
+    if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
+        fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", path, status,
+                ing_format_name(r->fmt), r->sum.n_sentences,
+                r->sum.n_attached ? " (attached to existing)" : "", r->sum.n_rejected, r->sum.n_words);
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* FILE stays as given; DIR expands to its treebank files in name order. */
@@ -134,33 +166,13 @@ int cmd_ingest(int argc, char **argv)
         }
     }
 
-    json_t *jfiles = json_array();
-    long tot_sent = 0, tot_att = 0, tot_rej = 0, tot_words = 0, tot_tokens = 0;
-    int n_failed = 0, n_done = 0, n_unchanged = 0;
+    struct totals t = { .jfiles = json_array(), .json = json, .quiet = o.quiet, .n_files = n_files };
     double t0 = sp_now();
-    for (int i = 0; i < n_files; i++) {
-        struct ingest_result r;
-        ingest_file(db, corpus_id, files[i], &o, &r);
-        const char *status = r.status == INGEST_DONE ? "ingested" : r.status == INGEST_UNCHANGED ? "unchanged" : "failed";
-        if (r.status == INGEST_FAILED) { n_failed++; fprintf(stderr, "synprobe ingest: %s\n", r.error); }
-        else if (r.status == INGEST_UNCHANGED) n_unchanged++;
-        else n_done++;
-        tot_sent += r.sum.n_sentences - r.sum.n_attached;
-        tot_att += r.sum.n_attached;
-        tot_rej += r.sum.n_rejected;
-        tot_words += r.sum.n_words;
-        tot_tokens += r.tokens_parsed;
-        json_t *jf = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "path", files[i], "status", status,
-                               "format", r.fmt ? ing_format_name(r.fmt) : "unknown", "sentences", r.sum.n_sentences,
-                               "attached", r.sum.n_attached, "rejected", r.sum.n_rejected, "words", (json_int_t)r.sum.n_words);
-        if (r.status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r.error));
-        json_array_append_new(jfiles, jf);
-        if (!json && !o.quiet && n_files <= 20 && r.status != INGEST_FAILED)
-            fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", files[i], status,
-                    ing_format_name(r.fmt), r.sum.n_sentences,
-                    r.sum.n_attached ? " (attached to existing)" : "", r.sum.n_rejected, r.sum.n_words);
-    }
+    ingest_files(db, corpus_id, files, n_files, &o, file_done, &t);
     double secs = sp_now() - t0;
+    long tot_sent = t.sent, tot_att = t.att, tot_rej = t.rej, tot_words = t.words, tot_tokens = t.tokens;
+    int n_failed = t.n_failed, n_done = t.n_done, n_unchanged = t.n_unchanged;
+    json_t *jfiles = t.jfiles;
     int ingested_any = tot_sent + tot_att > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
     int rc = (n_failed || !ingested_any) ? SP_EXIT_INPUT : SP_EXIT_OK;
     if (json) {

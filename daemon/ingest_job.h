@@ -1,4 +1,4 @@
-/* daemon/ingest_job.h — one file through the ingest pipeline:
+/* daemon/ingest_job.h — files through the ingest pipeline:
  *   reader (caller's thread) → N worker threads (parse + structures) → 1 writer thread (SQLite).
  * Memory is bounded by the chunks in flight (about 2 per worker), never by the file. */
 #ifndef SP_INGEST_JOB_H
@@ -34,5 +34,13 @@ struct ingest_result {
 /* db == NULL: parse (and compute structures) without storing: the benchmark path. */
 int ingest_file(struct st_db *db, int64_t corpus_id, const char *path, const struct ingest_opts *o,
                 struct ingest_result *r);
+
+/* Several files through one pipeline: file k+1 is read and parsed while file k is written,
+ * each still in its own transaction. done(k, paths[k], result, ctx) runs once per file, in
+ * file order, on the writer thread, as soon as the file is committed (or failed, or found
+ * unchanged). Returns the number of failed files. */
+typedef void (*ingest_done_fn)(int k, const char *path, const struct ingest_result *r, void *ctx);
+int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n, const struct ingest_opts *o,
+                 ingest_done_fn done, void *ctx);
 
 #endif

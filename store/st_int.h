@@ -4,10 +4,18 @@
 
 #include "store/store.h"
 
+struct st_write_cache;
+
 struct st_db {
     sqlite3 *h;
     char path[1024];
+    struct st_db *writer;            /* ingest's own connection (st_write.c), opened on first use */
+    struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
 };
+
+/* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */
+int  st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errlen);
+void st_write_cache_free(struct st_db *db);   /* st_write.c; st_close calls it */
 
 /* snprintf of SQLite's message for the connection, prefixed with what we were doing */
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen);

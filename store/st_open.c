@@ -130,9 +130,26 @@ int st_open_at_version(const char *path, int version, struct st_db **out, char *
     return open_impl(path, ST_OPEN_CREATE, version, out, err, errlen);
 }
 
+int st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errlen)
+{
+    int ver = 0;
+    *out = NULL;
+    if (pragma_int(db, "user_version", &ver)) return st_sqlerr(db, "reading the store version", err, errlen);
+    int rc = open_impl(db->path, 0, ver, out, err, errlen);
+    if (rc) return rc;
+    /* This connection only inserts rows that reference ids its own transaction just created
+     * (or read), so enforcing REFERENCES would re-check what is true by construction: a parent
+     * lookup per token row, a quarter of the writer's instructions. The user's connection
+     * (db) keeps foreign_keys on. */
+    if ((rc = st_exec(*out, "PRAGMA foreign_keys = OFF", err, errlen))) { st_close(*out); *out = NULL; }
+    return rc;
+}
+
 void st_close(struct st_db *db)
 {
     if (!db) return;
+    st_close(db->writer);
+    st_write_cache_free(db);
     sqlite3_close_v2(db->h);
     free(db);
 }

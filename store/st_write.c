@@ -36,7 +36,7 @@ static const char *const sql_text[Q_COUNT] = {
                   "ancestors, rel_pos) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [Q_CONST_INS] = "INSERT INTO const_structure VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [Q_QUAR_INS] = "INSERT INTO quarantine (source_id, line, position, sent_id, reason, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [Q_WORDS] = "SELECT form FROM token WHERE sentence_id = ?1 ORDER BY i",
+    [Q_WORDS] = "SELECT form, xpos = '_' FROM token WHERE sentence_id = ?1 ORDER BY i",
     [Q_ATTACH_DEP_TOK] = "UPDATE token SET head = ?3, deprel = ?4 WHERE sentence_id = ?1 AND i = ?2",
     [Q_ATTACH_DEP_SENT] = "UPDATE sentence SET dep_source_id = ?2, dep_line = ?3 WHERE sentence_id = ?1",
     [Q_ATTACH_CONST_TOK] = "UPDATE token SET xpos = ?3 WHERE sentence_id = ?1 AND i = ?2 AND xpos = '_'",
@@ -44,21 +44,94 @@ static const char *const sql_text[Q_COUNT] = {
     [Q_DOC_SEEN] = "SELECT EXISTS (SELECT 1 FROM sentence WHERE corpus_id = ?1 AND doc = ?2)",
 };
 
-/* Tokens go in TOKEN_BATCH rows per statement: one VDBE run per batch instead of per token. */
-#define TOKEN_BATCH 16
+/* Token rows dominate the store (one per word). They are buffered across sentences and go in
+ * multi-row INSERTs of TOKEN_BATCH rows (one VDBE run per batch instead of per token); the
+ * last few rows of a file go in batches of 16, 4 and 1 rows. */
+#define TOKEN_BATCH 64
 #define TOKEN_COLS 11
+#define N_TOKSTMT 4
+static const int tok_stmt_rows[N_TOKSTMT] = { TOKEN_BATCH, 16, 4, 1 };
+
+/* A buffered token row: text columns are copied into st_file.tokbuf (the sentence's memory
+ * belongs to the caller and may be gone by the time the batch is written). */
+struct tok_row {
+    int64_t sid;
+    int i, head, has_head;
+    uint32_t off[SP_NCOLS], len[SP_NCOLS];
+};
+
+/* Statements of one connection, prepared on its first file and kept until st_close:
+ * a PTB-style corpus is thousands of small files, and preparing ~20 statements per file
+ * cost more than writing the file's rows. */
+struct st_write_cache {
+    sqlite3_stmt *q[Q_COUNT];
+    sqlite3_stmt *tok_stmt[N_TOKSTMT];
+    int txn_open;             /* BEGIN done, COMMIT not yet */
+    int held;                 /* files released into the open transaction (st_file_commit_held) */
+};
+
+void st_write_cache_free(struct st_db *db)
+{
+    struct st_write_cache *c = db->wcache;
+    if (!c) return;
+    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(c->q[i]);
+    for (int i = 0; i < N_TOKSTMT; i++) sqlite3_finalize(c->tok_stmt[i]);
+    free(c);
+    db->wcache = NULL;
+}
+
+static int write_cache(struct st_db *db, char *err, size_t errlen)
+{
+    if (db->wcache) return SP_OK;
+    struct st_write_cache *c = sp_xcalloc(1, sizeof *c);
+    db->wcache = c;
+    for (int i = 0; i < Q_COUNT; i++)
+        if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &c->q[i], NULL) != SQLITE_OK)
+            goto fail;
+    for (int k = 0; k < N_TOKSTMT; k++) {
+        struct sp_buf b = { 0 };
+        /* OR FAIL: a multi-row INSERT with the default ABORT keeps a statement journal so it
+         * can undo its own earlier rows, a copy of every page it touches (a tenth of the
+         * writer's work). No row here can violate a constraint, and any error rolls the
+         * whole file back anyway, so there is nothing for that journal to do. */
+        sp_buf_puts(&b, "INSERT OR FAIL INTO token VALUES ");
+        for (int r = 0; r < tok_stmt_rows[k]; r++) sp_buf_puts(&b, r ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
+        int prc = sqlite3_prepare_v3(db->h, b.p, -1, SQLITE_PREPARE_PERSISTENT, &c->tok_stmt[k], NULL);
+        sp_buf_free(&b);
+        if (prc != SQLITE_OK) goto fail;
+    }
+    return SP_OK;
+fail:
+    st_sqlerr(db, "preparing statements", err, errlen);
+    st_write_cache_free(db);
+    return SP_ESTORE;
+}
+
+/* The connection ingest writes through: the store's own second connection (foreign-key
+ * checks off, see st_open_writer), or db itself for an in-memory store, which a second
+ * connection would not see. */
+static struct st_db *writer_db(struct st_db *db, char *err, size_t errlen)
+{
+    if (!strcmp(db->path, ":memory:") || !db->path[0]) return db;
+    if (!db->writer && st_open_writer(db, &db->writer, err, errlen)) return NULL;
+    return db->writer;
+}
 
 struct st_file {
-    struct st_db *db;
-    sqlite3_stmt *q[Q_COUNT];
+    struct st_db *db;         /* the writer connection */
+    sqlite3_stmt **q;         /* [Q_COUNT], from the connection's cache */
+    sqlite3_stmt **tok_stmt;  /* [N_TOKSTMT] */
     int64_t corpus_id, source_id;
     char *path, *stem, *split;
     enum sp_format fmt;
     enum sp_mode mode;
     struct st_file_summary sum;
     struct sp_buf scratch;
-    sqlite3_stmt *token_batch;
+    struct tok_row tok[TOKEN_BATCH];
+    int n_tok;
+    struct sp_buf tokbuf;
     int doc_seen;             /* the corpus already had sentences of this stem: look for pairs */
+    int in_savepoint;
 };
 
 static const char *mode_name(enum sp_mode m)
@@ -94,8 +167,7 @@ int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int6
 
 static void file_free(struct st_file *f)
 {
-    for (int i = 0; i < Q_COUNT; i++) sqlite3_finalize(f->q[i]);
-    sqlite3_finalize(f->token_batch);
+    sp_buf_free(&f->tokbuf);
     free(f->path);
     free(f->stem);
     free(f->split);
@@ -103,34 +175,55 @@ static void file_free(struct st_file *f)
     free(f);
 }
 
+/* Undo this file: back to its savepoint; the transaction itself ends too unless it holds
+ * files released before this one. Frees f. */
+static void file_undo(struct st_file *f)
+{
+    struct st_write_cache *c = f->db->wcache;
+    if (f->in_savepoint) sqlite3_exec(f->db->h, "ROLLBACK TO st_file; RELEASE st_file", 0, 0, 0);
+    if (c->txn_open && !c->held) {
+        sqlite3_exec(f->db->h, "ROLLBACK", 0, 0, 0);
+        c->txn_open = 0;
+    }
+    file_free(f);
+}
+
 int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
                   enum sp_format fmt, enum sp_mode mode, const char *split,
                   struct st_file **out, char *err, size_t errlen)
 {
+    *out = NULL;
+    struct st_db *w = writer_db(db, err, errlen);
+    if (!w || write_cache(w, err, errlen)) return SP_ESTORE;
+    db = w;
     struct st_file *f = sp_xcalloc(1, sizeof *f);
     f->db = db;
+    f->q = db->wcache->q;
+    f->tok_stmt = db->wcache->tok_stmt;
     f->corpus_id = corpus_id;
     f->path = sp_xstrdup(path);
     f->stem = path_stem(path);
     f->split = split ? sp_xstrdup(split) : NULL;
     f->fmt = fmt;
     f->mode = mode;
-    *out = NULL;
-    for (int i = 0; i < Q_COUNT; i++)
-        if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &f->q[i], NULL) != SQLITE_OK) {
-            st_sqlerr(db, "preparing statements", err, errlen);
-            file_free(f);
-            return SP_ESTORE;
-        }
-    {
-        struct sp_buf b = { 0 };
-        sp_buf_puts(&b, "INSERT INTO token VALUES ");
-        for (int r = 0; r < TOKEN_BATCH; r++) sp_buf_puts(&b, r ? ",(?,?,?,?,?,?,?,?,?,?,?)" : "(?,?,?,?,?,?,?,?,?,?,?)");
-        int prc = sqlite3_prepare_v3(db->h, b.p, -1, SQLITE_PREPARE_PERSISTENT, &f->token_batch, NULL);
-        sp_buf_free(&b);
-        if (prc != SQLITE_OK) { st_sqlerr(db, "preparing statements", err, errlen); file_free(f); return SP_ESTORE; }
+    /* Each file is a savepoint inside the connection's transaction, so it is all-or-nothing
+     * whether it commits alone (st_file_commit) or with the files held before it. */
+    struct st_write_cache *c = db->wcache;
+    if (!c->txn_open) {
+        if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+        c->txn_open = 1;
     }
-    if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+    if (st_exec(db, "SAVEPOINT st_file", err, errlen)) { f->in_savepoint = 0; file_undo(f); return SP_ESTORE; }
+    f->in_savepoint = 1;
+    /* The caller looked the bytes up before parsing, but an ingest of several files commits
+     * file k while file k+1 is being parsed: the same bytes twice in one run are caught
+     * here, inside the transaction. SP_EEXIST: already in the corpus, nothing written. */
+    int64_t found = 0;
+    if (st_source_find(db, corpus_id, sha256, &found) || found) {
+        int rc = found ? SP_EEXIST : st_sqlerr(db, "looking up the source", err, errlen);
+        file_undo(f);
+        return rc;
+    }
     sqlite3_stmt *seen = f->q[Q_DOC_SEEN];
     sqlite3_bind_int64(seen, 1, corpus_id);
     sqlite3_bind_text(seen, 2, f->stem, -1, SQLITE_STATIC);
@@ -145,8 +238,8 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
     sqlite3_bind_text(q, 6, mode_name(mode), -1, SQLITE_STATIC);
     if (sqlite3_step(q) != SQLITE_DONE) {
         st_sqlerr(db, "recording the source file", err, errlen);
-        sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
-        file_free(f);
+        sqlite3_reset(q);
+        file_undo(f);
         return SP_ESTORE;
     }
     sqlite3_reset(q);
@@ -195,6 +288,67 @@ static int reject(struct st_file *f, int position, long line, const char *sent_i
     if (rc) return rc;
     snprintf(err, errlen, "%s", msg);
     return SP_EPARSE;
+}
+
+/* Write `rows` buffered token rows starting at tok[from] with the statement for that many rows.
+ * Every parameter is bound each time, so the statement needs no clear_bindings. */
+static int token_write(struct st_file *f, sqlite3_stmt *q, int from, int rows, char *err, size_t errlen)
+{
+    static const int col_param[SP_NCOLS] = { [SP_FORM] = 3, [SP_LEMMA] = 4, [SP_UPOS] = 5, [SP_XPOS] = 6,
+                                             [SP_FEATS] = 7, [SP_DEPREL] = 9, [SP_DEPS] = 10, [SP_MISC] = 11 };
+    const char *base = f->tokbuf.p;
+    for (int r = 0; r < rows; r++) {
+        const struct tok_row *t = &f->tok[from + r];
+        int p = r * TOKEN_COLS;
+        sqlite3_bind_int64(q, p + 1, t->sid);
+        sqlite3_bind_int(q, p + 2, t->i);
+        for (int c = 0; c < SP_NCOLS; c++)
+            sqlite3_bind_text(q, p + col_param[c], base + t->off[c], (int)t->len[c], SQLITE_STATIC);
+        if (t->has_head) sqlite3_bind_int(q, p + 8, t->head);
+        else sqlite3_bind_null(q, p + 8);
+    }
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    return rc == SQLITE_DONE ? SP_OK : st_sqlerr(f->db, "storing tokens", err, errlen);
+}
+
+/* Write every buffered token row: whole batches, then the remainder in 16-, 4- and 1-row steps. */
+static int token_flush(struct st_file *f, char *err, size_t errlen)
+{
+    int done = 0, rc;
+    for (int k = 0; k < N_TOKSTMT; k++)
+        for (; f->n_tok - done >= tok_stmt_rows[k]; done += tok_stmt_rows[k])
+            if ((rc = token_write(f, f->tok_stmt[k], done, tok_stmt_rows[k], err, errlen))) return rc;
+    f->n_tok = 0;
+    f->tokbuf.len = 0;
+    return SP_OK;
+}
+
+static int token_add(struct st_file *f, int64_t sid, const struct sp_sentence *s, int i, char *err, size_t errlen)
+{
+    struct tok_row *t = &f->tok[f->n_tok];
+    t->sid = sid;
+    t->i = i;
+    t->has_head = s->head != NULL;
+    t->head = s->head ? s->head[i] : 0;
+    const char *v[SP_NCOLS];
+    size_t total = 0;
+    for (int c = 0; c < SP_NCOLS; c++) {
+        v[c] = s->col[c] ? s->col[c][i] : "_";
+        t->len[c] = (uint32_t)strlen(v[c]);
+        total += t->len[c];
+    }
+    struct sp_buf *b = &f->tokbuf;
+    if (b->cap - b->len < total) {           /* one growth check per row, not per column */
+        b->cap = (b->len + total) * 2 + 4096;
+        b->p = sp_xrealloc(b->p, b->cap);
+    }
+    for (int c = 0; c < SP_NCOLS; c++) {
+        t->off[c] = (uint32_t)b->len;
+        memcpy(b->p + b->len, v[c], t->len[c]);
+        b->len += t->len[c];
+    }
+    return ++f->n_tok == TOKEN_BATCH ? token_flush(f, err, errlen) : SP_OK;
 }
 
 static int insert_structures(struct st_file *f, int64_t sid, const struct sp_sentence *s, const struct st_derived *d,
@@ -251,7 +405,7 @@ static int insert_sentence(struct st_file *f, int position, const char *sent_id,
     sqlite3_bind_text(q, 3, f->stem, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 4, position);
     if (f->split) sqlite3_bind_text(q, 5, f->split, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 6, sentence_text(f, s), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q, 6, sentence_text(f, s), -1, SQLITE_STATIC);   /* stepped before scratch changes */
     if (s->comments) sqlite3_bind_text(q, 7, s->comments, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 8, s->n);
     /* a CoNLL-U file without heads still owns the words: record it as the dependency source */
@@ -266,22 +420,8 @@ static int insert_sentence(struct st_file *f, int position, const char *sent_id,
     if (rc != SQLITE_DONE) return st_sqlerr(f->db, "storing a sentence", err, errlen);
     int64_t sid = sqlite3_last_insert_rowid(f->db->h);
 
-    static const int col_param[SP_NCOLS] = { [SP_FORM] = 3, [SP_LEMMA] = 4, [SP_UPOS] = 5, [SP_XPOS] = 6,
-                                             [SP_FEATS] = 7, [SP_DEPREL] = 9, [SP_DEPS] = 10, [SP_MISC] = 11 };
-    for (int i = 0; i < s->n;) {
-        int rows = s->n - i >= TOKEN_BATCH ? TOKEN_BATCH : 1;
-        q = rows == TOKEN_BATCH ? f->token_batch : f->q[Q_TOKEN_INS];
-        for (int r = 0; r < rows; r++, i++) {
-            int base = r * TOKEN_COLS;
-            sqlite3_bind_int64(q, base + 1, sid);
-            sqlite3_bind_int(q, base + 2, i);
-            for (int c = 0; c < SP_NCOLS; c++)
-                sqlite3_bind_text(q, base + col_param[c], s->col[c] ? s->col[c][i] : "_", -1, SQLITE_STATIC);
-            if (is_dep) sqlite3_bind_int(q, base + 8, s->head[i]);
-            else sqlite3_bind_null(q, base + 8);
-        }
-        if ((rc = step_done(f, q, "storing tokens", err, errlen))) return rc;
-    }
+    for (int i = 0; i < s->n; i++)
+        if ((rc = token_add(f, sid, s, i, err, errlen))) return rc;
     q = f->q[Q_EXTRA_INS];
     for (int k = 0; k < s->n_extra; k++) {
         const struct sp_extra *x = &s->extra[k];
@@ -301,12 +441,19 @@ static int attach(struct st_file *f, int position, int64_t sid, const char *sent
                   long other_line, const struct ing_item *it, const struct st_derived *d, char *err, size_t errlen)
 {
     const struct sp_sentence *s = &it->s;
+    int rc;
+    if ((rc = token_flush(f, err, errlen))) return rc;   /* the statements below read and update tokens */
     sqlite3_stmt *q = f->q[Q_WORDS];
     sqlite3_bind_int64(q, 1, sid);
-    int i = 0, rc, mismatch = -1;
+    int i = 0, mismatch = -1;
+    /* which stored words still lack an XPOS: only those need the constituency file's tag,
+     * so a .mrg attaching to a .dp/.conllu that has tags costs no per-word UPDATE */
+    f->scratch.len = 0;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         const char *w = (const char *)sqlite3_column_text(q, 0);
         if (mismatch < 0 && (i >= s->n || strcmp(w, s->col[SP_FORM][i]))) mismatch = i;
+        char no_xpos = (char)sqlite3_column_int(q, 1);
+        sp_buf_put(&f->scratch, &no_xpos, 1);
         i++;
     }
     sqlite3_reset(q);
@@ -320,6 +467,7 @@ static int attach(struct st_file *f, int position, int64_t sid, const char *sent
     }
     int is_dep = s->head != NULL;
     for (i = 0; i < s->n; i++) {
+        if (!is_dep && !f->scratch.p[i]) continue;   /* has an XPOS: the UPDATE's WHERE would skip it */
         q = f->q[is_dep ? Q_ATTACH_DEP_TOK : Q_ATTACH_CONST_TOK];
         sqlite3_bind_int64(q, 1, sid);
         sqlite3_bind_int(q, 2, i);
@@ -403,25 +551,47 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
     return SP_OK;
 }
 
-int st_file_commit(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen)
+int st_file_commit_held(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen)
 {
     f->sum.n_sentences += f->sum.n_attached;
-    sqlite3_stmt *q = f->q[Q_SOURCE_UPD];
-    sqlite3_bind_int64(q, 1, f->source_id);
-    sqlite3_bind_int(q, 2, f->sum.n_sentences);
-    sqlite3_bind_int(q, 3, f->sum.n_rejected);
-    sqlite3_bind_int64(q, 4, f->sum.n_words);
-    int rc = step_done(f, q, "updating the source", err, errlen);
-    if (!rc) rc = st_exec(f->db, "COMMIT", err, errlen);
-    if (rc) sqlite3_exec(f->db->h, "ROLLBACK", 0, 0, 0);
+    int rc = token_flush(f, err, errlen);
+    if (!rc) {
+        sqlite3_stmt *q = f->q[Q_SOURCE_UPD];
+        sqlite3_bind_int64(q, 1, f->source_id);
+        sqlite3_bind_int(q, 2, f->sum.n_sentences);
+        sqlite3_bind_int(q, 3, f->sum.n_rejected);
+        sqlite3_bind_int64(q, 4, f->sum.n_words);
+        rc = step_done(f, q, "updating the source", err, errlen);
+    }
+    if (!rc) rc = st_exec(f->db, "RELEASE st_file", err, errlen);
+    if (rc) { file_undo(f); return rc; }
     if (sum) *sum = f->sum;
+    f->db->wcache->held++;
     file_free(f);
+    return SP_OK;
+}
+
+int st_file_sync(struct st_db *db, char *err, size_t errlen)
+{
+    struct st_db *w = !strcmp(db->path, ":memory:") || !db->path[0] ? db : db->writer;
+    struct st_write_cache *c = w ? w->wcache : NULL;
+    if (!c || !c->txn_open) return SP_OK;
+    int rc = st_exec(w, "COMMIT", err, errlen);
+    if (rc) sqlite3_exec(w->h, "ROLLBACK", 0, 0, 0);
+    c->txn_open = 0;
+    c->held = 0;
+    return rc;
+}
+
+int st_file_commit(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen)
+{
+    struct st_db *w = f->db;
+    int rc = st_file_commit_held(f, sum, err, errlen);
+    if (!rc) rc = st_file_sync(w, err, errlen);
     return rc;
 }
 
 void st_file_abort(struct st_file *f)
 {
-    if (!f) return;
-    sqlite3_exec(f->db->h, "ROLLBACK", 0, 0, 0);
-    file_free(f);
+    if (f) file_undo(f);
 }

@@ -71,6 +71,11 @@ int  st_file_put(struct st_file *f, int position, const struct ing_item *it,
                  const struct st_derived *d, char *err, size_t errlen);
 int  st_file_commit(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen);
 void st_file_abort(struct st_file *f);
+/* Group commit for many small files: st_file_commit_held ends the file (a savepoint: still
+ * all-or-nothing) but keeps the transaction open for the next files; st_file_sync(db)
+ * commits every file held (if it fails, none of them is stored). st_file_commit = both. */
+int  st_file_commit_held(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen);
+int  st_file_sync(struct st_db *db, char *err, size_t errlen);
 
 /* ---- reading a corpus back, in corpus order ---- */
 
