@@ -24,7 +24,12 @@ for delay in 0.02 0.05 0.1 0.15 0.2 0.3 0.45 0.6; do
     kill -9 $pid 2>/dev/null && kills=$((kills+1)) || true
     wait $pid 2>/dev/null || true
     [ -f $db ] || { ok "killed after ${delay}s before the store existed"; continue; }
-    expect_eq "killed after ${delay}s: store consistent, files whole or absent" "$(consistent $db | tr '\n' ' ')" "ok 0 0 1 1 "
+    if [ "$(sqlite3 $db 'select count(*) from sqlite_schema')" = 0 ]; then
+        # the schema is created in one transaction: killed before it committed, the file is empty
+        ok "killed after ${delay}s while the store was being created: empty, no partial schema"
+    else
+        expect_eq "killed after ${delay}s: store consistent, files whole or absent" "$(consistent $db | tr '\n' ' ')" "ok 0 0 1 1 "
+    fi
     # and the next run completes the job
     $SP ingest --db $db --quiet $TMP/copy1.conllu $TMP/copy2.conllu $TMP/copy3.conllu $TMP/copy4.conllu >/dev/null 2>&1
     expect_eq "after ${delay}s kill, a re-run completes all four files" "$(sqlite3 $db 'select count(*) from source')" 4
