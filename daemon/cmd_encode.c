@@ -533,7 +533,7 @@ static int vocab_cmp(const void *a, const void *b) { return strcmp(*(char *const
 static int vocab_has(void *ctx, const char *word)
 {
     const struct vocab *v = ctx;
-    return bsearch(&word, v->w, v->n, sizeof *v->w, vocab_cmp) != NULL;
+    return v->n && bsearch(&word, v->w, v->n, sizeof *v->w, vocab_cmp) != NULL;
 }
 
 static void vocab_free(struct vocab *v) { free(v->w); sp_arena_free(&v->a); }
@@ -564,7 +564,7 @@ static int vocab_load(struct vocab *v, struct st_db *db, int64_t corpus_id, int6
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE) { snprintf(err, errlen, "vocabulary: %s", sqlite3_errmsg(st_handle(db))); return SP_ESTORE; }
-    qsort(v->w, v->n, sizeof *v->w, vocab_cmp);
+    if (v->n > 1) qsort(v->w, v->n, sizeof *v->w, vocab_cmp);
     return SP_OK;
 }
 

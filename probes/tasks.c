@@ -801,7 +801,7 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     }
     for (int k = 0; k < N_SOMO_TAGS; k++) {
         for (int q = 0; q < tags[k].n; q++) tags[k].t[q].freq = smap_get(&uni, tags[k].t[q].form);
-        qsort(tags[k].t, tags[k].n, sizeof *tags[k].t, cmp_type);
+        if (tags[k].n > 1) qsort(tags[k].t, tags[k].n, sizeof *tags[k].t, cmp_type);
     }
     struct clist l = { 0 };
     int *pos = sp_xmalloc(((size_t)x->o->max_len + 2) * sizeof *pos);
