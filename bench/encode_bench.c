@@ -37,24 +37,10 @@ struct corpus {
     int nb, capb;
 };
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = sp_xmalloc((size_t)n + 1);
-    *len = fread(b, 1, (size_t)n, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 static struct ing_batch *parse(struct corpus *c, const char *path, enum sp_format fmt)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = sp_read_file(path, &len);
     if (!buf) { fprintf(stderr, "%s: cannot read\n", path); exit(1); }
     if (c->nb == c->capb) { c->capb = c->capb ? 2 * c->capb : 64; c->batches = sp_xrealloc(c->batches, sizeof *c->batches * (size_t)c->capb); }
     struct ing_batch *b = &c->batches[c->nb++];

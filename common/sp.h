@@ -52,6 +52,9 @@ void sp_buf_put(struct sp_buf *b, const void *data, size_t n);
 void sp_buf_puts(struct sp_buf *b, const char *s);
 void sp_buf_printf(struct sp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sp_buf_free(struct sp_buf *b);
+/* A whole file, NUL-terminated (the NUL not counted in *len); NULL if it cannot be opened or
+ * read (errno says why). Caller frees. */
+char *sp_read_file(const char *path, size_t *len);
 
 /* UTF-8 validity of n bytes (no overlongs, no surrogates, max U+10FFFF). */
 int sp_utf8_valid(const char *s, size_t n);

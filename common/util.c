@@ -145,6 +145,22 @@ void sp_buf_printf(struct sp_buf *b, const char *fmt, ...)
 
 void sp_buf_free(struct sp_buf *b) { free(b->p); b->p = NULL; b->len = b->cap = 0; }
 
+char *sp_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    struct sp_buf b = { 0 };
+    char tmp[65536];
+    size_t k;
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) sp_buf_put(&b, tmp, k);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) { sp_buf_free(&b); return NULL; }
+    sp_buf_put(&b, "", 1);
+    if (len) *len = b.len - 1;
+    return b.p;
+}
+
 /* ---- UTF-8 ---- */
 
 int sp_utf8_valid(const char *str, size_t n)

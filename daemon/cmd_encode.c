@@ -568,22 +568,6 @@ static int vocab_load(struct vocab *v, struct st_db *db, int64_t corpus_id, int6
     return SP_OK;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    struct sp_buf b = { 0 };
-    char tmp[65536];
-    size_t k;
-    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) sp_buf_put(&b, tmp, k);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) { sp_buf_free(&b); return NULL; }
-    sp_buf_put(&b, "", 1);
-    *len = b.len - 1;
-    return b.p;
-}
-
 static int file_sha256(const char *path, char out[65])
 {
     FILE *f = fopen(path, "rb");
@@ -685,7 +669,7 @@ int cmd_encode(int argc, char **argv)
     /* config: parsed for the encoder, canonicalised for the fingerprint */
     char err[SP_ERRLEN * 4];
     size_t cfg_len;
-    char *cfg_text = read_all(cfg_path, &cfg_len);
+    char *cfg_text = sp_read_file(cfg_path, &cfg_len);
     if (!cfg_text) return sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", cfg_path);
     const char *base = strrchr(cfg_path, '/') ? strrchr(cfg_path, '/') + 1 : cfg_path;
     struct enc_config cfg;

@@ -9,6 +9,7 @@
  * already failed its type check is not checked again. */
 #include "encoder/encoder_int.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -390,17 +391,10 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
 
 int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
-    struct sp_buf b = { 0 };
-    char chunk[4096];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) sp_buf_put(&b, chunk, k);
-    int rd = ferror(f);
-    fclose(f);
-    if (rd) { sp_buf_free(&b); snprintf(err, errlen, "%s: read error", path); return SP_EIO; }
+    char *text = sp_read_file(path, NULL);
+    if (!text) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return SP_EIO; }
     const char *base = strrchr(path, '/');
-    int rc = enc_config_parse(b.p ? b.p : "", base ? base + 1 : path, cfg, err, errlen);
-    sp_buf_free(&b);
+    int rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
+    free(text);
     return rc;
 }

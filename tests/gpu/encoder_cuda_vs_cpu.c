@@ -91,24 +91,10 @@ static void cmp_print(const struct cmp *c, const char *what)
 
 struct real { struct sp_sentence s; };
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    struct sp_buf b = { 0 };
-    char tmp[65536];
-    size_t r;
-    while ((r = fread(tmp, 1, sizeof tmp, f)) > 0) sp_buf_put(&b, tmp, r);
-    fclose(f);
-    sp_buf_put(&b, "", 1);
-    *len = b.len - 1;
-    return b.p;
-}
-
 static int parse_file(const char *path, enum sp_format fmt, struct ing_batch *out)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = sp_read_file(path, &len);
     if (!buf) return -1;
     int rc = ing_parse_chunk(fmt, SP_MODE_DEFAULT, buf, len, 1, 1, out, err, sizeof err);
     free(buf);   /* items live in the batch arena */
@@ -147,7 +133,7 @@ static int load_real(const char *data, struct ing_batch *keep, struct real *out)
 static int perturb_weights(const char *path, uint64_t seed)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = sp_read_file(path, &len);
     if (!buf || len < 8) { free(buf); return -1; }
     uint64_t hl = 0;
     for (int k = 7; k >= 0; k--) hl = hl << 8 | (unsigned char)buf[k];

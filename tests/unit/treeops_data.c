@@ -20,20 +20,6 @@
 #include "t_harness.h"
 #include "t_ptb.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = sp_xmalloc((size_t)sz + 1);
-    *len = fread(b, 1, (size_t)sz, f);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -221,7 +207,7 @@ static void dependency_corpora(const char *dir)
     for (int k = 0; k < nf; k++) {
         snprintf(path, sizeof path, "%s/ptb-sample/dependency/%s", dir, names[k]);
         size_t len;
-        char *buf = slurp(path, &len);
+        char *buf = sp_read_file(path, &len);
         T_CHECK(buf != NULL);
         if (buf) read_dp(buf, &w, &st);
         free(buf);
@@ -241,7 +227,7 @@ static void dependency_corpora(const char *dir)
     memset(&st, 0, sizeof st);
     snprintf(path, sizeof path, "%s/ud-ewt/en_ewt-ud-dev.conllu", dir);
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = sp_read_file(path, &len);
     T_CHECK(buf != NULL);
     if (buf) read_conllu(buf, &w, &st);
     free(buf);
@@ -394,7 +380,7 @@ static void constituency_corpus(const char *dir)
     for (int k = 0; k < nf; k++) {
         snprintf(path, sizeof path, "%s/ptb-sample/combined/%s", dir, names[k]);
         size_t len;
-        char *buf = slurp(path, &len);
+        char *buf = sp_read_file(path, &len);
         T_CHECK(buf != NULL);
         if (!buf) continue;
         /* the same file through ingest (whole file = whole sentences) */
