@@ -62,6 +62,35 @@ int info_print(struct st_db *db, const char *corpus, int json, FILE *out)
     return n ? SP_OK : SP_EUSAGE;
 }
 
+/* After the corpora: tasks, encoder runs and results (text mode). */
+static void print_work(struct st_db *db, FILE *out)
+{
+    sqlite3_stmt *q;
+    const char *sql =
+        "SELECT (SELECT count(*) FROM task), (SELECT count(*) FROM run), "
+        "(SELECT count(*) FROM probe_result), (SELECT count(*) FROM tree_eval)";
+    if (sqlite3_prepare_v2(st_handle(db), sql, -1, &q, NULL) != SQLITE_OK) return;
+    if (sqlite3_step(q) == SQLITE_ROW)
+        fprintf(out, "\n%lld probing tasks, %lld encoder runs, %lld probe results, %lld tree evaluations\n",
+                sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1), sqlite3_column_int64(q, 2), sqlite3_column_int64(q, 3));
+    sqlite3_finalize(q);
+    sql = "SELECT r.name, e.kind, coalesce('corpus ' || c.name, 'task ' || t.name, '?'), "
+          "(SELECT count(*) FROM run_item i WHERE i.run_id = r.run_id), "
+          "coalesce(json_extract(r.manifest, '$.device'), '?'), r.created "
+          "FROM run r JOIN encoder e USING (encoder_id) LEFT JOIN corpus c ON c.corpus_id = r.corpus_id "
+          "LEFT JOIN task t ON t.task_id = r.task_id ORDER BY r.run_id";
+    if (sqlite3_prepare_v2(st_handle(db), sql, -1, &q, NULL) != SQLITE_OK) return;
+    int first = 1;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        if (first) fprintf(out, "  %-24s %-8s %-22s %7s %-6s %s\n", "run", "encoder", "source", "items", "device", "created");
+        first = 0;
+        fprintf(out, "  %-24s %-8s %-22s %7lld %-6s %s\n", (const char *)sqlite3_column_text(q, 0),
+                (const char *)sqlite3_column_text(q, 1), (const char *)sqlite3_column_text(q, 2),
+                sqlite3_column_int64(q, 3), (const char *)sqlite3_column_text(q, 4), (const char *)sqlite3_column_text(q, 5));
+    }
+    sqlite3_finalize(q);
+}
+
 int cmd_info(int argc, char **argv)
 {
     const char *db_path = NULL, *corpus = NULL;
@@ -84,6 +113,7 @@ int cmd_info(int argc, char **argv)
     struct st_db *db;
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err)) return sp_fail(SP_EXIT_INPUT, "info", "%s", err);
     int rc = info_print(db, corpus, json, stdout);
+    if (!rc && !json && !corpus) print_work(db, stdout);
     st_close(db);
     if (rc) return sp_fail(SP_EXIT_INPUT, "info", "%s: %s", db_path, corpus ? "no such corpus" : "no corpus yet");
     return SP_EXIT_OK;

@@ -75,4 +75,8 @@ if "$SP" trees --db "$DB" --corpus demo --run noattn >/dev/null 2>"$TMP/e5"; the
 "$SP" encode --db "$DB" --corpus demo --encoder $C/psan.json --run psan --attention 0 --quiet 2>/dev/null
 "$SP" trees --db "$DB" --corpus demo --run psan --json --no-save >"$TMP/tr_psan.json" 2>/dev/null
 expect_eq "trees --run psan: 12 sentences scored" "$(jq "$TMP/tr_psan.json" "d['n_sentences']")" 12
+"$SP" info --db "$DB" >"$TMP/info.txt"
+check "info lists the run somo (ms-san over task SOMO, 28 items)" grep -Eq "^  somo +ms-san +task SOMO +28 " "$TMP/info.txt"
+expect_eq "info counts the runs" "$(grep -c -E '^  [a-z]' "$TMP/info.txt" | tr -d ' ')" \
+    "$(q "$DB" "SELECT count(*) + 6 FROM run")"
 done_testing
