@@ -708,6 +708,10 @@ int cmd_encode(int argc, char **argv)
         sp_buf_free(&b);
     }
 
+    /* the store and the source first: a typo in --corpus should not wait for a large model */
+    if (st_open(db_path, 0, &c.db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (threads) enc_set_threads((int)threads);
     if (enc_open(&cfg, device, weights, !quiet, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     enc_set_workspace_limit(c.e, max_ws);
@@ -719,12 +723,9 @@ int cmd_encode(int argc, char **argv)
     }
     if (save_weights && enc_save_weights(c.e, save_weights, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
 
-    if (st_open(db_path, 0, &c.db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     {   /* only the embedding rows this corpus/task can look up are loaded */
         struct vocab v = { 0 };
-        if (emb_path && vocab_load(&v, c.db, corpus_id, task_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (emb_path && vocab_load(&v, c.db, corpus_id, task_id, err, sizeof err)) { vocab_free(&v); sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         int erc = enc_embed_open_filtered(emb_path, cfg.d_input, cfg.seed, emb_path ? vocab_has : NULL, &v, &c.emb, err, sizeof err);
         vocab_free(&v);
         if (erc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
