@@ -4,9 +4,10 @@
  * of its CPU twin; tests/gpu/encoder_cuda_vs_cpu.c compares the two through the public API.
  *
  * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
- * asynchronously and only download() and sync() wait. Errors never abort: a failed launch or
- * cuBLAS call is latched (the first one wins) and reported by sync() as SP_EGPU with a message,
- * or SP_ENOMEM when the device ran out of memory, so a caller can retry with a smaller batch.
+ * asynchronously and only upload(), download() and sync() wait (the caller reuses its host
+ * buffers at once). Errors never abort: a failed launch or cuBLAS call is latched (the first
+ * one wins) and reported by sync() as SP_EGPU with a message, or SP_ENOMEM when the device
+ * ran out of memory, so a caller can retry with a smaller batch.
  * alloc() returns NULL on failure and the graph reports that itself (SP_ENOMEM from ws_reserve).
  * Masks are never materialised: the attention kernel derives direction, distance priors, the
  * SDOI allow mask, SSAN selection and relative buckets per (query row, key) from the compact int
@@ -513,12 +514,17 @@ static void cuda_free(struct enc_backend *be, void *p)
     if (p) check_cuda(st_of(be), cudaFree(p), "cudaFree");
 }
 
-/* From pageable host memory the copy has been staged when this returns, so the caller may reuse
- * src at once (the graph refills its host buffers per sentence). */
+/* Waits for the copy: the caller reuses src at once (enc_forward refills w->hp for the second PE
+ * table and w->hi for the next int structure right after the call). For pageable memory
+ * cudaMemcpyAsync only "might be synchronous" (CUDA API sync behaviour: staging before return is
+ * not guaranteed), and from page-locked memory it is truly asynchronous. Uploads happen once per
+ * group and per weight tensor, so the wait costs next to nothing. */
 static void cuda_upload(struct enc_backend *be, void *dst, const void *src, size_t bytes)
 {
     struct cuda_state *st = st_of(be);
-    if (bytes) check_cuda(st, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st->stream), "upload");
+    if (!bytes) return;
+    check_cuda(st, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st->stream), "upload");
+    check_cuda(st, cudaStreamSynchronize(st->stream), "upload");
 }
 
 /* Waits: the graph reads some downloads (SG-Net's aggregation scalars) before any sync. */

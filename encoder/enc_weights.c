@@ -76,7 +76,7 @@ int enc_param_upload(struct enc *e, char *err, size_t errlen)
         if (e->be.host_memory) { p->dev = p->host; continue; }
         if (!p->dev) {
             p->dev = e->be.ops->alloc(&e->be, p->count * sizeof(float));
-            if (!p->dev) { snprintf(err, errlen, "encoder: %s: cannot allocate %zu bytes on %s", p->name, p->count * 4, e->be.ops->name); return SP_EGPU; }
+            if (!p->dev) { snprintf(err, errlen, "encoder: %s: cannot allocate %zu bytes on %s", p->name, p->count * 4, e->be.ops->name); return SP_ENOMEM; }
         }
         e->be.ops->upload(&e->be, p->dev, p->host, p->count * sizeof(float));
     }

@@ -8,7 +8,8 @@
  * enc_sentence_prepare), a 1-word sentence and a 300-word synthetic chain (long rows, clipped
  * relative positions, long phrase blocks). Sentence vectors, token vectors and attention maps of
  * the first and the last attention layer are compared with |got-ref| <= atol + rtol|ref|; the
- * CUDA side is also run one sentence per call and compared again.
+ * CUDA side is also run one sentence per call and compared again, and (small models) on the
+ * batch repeated past several of enc_forward's groups of sentences.
  *
  * SSAN: A = [E_s > 0] can flip on a near-zero E_s between two float32 implementations, and a flip
  * changes the rest of that sentence. For SSAN configs a sentence out of tolerance is counted as a
@@ -42,6 +43,12 @@ static double tol_scale = 1.0;
 
 #define N_REAL_SHORT 22        /* real sentences of <= 40 words, plus the longest one seen */
 #define LONG_N 300
+/* enc_forward packs whole sentences into groups of up to 4096 rows (GROUP_TOKENS, enc_model.c);
+ * a batch past MULTI_TOKENS spans several groups (later groups restart the row and pair
+ * offsets at 0 in a workspace that has grown meanwhile). Run for small models only, so the
+ * --cpu-vs-cpu self-check stays fast. */
+#define MULTI_TOKENS 9000
+#define MULTI_MAX_D 128
 
 static char err[4 * SP_ERRLEN];
 
@@ -264,24 +271,48 @@ static int test_config(const char *path, const char *tmp, const struct real *rea
                 if (c1.bad > before) affected1++;
             }
         }
+        /* the batch repeated past several groups, compared with the same reference */
+        struct cmp cm = { 0 };
+        int affected_m = 0, multi = li == n_layers - 1 && cfg.d_model <= MULTI_MAX_D;
+        if (multi) {
+            const int R = (int)(MULTI_TOKENS / tokens) + 1, nR = R * nB;
+            struct enc_sentence *rep = sp_xcalloc((size_t)nR, sizeof *rep);
+            for (int b = 0; b < nR; b++) rep[b] = s[b % nB];
+            struct outs mo;
+            outs_alloc(&mo, gpu, rep, nR);
+            if (run(gpu, rep, 0, nR, layer, &mo)) { cm.bad++; cm.nonfinite++; affected_m = nR; }
+            else
+                for (int b = 0; b < nR; b++) {
+                    const int r = b % nB;
+                    size_t before = cm.bad;
+                    cmp_add(&cm, "groups", b, mo.sent + (size_t)b * dim, ref.sent + (size_t)r * dim, (size_t)dim, ATOL_VEC, RTOL_VEC, 1);
+                    cmp_add(&cm, "groups", b, mo.tok[b], ref.tok[r], (size_t)s[r].n * dt, ATOL_VEC, RTOL_VEC, 1);
+                    cmp_add(&cm, "groups", b, mo.attn[b], ref.attn[r], (size_t)s[r].n * s[r].n, ATOL_ATT, RTOL_ATT, 1);
+                    if (cm.bad > before) affected_m++;
+                }
+            printf("#   multi-group batch: %d copies of the batch, %ld tokens\n", R, R * tokens);
+            outs_free(&mo, nR);
+            free(rep);
+        }
         int ok;
         if (cfg.kind == ENC_SSAN) {
             const int allowed = nB / 10 > 1 ? nB / 10 : 1;
-            ok = affected <= allowed && affected1 <= allowed;
+            ok = affected <= allowed && affected1 <= allowed && affected_m <= (multi ? (int)(MULTI_TOKENS / tokens + 1) * allowed : 0);
             printf("#   SSAN: %d/%d sentences out of tolerance in the batch, %d one by one (suspected selection flips; allowed %d)",
                    affected, nB, affected1, allowed);
             if (selective) printf("; %zu zero/non-zero disagreements in this selective layer's map", ca.zero_flip);
             printf("\n");
         } else {
-            ok = cs.bad == 0 && ct.bad == 0 && ca.bad == 0 && c1.bad == 0;
+            ok = cs.bad == 0 && ct.bad == 0 && ca.bad == 0 && c1.bad == 0 && cm.bad == 0;
         }
-        if (cs.nonfinite + ct.nonfinite + ca.nonfinite + c1.nonfinite) ok = 0;
+        if (cs.nonfinite + ct.nonfinite + ca.nonfinite + c1.nonfinite + cm.nonfinite) ok = 0;
         printf("%s %d - %s (%s) layer %d: %d sentences, %ld tokens, longest %d\n", ok ? "ok" : "not ok", ++*tap, name,
                enc_kind_name(cfg.kind), layer, nB, tokens, maxn);
         cmp_print(&cs, "sentence");
         cmp_print(&ct, "tokens");
         cmp_print(&ca, "attention");
         if (li == n_layers - 1) cmp_print(&c1, "1-by-1");
+        if (multi) cmp_print(&cm, "groups");
         if (!ok) failed = 1;
     next:
         outs_free(&ref, nB); outs_free(&got, nB); outs_free(&one_by_one, nB);

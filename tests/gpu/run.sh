@@ -1,6 +1,7 @@
 #!/bin/sh
 # make test-gpu: the CUDA encoders against the CPU oracle (tests/gpu/encoder_cuda_vs_cpu.c) for
-# every example and reference config, on PTB-sample sentences from ../shared/data ($SP_DATA).
+# every example and reference config (plus tests/gpu/configs: shapes only the GPU kernels care
+# about, e.g. dk >= 128), on PTB-sample sentences from ../shared/data ($SP_DATA).
 # Without a CUDA device (or in a CUDA=0 build) it prints a visible SKIP and exits 0; when
 # nvidia-smi does list a GPU, a CUDA backend that fails to open is a failure, not a skip.
 #   tests/gpu/run.sh [BUILD]        extra: SP_GPU_TOL_SCALE=2 loosens every tolerance 2x
@@ -16,7 +17,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sp-gpu.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-"$BIN" "$DATA" "$TMP" encoder/configs/*.json tests/reference/configs/*.json
+"$BIN" "$DATA" "$TMP" encoder/configs/*.json tests/reference/configs/*.json tests/gpu/configs/*.json
 rc=$?
 if [ $rc -eq 0 ]; then echo "ok - test-gpu"; else echo "not ok - test-gpu"; fi
 exit $rc
