@@ -37,7 +37,7 @@ endif
 ifeq ($(CUDA_ON),1)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
   DEFS   += -DSP_HAVE_CUDA=1
-  LIBS   += -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
   INC    += -I$(CUDA_HOME)/include
   NVFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
 endif
@@ -60,6 +60,7 @@ below_encoder := encoder store treeops ingest common
 below_probes  := probes encoder store treeops ingest common
 layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
 
+CUDA_PLUGIN := $(if $(filter 1,$(CUDA_ON)),$(BUILD)/synprobe_cuda.so)
 BIN      := $(BUILD)/synprobe
 SQLEXT   := $(BUILD)/synprobe_sql.so
 DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
@@ -67,7 +68,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 .PHONY: all test test-unit test-cli test-san test-gpu fuzz bench clean config
-all: config $(BIN) $(SQLEXT)
+all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
@@ -87,13 +88,18 @@ $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 extra_store := $(BUILD)/gen/st_schema.o
 
-$(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(call cuobjs,$(l)) $(extra_$(l)) ; @mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^))
+$(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(extra_$(l)) ; @mkdir -p $$(@D); rm -f $$@; ar rcs $$@ $$^))
+
+# The CUDA backend is a plugin the encoder loads on first use (encoder/enc_cuda_load.c): linked
+# into the binary, cuBLAS would cost every command 0.1 s and 220 MB at start-up.
+$(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
+	$(CC) -shared -o $@ $^ $(CUDA_LIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu
+$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/encoder.h common/sp.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 

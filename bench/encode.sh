@@ -25,14 +25,11 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 
 # the driver, linked like a unit test against the layer libraries
 LIBS="$B/lib/libsp_encoder.a $B/lib/libsp_store.a $B/lib/libsp_treeops.a $B/lib/libsp_ingest.a $B/lib/libsp_common.a"
-make -s --no-print-directory BUILD="$B" $LIBS
+# (the CUDA backend is the plugin $B/synprobe_cuda.so, which `make all` builds and the encoder
+# loads from the driver's folder)
+make -s --no-print-directory BUILD="$B" all $LIBS
 LDX="-lsqlite3 -ljansson -lcsv $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lpthread -lm"
-CUDA_LIBS=""
-if nm "$B/lib/libsp_encoder.a" 2>/dev/null | grep -Eq " [RDTB] enc_cuda_ops$"; then
-    CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
-    CUDA_LIBS="-L$CUDA_HOME/lib64 -lcublas -lcudart -Wl,-rpath,$CUDA_HOME/lib64"
-fi
-cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -O2 -I. -o "$B/encode_bench" bench/encode_bench.c $LIBS $LDX $CUDA_LIBS
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -O2 -I. -o "$B/encode_bench" bench/encode_bench.c $LIBS $LDX
 DRV=$B/encode_bench
 
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
@@ -72,7 +69,7 @@ for th in 1 2; do
 done
 
 echo
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -n "$CUDA_LIBS" ]; then
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -f "$B/synprobe_cuda.so" ]; then
     echo "CUDA ($(nvidia-smi -L | head -1))"
     echo "| kind | corpus | tokens | tokens/s | sentences/s | GEMM TFLOP/s |"
     echo "|---|---|---|---|---|---|"

@@ -484,10 +484,10 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
     if (rc) return rc;
     struct enc *e = sp_xcalloc(1, sizeof *e);
     e->cfg = *cfg;
-    const struct enc_backend_ops *cuda = &enc_cuda_ops;     /* NULL unless enc_cuda.cu is linked */
     rc = -1;
     if (device == ENC_DEVICE_CUDA || device == ENC_DEVICE_AUTO) {
-        char why[SP_ERRLEN] = "this build has no CUDA backend";
+        char why[SP_ERRLEN];
+        const struct enc_backend_ops *cuda = enc_cuda_backend(why, sizeof why);   /* NULL: no plugin */
         if (cuda) rc = backend_open(e, cuda, why, sizeof why);
         if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
             snprintf(err, errlen, "encoder: device cuda requested: %s", why);

@@ -97,15 +97,11 @@ struct enc_backend_ops {
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
-/* Defined by encoder/enc_cuda.cu. A weak *undefined* reference does not make the linker extract
- * an archive member, so when the Makefile builds the .cu object (it defines SP_HAVE_CUDA) the
- * reference is strong and pulls enc_cuda.cu.o out of libsp_encoder.a; without CUDA it stays
- * weak, resolves to NULL, and enc_open falls back to (or refuses with) the CPU backend. */
-#ifdef SP_HAVE_CUDA
+/* Defined by encoder/enc_cuda.cu, which is built into the plugin build/synprobe_cuda.so (not
+ * into libsp_encoder.a); C code reaches it only through enc_cuda_backend (enc_cuda_load.c), which
+ * loads the plugin on first use and returns NULL with the reason in why when it cannot. */
 extern const struct enc_backend_ops enc_cuda_ops;
-#else
-extern const struct enc_backend_ops enc_cuda_ops __attribute__((weak));
-#endif
+const struct enc_backend_ops *enc_cuda_backend(char *why, size_t n);
 
 /* ---- parameters ---- */
 
