@@ -252,10 +252,9 @@ int sp_npy_read(const char *path, struct sp_npy *out, char *err, size_t errlen)
     return rc;
 }
 
-int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *shape, const void *data,
-                 char *err, size_t errlen)
+int sp_npy_write_header(FILE *f, enum sp_dtype dtype, int ndim, const size_t *shape)
 {
-    if (ndim < 0 || ndim > SP_NPY_MAXDIM) return fail(err, errlen, SP_EUSAGE, path, "bad number of dimensions %d", ndim);
+    if (ndim < 0 || ndim > SP_NPY_MAXDIM) return -1;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     const char bo = '>';
 #else
@@ -264,11 +263,7 @@ int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *
     const char *kind = dtype == SP_DT_F32 ? "f4" : dtype == SP_DT_F64 ? "f8" : "i4";
     struct sp_buf h = { 0 };
     sp_buf_printf(&h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (", bo, kind);
-    size_t count = 1;
-    for (int i = 0; i < ndim; i++) {
-        sp_buf_printf(&h, i ? ", %zu" : "%zu", shape[i]);
-        count *= shape[i];
-    }
+    for (int i = 0; i < ndim; i++) sp_buf_printf(&h, i ? ", %zu" : "%zu", shape[i]);
     sp_buf_puts(&h, ndim == 1 ? ",), }" : "), }");
     if (ndim > 0) {                     /* numpy's spare room for growing axis 0 in place */
         char digits[32];
@@ -296,13 +291,22 @@ int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *
     head[8] = (unsigned char)(L & 0xff);
     head[9] = (unsigned char)(L >> 8 & 0xff);
     if (v2) { head[10] = (unsigned char)(L >> 16 & 0xff); head[11] = (unsigned char)(L >> 24 & 0xff); }
-
-    FILE *f = fopen(path, "wb");
-    if (!f) { sp_buf_free(&h); return fail(err, errlen, SP_EIO, path, "cannot create: %s", strerror(errno)); }
     int ok = fwrite(head, 1, pre, f) == pre && fwrite(h.p, 1, h.len, f) == h.len;
+    sp_buf_free(&h);
+    return ok ? 0 : -1;
+}
+
+int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *shape, const void *data,
+                 char *err, size_t errlen)
+{
+    if (ndim < 0 || ndim > SP_NPY_MAXDIM) return fail(err, errlen, SP_EUSAGE, path, "bad number of dimensions %d", ndim);
+    size_t count = 1;
+    for (int i = 0; i < ndim; i++) count *= shape[i];
+    FILE *f = fopen(path, "wb");
+    if (!f) return fail(err, errlen, SP_EIO, path, "cannot create: %s", strerror(errno));
+    int ok = sp_npy_write_header(f, dtype, ndim, shape) == 0;
     size_t nbytes = count * sp_dtype_size(dtype);
     if (ok && nbytes) ok = fwrite(data, 1, nbytes, f) == nbytes;
-    sp_buf_free(&h);
     if (fclose(f) != 0) ok = 0;
     if (!ok) return fail(err, errlen, SP_EIO, path, "write error: %s", strerror(errno));
     return SP_OK;

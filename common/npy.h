@@ -9,6 +9,7 @@
 #define SP_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/sp.h"
 
@@ -38,6 +39,8 @@ int sp_npy_parse(const char *name, const void *buf, size_t len, struct sp_npy *o
 int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *shape, const void *data,
                  char *err, size_t errlen);
 
+/* Only the header, for a writer that streams the data after it (native byte order, C order). */
+int sp_npy_write_header(FILE *f, enum sp_dtype dtype, int ndim, const size_t *shape);
 /* Convert the array to float32 in place (float64 rounds, int32 converts). */
 void sp_npy_to_f32(struct sp_npy *a);
 

@@ -34,6 +34,10 @@ int sp_fail(int code, const char *cmd, const char *fmt, ...) __attribute__((form
 /* Parse a non-negative integer option value; 0 ok, -1 bad. */
 int sp_parse_int(const char *s, long lo, long hi, long *out);
 
+/* The operands after option argv[*i] up to the next "--option": *paths points into argv,
+ * *i moves to the last one. -1 when there is none. */
+int sp_collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths);
+
 /* Build-option string for --version: "CUDA yes|no, BLAS openblas". */
 const char *sp_build_info(void);
 

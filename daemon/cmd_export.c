@@ -5,6 +5,7 @@
 
 #include "common/sp.h"
 #include "daemon/cli.h"
+#include "daemon/export.h"
 #include "store/store.h"
 
 static const char *usage_text =
@@ -17,8 +18,12 @@ static const char *usage_text =
     "  --what sentences --format jsonl|csv|tsv   sent_id, split, text\n"
     "  --format conllu (or --what conllu)         the corpus as CoNLL-U: token, multiword and\n"
     "       empty-node lines as ingested, comment lines kept\n"
-    "Vectors, token vectors and attention maps of encoder runs: --what vectors|tokens|attention --run R\n"
-    "--format npy (available once the corpus has been encoded).\n";
+    "\n"
+    "usage: synprobe export --db DB --run R --what vectors|tokens|attention [--format npy] --out FILE\n"
+    "  an encoder run's outputs (see `synprobe encode`), one row per run item in corpus / task-file order:\n"
+    "  vectors    float32 (n_items, dim)\n"
+    "  tokens     float32 (total_tokens, d) and FILE.lengths.npy int32 (n_items,) (FILE minus .npy)\n"
+    "  attention  float32 (n_items, L, L) zero-padded, as `synprobe trees --attention` reads it\n";
 
 static void json_str(struct sp_buf *b, const char *s)
 {
@@ -146,7 +151,7 @@ static void sentence_line(struct sp_buf *b, const struct st_row *r, const char *
 
 int cmd_export(int argc, char **argv)
 {
-    const char *db_path = NULL, *corpus = "main", *what = NULL, *fmt = NULL, *out_path = NULL;
+    const char *db_path = NULL, *corpus = NULL, *what = NULL, *fmt = NULL, *out_path = NULL, *run = NULL;
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
         { "what", required_argument, 0, 'w' }, { "format", required_argument, 0, 'f' },
@@ -162,7 +167,7 @@ int cmd_export(int argc, char **argv)
         case 'w': what = optarg; break;
         case 'f': fmt = optarg; break;
         case 'o': out_path = optarg; break;
-        case 'r': break;
+        case 'r': run = optarg; break;
         case 'h': fputs(usage_text, stdout); return SP_EXIT_OK;
         default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
         }
@@ -171,10 +176,9 @@ int cmd_export(int argc, char **argv)
     if (fmt && !strcmp(fmt, "conllu") && !what) what = "conllu";
     if (!what) return sp_fail(SP_EXIT_USAGE, "export", "--what is required (structures, sentences or conllu)");
     if (!strcmp(what, "vectors") || !strcmp(what, "tokens") || !strcmp(what, "attention")) {
-        extern int export_encoded(int argc, char **argv) __attribute__((weak));
-        if (export_encoded) return export_encoded(argc, argv);
-        return sp_fail(SP_EXIT_USAGE, "export", "--what %s needs the encoder part of synprobe, not in this build", what);
+        return export_encoded(db_path, corpus, what, fmt, out_path, run);
     }
+    if (!corpus) corpus = "main";
     int kind = !strcmp(what, "structures") ? 1 : !strcmp(what, "sentences") ? 2 : !strcmp(what, "conllu") ? 3 : 0;
     if (!kind) return sp_fail(SP_EXIT_USAGE, "export", "--what: expected structures, sentences, conllu, vectors, tokens or attention, got '%s'", what);
     if (!fmt) fmt = kind == 3 ? "conllu" : "jsonl";

@@ -13,7 +13,6 @@
  *                     `synprobe trees --attention` reads (row = query word, column = key).
  * Files are written as a stream (two passes over the run: sizes, then data), so memory stays at
  * one item whatever the run's size; the header is numpy.save's (version 1.0, 64-byte aligned). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,53 +20,13 @@
 #include "common/npy.h"
 #include "common/sp.h"
 #include "daemon/cli.h"
+#include "daemon/export.h"
 #include "store/runs.h"
 #include "store/store.h"
 
 #define CMD "export"
 
-int export_encoded(int argc, char **argv);
-
-static const char *usage_text =
-    "usage: synprobe export --db DB --run R --what vectors|tokens|attention [--format npy] --out FILE\n"
-    "  vectors    float32 (n_items, dim), one row per run item in corpus / task-file order\n"
-    "  tokens     float32 (total_tokens, d) and FILE.lengths.npy int32 (n_items,) (FILE minus .npy)\n"
-    "  attention  float32 (n_items, L, L) zero-padded, as `synprobe trees --attention` reads it\n";
-
-/* numpy.save's header for a float32/int32 C-order array (same text and padding as common/npy.c) */
-static int npy_header(FILE *f, const char *descr, int ndim, const size_t *shape)
-{
-    struct sp_buf h = { 0 };
-    sp_buf_printf(&h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
-    for (int i = 0; i < ndim; i++) sp_buf_printf(&h, i ? ", %zu" : "%zu", shape[i]);
-    sp_buf_puts(&h, ndim == 1 ? ",), }" : "), }");
-    char digits[32];                       /* numpy leaves room to grow axis 0 in place */
-    int nd = snprintf(digits, sizeof digits, "%zu", shape[0]);
-    for (int i = nd; i < 21; i++) sp_buf_put(&h, " ", 1);
-    size_t pre = 10, hl = h.len + 1;
-    size_t pad = 64 - (pre + hl) % 64;
-    for (size_t i = 0; i < pad; i++) sp_buf_put(&h, " ", 1);
-    sp_buf_put(&h, "\n", 1);
-    unsigned char head[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(h.len & 0xff), (unsigned char)(h.len >> 8) };
-    int ok = h.len <= 65535 && fwrite(head, 1, 10, f) == 10 && fwrite(h.p, 1, h.len, f) == h.len;
-    sp_buf_free(&h);
-    return ok ? 0 : -1;
-}
-
-static int put_f32(FILE *f, const float *v, size_t n)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    for (size_t i = 0; i < n; i++) {
-        uint32_t x;
-        memcpy(&x, v + i, 4);
-        x = __builtin_bswap32(x);
-        if (fwrite(&x, 4, 1, f) != 1) return -1;
-    }
-    return 0;
-#else
-    return fwrite(v, 4, n, f) == n ? 0 : -1;
-#endif
-}
+static int put_f32(FILE *f, const float *v, size_t n) { return fwrite(v, 4, n, f) == n ? 0 : -1; }
 
 struct pass {
     int what;                  /* 1 vectors, 2 tokens, 3 attention */
@@ -123,30 +82,10 @@ static int rows(void *ctx, const struct st_run_item *it)
     return 0;
 }
 
-int export_encoded(int argc, char **argv)
+int export_encoded(const char *db_path, const char *corpus, const char *what, const char *fmt, const char *out_path,
+                   const char *run)
 {
-    const char *db_path = NULL, *corpus = NULL, *what = NULL, *fmt = "npy", *out_path = NULL, *run = NULL;
-    static const struct option opts[] = {
-        { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
-        { "what", required_argument, 0, 'w' }, { "format", required_argument, 0, 'f' },
-        { "out", required_argument, 0, 'o' }, { "run", required_argument, 0, 'r' },
-        { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
-    };
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'd': db_path = optarg; break;
-        case 'c': corpus = optarg; break;
-        case 'w': what = optarg; break;
-        case 'f': fmt = optarg; break;
-        case 'o': out_path = optarg; break;
-        case 'r': run = optarg; break;
-        case 'h': fputs(usage_text, stdout); return SP_EXIT_OK;
-        default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
-        }
-    }
-    if (!db_path) return sp_fail(SP_EXIT_USAGE, CMD, "--db is required");
+    if (!fmt) fmt = "npy";
     struct pass p = { 0 };
     p.what = !strcmp(what, "vectors") ? 1 : !strcmp(what, "tokens") ? 2 : 3;
     if (!run) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s needs --run NAME (an encoder run)", what);
@@ -198,7 +137,7 @@ int export_encoded(int argc, char **argv)
     else { shape[0] = p.n; shape[1] = shape[2] = p.max_n; ndim = 3; }
     if (p.what == 2) p.lengths = sp_xmalloc(sizeof(int32_t) * p.n);
     if (p.what == 3) p.row = sp_xmalloc(sizeof(float) * (p.max_n ? p.max_n : 1));
-    if (npy_header(p.f, "<f4", ndim, shape)) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
+    if (sp_npy_write_header(p.f, SP_DT_F32, ndim, shape)) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
     if (!rc) rc = st_run_items(db, run, part, rows, &p, err, sizeof err);
     if (!rc && p.k != p.n) rc = (snprintf(err, sizeof err, "run '%s' changed while exporting", run), SP_EPARSE);
     if (fclose(p.f) && !rc) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);

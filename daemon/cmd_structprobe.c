@@ -160,17 +160,6 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
 }
 
 /* Collect the FILE|DIR... arguments after a format option. */
-static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
-{
-    int start = *i + 1, end = start;
-    while (end < argc && strncmp(argv[end], "--", 2) != 0) end++;
-    if (end == start) return -1;
-    *paths = (const char **)(argv + start);
-    *n_paths = end - start;
-    *i = end - 1;
-    return 0;
-}
-
 int cmd_structprobe(int argc, char **argv)
 {
     struct prb_source src = { .want = ST_WANT_DEP };
@@ -191,7 +180,7 @@ int cmd_structprobe(int argc, char **argv)
         else if ((!strcmp(a, "--conllu") || !strcmp(a, "--dp")) && src.n_paths == 0) {
             src.fmt = !strcmp(a, "--conllu") ? SP_FMT_CONLLU : SP_FMT_DEP;
             const char **p;
-            if (collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
+            if (sp_collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
                 return sp_fail(SP_EXIT_USAGE, CMD, "%s needs at least one FILE or DIR", a);
             src.paths = p;
         } else {

@@ -310,17 +310,6 @@ static int load_run(struct ctx *c, const struct prb_source *src)
     return rc == SP_OK ? SP_EXIT_OK : sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
 }
 
-static int collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
-{
-    int start = *i + 1, end = start;
-    while (end < argc && strncmp(argv[end], "--", 2) != 0) end++;
-    if (end == start) return -1;
-    *paths = (const char **)(argv + start);
-    *n_paths = end - start;
-    *i = end - 1;
-    return 0;
-}
-
 int cmd_trees(int argc, char **argv)
 {
     struct prb_source src = { .want = ST_WANT_CONST, .fmt = SP_FMT_PTB };
@@ -345,7 +334,7 @@ int cmd_trees(int argc, char **argv)
         else if (!strcmp(a, "--gold-out") && has) gold_path = argv[++i];
         else if (!strcmp(a, "--mrg") && src.n_paths == 0) {
             const char **p;
-            if (collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
+            if (sp_collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
                 return sp_fail(SP_EXIT_USAGE, CMD, "--mrg needs at least one FILE or DIR");
             src.paths = p;
         } else {

@@ -59,6 +59,17 @@ int sp_parse_int(const char *s, long lo, long hi, long *out)
     return 0;
 }
 
+int sp_collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths)
+{
+    int start = *i + 1, end = start;
+    while (end < argc && strncmp(argv[end], "--", 2) != 0) end++;
+    if (end == start) return -1;
+    *paths = (const char **)(argv + start);
+    *n_paths = end - start;
+    *i = end - 1;
+    return 0;
+}
+
 const char *sp_build_info(void)
 {
 #ifdef SP_HAVE_CUDA
