@@ -8,6 +8,7 @@
 #ifndef SP_CLI_H
 #define SP_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #define SP_EXIT_OK 0
@@ -45,5 +46,11 @@ const char *sp_build_info(void);
  * {"timestamp": UTC ISO-8601, "command": ["synprobe", argv...], "versions": {synprobe, build,
  * sqlite, blas, jansson}}; the caller adds its own knobs. */
 struct json_t *sp_manifest_new(int argc, char **argv);
+
+/* One tree_eval row (trees, structprobe): the printed result plus "manifest" (reference taken),
+ * in one transaction; reports the row id on stderr, or the failure (returned as an SP_E* code). */
+struct st_db;
+int sp_save_tree_eval(struct st_db *db, const char *cmd, const char *db_path, const char *run, int64_t corpus_id,
+                      const char *method, struct json_t *result, struct json_t *manifest);
 
 #endif

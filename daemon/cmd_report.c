@@ -52,6 +52,23 @@ json_t *sp_manifest_new(int argc, char **argv)
     return m;
 }
 
+int sp_save_tree_eval(struct st_db *db, const char *cmd, const char *db_path, const char *run, int64_t corpus_id,
+                      const char *method, json_t *result, json_t *manifest)
+{
+    char err[SP_ERRLEN];
+    json_t *full = json_deep_copy(result);
+    json_object_set_new(full, "manifest", manifest);
+    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(full);
+    struct st_tree_eval e = { .run = run, .corpus_id = corpus_id, .method = method, .result = txt };
+    int64_t id = 0;
+    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
+    free(txt);
+    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, cmd, "%s", err), rc;
+    fprintf(stderr, "synprobe %s: stored evaluation %lld (%s) in %s\n", cmd, (long long)id, method, db_path);
+    return SP_OK;
+}
+
 /* ---- collecting rows ---- */
 
 static void usage(FILE *f)

@@ -146,17 +146,7 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
                                                 "corpus_id", (json_int_t)corpus_id));
     json_object_set_new(man, "sentences_in_corpus", json_integer(n_total));
     json_object_set_new(man, "sentences_skipped", json_integer(c->n_skipped));
-    json_t *full = json_deep_copy(o);
-    json_object_set_new(full, "manifest", man);
-    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    json_decref(full);
-    struct st_tree_eval e = { .run = NULL, .corpus_id = corpus_id, .method = method, .result = txt };
-    int64_t id = 0;
-    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
-    free(txt);
-    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), rc;
-    fprintf(stderr, "synprobe " CMD ": stored evaluation %lld (%s) in %s\n", (long long)id, method, src->db);
-    return SP_OK;
+    return sp_save_tree_eval(db, CMD, src->db, NULL, corpus_id, method, o, man);
 }
 
 /* Collect the FILE|DIR... arguments after a format option. */

@@ -254,17 +254,7 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
                                                       "punctuation removed (SPEC-probing 5.2, 5.3)"));
     json_object_set_new(man, "sentences_skipped", json_integer(c->n_skipped));
     json_object_set_new(man, "protocol_a_skipped_long", json_integer(m->a_skipped_long));
-    json_t *full = json_deep_copy(o);
-    json_object_set_new(full, "manifest", man);
-    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    json_decref(full);
-    struct st_tree_eval e = { .run = c->run, .corpus_id = corpus_id, .method = method, .result = txt };
-    int64_t id = 0;
-    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
-    free(txt);
-    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), rc;
-    fprintf(stderr, "synprobe " CMD ": stored tree evaluation %lld (%s) in %s\n", (long long)id, method, src->db);
-    return SP_OK;
+    return sp_save_tree_eval(db, CMD, src->db, c->run, corpus_id, method, o, man);
 }
 
 /* --run: the run's attention maps, by corpus position (run ordinal k+1 = corpus sentence k, the
