@@ -18,6 +18,9 @@
  *
  * HOW IT WORKS. The BLOBs carry a 4-byte header (kind, levels, n) — see schemas/README.md —
  * so every function checks the kind and size before reading and returns NULL on a mismatch.
+ * depth, distance and rel_pos come in a wide (u16/i16) and a narrow (u8/i8) form (kinds 1/9,
+ * 2/7, 4/8); st_blob_check accepts either for the logical kind and the element readers
+ * dispatch on the kind byte, so every function gives the same answer for both forms.
  * sp_pairs is an eponymous virtual table with three HIDDEN argument columns; xBestIndex
  * requires the distance argument and accepts the other two when given. */
 #include <sqlite3ext.h>
@@ -51,6 +54,7 @@ static void fn_n(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (sqlite3_value_type(argv[0]) != SQLITE_BLOB || sqlite3_value_bytes(argv[0]) < ST_BLOB_HDR) return;
     const uint8_t *b = sqlite3_value_blob(argv[0]);
     int n = -1;
+    /* the six logical kinds; st_blob_check maps the narrow kinds 7..9 onto 2, 4, 1 */
     for (int kind = ST_BLOB_DEPTH; kind <= ST_BLOB_SPANS && n < 0; kind++)
         n = st_blob_check(b, (size_t)sqlite3_value_bytes(argv[0]), (enum st_blob_kind)kind, NULL);
     if (n >= 0) sqlite3_result_int(ctx, n);
