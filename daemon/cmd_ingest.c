@@ -157,7 +157,10 @@ int cmd_ingest(int argc, char **argv)
     struct st_db *db = NULL;
     int64_t corpus_id = 0;
     if (!dry) {
+        struct stat sb;
+        int fresh = stat(db_path, &sb) != 0 || sb.st_size == 0;   /* created by this run: load in bulk */
         if (st_open(db_path, ST_OPEN_CREATE, &db, err, sizeof err) ||
+            (fresh && st_bulk_begin(db, err, sizeof err)) ||
             st_corpus_id(db, corpus, 1, &corpus_id, err, sizeof err)) {
             st_close(db);
             for (int i = 0; i < n_files; i++) free(files[i]);
@@ -169,7 +172,9 @@ int cmd_ingest(int argc, char **argv)
     struct totals t = { .jfiles = json_array(), .json = json, .quiet = o.quiet, .n_files = n_files };
     double t0 = sp_now();
     ingest_files(db, corpus_id, files, n_files, &o, file_done, &t);
+    int bulk_rc = db ? st_bulk_end(db, err, sizeof err) : SP_OK;
     double secs = sp_now() - t0;
+    if (bulk_rc) fprintf(stderr, "synprobe ingest: warning: %s\n", err);
     long tot_sent = t.sent, tot_att = t.att, tot_rej = t.rej, tot_words = t.words, tot_tokens = t.tokens;
     int n_failed = t.n_failed, n_done = t.n_done, n_unchanged = t.n_unchanged;
     json_t *jfiles = t.jfiles;

@@ -79,6 +79,8 @@ static int migrate(struct st_db *db, int target, char *err, size_t errlen)
     return SP_OK;
 }
 
+enum { OPEN_KEEP_JOURNAL = 1 << 8 };   /* internal: leave the journal mode as the store has it */
+
 static int open_impl(const char *path, unsigned flags, int target, struct st_db **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -96,8 +98,10 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     int rc = SP_OK;
     /* 16 KiB pages take effect only on a new store (before WAL is on): fewer, larger I/Os for the
      * BLOB-heavy structure rows; mmap serves reads without a syscall per page */
-    if (!(flags & ST_OPEN_READONLY))
+    if (!(flags & (ST_OPEN_READONLY | OPEN_KEEP_JOURNAL)))
         rc = st_exec(db, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
+    else if (flags & OPEN_KEEP_JOURNAL)
+        rc = st_exec(db, "PRAGMA synchronous = NORMAL", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA mmap_size = 1073741824", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536", err, errlen);
     if (!rc && !(flags & ST_OPEN_READONLY)) rc = migrate(db, target, err, errlen);
@@ -135,7 +139,7 @@ int st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errle
     int ver = 0;
     *out = NULL;
     if (pragma_int(db, "user_version", &ver)) return st_sqlerr(db, "reading the store version", err, errlen);
-    int rc = open_impl(db->path, 0, ver, out, err, errlen);
+    int rc = open_impl(db->path, db->bulk ? OPEN_KEEP_JOURNAL : 0, ver, out, err, errlen);
     if (rc) return rc;
     /* This connection only inserts rows that reference ids its own transaction just created
      * (or read), so enforcing REFERENCES would re-check what is true by construction: a parent
@@ -144,6 +148,53 @@ int st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errle
      * spilling pages to the WAL and reading them back before the commit (half the preads). */
     if ((rc = st_exec(*out, "PRAGMA foreign_keys = OFF; PRAGMA cache_size = -262144", err, errlen))) { st_close(*out); *out = NULL; }
     return rc;
+}
+
+/* The resulting journal mode of `PRAGMA journal_mode = mode`: SQLite answers with the mode in
+ * force, which stays "wal" when another connection keeps the store from leaving WAL. */
+static int set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen)
+{
+    char sql[48];
+    sqlite3_stmt *st;
+    snprintf(sql, sizeof sql, "PRAGMA journal_mode = %s", mode);
+    got[0] = 0;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) return SP_ESTORE;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(got, gotlen, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return SP_OK;
+}
+
+/* A first ingest into a store this process has just created writes every page twice in WAL
+ * mode (into the WAL, then the checkpoint copies it into the store) and spends about an
+ * eighth of its time on the copy. With a rollback journal, pages past the store's size at
+ * the start of a transaction need no journal entry, so a bulk append writes each page once
+ * and stays all-or-nothing under SIGKILL (a hot journal is rolled back on the next open).
+ * Other processes would wait on our locks instead of reading beside us, which is why this
+ * is only for a store nobody else can know yet; st_bulk_end returns it to WAL. */
+int st_bulk_begin(struct st_db *db, char *err, size_t errlen)
+{
+    char got[16];
+    if (db->writer) { snprintf(err, errlen, "%s: bulk loading must start before the first write", db->path); return SP_EUSAGE; }
+    if (set_journal_mode(db, "delete", got, sizeof got)) return st_sqlerr(db, "leaving WAL for the first load", err, errlen);
+    db->bulk = !strcmp(got, "delete");   /* someone else has it open: stay in WAL */
+    return SP_OK;
+}
+
+int st_bulk_end(struct st_db *db, char *err, size_t errlen)
+{
+    char got[16];
+    if (!db->bulk) return SP_OK;
+    st_close(db->writer);                /* WAL needs this connection to be the only one */
+    db->writer = NULL;
+    db->bulk = 0;
+    if (set_journal_mode(db, "wal", got, sizeof got)) return st_sqlerr(db, "returning the store to WAL", err, errlen);
+    if (strcmp(got, "wal")) {
+        snprintf(err, errlen, "%s: could not return the store to WAL mode (journal mode is %s); "
+                 "the next synprobe command that writes to it will", db->path, got);
+        return SP_ESTORE;
+    }
+    return SP_OK;
 }
 
 void st_close(struct st_db *db)

@@ -23,6 +23,13 @@ struct st_db;
 /* Open (and with ST_OPEN_CREATE create) a store, apply forward migrations, refuse stores
  * newer than this build or not made by synprobe. */
 int  st_open(const char *path, unsigned flags, struct st_db **out, char *err, size_t errlen);
+
+/* Bulk loading a store this process has just created (ingest into a new file): a rollback
+ * journal instead of WAL until st_bulk_end, so the first load writes each page once. Call
+ * st_bulk_begin before the first write; it leaves WAL on if another connection has the
+ * store open. st_bulk_end returns the store to WAL (also fine when begin did nothing). */
+int  st_bulk_begin(struct st_db *db, char *err, size_t errlen);
+int  st_bulk_end(struct st_db *db, char *err, size_t errlen);
 void st_close(struct st_db *db);
 sqlite3 *st_handle(struct st_db *db);            /* for modules with their own SQL */
 int  st_schema_version(void);                    /* the version this build migrates to */

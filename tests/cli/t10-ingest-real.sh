@@ -7,6 +7,9 @@ DB=$TMP/t.db
 q() { sqlite3 "$DB" "$1"; }
 
 check "ingest EWT dev" $SP ingest --db $DB --corpus ewt --split dev --quiet $EWT
+# the first load into a new store runs with a rollback journal (st_bulk_begin) and ends in WAL
+expect_eq "a new store is in WAL mode after its first ingest" "$(q "pragma journal_mode")" wal
+check "no rollback journal is left beside it" test ! -e $DB-journal
 expect_eq "EWT: 2,001 sentences, 25,147 words" "$(q "select count(*), sum(n_words) from sentence")" "2001|25147"
 expect_eq "EWT: 359 MWT lines, 4 empty nodes" "$(q "select sum(kind='mwt'), sum(kind='empty') from extra_line")" "359|4"
 expect_eq "EWT: 31 non-projective, max depth 10, max length 75" \
