@@ -18,6 +18,9 @@ struct st_db {
 int  st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errlen);
 void st_write_cache_free(struct st_db *db);   /* st_write.c; st_close calls it */
 
+/* PRAGMA journal_mode = mode; got receives the mode in force afterwards (st_open.c) */
+int st_set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen);
+
 /* snprintf of SQLite's message for the connection, prefixed with what we were doing */
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen);
 

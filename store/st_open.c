@@ -152,7 +152,7 @@ int st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errle
 
 /* The resulting journal mode of `PRAGMA journal_mode = mode`: SQLite answers with the mode in
  * force, which stays "wal" when another connection keeps the store from leaving WAL. */
-static int set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen)
+int st_set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen)
 {
     char sql[48];
     sqlite3_stmt *st;
@@ -168,15 +168,18 @@ static int set_journal_mode(struct st_db *db, const char *mode, char *got, size_
 /* A first ingest into a store this process has just created writes every page twice in WAL
  * mode (into the WAL, then the checkpoint copies it into the store) and spends about an
  * eighth of its time on the copy. With a rollback journal, pages past the store's size at
- * the start of a transaction need no journal entry, so a bulk append writes each page once
- * and stays all-or-nothing under SIGKILL (a hot journal is rolled back on the next open).
- * Other processes would wait on our locks instead of reading beside us, which is why this
- * is only for a store nobody else can know yet; st_bulk_end returns it to WAL. */
+ * the start of a transaction need no journal entry, so the first commit of an empty store
+ * writes each page once and stays all-or-nothing under SIGKILL (a hot journal is rolled back
+ * on the next open). Later commits modify pages that exist (attaching a .dp to its .mrg
+ * updates stored tokens), which a rollback journal copies and fsyncs: slower than WAL, so
+ * st_file_sync returns the store to WAL after the first commit. Other processes would wait
+ * on our locks instead of reading beside us, which is why this is only for a store nobody
+ * else can know yet. */
 int st_bulk_begin(struct st_db *db, char *err, size_t errlen)
 {
     char got[16];
     if (db->writer) { snprintf(err, errlen, "%s: bulk loading must start before the first write", db->path); return SP_EUSAGE; }
-    if (set_journal_mode(db, "delete", got, sizeof got)) return st_sqlerr(db, "leaving WAL for the first load", err, errlen);
+    if (st_set_journal_mode(db, "delete", got, sizeof got)) return st_sqlerr(db, "leaving WAL for the first load", err, errlen);
     db->bulk = !strcmp(got, "delete");   /* someone else has it open: stay in WAL */
     return SP_OK;
 }
@@ -188,7 +191,7 @@ int st_bulk_end(struct st_db *db, char *err, size_t errlen)
     st_close(db->writer);                /* WAL needs this connection to be the only one */
     db->writer = NULL;
     db->bulk = 0;
-    if (set_journal_mode(db, "wal", got, sizeof got)) return st_sqlerr(db, "returning the store to WAL", err, errlen);
+    if (st_set_journal_mode(db, "wal", got, sizeof got)) return st_sqlerr(db, "returning the store to WAL", err, errlen);
     if (strcmp(got, "wal")) {
         snprintf(err, errlen, "%s: could not return the store to WAL mode (journal mode is %s); "
                  "the next synprobe command that writes to it will", db->path, got);

@@ -580,6 +580,10 @@ int st_file_sync(struct st_db *db, char *err, size_t errlen)
     if (rc) sqlite3_exec(w->h, "ROLLBACK", 0, 0, 0);
     c->txn_open = 0;
     c->held = 0;
+    if (!rc && db->bulk && w != db) {   /* the first commit is in: WAL from here on (st_bulk_begin) */
+        char got[16];
+        if (!st_set_journal_mode(w, "wal", got, sizeof got) && !strcmp(got, "wal")) db->bulk = 0;
+    }
     return rc;
 }
 
