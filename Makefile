@@ -99,7 +99,7 @@ $(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
 # vectorise at -O3 (GCC 12's -O2 leaves loops that need a remainder scalar, and the scalar
 # ReLU mispredicts on every other element); -O3 does not reassociate floating point, so the
 # results are bit-identical.
-OPT_encoder/enc_cpu.c := -O3
+OPT_encoder/enc_cpu.c := -O3 -fno-trapping-math
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -90,6 +90,37 @@ static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float 
 }
 
 static inline float elu(float x) { return x > 0 ? x : expm1f(x); }
+
+/* e^x for x <= 0 in straight-line float code that GCC vectorises (libm's expf/expm1f are scalar
+ * calls and were 40% of PSAN's time: PSA takes d exponentials per pair of words in a phrase).
+ * Cephes' expf: x = m·ln2 + r with |r| <= ln2/2, a degree-7 polynomial for e^r, 2^m assembled
+ * in the exponent bits; within 2 ulp of expf. Arguments below -87 give 2^-126·e^r instead of a
+ * denormal or 0, which no softmax weight can tell apart. */
+static inline float exp_nonpos(float x)
+{
+    x = x > 0.0f ? 0.0f : x;
+    x = x < -87.0f ? -87.0f : x;
+    /* round to nearest by adding and removing 1.5·2^23 (SSE2 has no vector roundf) */
+    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - m * 0.693359375f + m * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    union { float f; int32_t i; } scale = { .i = ((int32_t)m + 127) << 23 };
+    return p * scale.f;
+}
+
+/* ELU with the exponential above: e^x - 1 loses relative (not absolute: < 1e-7) precision as
+ * x -> 0-, which is what the attention scores it feeds care about */
+static inline float elu_psa(float x)
+{
+    float em1 = exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
+    return x > 0.0f ? x : em1;
+}
 static inline float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
@@ -221,6 +252,7 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
 
 /* ---- PSAN phrase attention, one phrase block at a time ---- */
 
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 {
     const int n = a->n, d = a->d;
@@ -242,13 +274,13 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
                 if (j == i) continue;
                 const float *aj = a->a2 + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = elu(ai[k] + aj[k]); if (wj[k] > mx[k]) mx[k] = wj[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = elu_psa(ai[k] + aj[k]); mx[k] = wj[k] > mx[k] ? wj[k] : mx[k]; }
             }
             for (int j = s0; j <= e0; j++) {
                 if (j == i) continue;
                 const float *pj = a->pm + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = expf(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
             }
             for (int k = 0; k < d; k++) o[k] = acc[k] / z[k];
             if (a->attn_mean)
