@@ -252,7 +252,16 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
 
 /* ---- PSAN phrase attention, one phrase block at a time ---- */
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+/* AVX-512 and AVX2 builds of the phrase loops beside the baseline, picked at load time (GCC on
+ * x86-64; elsewhere the baseline alone). -std=c11 keeps fp-contract off, so no clone fuses a
+ * multiply-add and all of them give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CPU_CLONES
+#endif
+
+CPU_CLONES
 static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 {
     const int n = a->n, d = a->d;
