@@ -11,6 +11,8 @@
 
 #include "common/sp.h"
 #include "ingest/ingest.h"
+#include "store/blob.h"
+#include "store/derive.h"
 
 #define FZ_CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); abort(); } } while (0)
 
@@ -71,6 +73,68 @@ static void fz_check_item(const struct ing_item *it, const char *chunk, size_t c
     }
 }
 
+/* The structures ingest caches for a valid sentence (treeops, then the store's BLOB codec, both
+ * the one-byte and the two-byte forms), checked against properties of trees rather than
+ * against the code's own output: depth(i) = depth(head(i)) + 1, D symmetric with D(i, head) = 1
+ * and |D(i, j) - D(head(i), j)| = 1, j an ancestor of i iff D(i, j) = depth(i) - depth(j),
+ * rel_pos antisymmetric, every PSAN level a left-to-right partition refining the one above. */
+static void fz_check_derived(const struct sp_sentence *s)
+{
+    static struct sp_arena a;
+    static struct st_derive_scratch sc;
+    static int init;
+    if (!init) { sp_arena_init(&a); st_derive_scratch_init(&sc); init = 1; }
+    sp_arena_reset(&a);
+    struct st_derived d;
+    const int n = s->n, T = 3;
+    FZ_CHECK(st_derive(s, T, &a, &sc, &d) == 0);
+    if (s->head) {
+        FZ_CHECK(d.has_dep);
+        FZ_CHECK(st_blob_check(d.depth.p, d.depth.n, ST_BLOB_DEPTH, NULL) == n);
+        FZ_CHECK(st_blob_check(d.distance.p, d.distance.n, ST_BLOB_DISTANCE, NULL) == n);
+        FZ_CHECK(st_blob_check(d.ancestors.p, d.ancestors.n, ST_BLOB_ANCESTORS, NULL) == n);
+        FZ_CHECK(st_blob_check(d.relpos.p, d.relpos.n, ST_BLOB_RELPOS, NULL) == n);
+        size_t nn = (size_t)n * (size_t)n;
+        int *D = malloc(sizeof(int) * nn), *R = malloc(sizeof(int) * nn), *dep = malloc(sizeof(int) * (size_t)n);
+        uint8_t *A = malloc(nn);
+        st_blob_get_distance(d.distance.p, n, D);
+        st_blob_get_relpos(d.relpos.p, n, R);
+        st_blob_get_ancestors(d.ancestors.p, n, A);
+        for (int i = 0; i < n; i++) dep[i] = st_blob_depth_at(d.depth.p, i);
+        for (int i = 0; i < n; i++) {
+            int h = s->head[i];
+            if (h < 0) FZ_CHECK(dep[i] == 0 && d.root == i);
+            else FZ_CHECK(dep[i] == dep[h] + 1 && D[(size_t)i * n + h] == 1 && A[(size_t)i * n + h] == 1);
+            FZ_CHECK(dep[i] <= d.max_depth);
+            for (int j = 0; j < n; j++) {
+                size_t ij = (size_t)i * n + j, ji = (size_t)j * n + i;
+                FZ_CHECK(D[ij] == D[ji] && R[ij] == -R[ji] && (D[ij] == 0) == (i == j));
+                FZ_CHECK(A[ij] == (D[ij] == dep[i] - dep[j]));
+                if (h >= 0) FZ_CHECK(abs(D[ij] - D[(size_t)h * n + j]) == 1);
+                FZ_CHECK(st_blob_distance_at(d.distance.p, n, i, j) == D[ij]);
+                FZ_CHECK(st_blob_relpos_at(d.relpos.p, n, i, j) == R[ij]);
+                FZ_CHECK(st_blob_ancestor_at(d.ancestors.p, n, i, j) == A[ij]);
+            }
+        }
+        free(D); free(R); free(dep); free(A);
+    }
+    if (s->tree) {
+        int levels = 0, m = 0;
+        FZ_CHECK(d.has_const);
+        FZ_CHECK(st_blob_check(d.phrases.p, d.phrases.n, ST_BLOB_PHRASES, &levels) == n && levels == T);
+        FZ_CHECK(st_blob_check(d.spans.p, d.spans.n, ST_BLOB_SPANS, &m) == n && m >= 0);   /* a lone preterminal has none */
+        for (int t = 1; t <= T; t++) {
+            FZ_CHECK(st_blob_phrase_at(d.phrases.p, n, t, 0) == 0);
+            for (int i = 0; i + 1 < n; i++) {
+                int step = st_blob_phrase_at(d.phrases.p, n, t, i + 1) - st_blob_phrase_at(d.phrases.p, n, t, i);
+                FZ_CHECK(step == 0 || step == 1);
+                if (t > 1 && step == 0)   /* same phrase at level t: same phrase one level up */
+                    FZ_CHECK(st_blob_phrase_at(d.phrases.p, n, t - 1, i + 1) == st_blob_phrase_at(d.phrases.p, n, t - 1, i));
+            }
+        }
+    }
+}
+
 static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
 {
     static struct ing_batch b;
@@ -94,7 +158,10 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
             int rc = ing_parse_chunk(fmt, (enum sp_mode)m, (const char *)data + pos, cut, line, pos == 0, &b, err, sizeof err);
             FZ_CHECK(rc == SP_OK || rc == SP_EPARSE);
             if (rc == SP_OK)
-                for (int i = before; i < b.n_items; i++) fz_check_item(&b.item[i], (const char *)data + pos, cut);
+                for (int i = before; i < b.n_items; i++) {
+                    fz_check_item(&b.item[i], (const char *)data + pos, cut);
+                    if (!b.item[i].error) fz_check_derived(&b.item[i].s);
+                }
             for (size_t i = 0; i < cut; i++) line += data[pos + i] == '\n';
             pos += cut;
         }
