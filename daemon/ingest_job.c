@@ -91,6 +91,7 @@ struct pipeline {
 
     const struct ingest_opts *o;
     struct st_db *db;                        /* NULL on the dry-run path */
+    int precheck;                            /* look each file's bytes up before parsing it */
     int64_t corpus_id;
     ingest_done_fn done_fn;
     void *ctx;
@@ -486,7 +487,7 @@ static FILE *job_open(struct pipeline *p, struct job *j)
         }
     }
     r->fmt = j->fmt = fmt;
-    if (!rc && p->db) {
+    if (!rc && p->db && p->precheck) {
         int64_t found;
         if (st_source_find(p->db, p->corpus_id, j->sha, &found)) {
             snprintf(r->error, sizeof r->error, "%s: store lookup failed", path);
@@ -587,6 +588,11 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     memset(&p, 0, sizeof p);
     p.o = o;
     p.db = db;
+    /* A store being bulk-loaded was empty when this run began, so no file can be in it yet
+     * (the same bytes twice in this run are still caught by the writer, inside its
+     * transaction); and under its rollback journal a read on this connection could hold a
+     * lock the writer's first commit waits for while this thread waits for the writer. */
+    p.precheck = db && !st_bulk_active(db);
     p.corpus_id = corpus_id;
     p.done_fn = done;
     p.ctx = ctx;

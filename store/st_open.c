@@ -184,6 +184,8 @@ int st_bulk_begin(struct st_db *db, char *err, size_t errlen)
     return SP_OK;
 }
 
+int st_bulk_active(const struct st_db *db) { return db->bulk; }
+
 int st_bulk_end(struct st_db *db, char *err, size_t errlen)
 {
     char got[16];

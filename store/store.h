@@ -30,6 +30,9 @@ int  st_open(const char *path, unsigned flags, struct st_db **out, char *err, si
  * store open. st_bulk_end returns the store to WAL (also fine when begin did nothing). */
 int  st_bulk_begin(struct st_db *db, char *err, size_t errlen);
 int  st_bulk_end(struct st_db *db, char *err, size_t errlen);
+/* st_bulk_begin took effect and the first commit has not happened yet (read it before the
+ * writer starts: the writer clears it). */
+int  st_bulk_active(const struct st_db *db);
 void st_close(struct st_db *db);
 sqlite3 *st_handle(struct st_db *db);            /* for modules with their own SQL */
 int  st_schema_version(void);                    /* the version this build migrates to */

@@ -38,4 +38,15 @@ for delay in 0.02 0.05 0.1 0.15 0.2 0.3 0.45 0.6; do
     expect_eq "after ${delay}s kill and re-run, the store is in WAL mode" "$(sqlite3 $db 'pragma journal_mode')" wal
 done
 check "at least one ingest was actually killed mid-way ($kills)" test $kills -ge 1
+# Many files with attachments (.dp onto .mrg) into a new store: the first commit is under the
+# rollback journal while parsing goes on; it once waited on a lock held by the reading thread's
+# connection (1 run in 7 hung). Three runs, each bounded.
+PTB=$DATA/ptb-sample
+for k in 1 2 3; do
+    rm -f $TMP/p.db $TMP/p.db-wal $TMP/p.db-shm $TMP/p.db-journal
+    out=$(timeout 120 $SP ingest --db $TMP/p.db --corpus ptb --workers 2 --quiet $PTB/combined $PTB/dependency 2>&1); rc=$?
+    expect_eq "new store from the PTB sample, run $k: completes (exit 0)" "$rc" 0
+    expect_eq "run $k: 3,914 sentences with both trees, WAL" \
+        "$(sqlite3 $TMP/p.db "select count(*) from sentence where dep_source_id is not null and const_source_id is not null; pragma journal_mode" | tr '\n' ' ')" "3914 wal "
+done
 done_testing
