@@ -584,15 +584,26 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
 int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n, const struct ingest_opts *o,
                  ingest_done_fn done, void *ctx)
 {
+    /* the writer thread must never need db's own connection, which this thread keeps using */
+    char werr[SP_ERRLEN];
+    if (db && st_file_writer_open(db, werr, sizeof werr)) {
+        for (int k = 0; k < n; k++) {
+            struct ingest_result r = { .status = INGEST_FAILED };
+            snprintf(r.error, sizeof r.error, "%s", werr);
+            if (done) done(k, paths[k], &r, ctx);
+        }
+        return n;
+    }
     struct pipeline p;
     memset(&p, 0, sizeof p);
     p.o = o;
     p.db = db;
     /* A store being bulk-loaded was empty when this run began, so no file can be in it yet
      * (the same bytes twice in this run are still caught by the writer, inside its
-     * transaction); and under its rollback journal a read on this connection could hold a
-     * lock the writer's first commit waits for while this thread waits for the writer. */
-    p.precheck = db && !st_bulk_active(db);
+     * transaction), and under a rollback journal every read here would contend for the lock
+     * the writer's first commit needs. An in-memory store is written through db's own
+     * connection, which this thread must then leave to the writer. */
+    p.precheck = db && !st_bulk_active(db) && st_file_writer_separate(db);
     p.corpus_id = corpus_id;
     p.done_fn = done;
     p.ctx = ctx;

@@ -112,9 +112,17 @@ fail:
  * connection would not see. */
 static struct st_db *writer_db(struct st_db *db, char *err, size_t errlen)
 {
-    if (!strcmp(db->path, ":memory:") || !db->path[0]) return db;
+    if (!st_file_writer_separate(db)) return db;
     if (!db->writer && st_open_writer(db, &db->writer, err, errlen)) return NULL;
     return db->writer;
+}
+
+int st_file_writer_separate(const struct st_db *db) { return strcmp(db->path, ":memory:") && db->path[0]; }
+
+int st_file_writer_open(struct st_db *db, char *err, size_t errlen)
+{
+    struct st_db *w = writer_db(db, err, errlen);
+    return !w || write_cache(w, err, errlen) ? SP_ESTORE : SP_OK;
 }
 
 struct st_file {
@@ -573,7 +581,7 @@ int st_file_commit_held(struct st_file *f, struct st_file_summary *sum, char *er
 
 int st_file_sync(struct st_db *db, char *err, size_t errlen)
 {
-    struct st_db *w = !strcmp(db->path, ":memory:") || !db->path[0] ? db : db->writer;
+    struct st_db *w = st_file_writer_separate(db) ? db->writer : db;
     struct st_write_cache *c = w ? w->wcache : NULL;
     if (!c || !c->txn_open) return SP_OK;
     int rc = st_exec(w, "COMMIT", err, errlen);

@@ -70,6 +70,13 @@ struct st_file;
 /* Has this corpus already ingested exactly these bytes? source_id (or 0) in *found. */
 int  st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found);
 
+/* Open the ingest writer's own connection now, from the thread that uses db; st_file_begin
+ * otherwise opens it on first use, reading db's version, which from another thread would
+ * use db's connection concurrently with its owner (connections are opened NOMUTEX). */
+int  st_file_writer_open(struct st_db *db, char *err, size_t errlen);
+/* 1 if ingest writes through a connection of its own; 0 for an in-memory store, written
+ * through db's connection itself (a second connection would not see it). */
+int  st_file_writer_separate(const struct st_db *db);
 int  st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
                    enum sp_format fmt, enum sp_mode mode, const char *split,
                    struct st_file **out, char *err, size_t errlen);
