@@ -67,7 +67,7 @@ DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-gpu fuzz bench clean config
+.PHONY: all test test-unit test-cli test-san test-tsan test-gpu fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -137,6 +137,14 @@ test-san:
 
 test: all test-unit test-cli test-san
 	@echo "make test: all suites passed"
+
+# The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
+# CI runs without clang).
+test-tsan:
+	@if command -v clang >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
+	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe && tests/tsan/run.sh build/tsan; \
+	else echo "SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
 # Built outside $(BUILD)/tests, which tests/run_unit.sh runs wholesale.

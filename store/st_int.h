@@ -2,6 +2,8 @@
 #ifndef ST_INT_H
 #define ST_INT_H
 
+#include <pthread.h>
+
 #include "store/store.h"
 
 struct st_write_cache;
@@ -12,6 +14,7 @@ struct st_db {
     struct st_db *writer;            /* ingest's own connection (st_write.c), opened on first use */
     struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
+    pthread_t owner;                 /* the thread that opened it: the only one that may use h */
 };
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */

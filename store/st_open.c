@@ -86,6 +86,7 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     *out = NULL;
     struct st_db *db = sp_xcalloc(1, sizeof *db);
     snprintf(db->path, sizeof db->path, "%s", path);
+    db->owner = pthread_self();
     int oflags = (flags & ST_OPEN_READONLY) ? SQLITE_OPEN_READONLY
                : SQLITE_OPEN_READWRITE | ((flags & ST_OPEN_CREATE) ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {

@@ -32,8 +32,8 @@ static const char *const sql_text[Q_COUNT] = {
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [Q_TOKEN_INS] = "INSERT INTO token VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [Q_EXTRA_INS] = "INSERT INTO extra_line VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [Q_DEP_INS] = "INSERT INTO dep_structure (sentence_id, n, root, max_depth, projective, depth, distance, "
-                  "ancestors, rel_pos) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    [Q_DEP_INS] = ("INSERT INTO dep_structure (sentence_id, n, root, max_depth, projective, depth, distance, "
+                   "ancestors, rel_pos) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
     [Q_CONST_INS] = "INSERT INTO const_structure VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     [Q_QUAR_INS] = "INSERT INTO quarantine (source_id, line, position, sent_id, reason, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_WORDS] = "SELECT form, xpos = '_' FROM token WHERE sentence_id = ?1 ORDER BY i",
@@ -113,6 +113,13 @@ fail:
 static struct st_db *writer_db(struct st_db *db, char *err, size_t errlen)
 {
     if (!st_file_writer_separate(db)) return db;
+    if (!db->writer && !pthread_equal(db->owner, pthread_self())) {
+        /* opening it reads db's version through db's own connection, which its owner may be
+         * using right now (connections are NOMUTEX): a race, so refuse it outright */
+        snprintf(err, errlen, "%s: the ingest writer's connection must be opened (st_file_writer_open) "
+                 "by the thread that opened the store", db->path);
+        return NULL;
+    }
     if (!db->writer && st_open_writer(db, &db->writer, err, errlen)) return NULL;
     return db->writer;
 }

@@ -1,0 +1,27 @@
+#!/bin/sh
+# tests/tsan/run.sh BUILD — the ingest pipeline (reader, workers, writer, two SQLite
+# connections) under ThreadSanitizer: a new store bulk-loaded from many files with
+# attachments (.mrg + .dp), the same into an existing store (WAL), and one large file.
+# Any ThreadSanitizer report fails. Needs clang and ../shared/data; skips visibly otherwise.
+set -u
+B=$1
+DATA=${SP_DATA:-../shared/data}
+[ -d "$DATA/ptb-sample" ] || { echo "SKIP test-tsan: $DATA not present"; exit 0; }
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+export TSAN_OPTIONS="halt_on_error=0 exitcode=66 log_path=$TMP/tsan"
+fail=0
+run() {   # label, then the ingest arguments
+    label=$1; shift
+    timeout 600 "$B/synprobe" ingest --quiet --workers 2 "$@" > "$TMP/out" 2>&1; rc=$?
+    if [ $rc -ne 0 ] || ls "$TMP"/tsan.* >/dev/null 2>&1; then
+        echo "not ok - $label (exit $rc)"; cat "$TMP"/tsan.* "$TMP/out" 2>/dev/null | head -60; fail=1
+        rm -f "$TMP"/tsan.*
+    else
+        echo "ok - $label"
+    fi
+}
+run "new store, PTB .mrg + .dp (bulk first commit, then WAL)" --db "$TMP/a.db" --corpus ptb "$DATA/ptb-sample/combined" "$DATA/ptb-sample/dependency"
+run "existing store, EWT dev (WAL)" --db "$TMP/a.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
+run "new store, one large file" --db "$TMP/b.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
+[ $fail -eq 0 ] && echo "ok - test-tsan"
+exit $fail
