@@ -64,58 +64,33 @@ __device__ __forceinline__ int d_dir_allows(int dir, int i, int j)
     }
 }
 
-/* butterfly reductions: every lane ends with the same value (float + is commutative) */
-__device__ __forceinline__ float warp_sum(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
-    return v;
-}
-__device__ __forceinline__ float warp_max(float v)
-{
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, o));
-    return v;
-}
-__device__ __forceinline__ double warp_sum_d(double v)
-{
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL_MASK, v, o);
-    return v;
-}
+/* Butterfly reductions: every lane ends with the same value (+ and max are commutative). */
+struct op_sum { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
+struct op_max { __device__ __forceinline__ float operator()(float a, float b) const { return fmaxf(a, b); } };
 
-/* Block-wide reductions over blockDim.x (a multiple of 32) threads; red holds >= blockDim.x/32
+template <typename T, typename Op> __device__ __forceinline__ T warp_reduce(T v, Op op)
+{
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(FULL_MASK, v, o));
+    return v;
+}
+__device__ __forceinline__ float warp_sum(float v) { return warp_reduce(v, op_sum()); }
+
+/* Block-wide reduction over blockDim.x (a multiple of 32) threads; red holds >= blockDim.x/32
  * values. The leading barrier protects red from the readers of the previous call. */
-__device__ float block_sum(float v, float *red)
+template <typename T, typename Op> __device__ T block_reduce(T v, T *red, T init, Op op)
 {
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    v = warp_sum(v);
+    v = warp_reduce(v, op);
     __syncthreads();
     if (lane == 0) red[w] = v;
     __syncthreads();
-    float t = 0.0f;
-    for (int k = 0; k < nw; k++) t += red[k];
+    T t = init;
+    for (int k = 0; k < nw; k++) t = op(t, red[k]);
     return t;
 }
-__device__ float block_max(float v, float *red)
-{
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    v = warp_max(v);
-    __syncthreads();
-    if (lane == 0) red[w] = v;
-    __syncthreads();
-    float t = -INFINITY;
-    for (int k = 0; k < nw; k++) t = fmaxf(t, red[k]);
-    return t;
-}
-__device__ double block_sum_d(double v, double *red)
-{
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    v = warp_sum_d(v);
-    __syncthreads();
-    if (lane == 0) red[w] = v;
-    __syncthreads();
-    double t = 0.0;
-    for (int k = 0; k < nw; k++) t += red[k];
-    return t;
-}
+__device__ float block_sum(float v, float *red) { return block_reduce(v, red, 0.0f, op_sum()); }
+__device__ float block_max(float v, float *red) { return block_reduce(v, red, -INFINITY, op_max()); }
+__device__ double block_sum_d(double v, double *red) { return block_reduce(v, red, 0.0, op_sum()); }
 
 #define GRID_STRIDE(i, n) for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n); i += (size_t)gridDim.x * blockDim.x)
 

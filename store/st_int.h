@@ -14,7 +14,7 @@ struct st_db {
     struct st_db *writer;            /* ingest's own connection (st_write.c), opened on first use */
     struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
-    pthread_t owner;                 /* the thread that opened it: the only one that may use h */
+    pthread_t owner;                 /* the thread that opened it, the only one allowed to open writer */
 };
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */
