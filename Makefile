@@ -67,7 +67,7 @@ DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-tsan test-gpu fuzz bench clean config
+.PHONY: all test test-unit test-cli test-san test-kernels test-kernel-sweep test-tsan test-gpu fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -125,18 +125,40 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/t_harness.h
 
 $(foreach t,$(UNIT_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
 
+# Drivers the CLI tests run (not tests themselves): tests/tools/encoder_<name>.c links like an encoder unit test
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
+$(BUILD)/tools/%: tests/tools/%.c $(call layer_libs,encoder)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
+
+# Every suite appends "LABEL passed failed skipped" to $(TEST_COUNTS); `make test` and
+# `make test-kernels` start it afresh (TEST_APPEND=1 keeps it) and end with tests/summary.sh's
+# one line `N passed, N failed, N skipped`, exiting non-zero when anything failed.
+export TEST_COUNTS ?= $(abspath $(BUILD))/test-counts
+run_suites = st=0; [ "$(TEST_APPEND)" = 1 ] || rm -f $(TEST_COUNTS); \
+	for s in $(1); do $(MAKE) --no-print-directory $$s || st=1; done; tests/summary.sh $(TEST_COUNTS) || st=1; exit $$st
+
 test-unit: $(UNIT_BIN)
 	@tests/run_unit.sh $(BUILD)/tests
 
-test-cli: all
+test-cli: all $(TOOL_BIN)
 	@tests/run_cli.sh $(BUILD)
 
 # the same unit tests and CLI tests, built with ASan + UBSan in a separate tree
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 test-unit test-cli
 
-test: all test-unit test-cli test-san
-	@echo "make test: all suites passed"
+test: all
+	@$(call run_suites,test-unit test-cli test-san)
+
+# The encoder unit tests under each OpenBLAS kernel (issue 9: one set of numbers on every machine)
+KERNELS := Haswell SkylakeX Zen Sandybridge Prescott
+test-kernels: all
+	@$(call run_suites,test-kernel-sweep)
+test-kernel-sweep: $(filter $(BUILD)/tests/encoder_%,$(UNIT_BIN))
+	@st=0; for k in $(KERNELS); do \
+	    OPENBLAS_CORETYPE=$$k tests/run_unit.sh $(BUILD)/tests 'encoder_*' OPENBLAS_CORETYPE=$$k || st=1; done; \
+	env -u OPENBLAS_CORETYPE tests/run_unit.sh $(BUILD)/tests 'encoder_*' 'OPENBLAS_CORETYPE unset' || st=1; exit $$st
 
 # The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
 # CI runs without clang).
@@ -144,7 +166,7 @@ test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
 	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe && tests/tsan/run.sh build/tsan; \
-	else echo "SKIP test-tsan: clang not installed"; fi
+	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
 # Built outside $(BUILD)/tests, which tests/run_unit.sh runs wholesale.

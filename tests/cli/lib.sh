@@ -1,4 +1,8 @@
-# tests/cli/lib.sh — sourced by every CLI test: strict shell, scratch dir, TAP-style output.
+# tests/cli/lib.sh — sourced by every CLI test: strict shell, scratch dir, TAP output.
+#   ok DESC / not_ok DESC / check DESC CMD... / expect_eq DESC GOT WANT / skip REASON
+#   skip_all REASON (the whole script: `1..0 # SKIP reason`, exit 0) / need_data / need_numpy
+#   done_testing (prints the plan; non-zero when a check failed)
+# tests/run_cli.sh counts the `ok` / `not ok` / `# SKIP` lines.
 set -eu
 export LC_ALL=C
 SP=${SP_BUILD:-build}/synprobe
@@ -13,6 +17,8 @@ not_ok() { t_n=$((t_n+1)); t_fail=$((t_fail+1)); echo "not ok $t_n - $1"; }
 check()  { desc=$1; shift; if "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
 # expect_eq DESC GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', expected '$3')"; fi; }
-need_data() { if [ ! -d "$DATA" ]; then echo "SKIP $0: $DATA not present"; exit 0; fi; }
-need_numpy() { if ! $PY -c 'import numpy' 2>/dev/null; then echo "SKIP $0: python3-numpy not installed"; exit 0; fi; }
+skip()     { t_n=$((t_n+1)); echo "ok $t_n # SKIP $1"; }
+skip_all() { echo "1..0 # SKIP $(basename "$0"): $1"; exit 0; }
+need_data() { if [ ! -d "$DATA" ]; then skip_all "$DATA not present"; fi; }
+need_numpy() { if ! $PY -c 'import numpy' 2>/dev/null; then skip_all "/usr/bin/python3 with numpy not installed"; fi; }
 done_testing() { echo "1..$t_n"; [ "$t_fail" -eq 0 ]; }

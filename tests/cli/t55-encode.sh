@@ -32,8 +32,8 @@ EOF
 
 # ---- san: encode with token vectors + attention of layer 0, compare with the reference
 "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --embeddings "$TMP/glove512.txt" --save-weights "$TMP/san.safetensors" \
-    --run san --token-vectors --attention 0 --json >"$TMP/san.json" 2>"$TMP/san.err"
-expect_eq "san encode: exit 0" $? 0
+    --run san --token-vectors --attention 0 --json >"$TMP/san.json" 2>"$TMP/san.err" && rc=0 || rc=$?
+expect_eq "san encode: exit 0" "$rc" 0
 expect_eq "san: all $N sentences encoded" "$(jget encoded <"$TMP/san.json")" "$N"
 "$SP" export --db "$DB" --what vectors --run san --format npy --out "$TMP/san.npy"
 "$SP" export --db "$DB" --what tokens --run san --out "$TMP/san_tok.npy"
@@ -144,8 +144,8 @@ check "--on-missing fail names the sentence and the structure" grep -q "needs a 
 check "--max-tokens: long sentences skipped and counted" test "$(jget skipped_too_long <"$TMP/short.json")" -gt 0
 
 # ---- attention export feeds `synprobe trees`
-"$SP" trees --db "$DB" --corpus demo --attention "$TMP/san_att.npy" --json >"$TMP/trees.json" 2>"$TMP/err"
-expect_eq "trees --attention on the exported map: exit 0" $? 0
+"$SP" trees --db "$DB" --corpus demo --attention "$TMP/san_att.npy" --json >"$TMP/trees.json" 2>"$TMP/err" && rc=0 || rc=$?
+expect_eq "trees --attention on the exported map: exit 0" "$rc" 0
 
 # ---- errors
 "$SP" export --db "$DB" --what vectors --run san 2>"$TMP/err" && rc=0 || rc=$?

@@ -1,4 +1,4 @@
-/* tests/unit/encoder_dump.c — driver for the NumPy reference comparison
+/* tests/tools/encoder_dump.c — driver for the NumPy reference comparison
  * (tests/reference/encoders_ref.py, tests/cli/t50-encoder-ref.sh). It goes through the public
  * encoder API only (STYLE §3.6).
  *
