@@ -138,7 +138,7 @@ export TEST_COUNTS ?= $(abspath $(BUILD))/test-counts
 run_suites = st=0; [ "$(TEST_APPEND)" = 1 ] || rm -f $(TEST_COUNTS); \
 	for s in $(1); do $(MAKE) --no-print-directory $$s || st=1; done; tests/summary.sh $(TEST_COUNTS) || st=1; exit $$st
 
-test-unit: $(UNIT_BIN)
+test-unit: $(UNIT_BIN) $(SQLEXT)
 	@tests/run_unit.sh $(BUILD)/tests
 
 test-cli: all $(TOOL_BIN)
