@@ -2,49 +2,67 @@
  * struct enc_backend_ops (encoder_int.h).
  *
  * How it works: buffers are plain host memory (host_memory = 1, so weights are used in place).
- * Matrix products go through OpenBLAS cblas_sgemm; everything else is a plain loop with shape
- * comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h are sgemm calls,
- * the masks, priors and the safe softmax of SPEC §0 (a fully masked row gives zeros) are a loop
- * per query row in between. Reductions run in a fixed order and the only threading is inside
- * sgemm, which partitions output blocks, so results do not depend on the thread count
- * (tests/unit/encoder_determinism.c checks this).
+ * Matrix products go through the project's own GEMM (common/gemm.h); everything else is a plain
+ * loop with shape comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h
+ * are products of one sentence, the masks, priors and the safe softmax of SPEC §0 (a fully
+ * masked row gives zeros) are a loop per query row in between.
  *
- * Row independence: the graph packs the rows of many sentences into one product, so a row's
- * result must not depend on how many rows share the call. OpenBLAS (0.3.16+, e.g. the
- * SkylakeX/Cooperlake kernels) sends products with M·N·K <= 100³ to small-matrix kernels whose
- * summation order differs from the blocked kernel's; cpu_linear therefore pads such products
- * with zero rows above that size, so every row always goes through the blocked kernel.
+ * Determinism: the graph packs the rows of many sentences into one product, so a row's result
+ * must not depend on how many rows share the call, where it sits, or how many threads run it.
+ * common/gemm.c guarantees exactly that (every output element is one FMA chain over k in order,
+ * on every kernel), and every other op here is row- or sentence-local with reductions in a fixed
+ * order. OpenBLAS could not: its Haswell/Zen kernels sum a row differently by its position in
+ * the register block (tests/unit/encoder_batch.c and encoder_determinism.c check the contract).
+ * Weights are packed for the GEMM on first use and kept per handle until the encoder uploads
+ * new ones (params_changed).
  *
  * What it does not do: no hand-written SIMD, no training path (the Gumbel selector of §5.5 is
  * only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
 
-#include <cblas.h>
+#include "common/gemm.h"
+
 #include <math.h>
 #include <string.h>
 
 /* ---- memory ---- */
 
 /* per-handle scratch (one handle per thread, encoder.h), grown on demand */
-enum { SC_XPAD, SC_YPAD, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
-struct cpu_state { void *buf[SC_N]; size_t cap[SC_N]; };
+enum { SC_BPACK, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
+
+/* a weight matrix packed for the GEMM, found by the pointer and shape the graph passes */
+struct packed_w { const float *w; int K, N, ldw; struct sp_gemm_b b; };
+
+struct cpu_state {
+    void *buf[SC_N]; size_t cap[SC_N];
+    struct packed_w *pw; int n_pw, cap_pw;
+};
 
 static void *scratch(struct enc_backend *be, int slot, size_t bytes)
 {
     struct cpu_state *st = be->state;
     if (bytes > st->cap[slot]) {
         free(st->buf[slot]);
-        st->buf[slot] = sp_xmalloc(bytes);
+        st->buf[slot] = sp_gemm_alloc((bytes + sizeof(float) - 1) / sizeof(float));   /* 64-byte aligned */
         st->cap[slot] = bytes;
     }
     return st->buf[slot];
 }
 
 static int cpu_open(struct enc_backend *be, char *err, size_t n) { be->host_memory = 1; be->state = sp_xcalloc(1, sizeof(struct cpu_state)); return SP_OK; }
+static void cpu_params_changed(struct enc_backend *be)
+{
+    struct cpu_state *st = be->state;
+    for (int i = 0; i < st->n_pw; i++) free(st->pw[i].b.p);
+    st->n_pw = 0;
+}
+
 static void cpu_close(struct enc_backend *be)
 {
     struct cpu_state *st = be->state;
     if (!st) return;
+    cpu_params_changed(be);
+    free(st->pw);
     for (int i = 0; i < SC_N; i++) free(st->buf[i]);
     free(st);
     be->state = NULL;
@@ -56,37 +74,36 @@ static int cpu_sync(struct enc_backend *be, char *err, size_t n) { return SP_OK;
 
 /* ---- dense ---- */
 
-/* OpenBLAS's small-matrix kernels take M·N·K <= 100³ (SkylakeX); 2^20 covers that and smaller
- * thresholds of other targets */
-#define SMALL_MNK 1048576.0
+/* W [K, N] (row stride ldw) packed for the GEMM: weights are packed once and kept */
+static const struct sp_gemm_b *packed_weight(struct enc_backend *be, int K, int N, const float *W, int ldw)
+{
+    struct cpu_state *st = be->state;
+    for (int i = 0; i < st->n_pw; i++)
+        if (st->pw[i].w == W && st->pw[i].K == K && st->pw[i].N == N && st->pw[i].ldw == ldw) return &st->pw[i].b;
+    if (st->n_pw == st->cap_pw) {
+        st->cap_pw = st->cap_pw ? 2 * st->cap_pw : 32;
+        st->pw = sp_xrealloc(st->pw, sizeof *st->pw * (size_t)st->cap_pw);
+    }
+    struct packed_w *p = &st->pw[st->n_pw++];
+    p->w = W; p->K = K; p->N = N; p->ldw = ldw;
+    sp_gemm_pack(&p->b, K, N, W, ldw, 0, sp_gemm_alloc(sp_gemm_packed_floats(K, N)));
+    return &p->b;
+}
 
 static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
                        const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
 {
     if (M <= 0 || N <= 0) return;
-    float beta = accumulate ? 1.0f : 0.0f;
-    if (b) {
-        /* Y (+)= b first, then Y += X·W: the bias is added before the product in both modes */
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) Y[(size_t)i * ldy + j] = (accumulate ? Y[(size_t)i * ldy + j] : 0.0f) + b[j];
-        beta = 1.0f;
-    }
-    if (K <= 0) { if (!b && !accumulate) for (int i = 0; i < M; i++) memset(Y + (size_t)i * ldy, 0, sizeof(float) * N); return; }
-    if ((double)M * N * K > SMALL_MNK) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, X, ldx, W, ldw, beta, Y, ldy);
-        return;
-    }
-    /* small product: pad with zero rows past OpenBLAS's small-matrix threshold (see top) */
-    size_t Mp = (size_t)(SMALL_MNK / ((double)N * K)) + 1;
-    float *xp = scratch(be, SC_XPAD, sizeof(float) * Mp * K), *yp = scratch(be, SC_YPAD, sizeof(float) * Mp * N);
-    for (int i = 0; i < M; i++) {
-        memcpy(xp + (size_t)i * K, X + (size_t)i * ldx, sizeof(float) * K);
-        if (beta != 0.0f) memcpy(yp + (size_t)i * N, Y + (size_t)i * ldy, sizeof(float) * N);
-    }
-    memset(xp + (size_t)M * K, 0, sizeof(float) * (Mp - M) * K);
-    if (beta != 0.0f) memset(yp + (size_t)M * N, 0, sizeof(float) * (Mp - M) * N);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Mp, N, K, 1.0f, xp, K, W, ldw, beta, yp, N);
-    for (int i = 0; i < M; i++) memcpy(Y + (size_t)i * ldy, yp + (size_t)i * N, sizeof(float) * N);
+    sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, accumulate, Y, ldy);
+}
+
+/* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
+static void product(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                    const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
+{
+    struct sp_gemm_b b;
+    sp_gemm_pack(&b, K, N, W, ldw, trans, scratch(be, SC_BPACK, sizeof(float) * sp_gemm_packed_floats(K, N)));
+    sp_gemm(M, X, ldx, &b, NULL, accumulate, Y, ldy);
 }
 
 static inline float elu(float x) { return x > 0 ? x : expm1f(x); }
@@ -198,11 +215,11 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 0.0f, S, n);
-        if (E) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 0.0f, E, n);
+        product(be, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
+        if (E) product(be, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
-        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nrk, dk, 1.0f, a->q + off, a->ld_qkv, a->rel_k, dk, 0.0f, R, nbk);
-        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nsk, dk, 1.0f, a->q + off, a->ld_qkv, a->seq_k, dk, 0.0f, R + nrk, nbk);
+        if (nrk) product(be, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
+        if (nsk) product(be, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
@@ -244,9 +261,9 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, n, 1.0f, P, n, a->v + off, a->ld_qkv, 0.0f, a->out + off, ldo);
-        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nrk, 1.0f, PB, nbk, a->rel_v, dk, 1.0f, a->out + off, ldo);
-        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nsk, 1.0f, PB + nrk, nbk, a->seq_v, dk, 1.0f, a->out + off, ldo);
+        product(be, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
+        if (nrk) product(be, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
+        if (nsk) product(be, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
     }
 }
 
@@ -345,6 +362,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .linear = cpu_linear, .act = cpu_act, .add = cpu_add, .axpby = cpu_axpby,
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
+    .params_changed = cpu_params_changed,
 };
 
 /* ---- small shared helpers ---- */
@@ -373,4 +391,5 @@ uint64_t enc_fnv1a(const char *s, uint64_t h)
     return h;
 }
 
-void enc_set_threads(int n) { openblas_set_num_threads(n > 0 ? n : 1); }
+/* the GEMM's threads (process-wide); results do not depend on them (common/gemm.h) */
+void enc_set_threads(int n) { sp_gemm_set_threads(n > 0 ? n : 1); }

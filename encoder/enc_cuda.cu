@@ -649,6 +649,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .linear = cuda_linear, .act = cuda_act, .add = cuda_add, .axpby = cuda_axpby,
     .layer_norm = cuda_layer_norm, .gate = cuda_gate, .absdiff_mul = cuda_absdiff_mul,
     .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,
+    .params_changed = NULL,   /* weights are used as uploaded: nothing derived to drop */
 };
 
 } /* extern "C" */

@@ -138,8 +138,8 @@ void enc_model_build(struct enc *e)
  * sentence on pointer offsets into the same buffers. A group holds whole sentences up to
  * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
  * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
- * each row of a product is computed by the same kernel whatever M is (enc_cpu.c keeps small
- * products off OpenBLAS's small-matrix path for that reason). */
+ * on the CPU every element of a product is one FMA chain in a fixed order whatever M, the row's
+ * position or the threads (common/gemm.h), and every other op is row- or sentence-local. */
 #define GROUP_TOKENS 4096
 
 struct ws {

@@ -80,6 +80,7 @@ int enc_param_upload(struct enc *e, char *err, size_t errlen)
         }
         e->be.ops->upload(&e->be, p->dev, p->host, p->count * sizeof(float));
     }
+    if (e->be.ops->params_changed) e->be.ops->params_changed(&e->be);
     return e->be.ops->sync(&e->be, err, errlen);
 }
 

@@ -94,6 +94,8 @@ struct enc_backend_ops {
     /* out[d]: MEAN/MAX/FIRST over the n rows of x; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
     void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
                   const float *e, float *out);
+    /* (optional) the parameters were (re)uploaded: drop anything derived from them (packed copies) */
+    void  (*params_changed)(struct enc_backend *be);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
