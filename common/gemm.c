@@ -220,16 +220,23 @@ void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, in
 }
 
 /* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero */
+/* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero; k outer,
+ * so the stores are contiguous (rows inner was 10% of an encoder forward) */
 static void pack_x(float *dst, const float *X, int ldx, int rows, int kc, int mr)
 {
     for (int r0 = 0; r0 < rows; r0 += mr, dst += (size_t)kc * mr) {
         int h = rows - r0 < mr ? rows - r0 : mr;
-        for (int r = 0; r < h; r++) {
-            const float *x = X + (size_t)(r0 + r) * ldx;
-            for (int k = 0; k < kc; k++) dst[(size_t)k * mr + r] = x[k];
+        const float *x[MAX_MR];
+        for (int r = 0; r < h; r++) x[r] = X + (size_t)(r0 + r) * ldx;
+        if (h == mr) {
+            for (int k = 0; k < kc; k++)
+                for (int r = 0; r < mr; r++) dst[(size_t)k * mr + r] = x[r][k];
+        } else {
+            for (int k = 0; k < kc; k++) {
+                for (int r = 0; r < h; r++) dst[(size_t)k * mr + r] = x[r][k];
+                for (int r = h; r < mr; r++) dst[(size_t)k * mr + r] = 0.0f;
+            }
         }
-        for (int r = h; r < mr; r++)
-            for (int k = 0; k < kc; k++) dst[(size_t)k * mr + r] = 0.0f;
     }
 }
 
