@@ -219,7 +219,6 @@ void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, in
     }
 }
 
-/* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero */
 /* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero; k outer,
  * so the stores are contiguous (rows inner was 10% of an encoder forward) */
 static void pack_x(float *dst, const float *X, int ldx, int rows, int kc, int mr)
