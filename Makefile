@@ -105,7 +105,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(OPT_$<) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/encoder.h common/sp.h
+$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/enc_formulas.h encoder/encoder.h common/sp.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
