@@ -191,7 +191,7 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             }
             if (!any) continue;                       /* safe softmax: empty row -> zeros */
             double z = 0;
-            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = exp(sr[j] - m); z += sr[j]; }
+            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = enc_f_masked_exp_d(1, sr[j], m); z += sr[j]; }
             const double iz = 1.0 / z;
             for (int j = lo; j <= hi; j++) if (ok[j]) Pi[j] = (float)(sr[j] * iz);
             if (nrk) for (int j = lo; j <= hi; j++) PBi[bk[(size_t)i * n + j]] += Pi[j];

@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
     const float m = block_max(mloc, red);
     float zloc = 0.0f;
     for (int j = tid; j < n; j += ATT_THREADS) {
-        float e = ok[j] ? expf(s[j] - m) : 0.0f;
+        float e = enc_f_masked_exp_f(ok[j], s[j], m);
         s[j] = e;
         zloc += e;
     }

@@ -9,7 +9,8 @@
  *
  * Precision is part of the backend, not of the formula: the CPU scores attention keys and
  * normalises in double, the GPU in float, so the score is written once as a macro body and
- * instantiated for both types (enc_f_score_d / enc_f_score_f). The CPU's phrase attention (PSA)
+ * instantiated for both types (enc_f_score_d / enc_f_score_f), and so is the masked softmax
+ * numerator (enc_f_masked_exp_d / _f). The CPU's phrase attention (PSA)
  * uses enc_f_exp_nonpos / enc_f_elu_fast, vectorisable forms of e^x and ELU within 2 ulp of
  * expf / expm1f; the GPU's PSA uses expf / enc_f_elu (the same formula). */
 #ifndef ENC_FORMULAS_H
@@ -99,6 +100,12 @@ ENC_F int enc_f_prior_dist(int dis, int i, int j, const int32_t *dist_ij)
 ENC_F double enc_f_score_d(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(double)
 ENC_F float enc_f_score_f(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(float)
 #undef ENC_F_SCORE_BODY
+
+/* masked softmax numerator: e^(s − m) for an allowed key, 0 for a masked one, m = the row's
+ * maximum over allowed keys. A row with no allowed key is never exponentiated: both backends
+ * give it zero weights (safe softmax, SPEC §0); each divides by its own Σ afterwards. */
+ENC_F double enc_f_masked_exp_d(int ok, double s, double m) { return ok ? exp(s - m) : 0.0; }
+ENC_F float enc_f_masked_exp_f(int ok, float s, float m) { return ok ? expf(s - m) : 0.0f; }
 
 /* ---- pooling (enc_pooling) of feature k over the n rows of x [n, d] (e: ATT scores [n, d]);
  * double accumulation, n == 0 gives 0 ---- */
