@@ -373,11 +373,11 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
+    if (e != cudaSuccess || count == 0) {                      /* no driver, a stub, no device */
         snprintf(err, n, "no usable CUDA device (cudaGetDeviceCount: %s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
         cudaGetLastError();
-        return SP_EGPU;
+        return ENC_ENODEV;
     }
     struct cuda_state *st = (struct cuda_state *)calloc(1, sizeof *st);
     if (!st) { snprintf(err, n, "cuda: out of host memory"); return SP_ENOMEM; }
@@ -588,6 +588,12 @@ static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int n, int 
     enc_pool_cuda<<<(d + POOL_THREADS - 1) / POOL_THREADS, POOL_THREADS, 0, st->stream>>>((int)mode, n, d, x, e, out);
     check_launch(st, "pool");
 }
+
+static const struct enc_plugin_abi cuda_abi = {
+    ENC_PLUGIN_ABI, sizeof(struct enc_backend_ops), sizeof(struct enc_backend),
+    sizeof(struct enc_attn_args), sizeof(struct enc_psa_args),
+};
+const struct enc_plugin_abi *enc_cuda_abi(void) { return &cuda_abi; }
 
 const struct enc_backend_ops enc_cuda_ops = {
     .name = "cuda",
