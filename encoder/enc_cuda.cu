@@ -1,22 +1,26 @@
 /* encoder/enc_cuda.cu — the CUDA backend: every op of struct enc_backend_ops (encoder_int.h) on
  * device buffers, cuBLAS for the products and own kernels for the rest. The CPU backend
- * (enc_cpu.c) is the oracle: each kernel below follows the formula and, where cheap, the order
- * of its CPU twin; tests/gpu/encoder_cuda_vs_cpu.c compares the two through the public API.
+ * (enc_cpu.c) is the oracle: the per-element formulas (activations, gates, masks, score,
+ * softmax numerator, pooling) are the same functions, from enc_formulas.h; each kernel follows
+ * the order of its CPU twin where cheap; tests/gpu/encoder_cuda_vs_cpu.c compares the two
+ * through the public API. The plugin exports enc_cuda_abi() (ENC_PLUGIN_ABI, encoder_int.h) so
+ * that a binary never calls a plugin built from other sources.
  *
  * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
  * asynchronously and only upload(), download() and sync() wait (the caller reuses its host
  * buffers at once). Errors never abort: a failed launch or cuBLAS call is latched (the first
  * one wins) and reported by sync() as SP_EGPU with a message, or SP_ENOMEM when the device
- * ran out of memory, so a caller can retry with a smaller batch.
+ * ran out of memory, so a caller can retry with a smaller batch. open() answers ENC_ENODEV when
+ * the runtime finds no driver or no device (--device auto then says only "no GPU found").
  * alloc() returns NULL on failure and the graph reports that itself (SP_ENOMEM from ws_reserve).
  * Masks are never materialised: the attention kernel derives direction, distance priors, the
  * SDOI allow mask, SSAN selection and relative buckets per (query row, key) from the compact int
  * structures the graph uploaded (dist/rel/anc/pid).
  *
  * Layout: device helpers, kernels (enc_*_cuda), then the launchers (extern "C", the vtable).
- * Written as "C plus kernels" (STYLE §3.5): no templates, no exceptions, no C++ library; the
- * Makefile compiles it with -fno-exceptions -fno-threadsafe-statics so the object needs no
- * libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
+ * Written as "C plus kernels" (STYLE §3.5): no templates but the reduction helpers' (one body
+ * for sum and max), no exceptions, no C++ library; the Makefile compiles it with
+ * -fno-exceptions -fno-threadsafe-statics so the object needs no libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
  * static, so without guards the first launch of each kernel happens once under pthread_once
  * (warm_kernels) before any handle can launch from several threads. */
 extern "C" {
