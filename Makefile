@@ -3,6 +3,7 @@
 #   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
 #   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs)
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
+#   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
 #
@@ -39,7 +40,7 @@ ifeq ($(CUDA_ON),1)
   DEFS   += -DSP_HAVE_CUDA=1
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
   INC    += -I$(CUDA_HOME)/include
-  NVFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
+  NVFLAGS ?= -O2 -std=c++17 -Werror all-warnings -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
 endif
 
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
@@ -67,7 +68,7 @@ DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-tsan test-gpu fuzz bench clean config
+.PHONY: all test test-unit test-cli test-san test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -107,7 +108,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(OPT_$<) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/encoder.h common/sp.h
+$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/enc_formulas.h encoder/encoder.h common/sp.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
@@ -137,7 +138,7 @@ test-cli: all
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 test-unit test-cli
 
-test: all test-unit test-cli test-san
+test: all check-cuda test-unit test-cli test-gpu-selfcheck test-san
 	@echo "make test: all suites passed"
 
 # The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
@@ -157,6 +158,23 @@ $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call
 
 test-gpu: all $(GPU_TEST)
 	@tests/gpu/run.sh $(BUILD)
+
+# the same harness with the CPU on both sides, then with one side perturbed: runs without a GPU
+test-gpu-selfcheck: all $(GPU_TEST)
+	@tests/gpu/selfcheck.sh $(BUILD)
+
+# The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
+# ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__
+# formula calling a host-only function is only a warning otherwise. `all` compiles the same
+# source into the plugin whenever nvcc is found, and fails on the same errors.
+check-cuda:
+ifeq ($(CUDA_ON),1)
+	@mkdir -p $(BUILD)/check
+	$(NVCC) $(NVFLAGS) -c encoder/enc_cuda.cu -o $(BUILD)/check/enc_cuda.cu.o
+	@echo "ok - check-cuda: encoder/enc_cuda.cu compiles with $(NVCC), warnings as errors"
+else
+	@echo "SKIP check-cuda: $(if $(filter 0,$(CUDA)),CUDA=0,no $(NVCC) on PATH): encoder/enc_cuda.cu not compiled"
+endif
 
 fuzz:
 	$(MAKE) -C tests/fuzz

@@ -59,7 +59,7 @@ static void usage(FILE *f)
         "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
         "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
         "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
-        "                       [--max-workspace SIZE] [--json] [--quiet]\n"
+        "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
         "  --weights         safetensors weights (default: seeded Glorot init from the config's seed)\n"
         "  --save-weights    write the weights used (e.g. the seeded init) to this file\n"
         "  --embeddings      GloVe/word2vec text file of width d_input (default: seeded random vector per word)\n"
@@ -75,6 +75,7 @@ static void usage(FILE *f)
         "  --perturbed       task items whose words differ from their sentence's (BShift, SOMO, CoordInv):\n"
         "                    keep-parse (default) gives them the original sentence's structures when the\n"
         "                    word counts agree; no-parse treats them as lacking structure (--on-missing)\n"
+        "  --verbose         also say why --device auto did not use a GPU (the CUDA runtime's words)\n"
         "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
         "different encoder fingerprint is an error. Exit 0 ok, 1 bad input, 2 usage.\n");
 }
@@ -591,8 +592,8 @@ int cmd_encode(int argc, char **argv)
                *perturbed = "keep-parse";
     size_t max_ws = 0;
     long attn_layer = -1, seed = -1, threads = 0, batch_tokens = 8192, max_tokens = 512;
-    int tok = 0, json = 0, quiet = 0;
-    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_MAXWS, O_JSON, O_QUIET };
+    int tok = 0, json = 0, quiet = 0, verbose = 0;
+    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_MAXWS, O_JSON, O_QUIET, O_VERBOSE };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' }, { "task", required_argument, 0, 't' },
         { "encoder", required_argument, 0, 'e' }, { "run", required_argument, 0, 'r' },
@@ -603,7 +604,7 @@ int cmd_encode(int argc, char **argv)
         { "batch-tokens", required_argument, 0, O_BATCH }, { "max-tokens", required_argument, 0, O_MAXTOK },
         { "on-missing", required_argument, 0, O_MISSING }, { "perturbed", required_argument, 0, O_PERTURBED },
         { "max-workspace", required_argument, 0, O_MAXWS }, { "json", no_argument, 0, O_JSON },
-        { "quiet", no_argument, 0, O_QUIET }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "quiet", no_argument, 0, O_QUIET }, { "verbose", no_argument, 0, O_VERBOSE }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
     int ch;
@@ -647,6 +648,7 @@ int cmd_encode(int argc, char **argv)
         }
         case O_JSON: json = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_VERBOSE: verbose = 1; break;
         case 'h': usage(stdout); return SP_EXIT_OK;
         default: usage(stderr); return SP_EXIT_USAGE;
         }
@@ -713,7 +715,7 @@ int cmd_encode(int argc, char **argv)
     if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (threads) enc_set_threads((int)threads);
-    if (enc_open(&cfg, device, weights, !quiet, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (enc_open(&cfg, device, weights, quiet ? 0 : verbose ? 2 : 1, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     enc_set_workspace_limit(c.e, max_ws);
     if (attn_layer >= enc_attn_layers(c.e)) {
         sp_fail(SP_EXIT_USAGE, CMD, "--attention %ld: this %s config has attention layers 0..%d", attn_layer,

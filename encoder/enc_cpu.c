@@ -19,6 +19,7 @@
  * What it does not do: no hand-written SIMD, no training path (the Gumbel selector of §5.5 is
  * only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
+#include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cuda.cu */
 
 #include "common/gemm.h"
 
@@ -106,48 +107,14 @@ static void product(struct enc_backend *be, int M, int K, int N, const float *X,
     sp_gemm(M, X, ldx, &b, NULL, accumulate, Y, ldy);
 }
 
-static inline float elu(float x) { return x > 0 ? x : expm1f(x); }
-
-/* e^x for x <= 0 in straight-line float code that GCC vectorises (libm's expf/expm1f are scalar
- * calls and were 40% of PSAN's time: PSA takes d exponentials per pair of words in a phrase).
- * Cephes' expf: x = m·ln2 + r with |r| <= ln2/2, a degree-7 polynomial for e^r, 2^m assembled
- * in the exponent bits; within 2 ulp of expf. Arguments below -87 give 2^-126·e^r instead of a
- * denormal or 0, which no softmax weight can tell apart. */
-static inline float exp_nonpos(float x)
-{
-    x = x > 0.0f ? 0.0f : x;
-    x = x < -87.0f ? -87.0f : x;
-    /* round to nearest by adding and removing 1.5·2^23 (SSE2 has no vector roundf) */
-    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - m * 0.693359375f + m * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    union { float f; int32_t i; } scale = { .i = ((int32_t)m + 127) << 23 };
-    return p * scale.f;
-}
-
-/* ELU with the exponential above: e^x - 1 loses relative (not absolute: < 1e-7) precision as
- * x -> 0-, which is what the attention scores it feeds care about */
-static inline float elu_psa(float x)
-{
-    float em1 = exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
-    return x > 0.0f ? x : em1;
-}
-static inline float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
     switch (a) {                                  /* one loop per kind: ReLU vectorises */
-    case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : 0.0f; break;
-    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2)); break;
-    case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = elu(x[i]); break;
+    case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_relu(x[i]); break;
+    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_gelu(x[i]); break;
+    case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_elu(x[i]); break;
     case ENC_ACT_TANH: for (size_t i = 0; i < n; i++) x[i] = tanhf(x[i]); break;
-    case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = sigm(x[i]); break;
+    case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = enc_f_sigmoid(x[i]); break;
     }
 }
 
@@ -181,11 +148,7 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
 static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
                      const float *a, const float *b, float *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        float f = sigm(pre[i]);
-        if (mode == ENC_GATE_FUSION) out[i] = f * a[i] + (1.0f - f) * b[i];
-        else out[i] = f * elu(a[i]) + (b ? (1.0f - f) * b[i] : 0.0f);
-    }
+    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
 }
 
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
@@ -211,7 +174,7 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
     uint8_t *ok = scratch(be, SC_OK, (size_t)n);
     int32_t *bk = nrk ? scratch(be, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * nn);
-    for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_rel_bucket(a->rel[t], a->rel_clip);
+    for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
@@ -223,14 +186,8 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
-            int lo = 0, hi = n - 1;
-            switch (dir) {
-            case ENC_DIR_FWD: hi = i; break;
-            case ENC_DIR_BWD: lo = i; break;
-            case ENC_DIR_FWD_STRICT: hi = i - 1; break;
-            case ENC_DIR_BWD_STRICT: lo = i + 1; break;
-            default: break;
-            }
+            int lo, hi;
+            enc_f_dir_range(dir, i, n, &lo, &hi);
             const float *Si = S + (size_t)i * n, *Ri = R ? R + (size_t)i * nbk : NULL;
             float *Pi = P + (size_t)i * n, *PBi = PB ? PB + (size_t)i * nbk : NULL;
             memset(Pi, 0, sizeof(float) * n);
@@ -238,26 +195,24 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             int any = 0;
             for (int j = lo; j <= hi; j++) {
                 int allowed = !a->allow || a->allow[(size_t)i * n + j];
-                if (allowed && E) allowed = E[(size_t)i * n + j] > 0.0f;   /* SSAN: A = [E_s > 0], E_s unscaled */
+                if (allowed && E) allowed = enc_f_sel_allows(E[(size_t)i * n + j]);   /* SSAN: A = [E_s > 0] */
                 ok[j] = (uint8_t)allowed;
                 if (!allowed) continue;
                 float t = Si[j];
                 if (nrk) t += Ri[bk[(size_t)i * n + j]];
-                if (nsk) t += Ri[nrk + enc_rel_bucket(j - i, a->seq_clip)];
-                double sc = (double)t * a->scale;
-                if (dis == ENC_DIST_WORD) sc -= (double)a->alpha * abs(i - j);
-                else if (dis == ENC_DIST_DEP) sc -= (double)a->alpha * a->dist[(size_t)i * n + j];
+                if (nsk) t += Ri[nrk + enc_f_rel_bucket(j - i, a->seq_clip)];
+                double sc = enc_f_score_d(t, a->scale, dis, a->alpha, i, j, a->dist ? a->dist + (size_t)i * n + j : NULL);
                 sr[j] = sc;
                 if (sc > m) m = sc;
                 any = 1;
             }
             if (!any) continue;                       /* safe softmax: empty row -> zeros */
             double z = 0;
-            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = exp(sr[j] - m); z += sr[j]; }
+            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = enc_f_masked_exp_d(1, sr[j], m); z += sr[j]; }
             const double iz = 1.0 / z;
             for (int j = lo; j <= hi; j++) if (ok[j]) Pi[j] = (float)(sr[j] * iz);
             if (nrk) for (int j = lo; j <= hi; j++) PBi[bk[(size_t)i * n + j]] += Pi[j];
-            if (nsk) for (int j = lo; j <= hi; j++) PBi[nrk + enc_rel_bucket(j - i, a->seq_clip)] += Pi[j];
+            if (nsk) for (int j = lo; j <= hi; j++) PBi[nrk + enc_f_rel_bucket(j - i, a->seq_clip)] += Pi[j];
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
@@ -300,13 +255,13 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
                 if (j == i) continue;
                 const float *aj = a->a2 + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = elu_psa(ai[k] + aj[k]); mx[k] = wj[k] > mx[k] ? wj[k] : mx[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = enc_f_elu_fast(ai[k] + aj[k]); mx[k] = wj[k] > mx[k] ? wj[k] : mx[k]; }
             }
             for (int j = s0; j <= e0; j++) {
                 if (j == i) continue;
                 const float *pj = a->pm + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = enc_f_exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
             }
             for (int k = 0; k < d; k++) o[k] = acc[k] / z[k];
             if (a->attn_mean)
@@ -327,32 +282,7 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 static void cpu_pool(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
                      const float *e, float *out)
 {
-    for (int k = 0; k < d; k++) {
-        double acc;
-        switch (mode) {
-        case ENC_POOL_MEAN:
-            acc = 0; for (int i = 0; i < n; i++) acc += x[(size_t)i * d + k];
-            out[k] = n ? (float)(acc / n) : 0.0f;
-            break;
-        case ENC_POOL_MAX: {
-            float m = n ? x[k] : 0.0f;
-            for (int i = 1; i < n; i++) if (x[(size_t)i * d + k] > m) m = x[(size_t)i * d + k];
-            out[k] = m;
-            break;
-        }
-        case ENC_POOL_FIRST: out[k] = n ? x[k] : 0.0f; break;
-        case ENC_POOL_ATT: {
-            double m = -INFINITY, z = 0; acc = 0;
-            for (int i = 0; i < n; i++) if (e[(size_t)i * d + k] > m) m = e[(size_t)i * d + k];
-            for (int i = 0; i < n; i++) {
-                double p = exp(e[(size_t)i * d + k] - m);
-                z += p; acc += p * x[(size_t)i * d + k];
-            }
-            out[k] = n ? (float)(acc / z) : 0.0f;
-            break;
-        }
-        }
-    }
+    for (int k = 0; k < d; k++) out[k] = enc_f_pool(mode, n, d, k, x, e);
 }
 
 const struct enc_backend_ops enc_cpu_ops = {
@@ -376,7 +306,7 @@ void enc_sinusoid(int pos, int d, float *out)
     }
 }
 
-int enc_rel_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
+int enc_rel_bucket(int rel, int clip) { return enc_f_rel_bucket(rel, clip); }
 
 float enc_ssan_train_select(float es, double u1, double u2, float tau)
 {

@@ -172,7 +172,7 @@ else
     check "--device cuda: the message says cuda" grep -qi "cuda" "$TMP/err"
     "$SP" encode --db "$DB" --corpus demo --encoder $C/ms-san.json --run ms-auto --device auto 2>"$TMP/err" && rc=0 || rc=$?
     expect_eq "--device auto: exit 0" "$rc" 0
-    check "--device auto: says it falls back to the CPU" grep -q "using the CPU backend" "$TMP/err"
+    check "--device auto: says it falls back to the CPU" grep -qx "no GPU found: using the CPU" "$TMP/err"
 fi
 expect_eq "manifest records the device and the fingerprint" \
     "$(q "$DB" "select json_extract(manifest, '\$.device') || ' ' || (json_extract(manifest, '\$.fingerprint') = '$s1') from run where name = 'san'")" "cpu 1"
