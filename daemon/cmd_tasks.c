@@ -13,6 +13,7 @@
  * task, task_item; store/tasks.h). import/export move SentEval files in and out of the store
  * byte for byte: what the reader keeps beyond the items (BOM, stripped trailing whitespace, a
  * missing final newline) goes into the task's params JSON, middle fields into task_item.extra. */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <dirent.h>
@@ -300,7 +301,7 @@ static int cmd_build(int argc, char **argv)
             char *end;
             errno = 0;
             unsigned long long s = strtoull(val, &end, 10);
-            if (!*val || *end || errno || val[0] == '-') { sp_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
+            if (!isdigit((unsigned char)val[0]) || *end || errno) { sp_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
             o.seed = s;
         }
         else if (!strcmp(a, "--min-len")) { NEED_VAL(); if (opt_int(cmd, a, val, 1, 100000, &v)) goto done; o.min_len = (int)v; }

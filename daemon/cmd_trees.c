@@ -78,6 +78,21 @@ struct ctx {
     char err[SP_ERRLEN];
 };
 
+/* A NaN or infinite weight would make every split score equal (or NaN) and the extracted tree
+ * an artefact of tie-breaking: refuse it, naming the sentence and the cell. */
+static int block_finite(struct ctx *c, long k, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float v = c->block[(size_t)i * n + j];
+            if (isfinite(v)) continue;
+            snprintf(c->err, sizeof c->err, "%s%s: sentence %ld, attention[%d][%d] (0-based) is %s; attention must be finite",
+                     c->run ? "run " : "", c->run ? c->run : c->attn_path, k + 1, i, j, isnan(v) ? "NaN" : "infinite");
+            return -1;
+        }
+    return 0;
+}
+
 /* A[k] as an n x n float block, heads averaged for 4-D input. */
 static int attention_block(struct ctx *c, long k, int n)
 {
@@ -88,7 +103,7 @@ static int attention_block(struct ctx *c, long k, int n)
             return -1;
         }
         memcpy(c->block, c->run_attn[k], sizeof(float) * (size_t)n * (size_t)n);
-        return 0;
+        return block_finite(c, k, n);
     }
     const struct sp_npy *a = c->attn;
     int four = a->ndim == 4;
@@ -107,7 +122,7 @@ static int attention_block(struct ctx *c, long k, int n)
             }
             c->block[(size_t)i * n + j] = (float)(sum / (double)H);
         }
-    return 0;
+    return block_finite(c, k, n);
 }
 
 static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
