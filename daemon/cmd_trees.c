@@ -386,6 +386,7 @@ int cmd_trees(int argc, char **argv)
     int rc = SP_EXIT_OK;
     char err[SP_ERRLEN];
     struct sp_npy attn = { 0 };
+    struct sp_out o_out = { 0 }, o_gold = { 0 };
     struct st_db *save_db = NULL;
     json_t *o = NULL;
     if (attn_path) {
@@ -399,8 +400,15 @@ int cmd_trees(int argc, char **argv)
         c.attn = &attn;
     }
     if (run_name && (rc = load_run(&c, &src)) != SP_EXIT_OK) goto out;
-    if (out_path && !(c.out = fopen(out_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
-    if (gold_path && !(c.gold_out = fopen(gold_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", gold_path); goto out; }
+    /* --out / --gold-out: temporary files, renamed into place only when the command succeeds */
+    if (out_path) {
+        if (sp_out_open(&o_out, out_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        c.out = o_out.f;
+    }
+    if (gold_path) {
+        if (sp_out_open(&o_gold, gold_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        c.gold_out = o_gold.f;
+    }
     for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
     /* the store for the result is opened (and migrated) before the walk, so that a store we
      * cannot write fails before the work */
@@ -464,8 +472,10 @@ out:
     json_decref(o);
     if (save_db) st_close(save_db);
     for (int r = 0; r < MAX_SEEDS; r++) prb_trees_delete(c.acc[r]);
-    if (c.out) fclose(c.out);
-    if (c.gold_out) fclose(c.gold_out);
+    if (rc == SP_EXIT_OK && o_out.f && sp_out_commit(&o_out, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (rc == SP_EXIT_OK && o_gold.f && sp_out_commit(&o_gold, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    sp_out_abort(&o_out);       /* no-ops after a commit */
+    sp_out_abort(&o_gold);
     free(c.span);
     free(c.span_b);
     free(c.tag);

@@ -115,8 +115,9 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
     json_decref(hdr);
     size_t n = strlen(js), pad = (8 - (8 + n) % 8) % 8;
     uint64_t hl = n + pad;
-    FILE *f = fopen(path, "wb");
-    if (!f) { free(js); snprintf(err, errlen, "%s: cannot create", path); return SP_EIO; }
+    struct sp_out o;              /* a temporary renamed over path once complete */
+    if (sp_out_open(&o, path, err, errlen)) { free(js); return SP_EIO; }
+    FILE *f = o.f;
     int ok = fwrite(&hl, 8, 1, f) == 1 && fwrite(js, 1, n, f) == n;
     for (size_t k = 0; ok && k < pad; k++) ok = fputc(' ', f) != EOF;
     free(js);
@@ -132,9 +133,8 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
         ok = fwrite(src, sizeof(float), p->count, f) == p->count;
     }
     free(tmp);
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) { snprintf(err, errlen, "%s: write error", path); return SP_EIO; }
-    return SP_OK;
+    if (!ok) { sp_out_abort(&o); snprintf(err, errlen, "%s: write error", path); return SP_EIO; }
+    return sp_out_commit(&o, err, errlen);
 }
 
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
