@@ -28,4 +28,6 @@ expect_eq "export structures: tree_depth = $D + 3 (wrapper, S, chain, pretermina
   "$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['tree_depth'])" "$TMP/s.jsonl")" "$((D + 3))"
 rc=0; $SP tasks build --db "$TMP/d.db" --corpus main --out "$TMP/tasks" >/dev/null 2>&1 || rc=$?
 expect_eq "tasks build over the deep tree: exit 0" "$rc" 0
+rc=0; $SP encode --db "$TMP/d.db" --corpus main --encoder encoder/configs/psan.json --run p --quiet >/dev/null 2>&1 || rc=$?
+expect_eq "encode with PSAN (phrase divisions of the deep tree): exit 0" "$rc" 0
 done_testing
