@@ -32,6 +32,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ static void usage(FILE *f)
         "  --seed N          overrides the config's seed (weights init and random embeddings)\n"
         "  --batch-tokens N  padded tokens per forward batch (default 8192); halved on out-of-memory\n"
         "  --max-tokens N    longer sentences are skipped and reported (default 512)\n"
-        "  --max-workspace S cap the encoder's working memory (e.g. 512M, 2G; default none): a batch\n"
+        "  --max-workspace S cap the encoder's working memory: bytes, or with a suffix K, M, G, T (powers of\n"
+        "                    1024), at least 64K (e.g. 512M, 2G; default none). A batch\n"
         "                    over it is halved like a CUDA out-of-memory; a sentence alone over it is skipped\n"
         "  --on-missing      a sentence lacking the structure the encoder needs: skip and count it\n"
         "                    (default) or fail\n"
@@ -318,6 +320,27 @@ static struct st_run_item_put item_of(const struct unit *u)
     return (struct st_run_item_put){ u->ordinal, u->sentence_id, u->task_ordinal, u->hash };
 }
 
+/* Finite weights and embeddings can still overflow (huge weights, exp in softmax): a NaN or
+ * infinite output is never stored. SP_EPARSE with c->err naming the sentence and the output. */
+static int outputs_finite(struct enc_ctx *c, const int *idx, int cnt, const float *sent, int dim,
+                          float *const *tok, int td, float *const *attn)
+{
+    for (int b = 0; b < cnt; b++) {
+        const struct unit *u = &c->u[idx[b]];
+        size_t n = (size_t)u->n;
+        const char *what = NULL;
+        for (size_t k = 0; !what && k < (size_t)dim; k++) if (!isfinite(sent[(size_t)b * dim + k])) what = "sentence vector";
+        for (size_t k = 0; !what && tok && k < n * (size_t)td; k++) if (!isfinite(tok[b][k])) what = "token vectors";
+        for (size_t k = 0; !what && attn && k < n * n; k++) if (!isfinite(attn[b][k])) what = "attention map";
+        if (what) {
+            snprintf(c->err, sizeof c->err, "%s: the encoder's %s holds NaN or infinite values (weights or "
+                     "embeddings too large?); encoding stopped", u->label, what);
+            return SP_EPARSE;
+        }
+    }
+    return SP_OK;
+}
+
 /* Encode units idx[0..cnt) as one batch; halve on out-of-memory. */
 static int encode_batch(struct enc_ctx *c, const int *idx, int cnt)
 {
@@ -363,6 +386,7 @@ static int encode_batch(struct enc_ctx *c, const int *idx, int cnt)
         return encode_batch(c, idx + h, cnt - h);
     }
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
+    if ((rc = outputs_finite(c, idx, cnt, sent, dim, tok, td, attn)) != SP_OK) return rc;
     struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt);
     struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
     for (int b = 0; b < cnt; b++) {
@@ -638,12 +662,11 @@ int cmd_encode(int argc, char **argv)
         case O_MISSING: on_missing = optarg; break;
         case O_PERTURBED: perturbed = optarg; break;
         case O_MAXWS: {
-            char *end;
-            double v = strtod(optarg, &end);
-            double mul = !*end ? 1 : !strcmp(end, "K") ? 1024.0 : !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : -1;
-            if (end == optarg || mul < 0 || !(v > 0) || v * mul > 1e15)
-                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a size such as 512M or 2G, got '%s'", optarg);
-            max_ws = (size_t)(v * mul);
+            uint64_t v;
+            if (sp_parse_size(optarg, 64u << 10, &v) || v > SIZE_MAX)
+                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a whole number of bytes of at least 64K, "
+                               "optionally with a suffix K, M, G or T (e.g. 512M, 2G), got '%s'", optarg);
+            max_ws = (size_t)v;
             break;
         }
         case O_JSON: json = 1; break;

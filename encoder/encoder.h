@@ -113,6 +113,14 @@ int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t 
 /* Check an already-filled struct (used by parse; callers that build a config in C call it too). */
 int enc_config_check(const struct enc_config *cfg, const char *name, char *err, size_t errlen);
 const char *enc_kind_name(enum enc_kind kind);
+/* The float32 parameters a valid config implies (every tensor of schemas/encoder-weights.md),
+ * counted in double so that no product of widths overflows. */
+double enc_config_n_params(const struct enc_config *cfg);
+/* The memory the encoder needs at the least, in bytes: its parameters (4 bytes each) plus the
+ * workspace of one ENC_MEM_EST_TOKENS-token sentence. enc_config_check refuses a config whose
+ * figure exceeds the machine's physical memory, naming both. */
+#define ENC_MEM_EST_TOKENS 512
+double enc_config_mem_bytes(const struct enc_config *cfg);
 
 /* ---- input batch ---- */
 

@@ -11,6 +11,7 @@
 
 #include "common/sp.h"
 #include "ingest/ingest.h"
+#include "probes/trees.h"
 #include "store/blob.h"
 #include "store/derive.h"
 
@@ -135,6 +136,41 @@ static void fz_check_derived(const struct sp_sentence *s)
     }
 }
 
+/* What `trees` does with an accepted constituency tree (probes/trees.c walks it without
+ * recursion, issue 10 item 2): the gold spans form a binary bracketing (at most n - 1 spans,
+ * the first over the whole sentence, any two nested or disjoint), the gold bracket line opens
+ * and closes one bracket per node, and the EVALB core takes the tree and those spans. */
+static void fz_check_trees(const struct sp_sentence *s)
+{
+    if (!s->tree) return;
+    const struct sp_ctree *t = s->tree;
+    const int n = s->n;
+    int *span = malloc(2 * ((size_t)n + 1) * sizeof *span);
+    int k = prb_tree_gold(t, n, span);
+    FZ_CHECK(k >= 0 && k <= (n > 1 ? n - 1 : 0));
+    if (k) FZ_CHECK(span[0] == 0 && span[1] == n - 1);
+    for (int x = 0; x < k; x++) {
+        int a = span[2 * x], b = span[2 * x + 1];
+        FZ_CHECK(a >= 0 && a < b && b < n);
+        for (int y = 0; y < x; y++) {
+            int c = span[2 * y], d = span[2 * y + 1];
+            FZ_CHECK(b < c || d < a || (c <= a && b <= d) || (a <= c && d <= b));
+        }
+    }
+    struct sp_buf line = { 0 };
+    prb_gold_line(s, &line);
+    long open = 0, close = 0;
+    for (size_t i = 0; i < line.len; i++) { open += line.p[i] == '('; close += line.p[i] == ')'; }
+    FZ_CHECK(open == t->n_nodes && close == t->n_nodes && line.len > 0 && line.p[0] == '(');
+    sp_buf_free(&line);
+    struct prb_trees_acc *acc = prb_trees_new(0);
+    char err[SP_ERRLEN];
+    int rc = prb_trees_add(acc, s, k, span, err, sizeof err);
+    FZ_CHECK(rc == 0 || (rc == -1 && err[0]));
+    prb_trees_delete(acc);
+    free(span);
+}
+
 static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
 {
     static struct ing_batch b;
@@ -160,7 +196,7 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
             if (rc == SP_OK)
                 for (int i = before; i < b.n_items; i++) {
                     fz_check_item(&b.item[i], (const char *)data + pos, cut);
-                    if (!b.item[i].error) fz_check_derived(&b.item[i].s);
+                    if (!b.item[i].error) { fz_check_derived(&b.item[i].s); fz_check_trees(&b.item[i].s); }
                 }
             for (size_t i = 0; i < cut; i++) line += data[pos + i] == '\n';
             pos += cut;
