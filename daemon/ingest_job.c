@@ -138,6 +138,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&p->mu);
 
         if (!stopped && !c->eof) {
+            c->batch.max_words = p->o->max_words;
             c->chunk_rc = ing_parse_chunk(c->job->fmt, p->o->mode, c->buf, c->len, c->first_line, c->bom_ok,
                                           &c->batch, c->chunk_err, sizeof c->chunk_err);
             if (!c->chunk_rc && p->o->structures) {

@@ -271,6 +271,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
         reject(L, it, line0, "no word lines (expected at least one line with an integer ID)");
         return;
     }
+    if (ing__too_long(L->out, nw, L->msg, sizeof L->msg)) {
+        reject(L, it, line0, L->msg);
+        return;
+    }
     if (L->mode == SP_MODE_STRICT && ws_end) {
         reject(L, it, line0 + nl, "whitespace-only line (expected an empty line between sentences)");
         return;

@@ -25,6 +25,9 @@ int ing__head_value(const char *f, int *v);
 extern const char ing__underscore[];
 const char **ing__underscores(struct ing_batch *b, int n);
 
+/* If a sentence of n words is longer than the batch allows, write why to msg and return 1. */
+int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap);
+
 /* Readers, one per format (ingest.c dispatches). */
 int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
                      long first_line, struct ing_batch *out, char *err, size_t errlen);

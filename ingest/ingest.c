@@ -15,6 +15,7 @@ void ing_batch_init(struct ing_batch *b)
     sp_arena_init(&b->arena);
     b->n_items = b->cap = 0;
     b->item = NULL;
+    b->max_words = 0;
 }
 
 void ing_batch_reset(struct ing_batch *b)
@@ -40,6 +41,19 @@ struct ing_item *ing__new_item(struct ing_batch *b)
     struct ing_item *it = &b->item[b->n_items++];
     memset(it, 0, sizeof *it);
     return it;
+}
+
+int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap)
+{
+    int max = b->max_words > 0 && b->max_words <= ING_MAX_WORDS_LIMIT ? b->max_words : ING_MAX_WORDS_DEFAULT;
+    if (n <= max) return 0;
+    if (n > ING_MAX_WORDS_LIMIT)
+        snprintf(msg, cap, "sentence of %d words is longer than the %d words a stored sentence can have "
+                 "(its structures need memory quadratic in its length)", n, ING_MAX_WORDS_LIMIT);
+    else
+        snprintf(msg, cap, "sentence of %d words is longer than --max-words %d (its structures need memory "
+                 "quadratic in its length; raise --max-words to accept it)", n, max);
+    return 1;
 }
 
 const char ing__underscore[] = "_";
@@ -128,13 +142,16 @@ size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof
     if (at_eof || len == 0) return len;
     if (fmt == SP_FMT_PTB) {
         /* after the last ')' that brings the depth back to 0; a stray ')' at depth 0 is a
-         * boundary too (the parser reports it as an item of its own) */
+         * boundary too (the parser reports it as an item of its own), and so is the start of
+         * a line that begins with '(' while a tree is open (it starts the next tree, ptb.c) */
         size_t cut = 0;
         long depth = 0;
         for (size_t i = 0; i < len; i++) {
             char c = buf[i];
-            if (c == '(') depth++;
-            else if (c == ')') {
+            if (c == '(') {
+                if (depth > 0 && i > 0 && buf[i - 1] == '\n') { cut = i; depth = 0; }
+                depth++;
+            } else if (c == ')') {
                 if (depth > 0) depth--;
                 if (depth == 0) cut = i + 1;
             }
