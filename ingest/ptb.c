@@ -11,13 +11,14 @@
  * its parent. Dropping nodes from a pre-order list leaves a pre-order list, which is what
  * struct sp_ctree stores. The mode does not change anything for this format.
  *
- * Recovery from a missing ')'. A '(' that is the first byte of a line always starts a new
- * top-level tree: met inside a tree that is still open, it ends that tree, which is rejected
- * ("unbalanced parentheses: k unclosed when the next tree starts at line L") with the text up to
- * that line, and reading goes on with the new tree. So one missing ')' costs one tree, not the
- * rest of the file. Treebanks in PTB layout indent every line inside a tree (WSJ .mrg files do);
- * a file whose trees have lines starting with '(' inside them gets every such tree rejected with
- * that message, never silently cut. ing_chunk_end applies the same rule. */
+ * Recovery from a missing ')'. A '(' that is the first byte of a line, met inside a tree that
+ * is still open and already has at least one word, starts a new top-level tree: the open tree
+ * ends there and is rejected ("unbalanced parentheses: k unclosed when the next tree starts at
+ * line L") with its text up to that line, and reading goes on with the new tree. So one missing
+ * ')' costs one tree, not the rest of the file. Treebanks in PTB layout indent every line inside
+ * a tree after its first word (WSJ .mrg files do; "(\n(S ..." with the opening alone on a line
+ * is fine); a tree with a line starting with '(' after a word gets rejected with that message,
+ * never silently cut. ing_chunk_end applies the same rule. */
 #include <limits.h>
 #include <string.h>
 
@@ -256,7 +257,7 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
         size_t off = P.sc.p - 1;
         long line0 = tline, eline = 0;
         const char *bad = NULL;
-        int n = 0, cur = 0, depth = 1, want_label = 1, reopen = 0;
+        int n = 0, cur = 0, depth = 1, want_label = 1, reopen = 0, seen_word = 0;
         grow_nodes(&P, 0);
         P.nd[0] = (struct rnode){ .label = "", .parent = -1 };
         n = 1;
@@ -274,7 +275,8 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
                 continue;
             }
             want_label = 0;
-            if (tok == TK_OPEN && P.sc.col0) {
+            if (tok == TK_WORD && !want_label) seen_word = 1;
+            if (tok == TK_OPEN && P.sc.col0 && seen_word) {
                 /* a '(' in the first column of a line starts the next tree: this one lacks
                  * `depth` closing parentheses and ends here (recovery, see the header) */
                 snprintf(P.msg, sizeof P.msg, "unbalanced parentheses: %d unclosed when the next tree starts at "
