@@ -313,10 +313,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
                 /* empty nodes are kept where they are */
             } else if (e->first < 0 || e->last >= nw || e->first >= e->last) {
                 snprintf(why, sizeof why, "range outside 1..%d or not a<b", nw);
-            } else if (e->pos != e->first) {
-                snprintf(why, sizeof why, "expected its line right before word %d", e->first + 1);
             } else if (e->first <= prev_last) {
                 snprintf(why, sizeof why, "overlaps the multiword token before it");
+            } else if (e->pos != e->first) {
+                snprintf(why, sizeof why, "expected its line right before word %d", e->first + 1);
             }
             if (why[0]) {
                 snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (%s)",
