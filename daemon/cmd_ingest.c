@@ -11,7 +11,8 @@
 
 static const char *usage_text =
     "usage: synprobe ingest --db DB [--corpus NAME] [--split S] [--format auto|conllu|ptb|dep]\n"
-    "                       [--workers N] [--levels T] [--strict | --repair] [--json] [--quiet] FILE|DIR...\n"
+    "                       [--workers N] [--levels T] [--max-words N] [--strict | --repair] [--json] [--quiet]\n"
+    "                       FILE|DIR...\n"
     "\n"
     "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
     "computes every cached structure, and stores each file in one transaction.\n"
@@ -20,6 +21,8 @@ static const char *usage_text =
     "  --format F      override format detection for every file\n"
     "  --workers N     parse/structure threads (default 2); one writer thread writes SQLite\n"
     "  --levels T      PSAN phrase-division levels (default 3)\n"
+    "  --max-words N   longer sentences go to the quarantine (default 2048, at most 65535): the cached\n"
+    "                  structures of an n-word sentence take about 11*n^2 bytes of a worker's memory\n"
     "  --strict        the first malformed sentence aborts its file; nothing from it is kept\n"
     "  --repair        repair heads deterministically (SPEC-structures 2.1), recording warnings\n"
     "  (default)       malformed sentences go to the quarantine table with file:line and reason\n"
@@ -103,7 +106,7 @@ int cmd_ingest(int argc, char **argv)
     int json = 0, dry = 0;
     struct ingest_opts o;
     ingest_opts_default(&o);
-    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK };
+    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK, O_MAXW };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
         { "split", required_argument, 0, 's' }, { "format", required_argument, 0, 'f' },
@@ -111,6 +114,7 @@ int cmd_ingest(int argc, char **argv)
         { "repair", no_argument, 0, 'R' }, { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
         { "dry-run", no_argument, 0, O_DRY }, { "no-structures", no_argument, 0, O_NOSTRUCT },
         { "levels", required_argument, 0, O_LEVELS }, { "chunk-kb", required_argument, 0, O_CHUNK },
+        { "max-words", required_argument, 0, O_MAXW },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -136,8 +140,19 @@ int cmd_ingest(int argc, char **argv)
             if (sp_parse_int(optarg, 1, 1 << 20, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--chunk-kb: expected 1..1048576");
             o.chunk_bytes = (size_t)v * 1024;
             break;
-        case 'S': o.mode = SP_MODE_STRICT; break;
-        case 'R': o.mode = SP_MODE_REPAIR; break;
+        case O_MAXW:
+            if (sp_parse_int(optarg, 1, ING_MAX_WORDS_LIMIT, &v))
+                return sp_fail(SP_EXIT_USAGE, "ingest", "--max-words: expected 1..%d (a stored sentence has at most %d words), got '%s'",
+                               ING_MAX_WORDS_LIMIT, ING_MAX_WORDS_LIMIT, optarg);
+            o.max_words = (int)v;
+            break;
+        case 'S':
+        case 'R':
+            if (o.mode != SP_MODE_DEFAULT && o.mode != (ch == 'S' ? SP_MODE_STRICT : SP_MODE_REPAIR))
+                return sp_fail(SP_EXIT_USAGE, "ingest", "--strict and --repair exclude each other (--strict rejects "
+                               "what --repair would mend); give one");
+            o.mode = ch == 'S' ? SP_MODE_STRICT : SP_MODE_REPAIR;
+            break;
         case 'j': json = 1; break;
         case 'q': o.quiet = 1; break;
         case O_DRY: dry = 1; break;
@@ -146,6 +161,7 @@ int cmd_ingest(int argc, char **argv)
         default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
         }
     }
+    if (!corpus[0]) return sp_fail(SP_EXIT_USAGE, "ingest", "--corpus: expected a name, got an empty string");
     if (!db_path && !dry) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "--db is required"); }
     if (optind >= argc) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "no input files"); }
 

@@ -138,6 +138,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&p->mu);
 
         if (!stopped && !c->eof) {
+            c->batch.max_words = p->o->max_words;
             c->chunk_rc = ing_parse_chunk(c->job->fmt, p->o->mode, c->buf, c->len, c->first_line, c->bom_ok,
                                           &c->batch, c->chunk_err, sizeof c->chunk_err);
             if (!c->chunk_rc && p->o->structures) {
@@ -310,6 +311,12 @@ static void job_finish(struct pipeline *p, struct job *j)
     struct ingest_result *r = &j->r;
     hash_wait(p, j);
     if (!j->pre_done) {
+        if (!j->stop && !j->hash_rc && j->position == 0) {
+            /* whitespace, CRs or comments only: nothing in it is a sentence */
+            snprintf(r->error, sizeof r->error, "%s: empty file (only blank lines or comments); expected at least one sentence",
+                     j->path);
+            job_stop(p, j);
+        }
         if (!j->begun && !j->stop) job_begin(p, j);      /* a file without a single sentence */
         if (j->pre_done) {
             /* unchanged, found by job_begin */
@@ -492,9 +499,8 @@ static FILE *job_open(struct pipeline *p, struct job *j)
         if (st_source_find(p->db, p->corpus_id, j->sha, &found)) {
             snprintf(r->error, sizeof r->error, "%s: store lookup failed", path);
             rc = SP_ESTORE;
-        } else if (found) {
+        } else if (found && (rc = st_source_check_mode(p->db, found, path, p->o->mode, r->error, sizeof r->error)) == SP_EEXIST) {
             r->status = INGEST_UNCHANGED;
-            rc = SP_EEXIST;
         }
     }
     if (rc) { fclose(fp); return NULL; }

@@ -17,6 +17,7 @@ struct ingest_opts {
     size_t chunk_bytes;       /* read size; a chunk holds whole sentences */
     int max_messages;         /* rejection messages printed per file (all go to the quarantine) */
     int quiet;                /* print no rejection messages */
+    int max_words;            /* longer sentences are rejected (0: ING_MAX_WORDS_DEFAULT) */
 };
 void ingest_opts_default(struct ingest_opts *o);
 

@@ -180,6 +180,28 @@ int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int6
     return SP_OK;
 }
 
+int st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "SELECT mode, path, n_rejected FROM source WHERE source_id = ?1", -1, &st, NULL))
+        return st_sqlerr(db, "looking up the source", err, errlen);
+    sqlite3_bind_int64(st, 1, found);
+    int rc = SP_EEXIST;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *had = (const char *)sqlite3_column_text(st, 0), *want = mode_name(mode);
+        if (had && strcmp(had, want) != 0 && strcmp(had, "strict") != 0 &&
+            !(strcmp(had, "default") == 0 && mode == SP_MODE_STRICT && sqlite3_column_int64(st, 2) == 0)) {
+            snprintf(err, errlen, "%s: these bytes were already ingested in %s mode (as %s); in %s mode they would be "
+                     "stored differently, so nothing was done: to ingest them %s, use another --corpus or a new store",
+                     path, had, (const char *)sqlite3_column_text(st, 1), want,
+                     mode == SP_MODE_STRICT ? "with --strict" : mode == SP_MODE_REPAIR ? "with --repair" : "without --strict or --repair");
+            rc = SP_EPARSE;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static void file_free(struct st_file *f)
 {
     sp_buf_free(&f->tokbuf);
@@ -235,7 +257,8 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
      * here, inside the transaction. SP_EEXIST: already in the corpus, nothing written. */
     int64_t found = 0;
     if (st_source_find(db, corpus_id, sha256, &found) || found) {
-        int rc = found ? SP_EEXIST : st_sqlerr(db, "looking up the source", err, errlen);
+        int rc = found ? st_source_check_mode(db, found, path, mode, err, errlen)
+                       : st_sqlerr(db, "looking up the source", err, errlen);
         file_undo(f);
         return rc;
     }

@@ -69,6 +69,11 @@ struct st_file;
 
 /* Has this corpus already ingested exactly these bytes? source_id (or 0) in *found. */
 int  st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found);
+/* Bytes already stored as source `found`, asked for again (as `path`) in `mode`: SP_EEXIST when
+ * ingesting them in that mode would store the same (same mode; stored under --strict; stored in
+ * default mode with nothing rejected), else SP_EPARSE with a message that names the mode they were
+ * ingested in and how to redo them (another corpus or a new store). */
+int  st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen);
 
 /* Open the ingest writer's own connection now, from the thread that uses db; st_file_begin
  * otherwise opens it on first use, reading db's version, which from another thread would

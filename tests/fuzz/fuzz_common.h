@@ -17,16 +17,18 @@
 
 #define FZ_CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); abort(); } } while (0)
 
-static void fz_check_item(const struct ing_item *it, const char *chunk, size_t clen)
+static void fz_check_item(const struct ing_item *it, const char *chunk, size_t clen, int max_words)
 {
     FZ_CHECK(it->raw != NULL || it->raw_len == 0);
     FZ_CHECK(it->raw_len <= clen);
     (void)chunk;
     if (it->error) { FZ_CHECK(strlen(it->error) > 0); return; }
     const struct sp_sentence *s = &it->s;
-    FZ_CHECK(s->n > 0);
+    FZ_CHECK(s->n > 0 && s->n <= max_words);
+    FZ_CHECK(!s->sent_id || s->sent_id[0]);
     for (int c = 0; c < SP_NCOLS; c++)
         for (int i = 0; i < s->n; i++) FZ_CHECK(s->col[c][i] != NULL);
+    for (int i = 0; i < s->n; i++) FZ_CHECK(s->col[SP_FORM][i][0] != 0);
     if (s->head) {
         int root = 0;
         int *h1 = malloc((size_t)s->n * sizeof *h1);
@@ -43,7 +45,12 @@ static void fz_check_item(const struct ing_item *it, const char *chunk, size_t c
         const struct sp_extra *e = &s->extra[k];
         FZ_CHECK(e->pos >= 0 && e->pos <= s->n && e->line != NULL);
         if (k) FZ_CHECK(e->pos >= s->extra[k - 1].pos);
-        if (e->kind == SP_EXTRA_MWT) FZ_CHECK(e->first >= 0 && e->first < e->last && e->last < s->n);
+        if (e->kind == SP_EXTRA_MWT) {
+            FZ_CHECK(e->first >= 0 && e->first < e->last && e->last < s->n);
+            FZ_CHECK(e->pos == e->first);                 /* its line right before its first word */
+            for (int q = 0; q < k; q++)                   /* ranges never overlap */
+                if (s->extra[q].kind == SP_EXTRA_MWT) FZ_CHECK(s->extra[q].last < e->first);
+        }
     }
     if (s->tree) {
         const struct sp_ctree *t = s->tree;
@@ -52,7 +59,7 @@ static void fz_check_item(const struct ing_item *it, const char *chunk, size_t c
         int words = 0;
         for (int j = 0; j < t->n_nodes; j++) {
             const struct sp_cnode *c = &t->node[j];
-            FZ_CHECK(c->label != NULL);
+            FZ_CHECK(c->label != NULL && strcmp(c->label, "-NONE-") != 0);
             if (j) FZ_CHECK(c->parent >= 0 && c->parent < j);
             FZ_CHECK(c->start <= c->end && c->start >= 0 && c->end < s->n);
             if (c->word >= 0) {
@@ -171,17 +178,43 @@ static void fz_check_trees(const struct sp_sentence *s)
     free(span);
 }
 
+/* Chunking never changes what is read: the items of the chunked parse are those of one parse
+ * of the whole input (same count, lines, verdicts and lengths), so ing_chunk_end cuts only where
+ * the readers' own rules (PTB recovery at a '(' in column 0, CoNLL-U whitespace-only lines) end a
+ * sentence. */
+static void fz_check_same(const struct ing_batch *chunked, enum sp_format fmt, enum sp_mode mode,
+                          const uint8_t *data, size_t size)
+{
+    static struct ing_batch w;
+    static int init;
+    if (!init) { ing_batch_init(&w); init = 1; }
+    ing_batch_reset(&w);
+    w.max_words = chunked->max_words;
+    char err[SP_ERRLEN];
+    if (ing_parse_chunk(fmt, mode, (const char *)data, size, 1, 1, &w, err, sizeof err) != SP_OK) return;
+    FZ_CHECK(w.n_items == chunked->n_items);
+    for (int i = 0; i < w.n_items; i++) {
+        const struct ing_item *a = &w.item[i], *c = &chunked->item[i];
+        FZ_CHECK(a->s.line == c->s.line && !a->error == !c->error && a->error_line == c->error_line);
+        FZ_CHECK(a->s.n == c->s.n && a->raw_len == c->raw_len);
+    }
+}
+
 static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
 {
     static struct ing_batch b;
     static int init;
     if (!init) { ing_batch_init(&b); init = 1; }
     size_t window = size ? 1 + (size_t)(data[0] % 64) * 8 : 1;
+    /* a small --max-words now and then, so the limit's rejection path is fuzzed too */
+    int max_words = size > 1 && data[1] % 4 == 0 ? 1 + data[1] % 16 : ING_MAX_WORDS_DEFAULT;
     char err[SP_ERRLEN];
     for (int m = 0; m < 3; m++) {
         size_t pos = 0;
         long line = 1;
+        int all_ok = 1;
         ing_batch_reset(&b);
+        b.max_words = max_words;
         while (pos < size) {
             size_t win = window < size - pos ? window : size - pos, cut;
             for (;;) {
@@ -193,14 +226,16 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
             int before = b.n_items;
             int rc = ing_parse_chunk(fmt, (enum sp_mode)m, (const char *)data + pos, cut, line, pos == 0, &b, err, sizeof err);
             FZ_CHECK(rc == SP_OK || rc == SP_EPARSE);
+            all_ok &= rc == SP_OK;
             if (rc == SP_OK)
                 for (int i = before; i < b.n_items; i++) {
-                    fz_check_item(&b.item[i], (const char *)data + pos, cut);
+                    fz_check_item(&b.item[i], (const char *)data + pos, cut, max_words);
                     if (!b.item[i].error) { fz_check_derived(&b.item[i].s); fz_check_trees(&b.item[i].s); }
                 }
             for (size_t i = 0; i < cut; i++) line += data[pos + i] == '\n';
             pos += cut;
         }
+        if (all_ok) fz_check_same(&b, fmt, (enum sp_mode)m, data, size);
     }
     return 0;
 }
