@@ -45,38 +45,76 @@ static int pragma_int(struct st_db *db, const char *pragma, int *out)
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
-/* Bring the store from its version to `target`, each step in its own transaction. */
-static int migrate(struct st_db *db, int target, char *err, size_t errlen)
+/* What the file says it is: application_id, user_version, number of schema objects. */
+struct st_ident { int app, ver, ntables; };
+
+static int read_ident(struct st_db *db, struct st_ident *id, char *err, size_t errlen)
 {
-    int app = 0, ver = 0, ntables = 0;
-    if (pragma_int(db, "application_id", &app) || pragma_int(db, "user_version", &ver))
+    memset(id, 0, sizeof *id);
+    if (pragma_int(db, "application_id", &id->app) || pragma_int(db, "user_version", &id->ver))
         return st_sqlerr(db, "reading the store header", err, errlen);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL) != SQLITE_OK)
         return st_sqlerr(db, "reading the schema", err, errlen);
-    if (sqlite3_step(st) == SQLITE_ROW) ntables = sqlite3_column_int(st, 0);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) id->ntables = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? SP_OK : st_sqlerr(db, "reading the schema", err, errlen);
+}
 
-    if (app != ST_APPLICATION_ID && !(app == 0 && ntables == 0)) {
-        snprintf(err, errlen, "%s: not a synprobe store (application_id %d)", db->path, app);
+/* A file we may write to: a synprobe store of a version this build knows (1..current; an older
+ * one is migrated), or an empty SQLite file (version 0, no tables). Anything else is refused
+ * before a single byte of it changes: another application's SQLite file, a version above ours,
+ * and versions no synprobe ever wrote (negative, or 0 with tables). */
+static int check_ident(struct st_db *db, const struct st_ident *id, char *err, size_t errlen)
+{
+    int n = st_schema_versions;
+    if (id->app == 0 && id->ntables == 0) {
+        if (id->ver == 0) return SP_OK;
+        snprintf(err, errlen, "%s: not a synprobe store (an empty SQLite file with user_version %d)", db->path, id->ver);
         return SP_EUSAGE;
     }
-    if (ver > st_schema_versions) {
+    if (id->app != ST_APPLICATION_ID) {
+        snprintf(err, errlen, "%s: not a synprobe store (application_id %d); left unchanged", db->path, id->app);
+        return SP_EUSAGE;
+    }
+    if (id->ver > n) {
         snprintf(err, errlen, "%s: store version %d is newer than this synprobe supports (%d); "
-                 "upgrade synprobe to open it", db->path, ver, st_schema_versions);
+                 "upgrade synprobe to open it", db->path, id->ver, n);
         return SP_EUSAGE;
     }
-    for (int v = ver; v < target; v++) {
-        char sql[96];
+    if (id->ver < 1) {
+        snprintf(err, errlen, "%s: store version %d is not one synprobe ever wrote (known: 1..%d); "
+                 "the store header is damaged", db->path, id->ver, n);
+        return SP_EUSAGE;
+    }
+    return SP_OK;
+}
+
+/* Bring the store from its version to `target`, each step in its own transaction. The version
+ * is read again under the write lock (BEGIN IMMEDIATE) before each step: two processes opening
+ * the same new store both see version 0 before either holds the lock, and only the first may
+ * create the tables; the second then finds the step done. */
+static int migrate(struct st_db *db, int target, char *err, size_t errlen)
+{
+    for (;;) {
+        struct st_ident id;
         if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) return SP_ESTORE;
-        if (st_exec(db, st_schema_files[v].data, err, errlen)) { sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0); return SP_ESTORE; }
-        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", ST_APPLICATION_ID, v + 1);
+        int rc = read_ident(db, &id, err, errlen);
+        if (!rc) rc = check_ident(db, &id, err, errlen);
+        if (!rc && id.ver >= target) rc = st_exec(db, "COMMIT", err, errlen) ? SP_ESTORE : SP_OK;
+        if (rc || id.ver >= target) {
+            if (rc) sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
+            return rc;
+        }
+        char sql[96];
+        if (st_exec(db, st_schema_files[id.ver].data, err, errlen)) { sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0); return SP_ESTORE; }
+        snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", ST_APPLICATION_ID, id.ver + 1);
         if (st_exec(db, sql, err, errlen) || st_exec(db, "COMMIT", err, errlen)) {
             sqlite3_exec(db->h, "ROLLBACK", 0, 0, 0);
             return SP_ESTORE;
         }
     }
-    return SP_OK;
 }
 
 enum { OPEN_KEEP_JOURNAL = 1 << 8 };   /* internal: leave the journal mode as the store has it */
@@ -96,29 +134,24 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     }
     sqlite3_busy_timeout(db->h, 10000);
     sqlite3_extended_result_codes(db->h, 1);
-    int rc = SP_OK;
+    /* identity first, by reading only: nothing below may touch a file that is not ours */
+    struct st_ident id;
+    int rc = read_ident(db, &id, err, errlen);
+    if (!rc) rc = check_ident(db, &id, err, errlen);
+    if (!rc && (flags & ST_OPEN_READONLY) && id.ver < st_schema_versions) {
+        snprintf(err, errlen, id.ver == 0 ? "%s: not a synprobe store (an empty SQLite file)"
+                                          : "%s: store version %d needs migrating; open it once read-write", path, id.ver);
+        rc = SP_EUSAGE;
+    }
     /* 16 KiB pages take effect only on a new store (before WAL is on): fewer, larger I/Os for the
      * BLOB-heavy structure rows; mmap serves reads without a syscall per page */
-    if (!(flags & (ST_OPEN_READONLY | OPEN_KEEP_JOURNAL)))
+    if (!rc && !(flags & (ST_OPEN_READONLY | OPEN_KEEP_JOURNAL)))
         rc = st_exec(db, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
-    else if (flags & OPEN_KEEP_JOURNAL)
+    else if (!rc && (flags & OPEN_KEEP_JOURNAL))
         rc = st_exec(db, "PRAGMA synchronous = NORMAL", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA mmap_size = 1073741824", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536", err, errlen);
     if (!rc && !(flags & ST_OPEN_READONLY)) rc = migrate(db, target, err, errlen);
-    if (!rc && (flags & ST_OPEN_READONLY)) {
-        int app = 0, ver = 0;
-        pragma_int(db, "application_id", &app);
-        pragma_int(db, "user_version", &ver);
-        if (app != ST_APPLICATION_ID) { snprintf(err, errlen, "%s: not a synprobe store", path); rc = SP_EUSAGE; }
-        else if (ver > st_schema_versions) {
-            snprintf(err, errlen, "%s: store version %d is newer than this synprobe supports (%d)", path, ver, st_schema_versions);
-            rc = SP_EUSAGE;
-        } else if (ver < st_schema_versions) {
-            snprintf(err, errlen, "%s: store version %d needs migrating; open it once read-write", path, ver);
-            rc = SP_EUSAGE;
-        }
-    }
     if (rc) { st_close(db); return rc; }
     *out = db;
     return SP_OK;
@@ -225,12 +258,13 @@ int st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, ch
     sqlite3_finalize(st);
     if (*id) return SP_OK;
     if (!create) { snprintf(err, errlen, "%s: no corpus named '%s'", db->path, name); return SP_EUSAGE; }
-    if (sqlite3_prepare_v2(db->h, "INSERT INTO corpus (name) VALUES (?1)", -1, &st, NULL) != SQLITE_OK)
+    /* another process may create the same corpus between our look-up and this insert (two
+     * ingests into one new store): its row is as good as ours */
+    if (sqlite3_prepare_v2(db->h, "INSERT INTO corpus (name) VALUES (?1) ON CONFLICT (name) DO NOTHING", -1, &st, NULL) != SQLITE_OK)
         return st_sqlerr(db, "creating the corpus", err, errlen);
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return st_sqlerr(db, "creating the corpus", err, errlen);
-    *id = sqlite3_last_insert_rowid(db->h);
-    return SP_OK;
+    return st_corpus_id(db, name, 0, id, err, errlen);
 }
