@@ -50,16 +50,22 @@ struct st_ident { int app, ver, ntables; };
 
 static int read_ident(struct st_db *db, struct st_ident *id, char *err, size_t errlen)
 {
+    /* one statement, so one read transaction: read piecemeal, a header could be seen before and
+     * the tables after another process's first migration */
     memset(id, 0, sizeof *id);
-    if (pragma_int(db, "application_id", &id->app) || pragma_int(db, "user_version", &id->ver))
-        return st_sqlerr(db, "reading the store header", err, errlen);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL) != SQLITE_OK)
-        return st_sqlerr(db, "reading the schema", err, errlen);
+    if (sqlite3_prepare_v2(db->h, "SELECT (SELECT application_id FROM pragma_application_id()), "
+                           "(SELECT user_version FROM pragma_user_version()), (SELECT count(*) FROM sqlite_schema)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return st_sqlerr(db, "reading the store header", err, errlen);
     int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) id->ntables = sqlite3_column_int(st, 0);
+    if (rc == SQLITE_ROW) {
+        id->app = sqlite3_column_int(st, 0);
+        id->ver = sqlite3_column_int(st, 1);
+        id->ntables = sqlite3_column_int(st, 2);
+    }
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? SP_OK : st_sqlerr(db, "reading the schema", err, errlen);
+    return rc == SQLITE_ROW ? SP_OK : st_sqlerr(db, "reading the store header", err, errlen);
 }
 
 /* A file we may write to: a synprobe store of a version this build knows (1..current; an older
@@ -145,9 +151,16 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     }
     /* 16 KiB pages take effect only on a new store (before WAL is on): fewer, larger I/Os for the
      * BLOB-heavy structure rows; mmap serves reads without a syscall per page */
-    if (!rc && !(flags & (ST_OPEN_READONLY | OPEN_KEEP_JOURNAL)))
-        rc = st_exec(db, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", err, errlen);
-    else if (!rc && (flags & OPEN_KEEP_JOURNAL))
+    if (!rc && !(flags & (ST_OPEN_READONLY | OPEN_KEEP_JOURNAL))) {
+        rc = st_exec(db, "PRAGMA page_size = 16384", err, errlen);
+        /* Leaving a rollback journal for WAL needs the store to ourselves, and SQLite answers
+         * "locked" at once (no busy wait) while another process bulk-loads it (st_bulk_begin):
+         * then we work in its journal mode, waiting on its locks; it returns the store to WAL
+         * when done, or the next command that opens it alone does. */
+        char got[16];
+        if (!rc && st_set_journal_mode(db, "wal", got, sizeof got)) rc = st_sqlerr(db, "switching to WAL", err, errlen);
+        if (!rc) rc = st_exec(db, "PRAGMA synchronous = NORMAL", err, errlen);
+    } else if (!rc && (flags & OPEN_KEEP_JOURNAL))
         rc = st_exec(db, "PRAGMA synchronous = NORMAL", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA mmap_size = 1073741824", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536", err, errlen);
