@@ -33,6 +33,18 @@ int st_exec(struct st_db *db, const char *sql, char *err, size_t errlen)
     return SP_ESTORE;
 }
 
+int st_begin_write(struct st_db *db, char *err, size_t errlen)
+{
+    for (sqlite3_stmt *q = sqlite3_next_stmt(db->h, NULL); q; q = sqlite3_next_stmt(db->h, q)) {
+        if (sqlite3_stmt_busy(q)) {
+            snprintf(err, errlen, "%s: internal error: a write transaction begun while a read is open on the same "
+                     "connection (%.80s): it could not wait for other writers", db->path, sqlite3_sql(q));
+            return SP_ESTORE;
+        }
+    }
+    return st_exec(db, "BEGIN IMMEDIATE", err, errlen);
+}
+
 static int pragma_int(struct st_db *db, const char *pragma, int *out)
 {
     sqlite3_stmt *st;
@@ -105,7 +117,7 @@ static int migrate(struct st_db *db, int target, char *err, size_t errlen)
 {
     for (;;) {
         struct st_ident id;
-        if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) return SP_ESTORE;
+        if (st_begin_write(db, err, errlen)) return SP_ESTORE;
         int rc = read_ident(db, &id, err, errlen);
         if (!rc) rc = check_ident(db, &id, err, errlen);
         if (!rc && id.ver >= target) rc = st_exec(db, "COMMIT", err, errlen) ? SP_ESTORE : SP_OK;
