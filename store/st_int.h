@@ -15,6 +15,7 @@ struct st_db {
     struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
     pthread_t owner;                 /* the thread that opened it, the only one allowed to open writer */
+    char *snapshot_dir;              /* read-only open of a private copy (st_open.c): removed by st_close */
 };
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */

@@ -1,6 +1,11 @@
 /* store/st_open.c — opening a store: pragmas, identity check, forward migrations. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/sp.h"
 #include "store/st_int.h"
@@ -135,6 +140,124 @@ static int migrate(struct st_db *db, int target, char *err, size_t errlen)
     }
 }
 
+/* ---- read-only opens SQLite cannot serve in place ----
+ * A read-only connection cannot write, yet SQLite needs to in two cases: a hot rollback journal
+ * (an ingest killed while it bulk-loaded a new store) must be rolled back before the committed
+ * state can be read, and a WAL store needs its -shm index file, which a folder we cannot write
+ * to does not let us create. Then, rather than refusing (or writing):
+ *   - nothing to apply beside the store (no -journal, no -wal with content): the file alone is
+ *     the committed state, read as immutable (no locks, no side files);
+ *   - a journal or a WAL to apply: the store and its side files are copied into a private
+ *     folder under $TMPDIR and SQLite recovers the copy there; the original stays as it was.
+ *     The copy is removed by st_close. */
+static int readonly_needs_write(int xrc)
+{
+    return xrc == SQLITE_READONLY_ROLLBACK || xrc == SQLITE_READONLY_DIRECTORY || xrc == SQLITE_READONLY_CANTINIT ||
+           xrc == SQLITE_READONLY_RECOVERY || xrc == SQLITE_READONLY_CANTLOCK || (xrc & 0xff) == SQLITE_CANTOPEN;
+}
+
+static int side_file_pending(const char *path, const char *suffix)
+{
+    char side[1100];
+    struct stat sb;
+    snprintf(side, sizeof side, "%s%s", path, suffix);
+    return stat(side, &sb) == 0 && sb.st_size > 0;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) return -1;
+    int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (out < 0) { close(in); return -1; }
+    static char buf[1 << 16];
+    ssize_t k = 0;
+    while ((k = read(in, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < k;) {
+            ssize_t w = write(out, buf + off, (size_t)(k - off));
+            if (w < 0) { if (errno == EINTR) continue; k = -1; break; }
+            off += w;
+        }
+        if (k < 0) break;
+    }
+    int bad = k < 0;
+    close(in);
+    if (close(out)) bad = 1;
+    return bad ? -1 : 0;
+}
+
+static void snapshot_remove(char *dir)
+{
+    static const char *const names[] = { "store.db", "store.db-journal", "store.db-wal", "store.db-shm" };
+    char p[1100];
+    if (!dir) return;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+/* file: URI of a path, with the characters a URI gives meaning to escaped */
+static void path_uri(const char *path, const char *query, char *out, size_t len)
+{
+    size_t k = (size_t)snprintf(out, len, "file:%s", path[0] == '/' ? "//" : "");
+    for (const char *p = path; *p && k + 4 < len; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '%' || c == '?' || c == '#' || c < 0x21 || c > 0x7e) k += (size_t)snprintf(out + k, len - k, "%%%02X", c);
+        else out[k++] = (char)c;
+    }
+    snprintf(out + k, len - k, "?%s", query);
+}
+
+static int reopen_readonly(struct st_db *db, char *err, size_t errlen)
+{
+    char why[SP_ERRLEN];
+    snprintf(why, sizeof why, "%s", sqlite3_errmsg(db->h));
+    sqlite3_close_v2(db->h);
+    db->h = NULL;
+    int pending = side_file_pending(db->path, "-journal") || side_file_pending(db->path, "-wal");
+    int orc;
+    if (!pending) {
+        char uri[3400];
+        path_uri(db->path, "immutable=1", uri, sizeof uri);
+        orc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        char dir[1100], p[1100], side[1100];
+        snprintf(dir, sizeof dir, "%s/synprobe-snapshot-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir)) {
+            snprintf(err, errlen, "%s: cannot read it without writing (%s), and cannot make a private copy in %s: %s",
+                     db->path, why, tmp && *tmp ? tmp : "/tmp", strerror(errno));
+            return SP_EIO;
+        }
+        db->snapshot_dir = sp_xstrdup(dir);
+        snprintf(p, sizeof p, "%s/store.db", dir);
+        int bad = copy_file(db->path, p);
+        static const char *const sfx[] = { "-journal", "-wal" };
+        for (int i = 0; !bad && i < 2; i++) {
+            char dst[1100];
+            snprintf(side, sizeof side, "%s%s", db->path, sfx[i]);
+            snprintf(dst, sizeof dst, "%s%s", p, sfx[i]);
+            if (copy_file(side, dst) && errno != ENOENT) bad = 1;
+        }
+        if (bad) {
+            snprintf(err, errlen, "%s: cannot read it without writing (%s), and copying it to %s failed: %s",
+                     db->path, why, dir, strerror(errno));
+            return SP_EIO;
+        }
+        orc = sqlite3_open_v2(p, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    }
+    if (orc != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open store read-only: %s", db->path, db->h ? sqlite3_errmsg(db->h) : why);
+        return SP_EIO;
+    }
+    sqlite3_busy_timeout(db->h, 10000);
+    sqlite3_extended_result_codes(db->h, 1);
+    return st_exec(db, "PRAGMA query_only = 1", err, errlen);
+}
+
 enum { OPEN_KEEP_JOURNAL = 1 << 8 };   /* internal: leave the journal mode as the store has it */
 
 static int open_impl(const char *path, unsigned flags, int target, struct st_db **out, char *err, size_t errlen)
@@ -155,6 +278,10 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     /* identity first, by reading only: nothing below may touch a file that is not ours */
     struct st_ident id;
     int rc = read_ident(db, &id, err, errlen);
+    if (rc && (flags & ST_OPEN_READONLY) && readonly_needs_write(sqlite3_extended_errcode(db->h))) {
+        rc = reopen_readonly(db, err, errlen);
+        if (!rc) rc = read_ident(db, &id, err, errlen);
+    }
     if (!rc) rc = check_ident(db, &id, err, errlen);
     if (!rc && (flags & ST_OPEN_READONLY) && id.ver < st_schema_versions) {
         snprintf(err, errlen, id.ver == 0 ? "%s: not a synprobe store (an empty SQLite file)"
@@ -267,6 +394,7 @@ void st_close(struct st_db *db)
     st_close(db->writer);
     st_write_cache_free(db);
     sqlite3_close_v2(db->h);
+    snapshot_remove(db->snapshot_dir);
     free(db);
 }
 
