@@ -170,9 +170,10 @@ static int copy_file(const char *src, const char *dst)
     if (in < 0) return -1;
     int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (out < 0) { close(in); return -1; }
-    static char buf[1 << 16];
+    enum { BUFSZ = 1 << 16 };
+    char *buf = sp_xmalloc(BUFSZ);
     ssize_t k = 0;
-    while ((k = read(in, buf, sizeof buf)) > 0) {
+    while ((k = read(in, buf, BUFSZ)) > 0) {
         for (ssize_t off = 0; off < k;) {
             ssize_t w = write(out, buf + off, (size_t)(k - off));
             if (w < 0) { if (errno == EINTR) continue; k = -1; break; }
@@ -181,6 +182,7 @@ static int copy_file(const char *src, const char *dst)
         if (k < 0) break;
     }
     int bad = k < 0;
+    free(buf);
     close(in);
     if (close(out)) bad = 1;
     return bad ? -1 : 0;
