@@ -38,15 +38,22 @@ int st_exec(struct st_db *db, const char *sql, char *err, size_t errlen)
     return SP_ESTORE;
 }
 
-int st_begin_write(struct st_db *db, char *err, size_t errlen)
+int st_no_read_open(struct st_db *db, char *err, size_t errlen)
 {
+    if (sqlite3_get_autocommit(db->h) == 0) return SP_OK;   /* inside our own write transaction */
     for (sqlite3_stmt *q = sqlite3_next_stmt(db->h, NULL); q; q = sqlite3_next_stmt(db->h, q)) {
         if (sqlite3_stmt_busy(q)) {
-            snprintf(err, errlen, "%s: internal error: a write transaction begun while a read is open on the same "
+            snprintf(err, errlen, "%s: internal error: a write begun while a read is open on the same "
                      "connection (%.80s): it could not wait for other writers", db->path, sqlite3_sql(q));
             return SP_ESTORE;
         }
     }
+    return SP_OK;
+}
+
+int st_begin_write(struct st_db *db, char *err, size_t errlen)
+{
+    if (st_no_read_open(db, err, errlen)) return SP_ESTORE;
     return st_exec(db, "BEGIN IMMEDIATE", err, errlen);
 }
 
@@ -415,6 +422,7 @@ int st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, ch
     if (!create) { snprintf(err, errlen, "%s: no corpus named '%s'", db->path, name); return SP_EUSAGE; }
     /* another process may create the same corpus between our look-up and this insert (two
      * ingests into one new store): its row is as good as ours */
+    if (st_no_read_open(db, err, errlen)) return SP_ESTORE;
     if (sqlite3_prepare_v2(db->h, "INSERT INTO corpus (name) VALUES (?1) ON CONFLICT (name) DO NOTHING", -1, &st, NULL) != SQLITE_OK)
         return st_sqlerr(db, "creating the corpus", err, errlen);
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);

@@ -41,6 +41,7 @@ int st_encoder_upsert(struct st_db *db, const struct st_encoder *enc, int64_t *i
 {
     sqlite3_stmt *q = NULL;
     *id = 0;
+    if (st_no_read_open(db, err, errlen)) return SP_ESTORE;
     /* DO UPDATE (a no-op) rather than DO NOTHING so RETURNING yields the existing row's id too */
     if (prep(db, "INSERT INTO encoder (fingerprint, kind, config, dim) VALUES (?1, ?2, ?3, ?4) "
                  "ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING encoder_id",

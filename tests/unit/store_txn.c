@@ -47,9 +47,15 @@ int main(void)
     T_EQ_INT(st_iter_next(it, &r), 1);
     T_EQ_INT(r->sentence_id, 2);
 
-    /* a write begun across the open read is refused, whatever other connections do */
+    /* a write begun across the open read is refused, whatever other connections do; so is a
+     * single-statement write (creating a corpus) */
     T_EQ_INT(st_begin_write(db, err, sizeof err), SP_ESTORE);
     T_CHECK(strstr(err, "internal error") && strstr(err, "read is open"));
+    int64_t d;
+    T_EQ_INT(st_corpus_id(db, "d", 1, &d, err, sizeof err), SP_ESTORE);
+    T_CHECK(strstr(err, "internal error") != NULL);
+    T_EQ_INT(st_corpus_id(db, "c", 0, &d, err, sizeof err), SP_OK);     /* reading beside it is fine */
+    T_EQ_INT(d, corpus);
 
     /* another process commits while the read is open: sentence 5 */
     add_sentence(other, corpus, 5);
