@@ -113,6 +113,7 @@ struct enc_ctx {
     int n_units, cap_units;
     long window_tokens;
     struct sp_arena arena, batch_arena;
+    struct st_iter *it;            /* the corpus being read: paused before each window's writes */
     /* results */
     long n_cached, n_encoded, n_missing, n_long, n_oom, n_batches;
     int64_t *dropped;
@@ -407,6 +408,7 @@ static int flush_window(struct enc_ctx *c)
 {
     int rc = SP_OK;
     unsigned want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (c->attn_layer >= 0 ? ST_RUN_ATTN : 0);
+    st_iter_pause(c->it);   /* no read open across the writes below, so they wait for other writers */
     struct st_run_item_put *cached = sp_xmalloc(sizeof *cached * (size_t)(c->n_units ? c->n_units : 1));
     int *pend = sp_xmalloc(sizeof(int) * (size_t)(c->n_units ? c->n_units : 1));
     int nc = 0, np = 0;
@@ -457,6 +459,7 @@ static int encode_corpus(struct enc_ctx *c, int64_t corpus_id)
     struct st_iter *it;
     int rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
     if (rc) return rc;
+    c->it = it;
     const struct st_row *r;
     int64_t ordinal = 0;
     int k;
@@ -468,6 +471,7 @@ static int encode_corpus(struct enc_ctx *c, int64_t corpus_id)
     }
     if (rc == SP_OK && k < 0) { snprintf(c->err, sizeof c->err, "%s", st_iter_error(it)); rc = SP_ESTORE; }
     st_iter_close(it);
+    c->it = NULL;
     if (rc == SP_OK) rc = flush_window(c);
     return rc;
 }
@@ -516,6 +520,7 @@ static int encode_task(struct enc_ctx *c, const char *task, int64_t corpus_id)
         unsigned want = ST_WANT_DEP | ((c->needs & ENC_NEED_PID) ? ST_WANT_CONST : 0);
         struct st_iter *it = NULL;
         if (rc == SP_OK) rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
+        c->it = it;
         const struct st_row *r;
         int k = 1;
         while (rc == SP_OK && i < l.n && (k = st_iter_next(it, &r)) > 0) {
@@ -530,6 +535,7 @@ static int encode_task(struct enc_ctx *c, const char *task, int64_t corpus_id)
         if (rc == SP_OK && k < 0) { snprintf(c->err, sizeof c->err, "%s", st_iter_error(it)); rc = SP_ESTORE; }
         for (; rc == SP_OK && i < l.n; i++) rc = text_unit(c, &l.v[i]);   /* not in the corpus */
         st_iter_close(it);
+        c->it = NULL;
     }
     if (rc == SP_OK) rc = flush_window(c);
     for (int i = 0; i < l.n; i++) free(l.v[i].text);

@@ -247,7 +247,7 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
      * whether it commits alone (st_file_commit) or with the files held before it. */
     struct st_write_cache *c = db->wcache;
     if (!c->txn_open) {
-        if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+        if (st_begin_write(db, err, errlen)) { file_free(f); return SP_ESTORE; }
         c->txn_open = 1;
     }
     if (st_exec(db, "SAVEPOINT st_file", err, errlen)) { f->in_savepoint = 0; file_undo(f); return SP_ESTORE; }

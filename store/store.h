@@ -41,6 +41,11 @@ int  st_open_at_version(const char *path, int version, struct st_db **out, char 
 
 /* Run SQL with no result rows; message on failure. */
 int  st_exec(struct st_db *db, const char *sql, char *err, size_t errlen);
+/* BEGIN IMMEDIATE, refused (SP_ESTORE, "internal error") while a statement of this connection
+ * is still reading: such a transaction could not wait for other writers (st_iter_pause), so it
+ * would fail with "database is locked" only when someone else writes; refusing it always makes
+ * the mistake show in every test instead. */
+int  st_begin_write(struct st_db *db, char *err, size_t errlen);
 
 /* Corpus id by name; create != 0 inserts it when missing. SP_EEXIST-free: returns SP_OK or an error. */
 int  st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen);
@@ -124,6 +129,13 @@ int  st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_
                   char *err, size_t errlen);
 /* 1: *row filled (valid until the next call), 0: end, <0: error (message from st_iter_error). */
 int  st_iter_next(struct st_iter *it, const struct st_row **row);
+/* End the iterator's read transaction (its cursors are reset; the last row stays valid). Call it
+ * before writing on the same connection: a write transaction begun while a read is open cannot
+ * wait for other writers (SQLite skips the busy handler when a read must be upgraded, and fails
+ * at once when another process committed since the read began). The next st_iter_next resumes
+ * after the last sentence returned, in the store as it is then: sentences committed meanwhile
+ * (larger ids) are included. */
+void st_iter_pause(struct st_iter *it);
 const char *st_iter_error(struct st_iter *it);
 void st_iter_close(struct st_iter *it);
 
