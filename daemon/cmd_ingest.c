@@ -11,7 +11,8 @@
 
 static const char *usage_text =
     "usage: synprobe ingest --db DB [--corpus NAME] [--split S] [--format auto|conllu|ptb|dep]\n"
-    "                       [--workers N] [--levels T] [--strict | --repair] [--json] [--quiet] FILE|DIR...\n"
+    "                       [--workers N] [--levels T] [--strict | --repair] [--json] [--quiet]\n"
+    "                       [--stdin-name NAME] FILE|DIR|-...\n"
     "\n"
     "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
     "computes every cached structure, and stores each file in one transaction.\n"
@@ -24,13 +25,24 @@ static const char *usage_text =
     "  --repair        repair heads deterministically (SPEC-structures 2.1), recording warnings\n"
     "  (default)       malformed sentences go to the quarantine table with file:line and reason\n"
     "  --dry-run       parse and compute without a store (benchmarks); --no-structures: parse only\n"
+    "  --stdin-name N  the name '-' (standard input) is stored under (default <stdin>); its extension\n"
+    "                  decides the format, its stem the sentences' document\n"
+    "A FILE may be a pipe or FIFO, '-' for standard input, or gzip (.gz, or gzip on standard input);\n"
+    "each is read once and stored under the SHA-256 of the (decompressed) bytes parsed.\n"
     "A file whose bytes are already in the corpus is skipped. A .mrg and a .dp (or .conllu) with the\n"
-    "same stem attach to the same sentences, position by position.\n"
+    "same name attach to the same sentences, position by position (the pair in one folder first);\n"
+    "two files of one kind with the same name (en/dev.conllu, de/dev.conllu) are separate documents.\n"
     "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
     "was ingested, 2 on usage errors.\n";
 
 static int is_treebank_name(const char *name)
 {
+    size_t n = strlen(name);
+    if (n > 3 && !strcmp(name + n - 3, ".gz")) {   /* dev.conllu.gz: judge by the name inside */
+        char inner[1024];
+        snprintf(inner, sizeof inner, "%.*s", (int)(n - 3), name);
+        return n - 3 < sizeof inner && is_treebank_name(inner);
+    }
     const char *dot = strrchr(name, '.');
     if (!dot) return 0;
     return !strcmp(dot, ".conllu") || !strcmp(dot, ".conll") || !strcmp(dot, ".mrg") ||
@@ -103,7 +115,7 @@ int cmd_ingest(int argc, char **argv)
     int json = 0, dry = 0;
     struct ingest_opts o;
     ingest_opts_default(&o);
-    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK };
+    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK, O_STDIN_NAME };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
         { "split", required_argument, 0, 's' }, { "format", required_argument, 0, 'f' },
@@ -111,6 +123,7 @@ int cmd_ingest(int argc, char **argv)
         { "repair", no_argument, 0, 'R' }, { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
         { "dry-run", no_argument, 0, O_DRY }, { "no-structures", no_argument, 0, O_NOSTRUCT },
         { "levels", required_argument, 0, O_LEVELS }, { "chunk-kb", required_argument, 0, O_CHUNK },
+        { "stdin-name", required_argument, 0, O_STDIN_NAME },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -135,6 +148,10 @@ int cmd_ingest(int argc, char **argv)
         case O_CHUNK:
             if (sp_parse_int(optarg, 1, 1 << 20, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--chunk-kb: expected 1..1048576");
             o.chunk_bytes = (size_t)v * 1024;
+            break;
+        case O_STDIN_NAME:
+            if (!optarg[0] || !strcmp(optarg, "-")) return sp_fail(SP_EXIT_USAGE, "ingest", "--stdin-name: expected a file name, got '%s'", optarg);
+            o.stdin_name = optarg;
             break;
         case 'S': o.mode = SP_MODE_STRICT; break;
         case 'R': o.mode = SP_MODE_REPAIR; break;
