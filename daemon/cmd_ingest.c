@@ -53,7 +53,7 @@ static int is_treebank_name(const char *name)
 struct totals {
     json_t *jfiles;
     int json, quiet, n_files;
-    long sent, att, rej, words, tokens;
+    long sent, att, rej, words, tokens, kept;
     int n_failed, n_done, n_unchanged;
 };
 
@@ -68,11 +68,13 @@ static void file_done(int k, const char *path, const struct ingest_result *r, vo
     t->sent += r->sum.n_sentences - r->sum.n_attached;
     t->att += r->sum.n_attached;
     t->rej += r->sum.n_rejected;
+    t->kept += r->sum.n_kept;
     t->words += r->sum.n_words;
     t->tokens += r->tokens_parsed;
     json_t *jf = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "path", path, "status", status,
                            "format", r->fmt ? ing_format_name(r->fmt) : "unknown", "sentences", r->sum.n_sentences,
                            "attached", r->sum.n_attached, "rejected", r->sum.n_rejected, "words", (json_int_t)r->sum.n_words);
+    if (r->sum.n_kept) json_object_set_new(jf, "kept", json_integer(r->sum.n_kept));
     if (r->status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r->error));
     json_array_append_new(t->jfiles, jf);
     if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
@@ -195,7 +197,7 @@ int cmd_ingest(int argc, char **argv)
     long tot_sent = t.sent, tot_att = t.att, tot_rej = t.rej, tot_words = t.words, tot_tokens = t.tokens;
     int n_failed = t.n_failed, n_done = t.n_done, n_unchanged = t.n_unchanged;
     json_t *jfiles = t.jfiles;
-    int ingested_any = tot_sent + tot_att > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
+    int ingested_any = tot_sent + tot_att + t.kept > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
     int rc = (n_failed || !ingested_any) ? SP_EXIT_INPUT : SP_EXIT_OK;
     if (json) {
         json_t *root = json_pack("{s:s?, s:s, s:o, s:{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f}}", "db", db_path,

@@ -29,7 +29,7 @@ static const char *const sql_text[Q_COUNT] = {
                      "coalesce(?4, 'pending:' || (SELECT coalesce(max(source_id), 0) + 1 FROM source)), ?5, ?6)",
     [Q_SOURCE_UPD] = "UPDATE source SET n_sentences = ?2, n_rejected = ?3, n_words = ?4 WHERE source_id = ?1",
     [Q_BY_POS] = "SELECT s.sentence_id, s.sent_id, s.dep_source_id, s.const_source_id, s.n_words, "
-                 "coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line) "
+                 "coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line), d.path, c.path "
                  "FROM sentence s LEFT JOIN source d ON d.source_id = s.dep_source_id "
                  "LEFT JOIN source c ON c.source_id = s.const_source_id "
                  "WHERE s.corpus_id = ?1 AND s.doc = ?2 AND s.position = ?3",
@@ -591,6 +591,45 @@ static int attach(struct st_file *f, int position, int64_t sid, const char *sent
     return insert_structures(f, sid, s, d, err, errlen);
 }
 
+/* 1 if stored sentence sid already holds exactly this annotation (sent_id, every token column and
+ * head for a dependency file; the normalised tree for a constituency file): a new version of a
+ * file re-delivering a sentence its earlier version stored. */
+static int same_as_stored(struct st_file *f, int64_t sid, const char *sent_id, const char *have_id,
+                          const struct sp_sentence *s, const struct st_derived *d)
+{
+    if ((s->sent_id || f->fmt != SP_FMT_PTB) && strcmp(sent_id, have_id)) return 0;
+    sqlite3_stmt *q;
+    int same = 1, i = 0;
+    if (f->fmt == SP_FMT_PTB) {
+        if (!d || !d->tree) return 0;
+        if (sqlite3_prepare_v2(f->db->h, "SELECT tree FROM const_structure WHERE sentence_id = ?1", -1, &q, NULL)) return 0;
+        sqlite3_bind_int64(q, 1, sid);
+        same = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) &&
+               !strcmp((const char *)sqlite3_column_text(q, 0), d->tree);
+        sqlite3_finalize(q);
+        return same;
+    }
+    char ferr[SP_ERRLEN];
+    if (token_flush(f, ferr, sizeof ferr)) return 0;
+    if (sqlite3_prepare_v2(f->db->h, "SELECT form, lemma, upos, xpos, feats, deprel, deps, misc, head FROM token "
+                           "WHERE sentence_id = ?1 ORDER BY i", -1, &q, NULL)) return 0;
+    sqlite3_bind_int64(q, 1, sid);
+    static const int cols[8] = { SP_FORM, SP_LEMMA, SP_UPOS, SP_XPOS, SP_FEATS, SP_DEPREL, SP_DEPS, SP_MISC };
+    while (same && sqlite3_step(q) == SQLITE_ROW) {
+        if (i >= s->n) { same = 0; break; }
+        for (int k = 0; k < 8 && same; k++) {
+            const char *v = s->col[cols[k]] ? s->col[cols[k]][i] : "_";
+            const char *w = (const char *)sqlite3_column_text(q, k);
+            same = w && !strcmp(v, w);
+        }
+        if (same) same = s->head ? sqlite3_column_type(q, 8) != SQLITE_NULL && sqlite3_column_int(q, 8) == s->head[i]
+                                 : sqlite3_column_type(q, 8) == SQLITE_NULL;
+        i++;
+    }
+    sqlite3_finalize(q);
+    return same && i == s->n;
+}
+
 int st_file_put(struct st_file *f, int position, const struct ing_item *it, const struct st_derived *d,
                 char *err, size_t errlen)
 {
@@ -618,12 +657,27 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
             int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
             snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
             long other_line = (long)sqlite3_column_int64(q, 6);
+            int mine_dep = f->fmt != SP_FMT_PTB, col_mine = mine_dep ? 7 : 8;
+            int same_path = 0;
+            if (sqlite3_column_type(q, col_mine) != SQLITE_NULL) {
+                char *a = path_stem((const char *)sqlite3_column_text(q, col_mine)), *b = path_stem(f->path);
+                same_path = !strcmp(a, b);
+                free(a);
+                free(b);
+            }
             sqlite3_reset(q);
-            int mine_dep = f->fmt != SP_FMT_PTB;
+            if (same_path && same_as_stored(f, sid, sent_id, have_id, s, d)) {
+                f->sum.n_kept++;           /* an earlier version of this file stored it already */
+                return SP_OK;
+            }
             if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
                 char reason[SP_ERRLEN];
-                snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
-                         position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
+                if (same_path)
+                    snprintf(reason, sizeof reason, "position %d of '%s' differs from the sentence an earlier version "
+                             "of this file stored there (%s:%ld)", position, f->stem, other, other_line);
+                else
+                    snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
+                             position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
                 return reject(f, position, s->line, sent_id, reason, it, err, errlen);
             }
             return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);

@@ -63,7 +63,9 @@ struct st_derived {
     struct st_blobref phrases, spans;
 };
 
-struct st_file_summary { int n_sentences, n_rejected, n_attached; long n_words; };
+/* n_kept: sentences an earlier version of the same file (same path stem) already stored
+ * identically, at the same position: neither stored again nor counted in n_sentences. */
+struct st_file_summary { int n_sentences, n_rejected, n_attached, n_kept; long n_words; };
 
 struct st_file;
 
