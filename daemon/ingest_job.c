@@ -52,7 +52,8 @@ struct job {
     char sha[65];                  /* of the bytes read; written by the reader before the
                                     * end-of-file marker is queued, read by the writer after */
     int pre_done;                  /* reader settled it (failed or unchanged): nothing to write */
-    int stop;                      /* the file failed: skip its remaining chunks (under mu) */
+    int stop;                      /* the file failed: skip its remaining chunks (under mu);
+                                    * STOP_HASH: but read (and hash) it to the end */
     int begun;                     /* writer: st_file_begin was tried */
     struct st_file *file;          /* writer: open transaction, NULL on the dry-run path */
     int position, messages;        /* writer */
@@ -119,6 +120,17 @@ static void job_stop(struct pipeline *p, struct job *j)
 {
     pthread_mutex_lock(&p->mu);
     j->stop = 1;
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* A --strict rejection fails the file unless its bytes turn out to be in the corpus already
+ * (then it is unchanged, as a file that fits in one chunk is found before parsing): nothing
+ * more is parsed or written, but the reader reads it to the end for its hash. */
+enum { STOP_HASH = 2 };
+static void job_stop_hash(struct pipeline *p, struct job *j)
+{
+    pthread_mutex_lock(&p->mu);
+    if (!j->stop) j->stop = STOP_HASH;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -232,7 +244,7 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
         if (rc == SP_EPARSE) {
             if (p->o->mode == SP_MODE_STRICT) {
                 snprintf(r->error, sizeof r->error, "%s (--strict: nothing from this file was kept)", err);
-                job_stop(p, j);
+                job_stop_hash(p, j);
                 return;
             } else if (!p->o->quiet && j->messages++ < p->o->max_messages) {
                 sp_buf_printf(&j->msgs, "%s\n", err);
@@ -289,7 +301,12 @@ static void job_finish(struct pipeline *p, struct job *j)
     struct ingest_result *r = &j->r;
     if (!j->pre_done) {
         if (!j->begun && !j->stop) job_begin(p, j);      /* a file without a single sentence */
-        int hrc = j->file && !j->stop ? st_file_hash(j->file, j->sha, r->error, sizeof r->error) : SP_OK;
+        int hrc = SP_OK;
+        if (j->file && (!j->stop || (j->stop == STOP_HASH && j->sha[0]))) {
+            char herr[SP_ERRLEN];
+            hrc = st_file_hash(j->file, j->sha, herr, sizeof herr);
+            if (hrc && hrc != SP_EEXIST) snprintf(r->error, sizeof r->error, "%s", herr);
+        }
         if (hrc == SP_EEXIST) {          /* these bytes are in the corpus already (or earlier in this run) */
             st_file_abort(j->file);
             r->sum = (struct st_file_summary){ 0 };
@@ -498,7 +515,7 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
         struct chunk *c = NULL;
         struct sp_sha256 h;
         sp_sha256_init(&h);
-        while (!eof && !job_stopped(p, j)) {
+        while (!eof && job_stopped(p, j) != 1) {
             size_t want = cap > carry ? cap : carry * 2;
             if (!c) c = chunk_get(p);
             if (c->cap < want + 1) {

@@ -26,7 +26,7 @@ expect_eq "/dev/stdin from a pipe: all 2001 sentences" "$(n_sent "$TMP/devstdin.
 
 # ---- a named FIFO
 mkfifo "$TMP/f.conllu"
-cat "$EWT" >"$TMP/f.conllu" &
+timeout 60 sh -c 'cat "$1" >"$2"' sh "$EWT" "$TMP/f.conllu" &   # never blocks the test forever
 rc=0; "$SP" ingest --db "$TMP/fifo.db" --quiet "$TMP/f.conllu" >/dev/null 2>&1 || rc=$?
 wait
 expect_eq "FIFO: exit 0" "$rc" 0

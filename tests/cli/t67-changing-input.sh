@@ -27,7 +27,8 @@ n() { sqlite3 "$TMP/a.db" "$1"; }
 
 # ---- the FIFO: two writes, then the end of the stream after 1000 sentences
 mkfifo "$F"
-{ cat "$TMP/part1"; sleep 0.3; cat "$TMP/part2"; } >"$F" &
+# (under timeout: if ingest never opened the FIFO, the writer must not block the test forever)
+timeout 60 sh -c '{ cat "$1"; sleep 0.3; cat "$2"; } >"$3"' sh "$TMP/part1" "$TMP/part2" "$F" &
 rc=0; "$SP" ingest --db "$TMP/a.db" --quiet "$F" >/dev/null 2>&1 || rc=$?
 wait
 expect_eq "cut short: exit 0, the 1000 sentences read are stored" "$rc $(n 'SELECT count(*) FROM sentence')" "0 1000"
@@ -69,4 +70,17 @@ expect_eq "edited version: exit 0, 0 new, 2000 kept, 1 rejected" \
     "0 0 2000 1"
 expect_eq "edited version: the quarantine holds sentence 5 (line 72), saying what it conflicts with" \
     "$(n "SELECT position, reason LIKE '%/w/dev.conllu:72: %-0005: position 5 of ''dev'' differs from the sentence an earlier version of this file stored there (%/w/dev.conllu:72)' FROM quarantine")" "5|1"
+
+# ---- the same bytes under another name with --strict: its sentence ids are taken, but the file is
+# unchanged, not failed (the hash, known only at its end, decides; nothing is written)
+cp "$EWT" "$TMP/copy.conllu"
+"$SP" ingest --db "$TMP/ref.db" --quiet "$EWT" >/dev/null 2>&1 || true
+rc=0; "$SP" ingest --db "$TMP/ref.db" --strict "$TMP/copy.conllu" >"$TMP/out" 2>&1 || rc=$?
+expect_eq "--strict, same bytes under another name: exit 0, unchanged" "$rc $(grep -c '1 unchanged' "$TMP/out")" "0 1"
+expect_eq "--strict, same bytes under another name: nothing added" \
+    "$(sqlite3 "$TMP/ref.db" 'SELECT count(*) FROM source') $(sqlite3 "$TMP/ref.db" 'SELECT count(*) FROM quarantine')" "1 0"
+head -c 1200000 "$EWT" >"$TMP/other.conllu"; cat "$TMP/part1" >>"$TMP/other.conllu"
+rc=0; "$SP" ingest --db "$TMP/ref.db" --strict "$TMP/other.conllu" >"$TMP/out" 2>"$TMP/err" || rc=$?
+expect_eq "--strict, other bytes with a taken sent_id: exit 1, nothing kept" \
+    "$rc $(grep -c 'sent_id already used.*--strict: nothing from this file was kept' "$TMP/err") $(sqlite3 "$TMP/ref.db" 'SELECT count(*) FROM source')" "1 1 1"
 done_testing
