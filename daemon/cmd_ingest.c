@@ -78,9 +78,12 @@ static void file_done(int k, const char *path, const struct ingest_result *r, vo
     if (r->status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r->error));
     json_array_append_new(t->jfiles, jf);
     if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
-        fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", path, status,
+        fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words", path, status,
                 ing_format_name(r->fmt), r->sum.n_sentences,
                 r->sum.n_attached ? " (attached to existing)" : "", r->sum.n_rejected, r->sum.n_words);
+    if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
+        fprintf(stderr, r->sum.n_kept ? "; %d kept: stored identically by an earlier version of this file\n" : "\n",
+                r->sum.n_kept);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
