@@ -27,7 +27,7 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
-LIBS     := -lsqlite3 -ljansson -lcsv $(BLAS_LIB) -lpthread -lm
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 ifeq ($(SAN),1)

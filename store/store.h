@@ -68,7 +68,9 @@ struct st_derived {
     struct st_blobref phrases, spans;
 };
 
-struct st_file_summary { int n_sentences, n_rejected, n_attached; long n_words; };
+/* n_kept: sentences an earlier version of the same file (same path stem) already stored
+ * identically, at the same position: neither stored again nor counted in n_sentences. */
+struct st_file_summary { int n_sentences, n_rejected, n_attached, n_kept; long n_words; };
 
 struct st_file;
 
@@ -87,9 +89,15 @@ int  st_file_writer_open(struct st_db *db, char *err, size_t errlen);
 /* 1 if ingest writes through a connection of its own; 0 for an in-memory store, written
  * through db's connection itself (a second connection would not see it). */
 int  st_file_writer_separate(const struct st_db *db);
+/* sha256 may be NULL when the bytes are still being read: set it with st_file_hash before the
+ * file is committed. SP_EEXIST: these bytes are already in the corpus (nothing written). */
 int  st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
                    enum sp_format fmt, enum sp_mode mode, const char *split,
                    struct st_file **out, char *err, size_t errlen);
+/* Record the SHA-256 of the bytes the file's sentences came from (known once they are all
+ * read). SP_EEXIST: the corpus already holds these bytes (or another file of this run did):
+ * the caller aborts the file, which is then unchanged. */
+int  st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen);
 /* Store item number `position` (1-based, file order). A rejected item, or a sentence that
  * conflicts with the corpus (duplicate sent_id, words differing from the other annotation),
  * is quarantined and SP_EPARSE returned with "file:line: sent_id: reason" in err: in strict

@@ -52,4 +52,14 @@ done
 $SP ingest --db $TMP/d.db $V >/dev/null 2>&1 || true
 out=$($SP ingest --db $TMP/d.db --strict $V 2>&1) && rc=0 || rc=$?
 case "$rc|$out" in "0|"*"1 unchanged"*) ok "default with nothing rejected, then --strict: unchanged";; *) not_ok "default, then --strict: $rc $out";; esac
+# the same for a file of several chunks, whose hash is only known when it has been read
+if [ -f "$DATA/ud-ewt/en_ewt-ud-dev.conllu" ]; then
+    cp "$DATA/ud-ewt/en_ewt-ud-dev.conllu" "$TMP/big.conllu"
+    "$SP" ingest --db "$TMP/big.db" --corpus c --repair "$TMP/big.conllu" >/dev/null 2>&1
+    rc=0; "$SP" ingest --db "$TMP/big.db" --corpus c "$TMP/big.conllu" >/dev/null 2>"$TMP/big.err" || rc=$?
+    expect_eq "1.8 MB file ingested with --repair, again in default mode: exit 1" "$rc" 1
+    check "... naming the mode it was ingested in" grep -q "already ingested in repair mode" "$TMP/big.err"
+else
+    skip "multi-chunk mode mismatch: $DATA/ud-ewt not present"
+fi
 done_testing
