@@ -40,7 +40,7 @@ END
             if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then echo "not ok - $t: exit status $rc after its checks"; f=1; fi
         fi
         fail=$((fail+f))
-        if [ "$f" -ne 0 ]; then echo "FAILED: $label $t"; bad=$((bad+1)); fi
+        if [ "$f" -ne 0 ]; then echo "FAILED: ${label:+$label }$t"; bad=$((bad+1)); fi
     done
 done
 echo "unit tests ${label:+$label }($where): $((n-bad))/$n programs passed; checks: $pass ok, $fail not ok, $skip skipped"
