@@ -145,9 +145,10 @@ test-unit: $(UNIT_BIN)
 test-cli: all $(TOOL_BIN)
 	@tests/run_cli.sh $(BUILD) $(COUNTS)
 
-# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree
+# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree (one after the other)
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 COUNTS=$(COUNTS)
 test-san:
-	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 COUNTS=$(COUNTS) test-unit test-cli
+	@st=0; $(SAN_MAKE) test-unit || st=1; $(SAN_MAKE) test-cli || st=1; exit $$st
 
 # every suite runs, even after a failure; the last line sums them all
 test: all
