@@ -169,7 +169,7 @@ test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
 	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe && tests/tsan/run.sh build/tsan; \
-	else echo "SKIP test-tsan: clang not installed"; fi
+	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
 # Built outside $(BUILD)/tests, the unit tests' folder.
