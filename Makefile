@@ -1,7 +1,9 @@
 # synprobe — one Makefile for the whole tree.
 #
 #   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
-#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs)
+#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs);
+#                        ends with "N passed, N failed, N skipped"
+#   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
@@ -68,7 +70,7 @@ DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: all test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -128,18 +130,39 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/t_harness.h
 
 $(foreach t,$(UNIT_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
 
+# Test drivers (not tests, so outside $(BUILD)/tests): tests/tools/<layer>_<name>.c, linked the same way
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
+$(BUILD)/tools/%: tests/tools/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,$(firstword $(subst _, ,$*))) $(LIBS)
+$(foreach t,$(TOOL_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
+
+# Every runner appends "PASSED FAILED SKIPPED SUITE" to $(COUNTS); tests/summary.sh sums the lines.
+COUNTS ?= $(BUILD)/test-counts
+
 test-unit: $(UNIT_BIN)
-	@tests/run_unit.sh $(BUILD)/tests
+	@tests/run_unit.sh -c $(COUNTS) $(UNIT_BIN)
 
-test-cli: all
-	@tests/run_cli.sh $(BUILD)
+test-cli: all $(TOOL_BIN)
+	@tests/run_cli.sh $(BUILD) $(COUNTS)
 
-# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree
+# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree (one after the other)
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 COUNTS=$(COUNTS)
 test-san:
-	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 test-unit test-cli
+	@st=0; $(SAN_MAKE) test-unit || st=1; $(SAN_MAKE) test-cli || st=1; exit $$st
 
-test: all check-cuda test-unit test-cli test-gpu-selfcheck test-san
-	@echo "make test: all suites passed"
+# every suite runs, even after a failure; the last line sums them all
+test: all
+	@rm -f $(COUNTS); st=0; \
+	for t in check-cuda test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
+	tests/summary.sh -s $$st $(COUNTS)
+
+# The encoder's and the GEMM's unit tests under each OpenBLAS kernel (.ci/run runs it after `make test`)
+KERNEL_TESTS := $(filter $(BUILD)/tests/encoder_% $(BUILD)/tests/common_gemm,$(UNIT_BIN))
+test-kernels: $(KERNEL_TESTS)
+	@rm -f $(BUILD)/kernel-counts; st=0; \
+	tests/run_kernels.sh $(BUILD)/kernel-counts $(KERNEL_TESTS) || st=1; \
+	tests/summary.sh -s $$st $(BUILD)/kernel-counts
 
 # The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
 # CI runs without clang).
@@ -147,10 +170,10 @@ test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
 	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe && tests/tsan/run.sh build/tsan; \
-	else echo "SKIP test-tsan: clang not installed"; fi
+	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
-# Built outside $(BUILD)/tests, which tests/run_unit.sh runs wholesale.
+# Built outside $(BUILD)/tests, the unit tests' folder.
 GPU_TEST := $(BUILD)/gpu/encoder_cuda_vs_cpu
 $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call layer_libs,encoder)
 	@mkdir -p $(@D)

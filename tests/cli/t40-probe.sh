@@ -1,20 +1,9 @@
 #!/bin/sh
 # t40-probe: `synprobe probe` on synthetic SentEval task files + .npy vectors (SPEC-probing §1).
-# Needs /usr/bin/python3 with numpy to write the .npy inputs; prints SKIP without it.
-set -u
-SP=${SP_BUILD:-build}/synprobe
-PY=/usr/bin/python3
-if ! $PY -c 'import numpy' 2>/dev/null; then
-    echo "SKIP t40-probe: /usr/bin/python3 with numpy not available"
-    exit 0
-fi
-T=$(mktemp -d /tmp/sp_t40.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail=0
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-notok() { n=$((n+1)); echo "not ok $n - $1"; fail=$((fail+1)); }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+# Needs /usr/bin/python3 with numpy to write the .npy inputs; skipped without it.
+. tests/cli/lib.sh
+need_numpy
+T=$TMP
 
 # well-separated 2-class task: 600 train, 200 dev, 200 test, d = 12
 $PY - "$T" <<'EOF'
@@ -34,13 +23,13 @@ with open(d + "/sep.txt", "w") as f:
         f.write("%s\t%s\tsentence %d .\n" % (tags[i], "POS" if y[i] else "NEG", i))
 EOF
 
-$SP probe --help >"$T/help" 2>&1
-check "--help exits 0" "[ $? -eq 0 ]"
-check "--help documents the row alignment" "grep -q 'row i is the vector of' '$T/help'"
+rc=0; $SP probe --help >"$T/help" 2>&1 || rc=$?
+expect_eq "--help exits 0" "$rc" 0
+check "--help documents the row alignment" eval "grep -q 'row i is the vector of' '$T/help'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet >"$T/r1.json" 2>"$T/err"
-check "logreg run exits 0" "[ $? -eq 0 ]"
-$PY - "$T/r1.json" >"$T/r1.chk" 2>&1 <<'EOF'
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet >"$T/r1.json" 2>"$T/err" || rc=$?
+expect_eq "logreg run exits 0" "$rc" 0
+rc=0; $PY - "$T/r1.json" >"$T/r1.chk" 2>&1 <<'EOF' || rc=$?
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["devacc"] >= 99.0, r["devacc"]
@@ -56,49 +45,45 @@ assert sum(map(sum, cm)) == 200 and r["metrics"]["split"] == "test"
 assert abs(100.0 * (cm[0][0] + cm[1][1]) / 200 - r["acc"]) < 0.006
 assert len(r["metrics"]["per_class"]) == 2
 EOF
-check "logreg JSON: dev >= 99, early stop, baselines, confusion" "[ $? -eq 0 ]" || cat "$T/r1.chk"
+expect_eq "logreg JSON: dev >= 99, early stop, baselines, confusion" "$rc" 0
+[ "$rc" -eq 0 ] || cat "$T/r1.chk"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet --threads 2 >"$T/r2.json" 2>&1
 grep -v '"seconds"\|"threads"' "$T/r1.json" >"$T/a"; grep -v '"seconds"\|"threads"' "$T/r2.json" >"$T/b"
-check "--threads 2 gives the same numbers as --threads 1" "cmp -s '$T/a' '$T/b'"
+check "--threads 2 gives the same numbers as --threads 1" eval "cmp -s '$T/a' '$T/b'"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X64.npy" --json --quiet >"$T/r3.json" 2>&1
 grep -v '"seconds"\|"vectors"' "$T/r1.json" >"$T/a"; grep -v '"seconds"\|"vectors"' "$T/r3.json" >"$T/b"
-check "float64 vectors give the same result as float32" "cmp -s '$T/a' '$T/b'"
+check "float64 vectors give the same result as float32" eval "cmp -s '$T/a' '$T/b'"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --seed 7 --control-seed 3 --json --quiet >"$T/r4.json" 2>&1
-check "--seed/--control-seed recorded" "grep -q '\"seed\": 7' '$T/r4.json' && grep -q '\"seed\": 3' '$T/r4.json'"
+check "--seed/--control-seed recorded" eval "grep -q '\"seed\": 7' '$T/r4.json' && grep -q '\"seed\": 3' '$T/r4.json'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier mlp --nhid 8 --dropout 0.1 --quiet >"$T/mlp.txt" 2>&1
-check "mlp with one cell runs" "[ $? -eq 0 ] && grep -q 'chosen: nhid 8, dropout 0.1' '$T/mlp.txt' && grep -q 'confusion' '$T/mlp.txt'"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier mlp --nhid 8 --dropout 0.1 --quiet >"$T/mlp.txt" 2>&1 || rc=$?
+check "mlp with one cell runs" eval "[ $rc -eq 0 ] && grep -q 'chosen: nhid 8, dropout 0.1' '$T/mlp.txt' && grep -q 'confusion' '$T/mlp.txt'"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --preset senteval-fast --json --quiet >"$T/fast.json" 2>&1
-check "senteval-fast preset: rmsprop, batch 128" "grep -q '\"optim\": \"rmsprop\"' '$T/fast.json' && grep -q '\"batch_size\": 128' '$T/fast.json'"
+check "senteval-fast preset: rmsprop, batch 128" eval "grep -q '\"optim\": \"rmsprop\"' '$T/fast.json' && grep -q '\"batch_size\": 128' '$T/fast.json'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/Xshort.npy" --quiet >"$T/out" 2>"$T/err"
-rc=$?
-check "row-count mismatch: exit 1 naming both files" "[ $rc -eq 1 ] && grep -q 'Xshort.npy: 999 rows, but .*sep.txt has 1000' '$T/err'"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xshort.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
+check "row-count mismatch: exit 1 naming both files" eval "[ $rc -eq 1 ] && grep -q 'Xshort.npy: 999 rows, but .*sep.txt has 1000' '$T/err'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --quiet >"$T/out" 2>"$T/err"
-rc=$?
-check "Fortran-order .npy: exit 1" "[ $rc -eq 1 ] && grep -q 'Xfortran.npy: fortran_order is True' '$T/err'"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
+check "Fortran-order .npy: exit 1" eval "[ $rc -eq 1 ] && grep -q 'Xfortran.npy: fortran_order is True' '$T/err'"
 
 printf 'tr\tA\tx\nzz\tB\ty\n' >"$T/bad.txt"
-$SP probe --task-file "$T/bad.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err"
-rc=$?
-check "bad partition tag: exit 1 with file:line" "[ $rc -eq 1 ] && grep -q 'bad.txt:2: expected partition tag' '$T/err'"
+rc=0; $SP probe --task-file "$T/bad.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
+check "bad partition tag: exit 1 with file:line" eval "[ $rc -eq 1 ] && grep -q 'bad.txt:2: expected partition tag' '$T/err'"
 
 head -999 "$T/sep.txt" >"$T/unk.txt"; printf 'te\tMAYBE\tz .\n' >>"$T/unk.txt"
-$SP probe --task-file "$T/unk.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err"
-rc=$?
-check "test label unseen in train: exit 1 with file:line" "[ $rc -eq 1 ] && grep -q \"unk.txt:1000: label 'MAYBE'\" '$T/err'"
+rc=0; $SP probe --task-file "$T/unk.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
+check "test label unseen in train: exit 1 with file:line" eval "[ $rc -eq 1 ] && grep -q \"unk.txt:1000: label 'MAYBE'\" '$T/err'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --frobnicate >"$T/out" 2>&1
-check "unknown option: exit 2" "[ $? -eq 2 ]"
-$SP probe --task-file "$T/sep.txt" >"$T/out" 2>&1
-check "missing --vectors: exit 2" "[ $? -eq 2 ]"
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier svm >"$T/out" 2>&1
-check "unknown classifier: exit 2" "[ $? -eq 2 ]"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --frobnicate >"$T/out" 2>&1 || rc=$?
+expect_eq "unknown option: exit 2" "$rc" 2
+rc=0; $SP probe --task-file "$T/sep.txt" >"$T/out" 2>&1 || rc=$?
+expect_eq "missing --vectors: exit 2" "$rc" 2
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier svm >"$T/out" 2>&1 || rc=$?
+expect_eq "unknown classifier: exit 2" "$rc" 2
 
-echo "t40-probe: $((n-fail))/$n passed"
-[ $fail -eq 0 ]
+done_testing

@@ -31,9 +31,9 @@ for d, std in ((512, 512 ** -0.5), (600, 1.0)):      # san.json scales embedding
 EOF
 
 # ---- san: encode with token vectors + attention of layer 0, compare with the reference
-"$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --embeddings "$TMP/glove512.txt" --save-weights "$TMP/san.safetensors" \
-    --run san --token-vectors --attention 0 --json >"$TMP/san.json" 2>"$TMP/san.err"
-expect_eq "san encode: exit 0" $? 0
+rc=0; "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --embeddings "$TMP/glove512.txt" --save-weights "$TMP/san.safetensors" \
+    --run san --token-vectors --attention 0 --json >"$TMP/san.json" 2>"$TMP/san.err" || rc=$?
+expect_eq "san encode: exit 0" "$rc" 0
 expect_eq "san: all $N sentences encoded" "$(jget encoded <"$TMP/san.json")" "$N"
 "$SP" export --db "$DB" --what vectors --run san --format npy --out "$TMP/san.npy"
 "$SP" export --db "$DB" --what tokens --run san --out "$TMP/san_tok.npy"
@@ -144,8 +144,8 @@ check "--on-missing fail names the sentence and the structure" grep -q "needs a 
 check "--max-tokens: long sentences skipped and counted" test "$(jget skipped_too_long <"$TMP/short.json")" -gt 0
 
 # ---- attention export feeds `synprobe trees`
-"$SP" trees --db "$DB" --corpus demo --attention "$TMP/san_att.npy" --json >"$TMP/trees.json" 2>"$TMP/err"
-expect_eq "trees --attention on the exported map: exit 0" $? 0
+rc=0; "$SP" trees --db "$DB" --corpus demo --attention "$TMP/san_att.npy" --json >"$TMP/trees.json" 2>"$TMP/err" || rc=$?
+expect_eq "trees --attention on the exported map: exit 0" "$rc" 0
 
 # ---- errors
 "$SP" export --db "$DB" --what vectors --run san 2>"$TMP/err" && rc=0 || rc=$?
@@ -157,7 +157,8 @@ check "unknown run: message" grep -q "no run 'nope'" "$TMP/err"
 expect_eq "tokens of a run without them: exit 1" "$rc" 1
 check "... says re-run with --token-vectors" grep -q "re-run encode with --token-vectors" "$TMP/err"
 "$SP" export --db "$DB" --what attention --run ms --out "$TMP/x.npy" 2>"$TMP/err" && rc=0 || rc=$?
-check "attention of a run without them: exit 1, says --attention" grep -q "re-run encode with --attention" "$TMP/err"
+expect_eq "attention of a run without them: exit 1" "$rc" 1
+check "... says re-run with --attention" grep -q "re-run encode with --attention" "$TMP/err"
 printf '{"kind": "san", "d_model": 64, "heads": 7}\n' >"$TMP/bad.json"
 "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/bad.json" --run bad 2>"$TMP/err" && rc=0 || rc=$?
 expect_eq "bad config: exit 1" "$rc" 1
@@ -165,7 +166,7 @@ check "bad config: the field is named" grep -q "bad.json: heads" "$TMP/err"
 "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json 2>/dev/null && rc=0 || rc=$?
 expect_eq "missing --run: exit 2" "$rc" 2
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
-    echo "# a GPU is present: the no-GPU device checks are skipped"
+    skip "the no-GPU device checks: a GPU is present"
 else
     "$SP" encode --db "$DB" --corpus demo --encoder $C/ms-san.json --run ms-gpu --device cuda 2>"$TMP/err" && rc=0 || rc=$?
     expect_eq "--device cuda without a GPU: exit 1" "$rc" 1
