@@ -1,8 +1,11 @@
 # synprobe — one Makefile for the whole tree.
 #
 #   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
-#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs)
+#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs);
+#                        ends with "N passed, N failed, N skipped"
+#   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
+#   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
 #
@@ -26,7 +29,7 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
-LIBS     := -lsqlite3 -ljansson -lcsv $(BLAS_LIB) -lpthread -lm
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 ifeq ($(SAN),1)
@@ -39,7 +42,7 @@ ifeq ($(CUDA_ON),1)
   DEFS   += -DSP_HAVE_CUDA=1
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcublas -lcudart -Wl,-rpath,$(CUDA_HOME)/lib64
   INC    += -I$(CUDA_HOME)/include
-  NVFLAGS ?= -O2 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
+  NVFLAGS ?= -O2 -std=c++17 -Werror all-warnings -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter,-fPIC,-fno-exceptions,-fno-threadsafe-statics $(INC) $(DEFS)
 endif
 
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
@@ -67,7 +70,7 @@ DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-kernels test-kernel-sweep test-tsan test-gpu fuzz bench clean config
+.PHONY: all test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -100,12 +103,14 @@ $(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
 # ReLU mispredicts on every other element); -O3 does not reassociate floating point, so the
 # results are bit-identical.
 OPT_encoder/enc_cpu.c := -O3 -fno-trapping-math
+# The GEMM kernels are unrolled by hand-given pragmas; -O3 keeps the accumulators in registers.
+OPT_common/gemm.c := -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(OPT_$<) -c $< -o $@
 
-$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/encoder.h common/sp.h
+$(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/enc_formulas.h encoder/encoder.h common/sp.h
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
@@ -125,40 +130,39 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/t_harness.h
 
 $(foreach t,$(UNIT_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
 
-# Drivers the CLI tests run (not tests themselves): tests/tools/encoder_<name>.c links like an encoder unit test
+# Test drivers (not tests, so outside $(BUILD)/tests): tests/tools/<layer>_<name>.c, linked the same way
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
-$(BUILD)/tools/%: tests/tools/%.c $(call layer_libs,encoder)
+$(BUILD)/tools/%: tests/tools/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,$(firstword $(subst _, ,$*))) $(LIBS)
+$(foreach t,$(TOOL_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$(notdir $(t)))))))
 
-# Every suite appends "LABEL passed failed skipped" to $(TEST_COUNTS); `make test` and
-# `make test-kernels` start it afresh (TEST_APPEND=1 keeps it) and end with tests/summary.sh's
-# one line `N passed, N failed, N skipped`, exiting non-zero when anything failed.
-export TEST_COUNTS ?= $(abspath $(BUILD))/test-counts
-run_suites = st=0; [ "$(TEST_APPEND)" = 1 ] || rm -f $(TEST_COUNTS); \
-	for s in $(1); do $(MAKE) --no-print-directory $$s || st=1; done; tests/summary.sh $(TEST_COUNTS) || st=1; exit $$st
+# Every runner appends "PASSED FAILED SKIPPED SUITE" to $(COUNTS); tests/summary.sh sums the lines.
+COUNTS ?= $(BUILD)/test-counts
 
-test-unit: $(UNIT_BIN) $(SQLEXT)
-	@tests/run_unit.sh $(BUILD)/tests
+test-unit: $(UNIT_BIN)
+	@tests/run_unit.sh -c $(COUNTS) $(UNIT_BIN)
 
 test-cli: all $(TOOL_BIN)
-	@tests/run_cli.sh $(BUILD)
+	@tests/run_cli.sh $(BUILD) $(COUNTS)
 
-# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree
+# the same unit tests and CLI tests, built with ASan + UBSan in a separate tree (one after the other)
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 COUNTS=$(COUNTS)
 test-san:
-	$(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 test-unit test-cli
+	@st=0; $(SAN_MAKE) test-unit || st=1; $(SAN_MAKE) test-cli || st=1; exit $$st
 
+# every suite runs, even after a failure; the last line sums them all
 test: all
-	@$(call run_suites,test-unit test-cli test-san)
+	@rm -f $(COUNTS); st=0; \
+	for t in check-cuda test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
+	tests/summary.sh -s $$st $(COUNTS)
 
-# The encoder unit tests under each OpenBLAS kernel (issue 9: one set of numbers on every machine)
-KERNELS := Haswell SkylakeX Zen Sandybridge Prescott
-test-kernels: all
-	@$(call run_suites,test-kernel-sweep)
-test-kernel-sweep: $(filter $(BUILD)/tests/encoder_%,$(UNIT_BIN))
-	@st=0; for k in $(KERNELS); do \
-	    OPENBLAS_CORETYPE=$$k tests/run_unit.sh $(BUILD)/tests 'encoder_*' OPENBLAS_CORETYPE=$$k || st=1; done; \
-	env -u OPENBLAS_CORETYPE tests/run_unit.sh $(BUILD)/tests 'encoder_*' 'OPENBLAS_CORETYPE unset' || st=1; exit $$st
+# The encoder's and the GEMM's unit tests under each OpenBLAS kernel (.ci/run runs it after `make test`)
+KERNEL_TESTS := $(filter $(BUILD)/tests/encoder_% $(BUILD)/tests/common_gemm,$(UNIT_BIN))
+test-kernels: $(KERNEL_TESTS)
+	@rm -f $(BUILD)/kernel-counts; st=0; \
+	tests/run_kernels.sh $(BUILD)/kernel-counts $(KERNEL_TESTS) || st=1; \
+	tests/summary.sh -s $$st $(BUILD)/kernel-counts
 
 # The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
 # CI runs without clang).
@@ -169,7 +173,7 @@ test-tsan:
 	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
-# Built outside $(BUILD)/tests, which tests/run_unit.sh runs wholesale.
+# Built outside $(BUILD)/tests, the unit tests' folder.
 GPU_TEST := $(BUILD)/gpu/encoder_cuda_vs_cpu
 $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call layer_libs,encoder)
 	@mkdir -p $(@D)
@@ -177,6 +181,23 @@ $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call
 
 test-gpu: all $(GPU_TEST)
 	@tests/gpu/run.sh $(BUILD)
+
+# the same harness with the CPU on both sides, then with one side perturbed: runs without a GPU
+test-gpu-selfcheck: all $(GPU_TEST)
+	@tests/gpu/selfcheck.sh $(BUILD)
+
+# The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
+# ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__
+# formula calling a host-only function is only a warning otherwise. `all` compiles the same
+# source into the plugin whenever nvcc is found, and fails on the same errors.
+check-cuda:
+ifeq ($(CUDA_ON),1)
+	@mkdir -p $(BUILD)/check
+	$(NVCC) $(NVFLAGS) -c encoder/enc_cuda.cu -o $(BUILD)/check/enc_cuda.cu.o
+	@echo "ok - check-cuda: encoder/enc_cuda.cu compiles with $(NVCC), warnings as errors"
+else
+	@echo "SKIP check-cuda: $(if $(filter 0,$(CUDA)),CUDA=0,no $(NVCC) on PATH): encoder/enc_cuda.cu not compiled"
+endif
 
 fuzz:
 	$(MAKE) -C tests/fuzz

@@ -4,7 +4,7 @@
  *   encode_bench [options] CONFIG.json
  *     --data DIR        shared data folder (../shared/data)
  *     --corpus ptb|ewt  PTB sample (.mrg + .dp paired: both trees) or UD EWT dev (dependency only)
- *     --threads N       BLAS threads (1)
+ *     --threads N       encoder threads (enc_set_threads: the GEMM's) (1)
  *     --device cpu|cuda (cpu)
  *     --budget TOK      token budget of a batch, length-sorted batches (4096)
  *     --batch N         instead: N sentences a batch in corpus order

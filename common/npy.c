@@ -302,14 +302,17 @@ int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *
     if (ndim < 0 || ndim > SP_NPY_MAXDIM) return fail(err, errlen, SP_EUSAGE, path, "bad number of dimensions %d", ndim);
     size_t count = 1;
     for (int i = 0; i < ndim; i++) count *= shape[i];
-    FILE *f = fopen(path, "wb");
-    if (!f) return fail(err, errlen, SP_EIO, path, "cannot create: %s", strerror(errno));
-    int ok = sp_npy_write_header(f, dtype, ndim, shape) == 0;
+    struct sp_out o;
+    if (sp_out_open(&o, path, err, errlen) != SP_OK) return SP_EIO;
+    int ok = sp_npy_write_header(o.f, dtype, ndim, shape) == 0;
     size_t nbytes = count * sp_dtype_size(dtype);
-    if (ok && nbytes) ok = fwrite(data, 1, nbytes, f) == nbytes;
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) return fail(err, errlen, SP_EIO, path, "write error: %s", strerror(errno));
-    return SP_OK;
+    if (ok && nbytes) ok = fwrite(data, 1, nbytes, o.f) == nbytes;
+    if (!ok) {
+        int e = errno;
+        sp_out_abort(&o);
+        return fail(err, errlen, SP_EIO, path, "write error: %s", strerror(e));
+    }
+    return sp_out_commit(&o, err, errlen);
 }
 
 void sp_npy_to_f32(struct sp_npy *a)

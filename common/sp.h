@@ -56,6 +56,15 @@ void sp_buf_free(struct sp_buf *b);
  * read (errno says why). Caller frees. */
 char *sp_read_file(const char *path, size_t *len);
 
+/* Atomic file output (common/atomic.c): write to a temporary file in the destination's folder,
+ * then sp_out_commit fsyncs it and renames it over the destination; sp_out_abort (or a failed
+ * commit) unlinks it, leaving any previous file untouched. A destination that is a symlink is
+ * replaced itself, never written through. Both leave *o cleared (abort is a no-op then). */
+struct sp_out { FILE *f; char *path, *tmp; };
+int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
+int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
+void sp_out_abort(struct sp_out *o);
+
 /* UTF-8 validity of n bytes (no overlongs, no surrogates, max U+10FFFF). */
 int sp_utf8_valid(const char *s, size_t n);
 

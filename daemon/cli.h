@@ -35,6 +35,10 @@ int sp_fail(int code, const char *cmd, const char *fmt, ...) __attribute__((form
 /* Parse a non-negative integer option value; 0 ok, -1 bad. */
 int sp_parse_int(const char *s, long lo, long hi, long *out);
 
+/* Parse a byte size: digits with an optional suffix K, M, G or T (powers of 1024), e.g. 512M;
+ * no sign, fraction or blank. 0 ok, -1 bad or below min. */
+int sp_parse_size(const char *s, uint64_t min, uint64_t *out);
+
 /* The operands after option argv[*i] up to the next "--option": *paths points into argv,
  * *i moves to the last one. -1 when there is none. */
 int sp_collect_paths(int argc, char **argv, int *i, const char ***paths, int *n_paths);

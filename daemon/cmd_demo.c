@@ -22,10 +22,11 @@
 
 static int write_file(const char *path, const char *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
-    size_t w = fwrite(data, 1, len, f);
-    return fclose(f) == 0 && w == len ? 0 : -1;
+    char err[SP_ERRLEN];
+    struct sp_out o;
+    if (sp_out_open(&o, path, err, sizeof err)) return -1;
+    if (fwrite(data, 1, len, o.f) != len) { sp_out_abort(&o); return -1; }
+    return sp_out_commit(&o, err, sizeof err) ? -1 : 0;
 }
 
 /* Example queries the README shows, run here so the demo prints real answers. */
@@ -176,21 +177,24 @@ static int run_pipeline(struct pipeline *p, struct st_db *db)
 int cmd_demo(int argc, char **argv)
 {
     const char *out_dir = "synprobe-demo";
-    int no_pipeline = 0;
+    int no_pipeline = 0, force = 0;
     static const struct option opts[] = { { "out", required_argument, 0, 'o' }, { "help", no_argument, 0, 'h' },
-                                          { "ingest-only", no_argument, 0, 'i' }, { 0, 0, 0, 0 } };
+                                          { "ingest-only", no_argument, 0, 'i' }, { "force", no_argument, 0, 'f' },
+                                          { 0, 0, 0, 0 } };
     optind = 1;
     int ch;
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         if (ch == 'o') out_dir = optarg;
         else if (ch == 'i') no_pipeline = 1;
+        else if (ch == 'f') force = 1;
         else if (ch == 'h') {
-            puts("usage: synprobe demo [--out DIR] [--ingest-only]\n\n"
+            puts("usage: synprobe demo [--out DIR] [--ingest-only] [--force]\n\n"
                  "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
                  "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
                  "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
                  "trees, printing a results table and writing DIR/results.json. DIR defaults to ./synprobe-demo.\n"
-                 "--ingest-only stops after the summary.");
+                 "--ingest-only stops after the summary. An existing DIR/demo.db is never replaced without\n"
+                 "--force (which deletes it and starts from a fresh store).");
             return SP_EXIT_OK;
         } else return SP_EXIT_USAGE;
     }
@@ -202,8 +206,12 @@ int cmd_demo(int argc, char **argv)
             return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot create: %s", path, strerror(errno));
     }
     snprintf(db_path, sizeof db_path, "%s/demo.db", out_dir);
-    static const char *const suffix[] = { "", "-wal", "-shm" };
-    for (int k = 0; k < 3; k++) { snprintf(path, sizeof path, "%s%s", db_path, suffix[k]); unlink(path); }
+    static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+    struct stat st;
+    if (!force && lstat(db_path, &st) == 0)      /* a store holds work: never deleted unasked */
+        return sp_fail(SP_EXIT_INPUT, "demo", "%s exists: refusing to replace a store (--force deletes it and starts "
+                       "from a fresh one; or choose another --out DIR)", db_path);
+    for (int k = 0; force && k < 4; k++) { snprintf(path, sizeof path, "%s%s", db_path, suffix[k]); unlink(path); }
 
     char err[SP_ERRLEN];
     struct st_db *db;

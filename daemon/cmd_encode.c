@@ -32,6 +32,7 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static void usage(FILE *f)
         "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
         "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
         "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
-        "                       [--max-workspace SIZE] [--json] [--quiet]\n"
+        "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
         "  --weights         safetensors weights (default: seeded Glorot init from the config's seed)\n"
         "  --save-weights    write the weights used (e.g. the seeded init) to this file\n"
         "  --embeddings      GloVe/word2vec text file of width d_input (default: seeded random vector per word)\n"
@@ -68,13 +69,15 @@ static void usage(FILE *f)
         "  --seed N          overrides the config's seed (weights init and random embeddings)\n"
         "  --batch-tokens N  padded tokens per forward batch (default 8192); halved on out-of-memory\n"
         "  --max-tokens N    longer sentences are skipped and reported (default 512)\n"
-        "  --max-workspace S cap the encoder's working memory (e.g. 512M, 2G; default none): a batch\n"
+        "  --max-workspace S cap the encoder's working memory: bytes, or with a suffix K, M, G, T (powers of\n"
+        "                    1024), at least 64K (e.g. 512M, 2G; default none). A batch\n"
         "                    over it is halved like a CUDA out-of-memory; a sentence alone over it is skipped\n"
         "  --on-missing      a sentence lacking the structure the encoder needs: skip and count it\n"
         "                    (default) or fail\n"
         "  --perturbed       task items whose words differ from their sentence's (BShift, SOMO, CoordInv):\n"
         "                    keep-parse (default) gives them the original sentence's structures when the\n"
         "                    word counts agree; no-parse treats them as lacking structure (--on-missing)\n"
+        "  --verbose         also say why --device auto did not use a GPU (the CUDA runtime's words)\n"
         "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
         "different encoder fingerprint is an error. Exit 0 ok, 1 bad input, 2 usage.\n");
 }
@@ -110,6 +113,7 @@ struct enc_ctx {
     int n_units, cap_units;
     long window_tokens;
     struct sp_arena arena, batch_arena;
+    struct st_iter *it;            /* the corpus being read: paused before each window's writes */
     /* results */
     long n_cached, n_encoded, n_missing, n_long, n_oom, n_batches;
     int64_t *dropped;
@@ -317,6 +321,27 @@ static struct st_run_item_put item_of(const struct unit *u)
     return (struct st_run_item_put){ u->ordinal, u->sentence_id, u->task_ordinal, u->hash };
 }
 
+/* Finite weights and embeddings can still overflow (huge weights, exp in softmax): a NaN or
+ * infinite output is never stored. SP_EPARSE with c->err naming the sentence and the output. */
+static int outputs_finite(struct enc_ctx *c, const int *idx, int cnt, const float *sent, int dim,
+                          float *const *tok, int td, float *const *attn)
+{
+    for (int b = 0; b < cnt; b++) {
+        const struct unit *u = &c->u[idx[b]];
+        size_t n = (size_t)u->n;
+        const char *what = NULL;
+        for (size_t k = 0; !what && k < (size_t)dim; k++) if (!isfinite(sent[(size_t)b * dim + k])) what = "sentence vector";
+        for (size_t k = 0; !what && tok && k < n * (size_t)td; k++) if (!isfinite(tok[b][k])) what = "token vectors";
+        for (size_t k = 0; !what && attn && k < n * n; k++) if (!isfinite(attn[b][k])) what = "attention map";
+        if (what) {
+            snprintf(c->err, sizeof c->err, "%s: the encoder's %s holds NaN or infinite values (weights or "
+                     "embeddings too large?); encoding stopped", u->label, what);
+            return SP_EPARSE;
+        }
+    }
+    return SP_OK;
+}
+
 /* Encode units idx[0..cnt) as one batch; halve on out-of-memory. */
 static int encode_batch(struct enc_ctx *c, const int *idx, int cnt)
 {
@@ -362,6 +387,7 @@ static int encode_batch(struct enc_ctx *c, const int *idx, int cnt)
         return encode_batch(c, idx + h, cnt - h);
     }
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
+    if ((rc = outputs_finite(c, idx, cnt, sent, dim, tok, td, attn)) != SP_OK) return rc;
     struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt);
     struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
     for (int b = 0; b < cnt; b++) {
@@ -382,6 +408,7 @@ static int flush_window(struct enc_ctx *c)
 {
     int rc = SP_OK;
     unsigned want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (c->attn_layer >= 0 ? ST_RUN_ATTN : 0);
+    st_iter_pause(c->it);   /* no read open across the writes below, so they wait for other writers */
     struct st_run_item_put *cached = sp_xmalloc(sizeof *cached * (size_t)(c->n_units ? c->n_units : 1));
     int *pend = sp_xmalloc(sizeof(int) * (size_t)(c->n_units ? c->n_units : 1));
     int nc = 0, np = 0;
@@ -432,6 +459,7 @@ static int encode_corpus(struct enc_ctx *c, int64_t corpus_id)
     struct st_iter *it;
     int rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
     if (rc) return rc;
+    c->it = it;
     const struct st_row *r;
     int64_t ordinal = 0;
     int k;
@@ -443,6 +471,7 @@ static int encode_corpus(struct enc_ctx *c, int64_t corpus_id)
     }
     if (rc == SP_OK && k < 0) { snprintf(c->err, sizeof c->err, "%s", st_iter_error(it)); rc = SP_ESTORE; }
     st_iter_close(it);
+    c->it = NULL;
     if (rc == SP_OK) rc = flush_window(c);
     return rc;
 }
@@ -491,6 +520,7 @@ static int encode_task(struct enc_ctx *c, const char *task, int64_t corpus_id)
         unsigned want = ST_WANT_DEP | ((c->needs & ENC_NEED_PID) ? ST_WANT_CONST : 0);
         struct st_iter *it = NULL;
         if (rc == SP_OK) rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
+        c->it = it;
         const struct st_row *r;
         int k = 1;
         while (rc == SP_OK && i < l.n && (k = st_iter_next(it, &r)) > 0) {
@@ -505,6 +535,7 @@ static int encode_task(struct enc_ctx *c, const char *task, int64_t corpus_id)
         if (rc == SP_OK && k < 0) { snprintf(c->err, sizeof c->err, "%s", st_iter_error(it)); rc = SP_ESTORE; }
         for (; rc == SP_OK && i < l.n; i++) rc = text_unit(c, &l.v[i]);   /* not in the corpus */
         st_iter_close(it);
+        c->it = NULL;
     }
     if (rc == SP_OK) rc = flush_window(c);
     for (int i = 0; i < l.n; i++) free(l.v[i].text);
@@ -591,8 +622,8 @@ int cmd_encode(int argc, char **argv)
                *perturbed = "keep-parse";
     size_t max_ws = 0;
     long attn_layer = -1, seed = -1, threads = 0, batch_tokens = 8192, max_tokens = 512;
-    int tok = 0, json = 0, quiet = 0;
-    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_MAXWS, O_JSON, O_QUIET };
+    int tok = 0, json = 0, quiet = 0, verbose = 0;
+    enum { O_WEIGHTS = 256, O_SAVEW, O_EMB, O_TOK, O_ATTN, O_SEED, O_THREADS, O_DEVICE, O_BATCH, O_MAXTOK, O_MISSING, O_PERTURBED, O_MAXWS, O_JSON, O_QUIET, O_VERBOSE };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' }, { "task", required_argument, 0, 't' },
         { "encoder", required_argument, 0, 'e' }, { "run", required_argument, 0, 'r' },
@@ -603,7 +634,7 @@ int cmd_encode(int argc, char **argv)
         { "batch-tokens", required_argument, 0, O_BATCH }, { "max-tokens", required_argument, 0, O_MAXTOK },
         { "on-missing", required_argument, 0, O_MISSING }, { "perturbed", required_argument, 0, O_PERTURBED },
         { "max-workspace", required_argument, 0, O_MAXWS }, { "json", no_argument, 0, O_JSON },
-        { "quiet", no_argument, 0, O_QUIET }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+        { "quiet", no_argument, 0, O_QUIET }, { "verbose", no_argument, 0, O_VERBOSE }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
     int ch;
@@ -637,16 +668,16 @@ int cmd_encode(int argc, char **argv)
         case O_MISSING: on_missing = optarg; break;
         case O_PERTURBED: perturbed = optarg; break;
         case O_MAXWS: {
-            char *end;
-            double v = strtod(optarg, &end);
-            double mul = !*end ? 1 : !strcmp(end, "K") ? 1024.0 : !strcmp(end, "M") ? 1048576.0 : !strcmp(end, "G") ? 1073741824.0 : -1;
-            if (end == optarg || mul < 0 || !(v > 0) || v * mul > 1e15)
-                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a size such as 512M or 2G, got '%s'", optarg);
-            max_ws = (size_t)(v * mul);
+            uint64_t v;
+            if (sp_parse_size(optarg, 64u << 10, &v) || v > SIZE_MAX)
+                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a whole number of bytes of at least 64K, "
+                               "optionally with a suffix K, M, G or T (e.g. 512M, 2G), got '%s'", optarg);
+            max_ws = (size_t)v;
             break;
         }
         case O_JSON: json = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_VERBOSE: verbose = 1; break;
         case 'h': usage(stdout); return SP_EXIT_OK;
         default: usage(stderr); return SP_EXIT_USAGE;
         }
@@ -713,7 +744,7 @@ int cmd_encode(int argc, char **argv)
     if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (threads) enc_set_threads((int)threads);
-    if (enc_open(&cfg, device, weights, !quiet, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (enc_open(&cfg, device, weights, quiet ? 0 : verbose ? 2 : 1, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     enc_set_workspace_limit(c.e, max_ws);
     if (attn_layer >= enc_attn_layers(c.e)) {
         sp_fail(SP_EXIT_USAGE, CMD, "--attention %ld: this %s config has attention layers 0..%d", attn_layer,

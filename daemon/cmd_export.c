@@ -194,13 +194,15 @@ int cmd_export(int argc, char **argv)
         return sp_fail(SP_EXIT_INPUT, "export", "%s", err);
     }
     FILE *out = stdout;
-    if (out_path && !(out = fopen(out_path, "wb"))) {
-        st_close(db);
-        return sp_fail(SP_EXIT_INPUT, "export", "%s: cannot write", out_path);
+    struct sp_out of = { 0 };      /* --out: renamed into place only when complete */
+    if (out_path) {
+        if (sp_out_open(&of, out_path, err, sizeof err)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "export", "%s", err); }
+        out = of.f;
     }
     unsigned want = kind == 1 ? ST_WANT_DEP | ST_WANT_CONST : kind == 3 ? ST_WANT_EXTRA : 0;
     struct st_iter *it;
     if (st_iter_open(db, corpus_id, want, &it, err, sizeof err)) {
+        sp_out_abort(&of);
         st_close(db);
         return sp_fail(SP_EXIT_INPUT, "export", "%s", err);
     }
@@ -219,8 +221,10 @@ int cmd_export(int argc, char **argv)
     }
     int status = SP_EXIT_OK;
     if (rc < 0) status = sp_fail(SP_EXIT_INPUT, "export", "%s", st_iter_error(it));
-    if (fflush(out) || ferror(out)) status = sp_fail(SP_EXIT_INPUT, "export", "write error");
-    if (out != stdout) fclose(out);
+    if (out_path) {
+        if (status == SP_EXIT_OK && sp_out_commit(&of, err, sizeof err)) status = sp_fail(SP_EXIT_INPUT, "export", "%s", err);
+        sp_out_abort(&of);
+    } else if (fflush(out) || ferror(out)) status = sp_fail(SP_EXIT_INPUT, "export", "write error");
     free(scratch);
     sp_buf_free(&b);
     st_iter_close(it);

@@ -97,6 +97,7 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     struct st_run_info info = { 0 };
     int status = SP_EXIT_INPUT;
     char *len_path = NULL;
+    struct sp_out o_main = { 0 }, o_len = { 0 };
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) || st_run_info(db, run, &info, err, sizeof err)) {
         sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
         goto out;
@@ -129,7 +130,9 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
                     (long long)in_corpus, info.corpus, run);
     }
 
-    if (!(p.f = fopen(out_path, "wb"))) { sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
+    /* both files are written to temporaries and renamed into place only once both are complete */
+    if (sp_out_open(&o_main, out_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    p.f = o_main.f;
     size_t shape[3];
     int ndim;
     if (p.what == 1) { shape[0] = p.n; shape[1] = (size_t)p.dim; ndim = 2; }
@@ -140,8 +143,7 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     if (sp_npy_write_header(p.f, SP_DT_F32, ndim, shape)) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
     if (!rc) rc = st_run_items(db, run, part, rows, &p, err, sizeof err);
     if (!rc && p.k != p.n) rc = (snprintf(err, sizeof err, "run '%s' changed while exporting", run), SP_EPARSE);
-    if (fclose(p.f) && !rc) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
-    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", p.err[0] ? p.err : err); remove(out_path); goto out; }
+    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", p.err[0] ? p.err : err); goto out; }
     if (p.what == 2) {
         size_t L = strlen(out_path);
         if (L > 4 && !strcmp(out_path + L - 4, ".npy")) L -= 4;
@@ -149,10 +151,21 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
         memcpy(len_path, out_path, L);
         strcpy(len_path + L, ".lengths.npy");
         size_t ls = p.n;
-        if (sp_npy_write(len_path, SP_DT_I32, 1, &ls, p.lengths, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_open(&o_len, len_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_npy_write_header(o_len.f, SP_DT_I32, 1, &ls) || fwrite(p.lengths, sizeof(int32_t), p.n, o_len.f) != p.n) {
+            sp_fail(SP_EXIT_INPUT, CMD, "%s: write error", len_path);
+            goto out;
+        }
+    }
+    if (sp_out_commit(&o_main, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (len_path) {
+        if (sp_out_commit(&o_len, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        fprintf(stderr, "synprobe " CMD ": sentence lengths written to %s\n", len_path);   /* a second file: say so */
     }
     status = SP_EXIT_OK;
 out:
+    sp_out_abort(&o_main);      /* no-ops after a commit */
+    sp_out_abort(&o_len);
     free(len_path);
     free(p.lengths);
     free(p.row);

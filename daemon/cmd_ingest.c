@@ -11,7 +11,8 @@
 
 static const char *usage_text =
     "usage: synprobe ingest --db DB [--corpus NAME] [--split S] [--format auto|conllu|ptb|dep]\n"
-    "                       [--workers N] [--levels T] [--strict | --repair] [--json] [--quiet] FILE|DIR...\n"
+    "                       [--workers N] [--levels T] [--max-words N] [--strict | --repair] [--json] [--quiet]\n"
+    "                       [--stdin-name NAME] FILE|DIR|-...\n"
     "\n"
     "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
     "computes every cached structure, and stores each file in one transaction.\n"
@@ -20,17 +21,30 @@ static const char *usage_text =
     "  --format F      override format detection for every file\n"
     "  --workers N     parse/structure threads (default 2); one writer thread writes SQLite\n"
     "  --levels T      PSAN phrase-division levels (default 3)\n"
+    "  --max-words N   longer sentences go to the quarantine (default 2048, at most 65535): the cached\n"
+    "                  structures of an n-word sentence take about 11*n^2 bytes of a worker's memory\n"
     "  --strict        the first malformed sentence aborts its file; nothing from it is kept\n"
     "  --repair        repair heads deterministically (SPEC-structures 2.1), recording warnings\n"
     "  (default)       malformed sentences go to the quarantine table with file:line and reason\n"
     "  --dry-run       parse and compute without a store (benchmarks); --no-structures: parse only\n"
+    "  --stdin-name N  the name '-' (standard input) is stored under (default <stdin>); its extension\n"
+    "                  decides the format, its stem the sentences' document\n"
+    "A FILE may be a pipe or FIFO, '-' for standard input, or gzip (.gz, or gzip on standard input);\n"
+    "each is read once and stored under the SHA-256 of the (decompressed) bytes parsed.\n"
     "A file whose bytes are already in the corpus is skipped. A .mrg and a .dp (or .conllu) with the\n"
-    "same stem attach to the same sentences, position by position.\n"
+    "same name attach to the same sentences, position by position (the pair in one folder first);\n"
+    "two files of one kind with the same name (en/dev.conllu, de/dev.conllu) are separate documents.\n"
     "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
     "was ingested, 2 on usage errors.\n";
 
 static int is_treebank_name(const char *name)
 {
+    size_t n = strlen(name);
+    if (n > 3 && !strcmp(name + n - 3, ".gz")) {   /* dev.conllu.gz: judge by the name inside */
+        char inner[1024];
+        snprintf(inner, sizeof inner, "%.*s", (int)(n - 3), name);
+        return n - 3 < sizeof inner && is_treebank_name(inner);
+    }
     const char *dot = strrchr(name, '.');
     if (!dot) return 0;
     return !strcmp(dot, ".conllu") || !strcmp(dot, ".conll") || !strcmp(dot, ".mrg") ||
@@ -41,7 +55,7 @@ static int is_treebank_name(const char *name)
 struct totals {
     json_t *jfiles;
     int json, quiet, n_files;
-    long sent, att, rej, words, tokens;
+    long sent, att, rej, words, tokens, kept;
     int n_failed, n_done, n_unchanged;
 };
 
@@ -56,17 +70,22 @@ static void file_done(int k, const char *path, const struct ingest_result *r, vo
     t->sent += r->sum.n_sentences - r->sum.n_attached;
     t->att += r->sum.n_attached;
     t->rej += r->sum.n_rejected;
+    t->kept += r->sum.n_kept;
     t->words += r->sum.n_words;
     t->tokens += r->tokens_parsed;
     json_t *jf = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:I}", "path", path, "status", status,
                            "format", r->fmt ? ing_format_name(r->fmt) : "unknown", "sentences", r->sum.n_sentences,
                            "attached", r->sum.n_attached, "rejected", r->sum.n_rejected, "words", (json_int_t)r->sum.n_words);
+    if (r->sum.n_kept) json_object_set_new(jf, "kept", json_integer(r->sum.n_kept));
     if (r->status == INGEST_FAILED) json_object_set_new(jf, "error", json_string(r->error));
     json_array_append_new(t->jfiles, jf);
     if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
-        fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words\n", path, status,
+        fprintf(stderr, "%s: %s [%s] %d sentences%s, %d rejected, %ld words", path, status,
                 ing_format_name(r->fmt), r->sum.n_sentences,
                 r->sum.n_attached ? " (attached to existing)" : "", r->sum.n_rejected, r->sum.n_words);
+    if (!t->json && !t->quiet && t->n_files <= 20 && r->status != INGEST_FAILED)
+        fprintf(stderr, r->sum.n_kept ? "; %d kept: stored identically by an earlier version of this file\n" : "\n",
+                r->sum.n_kept);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -103,7 +122,7 @@ int cmd_ingest(int argc, char **argv)
     int json = 0, dry = 0;
     struct ingest_opts o;
     ingest_opts_default(&o);
-    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK };
+    enum { O_DRY = 256, O_NOSTRUCT, O_LEVELS, O_CHUNK, O_MAXW, O_STDIN_NAME };
     static const struct option opts[] = {
         { "db", required_argument, 0, 'd' }, { "corpus", required_argument, 0, 'c' },
         { "split", required_argument, 0, 's' }, { "format", required_argument, 0, 'f' },
@@ -111,6 +130,8 @@ int cmd_ingest(int argc, char **argv)
         { "repair", no_argument, 0, 'R' }, { "json", no_argument, 0, 'j' }, { "quiet", no_argument, 0, 'q' },
         { "dry-run", no_argument, 0, O_DRY }, { "no-structures", no_argument, 0, O_NOSTRUCT },
         { "levels", required_argument, 0, O_LEVELS }, { "chunk-kb", required_argument, 0, O_CHUNK },
+        { "max-words", required_argument, 0, O_MAXW },
+        { "stdin-name", required_argument, 0, O_STDIN_NAME },
         { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
     };
     optind = 1;
@@ -136,8 +157,23 @@ int cmd_ingest(int argc, char **argv)
             if (sp_parse_int(optarg, 1, 1 << 20, &v)) return sp_fail(SP_EXIT_USAGE, "ingest", "--chunk-kb: expected 1..1048576");
             o.chunk_bytes = (size_t)v * 1024;
             break;
-        case 'S': o.mode = SP_MODE_STRICT; break;
-        case 'R': o.mode = SP_MODE_REPAIR; break;
+        case O_MAXW:
+            if (sp_parse_int(optarg, 1, ING_MAX_WORDS_LIMIT, &v))
+                return sp_fail(SP_EXIT_USAGE, "ingest", "--max-words: expected 1..%d (a stored sentence has at most %d words), got '%s'",
+                               ING_MAX_WORDS_LIMIT, ING_MAX_WORDS_LIMIT, optarg);
+            o.max_words = (int)v;
+            break;
+        case 'S':
+        case 'R':
+            if (o.mode != SP_MODE_DEFAULT && o.mode != (ch == 'S' ? SP_MODE_STRICT : SP_MODE_REPAIR))
+                return sp_fail(SP_EXIT_USAGE, "ingest", "--strict and --repair exclude each other (--strict rejects "
+                               "what --repair would mend); give one");
+            o.mode = ch == 'S' ? SP_MODE_STRICT : SP_MODE_REPAIR;
+            break;
+        case O_STDIN_NAME:
+            if (!optarg[0] || !strcmp(optarg, "-")) return sp_fail(SP_EXIT_USAGE, "ingest", "--stdin-name: expected a file name, got '%s'", optarg);
+            o.stdin_name = optarg;
+            break;
         case 'j': json = 1; break;
         case 'q': o.quiet = 1; break;
         case O_DRY: dry = 1; break;
@@ -146,6 +182,7 @@ int cmd_ingest(int argc, char **argv)
         default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
         }
     }
+    if (!corpus[0]) return sp_fail(SP_EXIT_USAGE, "ingest", "--corpus: expected a name, got an empty string");
     if (!db_path && !dry) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "--db is required"); }
     if (optind >= argc) { fputs(usage_text, stderr); return sp_fail(SP_EXIT_USAGE, "ingest", "no input files"); }
 
@@ -178,7 +215,7 @@ int cmd_ingest(int argc, char **argv)
     long tot_sent = t.sent, tot_att = t.att, tot_rej = t.rej, tot_words = t.words, tot_tokens = t.tokens;
     int n_failed = t.n_failed, n_done = t.n_done, n_unchanged = t.n_unchanged;
     json_t *jfiles = t.jfiles;
-    int ingested_any = tot_sent + tot_att > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
+    int ingested_any = tot_sent + tot_att + t.kept > 0 || (n_unchanged > 0 && n_done == 0 && n_failed == 0);
     int rc = (n_failed || !ingested_any) ? SP_EXIT_INPUT : SP_EXIT_OK;
     if (json) {
         json_t *root = json_pack("{s:s?, s:s, s:o, s:{s:i, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f}}", "db", db_path,

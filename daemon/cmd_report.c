@@ -106,7 +106,8 @@ static void usage(FILE *f)
         "     value        accuracies, selectivity, tree F1/recall/precision, uuas, root_acc: percent;\n"
         "                  precision/recall/f1/macro_f1 of probe classes, dspr, nspr: fractions;\n"
         "                  n/support/confusion/n_sentences: counts; empty when not defined (no test split)\n"
-        "  --out FILE      write there instead of stdout\n"
+        "  --out FILE      write there instead of stdout (a temporary file renamed over FILE on success;\n"
+        "                  a filter that matches nothing is an error and leaves FILE as it was)\n"
         "An empty selection prints a message (text) or an empty document (json: empty arrays; csv: the\n"
         "header only) and exits 0. Exit: 0 ok, 1 bad input (missing store), 2 usage.\n");
 }
@@ -470,8 +471,22 @@ int cmd_report(int argc, char **argv)
         sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
         goto out;
     }
-    if (out_path && !(f = fopen(out_path, "w"))) { f = stdout; sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
     size_t total = json_array_size(c.probes) + json_array_size(c.trees);
+    int filtered = flt.run || flt.task || flt.classifier || flt.method || flt.corpus;
+    if (!total && filtered && out_path) {   /* most likely a misspelt name: keep the file */
+        sp_fail(SP_EXIT_INPUT, CMD, "%s: no probe results or tree evaluations match%s%s%s%s%s%s%s%s%s%s%s", db_path,
+                flt.run ? " --run " : "", flt.run ? flt.run : "", flt.task ? " --task " : "", flt.task ? flt.task : "",
+                flt.classifier ? " --classifier " : "", flt.classifier ? flt.classifier : "",
+                flt.method ? " --method " : "", flt.method ? flt.method : "", flt.corpus ? " --corpus " : "",
+                flt.corpus ? flt.corpus : "", " (nothing written)");
+        goto out;
+    }
+    /* --out: a temporary file renamed over OUT only once everything is written */
+    struct sp_out of = { 0 };
+    if (out_path) {
+        if (sp_out_open(&of, out_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        f = of.f;
+    }
     if (!strcmp(format, "json")) {
         json_t *o = json_object();
         json_object_set(o, "probe_results", c.probes);
@@ -482,14 +497,16 @@ int cmd_report(int argc, char **argv)
     } else if (!strcmp(format, "csv")) {
         csv_out(f, &c);
     } else {
-        text_out(f, &c, db_path, flt.run || flt.task || flt.classifier || flt.method || flt.corpus);
+        text_out(f, &c, db_path, filtered);
     }
     if (!total && strcmp(format, "text"))
         fprintf(stderr, "synprobe " CMD ": %s: no probe results or tree evaluations match\n", db_path);
-    if (fflush(f) != 0 || ferror(f)) { sp_fail(SP_EXIT_INPUT, CMD, "%s: write error", out_path ? out_path : "stdout"); goto out; }
+    if (out_path) {
+        f = stdout;
+        if (sp_out_commit(&of, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    } else if (fflush(f) != 0 || ferror(f)) { sp_fail(SP_EXIT_INPUT, CMD, "stdout: write error"); goto out; }
     rc = SP_EXIT_OK;
 out:
-    if (f != stdout) fclose(f);
     json_decref(c.probes);
     json_decref(c.trees);
     st_close(db);

@@ -98,6 +98,13 @@ static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
                 c->pd[(size_t)i * n + j] = npy_at(c->dist, ((size_t)k * L + (size_t)i) * L + (size_t)j);
+        for (int i = 0; i < n; i++)         /* NaN would rank arbitrarily and be stored as a result */
+            for (int j = 0; j < n; j++)
+                if (!isfinite(c->pd[(size_t)i * n + j])) {
+                    snprintf(c->err, sizeof c->err, "%s: sentence %ld, distance[%d][%d] (0-based) is %s; predictions must be finite",
+                             c->dist_path, k + 1, i, j, isnan(c->pd[(size_t)i * n + j]) ? "NaN" : "infinite");
+                    return SP_EPARSE;
+                }
         pd = c->pd;
     }
     if (c->depth) {
@@ -108,6 +115,12 @@ static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
             return SP_EPARSE;
         }
         for (int i = 0; i < n; i++) c->pdep[i] = npy_at(c->depth, (size_t)k * L + (size_t)i);
+        for (int i = 0; i < n; i++)
+            if (!isfinite(c->pdep[i])) {
+                snprintf(c->err, sizeof c->err, "%s: sentence %ld, depth[%d] (0-based) is %s; predictions must be finite",
+                         c->depth_path, k + 1, i, isnan(c->pdep[i]) ? "NaN" : "infinite");
+                return SP_EPARSE;
+            }
         pdep = c->pdep;
     }
     char err[SP_ERRLEN];

@@ -13,6 +13,7 @@
  * task, task_item; store/tasks.h). import/export move SentEval files in and out of the store
  * byte for byte: what the reader keeps beyond the items (BOM, stripped trailing whitespace, a
  * missing final newline) goes into the task's params JSON, middle fields into task_item.extra. */
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <dirent.h>
@@ -176,17 +177,20 @@ static int write_out(const char *dir, const struct prb_taskset *ts, json_t *summ
         const struct prb_task *t = &ts->task[id];
         if (!t->built) continue;
         snprintf(path, sizeof path, "%s/%s", dir, prb_task_file(id));
-        FILE *f = fopen(path, "wb");
-        if (!f) { snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno)); return -1; }
-        int rc = prb_task_write_senteval(t, f);
-        if (fclose(f) != 0 || rc != 0) { snprintf(err, errlen, "%s: write failed", path); return -1; }
+        struct sp_out o;          /* each file replaced only once complete */
+        if (sp_out_open(&o, path, err, errlen)) return -1;
+        if (prb_task_write_senteval(t, o.f) != 0) { sp_out_abort(&o); snprintf(err, errlen, "%s: write failed", path); return -1; }
+        if (sp_out_commit(&o, err, errlen)) return -1;
     }
     snprintf(path, sizeof path, "%s/tasks.json", dir);
-    if (json_dump_file(summary, path, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+    struct sp_out o;
+    if (sp_out_open(&o, path, err, errlen)) return -1;
+    if (json_dumpf(summary, o.f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+        sp_out_abort(&o);
         snprintf(err, errlen, "%s: write failed", path);
         return -1;
     }
-    return 0;
+    return sp_out_commit(&o, err, errlen) ? -1 : 0;
 }
 
 /* sentences of a store corpus, deep-copied (rows are only valid until the next one), with their
@@ -300,7 +304,7 @@ static int cmd_build(int argc, char **argv)
             char *end;
             errno = 0;
             unsigned long long s = strtoull(val, &end, 10);
-            if (!*val || *end || errno || val[0] == '-') { sp_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
+            if (!isdigit((unsigned char)val[0]) || *end || errno) { sp_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
             o.seed = s;
         }
         else if (!strcmp(a, "--min-len")) { NEED_VAL(); if (opt_int(cmd, a, val, 1, 100000, &v)) goto done; o.min_len = (int)v; }

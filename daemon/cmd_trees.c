@@ -78,6 +78,21 @@ struct ctx {
     char err[SP_ERRLEN];
 };
 
+/* A NaN or infinite weight would make every split score equal (or NaN) and the extracted tree
+ * an artefact of tie-breaking: refuse it, naming the sentence and the cell. */
+static int block_finite(struct ctx *c, long k, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float v = c->block[(size_t)i * n + j];
+            if (isfinite(v)) continue;
+            snprintf(c->err, sizeof c->err, "%s%s: sentence %ld, attention[%d][%d] (0-based) is %s; attention must be finite",
+                     c->run ? "run " : "", c->run ? c->run : c->attn_path, k + 1, i, j, isnan(v) ? "NaN" : "infinite");
+            return -1;
+        }
+    return 0;
+}
+
 /* A[k] as an n x n float block, heads averaged for 4-D input. */
 static int attention_block(struct ctx *c, long k, int n)
 {
@@ -88,7 +103,7 @@ static int attention_block(struct ctx *c, long k, int n)
             return -1;
         }
         memcpy(c->block, c->run_attn[k], sizeof(float) * (size_t)n * (size_t)n);
-        return 0;
+        return block_finite(c, k, n);
     }
     const struct sp_npy *a = c->attn;
     int four = a->ndim == 4;
@@ -107,7 +122,7 @@ static int attention_block(struct ctx *c, long k, int n)
             }
             c->block[(size_t)i * n + j] = (float)(sum / (double)H);
         }
-    return 0;
+    return block_finite(c, k, n);
 }
 
 static int on_sentence(const struct sp_sentence *s, long k, void *vctx)
@@ -371,6 +386,7 @@ int cmd_trees(int argc, char **argv)
     int rc = SP_EXIT_OK;
     char err[SP_ERRLEN];
     struct sp_npy attn = { 0 };
+    struct sp_out o_out = { 0 }, o_gold = { 0 };
     struct st_db *save_db = NULL;
     json_t *o = NULL;
     if (attn_path) {
@@ -384,8 +400,15 @@ int cmd_trees(int argc, char **argv)
         c.attn = &attn;
     }
     if (run_name && (rc = load_run(&c, &src)) != SP_EXIT_OK) goto out;
-    if (out_path && !(c.out = fopen(out_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", out_path); goto out; }
-    if (gold_path && !(c.gold_out = fopen(gold_path, "w"))) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot write", gold_path); goto out; }
+    /* --out / --gold-out: temporary files, renamed into place only when the command succeeds */
+    if (out_path) {
+        if (sp_out_open(&o_out, out_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        c.out = o_out.f;
+    }
+    if (gold_path) {
+        if (sp_out_open(&o_gold, gold_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        c.gold_out = o_gold.f;
+    }
     for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
     /* the store for the result is opened (and migrated) before the walk, so that a store we
      * cannot write fails before the work */
@@ -449,8 +472,10 @@ out:
     json_decref(o);
     if (save_db) st_close(save_db);
     for (int r = 0; r < MAX_SEEDS; r++) prb_trees_delete(c.acc[r]);
-    if (c.out) fclose(c.out);
-    if (c.gold_out) fclose(c.gold_out);
+    if (rc == SP_EXIT_OK && o_out.f && sp_out_commit(&o_out, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (rc == SP_EXIT_OK && o_gold.f && sp_out_commit(&o_gold, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    sp_out_abort(&o_out);       /* no-ops after a commit */
+    sp_out_abort(&o_gold);
     free(c.span);
     free(c.span_b);
     free(c.tag);

@@ -1,10 +1,14 @@
 /* daemon/ingest_job.c — the ingest pipeline over a list of files.
  *
- * DESIGN. The caller's thread (the reader) takes the files in order. A file that fits in one
- * chunk is read once: hashed (SHA-256, SHA-NI where the CPU has it), looked up in the store
- * (unchanged bytes are skipped before parsing) and queued from the same buffer. A larger
- * file is hashed by a thread of its own while the reader already cuts it at sentence
- * boundaries (ing_chunk_end); the writer waits for that hash before it opens the file.
+ * DESIGN. The caller's thread (the reader) takes the files in order. Every input is read
+ * exactly once, as a stream: a regular file, a pipe or FIFO, standard input ("-") or a
+ * gzip file (".gz", through zlib; stdin is gunzipped when it is gzip). The SHA-256 recorded
+ * for a file is that of exactly the bytes read and parsed (decompressed, for gzip), hashed
+ * as they are read, so a file that changes while it is read is stored under the hash of
+ * what was actually parsed, and a later ingest of the whole file is not mistaken for it.
+ * A file that fits in one chunk is looked up in the store before parsing (unchanged bytes
+ * are skipped); for a larger one the hash is known only at its end, so the writer records
+ * it when the file ends and rolls the file back there if the corpus already has it.
  * Each chunk is queued with a global sequence number, its file and its first line; after a
  * file's last chunk comes an end-of-file marker (also the only entry of a file that fails
  * or is unchanged before parsing). Workers parse chunks and compute every structure
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "common/sp.h"
 #include "daemon/ingest_job.h"
@@ -41,22 +46,20 @@ void ingest_opts_default(struct ingest_opts *o)
  * by the writer after taking that entry (the queue's mutex orders them). */
 struct job {
     int k;
-    const char *path;
+    const char *path;              /* as reported and stored ("-" becomes o->stdin_name) */
+    const char *arg;               /* as given: "-" is standard input */
     enum sp_format fmt;
-    char sha[65];
+    char sha[65];                  /* of the bytes read; written by the reader before the
+                                    * end-of-file marker is queued, read by the writer after */
     int pre_done;                  /* reader settled it (failed or unchanged): nothing to write */
-    int stop;                      /* the file failed: skip its remaining chunks (under mu) */
+    int stop;                      /* the file failed: skip its remaining chunks (under mu);
+                                    * STOP_HASH: but read (and hash) it to the end */
     int begun;                     /* writer: st_file_begin was tried */
     struct st_file *file;          /* writer: open transaction, NULL on the dry-run path */
     int position, messages;        /* writer */
     struct sp_buf msgs;            /* writer: rejection messages, printed when the file is reported */
     char read_error[SP_ERRLEN];    /* reader: a read error mid-file (the writer owns r.error) */
     struct pipeline *p;
-    pthread_t hasher;              /* a file larger than one chunk is hashed by its own thread */
-    int hashing, hash_done, hash_rc;
-    char hash_err[SP_ERRLEN];
-    const char *mem;               /* reader: the whole file, when the hash pass read it in one block */
-    size_t mem_len, mem_off;
     struct ingest_result r;
 };
 
@@ -78,7 +81,6 @@ struct chunk {
 struct pipeline {
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_write, cv_space;   /* workers, the writer, the reader wait here */
-    pthread_cond_t cv_hash;                       /* a file's hash thread is done */
     struct chunk *todo_head, *todo_tail;     /* FIFO for workers */
     struct chunk *done;                      /* parsed, waiting for the writer (any order) */
     struct chunk *pool;                      /* written chunks, kept for reuse: their buffers and
@@ -96,7 +98,6 @@ struct pipeline {
     ingest_done_fn done_fn;
     void *ctx;
     int n_failed;
-    char *hash_buf, *head;                   /* reader's buffers, reused across files */
 
     /* writer: finished files not yet reported. Small files are committed in groups (each
      * still all-or-nothing, see st_file_commit_held): one COMMIT per file rewrote every
@@ -122,6 +123,17 @@ static void job_stop(struct pipeline *p, struct job *j)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* A --strict rejection fails the file unless its bytes turn out to be in the corpus already
+ * (then it is unchanged, as a file that fits in one chunk is found before parsing): nothing
+ * more is parsed or written, but the reader reads it to the end for its hash. */
+enum { STOP_HASH = 2 };
+static void job_stop_hash(struct pipeline *p, struct job *j)
+{
+    pthread_mutex_lock(&p->mu);
+    if (!j->stop) j->stop = STOP_HASH;
+    pthread_mutex_unlock(&p->mu);
+}
+
 static void *worker_main(void *arg)
 {
     struct pipeline *p = arg;
@@ -138,6 +150,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&p->mu);
 
         if (!stopped && !c->eof) {
+            c->batch.max_words = p->o->max_words;
             c->chunk_rc = ing_parse_chunk(c->job->fmt, p->o->mode, c->buf, c->len, c->first_line, c->bom_ok,
                                           &c->batch, c->chunk_err, sizeof c->chunk_err);
             if (!c->chunk_rc && p->o->structures) {
@@ -196,36 +209,15 @@ static void chunk_put_locked(struct pipeline *p, struct chunk *c)
     p->pool = c;
 }
 
-/* Wait for a file's hash thread, once; its verdict (message in j->hash_err). */
-static int hash_wait(struct pipeline *p, struct job *j)
-{
-    if (!j->hashing) return j->hash_rc;
-    pthread_mutex_lock(&p->mu);
-    while (!j->hash_done) pthread_cond_wait(&p->cv_hash, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(j->hasher, NULL);
-    j->hashing = 0;
-    return j->hash_rc;
-}
-
 /* Writer: open the file's transaction on its first entry. */
 static void job_begin(struct pipeline *p, struct job *j)
 {
     j->begun = 1;
     struct ingest_result *r = &j->r;
-    if (hash_wait(p, j)) {              /* binary, unreadable: the file fails before any sentence */
-        snprintf(r->error, sizeof r->error, "%s", j->hash_err);
-        job_stop(p, j);
-        return;
-    }
     if (!p->db) return;
-    int rc = st_file_begin(p->db, p->corpus_id, j->path, j->sha, j->fmt, p->o->mode, p->o->split, &j->file,
+    /* the hash is not known yet (the reader is still reading): st_file_hash sets it at the end */
+    int rc = st_file_begin(p->db, p->corpus_id, j->path, NULL, j->fmt, p->o->mode, p->o->split, &j->file,
                            r->error, sizeof r->error);
-    if (rc == SP_EEXIST) {           /* the same bytes earlier in this run */
-        r->status = INGEST_UNCHANGED;
-        r->error[0] = 0;
-        j->pre_done = 1;
-    }
     if (rc) job_stop(p, j);
 }
 
@@ -253,7 +245,7 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
         if (rc == SP_EPARSE) {
             if (p->o->mode == SP_MODE_STRICT) {
                 snprintf(r->error, sizeof r->error, "%s (--strict: nothing from this file was kept)", err);
-                job_stop(p, j);
+                job_stop_hash(p, j);
                 return;
             } else if (!p->o->quiet && j->messages++ < p->o->max_messages) {
                 sp_buf_printf(&j->msgs, "%s\n", err);
@@ -308,14 +300,31 @@ static int sync_due(struct pipeline *p, const struct job *j)
 static void job_finish(struct pipeline *p, struct job *j)
 {
     struct ingest_result *r = &j->r;
-    hash_wait(p, j);
     if (!j->pre_done) {
+        if (!j->stop && j->position == 0) {
+            /* whitespace, CRs or comments only: nothing in it is a sentence */
+            snprintf(r->error, sizeof r->error, "%s: empty file (only blank lines or comments); expected at least one sentence",
+                     j->path);
+            job_stop(p, j);
+        }
         if (!j->begun && !j->stop) job_begin(p, j);      /* a file without a single sentence */
-        if (j->pre_done) {
-            /* unchanged, found by job_begin */
-        } else if (j->stop) {
-            if (j->read_error[0]) snprintf(r->error, sizeof r->error, "%s", j->read_error);
+        int hrc = SP_OK;
+        if (j->file && (!j->stop || (j->stop == STOP_HASH && j->sha[0]))) {
+            char herr[SP_ERRLEN];
+            hrc = st_file_hash(j->file, j->sha, herr, sizeof herr);
+            if (hrc && hrc != SP_EEXIST) snprintf(r->error, sizeof r->error, "%s", herr);
+        }
+        if (hrc == SP_EEXIST) {          /* these bytes are in the corpus already (or earlier in this run) */
             st_file_abort(j->file);
+            r->sum = (struct st_file_summary){ 0 };
+            r->status = INGEST_UNCHANGED;
+            r->error[0] = 0;
+            r->sentences_parsed = 0;
+            r->tokens_parsed = 0;
+            sp_buf_free(&j->msgs);
+        } else if (hrc || j->stop) {
+            if (j->read_error[0]) snprintf(r->error, sizeof r->error, "%s", j->read_error);
+            if (j->file) st_file_abort(j->file);
             r->sum = (struct st_file_summary){ 0 };
             if (!r->error[0]) snprintf(r->error, sizeof r->error, "%s: store failure", j->path);
         } else {
@@ -387,143 +396,133 @@ static long count_lines(const char *s, size_t n)
     return k;
 }
 
-/* First pass: content hash, plus the checks that decide whether the file is readable at all. */
-static int hash_file(FILE *fp, const char *path, char *buf, char sha[65], char *head, size_t *head_len,
-                     size_t *whole, char *err, size_t errlen)
+/* One input, read once from start to end. */
+struct src {
+    FILE *fp;                      /* a plain file, FIFO or pipe */
+    gzFile gz;                     /* a .gz file, or standard input (zlib reads plain data as is) */
+    char err[SP_ERRLEN];
+};
+
+static int has_gz_suffix(const char *path)
 {
-    struct sp_sha256 h;
-    sp_sha256_init(&h);
-    size_t n, total = 0, reads = 0;
-    *head_len = 0;
-    int rc = SP_OK;
-    while ((n = fread(buf, 1, 1u << 20, fp)) > 0) {
-        if (total == 0 && head) { *head_len = n < 65536 ? n : 65536; memcpy(head, buf, *head_len); }
-        const char *nul = memchr(buf, 0, n);
-        if (nul) {
-            snprintf(err, errlen, "%s: binary data (NUL byte at offset %zu); expected a text treebank", path,
-                     total + (size_t)(nul - buf));
-            rc = SP_EPARSE;
+    size_t n = strlen(path);
+    return n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+static int src_open(struct src *s, const struct job *j, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (!strcmp(j->arg, "-")) {
+        int fd = dup(0);
+        if (fd < 0 || !(s->gz = gzdopen(fd, "rb"))) {
+            if (fd >= 0) close(fd);
+            snprintf(err, errlen, "%s: cannot read standard input: %s", j->path, strerror(errno));
+            return SP_EIO;
+        }
+        gzbuffer(s->gz, 1u << 17);
+        return SP_OK;
+    }
+    struct stat st;
+    if (stat(j->arg, &st) != 0) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
+    if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: is a directory; expected a treebank file", j->path); return SP_EIO; }
+    if (has_gz_suffix(j->arg)) {
+        if (!(s->gz = gzopen(j->arg, "rb"))) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
+        gzbuffer(s->gz, 1u << 17);
+        return SP_OK;
+    }
+    if (!(s->fp = fopen(j->arg, "rb"))) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
+    return SP_OK;
+}
+
+/* Read up to n bytes (fewer only at the end of the input). Returns -1 on a read error,
+ * with the reason in s->err. */
+static long src_read(struct src *s, char *dst, size_t n)
+{
+    if (s->fp) {
+        size_t k = fread(dst, 1, n, s->fp);
+        if (ferror(s->fp)) { snprintf(s->err, sizeof s->err, "read error: %s", strerror(errno)); return -1; }
+        return (long)k;
+    }
+    size_t got = 0;
+    while (got < n) {
+        size_t want = n - got < (1u << 30) ? n - got : (1u << 30);
+        int k = gzread(s->gz, dst + got, (unsigned)want);
+        if (k < 0) {
+            int zrc;
+            const char *m = gzerror(s->gz, &zrc);
+            snprintf(s->err, sizeof s->err, "read error: %s", zrc == Z_ERRNO ? strerror(errno) : m);
+            return -1;
+        }
+        if (k == 0) {
+            int zrc;
+            const char *m = gzerror(s->gz, &zrc);
+            if (zrc != Z_OK && zrc != Z_STREAM_END) {   /* e.g. a truncated gzip stream */
+                snprintf(s->err, sizeof s->err, "read error: %s", m);
+                return -1;
+            }
             break;
         }
-        sp_sha256_update(&h, buf, n);
-        total += n;
-        reads++;
+        got += (size_t)k;
     }
-    *whole = reads == 1 ? total : 0;    /* buf holds the whole file: no second read needed */
-    if (!rc && ferror(fp)) { snprintf(err, errlen, "%s: read error: %s", path, strerror(errno)); rc = SP_EIO; }
-    if (!rc && total == 0) { snprintf(err, errlen, "%s: empty file; expected at least one sentence", path); rc = SP_EPARSE; }
-    if (!rc) sp_sha256_hex(&h, sha);
-    return rc;
+    return (long)got;
 }
 
-static void *hash_main(void *arg)
+static void src_close(struct src *s)
 {
-    struct job *j = arg;
-    struct pipeline *p = j->p;
-    char *buf = sp_xmalloc(1u << 20);
-    size_t head_len, whole;
-    int rc;
-    FILE *fp = fopen(j->path, "rb");
-    if (!fp) {
-        snprintf(j->hash_err, sizeof j->hash_err, "%s: cannot read: %s", j->path, strerror(errno));
-        rc = SP_EIO;
-    } else {
-        rc = hash_file(fp, j->path, buf, j->sha, NULL, &head_len, &whole, j->hash_err, sizeof j->hash_err);
-        fclose(fp);
-    }
-    free(buf);
-    pthread_mutex_lock(&p->mu);
-    j->hash_rc = rc;
-    j->hash_done = 1;
-    pthread_cond_broadcast(&p->cv_hash);
-    pthread_mutex_unlock(&p->mu);
-    return NULL;
+    if (s->fp) fclose(s->fp);
+    if (s->gz) gzclose(s->gz);
+    memset(s, 0, sizeof *s);
 }
 
-/* Reader: everything before parsing. Returns an open stream, or NULL with the file settled
- * (failed or unchanged) in j->r. */
-static FILE *job_open(struct pipeline *p, struct job *j)
+/* The name that decides the format by extension: the path without ".gz". */
+static void detect_name(const char *path, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", path);
+    size_t n = strlen(out);
+    if (n > 3 && !strcmp(out + n - 3, ".gz")) out[n - 3] = 0;
+}
+
+/* Reader: the first bytes of a file are in: check them, decide the format. 0 or an error in r. */
+static int job_first_block(struct pipeline *p, struct job *j, const char *buf, size_t len, int eof)
 {
     struct ingest_result *r = &j->r;
-    const char *path = j->path;
-    struct stat st;
-    if (stat(path, &st) != 0) { snprintf(r->error, sizeof r->error, "%s: cannot read: %s", path, strerror(errno)); return NULL; }
-    if (S_ISDIR(st.st_mode)) { snprintf(r->error, sizeof r->error, "%s: is a directory; expected a treebank file", path); return NULL; }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) { snprintf(r->error, sizeof r->error, "%s: cannot read: %s", path, strerror(errno)); return NULL; }
-
-    char *head = p->head;
-    size_t head_len;
-    size_t whole;
-    size_t chunk = p->o->chunk_bytes ? p->o->chunk_bytes : (1u << 20);
-    if (S_ISREG(st.st_mode) && (size_t)st.st_size > chunk) {
-        /* Larger than one chunk: hash on a thread of its own while this thread already cuts
-         * and queues chunks, so parsing starts at once; the writer waits for the hash before
-         * it opens the file (job_begin), where bytes already in the corpus are found. */
-        ssize_t got = pread(fileno(fp), head, 65536, 0);
-        head_len = got > 0 ? (size_t)got : 0;
-        j->hashing = 1;
-        pthread_create(&j->hasher, NULL, hash_main, j);
-        enum sp_format fmt = p->o->fmt;
-        if (fmt == SP_FMT_AUTO) fmt = ing_detect_format(path, head, head_len);
-        r->fmt = j->fmt = fmt;
-        if (fmt == SP_FMT_AUTO) {
-            if (hash_wait(p, j)) snprintf(r->error, sizeof r->error, "%s", j->hash_err);   /* say "binary" first */
-            else snprintf(r->error, sizeof r->error, "%s: unknown format: expected CoNLL-U (10 tab-separated columns), "
-                          "PTB brackets '( (S ...) )' or 'word TAB POS TAB head' lines; use --format to say which", path);
-            fclose(fp);
-            return NULL;
-        }
-        return fp;
+    if (len == 0 && eof) {
+        snprintf(r->error, sizeof r->error, "%s: empty file; expected at least one sentence", j->path);
+        return SP_EPARSE;
     }
-    int rc = hash_file(fp, path, p->hash_buf, j->sha, head, &head_len, &whole, r->error, sizeof r->error);
     enum sp_format fmt = p->o->fmt;
-    if (!rc && fmt == SP_FMT_AUTO) {
-        fmt = ing_detect_format(path, head, head_len);
+    if (fmt == SP_FMT_AUTO) {
+        char name[4096];
+        detect_name(j->path, name, sizeof name);
+        fmt = ing_detect_format(name, buf, len < 65536 ? len : 65536);
         if (fmt == SP_FMT_AUTO) {
             snprintf(r->error, sizeof r->error, "%s: unknown format: expected CoNLL-U (10 tab-separated columns), "
-                     "PTB brackets '( (S ...) )' or 'word TAB POS TAB head' lines; use --format to say which", path);
-            rc = SP_EPARSE;
+                     "PTB brackets '( (S ...) )' or 'word TAB POS TAB head' lines; use --format to say which", j->path);
+            return SP_EPARSE;
         }
     }
     r->fmt = j->fmt = fmt;
-    if (!rc && p->db && p->precheck) {
-        int64_t found;
-        if (st_source_find(p->db, p->corpus_id, j->sha, &found)) {
-            snprintf(r->error, sizeof r->error, "%s: store lookup failed", path);
-            rc = SP_ESTORE;
-        } else if (found) {
-            r->status = INGEST_UNCHANGED;
-            rc = SP_EEXIST;
-        }
-    }
-    if (rc) { fclose(fp); return NULL; }
-    if (whole) { j->mem = p->hash_buf; j->mem_len = whole; }
-    else rewind(fp);
-    return fp;
+    return SP_OK;
 }
 
-static size_t src_read(struct job *j, FILE *fp, char *dst, size_t n)
-{
-    if (!j->mem) return fread(dst, 1, n, fp);
-    size_t k = j->mem_len - j->mem_off < n ? j->mem_len - j->mem_off : n;
-    memcpy(dst, j->mem + j->mem_off, k);
-    j->mem_off += k;
-    return k;
-}
-
-/* Reader: queue file j's chunks (whole sentences each), then its end-of-file marker. */
+/* Reader: queue file j's chunks (whole sentences each), then its end-of-file marker. Every
+ * byte read is checked (no NUL), hashed, and parsed, once. */
 static void job_read(struct pipeline *p, struct job *j, long *seq)
 {
-    FILE *fp = job_open(p, j);
-    if (fp) {
+    struct ingest_result *r = &j->r;
+    struct src in;
+    if (src_open(&in, j, r->error, sizeof r->error)) {
+        j->pre_done = 1;
+    } else {
         const struct ingest_opts *o = p->o;
-        size_t cap = o->chunk_bytes ? o->chunk_bytes : (1u << 20), carry = 0;
+        size_t cap = o->chunk_bytes ? o->chunk_bytes : (1u << 20), carry = 0, total = 0;
         char *carry_buf = NULL;
         long line = 1;
-        int eof = 0, first = 1;
+        int eof = 0, first = 1, checked = 0;   /* first: no chunk queued yet; checked: first bytes seen */
         struct chunk *c = NULL;
-        while (!eof && !job_stopped(p, j)) {
+        struct sp_sha256 h;
+        sp_sha256_init(&h);
+        while (!eof && job_stopped(p, j) != 1) {
             size_t want = cap > carry ? cap : carry * 2;
             if (!c) c = chunk_get(p);
             if (c->cap < want + 1) {
@@ -535,12 +534,48 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
             if (carry) memcpy(buf, carry_buf, carry);
             free(carry_buf);
             carry_buf = NULL;
-            size_t len = carry + src_read(j, fp, buf + carry, want - carry);
-            eof = len < want;
-            if (ferror(fp)) {
-                snprintf(j->read_error, sizeof j->read_error, "%s: read error: %s", j->path, strerror(errno));
-                job_stop(p, j);
+            long got = src_read(&in, buf + carry, want - carry);
+            if (got < 0) {
+                snprintf(j->read_error, sizeof j->read_error, "%s: %s", j->path, in.err);
+                if (!checked) { snprintf(r->error, sizeof r->error, "%s", j->read_error); j->pre_done = 1; }
+                else job_stop(p, j);
                 break;
+            }
+            const char *nul = memchr(buf + carry, 0, (size_t)got);
+            if (nul) {
+                snprintf(j->read_error, sizeof j->read_error, "%s: binary data (NUL byte at offset %zu); "
+                         "expected a text treebank", j->path, total + (size_t)(nul - (buf + carry)));
+                if (!checked) { snprintf(r->error, sizeof r->error, "%s", j->read_error); j->pre_done = 1; }
+                else job_stop(p, j);
+                break;
+            }
+            sp_sha256_update(&h, buf + carry, (size_t)got);
+            total += (size_t)got;
+            size_t len = carry + (size_t)got;
+            eof = len < want;
+            if (!checked) {
+                checked = 1;
+                if (job_first_block(p, j, buf, len, eof)) { j->pre_done = 1; break; }
+                if (eof) {
+                    /* the whole file is in this buffer: its hash is known before parsing, so
+                     * bytes already in the corpus are skipped here */
+                    sp_sha256_hex(&h, j->sha);
+                    if (p->db && p->precheck) {
+                        int64_t found;
+                        if (st_source_find(p->db, p->corpus_id, j->sha, &found)) {
+                            snprintf(r->error, sizeof r->error, "%s: store lookup failed", j->path);
+                            j->pre_done = 1;
+                            break;
+                        } else if (found) {
+                            /* the same bytes: unchanged, unless ingested in a mode that would
+                             * store them differently (then r->error says so) */
+                            if (st_source_check_mode(p->db, found, j->path, p->o->mode, r->error, sizeof r->error) == SP_EEXIST)
+                                r->status = INGEST_UNCHANGED;
+                            j->pre_done = 1;
+                            break;
+                        }
+                    }
+                }
             }
             size_t end = ing_chunk_end(j->fmt, buf, len, eof);
             if (end == 0 && !eof) {           /* one sentence longer than the buffer: read more */
@@ -564,15 +599,14 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
             c = NULL;
             cap = o->chunk_bytes ? o->chunk_bytes : (1u << 20);
         }
+        if (eof && !j->pre_done && !j->sha[0]) sp_sha256_hex(&h, j->sha);   /* before the marker is queued */
         if (c) {
             pthread_mutex_lock(&p->mu);
             chunk_put_locked(p, c);
             pthread_mutex_unlock(&p->mu);
         }
         free(carry_buf);
-        fclose(fp);
-    } else {
-        j->pre_done = 1;
+        src_close(&in);
     }
     struct chunk *m = chunk_get(p);
     m->seq = (*seq)++;
@@ -611,13 +645,10 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     p.max_in_flight = 2 * o->workers + 2;
     p.n_jobs = n;
     p.pending = sp_xcalloc((size_t)(n ? n : 1), sizeof *p.pending);
-    p.hash_buf = sp_xmalloc(1u << 20);
-    p.head = sp_xmalloc(65536);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv_work, NULL);
     pthread_cond_init(&p.cv_write, NULL);
     pthread_cond_init(&p.cv_space, NULL);
-    pthread_cond_init(&p.cv_hash, NULL);
     int nw = o->workers < 1 ? 1 : o->workers;
     pthread_t *workers = sp_xcalloc((size_t)nw, sizeof *workers), writer;
     for (int i = 0; i < nw; i++) {
@@ -634,7 +665,8 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     for (int k = 0; k < n; k++) {
         struct job *j = &jobs[k];
         j->k = k;
-        j->path = paths[k];
+        j->arg = paths[k];
+        j->path = strcmp(paths[k], "-") ? paths[k] : o->stdin_name ? o->stdin_name : "<stdin>";
         j->p = &p;
         j->r.status = INGEST_FAILED;
         job_read(&p, j, &seq);
@@ -651,14 +683,11 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     free(workers);
     free(jobs);
     while (p.pool) { struct chunk *c = p.pool; p.pool = c->next; chunk_free(c); }
-    free(p.hash_buf);
-    free(p.head);
     free(p.pending);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv_work);
     pthread_cond_destroy(&p.cv_write);
     pthread_cond_destroy(&p.cv_space);
-    pthread_cond_destroy(&p.cv_hash);
     return p.n_failed;
 }
 

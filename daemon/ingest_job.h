@@ -17,6 +17,9 @@ struct ingest_opts {
     size_t chunk_bytes;       /* read size; a chunk holds whole sentences */
     int max_messages;         /* rejection messages printed per file (all go to the quarantine) */
     int quiet;                /* print no rejection messages */
+    int max_words;            /* longer sentences are rejected (0: ING_MAX_WORDS_DEFAULT) */
+    const char *stdin_name;   /* the name "-" (standard input) is recorded and reported under;
+                               * NULL: "<stdin>". Its extension, if any, decides the format. */
 };
 void ingest_opts_default(struct ingest_opts *o);
 
@@ -31,7 +34,10 @@ struct ingest_result {
     char error[SP_ERRLEN];    /* INGEST_FAILED: why */
 };
 
-/* db == NULL: parse (and compute structures) without storing: the benchmark path. */
+/* A path is a regular file, a FIFO or pipe, "-" (standard input) or a gzip file ("*.gz",
+ * decompressed; standard input is decompressed when it is gzip). Each is read once; the
+ * SHA-256 stored for it is that of the bytes parsed (after decompression).
+ * db == NULL: parse (and compute structures) without storing: the benchmark path. */
 int ingest_file(struct st_db *db, int64_t corpus_id, const char *path, const struct ingest_opts *o,
                 struct ingest_result *r);
 

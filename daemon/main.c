@@ -1,4 +1,6 @@
 /* daemon/main.c — the synprobe binary: subcommand dispatch, --help and --version. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sqlite3.h>
@@ -52,9 +54,28 @@ int sp_fail(int code, const char *cmd, const char *fmt, ...)
 int sp_parse_int(const char *s, long lo, long hi, long *out)
 {
     char *end;
-    if (!s || !*s) return -1;
+    /* digits only (an optional '-'): strtol alone would skip blanks, take '+', and clamp a
+     * value beyond 64 bits to LONG_MAX with only errno saying so */
+    if (!s || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1])))) return -1;
+    errno = 0;
     long v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi) return -1;
+    if (errno == ERANGE || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int sp_parse_size(const char *s, uint64_t min, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)s[0])) return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE) return -1;
+    int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30
+              : !strcmp(end, "T") ? 40 : -1;
+    if (shift < 0 || v > (UINT64_MAX >> shift)) return -1;
+    v <<= shift;
+    if (v < min) return -1;
     *out = v;
     return 0;
 }

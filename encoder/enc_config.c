@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *enc_kind_name(enum enc_kind k)
 {
@@ -126,6 +127,65 @@ static int pick(const char *s, const char *const *names, int n)
     return -1;
 }
 
+/* ---- memory estimate ---- */
+
+/* One base-stack layer (san_layer in enc_model.c): q/k/v/o with biases, the optional selective
+ * projection and relative tables, two LayerNorms, the FFN. */
+static double san_layer_params(const struct enc_config *c, int selective)
+{
+    double d = c->d_model, ff = c->d_ff, dk = c->heads > 0 ? d / c->heads : d;
+    double n = 4 * (d * d + d) + 2 * d + (d * ff + ff) + (ff * d + d) + 2 * d;
+    if (selective) n += d * 2 * d + 2 * d;
+    if (c->rel_struct) n += 2 * (2.0 * c->rel_clip + 1) * dk;
+    if (c->rel_seq) n += 2 * (2.0 * c->rel_seq_clip + 1) * dk;
+    return n;
+}
+
+double enc_config_n_params(const struct enc_config *c)
+{
+    double d = c->d_model, ff = c->d_ff, n = 0;
+    if (c->d_input != c->d_model) n += (double)c->d_input * d + d;
+    switch (c->kind) {
+    case ENC_SAN: case ENC_SSAN: case ENC_SGNET:
+        if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) n += 2 * d * d + d;
+        for (int l = 0; l < c->layers && l < ENC_MAX_LAYERS; l++)
+            n += san_layer_params(c, c->kind == ENC_SSAN && c->selective[l]);
+        if (c->norm == ENC_PRE_LN) n += 2 * d;
+        if (c->kind == ENC_SGNET) n += san_layer_params(c, 0) + (c->sgnet_code_agg ? 3 : 0);
+        break;
+    case ENC_MSSAN:      /* q k v o, gate in/out/w1(+b)/w2, FFN, LN; then the pooling FFN */
+        n += c->layers * (8 * d * d + d + (d * ff + ff) + (ff * d + d) + 2 * d);
+        n += (d * c->pool_d_h + c->pool_d_h) + ((double)c->pool_d_h * d + d);
+        break;
+    case ENC_PSAN:       /* per level a1, a2, a.bias, c; shared mem.g, mem.m, sum.e1, sum.e2 */
+        n += c->levels * (2 * d * d + d + 2 * d * d + d);
+        n += 2 * (2 * d * d + d) + 2 * (d * d + d);
+        break;
+    }
+    return n;
+}
+
+double enc_config_mem_bytes(const struct enc_config *c)
+{
+    /* workspace of one sentence (enc_model.c ws_layout): about ten d-wide float rows per token,
+     * the widest intermediate (FFN, pooling, input) and the host staging rows, plus the n x n
+     * pair arrays (attention map, distances, relative positions, ancestors) */
+    double d = c->d_model, nt = ENC_MEM_EST_TOKENS, nn = nt * nt;
+    double wide = c->d_ff;
+    if (c->pool_d_h > wide) wide = c->pool_d_h;
+    if (2 * d > wide) wide = 2 * d;
+    if (c->d_input > wide) wide = c->d_input;
+    double per_token = 14 * d + wide + (c->d_input > d ? c->d_input : d) + (c->levels > 0 ? c->levels : 1);
+    return 4 * enc_config_n_params(c) + 4 * nt * per_token + 17 * nn + 8 * d;
+}
+
+/* Physical memory in bytes, 0 if unknown. */
+static double phys_mem_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+}
+
 /* ---- checks on the final values ---- */
 
 static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
@@ -186,6 +246,14 @@ static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
             bad(ce, "rel_pos", "not supported by kind %s (expected \"none\")", enc_kind_name(c->kind));
     }
 #undef SKIP
+    /* only a config that is otherwise valid has meaningful widths to multiply */
+    if (ce->n == n0) {
+        double need = enc_config_mem_bytes(c), have = phys_mem_bytes();
+        if (have > 0 && need > have)
+            bad(ce, "d_model/d_ff/layers", "the encoder needs about %.1f GiB (%.3g parameters of 4 bytes, plus the "
+                "workspace of one %d-token sentence), more than this machine's %.1f GiB of memory",
+                need / 1073741824.0, enc_config_n_params(c), ENC_MEM_EST_TOKENS, have / 1073741824.0);
+    }
     return ce->n - n0;
 }
 

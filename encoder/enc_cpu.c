@@ -2,49 +2,68 @@
  * struct enc_backend_ops (encoder_int.h).
  *
  * How it works: buffers are plain host memory (host_memory = 1, so weights are used in place).
- * Matrix products go through OpenBLAS cblas_sgemm; everything else is a plain loop with shape
- * comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h are sgemm calls,
- * the masks, priors and the safe softmax of SPEC §0 (a fully masked row gives zeros) are a loop
- * per query row in between. Reductions run in a fixed order and the only threading is inside
- * sgemm, which partitions output blocks, so results do not depend on the thread count
- * (tests/unit/encoder_determinism.c checks this).
+ * Matrix products go through the project's own GEMM (common/gemm.h); everything else is a plain
+ * loop with shape comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h
+ * are products of one sentence, the masks, priors and the safe softmax of SPEC §0 (a fully
+ * masked row gives zeros) are a loop per query row in between.
  *
- * Row independence: the graph packs the rows of many sentences into one product, so a row's
- * result must not depend on how many rows share the call. OpenBLAS (0.3.16+, e.g. the
- * SkylakeX/Cooperlake kernels) sends products with M·N·K <= 100³ to small-matrix kernels whose
- * summation order differs from the blocked kernel's; cpu_linear therefore pads such products
- * with zero rows above that size, so every row always goes through the blocked kernel.
+ * Determinism: the graph packs the rows of many sentences into one product, so a row's result
+ * must not depend on how many rows share the call, where it sits, or how many threads run it.
+ * common/gemm.c guarantees exactly that (every output element is one FMA chain over k in order,
+ * on every kernel), and every other op here is row- or sentence-local with reductions in a fixed
+ * order. OpenBLAS could not: its Haswell/Zen kernels sum a row differently by its position in
+ * the register block (tests/unit/encoder_batch.c and encoder_determinism.c check the contract).
+ * Weights are packed for the GEMM on first use and kept per handle until the encoder uploads
+ * new ones (params_changed).
  *
  * What it does not do: no hand-written SIMD, no training path (the Gumbel selector of §5.5 is
  * only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
+#include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cuda.cu */
 
-#include <cblas.h>
+#include "common/gemm.h"
+
 #include <math.h>
 #include <string.h>
 
 /* ---- memory ---- */
 
 /* per-handle scratch (one handle per thread, encoder.h), grown on demand */
-enum { SC_XPAD, SC_YPAD, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
-struct cpu_state { void *buf[SC_N]; size_t cap[SC_N]; };
+enum { SC_BPACK, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
+
+/* a weight matrix packed for the GEMM, found by the pointer and shape the graph passes */
+struct packed_w { const float *w; int K, N, ldw; struct sp_gemm_b b; };
+
+struct cpu_state {
+    void *buf[SC_N]; size_t cap[SC_N];
+    struct packed_w *pw; int n_pw, cap_pw;
+};
 
 static void *scratch(struct enc_backend *be, int slot, size_t bytes)
 {
     struct cpu_state *st = be->state;
     if (bytes > st->cap[slot]) {
         free(st->buf[slot]);
-        st->buf[slot] = sp_xmalloc(bytes);
+        st->buf[slot] = sp_gemm_alloc((bytes + sizeof(float) - 1) / sizeof(float));   /* 64-byte aligned */
         st->cap[slot] = bytes;
     }
     return st->buf[slot];
 }
 
 static int cpu_open(struct enc_backend *be, char *err, size_t n) { be->host_memory = 1; be->state = sp_xcalloc(1, sizeof(struct cpu_state)); return SP_OK; }
+static void cpu_params_changed(struct enc_backend *be)
+{
+    struct cpu_state *st = be->state;
+    for (int i = 0; i < st->n_pw; i++) free(st->pw[i].b.p);
+    st->n_pw = 0;
+}
+
 static void cpu_close(struct enc_backend *be)
 {
     struct cpu_state *st = be->state;
     if (!st) return;
+    cpu_params_changed(be);
+    free(st->pw);
     for (int i = 0; i < SC_N; i++) free(st->buf[i]);
     free(st);
     be->state = NULL;
@@ -56,81 +75,46 @@ static int cpu_sync(struct enc_backend *be, char *err, size_t n) { return SP_OK;
 
 /* ---- dense ---- */
 
-/* OpenBLAS's small-matrix kernels take M·N·K <= 100³ (SkylakeX); 2^20 covers that and smaller
- * thresholds of other targets */
-#define SMALL_MNK 1048576.0
+/* W [K, N] (row stride ldw) packed for the GEMM: weights are packed once and kept */
+static const struct sp_gemm_b *packed_weight(struct enc_backend *be, int K, int N, const float *W, int ldw)
+{
+    struct cpu_state *st = be->state;
+    for (int i = 0; i < st->n_pw; i++)
+        if (st->pw[i].w == W && st->pw[i].K == K && st->pw[i].N == N && st->pw[i].ldw == ldw) return &st->pw[i].b;
+    if (st->n_pw == st->cap_pw) {
+        st->cap_pw = st->cap_pw ? 2 * st->cap_pw : 32;
+        st->pw = sp_xrealloc(st->pw, sizeof *st->pw * (size_t)st->cap_pw);
+    }
+    struct packed_w *p = &st->pw[st->n_pw++];
+    p->w = W; p->K = K; p->N = N; p->ldw = ldw;
+    sp_gemm_pack(&p->b, K, N, W, ldw, 0, sp_gemm_alloc(sp_gemm_packed_floats(K, N)));
+    return &p->b;
+}
 
 static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
                        const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
 {
     if (M <= 0 || N <= 0) return;
-    float beta = accumulate ? 1.0f : 0.0f;
-    if (b) {
-        /* Y (+)= b first, then Y += X·W: the bias is added before the product in both modes */
-        for (int i = 0; i < M; i++)
-            for (int j = 0; j < N; j++) Y[(size_t)i * ldy + j] = (accumulate ? Y[(size_t)i * ldy + j] : 0.0f) + b[j];
-        beta = 1.0f;
-    }
-    if (K <= 0) { if (!b && !accumulate) for (int i = 0; i < M; i++) memset(Y + (size_t)i * ldy, 0, sizeof(float) * N); return; }
-    if ((double)M * N * K > SMALL_MNK) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, X, ldx, W, ldw, beta, Y, ldy);
-        return;
-    }
-    /* small product: pad with zero rows past OpenBLAS's small-matrix threshold (see top) */
-    size_t Mp = (size_t)(SMALL_MNK / ((double)N * K)) + 1;
-    float *xp = scratch(be, SC_XPAD, sizeof(float) * Mp * K), *yp = scratch(be, SC_YPAD, sizeof(float) * Mp * N);
-    for (int i = 0; i < M; i++) {
-        memcpy(xp + (size_t)i * K, X + (size_t)i * ldx, sizeof(float) * K);
-        if (beta != 0.0f) memcpy(yp + (size_t)i * N, Y + (size_t)i * ldy, sizeof(float) * N);
-    }
-    memset(xp + (size_t)M * K, 0, sizeof(float) * (Mp - M) * K);
-    if (beta != 0.0f) memset(yp + (size_t)M * N, 0, sizeof(float) * (Mp - M) * N);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)Mp, N, K, 1.0f, xp, K, W, ldw, beta, yp, N);
-    for (int i = 0; i < M; i++) memcpy(Y + (size_t)i * ldy, yp + (size_t)i * N, sizeof(float) * N);
+    sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, accumulate, Y, ldy);
 }
 
-static inline float elu(float x) { return x > 0 ? x : expm1f(x); }
-
-/* e^x for x <= 0 in straight-line float code that GCC vectorises (libm's expf/expm1f are scalar
- * calls and were 40% of PSAN's time: PSA takes d exponentials per pair of words in a phrase).
- * Cephes' expf: x = m·ln2 + r with |r| <= ln2/2, a degree-7 polynomial for e^r, 2^m assembled
- * in the exponent bits; within 2 ulp of expf. Arguments below -87 give 2^-126·e^r instead of a
- * denormal or 0, which no softmax weight can tell apart. */
-static inline float exp_nonpos(float x)
+/* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
+static void product(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                    const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
 {
-    x = x > 0.0f ? 0.0f : x;
-    x = x < -87.0f ? -87.0f : x;
-    /* round to nearest by adding and removing 1.5·2^23 (SSE2 has no vector roundf) */
-    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - m * 0.693359375f + m * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    union { float f; int32_t i; } scale = { .i = ((int32_t)m + 127) << 23 };
-    return p * scale.f;
+    struct sp_gemm_b b;
+    sp_gemm_pack(&b, K, N, W, ldw, trans, scratch(be, SC_BPACK, sizeof(float) * sp_gemm_packed_floats(K, N)));
+    sp_gemm(M, X, ldx, &b, NULL, accumulate, Y, ldy);
 }
-
-/* ELU with the exponential above: e^x - 1 loses relative (not absolute: < 1e-7) precision as
- * x -> 0-, which is what the attention scores it feeds care about */
-static inline float elu_psa(float x)
-{
-    float em1 = exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
-    return x > 0.0f ? x : em1;
-}
-static inline float sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
     switch (a) {                                  /* one loop per kind: ReLU vectorises */
-    case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = x[i] > 0 ? x[i] : 0.0f; break;
-    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2)); break;
-    case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = elu(x[i]); break;
+    case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_relu(x[i]); break;
+    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_gelu(x[i]); break;
+    case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_elu(x[i]); break;
     case ENC_ACT_TANH: for (size_t i = 0; i < n; i++) x[i] = tanhf(x[i]); break;
-    case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = sigm(x[i]); break;
+    case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = enc_f_sigmoid(x[i]); break;
     }
 }
 
@@ -164,11 +148,7 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
 static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
                      const float *a, const float *b, float *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        float f = sigm(pre[i]);
-        if (mode == ENC_GATE_FUSION) out[i] = f * a[i] + (1.0f - f) * b[i];
-        else out[i] = f * elu(a[i]) + (b ? (1.0f - f) * b[i] : 0.0f);
-    }
+    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
 }
 
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
@@ -194,26 +174,20 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
     uint8_t *ok = scratch(be, SC_OK, (size_t)n);
     int32_t *bk = nrk ? scratch(be, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * nn);
-    for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_rel_bucket(a->rel[t], a->rel_clip);
+    for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 0.0f, S, n);
-        if (E) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, dk, 1.0f, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 0.0f, E, n);
+        product(be, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
+        if (E) product(be, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
-        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nrk, dk, 1.0f, a->q + off, a->ld_qkv, a->rel_k, dk, 0.0f, R, nbk);
-        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nsk, dk, 1.0f, a->q + off, a->ld_qkv, a->seq_k, dk, 0.0f, R + nrk, nbk);
+        if (nrk) product(be, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
+        if (nsk) product(be, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
-            int lo = 0, hi = n - 1;
-            switch (dir) {
-            case ENC_DIR_FWD: hi = i; break;
-            case ENC_DIR_BWD: lo = i; break;
-            case ENC_DIR_FWD_STRICT: hi = i - 1; break;
-            case ENC_DIR_BWD_STRICT: lo = i + 1; break;
-            default: break;
-            }
+            int lo, hi;
+            enc_f_dir_range(dir, i, n, &lo, &hi);
             const float *Si = S + (size_t)i * n, *Ri = R ? R + (size_t)i * nbk : NULL;
             float *Pi = P + (size_t)i * n, *PBi = PB ? PB + (size_t)i * nbk : NULL;
             memset(Pi, 0, sizeof(float) * n);
@@ -221,32 +195,30 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             int any = 0;
             for (int j = lo; j <= hi; j++) {
                 int allowed = !a->allow || a->allow[(size_t)i * n + j];
-                if (allowed && E) allowed = E[(size_t)i * n + j] > 0.0f;   /* SSAN: A = [E_s > 0], E_s unscaled */
+                if (allowed && E) allowed = enc_f_sel_allows(E[(size_t)i * n + j]);   /* SSAN: A = [E_s > 0] */
                 ok[j] = (uint8_t)allowed;
                 if (!allowed) continue;
                 float t = Si[j];
                 if (nrk) t += Ri[bk[(size_t)i * n + j]];
-                if (nsk) t += Ri[nrk + enc_rel_bucket(j - i, a->seq_clip)];
-                double sc = (double)t * a->scale;
-                if (dis == ENC_DIST_WORD) sc -= (double)a->alpha * abs(i - j);
-                else if (dis == ENC_DIST_DEP) sc -= (double)a->alpha * a->dist[(size_t)i * n + j];
+                if (nsk) t += Ri[nrk + enc_f_rel_bucket(j - i, a->seq_clip)];
+                double sc = enc_f_score_d(t, a->scale, dis, a->alpha, i, j, a->dist ? a->dist + (size_t)i * n + j : NULL);
                 sr[j] = sc;
                 if (sc > m) m = sc;
                 any = 1;
             }
             if (!any) continue;                       /* safe softmax: empty row -> zeros */
             double z = 0;
-            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = exp(sr[j] - m); z += sr[j]; }
+            for (int j = lo; j <= hi; j++) if (ok[j]) { sr[j] = enc_f_masked_exp_d(1, sr[j], m); z += sr[j]; }
             const double iz = 1.0 / z;
             for (int j = lo; j <= hi; j++) if (ok[j]) Pi[j] = (float)(sr[j] * iz);
             if (nrk) for (int j = lo; j <= hi; j++) PBi[bk[(size_t)i * n + j]] += Pi[j];
-            if (nsk) for (int j = lo; j <= hi; j++) PBi[nrk + enc_rel_bucket(j - i, a->seq_clip)] += Pi[j];
+            if (nsk) for (int j = lo; j <= hi; j++) PBi[nrk + enc_f_rel_bucket(j - i, a->seq_clip)] += Pi[j];
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, n, 1.0f, P, n, a->v + off, a->ld_qkv, 0.0f, a->out + off, ldo);
-        if (nrk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nrk, 1.0f, PB, nbk, a->rel_v, dk, 1.0f, a->out + off, ldo);
-        if (nsk) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dk, nsk, 1.0f, PB + nrk, nbk, a->seq_v, dk, 1.0f, a->out + off, ldo);
+        product(be, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
+        if (nrk) product(be, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
+        if (nsk) product(be, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
     }
 }
 
@@ -283,13 +255,13 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
                 if (j == i) continue;
                 const float *aj = a->a2 + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = elu_psa(ai[k] + aj[k]); mx[k] = wj[k] > mx[k] ? wj[k] : mx[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = enc_f_elu_fast(ai[k] + aj[k]); mx[k] = wj[k] > mx[k] ? wj[k] : mx[k]; }
             }
             for (int j = s0; j <= e0; j++) {
                 if (j == i) continue;
                 const float *pj = a->pm + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = enc_f_exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
             }
             for (int k = 0; k < d; k++) o[k] = acc[k] / z[k];
             if (a->attn_mean)
@@ -310,32 +282,7 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 static void cpu_pool(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
                      const float *e, float *out)
 {
-    for (int k = 0; k < d; k++) {
-        double acc;
-        switch (mode) {
-        case ENC_POOL_MEAN:
-            acc = 0; for (int i = 0; i < n; i++) acc += x[(size_t)i * d + k];
-            out[k] = n ? (float)(acc / n) : 0.0f;
-            break;
-        case ENC_POOL_MAX: {
-            float m = n ? x[k] : 0.0f;
-            for (int i = 1; i < n; i++) if (x[(size_t)i * d + k] > m) m = x[(size_t)i * d + k];
-            out[k] = m;
-            break;
-        }
-        case ENC_POOL_FIRST: out[k] = n ? x[k] : 0.0f; break;
-        case ENC_POOL_ATT: {
-            double m = -INFINITY, z = 0; acc = 0;
-            for (int i = 0; i < n; i++) if (e[(size_t)i * d + k] > m) m = e[(size_t)i * d + k];
-            for (int i = 0; i < n; i++) {
-                double p = exp(e[(size_t)i * d + k] - m);
-                z += p; acc += p * x[(size_t)i * d + k];
-            }
-            out[k] = n ? (float)(acc / z) : 0.0f;
-            break;
-        }
-        }
-    }
+    for (int k = 0; k < d; k++) out[k] = enc_f_pool(mode, n, d, k, x, e);
 }
 
 const struct enc_backend_ops enc_cpu_ops = {
@@ -345,6 +292,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .linear = cpu_linear, .act = cpu_act, .add = cpu_add, .axpby = cpu_axpby,
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
+    .params_changed = cpu_params_changed,
 };
 
 /* ---- small shared helpers ---- */
@@ -358,7 +306,7 @@ void enc_sinusoid(int pos, int d, float *out)
     }
 }
 
-int enc_rel_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
+int enc_rel_bucket(int rel, int clip) { return enc_f_rel_bucket(rel, clip); }
 
 float enc_ssan_train_select(float es, double u1, double u2, float tau)
 {
@@ -373,4 +321,5 @@ uint64_t enc_fnv1a(const char *s, uint64_t h)
     return h;
 }
 
-void enc_set_threads(int n) { openblas_set_num_threads(n > 0 ? n : 1); }
+/* the GEMM's threads (process-wide); results do not depend on them (common/gemm.h) */
+void enc_set_threads(int n) { sp_gemm_set_threads(n > 0 ? n : 1); }

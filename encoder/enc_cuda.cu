@@ -1,27 +1,32 @@
 /* encoder/enc_cuda.cu — the CUDA backend: every op of struct enc_backend_ops (encoder_int.h) on
  * device buffers, cuBLAS for the products and own kernels for the rest. The CPU backend
- * (enc_cpu.c) is the oracle: each kernel below follows the formula and, where cheap, the order
- * of its CPU twin; tests/gpu/encoder_cuda_vs_cpu.c compares the two through the public API.
+ * (enc_cpu.c) is the oracle: the per-element formulas (activations, gates, masks, score,
+ * softmax numerator, pooling) are the same functions, from enc_formulas.h; each kernel follows
+ * the order of its CPU twin where cheap; tests/gpu/encoder_cuda_vs_cpu.c compares the two
+ * through the public API. The plugin exports enc_cuda_abi() (ENC_PLUGIN_ABI, encoder_int.h) so
+ * that a binary never calls a plugin built from other sources.
  *
  * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
  * asynchronously and only upload(), download() and sync() wait (the caller reuses its host
  * buffers at once). Errors never abort: a failed launch or cuBLAS call is latched (the first
  * one wins) and reported by sync() as SP_EGPU with a message, or SP_ENOMEM when the device
- * ran out of memory, so a caller can retry with a smaller batch.
+ * ran out of memory, so a caller can retry with a smaller batch. open() answers ENC_ENODEV when
+ * the runtime finds no driver or no device (--device auto then says only "no GPU found").
  * alloc() returns NULL on failure and the graph reports that itself (SP_ENOMEM from ws_reserve).
  * Masks are never materialised: the attention kernel derives direction, distance priors, the
  * SDOI allow mask, SSAN selection and relative buckets per (query row, key) from the compact int
  * structures the graph uploaded (dist/rel/anc/pid).
  *
  * Layout: device helpers, kernels (enc_*_cuda), then the launchers (extern "C", the vtable).
- * Written as "C plus kernels" (STYLE §3.5): no templates, no exceptions, no C++ library; the
- * Makefile compiles it with -fno-exceptions -fno-threadsafe-statics so the object needs no
- * libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
+ * Written as "C plus kernels" (STYLE §3.5): no templates but the reduction helpers' (one body
+ * for sum and max), no exceptions, no C++ library; the Makefile compiles it with
+ * -fno-exceptions -fno-threadsafe-statics so the object needs no libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
  * static, so without guards the first launch of each kernel happens once under pthread_once
  * (warm_kernels) before any handle can launch from several threads. */
 extern "C" {
 #include "encoder/encoder_int.h"
 }
+#include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cpu.c */
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -48,21 +53,6 @@ struct cuda_state {
 };
 
 /* ---------------------------------------------------------------- device helpers */
-
-__device__ __forceinline__ float d_elu(float x) { return x > 0.0f ? x : expm1f(x); }
-__device__ __forceinline__ float d_sigm(float x) { return 1.0f / (1.0f + expf(-x)); }
-__device__ __forceinline__ int d_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
-
-__device__ __forceinline__ int d_dir_allows(int dir, int i, int j)
-{
-    switch (dir) {
-    case ENC_DIR_FWD: return j <= i;
-    case ENC_DIR_BWD: return j >= i;
-    case ENC_DIR_FWD_STRICT: return j < i;
-    case ENC_DIR_BWD_STRICT: return j > i;
-    default: return 1;
-    }
-}
 
 /* Butterfly reductions: every lane ends with the same value (+ and max are commutative). */
 struct op_sum { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; } };
@@ -109,16 +99,7 @@ __global__ void enc_bias_cuda(int M, int N, const float *b, float *Y, int ldy, i
 
 __global__ void enc_act_cuda(int a, size_t n, float *x)
 {
-    GRID_STRIDE(i, n) {
-        float v = x[i];
-        switch (a) {
-        case ENC_ACT_RELU: x[i] = v > 0.0f ? v : 0.0f; break;
-        case ENC_ACT_GELU: x[i] = 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f)); break;
-        case ENC_ACT_ELU: x[i] = d_elu(v); break;
-        case ENC_ACT_TANH: x[i] = tanhf(v); break;
-        case ENC_ACT_SIGMOID: x[i] = d_sigm(v); break;
-        }
-    }
+    GRID_STRIDE(i, n) x[i] = enc_f_act(a, x[i]);
 }
 
 __global__ void enc_add_cuda(size_t n, const float *a, const float *b, float *out)
@@ -133,11 +114,7 @@ __global__ void enc_axpby_cuda(size_t n, float alpha, const float *a, float beta
 
 __global__ void enc_gate_cuda(int mode, size_t n, const float *pre, const float *a, const float *b, float *out)
 {
-    GRID_STRIDE(i, n) {
-        float f = d_sigm(pre[i]);
-        if (mode == ENC_GATE_FUSION) out[i] = f * a[i] + (1.0f - f) * b[i];
-        else out[i] = f * d_elu(a[i]) + (b ? (1.0f - f) * b[i] : 0.0f);
-    }
+    GRID_STRIDE(i, n) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
 }
 
 __global__ void enc_absdiff_mul_cuda(size_t n, const float *a, const float *b, float *absdiff, float *prod)
@@ -166,33 +143,8 @@ __global__ void __launch_bounds__(LN_THREADS) enc_layer_norm_cuda(int d, const f
 /* One thread per feature k (reads coalesced across k); double accumulation like the CPU. */
 __global__ void enc_pool_cuda(int mode, int n, int d, const float *x, const float *e, float *out)
 {
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < d; k += gridDim.x * blockDim.x) {
-        switch (mode) {
-        case ENC_POOL_MEAN: {
-            double acc = 0.0;
-            for (int i = 0; i < n; i++) acc += x[(size_t)i * d + k];
-            out[k] = n ? (float)(acc / n) : 0.0f;
-            break;
-        }
-        case ENC_POOL_MAX: {
-            float m = n ? x[k] : 0.0f;
-            for (int i = 1; i < n; i++) { float t = x[(size_t)i * d + k]; if (t > m) m = t; }
-            out[k] = m;
-            break;
-        }
-        case ENC_POOL_FIRST: out[k] = n ? x[k] : 0.0f; break;
-        case ENC_POOL_ATT: {
-            double m = -INFINITY, z = 0.0, acc = 0.0;
-            for (int i = 0; i < n; i++) if (e[(size_t)i * d + k] > m) m = e[(size_t)i * d + k];
-            for (int i = 0; i < n; i++) {
-                double p = exp(e[(size_t)i * d + k] - m);
-                z += p; acc += p * x[(size_t)i * d + k];
-            }
-            out[k] = n ? (float)(acc / z) : 0.0f;
-            break;
-        }
-        }
-    }
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < d; k += gridDim.x * blockDim.x)
+        out[k] = enc_f_pool(mode, n, d, k, x, e);
 }
 
 /* Attention for one (query row i = blockIdx.x, head h = blockIdx.y), mirroring cpu_attention:
@@ -232,16 +184,17 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
 
     /* scores: j is warp-uniform, so every branch below is too */
     float mloc = -INFINITY;
-    int anyloc = 0;
+    int anyloc = 0, lo, hi;
+    enc_f_dir_range(dir, i, n, &lo, &hi);                      /* direction mask: keys lo..hi */
     for (int j = warp; j < n; j += ATT_WARPS) {
-        int allowed = d_dir_allows(dir, i, j);
+        int allowed = j >= lo && j <= hi;
         if (allowed && a.allow) allowed = a.allow[(size_t)i * n + j] != 0;
         if (allowed && a.sel_q) {                              /* SSAN: A = [E_s > 0], E_s unscaled */
             const float *sk = a.sel_k + (size_t)j * a.ld_sel + off;
             float es = 0.0f;
             for (int c = lane; c < dk; c += 32) es += ssq[c] * sk[c];
             es = __shfl_sync(FULL_MASK, warp_sum(es), 0);
-            allowed = es > 0.0f;
+            allowed = enc_f_sel_allows(es);
         }
         float sc = 0.0f;
         if (allowed) {
@@ -249,11 +202,9 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
             float t = 0.0f;
             for (int c = lane; c < dk; c += 32) t += sq[c] * kj[c];
             t = warp_sum(t);
-            if (nrk) t += rk[d_bucket(a.rel[(size_t)i * n + j], a.rel_clip)];
-            if (nsk) t += rk[nrk + d_bucket(j - i, a.seq_clip)];
-            sc = t * a.scale;
-            if (dis == ENC_DIST_WORD) sc -= a.alpha * (float)abs(i - j);
-            else if (dis == ENC_DIST_DEP) sc -= a.alpha * (float)a.dist[(size_t)i * n + j];
+            if (nrk) t += rk[enc_f_rel_bucket(a.rel[(size_t)i * n + j], a.rel_clip)];
+            if (nsk) t += rk[nrk + enc_f_rel_bucket(j - i, a.seq_clip)];
+            sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
             mloc = fmaxf(mloc, sc);
             anyloc = 1;
         }
@@ -267,7 +218,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
     const float m = block_max(mloc, red);
     float zloc = 0.0f;
     for (int j = tid; j < n; j += ATT_THREADS) {
-        float e = ok[j] ? expf(s[j] - m) : 0.0f;
+        float e = enc_f_masked_exp_f(ok[j], s[j], m);
         s[j] = e;
         zloc += e;
     }
@@ -276,8 +227,8 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
         if (!ok[j]) continue;
         float p = s[j] / z;
         s[j] = p;
-        if (nrk) atomicAdd(&pb[d_bucket(a.rel[(size_t)i * n + j], a.rel_clip)], p);
-        if (nsk) atomicAdd(&pb[nrk + d_bucket(j - i, a.seq_clip)], p);
+        if (nrk) atomicAdd(&pb[enc_f_rel_bucket(a.rel[(size_t)i * n + j], a.rel_clip)], p);
+        if (nsk) atomicAdd(&pb[nrk + enc_f_rel_bucket(j - i, a.seq_clip)], p);
         if (a.attn_mean) atomicAdd(&a.attn_mean[(size_t)i * n + j], p / H);
     }
     __syncthreads();
@@ -334,12 +285,12 @@ __global__ void __launch_bounds__(PSA_THREADS) enc_psa_cuda(const struct enc_psa
         float *o = a.out + (size_t)i * d + k;
         if (e0 == s0) { *o = 0.0f; return; }                   /* Q18; block-uniform */
         ai = a.a1[(size_t)i * d + k];
-        for (int j = s0; j <= e0; j++) if (j != i) m = fmaxf(m, d_elu(ai + a.a2[(size_t)j * d + k]));
+        for (int j = s0; j <= e0; j++) if (j != i) m = fmaxf(m, enc_f_elu(ai + a.a2[(size_t)j * d + k]));
         float acc = 0.0f;
         z = 0.0f;
         for (int j = s0; j <= e0; j++) {
             if (j == i) continue;
-            float w = expf(d_elu(ai + a.a2[(size_t)j * d + k]) - m);
+            float w = expf(enc_f_elu(ai + a.a2[(size_t)j * d + k]) - m);
             z += w;
             acc += w * a.pm[(size_t)j * d + k];
         }
@@ -348,7 +299,7 @@ __global__ void __launch_bounds__(PSA_THREADS) enc_psa_cuda(const struct enc_psa
     if (!a.attn_mean || e0 == s0) return;
     for (int j = s0; j <= e0; j++) {
         if (j == i) continue;
-        float p = active ? expf(d_elu(ai + a.a2[(size_t)j * d + k]) - m) / z : 0.0f;
+        float p = active ? expf(enc_f_elu(ai + a.a2[(size_t)j * d + k]) - m) / z : 0.0f;
         p = warp_sum(p);
         if ((threadIdx.x & 31) == 0) atomicAdd(&a.attn_mean[(size_t)i * n + j], p / d);
     }
@@ -426,11 +377,11 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
+    if (e != cudaSuccess || count == 0) {                      /* no driver, a stub, no device */
         snprintf(err, n, "no usable CUDA device (cudaGetDeviceCount: %s)",
                  e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
         cudaGetLastError();
-        return SP_EGPU;
+        return ENC_ENODEV;
     }
     struct cuda_state *st = (struct cuda_state *)calloc(1, sizeof *st);
     if (!st) { snprintf(err, n, "cuda: out of host memory"); return SP_ENOMEM; }
@@ -642,6 +593,12 @@ static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int n, int 
     check_launch(st, "pool");
 }
 
+static const struct enc_plugin_abi cuda_abi = {
+    ENC_PLUGIN_ABI, sizeof(struct enc_backend_ops), sizeof(struct enc_backend),
+    sizeof(struct enc_attn_args), sizeof(struct enc_psa_args),
+};
+const struct enc_plugin_abi *enc_cuda_abi(void) { return &cuda_abi; }
+
 const struct enc_backend_ops enc_cuda_ops = {
     .name = "cuda",
     .open = cuda_open, .close = cuda_close,
@@ -649,6 +606,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .linear = cuda_linear, .act = cuda_act, .add = cuda_add, .axpby = cuda_axpby,
     .layer_norm = cuda_layer_norm, .gate = cuda_gate, .absdiff_mul = cuda_absdiff_mul,
     .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,
+    .params_changed = NULL,   /* weights are used as uploaded: nothing derived to drop */
 };
 
 } /* extern "C" */

@@ -7,7 +7,12 @@
  * then also runs on a machine where the CUDA libraries are missing: auto falls back to the CPU.
  *
  * Where: $SYNPROBE_CUDA_PLUGIN if set, else synprobe_cuda.so next to the executable, else one
- * folder up (unit tests and test-gpu run from build/tests/ and build/gpu/). */
+ * folder up (unit tests and test-gpu run from build/tests/ and build/gpu/).
+ *
+ * Which: only a plugin built from the same encoder_int.h. It must export enc_cuda_abi() with
+ * this binary's ENC_PLUGIN_ABI and struct sizes; a stale plugin (an older build left next to a
+ * newer binary, or a copy from another checkout) is refused with both versions and its path
+ * instead of being called through a vtable of another shape. */
 #include "encoder/encoder_int.h"
 
 #include <stdio.h>
@@ -20,6 +25,7 @@
 #include <unistd.h>
 
 static const struct enc_backend_ops *plugin_ops;
+static int plugin_rc = ENC_ENODEV;     /* answer when plugin_ops is NULL */
 static char plugin_why[SP_ERRLEN];
 static pthread_once_t plugin_once = PTHREAD_ONCE_INIT;
 
@@ -28,6 +34,36 @@ static void *try_open(const char *path, char *why, size_t n)
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) snprintf(why, n, "cannot load the CUDA plugin: %s", dlerror());
     return h;
+}
+
+/* 1 when the plugin at path was built with this binary's ABI; else plugin_why says how not */
+static int check_abi(void *h, const char *path)
+{
+    const struct enc_plugin_abi *(*abi_fn)(void) = (const struct enc_plugin_abi *(*)(void))dlsym(h, "enc_cuda_abi");
+    const struct enc_plugin_abi *abi = abi_fn ? abi_fn() : NULL;
+    plugin_rc = SP_EGPU;
+    if (!abi) {
+        snprintf(plugin_why, sizeof plugin_why, "the CUDA plugin %s has no ABI version (no enc_cuda_abi; this synprobe needs version %d): "
+                 "it was built from older sources; rebuild it (make)", path, ENC_PLUGIN_ABI);
+        return 0;
+    }
+    if (abi->version != ENC_PLUGIN_ABI) {
+        snprintf(plugin_why, sizeof plugin_why, "the CUDA plugin %s has ABI version %u, this synprobe needs version %d: rebuild it (make)",
+                 path, (unsigned)abi->version, ENC_PLUGIN_ABI);
+        return 0;
+    }
+    if (abi->ops_size != sizeof(struct enc_backend_ops) || abi->backend_size != sizeof(struct enc_backend)
+        || abi->attn_args_size != sizeof(struct enc_attn_args) || abi->psa_args_size != sizeof(struct enc_psa_args)) {
+        snprintf(plugin_why, sizeof plugin_why, "the CUDA plugin %s has ABI version %u like this synprobe but other struct sizes "
+                 "(ops %u/%zu, backend %u/%zu, attention args %u/%zu, PSA args %u/%zu; plugin/synprobe): "
+                 "rebuild it (make), and bump ENC_PLUGIN_ABI when encoder_int.h changes",
+                 path, (unsigned)abi->version, (unsigned)abi->ops_size, sizeof(struct enc_backend_ops), (unsigned)abi->backend_size,
+                 sizeof(struct enc_backend), (unsigned)abi->attn_args_size, sizeof(struct enc_attn_args), (unsigned)abi->psa_args_size,
+                 sizeof(struct enc_psa_args));
+        return 0;
+    }
+    plugin_rc = ENC_ENODEV;
+    return 1;
 }
 
 static void plugin_load(void)
@@ -50,20 +86,28 @@ static void plugin_load(void)
         }
     }
     if (!h) return;
+    if (!check_abi(h, env && *env ? env : path)) { dlclose(h); return; }
     plugin_ops = dlsym(h, "enc_cuda_ops");
-    if (!plugin_ops) snprintf(plugin_why, sizeof plugin_why, "the CUDA plugin has no enc_cuda_ops: %s", dlerror());
+    if (!plugin_ops) {
+        snprintf(plugin_why, sizeof plugin_why, "the CUDA plugin %s has no enc_cuda_ops: %s", env && *env ? env : path, dlerror());
+        plugin_rc = SP_EGPU;
+        dlclose(h);
+    }
 }
 
-const struct enc_backend_ops *enc_cuda_backend(char *why, size_t n)
+int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n)
 {
     pthread_once(&plugin_once, plugin_load);
-    if (!plugin_ops) snprintf(why, n, "%s", plugin_why);
-    return plugin_ops;
+    *ops = plugin_ops;
+    if (plugin_ops) return SP_OK;
+    snprintf(why, n, "%s", plugin_why);
+    return plugin_rc;
 }
 #else
-const struct enc_backend_ops *enc_cuda_backend(char *why, size_t n)
+int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n)
 {
+    *ops = NULL;
     snprintf(why, n, "this build has no CUDA backend");
-    return NULL;
+    return ENC_ENODEV;
 }
 #endif

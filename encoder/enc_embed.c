@@ -133,6 +133,11 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
             errno = 0;
             vals[k] = strtof(fld[w0 + k], &e);
             if (*e || errno == ERANGE) { snprintf(err, errlen, "%s:%ld: field %zu: expected a number, got \"%s\"", path, lineno, w0 + k + 1, fld[w0 + k]); rc = SP_EPARSE; break; }
+            if (!isfinite(vals[k])) {       /* strtof takes "nan" and "inf"; a vector must be finite */
+                snprintf(err, errlen, "%s:%ld: field %zu: expected a finite number, got \"%s\"", path, lineno, w0 + k + 1, fld[w0 + k]);
+                rc = SP_EPARSE;
+                break;
+            }
         }
         if (rc) break;
         for (size_t k = 1; k < w0; k++) fld[k][-1] = ' ';   /* re-join a word with spaces */

@@ -138,8 +138,8 @@ void enc_model_build(struct enc *e)
  * sentence on pointer offsets into the same buffers. A group holds whole sentences up to
  * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
  * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
- * each row of a product is computed by the same kernel whatever M is (enc_cpu.c keeps small
- * products off OpenBLAS's small-matrix path for that reason). */
+ * on the CPU every element of a product is one FMA chain in a fixed order whatever M, the row's
+ * position or the threads (common/gemm.h), and every other op is row- or sentence-local. */
 #define GROUP_TOKENS 4096
 
 struct ws {
@@ -487,14 +487,19 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
     rc = -1;
     if (device == ENC_DEVICE_CUDA || device == ENC_DEVICE_AUTO) {
         char why[SP_ERRLEN];
-        const struct enc_backend_ops *cuda = enc_cuda_backend(why, sizeof why);   /* NULL: no plugin */
-        if (cuda) rc = backend_open(e, cuda, why, sizeof why);
+        const struct enc_backend_ops *cuda;
+        rc = enc_cuda_backend(&cuda, why, sizeof why);          /* the plugin (ENC_ENODEV: none) */
+        if (rc == SP_OK) rc = backend_open(e, cuda, why, sizeof why);   /* ENC_ENODEV: no device */
         if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
             snprintf(err, errlen, "encoder: device cuda requested: %s", why);
             free(e);
             return SP_EGPU;
         }
-        if (rc != SP_OK && verbose) fprintf(stderr, "encoder: using the CPU backend (%s)\n", why);
+        /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
+         * only when verbose > 1); a GPU or plugin that is there but unusable says why */
+        if (rc == ENC_ENODEV && verbose == 1) fprintf(stderr, "no GPU found: using the CPU\n");
+        else if (rc == ENC_ENODEV && verbose > 1) fprintf(stderr, "no GPU found: using the CPU (%s)\n", why);
+        else if (rc != SP_OK && verbose) fprintf(stderr, "encoder: the GPU cannot be used: %s; using the CPU\n", why);
     }
     if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) { free(e); return rc; }
     if (verbose) fprintf(stderr, "encoder: %s on %s\n", enc_kind_name(cfg->kind), e->be.ops->name);

@@ -80,6 +80,7 @@ int enc_param_upload(struct enc *e, char *err, size_t errlen)
         }
         e->be.ops->upload(&e->be, p->dev, p->host, p->count * sizeof(float));
     }
+    if (e->be.ops->params_changed) e->be.ops->params_changed(&e->be);
     return e->be.ops->sync(&e->be, err, errlen);
 }
 
@@ -115,8 +116,9 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
     json_decref(hdr);
     size_t n = strlen(js), pad = (8 - (8 + n) % 8) % 8;
     uint64_t hl = n + pad;
-    FILE *f = fopen(path, "wb");
-    if (!f) { free(js); snprintf(err, errlen, "%s: cannot create", path); return SP_EIO; }
+    struct sp_out o;              /* a temporary renamed over path once complete */
+    if (sp_out_open(&o, path, err, errlen)) { free(js); return SP_EIO; }
+    FILE *f = o.f;
     int ok = fwrite(&hl, 8, 1, f) == 1 && fwrite(js, 1, n, f) == n;
     for (size_t k = 0; ok && k < pad; k++) ok = fputc(' ', f) != EOF;
     free(js);
@@ -132,9 +134,8 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
         ok = fwrite(src, sizeof(float), p->count, f) == p->count;
     }
     free(tmp);
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) { snprintf(err, errlen, "%s: write error", path); return SP_EIO; }
-    return SP_OK;
+    if (!ok) { sp_out_abort(&o); snprintf(err, errlen, "%s: write error", path); return SP_EIO; }
+    return sp_out_commit(&o, err, errlen);
 }
 
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
@@ -203,6 +204,17 @@ int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
         if (fseek(f, (long)(data0 + offs[i]), SEEK_SET) != 0 || fread(tmp + at, sizeof(float), p->count, f) != p->count) {
             snprintf(err, errlen, "%s: %s: read error", path, p->name); rc = SP_EIO; goto out;
         }
+        /* a NaN or infinite weight poisons every vector it touches, silently */
+        for (size_t k = 0; k < p->count; k++)
+            if (!isfinite(tmp[at + k])) {
+                if (p->ndim == 2)
+                    snprintf(err, errlen, "%s: %s: element [%zu,%zu] is %s; weights must be finite", path, p->name,
+                             k / (size_t)p->shape[1], k % (size_t)p->shape[1], isnan(tmp[at + k]) ? "NaN" : "infinite");
+                else
+                    snprintf(err, errlen, "%s: %s: element [%zu] is %s; weights must be finite", path, p->name, k,
+                             isnan(tmp[at + k]) ? "NaN" : "infinite");
+                goto out;
+            }
     }
     memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
     rc = enc_param_upload(e, err, errlen);

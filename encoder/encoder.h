@@ -113,6 +113,14 @@ int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t 
 /* Check an already-filled struct (used by parse; callers that build a config in C call it too). */
 int enc_config_check(const struct enc_config *cfg, const char *name, char *err, size_t errlen);
 const char *enc_kind_name(enum enc_kind kind);
+/* The float32 parameters a valid config implies (every tensor of schemas/encoder-weights.md),
+ * counted in double so that no product of widths overflows. */
+double enc_config_n_params(const struct enc_config *cfg);
+/* The memory the encoder needs at the least, in bytes: its parameters (4 bytes each) plus the
+ * workspace of one ENC_MEM_EST_TOKENS-token sentence. enc_config_check refuses a config whose
+ * figure exceeds the machine's physical memory, naming both. */
+#define ENC_MEM_EST_TOKENS 512
+double enc_config_mem_bytes(const struct enc_config *cfg);
 
 /* ---- input batch ---- */
 
@@ -146,9 +154,11 @@ struct enc_output {
 typedef struct enc enc_t;
 
 /* Open an encoder: weights from a safetensors file, or seeded Glorot init when weights_path is
- * NULL. device AUTO picks CUDA when the backend is built and a device opens, else CPU (the
- * choice and the reason are logged to stderr when verbose != 0); CUDA without a CUDA build ->
- * SP_EGPU with a clear message. */
+ * NULL. device AUTO picks CUDA when the backend is built and a device opens, else CPU. stderr,
+ * verbose >= 1: the kind and backend, and for AUTO without a GPU the one line "no GPU found:
+ * using the CPU" (verbose >= 2 adds the CUDA runtime's reason), or the reason when a GPU or the
+ * CUDA plugin is there but unusable (e.g. a stale plugin); verbose 0: nothing. CUDA that cannot
+ * open (no CUDA build, no device, stale plugin) -> SP_EGPU with the reason in err. */
 int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
              int verbose, enc_t **out, char *err, size_t errlen);
 void enc_close(enc_t *e);

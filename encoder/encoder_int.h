@@ -2,7 +2,8 @@
  * structs, the parameter registry and the handle.
  *
  * Split: enc_model.c holds the forward graph of every kind, written once in terms of the ops
- * below; a backend (enc_cpu.c now, enc_cuda.cu later) implements the ops on its own buffers.
+ * below; a backend (enc_cpu.c, and enc_cuda.cu in the CUDA plugin) implements the ops on its own
+ * buffers, with the per-element formulas of enc_formulas.h.
  * All float/int pointers passed to an op are BACKEND buffers (from ops->alloc); host code may do
  * pointer arithmetic on them but never dereferences them. Small per-op tables (head direction
  * and distance types) travel by value inside the argument structs. All matrices are row-major,
@@ -66,9 +67,13 @@ struct enc_backend {
     int host_memory;           /* 1: buffers are host memory (CPU): weights are used in place */
 };
 
+/* ops->open's answer when no GPU can be used at all (no driver, no device): --device auto falls
+ * back to the CPU saying only "no GPU found"; any other failure carries its reason */
+enum { ENC_ENODEV = 100 };
+
 struct enc_backend_ops {
     const char *name;                                           /* "cpu", "cuda" */
-    int   (*open)(struct enc_backend *be, char *err, size_t n);
+    int   (*open)(struct enc_backend *be, char *err, size_t n); /* SP_OK, ENC_ENODEV, SP_EGPU, SP_ENOMEM */
     void  (*close)(struct enc_backend *be);
     /* memory */
     void *(*alloc)(struct enc_backend *be, size_t bytes);       /* zeroed; NULL on failure */
@@ -94,14 +99,29 @@ struct enc_backend_ops {
     /* out[d]: MEAN/MAX/FIRST over the n rows of x; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
     void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
                   const float *e, float *out);
+    /* (optional) the parameters were (re)uploaded: drop anything derived from them (packed copies) */
+    void  (*params_changed)(struct enc_backend *be);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
 /* Defined by encoder/enc_cuda.cu, which is built into the plugin build/synprobe_cuda.so (not
  * into libsp_encoder.a); C code reaches it only through enc_cuda_backend (enc_cuda_load.c), which
- * loads the plugin on first use and returns NULL with the reason in why when it cannot. */
+ * loads the plugin on first use. It returns SP_OK with *ops set, ENC_ENODEV when there is no
+ * plugin or it cannot be loaded (a build or machine without CUDA), or SP_EGPU for a plugin built
+ * from other sources (see ENC_PLUGIN_ABI); the reason is in why. */
 extern const struct enc_backend_ops enc_cuda_ops;
-const struct enc_backend_ops *enc_cuda_backend(char *why, size_t n);
+int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
+
+/* The plugin's ABI. The plugin and the binary share struct enc_backend_ops, struct enc_backend,
+ * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
+ * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
+ * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
+#define ENC_PLUGIN_ABI 1
+struct enc_plugin_abi {
+    uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
+    uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
+};
+const struct enc_plugin_abi *enc_cuda_abi(void);
 
 /* ---- parameters ---- */
 

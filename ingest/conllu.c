@@ -8,7 +8,12 @@
  * STRICT additionally rejects a sentence ended by a whitespace-only line (UD's validator
  * rejects those; DEFAULT accepts them as blank). REPAIR pads/truncates column counts (LENIENT
  * rules) and repairs HEADs (ing_repair_heads), recording W_* bits and notes. Invalid MWT
- * ranges are dropped with W_MWT in every mode. */
+ * ranges (outside 1..n, a >= b, overlapping an earlier range, or whose line is not right
+ * before word a) are dropped with W_MWT and a note in every mode.
+ *
+ * A whitespace-only line ends its sentence only where the next line that is not a comment is
+ * blank or starts a sentence (ID 1, 1-b, 0.m); inside a sentence it rejects the whole sentence
+ * (ing__ws_line_ends_sentence, which ing_chunk_end applies too). */
 #include <string.h>
 
 #include "ingest/ing_int.h"
@@ -156,12 +161,21 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
         long line = line0 + li;
         char *q = L->work + L->ln[li].off, *end = q + L->ln[li].len;
         *end = 0;
+        if (blank(q, L->ln[li].len)) {
+            reject(L, it, line, "whitespace-only line inside a sentence (expected an empty line between sentences, "
+                   "or none)");
+            return;
+        }
         if (conllu && *q == '#') {
             char *v;
             if ((v = meta_value(q, "sent_id", 7))) {
                 char *t = end;
-                while (t > v && (t[-1] == ' ' || t[-1] == '\t')) t--;
+                while (t > v && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r')) t--;
                 *t = 0;
+                if (!*v) {
+                    reject(L, it, line, "empty sent_id (expected a name after 'sent_id =')");
+                    return;
+                }
                 s->sent_id = v;
             } else if ((v = meta_value(q, "text", 4))) {
                 s->text = v;
@@ -242,7 +256,15 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
             s->col[SP_DEPS][i] = f[8];
             s->col[SP_MISC][i] = f[9];
             L->hraw[i] = f[6];
+            if (!f[1][0]) {
+                reject(L, it, line, "empty FORM (expected the word; '_' if it is unknown)");
+                return;
+            }
         } else {
+            if (!f[0][0]) {
+                reject(L, it, line, "empty FORM (expected the word in the first field)");
+                return;
+            }
             s->col[SP_FORM][i] = f[0];
             s->col[SP_XPOS][i] = f[1];
             s->col[SP_DEPREL][i] = nf >= 4 ? f[3] : ing__underscore;
@@ -271,6 +293,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
         reject(L, it, line0, "no word lines (expected at least one line with an integer ID)");
         return;
     }
+    if (ing__too_long(L->out, nw, L->msg, sizeof L->msg)) {
+        reject(L, it, line0, L->msg);
+        return;
+    }
     if (L->mode == SP_MODE_STRICT && ws_end) {
         reject(L, it, line0 + nl, "whitespace-only line (expected an empty line between sentences)");
         return;
@@ -279,16 +305,27 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
     /* MWT ranges must lie in 1..n with a < b; others are dropped in every mode */
     if (n_ex) {
         struct sp_extra *ex = sp_arena_alloc(A, (size_t)n_ex * sizeof *ex);
-        int k = 0;
+        int k = 0, prev_last = -1;
         for (int j = 0; j < n_ex; j++) {
             struct sp_extra *e = &L->ex[j];
-            if (e->kind == SP_EXTRA_MWT && (e->first < 0 || e->last >= nw || e->first >= e->last)) {
-                snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (range outside 1..%d or not a<b)",
-                         L->exline[j], (int)strcspn(e->line, "\t"), e->line, nw);
+            char why[64] = "";
+            if (e->kind != SP_EXTRA_MWT) {
+                /* empty nodes are kept where they are */
+            } else if (e->first < 0 || e->last >= nw || e->first >= e->last) {
+                snprintf(why, sizeof why, "range outside 1..%d or not a<b", nw);
+            } else if (e->first <= prev_last) {
+                snprintf(why, sizeof why, "overlaps the multiword token before it");
+            } else if (e->pos != e->first) {
+                snprintf(why, sizeof why, "expected its line right before word %d", e->first + 1);
+            }
+            if (why[0]) {
+                snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (%s)",
+                         L->exline[j], (int)strcspn(e->line, "\t"), e->line, why);
                 note(L, L->msg);
                 s->warn |= SP_W_MWT;
                 continue;
             }
+            if (e->kind == SP_EXTRA_MWT) prev_last = e->last;
             ex[k++] = *e;
         }
         s->n_extra = k;
@@ -368,7 +405,13 @@ int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, siz
         for (;;) {
             size_t clen = e - p;
             if (clen && w[p + clen - 1] == '\r') clen--;
-            if (blank(w + p, clen)) { ws_end = clen > 0; break; }
+            if (blank(w + p, clen)) {
+                /* a whitespace-only line inside a sentence stays in the block (rejected there) */
+                if (!(clen > 0 && fmt == SP_FMT_CONLLU && ing__ws_line_ends_sentence(w, len, e + 1, 1) == 0)) {
+                    ws_end = clen > 0;
+                    break;
+                }
+            }
             if (n == L.ln_cap) {
                 L.ln_cap = L.ln_cap ? L.ln_cap * 2 : 256;
                 L.ln = sp_xrealloc(L.ln, (size_t)L.ln_cap * sizeof *L.ln);

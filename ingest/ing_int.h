@@ -25,6 +25,17 @@ int ing__head_value(const char *f, int *v);
 extern const char ing__underscore[];
 const char **ing__underscores(struct ing_batch *b, int n);
 
+/* If a sentence of n words is longer than the batch allows, write why to msg and return 1. */
+int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap);
+
+/* CoNLL-U: does a whitespace-only line end its sentence? p is where the next line starts in
+ * buf[0..len). It does when the next line that is not a comment is blank or starts a sentence
+ * (ID 1, 1-b or 0.m); it does not when that line is a word line with another ID (the line is
+ * inside a sentence, which is then rejected whole). Returns 1, 0, or -1 when buf ends before
+ * that line is complete (at_end: buf ends the text, so a last line without '\n' is complete and
+ * running out means the sentence ends). */
+int ing__ws_line_ends_sentence(const char *buf, size_t len, size_t p, int at_end);
+
 /* Readers, one per format (ingest.c dispatches). */
 int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
                      long first_line, struct ing_batch *out, char *err, size_t errlen);

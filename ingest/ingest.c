@@ -15,6 +15,7 @@ void ing_batch_init(struct ing_batch *b)
     sp_arena_init(&b->arena);
     b->n_items = b->cap = 0;
     b->item = NULL;
+    b->max_words = 0;
 }
 
 void ing_batch_reset(struct ing_batch *b)
@@ -40,6 +41,19 @@ struct ing_item *ing__new_item(struct ing_batch *b)
     struct ing_item *it = &b->item[b->n_items++];
     memset(it, 0, sizeof *it);
     return it;
+}
+
+int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap)
+{
+    int max = b->max_words > 0 && b->max_words <= ING_MAX_WORDS_LIMIT ? b->max_words : ING_MAX_WORDS_DEFAULT;
+    if (n <= max) return 0;
+    if (n > ING_MAX_WORDS_LIMIT)
+        snprintf(msg, cap, "sentence of %d words is longer than the %d words a stored sentence can have "
+                 "(its structures need memory quadratic in its length)", n, ING_MAX_WORDS_LIMIT);
+    else
+        snprintf(msg, cap, "sentence of %d words is longer than --max-words %d (its structures need memory "
+                 "quadratic in its length; raise --max-words to accept it)", n, max);
+    return 1;
 }
 
 const char ing__underscore[] = "_";
@@ -123,20 +137,54 @@ static int line_blank(const char *s, size_t n)
     return 1;
 }
 
+int ing__ws_line_ends_sentence(const char *buf, size_t len, size_t p, int at_end)
+{
+    for (;;) {
+        if (p >= len) return at_end ? 1 : -1;
+        const char *nl = memchr(buf + p, '\n', len - p);
+        if (!nl && !at_end) return -1;
+        size_t e = nl ? (size_t)(nl - buf) : len;
+        if (line_blank(buf + p, e - p)) return 1;
+        if (buf[p] == '#') { p = e + 1; continue; }
+        size_t n = e - p;
+        const char *id = buf + p;
+        if ((n >= 2 && id[0] == '1' && (id[1] == '\t' || id[1] == '-')) || (n == 1 && id[0] == '1') ||
+            (n >= 2 && id[0] == '0' && id[1] == '.'))
+            return 1;
+        return 0;
+    }
+}
+
 size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof)
 {
     if (at_eof || len == 0) return len;
     if (fmt == SP_FMT_PTB) {
         /* after the last ')' that brings the depth back to 0; a stray ')' at depth 0 is a
-         * boundary too (the parser reports it as an item of its own) */
+         * boundary too (the parser reports it as an item of its own), and so is the start of
+         * a line that begins with '(' while a tree with a word in it is open (it starts the
+         * next tree, see ptb.c); tokens are followed only as far as that needs (the first one
+         * after '(' is a label) */
         size_t cut = 0;
         long depth = 0;
+        int want_label = 0, in_tok = 0, seen_word = 0;
         for (size_t i = 0; i < len; i++) {
             char c = buf[i];
-            if (c == '(') depth++;
-            else if (c == ')') {
+            if (c == '(') {
+                if (depth > 0 && seen_word && i > 0 && buf[i - 1] == '\n') { cut = i; depth = 0; }
+                if (depth == 0) seen_word = 0;
+                depth++;
+                want_label = 1;
+                in_tok = 0;
+            } else if (c == ')') {
                 if (depth > 0) depth--;
                 if (depth == 0) cut = i + 1;
+                want_label = in_tok = 0;
+            } else if (is_space((unsigned char)c)) {
+                in_tok = 0;
+            } else if (!in_tok) {
+                in_tok = 1;
+                if (want_label) want_label = 0;
+                else if (depth > 0) seen_word = 1;
             }
         }
         return cut;
@@ -149,7 +197,13 @@ size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof
         size_t end = (size_t)(nl - buf);               /* this line is buf[start..end) */
         const char *pnl = end ? memrchr(buf, '\n', end) : NULL;
         size_t start = pnl ? (size_t)(pnl - buf) + 1 : 0;
-        if (line_blank(buf + start, end - start)) return end + 1;
+        if (line_blank(buf + start, end - start)) {
+            /* a whitespace-only CoNLL-U line is a boundary only where it ends a sentence */
+            size_t clen = end - start;
+            if (clen && buf[end - 1] == '\r') clen--;
+            if (fmt != SP_FMT_CONLLU || clen == 0 || ing__ws_line_ends_sentence(buf, len, end + 1, 0) == 1)
+                return end + 1;
+        }
         if (start == 0) return 0;
         e = start;                                      /* buf[start-1] is the previous '\n' */
     }

@@ -40,10 +40,21 @@ struct ing_item {
     size_t raw_len;
 };
 
+/* Longest sentence the readers accept, in words, unless the batch says otherwise. Every
+ * structure ingest caches is quadratic: st_derive holds n² int32 distances, n² int32 relative
+ * positions and n² ancestor bytes (9·n² bytes of scratch) and encodes about 2·n² bytes of BLOBs,
+ * so one sentence costs a worker about 11·n² bytes: 46 MiB at 2,048 words (the longest sentence
+ * of the PTB sample has 249 words, of EWT dev 75), 4.3 GB at 20,000. */
+#define ING_MAX_WORDS_DEFAULT 2048
+/* The most words a stored sentence can have (the BLOB header's 16-bit n). */
+#define ING_MAX_WORDS_LIMIT 65535
+
 struct ing_batch {
     struct sp_arena arena;    /* owns every string and array of the items */
     int n_items, cap;
     struct ing_item *item;
+    int max_words;            /* longer sentences are rejected (1..ING_MAX_WORDS_LIMIT; 0: the default);
+                               * set by the caller, kept by ing_batch_reset */
 };
 
 void ing_batch_init(struct ing_batch *b);

@@ -9,7 +9,16 @@
  * fine. Raw nodes come out in pre-order; normalisation (drop -NONE- preterminals, then phrasal
  * nodes left without children) is one reverse pass, because in pre-order every child follows
  * its parent. Dropping nodes from a pre-order list leaves a pre-order list, which is what
- * struct sp_ctree stores. The mode does not change anything for this format. */
+ * struct sp_ctree stores. The mode does not change anything for this format.
+ *
+ * Recovery from a missing ')'. A '(' that is the first byte of a line, met inside a tree that
+ * is still open and already has at least one word, starts a new top-level tree: the open tree
+ * ends there and is rejected ("unbalanced parentheses: k unclosed when the next tree starts at
+ * line L") with its text up to that line, and reading goes on with the new tree. So one missing
+ * ')' costs one tree, not the rest of the file. Treebanks in PTB layout indent every line inside
+ * a tree after its first word (WSJ .mrg files do; "(\n(S ..." with the opening alone on a line
+ * is fine); a tree with a line starting with '(' after a word gets rejected with that message,
+ * never silently cut. ing_chunk_end applies the same rule. */
 #include <limits.h>
 #include <string.h>
 
@@ -18,9 +27,11 @@
 
 struct scan {
     char *w;            /* work copy, w[len] == 0 */
+    const char *raw;    /* pristine copy (the work copy loses newlines that end words) */
     size_t p, len;
     long line;
     int pend;           /* a parenthesis overwritten by the NUL that ended the previous word */
+    int col0;           /* the last TK_OPEN was the first byte of its line */
 };
 
 enum { TK_END = 0, TK_OPEN = '(', TK_CLOSE = ')', TK_WORD = 'w' };
@@ -32,6 +43,7 @@ static const unsigned char cls[256] = {
 
 static int next_tok(struct scan *s, char **word, long *line)
 {
+    s->col0 = 0;
     if (s->pend) { int c = s->pend; s->pend = 0; *line = s->line; return c; }
     const unsigned char *w = (const unsigned char *)s->w;
     size_t p = s->p;
@@ -43,7 +55,11 @@ static int next_tok(struct scan *s, char **word, long *line)
         break;
     }
     *line = s->line;
-    if (cls[w[p]] == 3) { s->p = p + 1; return w[p]; }
+    if (cls[w[p]] == 3) {
+        s->p = p + 1;
+        s->col0 = w[p] == '(' && (p == 0 || s->raw[p - 1] == '\n');
+        return w[p];
+    }
     size_t q = p;
     while (cls[w[q]] == 0) q++;
     *word = s->w + p;
@@ -133,6 +149,10 @@ static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
     for (int i = 0; i < n; i++)
         if (P->keep[i]) { m++; nw += nd[i].nword; }
     int total = m + !wrapper;
+    if (ing__too_long(P->out, nw, P->msg, sizeof P->msg)) {
+        reject_item(P, off, end, line0, line0, P->msg);
+        return;
+    }
 
     struct sp_arena *A = &P->out->arena;
     struct ing_item *it = ing__new_item(P->out);
@@ -207,6 +227,7 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
     P.raw = raw;
     P.sc.w = sp_arena_alloc(&out->arena, len + 1);
     memcpy(P.sc.w, buf, len);
+    P.sc.raw = raw;
     P.sc.len = len;
     P.sc.line = first_line;
 
@@ -236,7 +257,7 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
         size_t off = P.sc.p - 1;
         long line0 = tline, eline = 0;
         const char *bad = NULL;
-        int n = 0, cur = 0, depth = 1, want_label = 1;
+        int n = 0, cur = 0, depth = 1, want_label = 1, reopen = 0, seen_word = 0;
         grow_nodes(&P, 0);
         P.nd[0] = (struct rnode){ .label = "", .parent = -1 };
         n = 1;
@@ -254,10 +275,27 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
                 continue;
             }
             want_label = 0;
+            if (tok == TK_WORD && !want_label) seen_word = 1;
+            if (tok == TK_OPEN && P.sc.col0 && seen_word) {
+                /* a '(' in the first column of a line starts the next tree: this one lacks
+                 * `depth` closing parentheses and ends here (recovery, see the header) */
+                snprintf(P.msg, sizeof P.msg, "unbalanced parentheses: %d unclosed when the next tree starts at "
+                         "line %ld (a '(' in the first column of a line starts a tree)", depth, tline);
+                bad = P.msg;
+                eline = line0;
+                reopen = 1;
+                break;
+            }
             if (tok == TK_OPEN) {
                 depth++;
                 if (bad) continue;
                 struct rnode *pa = &P.nd[cur];
+                if (strcmp(pa->label, "-NONE-") == 0) {
+                    snprintf(P.msg, sizeof P.msg, "-NONE- node has subtrees (expected one trace word)");
+                    bad = P.msg;
+                    eline = tline;
+                    continue;
+                }
                 if (pa->nword) {
                     snprintf(P.msg, sizeof P.msg, "node %s mixes a word and subtrees (expected one or the other)", show(pa->label));
                     bad = P.msg;
@@ -296,14 +334,14 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
                 c->nword = 1;
             }
         }
-        size_t end = tok == TK_END ? len : P.sc.p;
+        size_t end = tok == TK_END ? len : reopen ? P.sc.p - 1 : P.sc.p;
         if (!bad && !sp_utf8_valid(raw + off, end - off)) {
             bad = "invalid UTF-8 (expected UTF-8 text)";
             eline = line0;
         }
         if (bad) reject_item(&P, off, end, line0, eline, bad);
         else emit_tree(&P, n, off, end, line0);
-        if (tok != TK_END) tok = next_tok(&P.sc, &word, &tline);
+        if (tok != TK_END && !reopen) tok = next_tok(&P.sc, &word, &tline);
     }
     free(P.nd); free(P.keepk); free(P.newidx); free(P.last); free(P.keep);
     return SP_OK;

@@ -173,18 +173,15 @@ int ing_senteval_write_fp(FILE *fp, const struct ing_senteval_file *f)
 
 int ing_senteval_write(const char *path, const struct ing_senteval_file *f, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    struct sp_out o;               /* a temporary renamed over path once complete */
+    if (sp_out_open(&o, path, err, errlen)) return SP_EIO;
+    if (ing_senteval_write_fp(o.f, f)) {
+        int e = errno;
+        sp_out_abort(&o);
+        snprintf(err, errlen, "%s: write error: %s", path, strerror(e));
         return SP_EIO;
     }
-    int bad = ing_senteval_write_fp(fp, f);
-    if (fclose(fp) != 0) bad = -1;
-    if (bad) {
-        snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
-        return SP_EIO;
-    }
-    return SP_OK;
+    return sp_out_commit(&o, err, errlen);
 }
 
 int ing_senteval_ntokens(const char *s)

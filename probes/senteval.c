@@ -38,6 +38,13 @@ int prb_label_map(int n, const char *const *labels, const unsigned char *split, 
     qsort(tmp, (size_t)nt, sizeof *tmp, cmp_str);       /* strcmp = byte-wise order */
     int k = 0;
     for (int i = 0; i < nt; i++) if (k == 0 || strcmp(tmp[i], tmp[k - 1])) tmp[k++] = tmp[i];
+    if (k < 2) {          /* every classifier would score 100%: nothing is being measured */
+        snprintf(err, errlen, "the training partition has one class only ('%s'); a probing task needs at least two",
+                 tmp[0]);
+        if (bad_row) *bad_row = -1;
+        free(tmp);
+        return SP_EPARSE;
+    }
     for (int i = 0; i < n; i++) {
         int c = find_class(tmp, k, labels[i]);
         if (c < 0) {
@@ -147,6 +154,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
     memset(r, 0, sizeof *r);
     double t0 = sp_now();
     if (ds->n < 1 || ds->d < 1 || ds->k < 1) { snprintf(err, errlen, "empty data set"); return SP_EUSAGE; }
+    if (ds->k < 2) { snprintf(err, errlen, "one class only: a probing task needs at least two"); return SP_EUSAGE; }
     for (int i = 0; i < ds->n; i++) {
         if (ds->y[i] < 0 || ds->y[i] >= ds->k) { snprintf(err, errlen, "row %d: class %d out of range", i, ds->y[i]); return SP_EUSAGE; }
         if (ds->split[i] > PRB_SPLIT_TEST) { snprintf(err, errlen, "row %d: bad split %d", i, ds->split[i]); return SP_EUSAGE; }

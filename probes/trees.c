@@ -61,27 +61,35 @@ int prb_tree_random_words(int n, const char *const *tag, struct sp_rng *r, int *
     return k;
 }
 
-static int gold_rec(const struct sp_ctree *t, int x, int *span, int k)
-{
-    const struct sp_cnode *nd = &t->node[x];
-    if (nd->first_child < 0 || nd->start >= nd->end) return k;   /* preterminal / one word */
-    if (nd->n_children == 1) return gold_rec(t, nd->first_child, span, k);   /* unary collapse */
-    span[2 * k] = nd->start; span[2 * k + 1] = nd->end; k++;
-    int pos = 0;
-    for (int c = nd->first_child; c >= 0; c = t->node[c].next_sibling, pos++) {
-        /* right factoring: before child 2..k-1, the node over it and everything after it */
-        if (pos >= 1 && pos < nd->n_children - 1) {
-            span[2 * k] = t->node[c].start; span[2 * k + 1] = nd->end; k++;
-        }
-        k = gold_rec(t, c, span, k);
-    }
-    return k;
-}
-
+/* Gold spans, right-factored, unary chains collapsed. An iterative pre-order walk over the
+ * parent/first_child/next_sibling links: tree depth is input-controlled (a 150,000-deep
+ * unary chain is a valid .mrg), so no recursion. */
 int prb_tree_gold(const struct sp_ctree *t, int n, int *span)
 {
     if (n < 2 || !t || t->n_nodes == 0) return 0;
-    return gold_rec(t, 0, span, 0);
+    int k = 0, x = 0;
+    for (;;) {
+        const struct sp_cnode *nd = &t->node[x];
+        int p = nd->parent;
+        /* right factoring: before child 2..k-1, the node over it and everything after it */
+        if (x != 0 && p >= 0 && t->node[p].first_child != x && nd->next_sibling >= 0) {
+            span[2 * k] = nd->start; span[2 * k + 1] = t->node[p].end; k++;
+        }
+        if (nd->first_child >= 0 && nd->start < nd->end) {       /* not preterminal / one word */
+            if (nd->n_children != 1) {                           /* unary chains collapse */
+                span[2 * k] = nd->start; span[2 * k + 1] = nd->end; k++;
+            }
+            x = nd->first_child;
+            continue;
+        }
+        /* subtree done: climb while we are the last child */
+        for (;;) {
+            if (x == 0) return k;
+            if (t->node[x].next_sibling >= 0) { x = t->node[x].next_sibling; break; }
+            x = t->node[x].parent;
+            if (x < 0) return k;
+        }
+    }
 }
 
 /* ---- bracket lines ---- */
@@ -129,26 +137,31 @@ void prb_tree_line(const struct sp_sentence *s, const char *const *tag, int n_sp
     free(sp);
 }
 
-static void gold_line_rec(const struct sp_sentence *s, int x, struct sp_buf *out)
-{
-    const struct sp_ctree *t = s->tree;
-    const struct sp_cnode *nd = &t->node[x];
-    const char *label = x == 0 && (!nd->label || !*nd->label) ? "TOP" : nd->label;   /* A25 */
-    if (nd->word >= 0) {
-        sp_buf_printf(out, "(%s %s)", label, s->col[SP_FORM][nd->word]);
-        return;
-    }
-    sp_buf_printf(out, "(%s", label);
-    for (int c = nd->first_child; c >= 0; c = t->node[c].next_sibling) {
-        sp_buf_puts(out, " ");
-        gold_line_rec(s, c, out);
-    }
-    sp_buf_puts(out, ")");
-}
-
+/* Iterative pre-order walk (no recursion on input-controlled depth), as tops_tree_format. */
 void prb_gold_line(const struct sp_sentence *s, struct sp_buf *out)
 {
-    if (s->tree && s->tree->n_nodes > 0) gold_line_rec(s, 0, out);
+    const struct sp_ctree *t = s->tree;
+    if (!t || t->n_nodes <= 0) return;
+    int x = 0;
+    for (;;) {
+        const struct sp_cnode *nd = &t->node[x];
+        const char *label = x == 0 && (!nd->label || !*nd->label) ? "TOP" : nd->label;   /* A25 */
+        if (nd->word >= 0) {
+            sp_buf_printf(out, "(%s %s)", label, s->col[SP_FORM][nd->word]);
+        } else {
+            sp_buf_printf(out, "(%s", label);
+            if (nd->first_child >= 0) { sp_buf_puts(out, " "); x = nd->first_child; continue; }
+            sp_buf_puts(out, ")");
+        }
+        /* x is closed: climb, closing each parent whose last child it was */
+        for (;;) {
+            if (x == 0) return;
+            if (t->node[x].next_sibling >= 0) { sp_buf_puts(out, " "); x = t->node[x].next_sibling; break; }
+            x = t->node[x].parent;
+            if (x < 0) return;
+            sp_buf_puts(out, ")");
+        }
+    }
 }
 
 /* ---- Protocol B ---- */
@@ -216,20 +229,31 @@ void prb_protb_sentence(int n, const char *const *tag, const struct sp_ctree *go
 
 /* ---- Protocol A: EVALB core, COLLINS.prm with LABELED 0 ---- */
 
-static void evalb_gold_rec(struct prb_evalb_tree *et, const struct prb_evalb_params *p,
-                           const struct sp_sentence *s, int x)
+/* The gold tree into the EVALB core: an iterative pre-order walk (no recursion on depth). */
+static void evalb_gold(struct prb_evalb_tree *et, const struct prb_evalb_params *p,
+                       const struct sp_sentence *s)
 {
     const struct sp_ctree *t = s->tree;
-    const struct sp_cnode *nd = &t->node[x];
-    if (nd->word >= 0) {
-        const char *w = s->col[SP_FORM][nd->word];
-        prb_evalb_tree_term(et, p, nd->label, strlen(nd->label), w, strlen(w));
-        return;
+    int x = 0;
+    for (;;) {
+        const struct sp_cnode *nd = &t->node[x];
+        if (nd->word >= 0) {
+            const char *w = s->col[SP_FORM][nd->word];
+            prb_evalb_tree_term(et, p, nd->label, strlen(nd->label), w, strlen(w));
+        } else {
+            const char *label = x == 0 && !*nd->label ? "TOP" : nd->label;   /* A25 */
+            prb_evalb_tree_open(et, label, strlen(label));
+            if (nd->first_child >= 0) { x = nd->first_child; continue; }
+            prb_evalb_tree_close(et);
+        }
+        for (;;) {
+            if (x == 0) return;
+            if (t->node[x].next_sibling >= 0) { x = t->node[x].next_sibling; break; }
+            x = t->node[x].parent;
+            if (x < 0) return;
+            prb_evalb_tree_close(et);
+        }
     }
-    const char *label = x == 0 && !*nd->label ? "TOP" : nd->label;   /* A25 */
-    prb_evalb_tree_open(et, label, strlen(label));
-    for (int c = nd->first_child; c >= 0; c = t->node[c].next_sibling) evalb_gold_rec(et, p, s, c);
-    prb_evalb_tree_close(et);
 }
 
 /* The test tree of prb_tree_line, built without going through text. */
@@ -337,7 +361,7 @@ int prb_trees_add_ab(struct prb_trees_acc *a, const struct sp_sentence *s, int n
     /* Protocol A */
     prb_evalb_tree_reset(&a->gold);
     prb_evalb_tree_reset(&a->test);
-    evalb_gold_rec(&a->gold, &a->params, s, 0);
+    evalb_gold(&a->gold, &a->params, s);
     if (a->a_max_words > 0 && a->gold.length > a->a_max_words) {
         a->a_skipped_long++;
     } else {

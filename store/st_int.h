@@ -15,6 +15,7 @@ struct st_db {
     struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
     pthread_t owner;                 /* the thread that opened it, the only one allowed to open writer */
+    char *snapshot_dir;              /* read-only open of a private copy (st_open.c): removed by st_close */
 };
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */
@@ -23,6 +24,10 @@ void st_write_cache_free(struct st_db *db);   /* st_write.c; st_close calls it *
 
 /* PRAGMA journal_mode = mode; got receives the mode in force afterwards (st_open.c) */
 int st_set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen);
+
+/* SP_OK, or SP_ESTORE ("internal error") when a statement of db's connection is still reading
+ * outside a transaction: a write then could not wait for other writers (st_begin_write) */
+int st_no_read_open(struct st_db *db, char *err, size_t errlen);
 
 /* snprintf of SQLite's message for the connection, prefixed with what we were doing */
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen);

@@ -11,6 +11,9 @@ struct st_iter {
     sqlite3_stmt *sent, *tok, *extra;
     int tok_rc, extra_rc;
     unsigned want;
+    int64_t corpus_id;
+    int64_t last_id;            /* sentence_id of the last row returned (INT64_MIN before the first) */
+    int paused;                 /* st_iter_pause reset the cursors; st_iter_next restarts them after last_id */
     struct sp_arena arena;
     struct ing_batch tree_batch;
     struct st_row row;
@@ -23,13 +26,27 @@ static const char *sql_sent =
     "cs.tree, cs.tree_depth, cs.top_const, cs.top_const_class, cs.phrase_levels, cs.phrases, cs.spans, s.warnings "
     "FROM sentence s LEFT JOIN dep_structure ds ON ds.sentence_id = s.sentence_id "
     "LEFT JOIN const_structure cs ON cs.sentence_id = s.sentence_id "
-    "WHERE s.corpus_id = ?1 ORDER BY s.sentence_id";
+    "WHERE s.corpus_id = ?1 AND s.sentence_id > ?2 ORDER BY s.sentence_id";
 static const char *sql_tok =
     "SELECT t.sentence_id, t.i, t.form, t.lemma, t.upos, t.xpos, t.feats, t.head, t.deprel, t.deps, t.misc "
-    "FROM sentence s JOIN token t ON t.sentence_id = s.sentence_id WHERE s.corpus_id = ?1 ORDER BY t.sentence_id, t.i";
+    "FROM sentence s JOIN token t ON t.sentence_id = s.sentence_id WHERE s.corpus_id = ?1 AND s.sentence_id > ?2 ORDER BY t.sentence_id, t.i";
 static const char *sql_extra =
     "SELECT x.sentence_id, x.pos, x.kind, x.first, x.last, x.line FROM sentence s "
-    "JOIN extra_line x ON x.sentence_id = s.sentence_id WHERE s.corpus_id = ?1 ORDER BY x.sentence_id, x.seq";
+    "JOIN extra_line x ON x.sentence_id = s.sentence_id WHERE s.corpus_id = ?1 AND s.sentence_id > ?2 ORDER BY x.sentence_id, x.seq";
+
+/* (Re)start the three cursors at the first sentence after last_id. */
+static void iter_start(struct st_iter *it)
+{
+    sqlite3_stmt *q[3] = { it->sent, it->tok, it->extra };
+    for (int i = 0; i < 3; i++) {
+        if (!q[i]) continue;
+        sqlite3_bind_int64(q[i], 1, it->corpus_id);
+        sqlite3_bind_int64(q[i], 2, it->last_id);
+    }
+    it->tok_rc = sqlite3_step(it->tok);
+    if (it->extra) it->extra_rc = sqlite3_step(it->extra);
+    it->paused = 0;
+}
 
 int st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_iter **out, char *err, size_t errlen)
 {
@@ -46,15 +63,20 @@ int st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_i
         st_iter_close(it);
         return SP_ESTORE;
     }
-    sqlite3_bind_int64(it->sent, 1, corpus_id);
-    sqlite3_bind_int64(it->tok, 1, corpus_id);
-    it->tok_rc = sqlite3_step(it->tok);
-    if (it->extra) {
-        sqlite3_bind_int64(it->extra, 1, corpus_id);
-        it->extra_rc = sqlite3_step(it->extra);
-    }
+    it->corpus_id = corpus_id;
+    it->last_id = INT64_MIN;
+    iter_start(it);
     *out = it;
     return SP_OK;
+}
+
+void st_iter_pause(struct st_iter *it)
+{
+    if (!it || it->paused) return;
+    sqlite3_reset(it->sent);
+    sqlite3_reset(it->tok);
+    if (it->extra) sqlite3_reset(it->extra);
+    it->paused = 1;
 }
 
 static const char *col_text(struct st_iter *it, sqlite3_stmt *q, int c)
@@ -78,6 +100,7 @@ int st_iter_next(struct st_iter *it, const struct st_row **out)
 {
     sp_arena_reset(&it->arena);
     ing_batch_reset(&it->tree_batch);
+    if (it->paused) iter_start(it);
     int rc = sqlite3_step(it->sent);
     if (rc == SQLITE_DONE) return 0;
     if (rc != SQLITE_ROW) { st_sqlerr(it->db, "reading sentences", it->err, sizeof it->err); return -1; }
@@ -85,7 +108,7 @@ int st_iter_next(struct st_iter *it, const struct st_row **out)
     sqlite3_stmt *q = it->sent;
     struct st_row *r = &it->row;
     memset(r, 0, sizeof *r);
-    r->sentence_id = sqlite3_column_int64(q, 0);
+    r->sentence_id = it->last_id = sqlite3_column_int64(q, 0);
     struct sp_sentence *s = &r->s;
     s->sent_id = col_text(it, q, 1);
     r->split = col_text(it, q, 2);

@@ -35,7 +35,7 @@ static void bind_opt_id(sqlite3_stmt *q, int i, int64_t v)
  * a concurrent writer waits (busy_timeout) instead of failing half-way. */
 static int begin(struct st_db *db, char *err, size_t errlen)
 {
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     return SP_OK;
 }
 

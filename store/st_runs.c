@@ -41,6 +41,7 @@ int st_encoder_upsert(struct st_db *db, const struct st_encoder *enc, int64_t *i
 {
     sqlite3_stmt *q = NULL;
     *id = 0;
+    if (st_no_read_open(db, err, errlen)) return SP_ESTORE;
     /* DO UPDATE (a no-op) rather than DO NOTHING so RETURNING yields the existing row's id too */
     if (prep(db, "INSERT INTO encoder (fingerprint, kind, config, dim) VALUES (?1, ?2, ?3, ?4) "
                  "ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING encoder_id",
@@ -80,7 +81,7 @@ int st_run_begin(struct st_db *db, const struct st_run_spec *spec, int64_t *run_
         snprintf(err, errlen, "%s: run '%s': exactly one of a corpus or a task", db->path, spec->name);
         return SP_EUSAGE;
     }
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     int rc = prep(db, "SELECT r.run_id, r.encoder_id, e.fingerprint, coalesce(r.corpus_id, 0), coalesce(r.task_id, 0) "
                       "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id WHERE r.name = ?1",
                   &q, "run lookup", err, errlen);
@@ -184,7 +185,7 @@ int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
                  const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
 {
     sqlite3_stmt *qv = NULL, *qa = NULL, *qi = NULL;
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     /* a fresh vector replaces the cached one; fresh token vectors replace cached ones, absent
      * ones keep what is there (same encoder + same input: the same numbers) */
     int rc = prep(db, "INSERT INTO vector (encoder_id, text_hash, dim, data, tokens, n_tokens, tok_dim) "
@@ -245,7 +246,7 @@ int st_run_finish(struct st_db *db, int64_t run_id, const char *manifest,
                   const int64_t *dropped, int n_dropped, char *err, size_t errlen)
 {
     sqlite3_stmt *q = NULL;
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return st_sqlerr(db, "begin", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     int rc = prep(db, "UPDATE run SET manifest = ?2 WHERE run_id = ?1", &q, "run manifest", err, errlen);
     if (!rc) {
         sqlite3_bind_int64(q, 1, run_id);

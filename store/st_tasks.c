@@ -25,8 +25,7 @@ int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_
 {
     sqlite3_stmt *q = NULL;
     int rc = SP_OK;
-    if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-        return st_sqlerr(db, "begin", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     int64_t old = 0;
     rc = st_task_id(db, t->name, &old, err, errlen);
     if (rc == SP_OK && old) {

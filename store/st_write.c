@@ -1,9 +1,18 @@
 /* store/st_write.c — one ingested file = one transaction.
  *
- * Sentences pair up across files by (corpus, doc = file stem, position): a PTB tree and a
- * dependency tree of the same sentence (wsj_0001.mrg and wsj_0001.dp, or a .conllu and a
- * .mrg with the same stem) attach to one sentence row. A sentence that conflicts with what
- * the corpus holds is quarantined with a message naming both files. */
+ * Sentences pair up across files by (corpus, doc, position): a PTB tree and a dependency
+ * tree of the same sentence (wsj_0001.mrg and wsj_0001.dp, or a .conllu and a .mrg with the
+ * same stem) attach to one sentence row. A sentence that conflicts with what the corpus
+ * holds is quarantined with a message naming both files.
+ *
+ * A file's doc (source.stem, sentence.doc, and the default sent_id "<doc>.<position>") is
+ * chosen when the file begins (file_doc): its name without folder and extension ("dev" for
+ * "en/dev.conllu" or "en/dev.conllu.gz") unless a file of the same annotation kind
+ * (dependency: .conllu/.dp; constituency: .mrg) from another path already holds that doc;
+ * then the name is qualified by as many of its folders as it takes ("de/dev"). A file pairs
+ * first with the other kind's file of its own folder (a.mrg with a.dp beside it), otherwise
+ * with the other kind's file of the same name. A new version of the same path keeps the
+ * path's doc: its new positions are added, the positions already stored are conflicts. */
 #include <string.h>
 
 #include "common/sp.h"
@@ -16,10 +25,11 @@ enum {
 };
 
 static const char *const sql_text[Q_COUNT] = {
-    [Q_SOURCE_INS] = "INSERT INTO source (corpus_id, path, stem, sha256, format, mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_SOURCE_INS] = "INSERT INTO source (corpus_id, path, stem, sha256, format, mode) VALUES (?1, ?2, ?3, "
+                     "coalesce(?4, 'pending:' || (SELECT coalesce(max(source_id), 0) + 1 FROM source)), ?5, ?6)",
     [Q_SOURCE_UPD] = "UPDATE source SET n_sentences = ?2, n_rejected = ?3, n_words = ?4 WHERE source_id = ?1",
     [Q_BY_POS] = "SELECT s.sentence_id, s.sent_id, s.dep_source_id, s.const_source_id, s.n_words, "
-                 "coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line) "
+                 "coalesce(d.path, c.path), coalesce(s.dep_line, s.const_line), d.path, c.path "
                  "FROM sentence s LEFT JOIN source d ON d.source_id = s.dep_source_id "
                  "LEFT JOIN source c ON c.source_id = s.const_source_id "
                  "WHERE s.corpus_id = ?1 AND s.doc = ?2 AND s.position = ?3",
@@ -154,17 +164,87 @@ static const char *mode_name(enum sp_mode m)
     return m == SP_MODE_STRICT ? "strict" : m == SP_MODE_REPAIR ? "repair" : "default";
 }
 
-/* "dir/wsj_0001.mrg" -> "wsj_0001" */
+/* "./dir/wsj_0001.mrg" -> "dir/wsj_0001"; "en/dev.conllu.gz" -> "en/dev": the path without
+ * its extension (and ".gz"), leading "./" dropped. */
 static char *path_stem(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    size_t n = strlen(path);
+    if (n > 3 && !strcmp(path + n - 3, ".gz")) n -= 3;
+    const char *slash = NULL;
+    for (size_t i = 0; i < n; i++) if (path[i] == '/') slash = path + i;
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = NULL;
+    for (const char *q = base; q < path + n; q++) if (*q == '.') dot = q;
+    if (dot && dot != base) n = (size_t)(dot - path);
     char *s = sp_xmalloc(n + 1);
-    memcpy(s, base, n);
+    memcpy(s, path, n);
     s[n] = 0;
     return s;
+}
+
+/* The suffix of stem made of its last k+1 components ("a/b/c", 1 -> "b/c"); NULL if it has fewer. */
+static const char *stem_suffix(const char *stem, int k)
+{
+    const char *p = stem + strlen(stem);
+    for (int seen = 0; p > stem; p--)
+        if (p[-1] == '/' && seen++ == k) return p;
+    return NULL;
+}
+
+/* Which path holds doc for annotation kind is_const in this corpus: 0 none, 1 only (earlier
+ * versions of) this path stem, 2 another file. */
+static int doc_holder(struct st_db *db, int64_t corpus_id, const char *doc, int is_const, const char *pstem, int *rc)
+{
+    sqlite3_stmt *q;
+    int held = 0;
+    if (sqlite3_prepare_v2(db->h, "SELECT path FROM source WHERE corpus_id = ?1 AND stem = ?2 AND (format = 'ptb') = ?3",
+                           -1, &q, NULL)) { *rc = SP_ESTORE; return 2; }
+    sqlite3_bind_int64(q, 1, corpus_id);
+    sqlite3_bind_text(q, 2, doc, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 3, is_const);
+    while (held < 2 && sqlite3_step(q) == SQLITE_ROW) {
+        char *other = path_stem((const char *)sqlite3_column_text(q, 0));
+        held = strcmp(other, pstem) ? 2 : 1;
+        free(other);
+    }
+    sqlite3_finalize(q);
+    return held;
+}
+
+/* The doc file path (of kind is_const) writes its sentences under; see the header comment. */
+static char *file_doc(struct st_db *db, int64_t corpus_id, const char *path, int is_const, int *rc)
+{
+    char *pstem = path_stem(path), *doc = NULL;
+    const char *base = strrchr(pstem, '/');
+    base = base ? base + 1 : pstem;
+    *rc = SP_OK;
+    /* the other kind's file of this very folder (same path stem), if its doc has room */
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, "SELECT path, stem FROM source WHERE corpus_id = ?1 AND (format = 'ptb') != ?2 "
+                           "AND (stem = ?3 OR substr(stem, -length(?3) - 1) = '/' || ?3)", -1, &q, NULL)) {
+        *rc = SP_ESTORE;
+        free(pstem);
+        return NULL;
+    }
+    sqlite3_bind_int64(q, 1, corpus_id);
+    sqlite3_bind_int(q, 2, is_const);
+    sqlite3_bind_text(q, 3, base, -1, SQLITE_STATIC);
+    while (!doc && sqlite3_step(q) == SQLITE_ROW) {
+        char *other = path_stem((const char *)sqlite3_column_text(q, 0));
+        const char *odoc = (const char *)sqlite3_column_text(q, 1);
+        if (!strcmp(other, pstem) && doc_holder(db, corpus_id, odoc, is_const, pstem, rc) < 2) doc = sp_xstrdup(odoc);
+        free(other);
+    }
+    sqlite3_finalize(q);
+    /* else the name, qualified by as many folders as it takes to be free for this kind */
+    for (int k = 0; !doc && !*rc; k++) {
+        const char *cand = k == 0 ? base : stem_suffix(pstem, k);
+        if (!cand) cand = pstem;
+        if (doc_holder(db, corpus_id, cand, is_const, pstem, rc) < 2 || cand == pstem) doc = sp_xstrdup(cand);
+    }
+    free(pstem);
+    return doc;
 }
 
 int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found)
@@ -178,6 +258,28 @@ int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int6
     if (sqlite3_step(st) == SQLITE_ROW) *found = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return SP_OK;
+}
+
+int st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db->h, "SELECT mode, path, n_rejected FROM source WHERE source_id = ?1", -1, &st, NULL))
+        return st_sqlerr(db, "looking up the source", err, errlen);
+    sqlite3_bind_int64(st, 1, found);
+    int rc = SP_EEXIST;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *had = (const char *)sqlite3_column_text(st, 0), *want = mode_name(mode);
+        if (had && strcmp(had, want) != 0 && strcmp(had, "strict") != 0 &&
+            !(strcmp(had, "default") == 0 && mode == SP_MODE_STRICT && sqlite3_column_int64(st, 2) == 0)) {
+            snprintf(err, errlen, "%s: these bytes were already ingested in %s mode (as %s); in %s mode they would be "
+                     "stored differently, so nothing was done: to ingest them %s, use another --corpus or a new store",
+                     path, had, (const char *)sqlite3_column_text(st, 1), want,
+                     mode == SP_MODE_STRICT ? "with --strict" : mode == SP_MODE_REPAIR ? "with --repair" : "without --strict or --repair");
+            rc = SP_EPARSE;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
 }
 
 static void file_free(struct st_file *f)
@@ -217,7 +319,6 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
     f->tok_stmt = db->wcache->tok_stmt;
     f->corpus_id = corpus_id;
     f->path = sp_xstrdup(path);
-    f->stem = path_stem(path);
     f->split = split ? sp_xstrdup(split) : NULL;
     f->fmt = fmt;
     f->mode = mode;
@@ -225,7 +326,7 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
      * whether it commits alone (st_file_commit) or with the files held before it. */
     struct st_write_cache *c = db->wcache;
     if (!c->txn_open) {
-        if (st_exec(db, "BEGIN IMMEDIATE", err, errlen)) { file_free(f); return SP_ESTORE; }
+        if (st_begin_write(db, err, errlen)) { file_free(f); return SP_ESTORE; }
         c->txn_open = 1;
     }
     if (st_exec(db, "SAVEPOINT st_file", err, errlen)) { f->in_savepoint = 0; file_undo(f); return SP_ESTORE; }
@@ -234,8 +335,16 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
      * file k while file k+1 is being parsed: the same bytes twice in one run are caught
      * here, inside the transaction. SP_EEXIST: already in the corpus, nothing written. */
     int64_t found = 0;
-    if (st_source_find(db, corpus_id, sha256, &found) || found) {
-        int rc = found ? SP_EEXIST : st_sqlerr(db, "looking up the source", err, errlen);
+    if (sha256 && (st_source_find(db, corpus_id, sha256, &found) || found)) {
+        int rc = found ? st_source_check_mode(db, found, path, mode, err, errlen)
+                       : st_sqlerr(db, "looking up the source", err, errlen);
+        file_undo(f);
+        return rc;
+    }
+    int drc;
+    f->stem = file_doc(db, corpus_id, path, fmt == SP_FMT_PTB, &drc);
+    if (drc) {
+        int rc = st_sqlerr(db, "choosing the file's document name", err, errlen);
         file_undo(f);
         return rc;
     }
@@ -248,7 +357,8 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
     sqlite3_bind_int64(q, 1, corpus_id);
     sqlite3_bind_text(q, 2, path, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, f->stem, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 4, sha256, -1, SQLITE_STATIC);
+    if (sha256) sqlite3_bind_text(q, 4, sha256, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(q, 4);
     sqlite3_bind_text(q, 5, ing_format_name(fmt), -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 6, mode_name(mode), -1, SQLITE_STATIC);
     if (sqlite3_step(q) != SQLITE_DONE) {
@@ -504,6 +614,45 @@ static int attach(struct st_file *f, int position, int64_t sid, const char *sent
     return insert_structures(f, sid, s, d, err, errlen);
 }
 
+/* 1 if stored sentence sid already holds exactly this annotation (sent_id, every token column and
+ * head for a dependency file; the normalised tree for a constituency file): a new version of a
+ * file re-delivering a sentence its earlier version stored. */
+static int same_as_stored(struct st_file *f, int64_t sid, const char *sent_id, const char *have_id,
+                          const struct sp_sentence *s, const struct st_derived *d)
+{
+    if ((s->sent_id || f->fmt != SP_FMT_PTB) && strcmp(sent_id, have_id)) return 0;
+    sqlite3_stmt *q;
+    int same = 1, i = 0;
+    if (f->fmt == SP_FMT_PTB) {
+        if (!d || !d->tree) return 0;
+        if (sqlite3_prepare_v2(f->db->h, "SELECT tree FROM const_structure WHERE sentence_id = ?1", -1, &q, NULL)) return 0;
+        sqlite3_bind_int64(q, 1, sid);
+        same = sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0) &&
+               !strcmp((const char *)sqlite3_column_text(q, 0), d->tree);
+        sqlite3_finalize(q);
+        return same;
+    }
+    char ferr[SP_ERRLEN];
+    if (token_flush(f, ferr, sizeof ferr)) return 0;
+    if (sqlite3_prepare_v2(f->db->h, "SELECT form, lemma, upos, xpos, feats, deprel, deps, misc, head FROM token "
+                           "WHERE sentence_id = ?1 ORDER BY i", -1, &q, NULL)) return 0;
+    sqlite3_bind_int64(q, 1, sid);
+    static const int cols[8] = { SP_FORM, SP_LEMMA, SP_UPOS, SP_XPOS, SP_FEATS, SP_DEPREL, SP_DEPS, SP_MISC };
+    while (same && sqlite3_step(q) == SQLITE_ROW) {
+        if (i >= s->n) { same = 0; break; }
+        for (int k = 0; k < 8 && same; k++) {
+            const char *v = s->col[cols[k]] ? s->col[cols[k]][i] : "_";
+            const char *w = (const char *)sqlite3_column_text(q, k);
+            same = w && !strcmp(v, w);
+        }
+        if (same) same = s->head ? sqlite3_column_type(q, 8) != SQLITE_NULL && sqlite3_column_int(q, 8) == s->head[i]
+                                 : sqlite3_column_type(q, 8) == SQLITE_NULL;
+        i++;
+    }
+    sqlite3_finalize(q);
+    return same && i == s->n;
+}
+
 int st_file_put(struct st_file *f, int position, const struct ing_item *it, const struct st_derived *d,
                 char *err, size_t errlen)
 {
@@ -531,12 +680,27 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
             int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
             snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
             long other_line = (long)sqlite3_column_int64(q, 6);
+            int mine_dep = f->fmt != SP_FMT_PTB, col_mine = mine_dep ? 7 : 8;
+            int same_path = 0;
+            if (sqlite3_column_type(q, col_mine) != SQLITE_NULL) {
+                char *a = path_stem((const char *)sqlite3_column_text(q, col_mine)), *b = path_stem(f->path);
+                same_path = !strcmp(a, b);
+                free(a);
+                free(b);
+            }
             sqlite3_reset(q);
-            int mine_dep = f->fmt != SP_FMT_PTB;
+            if (same_path && same_as_stored(f, sid, sent_id, have_id, s, d)) {
+                f->sum.n_kept++;           /* an earlier version of this file stored it already */
+                return SP_OK;
+            }
             if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
                 char reason[SP_ERRLEN];
-                snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
-                         position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
+                if (same_path)
+                    snprintf(reason, sizeof reason, "position %d of '%s' differs from the sentence an earlier version "
+                             "of this file stored there (%s:%ld)", position, f->stem, other, other_line);
+                else
+                    snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
+                             position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
                 return reject(f, position, s->line, sent_id, reason, it, err, errlen);
             }
             return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);
@@ -564,6 +728,30 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
     f->sum.n_sentences++;
     f->sum.n_words += s->n;
     return SP_OK;
+}
+
+int st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(f->db->h, "SELECT source_id FROM source WHERE corpus_id = ?1 AND sha256 = ?2 AND source_id != ?3",
+                           -1, &q, NULL))
+        return st_sqlerr(f->db, "looking up the source", err, errlen);
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 3, f->source_id);
+    int rc = sqlite3_step(q);
+    int64_t found = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+    sqlite3_finalize(q);
+    /* the same bytes: unchanged, unless ingested in a mode that would store them differently */
+    if (rc == SQLITE_ROW) return st_source_check_mode(f->db, found, f->path, f->mode, err, errlen);
+    if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the source", err, errlen);
+    if (sqlite3_prepare_v2(f->db->h, "UPDATE source SET sha256 = ?2 WHERE source_id = ?1", -1, &q, NULL))
+        return st_sqlerr(f->db, "recording the file's SHA-256", err, errlen);
+    sqlite3_bind_int64(q, 1, f->source_id);
+    sqlite3_bind_text(q, 2, sha256, -1, SQLITE_STATIC);
+    rc = sqlite3_step(q);
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SP_OK : st_sqlerr(f->db, "recording the file's SHA-256", err, errlen);
 }
 
 int st_file_commit_held(struct st_file *f, struct st_file_summary *sum, char *err, size_t errlen)

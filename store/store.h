@@ -41,6 +41,11 @@ int  st_open_at_version(const char *path, int version, struct st_db **out, char 
 
 /* Run SQL with no result rows; message on failure. */
 int  st_exec(struct st_db *db, const char *sql, char *err, size_t errlen);
+/* BEGIN IMMEDIATE, refused (SP_ESTORE, "internal error") while a statement of this connection
+ * is still reading: such a transaction could not wait for other writers (st_iter_pause), so it
+ * would fail with "database is locked" only when someone else writes; refusing it always makes
+ * the mistake show in every test instead. */
+int  st_begin_write(struct st_db *db, char *err, size_t errlen);
 
 /* Corpus id by name; create != 0 inserts it when missing. SP_EEXIST-free: returns SP_OK or an error. */
 int  st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen);
@@ -63,12 +68,19 @@ struct st_derived {
     struct st_blobref phrases, spans;
 };
 
-struct st_file_summary { int n_sentences, n_rejected, n_attached; long n_words; };
+/* n_kept: sentences an earlier version of the same file (same path stem) already stored
+ * identically, at the same position: neither stored again nor counted in n_sentences. */
+struct st_file_summary { int n_sentences, n_rejected, n_attached, n_kept; long n_words; };
 
 struct st_file;
 
 /* Has this corpus already ingested exactly these bytes? source_id (or 0) in *found. */
 int  st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int64_t *found);
+/* Bytes already stored as source `found`, asked for again (as `path`) in `mode`: SP_EEXIST when
+ * ingesting them in that mode would store the same (same mode; stored under --strict; stored in
+ * default mode with nothing rejected), else SP_EPARSE with a message that names the mode they were
+ * ingested in and how to redo them (another corpus or a new store). */
+int  st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen);
 
 /* Open the ingest writer's own connection now, from the thread that uses db; st_file_begin
  * otherwise opens it on first use, reading db's version, which from another thread would
@@ -77,9 +89,15 @@ int  st_file_writer_open(struct st_db *db, char *err, size_t errlen);
 /* 1 if ingest writes through a connection of its own; 0 for an in-memory store, written
  * through db's connection itself (a second connection would not see it). */
 int  st_file_writer_separate(const struct st_db *db);
+/* sha256 may be NULL when the bytes are still being read: set it with st_file_hash before the
+ * file is committed. SP_EEXIST: these bytes are already in the corpus (nothing written). */
 int  st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const char *sha256,
                    enum sp_format fmt, enum sp_mode mode, const char *split,
                    struct st_file **out, char *err, size_t errlen);
+/* Record the SHA-256 of the bytes the file's sentences came from (known once they are all
+ * read). SP_EEXIST: the corpus already holds these bytes (or another file of this run did):
+ * the caller aborts the file, which is then unchanged. */
+int  st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen);
 /* Store item number `position` (1-based, file order). A rejected item, or a sentence that
  * conflicts with the corpus (duplicate sent_id, words differing from the other annotation),
  * is quarantined and SP_EPARSE returned with "file:line: sent_id: reason" in err: in strict
@@ -119,6 +137,13 @@ int  st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_
                   char *err, size_t errlen);
 /* 1: *row filled (valid until the next call), 0: end, <0: error (message from st_iter_error). */
 int  st_iter_next(struct st_iter *it, const struct st_row **row);
+/* End the iterator's read transaction (its cursors are reset; the last row stays valid). Call it
+ * before writing on the same connection: a write transaction begun while a read is open cannot
+ * wait for other writers (SQLite skips the busy handler when a read must be upgraded, and fails
+ * at once when another process committed since the read began). The next st_iter_next resumes
+ * after the last sentence returned, in the store as it is then: sentences committed meanwhile
+ * (larger ids) are included. */
+void st_iter_pause(struct st_iter *it);
 const char *st_iter_error(struct st_iter *it);
 void st_iter_close(struct st_iter *it);
 

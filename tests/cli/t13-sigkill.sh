@@ -44,7 +44,7 @@ check "at least one ingest was actually killed mid-way ($kills)" test $kills -ge
 PTB=$DATA/ptb-sample
 for k in 1 2 3; do
     rm -f $TMP/p.db $TMP/p.db-wal $TMP/p.db-shm $TMP/p.db-journal
-    out=$(timeout 120 $SP ingest --db $TMP/p.db --corpus ptb --workers 2 --quiet $PTB/combined $PTB/dependency 2>&1) && rc=0 || rc=$?
+    rc=0; out=$(timeout 120 $SP ingest --db $TMP/p.db --corpus ptb --workers 2 --quiet $PTB/combined $PTB/dependency 2>&1) || rc=$?
     expect_eq "new store from the PTB sample, run $k: completes (exit 0)" "$rc" 0
     expect_eq "run $k: 3,914 sentences with both trees, WAL" \
         "$(sqlite3 $TMP/p.db "select count(*) from sentence where dep_source_id is not null and const_source_id is not null; pragma journal_mode" | tr '\n' ' ')" "3914 wal "

@@ -33,6 +33,6 @@ PYEOF
 r_db=$(sqlite3 $TMP/demo/demo.db "select printf('%.2f', json_extract(result, '\$.protocol_a.all.fmeasure')) from tree_eval where method='right'")
 r_files=$($SP trees --mrg demo/demo.mrg --baseline right --json | $PY -c "import json,sys; print('%.2f' % json.load(sys.stdin)['protocol_a']['all']['fmeasure'])")
 expect_eq "demo right-branching row equals trees --mrg" "$r_db" "$r_files"
-out2=$($SP demo --out $TMP/demo 2>&1) && rc=0 || rc=$?
-expect_eq "running the demo twice starts from a fresh store" "$rc|$(sqlite3 $TMP/demo/demo.db 'select count(*) from source')" "0|2"
+out2=$($SP demo --out $TMP/demo --force 2>&1) && rc=0 || rc=$?
+expect_eq "running the demo twice with --force starts from a fresh store" "$rc|$(sqlite3 $TMP/demo/demo.db 'select count(*) from source')" "0|2"
 done_testing

@@ -6,7 +6,7 @@
 # memory and quarantine change the figure).
 . tests/cli/lib.sh
 need_data
-if nm "$SP" 2>/dev/null | grep -q __asan_init; then skip_all "sanitizer build"; fi
+if nm "$SP" 2>/dev/null | grep -q __asan_init; then skip_rest "sanitizer build"; fi
 EWT=$DATA/ud-ewt/en_ewt-ud-dev.conllu
 $PY - "$EWT" "$TMP/big.conllu" <<'PYEOF'
 import sys

@@ -40,8 +40,8 @@ if [ -f "$D/sample.rsl" ]; then
     awk 'NR > 29 { print; if ($0 ~ /^Bracketing Precision/) { n++; printf "Bracketing FMeasure       = %s\n", (n == 1 ? " 89.12" : " 83.20") } }' \
         "$D/sample.rsl" >> "$tmp/s.exp"
     printf '12 : Words unmatch (is|was)\n13 : Length unmatch (4|5)\n16 : Length unmatch (4|5)\n17 : Length unmatch (4|6)\n20 : Words unmatch (this|That)\n' > "$tmp/s.err.exp"
-    "$SP" evalb -p "$D/sample.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/s.out" 2> "$tmp/s.err" && rc=0 || rc=$?
-    check "sample.prm: exit 0" eval "[ $rc -eq 0 ]"
+    rc=0; "$SP" evalb -p "$D/sample.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/s.out" 2> "$tmp/s.err" || rc=$?
+    expect_eq "sample.prm: exit 0" "$rc" 0
     check "sample.prm: stdout = sample.rsl + documented §4.8 differences, byte for byte" eval "cmp -s '$tmp/s.exp' '$tmp/s.out'"
     cmp -s "$tmp/s.exp" "$tmp/s.out" || diff -u "$tmp/s.exp" "$tmp/s.out" | head -30
     check "sample.prm: stderr errors on lines 12 13 16 17 20" eval "cmp -s '$tmp/s.err.exp' '$tmp/s.err'"
@@ -62,8 +62,8 @@ if [ -f "$D/sample.rsl" ]; then
       block 'len<=40' 23 6 2 15 80.00 84.21 82.05 46.67 0.07 93.33 100.00 95.00
     } > "$tmp/c.exp"
     printf '12 : Words unmatch (is|was)\n13 : Length unmatch (4|5)\n16 : Length unmatch (4|5)\n17 : Length unmatch (4|6)\n19 : Words unmatch (this|This)\n20 : Words unmatch (this|That)\n' > "$tmp/c.err.exp"
-    "$SP" evalb -p "$D/COLLINS.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/c.out" 2> "$tmp/c.err" && rc=0 || rc=$?
-    check "COLLINS.prm: exit 0" eval "[ $rc -eq 0 ]"
+    rc=0; "$SP" evalb -p "$D/COLLINS.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/c.out" 2> "$tmp/c.err" || rc=$?
+    expect_eq "COLLINS.prm: exit 0" "$rc" 0
     check "COLLINS.prm: rows, totals and both blocks of §4.8" eval "cmp -s '$tmp/c.exp' '$tmp/c.out'"
     cmp -s "$tmp/c.exp" "$tmp/c.out" || diff -u "$tmp/c.exp" "$tmp/c.out" | head -30
     check "COLLINS.prm: stderr adds line 19" eval "cmp -s '$tmp/c.err.exp' '$tmp/c.err'"
@@ -71,8 +71,8 @@ if [ -f "$D/sample.rsl" ]; then
     check "new.prm: identical to COLLINS.prm on the sample (§4.8)" eval "cmp -s '$tmp/c.out' '$tmp/n.out' && cmp -s '$tmp/c.err' '$tmp/n.err'"
 
     # --json: the §4.8 summary table
-    "$SP" evalb --json -p "$D/COLLINS.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/c.json" 2>/dev/null && rc=0 || rc=$?
-    check "--json COLLINS.prm: exit 0" eval "[ $rc -eq 0 ]"
+    rc=0; "$SP" evalb --json -p "$D/COLLINS.prm" "$D/sample.gld" "$D/sample.tst" > "$tmp/c.json" 2>/dev/null || rc=$?
+    expect_eq "--json COLLINS.prm: exit 0" "$rc" 0
     check "--json COLLINS.prm: all / le40 values of §4.8" eval "/usr/bin/python3 - '$tmp/c.json' <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -104,17 +104,17 @@ fi
 # ---------------------------------------------------------------- MAX_ERROR (§4.4, §6 item 1)
 head -n 11 "$T/maxerr.gld" > "$tmp/m11.gld"
 head -n 11 "$T/maxerr.tst" > "$tmp/m11.tst"
-"$SP" evalb "$tmp/m11.gld" "$tmp/m11.tst" > "$tmp/m11.out" 2> "$tmp/m11.err" && rc=0 || rc=$?
-check "MAX_ERROR 10, 11 mismatching sentences: exit 0" eval "[ $rc -eq 0 ]"
+rc=0; "$SP" evalb "$tmp/m11.gld" "$tmp/m11.tst" > "$tmp/m11.out" 2> "$tmp/m11.err" || rc=$?
+expect_eq "MAX_ERROR 10, 11 mismatching sentences: exit 0" "$rc" 0
 check "MAX_ERROR 10, 11 mismatching sentences: summary printed with 11 errors" eval \
     "grep -q '^Number of Error sentence  =     11$' '$tmp/m11.out'"
 check "MAX_ERROR 10, 11 mismatching sentences: 11 messages" eval "[ \$(grep -c 'Words unmatch (b|c)' '$tmp/m11.err') -eq 11 ]"
-"$SP" evalb "$T/maxerr.gld" "$T/maxerr.tst" > "$tmp/m12.out" 2> "$tmp/m12.err" && rc=0 || rc=$?
-check "MAX_ERROR 10, 12 mismatching sentences: exit 1" eval "[ $rc -eq 1 ]"
+rc=0; "$SP" evalb "$T/maxerr.gld" "$T/maxerr.tst" > "$tmp/m12.out" 2> "$tmp/m12.err" || rc=$?
+expect_eq "MAX_ERROR 10, 12 mismatching sentences: exit 1" "$rc" 1
 check "MAX_ERROR 10, 12 mismatching sentences: no summary, 11 rows" eval \
     "! grep -q 'Summary' '$tmp/m12.out' && [ \$(grep -c '^ *[0-9]* *2 *1 ' '$tmp/m12.out') -eq 11 ]"
 check "MAX_ERROR 10, 12 mismatching sentences: 12th message printed" eval "grep -q '^12 : Words unmatch (b|c)$' '$tmp/m12.err'"
-"$SP" evalb -e 11 "$T/maxerr.gld" "$T/maxerr.tst" > "$tmp/m12e.out" 2>/dev/null && rc=0 || rc=$?
+rc=0; "$SP" evalb -e 11 "$T/maxerr.gld" "$T/maxerr.tst" > "$tmp/m12e.out" 2>/dev/null || rc=$?
 check "-e 11 with 12 mismatching sentences: exit 0 and summary" eval "[ $rc -eq 0 ] && grep -q '^Number of Error sentence  =     12$' '$tmp/m12e.out'"
 
 # ---------------------------------------------------------------- quote repair (§4.6, hand-computed)
@@ -129,42 +129,42 @@ check "without QUOTE_LABEL: both sentences are Length unmatch (2|3)" eval \
 
 # ---------------------------------------------------------------- no reference limits
 awk 'BEGIN { for (i = 0; i < 10000; i++) printf "(X "; printf "(T w)"; for (i = 0; i < 10000; i++) printf ")"; print "" }' > "$tmp/deep.mrg"
-"$SP" evalb "$tmp/deep.mrg" "$tmp/deep.mrg" > "$tmp/deep.out" 2> "$tmp/deep.err" && rc=0 || rc=$?
-check "10,000-deep tree: exit 0" eval "[ $rc -eq 0 ]"
+rc=0; "$SP" evalb "$tmp/deep.mrg" "$tmp/deep.mrg" > "$tmp/deep.out" 2> "$tmp/deep.err" || rc=$?
+expect_eq "10,000-deep tree: exit 0" "$rc" 0
 row 1 1 0 100 100 10000 10000 10000 0 1 1 100 > "$tmp/deep.row"
 check "10,000-deep tree: 10000/10000/10000 brackets matched" eval "sed -n 4p '$tmp/deep.out' | cmp -s - '$tmp/deep.row'"
 awk 'BEGIN { printf "(S"; for (i = 0; i < 3000; i++) printf " (NN word%d)", i; print ")" }' > "$tmp/long.gld"
 awk 'BEGIN { printf "(S (A"; for (i = 0; i < 3000; i++) printf " (NN word%d)", i; print "))" }' > "$tmp/long.tst"
 check "long line is over 5,000 bytes and 200 words" eval "[ \$(wc -c < '$tmp/long.gld') -gt 30000 ]"
-"$SP" evalb "$tmp/long.gld" "$tmp/long.tst" > "$tmp/long.out" 2>&1 && rc=0 || rc=$?
+rc=0; "$SP" evalb "$tmp/long.gld" "$tmp/long.tst" > "$tmp/long.out" 2>&1 || rc=$?
 row 1 3000 0 100 50 1 1 2 0 3000 3000 100 > "$tmp/long.row"
 check "3,000-word line: exit 0 and one row (1 of 1 gold, 1 of 2 test)" eval "[ $rc -eq 0 ] && sed -n 4p '$tmp/long.out' | cmp -s - '$tmp/long.row'"
 
 # ---------------------------------------------------------------- malformed input
-"$SP" evalb "$T/good2.gld" "$T/bad_tree.tst" > /dev/null 2> "$tmp/bt.err" && rc=0 || rc=$?
-check "malformed test tree: exit 1" eval "[ $rc -eq 1 ]"
+rc=0; "$SP" evalb "$T/good2.gld" "$T/bad_tree.tst" > /dev/null 2> "$tmp/bt.err" || rc=$?
+expect_eq "malformed test tree: exit 1" "$rc" 1
 check "malformed test tree: FILE:LINE: expected ..." eval "grep -q 'bad_tree.tst:2: column 9: expected .). after word .a. of .(N. (more than two elements in a bracket)' '$tmp/bt.err'"
-"$SP" evalb "$T/unbalanced.gld" "$T/good2.gld" > /dev/null 2> "$tmp/ub.err" && rc=0 || rc=$?
+rc=0; "$SP" evalb "$T/unbalanced.gld" "$T/good2.gld" > /dev/null 2> "$tmp/ub.err" || rc=$?
 check "unbalanced gold tree: exit 1 with unbalanced.gld:2: expected ')' before end of line" eval \
     "[ $rc -eq 1 ] && grep -q \"unbalanced.gld:2: column [0-9]*: expected ')' before end of line\" '$tmp/ub.err'"
-"$SP" evalb -p "$T/bad_int.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2> "$tmp/bp.err" && rc=0 || rc=$?
+rc=0; "$SP" evalb -p "$T/bad_int.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2> "$tmp/bp.err" || rc=$?
 check "malformed .prm (MAX_ERROR lots): exit 1 with bad_int.prm:5:" eval \
     "[ $rc -eq 1 ] && grep -q 'bad_int.prm:5: MAX_ERROR: expected one integer' '$tmp/bp.err'"
-"$SP" evalb -p "$T/bad_eq.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2> "$tmp/be.err" && rc=0 || rc=$?
+rc=0; "$SP" evalb -p "$T/bad_eq.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2> "$tmp/be.err" || rc=$?
 check "malformed .prm (EQ_LABEL with one value): exit 1 with bad_eq.prm:2:" eval \
     "[ $rc -eq 1 ] && grep -q 'bad_eq.prm:2: EQ_LABEL: expected two values, got 1' '$tmp/be.err'"
-"$SP" evalb -p "$tmp/missing.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2>&1 && rc=0 || rc=$?
-check "missing .prm: exit 1" eval "[ $rc -eq 1 ]"
-"$SP" evalb "$T/good2.gld" "$tmp/missing.tst" > /dev/null 2>&1 && rc=0 || rc=$?
-check "missing test file: exit 1" eval "[ $rc -eq 1 ]"
-"$SP" evalb "$T/good2.gld" > /dev/null 2>&1 && rc=0 || rc=$?
-check "one file only: usage, exit 2" eval "[ $rc -eq 2 ]"
-"$SP" evalb -c x "$T/good2.gld" "$T/good2.gld" > /dev/null 2>&1 && rc=0 || rc=$?
-check "-c x: usage, exit 2" eval "[ $rc -eq 2 ]"
+rc=0; "$SP" evalb -p "$tmp/missing.prm" "$T/good2.gld" "$T/good2.gld" > /dev/null 2>&1 || rc=$?
+expect_eq "missing .prm: exit 1" "$rc" 1
+rc=0; "$SP" evalb "$T/good2.gld" "$tmp/missing.tst" > /dev/null 2>&1 || rc=$?
+expect_eq "missing test file: exit 1" "$rc" 1
+rc=0; "$SP" evalb "$T/good2.gld" > /dev/null 2>&1 || rc=$?
+expect_eq "one file only: usage, exit 2" "$rc" 2
+rc=0; "$SP" evalb -c x "$T/good2.gld" "$T/good2.gld" > /dev/null 2>&1 || rc=$?
+expect_eq "-c x: usage, exit 2" "$rc" 2
 
 # line-count mismatch: evalb's message, the extra gold line is not scored
 head -n 1 "$T/good2.gld" > "$tmp/one.tst"
-"$SP" evalb "$T/good2.gld" "$tmp/one.tst" > "$tmp/lc.out" 2> "$tmp/lc.err" && rc=0 || rc=$?
+rc=0; "$SP" evalb "$T/good2.gld" "$tmp/one.tst" > "$tmp/lc.out" 2> "$tmp/lc.err" || rc=$?
 check "gold longer than test: exit 0, message on line 2, 1 sentence" eval \
     "[ $rc -eq 0 ] && grep -q '^2 : Number of lines unmatch (too many lines in gold file)$' '$tmp/lc.err' && grep -q '^Number of sentence        =      1$' '$tmp/lc.out'"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t40-probe: `synprobe probe` on synthetic SentEval task files + .npy vectors (SPEC-probing §1).
-# Needs /usr/bin/python3 with numpy to write the .npy inputs; prints `1..0 # SKIP` without it.
+# Needs /usr/bin/python3 with numpy to write the .npy inputs; skipped without it.
 . tests/cli/lib.sh
 need_numpy
 T=$TMP
@@ -23,13 +23,13 @@ with open(d + "/sep.txt", "w") as f:
         f.write("%s\t%s\tsentence %d .\n" % (tags[i], "POS" if y[i] else "NEG", i))
 EOF
 
-$SP probe --help >"$T/help" 2>&1 && rc=0 || rc=$?
-check "--help exits 0" eval "[ $rc -eq 0 ]"
+rc=0; $SP probe --help >"$T/help" 2>&1 || rc=$?
+expect_eq "--help exits 0" "$rc" 0
 check "--help documents the row alignment" eval "grep -q 'row i is the vector of' '$T/help'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet >"$T/r1.json" 2>"$T/err" && rc=0 || rc=$?
-check "logreg run exits 0" eval "[ $rc -eq 0 ]"
-$PY - "$T/r1.json" >"$T/r1.chk" 2>&1 <<'EOF' && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet >"$T/r1.json" 2>"$T/err" || rc=$?
+expect_eq "logreg run exits 0" "$rc" 0
+rc=0; $PY - "$T/r1.json" >"$T/r1.chk" 2>&1 <<'EOF' || rc=$?
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["devacc"] >= 99.0, r["devacc"]
@@ -45,7 +45,7 @@ assert sum(map(sum, cm)) == 200 and r["metrics"]["split"] == "test"
 assert abs(100.0 * (cm[0][0] + cm[1][1]) / 200 - r["acc"]) < 0.006
 assert len(r["metrics"]["per_class"]) == 2
 EOF
-check "logreg JSON: dev >= 99, early stop, baselines, confusion" eval "[ $rc -eq 0 ]"
+expect_eq "logreg JSON: dev >= 99, early stop, baselines, confusion" "$rc" 0
 [ "$rc" -eq 0 ] || cat "$T/r1.chk"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --json --quiet --threads 2 >"$T/r2.json" 2>&1
@@ -59,31 +59,31 @@ check "float64 vectors give the same result as float32" eval "cmp -s '$T/a' '$T/
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --seed 7 --control-seed 3 --json --quiet >"$T/r4.json" 2>&1
 check "--seed/--control-seed recorded" eval "grep -q '\"seed\": 7' '$T/r4.json' && grep -q '\"seed\": 3' '$T/r4.json'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier mlp --nhid 8 --dropout 0.1 --quiet >"$T/mlp.txt" 2>&1 && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier mlp --nhid 8 --dropout 0.1 --quiet >"$T/mlp.txt" 2>&1 || rc=$?
 check "mlp with one cell runs" eval "[ $rc -eq 0 ] && grep -q 'chosen: nhid 8, dropout 0.1' '$T/mlp.txt' && grep -q 'confusion' '$T/mlp.txt'"
 
 $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --preset senteval-fast --json --quiet >"$T/fast.json" 2>&1
 check "senteval-fast preset: rmsprop, batch 128" eval "grep -q '\"optim\": \"rmsprop\"' '$T/fast.json' && grep -q '\"batch_size\": 128' '$T/fast.json'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/Xshort.npy" --quiet >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xshort.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
 check "row-count mismatch: exit 1 naming both files" eval "[ $rc -eq 1 ] && grep -q 'Xshort.npy: 999 rows, but .*sep.txt has 1000' '$T/err'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --quiet >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
 check "Fortran-order .npy: exit 1" eval "[ $rc -eq 1 ] && grep -q 'Xfortran.npy: fortran_order is True' '$T/err'"
 
 printf 'tr\tA\tx\nzz\tB\ty\n' >"$T/bad.txt"
-$SP probe --task-file "$T/bad.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/bad.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
 check "bad partition tag: exit 1 with file:line" eval "[ $rc -eq 1 ] && grep -q 'bad.txt:2: expected partition tag' '$T/err'"
 
 head -999 "$T/sep.txt" >"$T/unk.txt"; printf 'te\tMAYBE\tz .\n' >>"$T/unk.txt"
-$SP probe --task-file "$T/unk.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+rc=0; $SP probe --task-file "$T/unk.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
 check "test label unseen in train: exit 1 with file:line" eval "[ $rc -eq 1 ] && grep -q \"unk.txt:1000: label 'MAYBE'\" '$T/err'"
 
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --frobnicate >"$T/out" 2>&1 && rc=0 || rc=$?
-check "unknown option: exit 2" eval "[ $rc -eq 2 ]"
-$SP probe --task-file "$T/sep.txt" >"$T/out" 2>&1 && rc=0 || rc=$?
-check "missing --vectors: exit 2" eval "[ $rc -eq 2 ]"
-$SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier svm >"$T/out" 2>&1 && rc=0 || rc=$?
-check "unknown classifier: exit 2" eval "[ $rc -eq 2 ]"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --frobnicate >"$T/out" 2>&1 || rc=$?
+expect_eq "unknown option: exit 2" "$rc" 2
+rc=0; $SP probe --task-file "$T/sep.txt" >"$T/out" 2>&1 || rc=$?
+expect_eq "missing --vectors: exit 2" "$rc" 2
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/X.npy" --classifier svm >"$T/out" 2>&1 || rc=$?
+expect_eq "unknown classifier: exit 2" "$rc" 2
 
 done_testing

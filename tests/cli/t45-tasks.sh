@@ -8,13 +8,11 @@ need_data
 PTB=$DATA/ptb-sample
 
 # usage errors
-set +e
 rc=0; "$SP" tasks >/dev/null 2>&1 || rc=$?; expect_eq "no subcommand -> exit 2" "$rc" 2
 rc=0; "$SP" tasks build --corpus-files "$PTB/combined/wsj_0001.mrg" --tasks Nope >/dev/null 2>&1 || rc=$?; expect_eq "unknown task -> exit 2" "$rc" 2
 rc=0; "$SP" tasks build --tasks SentLen >/dev/null 2>&1 || rc=$?; expect_eq "no input -> exit 2" "$rc" 2
 rc=0; "$SP" tasks build --corpus-files "$TMP/missing.mrg" 2>"$TMP/err" >/dev/null || rc=$?; expect_eq "missing file -> exit 1" "$rc" 1
 check "missing file named" grep -q "missing.mrg" "$TMP/err"
-set -e
 
 # the PTB sample, trees + heads
 "$SP" tasks build --corpus-files "$PTB/combined" "$PTB/dependency" --seed 5 --out "$TMP/a" >"$TMP/sum.txt"
@@ -54,9 +52,7 @@ check "another seed, another SentLen file" sh -c "! cmp -s '$TMP/a/sentence_leng
 "$SP" tasks build --db "$TMP/s.db" --corpus ptb --seed 5 --out "$TMP/db" >/dev/null
 same=0; for f in "$TMP"/a/*.txt; do cmp -s "$f" "$TMP/db/$(basename "$f")" || same=1; done
 expect_eq "--db build equals --corpus-files build" "$same" 0
-set +e
 rc=0; "$SP" tasks build --db "$TMP/s.db" --corpus nope >/dev/null 2>&1 || rc=$?; expect_eq "unknown corpus -> exit 1" "$rc" 1
-set -e
 
 # EWT dev: no trees -> TreeDepth/TopConst skipped with the reason, UD rules give Tense/SubjNum
 "$SP" tasks build --corpus-files "$DATA/ud-ewt/en_ewt-ud-dev.conllu" --json --out "$TMP/e" >"$TMP/e.json"

@@ -190,7 +190,7 @@ expect_eq "report on a missing store: exit 1" "$rc" 1
 expect_eq "report --format xml: exit 2" "$rc" 2
 
 # ---- trees --db / structprobe --db (real data) ----
-if [ ! -d "$DATA" ]; then skip "trees/structprobe part: $DATA not present"; done_testing; exit $?; fi
+if [ ! -d "$DATA" ]; then skip_rest "trees/structprobe part: $DATA not present"; fi
 mkdir "$TMP/few"
 for f in wsj_0001 wsj_0002 wsj_0003 wsj_0004 wsj_0005; do cp "$DATA/ptb-sample/combined/$f.mrg" "$TMP/few/"; done
 "$SP" ingest --db "$DB" --corpus ptb --quiet "$TMP/few" >/dev/null 2>&1

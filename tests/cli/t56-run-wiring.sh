@@ -18,7 +18,7 @@ q() { $PY -c "import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.arg
 # ---- probe --run
 "$SP" encode --db "$DB" --task SOMO --encoder $C/ms-san.json --run somo --quiet
 "$SP" export --db "$DB" --what vectors --run somo --format npy --out "$TMP/somo.npy"
-"$SP" probe --db "$DB" --task SOMO --run somo --json --quiet >"$TMP/run.json" && rc=0 || rc=$?
+rc=0; "$SP" probe --db "$DB" --task SOMO --run somo --json --quiet >"$TMP/run.json" || rc=$?
 expect_eq "probe --run: exit 0" "$rc" 0
 "$SP" probe --db "$DB" --task SOMO --vectors "$TMP/somo.npy" --json --quiet --no-save >"$TMP/file.json"
 expect_eq "probe --run: same dev accuracy as the exported vectors" "$(jq "$TMP/run.json" "d['devacc']")" "$(jq "$TMP/file.json" "d['devacc']")"
@@ -54,12 +54,12 @@ if "$SP" probe --db "$DB" --task Tense --run tense-short --quiet >/dev/null 2>"$
     check "probe --run with skipped items: exit 1 with the counts" grep -q "has vectors for" "$TMP/e2"; fi
 if "$SP" probe --db "$DB" --task SOMO --run nope --quiet >/dev/null 2>"$TMP/e3"; then not_ok "unknown run fails"; else
     check "probe --run unknown run: message" grep -q "no run 'nope'" "$TMP/e3"; fi
-set +e; "$SP" probe --task-file x --run somo >/dev/null 2>&1; rc=$?; set -e
+rc=0; "$SP" probe --task-file x --run somo >/dev/null 2>&1 || rc=$?
 expect_eq "probe --run without --db --task: usage exit 2" $rc 2
 
 # ---- trees --run
 "$SP" export --db "$DB" --what attention --run corpus --format npy --out "$TMP/att.npy"
-"$SP" trees --db "$DB" --corpus demo --run corpus --json >"$TMP/tr_run.json" 2>"$TMP/tr_run.err" && rc=0 || rc=$?
+rc=0; "$SP" trees --db "$DB" --corpus demo --run corpus --json >"$TMP/tr_run.json" 2>"$TMP/tr_run.err" || rc=$?
 expect_eq "trees --run: exit 0" "$rc" 0
 "$SP" trees --db "$DB" --corpus demo --attention "$TMP/att.npy" --json --no-save >"$TMP/tr_file.json" 2>/dev/null
 expect_eq "trees --run: same scores as the exported attention maps" "$(cat "$TMP/tr_run.json")" "$(cat "$TMP/tr_file.json")"

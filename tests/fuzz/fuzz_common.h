@@ -11,21 +11,24 @@
 
 #include "common/sp.h"
 #include "ingest/ingest.h"
+#include "probes/trees.h"
 #include "store/blob.h"
 #include "store/derive.h"
 
 #define FZ_CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); abort(); } } while (0)
 
-static void fz_check_item(const struct ing_item *it, const char *chunk, size_t clen)
+static void fz_check_item(const struct ing_item *it, const char *chunk, size_t clen, int max_words)
 {
     FZ_CHECK(it->raw != NULL || it->raw_len == 0);
     FZ_CHECK(it->raw_len <= clen);
     (void)chunk;
     if (it->error) { FZ_CHECK(strlen(it->error) > 0); return; }
     const struct sp_sentence *s = &it->s;
-    FZ_CHECK(s->n > 0);
+    FZ_CHECK(s->n > 0 && s->n <= max_words);
+    FZ_CHECK(!s->sent_id || s->sent_id[0]);
     for (int c = 0; c < SP_NCOLS; c++)
         for (int i = 0; i < s->n; i++) FZ_CHECK(s->col[c][i] != NULL);
+    for (int i = 0; i < s->n; i++) FZ_CHECK(s->col[SP_FORM][i][0] != 0);
     if (s->head) {
         int root = 0;
         int *h1 = malloc((size_t)s->n * sizeof *h1);
@@ -42,7 +45,12 @@ static void fz_check_item(const struct ing_item *it, const char *chunk, size_t c
         const struct sp_extra *e = &s->extra[k];
         FZ_CHECK(e->pos >= 0 && e->pos <= s->n && e->line != NULL);
         if (k) FZ_CHECK(e->pos >= s->extra[k - 1].pos);
-        if (e->kind == SP_EXTRA_MWT) FZ_CHECK(e->first >= 0 && e->first < e->last && e->last < s->n);
+        if (e->kind == SP_EXTRA_MWT) {
+            FZ_CHECK(e->first >= 0 && e->first < e->last && e->last < s->n);
+            FZ_CHECK(e->pos == e->first);                 /* its line right before its first word */
+            for (int q = 0; q < k; q++)                   /* ranges never overlap */
+                if (s->extra[q].kind == SP_EXTRA_MWT) FZ_CHECK(s->extra[q].last < e->first);
+        }
     }
     if (s->tree) {
         const struct sp_ctree *t = s->tree;
@@ -51,7 +59,7 @@ static void fz_check_item(const struct ing_item *it, const char *chunk, size_t c
         int words = 0;
         for (int j = 0; j < t->n_nodes; j++) {
             const struct sp_cnode *c = &t->node[j];
-            FZ_CHECK(c->label != NULL);
+            FZ_CHECK(c->label != NULL && strcmp(c->label, "-NONE-") != 0);
             if (j) FZ_CHECK(c->parent >= 0 && c->parent < j);
             FZ_CHECK(c->start <= c->end && c->start >= 0 && c->end < s->n);
             if (c->word >= 0) {
@@ -135,17 +143,78 @@ static void fz_check_derived(const struct sp_sentence *s)
     }
 }
 
+/* What `trees` does with an accepted constituency tree (probes/trees.c walks it without
+ * recursion, issue 10 item 2): the gold spans form a binary bracketing (at most n - 1 spans,
+ * the first over the whole sentence, any two nested or disjoint), the gold bracket line opens
+ * and closes one bracket per node, and the EVALB core takes the tree and those spans. */
+static void fz_check_trees(const struct sp_sentence *s)
+{
+    if (!s->tree) return;
+    const struct sp_ctree *t = s->tree;
+    const int n = s->n;
+    int *span = malloc(2 * ((size_t)n + 1) * sizeof *span);
+    int k = prb_tree_gold(t, n, span);
+    FZ_CHECK(k >= 0 && k <= (n > 1 ? n - 1 : 0));
+    if (k) FZ_CHECK(span[0] == 0 && span[1] == n - 1);
+    for (int x = 0; x < k; x++) {
+        int a = span[2 * x], b = span[2 * x + 1];
+        FZ_CHECK(a >= 0 && a < b && b < n);
+        for (int y = 0; y < x; y++) {
+            int c = span[2 * y], d = span[2 * y + 1];
+            FZ_CHECK(b < c || d < a || (c <= a && b <= d) || (a <= c && d <= b));
+        }
+    }
+    struct sp_buf line = { 0 };
+    prb_gold_line(s, &line);
+    long open = 0, close = 0;
+    for (size_t i = 0; i < line.len; i++) { open += line.p[i] == '('; close += line.p[i] == ')'; }
+    FZ_CHECK(open == t->n_nodes && close == t->n_nodes && line.len > 0 && line.p[0] == '(');
+    sp_buf_free(&line);
+    struct prb_trees_acc *acc = prb_trees_new(0);
+    char err[SP_ERRLEN];
+    int rc = prb_trees_add(acc, s, k, span, err, sizeof err);
+    FZ_CHECK(rc == 0 || (rc == -1 && err[0]));
+    prb_trees_delete(acc);
+    free(span);
+}
+
+/* Chunking never changes what is read: the items of the chunked parse are those of one parse
+ * of the whole input (same count, lines, verdicts and lengths), so ing_chunk_end cuts only where
+ * the readers' own rules (PTB recovery at a '(' in column 0, CoNLL-U whitespace-only lines) end a
+ * sentence. */
+static void fz_check_same(const struct ing_batch *chunked, enum sp_format fmt, enum sp_mode mode,
+                          const uint8_t *data, size_t size)
+{
+    static struct ing_batch w;
+    static int init;
+    if (!init) { ing_batch_init(&w); init = 1; }
+    ing_batch_reset(&w);
+    w.max_words = chunked->max_words;
+    char err[SP_ERRLEN];
+    if (ing_parse_chunk(fmt, mode, (const char *)data, size, 1, 1, &w, err, sizeof err) != SP_OK) return;
+    FZ_CHECK(w.n_items == chunked->n_items);
+    for (int i = 0; i < w.n_items; i++) {
+        const struct ing_item *a = &w.item[i], *c = &chunked->item[i];
+        FZ_CHECK(a->s.line == c->s.line && !a->error == !c->error && a->error_line == c->error_line);
+        FZ_CHECK(a->s.n == c->s.n && a->raw_len == c->raw_len);
+    }
+}
+
 static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
 {
     static struct ing_batch b;
     static int init;
     if (!init) { ing_batch_init(&b); init = 1; }
     size_t window = size ? 1 + (size_t)(data[0] % 64) * 8 : 1;
+    /* a small --max-words now and then, so the limit's rejection path is fuzzed too */
+    int max_words = size > 1 && data[1] % 4 == 0 ? 1 + data[1] % 16 : ING_MAX_WORDS_DEFAULT;
     char err[SP_ERRLEN];
     for (int m = 0; m < 3; m++) {
         size_t pos = 0;
         long line = 1;
+        int all_ok = 1;
         ing_batch_reset(&b);
+        b.max_words = max_words;
         while (pos < size) {
             size_t win = window < size - pos ? window : size - pos, cut;
             for (;;) {
@@ -157,14 +226,16 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
             int before = b.n_items;
             int rc = ing_parse_chunk(fmt, (enum sp_mode)m, (const char *)data + pos, cut, line, pos == 0, &b, err, sizeof err);
             FZ_CHECK(rc == SP_OK || rc == SP_EPARSE);
+            all_ok &= rc == SP_OK;
             if (rc == SP_OK)
                 for (int i = before; i < b.n_items; i++) {
-                    fz_check_item(&b.item[i], (const char *)data + pos, cut);
-                    if (!b.item[i].error) fz_check_derived(&b.item[i].s);
+                    fz_check_item(&b.item[i], (const char *)data + pos, cut, max_words);
+                    if (!b.item[i].error) { fz_check_derived(&b.item[i].s); fz_check_trees(&b.item[i].s); }
                 }
             for (size_t i = 0; i < cut; i++) line += data[pos + i] == '\n';
             pos += cut;
         }
+        if (all_ok) fz_check_same(&b, fmt, (enum sp_mode)m, data, size);
     }
     return 0;
 }

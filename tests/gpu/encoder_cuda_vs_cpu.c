@@ -16,11 +16,14 @@
  * suspected selection flip (with the number of zero/non-zero disagreements in the selective
  * layer's map) and the config fails only when more than max(1, B/10) sentences are affected.
  *
- *   encoder_cuda_vs_cpu [--cpu-vs-cpu] DATA_DIR TMP_DIR CONFIG.json...
+ *   encoder_cuda_vs_cpu [--cpu-vs-cpu [--perturb]] DATA_DIR TMP_DIR CONFIG.json...
  * Without a CUDA device it prints "SKIP: no CUDA device (reason)" and exits 0, unless
  * SP_GPU_REQUIRED=1 (run.sh sets it when nvidia-smi lists a GPU): then that is a failure.
  * --cpu-vs-cpu compares the CPU backend with itself: a self-check of this harness (loading,
- * perturbation, batching, comparison) that runs on machines without a GPU.
+ * perturbation, batching, comparison) that runs on machines without a GPU; every config must
+ * pass. --perturb then shifts the second side's outputs the way a drifting backend would (see
+ * perturb_outs): every config must fail, with exactly the shifted values counted
+ * (tests/gpu/selfcheck.sh, part of make test, runs both).
  * SP_GPU_TOL_SCALE multiplies every tolerance (default 1). */
 #include "common/sp.h"
 #include "encoder/encoder.h"
@@ -92,6 +95,26 @@ static void cmp_print(const struct cmp *c, const char *what)
 {
     printf("#   %-9s %9zu values, %zu out of tolerance (%zu non-finite), max abs %.3g, max rel %.3g, NMSE %.3g\n", what, c->n,
            c->bad, c->nonfinite, c->max_abs, c->max_rel, c->ref2 > 0 ? c->se / c->ref2 : 0.0);
+}
+
+/* --perturb: in every sentence, one sentence-vector value, one token value and one attention
+ * weight moved 3x their tolerance away, one sentence-vector value moved half its tolerance (must
+ * not count), and in sentence 0 one token value set to NaN. Against an identical reference that
+ * is nB values out of tolerance for sentences, nB + 1 (1 non-finite) for tokens, nB for maps. */
+static int perturb;
+
+static float shifted(float x, double k, double atol, double rtol) { return (float)(x + k * tol_scale * (atol + rtol * fabs(x))); }
+
+static void perturb_outs(float *sent, float **tok, float **attn, const int *n, int b0, int nB, int dim, int dt)
+{
+    for (int b = 0; b < nB; b++) {
+        float *v = sent + (size_t)b * dim;
+        v[0] = shifted(v[0], 3, ATOL_VEC, RTOL_VEC);
+        if (dim > 1) v[1] = shifted(v[1], 0.5, ATOL_VEC, RTOL_VEC);
+        tok[b][0] = shifted(tok[b][0], 3, ATOL_VEC, RTOL_VEC);
+        if (b0 + b == 0) tok[b][(size_t)n[b] * dt - 1] = NAN;
+        attn[b][0] = shifted(attn[b][0], 3, ATOL_ATT, RTOL_ATT);
+    }
 }
 
 /* ---- sentences ---- */
@@ -182,13 +205,20 @@ static void outs_free(struct outs *o, int B)
     free(o->sent); free(o->tok); free(o->attn);
 }
 
-/* sentences [b0, b0+nb) in one call into o (indices of o are global) */
-static int run(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer, struct outs *o)
+/* sentences [b0, b0+nb) in one call into o (indices of o are global); other = the side under
+ * test (perturbed with --perturb) */
+static int run(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer, struct outs *o, int other)
 {
     struct enc_batch in = { nb, s + b0, NULL, 0 };
     struct enc_output out = { o->sent + (size_t)b0 * enc_dim(e), o->tok + b0, o->attn + b0, layer };
     int rc = enc_forward(e, &in, &out, err, sizeof err);
     if (rc) printf("#   enc_forward on %s: %s\n", enc_backend_name(e), err);
+    if (!rc && other && perturb) {
+        int *n = sp_xmalloc(sizeof(int) * (size_t)nb);
+        for (int b = 0; b < nb; b++) n[b] = s[b0 + b].n;
+        perturb_outs(out.sent, out.tok, out.attn, n, b0, nb, enc_dim(e), enc_tok_dim(e));
+        free(n);
+    }
     return rc;
 }
 
@@ -251,8 +281,8 @@ static int test_config(const char *path, const char *tmp, const struct real *rea
         outs_alloc(&ref, cpu, s, nB);
         outs_alloc(&got, gpu, s, nB);
         outs_alloc(&one_by_one, gpu, s, nB);
-        int rc = run(cpu, s, 0, nB, layer, &ref) || run(gpu, s, 0, nB, layer, &got);
-        for (int b = 0; !rc && li == n_layers - 1 && b < nB; b++) rc = run(gpu, s, b, 1, layer, &one_by_one);
+        int rc = run(cpu, s, 0, nB, layer, &ref, 0) || run(gpu, s, 0, nB, layer, &got, 1);
+        for (int b = 0; !rc && li == n_layers - 1 && b < nB; b++) rc = run(gpu, s, b, 1, layer, &one_by_one, 1);
         if (rc) { printf("not ok %d - %s layer %d: enc_forward failed\n", ++*tap, name, layer); failed = 1; goto next; }
         struct cmp cs = { 0 }, ct = { 0 }, ca = { 0 }, c1 = { 0 };
         int affected = 0, affected1 = 0;
@@ -280,7 +310,7 @@ static int test_config(const char *path, const char *tmp, const struct real *rea
             for (int b = 0; b < nR; b++) rep[b] = s[b % nB];
             struct outs mo;
             outs_alloc(&mo, gpu, rep, nR);
-            if (run(gpu, rep, 0, nR, layer, &mo)) { cm.bad++; cm.nonfinite++; affected_m = nR; }
+            if (run(gpu, rep, 0, nR, layer, &mo, 1)) { cm.bad++; cm.nonfinite++; affected_m = nR; }
             else
                 for (int b = 0; b < nR; b++) {
                     const int r = b % nB;
@@ -329,7 +359,8 @@ int main(int argc, char **argv)
 {
     int a = 1, cpu_only = 0;
     if (a < argc && !strcmp(argv[a], "--cpu-vs-cpu")) { cpu_only = 1; a++; }
-    if (argc - a < 3) { fprintf(stderr, "usage: encoder_cuda_vs_cpu [--cpu-vs-cpu] DATA_DIR TMP_DIR CONFIG.json...\n"); return 2; }
+    if (cpu_only && a < argc && !strcmp(argv[a], "--perturb")) { perturb = 1; a++; }
+    if (argc - a < 3) { fprintf(stderr, "usage: encoder_cuda_vs_cpu [--cpu-vs-cpu [--perturb]] DATA_DIR TMP_DIR CONFIG.json...\n"); return 2; }
     const char *data = argv[a], *tmp = argv[a + 1];
     const char *ts = getenv("SP_GPU_TOL_SCALE");
     if (ts && atof(ts) > 0) tol_scale = atof(ts);
@@ -349,7 +380,8 @@ int main(int argc, char **argv)
         if (strcmp(enc_backend_name(e), "cuda")) { printf("not ok 1 - ENC_DEVICE_CUDA opened backend %s\n", enc_backend_name(e)); return 1; }
         enc_close(e);
     } else {
-        printf("# --cpu-vs-cpu: harness self-check, the CPU backend on both sides\n");
+        printf("# --cpu-vs-cpu: harness self-check, the CPU backend on both sides%s\n",
+               perturb ? ", the second one's outputs perturbed (every config must fail)" : "");
     }
 
     struct ing_batch keep[2 * 61 + 2];

@@ -4,14 +4,15 @@
  *
  *   encoder_dump init CONFIG OUT.safetensors       seeded init, save the weights
  *   encoder_dump run CONFIG WEIGHTS INPUT OUTDIR L  load weights, encode INPUT, write outputs
- *   encoder_dump                                   (no arguments: nothing to do, exit 0, so the
- *                                                   unit-test runner can execute it)
+ *   encoder_dump                                   (no arguments: nothing to do, exit 0)
  *
  * INPUT (written by encoders_ref.py), little-endian:
  *   "SPENCIN1", int32 B, int32 d_in, int32 T, then per sentence:
  *   int32 n; float32 emb[n*d_in]; int32 depth[n], dist[n*n], anc[n*n] (0/1), rel[n*n], pid[T*n]
  * OUTDIR/sent.f32: [B, enc_dim]; tok.f32: the [n_b, d] blocks in order; attn.f32: the [n_b, n_b]
- * maps of layer L in order. Raw float32 little-endian. */
+ * maps of layer L in order. Raw float32 little-endian.
+ * A driver, not a test: built by `make test-cli` into $(BUILD)/tools, outside the unit-test runner's
+ * $(BUILD)/tests. */
 #include "common/sp.h"
 #include "encoder/encoder.h"
 

@@ -1,13 +1,21 @@
-/* tests/unit/encoder_batch.c — enc_forward packs the sentences of a batch into one row block
- * (groups of up to 4096 tokens); a sentence's outputs must not depend on the batch it is in:
- * every sentence encoded alone, all of them in one batch (crossing a group boundary), and the
- * batch in reverse order give bit-identical sentence vectors, token vectors and attention maps,
- * for every kind, with 1 and 2 BLAS threads. */
+/* tests/unit/encoder_batch.c — the determinism contract (README "Determinism"): enc_forward packs
+ * the sentences of a batch into one row block (groups of up to 4096 tokens), yet a sentence's
+ * sentence vector, token vectors and attention maps must be the same bytes
+ *   - encoded alone or in one batch with all the others (crossing a group boundary),
+ *   - at any position (reversed and shuffled batches),
+ *   - in any split of the corpus into batches (what --batch-tokens and --max-workspace halving do),
+ *   - on 1, 2 or 3 threads,
+ *   - with every GEMM kernel this CPU runs (AVX-512, AVX2, plain C),
+ * whatever OPENBLAS_CORETYPE says (the encoder does not use OpenBLAS; .ci/run sweeps it).
+ * A failure names the property, the kind, the sentence, the GEMM kernel and the core type. */
+#include "common/gemm.h"
 #include "common/sp.h"
 #include "encoder/encoder.h"
 #include "tests/unit/encoder_fixture.h"
 #include "tests/unit/t_harness.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char err[4096];
@@ -62,10 +70,16 @@ static int same(enc_t *e, const struct enc_sentence *s, const struct res *a, con
 {
     int bad = 0;
     for (int k = 0; k < NS; k++) {
-        if (memcmp(a->sent + (size_t)k * enc_dim(e), b->sent + (size_t)k * enc_dim(e), sizeof(float) * enc_dim(e))
-            || memcmp(a->tok[k], b->tok[k], sizeof(float) * (size_t)s[k].n * enc_tok_dim(e))
-            || memcmp(a->attn[k], b->attn[k], sizeof(float) * (size_t)s[k].n * s[k].n)) {
-            if (!bad) fprintf(stderr, "%s: %s: sentence %d (n %d) differs (sent %d tok %d attn %d)\n", enc_kind_name(enc_get_config(e)->kind), what, k, s[k].n, memcmp(a->sent + (size_t)k * enc_dim(e), b->sent + (size_t)k * enc_dim(e), sizeof(float) * enc_dim(e)) != 0, memcmp(a->tok[k], b->tok[k], sizeof(float) * (size_t)s[k].n * enc_tok_dim(e)) != 0, memcmp(a->attn[k], b->attn[k], sizeof(float) * (size_t)s[k].n * s[k].n) != 0);
+        const size_t dim = (size_t)enc_dim(e), tn = (size_t)s[k].n * enc_tok_dim(e), an = (size_t)s[k].n * s[k].n;
+        const int ds = memcmp(a->sent + k * dim, b->sent + k * dim, sizeof(float) * dim) != 0;
+        const int dt = memcmp(a->tok[k], b->tok[k], sizeof(float) * tn) != 0;
+        const int da = memcmp(a->attn[k], b->attn[k], sizeof(float) * an) != 0;
+        if (ds || dt || da) {
+            const char *ct = getenv("OPENBLAS_CORETYPE");
+            if (!bad) fprintf(stderr, "determinism broken: %s: kind %s, sentence %d (n %d) differs in its%s%s%s; "
+                              "gemm kernel %s, %d threads, OPENBLAS_CORETYPE=%s\n", what, enc_kind_name(enc_get_config(e)->kind),
+                              k, s[k].n, ds ? " sentence vector" : "", dt ? " token vectors" : "", da ? " attention map" : "",
+                              sp_gemm_kernel(), sp_gemm_threads(), ct && *ct ? ct : "(unset)");
             bad++;
         }
     }
@@ -97,21 +111,53 @@ int main(void)
             idx[k] = k;
         }
         T_CHECK(tokens > 4096);
-        struct res one, all, rev;
-        res_init(&one, e, s); res_init(&all, e, s); res_init(&rev, e, s);
-        for (int th = 1; th <= 2; th++) {
+        struct res one, all, other;
+        res_init(&one, e, s); res_init(&all, e, s); res_init(&other, e, s);
+        const char *kernel0 = sp_gemm_kernel();
+        enc_set_threads(1);
+        for (int k = 0; k < NS; k++) encode(e, s, &idx[k], 1, &one);   /* the reference: each alone */
+        for (int th = 1; th <= 3; th++) {
+            char what[96];
             enc_set_threads(th);
-            for (int k = 0; k < NS; k++) encode(e, s, &idx[k], 1, &one);
             encode(e, s, idx, NS, &all);
+            snprintf(what, sizeof what, "alone vs one batch of all (%d threads)", th);
+            T_CHECK(same(e, s, &one, &all, what));
             int ridx[NS];
             for (int k = 0; k < NS; k++) ridx[k] = NS - 1 - k;
-            encode(e, s, ridx, NS, &rev);
-            T_CHECK(same(e, s, &one, &all, "alone vs one batch"));
-            T_CHECK(same(e, s, &one, &rev, "alone vs reversed batch"));
+            encode(e, s, ridx, NS, &other);
+            snprintf(what, sizeof what, "alone vs reversed batch (%d threads)", th);
+            T_CHECK(same(e, s, &one, &other, what));
+            /* a shuffled corpus cut into batches of 1..300 sentences, as token budgets and
+             * workspace halving cut it */
+            uint64_t r = 0x9e3779b97f4a7c15ull * (uint64_t)(th + 7 * c);
+            for (int k = NS - 1; k > 0; k--) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                int j = (int)((r >> 33) % (uint64_t)(k + 1)), t = ridx[k]; ridx[k] = ridx[j]; ridx[j] = t;
+            }
+            for (int k0 = 0; k0 < NS;) {
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                int cnt = 1 + (int)((r >> 33) % 300);
+                if (cnt > NS - k0) cnt = NS - k0;
+                encode(e, s, ridx + k0, cnt, &other);
+                k0 += cnt;
+            }
+            snprintf(what, sizeof what, "alone vs shuffled batches of random size (%d threads)", th);
+            T_CHECK(same(e, s, &one, &other, what));
             for (size_t i = 0; i < (size_t)NS * enc_dim(e); i++) if (!isfinite(all.sent[i])) { T_CHECK(!"non-finite"); break; }
         }
+        /* every other GEMM kernel the CPU runs gives the same bytes */
+        static const char *const kernels[] = { "avx512", "avx2", "c" };
+        enc_set_threads(2);
+        for (int kn = 0; kn < 3; kn++) {
+            if (!strcmp(kernels[kn], kernel0) || sp_gemm_use_kernel(kernels[kn]) != 0) continue;
+            char what[96];
+            encode(e, s, idx, NS, &other);
+            snprintf(what, sizeof what, "gemm kernel %s vs %s", kernels[kn], kernel0);
+            T_CHECK(same(e, s, &one, &other, what));
+        }
+        sp_gemm_use_kernel(kernel0);
         enc_set_threads(1);
-        res_free(&one); res_free(&all); res_free(&rev);
+        res_free(&one); res_free(&all); res_free(&other);
         for (int k = 0; k < NS; k++) fx_free(&f[k]);
         free(f); free(s);
         enc_close(e);

@@ -428,7 +428,12 @@ static void test_chunk_end_detect(void)
     T_EQ_INT(CE("a\n\nb\n\nc", 0), 6);
     T_EQ_INT(CE("a\nb", 0), 0);
     T_EQ_INT(CE("a\nb\n", 0), 0);
-    T_EQ_INT(CE("a\n \t\nb", 0), 5);
+    /* a whitespace-only line is a boundary only where the next line starts a sentence (or is
+     * blank); before a line not yet complete it is not one yet, before another word it never is */
+    T_EQ_INT(CE("a\n \t\n1\tb\n", 0), 5);
+    T_EQ_INT(CE("a\n \t\n# c\n1-2\tb\n", 0), 5);
+    T_EQ_INT(CE("a\n \t\nb", 0), 0);
+    T_EQ_INT(CE("a\n\n1\n \t\n2\tb\n", 0), 3);
     T_EQ_INT(CE("a\r\n\r\nb", 0), 5);
     T_EQ_INT(CE("\nb", 0), 1);
     T_EQ_INT(CE("a\nb", 1), 3);

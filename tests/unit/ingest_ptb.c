@@ -169,6 +169,30 @@ static void test_errors(void)
     T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 0), 0);
     T_EQ_INT(ing_chunk_end(SP_FMT_PTB, ") x", 3, 0), 1);
     T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 1), 4);
+
+    /* a missing ')': a '(' in column 0 inside a tree that has a word starts the next tree
+     * (issue 10, item 6); "( (A b)\n" is 8 bytes, "( (C d) )" ends at byte 17 */
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C d) )\n(", 19, 0), 17);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C", 13, 0), 8);
+    /* ... but not before the tree's first word: "(\n(X (Y z)))" is one tree (12 bytes) */
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(\n(X (Y z)))\n(", 14, 0), 12);
+    /* a label is not a word: "(S\n(" has none yet */
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(S\n(NP a))\n(", 12, 0), 10);
+    b = t_parse(SP_FMT_PTB, SP_MODE_DEFAULT, "( (A b) )\n( (B c)\n  (D e)\n( (F g) )\n");
+    T_EQ_INT(b->n_items, 3);
+    T_CHECK(b->item[0].error == NULL);
+    T_EQ_STR(b->item[1].error, "unbalanced parentheses: 1 unclosed when the next tree starts at line 4 "
+                               "(a '(' in the first column of a line starts a tree)");
+    T_EQ_INT(b->item[1].error_line, 2);
+    T_EQ_INT((long long)b->item[1].raw_len, (long long)strlen("( (B c)\n  (D e)\n"));
+    T_CHECK(b->item[2].error == NULL);
+    T_EQ_INT(b->item[2].s.line, 4);
+    T_EQ_STR(b->item[2].s.col[SP_FORM][0], "g");
+
+    /* -NONE- with subtrees is not an empty element (issue 10, item 14) */
+    b = t_parse(SP_FMT_PTB, SP_MODE_DEFAULT, "( (S (-NONE- (NN x)) (NN y)) )");
+    T_EQ_INT(b->n_items, 1);
+    T_EQ_STR(b->item[0].error, "-NONE- node has subtrees (expected one trace word)");
 }
 
 static void test_deep(void)

@@ -1,0 +1,322 @@
+/* common/gemm.c — see gemm.h for the contract (one FMA chain per element, k in order).
+ *
+ * How it works (BLIS-style blocking, B already packed):
+ *   the product is cut into items of MC rows × a range of NR-column panels; an item fills its
+ *   block of Y with the initial values, then for each block of KC k-values packs its rows of X
+ *   into micro-panels of MR rows ([k][MR], zero rows past M) and runs the micro-kernel on every
+ *   (micro-panel, panel) pair: an MR × NR tile of accumulators loaded from Y, a chain of KC FMAs
+ *   per element, stored back. Tiles cut by M or N go through a zero-padded copy, so they run the
+ *   same instructions as full ones. Items own disjoint blocks of Y, so threads may take them in
+ *   any order.
+ * Kernels: AVX-512 (14 × 32: 28 zmm accumulators), AVX2+FMA (6 × 16 twice: 12 ymm), plain C
+ * (4 × 32, fmaf); picked once from the CPU, or by $SP_GEMM_KERNEL for tests and benchmarks. */
+#include "common/gemm.h"
+#include "common/pool.h"
+#include "common/sp.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GEMM_X86 1
+#include <immintrin.h>
+#endif
+
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 16")
+#endif
+
+#define NR SP_GEMM_NR
+#define MAX_MR 16
+
+struct kernel {
+    const char *name;
+    int mr, mc, kc;            /* micro-panel rows, rows per item (a multiple of mr), k per block */
+    void (*tile)(int kc, const float *A, const float *B, float *C, int ldc);   /* mr × NR, C in/out */
+};
+
+/* ---- kernels: C[i][j] = fmaf(A[k][i], B[k][j], C[i][j]) for k = 0..kc-1 ---- */
+
+static void tile_c(int kc, const float *A, const float *B, float *C, int ldc)
+{
+    float c[4][NR];
+    for (int i = 0; i < 4; i++) memcpy(c[i], C + (size_t)i * ldc, sizeof c[i]);
+    for (int k = 0; k < kc; k++, A += 4, B += NR)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < NR; j++) c[i][j] = fmaf(A[i], B[j], c[i][j]);
+    for (int i = 0; i < 4; i++) memcpy(C + (size_t)i * ldc, c[i], sizeof c[i]);
+}
+
+#ifdef GEMM_X86
+#define MR512 14
+__attribute__((target("avx512f")))
+static void tile_avx512(int kc, const float *A, const float *B, float *C, int ldc)
+{
+    __m512 c0[MR512], c1[MR512];
+    UNROLL
+    for (int i = 0; i < MR512; i++) {
+        c0[i] = _mm512_loadu_ps(C + (size_t)i * ldc);
+        c1[i] = _mm512_loadu_ps(C + (size_t)i * ldc + 16);
+    }
+    for (int k = 0; k < kc; k++, A += MR512, B += NR) {
+        const __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
+        UNROLL
+        for (int i = 0; i < MR512; i++) {
+            const __m512 a = _mm512_set1_ps(A[i]);
+            c0[i] = _mm512_fmadd_ps(a, b0, c0[i]);
+            c1[i] = _mm512_fmadd_ps(a, b1, c1[i]);
+        }
+    }
+    UNROLL
+    for (int i = 0; i < MR512; i++) {
+        _mm512_storeu_ps(C + (size_t)i * ldc, c0[i]);
+        _mm512_storeu_ps(C + (size_t)i * ldc + 16, c1[i]);
+    }
+}
+
+#define MR256 6
+__attribute__((target("avx2,fma")))
+static void tile_avx2(int kc, const float *A, const float *B, float *C, int ldc)
+{
+    for (int h = 0; h < NR; h += 16) {           /* the panel in two halves of 16 columns */
+        __m256 c0[MR256], c1[MR256];
+        UNROLL
+        for (int i = 0; i < MR256; i++) {
+            c0[i] = _mm256_loadu_ps(C + (size_t)i * ldc + h);
+            c1[i] = _mm256_loadu_ps(C + (size_t)i * ldc + h + 8);
+        }
+        const float *a = A, *b = B + h;
+        for (int k = 0; k < kc; k++, a += MR256, b += NR) {
+            const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+            UNROLL
+            for (int i = 0; i < MR256; i++) {
+                const __m256 av = _mm256_broadcast_ss(a + i);
+                c0[i] = _mm256_fmadd_ps(av, b0, c0[i]);
+                c1[i] = _mm256_fmadd_ps(av, b1, c1[i]);
+            }
+        }
+        UNROLL
+        for (int i = 0; i < MR256; i++) {
+            _mm256_storeu_ps(C + (size_t)i * ldc + h, c0[i]);
+            _mm256_storeu_ps(C + (size_t)i * ldc + h + 8, c1[i]);
+        }
+    }
+}
+#endif
+
+static const struct kernel kernels[] = {
+#ifdef GEMM_X86
+    { "avx512", MR512, 8 * MR512, 384, tile_avx512 },
+    { "avx2", MR256, 16 * MR256, 256, tile_avx2 },
+#endif
+    { "c", 4, 64, 256, tile_c },
+};
+#define N_KERNELS (int)(sizeof kernels / sizeof kernels[0])
+
+static int cpu_runs(const char *name)
+{
+#ifdef GEMM_X86
+    __builtin_cpu_init();
+    if (!strcmp(name, "avx512")) return __builtin_cpu_supports("avx512f");
+    if (!strcmp(name, "avx2")) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    return !strcmp(name, "c");
+}
+
+/* ---- process-wide state ---- */
+
+static const struct kernel *g_kernel;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;  /* products read g_pool, set_threads writes it */
+static struct sp_pool *g_pool;
+static int g_threads = 1;
+static pthread_key_t g_abuf_key;                           /* per-thread packed-X buffer */
+
+struct abuf { size_t cap; float *p; };
+static void abuf_free(void *v) { struct abuf *b = v; if (b) { free(b->p); free(b); } }
+
+static void init_once(void)
+{
+    pthread_key_create(&g_abuf_key, abuf_free);
+    const char *want = getenv("SP_GEMM_KERNEL");
+    for (int i = 0; i < N_KERNELS && !g_kernel; i++)
+        if ((!want || !*want || !strcmp(want, kernels[i].name)) && cpu_runs(kernels[i].name)) g_kernel = &kernels[i];
+    if (!g_kernel) g_kernel = &kernels[N_KERNELS - 1];   /* an unknown or unrunnable name: plain C */
+}
+
+static const struct kernel *kernel(void) { pthread_once(&g_once, init_once); return g_kernel; }
+
+const char *sp_gemm_kernel(void) { return kernel()->name; }
+
+int sp_gemm_use_kernel(const char *name)
+{
+    kernel();
+    for (int i = 0; i < N_KERNELS; i++)
+        if (!strcmp(name, kernels[i].name) && cpu_runs(name)) { g_kernel = &kernels[i]; return 0; }
+    return -1;
+}
+
+void sp_gemm_set_threads(int n)
+{
+    if (n < 1) n = 1;
+    pthread_rwlock_wrlock(&g_lock);
+    if (n != g_threads) {
+        sp_pool_free(g_pool);
+        g_pool = n > 1 ? sp_pool_new(n) : NULL;
+        g_threads = n;
+    }
+    pthread_rwlock_unlock(&g_lock);
+}
+
+int sp_gemm_threads(void)
+{
+    pthread_rwlock_rdlock(&g_lock);
+    int n = g_threads;
+    pthread_rwlock_unlock(&g_lock);
+    return n;
+}
+
+static float *thread_abuf(size_t floats)
+{
+    struct abuf *b = pthread_getspecific(g_abuf_key);
+    if (!b) { b = sp_xcalloc(1, sizeof *b); pthread_setspecific(g_abuf_key, b); }
+    if (b->cap < floats) { free(b->p); b->p = sp_gemm_alloc(floats); b->cap = floats; }
+    return b->p;
+}
+
+/* ---- packing ---- */
+
+float *sp_gemm_alloc(size_t floats)
+{
+    size_t bytes = (floats * sizeof(float) + 63) & ~(size_t)63;
+    float *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (!p) { fprintf(stderr, "synprobe: out of memory (%zu bytes)\n", bytes); abort(); }
+    return p;
+}
+
+size_t sp_gemm_packed_floats(int K, int N)
+{
+    size_t panels = (size_t)(N + NR - 1) / NR;
+    return panels * (size_t)(K > 0 ? K : 0) * NR;
+}
+
+void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, int trans, float *buf)
+{
+    b->K = K; b->N = N; b->p = buf;
+    for (int p0 = 0; p0 < N; p0 += NR) {
+        float *dst = buf + (size_t)(p0 / NR) * K * NR;
+        int w = N - p0 < NR ? N - p0 : NR;
+        for (int k = 0; k < K; k++, dst += NR) {
+            if (!trans) memcpy(dst, W + (size_t)k * ldw + p0, sizeof(float) * w);
+            else for (int j = 0; j < w; j++) dst[j] = W[(size_t)(p0 + j) * ldw + k];
+            for (int j = w; j < NR; j++) dst[j] = 0.0f;
+        }
+    }
+}
+
+/* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero; k outer,
+ * so the stores are contiguous (rows inner was 10% of an encoder forward) */
+static void pack_x(float *dst, const float *X, int ldx, int rows, int kc, int mr)
+{
+    for (int r0 = 0; r0 < rows; r0 += mr, dst += (size_t)kc * mr) {
+        int h = rows - r0 < mr ? rows - r0 : mr;
+        const float *x[MAX_MR];
+        for (int r = 0; r < h; r++) x[r] = X + (size_t)(r0 + r) * ldx;
+        if (h == mr) {
+            for (int k = 0; k < kc; k++)
+                for (int r = 0; r < mr; r++) dst[(size_t)k * mr + r] = x[r][k];
+        } else {
+            for (int k = 0; k < kc; k++) {
+                for (int r = 0; r < h; r++) dst[(size_t)k * mr + r] = x[r][k];
+                for (int r = h; r < mr; r++) dst[(size_t)k * mr + r] = 0.0f;
+            }
+        }
+    }
+}
+
+/* ---- the product ---- */
+
+struct job {
+    const struct kernel *kn;
+    int M, N, K;
+    const float *X; int ldx;
+    const struct sp_gemm_b *B;
+    const float *bias; int accumulate;
+    float *Y; int ldy;
+    int n_cb, panels_per_cb;   /* items: row block = item / n_cb, column block = item % n_cb */
+};
+
+/* one tile through a zero-padded copy when it is cut by M or N: same instructions as a full one */
+static void run_tile(const struct kernel *kn, int kc, const float *A, const float *B, float *C, int ldc, int rows, int cols)
+{
+    if (rows == kn->mr && cols == NR) { kn->tile(kc, A, B, C, ldc); return; }
+    float t[MAX_MR * NR];
+    for (int i = 0; i < kn->mr; i++)
+        for (int j = 0; j < NR; j++) t[i * NR + j] = i < rows && j < cols ? C[(size_t)i * ldc + j] : 0.0f;
+    kn->tile(kc, A, B, t, NR);
+    for (int i = 0; i < rows; i++) memcpy(C + (size_t)i * ldc, t + i * NR, sizeof(float) * cols);
+}
+
+static void job_item(void *arg, int item, int worker)
+{
+    const struct job *j = arg;
+    const struct kernel *kn = j->kn;
+    const int rb = item / j->n_cb, cb = item % j->n_cb;
+    const int i0 = rb * kn->mc, rows = j->M - i0 < kn->mc ? j->M - i0 : kn->mc;
+    const int n_panels = (j->N + NR - 1) / NR;
+    const int p0 = cb * j->panels_per_cb, p1 = p0 + j->panels_per_cb < n_panels ? p0 + j->panels_per_cb : n_panels;
+    const int c0 = p0 * NR, c1 = p1 * NR < j->N ? p1 * NR : j->N;
+    if (p0 >= p1) return;
+    /* initial values: bias, the existing Y, or zero */
+    for (int i = 0; i < rows; i++) {
+        float *y = j->Y + (size_t)(i0 + i) * j->ldy;
+        if (!j->accumulate && !j->bias) memset(y + c0, 0, sizeof(float) * (c1 - c0));
+        else if (!j->accumulate) memcpy(y + c0, j->bias + c0, sizeof(float) * (c1 - c0));
+        else if (j->bias) for (int c = c0; c < c1; c++) y[c] += j->bias[c];
+    }
+    float *ap = thread_abuf((size_t)kn->mc * kn->kc);
+    for (int k0 = 0; k0 < j->K; k0 += kn->kc) {
+        const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc;
+        pack_x(ap, j->X + (size_t)i0 * j->ldx + k0, j->ldx, rows, kc, kn->mr);
+        for (int p = p0; p < p1; p++) {
+            const float *bp = j->B->p + ((size_t)p * j->K + k0) * NR;
+            const int cols = j->N - p * NR < NR ? j->N - p * NR : NR;
+            for (int r0 = 0; r0 < rows; r0 += kn->mr) {
+                const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
+                run_tile(kn, kc, ap + (size_t)r0 * kc, bp, j->Y + (size_t)(i0 + r0) * j->ldy + p * NR, j->ldy, h, cols);
+            }
+        }
+    }
+}
+
+/* below this many multiply-adds a product runs on the calling thread (waking workers costs more) */
+#define PARALLEL_MACS (1L << 21)
+
+void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
+             int accumulate, float *Y, int ldy)
+{
+    if (M <= 0 || B->N <= 0) return;
+    struct job j = { kernel(), M, B->N, B->K, X, ldx, B, bias, accumulate, Y, ldy, 1, 0 };
+    const int n_rb = (M + j.kn->mc - 1) / j.kn->mc, n_panels = (j.N + NR - 1) / NR;
+    const int threads = sp_gemm_threads();
+    const int parallel = threads > 1 && (double)M * j.N * (j.K > 0 ? j.K : 1) >= (double)PARALLEL_MACS;
+    if (parallel && n_rb < 2 * threads) {         /* few row blocks: split the columns too */
+        j.n_cb = (2 * threads + n_rb - 1) / n_rb;
+        if (j.n_cb > n_panels) j.n_cb = n_panels;
+    }
+    j.panels_per_cb = (n_panels + j.n_cb - 1) / j.n_cb;
+    const int items = n_rb * j.n_cb;
+    if (parallel && items > 1) {
+        /* a pool busy with another thread's product: this one runs on its caller (same result) */
+        pthread_rwlock_rdlock(&g_lock);
+        int ran = g_pool && sp_pool_try_run(g_pool, items, job_item, &j);
+        pthread_rwlock_unlock(&g_lock);
+        if (ran) return;
+    }
+    for (int it = 0; it < items; it++) job_item(&j, it, 0);
+}

@@ -1,0 +1,53 @@
+/* common/gemm.h — synprobe's own single-precision matrix product: Y[M,N] = init + X[M,K]·B[K,N].
+ *
+ * Why not BLAS: a row's result must not depend on how many rows share the product, on where the
+ * row sits in it, or on how many threads compute it (the determinism contract, README). OpenBLAS
+ * keeps none of these on its Haswell/Zen kernels: the two halves of their 12-column register
+ * block accumulate in different orders, so a row's bits depend on its position modulo 12.
+ *
+ * The contract here: every output element is ONE fused multiply-add chain over k = 0..K-1, in
+ * order, from its initial value:
+ *
+ *     acc = init(i, j);   for k in 0..K-1: acc = fmaf(X[i][k], B[k][j], acc);   Y[i][j] = acc
+ *
+ * with init = (accumulate ? Y[i][j] : 0) + (bias ? bias[j] : 0). The AVX-512, AVX2+FMA and plain
+ * C kernels evaluate exactly that chain lane by lane (a chain split across cache blocks resumes
+ * from the stored partial, which is exact), so a row gets the same bytes whatever M, its
+ * position, the blocking, the thread split or the kernel. fmaf is exactly rounded on every IEEE
+ * machine: the plain C kernel gives the same bytes too (slowly where the CPU has no FMA unit).
+ *
+ * B is packed once into panels of SP_GEMM_NR columns (zero-padded), the layout every kernel
+ * reads: weights are packed when loaded, per-call operands (attention) into a caller's buffer. */
+#ifndef SP_GEMM_H
+#define SP_GEMM_H
+
+#include <stddef.h>
+
+#define SP_GEMM_NR 32          /* columns per packed panel */
+
+struct sp_gemm_b {
+    int K, N;
+    float *p;                  /* [ceil(N/NR)][K][NR], 64-byte aligned */
+};
+
+/* floats a packed [K, N] operand takes (a buffer for sp_gemm_pack must hold this many) */
+size_t sp_gemm_packed_floats(int K, int N);
+/* Packs W into buf (64-byte aligned, sp_gemm_packed_floats(K, N) floats). trans = 0: W is
+ * [K, N] row-major (B[k][j] = W[k*ldw + j]); trans = 1: W is [N, K] (B[k][j] = W[j*ldw + k]). */
+void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, int trans, float *buf);
+/* 64-byte aligned allocation for packed operands (free with free()); aborts on failure */
+float *sp_gemm_alloc(size_t floats);
+
+/* Y[M,N] = init + X[M,K]·B (see top). Y must not overlap X. Runs on the threads set by
+ * sp_gemm_set_threads when the product is large enough; the result does not depend on it. */
+void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
+             int accumulate, float *Y, int ldy);
+
+void sp_gemm_set_threads(int n);   /* process-wide, default 1 */
+int  sp_gemm_threads(void);
+/* the kernel in use: "avx512", "avx2" or "c" (the best the CPU runs, or $SP_GEMM_KERNEL) */
+const char *sp_gemm_kernel(void);
+/* selects a kernel by name; returns -1 (and keeps the current one) if the CPU cannot run it */
+int  sp_gemm_use_kernel(const char *name);
+
+#endif

@@ -1,0 +1,174 @@
+/* encoder/enc_formulas.h — the per-element formulas of the encoder ops, written once for both
+ * backends: enc_cpu.c (cc, the oracle) and enc_cuda.cu (nvcc, where every function is also a
+ * __device__ function). A formula changed here changes in both backends at once; what is left in
+ * each backend is the order of the loops and reductions around these calls.
+ *
+ * Include after encoder/encoder_int.h (the enums). Everything is a static inline function of
+ * scalars: no allocation, no errors, no globals; math through <math.h> names (expf, expm1f, erff,
+ * tanhf, exp), which nvcc maps to its device library in device code.
+ *
+ * Precision is part of the backend, not of the formula: the CPU scores attention keys and
+ * normalises in double, the GPU in float, so the score is written once as a macro body and
+ * instantiated for both types (enc_f_score_d / enc_f_score_f), and so is the masked softmax
+ * numerator (enc_f_masked_exp_d / _f). The CPU's phrase attention (PSA)
+ * uses enc_f_exp_nonpos / enc_f_elu_fast, vectorisable forms of e^x and ELU within 2 ulp of
+ * expf / expm1f; the GPU's PSA uses expf / enc_f_elu (the same formula). */
+#ifndef ENC_FORMULAS_H
+#define ENC_FORMULAS_H
+
+#ifndef ENC_ENCODER_INT_H
+#error "include encoder/encoder_int.h before encoder/enc_formulas.h"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#ifdef __CUDACC__
+#define ENC_F static __forceinline__ __host__ __device__
+#else
+#define ENC_F static inline
+#endif
+
+/* ---- activations (enc_act) ---- */
+
+ENC_F float enc_f_relu(float x) { return x > 0 ? x : 0.0f; }
+/* exact-erf GELU; the constant is 1/sqrt(2) rounded to float */
+ENC_F float enc_f_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
+ENC_F float enc_f_elu(float x) { return x > 0 ? x : expm1f(x); }
+ENC_F float enc_f_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+ENC_F float enc_f_act(int a, float x)
+{
+    switch (a) {
+    case ENC_ACT_RELU: return enc_f_relu(x);
+    case ENC_ACT_GELU: return enc_f_gelu(x);
+    case ENC_ACT_ELU: return enc_f_elu(x);
+    case ENC_ACT_TANH: return tanhf(x);
+    case ENC_ACT_SIGMOID: return enc_f_sigmoid(x);
+    }
+    return x;
+}
+
+/* ---- gates (enc_gate): f = σ(pre); b is ignored when has_b == 0 (PSAN only) ---- */
+
+ENC_F float enc_f_gate(int mode, float pre, float a, float b, int has_b)
+{
+    float f = enc_f_sigmoid(pre);
+    if (mode == ENC_GATE_FUSION) return f * a + (1.0f - f) * b;
+    return f * enc_f_elu(a) + (has_b ? (1.0f - f) * b : 0.0f);
+}
+
+/* ---- attention masks and score ---- */
+
+/* relative position -> bucket: clip(rel, -clip, clip) + clip, in [0, 2·clip] */
+ENC_F int enc_f_rel_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
+
+/* keys query i of an n-word sentence may attend to under a direction mask: j in [*lo, *hi]
+ * (empty when *lo > *hi) */
+ENC_F void enc_f_dir_range(int dir, int i, int n, int *lo, int *hi)
+{
+    *lo = 0; *hi = n - 1;
+    switch (dir) {
+    case ENC_DIR_FWD: *hi = i; break;
+    case ENC_DIR_BWD: *lo = i; break;
+    case ENC_DIR_FWD_STRICT: *hi = i - 1; break;
+    case ENC_DIR_BWD_STRICT: *lo = i + 1; break;
+    default: break;
+    }
+}
+
+/* SSAN selection: key j is kept when E_s = sel_q_i·sel_k_j (unscaled) is positive */
+ENC_F int enc_f_sel_allows(float es) { return es > 0.0f; }
+
+/* distance prior d(i, j) of a head (enc_dist): |i − j| (WORD), the tree distance (DEP, dist_ij
+ * read only then), 0 (NONE) */
+ENC_F int enc_f_prior_dist(int dis, int i, int j, const int32_t *dist_ij)
+{
+    if (dis == ENC_DIST_WORD) return abs(i - j);
+    if (dis == ENC_DIST_DEP) return *dist_ij;
+    return 0;
+}
+
+/* score of an allowed key: s = t·scale − α·d(i, j), t = q_i·(k_j + w^K buckets) */
+#define ENC_F_SCORE_BODY(T)                                                                 \
+    {                                                                                       \
+        T s = (T)t * scale;                                                                 \
+        if (dis != ENC_DIST_NONE) s -= (T)alpha * (T)enc_f_prior_dist(dis, i, j, dist_ij);   \
+        return s;                                                                           \
+    }
+ENC_F double enc_f_score_d(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(double)
+ENC_F float enc_f_score_f(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(float)
+#undef ENC_F_SCORE_BODY
+
+/* masked softmax numerator: e^(s − m) for an allowed key, 0 for a masked one, m = the row's
+ * maximum over allowed keys. A row with no allowed key is never exponentiated: both backends
+ * give it zero weights (safe softmax, SPEC §0); each divides by its own Σ afterwards. */
+ENC_F double enc_f_masked_exp_d(int ok, double s, double m) { return ok ? exp(s - m) : 0.0; }
+ENC_F float enc_f_masked_exp_f(int ok, float s, float m) { return ok ? expf(s - m) : 0.0f; }
+
+/* ---- pooling (enc_pooling) of feature k over the n rows of x [n, d] (e: ATT scores [n, d]);
+ * double accumulation, n == 0 gives 0 ---- */
+
+ENC_F float enc_f_pool(int mode, int n, int d, int k, const float *x, const float *e)
+{
+    switch (mode) {
+    case ENC_POOL_MEAN: {
+        double acc = 0;
+        for (int i = 0; i < n; i++) acc += x[(size_t)i * d + k];
+        return n ? (float)(acc / n) : 0.0f;
+    }
+    case ENC_POOL_MAX: {
+        float m = n ? x[k] : 0.0f;
+        for (int i = 1; i < n; i++) if (x[(size_t)i * d + k] > m) m = x[(size_t)i * d + k];
+        return m;
+    }
+    case ENC_POOL_FIRST: return n ? x[k] : 0.0f;
+    case ENC_POOL_ATT: {               /* Σ_i softmax_i(e[·][k])[i]·x[i][k] */
+        double m = -INFINITY, z = 0, acc = 0;
+        for (int i = 0; i < n; i++) if (e[(size_t)i * d + k] > m) m = e[(size_t)i * d + k];
+        for (int i = 0; i < n; i++) {
+            double p = exp(e[(size_t)i * d + k] - m);
+            z += p; acc += p * x[(size_t)i * d + k];
+        }
+        return n ? (float)(acc / z) : 0.0f;
+    }
+    }
+    return 0.0f;
+}
+
+/* ---- the CPU PSA's vectorisable e^x and ELU ---- */
+
+/* e^x for x <= 0 in straight-line float code that GCC vectorises (libm's expf/expm1f are scalar
+ * calls and were 40% of PSAN's time: PSA takes d exponentials per pair of words in a phrase).
+ * Cephes' expf: x = m·ln2 + r with |r| <= ln2/2, a degree-7 polynomial for e^r, 2^m assembled
+ * in the exponent bits; within 2 ulp of expf. Arguments below -87 give 2^-126·e^r instead of a
+ * denormal or 0, which no softmax weight can tell apart. */
+ENC_F float enc_f_exp_nonpos(float x)
+{
+    x = x > 0.0f ? 0.0f : x;
+    x = x < -87.0f ? -87.0f : x;
+    /* round to nearest by adding and removing 1.5·2^23 (SSE2 has no vector roundf) */
+    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    float r = x - m * 0.693359375f + m * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    union { float f; int32_t i; } scale;
+    scale.i = ((int32_t)m + 127) << 23;
+    return p * scale.f;
+}
+
+/* ELU with the exponential above: e^x - 1 loses relative (not absolute: < 1e-7) precision as
+ * x -> 0-, which is what the attention scores it feeds care about */
+ENC_F float enc_f_elu_fast(float x)
+{
+    float em1 = enc_f_exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
+    return x > 0.0f ? x : em1;
+}
+
+#endif

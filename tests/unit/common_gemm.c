@@ -1,0 +1,104 @@
+/* Unit tests for common/gemm.c: every kernel the CPU runs, on awkward shapes, gives exactly the
+ * bytes of the contract in gemm.h (one fmaf chain per element, k in order, from the initial
+ * value), computed here by a naive triple loop; and agrees with a double-precision product to
+ * a tolerance (so the contract is a product at all). Threads and row position change nothing. */
+#include "common/gemm.h"
+#include "common/sp.h"
+#include "t_harness.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint64_t rng = 88172645463325252ull;
+static float frand(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* the contract, written out: acc = init; acc = fmaf(x, b, acc) for k = 0..K-1 */
+static void naive(int M, int K, int N, const float *X, int ldx, const float *W, int ldw, int trans,
+                  const float *bias, int accumulate, float *Y, int ldy)
+{
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float acc = (accumulate ? Y[(size_t)i * ldy + j] : 0.0f) + (bias ? bias[j] : 0.0f);
+            for (int k = 0; k < K; k++)
+                acc = fmaf(X[(size_t)i * ldx + k], trans ? W[(size_t)j * ldw + k] : W[(size_t)k * ldw + j], acc);
+            Y[(size_t)i * ldy + j] = acc;
+        }
+}
+
+/* one product through sp_gemm and naive(); returns 1 when every element has the same bits */
+static int one(int M, int K, int N, int trans, int with_bias, int accumulate, double *max_rel)
+{
+    int ldx = K + 3, ldw = (trans ? K : N) + 2, ldy = N + 5;
+    float *X = sp_xmalloc(sizeof(float) * ((size_t)M * ldx + 1));
+    float *W = sp_xmalloc(sizeof(float) * ((size_t)(trans ? N : K) * ldw + 1));
+    float *bias = sp_xmalloc(sizeof(float) * (size_t)(N + 1));
+    float *Y = sp_xmalloc(sizeof(float) * ((size_t)M * ldy + 1)), *R = sp_xmalloc(sizeof(float) * ((size_t)M * ldy + 1));
+    for (size_t i = 0; i < (size_t)M * ldx; i++) X[i] = frand();
+    for (size_t i = 0; i < (size_t)(trans ? N : K) * ldw; i++) W[i] = frand();
+    for (int j = 0; j < N; j++) bias[j] = frand();
+    for (size_t i = 0; i < (size_t)M * ldy; i++) Y[i] = R[i] = frand();   /* accumulate input; padding columns must survive */
+    struct sp_gemm_b B;
+    float *buf = sp_gemm_alloc(sp_gemm_packed_floats(K, N));
+    sp_gemm_pack(&B, K, N, W, ldw, trans, buf);
+    sp_gemm(M, X, ldx, &B, with_bias ? bias : NULL, accumulate, Y, ldy);
+    naive(M, K, N, X, ldx, W, ldw, trans, with_bias ? bias : NULL, accumulate, R, ldy);
+    int same = memcmp(Y, R, sizeof(float) * (size_t)M * ldy) == 0;
+    /* against double precision: |err| <= K·2^-23·Σ|x·w| + |init| ulp-level */
+    for (int i = 0; i < M && max_rel && !accumulate; i++)   /* (Y's old value is gone when accumulating) */
+        for (int j = 0; j < N; j++) {
+            double ref = 0, mag = 0;
+            for (int k = 0; k < K; k++) {
+                double t = (double)X[(size_t)i * ldx + k] * (trans ? W[(size_t)j * ldw + k] : W[(size_t)k * ldw + j]);
+                ref += t; mag += fabs(t);
+            }
+            double init = with_bias ? bias[j] : 0;
+            double err = fabs((double)Y[(size_t)i * ldy + j] - (ref + init)) / (mag + fabs(init) + 1e-30);
+            if (err > *max_rel) *max_rel = err;
+        }
+    free(X); free(W); free(bias); free(Y); free(R); free(buf);
+    return same;
+}
+
+int main(void)
+{
+    const char *names[] = { "avx512", "avx2", "c" };
+    const int Ms[] = { 1, 7, 12, 13, 16, 17, 96, 97, 200, 511 };
+    const int Ks[] = { 0, 1, 3, 17, 255, 256, 257, 600 };
+    const int Ns[] = { 1, 5, 31, 32, 33, 100 };
+    int ran = 0;
+    for (int kn = 0; kn < 3; kn++) {
+        if (sp_gemm_use_kernel(names[kn]) != 0) { printf("ok # SKIP kernel %s: this CPU cannot run it\n", names[kn]); continue; }
+        T_EQ_STR(sp_gemm_kernel(), names[kn]);
+        ran++;
+        double max_rel = 0;
+        int bad = 0, n = 0;
+        for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+            for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+                for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c++) {
+                    int variant = (int)((a + b + c) % 4);   /* trans, bias, accumulate in turn */
+                    n++;
+                    if (!one(Ms[a], Ks[b], Ns[c], variant & 1, variant != 2, variant == 2, &max_rel)) {
+                        if (bad++ < 5) fprintf(stderr, "FAIL kernel %s: M=%d K=%d N=%d variant %d differs from the fmaf chain\n", names[kn], Ms[a], Ks[b], Ns[c], variant);
+                    }
+                }
+        T_EQ_INT(bad, 0);
+        /* 600 terms of |x|,|w| <= 1: a float sum is within ~600 ulp of the magnitude */
+        T_CHECK(max_rel < 600 * 1.2e-7);
+        printf("kernel %s: %d shapes bit-exact with the contract, max relative error vs double %.2g\n", names[kn], n - bad, max_rel);
+    }
+    T_CHECK(ran >= 1);
+    /* threads: a product big enough to be split gives the same bytes on 1, 2 and 3 threads */
+    if (sp_gemm_use_kernel("avx512") != 0 && sp_gemm_use_kernel("avx2") != 0) sp_gemm_use_kernel("c");
+    for (int th = 2; th <= 3; th++) {
+        sp_gemm_set_threads(th);
+        T_CHECK(one(1000, 300, 700, 0, 1, 0, NULL));
+        T_CHECK(one(40, 600, 2400, 1, 0, 0, NULL));   /* few row blocks: the columns are split */
+        T_CHECK(one(2000, 64, 64, 0, 0, 1, NULL));
+    }
+    sp_gemm_set_threads(1);
+    return T_DONE();
+}

@@ -1,0 +1,93 @@
+/* tests/unit/encoder_formulas.c — encoder/enc_formulas.h, the per-element formulas both backends
+ * call, checked on their own against hand computations (the CPU backend's ops are covered by
+ * encoder_tv.c; the same functions are compiled as device code by make check-cuda).
+ * Expected values: GELU(1) = Φ(1) = 0.8413447461, ELU(-1) = e^-1 - 1 = -0.6321205588,
+ * σ(0) = 1/2, σ(2) = 0.8807970780; buckets and direction ranges by the definitions of
+ * encoder_int.h (clip to [-clip, clip], shift by clip; FWD = keys <= i, ...). */
+#include "encoder/encoder_int.h"
+#include "encoder/enc_formulas.h"
+#include "tests/unit/t_harness.h"
+
+#include <math.h>
+
+static void dir_range(int dir, int i, int n, int want_lo, int want_hi)
+{
+    int lo, hi;
+    enc_f_dir_range(dir, i, n, &lo, &hi);
+    T_EQ_INT(lo, want_lo);
+    T_EQ_INT(hi, want_hi);
+}
+
+int main(void)
+{
+    /* activations */
+    T_NEAR(enc_f_relu(-1.5f), 0.0, 0);
+    T_NEAR(enc_f_relu(2.5f), 2.5, 0);
+    T_NEAR(enc_f_gelu(1.0f), 0.8413447461, 1e-6);
+    T_NEAR(enc_f_gelu(-1.0f), -0.1586552539, 1e-6);
+    T_NEAR(enc_f_elu(-1.0f), -0.6321205588, 1e-7);
+    T_NEAR(enc_f_elu(3.0f), 3.0, 0);
+    T_NEAR(enc_f_sigmoid(0.0f), 0.5, 0);
+    T_NEAR(enc_f_sigmoid(2.0f), 0.8807970780, 1e-7);
+    T_NEAR(enc_f_act(ENC_ACT_TANH, 0.5f), 0.4621171573, 1e-7);
+    T_NEAR(enc_f_act(ENC_ACT_ELU, -1.0f), -0.6321205588, 1e-7);
+
+    /* gates: pre = 0 gives f = 1/2 */
+    T_NEAR(enc_f_gate(ENC_GATE_FUSION, 0.0f, 2.0f, 4.0f, 1), 3.0, 1e-7);
+    T_NEAR(enc_f_gate(ENC_GATE_PSAN, 0.0f, -1.0f, 4.0f, 1), 0.5 * -0.6321205588 + 2.0, 1e-6);
+    T_NEAR(enc_f_gate(ENC_GATE_PSAN, 0.0f, -1.0f, 4.0f, 0), 0.5 * -0.6321205588, 1e-7);
+
+    /* relative buckets, clip 2: -5 -> 0, -2 -> 0, 0 -> 2, 1 -> 3, 7 -> 4 */
+    T_EQ_INT(enc_f_rel_bucket(-5, 2), 0);
+    T_EQ_INT(enc_f_rel_bucket(-2, 2), 0);
+    T_EQ_INT(enc_f_rel_bucket(0, 2), 2);
+    T_EQ_INT(enc_f_rel_bucket(1, 2), 3);
+    T_EQ_INT(enc_f_rel_bucket(7, 2), 4);
+    T_EQ_INT(enc_rel_bucket(7, 2), 4);              /* the exported twin */
+
+    /* direction ranges, query 2 of 5 words; strict at the ends gives an empty range */
+    dir_range(ENC_DIR_ALL, 2, 5, 0, 4);
+    dir_range(ENC_DIR_FWD, 2, 5, 0, 2);
+    dir_range(ENC_DIR_BWD, 2, 5, 2, 4);
+    dir_range(ENC_DIR_FWD_STRICT, 2, 5, 0, 1);
+    dir_range(ENC_DIR_BWD_STRICT, 2, 5, 3, 4);
+    dir_range(ENC_DIR_FWD_STRICT, 0, 5, 0, -1);
+    dir_range(ENC_DIR_BWD_STRICT, 4, 5, 5, 4);
+
+    /* SSAN selection and the score: t·scale − α·d */
+    T_CHECK(enc_f_sel_allows(1e-30f) && !enc_f_sel_allows(0.0f) && !enc_f_sel_allows(-1.0f));
+    const int32_t d3 = 3;
+    T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_NONE, 0.25f, 1, 4, NULL), 1.0, 0);
+    T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_WORD, 0.25f, 1, 4, NULL), 1.0 - 0.75, 0);
+    T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_DEP, 0.25f, 1, 4, &d3), 1.0 - 0.75, 0);
+    T_NEAR(enc_f_score_f(2.0f, 0.5f, ENC_DIST_WORD, 0.25f, 4, 1, NULL), 1.0 - 0.75, 0);
+
+    /* masked softmax numerator */
+    T_NEAR(enc_f_masked_exp_d(1, 1.0, 1.0), 1.0, 0);
+    T_NEAR(enc_f_masked_exp_d(0, 1.0, 1.0), 0.0, 0);
+    T_NEAR(enc_f_masked_exp_f(1, -1.0f, 0.0f), 0.3678794412, 1e-7);
+
+    /* pooling over 3 rows, d = 2: x = [[1,4],[2,5],[6,0]] */
+    static const float x[6] = { 1, 4, 2, 5, 6, 0 }, e0[6] = { 0 }, e1[6] = { 0, 0, 0, 0, 0, 1e4f };
+    T_NEAR(enc_f_pool(ENC_POOL_MEAN, 3, 2, 0, x, NULL), 3.0, 1e-7);
+    T_NEAR(enc_f_pool(ENC_POOL_MAX, 3, 2, 1, x, NULL), 5.0, 0);
+    T_NEAR(enc_f_pool(ENC_POOL_FIRST, 3, 2, 1, x, NULL), 4.0, 0);
+    T_NEAR(enc_f_pool(ENC_POOL_ATT, 3, 2, 1, x, e0), 3.0, 1e-6);   /* equal scores: the mean */
+    T_NEAR(enc_f_pool(ENC_POOL_ATT, 3, 2, 1, x, e1), 0.0, 1e-6);   /* one score dominates: its row */
+    T_NEAR(enc_f_pool(ENC_POOL_MEAN, 0, 2, 0, x, NULL), 0.0, 0);
+
+    /* the CPU PSA's e^x (x <= 0): within 2 float ulp of exp over [-86.9, 0] (below -87 it is clamped,
+     * as documented); positive x gives 1 */
+    double worst = 0;
+    for (int k = 0; k <= 86900; k++) {
+        float xv = -0.001f * (float)k, got = enc_f_exp_nonpos(xv);
+        double ref = exp((double)xv), ulp = nextafterf((float)ref, INFINITY) - (float)ref;
+        double err = fabs(got - ref) / ulp;
+        if (err > worst) worst = err;
+    }
+    T_CHECK(worst <= 2.0);
+    T_NEAR(enc_f_exp_nonpos(3.0f), 1.0, 0);
+    T_NEAR(enc_f_elu_fast(-1.0f), -0.6321205588, 1e-7);
+    T_NEAR(enc_f_elu_fast(2.0f), 2.0, 0);
+    return T_DONE();
+}
