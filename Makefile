@@ -140,7 +140,7 @@ $(foreach t,$(TOOL_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$
 # Every runner appends "PASSED FAILED SKIPPED SUITE" to $(COUNTS); tests/summary.sh sums the lines.
 COUNTS ?= $(BUILD)/test-counts
 
-test-unit: $(UNIT_BIN)
+test-unit: $(UNIT_BIN) $(SQLEXT)
 	@tests/run_unit.sh -c $(COUNTS) $(UNIT_BIN)
 
 test-cli: all $(TOOL_BIN)

@@ -50,7 +50,7 @@ if [ -n "$runner" ]; then
     expect_eq "A: nothing written beside the store" "$(ls $TMP/ro)" "s.db"
     expect_eq "A: the store is unchanged" "$(sum $TMP/ro/s.db)" "$before"
 else
-    echo "# SKIP A: neither setpriv to nobody nor a read-only bind mount works here"
+    skip "A: neither setpriv to nobody nor a read-only bind mount works here"
 fi
 
 # ---- B. first ingest SIGKILLed while its rollback journal exists
@@ -78,7 +78,7 @@ if [ $got_hot = 1 ]; then
     expect_eq "B: store and hot journal byte-identical afterwards" "$(sum $DB) $(sum $DB-journal)" "$b1 $b2"
     expect_eq "B: nothing else written beside it" "$(ls $TMP/b | tr '\n' ' ')" "k.db k.db-journal "
 else
-    echo "# SKIP B: no hot journal caught in 6 tries (or $EWT missing)"
+    skip "B: no hot journal caught in 6 tries (or $EWT missing)"
 fi
 
 # ---- C. a populated store with a hot journal: the committed corpus is read, not the torn file
