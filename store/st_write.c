@@ -222,7 +222,7 @@ static char *file_doc(struct st_db *db, int64_t corpus_id, const char *path, int
     /* the other kind's file of this very folder (same path stem), if its doc has room */
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(db->h, "SELECT path, stem FROM source WHERE corpus_id = ?1 AND (format = 'ptb') != ?2 "
-                           "AND (stem = ?3 OR substr(stem, -length(?3) - 1) = '/' || ?3)", -1, &q, NULL)) {
+                           "AND replace(stem, rtrim(stem, replace(stem, '/', '')), '') = ?3"   /* index source_by_base */, -1, &q, NULL)) {
         *rc = SP_ESTORE;
         free(pstem);
         return NULL;
