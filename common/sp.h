@@ -65,6 +65,12 @@ int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
 int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
 void sp_out_abort(struct sp_out *o);
 
+/* Non-finite numbers are refused wherever they enter or leave a computation (README "Non-finite
+ * numbers"): the index of the first NaN or infinite value of x[0..n), or -1 when all are finite;
+ * and "NaN" or "infinite" for the value found, for the message. */
+long sp_first_nonfinite(const float *x, size_t n);
+const char *sp_nonfinite_kind(float v);
+
 /* UTF-8 validity of n bytes (no overlongs, no surrogates, max U+10FFFF). */
 int sp_utf8_valid(const char *s, size_t n);
 

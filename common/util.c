@@ -1,6 +1,7 @@
-/* common/util.c — allocation, arena, buffers, UTF-8 check, PRNG, clock. */
+/* common/util.c — allocation, arena, buffers, UTF-8 check, non-finite scan, PRNG, clock. */
 #include "common/sp.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -238,3 +239,11 @@ double sp_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+long sp_first_nonfinite(const float *x, size_t n)
+{
+    for (size_t k = 0; k < n; k++) if (!isfinite(x[k])) return (long)k;
+    return -1;
+}
+
+const char *sp_nonfinite_kind(float v) { return isnan(v) ? "NaN" : "infinite"; }

@@ -32,7 +32,6 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,10 +328,9 @@ static int outputs_finite(struct enc_ctx *c, const int *idx, int cnt, const floa
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
         size_t n = (size_t)u->n;
-        const char *what = NULL;
-        for (size_t k = 0; !what && k < (size_t)dim; k++) if (!isfinite(sent[(size_t)b * dim + k])) what = "sentence vector";
-        for (size_t k = 0; !what && tok && k < n * (size_t)td; k++) if (!isfinite(tok[b][k])) what = "token vectors";
-        for (size_t k = 0; !what && attn && k < n * n; k++) if (!isfinite(attn[b][k])) what = "attention map";
+        const char *what = sp_first_nonfinite(sent + (size_t)b * dim, (size_t)dim) >= 0 ? "sentence vector"
+                         : tok && sp_first_nonfinite(tok[b], n * (size_t)td) >= 0 ? "token vectors"
+                         : attn && sp_first_nonfinite(attn[b], n * n) >= 0 ? "attention map" : NULL;
         if (what) {
             snprintf(c->err, sizeof c->err, "%s: the encoder's %s holds NaN or infinite values (weights or "
                      "embeddings too large?); encoding stopped", u->label, what);

@@ -308,11 +308,11 @@ static int dataset_build(const char *cmd, struct probe_data *d, struct prb_datas
     sp_npy_to_f32(&d->X);
     /* a NaN or infinite component would train to the majority class and be stored as a result */
     const float *x = d->X.data;
-    for (size_t r = 0, nc = d->X.shape[1]; r < d->X.shape[0]; r++)
-        for (size_t c = 0; c < nc; c++)
-            if (!isfinite(x[r * nc + c]))
-                return sp_fail(SP_EXIT_INPUT, cmd, "%s: row %zu, column %zu (0-based): %s; vectors must be finite",
-                               d->vectors_name, r, c, isnan(x[r * nc + c]) ? "NaN" : "infinite");
+    const size_t nc = d->X.shape[1];
+    long bad_at = sp_first_nonfinite(x, d->X.shape[0] * nc);
+    if (bad_at >= 0)
+        return sp_fail(SP_EXIT_INPUT, cmd, "%s: row %zu, column %zu (0-based): %s; vectors must be finite",
+                       d->vectors_name, (size_t)bad_at / nc, (size_t)bad_at % nc, sp_nonfinite_kind(x[bad_at]));
     d->y = sp_xmalloc((size_t)(d->n ? d->n : 1) * sizeof *d->y);
     int bad = -1;
     if (prb_label_map(d->n, d->labels, d->split, d->y, &d->k, &d->names, &bad, err, sizeof err)) {

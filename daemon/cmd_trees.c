@@ -82,15 +82,11 @@ struct ctx {
  * an artefact of tie-breaking: refuse it, naming the sentence and the cell. */
 static int block_finite(struct ctx *c, long k, int n)
 {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            float v = c->block[(size_t)i * n + j];
-            if (isfinite(v)) continue;
-            snprintf(c->err, sizeof c->err, "%s%s: sentence %ld, attention[%d][%d] (0-based) is %s; attention must be finite",
-                     c->run ? "run " : "", c->run ? c->run : c->attn_path, k + 1, i, j, isnan(v) ? "NaN" : "infinite");
-            return -1;
-        }
-    return 0;
+    long bad = sp_first_nonfinite(c->block, (size_t)n * n);
+    if (bad < 0) return 0;
+    snprintf(c->err, sizeof c->err, "%s%s: sentence %ld, attention[%ld][%ld] (0-based) is %s; attention must be finite",
+             c->run ? "run " : "", c->run ? c->run : c->attn_path, k + 1, bad / n, bad % n, sp_nonfinite_kind(c->block[bad]));
+    return -1;
 }
 
 /* A[k] as an n x n float block, heads averaged for 4-D input. */

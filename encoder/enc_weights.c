@@ -205,16 +205,16 @@ int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "%s: %s: read error", path, p->name); rc = SP_EIO; goto out;
         }
         /* a NaN or infinite weight poisons every vector it touches, silently */
-        for (size_t k = 0; k < p->count; k++)
-            if (!isfinite(tmp[at + k])) {
-                if (p->ndim == 2)
-                    snprintf(err, errlen, "%s: %s: element [%zu,%zu] is %s; weights must be finite", path, p->name,
-                             k / (size_t)p->shape[1], k % (size_t)p->shape[1], isnan(tmp[at + k]) ? "NaN" : "infinite");
-                else
-                    snprintf(err, errlen, "%s: %s: element [%zu] is %s; weights must be finite", path, p->name, k,
-                             isnan(tmp[at + k]) ? "NaN" : "infinite");
-                goto out;
-            }
+        long bad = sp_first_nonfinite(tmp + at, p->count);
+        if (bad >= 0) {
+            const char *kind = sp_nonfinite_kind(tmp[at + bad]);
+            if (p->ndim == 2)
+                snprintf(err, errlen, "%s: %s: element [%ld,%ld] is %s; weights must be finite", path, p->name,
+                         bad / p->shape[1], bad % p->shape[1], kind);
+            else
+                snprintf(err, errlen, "%s: %s: element [%ld] is %s; weights must be finite", path, p->name, bad, kind);
+            goto out;
+        }
     }
     memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
     rc = enc_param_upload(e, err, errlen);

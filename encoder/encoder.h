@@ -184,7 +184,7 @@ size_t enc_n_params(const enc_t *e);
  * so callers that halve their batch on SP_ENOMEM bound host memory the same way. */
 void enc_set_workspace_limit(enc_t *e, size_t bytes);
 
-/* Number of BLAS threads (global to OpenBLAS; results are identical for any count). */
+/* Threads of the CPU matrix products (process-wide, common/gemm.h; results are the same bytes for any count). */
 void enc_set_threads(int n);
 
 /* ---- preparing a sentence from ingest + treeops ---- */

@@ -44,5 +44,13 @@ int main(void)
     sp_arena_init(&ar);
     for (int i = 0; i < 10000; i++) { char *s = sp_arena_printf(&ar, "w%d", i); T_CHECK(s[0] == 'w'); }
     sp_arena_free(&ar);
+    /* the first non-finite value: its index and kind, -1 when there is none */
+    const float fin[3] = { 1.0f, -2.5f, 0.0f }, nan_at2[4] = { 0.0f, 1e38f, NAN, INFINITY }, inf_at0[2] = { -INFINITY, NAN };
+    T_EQ_INT(sp_first_nonfinite(fin, 3), -1);
+    T_EQ_INT(sp_first_nonfinite(fin, 0), -1);
+    T_EQ_INT(sp_first_nonfinite(nan_at2, 4), 2);
+    T_EQ_INT(sp_first_nonfinite(inf_at0, 2), 0);
+    T_EQ_STR(sp_nonfinite_kind(nan_at2[2]), "NaN");
+    T_EQ_STR(sp_nonfinite_kind(inf_at0[0]), "infinite");
     return T_DONE();
 }
