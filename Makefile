@@ -10,7 +10,7 @@
 #   make bench           every bench/*.sh
 #
 # Each layer folder becomes its own static library, so a unit test links only the
-# layers it needs: common < ingest < treeops < store < encoder < probes < daemon.
+# layers it needs: common < ingest < treeops < store, encoder < probes < stages < cli.
 
 CC       ?= cc
 NVCC     ?= nvcc
@@ -48,7 +48,7 @@ endif
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
 ALL_LDFLAGS := $(SANFL) $(LDFLAGS)
 
-LAYERS := common ingest treeops store encoder probes
+LAYERS := common ingest treeops store encoder probes stages
 srcs    = $(filter-out store/sqlext.c,$(wildcard $(1)/*.c))
 objs    = $(patsubst %.c,$(BUILD)/%.o,$(call srcs,$(1)))
 cuobjs  = $(if $(filter 1,$(CUDA_ON)),$(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard $(1)/*.cu)))
@@ -61,12 +61,13 @@ below_treeops := treeops ingest common
 below_store   := store treeops ingest common
 below_encoder := encoder store treeops ingest common
 below_probes  := probes encoder store treeops ingest common
+below_stages  := stages probes encoder store treeops ingest common
 layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
 
 CUDA_PLUGIN := $(if $(filter 1,$(CUDA_ON)),$(BUILD)/synprobe_cuda.so)
 BIN      := $(BUILD)/synprobe
 SQLEXT   := $(BUILD)/synprobe_sql.so
-DAEMON_O := $(call objs,daemon) $(BUILD)/gen/demo_data.o
+CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
@@ -76,7 +77,7 @@ all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
 
-# store/ carries the schema SQL and daemon/ the demo corpus, embedded as C strings
+# store/ carries the schema SQL and cli/ the demo corpus, embedded as C strings
 SCHEMA_SQL := schemas/store.sql $(sort $(wildcard schemas/migrations/*.sql))
 DEMO_FILES := $(sort $(wildcard demo/*.conllu demo/*.mrg demo/*.dp)) $(addprefix encoder/configs/,san.json ms-san.json sg-net.json psan.json)
 # A file list is also a dependency: adding or removing a file rewrites its .list (only then).
@@ -114,8 +115,8 @@ $(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/enc_formulas.h encoder/encod
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
-$(BIN): $(DAEMON_O) $(call layer_libs,probes)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(DAEMON_O) $(call layer_libs,probes) $(LIBS)
+$(BIN): $(CLI_O) $(call layer_libs,stages)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_O) $(call layer_libs,stages) $(LIBS)
 
 # The SQLite extension is self-contained: the BLOB codecs and the SQL functions only.
 SQLEXT_SRC := store/sqlext.c store/blob.c

@@ -19,6 +19,7 @@ enum sp_err {
     SP_EUSAGE,   /* bad arguments */
     SP_EGPU,     /* CUDA / cuBLAS failure or no device */
     SP_EEXIST,   /* conflicting data already present */
+    SP_ESTOPPED, /* asked to stop (a signal, a cancelled job) before the end */
 };
 
 #define SP_ERRLEN 512

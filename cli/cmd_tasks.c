@@ -1,4 +1,4 @@
-/* daemon/cmd_tasks.c — synprobe tasks: build the 10 SentEval probing tasks from treebank files
+/* cli/cmd_tasks.c — synprobe tasks: build the 10 SentEval probing tasks from treebank files
  * or a store corpus (SPEC-probing §2), and write them as SentEval files.
  *
  *   synprobe tasks build (--corpus-files FILE|DIR... | --db DB --corpus C) [--tasks LIST]
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 
 #include "common/sp.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
 #include "ingest/senteval.h"
 #include "probes/tasks.h"
 #include "store/store.h"
@@ -262,7 +262,7 @@ static int store_built(struct st_db *db, int64_t cid, const int64_t *ids, const 
 static int opt_int(const char *cmd, const char *name, const char *v, long lo, long hi, long *out)
 {
     if (!v || sp_parse_int(v, lo, hi, out) != 0) {
-        sp_fail(SP_EXIT_USAGE, cmd, "%s expects an integer in %ld..%ld", name, lo, hi);
+        cli_fail(SP_EXIT_USAGE, cmd, "%s expects an integer in %ld..%ld", name, lo, hi);
         return -1;
     }
     return 0;
@@ -282,7 +282,7 @@ static int cmd_build(int argc, char **argv)
     int rc = SP_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VAL() do { if (!val) { sp_fail(SP_EXIT_USAGE, cmd, "%s needs a value", a); goto done; } i++; } while (0)
+#define NEED_VAL() do { if (!val) { cli_fail(SP_EXIT_USAGE, cmd, "%s needs a value", a); goto done; } i++; } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); rc = SP_EXIT_OK; goto done; }
         else if (!strcmp(a, "--corpus-files")) {
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) add_path(argv[++i], &files, &nfiles, &capf);
@@ -297,14 +297,14 @@ static int cmd_build(int argc, char **argv)
         else if (!strcmp(a, "--topconst-nopunct")) o.topconst_nopunct = 1;
         else if (!strcmp(a, "--format")) {
             NEED_VAL();
-            if (ing_format_parse(val, &fmt) != 0) { sp_fail(SP_EXIT_USAGE, cmd, "unknown format '%s'", val); goto done; }
+            if (ing_format_parse(val, &fmt) != 0) { cli_fail(SP_EXIT_USAGE, cmd, "unknown format '%s'", val); goto done; }
         }
         else if (!strcmp(a, "--seed")) {
             NEED_VAL();
             char *end;
             errno = 0;
             unsigned long long s = strtoull(val, &end, 10);
-            if (!isdigit((unsigned char)val[0]) || *end || errno) { sp_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
+            if (!isdigit((unsigned char)val[0]) || *end || errno) { cli_fail(SP_EXIT_USAGE, cmd, "--seed expects a non-negative integer"); goto done; }
             o.seed = s;
         }
         else if (!strcmp(a, "--min-len")) { NEED_VAL(); if (opt_int(cmd, a, val, 1, 100000, &v)) goto done; o.min_len = (int)v; }
@@ -318,21 +318,21 @@ static int cmd_build(int argc, char **argv)
             int lo, hi;
             char tail;
             if (sscanf(val, "%d-%d%c", &lo, &hi, &tail) != 2 || lo < 1 || hi <= lo || hi > 1000) {
-                sp_fail(SP_EXIT_USAGE, cmd, "--depth expects LO-HI, e.g. 7-10");
+                cli_fail(SP_EXIT_USAGE, cmd, "--depth expects LO-HI, e.g. 7-10");
                 goto done;
             }
             o.depth_lo = lo; o.depth_hi = hi;
         }
-        else { sp_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", a); usage(stderr); goto done; }
+        else { cli_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", a); usage(stderr); goto done; }
 #undef NEED_VAL
     }
     if ((nfiles > 0) == (db != NULL)) {
-        sp_fail(SP_EXIT_USAGE, cmd, "give either --corpus-files FILE... or --db DB --corpus NAME");
+        cli_fail(SP_EXIT_USAGE, cmd, "give either --corpus-files FILE... or --db DB --corpus NAME");
         goto done;
     }
-    if (db && !corpus) { sp_fail(SP_EXIT_USAGE, cmd, "--db needs --corpus NAME"); goto done; }
-    if (o.max_len < o.min_len) { sp_fail(SP_EXIT_USAGE, cmd, "--max-len is below --min-len"); goto done; }
-    if (tasks && prb_task_parse_list(tasks, &o.tasks, err, sizeof err) != 0) { sp_fail(SP_EXIT_USAGE, cmd, "%s", err); goto done; }
+    if (db && !corpus) { cli_fail(SP_EXIT_USAGE, cmd, "--db needs --corpus NAME"); goto done; }
+    if (o.max_len < o.min_len) { cli_fail(SP_EXIT_USAGE, cmd, "--max-len is below --min-len"); goto done; }
+    if (tasks && prb_task_parse_list(tasks, &o.tasks, err, sizeof err) != 0) { cli_fail(SP_EXIT_USAGE, cmd, "%s", err); goto done; }
 
     struct ing_batch b;
     ing_batch_init(&b);
@@ -346,14 +346,14 @@ static int cmd_build(int argc, char **argv)
     if (db) {
         if (st_open(db, 0, &sdb, err, sizeof err) != SP_OK ||
             load_db(sdb, db, corpus, &dba, &s, &ids, &n, &cid, err, sizeof err) != SP_OK) {
-            sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+            cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
             goto free_all;
         }
     } else {
         for (int k = 0; k < nfiles; k++) {
             int from = b.n_items;
             if (prb_load_file(files[k], fmt, &b, &rejected, err, sizeof err) != SP_OK) {
-                sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+                cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
                 goto free_all;
             }
             if (from > 0) prb_merge_heads(&b, from);
@@ -363,20 +363,20 @@ static int cmd_build(int argc, char **argv)
             if (!b.item[i].error) s[n++] = b.item[i].s;
         if (rejected) fprintf(stderr, "synprobe %s: %d malformed sentences left out\n", cmd, rejected);
     }
-    if (n == 0) { sp_fail(SP_EXIT_INPUT, cmd, "no sentences to build tasks from"); goto free_all; }
+    if (n == 0) { cli_fail(SP_EXIT_INPUT, cmd, "no sentences to build tasks from"); goto free_all; }
 
     struct prb_taskset ts;
     if (prb_tasks_build(s, n, &o, &ts, err, sizeof err) != SP_OK) {
         prb_taskset_free(&ts);
-        rc = sp_fail(SP_EXIT_USAGE, cmd, "%s", err);
+        rc = cli_fail(SP_EXIT_USAGE, cmd, "%s", err);
         goto free_all;
     }
     json_t *sum = summary_json(&ts, db ? corpus : "corpus-files");
     if (sdb && store_built(sdb, cid, ids, &ts, json_object_get(sum, "options"), prefix, replace,
                            err, sizeof err) != SP_OK) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
     } else if (out_dir && write_out(out_dir, &ts, sum, err, sizeof err) != 0) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
     } else {
         if (json) {
             char *txt = json_dumps(sum, JSON_INDENT(2) | JSON_SORT_KEYS);
@@ -412,24 +412,24 @@ static struct io_args io_parse(const char *cmd, int argc, char **argv, int want_
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(o, "--db") || !strcmp(o, "--name") || !strcmp(o, "--out") || !strcmp(o, "--format")) {
-            if (!val) { sp_fail(SP_EXIT_USAGE, cmd, "%s needs a value", o); return a; }
+            if (!val) { cli_fail(SP_EXIT_USAGE, cmd, "%s needs a value", o); return a; }
             i++;
             if (!strcmp(o, "--db")) a.db = val;
             else if (!strcmp(o, "--name")) a.name = val;
             else if (!strcmp(o, "--out") && !want_file && want_name) a.out = val;
             else if (!strcmp(o, "--format") && !want_file && want_name) {
-                if (strcmp(val, "senteval") != 0) { sp_fail(SP_EXIT_USAGE, cmd, "unknown format '%s' (senteval)", val); return a; }
-            } else { sp_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o); return a; }
+                if (strcmp(val, "senteval") != 0) { cli_fail(SP_EXIT_USAGE, cmd, "unknown format '%s' (senteval)", val); return a; }
+            } else { cli_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o); return a; }
         } else if (want_file && !a.file && strncmp(o, "--", 2) != 0) {
             a.file = o;
         } else {
-            sp_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o);
+            cli_fail(SP_EXIT_USAGE, cmd, "unknown argument '%s'", o);
             return a;
         }
     }
-    if (!a.db) { sp_fail(SP_EXIT_USAGE, cmd, "--db DB is required"); return a; }
-    if (want_name && !a.name) { sp_fail(SP_EXIT_USAGE, cmd, "--name T is required"); return a; }
-    if (want_file && !a.file) { sp_fail(SP_EXIT_USAGE, cmd, "a SentEval FILE is required"); return a; }
+    if (!a.db) { cli_fail(SP_EXIT_USAGE, cmd, "--db DB is required"); return a; }
+    if (want_name && !a.name) { cli_fail(SP_EXIT_USAGE, cmd, "--name T is required"); return a; }
+    if (want_file && !a.file) { cli_fail(SP_EXIT_USAGE, cmd, "a SentEval FILE is required"); return a; }
     a.ok = 1;
     return a;
 }
@@ -465,7 +465,7 @@ static int tasks_import(int argc, char **argv)
     int rc = SP_EXIT_INPUT;
     if (read_all(a.file, &buf, &len, err, sizeof err) != SP_OK ||
         ing_senteval_parse(a.file, buf, len, &f, err, sizeof err) != SP_OK) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
         goto done;
     }
     struct sp_sha256 sh;
@@ -495,7 +495,7 @@ static int tasks_import(int argc, char **argv)
     struct st_task_info info = { a.name, 0, "imported", 0, 0, ptxt };
     if (st_open(a.db, ST_OPEN_CREATE, &db, err, sizeof err) != SP_OK ||
         st_task_put(db, &info, it, f.n, 0, err, sizeof err) != SP_OK) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
     } else {
         printf("%s: %d items from %s\n", a.name, f.n, a.file);
         rc = SP_EXIT_OK;
@@ -541,21 +541,21 @@ static int tasks_export(int argc, char **argv)
     /* params first (for the per-line trailing whitespace), then the items */
     if (st_open(a.db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK ||
         st_task_items(db, a.name, &ptxt, NULL, NULL, err, sizeof err) != SP_OK) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
         goto done;
     }
     params = json_loads(ptxt, 0, NULL);
     struct export_ctx c = { &f, params ? json_object_get(params, "trail") : NULL, 0 };
     if (st_task_items(db, a.name, NULL, export_item, &c, err, sizeof err) != SP_OK) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
         goto done;
     }
     f.bom = params && json_is_true(json_object_get(params, "bom"));
     f.no_final_newline = params && json_is_true(json_object_get(params, "no_final_newline"));
     if (a.out) {
-        if (ing_senteval_write(a.out, &f, err, sizeof err) != SP_OK) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto done; }
+        if (ing_senteval_write(a.out, &f, err, sizeof err) != SP_OK) { cli_fail(SP_EXIT_INPUT, cmd, "%s", err); goto done; }
     } else if (ing_senteval_write_fp(stdout, &f) != 0 || fflush(stdout) != 0) {
-        sp_fail(SP_EXIT_INPUT, cmd, "write error on stdout");
+        cli_fail(SP_EXIT_INPUT, cmd, "write error on stdout");
         goto done;
     }
     rc = SP_EXIT_OK;
@@ -574,7 +574,7 @@ static int tasks_list(int argc, char **argv)
     if (!a.ok) return SP_EXIT_USAGE;
     char err[SP_ERRLEN];
     struct st_db *db = NULL;
-    if (st_open(a.db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+    if (st_open(a.db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
     sqlite3_stmt *q = NULL;
     int rc = SP_EXIT_OK;
     if (sqlite3_prepare_v2(st_handle(db),
@@ -583,7 +583,7 @@ static int tasks_list(int argc, char **argv)
             " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'va'),"
             " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'te')"
             " FROM task t ORDER BY t.name", -1, &q, NULL) != SQLITE_OK) {
-        rc = sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
+        rc = cli_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
     } else {
         printf("%-24s %-12s %7s %6s %6s\n", "name", "kind", "tr", "va", "te");
         int r;
@@ -591,7 +591,7 @@ static int tasks_list(int argc, char **argv)
             printf("%-24s %-12s %7lld %6lld %6lld\n", (const char *)sqlite3_column_text(q, 0),
                    (const char *)sqlite3_column_text(q, 1), (long long)sqlite3_column_int64(q, 2),
                    (long long)sqlite3_column_int64(q, 3), (long long)sqlite3_column_int64(q, 4));
-        if (r != SQLITE_DONE) rc = sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
+        if (r != SQLITE_DONE) rc = cli_fail(SP_EXIT_INPUT, cmd, "%s: %s", a.db, sqlite3_errmsg(st_handle(db)));
     }
     sqlite3_finalize(q);
     st_close(db);
@@ -609,5 +609,5 @@ int cmd_tasks(int argc, char **argv)
     if (!strcmp(argv[1], "import")) return tasks_import(argc - 1, argv + 1);
     if (!strcmp(argv[1], "export")) return tasks_export(argc - 1, argv + 1);
     if (!strcmp(argv[1], "list")) return tasks_list(argc - 1, argv + 1);
-    return sp_fail(SP_EXIT_USAGE, "tasks", "unknown subcommand '%s' (expected build, import, export or list)", argv[1]);
+    return cli_fail(SP_EXIT_USAGE, "tasks", "unknown subcommand '%s' (expected build, import, export or list)", argv[1]);
 }

@@ -1,4 +1,4 @@
-/* daemon/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (SPEC-probing §4).
+/* cli/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (SPEC-probing §4).
  *
  *   synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST
  *
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/cli.h"
+#include "cli/cli.h"
 #include "probes/evalb.h"
 
 static void usage(FILE *f)
@@ -70,35 +70,35 @@ int cmd_evalb(int argc, char **argv)
             const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v) {
                 usage(stderr);
-                return sp_fail(SP_EXIT_USAGE, "evalb", "option -%c expects a value", a[1]);
+                return cli_fail(SP_EXIT_USAGE, "evalb", "option -%c expects a value", a[1]);
             }
             if (a[1] == 'p') prm = v; else if (a[1] == 'c') opt_c = v; else opt_e = v;
             continue;
         }
         if (a[0] == '-' && a[1]) {
             usage(stderr);
-            return sp_fail(SP_EXIT_USAGE, "evalb", "unknown option '%s'", a);
+            return cli_fail(SP_EXIT_USAGE, "evalb", "unknown option '%s'", a);
         }
         if (!gold) gold = a;
         else if (!test) test = a;
-        else { usage(stderr); return sp_fail(SP_EXIT_USAGE, "evalb", "unexpected argument '%s'", a); }
+        else { usage(stderr); return cli_fail(SP_EXIT_USAGE, "evalb", "unexpected argument '%s'", a); }
     }
     if (!gold || !test) {
         usage(stderr);
-        return sp_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files");
+        return cli_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files");
     }
     long c = -1, e = -1;
     if (opt_c && sp_parse_int(opt_c, 0, 2147483647L, &c))
-        return sp_fail(SP_EXIT_USAGE, "evalb", "-c expects a non-negative integer, got '%s'", opt_c);
+        return cli_fail(SP_EXIT_USAGE, "evalb", "-c expects a non-negative integer, got '%s'", opt_c);
     if (opt_e && sp_parse_int(opt_e, 0, 2147483647L, &e))
-        return sp_fail(SP_EXIT_USAGE, "evalb", "-e expects a non-negative integer, got '%s'", opt_e);
+        return cli_fail(SP_EXIT_USAGE, "evalb", "-e expects a non-negative integer, got '%s'", opt_e);
 
     struct prb_evalb_params p;
     prb_evalb_params_init(&p);
     char err[SP_ERRLEN];
     if (prm && prb_evalb_params_load(&p, prm, stderr, err, sizeof err) != SP_OK) {
         prb_evalb_params_free(&p);
-        return sp_fail(SP_EXIT_INPUT, "evalb", "%s", err);
+        return cli_fail(SP_EXIT_INPUT, "evalb", "%s", err);
     }
     if (c >= 0) p.cutoff_len = c;
     if (e >= 0) p.max_error = e;
@@ -111,7 +111,7 @@ int cmd_evalb(int argc, char **argv)
     prb_evalb_params_free(&p);
     if (rc != SP_OK) {
         fflush(stdout);
-        return sp_fail(SP_EXIT_INPUT, "evalb", "%s", err);
+        return cli_fail(SP_EXIT_INPUT, "evalb", "%s", err);
     }
     if (aborted) return SP_EXIT_INPUT;          /* evalb: exit(1) and no summary */
     if (json) {
@@ -121,12 +121,12 @@ int cmd_evalb(int argc, char **argv)
         json_object_set_new(root, "cutoff_len", json_integer(acc.cutoff_len));
         char *s = json_dumps(root, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
         json_decref(root);
-        if (!s) return sp_fail(SP_EXIT_INPUT, "evalb", "cannot encode JSON");
+        if (!s) return cli_fail(SP_EXIT_INPUT, "evalb", "cannot encode JSON");
         puts(s);
         free(s);
     } else {
         prb_evalb_print_total(stdout, &acc);
     }
-    if (fflush(stdout) != 0) return sp_fail(SP_EXIT_INPUT, "evalb", "write error on stdout");
+    if (fflush(stdout) != 0) return cli_fail(SP_EXIT_INPUT, "evalb", "write error on stdout");
     return SP_EXIT_OK;
 }

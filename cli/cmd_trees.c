@@ -1,4 +1,4 @@
-/* daemon/cmd_trees.c — `synprobe trees`: binary trees from attention (or a baseline) scored
+/* cli/cmd_trees.c — `synprobe trees`: binary trees from attention (or a baseline) scored
  * against the gold constituency trees of a corpus, Protocol A (EVALB, COLLINS.prm with
  * LABELED 0) and Protocol B (unsupervised-parsing span F1), SPEC-probing §5.
  *
@@ -22,7 +22,8 @@
 
 #include "common/npy.h"
 #include "common/sp.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
+#include "cli/legacy.h"
 #include "probes/sentsrc.h"
 #include "probes/trees.h"
 #include "store/results.h"
@@ -230,7 +231,7 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
     char err[SP_ERRLEN], method[1200];
     int64_t corpus_id = 0;
     if (st_corpus_id(db, src->corpus, 0, &corpus_id, err, sizeof err) != SP_OK)
-        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
+        return cli_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
     json_t *man = sp_manifest_new(argc, argv), *seeds = json_array(), *source = json_object();
     if (c->kind == K_RANDOM)
         for (int r = 0; r < c->n_runs; r++) json_array_append_new(seeds, json_integer(seed >= 0 ? seed : r + 1));
@@ -294,7 +295,7 @@ static int load_run(struct ctx *c, const struct prb_source *src)
 {
     char err[SP_ERRLEN];
     struct st_db *db;
-    if (st_open(src->db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (st_open(src->db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
     struct st_run_info ri;
     int rc = st_run_info(db, c->run, &ri, err, sizeof err);
     if (rc == SP_OK) {
@@ -308,7 +309,7 @@ static int load_run(struct ctx *c, const struct prb_source *src)
     }
     if (rc == SP_OK) rc = st_run_items(db, c->run, ST_RUN_ATTN, run_item_attn, c, err, sizeof err);
     st_close(db);
-    return rc == SP_OK ? SP_EXIT_OK : sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    return rc == SP_OK ? SP_EXIT_OK : cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
 }
 
 int cmd_trees(int argc, char **argv)
@@ -336,19 +337,19 @@ int cmd_trees(int argc, char **argv)
         else if (!strcmp(a, "--mrg") && src.n_paths == 0) {
             const char **p;
             if (sp_collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
-                return sp_fail(SP_EXIT_USAGE, CMD, "--mrg needs at least one FILE or DIR");
+                return cli_fail(SP_EXIT_USAGE, CMD, "--mrg needs at least one FILE or DIR");
             src.paths = p;
         } else {
             usage(stderr);
-            return sp_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", a);
+            return cli_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", a);
         }
     }
     if (!!src.db + (src.n_paths > 0) != 1 || (src.db && !src.corpus))
-        return sp_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --mrg FILE...");
+        return cli_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --mrg FILE...");
     if (!!baseline + !!attn_path + !!run_name != 1)
-        return sp_fail(SP_EXIT_USAGE, CMD, "give one of --baseline right|left|random|gold, --attention A.npy or --run R");
-    if (run_name && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--run R needs --db DB --corpus C");
-    if (no_save && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
+        return cli_fail(SP_EXIT_USAGE, CMD, "give one of --baseline right|left|random|gold, --attention A.npy or --run R");
+    if (run_name && !src.db) return cli_fail(SP_EXIT_USAGE, CMD, "--run R needs --db DB --corpus C");
+    if (no_save && !src.db) return cli_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
 
     struct ctx c = { .n_runs = 1, .attn_path = attn_path, .run = run_name };
     if (attn_path || run_name) c.kind = K_ATTN;
@@ -356,16 +357,16 @@ int cmd_trees(int argc, char **argv)
     else if (!strcmp(baseline, "left")) c.kind = K_LEFT;
     else if (!strcmp(baseline, "random")) c.kind = K_RANDOM;
     else if (!strcmp(baseline, "gold")) c.kind = K_GOLD;
-    else return sp_fail(SP_EXIT_USAGE, CMD, "unknown baseline '%s' (expected right, left, random or gold)", baseline);
-    if (seed_s && c.kind != K_RANDOM) return sp_fail(SP_EXIT_USAGE, CMD, "--seed only applies to --baseline random");
+    else return cli_fail(SP_EXIT_USAGE, CMD, "unknown baseline '%s' (expected right, left, random or gold)", baseline);
+    if (seed_s && c.kind != K_RANDOM) return cli_fail(SP_EXIT_USAGE, CMD, "--seed only applies to --baseline random");
     if (!strcmp(score, "mean")) c.score = TOPS_SPAN_MEAN;
     else if (!strcmp(score, "sum")) c.score = TOPS_SPAN_SUM;
-    else return sp_fail(SP_EXIT_USAGE, CMD, "--span-score: expected mean or sum, got '%s'", score);
+    else return cli_fail(SP_EXIT_USAGE, CMD, "--span-score: expected mean or sum, got '%s'", score);
     long maxw = 0, seed = 0;
     if (maxw_s && sp_parse_int(maxw_s, 0, 1000000000L, &maxw) != 0)
-        return sp_fail(SP_EXIT_USAGE, CMD, "--evalb-max-words: expected a non-negative integer, got '%s'", maxw_s);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--evalb-max-words: expected a non-negative integer, got '%s'", maxw_s);
     if (seed_s && sp_parse_int(seed_s, 0, 2147483647L, &seed) != 0)
-        return sp_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", seed_s);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", seed_s);
     if (c.kind == K_RANDOM) {
         if (seed_s) {
             sp_rng_seed(&c.rng[0], (uint64_t)seed);
@@ -386,11 +387,11 @@ int cmd_trees(int argc, char **argv)
     struct st_db *save_db = NULL;
     json_t *o = NULL;
     if (attn_path) {
-        if (sp_npy_read(attn_path, &attn, err, sizeof err) != SP_OK) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        if (sp_npy_read(attn_path, &attn, err, sizeof err) != SP_OK) return cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
         if ((attn.ndim != 3 && attn.ndim != 4) || attn.shape[attn.ndim - 1] != attn.shape[attn.ndim - 2]
             || attn.dtype == SP_DT_I32) {
             sp_npy_free(&attn);
-            return sp_fail(SP_EXIT_INPUT, CMD, "%s: expected float32/float64 of shape (n_sentences, L, L) "
+            return cli_fail(SP_EXIT_INPUT, CMD, "%s: expected float32/float64 of shape (n_sentences, L, L) "
                            "or (n_sentences, H, L, L)", attn_path);
         }
         c.attn = &attn;
@@ -398,24 +399,24 @@ int cmd_trees(int argc, char **argv)
     if (run_name && (rc = load_run(&c, &src)) != SP_EXIT_OK) goto out;
     /* --out / --gold-out: temporary files, renamed into place only when the command succeeds */
     if (out_path) {
-        if (sp_out_open(&o_out, out_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_open(&o_out, out_path, err, sizeof err)) { rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         c.out = o_out.f;
     }
     if (gold_path) {
-        if (sp_out_open(&o_gold, gold_path, err, sizeof err)) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_open(&o_gold, gold_path, err, sizeof err)) { rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         c.gold_out = o_gold.f;
     }
     for (int r = 0; r < c.n_runs; r++) c.acc[r] = prb_trees_new((int)maxw);
     /* the store for the result is opened (and migrated) before the walk, so that a store we
      * cannot write fails before the work */
     if (src.db && !no_save && st_open(src.db, 0, &save_db, err, sizeof err) != SP_OK) {
-        rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
         goto out;
     }
 
     int e = prb_source_each(&src, on_sentence, &c, err, sizeof err);
     if (e != SP_OK) {
-        rc = sp_fail(e == SP_EUSAGE ? SP_EXIT_USAGE : SP_EXIT_INPUT, CMD, "%s", c.err[0] ? c.err : err);
+        rc = cli_fail(e == SP_EUSAGE ? SP_EXIT_USAGE : SP_EXIT_INPUT, CMD, "%s", c.err[0] ? c.err : err);
         goto out;
     }
     struct prb_trees_result res[MAX_SEEDS], m;
@@ -468,8 +469,8 @@ out:
     json_decref(o);
     if (save_db) st_close(save_db);
     for (int r = 0; r < MAX_SEEDS; r++) prb_trees_delete(c.acc[r]);
-    if (rc == SP_EXIT_OK && o_out.f && sp_out_commit(&o_out, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
-    if (rc == SP_EXIT_OK && o_gold.f && sp_out_commit(&o_gold, err, sizeof err)) rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (rc == SP_EXIT_OK && o_out.f && sp_out_commit(&o_out, err, sizeof err)) rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (rc == SP_EXIT_OK && o_gold.f && sp_out_commit(&o_gold, err, sizeof err)) rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
     sp_out_abort(&o_out);       /* no-ops after a commit */
     sp_out_abort(&o_gold);
     free(c.span);

@@ -1,4 +1,4 @@
-/* daemon/cmd_demo.c — synprobe demo: the whole pipeline on the corpus embedded in the binary.
+/* cli/cmd_demo.c — synprobe demo: the whole pipeline on the corpus embedded in the binary.
  *
  * ingest (embedded CoNLL-U + PTB trees) -> tasks build -> encode with SAN, MS-SAN, SG-Net and
  * PSAN (seeded random init, embedded configs) -> probe -> trees -> a results table on stdout and
@@ -16,9 +16,10 @@
 
 #include "common/embedded.h"
 #include "common/sp.h"
-#include "daemon/cli.h"
-#include "daemon/info.h"
-#include "daemon/ingest_job.h"
+#include "cli/cli.h"
+#include "cli/info.h"
+#include "stages/ingest.h"
+#include "stages/manifest.h"
 
 static int write_file(const char *path, const char *data, size_t len)
 {
@@ -198,18 +199,18 @@ int cmd_demo(int argc, char **argv)
             return SP_EXIT_OK;
         } else return SP_EXIT_USAGE;
     }
-    if (!sp_demo_files[0].name) return sp_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus");
+    if (!sp_demo_files[0].name) return cli_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus");
     char path[4096], db_path[4096];
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s%s", out_dir, k == 0 ? "" : k == 1 ? "/corpus" : "/configs");
         if (mkdir(path, 0777) && errno != EEXIST)
-            return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot create: %s", path, strerror(errno));
+            return cli_fail(SP_EXIT_INPUT, "demo", "%s: cannot create: %s", path, strerror(errno));
     }
     snprintf(db_path, sizeof db_path, "%s/demo.db", out_dir);
     static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
     struct stat st;
     if (!force && lstat(db_path, &st) == 0)      /* a store holds work: never deleted unasked */
-        return sp_fail(SP_EXIT_INPUT, "demo", "%s exists: refusing to replace a store (--force deletes it and starts "
+        return cli_fail(SP_EXIT_INPUT, "demo", "%s exists: refusing to replace a store (--force deletes it and starts "
                        "from a fresh one; or choose another --out DIR)", db_path);
     for (int k = 0; force && k < 4; k++) { snprintf(path, sizeof path, "%s%s", db_path, suffix[k]); unlink(path); }
 
@@ -217,21 +218,35 @@ int cmd_demo(int argc, char **argv)
     struct st_db *db;
     int64_t corpus_id;
     if (st_open(db_path, ST_OPEN_CREATE, &db, err, sizeof err) || st_corpus_id(db, "demo", 1, &corpus_id, err, sizeof err))
-        return sp_fail(SP_EXIT_INPUT, "demo", "%s", err);
-    struct ingest_opts o;
-    ingest_opts_default(&o);
+        return cli_fail(SP_EXIT_INPUT, "demo", "%s", err);
+    struct sp_arena arena;
+    sp_arena_init(&arena);
+    struct stg_ingest_opts o;
+    sp_opt_defaults(stg_ingest_options, &o, &arena);
+    o.db = db_path;
+    o.corpus = "demo";
     o.mode = SP_MODE_STRICT;      /* our own corpus must be clean */
-    printf("synprobe demo: %s (store %s)\n\n", sp_build_info(), db_path);
+    struct stg_ctx ictx = { 0 };
+    printf("synprobe demo: %s (store %s)\n\n", stg_build_info(), db_path);
     for (const struct sp_embedded *f = sp_demo_files; f->name; f++) {
         const char *dot = strrchr(f->name, '.');
         int is_config = dot && !strcmp(dot, ".json");
         snprintf(path, sizeof path, "%s/%s/%s", out_dir, is_config ? "configs" : "corpus", f->name);
-        if (write_file(path, f->data, f->len)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "demo", "%s: cannot write", path); }
+        if (write_file(path, f->data, f->len)) { st_close(db); return cli_fail(SP_EXIT_INPUT, "demo", "%s: cannot write", path); }
         if (is_config) continue;
-        struct ingest_result r;
-        if (ingest_file(db, corpus_id, path, &o, &r)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "demo", "%s", r.error); }
-        printf("ingested %-28s %-6s %3d sentences%s\n", path, ing_format_name(r.fmt), r.sum.n_sentences,
-               r.sum.n_attached ? " (trees attached to the sentences above)" : "");
+        const char *one[] = { path, NULL };
+        o.inputs = (struct sp_strlist){ one, 1 };
+        struct stg_ingest_result r;
+        if (stg_ingest(&ictx, &o, &r)) {
+            cli_fail(SP_EXIT_INPUT, "demo", "%s", r.n_files ? r.files[0].error : ictx.err);
+            stg_ingest_result_free(&r);
+            st_close(db);
+            sp_arena_free(&arena);
+            return SP_EXIT_INPUT;
+        }
+        printf("ingested %-28s %-6s %3d sentences%s\n", path, ing_format_name(r.files[0].fmt), r.files[0].sum.n_sentences,
+               r.files[0].sum.n_attached ? " (trees attached to the sentences above)" : "");
+        stg_ingest_result_free(&r);
     }
     printf("\n");
     info_print(db, "demo", 0, stdout);
@@ -252,5 +267,6 @@ int cmd_demo(int argc, char **argv)
     }
     printf("\nQuery the store yourself:  sqlite3 %s '.load build/synprobe_sql' 'SELECT ...'  (see README)\n", db_path);
     st_close(db);
+    sp_arena_free(&arena);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* daemon/cmd_encode.c — `synprobe encode`: run an encoder over a corpus or a probing task and
+/* cli/cmd_encode.c — `synprobe encode`: run an encoder over a corpus or a probing task and
  * cache sentence vectors (optionally token vectors and one layer's attention maps) in the store.
  *
  * Where the per-sentence structures come from: the store's cached BLOBs (st_iter, no
@@ -39,7 +39,8 @@
 #include <unistd.h>
 
 #include "common/sp.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
+#include "stages/manifest.h"
 #include "encoder/encoder.h"
 #include "store/blob.h"
 #include "store/runs.h"
@@ -648,27 +649,27 @@ int cmd_encode(int argc, char **argv)
         case O_EMB: emb_path = optarg; break;
         case O_TOK: tok = 1; break;
         case O_ATTN:
-            if (sp_parse_int(optarg, 0, ENC_MAX_LAYERS, &attn_layer)) return sp_fail(SP_EXIT_USAGE, CMD, "--attention: expected a layer number, got '%s'", optarg);
+            if (sp_parse_int(optarg, 0, ENC_MAX_LAYERS, &attn_layer)) return cli_fail(SP_EXIT_USAGE, CMD, "--attention: expected a layer number, got '%s'", optarg);
             break;
         case O_SEED:
-            if (sp_parse_int(optarg, 0, 0x7fffffffffffffffL, &seed)) return sp_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", optarg);
+            if (sp_parse_int(optarg, 0, 0x7fffffffffffffffL, &seed)) return cli_fail(SP_EXIT_USAGE, CMD, "--seed: expected a non-negative integer, got '%s'", optarg);
             break;
         case O_THREADS:
-            if (sp_parse_int(optarg, 1, 1024, &threads)) return sp_fail(SP_EXIT_USAGE, CMD, "--threads: expected 1..1024, got '%s'", optarg);
+            if (sp_parse_int(optarg, 1, 1024, &threads)) return cli_fail(SP_EXIT_USAGE, CMD, "--threads: expected 1..1024, got '%s'", optarg);
             break;
         case O_DEVICE: device_s = optarg; break;
         case O_BATCH:
-            if (sp_parse_int(optarg, 1, 1L << 30, &batch_tokens)) return sp_fail(SP_EXIT_USAGE, CMD, "--batch-tokens: expected a positive integer, got '%s'", optarg);
+            if (sp_parse_int(optarg, 1, 1L << 30, &batch_tokens)) return cli_fail(SP_EXIT_USAGE, CMD, "--batch-tokens: expected a positive integer, got '%s'", optarg);
             break;
         case O_MAXTOK:
-            if (sp_parse_int(optarg, 1, ST_BLOB_MAX_WORDS, &max_tokens)) return sp_fail(SP_EXIT_USAGE, CMD, "--max-tokens: expected 1..65535, got '%s'", optarg);
+            if (sp_parse_int(optarg, 1, ST_BLOB_MAX_WORDS, &max_tokens)) return cli_fail(SP_EXIT_USAGE, CMD, "--max-tokens: expected 1..65535, got '%s'", optarg);
             break;
         case O_MISSING: on_missing = optarg; break;
         case O_PERTURBED: perturbed = optarg; break;
         case O_MAXWS: {
             uint64_t v;
             if (sp_parse_size(optarg, 64u << 10, &v) || v > SIZE_MAX)
-                return sp_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a whole number of bytes of at least 64K, "
+                return cli_fail(SP_EXIT_USAGE, CMD, "--max-workspace: expected a whole number of bytes of at least 64K, "
                                "optionally with a suffix K, M, G or T (e.g. 512M, 2G), got '%s'", optarg);
             max_ws = (size_t)v;
             break;
@@ -680,37 +681,37 @@ int cmd_encode(int argc, char **argv)
         default: usage(stderr); return SP_EXIT_USAGE;
         }
     }
-    if (optind < argc) return sp_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
-    if (!db_path) return sp_fail(SP_EXIT_USAGE, CMD, "--db is required");
-    if (!corpus == !task) return sp_fail(SP_EXIT_USAGE, CMD, "exactly one of --corpus or --task is required");
-    if (!cfg_path) return sp_fail(SP_EXIT_USAGE, CMD, "--encoder CONFIG.json is required");
-    if (!run || !*run) return sp_fail(SP_EXIT_USAGE, CMD, "--run NAME is required");
+    if (optind < argc) return cli_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", argv[optind]);
+    if (!db_path) return cli_fail(SP_EXIT_USAGE, CMD, "--db is required");
+    if (!corpus == !task) return cli_fail(SP_EXIT_USAGE, CMD, "exactly one of --corpus or --task is required");
+    if (!cfg_path) return cli_fail(SP_EXIT_USAGE, CMD, "--encoder CONFIG.json is required");
+    if (!run || !*run) return cli_fail(SP_EXIT_USAGE, CMD, "--run NAME is required");
     enum enc_device device;
     if (!strcmp(device_s, "auto")) device = ENC_DEVICE_AUTO;
     else if (!strcmp(device_s, "cpu")) device = ENC_DEVICE_CPU;
     else if (!strcmp(device_s, "cuda")) device = ENC_DEVICE_CUDA;
-    else return sp_fail(SP_EXIT_USAGE, CMD, "--device: expected auto, cpu or cuda, got '%s'", device_s);
+    else return cli_fail(SP_EXIT_USAGE, CMD, "--device: expected auto, cpu or cuda, got '%s'", device_s);
     if (strcmp(perturbed, "keep-parse") && strcmp(perturbed, "no-parse"))
-        return sp_fail(SP_EXIT_USAGE, CMD, "--perturbed: expected keep-parse or no-parse, got '%s'", perturbed);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--perturbed: expected keep-parse or no-parse, got '%s'", perturbed);
     if (strcmp(on_missing, "skip") && strcmp(on_missing, "fail"))
-        return sp_fail(SP_EXIT_USAGE, CMD, "--on-missing: expected skip or fail, got '%s'", on_missing);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--on-missing: expected skip or fail, got '%s'", on_missing);
 
     /* config: parsed for the encoder, canonicalised for the fingerprint */
     char err[SP_ERRLEN * 4];
     size_t cfg_len;
     char *cfg_text = sp_read_file(cfg_path, &cfg_len);
-    if (!cfg_text) return sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", cfg_path);
+    if (!cfg_text) return cli_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", cfg_path);
     const char *base = strrchr(cfg_path, '/') ? strrchr(cfg_path, '/') + 1 : cfg_path;
     struct enc_config cfg;
     if (enc_config_parse(cfg_text, base, &cfg, err, sizeof err)) {
         free(cfg_text);
-        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        return cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
     }
     if (seed >= 0) cfg.seed = (uint64_t)seed;
     json_error_t jerr;
     json_t *jcfg = json_loads(cfg_text, 0, &jerr);
     free(cfg_text);
-    if (!json_is_object(jcfg)) { json_decref(jcfg); return sp_fail(SP_EXIT_INPUT, CMD, "%s: not a JSON object", cfg_path); }
+    if (!json_is_object(jcfg)) { json_decref(jcfg); return cli_fail(SP_EXIT_INPUT, CMD, "%s: not a JSON object", cfg_path); }
     json_object_del(jcfg, "comment");
     json_object_set_new(jcfg, "seed", json_integer((json_int_t)cfg.seed));
     char *canon = json_dumps(jcfg, JSON_SORT_KEYS | JSON_COMPACT);
@@ -721,8 +722,8 @@ int cmd_encode(int argc, char **argv)
     struct st_run_info info = { 0 };
     json_t *manifest = NULL;
     int64_t corpus_id = 0, task_id = 0, task_corpus = 0;
-    if (weights && file_sha256(weights, w_sha)) { sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", weights); goto out; }
-    if (emb_path && file_sha256(emb_path, e_sha)) { sp_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", emb_path); goto out; }
+    if (weights && file_sha256(weights, w_sha)) { cli_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", weights); goto out; }
+    if (emb_path && file_sha256(emb_path, e_sha)) { cli_fail(SP_EXIT_INPUT, CMD, "%s: cannot read", emb_path); goto out; }
     {
         struct sp_sha256 h;
         struct sp_buf b = { 0 };
@@ -738,29 +739,29 @@ int cmd_encode(int argc, char **argv)
     }
 
     /* the store and the source first: a typo in --corpus should not wait for a large model */
-    if (st_open(db_path, 0, &c.db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (st_open(db_path, 0, &c.db, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (corpus && st_corpus_id(c.db, corpus, 0, &corpus_id, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (task && st_task_source(c.db, task, &task_id, &task_corpus, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (threads) enc_set_threads((int)threads);
-    if (enc_open(&cfg, device, weights, quiet ? 0 : verbose ? 2 : 1, &c.e, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (enc_open(&cfg, device, weights, quiet ? 0 : verbose ? 2 : 1, &c.e, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     enc_set_workspace_limit(c.e, max_ws);
     if (attn_layer >= enc_attn_layers(c.e)) {
-        sp_fail(SP_EXIT_USAGE, CMD, "--attention %ld: this %s config has attention layers 0..%d", attn_layer,
+        cli_fail(SP_EXIT_USAGE, CMD, "--attention %ld: this %s config has attention layers 0..%d", attn_layer,
                 enc_kind_name(cfg.kind), enc_attn_layers(c.e) - 1);
         status = SP_EXIT_USAGE;
         goto out;
     }
-    if (save_weights && enc_save_weights(c.e, save_weights, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (save_weights && enc_save_weights(c.e, save_weights, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
 
     {   /* only the embedding rows this corpus/task can look up are loaded */
         struct vocab v = { 0 };
-        if (emb_path && vocab_load(&v, c.db, corpus_id, task_id, err, sizeof err)) { vocab_free(&v); sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (emb_path && vocab_load(&v, c.db, corpus_id, task_id, err, sizeof err)) { vocab_free(&v); cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         int erc = enc_embed_open_filtered(emb_path, cfg.d_input, cfg.seed, emb_path ? vocab_has : NULL, &v, &c.emb, err, sizeof err);
         vocab_free(&v);
-        if (erc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (erc) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     }
     if (enc_embed_dim(c.emb) != cfg.d_input) {
-        sp_fail(SP_EXIT_INPUT, CMD, "%s: vectors of width %d, the config's d_input is %d", emb_path, enc_embed_dim(c.emb), cfg.d_input);
+        cli_fail(SP_EXIT_INPUT, CMD, "%s: vectors of width %d, the config's d_input is %d", emb_path, enc_embed_dim(c.emb), cfg.d_input);
         goto out;
     }
     if (emb_path) {
@@ -770,10 +771,10 @@ int cmd_encode(int argc, char **argv)
                     enc_embed_vocab_size(c.emb), enc_embed_file_rows(c.emb), corpus ? "corpus" : "task");
     }
     struct st_encoder se = { fp, enc_kind_name(cfg.kind), canon, enc_dim(c.e) };
-    if (st_encoder_upsert(c.db, &se, &c.encoder_id, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (st_encoder_upsert(c.db, &se, &c.encoder_id, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     struct st_run_spec spec = { run, c.encoder_id, corpus_id, task_id, tok, (int)attn_layer };
     int created;
-    if (st_run_begin(c.db, &spec, &c.run_id, &created, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (st_run_begin(c.db, &spec, &c.run_id, &created, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
 
     c.cfg = enc_get_config(c.e);
     c.needs = enc_needs(c.e);
@@ -790,7 +791,7 @@ int cmd_encode(int argc, char **argv)
     double t0 = sp_now();
     int rc = corpus ? encode_corpus(&c, corpus_id) : encode_task(&c, task, task_corpus);
     if (c.progress && !quiet) fputc('\n', stderr);
-    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", c.err); goto out; }
+    if (rc) { cli_fail(SP_EXIT_INPUT, CMD, "%s", c.err); goto out; }
 
     /* manifest: everything needed to say how these vectors were made */
     char when[32];
@@ -798,7 +799,7 @@ int cmd_encode(int argc, char **argv)
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     long skipped = c.n_missing + c.n_long + c.n_oom;
     manifest = json_pack("{s:s, s:s, s:O, s:s, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:f, s:s}",
-                         "synprobe", SP_VERSION, "build", sp_build_info(), "config", jcfg, "config_path", cfg_path,
+                         "synprobe", SP_VERSION, "build", stg_build_info(), "config", jcfg, "config_path", cfg_path,
                          "fingerprint", fp, "seed", (json_int_t)cfg.seed, "device", enc_backend_name(c.e),
                          "device_requested", device_s, "threads", (int)threads, "batch_tokens", (int)batch_tokens,
                          "max_tokens", (int)max_tokens, "token_vectors", tok, "on_missing", on_missing,
@@ -821,8 +822,8 @@ int cmd_encode(int argc, char **argv)
     char *mtext = json_dumps(manifest, JSON_SORT_KEYS | JSON_COMPACT);
     rc = st_run_finish(c.db, c.run_id, mtext, c.dropped, c.n_dropped, err, sizeof err);
     free(mtext);
-    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    if (st_run_info(c.db, run, &info, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (rc) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (st_run_info(c.db, run, &info, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
 
     if (!quiet)
         fprintf(stderr, "synprobe encode: run %s (%s on %s, %d-dim): %ld cached, %ld encoded, %ld skipped"

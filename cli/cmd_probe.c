@@ -1,4 +1,4 @@
-/* daemon/cmd_probe.c — `synprobe probe`: SentEval probing classifiers on a task + vectors, results
+/* cli/cmd_probe.c — `synprobe probe`: SentEval probing classifiers on a task + vectors, results
  * optionally stored (table probe_result).
  *
  * Sources. The task comes from a SentEval file (--task-file) or from a store (--db --task); the
@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "common/npy.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
+#include "cli/legacy.h"
 #include "ingest/senteval.h"
 #include "probes/senteval.h"
 #include "store/results.h"
@@ -298,27 +299,27 @@ static int dataset_build(const char *cmd, struct probe_data *d, struct prb_datas
     char err[SP_ERRLEN];
     if (d->X.shape[0] != (size_t)d->n) {
         if (d->line)
-            return sp_fail(SP_EXIT_INPUT, cmd, "%s: %zu rows, but %s has %d instance lines (row i must be line i's sentence)",
+            return cli_fail(SP_EXIT_INPUT, cmd, "%s: %zu rows, but %s has %d instance lines (row i must be line i's sentence)",
                            d->vectors_name, d->X.shape[0], d->origin, d->n);
-        return sp_fail(SP_EXIT_INPUT, cmd, "%s: %zu rows, but %s has %d items (row i must be item i, ordinal order)",
+        return cli_fail(SP_EXIT_INPUT, cmd, "%s: %zu rows, but %s has %d items (row i must be item i, ordinal order)",
                        d->vectors_name, d->X.shape[0], d->origin, d->n);
     }
     if (d->X.shape[1] < 1 || d->X.shape[1] > 1000000)
-        return sp_fail(SP_EXIT_INPUT, cmd, "%s: bad dimension %zu", d->vectors_name, d->X.shape[1]);
+        return cli_fail(SP_EXIT_INPUT, cmd, "%s: bad dimension %zu", d->vectors_name, d->X.shape[1]);
     sp_npy_to_f32(&d->X);
     /* a NaN or infinite component would train to the majority class and be stored as a result */
     const float *x = d->X.data;
     const size_t nc = d->X.shape[1];
     long bad_at = sp_first_nonfinite(x, d->X.shape[0] * nc);
     if (bad_at >= 0)
-        return sp_fail(SP_EXIT_INPUT, cmd, "%s: row %zu, column %zu (0-based): %s; vectors must be finite",
+        return cli_fail(SP_EXIT_INPUT, cmd, "%s: row %zu, column %zu (0-based): %s; vectors must be finite",
                        d->vectors_name, (size_t)bad_at / nc, (size_t)bad_at % nc, sp_nonfinite_kind(x[bad_at]));
     d->y = sp_xmalloc((size_t)(d->n ? d->n : 1) * sizeof *d->y);
     int bad = -1;
     if (prb_label_map(d->n, d->labels, d->split, d->y, &d->k, &d->names, &bad, err, sizeof err)) {
-        if (bad >= 0 && d->line) return sp_fail(SP_EXIT_INPUT, cmd, "%s:%ld: %s", d->origin, d->line[bad], err);
-        if (bad >= 0) return sp_fail(SP_EXIT_INPUT, cmd, "%s, item %d: %s", d->origin, bad + 1, err);
-        return sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", d->origin, err);
+        if (bad >= 0 && d->line) return cli_fail(SP_EXIT_INPUT, cmd, "%s:%ld: %s", d->origin, d->line[bad], err);
+        if (bad >= 0) return cli_fail(SP_EXIT_INPUT, cmd, "%s, item %d: %s", d->origin, bad + 1, err);
+        return cli_fail(SP_EXIT_INPUT, cmd, "%s: %s", d->origin, err);
     }
     data_hash(d);
     *ds = (struct prb_dataset){ .n = d->n, .d = (int)d->X.shape[1], .k = d->k, .X = d->X.data, .y = d->y,
@@ -424,65 +425,65 @@ int cmd_probe(int argc, char **argv)
                       : !strcmp(a, "--max-epoch") ? &max_epoch : &control_seed;
             long hi = !strcmp(a, "--threads") ? 256 : !strcmp(a, "--nhid") ? 100000 : 2147483647L;
             long lo = !strcmp(a, "--threads") || !strcmp(a, "--nhid") ? 1 : 0;
-            if (sp_parse_int(v, lo, hi, dst)) return sp_fail(SP_EXIT_USAGE, cmd, "bad value for %s: '%s'", a, v);
+            if (sp_parse_int(v, lo, hi, dst)) return cli_fail(SP_EXIT_USAGE, cmd, "bad value for %s: '%s'", a, v);
         } else if (!strcmp(a, "--dropout")) {
             if (next_arg(argc, argv, &i, &v)) goto missing;
             char *end;
             dropout = strtod(v, &end);
             if (*end || end == v || !(dropout >= 0 && dropout < 1))
-                return sp_fail(SP_EXIT_USAGE, cmd, "bad value for --dropout: '%s' (expected 0 <= p < 1)", v);
+                return cli_fail(SP_EXIT_USAGE, cmd, "bad value for --dropout: '%s' (expected 0 <= p < 1)", v);
         } else {
-            sp_fail(SP_EXIT_USAGE, cmd, "unknown option '%s'", a);
+            cli_fail(SP_EXIT_USAGE, cmd, "unknown option '%s'", a);
             help(stderr);
             return SP_EXIT_USAGE;
         }
         continue;
     missing:
-        return sp_fail(SP_EXIT_USAGE, cmd, "option %s needs a value", a);
+        return cli_fail(SP_EXIT_USAGE, cmd, "option %s needs a value", a);
     }
     if (!!task_file + !!task_name != 1 || !!vectors + !!run_name != 1) {
-        sp_fail(SP_EXIT_USAGE, cmd, "give --task-file F or --db DB --task NAME, and --vectors X.npy or --run R");
+        cli_fail(SP_EXIT_USAGE, cmd, "give --task-file F or --db DB --task NAME, and --vectors X.npy or --run R");
         help(stderr);
         return SP_EXIT_USAGE;
     }
-    if (run_name && !task_name) return sp_fail(SP_EXIT_USAGE, cmd, "--run R needs --db DB --task NAME");
-    if (task_name && !db_path) return sp_fail(SP_EXIT_USAGE, cmd, "--task NAME needs --db DB");
-    if (task_file && db_path) return sp_fail(SP_EXIT_USAGE, cmd, "--db goes with --task; to store results of --task-file use --save DB");
-    if (task_name && save_path) return sp_fail(SP_EXIT_USAGE, cmd, "results of --db --task go to that store; --save is for --task-file");
-    if (no_save && !db_path) return sp_fail(SP_EXIT_USAGE, cmd, "--no-save applies to --db");
+    if (run_name && !task_name) return cli_fail(SP_EXIT_USAGE, cmd, "--run R needs --db DB --task NAME");
+    if (task_name && !db_path) return cli_fail(SP_EXIT_USAGE, cmd, "--task NAME needs --db DB");
+    if (task_file && db_path) return cli_fail(SP_EXIT_USAGE, cmd, "--db goes with --task; to store results of --task-file use --save DB");
+    if (task_name && save_path) return cli_fail(SP_EXIT_USAGE, cmd, "results of --db --task go to that store; --save is for --task-file");
+    if (no_save && !db_path) return cli_fail(SP_EXIT_USAGE, cmd, "--no-save applies to --db");
 
     /* the runs: classifiers x seeds */
     long seeds[MAX_RUNS];
     int n_seeds = parse_list(seed_s, 0, 2147483647L, seeds, MAX_RUNS);
-    if (n_seeds < 1) return sp_fail(SP_EXIT_USAGE, cmd, "bad value for --seed: '%s' (integers, comma-separated)", seed_s);
+    if (n_seeds < 1) return cli_fail(SP_EXIT_USAGE, cmd, "bad value for --seed: '%s' (integers, comma-separated)", seed_s);
     enum prb_clf_kind kinds[4];
     int n_kinds = 0;
     {
         char buf[256];
         snprintf(buf, sizeof buf, "%s", classifier);
         for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            if (n_kinds == 4) return sp_fail(SP_EXIT_USAGE, cmd, "too many classifiers in '%s'", classifier);
+            if (n_kinds == 4) return cli_fail(SP_EXIT_USAGE, cmd, "too many classifiers in '%s'", classifier);
             if (!strcmp(t, "logreg")) kinds[n_kinds++] = PRB_LOGREG;
             else if (!strcmp(t, "mlp")) kinds[n_kinds++] = PRB_MLP;
-            else return sp_fail(SP_EXIT_USAGE, cmd, "unknown classifier '%s' (expected logreg or mlp)", t);
+            else return cli_fail(SP_EXIT_USAGE, cmd, "unknown classifier '%s' (expected logreg or mlp)", t);
         }
-        if (!n_kinds) return sp_fail(SP_EXIT_USAGE, cmd, "unknown classifier '%s' (expected logreg or mlp)", classifier);
+        if (!n_kinds) return cli_fail(SP_EXIT_USAGE, cmd, "unknown classifier '%s' (expected logreg or mlp)", classifier);
     }
     int any_mlp = 0;
     for (int c = 0; c < n_kinds; c++) any_mlp |= kinds[c] == PRB_MLP;
     if (!any_mlp && (nhid > 0 || dropout >= 0))
-        return sp_fail(SP_EXIT_USAGE, cmd, "--nhid and --dropout apply to --classifier mlp only");
+        return cli_fail(SP_EXIT_USAGE, cmd, "--nhid and --dropout apply to --classifier mlp only");
     int n_runs = n_kinds * n_seeds;
-    if (n_runs > MAX_RUNS) return sp_fail(SP_EXIT_USAGE, cmd, "at most %d classifier x seed runs", MAX_RUNS);
+    if (n_runs > MAX_RUNS) return cli_fail(SP_EXIT_USAGE, cmd, "at most %d classifier x seed runs", MAX_RUNS);
     struct prb_protocol proto[MAX_RUNS];
     char err[SP_ERRLEN];
     for (int c = 0; c < n_kinds; c++)
         for (int s = 0; s < n_seeds; s++) {
             struct prb_protocol *p = &proto[c * n_seeds + s];
             if (prb_protocol_preset(p, preset, kinds[c]))
-                return sp_fail(SP_EXIT_USAGE, cmd, "unknown preset '%s' (expected senteval-default or senteval-fast)", preset);
+                return cli_fail(SP_EXIT_USAGE, cmd, "unknown preset '%s' (expected senteval-default or senteval-fast)", preset);
             if (optim && prb_optim_parse(optim, &p->train.optim, err, sizeof err))
-                return sp_fail(SP_EXIT_USAGE, cmd, "--optim: %s", err);
+                return cli_fail(SP_EXIT_USAGE, cmd, "--optim: %s", err);
             p->train.seed = (uint64_t)seeds[s];
             p->train.threads = (int)threads;
             p->control_seed = control_seed >= 0 ? (uint64_t)control_seed : (uint64_t)seeds[s];
@@ -505,20 +506,20 @@ int cmd_probe(int argc, char **argv)
     const char *store = db_path && !no_save ? db_path : save_path;
 
     /* sources; the store is opened first so a bad --db/--save fails before any training */
-    if (db_path && st_open(db_path, no_save ? ST_OPEN_READONLY : 0, &db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
-    if (save_path && st_open(save_path, ST_OPEN_CREATE, &db, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
+    if (db_path && st_open(db_path, no_save ? ST_OPEN_READONLY : 0, &db, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
+    if (save_path && st_open(save_path, ST_OPEN_CREATE, &db, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
     if (task_file ? task_from_file(&d, task_file, err, sizeof err) : task_from_store(&d, db, db_path, task_name, err, sizeof err)) {
-        sp_fail(SP_EXIT_INPUT, cmd, "%s", err);
+        cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
         goto out;
     }
-    if (run_name ? vectors_from_run(&d, db, run_name, err, sizeof err) : vectors_from_npy(&d, vectors, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
+    if (run_name ? vectors_from_run(&d, db, run_name, err, sizeof err) : vectors_from_npy(&d, vectors, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
     struct prb_dataset ds;
     if (dataset_build(cmd, &d, &ds) != SP_EXIT_OK) goto out;
 
     for (int r = 0; r < n_runs; r++) {
         struct prb_result res;
         if (prb_senteval_run(&ds, &proto[r], &res, err, sizeof err)) {
-            sp_fail(SP_EXIT_INPUT, cmd, "%s: %s", d.origin, err);
+            cli_fail(SP_EXIT_INPUT, cmd, "%s: %s", d.origin, err);
             goto out;
         }
         json_t *j = prb_result_json(&res);
@@ -548,7 +549,7 @@ int cmd_probe(int argc, char **argv)
     }
     if (store) {
         int64_t ids[MAX_RUNS];
-        if (st_probe_results_put(db, rows, n_runs, ids, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
+        if (st_probe_results_put(db, rows, n_runs, ids, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, cmd, "%s", err); goto out; }
         for (int r = 0; r < n_runs; r++) json_object_set_new(out[r], "result_id", json_integer((json_int_t)ids[r]));
         if (!quiet)
             fprintf(stderr, "synprobe probe: stored %d result%s in %s (result_id %lld%s)\n", n_runs, n_runs > 1 ? "s" : "",

@@ -1,11 +1,11 @@
-/* daemon/cmd_export.c — synprobe export: sentences, structures and CoNLL-U out of a store. */
+/* cli/cmd_export.c — synprobe export: sentences, structures and CoNLL-U out of a store. */
 #include <csv.h>
 #include <getopt.h>
 #include <string.h>
 
 #include "common/sp.h"
-#include "daemon/cli.h"
-#include "daemon/export.h"
+#include "cli/cli.h"
+#include "cli/export.h"
 #include "store/store.h"
 
 static const char *usage_text =
@@ -172,31 +172,31 @@ int cmd_export(int argc, char **argv)
         default: fputs(usage_text, stderr); return SP_EXIT_USAGE;
         }
     }
-    if (!db_path) return sp_fail(SP_EXIT_USAGE, "export", "--db is required");
+    if (!db_path) return cli_fail(SP_EXIT_USAGE, "export", "--db is required");
     if (fmt && !strcmp(fmt, "conllu") && !what) what = "conllu";
-    if (!what) return sp_fail(SP_EXIT_USAGE, "export", "--what is required (structures, sentences or conllu)");
+    if (!what) return cli_fail(SP_EXIT_USAGE, "export", "--what is required (structures, sentences or conllu)");
     if (!strcmp(what, "vectors") || !strcmp(what, "tokens") || !strcmp(what, "attention")) {
         return export_encoded(db_path, corpus, what, fmt, out_path, run);
     }
     if (!corpus) corpus = "main";
     int kind = !strcmp(what, "structures") ? 1 : !strcmp(what, "sentences") ? 2 : !strcmp(what, "conllu") ? 3 : 0;
-    if (!kind) return sp_fail(SP_EXIT_USAGE, "export", "--what: expected structures, sentences, conllu, vectors, tokens or attention, got '%s'", what);
+    if (!kind) return cli_fail(SP_EXIT_USAGE, "export", "--what: expected structures, sentences, conllu, vectors, tokens or attention, got '%s'", what);
     if (!fmt) fmt = kind == 3 ? "conllu" : "jsonl";
     if ((kind == 1 && strcmp(fmt, "jsonl")) || (kind == 3 && strcmp(fmt, "conllu")) ||
         (kind == 2 && strcmp(fmt, "jsonl") && strcmp(fmt, "csv") && strcmp(fmt, "tsv")))
-        return sp_fail(SP_EXIT_USAGE, "export", "--what %s cannot be written as '%s'", what, fmt);
+        return cli_fail(SP_EXIT_USAGE, "export", "--what %s cannot be written as '%s'", what, fmt);
 
     char err[SP_ERRLEN];
     struct st_db *db = NULL;
     int64_t corpus_id;
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) || st_corpus_id(db, corpus, 0, &corpus_id, err, sizeof err)) {
         st_close(db);
-        return sp_fail(SP_EXIT_INPUT, "export", "%s", err);
+        return cli_fail(SP_EXIT_INPUT, "export", "%s", err);
     }
     FILE *out = stdout;
     struct sp_out of = { 0 };      /* --out: renamed into place only when complete */
     if (out_path) {
-        if (sp_out_open(&of, out_path, err, sizeof err)) { st_close(db); return sp_fail(SP_EXIT_INPUT, "export", "%s", err); }
+        if (sp_out_open(&of, out_path, err, sizeof err)) { st_close(db); return cli_fail(SP_EXIT_INPUT, "export", "%s", err); }
         out = of.f;
     }
     unsigned want = kind == 1 ? ST_WANT_DEP | ST_WANT_CONST : kind == 3 ? ST_WANT_EXTRA : 0;
@@ -204,7 +204,7 @@ int cmd_export(int argc, char **argv)
     if (st_iter_open(db, corpus_id, want, &it, err, sizeof err)) {
         sp_out_abort(&of);
         st_close(db);
-        return sp_fail(SP_EXIT_INPUT, "export", "%s", err);
+        return cli_fail(SP_EXIT_INPUT, "export", "%s", err);
     }
     if (kind == 2 && !strcmp(fmt, "csv")) fputs("sent_id,split,text\n", out);
     if (kind == 2 && !strcmp(fmt, "tsv")) fputs("sent_id\tsplit\ttext\n", out);
@@ -220,11 +220,11 @@ int cmd_export(int argc, char **argv)
         fwrite(b.p, 1, b.len, out);
     }
     int status = SP_EXIT_OK;
-    if (rc < 0) status = sp_fail(SP_EXIT_INPUT, "export", "%s", st_iter_error(it));
+    if (rc < 0) status = cli_fail(SP_EXIT_INPUT, "export", "%s", st_iter_error(it));
     if (out_path) {
-        if (status == SP_EXIT_OK && sp_out_commit(&of, err, sizeof err)) status = sp_fail(SP_EXIT_INPUT, "export", "%s", err);
+        if (status == SP_EXIT_OK && sp_out_commit(&of, err, sizeof err)) status = cli_fail(SP_EXIT_INPUT, "export", "%s", err);
         sp_out_abort(&of);
-    } else if (fflush(out) || ferror(out)) status = sp_fail(SP_EXIT_INPUT, "export", "write error");
+    } else if (fflush(out) || ferror(out)) status = cli_fail(SP_EXIT_INPUT, "export", "write error");
     free(scratch);
     sp_buf_free(&b);
     st_iter_close(it);

@@ -1,11 +1,11 @@
-/* daemon/cmd_info.c — synprobe info: what a store holds, per corpus. Also the demo's summary. */
+/* cli/cmd_info.c — synprobe info: what a store holds, per corpus. Also the demo's summary. */
 #include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
 #include "common/sp.h"
-#include "daemon/cli.h"
-#include "daemon/info.h"
+#include "cli/cli.h"
+#include "cli/info.h"
 
 /* One row of numbers per corpus; every figure is a plain SQL aggregate over the store. */
 static const char *sql_summary =
@@ -108,13 +108,13 @@ int cmd_info(int argc, char **argv)
         else if (ch == 'h') { puts("usage: synprobe info --db DB [--corpus NAME] [--json]"); return SP_EXIT_OK; }
         else return SP_EXIT_USAGE;
     }
-    if (!db_path) return sp_fail(SP_EXIT_USAGE, "info", "--db is required");
+    if (!db_path) return cli_fail(SP_EXIT_USAGE, "info", "--db is required");
     char err[SP_ERRLEN];
     struct st_db *db;
-    if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err)) return sp_fail(SP_EXIT_INPUT, "info", "%s", err);
+    if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err)) return cli_fail(SP_EXIT_INPUT, "info", "%s", err);
     int rc = info_print(db, corpus, json, stdout);
     if (!rc && !json && !corpus) print_work(db, stdout);
     st_close(db);
-    if (rc) return sp_fail(SP_EXIT_INPUT, "info", "%s: %s", db_path, corpus ? "no such corpus" : "no corpus yet");
+    if (rc) return cli_fail(SP_EXIT_INPUT, "info", "%s: %s", db_path, corpus ? "no such corpus" : "no corpus yet");
     return SP_EXIT_OK;
 }

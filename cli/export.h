@@ -1,4 +1,4 @@
-/* daemon/export.h — `synprobe export` of an encoder run's outputs (cmd_export_encoded.c), called by
+/* cli/export.h — `synprobe export` of an encoder run's outputs (cmd_export_encoded.c), called by
  * cmd_export.c once it has parsed the options. corpus: NULL when not given (then not checked). */
 #ifndef SP_EXPORT_H
 #define SP_EXPORT_H

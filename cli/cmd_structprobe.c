@@ -1,4 +1,4 @@
-/* daemon/cmd_structprobe.c — `synprobe structprobe`: structural-probe metrics (UUAS, DSpr,
+/* cli/cmd_structprobe.c — `synprobe structprobe`: structural-probe metrics (UUAS, DSpr,
  * root accuracy, NSpr; SPEC-probing §3.6) of the LINEAR baseline or of predictions read
  * from .npy files, against the gold dependency trees of a corpus.
  *
@@ -20,7 +20,8 @@
 
 #include "common/npy.h"
 #include "common/sp.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
+#include "cli/legacy.h"
 #include "probes/sentsrc.h"
 #include "probes/structprobe.h"
 #include "store/results.h"
@@ -143,7 +144,7 @@ static int save_eval(struct st_db *db, const struct prb_source *src, const struc
     char err[SP_ERRLEN], method[2200];
     int64_t corpus_id = 0;
     if (st_corpus_id(db, src->corpus, 0, &corpus_id, err, sizeof err) != SP_OK)
-        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
+        return cli_fail(SP_EXIT_INPUT, CMD, "%s", err), SP_EPARSE;
     if (c->linear) snprintf(method, sizeof method, "structprobe:linear");
     else snprintf(method, sizeof method, "structprobe:%s%s%s%s%s", c->dist_path ? "distances=" : "",
                   c->dist_path ? c->dist_path : "", c->dist_path && c->depth_path ? "," : "",
@@ -184,25 +185,25 @@ int cmd_structprobe(int argc, char **argv)
             src.fmt = !strcmp(a, "--conllu") ? SP_FMT_CONLLU : SP_FMT_DEP;
             const char **p;
             if (sp_collect_paths(argc, argv, &i, &p, &src.n_paths) != 0)
-                return sp_fail(SP_EXIT_USAGE, CMD, "%s needs at least one FILE or DIR", a);
+                return cli_fail(SP_EXIT_USAGE, CMD, "%s needs at least one FILE or DIR", a);
             src.paths = p;
         } else {
             usage(stderr);
-            return sp_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", a);
+            return cli_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'", a);
         }
     }
     if (!!src.db + (src.n_paths > 0) != 1 || (src.db && !src.corpus))
-        return sp_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --conllu/--dp FILE...");
+        return cli_fail(SP_EXIT_USAGE, CMD, "give either --db DB --corpus C or --conllu/--dp FILE...");
     if (baseline && strcmp(baseline, "linear"))
-        return sp_fail(SP_EXIT_USAGE, CMD, "unknown baseline '%s' (expected linear)", baseline);
+        return cli_fail(SP_EXIT_USAGE, CMD, "unknown baseline '%s' (expected linear)", baseline);
     if (!!baseline + !!(dist_path || depth_path) != 1)
-        return sp_fail(SP_EXIT_USAGE, CMD, "give either --baseline linear or --distances/--depths");
+        return cli_fail(SP_EXIT_USAGE, CMD, "give either --baseline linear or --distances/--depths");
 
-    if (no_save && !src.db) return sp_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
+    if (no_save && !src.db) return cli_fail(SP_EXIT_USAGE, CMD, "--no-save applies to --db");
 
     struct ctx c = { .linear = baseline != NULL, .dist_path = dist_path, .depth_path = depth_path };
     if (prb_punct_parse(punct, &c.punct) != 0)
-        return sp_fail(SP_EXIT_USAGE, CMD, "--punct: expected xpos or upos, got '%s'", punct);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--punct: expected xpos or upos, got '%s'", punct);
 
     struct sp_npy dist = { 0 }, depth = { 0 };
     char err[SP_ERRLEN];
@@ -211,19 +212,19 @@ int cmd_structprobe(int argc, char **argv)
     json_t *o = NULL;
     /* opened before the walk: a store we cannot write fails before the work */
     if (src.db && !no_save && st_open(src.db, 0, &save_db, err, sizeof err) != SP_OK)
-        return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        return cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
     if (dist_path) {
-        if (sp_npy_read(dist_path, &dist, err, sizeof err) != SP_OK) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_npy_read(dist_path, &dist, err, sizeof err) != SP_OK) { rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         if (dist.ndim != 3 || dist.shape[1] != dist.shape[2]) {
-            rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: expected shape (n_sentences, L, L), got %d dimensions", dist_path, dist.ndim);
+            rc = cli_fail(SP_EXIT_INPUT, CMD, "%s: expected shape (n_sentences, L, L), got %d dimensions", dist_path, dist.ndim);
             goto out;
         }
         c.dist = &dist;
     }
     if (depth_path) {
-        if (sp_npy_read(depth_path, &depth, err, sizeof err) != SP_OK) { rc = sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_npy_read(depth_path, &depth, err, sizeof err) != SP_OK) { rc = cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         if (depth.ndim != 2) {
-            rc = sp_fail(SP_EXIT_INPUT, CMD, "%s: expected shape (n_sentences, L), got %d dimensions", depth_path, depth.ndim);
+            rc = cli_fail(SP_EXIT_INPUT, CMD, "%s: expected shape (n_sentences, L), got %d dimensions", depth_path, depth.ndim);
             goto out;
         }
         c.depth = &depth;
@@ -232,7 +233,7 @@ int cmd_structprobe(int argc, char **argv)
     prb_sp_init(&c.acc);
     int r = prb_source_each(&src, on_sentence, &c, err, sizeof err);
     if (r != SP_OK) {
-        rc = sp_fail(r == SP_EUSAGE ? SP_EXIT_USAGE : SP_EXIT_INPUT, CMD, "%s", c.err[0] ? c.err : err);
+        rc = cli_fail(r == SP_EUSAGE ? SP_EXIT_USAGE : SP_EXIT_INPUT, CMD, "%s", c.err[0] ? c.err : err);
         goto out_acc;
     }
     long n_total = c.acc.n_sent + c.n_skipped;

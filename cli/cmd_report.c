@@ -1,4 +1,4 @@
-/* daemon/cmd_report.c — `synprobe report`: stored probing results and tree evaluations as a text
+/* cli/cmd_report.c — `synprobe report`: stored probing results and tree evaluations as a text
  * table, JSON or a tidy CSV; also the manifest part every stored result shares (sp_manifest_new).
  *
  * The rows come from store/results (probe_result, tree_eval); their `result` JSON is what the
@@ -13,61 +13,12 @@
 #include <time.h>
 
 #include "common/sp.h"
-#include "daemon/cli.h"
+#include "cli/cli.h"
+#include "cli/legacy.h"
+#include "cli/legacy.h"
 #include "store/results.h"
 
 #define CMD "report"
-
-/* ---- the shared manifest part ---- */
-
-json_t *sp_manifest_new(int argc, char **argv)
-{
-    json_t *m = json_object(), *cmd = json_array(), *v = json_object();
-    char ts[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_object_set_new(m, "timestamp", json_string(ts));
-    json_array_append_new(cmd, json_string("synprobe"));
-    for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
-    json_object_set_new(m, "command", cmd);
-    json_object_set_new(v, "synprobe", json_string(SP_VERSION));
-    json_object_set_new(v, "build", json_string(sp_build_info()));
-    json_object_set_new(v, "sqlite", json_string(sqlite3_libversion()));
-#ifdef OPENBLAS_VERSION
-    {
-        /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64": the library we run on */
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", openblas_get_config());
-        size_t n = strlen(buf);
-        while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\n')) buf[--n] = 0;
-        json_object_set_new(v, "blas", json_string(buf));
-    }
-#else
-    json_object_set_new(v, "blas", json_string("cblas"));
-#endif
-    json_object_set_new(v, "jansson", json_string(JANSSON_VERSION));
-    json_object_set_new(m, "versions", v);
-    return m;
-}
-
-int sp_save_tree_eval(struct st_db *db, const char *cmd, const char *db_path, const char *run, int64_t corpus_id,
-                      const char *method, json_t *result, json_t *manifest)
-{
-    char err[SP_ERRLEN];
-    json_t *full = json_deep_copy(result);
-    json_object_set_new(full, "manifest", manifest);
-    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    json_decref(full);
-    struct st_tree_eval e = { .run = run, .corpus_id = corpus_id, .method = method, .result = txt };
-    int64_t id = 0;
-    int rc = st_tree_evals_put(db, &e, 1, &id, err, sizeof err);
-    free(txt);
-    if (rc != SP_OK) return sp_fail(SP_EXIT_INPUT, cmd, "%s", err), rc;
-    fprintf(stderr, "synprobe %s: stored evaluation %lld (%s) in %s\n", cmd, (long long)id, method, db_path);
-    return SP_OK;
-}
 
 /* ---- collecting rows ---- */
 
@@ -451,30 +402,30 @@ int cmd_report(int argc, char **argv)
         else if (!strcmp(a, "--out") && has) out_path = argv[++i];
         else {
             usage(stderr);
-            return sp_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'%s", a, has ? "" : " (or it needs a value)");
+            return cli_fail(SP_EXIT_USAGE, CMD, "unexpected argument '%s'%s", a, has ? "" : " (or it needs a value)");
         }
     }
-    if (!db_path) { usage(stderr); return sp_fail(SP_EXIT_USAGE, CMD, "--db DB is required"); }
+    if (!db_path) { usage(stderr); return cli_fail(SP_EXIT_USAGE, CMD, "--db DB is required"); }
     if (strcmp(format, "text") && strcmp(format, "json") && strcmp(format, "csv"))
-        return sp_fail(SP_EXIT_USAGE, CMD, "--format: expected text, json or csv, got '%s'", format);
+        return cli_fail(SP_EXIT_USAGE, CMD, "--format: expected text, json or csv, got '%s'", format);
     int want_probe = !(flt.method || flt.corpus) || flt.task || flt.classifier;
     int want_tree = !(flt.task || flt.classifier) || flt.method || flt.corpus;
 
     char err[SP_ERRLEN];
     struct st_db *db = NULL;
-    if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err)) return sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+    if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err)) return cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
     struct coll c = { json_array(), json_array() };
     int rc = SP_EXIT_INPUT;
     FILE *f = stdout;
     if ((want_probe && st_probe_results_each(db, &flt, on_probe, &c, err, sizeof err)) ||
         (want_tree && st_tree_evals_each(db, &flt, on_tree, &c, err, sizeof err))) {
-        sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
         goto out;
     }
     size_t total = json_array_size(c.probes) + json_array_size(c.trees);
     int filtered = flt.run || flt.task || flt.classifier || flt.method || flt.corpus;
     if (!total && filtered && out_path) {   /* most likely a misspelt name: keep the file */
-        sp_fail(SP_EXIT_INPUT, CMD, "%s: no probe results or tree evaluations match%s%s%s%s%s%s%s%s%s%s%s", db_path,
+        cli_fail(SP_EXIT_INPUT, CMD, "%s: no probe results or tree evaluations match%s%s%s%s%s%s%s%s%s%s%s", db_path,
                 flt.run ? " --run " : "", flt.run ? flt.run : "", flt.task ? " --task " : "", flt.task ? flt.task : "",
                 flt.classifier ? " --classifier " : "", flt.classifier ? flt.classifier : "",
                 flt.method ? " --method " : "", flt.method ? flt.method : "", flt.corpus ? " --corpus " : "",
@@ -484,7 +435,7 @@ int cmd_report(int argc, char **argv)
     /* --out: a temporary file renamed over OUT only once everything is written */
     struct sp_out of = { 0 };
     if (out_path) {
-        if (sp_out_open(&of, out_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_open(&of, out_path, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         f = of.f;
     }
     if (!strcmp(format, "json")) {
@@ -503,8 +454,8 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "synprobe " CMD ": %s: no probe results or tree evaluations match\n", db_path);
     if (out_path) {
         f = stdout;
-        if (sp_out_commit(&of, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
-    } else if (fflush(f) != 0 || ferror(f)) { sp_fail(SP_EXIT_INPUT, CMD, "stdout: write error"); goto out; }
+        if (sp_out_commit(&of, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    } else if (fflush(f) != 0 || ferror(f)) { cli_fail(SP_EXIT_INPUT, CMD, "stdout: write error"); goto out; }
     rc = SP_EXIT_OK;
 out:
     json_decref(c.probes);

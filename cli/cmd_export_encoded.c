@@ -1,4 +1,4 @@
-/* daemon/cmd_export_encoded.c — `synprobe export --what vectors|tokens|attention --run R`:
+/* cli/cmd_export_encoded.c — `synprobe export --what vectors|tokens|attention --run R`:
  * an encoder run's cached outputs as NumPy files (cmd_export.c calls export_encoded).
  *
  * Rows are the run's items in ordinal order: corpus order for --corpus runs, task file order
@@ -19,8 +19,8 @@
 
 #include "common/npy.h"
 #include "common/sp.h"
-#include "daemon/cli.h"
-#include "daemon/export.h"
+#include "cli/cli.h"
+#include "cli/export.h"
 #include "store/runs.h"
 #include "store/store.h"
 
@@ -88,9 +88,9 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     if (!fmt) fmt = "npy";
     struct pass p = { 0 };
     p.what = !strcmp(what, "vectors") ? 1 : !strcmp(what, "tokens") ? 2 : 3;
-    if (!run) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s needs --run NAME (an encoder run)", what);
-    if (strcmp(fmt, "npy")) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s is written as npy only, not '%s'", what, fmt);
-    if (!out_path) return sp_fail(SP_EXIT_USAGE, CMD, "--what %s needs --out FILE.npy (binary output)", what);
+    if (!run) return cli_fail(SP_EXIT_USAGE, CMD, "--what %s needs --run NAME (an encoder run)", what);
+    if (strcmp(fmt, "npy")) return cli_fail(SP_EXIT_USAGE, CMD, "--what %s is written as npy only, not '%s'", what, fmt);
+    if (!out_path) return cli_fail(SP_EXIT_USAGE, CMD, "--what %s needs --out FILE.npy (binary output)", what);
 
     char err[SP_ERRLEN * 2];
     struct st_db *db = NULL;
@@ -99,11 +99,11 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     char *len_path = NULL;
     struct sp_out o_main = { 0 }, o_len = { 0 };
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) || st_run_info(db, run, &info, err, sizeof err)) {
-        sp_fail(SP_EXIT_INPUT, CMD, "%s", err);
+        cli_fail(SP_EXIT_INPUT, CMD, "%s", err);
         goto out;
     }
     if (corpus && (!info.corpus || strcmp(corpus, info.corpus))) {
-        sp_fail(SP_EXIT_INPUT, CMD, "run '%s' encodes %s %s, not corpus %s", run, info.corpus ? "corpus" : "task",
+        cli_fail(SP_EXIT_INPUT, CMD, "run '%s' encodes %s %s, not corpus %s", run, info.corpus ? "corpus" : "task",
                 info.corpus ? info.corpus : info.task, corpus);
         goto out;
     }
@@ -114,8 +114,8 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
         rc = (snprintf(err, sizeof err, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", db_path, run), SP_EPARSE);
     if (!rc && p.what == 3 && info.attn_layer < 0)
         rc = (snprintf(err, sizeof err, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db_path, run), SP_EPARSE);
-    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", rc == SP_EPARSE && p.err[0] ? p.err : err); goto out; }
-    if (!p.n) { sp_fail(SP_EXIT_INPUT, CMD, "run '%s' has no items", run); goto out; }
+    if (rc) { cli_fail(SP_EXIT_INPUT, CMD, "%s", rc == SP_EPARSE && p.err[0] ? p.err : err); goto out; }
+    if (!p.n) { cli_fail(SP_EXIT_INPUT, CMD, "run '%s' has no items", run); goto out; }
     if (info.corpus_id) {            /* skipped sentences anywhere, the last ones included */
         sqlite3_stmt *q;
         int64_t in_corpus = 0;
@@ -131,7 +131,7 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     }
 
     /* both files are written to temporaries and renamed into place only once both are complete */
-    if (sp_out_open(&o_main, out_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (sp_out_open(&o_main, out_path, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     p.f = o_main.f;
     size_t shape[3];
     int ndim;
@@ -143,7 +143,7 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
     if (sp_npy_write_header(p.f, SP_DT_F32, ndim, shape)) rc = (snprintf(err, sizeof err, "%s: write error", out_path), SP_EIO);
     if (!rc) rc = st_run_items(db, run, part, rows, &p, err, sizeof err);
     if (!rc && p.k != p.n) rc = (snprintf(err, sizeof err, "run '%s' changed while exporting", run), SP_EPARSE);
-    if (rc) { sp_fail(SP_EXIT_INPUT, CMD, "%s", p.err[0] ? p.err : err); goto out; }
+    if (rc) { cli_fail(SP_EXIT_INPUT, CMD, "%s", p.err[0] ? p.err : err); goto out; }
     if (p.what == 2) {
         size_t L = strlen(out_path);
         if (L > 4 && !strcmp(out_path + L - 4, ".npy")) L -= 4;
@@ -151,15 +151,15 @@ int export_encoded(const char *db_path, const char *corpus, const char *what, co
         memcpy(len_path, out_path, L);
         strcpy(len_path + L, ".lengths.npy");
         size_t ls = p.n;
-        if (sp_out_open(&o_len, len_path, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_open(&o_len, len_path, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         if (sp_npy_write_header(o_len.f, SP_DT_I32, 1, &ls) || fwrite(p.lengths, sizeof(int32_t), p.n, o_len.f) != p.n) {
-            sp_fail(SP_EXIT_INPUT, CMD, "%s: write error", len_path);
+            cli_fail(SP_EXIT_INPUT, CMD, "%s: write error", len_path);
             goto out;
         }
     }
-    if (sp_out_commit(&o_main, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+    if (sp_out_commit(&o_main, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
     if (len_path) {
-        if (sp_out_commit(&o_len, err, sizeof err)) { sp_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
+        if (sp_out_commit(&o_len, err, sizeof err)) { cli_fail(SP_EXIT_INPUT, CMD, "%s", err); goto out; }
         fprintf(stderr, "synprobe " CMD ": sentence lengths written to %s\n", len_path);   /* a second file: say so */
     }
     status = SP_EXIT_OK;

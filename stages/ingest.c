@@ -1,4 +1,4 @@
-/* daemon/ingest_job.c — the ingest pipeline over a list of files.
+/* stages/ingest.c — the ingest stage: the pipeline over a list of files.
  *
  * DESIGN. The caller's thread (the reader) takes the files in order. Every input is read
  * exactly once, as a stream: a regular file, a pipe or FIFO, standard input ("-") or a
@@ -22,25 +22,45 @@
  * only: its remaining chunks are skipped and its savepoint rolls back. Written chunks go
  * back to a pool, so steady state neither mallocs nor page-faults per chunk. */
 #include <errno.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <dirent.h>
+
 #include "common/sp.h"
-#include "daemon/ingest_job.h"
+#include "stages/ingest.h"
 #include "store/derive.h"
 
-void ingest_opts_default(struct ingest_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->workers = 2;
-    o->levels = 3;
-    o->structures = 1;
-    o->chunk_bytes = 1u << 20;
-    o->max_messages = 20;
-}
+/* The pipeline's settings, from the stage's options. */
+struct ingest_opts {
+    enum sp_format fmt;       /* SP_FMT_AUTO: detect per file */
+    enum sp_mode mode;
+    const char *split;
+    int workers;              /* parse/structure threads, >= 1 */
+    int levels;               /* PSAN division levels T */
+    int structures;           /* compute structures (off only for benchmarks) */
+    size_t chunk_bytes;       /* read size; a chunk holds whole sentences */
+    int max_messages;         /* rejection messages logged per file (all go to the quarantine) */
+    int max_words;            /* longer sentences are rejected (0: ING_MAX_WORDS_DEFAULT) */
+    const char *stdin_name;   /* the name "-" (standard input) is recorded and reported under */
+};
+
+enum ingest_status { INGEST_DONE = STG_INGEST_DONE, INGEST_UNCHANGED = STG_INGEST_UNCHANGED, INGEST_FAILED = STG_INGEST_FAILED };
+
+struct ingest_result {
+    enum ingest_status status;
+    enum sp_format fmt;
+    struct st_file_summary sum;
+    long tokens_parsed;       /* words of every parsed sentence (accepted or not) */
+    int sentences_parsed;
+    char error[SP_ERRLEN];    /* INGEST_FAILED: why */
+};
+
+typedef void (*ingest_done_fn)(int k, const char *path, const struct ingest_result *r, void *ctx);
 
 /* One input file. Fields written by the reader before its first entry is queued are read
  * by the writer after taking that entry (the queue's mutex orders them). */
@@ -92,6 +112,7 @@ struct pipeline {
     int reading_done;
 
     const struct ingest_opts *o;
+    struct stg_ctx *stg;                     /* log and stop flag */
     struct st_db *db;                        /* NULL on the dry-run path */
     int precheck;                            /* look each file's bytes up before parsing it */
     int64_t corpus_id;
@@ -247,7 +268,7 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
                 snprintf(r->error, sizeof r->error, "%s (--strict: nothing from this file was kept)", err);
                 job_stop_hash(p, j);
                 return;
-            } else if (!p->o->quiet && j->messages++ < p->o->max_messages) {
+            } else if (j->messages++ < p->o->max_messages) {
                 sp_buf_printf(&j->msgs, "%s\n", err);
             }
         } else if (rc) {
@@ -276,7 +297,13 @@ static void sync_and_report(struct pipeline *p)
     p->held_tokens = 0;
     for (int i = 0; i < p->n_pending; i++) {
         struct job *j = p->pending[i];
-        if (j->msgs.len) fwrite(j->msgs.p, 1, j->msgs.len, stderr);
+        /* rejections, one line each, logged with their file (not while other files parse) */
+        for (char *line = j->msgs.p, *nl; line && line < j->msgs.p + j->msgs.len; line = nl + 1) {
+            nl = memchr(line, '\n', (size_t)(j->msgs.p + j->msgs.len - line));
+            if (!nl) break;
+            *nl = 0;
+            sp_log(p->stg->log, SP_LOG_WARN, "%s", line);
+        }
         sp_buf_free(&j->msgs);
         if (j->r.status == INGEST_FAILED) p->n_failed++;
         if (p->done_fn) p->done_fn(j->k, j->path, &j->r, p->ctx);
@@ -288,12 +315,12 @@ static void sync_and_report(struct pipeline *p)
  * grouping pays) and the group is still small. */
 static int sync_due(struct pipeline *p, const struct job *j)
 {
-    if (!p->held_files || j->k == p->n_jobs - 1 || p->held_files >= 256 || p->held_tokens >= (1L << 20)) return 1;
+    if (!p->held_files || p->held_files >= 256 || p->held_tokens >= (1L << 20)) return 1;
     pthread_mutex_lock(&p->mu);
-    int ready = 0;
-    for (struct chunk *c = p->done; c && !ready; c = c->next) ready = c->seq == p->next_write + 1;
+    int last = j->k == p->n_jobs - 1, ready = 0;   /* n_jobs drops under mu if reading stops early */
+    for (struct chunk *c = p->done; c && !ready && !last; c = c->next) ready = c->seq == p->next_write + 1;
     pthread_mutex_unlock(&p->mu);
-    return !ready;
+    return last || !ready;
 }
 
 /* Writer: the file's end-of-file marker: end its savepoint (or roll it back), report it. */
@@ -333,7 +360,7 @@ static void job_finish(struct pipeline *p, struct job *j)
                     r->status = INGEST_DONE;
                     p->held_files++;
                     p->held_tokens += r->tokens_parsed;
-                    if (j->messages > p->o->max_messages && !p->o->quiet)
+                    if (j->messages > p->o->max_messages)
                         sp_buf_printf(&j->msgs, "%s: %d more rejected sentences (see the quarantine table)\n",
                                       j->path, j->messages - p->o->max_messages);
                 }
@@ -523,6 +550,12 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
         struct sp_sha256 h;
         sp_sha256_init(&h);
         while (!eof && job_stopped(p, j) != 1) {
+            if (stg_stopping(p->stg)) {      /* a safe point: the file rolls back whole */
+                snprintf(j->read_error, sizeof j->read_error, "%s: stopped before its end; nothing from it was kept", j->path);
+                if (!checked) { snprintf(r->error, sizeof r->error, "%s", j->read_error); j->pre_done = 1; }
+                else job_stop(p, j);
+                break;
+            }
             size_t want = cap > carry ? cap : carry * 2;
             if (!c) c = chunk_get(p);
             if (c->cap < want + 1) {
@@ -615,8 +648,13 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
     submit(p, m);
 }
 
-int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n, const struct ingest_opts *o,
-                 ingest_done_fn done, void *ctx)
+/* Several files through one pipeline: file k+1 is read and parsed while file k is written,
+ * each still in its own transaction. done(k, paths[k], result, ctx) runs once per file, in
+ * file order, on the writer thread, as soon as the file is committed (or failed, or found
+ * unchanged). Files after a stop request are not read (and not reported). db == NULL: parse
+ * (and compute structures) without storing: the benchmark path. Returns the files read. */
+static int ingest_files(struct stg_ctx *stg, struct st_db *db, int64_t corpus_id, char *const *paths, int n,
+                        const struct ingest_opts *o, ingest_done_fn done, void *ctx)
 {
     /* the writer thread must never need db's own connection, which this thread keeps using */
     char werr[SP_ERRLEN];
@@ -631,6 +669,7 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     struct pipeline p;
     memset(&p, 0, sizeof p);
     p.o = o;
+    p.stg = stg;
     p.db = db;
     /* A store being bulk-loaded was empty when this run began, so no file can be in it yet
      * (the same bytes twice in this run are still caught by the writer, inside its
@@ -643,7 +682,7 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     p.ctx = ctx;
     p.n_chunks = -1;
     p.max_in_flight = 2 * o->workers + 2;
-    p.n_jobs = n;
+    p.n_jobs = n;   /* lowered if a stop request ends the reading early */
     p.pending = sp_xcalloc((size_t)(n ? n : 1), sizeof *p.pending);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv_work, NULL);
@@ -662,7 +701,8 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
      * list of paths is small next to the chunks, so keep them all */
     struct job *jobs = sp_xcalloc((size_t)(n ? n : 1), sizeof *jobs);
     long seq = 0;
-    for (int k = 0; k < n; k++) {
+    int n_read = 0;
+    for (int k = 0; k < n && !stg_stopping(stg); k++, n_read++) {
         struct job *j = &jobs[k];
         j->k = k;
         j->arg = paths[k];
@@ -673,6 +713,7 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     }
 
     pthread_mutex_lock(&p.mu);
+    p.n_jobs = n_read;
     p.reading_done = 1;
     p.n_chunks = seq;
     pthread_cond_broadcast(&p.cv_work);
@@ -688,23 +729,181 @@ int ingest_files(struct st_db *db, int64_t corpus_id, char *const *paths, int n,
     pthread_cond_destroy(&p.cv_work);
     pthread_cond_destroy(&p.cv_write);
     pthread_cond_destroy(&p.cv_space);
-    return p.n_failed;
+    return n_read;
 }
 
-static void copy_result(int k, const char *path, const struct ingest_result *r, void *ctx)
+
+/* ---- the stage ---- */
+
+const struct sp_opt stg_ingest_options[] = {
+#define O(f) offsetof(struct stg_ingest_opts, f)
+    { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store (created if missing)" },
+    { "corpus", SP_OPT_STR, O(corpus), "main", .metavar = "NAME", .help = "corpus to add to" },
+    { "split", SP_OPT_STR, O(split), .metavar = "S", .help = "split recorded on every sentence (train, dev, test, ...)" },
+    { "format", SP_OPT_CHOICE, O(format), "auto", .choices = "auto|conllu/conll|ptb/mrg|dep/dp",
+      .help = "override format detection for every file" },
+    { "workers", SP_OPT_INT, O(workers), "2", .lo = 1, .hi = 256, .metavar = "N", .help = "parse/structure threads; one writer thread writes SQLite" },
+    { "levels", SP_OPT_INT, O(levels), "3", .lo = 1, .hi = 16, .metavar = "T", .help = "PSAN phrase-division levels" },
+    { "max-words", SP_OPT_INT, O(max_words), "2048", .lo = 1, .hi = ING_MAX_WORDS_LIMIT, .metavar = "N", .help =
+      "longer sentences go to the quarantine: the cached structures of an n-word sentence take about 11*n^2 bytes "
+      "of a worker's memory" },
+    { "chunk-kb", SP_OPT_INT, O(chunk_kb), "1024", .lo = 1, .hi = 1 << 20, .metavar = "KB", .help = "read size (a chunk holds whole sentences)" },
+    { "strict", SP_OPT_FLAG, O(mode), .flag_value = SP_MODE_STRICT,
+      .help = "the first malformed sentence aborts its file; nothing from it is kept" },
+    { "repair", SP_OPT_FLAG, O(mode), .flag_value = SP_MODE_REPAIR,
+      .help = "repair heads deterministically (SPEC-structures 2.1), recording warnings "
+              "(default: malformed sentences go to the quarantine table with file:line and reason)" },
+    { "dry-run", SP_OPT_FLAG, O(dry_run), .help = "parse and compute without a store (benchmarks)" },
+    { "no-structures", SP_OPT_FLAG, O(no_structures), .help = "parse only (benchmarks)" },
+    { "stdin-name", SP_OPT_STR, O(stdin_name), .metavar = "NAME",
+      .help = "the name '-' (standard input) is stored under (default <stdin>); its extension decides the format, "
+              "its stem the sentences' document" },
+    { "inputs", SP_OPT_PATHS, O(inputs), .metavar = "FILE", .help = "files, folders or '-' (also given as operands)" },
+#undef O
+    { 0 },
+};
+
+int stg_ingest_is_treebank_name(const char *name)
 {
-    (void)k;
-    (void)path;
-    *(struct ingest_result *)ctx = *r;
+    size_t n = strlen(name);
+    if (n > 3 && !strcmp(name + n - 3, ".gz")) {   /* dev.conllu.gz: judge by the name inside */
+        char inner[1024];
+        snprintf(inner, sizeof inner, "%.*s", (int)(n - 3), name);
+        return n - 3 < sizeof inner && stg_ingest_is_treebank_name(inner);
+    }
+    const char *dot = strrchr(name, '.');
+    if (!dot) return 0;
+    return !strcmp(dot, ".conllu") || !strcmp(dot, ".conll") || !strcmp(dot, ".mrg") ||
+           !strcmp(dot, ".dp") || !strcmp(dot, ".dep") || !strcmp(dot, ".ptb");
 }
 
-int ingest_file(struct st_db *db, int64_t corpus_id, const char *path, const struct ingest_opts *o,
-                struct ingest_result *r)
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* FILE stays as given; DIR expands to its treebank files in name order. */
+static void expand_arg(const char *arg, char ***list, int *n, int *cap)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(arg);
+        if (d) {
+            int start = *n;
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                if (!stg_ingest_is_treebank_name(e->d_name)) continue;
+                if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+                size_t len = strlen(arg) + strlen(e->d_name) + 2;
+                char *p = sp_xmalloc(len);
+                snprintf(p, len, "%s/%s", arg, e->d_name);
+                (*list)[(*n)++] = p;
+            }
+            closedir(d);
+            qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
+            return;
+        }
+    }
+    if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+    (*list)[(*n)++] = sp_xstrdup(arg);
+}
+
+struct stage_run {
+    struct stg_ctx *ctx;
+    struct stg_ingest_result *r;
+    int log_files;             /* a line per file (a few files only) */
+};
+
+/* Writer thread, file order: keep the file's result, log it, report progress. */
+static void file_done(int k, const char *path, const struct ingest_result *fr, void *arg)
+{
+    struct stage_run *s = arg;
+    struct stg_ingest_result *r = s->r;
+    struct stg_ingest_file *f = &r->files[k];
+    f->path = sp_xstrdup(path);
+    f->status = (enum stg_ingest_status)fr->status;
+    f->fmt = fr->fmt;
+    f->sum = fr->sum;
+    f->tokens_parsed = fr->tokens_parsed;
+    snprintf(f->error, sizeof f->error, "%s", fr->error);
+    if (fr->status == INGEST_FAILED) { r->n_failed++; sp_log(s->ctx->log, SP_LOG_ERROR, "%s", fr->error); }
+    else if (fr->status == INGEST_UNCHANGED) r->n_unchanged++;
+    else r->n_done++;
+    r->sentences += fr->sum.n_sentences - fr->sum.n_attached;
+    r->attached += fr->sum.n_attached;
+    r->rejected += fr->sum.n_rejected;
+    r->kept += fr->sum.n_kept;
+    r->words += fr->sum.n_words;
+    r->tokens += fr->tokens_parsed;
+    if (s->log_files && fr->status != INGEST_FAILED) {
+        char kept[128] = "";
+        if (fr->sum.n_kept)
+            snprintf(kept, sizeof kept, "; %d kept: stored identically by an earlier version of this file", fr->sum.n_kept);
+        sp_log(s->ctx->log, SP_LOG_INFO, "%s: %s [%s] %d sentences%s, %d rejected, %ld words%s", path,
+               fr->status == INGEST_DONE ? "ingested" : "unchanged", ing_format_name(fr->fmt), fr->sum.n_sentences,
+               fr->sum.n_attached ? " (attached to existing)" : "", fr->sum.n_rejected, fr->sum.n_words, kept);
+    }
+    stg_progress(s->ctx, "files", (uint64_t)k + 1, (uint64_t)r->n_files);
+}
+
+int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->status = INGEST_FAILED;
-    char *paths[1] = { (char *)path };
-    ingest_files(db, corpus_id, paths, 1, o, copy_result, r);
-    if (r->status != INGEST_FAILED) return SP_OK;
-    return r->error[0] ? SP_EPARSE : SP_ESTORE;
+    if (!o->db && !o->dry_run) return stg_fail(ctx, SP_EUSAGE, "--db is required");
+    if (!o->inputs.n) return stg_fail(ctx, SP_EUSAGE, "no input files");
+    if (!o->corpus || !o->corpus[0]) return stg_fail(ctx, SP_EUSAGE, "--corpus: expected a name, got an empty string");
+    if (o->stdin_name && !strcmp(o->stdin_name, "-"))
+        return stg_fail(ctx, SP_EUSAGE, "--stdin-name: expected a file name, got '-'");
+
+    char **files = NULL;
+    int n = 0, cap = 0;
+    for (int i = 0; i < o->inputs.n; i++) expand_arg(o->inputs.v[i], &files, &n, &cap);
+    r->n_files = n;
+    r->files = sp_xcalloc((size_t)(n ? n : 1), sizeof *r->files);
+
+    struct st_db *db = NULL;
+    int64_t corpus_id = 0;
+    if (!o->dry_run) {
+        struct stat sb;
+        int fresh = stat(o->db, &sb) != 0 || sb.st_size == 0;   /* created by this run: load in bulk */
+        int rc;
+        if ((rc = st_open(o->db, ST_OPEN_CREATE, &db, ctx->err, sizeof ctx->err)) ||
+            (fresh && (rc = st_bulk_begin(db, ctx->err, sizeof ctx->err))) ||
+            (rc = st_corpus_id(db, o->corpus, 1, &corpus_id, ctx->err, sizeof ctx->err))) {
+            st_close(db);
+            for (int i = 0; i < n; i++) free(files[i]);
+            free(files);
+            return rc == SP_EUSAGE ? SP_ESTORE : rc;   /* a store that is not ours is bad input, not usage */
+        }
+    }
+    struct ingest_opts po = {
+        .fmt = (enum sp_format)o->format, .mode = (enum sp_mode)o->mode, .split = o->split, .workers = (int)o->workers,
+        .levels = (int)o->levels, .structures = !o->no_structures, .chunk_bytes = (size_t)o->chunk_kb * 1024,
+        .max_messages = 20, .max_words = (int)o->max_words, .stdin_name = o->stdin_name,
+    };
+    struct stage_run s = { ctx, r, n <= 20 };
+    double t0 = sp_now();
+    int n_read = ingest_files(ctx, db, corpus_id, files, n, &po, file_done, &s);
+    char err[SP_ERRLEN];
+    if (db && st_bulk_end(db, err, sizeof err)) sp_log(ctx->log, SP_LOG_WARN, "%s", err);
+    r->seconds = sp_now() - t0;
+    st_close(db);
+    for (int k = n_read; k < n; k++) {        /* never read: a stop request came first */
+        r->files[k].status = STG_INGEST_FAILED;
+        r->files[k].path = sp_xstrdup(files[k]);
+        snprintf(r->files[k].error, sizeof r->files[k].error, "not read: stopped before it");
+    }
+    for (int i = 0; i < n; i++) free(files[i]);
+    free(files);
+    sp_log(ctx->log, SP_LOG_DEBUG, "ingest: %d files (%d ingested, %d unchanged, %d failed), %ld tokens in %.2fs (%.0f tokens/s)",
+           n, r->n_done, r->n_unchanged, r->n_failed, r->tokens, r->seconds, r->seconds > 0 ? r->tokens / r->seconds : 0.0);
+    if (n_read < n) return stg_stopped(ctx);
+    int ingested_any = r->sentences + r->attached + r->kept > 0 || (r->n_unchanged > 0 && r->n_done == 0 && r->n_failed == 0);
+    if (r->n_failed) return stg_fail(ctx, SP_EPARSE, "%d of %d files failed", r->n_failed, n);
+    if (!ingested_any) return stg_fail(ctx, SP_EPARSE, "nothing was ingested");
+    return SP_OK;
+}
+
+void stg_ingest_result_free(struct stg_ingest_result *r)
+{
+    for (int i = 0; r->files && i < r->n_files; i++) free((char *)r->files[i].path);
+    free(r->files);
+    r->files = NULL;
 }

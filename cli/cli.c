@@ -1,0 +1,174 @@
+/* cli/cli.c — what every command shares: flag parsing and --help from the option tables, the
+ * stderr logger, the progress line, SIGINT/SIGTERM as a stop flag, exit statuses. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+const struct sp_opt cli_common_options[] = {
+    { "quiet", SP_OPT_FLAG, offsetof(struct cli_common, quiet), .help = "say nothing but errors and warnings",
+      .flags = SP_OPTF_CLI },
+    { "verbose", SP_OPT_FLAG, offsetof(struct cli_common, verbose), .help = "say more: each step, its choices and timings",
+      .flags = SP_OPTF_CLI },
+    { "help", SP_OPT_FLAG, offsetof(struct cli_common, help), .help = "print this help and exit", .flags = SP_OPTF_CLI },
+    { 0 },
+};
+
+int cli_fail(int code, const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "synprobe %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+/* ---- stop flag: the handlers only set it (STYLE.md, redis) ---- */
+
+static atomic_int stop_signal;
+
+static void on_stop_signal(int sig)
+{
+    atomic_store(&stop_signal, sig);
+    signal(sig, SIG_DFL);            /* a second Ctrl-C ends the process at once */
+}
+
+/* ---- logger and progress line ---- */
+
+void cli_progress_clear(struct cli *c)
+{
+    if (c->progress_shown) {
+        fputs("\r\033[K", stderr);
+        c->progress_shown = 0;
+    }
+}
+
+static void log_write(void *arg, enum sp_log_level level, const char *line)
+{
+    struct cli *c = arg;
+    cli_progress_clear(c);
+    if (level == SP_LOG_ERROR) fprintf(stderr, "synprobe %s: %s\n", c->name, line);
+    else if (level == SP_LOG_WARN) fprintf(stderr, "synprobe %s: warning: %s\n", c->name, line);
+    else fprintf(stderr, "%s\n", line);
+}
+
+static void fmt_duration(char *out, size_t n, double s)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* On a terminal: "encode: 1,234/5,000 sentences  310/s  ETA 0:12", redrawn at most 5 times a
+ * second. Off a terminal the stage's closing log line says the same once. */
+static void progress(void *arg, const char *unit, uint64_t done, uint64_t total)
+{
+    struct cli *c = arg;
+    if (!c->tty || c->common.quiet) return;
+    double now = sp_now();
+    if (c->progress_t0 == 0) c->progress_t0 = now;
+    if (now - c->progress_last < 0.2 && done != total) return;
+    c->progress_last = now;
+    double el = now - c->progress_t0, rate = el > 0 ? (double)done / el : 0;
+    char eta[32] = "";
+    if (total && rate > 0 && done < total) {
+        char d[16];
+        fmt_duration(d, sizeof d, (double)(total - done) / rate);
+        snprintf(eta, sizeof eta, "  ETA %s", d);
+    }
+    if (total)
+        fprintf(stderr, "\r\033[K%s: %llu/%llu %s  %.0f/s%s", c->name, (unsigned long long)done,
+                (unsigned long long)total, unit, rate, eta);
+    else
+        fprintf(stderr, "\r\033[K%s: %llu %s  %.0f/s", c->name, (unsigned long long)done, unit, rate);
+    fflush(stderr);
+    c->progress_shown = 1;
+}
+
+/* ---- parsing ---- */
+
+void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
+{
+    fputs(c->usage, f);
+    fputs("\noptions:\n", f);
+    for (int i = 0; i < nb; i++) sp_opt_help(f, b[i].table);
+    sp_opt_help(f, cli_common_options);
+}
+
+int cli_parse(struct cli *c, const char *name, const char *usage, const struct sp_optbind *b, int nb,
+              int argc, char **argv, int operands_ok)
+{
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->usage = usage;
+    sp_arena_init(&c->arena);
+    struct sp_optbind all[16];
+    SP_ASSERT(nb < 16);
+    memcpy(all, b, sizeof *b * (size_t)nb);
+    all[nb] = (struct sp_optbind){ cli_common_options, &c->common };
+    char err[SP_ERRLEN];
+    int rc = sp_opt_parse_argv(all, nb + 1, argc, argv, operands_ok ? &c->operands : NULL, &c->arena, err, sizeof err);
+    if (c->common.help) {           /* --help wins over everything else on the line */
+        cli_help(stdout, c, b, nb);
+        return cli_done(c, SP_EXIT_OK);
+    }
+    if (rc) {
+        fputs(usage, stderr);
+        fprintf(stderr, "synprobe %s: %s\n", name, err);
+        return cli_done(c, SP_EXIT_USAGE);
+    }
+    if (c->common.quiet && c->common.verbose) {
+        fprintf(stderr, "synprobe %s: --quiet and --verbose exclude each other; give one\n", name);
+        return cli_done(c, SP_EXIT_USAGE);
+    }
+    for (int i = 0; i < nb; i++)
+        if (sp_opt_check_required(b[i].table, b[i].dst, err, sizeof err)) {
+            fputs(usage, stderr);
+            fprintf(stderr, "synprobe %s: %s\n", name, err);
+            return cli_done(c, SP_EXIT_USAGE);
+        }
+    /* the manifest's "command": synprobe and the words as typed */
+    const char **words = sp_arena_alloc(&c->arena, sizeof *words * (size_t)(argc + 2));
+    words[0] = "synprobe";
+    for (int i = 0; i < argc; i++) words[i + 1] = argv[i];
+    c->command = (struct sp_strlist){ words, argc + 1 };
+
+    c->tty = isatty(STDERR_FILENO);
+    c->log = (struct sp_logger){ c->common.quiet ? SP_LOG_WARN : c->common.verbose ? SP_LOG_DEBUG : SP_LOG_INFO, log_write, c };
+    c->ctx = (struct stg_ctx){ .log = &c->log, .stop = &stop_signal, .progress = progress, .progress_arg = c };
+    atomic_store(&stop_signal, 0);
+    signal(SIGINT, on_stop_signal);
+    signal(SIGTERM, on_stop_signal);
+    return -1;
+}
+
+int cli_done(struct cli *c, int rc)
+{
+    cli_progress_clear(c);
+    sp_arena_free(&c->arena);
+    return rc;
+}
+
+int cli_finish_stage(struct cli *c, int sp_rc)
+{
+    cli_progress_clear(c);
+    switch (sp_rc) {
+    case SP_OK: return SP_EXIT_OK;
+    case SP_EUSAGE:
+        fprintf(stderr, "synprobe %s: %s\n", c->name, c->ctx.err);
+        return SP_EXIT_USAGE;
+    case SP_ESTOPPED: {
+        int sig = atomic_load(&stop_signal);
+        fprintf(stderr, "synprobe %s: %s\n", c->name, c->ctx.err);
+        return 128 + (sig ? sig : SIGINT);
+    }
+    default:
+        fprintf(stderr, "synprobe %s: %s\n", c->name, c->ctx.err);
+        return SP_EXIT_INPUT;
+    }
+}

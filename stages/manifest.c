@@ -1,0 +1,70 @@
+/* stages/manifest.c — the run manifest and the stored tree evaluation. */
+#include <cblas.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stages/manifest.h"
+#include "stages/stage.h"
+#include "store/results.h"
+
+const char *stg_build_info(void)
+{
+#ifdef SP_HAVE_CUDA
+    return "CUDA yes (cuBLAS), BLAS openblas";
+#else
+    return "CUDA no, BLAS openblas";
+#endif
+}
+
+json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *table, const void *opts)
+{
+    json_t *m = json_object(), *cmd = json_array(), *v = json_object();
+    char ts[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_object_set_new(m, "timestamp", json_string(ts));
+    for (int i = 0; command && i < command->n; i++) json_array_append_new(cmd, json_string(command->v[i]));
+    json_object_set_new(m, "command", cmd);
+    json_object_set_new(v, "synprobe", json_string(SP_VERSION));
+    json_object_set_new(v, "build", json_string(stg_build_info()));
+    json_object_set_new(v, "sqlite", json_string(sqlite3_libversion()));
+#ifdef OPENBLAS_VERSION
+    {
+        /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64": the library we run on */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", openblas_get_config());
+        size_t n = strlen(buf);
+        while (n && (buf[n - 1] == ' ' || buf[n - 1] == '\n')) buf[--n] = 0;
+        json_object_set_new(v, "blas", json_string(buf));
+    }
+#else
+    json_object_set_new(v, "blas", json_string("cblas"));
+#endif
+    json_object_set_new(v, "jansson", json_string(JANSSON_VERSION));
+    json_object_set_new(m, "versions", v);
+    if (table && opts) {
+        json_t *o = json_object();
+        sp_opt_to_json(table, opts, o);
+        json_object_set_new(m, "options", o);
+    }
+    return m;
+}
+
+int stg_save_tree_eval(struct stg_ctx *ctx, struct st_db *db, const char *run, int64_t corpus_id, const char *method,
+                       json_t *result, json_t *manifest, int64_t *id)
+{
+    json_t *full = json_deep_copy(result);
+    json_object_set_new(full, "manifest", manifest);
+    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(full);
+    struct st_tree_eval e = { .run = run, .corpus_id = corpus_id, .method = method, .result = txt };
+    *id = 0;
+    int rc = st_tree_evals_put(db, &e, 1, id, ctx->err, sizeof ctx->err);
+    free(txt);
+    return rc;
+}
