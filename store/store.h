@@ -50,6 +50,14 @@ int  st_begin_write(struct st_db *db, char *err, size_t errlen);
 /* Corpus id by name; create != 0 inserts it when missing. SP_EEXIST-free: returns SP_OK or an error. */
 int  st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen);
 
+/* The names of every corpus, task or run in the store, sorted (store/st_names.c): for "no such
+ * task 'X'; did you mean 'Y'? the store has: ..." messages. Free with st_names_free. */
+struct st_names { char **v; int n; };
+int  st_corpus_names(struct st_db *db, struct st_names *out, char *err, size_t errlen);
+int  st_task_names(struct st_db *db, struct st_names *out, char *err, size_t errlen);
+int  st_run_names(struct st_db *db, struct st_names *out, char *err, size_t errlen);
+void st_names_free(struct st_names *names);
+
 /* ---- writing one ingested file ---- */
 
 struct st_blobref { const uint8_t *p; size_t n; };
