@@ -894,7 +894,7 @@ int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_
     free(files);
     sp_log(ctx->log, SP_LOG_DEBUG, "ingest: %d files (%d ingested, %d unchanged, %d failed), %ld tokens in %.2fs (%.0f tokens/s)",
            n, r->n_done, r->n_unchanged, r->n_failed, r->tokens, r->seconds, r->seconds > 0 ? r->tokens / r->seconds : 0.0);
-    if (n_read < n) return stg_stopped(ctx);
+    if (n_read < n || stg_stopping(ctx)) return stg_stopped(ctx);
     int ingested_any = r->sentences + r->attached + r->kept > 0 || (r->n_unchanged > 0 && r->n_done == 0 && r->n_failed == 0);
     if (r->n_failed) return stg_fail(ctx, SP_EPARSE, "%d of %d files failed", r->n_failed, n);
     if (!ingested_any) return stg_fail(ctx, SP_EPARSE, "nothing was ingested");
