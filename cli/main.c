@@ -52,7 +52,11 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name)) continue;
         return commands[i].fn(argc - 1, argv + 1);
     }
-    fprintf(stderr, "synprobe: unknown command '%s'\n", argv[1]);
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
+    char sugg[256];
+    sp_suggest(sugg, sizeof sugg, argv[1], names, N_COMMANDS);
+    fprintf(stderr, "synprobe: unknown command '%s'%s%s\n", argv[1], sugg[0] ? "; " : "", sugg);
     usage(stderr);
     return SP_EXIT_USAGE;
 }
