@@ -529,3 +529,76 @@ void sp_join_names(char *out, size_t outlen, const char *const *names, size_t n,
         len += (size_t)snprintf(out + len, outlen - len, "%s%s", i ? ", " : "", names[i]);
     if (n > max && len < outlen) snprintf(out + len, outlen - len, ", ... (%zu in all)", n);
 }
+
+/* one word for a shell: as is when it is plain, else in single quotes */
+static void put_word(struct sp_buf *b, const char *w, size_t n)
+{
+    int plain = n > 0;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = isalnum((unsigned char)w[i]) || strchr("-_./,:=+@%", w[i]);
+    if (plain) { sp_buf_put(b, w, n); return; }
+    sp_buf_puts(b, "'");
+    for (size_t i = 0; i < n; i++) {
+        if (w[i] == '\'') sp_buf_puts(b, "'\\''");
+        else sp_buf_put(b, &w[i], 1);
+    }
+    sp_buf_puts(b, "'");
+}
+
+void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *defaults, struct sp_buf *b)
+{
+    for (const struct sp_opt *o = t; o->name; o++) {
+        char num[64];
+        const char *val = NULL;
+        switch (o->type) {
+        case SP_OPT_FLAG:
+            if (*FIELD(src, o, const int) == (o->flag_value ? o->flag_value : 1) &&
+                *FIELD(defaults, o, const int) != *FIELD(src, o, const int))
+                sp_buf_printf(b, " --%s", o->name);
+            continue;
+        case SP_OPT_INT:
+            if (*FIELD(src, o, const long) == *FIELD(defaults, o, const long)) continue;
+            snprintf(num, sizeof num, "%ld", *FIELD(src, o, const long));
+            val = num;
+            break;
+        case SP_OPT_SIZE:
+            if (*FIELD(src, o, const uint64_t) == *FIELD(defaults, o, const uint64_t)) continue;
+            snprintf(num, sizeof num, "%llu", (unsigned long long)*FIELD(src, o, const uint64_t));
+            val = num;
+            break;
+        case SP_OPT_DOUBLE:
+            if (*FIELD(src, o, const double) == *FIELD(defaults, o, const double)) continue;
+            snprintf(num, sizeof num, "%.17g", *FIELD(src, o, const double));
+            val = num;
+            break;
+        case SP_OPT_STR: case SP_OPT_PATH: {
+            const char *s = *FIELD(src, o, const char *const), *d = *FIELD(defaults, o, const char *const);
+            if (!s || (d && !strcmp(s, d))) continue;
+            val = s;
+            break;
+        }
+        case SP_OPT_CHOICE: {
+            int k = *FIELD(src, o, const int);
+            if (k == *FIELD(defaults, o, const int)) continue;
+            const char *p = o->choices;
+            for (int i = 0; i < k && p; i++) { p = strchr(p, '|'); if (p) p++; }
+            if (!p) continue;
+            sp_buf_printf(b, " --%s ", o->name);
+            put_word(b, p, strcspn(p, "|/"));
+            continue;
+        }
+        case SP_OPT_LIST: case SP_OPT_PATHS: {
+            const struct sp_strlist *l = FIELD(src, o, const struct sp_strlist);
+            if (!l->n) continue;
+            sp_buf_printf(b, " --%s", o->name);
+            for (int i = 0; i < l->n; i++) {
+                sp_buf_puts(b, o->type == SP_OPT_PATHS || i == 0 ? " " : ",");
+                put_word(b, l->v[i], strlen(l->v[i]));
+            }
+            continue;
+        }
+        }
+        sp_buf_printf(b, " --%s ", o->name);
+        put_word(b, val, strlen(val));
+    }
+}

@@ -87,6 +87,11 @@ void sp_opt_to_json(const struct sp_opt *t, const void *src, struct json_t *obj)
 int sp_opt_set_json(const struct sp_opt *t, void *dst, struct json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen);
 
+/* The command line that sets src, as a user would type it: " --name value" for every option whose
+ * value differs from defaults (same table, from sp_opt_defaults), appended to b. Values with
+ * blanks or shell metacharacters are single-quoted. The demo prints its steps this way. */
+void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *defaults, struct sp_buf *b);
+
 /* --help: one line per option, "  --name METAVAR  help (default: X)", wrapped at 100 columns. */
 void sp_opt_help(FILE *f, const struct sp_opt *t);
 
