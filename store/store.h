@@ -58,6 +58,13 @@ int  st_task_names(struct st_db *db, struct st_names *out, char *err, size_t err
 int  st_run_names(struct st_db *db, struct st_names *out, char *err, size_t errlen);
 void st_names_free(struct st_names *names);
 
+/* The README's example queries (store/st_examples.c), NULL-terminated; st_example_run calls
+ * row(arg, n, columns as text) for each result row. */
+struct st_example { const char *title, *sql; };
+extern const struct st_example st_examples[];
+typedef void (*st_row_fn)(void *arg, int n, const char *const *cols);
+int  st_example_run(struct st_db *db, const struct st_example *ex, st_row_fn row, void *arg, char *err, size_t errlen);
+
 /* ---- writing one ingested file ---- */
 
 struct st_blobref { const uint8_t *p; size_t n; };
