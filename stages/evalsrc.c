@@ -13,8 +13,8 @@ static int no_such(struct stg_ctx *ctx, const char *what, const char *name, cons
     const char *const *v = (const char *const *)names->v;
     sp_suggest(sug, sizeof sug, name, v, (size_t)names->n);
     sp_join_names(list, sizeof list, v, (size_t)names->n, 20);
-    return stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; %s%sthe store has %s%s", what, name, db_path, sug,
-                    sug[0] ? " " : "", names->n ? ": " : "none", names->n ? list : "");
+    return stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; %s%sthe store has%s%s", what, name, db_path, sug,
+                    sug[0] ? " " : "", names->n ? ": " : " none", names->n ? list : "");
 }
 
 /* Whether name is among the names of kind `what` (corpus / run); SP_EPARSE with the message when not. */
