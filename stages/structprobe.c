@@ -259,8 +259,8 @@ int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, s
                r->n_skipped, sp_now() - t0);
     prb_sp_free(&w.acc);
     if (w.db) st_close(w.db);
-    if (w.have_dist) sp_npy_free(&w.dist);
-    if (w.have_depth) sp_npy_free(&w.depth);
+    sp_npy_free(&w.dist);       /* zeroed when never read */
+    sp_npy_free(&w.depth);
     free(w.mask);
     free(w.pd);
     free(w.pdep);

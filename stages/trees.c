@@ -439,7 +439,7 @@ static void walk_free(struct walk *w)
     for (long k = 0; k < w->run_cap; k++) free(w->run_attn[k]);
     free(w->run_attn);
     free(w->run_n);
-    if (w->have_attn) sp_npy_free(&w->attn);
+    sp_npy_free(&w->attn);      /* zeroed when never read */
 }
 
 int stg_trees(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
