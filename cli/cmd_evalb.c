@@ -14,16 +14,59 @@
 #include "cli/cli.h"
 #include "probes/evalb.h"
 
-static void usage(FILE *f)
+static const char usage[] =
+    "usage: synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST\n"
+    "  EVALB-compatible bracket scoring: gold line k against test line k, one tree per line.\n"
+    "  -p PARAM.prm  parameter file (DEBUG MAX_ERROR CUTOFF_LEN LABELED DELETE_LABEL\n"
+    "                DELETE_LABEL_FOR_LENGTH QUOTE_LABEL EQ_LABEL EQ_WORD)\n"
+    "  -c N          cut-off length of the second summary (overrides CUTOFF_LEN)\n"
+    "  -e N          abort after more than N errors (overrides MAX_ERROR)\n"
+    "  -d, -D        per-sentence debug dump (DEBUG 1)\n"
+    "  --json        print {\"all\": {...}, \"le40\": {...}} instead of the table\n"
+    "The single-dash flags are EVALB's; each also has the long name listed below.\n";
+
+struct evalb_opts {
+    const char *param;
+    long cutoff_len, max_error;     /* -1: as the parameter file says */
+    int debug;                      /* 0: as the parameter file says */
+    int json;
+};
+static const struct sp_opt evalb_options[] = {
+#define O(f) offsetof(struct evalb_opts, f)
+    { "param", SP_OPT_PATH, O(param), .metavar = "PARAM.prm", .help = "parameter file (-p)" },
+    { "cutoff-len", SP_OPT_INT, O(cutoff_len), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N", .flags = SP_OPTF_NODEF,
+      .help = "cut-off length of the second summary, over CUTOFF_LEN (-c)" },
+    { "max-error", SP_OPT_INT, O(max_error), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N", .flags = SP_OPTF_NODEF,
+      .help = "abort after more than N errors, over MAX_ERROR (-e)" },
+    { "debug", SP_OPT_FLAG, O(debug), .flag_value = 1, .help = "per-sentence debug dump, DEBUG 1 (-d)" },
+    { "debug-2", SP_OPT_FLAG, O(debug), .flag_value = 2, .help = "DEBUG 2 (-D; dumps as DEBUG 1)" },
+    { "json", SP_OPT_FLAG, O(json), .help = "print the two summary blocks as JSON", .flags = SP_OPTF_CLI },
+#undef O
+    { 0 },
+};
+
+/* EVALB's own flags are single-dash with the value attached or not (-p FILE, -pFILE, -c 40,
+ * -d), which the option layer (--name value) does not read: this turns exactly those into
+ * their long names, and leaves every other argument to cli_parse. words has argc + 1 room. */
+static int evalb_words(int argc, char **argv, char **words)
 {
-    fputs("usage: synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST\n"
-          "  EVALB-compatible bracket scoring: gold line k against test line k, one tree per line.\n"
-          "  -p PARAM.prm  parameter file (DEBUG MAX_ERROR CUTOFF_LEN LABELED DELETE_LABEL\n"
-          "                DELETE_LABEL_FOR_LENGTH QUOTE_LABEL EQ_LABEL EQ_WORD)\n"
-          "  -c N          cut-off length of the second summary (overrides CUTOFF_LEN)\n"
-          "  -e N          abort after more than N errors (overrides MAX_ERROR)\n"
-          "  -d, -D        per-sentence debug dump (DEBUG 1)\n"
-          "  --json        print {\"all\": {...}, \"le40\": {...}} instead of the table\n", f);
+    static const struct { char flag; const char *name; int value; } map[] = {
+        { 'p', "--param", 1 }, { 'c', "--cutoff-len", 1 }, { 'e', "--max-error", 1 },
+        { 'd', "--debug", 0 }, { 'D', "--debug-2", 0 },
+    };
+    int n = 0, operands_only = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int k = -1;
+        if (!operands_only && a[0] == '-' && a[1] && a[1] != '-')
+            for (int m = 0; m < 5 && k < 0; m++) k = map[m].flag == a[1] && (a[2] == 0 || map[m].value) ? m : -1;
+        if (!strcmp(a, "--")) operands_only = 1;
+        if (k < 0) { words[n++] = argv[i]; continue; }
+        words[n++] = (char *)map[k].name;
+        if (map[k].value && a[2]) words[n++] = (char *)a + 2;
+    }
+    words[n] = NULL;
+    return n;
 }
 
 /* The value as EVALB prints it with %6.2f (so JSON and text agree); NaN becomes null. */
@@ -55,57 +98,22 @@ static json_t *block_json(const struct prb_evalb_totals *t)
     return o;
 }
 
-int cmd_evalb(int argc, char **argv)
+/* Score test against gold as EVALB does (probes/evalb.c); the exit status. */
+static int run_evalb(const struct evalb_opts *f, const char *gold, const char *test)
 {
-    const char *prm = NULL, *gold = NULL, *test = NULL;
-    const char *opt_c = NULL, *opt_e = NULL;
-    int json = 0, debug = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--json")) { json = 1; continue; }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return SP_EXIT_OK; }
-        if (!strcmp(a, "-d")) { debug = 1; continue; }
-        if (!strcmp(a, "-D")) { debug = 2; continue; }
-        if (a[0] == '-' && a[1] && strchr("pce", a[1]) && (!a[2] || a[1] != '-')) {
-            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                usage(stderr);
-                return cli_fail(SP_EXIT_USAGE, "evalb", "option -%c expects a value", a[1]);
-            }
-            if (a[1] == 'p') prm = v; else if (a[1] == 'c') opt_c = v; else opt_e = v;
-            continue;
-        }
-        if (a[0] == '-' && a[1]) {
-            usage(stderr);
-            return cli_fail(SP_EXIT_USAGE, "evalb", "unknown option '%s'", a);
-        }
-        if (!gold) gold = a;
-        else if (!test) test = a;
-        else { usage(stderr); return cli_fail(SP_EXIT_USAGE, "evalb", "unexpected argument '%s'", a); }
-    }
-    if (!gold || !test) {
-        usage(stderr);
-        return cli_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files");
-    }
-    long c = -1, e = -1;
-    if (opt_c && sp_parse_int(opt_c, 0, 2147483647L, &c))
-        return cli_fail(SP_EXIT_USAGE, "evalb", "-c expects a non-negative integer, got '%s'", opt_c);
-    if (opt_e && sp_parse_int(opt_e, 0, 2147483647L, &e))
-        return cli_fail(SP_EXIT_USAGE, "evalb", "-e expects a non-negative integer, got '%s'", opt_e);
-
     struct prb_evalb_params p;
     prb_evalb_params_init(&p);
     char err[SP_ERRLEN];
-    if (prm && prb_evalb_params_load(&p, prm, stderr, err, sizeof err) != SP_OK) {
+    if (f->param && prb_evalb_params_load(&p, f->param, stderr, err, sizeof err) != SP_OK) {
         prb_evalb_params_free(&p);
         return cli_fail(SP_EXIT_INPUT, "evalb", "%s", err);
     }
-    if (c >= 0) p.cutoff_len = c;
-    if (e >= 0) p.max_error = e;
-    if (debug >= 0) p.debug = debug;
+    if (f->cutoff_len >= 0) p.cutoff_len = f->cutoff_len;
+    if (f->max_error >= 0) p.max_error = f->max_error;
+    if (f->debug) p.debug = f->debug;
 
     struct prb_evalb_acc acc;
-    struct prb_evalb_run_opts o = { json ? NULL : stdout, stderr };
+    struct prb_evalb_run_opts o = { f->json ? NULL : stdout, stderr };
     int aborted = 0;
     enum sp_err rc = prb_evalb_run(&p, gold, test, &o, &acc, &aborted, err, sizeof err);
     prb_evalb_params_free(&p);
@@ -114,7 +122,7 @@ int cmd_evalb(int argc, char **argv)
         return cli_fail(SP_EXIT_INPUT, "evalb", "%s", err);
     }
     if (aborted) return SP_EXIT_INPUT;          /* evalb: exit(1) and no summary */
-    if (json) {
+    if (f->json) {
         json_t *root = json_object();
         json_object_set_new(root, "all", block_json(&acc.all));
         json_object_set_new(root, "le40", block_json(&acc.cut));
@@ -129,4 +137,23 @@ int cmd_evalb(int argc, char **argv)
     }
     if (fflush(stdout) != 0) return cli_fail(SP_EXIT_INPUT, "evalb", "write error on stdout");
     return SP_EXIT_OK;
+}
+
+int cmd_evalb(int argc, char **argv)
+{
+    char **words = sp_xmalloc(sizeof *words * (size_t)(2 * argc + 1));   /* -pFILE becomes two words */
+    struct evalb_opts f;
+    const struct sp_optbind b[] = { { evalb_options, &f } };
+    struct cli c;
+    int rc = cli_parse(&c, "evalb", usage, b, 1, evalb_words(argc, argv, words), words, 1);
+    if (rc < 0 && c.operands.n != 2) {
+        fputs(usage, stderr);
+        rc = c.operands.n < 2 ? cli_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files")
+                              : cli_fail(SP_EXIT_USAGE, "evalb", "unexpected argument '%s'", c.operands.v[2]);
+        rc = cli_done(&c, rc);
+    }
+    if (rc >= 0) { free(words); return rc; }
+    rc = run_evalb(&f, c.operands.v[0], c.operands.v[1]);
+    free(words);
+    return cli_done(&c, rc);
 }

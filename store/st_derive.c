@@ -26,19 +26,6 @@ static void *scratch_get(struct st_derive_scratch *sc, size_t need)
     return sc->mem;
 }
 
-/* arc h -> d is projective iff every word strictly between them descends from h */
-static int is_projective(int n, const int *head, const uint8_t *anc)
-{
-    for (int d = 0; d < n; d++) {
-        int h = head[d];
-        if (h < 0) continue;
-        int lo = h < d ? h : d, hi = h < d ? d : h;
-        for (int k = lo + 1; k < hi; k++)
-            if (!anc[(size_t)k * n + h]) return 0;
-    }
-    return 1;
-}
-
 int st_derive(const struct sp_sentence *s, int levels, struct sp_arena *a, struct st_derive_scratch *sc,
               struct st_derived *d)
 {
@@ -60,7 +47,7 @@ int st_derive(const struct sp_sentence *s, int levels, struct sp_arena *a, struc
             if (s->head[i] < 0) d->root = i;
             if (depth[i] > d->max_depth) d->max_depth = depth[i];
         }
-        d->projective = is_projective(n, s->head, anc);
+        d->projective = tops_is_projective(n, s->head, anc);
         uint8_t *p;
         p = sp_arena_alloc(a, st_blob_size(ST_BLOB_DEPTH, n, 1));
         d->depth = (struct st_blobref){ p, st_blob_put_depth(p, n, depth) };

@@ -213,3 +213,17 @@ int tops_dep_all(int n, const int *head, int *depth, int *dist, uint8_t *anc, in
     }
     return 0;
 }
+
+/* arc h -> d is projective iff every word strictly between them descends from h (moved from
+ * store/st_derive.c so that tests and other layers can ask it) */
+int tops_is_projective(int n, const int *head, const uint8_t *anc)
+{
+    for (int d = 0; d < n; d++) {
+        int h = head[d];
+        if (h < 0) continue;
+        int lo = h < d ? h : d, hi = h < d ? d : h;
+        for (int k = lo + 1; k < hi; k++)
+            if (!anc[(size_t)k * n + h]) return 0;
+    }
+    return 1;
+}

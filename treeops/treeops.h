@@ -27,6 +27,11 @@ void tops_distance(int n, const int *head, const int *order, int *dist);
 /* Ancestor / SDOI matrix (§3.3): anc[i*n+j] = 1 iff j == i or j is a proper ancestor of i. */
 void tops_ancestors(int n, const int *head, uint8_t *anc);
 
+/* 1 if the tree is projective, 0 if not: every arc h -> d has each word strictly between h
+ * and d descending from h (anc from tops_ancestors). An arc that spans the root is never
+ * projective, since the root descends from no other word. */
+int tops_is_projective(int n, const int *head, const uint8_t *anc);
+
 /* Q12: rule 2 of P2 is f·(abs_i + abs_j) with f = TOPS_REL_SIGN·sign(j − i). The spec's
  * choice is +1; build with -DTOPS_REL_SIGN=-1 for the other reading. */
 #ifndef TOPS_REL_SIGN

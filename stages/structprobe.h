@@ -1,0 +1,48 @@
+/* stages/structprobe.h — the structural-probe stage: UUAS, DSpr, root accuracy and NSpr
+ * (SPEC-probing §3.6) of the LINEAR baseline or of predictions read from .npy files, against
+ * the gold dependency trees of a corpus.
+ *
+ * Prediction files (numpy, float32, float64 or int32, C order), rows in corpus order:
+ *   distances D.npy   shape (n_sentences, L, L): sentence k uses D[k, :n_k, :n_k]
+ *                     (predicted squared distances, row i = word i), L >= the longest n_k
+ *   depths P.npy      shape (n_sentences, L): sentence k uses P[k, :n_k]
+ * n_k are the corpus's sentence lengths (words only: no multiword ranges, no empty nodes);
+ * padding cells are ignored. Either file alone gives only its two metrics (the other two are
+ * NaN, null in JSON). With --db --corpus the figures are stored as a tree_eval row (method
+ * "structprobe:linear" or "structprobe:distances=D.npy,depths=P.npy") unless no_save. */
+#ifndef SP_STG_STRUCTPROBE_H
+#define SP_STG_STRUCTPROBE_H
+
+#include <stdint.h>
+
+#include "probes/structprobe.h"
+#include "stages/stage.h"
+
+struct json_t;
+
+struct stg_structprobe_opts {
+    const char *db, *corpus;       /* gold trees from a store ... */
+    struct sp_strlist conllu, dp;  /* ... or from CoNLL-U / 3-column files and folders */
+    const char *baseline;          /* "linear", or NULL */
+    const char *distances, *depths;
+    int punct;                     /* enum prb_punct */
+    int no_save;
+    struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */
+};
+extern const struct sp_opt stg_structprobe_options[];
+
+struct stg_structprobe_result {
+    struct prb_sp_result res;
+    long n_total, n_skipped, n_no_tree;
+    struct json_t *json;           /* {"uuas", "dspr", "root_acc", "nspr", "n_sentences"}; NULL on failure */
+    int64_t eval_id;               /* the stored row; 0 when not stored */
+    char method[2200];
+};
+
+/* SP_OK; SP_EUSAGE for contradicting options; SP_EPARSE / SP_EIO for bad input (an unknown
+ * corpus, a corpus without dependency trees, predictions that do not fit or are not finite);
+ * SP_ESTORE; SP_ESTOPPED between sentences. */
+int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, struct stg_structprobe_result *r);
+void stg_structprobe_result_free(struct stg_structprobe_result *r);
+
+#endif
