@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/log.h"
 #include "probes/classifier.h"
 
 enum { PRB_SPLIT_TRAIN = 0, PRB_SPLIT_DEV = 1, PRB_SPLIT_TEST = 2 };
@@ -58,7 +59,7 @@ struct prb_protocol {
     double dropout[PRB_MAX_GRID];
     int control;                         /* run the control task */
     uint64_t control_seed;
-    int verbose;                         /* progress lines on stderr */
+    const struct sp_logger *log;         /* progress lines (INFO); NULL: none */
 };
 
 /* Presets of §1.9: "senteval-default" (adam, batch 64, tenacity 5, epoch_size 4, max_epoch 200)

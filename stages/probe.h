@@ -1,0 +1,66 @@
+/* stages/probe.h — the probe stage: SentEval probing classifiers (SPEC-probing §1) on a task and
+ * its sentence vectors, results optionally stored (table probe_result).
+ *
+ * Sources. The task comes from a SentEval file (task_file) or from a store (db + task: one or
+ * more stored tasks, probed in turn); the vectors from a .npy file whose row i is the sentence of
+ * the task's i-th item (file order = ordinal order in the store), or from a stored encoder run
+ * over that task. One protocol run per task x classifier x seed.
+ *
+ * Storage. With db (unless no_save) or save, every run becomes one probe_result row whose
+ * `result` is the run's JSON plus "manifest" (options, protocol, data hash, sources, versions,
+ * time). All rows of one call are written at the end in one transaction: a stopped or failed
+ * probe stores nothing. Rows are never replaced (see store/results.h). */
+#ifndef SP_STG_PROBE_H
+#define SP_STG_PROBE_H
+
+#include <jansson.h>
+
+#include "stages/stage.h"
+#include "store/results.h"
+
+struct stg_probe_opts {
+    const char *db;                  /* the store holding the tasks (and getting the results) */
+    struct sp_strlist task;          /* stored task names, probed in turn */
+    const char *task_file;           /* or: a SentEval task file */
+    const char *vectors;             /* X.npy, row i = item i */
+    const char *run;                 /* or: a stored encoder run over the task */
+    const char *save;                /* task_file: store the results here (created if missing) */
+    int no_save;                     /* db: do not store */
+    struct sp_strlist classifier;    /* logreg, mlp; empty: logreg */
+    int preset;                      /* 0 senteval-default, 1 senteval-fast */
+    const char *optim;               /* "adam,lr=0.0005"; NULL: the preset's */
+    struct sp_strlist seed;          /* classifier seeds; empty: 1111 */
+    long control_seed;               /* -1: the run's seed */
+    int no_control;
+    long nhid;                       /* MLP: -1 the grid */
+    double dropout;                  /* MLP: -1 the grid */
+    long max_epoch;                  /* -1: the preset's */
+    int noreg;
+    long threads;
+    struct sp_strlist command;       /* not in the table: the words that ran it, for the manifest */
+};
+extern const struct sp_opt stg_probe_options[];
+
+/* One task x classifier x seed run. */
+struct stg_probe_run {
+    char task[128];
+    json_t *json;                    /* what --json prints (with "result_id" once stored); owned */
+    char *text;                      /* the human-readable result; owned */
+    int64_t result_id;               /* 0: not stored */
+    struct st_probe_result row;      /* the row to store; row.result owned */
+};
+
+struct stg_probe_result {
+    int n;                           /* runs done, in order task, classifier, seed */
+    struct stg_probe_run *runs;
+    const char *store;               /* where they were stored, NULL: nowhere (borrowed from opts) */
+    double seconds;
+};
+
+/* SP_OK; SP_EUSAGE for inconsistent options; SP_EPARSE for bad input (unknown task or run with
+ * the nearest names, misaligned vectors, ...); SP_ESTORE; SP_ESTOPPED (between runs, nothing
+ * stored). r is filled in every case (the runs done before a failure are in it, unstored). */
+int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_probe_result *r);
+void stg_probe_result_free(struct stg_probe_result *r);
+
+#endif

@@ -1,0 +1,501 @@
+/* stages/report.c — the report stage (see stages/report.h): collect the rows, then one writer. */
+#include <csv.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages/known.h"
+#include "stages/report.h"
+#include "store/results.h"
+
+const struct sp_opt stg_report_options[] = {
+#define O(f) offsetof(struct stg_report_opts, f)
+    { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store (read only)", .flags = SP_OPTF_REQUIRED },
+    { "run", SP_OPT_LIST, O(run), .metavar = "R[,R...]", .help = "results of any of these runs (probe results and tree evaluations)" },
+    { "task", SP_OPT_LIST, O(task), .metavar = "T[,T...]", .help = "probe results of any of these tasks" },
+    { "classifier", SP_OPT_STR, O(classifier), .metavar = "C", .help = "probe results of this classifier (logreg, mlp)" },
+    { "method", SP_OPT_STR, O(method), .metavar = "M", .help = "tree evaluations of this method" },
+    { "corpus", SP_OPT_STR, O(corpus), .metavar = "C", .help = "tree evaluations of this corpus" },
+    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv", .help = "see above" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
+      .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
+              "nothing is an error and leaves FILE as it was)" },
+#undef O
+    { 0 },
+};
+
+/* ---- collecting rows ---- */
+
+struct coll { json_t *probes, *trees; const struct sp_logger *log; };
+
+static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
+{
+    json_error_t e;
+    json_t *j = text ? json_loads(text, 0, &e) : NULL;
+    if (!j) {
+        sp_log(c->log, SP_LOG_WARN, "result %lld: stored JSON does not parse, reported as null", (long long)id);
+        return json_null();
+    }
+    return j;
+}
+
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+static int on_probe(void *ctx, const struct st_probe_row *r)
+{
+    struct coll *c = ctx;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer((json_int_t)r->id));
+    json_object_set_new(o, "run", str_or_null(r->run));
+    json_object_set_new(o, "task", json_string(r->task_name));
+    json_object_set_new(o, "classifier", json_string(r->classifier));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "dev_acc", r->has_dev ? json_real(r->dev_acc) : json_null());
+    json_object_set_new(o, "test_acc", r->has_test ? json_real(r->test_acc) : json_null());
+    json_object_set_new(o, "created", str_or_null(r->created));
+    json_object_set_new(o, "result", parse_result(c, r->result, r->id));
+    json_array_append_new(c->probes, o);
+    return 0;
+}
+
+static int on_tree(void *ctx, const struct st_tree_row *r)
+{
+    struct coll *c = ctx;
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer((json_int_t)r->id));
+    json_object_set_new(o, "run", str_or_null(r->run));
+    json_object_set_new(o, "corpus", str_or_null(r->corpus));
+    json_object_set_new(o, "method", json_string(r->method));
+    json_object_set_new(o, "created", str_or_null(r->created));
+    json_object_set_new(o, "result", parse_result(c, r->result, r->id));
+    json_array_append_new(c->trees, o);
+    return 0;
+}
+
+/* Whether name is l->v[i] for some i < upto: a name given twice selects its rows once. */
+static int seen_before(const struct sp_strlist *l, int upto)
+{
+    for (int i = 0; i < upto; i++)
+        if (!strcmp(l->v[i], l->v[upto])) return 1;
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "id"));
+    json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "id"));
+    return x < y ? -1 : x > y;
+}
+
+/* Rows of several queries back in id order (oldest first), as one query gives them. */
+static void sort_by_id(json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    if (n < 2) return;
+    json_t **v = sp_xmalloc(sizeof *v * n);
+    for (size_t i = 0; i < n; i++) v[i] = json_incref(json_array_get(arr, i));
+    qsort(v, n, sizeof *v, cmp_id);
+    json_array_clear(arr);
+    for (size_t i = 0; i < n; i++) json_array_append_new(arr, v[i]);
+    free(v);
+}
+
+/* One query per (run, task) pair of the lists (a list left empty matches everything). */
+static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+{
+    int want_probe = !(o->method || o->corpus) || o->task.n || o->classifier;
+    int want_tree = !(o->task.n || o->classifier) || o->method || o->corpus;
+    int nr = o->run.n ? o->run.n : 1, nt = o->task.n ? o->task.n : 1, rc = SP_OK;
+    for (int i = 0; rc == SP_OK && i < nr; i++) {
+        if (o->run.n && seen_before(&o->run, i)) continue;
+        struct st_result_filter flt = { o->run.n ? o->run.v[i] : NULL, NULL, o->classifier, o->method, o->corpus };
+        for (int k = 0; want_probe && rc == SP_OK && k < nt; k++) {
+            if (o->task.n && seen_before(&o->task, k)) continue;
+            flt.task = o->task.n ? o->task.v[k] : NULL;
+            rc = st_probe_results_each(db, &flt, on_probe, c, ctx->err, sizeof ctx->err);
+        }
+        flt.task = NULL;
+        if (want_tree && rc == SP_OK) rc = st_tree_evals_each(db, &flt, on_tree, c, ctx->err, sizeof ctx->err);
+    }
+    sort_by_id(c->probes);
+    sort_by_id(c->trees);
+    return rc;
+}
+
+/* ---- field access ---- */
+
+/* j at a path of object keys ("a.b.c"); NULL when absent */
+static json_t *at(json_t *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+        j = json_is_object(j) ? json_object_get(j, k) : NULL;
+    return j;
+}
+
+static double num_at(json_t *j, const char *path)
+{
+    json_t *v = at(j, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *str_at(json_t *j, const char *path)
+{
+    const char *s = json_string_value(at(j, path));
+    return s ? s : "";
+}
+
+/* where the vectors of a probe result came from: the run, else the file */
+static const char *vectors_of(json_t *row)
+{
+    const char *run = json_string_value(json_object_get(row, "run"));
+    if (run) return run;
+    json_t *res = json_object_get(row, "result");
+    const char *p = str_at(res, "manifest.vectors.path");
+    if (!*p) p = str_at(res, "vectors");
+    return p;
+}
+
+/* ---- text ---- */
+
+static void fmt_num(char *buf, size_t n, double v, const char *fmt)
+{
+    if (isnan(v)) snprintf(buf, n, "-");
+    else snprintf(buf, n, fmt, v);
+}
+
+static int is_structprobe(json_t *row)
+{
+    return !strncmp(str_at(row, "method"), "structprobe:", 12);
+}
+
+static void text_probes(FILE *f, json_t *probes)
+{
+    size_t i;
+    json_t *row;
+    int wt = 4, wc = 10, wv = 11;
+    json_array_foreach(probes, i, row) {
+        int a = (int)strlen(str_at(row, "task")), b = (int)strlen(str_at(row, "classifier")), v = (int)strlen(vectors_of(row));
+        if (a > wt) wt = a;
+        if (b > wc) wc = b;
+        if (v > wv) wv = v > 40 ? 40 : v;
+    }
+    fprintf(f, "probe results (%zu)\n", json_array_size(probes));
+    fprintf(f, "%5s  %-*s  %-*s  %6s  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", "id", wt, "task", wc, "classifier",
+            "seed", wv, "run/vectors", "dev", "test", "majority", "control", "select", "macro-F1");
+    json_array_foreach(probes, i, row) {
+        json_t *res = json_object_get(row, "result");
+        char dev[32], test[32], maj[32], ctl[32], sel[32], mf[32];
+        fmt_num(dev, sizeof dev, num_at(row, "dev_acc"), "%.2f");
+        fmt_num(test, sizeof test, num_at(row, "test_acc"), "%.2f");
+        double m = num_at(res, "baselines.majority.acc");
+        fmt_num(maj, sizeof maj, isnan(m) ? num_at(res, "baselines.majority.devacc") : m, "%.2f");
+        double ct = num_at(res, "baselines.control.acc");
+        fmt_num(ctl, sizeof ctl, isnan(ct) ? num_at(res, "baselines.control.devacc") : ct, "%.2f");
+        fmt_num(sel, sizeof sel, num_at(res, "baselines.control.selectivity"), "%.2f");
+        fmt_num(mf, sizeof mf, num_at(res, "metrics.macro_f1"), "%.4f");
+        const char *v = vectors_of(row);
+        size_t vl = strlen(v);
+        if ((int)vl > wv) v += vl - (size_t)wv;      /* keep the informative end of a long path */
+        fprintf(f, "%5lld  %-*s  %-*s  %6lld  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n",
+                (long long)json_integer_value(json_object_get(row, "id")), wt, str_at(row, "task"), wc,
+                str_at(row, "classifier"), (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
+                dev, test, maj, ctl, sel, mf);
+    }
+}
+
+static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
+{
+    size_t i;
+    json_t *row;
+    int wm = 6, wc = 6, wr = 3;
+    json_array_foreach(trees, i, row) {
+        int a = (int)strlen(str_at(row, "method")), b = (int)strlen(str_at(row, "corpus")), r = (int)strlen(str_at(row, "run"));
+        if (a > wm) wm = a > 48 ? 48 : a;
+        if (b > wc) wc = b;
+        if (r > wr) wr = r;
+    }
+    fprintf(f, "%stree evaluations (%d; Protocol A = EVALB LABELED 0, B = unlabeled spans without punctuation)\n",
+            after ? "\n" : "", n_tree);
+    fprintf(f, "%5s  %-*s  %-*s  %-*s  %6s  %8s  %9s  %9s  %10s  %9s\n", "id", wm, "method", wc, "corpus", wr, "run",
+            "sents", "A-F1 all", "A-F1 <=40", "B-sent all", "B-sent <=40", "B-corp all");
+    json_array_foreach(trees, i, row) {
+        if (is_structprobe(row)) continue;
+        json_t *res = json_object_get(row, "result");
+        char a1[32], a2[32], b1[32], b2[32], b3[32];
+        fmt_num(a1, sizeof a1, num_at(res, "protocol_a.all.fmeasure"), "%.2f");
+        fmt_num(a2, sizeof a2, num_at(res, "protocol_a.le40.fmeasure"), "%.2f");
+        fmt_num(b1, sizeof b1, num_at(res, "protocol_b.sentence_f1.all"), "%.2f");
+        fmt_num(b2, sizeof b2, num_at(res, "protocol_b.sentence_f1.le40"), "%.2f");
+        fmt_num(b3, sizeof b3, num_at(res, "protocol_b.corpus_f1.all"), "%.2f");
+        const char *m = str_at(row, "method");
+        size_t ml = strlen(m);
+        if ((int)ml > wm) m += ml - (size_t)wm;
+        fprintf(f, "%5lld  %-*s  %-*s  %-*s  %6lld  %8s  %9s  %9s  %10s  %9s\n",
+                (long long)json_integer_value(json_object_get(row, "id")), wm, m, wc, str_at(row, "corpus"), wr,
+                str_at(row, "run"), (long long)json_integer_value(at(res, "n_sentences")), a1, a2, b1, b2, b3);
+    }
+}
+
+static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
+{
+    size_t i;
+    json_t *row;
+    fprintf(f, "%sstructural probes (%d)\n", after ? "\n" : "", n_sp);
+    fprintf(f, "%5s  %-24s  %-12s  %6s  %7s  %7s  %8s  %7s\n", "id", "method", "corpus", "sents", "UUAS", "DSpr", "root acc", "NSpr");
+    json_array_foreach(trees, i, row) {
+        if (!is_structprobe(row)) continue;
+        json_t *res = json_object_get(row, "result");
+        char u[32], d[32], r[32], n[32];
+        fmt_num(u, sizeof u, num_at(res, "uuas"), "%.2f");
+        fmt_num(d, sizeof d, num_at(res, "dspr"), "%.4f");
+        fmt_num(r, sizeof r, num_at(res, "root_acc"), "%.2f");
+        fmt_num(n, sizeof n, num_at(res, "nspr"), "%.4f");
+        fprintf(f, "%5lld  %-24s  %-12s  %6lld  %7s  %7s  %8s  %7s\n", (long long)json_integer_value(json_object_get(row, "id")),
+                str_at(row, "method"), str_at(row, "corpus"), (long long)json_integer_value(at(res, "n_sentences")), u, d, r, n);
+    }
+}
+
+static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
+{
+    size_t np = json_array_size(c->probes), nt = json_array_size(c->trees);
+    if (!np && !nt) {
+        fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
+        return;
+    }
+    if (np) text_probes(f, c->probes);
+    int n_tree = 0, n_sp = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(c->trees, i, row) { if (is_structprobe(row)) n_sp++; else n_tree++; }
+    if (n_tree) text_trees(f, c->trees, n_tree, np > 0);
+    if (n_sp) text_structprobes(f, c->trees, n_sp, np || n_tree);
+}
+
+/* ---- CSV ---- */
+
+enum { C_KIND, C_ID, C_RUN, C_VEC, C_TASK, C_CLF, C_SEED, C_METHOD, C_CORPUS, C_SPLIT, C_SUBSET, C_METRIC,
+       C_CLASS, C_PRED, C_VALUE, C_N };
+static const char *const csv_header[C_N] = { "kind", "id", "run", "vectors", "task", "classifier", "seed", "method",
+                                             "corpus", "split", "subset", "metric", "class", "pred_class", "value" };
+
+static void csv_field(FILE *f, const char *s)
+{
+    /* quote only what needs it (libcsv doubles embedded quotes) */
+    if (strpbrk(s, ",\"\r\n") || (*s && (s[0] == ' ' || s[strlen(s) - 1] == ' '))) csv_fwrite(f, s, strlen(s));
+    else fputs(s, f);
+}
+
+static void csv_row(FILE *f, const char *const *v)
+{
+    for (int i = 0; i < C_N; i++) {
+        if (i) fputc(',', f);
+        csv_field(f, v[i] ? v[i] : "");
+    }
+    fputc('\n', f);
+}
+
+/* one observation: base row (identity columns) + split, subset, metric, class, pred, value */
+struct obs { FILE *f; const char *v[C_N]; };
+
+static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,
+                 const char *pred, json_t *value)
+{
+    char buf[64] = "";
+    if (json_is_integer(value)) snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(value));
+    else if (json_is_real(value) && !isnan(json_real_value(value))) snprintf(buf, sizeof buf, "%.10g", json_real_value(value));
+    o->v[C_SPLIT] = split; o->v[C_SUBSET] = subset; o->v[C_METRIC] = metric;
+    o->v[C_CLASS] = cls; o->v[C_PRED] = pred; o->v[C_VALUE] = buf;
+    csv_row(o->f, o->v);
+}
+
+static void emit_num(struct obs *o, const char *split, const char *subset, const char *metric, double v)
+{
+    json_t *j = isnan(v) ? json_null() : json_real(v);
+    emit(o, split, subset, metric, NULL, NULL, j);
+    json_decref(j);
+}
+
+static void csv_probe(FILE *f, json_t *row)
+{
+    json_t *res = json_object_get(row, "result");
+    char id[32], seed[32];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
+    snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(row, "seed")));
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
+    o.v[C_VEC] = vectors_of(row); o.v[C_TASK] = str_at(row, "task"); o.v[C_CLF] = str_at(row, "classifier");
+    o.v[C_SEED] = seed;
+    emit(&o, "train", NULL, "n", NULL, NULL, at(res, "ntrain"));
+    emit(&o, "dev", NULL, "n", NULL, NULL, at(res, "ndev"));
+    emit(&o, "test", NULL, "n", NULL, NULL, at(res, "ntest"));
+    emit_num(&o, "dev", NULL, "accuracy", num_at(row, "dev_acc"));
+    emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));
+    emit_num(&o, "dev", NULL, "majority_accuracy", num_at(res, "baselines.majority.devacc"));
+    emit_num(&o, "test", NULL, "majority_accuracy", num_at(res, "baselines.majority.acc"));
+    const char *ms = str_at(res, "metrics.split");
+    if (at(res, "baselines.control")) {
+        emit_num(&o, "dev", NULL, "control_accuracy", num_at(res, "baselines.control.devacc"));
+        emit_num(&o, "test", NULL, "control_accuracy", num_at(res, "baselines.control.acc"));
+        emit_num(&o, ms, NULL, "selectivity", num_at(res, "baselines.control.selectivity"));
+    }
+    emit_num(&o, ms, NULL, "macro_f1", num_at(res, "metrics.macro_f1"));
+    size_t i;
+    json_t *pc;
+    json_array_foreach(at(res, "metrics.per_class"), i, pc) {
+        const char *cls = str_at(pc, "class");
+        emit(&o, ms, NULL, "precision", cls, NULL, json_object_get(pc, "precision"));
+        emit(&o, ms, NULL, "recall", cls, NULL, json_object_get(pc, "recall"));
+        emit(&o, ms, NULL, "f1", cls, NULL, json_object_get(pc, "f1"));
+        emit(&o, ms, NULL, "support", cls, NULL, json_object_get(pc, "support"));
+    }
+    json_t *classes = json_object_get(res, "classes"), *cm = at(res, "metrics.confusion"), *cmrow;
+    json_array_foreach(cm, i, cmrow) {
+        size_t j;
+        json_t *cell;
+        json_array_foreach(cmrow, j, cell)
+            emit(&o, ms, NULL, "confusion", json_string_value(json_array_get(classes, i)),
+                 json_string_value(json_array_get(classes, j)), cell);
+    }
+    emit(&o, NULL, NULL, "chosen_nhid", NULL, NULL, at(res, "chosen.nhid"));
+    emit(&o, NULL, NULL, "chosen_dropout", NULL, NULL, at(res, "chosen.dropout"));
+    emit(&o, NULL, NULL, "chosen_l2reg", NULL, NULL, at(res, "chosen.l2reg"));
+    json_t *g;
+    json_array_foreach(json_object_get(res, "grid"), i, g) {
+        char cell[128];
+        snprintf(cell, sizeof cell, "nhid=%lld dropout=%g l2reg=%g", (long long)json_integer_value(json_object_get(g, "nhid")),
+                 num_at(g, "dropout"), num_at(g, "l2reg"));
+        emit(&o, "dev", cell, "grid_devacc", NULL, NULL, json_object_get(g, "devacc"));
+    }
+}
+
+static void csv_tree(FILE *f, json_t *row)
+{
+    json_t *res = json_object_get(row, "result");
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
+    o.v[C_METHOD] = str_at(row, "method"); o.v[C_CORPUS] = str_at(row, "corpus");
+    if (is_structprobe(row)) {
+        static const char *const k[] = { "uuas", "dspr", "root_acc", "nspr" };
+        for (int i = 0; i < 4; i++) emit_num(&o, NULL, NULL, k[i], num_at(res, k[i]));
+    } else {
+        static const char *const asub[] = { "all", "le40" }, *const bsub[] = { "all", "le40", "le10" };
+        static const char *const am[] = { "recall", "precision", "fmeasure" };
+        char path[64], metric[32];
+        for (int s = 0; s < 2; s++)
+            for (int m = 0; m < 3; m++) {
+                snprintf(path, sizeof path, "protocol_a.%s.%s", asub[s], am[m]);
+                snprintf(metric, sizeof metric, "A_%s", am[m]);
+                emit_num(&o, NULL, asub[s], metric, num_at(res, path));
+            }
+        for (int s = 0; s < 3; s++) {
+            snprintf(path, sizeof path, "protocol_b.sentence_f1.%s", bsub[s]);
+            emit_num(&o, NULL, bsub[s], "B_sentence_f1", num_at(res, path));
+            snprintf(path, sizeof path, "protocol_b.corpus_f1.%s", bsub[s]);
+            emit_num(&o, NULL, bsub[s], "B_corpus_f1", num_at(res, path));
+        }
+    }
+    emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
+}
+
+static void csv_out(FILE *f, const struct coll *c)
+{
+    csv_row(f, csv_header);
+    size_t i;
+    json_t *row;
+    json_array_foreach(c->probes, i, row) csv_probe(f, row);
+    json_array_foreach(c->trees, i, row) csv_tree(f, row);
+}
+
+
+/* ---- the stage ---- */
+
+static void json_out(FILE *f, const struct coll *c)
+{
+    json_t *o = json_object();
+    json_object_set(o, "probe_results", c->probes);
+    json_object_set(o, "tree_evals", c->trees);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (s) { fputs(s, f); fputc('\n', f); free(s); }
+    json_decref(o);
+}
+
+/* " --run a,b --task T ...": the filters as given, for messages. */
+static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < o->run.n && len < n; i++) len += (size_t)snprintf(out + len, n - len, "%s%s", i ? "," : " --run ", o->run.v[i]);
+    for (int i = 0; i < o->task.n && len < n; i++) len += (size_t)snprintf(out + len, n - len, "%s%s", i ? "," : " --task ", o->task.v[i]);
+    const char *names[3] = { "classifier", "method", "corpus" }, *vals[3] = { o->classifier, o->method, o->corpus };
+    for (int i = 0; i < 3 && len < n; i++)
+        if (vals[i]) len += (size_t)snprintf(out + len, n - len, " --%s %s", names[i], vals[i]);
+}
+
+/* Every --run must name a run of the store: the first that does not, with the nearest names, in
+ * ctx->err (SP_EPARSE); the rows of the other filters are reported all the same. */
+static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o)
+{
+    int rc = SP_OK;
+    for (int i = 0; rc == SP_OK && i < o->run.n; i++) rc = stg_known_name(ctx, db, o->db, STG_KNOWN_RUN, o->run.v[i]);
+    return rc;
+}
+
+static void write_report(FILE *f, const struct stg_report_opts *o, const struct coll *c, int filtered)
+{
+    if (o->format == STG_REPORT_JSON) json_out(f, c);
+    else if (o->format == STG_REPORT_CSV) csv_out(f, c);
+    else text_out(f, c, o->db, filtered);
+}
+
+static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+{
+    int rc = collect(ctx, db, o, c);
+    if (rc != SP_OK) return rc;
+    char bad_run[SP_ERRLEN] = "";
+    if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
+    size_t total = json_array_size(c->probes) + json_array_size(c->trees);
+    int filtered = o->run.n || o->task.n || o->classifier || o->method || o->corpus;
+    if (!total && filtered && o->out) {    /* most likely a misspelt name: the caller keeps its file */
+        char flt[1024];
+        filters_text(flt, sizeof flt, o);
+        return stg_fail(ctx, SP_EPARSE, "%s: no probe results or tree evaluations match%s (nothing written)%s%s", o->db,
+                        flt, bad_run[0] ? "; " : "", bad_run);
+    }
+    if (bad_run[0] && o->out) return stg_fail(ctx, SP_EPARSE, "%s (nothing written)", bad_run);
+    write_report(o->f, o, c, filtered);
+    if (fflush(o->f) != 0 || ferror(o->f)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out ? o->out : "stdout");
+    if (!total && o->format != STG_REPORT_TEXT)
+        sp_log(ctx->log, SP_LOG_WARN, "%s: no probe results or tree evaluations match", o->db);
+    if (bad_run[0]) return stg_fail(ctx, SP_EPARSE, "%s", bad_run);   /* an empty report of a typo is still an error */
+    return SP_OK;
+}
+
+int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
+    if (!o->f) return stg_fail(ctx, SP_EUSAGE, "no output stream");
+    double t0 = sp_now();
+    struct st_db *db = NULL;
+    int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
+    struct coll c = { json_array(), json_array(), ctx->log };
+    rc = report_rows(ctx, db, o, &c);
+    r->n_probe = json_array_size(c.probes);
+    r->n_tree = json_array_size(c.trees);
+    json_decref(c.probes);
+    json_decref(c.trees);
+    st_close(db);
+    /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
+    if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
+        sp_log(ctx->log, SP_LOG_DEBUG, "report: %zu probe results, %zu tree evaluations in %.2fs", r->n_probe,
+               r->n_tree, sp_now() - t0);
+    else if (rc == SP_OK)
+        sp_log(ctx->log, SP_LOG_INFO, "report: %zu probe results, %zu tree evaluations", r->n_probe, r->n_tree);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* stages/report.h — the report stage: stored probing results and tree evaluations as a text
+ * table, JSON or a tidy CSV, written to a FILE the caller gives (stdout, or a temporary file the
+ * caller renames into place only when the stage succeeds).
+ *
+ * The rows come from store/results (probe_result, tree_eval); their `result` JSON is what the
+ * commands printed plus a manifest, so the writers only read fields out of it. */
+#ifndef SP_STG_REPORT_H
+#define SP_STG_REPORT_H
+
+#include <stdio.h>
+
+#include "stages/stage.h"
+
+enum stg_report_format { STG_REPORT_TEXT, STG_REPORT_JSON, STG_REPORT_CSV };
+
+struct stg_report_opts {
+    const char *db;                  /* the store (read only) */
+    struct sp_strlist run;           /* rows of any of these runs; empty: any */
+    struct sp_strlist task;          /* probe results of any of these tasks; empty: any */
+    const char *classifier;          /* probe results only */
+    const char *method, *corpus;     /* tree evaluations only */
+    int format;                      /* enum stg_report_format */
+    const char *out;                 /* the destination's name; NULL: standard output */
+    FILE *f;                         /* not in the table: where the report is written */
+};
+extern const struct sp_opt stg_report_options[];
+
+struct stg_report_result { size_t n_probe, n_tree; };
+
+/* SP_OK; SP_ESTORE / SP_EIO (missing store, write error); SP_EPARSE when a --run names no run of
+ * the store (ctx->err has the nearest names; the report of the other filters is still written to
+ * f) or when filters match nothing and o->out is set (nothing is written: the caller keeps its
+ * file). */
+int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r);
+
+#endif
