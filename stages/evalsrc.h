@@ -10,12 +10,9 @@
 
 struct json_t;
 
-/* The id of corpus name in db; SP_EPARSE "no such corpus 'ewd' in DB; did you mean 'ewt'? the
+/* The id of corpus name in db; SP_EPARSE "no corpus 'ewd' in DB; did you mean 'ewt'? the
  * store has: ewt, ptb" when there is none. */
 int stg_eval_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id);
-
-/* SP_OK when run name exists in db, else SP_EPARSE with the same kind of message. */
-int stg_eval_run_exists(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name);
 
 /* A figure for JSON: NaN becomes null. */
 struct json_t *stg_eval_num(double v);

@@ -12,6 +12,7 @@
 #include "probes/sentsrc.h"
 #include "stages/evalsrc.h"
 #include "stages/manifest.h"
+#include "stages/known.h"
 #include "stages/trees.h"
 #include "store/runs.h"
 #include "store/store.h"
@@ -279,7 +280,7 @@ static int run_item_attn(void *arg, const struct st_run_item *it)
 static int load_run(struct walk *w)
 {
     const struct stg_trees_opts *o = w->o;
-    int rc = stg_eval_run_exists(w->ctx, w->db, o->db, o->run);
+    int rc = stg_known_name(w->ctx, w->db, o->db, STG_KNOWN_RUN, o->run);
     if (rc != SP_OK) return rc;
     struct st_run_info ri;
     if ((rc = st_run_info(w->db, o->run, &ri, w->ctx->err, sizeof w->ctx->err)) != SP_OK) return rc;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t83-trees-messages.sh — issue #11 message fixes for trees / structprobe (hand-made inputs,
-# expected texts from the issue: "no such corpus 'ewd' in DB; did you mean 'ewt'? the store
+# expected texts from the issue: "no corpus 'ewd' in DB; did you mean 'ewt'? the store
 # has: ewt, ptb"):
 #   trees on a corpus without constituency trees says so once, exits 1, stores nothing;
 #   a corpus with some trees missing gets one summary line, not one line per sentence;
@@ -44,17 +44,17 @@ check "trees on a mixed corpus: 2 of 4 sentences have no tree" \
 rc=0; $SP trees --db "$DB" --corpus ewd --baseline right >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "trees --corpus ewd: exit 1" "$rc" 1
 expect_eq "trees --corpus ewd: suggests ewt, lists the corpora" "$(cat "$TMP/err")" \
-    "synprobe trees: no such corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, mix, ptb"
+    "synprobe trees: no corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, mix, ptb"
 rc=0; $SP structprobe --db "$DB" --corpus ewd --baseline linear >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "structprobe --corpus ewd: exit 1 and the same message" "$rc $(cat "$TMP/err")" \
-    "1 synprobe structprobe: no such corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, mix, ptb"
+    "1 synprobe structprobe: no corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, mix, ptb"
 rc=0; $SP trees --db "$DB" --corpus ptb --run base >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "trees --run in a store without runs: exit 1, says there are none" "$rc $(cat "$TMP/err")" \
-    "1 synprobe trees: no such run 'base' in $DB; the store has none"
+    "1 synprobe trees: no run 'base' in $DB; the store has: none"
 if $SP encode --db "$DB" --corpus ptb --encoder encoder/configs/san.json --run base --attention 0 --quiet >/dev/null 2>&1; then
     rc=0; $SP trees --db "$DB" --corpus ptb --run bsae >/dev/null 2>"$TMP/err" || rc=$?
     expect_eq "trees --run bsae: exit 1, suggests base" "$rc $(cat "$TMP/err")" \
-        "1 synprobe trees: no such run 'bsae' in $DB; did you mean 'base'? the store has: base"
+        "1 synprobe trees: no run 'bsae' in $DB; did you mean 'base'? the store has: base"
 else
     not_ok "encode --run base (needed for the --run check) failed"
 fi
