@@ -154,6 +154,17 @@ int cli_done(struct cli *c, int rc)
     return rc;
 }
 
+int cli_exit_status(int sp_rc)
+{
+    if (sp_rc == SP_OK) return SP_EXIT_OK;
+    if (sp_rc == SP_EUSAGE) return SP_EXIT_USAGE;
+    if (sp_rc == SP_ESTOPPED) {
+        int sig = atomic_load(&stop_signal);
+        return 128 + (sig ? sig : SIGINT);
+    }
+    return SP_EXIT_INPUT;
+}
+
 int cli_finish_stage(struct cli *c, int sp_rc)
 {
     cli_progress_clear(c);

@@ -69,6 +69,9 @@ int cli_done(struct cli *c, int rc);
  * SP_OK 0, SP_EUSAGE 2, SP_ESTOPPED 130 or 143 (the signal), anything else 1. */
 int cli_finish_stage(struct cli *c, int sp_rc);
 
+/* The exit status for a stage's return code, printing nothing (the demo reports it). */
+int cli_exit_status(int sp_rc);
+
 /* Print "synprobe <cmd>: <message>" to stderr; returns code (for `return cli_fail(...)`). */
 int cli_fail(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -202,6 +202,10 @@ void sp_opt_defaults(const struct sp_opt *t, void *dst, struct sp_arena *a)
             *FIELD(dst, o, long) = strtol(o->def, NULL, 10);
             continue;
         }
+        if (o->type == SP_OPT_DOUBLE && (o->flags & SP_OPTF_NODEF)) {
+            *FIELD(dst, o, double) = strtod(o->def, NULL);
+            continue;
+        }
         if (sp_opt_set(o, dst, o->def, a, err, sizeof err)) {
             fprintf(stderr, "option table: bad default: %s\n", err);
             abort();
@@ -290,6 +294,10 @@ int sp_opt_parse_argv(const struct sp_optbind *b, int nb, int argc, char **argv,
                 return SP_EUSAGE;
             }
         }
+        int first = 1;
+        for (int k = 0; k < n_seen && first; k++) first = !(seen_opt[k] == o && seen_dst[k] == dst);
+        if (first && (o->type == SP_OPT_LIST || o->type == SP_OPT_PATHS))   /* the user's list replaces the default */
+            *FIELD(dst, o, struct sp_strlist) = (struct sp_strlist){ 0 };
         if (n_seen < MAXSEEN) { seen_opt[n_seen] = o; seen_dst[n_seen++] = dst; }
         if (o->type == SP_OPT_FLAG) {
             if (eq) { snprintf(err, errlen, "--%s takes no value", o->name); return SP_EUSAGE; }
@@ -390,6 +398,7 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *
             continue;
         }
         if (o->type == SP_OPT_LIST || o->type == SP_OPT_PATHS) {
+            *FIELD(dst, o, struct sp_strlist) = (struct sp_strlist){ 0 };   /* replaces the default */
             if (json_is_string(v)) {
                 rc = sp_opt_set(o, dst, json_string_value(v), a, inner, sizeof inner);
             } else if (json_is_array(v)) {
