@@ -35,16 +35,16 @@ const struct sp_opt stg_probe_options[] = {
               "--run R`); the result row is linked to the run" },
     { "save", SP_OPT_PATH, O(save), .metavar = "DB", .help = "with --task-file: store the results in DB (created if missing)" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the results" },
-    { "classifier", SP_OPT_LIST, O(classifier), .metavar = "C[,C...]",
-      .help = "logreg (default) or mlp (sigmoid hidden layer; grid nhid {50,100,200} x dropout {0,0.1,0.2}, each "
+    { "classifier", SP_OPT_LIST, O(classifier), "logreg", .metavar = "C[,C...]",
+      .help = "logreg or mlp (sigmoid hidden layer; grid nhid {50,100,200} x dropout {0,0.1,0.2}, each "
               "cell with the l2 grid, chosen on dev); a comma-separated list runs each" },
     { "preset", SP_OPT_CHOICE, O(preset), "senteval-default", .choices = "senteval-default|senteval-fast",
       .help = "senteval-default (adam, batch 64, tenacity 5, epoch_size 4, max_epoch 200) or senteval-fast "
               "(rmsprop, batch 128, tenacity 3, epoch_size 2)" },
     { "optim", SP_OPT_STR, O(optim), .metavar = "S",
       .help = "optimizer string as in SentEval, e.g. adam or rmsprop or adam,lr=0.0005" },
-    { "seed", SP_OPT_LIST, O(seed), .metavar = "N[,N...]",
-      .help = "classifier seed (default 1111); a list runs each seed (one result each)" },
+    { "seed", SP_OPT_LIST, O(seed), "1111", .metavar = "N[,N...]",
+      .help = "classifier seed; a list runs each seed (one result each)" },
     { "control-seed", SP_OPT_INT, O(control_seed), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N",
       .help = "seed of the label shuffle of the control task (default: the run's seed)", .flags = SP_OPTF_NODEF },
     { "no-control", SP_OPT_FLAG, O(no_control), .help = "skip the control task" },
@@ -378,7 +378,7 @@ struct plan {
 static int parse_seeds(struct stg_ctx *ctx, const struct stg_probe_opts *o, long *seeds, int *n)
 {
     *n = 0;
-    if (!o->seed.n) { seeds[(*n)++] = 1111; return SP_OK; }
+    if (!o->seed.n) return stg_fail(ctx, SP_EUSAGE, "--seed: expected at least one seed");
     for (int i = 0; i < o->seed.n; i++) {
         if (*n == MAX_RUNS) return stg_fail(ctx, SP_EUSAGE, "at most %d classifier x seed runs", MAX_RUNS);
         if (sp_parse_int(o->seed.v[i], 0, 2147483647L, &seeds[(*n)++]))
@@ -391,7 +391,7 @@ static int parse_seeds(struct stg_ctx *ctx, const struct stg_probe_opts *o, long
 static int parse_classifiers(struct stg_ctx *ctx, const struct stg_probe_opts *o, enum prb_clf_kind *kinds, int *n)
 {
     *n = 0;
-    if (!o->classifier.n) { kinds[(*n)++] = PRB_LOGREG; return SP_OK; }
+    if (!o->classifier.n) return stg_fail(ctx, SP_EUSAGE, "--classifier: expected logreg, mlp or both");
     for (int i = 0; i < o->classifier.n; i++) {
         const char *t = o->classifier.v[i];
         if (*n == 4) return stg_fail(ctx, SP_EUSAGE, "--classifier: at most 4 classifiers");
