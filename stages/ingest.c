@@ -297,12 +297,13 @@ static void sync_and_report(struct pipeline *p)
     p->held_tokens = 0;
     for (int i = 0; i < p->n_pending; i++) {
         struct job *j = p->pending[i];
-        /* rejections, one line each, logged with their file (not while other files parse) */
+        /* rejections, one line each, logged with their file (not while other files parse); INFO,
+         * as before: --quiet leaves them to the quarantine table and the summary's count */
         for (char *line = j->msgs.p, *nl; line && line < j->msgs.p + j->msgs.len; line = nl + 1) {
             nl = memchr(line, '\n', (size_t)(j->msgs.p + j->msgs.len - line));
             if (!nl) break;
             *nl = 0;
-            sp_log(p->stg->log, SP_LOG_WARN, "%s", line);
+            sp_log(p->stg->log, SP_LOG_INFO, "%s", line);
         }
         sp_buf_free(&j->msgs);
         if (j->r.status == INGEST_FAILED) p->n_failed++;
