@@ -184,7 +184,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
     else if (is_word_content(ds->task)) {
         /* §1.6: SentEval silently switches WordContent to logistic regression; we say so */
         r->wc_forced_logreg = 1;
-        sp_log(p->log, SP_LOG_INFO, "probe: %s is WordContent: using logistic regression (SentEval §1.6)", ds->task);
+        sp_log(p->log, SP_LOG_DEBUG, "probe: %s is WordContent: using logistic regression (SentEval §1.6)", ds->task);
         n_nhid = 1; nhid = zero_nhid; n_drop = 1; drop = zero_drop;
     }
     if (n_drop < 1) { n_drop = 1; drop = zero_drop; }
@@ -228,7 +228,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
                 fr->seconds = sp_now() - f0;
                 r->example_passes += (long)info.passes * s.ntr;
                 l2dev[t] = fr->dev;
-                sp_log(p->log, SP_LOG_INFO, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)",
+                sp_log(p->log, SP_LOG_DEBUG, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)",
                             tc.nhid, tc.dropout, tc.l2, fr->dev, info.nevals, info.passes, fr->seconds);
                 /* keep the model of the first maximum of this cell's l2 row so far */
                 int sel = prb_select_first_max(l2dev, t + 1);
@@ -348,7 +348,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
         } else {
             r->selectivity = r->devacc - r->control_dev;
         }
-        sp_log(p->log, SP_LOG_INFO, "probe: control task (seed %llu): dev %.2f (%d evaluations, %.1fs)",
+        sp_log(p->log, SP_LOG_DEBUG, "probe: control task (seed %llu): dev %.2f (%d evaluations, %.1fs)",
                     (unsigned long long)p->control_seed, r->control_dev, info.nevals, sp_now() - f0);
         prb_clf_free(&c);
         free(yc);
