@@ -35,6 +35,7 @@
 #define STORED_MIN_PHRASE_LEN 4     /* the m_min ingest caches phrase ids with (store/st_derive.c) */
 #define WINDOW_UNITS 1024
 #define WINDOW_TOKENS 65536
+#define MAX_SKIP_LINES 20           /* a warning per skipped sentence up to this many, then a count */
 
 static void drop(struct enc_pass *c, int64_t ordinal)
 {
@@ -108,8 +109,11 @@ static int missing(struct enc_pass *c, struct unit *u, const char *why)
 static int too_long(struct enc_pass *c, struct unit *u)
 {
     if (u->n > c->max_tokens || u->n <= 0) {
-        sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d tokens, %s; skipped", u->label, u->n,
-               u->n <= 0 ? "empty" : "over --max-tokens");
+        if (c->n_long < MAX_SKIP_LINES)
+            sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d tokens, %s; skipped", u->label, u->n,
+                   u->n <= 0 ? "empty" : "over --max-tokens");
+        else if (c->n_long == MAX_SKIP_LINES)
+            sp_log(c->ctx->log, SP_LOG_WARN, "more sentences over --max-tokens: counted in the summary, not listed");
         u->state = U_SKIP;
         c->n_long++;
         return 1;
