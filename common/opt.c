@@ -115,8 +115,14 @@ int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_a
     case SP_OPT_SIZE: {
         uint64_t v;
         if (sp_parse_size(value, (uint64_t)o->lo, &v)) {
-            snprintf(err, errlen, "--%s: expected a size in bytes such as 512M or 2G (K, M, G, T: powers of 1024), "
-                     "at least %lld, got '%s'", o->name, o->lo, value);
+            /* the minimum as typed (64K, not 65536): the message gives the syntax it asks for */
+            char min[32];
+            long long lo = o->lo;
+            const char *unit = "";
+            for (const char *u = "KMGT"; *u && lo >= 1024 && lo % 1024 == 0; u++) { lo /= 1024; unit = u; }
+            snprintf(min, sizeof min, "%lld%.1s", lo, unit);
+            snprintf(err, errlen, "--%s: expected a whole number of bytes of at least %s, optionally with a suffix "
+                     "K, M, G or T (powers of 1024; e.g. 512M, 2G), got '%s'", o->name, min, value);
             return SP_EUSAGE;
         }
         *FIELD(dst, o, uint64_t) = v;

@@ -477,7 +477,7 @@ static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *
 }
 
 int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
-             int verbose, enc_t **out, char *err, size_t errlen)
+             const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     int rc = enc_config_check(cfg, "config", err, errlen);
@@ -496,13 +496,13 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
             return SP_EGPU;
         }
         /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
-         * only when verbose > 1); a GPU or plugin that is there but unusable says why */
-        if (rc == ENC_ENODEV && verbose == 1) fprintf(stderr, "no GPU found: using the CPU\n");
-        else if (rc == ENC_ENODEV && verbose > 1) fprintf(stderr, "no GPU found: using the CPU (%s)\n", why);
-        else if (rc != SP_OK && verbose) fprintf(stderr, "encoder: the GPU cannot be used: %s; using the CPU\n", why);
+         * only at DEBUG); a GPU or plugin that is there but unusable says why */
+        if (rc == ENC_ENODEV && sp_log_enabled(log, SP_LOG_DEBUG)) sp_log(log, SP_LOG_DEBUG, "no GPU found: using the CPU (%s)", why);
+        else if (rc == ENC_ENODEV) sp_log(log, SP_LOG_INFO, "no GPU found: using the CPU");
+        else if (rc != SP_OK) sp_log(log, SP_LOG_INFO, "encoder: the GPU cannot be used: %s; using the CPU", why);
     }
     if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) { free(e); return rc; }
-    if (verbose) fprintf(stderr, "encoder: %s on %s\n", enc_kind_name(cfg->kind), e->be.ops->name);
+    sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(cfg->kind), e->be.ops->name);
     enc_model_build(e);
     enc_param_alloc_init(e);
     rc = enc_param_upload(e, err, errlen);

@@ -41,6 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "common/log.h"
 
 #define ENC_MAX_HEADS 64
 #define ENC_MAX_LAYERS 64
@@ -154,13 +155,13 @@ struct enc_output {
 typedef struct enc enc_t;
 
 /* Open an encoder: weights from a safetensors file, or seeded Glorot init when weights_path is
- * NULL. device AUTO picks CUDA when the backend is built and a device opens, else CPU. stderr,
- * verbose >= 1: the kind and backend, and for AUTO without a GPU the one line "no GPU found:
- * using the CPU" (verbose >= 2 adds the CUDA runtime's reason), or the reason when a GPU or the
- * CUDA plugin is there but unusable (e.g. a stale plugin); verbose 0: nothing. CUDA that cannot
- * open (no CUDA build, no device, stale plugin) -> SP_EGPU with the reason in err. */
+ * NULL. device AUTO picks CUDA when the backend is built and a device opens, else CPU. Through
+ * log (NULL: silent), at INFO: the kind and backend, and for AUTO without a GPU the one line "no
+ * GPU found: using the CPU" (at DEBUG with the CUDA runtime's reason instead), or the reason when
+ * a GPU or the CUDA plugin is there but unusable (e.g. a stale plugin). CUDA that cannot open
+ * (no CUDA build, no device, stale plugin) -> SP_EGPU with the reason in err. */
 int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
-             int verbose, enc_t **out, char *err, size_t errlen);
+             const struct sp_logger *log, enc_t **out, char *err, size_t errlen);
 void enc_close(enc_t *e);
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen);

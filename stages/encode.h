@@ -1,0 +1,66 @@
+/* stages/encode.h — the encode stage: run an encoder over corpora or probing tasks and cache
+ * sentence vectors (optionally token vectors and one layer's attention maps) in the store.
+ *
+ * Each input (a corpus of --corpus, or a task of --task) becomes one run: the --run name for a
+ * single input, RUN-INPUT for each of several (--corpus a,b --run r: runs r-a and r-b). Inputs
+ * are read in windows, looked up in the cache (stages/encode_batch.c says what keys it), and
+ * the misses encoded in length-sorted batches; each batch is one transaction, so a stop request
+ * (checked between batches) leaves whole batches that a later run of the same name reuses. */
+#ifndef SP_STG_ENCODE_H
+#define SP_STG_ENCODE_H
+
+#include <stdint.h>
+
+#include "stages/stage.h"
+
+enum stg_encode_device { STG_DEVICE_AUTO, STG_DEVICE_CPU, STG_DEVICE_CUDA };
+enum stg_encode_missing { STG_MISSING_SKIP, STG_MISSING_FAIL };
+enum stg_encode_perturbed { STG_PERTURBED_KEEP, STG_PERTURBED_NO_PARSE };
+
+struct stg_encode_opts {
+    const char *db;
+    struct sp_strlist corpus;     /* corpora to encode; exclusive with task */
+    struct sp_strlist task;       /* tasks to encode */
+    const char *encoder;          /* config JSON */
+    const char *run;              /* run name (the prefix of each name for several inputs) */
+    const char *weights;          /* safetensors; NULL: seeded Glorot init */
+    const char *save_weights;     /* write the weights used here; NULL: no */
+    const char *embeddings;       /* GloVe/word2vec text; NULL: seeded random vector per word */
+    int token_vectors;
+    long attention;               /* layer whose maps are cached; -1: none */
+    long seed;                    /* -1: the config's */
+    long threads;                 /* 0: the encoder's default */
+    int device;                   /* enum stg_encode_device */
+    long batch_tokens, max_tokens;
+    uint64_t max_workspace;       /* bytes; 0: no cap */
+    int on_missing;               /* enum stg_encode_missing */
+    int perturbed;                /* enum stg_encode_perturbed */
+    struct sp_strlist command;    /* not in the table: the words that ran it, for the manifest */
+};
+extern const struct sp_opt stg_encode_options[];
+
+/* One input's outcome. */
+struct stg_encode_input {
+    char *run;                    /* run name */
+    char *source;                 /* "corpus demo", "task WC" */
+    char fingerprint[65];
+    const char *kind, *device;    /* static strings */
+    int dim;
+    long cached, encoded, missing, too_long, oom, batches;
+    int64_t items;                /* run items after this pass */
+    double seconds;
+};
+
+struct stg_encode_result {
+    int n;                        /* inputs done (all of them on SP_OK) */
+    struct stg_encode_input *in;
+};
+
+/* SP_OK; SP_EUSAGE (an option combination, --attention beyond the config's layers); SP_EPARSE
+ * (bad config, weights, embeddings; a run name taken by another encoder; --on-missing fail;
+ * nothing encoded: every item of an input skipped); SP_ESTORE; SP_EGPU; SP_ESTOPPED. r holds the
+ * inputs finished before a failure. */
+int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_encode_result *r);
+void stg_encode_result_free(struct stg_encode_result *r);
+
+#endif

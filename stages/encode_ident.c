@@ -1,0 +1,161 @@
+/* stages/encode_ident.c — what identifies an encoder (its fingerprint) and what an input is
+ * named by (corpus / task names, checked against the store), for stages/encode.c.
+ *
+ * encoder fingerprint = SHA-256 of: the config file's JSON without "comment", with the effective
+ * seed set, re-serialised with sorted keys and no spaces (jansson); the weights file's SHA-256,
+ * or "glorot seed N" without --weights; the embeddings file's SHA-256, or "random seed N"
+ * without --embeddings. Two files that differ only in spacing, key order or comment share a
+ * fingerprint; spelling out a default value gives a new one (a cache miss, never a wrong hit). */
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages/encode_ident.h"
+#include "store/encoded.h"
+
+static int file_sha256(const char *path, char out[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    struct sp_sha256 h;
+    sp_sha256_init(&h);
+    char tmp[65536];
+    size_t k;
+    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) sp_sha256_update(&h, tmp, k);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) return -1;
+    sp_sha256_hex(&h, out);
+    return 0;
+}
+
+static void fingerprint(struct enc_ident *id, int weights, int embeddings)
+{
+    struct sp_sha256 h;
+    struct sp_buf b = { 0 };
+    sp_buf_printf(&b, "synprobe-encoder-1\nconfig %s\n", id->canon);
+    if (weights) sp_buf_printf(&b, "weights sha256 %s\n", id->w_sha);
+    else sp_buf_printf(&b, "weights glorot seed %llu\n", (unsigned long long)id->cfg.seed);
+    if (embeddings) sp_buf_printf(&b, "embeddings sha256 %s\n", id->e_sha);
+    else sp_buf_printf(&b, "embeddings random seed %llu\n", (unsigned long long)id->cfg.seed);
+    sp_sha256_init(&h);
+    sp_sha256_update(&h, b.p, b.len);
+    sp_sha256_hex(&h, id->fp);
+    sp_buf_free(&b);
+}
+
+int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const char *weights, const char *embeddings,
+                     struct enc_ident *id)
+{
+    memset(id, 0, sizeof *id);
+    size_t len;
+    char *text = sp_read_file(cfg_path, &len);
+    if (!text) return stg_fail(ctx, SP_EIO, "%s: cannot read", cfg_path);
+    const char *base = strrchr(cfg_path, '/') ? strrchr(cfg_path, '/') + 1 : cfg_path;
+    if (enc_config_parse(text, base, &id->cfg, ctx->err, sizeof ctx->err)) { free(text); return SP_EPARSE; }
+    if (seed >= 0) id->cfg.seed = (uint64_t)seed;
+    json_error_t jerr;
+    id->jcfg = json_loads(text, 0, &jerr);
+    free(text);
+    if (!json_is_object(id->jcfg)) return stg_fail(ctx, SP_EPARSE, "%s: not a JSON object", cfg_path);
+    json_object_del(id->jcfg, "comment");
+    json_object_set_new(id->jcfg, "seed", json_integer((json_int_t)id->cfg.seed));
+    id->canon = json_dumps(id->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
+    if (weights && file_sha256(weights, id->w_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", weights);
+    if (embeddings && file_sha256(embeddings, id->e_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", embeddings);
+    fingerprint(id, weights != NULL, embeddings != NULL);
+    return SP_OK;
+}
+
+void stg_encode_ident_free(struct enc_ident *id)
+{
+    json_decref(id->jcfg);
+    free(id->canon);
+    memset(id, 0, sizeof *id);
+}
+
+/* ---- input names ---- */
+
+int stg_encode_no_such(struct stg_ctx *ctx, struct st_db *db, const char *db_path, int is_task, const char *name)
+{
+    struct st_names nm;
+    char err[SP_ERRLEN];
+    int rc = is_task ? st_task_names(db, &nm, err, sizeof err) : st_corpus_names(db, &nm, err, sizeof err);
+    if (rc) return stg_fail(ctx, rc, "%s", err);
+    for (int i = 0; i < nm.n; i++)
+        if (!strcmp(nm.v[i], name)) { st_names_free(&nm); return SP_OK; }
+    char sugg[256], all[320];
+    sp_suggest(sugg, sizeof sugg, name, (const char *const *)nm.v, (size_t)nm.n);
+    sp_join_names(all, sizeof all, (const char *const *)nm.v, (size_t)nm.n, 20);
+    const char *what = is_task ? "task" : "corpus";
+    if (nm.n)
+        stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; %s%sthe store has: %s", what, name, db_path, sugg,
+                 sugg[0] ? " " : "", all);
+    else
+        stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; the store has no %s", what, name, db_path,
+                 is_task ? "tasks (synprobe tasks build)" : "corpora (synprobe ingest)");
+    st_names_free(&nm);
+    return SP_EPARSE;
+}
+
+/* ---- the vocabulary an embeddings file is filtered by ---- */
+
+static void vocab_add(struct enc_vocab *v, const char *s, size_t len)
+{
+    for (int low = 0; low < 2; low++) {
+        if (v->n == v->cap) { v->cap = v->cap ? 2 * v->cap : 4096; v->w = sp_xrealloc(v->w, v->cap * sizeof *v->w); }
+        char *c = sp_arena_strndup(&v->a, s, len);
+        if (low) for (char *p = c; *p; p++) *p = (char)tolower((unsigned char)*p);
+        v->w[v->n++] = c;
+    }
+}
+
+static int add_form(void *ctx, const char *form)
+{
+    vocab_add(ctx, form, strlen(form));
+    return 0;
+}
+
+static int add_text(void *ctx, const char *t)
+{
+    for (const char *p = t; *p;) {                 /* task texts: tokens separated by single spaces */
+        const char *e = strchr(p, ' ');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len) vocab_add(ctx, p, len);
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+static int vocab_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void stg_encode_vocab_init(struct enc_vocab *v)
+{
+    memset(v, 0, sizeof *v);
+    sp_arena_init(&v->a);
+}
+
+int stg_encode_vocab_add(struct enc_vocab *v, struct st_db *db, int64_t corpus_id, int64_t task_id, char *err, size_t errlen)
+{
+    return corpus_id ? st_corpus_forms(db, corpus_id, add_form, v, err, errlen)
+                     : st_task_texts(db, task_id, add_text, v, err, errlen);
+}
+
+void stg_encode_vocab_sort(struct enc_vocab *v)
+{
+    if (v->n > 1) qsort(v->w, v->n, sizeof *v->w, vocab_cmp);
+}
+
+int stg_encode_vocab_has(void *ctx, const char *word)
+{
+    const struct enc_vocab *v = ctx;
+    return v->n && bsearch(&word, v->w, v->n, sizeof *v->w, vocab_cmp) != NULL;
+}
+
+void stg_encode_vocab_free(struct enc_vocab *v)
+{
+    free(v->w);
+    sp_arena_free(&v->a);
+}

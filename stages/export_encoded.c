@@ -1,0 +1,182 @@
+/* stages/export_encoded.c — an encoder run's cached outputs as NumPy files (see the header). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/npy.h"
+#include "common/sp.h"
+#include "stages/export_encoded.h"
+#include "store/encoded.h"
+#include "store/runs.h"
+#include "store/store.h"
+
+static int put_f32(FILE *f, const float *v, size_t n) { return fwrite(v, 4, n, f) == n ? 0 : -1; }
+
+struct pass {
+    int what;                  /* 1 vectors, 2 tokens, 3 attention */
+    /* pass 1 */
+    size_t n, total_tokens, max_n;
+    int64_t last_ordinal;
+    int dim, tok_dim;
+    /* pass 2 */
+    FILE *f;
+    int32_t *lengths;
+    size_t k;
+    float *row;
+    char err[SP_ERRLEN];
+};
+
+static int sizes(void *ctx, const struct st_run_item *it)
+{
+    struct pass *p = ctx;
+    p->last_ordinal = it->ordinal;
+    if (p->n && (it->dim != p->dim || (p->what == 2 && it->tok_dim != p->tok_dim))) {
+        snprintf(p->err, sizeof p->err, "item %lld: width %d/%d differs from the first item's %d/%d",
+                 (long long)it->ordinal, it->dim, it->tok_dim, p->dim, p->tok_dim);
+        return SP_EPARSE;
+    }
+    p->dim = it->dim;
+    p->tok_dim = it->tok_dim;
+    p->n++;
+    p->total_tokens += (size_t)it->n_tokens;
+    if ((size_t)it->n_tokens > p->max_n) p->max_n = (size_t)it->n_tokens;
+    return 0;
+}
+
+static int rows(void *ctx, const struct st_run_item *it)
+{
+    struct pass *p = ctx;
+    int bad = 0;
+    if (p->what == 1) bad = put_f32(p->f, it->vec, (size_t)it->dim);
+    else if (p->what == 2) {
+        bad = put_f32(p->f, it->tok, (size_t)it->n_tokens * (size_t)it->tok_dim);
+        p->lengths[p->k] = it->n_tokens;
+    } else {
+        size_t L = p->max_n, n = (size_t)it->n_tokens;
+        for (size_t i = 0; i < n; i++) {
+            memset(p->row, 0, sizeof(float) * L);
+            memcpy(p->row, it->attn + i * n, sizeof(float) * n);
+            bad |= put_f32(p->f, p->row, L);
+        }
+        memset(p->row, 0, sizeof(float) * L);
+        for (size_t i = n; i < L && !bad; i++) bad = put_f32(p->f, p->row, L);
+    }
+    p->k++;
+    if (bad) { snprintf(p->err, sizeof p->err, "write error"); return SP_EIO; }
+    return 0;
+}
+
+/* Skipped sentences anywhere (the last ones included): rows then do not line up with the corpus. */
+static void warn_missing(struct stg_ctx *ctx, struct st_db *db, const struct st_run_info *info, size_t n)
+{
+    int64_t in_corpus = 0;
+    char err[SP_ERRLEN];
+    if (!info->corpus_id || st_corpus_sentence_count(db, info->corpus_id, &in_corpus, err, sizeof err)) return;
+    if (in_corpus > (int64_t)n)
+        sp_log(ctx->log, SP_LOG_WARN, "%lld of the %lld sentences of corpus %s are not in run '%s' (skipped by encode); "
+               "rows do not line up with the corpus", (long long)(in_corpus - (int64_t)n), (long long)in_corpus,
+               info->corpus, info->name);
+}
+
+/* Pass 1: sizes, and the "re-run encode with ..." errors before any file is created. */
+static int measure(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct st_db *db,
+                   const struct st_run_info *info, struct pass *p)
+{
+    char err[SP_ERRLEN];
+    int rc = st_run_items(db, o->run, 0, sizes, p, err, sizeof err);
+    if (rc) return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", rc == SP_EPARSE && p->err[0] ? p->err : err);
+    if (p->what == 2 && !info->token_vectors)
+        return stg_fail(ctx, SP_EPARSE, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", o->db, o->run);
+    if (p->what == 3 && info->attn_layer < 0)
+        return stg_fail(ctx, SP_EPARSE, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", o->db, o->run);
+    if (!p->n) return stg_fail(ctx, SP_EPARSE, "run '%s' has no items", o->run);
+    return SP_OK;
+}
+
+/* Pass 2: the header and the rows into the main file. */
+static int write_main(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct st_db *db, struct pass *p)
+{
+    size_t shape[3];
+    int ndim = 2;
+    if (p->what == 1) { shape[0] = p->n; shape[1] = (size_t)p->dim; }
+    else if (p->what == 2) { shape[0] = p->total_tokens; shape[1] = (size_t)p->tok_dim; }
+    else { shape[0] = p->n; shape[1] = shape[2] = p->max_n; ndim = 3; }
+    if (p->what == 2) p->lengths = sp_xmalloc(sizeof(int32_t) * p->n);
+    if (p->what == 3) p->row = sp_xmalloc(sizeof(float) * (p->max_n ? p->max_n : 1));
+    if (sp_npy_write_header(p->f, SP_DT_F32, ndim, shape)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out);
+    unsigned part = p->what == 1 ? ST_RUN_VEC : p->what == 2 ? ST_RUN_TOK : ST_RUN_ATTN;
+    char err[SP_ERRLEN];
+    int rc = st_run_items(db, o->run, part, rows, p, err, sizeof err);
+    if (rc) return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", p->err[0] ? p->err : err);
+    if (p->k != p->n) return stg_fail(ctx, SP_EPARSE, "run '%s' changed while exporting", o->run);
+    return SP_OK;
+}
+
+/* FILE.lengths.npy beside FILE.npy (tokens). */
+static int write_lengths(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, const struct pass *p,
+                         struct sp_out *out, char **path)
+{
+    size_t L = strlen(o->out);
+    if (L > 4 && !strcmp(o->out + L - 4, ".npy")) L -= 4;
+    *path = sp_xmalloc(L + 16);
+    memcpy(*path, o->out, L);
+    strcpy(*path + L, ".lengths.npy");
+    size_t ls = p->n;
+    if (sp_out_open(out, *path, ctx->err, sizeof ctx->err)) return SP_EIO;
+    if (sp_npy_write_header(out->f, SP_DT_I32, 1, &ls) || fwrite(p->lengths, sizeof(int32_t), p->n, out->f) != p->n)
+        return stg_fail(ctx, SP_EIO, "%s: write error", *path);
+    return SP_OK;
+}
+
+static int export_run(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct st_db *db,
+                      const struct st_run_info *info, struct pass *p, struct stg_export_encoded_result *r)
+{
+    struct sp_out o_main = { 0 }, o_len = { 0 };
+    int rc = measure(ctx, o, db, info, p);
+    if (rc) return rc;
+    warn_missing(ctx, db, info, p->n);
+    if ((rc = sp_out_open(&o_main, o->out, ctx->err, sizeof ctx->err))) goto out;
+    p->f = o_main.f;
+    if ((rc = write_main(ctx, o, db, p))) goto out;
+    if (p->what == 2 && (rc = write_lengths(ctx, o, p, &o_len, &r->lengths_path))) goto out;
+    if ((rc = sp_out_commit(&o_main, ctx->err, sizeof ctx->err))) goto out;
+    if (r->lengths_path) rc = sp_out_commit(&o_len, ctx->err, sizeof ctx->err);
+    r->rows = p->n;
+out:
+    sp_out_abort(&o_main);      /* no-ops after a commit */
+    sp_out_abort(&o_len);
+    return rc;
+}
+
+int stg_export_encoded(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct stg_export_encoded_result *r)
+{
+    memset(r, 0, sizeof *r);
+    static const char *const names[] = { "vectors", "tokens", "attention" };
+    if (!o->run) return stg_fail(ctx, SP_EUSAGE, "--what %s needs --run NAME (an encoder run)", names[o->what]);
+    if (!o->out) return stg_fail(ctx, SP_EUSAGE, "--what %s needs --out FILE.npy (binary output)", names[o->what]);
+    struct pass p = { .what = o->what + 1 };
+    struct st_db *db = NULL;
+    struct st_run_info info = { 0 };
+    char err[SP_ERRLEN * 2];
+    int rc = st_open(o->db, ST_OPEN_READONLY, &db, err, sizeof err);
+    if (!rc) rc = st_run_info(db, o->run, &info, err, sizeof err);
+    if (rc) rc = stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", err);
+    else if (o->corpus && (!info.corpus || strcmp(o->corpus, info.corpus)))
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s %s, not corpus %s", o->run, info.corpus ? "corpus" : "task",
+                      info.corpus ? info.corpus : info.task, o->corpus);
+    else
+        rc = export_run(ctx, o, db, &info, &p, r);
+    free(p.lengths);
+    free(p.row);
+    st_run_info_free(&info);
+    st_close(db);
+    if (rc == SP_OK)
+        sp_log(ctx->log, SP_LOG_DEBUG, "export: %zu rows of run '%s' to %s", r->rows, o->run, o->out);
+    return rc;
+}
+
+void stg_export_encoded_result_free(struct stg_export_encoded_result *r)
+{
+    free(r->lengths_path);
+    r->lengths_path = NULL;
+}
