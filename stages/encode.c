@@ -227,9 +227,8 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
     return text;
 }
 
-/* An input with nothing to encode fails. One whose every item was skipped still exits 0 (the
- * CLI tests pin that: a PTB-only corpus under ms-san is a run a later ingest of heads fills),
- * but never silently: a warning says nothing was encoded and why. */
+/* An input with nothing to encode, or whose every item was skipped, fails with the reason (the
+ * run is kept: a PTB-only corpus under ms-san is a run a later ingest of its heads fills). */
 static int nothing_encoded(struct stg_ctx *ctx, const struct input *in, const struct enc_pass *c)
 {
     if (c->n_cached + c->n_encoded > 0) return SP_OK;
@@ -245,9 +244,8 @@ static int nothing_encoded(struct stg_ctx *ctx, const struct input *in, const st
     if (c->n_missing && k < sizeof why)
         snprintf(why + k, sizeof why - k, "; %ld lacking the %s %s needs (--on-missing skip)", c->n_missing,
                  (c->needs & ENC_NEED_PID) ? "constituency tree" : "dependency tree", enc_kind_name(c->cfg->kind));
-    sp_log(ctx->log, SP_LOG_WARN, "nothing was encoded: all %ld %s of %s '%s' were skipped: %s", n, unit, what, in->name,
-           why + 2);
-    return SP_OK;
+    return stg_fail(ctx, SP_EPARSE, "nothing was encoded: all %ld %s of %s '%s' were skipped: %s", n, unit, what,
+                    in->name, why + 2);
 }
 
 static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct shared *s)
@@ -336,6 +334,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
            "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r->run, r->kind, r->device, r->dim, r->cached,
            r->encoded, r->missing + r->too_long + r->oom, r->missing, r->too_long, r->oom, (long long)r->items, seconds);
     rc = nothing_encoded(ctx, in, &c);
+    r->nothing_encoded = rc != SP_OK;
     pass_free(&c);
     return rc;
 }
@@ -366,11 +365,19 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
     struct shared s = { 0 };
     double t0 = sp_now();
     rc = setup(ctx, o, &s, in, n);
+    int nothing = 0;                      /* an input encoded nothing: the others still run */
+    char nothing_err[sizeof ctx->err] = "";
     for (int i = 0; !rc && i < n; i++) {
         if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
         rc = encode_input(ctx, o, &s, &in[i], &r->in[i]);
         if (r->in[i].run) r->n = i + 1;
+        if (rc && r->in[i].nothing_encoded) {
+            if (!nothing++) memcpy(nothing_err, ctx->err, sizeof nothing_err);
+            else sp_log(ctx->log, SP_LOG_ERROR, "%s", ctx->err);
+            rc = SP_OK;
+        }
     }
+    if (!rc && nothing) rc = stg_fail(ctx, SP_EPARSE, "%s", nothing_err);
     if (!rc && n > 1)
         sp_log(ctx->log, SP_LOG_DEBUG, "encode: %d inputs in %.2fs", n, sp_now() - t0);
     for (int i = 0; i < n; i++) free(in[i].run);

@@ -49,6 +49,7 @@ struct stg_encode_input {
     long cached, encoded, missing, too_long, oom, batches;
     int64_t items;                /* run items after this pass */
     double seconds;
+    int nothing_encoded;          /* every item skipped (or none): the stage fails once all inputs ran */
 };
 
 struct stg_encode_result {

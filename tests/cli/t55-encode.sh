@@ -140,8 +140,9 @@ expect_eq "psan: run items = sentences with trees" "$(q "$DB" "select count(*) f
 "$SP" encode --db "$DB" --corpus demo --encoder $C/psan.json --run psan-f --on-missing fail --quiet 2>"$TMP/err" && rc=0 || rc=$?
 expect_eq "psan --on-missing fail: exit 1" "$rc" 1
 check "--on-missing fail names the sentence and the structure" grep -q "needs a constituency tree" "$TMP/err"
-"$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --run short --max-tokens 5 --json --quiet >"$TMP/short.json"
+rc=0; "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --run short --max-tokens 5 --json --quiet >"$TMP/short.json" 2>/dev/null || rc=$?
 check "--max-tokens: long sentences skipped and counted" test "$(jget skipped_too_long <"$TMP/short.json")" -gt 0
+expect_eq "--max-tokens 5: every sentence skipped, nothing encoded: exit 1 (issue 11)" "$rc" 1
 
 # ---- attention export feeds `synprobe trees`
 rc=0; "$SP" trees --db "$DB" --corpus demo --attention "$TMP/san_att.npy" --json >"$TMP/trees.json" 2>"$TMP/err" || rc=$?
@@ -183,8 +184,9 @@ printf 'tr\t1\tThe cat sat .\nva\t0\tA dog .\nte\t1\tThe cat sat .\n' >"$TMP/tas
 "$SP" tasks import --db "$DB" --name imp "$TMP/task.txt" >/dev/null
 "$SP" encode --db "$DB" --task imp --encoder $C/san.json --run imp-san --json --quiet >"$TMP/imp.json"
 expect_eq "imported task, san: 3 encoded" "$(jget items <"$TMP/imp.json")" 3
-"$SP" encode --db "$DB" --task imp --encoder $C/ms-san.json --run imp-ms --json --quiet >"$TMP/impms.json"
+rc=0; "$SP" encode --db "$DB" --task imp --encoder $C/ms-san.json --run imp-ms --json --quiet >"$TMP/impms.json" 2>/dev/null || rc=$?
 expect_eq "imported task, ms-san (needs heads): all skipped" "$(jget skipped_missing_structure <"$TMP/impms.json")" 3
+expect_eq "imported task, ms-san: nothing encoded: exit 1 (issue 11)" "$rc" 1
 "$SP" export --db "$DB" --what vectors --run imp-san --out "$TMP/imp.npy"
 check "task rows in file order: items 1 and 3 (same text) are equal" \
     $PY -c "import numpy as np,sys; a=np.load(sys.argv[1]); sys.exit(not (a.shape[0]==3 and np.array_equal(a[0],a[2]) and not np.array_equal(a[0],a[1])))" "$TMP/imp.npy"
@@ -193,8 +195,9 @@ need_data
 P=$DATA/ptb-sample
 "$SP" ingest --db "$TMP/ptb.db" --corpus ptb "$P/combined/wsj_0001.mrg" "$P/combined/wsj_0002.mrg" "$P/combined/wsj_0003.mrg" >/dev/null 2>&1
 NP=$(q "$TMP/ptb.db" "select count(*) from sentence")
-"$SP" encode --db "$TMP/ptb.db" --corpus ptb --encoder $C/ms-san.json --run ms --json --quiet >"$TMP/p.json"
+rc=0; "$SP" encode --db "$TMP/ptb.db" --corpus ptb --encoder $C/ms-san.json --run ms --json --quiet >"$TMP/p.json" 2>/dev/null || rc=$?
 expect_eq "PTB trees only: ms-san skips all $NP (no heads)" "$(jget skipped_missing_structure <"$TMP/p.json")" "$NP"
+expect_eq "PTB trees only: nothing encoded: exit 1 (issue 11)" "$rc" 1
 "$SP" ingest --db "$TMP/ptb.db" --corpus ptb "$P/dependency/wsj_0001.dp" "$P/dependency/wsj_0002.dp" "$P/dependency/wsj_0003.dp" >/dev/null 2>&1
 "$SP" encode --db "$TMP/ptb.db" --corpus ptb --encoder $C/ms-san.json --run ms --json --quiet >"$TMP/p2.json"
 expect_eq "after the .dp heads are attached: the same run encodes all $NP" "$(jget encoded <"$TMP/p2.json") $(jget items <"$TMP/p2.json")" "$NP $NP"

@@ -19,7 +19,7 @@ jline() { $PY -c "import json,sys; l=sys.stdin.read().splitlines(); d=json.loads
 M=$((MIN - 1))
 rc=0; "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --run short --max-tokens $M --quiet --json \
     >"$TMP/short.json" 2>"$TMP/err" || rc=$?
-expect_eq "all over --max-tokens: exit 0 (t55 pins it)" "$rc" 0
+expect_eq "all over --max-tokens: exit 1" "$rc" 1
 check "all over --max-tokens: says nothing was encoded, how many and why" \
     grep -q "nothing was encoded: all $N sentences of corpus 'demo' were skipped: $N over --max-tokens $M\$" "$TMP/err"
 check "--max-tokens $MIN: some encoded, no 'nothing was encoded'" sh -c \
@@ -32,6 +32,7 @@ printf 'tr\t1\tThe cat sat .\nva\t0\tA dog .\nte\t1\tThe cat sat .\n' >"$TMP/tas
 rc=0; "$SP" encode --db "$DB" --task TreeDepth --encoder $C/ms-san.json --run nostruct --quiet 2>"$TMP/err" || rc=$?
 check "all lacking structure: says nothing was encoded and which structure" \
     grep -q "nothing was encoded: all 3 items of task 'TreeDepth' were skipped: 3 lacking the dependency tree ms-san needs" "$TMP/err"
+expect_eq "all lacking structure: exit 1" "$rc" 1
 
 # ---- a run name made by another encoder: both encoders named (kind and config file)
 "$SP" encode --db "$DB" --corpus demo --encoder $C/san.json --run taken --quiet
