@@ -5,6 +5,7 @@
 #                        ends with "N passed, N failed, N skipped"
 #   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
+#   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
@@ -71,7 +72,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: all check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -155,7 +156,7 @@ test-san:
 # every suite runs, even after a failure; the last line sums them all
 test: all
 	@rm -f $(COUNTS); st=0; \
-	for t in check-cuda test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
+	for t in check-cuda check-symbols test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
 	tests/summary.sh -s $$st $(COUNTS)
 
 # The encoder's and the GEMM's unit tests under each OpenBLAS kernel (.ci/run runs it after `make test`)
@@ -186,6 +187,11 @@ test-gpu: all $(GPU_TEST)
 # the same harness with the CPU on both sides, then with one side perturbed: runs without a GPU
 test-gpu-selfcheck: all $(GPU_TEST)
 	@tests/gpu/selfcheck.sh $(BUILD)
+
+# The layer rules (tests/check_symbols.sh holds the table of layers): every exported symbol of a
+# layer's objects carries its prefix, and no file includes a header of a layer above it.
+check-symbols: all
+	@tests/check_symbols.sh $(BUILD) $(COUNTS)
 
 # The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
 # ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__

@@ -560,6 +560,15 @@ static void put_word(struct sp_buf *b, const char *w, size_t n)
     sp_buf_puts(b, "'");
 }
 
+/* the shortest %g that reads back as v: a user types --lr 0.1, not 0.10000000000000001 */
+static void shortest_double(char *out, size_t outlen, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(out, outlen, "%.*g", prec, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
 void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *defaults, struct sp_buf *b)
 {
     for (const struct sp_opt *o = t; o->name; o++) {
@@ -583,7 +592,7 @@ void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *def
             break;
         case SP_OPT_DOUBLE:
             if (*FIELD(src, o, const double) == *FIELD(defaults, o, const double)) continue;
-            snprintf(num, sizeof num, "%.17g", *FIELD(src, o, const double));
+            shortest_double(num, sizeof num, *FIELD(src, o, const double));
             val = num;
             break;
         case SP_OPT_STR: case SP_OPT_PATH: {

@@ -1,10 +1,13 @@
 /* common/pool.c — see pool.h. One mutex guards the job; workers sleep on a condition variable
  * until the job generation changes, take items from an atomic counter, and the last one out
- * wakes the caller. */
+ * wakes the caller. A spinning pool (sp_pool_new_spin) first polls the generation and the count
+ * of busy workers, which are atomics for that reason; they change only under mu, so a sleeper
+ * that checks them under mu cannot miss a wake-up. */
 #include "common/pool.h"
 #include "common/sp.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -14,9 +17,10 @@ struct sp_pool {
     pthread_mutex_t use;        /* held by the caller of the job in flight */
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    unsigned long gen;          /* job generation, under mu */
-    int busy;                   /* workers still in the current job, under mu */
-    int quit;
+    int spin;                   /* pauses a worker polls gen for before it sleeps (0: none) */
+    atomic_ulong gen;           /* job generation, bumped under mu */
+    atomic_int busy;            /* workers still in the current job */
+    atomic_int quit;
     /* the current job */
     sp_pool_fn fn;
     void *arg;
@@ -29,6 +33,28 @@ static void take_items(struct sp_pool *p, int worker)
     for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;) p->fn(p->arg, i, worker);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+/* the next job's generation: polled for p->spin pauses (then a few yields), else slept for */
+static unsigned long await_job(struct sp_pool *p, unsigned long seen)
+{
+    for (int s = 0; s < p->spin + (p->spin ? 100 : 0); s++) {
+        unsigned long g = atomic_load_explicit(&p->gen, memory_order_acquire);
+        if (g != seen) return g;
+        if (s < p->spin) cpu_relax();
+        else sched_yield();
+    }
+    pthread_mutex_lock(&p->mu);
+    while (!atomic_load(&p->quit) && atomic_load(&p->gen) == seen) pthread_cond_wait(&p->wake, &p->mu);
+    unsigned long g = atomic_load(&p->gen);
+    pthread_mutex_unlock(&p->mu);
+    return g;
+}
+
 struct worker_arg { struct sp_pool *p; int id; };
 
 static void *worker_main(void *v)
@@ -37,24 +63,42 @@ static void *worker_main(void *v)
     free(v);
     struct sp_pool *p = wa.p;
     unsigned long seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && p->gen == seen) pthread_cond_wait(&p->wake, &p->mu);
-        if (p->quit) break;
-        seen = p->gen;
-        pthread_mutex_unlock(&p->mu);
+        seen = await_job(p, seen);
+        if (atomic_load(&p->quit)) break;
         take_items(p, wa.id);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done);
+        if (atomic_fetch_sub(&p->busy, 1) == 1) {   /* the last one out wakes a sleeping caller */
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-struct sp_pool *sp_pool_new(int size)
+/* the caller, after its own items: spin then yield (a spinning pool: on a busy machine a
+ * descheduled worker must get the CPU back), or sleep until the last worker signals */
+static void await_workers(struct sp_pool *p)
+{
+    if (p->spin) {
+        for (long s = 0; atomic_load_explicit(&p->busy, memory_order_acquire) > 0; s++) {
+            if (s < 4000) cpu_relax();
+            else sched_yield();
+        }
+        return;
+    }
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load(&p->busy) > 0) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+struct sp_pool *sp_pool_new(int size) { return sp_pool_new_spin(size, 0); }
+
+struct sp_pool *sp_pool_new_spin(int size, int spin)
 {
     struct sp_pool *p = sp_xcalloc(1, sizeof *p);
     p->size = size < 1 ? 1 : size;
+    p->spin = spin < 0 ? 0 : spin;
     pthread_mutex_init(&p->use, NULL);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->wake, NULL);
@@ -76,7 +120,8 @@ void sp_pool_free(struct sp_pool *p)
 {
     if (!p) return;
     pthread_mutex_lock(&p->mu);
-    p->quit = 1;
+    atomic_store(&p->quit, 1);
+    atomic_fetch_add(&p->gen, 1);   /* a spinning worker sees the change and then quit */
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     for (int w = 1; w < p->size; w++) pthread_join(p->tid[w], NULL);
@@ -96,14 +141,12 @@ int sp_pool_try_run(struct sp_pool *p, int n, sp_pool_fn fn, void *arg)
     pthread_mutex_lock(&p->mu);
     p->fn = fn; p->arg = arg; p->n = n;
     atomic_store(&p->next, 0);
-    p->busy = p->size - 1;
-    p->gen++;
+    atomic_store(&p->busy, p->size - 1);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);   /* publishes fn, arg, n */
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
     take_items(p, 0);
-    pthread_mutex_lock(&p->mu);
-    while (p->busy > 0) pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
+    await_workers(p);
     pthread_mutex_unlock(&p->use);
     return 1;
 }

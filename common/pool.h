@@ -6,7 +6,12 @@
  * from run to run: a job whose result must not depend on that gives every item its own output
  * (the GEMM's row/column blocks). One job at a time per pool: sp_pool_try_run returns 0 without
  * running anything when another thread is using the pool, and the caller then runs the items
- * itself. */
+ * itself.
+ *
+ * sp_pool_new_spin makes a pool for many small jobs (the probe classifier issues a few every
+ * ~100 µs, too often for condition-variable wake-ups): between jobs a worker spins for up to
+ * `spin` pauses, then yields a little, then sleeps; the caller spins, then yields, while the job's
+ * last items finish instead of sleeping. sp_pool_new (spin 0) sleeps at once on both sides. */
 #ifndef SP_POOL_H
 #define SP_POOL_H
 
@@ -15,6 +20,7 @@ struct sp_pool;
 typedef void (*sp_pool_fn)(void *arg, int item, int worker);
 
 struct sp_pool *sp_pool_new(int size);          /* size >= 1 threads in all (size-1 started) */
+struct sp_pool *sp_pool_new_spin(int size, int spin);
 void sp_pool_free(struct sp_pool *p);
 int  sp_pool_size(const struct sp_pool *p);
 /* runs the job and returns 1, or returns 0 at once when the pool is busy with another caller */

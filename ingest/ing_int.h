@@ -1,4 +1,5 @@
-/* ingest/ing_int.h — helpers shared by the readers of this folder only (not a public interface). */
+/* ingest/ing_int.h — helpers shared by the readers of this folder only (not a public interface):
+ * batch.c, heads.c and lines.c define them, conllu.c and ptb.c define the readers ingest.c calls. */
 #ifndef ING_INT_H
 #define ING_INT_H
 
@@ -27,6 +28,9 @@ const char **ing__underscores(struct ing_batch *b, int n);
 
 /* If a sentence of n words is longer than the batch allows, write why to msg and return 1. */
 int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap);
+
+/* Blank: empty or only spaces, tabs and CRs (SPEC §2.1: whitespace-only lines are blank). */
+int ing__line_blank(const char *s, size_t n);
 
 /* CoNLL-U: does a whitespace-only line end its sentence? p is where the next line starts in
  * buf[0..len). It does when the next line that is not a comment is blank or starts a sentence

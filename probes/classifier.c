@@ -14,8 +14,9 @@
  * Chunk boundaries depend on the shapes only, OpenBLAS runs single-threaded inside each call and
  * every sum runs in a fixed order, so results do not depend on the number of threads.
  *
- * The pool's workers spin briefly between jobs (a training step issues a few jobs every
- * ~100 µs, too often for condition-variable wake-ups) and then sleep on a condition variable. */
+ * The pool (common/pool.c, sp_pool_new_spin) has its workers spin briefly between jobs (a
+ * training step issues a few jobs every ~100 µs, too often for condition-variable wake-ups) and
+ * then sleep on a condition variable. */
 #include "probes/classifier.h"
 
 #include <cblas.h>
@@ -23,131 +24,26 @@
 #include <immintrin.h>
 #endif
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <string.h>
+
+#include "common/pool.h"
 
 #define HCHUNK 16          /* hidden units per parallel chunk */
 #define DCHUNK 128         /* input columns per logreg backward chunk */
 #define EVROWS 256         /* rows per evaluation chunk */
 
-/* ---- thread pool ---- */
+/* ---- thread pool (common/pool.c, spinning between jobs) ---- */
 
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#else
-#define cpu_relax() ((void)0)
-#endif
-
-typedef void (*job_fn)(void *ctx, int chunk, int tid);
-
-struct prb_pool {
-    int n;                               /* threads including the caller */
-    pthread_t *tid;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    _Atomic unsigned gen;                /* bumped for every job */
-    _Atomic int next;                    /* next chunk to take */
-    _Atomic int done;                    /* workers finished with this job */
-    _Atomic int quit;
-    job_fn fn;
-    void *ctx;
-    int nchunks;
-};
-
-struct worker_arg { struct prb_pool *p; int id; };
-
-static void run_chunks(struct prb_pool *p, int id)
-{
-    int i;
-    while ((i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) < p->nchunks) p->fn(p->ctx, i, id);
-}
-
-static void *worker(void *arg)
-{
-    struct worker_arg *wa = arg;
-    struct prb_pool *p = wa->p;
-    int id = wa->id;
-    free(wa);
-    unsigned seen = 0;
-    for (;;) {
-        unsigned g;
-        int spins = 0;
-        while ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) == seen) {
-            if (++spins < 20000) { cpu_relax(); continue; }
-            if (spins < 20100) { sched_yield(); continue; }
-            pthread_mutex_lock(&p->mu);
-            while (atomic_load_explicit(&p->gen, memory_order_acquire) == seen) pthread_cond_wait(&p->cv, &p->mu);
-            pthread_mutex_unlock(&p->mu);
-        }
-        seen = g;
-        if (atomic_load(&p->quit)) break;
-        run_chunks(p, id);
-        atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
-    }
-    return NULL;
-}
-
-static struct prb_pool *pool_new(int n)
-{
-    struct prb_pool *p = sp_xcalloc(1, sizeof *p);
-    p->n = n;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    p->tid = sp_xcalloc((size_t)n, sizeof *p->tid);
-    for (int i = 1; i < n; i++) {
-        struct worker_arg *wa = sp_xmalloc(sizeof *wa);
-        wa->p = p;
-        wa->id = i;
-        if (pthread_create(&p->tid[i], NULL, worker, wa) != 0) {
-            free(wa);
-            p->n = i;                    /* fewer threads: results are the same, only slower */
-            break;
-        }
-    }
-    return p;
-}
+#define POOL_SPIN 20000    /* pauses a worker polls for the next job before it sleeps */
 
 /* flops: rough size of the whole job. Small jobs run on the calling thread: handing them out
  * costs more than it saves, and who runs a chunk never changes its result. */
 #define POOL_MIN_FLOPS 4e6
-static void pool_run(struct prb_pool *p, int nchunks, job_fn fn, void *ctx, double flops)
+static void pool_run(struct sp_pool *p, int nchunks, sp_pool_fn fn, void *ctx, double flops)
 {
-    if (!p || p->n == 1 || nchunks == 1 || flops < POOL_MIN_FLOPS) {
-        for (int i = 0; i < nchunks; i++) fn(ctx, i, 0);
+    if (p && sp_pool_size(p) > 1 && nchunks > 1 && flops >= POOL_MIN_FLOPS && sp_pool_try_run(p, nchunks, fn, ctx))
         return;
-    }
-    p->fn = fn;
-    p->ctx = ctx;
-    p->nchunks = nchunks;
-    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
-    atomic_store_explicit(&p->done, 0, memory_order_relaxed);
-    pthread_mutex_lock(&p->mu);
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    run_chunks(p, 0);
-    /* spin, then yield: on a busy machine a descheduled worker must get the CPU back */
-    for (long spins = 0; atomic_load_explicit(&p->done, memory_order_acquire) < p->n - 1; spins++) {
-        if (spins < 4000) cpu_relax();
-        else sched_yield();
-    }
-}
-
-static void pool_free(struct prb_pool *p)
-{
-    if (!p) return;
-    atomic_store(&p->quit, 1);
-    pthread_mutex_lock(&p->mu);
-    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 1; i < p->n; i++) pthread_join(p->tid[i], NULL);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    free(p->tid);
-    free(p);
+    for (int i = 0; i < nchunks; i++) fn(ctx, i, 0);
 }
 
 /* ---- configuration ---- */
@@ -253,13 +149,13 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->logits = sp_xmalloc((size_t)B * (size_t)k * sizeof(float));
     int T = cfg->threads;
     c->evbuf = sp_xmalloc((size_t)T * EVROWS * ((size_t)d + (size_t)hh) * sizeof(float));
-    c->pool = T > 1 ? pool_new(T) : NULL;
+    c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     return 0;
 }
 
 void prb_clf_free(struct prb_clf *c)
 {
-    pool_free(c->pool);
+    sp_pool_free(c->pool);
     free(c->param); free(c->grad); free(c->m); free(c->v);
     free(c->xb); free(c->z); free(c->dz); free(c->mask); free(c->logits); free(c->evbuf);
     memset(c, 0, sizeof *c);

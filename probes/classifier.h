@@ -52,7 +52,7 @@ struct prb_train_cfg {
 /* SentEval defaults: adam, batch 64, tenacity 5, epoch_size 4, max_epoch 200, seed 1111, 1 thread. */
 void prb_train_cfg_default(struct prb_train_cfg *c);
 
-struct prb_pool;              /* worker threads (classifier.c) */
+struct sp_pool;               /* worker threads (common/pool.h) */
 
 struct prb_clf {
     int d, k, nhid;
@@ -70,7 +70,7 @@ struct prb_clf {
     unsigned char *mask;                  /* (batch, h) 1 = kept */
     float *logits;                        /* (max(batch, eval chunk), k) */
     float *evbuf;                         /* (eval chunk, d) and (eval chunk, h) */
-    struct prb_pool *pool;
+    struct sp_pool *pool;
 };
 
 /* Allocate and initialise (draws the initial weights from the seed). 0 ok, -1 on bad config. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strmap.h"
 #include "ingest/senteval.h"
 #include "probes/tasks.h"
 #include "treeops/treeops.h"
@@ -87,70 +88,6 @@ void prb_opts_default(struct prb_opts *o)
     o->topconst_min_train = 30;
     o->topconst_max_classes = 19;
     o->share[0] = 0.8; o->share[1] = 0.1; o->share[2] = 0.1;
-}
-
-/* ---- a string → int hash map (open addressing), for frequencies ---- */
-
-struct smap {
-    size_t cap, n;
-    const char **key;        /* arena strings */
-    int *val, *first;        /* count, index of first insertion */
-};
-
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static void smap_init(struct smap *m)
-{
-    m->cap = 1024; m->n = 0;
-    m->key = sp_xcalloc(m->cap, sizeof *m->key);
-    m->val = sp_xcalloc(m->cap, sizeof *m->val);
-    m->first = sp_xcalloc(m->cap, sizeof *m->first);
-}
-
-static void smap_free(struct smap *m)
-{
-    free(m->key); free(m->val); free(m->first);
-    memset(m, 0, sizeof *m);
-}
-
-static size_t smap_slot(const struct smap *m, const char *k)
-{
-    size_t i = fnv(k) & (m->cap - 1);
-    while (m->key[i] && strcmp(m->key[i], k)) i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int smap_get(const struct smap *m, const char *k)
-{
-    size_t i = smap_slot(m, k);
-    return m->key[i] ? m->val[i] : 0;
-}
-
-/* add d to k's count; k is copied into the arena on first insertion */
-static void smap_add(struct smap *m, struct sp_arena *a, const char *k, int d)
-{
-    if (2 * (m->n + 1) > m->cap) {
-        struct smap g = { m->cap * 2, 0, NULL, NULL, NULL };
-        g.key = sp_xcalloc(g.cap, sizeof *g.key);
-        g.val = sp_xcalloc(g.cap, sizeof *g.val);
-        g.first = sp_xcalloc(g.cap, sizeof *g.first);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->key[i]) {
-                size_t j = smap_slot(&g, m->key[i]);
-                g.key[j] = m->key[i]; g.val[j] = m->val[i]; g.first[j] = m->first[i];
-            }
-        g.n = m->n;
-        smap_free(m);
-        *m = g;
-    }
-    size_t i = smap_slot(m, k);
-    if (!m->key[i]) { m->key[i] = sp_arena_strdup(a, k); m->first[i] = (int)m->n++; }
-    m->val[i] += d;
 }
 
 /* ---- candidates and the split schemes of §2.1 ---- */
@@ -453,8 +390,8 @@ static void task_sentlen(struct ctx *x, struct prb_task *t, struct sp_rng *r)
 static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
 {
     struct sp_arena *a = &x->ts->arena;
-    struct smap f;
-    smap_init(&f);
+    struct sp_strmap f;
+    sp_strmap_init(&f);
     char buf[256];
     for (int i = 0; i < x->n; i++)
         for (int j = 0; j < x->s[i].n; j++) {
@@ -462,7 +399,7 @@ static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
             size_t l = strlen(w);
             if (l < 4 || l >= sizeof buf || !alpha_word(w)) continue;
             for (size_t q = 0; q <= l; q++) buf[q] = (char)tolower((unsigned char)w[q]);
-            smap_add(&f, a, buf, 1);
+            sp_strmap_add(&f, a, buf, 1);
         }
     /* rank: count desc, then first occurrence */
     int nt = 0, *ord = sp_xmalloc((f.n + 1) * sizeof *ord);
@@ -477,16 +414,16 @@ static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     int k = x->o->wc_k, from = x->o->wc_rank;
     if (from + k > nt) {
         t->reason = sp_arena_printf(a, "only %d alphabetic types of >= 4 letters; WC needs ranks %d..%d", nt, from, from + k - 1);
-        smap_free(&f); free(ord); free(slot);
+        sp_strmap_free(&f); free(ord); free(slot);
         return;
     }
     /* target table: label index = rank - from */
     const char **label = sp_arena_alloc(a, (size_t)k * sizeof *label);
-    struct smap tg;
-    smap_init(&tg);
+    struct sp_strmap tg;
+    sp_strmap_init(&tg);
     for (int q = 0; q < k; q++) {
         label[q] = f.key[slot[ord[from + q]]];
-        smap_add(&tg, a, label[q], q + 1);    /* value = index + 1 (0 = absent) */
+        sp_strmap_add(&tg, a, label[q], q + 1);    /* value = index + 1 (0 = absent) */
     }
     int lo = f.val[slot[ord[from + k - 1]]], hi = f.val[slot[ord[from]]];
     struct clist l = { 0 };
@@ -499,7 +436,7 @@ static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
             size_t l2 = strlen(w);
             if (l2 < 4 || l2 >= sizeof buf) continue;
             for (size_t q = 0; q <= l2; q++) buf[q] = (char)tolower((unsigned char)w[q]);
-            int v = smap_get(&tg, buf);
+            int v = sp_strmap_get(&tg, buf);
             if (v) { hits++; which = v - 1; }
         }
         if (hits != 1) continue;
@@ -513,7 +450,7 @@ static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     t->note = sp_arena_printf(a, "K = %d targets from frequency rank %d (frequencies %d-%d), classes balanced, "
                               "stratified 80/10/10", k, from, lo, hi);
     finish(x->ts, t, &l, label, r);
-    smap_free(&f); smap_free(&tg); free(ord); free(slot); free(l.c);
+    sp_strmap_free(&f); sp_strmap_free(&tg); free(ord); free(slot); free(l.c);
 }
 
 /* TreeDepth (A9, §2.3): depths in [lo, hi], crossed with the SentLen bins; inside each bin every
@@ -559,19 +496,19 @@ static void task_treedepth(struct ctx *x, struct prb_task *t, struct sp_rng *r)
 static void task_topconst(struct ctx *x, struct prb_task *t, struct sp_rng *r)
 {
     struct sp_arena *a = &x->ts->arena;
-    struct smap seqs;
-    smap_init(&seqs);
+    struct sp_strmap seqs;
+    sp_strmap_init(&seqs);
     struct clist l = { 0 };
     char buf[1024];
     for (int i = 0; i < x->n; i++) {
         const struct sp_sentence *s = &x->s[i];
         if (!s->tree || !in_window(x->o, s)) continue;
         if (!prb_topconst_seq(s, x->o->topconst_nopunct, buf, sizeof buf)) continue;
-        smap_add(&seqs, a, buf, 0);
+        sp_strmap_add(&seqs, a, buf, 0);
         struct cand *c = cl_push(&l);
         c->sent = i;
-        c->stratum = seqs.first[smap_slot(&seqs, buf)];
-        c->key = seqs.key[smap_slot(&seqs, buf)];
+        c->stratum = seqs.first[sp_strmap_slot(&seqs, buf)];
+        c->key = seqs.key[sp_strmap_slot(&seqs, buf)];
         c->text = join(a, s, -1, -1, NULL);
     }
     t->n_candidates = l.n;
@@ -608,7 +545,7 @@ static void task_topconst(struct ctx *x, struct prb_task *t, struct sp_rng *r)
                                   k, x->o->topconst_min_train);
         finish(x->ts, t, &l, label, r);
     }
-    smap_free(&seqs); free(trc); free(ord); free(sname); free(cls_of); free(l.c);
+    sp_strmap_free(&seqs); free(trc); free(ord); free(sname); free(cls_of); free(l.c);
 }
 
 /* BShift (A14): swap tokens (i, i+1), 1 <= i <= n-2, both non-punctuation and different;
@@ -770,8 +707,8 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
 {
     static const char *const label[2] = { "C", "O" };
     struct sp_arena *a = &x->ts->arena;
-    struct smap uni, bi, seen;
-    smap_init(&uni); smap_init(&bi); smap_init(&seen);
+    struct sp_strmap uni, bi, seen;
+    sp_strmap_init(&uni); sp_strmap_init(&bi); sp_strmap_init(&seen);
     struct somo_tag tags[N_SOMO_TAGS];
     memset(tags, 0, sizeof tags);
     struct sp_buf b = { 0 };
@@ -779,19 +716,19 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         const struct sp_sentence *s = &x->s[i];
         for (int j = 0; j < s->n; j++) {
             char *w = lower(a, form(s, j));
-            smap_add(&uni, a, w, 1);
+            sp_strmap_add(&uni, a, w, 1);
             if (j + 1 < s->n) {
                 b.len = 0;
                 sp_buf_printf(&b, "%s\t%s", w, form(s, j + 1));
                 for (size_t q = 0; q < b.len; q++) b.p[q] = (char)tolower((unsigned char)b.p[q]);
-                smap_add(&bi, a, b.p, 1);
+                sp_strmap_add(&bi, a, b.p, 1);
             }
             int k = somo_tag(tag(s, j));
             if (k < 0 || !alpha_word(w) || aux_form(w)) continue;
             b.len = 0;
             sp_buf_printf(&b, "%s\t%s", w, somo_tags[k]);
-            if (smap_get(&seen, b.p)) continue;
-            smap_add(&seen, a, b.p, 1);
+            if (sp_strmap_get(&seen, b.p)) continue;
+            sp_strmap_add(&seen, a, b.p, 1);
             struct somo_tag *g = &tags[k];
             if (g->n == g->cap) { g->cap = g->cap ? 2 * g->cap : 256; g->t = sp_xrealloc(g->t, g->cap * sizeof *g->t); }
             const char *lem = s->col[SP_LEMMA] && s->col[SP_LEMMA][j] && strcmp(s->col[SP_LEMMA][j], "_")
@@ -800,7 +737,7 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         }
     }
     for (int k = 0; k < N_SOMO_TAGS; k++) {
-        for (int q = 0; q < tags[k].n; q++) tags[k].t[q].freq = smap_get(&uni, tags[k].t[q].form);
+        for (int q = 0; q < tags[k].n; q++) tags[k].t[q].freq = sp_strmap_get(&uni, tags[k].t[q].form);
         if (tags[k].n > 1) qsort(tags[k].t, tags[k].n, sizeof *tags[k].t, cmp_type);
     }
     struct clist l = { 0 };
@@ -821,7 +758,7 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
             if (!alpha_word(w) || aux_form(w)) continue;
             const char *lem = s->col[SP_LEMMA] && s->col[SP_LEMMA][j] && strcmp(s->col[SP_LEMMA][j], "_")
                               ? s->col[SP_LEMMA][j] : w;
-            double f = smap_get(&uni, w), flo = f / sqrt(2.0), fhi = f * sqrt(2.0);
+            double f = sp_strmap_get(&uni, w), flo = f / sqrt(2.0), fhi = f * sqrt(2.0);
             /* first type with freq >= flo (types sorted by freq) */
             int lo = 0, hi = g->n;
             while (lo < hi) { int m = (lo + hi) / 2; if (g->t[m].freq < flo - 1e-9) lo = m + 1; else hi = m; }
@@ -837,9 +774,9 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
                 }
                 pool[npool++] = ty->form;
                 b.len = 0; sp_buf_printf(&b, "%s\t%s", left, ty->form);
-                int okl = smap_get(&bi, b.p) > 0;
+                int okl = sp_strmap_get(&bi, b.p) > 0;
                 b.len = 0; sp_buf_printf(&b, "%s\t%s", ty->form, right);
-                if (okl && smap_get(&bi, b.p) > 0) pref[npref++] = ty->form;
+                if (okl && sp_strmap_get(&bi, b.p) > 0) pref[npref++] = ty->form;
             }
             if (!npool) continue;
             const char *rep = npref ? pref[sp_rng_below(r, (uint64_t)npref)] : pool[sp_rng_below(r, (uint64_t)npool)];
@@ -867,7 +804,7 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     finish(x->ts, t, &l, label, r);
     for (int k = 0; k < N_SOMO_TAGS; k++) free(tags[k].t);
     free(pos); free(repl_at); free(pool); free(pref); free(idx); free(l.c); sp_buf_free(&b);
-    smap_free(&uni); smap_free(&bi); smap_free(&seen);
+    sp_strmap_free(&uni); sp_strmap_free(&bi); sp_strmap_free(&seen);
 }
 
 /* ---- entry points ---- */

@@ -13,6 +13,9 @@ struct st_db {
     char path[1024];
     struct st_db *writer;            /* ingest's own connection (st_write.c), opened on first use */
     struct st_write_cache *wcache;   /* prepared ingest statements of this connection, kept across files */
+    /* frees wcache; set by st_write.c when it makes the cache, so st_close (st_open.c) frees it
+     * without calling into st_write.c, which calls st_open.c: the calls go one way */
+    void (*wcache_free)(struct st_db *db);
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
     pthread_t owner;                 /* the thread that opened it, the only one allowed to open writer */
     char *snapshot_dir;              /* read-only open of a private copy (st_open.c): removed by st_close */
@@ -20,7 +23,6 @@ struct st_db {
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */
 int  st_open_writer(struct st_db *db, struct st_db **out, char *err, size_t errlen);
-void st_write_cache_free(struct st_db *db);   /* st_write.c; st_close calls it */
 
 /* PRAGMA journal_mode = mode; got receives the mode in force afterwards (st_open.c) */
 int st_set_journal_mode(struct st_db *db, const char *mode, char *got, size_t gotlen);

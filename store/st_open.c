@@ -401,7 +401,7 @@ void st_close(struct st_db *db)
 {
     if (!db) return;
     st_close(db->writer);
-    st_write_cache_free(db);
+    if (db->wcache_free) db->wcache_free(db);
     sqlite3_close_v2(db->h);
     snapshot_remove(db->snapshot_dir);
     free(db);

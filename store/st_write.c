@@ -80,7 +80,7 @@ struct st_write_cache {
     int held;                 /* files released into the open transaction (st_file_commit_held) */
 };
 
-void st_write_cache_free(struct st_db *db)
+static void write_cache_free(struct st_db *db)
 {
     struct st_write_cache *c = db->wcache;
     if (!c) return;
@@ -95,6 +95,7 @@ static int write_cache(struct st_db *db, char *err, size_t errlen)
     if (db->wcache) return SP_OK;
     struct st_write_cache *c = sp_xcalloc(1, sizeof *c);
     db->wcache = c;
+    db->wcache_free = write_cache_free;
     for (int i = 0; i < Q_COUNT; i++)
         if (sqlite3_prepare_v3(db->h, sql_text[i], -1, SQLITE_PREPARE_PERSISTENT, &c->q[i], NULL) != SQLITE_OK)
             goto fail;
@@ -113,7 +114,7 @@ static int write_cache(struct st_db *db, char *err, size_t errlen)
     return SP_OK;
 fail:
     st_sqlerr(db, "preparing statements", err, errlen);
-    st_write_cache_free(db);
+    write_cache_free(db);
     return SP_ESTORE;
 }
 
