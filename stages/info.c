@@ -18,7 +18,7 @@ int stg_info(struct stg_ctx *ctx, const struct stg_info_opts *o, struct st_info 
     memset(r, 0, sizeof *r);
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     struct st_db *db = NULL;
-    int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
+    int rc = stg_open_store(ctx, o->db, ST_OPEN_READONLY, &db);
     if (rc == SP_OK) rc = st_info_summary(db, o->corpus, !o->corpus, r, ctx->err, sizeof ctx->err);
     if (rc == SP_OK && !r->n_corpora) {
         rc = o->corpus ? stg_no_such(db, o->db, STG_NAME_CORPUS, o->corpus, ctx->err, sizeof ctx->err)

@@ -3,6 +3,7 @@
 
 #include "common/opt.h"
 #include "stages/names.h"
+#include "stages/stage.h"
 
 static const char *const kind_word[] = { "corpus", "task", "run" };
 
@@ -48,4 +49,18 @@ int stg_no_such(struct st_db *db, const char *db_path, enum stg_name_kind kind, 
     if (rc != SP_OK) return rc;
     if (found) snprintf(err, errlen, "%s '%s' in %s could not be read", kind_word[kind], name, db_path);
     return SP_EPARSE;
+}
+
+int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db)
+{
+    int rc = st_open(path, flags, db, ctx->err, sizeof ctx->err);
+    return rc == SP_EUSAGE ? SP_ESTORE : rc;
+}
+
+int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id)
+{
+    *id = 0;
+    int rc = st_corpus_id(db, name, 0, id, ctx->err, sizeof ctx->err);
+    if (rc == SP_EUSAGE || (rc == SP_OK && !*id)) return stg_no_such(db, db_path, STG_NAME_CORPUS, name, ctx->err, sizeof ctx->err);
+    return rc;
 }

@@ -4,6 +4,7 @@
 #define SP_STG_NAMES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/store.h"
 
@@ -18,5 +19,14 @@ int stg_no_such(struct st_db *db, const char *db_path, enum stg_name_kind kind, 
  * message in err. SP_ESTORE when the store cannot be read. */
 int stg_check_name(struct st_db *db, const char *db_path, enum stg_name_kind kind, const char *name, int *found,
                    char *err, size_t errlen);
+
+struct stg_ctx;
+
+/* st_open for a stage: a store that is not ours, or too new, is bad input (SP_ESTORE), never a
+ * usage error; the message in ctx->err. */
+int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db);
+
+/* The corpus id of name; an unknown name is SP_EPARSE with the stg_no_such message. */
+int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id);
 
 #endif

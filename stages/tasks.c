@@ -176,9 +176,8 @@ static int load_corpus(struct stg_ctx *ctx, struct st_db *db, const char *db_pat
                        int64_t *cid_out)
 {
     int64_t cid = 0;
-    int rc = st_corpus_id(db, name, 0, &cid, ctx->err, sizeof ctx->err);
+    int rc = stg_corpus_id(ctx, db, db_path, name, &cid);
     *cid_out = cid;
-    if (rc == SP_OK && cid == 0) return stg_no_such(db, db_path, STG_NAME_CORPUS, name, ctx->err, sizeof ctx->err);
     struct st_iter *it = NULL;
     if (rc == SP_OK) rc = st_iter_open(db, cid, ST_WANT_CONST, &it, ctx->err, sizeof ctx->err);
     while (rc == SP_OK) {
@@ -371,7 +370,7 @@ static int load(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struc
 {
     int rc;
     if (o->db) {
-        rc = st_open(o->db, 0, db, ctx->err, sizeof ctx->err);
+        rc = stg_open_store(ctx, o->db, 0, db);
         if (rc == SP_OK) rc = load_corpora(ctx, o, *db, x);
     } else {
         rc = load_files(ctx, o, x, &r->n_rejected);

@@ -90,7 +90,7 @@ static int import_store(struct stg_ctx *ctx, const struct stg_tasks_import_opts 
     }
     struct st_task_info info = { o->name, 0, "imported", 0, 0, params };
     struct st_db *db = NULL;
-    int rc = st_open(o->db, ST_OPEN_CREATE, &db, ctx->err, sizeof ctx->err);
+    int rc = stg_open_store(ctx, o->db, ST_OPEN_CREATE, &db);
     if (rc == SP_OK) rc = st_task_put(db, &info, it, f->n, 0, ctx->err, sizeof ctx->err);
     st_close(db);
     free(it);
@@ -170,7 +170,7 @@ int stg_tasks_export(struct stg_ctx *ctx, const struct stg_tasks_export_opts *o,
     struct st_db *db = NULL;
     struct ing_senteval_file f;
     ing_senteval_init(&f);
-    int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
+    int rc = stg_open_store(ctx, o->db, ST_OPEN_READONLY, &db);
     if (rc == SP_OK) rc = export_read(ctx, o, db, &f);
     st_close(db);
     if (rc == SP_OK && o->out) rc = ing_senteval_write(o->out, &f, ctx->err, sizeof ctx->err);
@@ -188,7 +188,7 @@ int stg_tasks_list(struct stg_ctx *ctx, const struct stg_tasks_list_opts *o, str
     memset(r, 0, sizeof *r);
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     struct st_db *db = NULL;
-    int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
+    int rc = stg_open_store(ctx, o->db, ST_OPEN_READONLY, &db);
     if (rc == SP_OK) rc = st_task_list(db, &r->rows, &r->n, ctx->err, sizeof ctx->err);
     st_close(db);
     return rc;
