@@ -81,4 +81,14 @@ expect_eq "info --corpus on a store with no corpus: exit 1, says so" "$rc $err" 
 rc=0; err=$($SP tasks export --db "$DB" --name tense --name somo 2>&1 >/dev/null) || rc=$?
 expect_eq "tasks export --name twice: usage exit 2" "$rc" 2
 case "$err" in *"--name given twice"*) ok "--name twice: says so";; *) not_ok "--name twice: '$err'";; esac
+
+# ---- real corpora: UD EWT dev (2001 sentences) and the NLTK PTB sample (3914) as one pool ----
+need_data
+R=$TMP/r.db
+$SP ingest --db "$R" --corpus ewt --quiet "$DATA/ud-ewt/en_ewt-ud-dev.conllu" >/dev/null
+$SP ingest --db "$R" --corpus ptb --quiet "$DATA/ptb-sample/combined" >/dev/null
+rc=0; $SP tasks build --db "$R" --corpus ewt,ptb --tasks SentLen --quiet >"$TMP/r.txt" || rc=$?
+expect_eq "real ewt,ptb: exit 0, 2001 + 3914 sentences" "$rc $(head -1 "$TMP/r.txt")" "0 5915 sentences, seed 1"
+expect_eq "real ewt,ptb: SentLen stored without a corpus, its items from both corpora" \
+    "$(sqlite3 "$R" "select coalesce(corpus_id, 'none'), (select count(distinct s.corpus_id) from task_item i join sentence s using (sentence_id) where i.task_id = t.task_id) from task t where name = 'SentLen'")" "none|2"
 done_testing
