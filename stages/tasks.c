@@ -1,0 +1,420 @@
+/* stages/tasks.c — the tasks build stage (stages/tasks.h): sentences → probing tasks → store
+ * and SentEval files. import/export/list are in stages/tasks_io.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/sp.h"
+#include "ingest/ingest.h"
+#include "stages/names.h"
+#include "stages/tasks.h"
+#include "store/store.h"
+
+const struct sp_opt stg_tasks_build_options[] = {
+#define O(f) offsetof(struct stg_tasks_build_opts, f)
+    { "corpus-files", SP_OPT_PATHS, O(corpus_files), .metavar = "FILE|DIR",
+      .help = ".mrg/.conllu/.dp files or folders (their treebank files in name order); a .dp file's heads attach "
+              "to the .mrg sentences with the same words" },
+    { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "read the sentences of --corpus from this store, and store the built tasks there" },
+    { "corpus", SP_OPT_LIST, O(corpus), .metavar = "NAME[,NAME...]",
+      .help = "with --db: the corpora whose sentences (concatenated in the order given) the tasks are built from" },
+    { "format", SP_OPT_CHOICE, O(format), "auto", .choices = "auto|conllu/conll|ptb/mrg|dep/dp",
+      .help = "force the format of every file" },
+    { "tasks", SP_OPT_LIST, O(tasks), .metavar = "LIST", .help = "task names (comma-separated, repeatable), or all (default)" },
+    { "seed", SP_OPT_INT, O(seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
+      .help = "seed of every random choice; recorded in tasks.json" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "DIR", .help = "write DIR/<senteval file>.txt per built task and DIR/tasks.json" },
+    { "prefix", SP_OPT_STR, O(prefix), .metavar = "P", .help = "with --db: store each built task as P<task name>" },
+    { "replace", SP_OPT_FLAG, O(replace), .help = "with --db: replace stored tasks of the same name" },
+    { "min-len", SP_OPT_INT, O(min_len), "5", .lo = 1, .hi = 100000, .metavar = "N", .help = "shortest sentence used (tokens)" },
+    { "max-len", SP_OPT_INT, O(max_len), "28", .lo = 1, .hi = 100000, .metavar = "N", .help = "longest sentence used (tokens)" },
+    { "cap", SP_OPT_INT, O(cap), "20", .lo = 1, .hi = 1000000, .metavar = "N", .help = "per-form cap of the form-disjoint split" },
+    { "wc-k", SP_OPT_INT, O(wc_k), "50", .lo = 2, .hi = 100000, .metavar = "N", .help = "WC: number of target words" },
+    { "wc-rank", SP_OPT_INT, O(wc_rank), "100", .lo = 0, .hi = 10000000, .metavar = "R",
+      .help = "WC: targets from this frequency rank on" },
+    { "depth", SP_OPT_STR, O(depth), "7-10", .metavar = "LO-HI", .help = "TreeDepth classes" },
+    { "topconst-min", SP_OPT_INT, O(topconst_min), "30", .lo = 1, .hi = 1000000, .metavar = "N",
+      .help = "TopConst: training items a class needs" },
+    { "topconst-nopunct", SP_OPT_FLAG, O(topconst_nopunct), .help = "the TopConst-nopunct variant" },
+#undef O
+    { 0 },
+};
+
+/* ---- options into prb_opts ---- */
+
+static int parse_depth(const char *v, int *lo, int *hi)
+{
+    char tail;
+    return v && sscanf(v, "%d-%d%c", lo, hi, &tail) == 2 && *lo >= 1 && *hi > *lo && *hi <= 1000 ? 0 : -1;
+}
+
+/* --tasks names into the bit mask; an unknown name gets the nearest task names */
+static int parse_tasks(struct stg_ctx *ctx, const struct sp_strlist *l, unsigned *mask)
+{
+    const char *names[PRB_NTASKS];
+    for (int id = 0; id < PRB_NTASKS; id++) names[id] = prb_task_name((enum prb_task_id)id);
+    *mask = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (!strcasecmp(l->v[i], "all")) { *mask = PRB_ALL_TASKS; continue; }
+        int id = prb_task_lookup(l->v[i]);
+        if (id >= 0) { *mask |= 1u << id; continue; }
+        char sugg[128], all[256];
+        sp_suggest(sugg, sizeof sugg, l->v[i], names, PRB_NTASKS);
+        sp_join_names(all, sizeof all, names, PRB_NTASKS, PRB_NTASKS);
+        return stg_fail(ctx, SP_EUSAGE, "--tasks: unknown task '%s'; %s%sthe tasks are: %s, or all", l->v[i], sugg,
+                        sugg[0] ? " " : "", all);
+    }
+    if (!*mask) *mask = PRB_ALL_TASKS;
+    return SP_OK;
+}
+
+static int check_opts(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct prb_opts *p)
+{
+    if ((o->corpus_files.n > 0) == (o->db != NULL))
+        return stg_fail(ctx, SP_EUSAGE, "give either --corpus-files FILE... or --db DB --corpus NAME");
+    if (o->db && !o->corpus.n) return stg_fail(ctx, SP_EUSAGE, "--db needs --corpus NAME");
+    if (!o->db && o->corpus.n) return stg_fail(ctx, SP_EUSAGE, "--corpus needs --db DB (or give --corpus-files)");
+    for (int i = 0; i < o->corpus.n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(o->corpus.v[i], o->corpus.v[j]))
+                return stg_fail(ctx, SP_EUSAGE, "--corpus: '%s' is named twice", o->corpus.v[i]);
+    if (o->max_len < o->min_len) return stg_fail(ctx, SP_EUSAGE, "--max-len is below --min-len");
+    prb_opts_default(p);
+    if (parse_depth(o->depth, &p->depth_lo, &p->depth_hi))
+        return stg_fail(ctx, SP_EUSAGE, "--depth expects LO-HI, e.g. 7-10, got '%s'", o->depth ? o->depth : "");
+    p->seed = (uint64_t)o->seed;
+    p->min_len = (int)o->min_len;
+    p->max_len = (int)o->max_len;
+    p->cap = (int)o->cap;
+    p->wc_k = (int)o->wc_k;
+    p->wc_rank = (int)o->wc_rank;
+    p->topconst_min_train = (int)o->topconst_min;
+    p->topconst_nopunct = o->topconst_nopunct;
+    return parse_tasks(ctx, &o->tasks, &p->tasks);
+}
+
+/* ---- the sentences ---- */
+
+struct sentences {
+    struct ing_batch b;         /* from files */
+    struct sp_arena a;          /* copies of store rows */
+    struct sp_sentence *s;
+    int64_t *ids;               /* store sentence ids (0 for files) */
+    int n, cap;
+    int64_t corpus_id;          /* the one corpus, or 0 when several */
+};
+
+static void push(struct sentences *x, struct sp_sentence s, int64_t id)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 1024;
+        x->s = sp_xrealloc(x->s, sizeof *x->s * (size_t)x->cap);
+        x->ids = sp_xrealloc(x->ids, sizeof *x->ids * (size_t)x->cap);
+    }
+    x->ids[x->n] = id;
+    x->s[x->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* the names a folder is searched for (prb_load_file reads no gzip) */
+static int treebank_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (!strcmp(dot, ".conllu") || !strcmp(dot, ".conll") || !strcmp(dot, ".mrg") ||
+                   !strcmp(dot, ".dp") || !strcmp(dot, ".dep") || !strcmp(dot, ".ptb"));
+}
+
+/* a FILE stays; a DIR becomes its treebank files in name order */
+static void add_path(const char *arg, char ***list, int *n, int *cap)
+{
+    struct stat st;
+    int start = *n;
+    DIR *d = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(arg) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!treebank_name(e->d_name)) continue;
+        if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+        size_t len = strlen(arg) + strlen(e->d_name) + 2;
+        (*list)[*n] = sp_xmalloc(len);
+        snprintf((*list)[(*n)++], len, "%s/%s", arg, e->d_name);
+    }
+    if (d) {
+        closedir(d);
+        qsort(*list + start, (size_t)(*n - start), sizeof **list, cmp_str);
+        return;
+    }
+    if (*n == *cap) { *cap = *cap ? 2 * *cap : 64; *list = sp_xrealloc(*list, sizeof **list * (size_t)*cap); }
+    (*list)[(*n)++] = sp_xstrdup(arg);
+}
+
+static int load_files(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct sentences *x, int *rejected)
+{
+    char **files = NULL;
+    int nf = 0, cap = 0, rc = SP_OK;
+    for (int i = 0; i < o->corpus_files.n; i++) add_path(o->corpus_files.v[i], &files, &nf, &cap);
+    for (int k = 0; k < nf && rc == SP_OK; k++) {
+        if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
+        int from = x->b.n_items;
+        rc = prb_load_file(files[k], (enum sp_format)o->format, &x->b, rejected, ctx->err, sizeof ctx->err);
+        if (rc == SP_OK && from > 0) prb_merge_heads(&x->b, from);
+        stg_progress(ctx, "files", (uint64_t)k + 1, (uint64_t)nf);
+    }
+    for (int k = 0; k < nf; k++) free(files[k]);
+    free(files);
+    for (int i = 0; rc == SP_OK && i < x->b.n_items; i++)
+        if (!x->b.item[i].error) push(x, x->b.item[i].s, 0);
+    return rc;
+}
+
+/* one corpus's sentences, deep-copied (a row lives until the next), with their ids (so the
+ * stored items point back at them) */
+static int load_corpus(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, struct sentences *x,
+                       int64_t *cid_out)
+{
+    int64_t cid = 0;
+    int rc = stg_corpus_id(ctx, db, db_path, name, &cid);
+    *cid_out = cid;
+    struct st_iter *it = NULL;
+    if (rc == SP_OK) rc = st_iter_open(db, cid, ST_WANT_CONST, &it, ctx->err, sizeof ctx->err);
+    while (rc == SP_OK) {
+        const struct st_row *row;
+        int k = st_iter_next(it, &row);
+        if (k == 0) break;
+        if (k < 0) { rc = stg_fail(ctx, SP_ESTORE, "%s: %s", db_path, st_iter_error(it)); break; }
+        push(x, prb_sentence_copy(&x->a, &row->s), row->sentence_id);
+    }
+    if (it) st_iter_close(it);
+    return rc;
+}
+
+static int load_corpora(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct st_db *db, struct sentences *x)
+{
+    int64_t cid = 0;
+    for (int i = 0; i < o->corpus.n; i++) {
+        if (stg_stopping(ctx)) return stg_stopped(ctx);
+        int rc = load_corpus(ctx, db, o->db, o->corpus.v[i], x, &cid);
+        if (rc != SP_OK) return rc;
+        stg_progress(ctx, "corpora", (uint64_t)i + 1, (uint64_t)o->corpus.n);
+    }
+    x->corpus_id = o->corpus.n == 1 ? cid : 0;   /* a task of several corpora belongs to none */
+    return SP_OK;
+}
+
+/* ---- the summary (tasks.json, --json) ---- */
+
+static json_t *task_json(const struct prb_task *t)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(prb_task_name(t->id)));
+    json_object_set_new(o, "file", json_string(prb_task_file(t->id)));
+    json_object_set_new(o, "built", json_boolean(t->built));
+    json_object_set_new(o, "candidates", json_integer(t->n_candidates));
+    if (!t->built) {
+        json_object_set_new(o, "reason", json_string(t->reason ? t->reason : "not built"));
+        return o;
+    }
+    json_object_set_new(o, "items", json_integer(t->n_items));
+    json_t *sp = json_object(), *cls = json_object();
+    int tot[3] = { 0, 0, 0 };
+    for (int c = 0; c < t->n_classes; c++) {
+        json_t *row = json_object();
+        for (int s = 0; s < 3; s++) {
+            json_object_set_new(row, prb_split_name(s), json_integer(t->count[c][s]));
+            tot[s] += t->count[c][s];
+        }
+        json_object_set_new(cls, t->cls[c], row);
+    }
+    for (int s = 0; s < 3; s++) json_object_set_new(sp, prb_split_name(s), json_integer(tot[s]));
+    json_object_set_new(o, "splits", sp);
+    json_object_set_new(o, "classes", cls);
+    if (t->note) json_object_set_new(o, "note", json_string(t->note));
+    return o;
+}
+
+static json_t *summary_json(const struct prb_taskset *ts, const char *source)
+{
+    const struct prb_opts *p = &ts->opts;
+    json_t *o = json_object(), *arr = json_array();
+    json_object_set_new(o, "source", json_string(source));
+    json_object_set_new(o, "sentences", json_integer(ts->n_sentences));
+    json_object_set_new(o, "seed", json_integer((json_int_t)p->seed));
+    json_object_set_new(o, "options", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "min_len", p->min_len,
+                                                "max_len", p->max_len, "cap", p->cap, "wc_k", p->wc_k, "wc_rank",
+                                                p->wc_rank, "depth_lo", p->depth_lo, "depth_hi", p->depth_hi,
+                                                "topconst_min_train", p->topconst_min_train, "topconst_nopunct",
+                                                p->topconst_nopunct));
+    for (int id = 0; id < PRB_NTASKS; id++)
+        if (ts->task[id].requested) json_array_append_new(arr, task_json(&ts->task[id]));
+    json_object_set_new(o, "tasks", arr);
+    return o;
+}
+
+/* "corpus-files", or the corpora as given ("ewt" or "ewt,ptb") */
+static json_t *source_summary(const struct stg_tasks_build_opts *o, const struct prb_taskset *ts)
+{
+    if (!o->db) return summary_json(ts, "corpus-files");
+    struct sp_buf b = { 0 };
+    for (int i = 0; i < o->corpus.n; i++) sp_buf_printf(&b, "%s%s", i ? "," : "", o->corpus.v[i]);
+    sp_buf_put(&b, "", 1);
+    json_t *j = summary_json(ts, b.p);
+    sp_buf_free(&b);
+    return j;
+}
+
+/* ---- build, store, write ---- */
+
+/* One prb_tasks_build per requested task (each task has its own random stream: the same
+ * result as one build of all), so that a stop request is honoured between tasks. */
+static int build_tasks(struct stg_ctx *ctx, const struct sentences *x, const struct prb_opts *p,
+                       struct stg_tasks_build_result *r)
+{
+    int total = 0, done = 0;
+    for (int id = 0; id < PRB_NTASKS; id++) total += (p->tasks >> id) & 1;
+    r->ts.opts = *p;
+    r->ts.n_sentences = x->n;
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        r->ts.task[id].id = (enum prb_task_id)id;
+        if (!((p->tasks >> id) & 1)) continue;
+        if (stg_stopping(ctx)) return stg_stopped(ctx);
+        struct prb_opts one = *p;
+        one.tasks = 1u << id;
+        int rc = prb_tasks_build(x->s, x->n, &one, &r->part[id], ctx->err, sizeof ctx->err);
+        if (rc != SP_OK) return rc == SP_EUSAGE ? rc : SP_EUSAGE;   /* bad task options */
+        r->ts.task[id] = r->part[id].task[id];
+        r->n_built += r->ts.task[id].built;
+        stg_progress(ctx, "tasks", (uint64_t)++done, (uint64_t)total);
+    }
+    return SP_OK;
+}
+
+/* every built task under prefix + task name; all names are checked first so that without
+ * --replace nothing is written when one exists */
+static int check_names(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
+                       const struct prb_taskset *ts)
+{
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        if (!ts->task[id].built) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
+        int64_t old = 0;
+        int rc = st_task_id(db, name, &old, ctx->err, sizeof ctx->err);
+        if (rc != SP_OK) return rc;
+        if (old && !o->replace)
+            return stg_fail(ctx, SP_EEXIST, "task '%s' already exists in the store (use --replace or --prefix)", name);
+    }
+    return SP_OK;
+}
+
+static int store_task(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
+                      const struct sentences *x, const struct prb_task *t, const char *params, uint64_t seed)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
+    struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
+    for (int i = 0; i < t->n_items; i++) {
+        const struct prb_item *p = &t->item[i];
+        it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
+                                       p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
+    }
+    struct st_task_info info = { name, x->corpus_id, prb_task_name(t->id), 1, (int64_t)seed, params };
+    int rc = st_task_put(db, &info, it, t->n_items, o->replace, ctx->err, sizeof ctx->err);
+    free(it);
+    return rc;
+}
+
+static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
+                       const struct sentences *x, struct stg_tasks_build_result *r)
+{
+    int rc = check_names(ctx, db, o, &r->ts);
+    char *params = json_dumps(json_object_get(r->summary, "options"), JSON_COMPACT | JSON_SORT_KEYS);
+    for (int id = 0; rc == SP_OK && id < PRB_NTASKS; id++) {
+        if (!r->ts.task[id].built) continue;
+        rc = store_task(ctx, db, o, x, &r->ts.task[id], params, r->ts.opts.seed);
+        r->n_stored += rc == SP_OK;
+    }
+    free(params);
+    return rc;
+}
+
+/* each file replaced only once complete (sp_out) */
+static int write_file(struct stg_ctx *ctx, const char *path, const struct prb_task *t, json_t *summary)
+{
+    struct sp_out f;
+    if (sp_out_open(&f, path, ctx->err, sizeof ctx->err)) return SP_EIO;
+    int bad = t ? prb_task_write_senteval(t, f.f) != 0 : json_dumpf(summary, f.f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0;
+    if (bad) { sp_out_abort(&f); return stg_fail(ctx, SP_EIO, "%s: write failed", path); }
+    return sp_out_commit(&f, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
+}
+
+static int write_out(struct stg_ctx *ctx, const char *dir, const struct stg_tasks_build_result *r)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return stg_fail(ctx, SP_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
+    char path[4096];
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        if (!r->ts.task[id].built) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, prb_task_file((enum prb_task_id)id));
+        int rc = write_file(ctx, path, &r->ts.task[id], NULL);
+        if (rc != SP_OK) return rc;
+    }
+    snprintf(path, sizeof path, "%s/tasks.json", dir);
+    return write_file(ctx, path, NULL, r->summary);
+}
+
+static int load(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct st_db **db, struct sentences *x,
+                struct stg_tasks_build_result *r)
+{
+    int rc;
+    if (o->db) {
+        rc = stg_open_store(ctx, o->db, 0, db);
+        if (rc == SP_OK) rc = load_corpora(ctx, o, *db, x);
+    } else {
+        rc = load_files(ctx, o, x, &r->n_rejected);
+        if (rc == SP_OK && r->n_rejected)
+            sp_log(ctx->log, SP_LOG_WARN, "%d malformed sentences left out", r->n_rejected);
+    }
+    if (rc == SP_OK && x->n == 0) rc = stg_fail(ctx, SP_EPARSE, "no sentences to build tasks from");
+    return rc;
+}
+
+int stg_tasks_build(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct stg_tasks_build_result *r)
+{
+    memset(r, 0, sizeof *r);
+    sp_arena_init(&r->ts.arena);
+    struct prb_opts p;
+    int rc = check_opts(ctx, o, &p);
+    if (rc != SP_OK) return rc;
+    double t0 = sp_now();
+    struct sentences x = { 0 };
+    ing_batch_init(&x.b);
+    sp_arena_init(&x.a);
+    struct st_db *db = NULL;
+    rc = load(ctx, o, &db, &x, r);
+    if (rc == SP_OK) rc = build_tasks(ctx, &x, &p, r);
+    if (rc == SP_OK) r->summary = source_summary(o, &r->ts);
+    if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);      /* last point before anything is kept */
+    if (rc == SP_OK && db) rc = store_built(ctx, db, o, &x, r);
+    if (rc == SP_OK && o->out) rc = write_out(ctx, o->out, r);
+    r->seconds = sp_now() - t0;
+    if (rc == SP_OK)
+        sp_log(ctx->log, SP_LOG_INFO, "tasks build: %d sentences, %d tasks built, %d stored in %.2fs", x.n, r->n_built,
+               r->n_stored, r->seconds);
+    st_close(db);
+    free(x.s);
+    free(x.ids);
+    ing_batch_free(&x.b);
+    sp_arena_free(&x.a);
+    return rc;
+}
+
+void stg_tasks_build_result_free(struct stg_tasks_build_result *r)
+{
+    for (int id = 0; id < PRB_NTASKS; id++) prb_taskset_free(&r->part[id]);
+    sp_arena_free(&r->ts.arena);
+    json_decref(r->summary);
+    r->summary = NULL;
+}

@@ -1,0 +1,112 @@
+/* store/st_info.c — the store summary behind `synprobe info` (store/info.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sp.h"
+#include "store/info.h"
+#include "store/st_int.h"
+
+/* One row of numbers per corpus, columns in enum st_info_col order after the name. */
+static const char *const sql_corpora =
+    "SELECT c.name, "
+    " (SELECT count(*) FROM source s WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT coalesce(sum(n_words), 0) FROM sentence s WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s JOIN dep_structure d USING (sentence_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s JOIN const_structure k USING (sentence_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s WHERE s.corpus_id = c.corpus_id AND s.dep_source_id IS NOT NULL "
+    "      AND s.const_source_id IS NOT NULL), "
+    " (SELECT count(*) FROM quarantine q JOIN source s USING (source_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT max(max_depth) FROM sentence s JOIN dep_structure d USING (sentence_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s JOIN dep_structure d USING (sentence_id) WHERE s.corpus_id = c.corpus_id AND NOT d.projective), "
+    " (SELECT min(tree_depth) FROM sentence s JOIN const_structure k USING (sentence_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT max(tree_depth) FROM sentence s JOIN const_structure k USING (sentence_id) WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT max(n_words) FROM sentence s WHERE s.corpus_id = c.corpus_id), "
+    " (SELECT count(*) FROM sentence s WHERE s.corpus_id = c.corpus_id AND s.warn != 0) "
+    "FROM corpus c WHERE ?1 IS NULL OR c.name = ?1 ORDER BY c.corpus_id";
+
+static const char *const sql_counts =
+    "SELECT (SELECT count(*) FROM task), (SELECT count(*) FROM run), "
+    "(SELECT count(*) FROM probe_result), (SELECT count(*) FROM tree_eval)";
+
+static const char *const sql_runs =
+    "SELECT r.name, e.kind, coalesce('corpus ' || c.name, 'task ' || t.name, '?'), "
+    "(SELECT count(*) FROM run_item i WHERE i.run_id = r.run_id), "
+    "coalesce(json_extract(r.manifest, '$.device'), '?'), r.created "
+    "FROM run r JOIN encoder e USING (encoder_id) LEFT JOIN corpus c ON c.corpus_id = r.corpus_id "
+    "LEFT JOIN task t ON t.task_id = r.task_id ORDER BY r.run_id";
+
+static char *col_str(sqlite3_stmt *q, int k)
+{
+    const char *s = (const char *)sqlite3_column_text(q, k);
+    return sp_xstrdup(s ? s : "");
+}
+
+static int read_corpora(struct st_db *db, const char *corpus, struct st_info *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, sql_corpora, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "summary", err, errlen);
+    if (corpus) sqlite3_bind_text(q, 1, corpus, -1, SQLITE_STATIC);
+    int r, cap = 0;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        if (out->n_corpora == cap) {
+            cap = cap ? 2 * cap : 8;
+            out->corpora = sp_xrealloc(out->corpora, sizeof *out->corpora * (size_t)cap);
+        }
+        struct st_info_corpus *c = &out->corpora[out->n_corpora++];
+        c->name = col_str(q, 0);
+        for (int k = 0; k < ST_INFO_NCOLS; k++) {
+            c->null[k] = sqlite3_column_type(q, k + 1) == SQLITE_NULL;
+            c->v[k] = sqlite3_column_int64(q, k + 1);
+        }
+    }
+    sqlite3_finalize(q);
+    return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "summary", err, errlen);
+}
+
+static int read_work(struct st_db *db, struct st_info *out, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, sql_counts, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "counts", err, errlen);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        out->tasks = sqlite3_column_int64(q, 0);
+        out->runs = sqlite3_column_int64(q, 1);
+        out->probe_results = sqlite3_column_int64(q, 2);
+        out->tree_evals = sqlite3_column_int64(q, 3);
+    }
+    sqlite3_finalize(q);
+    if (sqlite3_prepare_v2(db->h, sql_runs, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "runs", err, errlen);
+    int r, cap = 0;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        if (out->n_runs == cap) {
+            cap = cap ? 2 * cap : 8;
+            out->run = sp_xrealloc(out->run, sizeof *out->run * (size_t)cap);
+        }
+        struct st_info_run *x = &out->run[out->n_runs++];
+        *x = (struct st_info_run){ col_str(q, 0), col_str(q, 1), col_str(q, 2), col_str(q, 4), col_str(q, 5),
+                                   sqlite3_column_int64(q, 3) };
+    }
+    sqlite3_finalize(q);
+    return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "runs", err, errlen);
+}
+
+int st_info_summary(struct st_db *db, const char *corpus, int work, struct st_info *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    int rc = read_corpora(db, corpus, out, err, errlen);
+    if (rc == SP_OK && work) rc = read_work(db, out, err, errlen);
+    if (rc != SP_OK) st_info_free(out);
+    return rc;
+}
+
+void st_info_free(struct st_info *in)
+{
+    for (int i = 0; i < in->n_corpora; i++) free(in->corpora[i].name);
+    for (int i = 0; i < in->n_runs; i++) {
+        struct st_info_run *x = &in->run[i];
+        free(x->name); free(x->encoder); free(x->source); free(x->device); free(x->created);
+    }
+    free(in->corpora);
+    free(in->run);
+    memset(in, 0, sizeof *in);
+}
