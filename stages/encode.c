@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "stages/encode.h"
+#include "stages/names.h"
 #include "stages/encode_ident.h"
 #include "stages/encode_int.h"
 #include "stages/manifest.h"
@@ -101,7 +102,7 @@ static int resolve_inputs(struct stg_ctx *ctx, const struct stg_encode_opts *o, 
         for (int j = 0; j < i; j++)
             if (!strcmp(in[j].name, in[i].name))
                 return stg_fail(ctx, SP_EUSAGE, "--%s: '%s' is named twice", is_task ? "task" : "corpus", in[i].name);
-        int rc = stg_encode_no_such(ctx, db, o->db, is_task, in[i].name);
+        int rc = stg_known_name(ctx, db, o->db, is_task ? STG_NAME_TASK : STG_NAME_CORPUS, in[i].name);
         if (rc) return rc;
         rc = is_task ? st_task_source(db, in[i].name, &in[i].task_id, &in[i].task_corpus, err, sizeof err)
                      : st_corpus_id(db, in[i].name, 0, &in[i].corpus_id, err, sizeof err);

@@ -76,30 +76,6 @@ void stg_encode_ident_free(struct enc_ident *id)
     memset(id, 0, sizeof *id);
 }
 
-/* ---- input names ---- */
-
-int stg_encode_no_such(struct stg_ctx *ctx, struct st_db *db, const char *db_path, int is_task, const char *name)
-{
-    struct st_names nm;
-    char err[SP_ERRLEN];
-    int rc = is_task ? st_task_names(db, &nm, err, sizeof err) : st_corpus_names(db, &nm, err, sizeof err);
-    if (rc) return stg_fail(ctx, rc, "%s", err);
-    for (int i = 0; i < nm.n; i++)
-        if (!strcmp(nm.v[i], name)) { st_names_free(&nm); return SP_OK; }
-    char sugg[256], all[320];
-    sp_suggest(sugg, sizeof sugg, name, (const char *const *)nm.v, (size_t)nm.n);
-    sp_join_names(all, sizeof all, (const char *const *)nm.v, (size_t)nm.n, 20);
-    const char *what = is_task ? "task" : "corpus";
-    if (nm.n)
-        stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; %s%sthe store has: %s", what, name, db_path, sugg,
-                 sugg[0] ? " " : "", all);
-    else
-        stg_fail(ctx, SP_EPARSE, "no such %s '%s' in %s; the store has no %s", what, name, db_path,
-                 is_task ? "tasks (synprobe tasks build)" : "corpora (synprobe ingest)");
-    st_names_free(&nm);
-    return SP_EPARSE;
-}
-
 /* ---- the vocabulary an embeddings file is filtered by ---- */
 
 static void vocab_add(struct enc_vocab *v, const char *s, size_t len)

@@ -24,10 +24,6 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const
                      struct enc_ident *id);
 void stg_encode_ident_free(struct enc_ident *id);
 
-/* SP_OK when the store has a corpus (is_task 0) / task of that name; else SP_EPARSE with
- * "no such task 'X' in DB; did you mean 'Y'? the store has: a, b" in ctx->err. */
-int stg_encode_no_such(struct stg_ctx *ctx, struct st_db *db, const char *db_path, int is_task, const char *name);
-
 /* The words a run can look up in an embeddings file: every form of the corpora (or every token
  * of the tasks' item texts) and its ASCII lower-case form (enc_embed_id falls back to it). */
 struct enc_vocab { char **w; size_t n, cap; struct sp_arena a; };

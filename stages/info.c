@@ -21,7 +21,7 @@ int stg_info(struct stg_ctx *ctx, const struct stg_info_opts *o, struct st_info 
     int rc = stg_open_store(ctx, o->db, ST_OPEN_READONLY, &db);
     if (rc == SP_OK) rc = st_info_summary(db, o->corpus, !o->corpus, r, ctx->err, sizeof ctx->err);
     if (rc == SP_OK && !r->n_corpora) {
-        rc = o->corpus ? stg_no_such(db, o->db, STG_NAME_CORPUS, o->corpus, ctx->err, sizeof ctx->err)
+        rc = o->corpus ? stg_no_such(ctx, db, o->db, STG_NAME_CORPUS, o->corpus)
                        : stg_fail(ctx, SP_EPARSE, "%s: no corpus yet", o->db);
         st_info_free(r);
     }

@@ -1,6 +1,7 @@
 /* stages/manifest.c — the run manifest and the stored tree evaluation. */
 #include <cblas.h>
 #include <jansson.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,3 +69,5 @@ int stg_save_tree_eval(struct stg_ctx *ctx, struct st_db *db, const char *run, i
     free(txt);
     return rc;
 }
+
+json_t *stg_json_num(double v) { return isnan(v) ? json_null() : json_real(v); }

@@ -16,6 +16,9 @@ struct stg_ctx;
 /* A new manifest; command may be NULL (nothing to record), table/opts may be NULL. */
 struct json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *table, const void *opts);
 
+/* A figure for a result's JSON: NaN (nothing to measure) becomes null. */
+struct json_t *stg_json_num(double v);
+
 /* "CUDA yes (cuBLAS), BLAS openblas": the build's options, for --version and the manifest. */
 const char *stg_build_info(void);
 

@@ -1,5 +1,6 @@
-/* stages/names.h — "no such corpus 'ewd' in DB; did you mean 'ewt'? the store has: ewt, ptb":
- * the message every stage (and the info command) gives for a name the store does not hold. */
+/* stages/names.h — the one message every stage gives for a corpus, task or run the store does
+ * not hold: "no corpus 'ewd' in DB; did you mean 'ewt'? the store has: ewt, ptb" (bad input,
+ * exit 1). Scripts grep for "no task 'X'" and "no run 'X'", so the wording is fixed here. */
 #ifndef SP_STG_NAMES_H
 #define SP_STG_NAMES_H
 
@@ -8,25 +9,22 @@
 
 #include "store/store.h"
 
+struct stg_ctx;
+
 enum stg_name_kind { STG_NAME_CORPUS, STG_NAME_TASK, STG_NAME_RUN };
 
-/* The message for name, with the nearest stored names and a list of all of them, into err.
- * Returns SP_EPARSE (bad input: exit 1), or SP_ESTORE when the names cannot be read. */
-int stg_no_such(struct st_db *db, const char *db_path, enum stg_name_kind kind, const char *name,
-                char *err, size_t errlen);
+/* SP_OK when db (at db_path, for the message) holds name; else SP_EPARSE with the message in
+ * ctx->err; SP_ESTORE when the names cannot be read. */
+int stg_known_name(struct stg_ctx *ctx, struct st_db *db, const char *db_path, enum stg_name_kind kind, const char *name);
 
-/* *found = 1 when the store holds a corpus (kind) called name; else 0 and the stg_no_such
- * message in err. SP_ESTORE when the store cannot be read. */
-int stg_check_name(struct st_db *db, const char *db_path, enum stg_name_kind kind, const char *name, int *found,
-                   char *err, size_t errlen);
+/* The message for a name known to be missing, into ctx->err; returns SP_EPARSE (or SP_ESTORE). */
+int stg_no_such(struct stg_ctx *ctx, struct st_db *db, const char *db_path, enum stg_name_kind kind, const char *name);
 
-struct stg_ctx;
+/* The corpus id of name; an unknown name is SP_EPARSE with the message. */
+int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id);
 
 /* st_open for a stage: a store that is not ours, or too new, is bad input (SP_ESTORE), never a
  * usage error; the message in ctx->err. */
 int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db);
-
-/* The corpus id of name; an unknown name is SP_EPARSE with the stg_no_such message. */
-int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id);
 
 #endif

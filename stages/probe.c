@@ -11,7 +11,7 @@
 #include "common/npy.h"
 #include "ingest/senteval.h"
 #include "probes/senteval.h"
-#include "stages/known.h"
+#include "stages/names.h"
 #include "stages/manifest.h"
 #include "stages/probe.h"
 #include "store/runs.h"
@@ -561,8 +561,8 @@ static int open_store(struct probe_run_ctx *pc)
                      sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
     for (int i = 0; o->db && i < o->task.n; i++)
-        if ((rc = stg_known_name(ctx, pc->db, o->db, STG_KNOWN_TASK, o->task.v[i]))) return rc;
-    if (o->run && (rc = stg_known_name(ctx, pc->db, o->db, STG_KNOWN_RUN, o->run))) return rc;
+        if ((rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_TASK, o->task.v[i]))) return rc;
+    if (o->run && (rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_RUN, o->run))) return rc;
     return SP_OK;
 }
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stages/known.h"
+#include "stages/names.h"
 #include "stages/report.h"
 #include "store/results.h"
 
@@ -441,7 +441,7 @@ static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
 static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o)
 {
     int rc = SP_OK;
-    for (int i = 0; rc == SP_OK && i < o->run.n; i++) rc = stg_known_name(ctx, db, o->db, STG_KNOWN_RUN, o->run.v[i]);
+    for (int i = 0; rc == SP_OK && i < o->run.n; i++) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run.v[i]);
     return rc;
 }
 

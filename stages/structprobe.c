@@ -10,7 +10,8 @@
 #include "common/npy.h"
 #include "common/sp.h"
 #include "probes/sentsrc.h"
-#include "stages/evalsrc.h"
+#include "stages/manifest.h"
+#include "stages/names.h"
 #include "stages/manifest.h"
 #include "stages/structprobe.h"
 #include "store/store.h"
@@ -177,7 +178,7 @@ static int open_inputs(struct walk *w)
     int rc;
     if (o->db) {
         if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
-        if ((rc = stg_eval_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
+        if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
     }
     if (o->distances && (rc = load_npy(w, o->distances, 3, &w->dist, &w->have_dist)) != SP_OK) return rc;
     if (o->depths && (rc = load_npy(w, o->depths, 2, &w->depth, &w->have_depth)) != SP_OK) return rc;
@@ -216,8 +217,8 @@ static void finish(struct walk *w)
     if (r->res.n_nan_used)      /* A19: replicate scipy's NaN, but say why */
         sp_log(w->ctx->log, SP_LOG_WARN, "%ld Spearman correlations of sentences with 5..50 words were NaN (constant rows), "
                "so DSpr/NSpr are NaN, as scipy makes them", r->res.n_nan_used);
-    r->json = json_pack("{s:o, s:o, s:o, s:o, s:I}", "uuas", stg_eval_num(r->res.uuas), "dspr", stg_eval_num(r->res.dspr),
-                        "root_acc", stg_eval_num(r->res.root_acc), "nspr", stg_eval_num(r->res.nspr), "n_sentences",
+    r->json = json_pack("{s:o, s:o, s:o, s:o, s:I}", "uuas", stg_json_num(r->res.uuas), "dspr", stg_json_num(r->res.dspr),
+                        "root_acc", stg_json_num(r->res.root_acc), "nspr", stg_json_num(r->res.nspr), "n_sentences",
                         (json_int_t)r->res.n_sentences);
 }
 

@@ -149,7 +149,7 @@ static int export_read(struct stg_ctx *ctx, const struct stg_tasks_export_opts *
 {
     int64_t id = 0;
     int rc = st_task_id(db, o->name, &id, ctx->err, sizeof ctx->err);
-    if (rc == SP_OK && !id) return stg_no_such(db, o->db, STG_NAME_TASK, o->name, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK && !id) return stg_no_such(ctx, db, o->db, STG_NAME_TASK, o->name);
     char *ptxt = NULL;
     if (rc == SP_OK) rc = st_task_items(db, o->name, &ptxt, NULL, NULL, ctx->err, sizeof ctx->err);
     json_t *params = rc == SP_OK && ptxt ? json_loads(ptxt, 0, NULL) : NULL;

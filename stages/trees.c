@@ -10,9 +10,9 @@
 #include "common/npy.h"
 #include "common/sp.h"
 #include "probes/sentsrc.h"
-#include "stages/evalsrc.h"
 #include "stages/manifest.h"
-#include "stages/known.h"
+#include "stages/manifest.h"
+#include "stages/names.h"
 #include "stages/trees.h"
 #include "store/runs.h"
 #include "store/store.h"
@@ -280,7 +280,7 @@ static int run_item_attn(void *arg, const struct st_run_item *it)
 static int load_run(struct walk *w)
 {
     const struct stg_trees_opts *o = w->o;
-    int rc = stg_known_name(w->ctx, w->db, o->db, STG_KNOWN_RUN, o->run);
+    int rc = stg_known_name(w->ctx, w->db, o->db, STG_NAME_RUN, o->run);
     if (rc != SP_OK) return rc;
     struct st_run_info ri;
     if ((rc = st_run_info(w->db, o->run, &ri, w->ctx->err, sizeof w->ctx->err)) != SP_OK) return rc;
@@ -303,7 +303,7 @@ static int open_inputs(struct walk *w)
     if (o->attention && (rc = load_attention(w)) != SP_OK) return rc;
     if (o->db) {
         if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
-        if ((rc = stg_eval_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
+        if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
         if (o->run && (rc = load_run(w)) != SP_OK) return rc;
     }
     /* --out / --gold-out: temporary files, renamed into place only when the stage succeeds */
@@ -347,14 +347,14 @@ static void mean_result(const struct prb_trees_result *r, int n, struct prb_tree
 
 static json_t *prf_json(const struct prb_prf *p)
 {
-    return json_pack("{s:o, s:o, s:o}", "recall", stg_eval_num(p->recall), "precision", stg_eval_num(p->precision),
-                     "fmeasure", stg_eval_num(p->fmeasure));
+    return json_pack("{s:o, s:o, s:o}", "recall", stg_json_num(p->recall), "precision", stg_json_num(p->precision),
+                     "fmeasure", stg_json_num(p->fmeasure));
 }
 
 static json_t *sub_json(const double *v)
 {
-    return json_pack("{s:o, s:o, s:o}", "all", stg_eval_num(v[PRB_SUB_ALL]), "le40", stg_eval_num(v[PRB_SUB_LE40]),
-                     "le10", stg_eval_num(v[PRB_SUB_LE10]));
+    return json_pack("{s:o, s:o, s:o}", "all", stg_json_num(v[PRB_SUB_ALL]), "le40", stg_json_num(v[PRB_SUB_LE40]),
+                     "le10", stg_json_num(v[PRB_SUB_LE10]));
 }
 
 /* The figures, the warnings about what was left out, and the result object. */

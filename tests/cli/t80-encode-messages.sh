@@ -46,11 +46,11 @@ expect_eq "the refused run keeps its items" "$(q "$DB" "SELECT count(*) FROM run
 rc=0; "$SP" encode --db "$DB" --corpus demmo --encoder $C/san.json --run x 2>"$TMP/err" || rc=$?
 expect_eq "unknown --corpus: exit 1" "$rc" 1
 check "unknown --corpus: suggests and lists" \
-    grep -q "no such corpus 'demmo' in $DB; did you mean 'demo'? the store has: demo\$" "$TMP/err"
+    grep -q "no corpus 'demmo' in $DB; did you mean 'demo'? the store has: demo\$" "$TMP/err"
 rc=0; "$SP" encode --db "$DB" --task Tredepth --encoder $C/san.json --run x 2>"$TMP/err" || rc=$?
 expect_eq "unknown --task: exit 1" "$rc" 1
 check "unknown --task: suggests and lists" \
-    grep -q "no such task 'Tredepth' in $DB; did you mean 'TreeDepth'? the store has: BShift, TreeDepth\$" "$TMP/err"
+    grep -q "no task 'Tredepth' in $DB; did you mean 'TreeDepth'? the store has: BShift, TreeDepth\$" "$TMP/err"
 rc=0; "$SP" encode --db "$DB" --task BShift,Nope --encoder $C/san.json --run x 2>"$TMP/err" || rc=$?
 expect_eq "one unknown among several: exit 1 before encoding" "$rc:$(q "$DB" "SELECT count(*) FROM run WHERE name LIKE 'x%'")" "1:0"
 

@@ -41,7 +41,7 @@ rc=0; err=$($SP tasks build --corpus-files "$TMP/ewt.conllu" --corpus ewt 2>&1 >
 expect_eq "--corpus without --db: usage exit 2" "$rc" 2
 
 # ---- unknown corpus: the nearest names and what exists (exit 1) ----
-WANT="no such corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, ptb"
+WANT="no corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, ptb"
 rc=0; err=$($SP tasks build --db "$DB" --corpus ewd 2>&1 >/dev/null) || rc=$?
 expect_eq "tasks build --corpus ewd: exit 1" "$rc" 1
 expect_eq "tasks build --corpus ewd: message" "$err" "synprobe tasks build: $WANT"
@@ -55,7 +55,7 @@ expect_eq "export --corpus ewd: exit 1, nothing on stdout" "$rc|$out" "1|"
 expect_eq "export --corpus ewd: message" "$(cat "$TMP/err")" "synprobe export: $WANT"
 rc=0; err=$($SP export --db "$DB" --corpus zzzzzz --what conllu 2>&1 >/dev/null) || rc=$?
 expect_eq "export --corpus zzzzzz (nothing close): the list only" "$rc $err" \
-    "1 synprobe export: no such corpus 'zzzzzz' in $DB; the store has: ewt, ptb"
+    "1 synprobe export: no corpus 'zzzzzz' in $DB; the store has: ewt, ptb"
 
 # ---- unknown task ----
 $SP tasks import --db "$DB" --name tense tests/data/tasks/plain.txt >/dev/null
@@ -63,7 +63,7 @@ $SP tasks import --db "$DB" --name somo tests/data/tasks/plain.txt >/dev/null
 rc=0; err=$($SP tasks export --db "$DB" --name tens 2>&1 >/dev/null) || rc=$?
 expect_eq "tasks export --name tens: exit 1" "$rc" 1
 expect_eq "tasks export --name tens: message" "$err" \
-    "synprobe tasks export: no such task 'tens' in $DB; did you mean 'tense'? the store has: somo, tense"
+    "synprobe tasks export: no task 'tens' in $DB; did you mean 'tense'? the store has: somo, tense"
 rc=0; err=$($SP tasks build --db "$DB" --corpus ewt --tasks SentLn 2>&1 >/dev/null) || rc=$?
 expect_eq "tasks build --tasks SentLn: usage exit 2" "$rc" 2
 case "$err" in *"unknown task 'SentLn'; did you mean 'SentLen'?"*) ok "--tasks SentLn: suggests SentLen";; *) not_ok "--tasks SentLn: '$err'";; esac
@@ -75,7 +75,7 @@ case "$err" in *"unknown subcommand 'biuld'; did you mean 'build'?"*) ok "tasks 
 $SP tasks import --db "$TMP/t.db" --name tense tests/data/tasks/plain.txt >/dev/null
 rc=0; err=$($SP info --db "$TMP/t.db" --corpus ewt 2>&1 >/dev/null) || rc=$?
 expect_eq "info --corpus on a store with no corpus: exit 1, says so" "$rc $err" \
-    "1 synprobe info: no such corpus 'ewt' in $TMP/t.db; the store has no corpus yet"
+    "1 synprobe info: no corpus 'ewt' in $TMP/t.db; the store has none yet (synprobe ingest adds them)"
 
 # ---- a single-valued flag given twice ----
 rc=0; err=$($SP tasks export --db "$DB" --name tense --name somo 2>&1 >/dev/null) || rc=$?

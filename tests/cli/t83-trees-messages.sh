@@ -50,7 +50,7 @@ expect_eq "structprobe --corpus ewd: exit 1 and the same message" "$rc $(cat "$T
     "1 synprobe structprobe: no corpus 'ewd' in $DB; did you mean 'ewt'? the store has: ewt, mix, ptb"
 rc=0; $SP trees --db "$DB" --corpus ptb --run base >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "trees --run in a store without runs: exit 1, says there are none" "$rc $(cat "$TMP/err")" \
-    "1 synprobe trees: no run 'base' in $DB; the store has: none"
+    "1 synprobe trees: no run 'base' in $DB; the store has none yet (synprobe encode adds them)"
 if $SP encode --db "$DB" --corpus ptb --encoder encoder/configs/san.json --run base --attention 0 --quiet >/dev/null 2>&1; then
     rc=0; $SP trees --db "$DB" --corpus ptb --run bsae >/dev/null 2>"$TMP/err" || rc=$?
     expect_eq "trees --run bsae: exit 1, suggests base" "$rc $(cat "$TMP/err")" \
