@@ -1,7 +1,6 @@
 /* cli/cmd_export.c — synprobe export: sentences, structures and CoNLL-U out of a store
- * (stages/export), or an encoder run's outputs (cmd_export_encoded.c). */
+ * (stages/export), or an encoder run's outputs (stages/export_encoded). */
 #include "cli/cli.h"
-#include "cli/export.h"
 #include "stages/export.h"
 
 static const char usage[] =
@@ -29,9 +28,10 @@ int cmd_export(int argc, char **argv)
     struct cli c;
     int rc = cli_parse(&c, "export", usage, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
-    if (stg_export_is_encoded(&o))
-        return cli_done(&c, export_encoded(o.db, o.corpus, o.what, o.format, o.out, o.run));
     o.to_stdout = stdout;
     struct stg_export_result r;
-    return cli_done(&c, cli_finish_stage(&c, stg_export(&c.ctx, &o, &r)));
+    rc = stg_export(&c.ctx, &o, &r);
+    if (rc == SP_OK && r.lengths_path[0])      /* a second file: say so */
+        fprintf(stderr, "synprobe export: sentence lengths written to %s\n", r.lengths_path);
+    return cli_done(&c, cli_finish_stage(&c, rc));
 }

@@ -1,5 +1,5 @@
 /* cli/cmd_info.c — synprobe info: what a store holds, per corpus (stages/info). Also the demo's
- * summary (info_print). */
+ * summary (cli_info_print). */
 #include <jansson.h>
 #include <string.h>
 
@@ -72,7 +72,7 @@ static void print_work(const struct st_info *in, FILE *out)
     }
 }
 
-int info_print(struct st_db *db, const char *corpus, int json, FILE *out)
+int cli_info_print(struct st_db *db, const char *corpus, int json, FILE *out)
 {
     struct st_info in;
     char err[SP_ERRLEN];

@@ -5,5 +5,5 @@
 #include "store/store.h"
 /* The corpus figures of db (only corpus, when not NULL) as text or JSON on out; SP_EUSAGE when
  * there is no such corpus, SP_ESTORE when the store cannot be read. */
-int info_print(struct st_db *db, const char *corpus, int json, FILE *out);
+int cli_info_print(struct st_db *db, const char *corpus, int json, FILE *out);
 #endif

@@ -3,10 +3,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <sqlite3.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "store/store.h"
 #include "stages/manifest.h"
 
 static const struct command {
@@ -37,8 +37,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    /* SQLite's malloc statistics take a global mutex on every allocation; we never read them */
-    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    st_library_init();
     if (argc < 2) { usage(stderr); return SP_EXIT_USAGE; }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);

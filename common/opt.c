@@ -612,8 +612,10 @@ void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *def
             continue;
         }
         case SP_OPT_LIST: case SP_OPT_PATHS: {
-            const struct sp_strlist *l = FIELD(src, o, const struct sp_strlist);
-            if (!l->n) continue;
+            const struct sp_strlist *l = FIELD(src, o, const struct sp_strlist), *d = FIELD(defaults, o, const struct sp_strlist);
+            int same = l->n == d->n;
+            for (int i = 0; same && i < l->n; i++) same = !strcmp(l->v[i], d->v[i]);
+            if (!l->n || same) continue;
             sp_buf_printf(b, " --%s", o->name);
             for (int i = 0; i < l->n; i++) {
                 sp_buf_puts(b, o->type == SP_OPT_PATHS || i == 0 ? " " : ",");

@@ -5,6 +5,7 @@
 
 #include "common/sp.h"
 #include "stages/export.h"
+#include "stages/export_encoded.h"
 #include "stages/names.h"
 #include "store/blob.h"
 #include "store/store.h"
@@ -35,9 +36,22 @@ static int kind_of(const struct stg_export_opts *o)
     return -1;
 }
 
-int stg_export_is_encoded(const struct stg_export_opts *o)
+/* --what vectors|tokens|attention: an encoder run's outputs (stages/export_encoded.c) */
+static int export_run(struct stg_ctx *ctx, const struct stg_export_opts *o, struct stg_export_result *r)
 {
-    return kind_of(o) >= K_VECTORS;
+    int kind = kind_of(o);
+    if (o->format && strcmp(o->format, "npy"))
+        return stg_fail(ctx, SP_EUSAGE, "--what %s is written as npy only, not '%s'", o->what, o->format);
+    struct stg_export_encoded_opts eo = {
+        .db = o->db, .run = o->run, .corpus = o->corpus, .out = o->out,
+        .what = kind == K_VECTORS ? STG_EXPORT_VECTORS : kind == K_TOKENS ? STG_EXPORT_TOKENS : STG_EXPORT_ATTENTION,
+    };
+    struct stg_export_encoded_result er;
+    int rc = stg_export_encoded(ctx, &eo, &er);
+    r->rows = er.rows;
+    if (er.lengths_path) snprintf(r->lengths_path, sizeof r->lengths_path, "%s", er.lengths_path);
+    stg_export_encoded_result_free(&er);
+    return rc;
 }
 
 static void json_str(struct sp_buf *b, const char *s)
@@ -241,6 +255,7 @@ int stg_export(struct stg_ctx *ctx, const struct stg_export_opts *o, struct stg_
 {
     memset(r, 0, sizeof *r);
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
+    if (kind_of(o) >= K_VECTORS) return export_run(ctx, o, r);
     int kind;
     const char *fmt = o->format, *corpus = o->corpus ? o->corpus : "main";
     int rc = check_kind(ctx, o, &kind);

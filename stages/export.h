@@ -1,5 +1,5 @@
 /* stages/export.h — a store corpus out as files: JSONL structures, sentences (JSONL/CSV/TSV) or
- * CoNLL-U. (An encoder run's outputs are cli/cmd_export_encoded.c's: stg_export_is_encoded.) */
+ * CoNLL-U; with --what vectors|tokens|attention an encoder run's outputs (stages/export_encoded.c). */
 #ifndef SP_STG_EXPORT_H
 #define SP_STG_EXPORT_H
 
@@ -18,10 +18,13 @@ struct stg_export_opts {
 };
 extern const struct sp_opt stg_export_options[];
 
-struct stg_export_result { long sentences; double seconds; };
+struct stg_export_result {
+    long sentences;
+    double seconds;
+    size_t rows;                  /* an encoder run's export: items written */
+    char lengths_path[4096];      /* --what tokens: the second file written, else "" */
+};
 
-/* Whether o->what names an encoder run's output (vectors, tokens, attention). */
-int stg_export_is_encoded(const struct stg_export_opts *o);
 
 /* SP_OK; SP_EUSAGE for a missing or unknown --what or a format the kind cannot be written as;
  * SP_EPARSE for an unknown corpus (with the nearest names); SP_EIO / SP_ESTORE; SP_ESTOPPED

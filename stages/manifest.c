@@ -2,7 +2,6 @@
 #include <cblas.h>
 #include <jansson.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -10,6 +9,7 @@
 #include "stages/manifest.h"
 #include "stages/stage.h"
 #include "store/results.h"
+#include "store/store.h"
 
 const char *stg_build_info(void)
 {
@@ -33,7 +33,7 @@ json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *
     json_object_set_new(m, "command", cmd);
     json_object_set_new(v, "synprobe", json_string(SP_VERSION));
     json_object_set_new(v, "build", json_string(stg_build_info()));
-    json_object_set_new(v, "sqlite", json_string(sqlite3_libversion()));
+    json_object_set_new(v, "sqlite", json_string(st_sqlite_version()));
 #ifdef OPENBLAS_VERSION
     {
         /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64": the library we run on */

@@ -407,7 +407,6 @@ void st_close(struct st_db *db)
     free(db);
 }
 
-sqlite3 *st_handle(struct st_db *db) { return db->h; }
 
 int st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, char *err, size_t errlen)
 {
@@ -431,3 +430,7 @@ int st_corpus_id(struct st_db *db, const char *name, int create, int64_t *id, ch
     if (rc != SQLITE_DONE) return st_sqlerr(db, "creating the corpus", err, errlen);
     return st_corpus_id(db, name, 0, id, err, errlen);
 }
+
+void st_library_init(void) { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+
+const char *st_sqlite_version(void) { return sqlite3_libversion(); }

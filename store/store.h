@@ -34,8 +34,11 @@ int  st_bulk_end(struct st_db *db, char *err, size_t errlen);
  * writer starts: the writer clears it). */
 int  st_bulk_active(const struct st_db *db);
 void st_close(struct st_db *db);
-sqlite3 *st_handle(struct st_db *db);            /* for modules with their own SQL */
-int  st_schema_version(void);                    /* the version this build migrates to */
+int  st_schema_version(void);
+/* Once, before any store is opened: SQLite's process-wide settings (no malloc statistics: they
+ * take a global mutex on every allocation, and we never read them). */
+void st_library_init(void);
+const char *st_sqlite_version(void);             /* the SQLite library in use, for manifests */                    /* the version this build migrates to */
 /* Migrate only up to `version` (tests of the migration path). */
 int  st_open_at_version(const char *path, int version, struct st_db **out, char *err, size_t errlen);
 
