@@ -41,4 +41,17 @@ $SP ingest --help >$TMP/help
 check "ingest --help: --workers with its default" grep -q -- "--workers N .*(default 2)" $TMP/help
 err=$($SP ingest --db $TMP/r.db --workers 257 $G 2>&1 >/dev/null) && rc=0 || rc=$?
 case "$err" in *"--workers: expected 1..256, got '257'"*) ok "--workers 257: the table's bounds";; *) not_ok "'$err'";; esac
+
+# the progress line: on a terminal (a pty from script(1)) "ingest: k/N files  R/s  ETA m:ss",
+# redrawn in place; off a terminal, none
+if command -v script >/dev/null 2>&1 && [ -d "$DATA/ptb-sample/combined" ]; then
+    n=$(ls $DATA/ptb-sample/combined | grep -c '\.mrg$')
+    script -qec "$SP ingest --db $TMP/p.db $DATA/ptb-sample/combined" /dev/null >$TMP/tty 2>&1 || true
+    check "on a terminal: a progress line with done/total files" grep -q "ingest: [0-9]*/$n files" $TMP/tty
+    check "on a terminal: redrawn in place (carriage return, erase line)" grep -q "$(printf '\r\033\\[K')" $TMP/tty
+    $SP ingest --db $TMP/p2.db $DATA/ptb-sample/combined >/dev/null 2>$TMP/notty || true
+    check "off a terminal: no progress line" sh -c "! grep -q 'files  ' $TMP/notty"
+else
+    skip "progress line: script(1) or the PTB sample missing"
+fi
 done_testing
