@@ -1,6 +1,8 @@
 /* cli/cli.c — what every command shares: flag parsing and --help from the option tables, the
  * stderr logger, the progress line, SIGINT/SIGTERM as a stop flag, exit statuses. */
+#include <jansson.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -16,6 +18,20 @@ const struct sp_opt cli_common_options[] = {
     { "help", SP_OPT_FLAG, offsetof(struct cli_common, help), .help = "print this help and exit", .flags = SP_OPTF_CLI },
     { 0 },
 };
+
+const struct sp_opt cli_json_option[] = {
+    { "json", SP_OPT_FLAG, offsetof(struct cli_common, json), .help = "print the result as JSON on stdout",
+      .flags = SP_OPTF_CLI },
+    { 0 },
+};
+
+void cli_print_json(struct cli *c, const json_t *j, size_t flags)
+{
+    cli_progress_clear(c);
+    char *txt = json_dumps(j, flags);
+    if (txt) printf("%s\n", txt);
+    free(txt);
+}
 
 int cli_fail(int code, const char *cmd, const char *fmt, ...)
 {

@@ -34,8 +34,10 @@ int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
 /* The flags every command takes. */
-struct cli_common { int quiet, verbose, help; };
+struct cli_common { int quiet, verbose, help, json; };
 extern const struct sp_opt cli_common_options[];
+/* --json, for the commands that print their result as JSON on stdout (bound to cli.common) */
+extern const struct sp_opt cli_json_option[];
 
 /* One command invocation: its name, parsed flags, the logger and progress line it hands its
  * stage, and the stop flag SIGINT/SIGTERM set. */
@@ -74,6 +76,9 @@ int cli_exit_status(int sp_rc);
 
 /* Print "synprobe <cmd>: <message>" to stderr; returns code (for `return cli_fail(...)`). */
 int cli_fail(int code, const char *cmd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A result as JSON on stdout (json_dumps flags), after clearing the progress line. */
+void cli_print_json(struct cli *c, const struct json_t *j, size_t flags);
 
 /* Clear the progress line (before printing a result). */
 void cli_progress_clear(struct cli *c);

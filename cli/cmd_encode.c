@@ -23,13 +23,6 @@ static const char usage[] =
     "different encoder fingerprint is an error. --verbose also says why --device auto did not use a\n"
     "GPU (the CUDA runtime's words). Exit 0 ok, 1 bad input (or nothing encoded), 2 usage.\n";
 
-struct cli_encode { int json; };
-static const struct sp_opt cli_encode_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_encode, json), .help = "print each run's counts as one JSON line on stdout",
-      .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 static void print_json(const struct stg_encode_input *r)
 {
     long skipped = r->missing + r->too_long + r->oom;
@@ -47,9 +40,8 @@ static void print_json(const struct stg_encode_input *r)
 int cmd_encode(int argc, char **argv)
 {
     struct stg_encode_opts o;
-    struct cli_encode co;
-    const struct sp_optbind b[] = { { stg_encode_options, &o }, { cli_encode_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_encode_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "encode", usage, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
@@ -57,7 +49,7 @@ int cmd_encode(int argc, char **argv)
     struct stg_encode_result r;
     rc = stg_encode(&c.ctx, &o, &r);
     cli_progress_clear(&c);
-    for (int i = 0; co.json && i < r.n; i++) print_json(&r.in[i]);
+    for (int i = 0; c.common.json && i < r.n; i++) print_json(&r.in[i]);
     rc = cli_finish_stage(&c, rc);
     stg_encode_result_free(&r);
     return cli_done(&c, rc);

@@ -14,13 +14,6 @@ static const char usage[] =
     "sentences; then (without --corpus, as text) the probing tasks, encoder runs and results.\n"
     "Exit: 0 ok, 1 no such corpus (or none yet) or an unreadable store, 2 usage.\n";
 
-struct cli_info { int json; };
-static const struct sp_opt cli_info_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_info, json), .help = "print the corpora as a JSON array on stdout",
-      .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 /* the JSON keys, in enum st_info_col order */
 static const char *const keys[ST_INFO_NCOLS] = { "files", "sentences", "words", "dependency_trees", "constituency_trees",
                                                  "both", "quarantined", "max_depth", "non_projective", "tree_depth_min",
@@ -86,16 +79,15 @@ int cli_info_print(struct st_db *db, const char *corpus, int json, FILE *out)
 int cmd_info(int argc, char **argv)
 {
     struct stg_info_opts o;
-    struct cli_info co;
-    const struct sp_optbind b[] = { { stg_info_options, &o }, { cli_info_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_info_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "info", usage, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct st_info in;
     rc = stg_info(&c.ctx, &o, &in);
     if (rc == SP_OK) {
-        print_corpora(&in, co.json, stdout);
-        if (!co.json && !o.corpus) print_work(&in, stdout);
+        print_corpora(&in, c.common.json, stdout);
+        if (!c.common.json && !o.corpus) print_work(&in, stdout);
         st_info_free(&in);
     }
     return cli_done(&c, cli_finish_stage(&c, rc));

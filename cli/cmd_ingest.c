@@ -21,13 +21,6 @@ static const char usage[] =
     "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
     "was ingested, 2 on usage errors.\n";
 
-struct cli_ingest { int json; };
-static const struct sp_opt cli_ingest_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_ingest, json), .help = "print the per-file results as JSON on stdout",
-      .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 static const char *status_name(enum stg_ingest_status s)
 {
     return s == STG_INGEST_DONE ? "ingested" : s == STG_INGEST_UNCHANGED ? "unchanged" : "failed";
@@ -59,21 +52,20 @@ static void print_json(const struct stg_ingest_opts *o, const struct stg_ingest_
 int cmd_ingest(int argc, char **argv)
 {
     struct stg_ingest_opts o;
-    struct cli_ingest co;
-    const struct sp_optbind b[] = { { stg_ingest_options, &o }, { cli_ingest_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_ingest_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "ingest", usage, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     for (int i = 0; i < c.operands.n; i++)       /* operands are inputs, after any --inputs */
         sp_opt_set(sp_opt_find(stg_ingest_options, "inputs"), &o, c.operands.v[i], &c.arena, c.ctx.err, sizeof c.ctx.err);
-    if (co.json) c.log.level = SP_LOG_WARN;      /* the per-file lines are in the JSON */
+    if (c.common.json) c.log.level = SP_LOG_WARN;      /* the per-file lines are in the JSON */
 
     struct stg_ingest_result r;
     rc = stg_ingest(&c.ctx, &o, &r);
     if (rc == SP_EUSAGE) fputs(usage, stderr);
     if (rc == SP_OK || (rc == SP_EPARSE && r.n_files)) {   /* the failures are logged already */
         cli_progress_clear(&c);
-        if (co.json) print_json(&o, &r);
+        if (c.common.json) print_json(&o, &r);
         else
             printf("%s: %d files (%d ingested, %d unchanged, %d failed), %ld new sentences, %ld annotations attached "
                    "to existing ones, %ld rejected, %ld tokens in %.2fs\n", o.dry_run ? "dry run" : o.corpus, r.n_files,

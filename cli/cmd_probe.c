@@ -21,13 +21,6 @@ static const char usage[] =
     "labels, splits), task and vector sources, versions, timestamp. See `synprobe report`.\n"
     "Exit status: 0 ok, 1 bad input, 2 usage.\n";
 
-struct cli_probe { int json; };
-static const struct sp_opt cli_probe_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_probe, json),
-      .help = "print the result as JSON instead of text (several runs: a JSON array)", .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 static void print_result(const struct stg_probe_result *r, int json)
 {
     if (!json) {
@@ -47,9 +40,8 @@ static void print_result(const struct stg_probe_result *r, int json)
 int cmd_probe(int argc, char **argv)
 {
     struct stg_probe_opts o;
-    struct cli_probe co;
-    const struct sp_optbind b[] = { { stg_probe_options, &o }, { cli_probe_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_probe_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "probe", usage, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
@@ -59,7 +51,7 @@ int cmd_probe(int argc, char **argv)
     if (rc == SP_EUSAGE) fputs(usage, stderr);
     if (rc == SP_OK) {
         cli_progress_clear(&c);
-        print_result(&r, co.json);
+        print_result(&r, c.common.json);
         fflush(stdout);
     }
     rc = cli_finish_stage(&c, rc);

@@ -17,19 +17,11 @@ static const char usage[] =
     "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
-struct cli_structprobe { int json; };
-static const struct sp_opt cli_structprobe_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_structprobe, json), .help = "print the figures as JSON",
-      .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 int cmd_structprobe(int argc, char **argv)
 {
     struct stg_structprobe_opts o;
-    struct cli_structprobe co;
-    const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { cli_structprobe_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "structprobe", usage, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
@@ -39,10 +31,8 @@ int cmd_structprobe(int argc, char **argv)
     if (rc == SP_EUSAGE) fputs(usage, stderr);
     if (r.json) {               /* the figures, even when storing them failed */
         cli_progress_clear(&c);
-        if (co.json) {
-            char *txt = json_dumps(r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-            printf("%s\n", txt);
-            free(txt);
+        if (c.common.json) {
+            cli_print_json(&c, r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         } else {
             printf("sentences  %ld\nUUAS       %.2f %%\nDSpr       %.4f\nRoot acc   %.2f %%\nNSpr       %.4f\n",
                    r.res.n_sentences, r.res.uuas, r.res.dspr, r.res.root_acc, r.res.nspr);

@@ -35,13 +35,6 @@ static const char usage_list[] =
     "\n"
     "The stored tasks: name, kind, items per split.\n";
 
-struct cli_tasks_build { int json; };
-static const struct sp_opt cli_tasks_build_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_tasks_build, json), .help = "print the summary as JSON on stdout",
-      .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 static void print_task(const struct prb_task *t)
 {
     const char *name = prb_task_name(t->id);
@@ -64,19 +57,16 @@ static void print_task(const struct prb_task *t)
 static int tasks_build(int argc, char **argv)
 {
     struct stg_tasks_build_opts o;
-    struct cli_tasks_build co;
-    const struct sp_optbind b[] = { { stg_tasks_build_options, &o }, { cli_tasks_build_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_tasks_build_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "tasks build", usage_build, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct stg_tasks_build_result r;
     rc = stg_tasks_build(&c.ctx, &o, &r);
     if (rc == SP_OK) {
         cli_progress_clear(&c);
-        if (co.json) {
-            char *txt = json_dumps(r.summary, JSON_INDENT(2) | JSON_SORT_KEYS);
-            puts(txt);
-            free(txt);
+        if (c.common.json) {
+            cli_print_json(&c, r.summary, JSON_INDENT(2) | JSON_SORT_KEYS);
         } else {
             printf("%d sentences, seed %llu\n", r.ts.n_sentences, (unsigned long long)r.ts.opts.seed);
             for (int id = 0; id < PRB_NTASKS; id++)

@@ -25,12 +25,6 @@ static const char usage[] =
     "Exit: 0 scored, 1 bad input (an unknown corpus or run, no trees, an attention file that does not fit),\n"
     "2 usage errors.\n";
 
-struct cli_trees { int json; };
-static const struct sp_opt cli_trees_options[] = {
-    { "json", SP_OPT_FLAG, offsetof(struct cli_trees, json), .help = "print the figures as JSON", .flags = SP_OPTF_CLI },
-    { 0 },
-};
-
 static void print_text(const struct stg_trees_result *r)
 {
     const struct prb_trees_result *m = &r->m;
@@ -50,9 +44,8 @@ static void print_text(const struct stg_trees_result *r)
 int cmd_trees(int argc, char **argv)
 {
     struct stg_trees_opts o;
-    struct cli_trees co;
-    const struct sp_optbind b[] = { { stg_trees_options, &o }, { cli_trees_options, &co } };
     struct cli c;
+    const struct sp_optbind b[] = { { stg_trees_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "trees", usage, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
@@ -62,10 +55,8 @@ int cmd_trees(int argc, char **argv)
     if (rc == SP_EUSAGE) fputs(usage, stderr);
     if (r.json) {               /* the figures, even when storing them failed */
         cli_progress_clear(&c);
-        if (co.json) {
-            char *txt = json_dumps(r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-            printf("%s\n", txt);
-            free(txt);
+        if (c.common.json) {
+            cli_print_json(&c, r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         } else {
             print_text(&r);
         }
