@@ -166,12 +166,13 @@ test-kernels: $(KERNEL_TESTS)
 	tests/run_kernels.sh $(BUILD)/kernel-counts $(KERNEL_TESTS) || st=1; \
 	tests/summary.sh -s $$st $(BUILD)/kernel-counts
 
-# The ingest pipeline's threads under ThreadSanitizer (clang; not part of `make test`, which
+# The ingest pipeline's threads, and two stage pipelines in one process, under ThreadSanitizer (clang; not part of `make test`, which
 # CI runs without clang).
 test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
-	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe && tests/tsan/run.sh build/tsan; \
+	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe \
+	        build/tsan/tests/stages_concurrent && tests/tsan/run.sh build/tsan; \
 	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).

@@ -120,7 +120,7 @@ static struct sp_strlist one_name(struct demo *d, const char *name)
 
 static int step_tasks_build(struct demo *d)
 {
-    struct stg_tasks_build_opts o, def;
+    struct stg_tasks_build_opts o = { 0 }, def = { 0 };
     sp_opt_defaults(stg_tasks_build_options, &def, &d->arena);
     o = def;
     o.db = d->db;
@@ -140,7 +140,7 @@ static int step_tasks_build(struct demo *d)
 /* encode a corpus (keeping layer-0 attention for the trees) or a task */
 static int step_encode(struct demo *d, const char *config, const char *run, const char *corpus, const char *task)
 {
-    struct stg_encode_opts o, def;
+    struct stg_encode_opts o = { 0 }, def = { 0 };
     sp_opt_defaults(stg_encode_options, &def, &d->arena);
     o = def;
     o.db = d->db;
@@ -159,7 +159,7 @@ static int step_encode(struct demo *d, const char *config, const char *run, cons
 
 static int step_trees(struct demo *d, const char *run, const char *baseline)
 {
-    struct stg_trees_opts o, def;
+    struct stg_trees_opts o = { 0 }, def = { 0 };
     sp_opt_defaults(stg_trees_options, &def, &d->arena);
     o = def;
     o.db = d->db;
@@ -177,7 +177,7 @@ static int step_trees(struct demo *d, const char *run, const char *baseline)
 
 static int step_probe(struct demo *d, const char *task, const char *run)
 {
-    struct stg_probe_opts o, def;
+    struct stg_probe_opts o = { 0 }, def = { 0 };
     sp_opt_defaults(stg_probe_options, &def, &d->arena);
     o = def;
     o.db = d->db;
@@ -195,7 +195,7 @@ static int step_probe(struct demo *d, const char *task, const char *run)
 
 static int step_report(struct demo *d, const char *path)
 {
-    struct stg_report_opts o, def;
+    struct stg_report_opts o = { 0 }, def = { 0 };
     sp_opt_defaults(stg_report_options, &def, &d->arena);
     o = def;
     o.db = d->db;
@@ -372,7 +372,7 @@ static int prepare_dir(const struct demo_opts *o, char *db_path, size_t n)
 /* Every embedded file written out; the treebanks ingested (strict: our own corpus is clean). */
 static int ingest_demo(struct demo *d)
 {
-    struct stg_ingest_opts o;
+    struct stg_ingest_opts o = { 0 };
     sp_opt_defaults(stg_ingest_options, &o, &d->arena);
     o.db = d->db;
     o.corpus = "demo";

@@ -39,7 +39,7 @@ static void print_json(const struct stg_encode_input *r)
 
 int cmd_encode(int argc, char **argv)
 {
-    struct stg_encode_opts o;
+    struct stg_encode_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_encode_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "encode", usage, b, 2, argc, argv, 0);

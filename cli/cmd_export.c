@@ -23,7 +23,7 @@ static const char usage[] =
 
 int cmd_export(int argc, char **argv)
 {
-    struct stg_export_opts o;
+    struct stg_export_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_export_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "export", usage, b, 1, argc, argv, 0);

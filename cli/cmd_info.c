@@ -78,7 +78,7 @@ int cli_info_print(struct st_db *db, const char *corpus, int json, FILE *out)
 
 int cmd_info(int argc, char **argv)
 {
-    struct stg_info_opts o;
+    struct stg_info_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_info_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "info", usage, b, 2, argc, argv, 0);

@@ -51,7 +51,7 @@ static void print_json(const struct stg_ingest_opts *o, const struct stg_ingest_
 
 int cmd_ingest(int argc, char **argv)
 {
-    struct stg_ingest_opts o;
+    struct stg_ingest_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_ingest_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "ingest", usage, b, 2, argc, argv, 1);

@@ -39,7 +39,7 @@ static void print_result(const struct stg_probe_result *r, int json)
 
 int cmd_probe(int argc, char **argv)
 {
-    struct stg_probe_opts o;
+    struct stg_probe_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_probe_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "probe", usage, b, 2, argc, argv, 0);

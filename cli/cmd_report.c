@@ -42,7 +42,7 @@ static const char usage[] =
 
 int cmd_report(int argc, char **argv)
 {
-    struct stg_report_opts o;
+    struct stg_report_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_report_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "report", usage, b, 1, argc, argv, 0);

@@ -19,7 +19,7 @@ static const char usage[] =
 
 int cmd_structprobe(int argc, char **argv)
 {
-    struct stg_structprobe_opts o;
+    struct stg_structprobe_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "structprobe", usage, b, 2, argc, argv, 0);

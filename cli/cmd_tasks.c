@@ -56,7 +56,7 @@ static void print_task(const struct prb_task *t)
 
 static int tasks_build(int argc, char **argv)
 {
-    struct stg_tasks_build_opts o;
+    struct stg_tasks_build_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_tasks_build_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "tasks build", usage_build, b, 2, argc, argv, 0);
@@ -80,7 +80,7 @@ static int tasks_build(int argc, char **argv)
 
 static int tasks_import(int argc, char **argv)
 {
-    struct stg_tasks_import_opts o;
+    struct stg_tasks_import_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_import_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "tasks import", usage_import, b, 1, argc, argv, 1);
@@ -98,7 +98,7 @@ static int tasks_import(int argc, char **argv)
 
 static int tasks_export(int argc, char **argv)
 {
-    struct stg_tasks_export_opts o;
+    struct stg_tasks_export_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_export_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "tasks export", usage_export, b, 1, argc, argv, 0);
@@ -110,7 +110,7 @@ static int tasks_export(int argc, char **argv)
 
 static int tasks_list(int argc, char **argv)
 {
-    struct stg_tasks_list_opts o;
+    struct stg_tasks_list_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_list_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "tasks list", usage_list, b, 1, argc, argv, 0);

@@ -43,7 +43,7 @@ static void print_text(const struct stg_trees_result *r)
 
 int cmd_trees(int argc, char **argv)
 {
-    struct stg_trees_opts o;
+    struct stg_trees_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_trees_options, &o }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "trees", usage, b, 2, argc, argv, 0);

@@ -56,7 +56,8 @@ struct sp_opt {
  * the command line's own). */
 struct sp_optbind { const struct sp_opt *table; void *dst; };
 
-/* Set every field of t to its default. */
+/* Set every field of t to its default. Fields outside the table (a stage's command words, an
+ * output FILE *) are left alone: zero the struct first (`struct stg_x_opts o = { 0 };`). */
 void sp_opt_defaults(const struct sp_opt *t, void *dst, struct sp_arena *a);
 
 /* The entry named name ("db", not "--db"), or NULL. */

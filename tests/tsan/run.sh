@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/tsan/run.sh BUILD — the ingest pipeline (reader, workers, writer, two SQLite
-# connections) under ThreadSanitizer: a new store bulk-loaded from many files with
+# connections) and two whole stage pipelines in one process (tests/unit/stages_concurrent.c)
+# under ThreadSanitizer: a new store bulk-loaded from many files with
 # attachments (.mrg + .dp), the same into an existing store (WAL), and one large file.
 # Any ThreadSanitizer report fails. Needs clang and ../shared/data; skips visibly otherwise.
 set -u
@@ -23,5 +24,13 @@ run() {   # label, then the ingest arguments
 run "new store, PTB .mrg + .dp (bulk first commit, then WAL)" --db "$TMP/a.db" --corpus ptb "$DATA/ptb-sample/combined" "$DATA/ptb-sample/dependency"
 run "existing store, EWT dev (WAL)" --db "$TMP/a.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
 run "new store, one large file" --db "$TMP/b.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
+# two whole pipelines (ingest, tasks, encode, trees, probe) in two threads of one process
+if [ -x "$B/tests/stages_concurrent" ]; then
+    if "$B/tests/stages_concurrent" >"$TMP/out" 2>&1 && ! ls "$TMP"/tsan.* >/dev/null 2>&1; then
+        echo "ok - two stage pipelines at once in one process"
+    else
+        echo "not ok - two stage pipelines at once in one process"; cat "$TMP"/tsan.* "$TMP/out" 2>/dev/null | head -60; fail=1
+    fi
+fi
 [ $fail -eq 0 ] && echo "ok - test-tsan"
 exit $fail
