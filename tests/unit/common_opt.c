@@ -126,8 +126,8 @@ static void test_values(void)
     T_EQ_INT(set("memory", &x, "16777216T"), SP_EUSAGE);      /* 2^64: one too many */
     T_EQ_INT(set("memory", &x, "5k"), SP_EUSAGE);
     T_EQ_INT(set("memory", &x, "1023"), SP_EUSAGE);
-    T_EQ_STR(err, "--memory: expected a size in bytes such as 512M or 2G (K, M, G, T: powers of 1024), "
-                  "at least 1024, got '1023'");
+    T_EQ_STR(err, "--memory: expected a whole number of bytes of at least 1K, optionally with a suffix K, M, G or T "
+                  "(powers of 1024; e.g. 512M, 2G), got '1023'");
     /* DOUBLE: finite, within [lo, hi] when lo < hi */
     T_EQ_INT(set("lr", &x, "1"), SP_OK);
     T_EQ_INT(set("lr", &x, "0.125"), SP_OK);
