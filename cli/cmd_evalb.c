@@ -29,7 +29,7 @@ struct evalb_opts {
     const char *param;
     long cutoff_len, max_error;     /* -1: as the parameter file says */
     int debug;                      /* 0: as the parameter file says */
-    int json;
+    int json;                       /* --json, from cli_json_option */
 };
 static const struct sp_opt evalb_options[] = {
 #define O(f) offsetof(struct evalb_opts, f)
@@ -40,7 +40,6 @@ static const struct sp_opt evalb_options[] = {
       .help = "abort after more than N errors, over MAX_ERROR (-e)" },
     { "debug", SP_OPT_FLAG, O(debug), .flag_value = 1, .help = "per-sentence debug dump, DEBUG 1 (-d)" },
     { "debug-2", SP_OPT_FLAG, O(debug), .flag_value = 2, .help = "DEBUG 2 (-D; dumps as DEBUG 1)" },
-    { "json", SP_OPT_FLAG, O(json), .help = "print the two summary blocks as JSON", .flags = SP_OPTF_CLI },
 #undef O
     { 0 },
 };
@@ -142,10 +141,11 @@ static int run_evalb(const struct evalb_opts *f, const char *gold, const char *t
 int cmd_evalb(int argc, char **argv)
 {
     char **words = sp_xmalloc(sizeof *words * (size_t)(2 * argc + 1));   /* -pFILE becomes two words */
-    struct evalb_opts f;
-    const struct sp_optbind b[] = { { evalb_options, &f } };
+    struct evalb_opts f = { 0 };
     struct cli c;
-    int rc = cli_parse(&c, "evalb", usage, b, 1, evalb_words(argc, argv, words), words, 1);
+    const struct sp_optbind b[] = { { evalb_options, &f }, { cli_json_option, &c.common } };
+    int rc = cli_parse(&c, "evalb", usage, b, 2, evalb_words(argc, argv, words), words, 1);
+    f.json = c.common.json;
     if (rc < 0 && c.operands.n != 2) {
         fputs(usage, stderr);
         rc = c.operands.n < 2 ? cli_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files")
