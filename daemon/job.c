@@ -267,7 +267,9 @@ static int task_entry(struct parse *P, json_t *e, const char *where)
     struct stg_tasks_build_opts *o = s->opts;
     if (!o->corpus.n && !o->corpus_files.n) {
         if (!P->n_corpora) return fail(P, "%s.corpus: the job has no corpora to build tasks from", where);
-        o->corpus = (struct sp_strlist){ P->corpora, P->n_corpora };
+        const char **v = sp_arena_alloc(&P->job->arena, sizeof *v * (size_t)(P->n_corpora + 1));
+        memcpy(v, P->corpora, sizeof *v * (size_t)P->n_corpora);   /* P->corpora dies with the parse */
+        o->corpus = (struct sp_strlist){ v, P->n_corpora };
     }
     for (int i = 0; i < o->corpus.n; i++)
         if (find_name(P->corpora, P->n_corpora, o->corpus.v[i]) < 0)
@@ -335,8 +337,9 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         if (is_corpus && is_task) return fail(P, "%s.inputs[%zu]: '%s' is both a corpus and a task", where, i, in);
         struct dmn_step *s = i ? dup_step(P, tmpl) : &P->job->steps[tmpl];
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
-        if (is_corpus) o->corpus = one(P, in);
-        else { o->task = one(P, in); o->attention = d->attention; }
+        o->corpus = is_corpus ? one(P, in) : d->corpus;
+        o->task = is_task ? one(P, in) : d->task;
+        if (is_task) o->attention = d->attention;
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
         int rc = add_run(P, where, o->run, in, is_task);
         if (rc) return rc;

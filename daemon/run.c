@@ -167,15 +167,11 @@ static int ledger(const struct dmn_job *job, const char *command, int op, char *
     return op ? (rc ? -1 : 0) : (rc ? 0 : done);
 }
 
-/* The step's command line ("probe --db X --task T --run R"), with ingest's files, into b. */
+/* The step's command line ("probe --db X --task T --run R"), into b. */
 static void step_command(const struct dmn_step *s, struct sp_buf *b)
 {
     sp_buf_puts(b, s->words);
     dmn_step_format(s, b);
-    if (s->kind == DMN_INGEST) {
-        const struct stg_ingest_opts *o = s->opts;
-        for (int i = 0; i < o->inputs.n; i++) { sp_buf_puts(b, " "); sp_buf_puts(b, o->inputs.v[i]); }
-    }
 }
 
 static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, const struct dmn_step *s, struct dmn_run_result *r)
