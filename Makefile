@@ -11,7 +11,7 @@
 #   make bench           every bench/*.sh
 #
 # Each layer folder becomes its own static library, so a unit test links only the
-# layers it needs: common < ingest < treeops < store, encoder < probes < stages < cli.
+# layers it needs: common < ingest < treeops < store, encoder < probes < stages < daemon < cli.
 
 CC       ?= cc
 NVCC     ?= nvcc
@@ -49,7 +49,7 @@ endif
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
 ALL_LDFLAGS := $(SANFL) $(LDFLAGS)
 
-LAYERS := common ingest treeops store encoder probes stages
+LAYERS := common ingest treeops store encoder probes stages daemon
 srcs    = $(filter-out store/sqlext.c,$(wildcard $(1)/*.c))
 objs    = $(patsubst %.c,$(BUILD)/%.o,$(call srcs,$(1)))
 cuobjs  = $(if $(filter 1,$(CUDA_ON)),$(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard $(1)/*.cu)))
@@ -63,6 +63,7 @@ below_store   := store treeops ingest common
 below_encoder := encoder store treeops ingest common
 below_probes  := probes encoder store treeops ingest common
 below_stages  := stages probes encoder store treeops ingest common
+below_daemon  := daemon stages probes encoder store treeops ingest common
 layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
 
 CUDA_PLUGIN := $(if $(filter 1,$(CUDA_ON)),$(BUILD)/synprobe_cuda.so)
@@ -116,8 +117,8 @@ $(BUILD)/%.cu.o: %.cu encoder/encoder_int.h encoder/enc_formulas.h encoder/encod
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
-$(BIN): $(CLI_O) $(call layer_libs,stages)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_O) $(call layer_libs,stages) $(LIBS)
+$(BIN): $(CLI_O) $(call layer_libs,daemon)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_O) $(call layer_libs,daemon) $(LIBS)
 
 # The SQLite extension is self-contained: the BLOB codecs and the SQL functions only.
 SQLEXT_SRC := store/sqlext.c store/blob.c

@@ -31,6 +31,7 @@ int cmd_trees(int argc, char **argv);
 int cmd_evalb(int argc, char **argv);
 int cmd_structprobe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 
 /* The flags every command takes. */

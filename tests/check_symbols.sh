@@ -16,7 +16,7 @@ counts=${2:-}
 
 # The one table of layers, lowest first. rank: a layer may include only layers of a lower rank
 # (equal rank: siblings). prefixes: comma-separated; "main" is a whole name, not a prefix.
-# A new layer (the job system's daemon/, between stages and cli) is one more line here.
+# daemon/ (the job system) sits between stages and cli.
 LAYERS='
 1 common  sp_
 2 ingest  ing_
@@ -25,7 +25,8 @@ LAYERS='
 4 encoder enc_
 5 probes  prb_
 6 stages  stg_
-7 cli     cmd_,cli_,main
+7 daemon  dmn_
+8 cli     cmd_,cli_,main
 '
 
 rank_of() {  # layer -> its rank, or nothing for a folder that is no layer

@@ -1,0 +1,568 @@
+/* daemon/job.c — reading and checking a job file, expanding it into steps (daemon/job.h). */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "daemon/job.h"
+#include "probes/tasks.h"
+#include "stages/encode.h"
+#include "stages/ingest.h"
+#include "stages/probe.h"
+#include "stages/report.h"
+#include "stages/structprobe.h"
+#include "stages/tasks.h"
+#include "stages/trees.h"
+
+struct kind_info { const char *words; const struct sp_opt *table; size_t size; const char *outputs[3]; };
+static const struct kind_info kinds[DMN_NKINDS] = {
+    [DMN_INGEST] = { "ingest", stg_ingest_options, sizeof(struct stg_ingest_opts), { 0 } },
+    [DMN_TASKS_BUILD] = { "tasks build", stg_tasks_build_options, sizeof(struct stg_tasks_build_opts), { "out" } },
+    [DMN_TASKS_IMPORT] = { "tasks import", stg_tasks_import_options, sizeof(struct stg_tasks_import_opts), { 0 } },
+    [DMN_ENCODE] = { "encode", stg_encode_options, sizeof(struct stg_encode_opts), { "save-weights" } },
+    [DMN_PROBE] = { "probe", stg_probe_options, sizeof(struct stg_probe_opts), { "save" } },
+    [DMN_TREES] = { "trees", stg_trees_options, sizeof(struct stg_trees_opts), { "out", "gold-out" } },
+    [DMN_STRUCTPROBE] = { "structprobe", stg_structprobe_options, sizeof(struct stg_structprobe_opts), { 0 } },
+    [DMN_REPORT] = { "report", stg_report_options, sizeof(struct stg_report_opts), { "out" } },
+};
+
+/* an encoder run the job makes: what probes and trees are crossed with */
+struct runref { const char *run, *input; int is_task; };
+
+struct parse {
+    struct dmn_job *job;
+    char *err;
+    size_t errlen;
+    const char *corpora[256], *tasks[256];
+    int n_corpora, n_tasks;
+    struct runref *runs;
+    int n_runs;
+};
+
+static int fail(struct parse *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct parse *P, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(P->err, P->errlen, fmt, ap);
+    va_end(ap);
+    return SP_EUSAGE;
+}
+
+static int find_name(const char *const *v, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v[i], name)) return i;
+    return -1;
+}
+
+/* "PATH: 'x' is no NOUN of this job; did you mean 'y'? (NOUNs: a, b)" */
+static int fail_name(struct parse *P, const char *path, const char *name, const char *noun, const char *const *v, int n)
+{
+    char sugg[256], all[512];
+    sp_suggest(sugg, sizeof sugg, name, v, (size_t)n);
+    sp_join_names(all, sizeof all, v, (size_t)n, 12);
+    return fail(P, "%s: '%s' is no %s of this job%s%s (%ss: %s)", path, name, noun, sugg[0] ? "; " : "", sugg, noun,
+                n ? all : "none");
+}
+
+static const char *resolve(struct parse *P, const char *base, const char *p)
+{
+    if (p[0] == '/' || !strcmp(base, ".")) return sp_arena_strdup(&P->job->arena, p);
+    return sp_arena_printf(&P->job->arena, "%s/%s", base, p);
+}
+
+/* An output path stays inside the output folder: relative, with no ".." component. */
+static int inside(const char *p)
+{
+    if (p[0] == '/') return 0;
+    for (const char *s = p; *s; ) {
+        size_t n = strcspn(s, "/");
+        if (n == 2 && s[0] == '.' && s[1] == '.') return 0;
+        s += n + (s[n] == '/');
+    }
+    return 1;
+}
+
+static struct dmn_step *new_step(struct parse *P, enum dmn_step_kind k, const char *where)
+{
+    struct dmn_job *j = P->job;
+    j->steps = sp_xrealloc(j->steps, sizeof *j->steps * (size_t)(j->n_steps + 1));
+    struct dmn_step *s = &j->steps[j->n_steps++];
+    s->kind = k;
+    s->words = kinds[k].words;
+    s->table = kinds[k].table;
+    s->opts = sp_arena_alloc(&j->arena, kinds[k].size);
+    s->defaults = sp_arena_alloc(&j->arena, kinds[k].size);
+    s->where = sp_arena_strdup(&j->arena, where);
+    sp_opt_defaults(s->table, s->defaults, &j->arena);
+    memcpy(s->opts, s->defaults, kinds[k].size);
+    *(const char **)((char *)s->opts + sp_opt_find(s->table, "db")->offset) = j->store;
+    return s;
+}
+
+/* a copy of step s (same options), appended */
+static struct dmn_step *dup_step(struct parse *P, int i)
+{
+    struct dmn_step *s = new_step(P, P->job->steps[i].kind, P->job->steps[i].where);
+    memcpy(s->opts, P->job->steps[i].opts, kinds[s->kind].size);
+    return s;
+}
+
+#define FIELD(s, T, name) ((T *)((char *)(s)->opts + sp_opt_find((s)->table, name)->offset))
+
+/* Every path a JSON key set, resolved: inputs against the job's folder (and they must exist),
+ * outputs against the output folder (and they must stay inside it). alias: the job's name for
+ * the option "encoder" ("config"), for messages. */
+static int resolve_paths(struct parse *P, struct dmn_step *s, json_t *obj, const char *where, const char *alias)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        const struct sp_opt *o = sp_opt_find(s->table, key);
+        if (!o || (o->type != SP_OPT_PATH && o->type != SP_OPT_PATHS)) continue;
+        const char *shown = alias && !strcmp(key, "encoder") ? alias : key;
+        int is_out = 0;
+        for (int k = 0; k < 3 && kinds[s->kind].outputs[k]; k++) is_out |= !strcmp(kinds[s->kind].outputs[k], key);
+        const char **one = NULL;
+        int n = 1;
+        if (o->type == SP_OPT_PATH) one = (const char **)((char *)s->opts + o->offset);
+        else { struct sp_strlist *l = (struct sp_strlist *)((char *)s->opts + o->offset); one = l->v; n = l->n; }
+        for (int i = 0; i < n; i++) {
+            if (!one[i]) continue;
+            if (is_out && !inside(one[i]))
+                return fail(P, "%s.%s: '%s' leaves the output folder (an output path is relative to the job's \"out\" "
+                            "and has no '..')", where, shown, one[i]);
+            one[i] = resolve(P, is_out ? P->job->out : P->job->dir, one[i]);
+            if (!is_out && access(one[i], F_OK))
+                return fail(P, "%s.%s: %s: no such file", where, shown, one[i]);
+        }
+    }
+    return SP_OK;
+}
+
+/* Fill step s from obj (a copy without the job's own keys) through the stage's table. */
+static int fill(struct parse *P, struct dmn_step *s, json_t *obj, const char *where, const char *alias)
+{
+    if (json_object_get(obj, "db"))
+        return fail(P, "%s.db: the store is set once, by the job's \"store\"", where);
+    int rc = sp_opt_set_json(s->table, s->opts, obj, where, &P->job->arena, P->err, P->errlen);
+    return rc ? rc : resolve_paths(P, s, obj, where, alias);
+}
+
+/* A section entry: an object, copied so job keys can be taken out before the table reads it. */
+static json_t *entry(struct parse *P, json_t *e, const char *where)
+{
+    if (!json_is_object(e)) { fail(P, "%s: expected an object", where); return NULL; }
+    return json_copy(e);
+}
+
+static int want_string(struct parse *P, json_t *obj, const char *key, const char *where, int required, const char **out)
+{
+    json_t *v = json_object_get(obj, key);
+    *out = NULL;
+    if (!v) return required ? fail(P, "%s: \"%s\" is required", where, key) : SP_OK;
+    if (!json_is_string(v) || !json_string_value(v)[0]) return fail(P, "%s.%s: expected a non-empty string", where, key);
+    *out = sp_arena_strdup(&P->job->arena, json_string_value(v));
+    json_object_del(obj, key);
+    return SP_OK;
+}
+
+/* ---- sections ---- */
+
+/* The split a UD file name gives (en_ewt-ud-dev.conllu -> "dev"), or NULL. */
+static const char *ud_split(const char *path)
+{
+    static const char *const splits[] = { "train", "dev", "test" };
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (int i = 0; i < 3; i++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "-ud-%s.conllu", splits[i]);
+        size_t n = strlen(base), m = strlen(suffix);
+        if (n > m && !strcmp(base + n - m, suffix)) return splits[i];
+    }
+    return NULL;
+}
+
+/* One ingest step per run of consecutive paths with the same UD split (one step when "split"
+ * is given or no name is a UD name). */
+static int corpus_entry(struct parse *P, json_t *e, const char *where)
+{
+    const char *name;
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int rc = want_string(P, c, "name", where, 1, &name);
+    json_t *paths = json_incref(json_object_get(c, "paths"));
+    json_object_del(c, "paths");
+    if (!rc && find_name(P->corpora, P->n_corpora, name) >= 0) rc = fail(P, "%s.name: corpus '%s' is named twice", where, name);
+    if (!rc && (!json_is_array(paths) || !json_array_size(paths)))
+        rc = fail(P, "%s.paths: expected a non-empty array of file or folder names", where);
+    int first = P->job->n_steps, given_split = json_object_get(c, "split") != NULL;
+    if (!rc) {
+        struct dmn_step *s = new_step(P, DMN_INGEST, where);
+        *FIELD(s, const char *, "corpus") = name;
+        rc = fill(P, s, c, where, NULL);
+    }
+    size_t i;
+    json_t *p;
+    const char *cur = NULL;
+    json_array_foreach(paths, i, p) {
+        if (rc) break;
+        if (!json_is_string(p)) { rc = fail(P, "%s.paths[%zu]: expected a string", where, i); break; }
+        const char *path = resolve(P, P->job->dir, json_string_value(p));
+        if (access(path, F_OK)) { rc = fail(P, "%s.paths[%zu]: %s: no such file or folder", where, i, path); break; }
+        const char *split = given_split ? NULL : ud_split(path);
+        struct dmn_step *s = &P->job->steps[P->job->n_steps - 1];
+        if (i > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
+            s = dup_step(P, first);
+            ((struct stg_ingest_opts *)s->opts)->inputs = (struct sp_strlist){ 0 };
+        }
+        if (!((struct stg_ingest_opts *)s->opts)->inputs.n)
+            ((struct stg_ingest_opts *)s->opts)->inputs.v = sp_arena_alloc(&P->job->arena, sizeof(char *) * (json_array_size(paths) + 1));
+        struct stg_ingest_opts *o = s->opts;
+        if (!given_split) o->split = split;
+        cur = split;
+        o->inputs.v[o->inputs.n++] = path;
+        o->inputs.v[o->inputs.n] = NULL;
+    }
+    if (!rc) P->corpora[P->n_corpora++] = name;
+    json_decref(paths);
+    json_decref(c);
+    return rc;
+}
+
+/* a list of one name, in the job's arena */
+static struct sp_strlist one(struct parse *P, const char *name)
+{
+    const char **v = sp_arena_alloc(&P->job->arena, 2 * sizeof *v);
+    v[0] = name;
+    return (struct sp_strlist){ v, name ? 1 : 0 };
+}
+
+static int add_task(struct parse *P, const char *where, const char *name)
+{
+    if (find_name(P->tasks, P->n_tasks, name) >= 0) return fail(P, "%s: task '%s' is made twice", where, name);
+    if (P->n_tasks == 256) return fail(P, "%s: more than 256 tasks", where);
+    P->tasks[P->n_tasks++] = name;
+    return SP_OK;
+}
+
+/* tasks build (the default: from corpora) or tasks import (an entry with "file") */
+static int task_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int imp = json_object_get(c, "file") != NULL, rc;
+    struct dmn_step *s = new_step(P, imp ? DMN_TASKS_IMPORT : DMN_TASKS_BUILD, where);
+    rc = fill(P, s, c, where, NULL);
+    json_decref(c);
+    if (rc) return rc;
+    if (imp) {
+        struct stg_tasks_import_opts *o = s->opts;
+        return o->name ? add_task(P, where, o->name) : fail(P, "%s: \"name\" is required with \"file\"", where);
+    }
+    struct stg_tasks_build_opts *o = s->opts;
+    if (!o->corpus.n && !o->corpus_files.n) {
+        if (!P->n_corpora) return fail(P, "%s.corpus: the job has no corpora to build tasks from", where);
+        const char **v = sp_arena_alloc(&P->job->arena, sizeof *v * (size_t)(P->n_corpora + 1));
+        memcpy(v, P->corpora, sizeof *v * (size_t)P->n_corpora);   /* P->corpora dies with the parse */
+        o->corpus = (struct sp_strlist){ v, P->n_corpora };
+    }
+    for (int i = 0; i < o->corpus.n; i++)
+        if (find_name(P->corpora, P->n_corpora, o->corpus.v[i]) < 0)
+            return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus[%d]", where, i), o->corpus.v[i], "corpus",
+                             P->corpora, P->n_corpora);
+    const char *names[PRB_NTASKS];
+    for (int t = 0; t < PRB_NTASKS; t++) names[t] = prb_task_name((enum prb_task_id)t);
+    int all = !o->tasks.n;
+    for (int i = 0; i < o->tasks.n; i++) all |= !strcasecmp(o->tasks.v[i], "all");
+    for (int i = 0; !all && i < o->tasks.n; i++)
+        if (find_name(names, PRB_NTASKS, o->tasks.v[i]) < 0)
+            return fail_name(P, sp_arena_printf(&P->job->arena, "%s.tasks[%d]", where, i), o->tasks.v[i], "probing task",
+                             names, PRB_NTASKS);
+    for (int i = 0; i < (all ? PRB_NTASKS : o->tasks.n); i++) {
+        const char *t = all ? names[i] : o->tasks.v[i];
+        if ((rc = add_task(P, where, sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t)))) return rc;
+    }
+    return SP_OK;
+}
+
+static const char *base_name(struct parse *P, const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && !strcmp(b + n - 5, ".json")) n -= 5;
+    return sp_arena_strndup(&P->job->arena, b, n);
+}
+
+static int add_run(struct parse *P, const char *where, const char *run, const char *input, int is_task)
+{
+    for (int i = 0; i < P->n_runs; i++)
+        if (!strcmp(P->runs[i].run, run)) return fail(P, "%s: run '%s' is made twice (give the encoders different \"run\" names)", where, run);
+    P->runs = sp_xrealloc(P->runs, sizeof *P->runs * (size_t)(P->n_runs + 1));
+    P->runs[P->n_runs++] = (struct runref){ run, input, is_task };
+    return SP_OK;
+}
+
+/* An encoder crossed with its inputs: one encode step per input. A corpus run is named RUN
+ * (RUN-CORPUS when the encoder has several corpora), a task run RUN-TASK; attention is kept
+ * for corpus runs only (the trees read it; task runs never do). */
+static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char *where)
+{
+    size_t i, n_corpus = 0;
+    json_t *v;
+    json_array_foreach(inputs, i, v) {
+        if (!json_is_string(v)) return fail(P, "%s.inputs[%zu]: expected a string (a corpus or task of this job)", where, i);
+        n_corpus += find_name(P->corpora, P->n_corpora, json_string_value(v)) >= 0;
+    }
+    const char *run = ((struct stg_encode_opts *)P->job->steps[tmpl].opts)->run;
+    json_array_foreach(inputs, i, v) {
+        const char *in = sp_arena_strdup(&P->job->arena, json_string_value(v));
+        int is_corpus = find_name(P->corpora, P->n_corpora, in) >= 0, is_task = find_name(P->tasks, P->n_tasks, in) >= 0;
+        if (!is_corpus && !is_task) {
+            char sugg[256], all[1024];
+            const char *names[512];
+            int n = 0;
+            for (int k = 0; k < P->n_corpora; k++) names[n++] = P->corpora[k];
+            for (int k = 0; k < P->n_tasks; k++) names[n++] = P->tasks[k];
+            sp_suggest(sugg, sizeof sugg, in, names, (size_t)n);
+            sp_join_names(all, sizeof all, names, (size_t)n, 16);
+            return fail(P, "%s.inputs[%zu]: '%s' names no corpus or task of this job%s%s (inputs: %s)", where, i, in,
+                        sugg[0] ? "; " : "", sugg, n ? all : "none");
+        }
+        if (is_corpus && is_task) return fail(P, "%s.inputs[%zu]: '%s' is both a corpus and a task", where, i, in);
+        struct dmn_step *s = i ? dup_step(P, tmpl) : &P->job->steps[tmpl];
+        struct stg_encode_opts *o = s->opts, *d = s->defaults;
+        o->corpus = is_corpus ? one(P, in) : d->corpus;
+        o->task = is_task ? one(P, in) : d->task;
+        if (is_task) o->attention = d->attention;
+        o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
+        int rc = add_run(P, where, o->run, in, is_task);
+        if (rc) return rc;
+    }
+    return SP_OK;
+}
+
+static int encoder_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    json_t *inputs = json_incref(json_object_get(c, "inputs"));
+    json_object_del(c, "inputs");
+    json_t *cfg = json_object_get(c, "config");
+    const char *alias = cfg ? "config" : NULL;
+    if (cfg && json_object_get(c, "encoder")) { json_decref(inputs); json_decref(c); return fail(P, "%s: give \"config\" or \"encoder\", not both", where); }
+    if (cfg) { json_object_set(c, "encoder", cfg); json_object_del(c, "config"); }
+    int tmpl = P->job->n_steps, rc = SP_OK;
+    struct dmn_step *s = new_step(P, DMN_ENCODE, where);
+    if (!json_object_get(c, "encoder")) rc = fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
+    if (!rc) rc = fill(P, s, c, where, alias);
+    if (!rc && (!json_is_array(inputs) || !json_array_size(inputs)))
+        rc = fail(P, "%s.inputs: expected a non-empty array of corpus and task names", where);
+    struct stg_encode_opts *o = P->job->steps[tmpl].opts;
+    if (!rc && (o->corpus.n || o->task.n)) rc = fail(P, "%s: name corpora and tasks in \"inputs\", not \"corpus\" or \"task\"", where);
+    if (!rc && !o->run) o->run = base_name(P, o->encoder);
+    if (!rc) rc = encoder_inputs(P, tmpl, inputs, where);
+    json_decref(inputs);
+    json_decref(c);
+    return rc;
+}
+
+/* A probe entry crossed with the task runs (those of its "task" list, or all), each classifier
+ * and each seed: one step stores one result row, so a stopped job never leaves half a step. An
+ * entry with "run" is one step as written. */
+static int probe_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int tmpl = P->job->n_steps;
+    int rc = fill(P, new_step(P, DMN_PROBE, where), c, where, NULL);
+    json_decref(c);
+    if (rc) return rc;
+    struct stg_probe_opts t = *(struct stg_probe_opts *)P->job->steps[tmpl].opts;
+    if (t.run || t.task_file) return SP_OK;
+    for (int i = 0; i < t.task.n; i++)
+        if (find_name(P->tasks, P->n_tasks, t.task.v[i]) < 0)
+            return fail_name(P, sp_arena_printf(&P->job->arena, "%s.task[%d]", where, i), t.task.v[i], "task", P->tasks, P->n_tasks);
+    P->job->n_steps--;   /* the template becomes the crossed steps */
+    int nc = t.classifier.n ? t.classifier.n : 1, ns = t.seed.n ? t.seed.n : 1;
+    for (int r = 0; r < P->n_runs; r++) {
+        if (!P->runs[r].is_task || (t.task.n && find_name(t.task.v, t.task.n, P->runs[r].input) < 0)) continue;
+        for (int k = 0; k < nc * ns; k++) {
+            struct dmn_step *s = new_step(P, DMN_PROBE, where);
+            struct stg_probe_opts *o = s->opts;
+            *o = t;
+            o->task = one(P, P->runs[r].input);
+            o->run = P->runs[r].run;
+            if (t.classifier.n) o->classifier = one(P, t.classifier.v[k / ns]);
+            if (t.seed.n) o->seed = one(P, t.seed.v[k % ns]);
+        }
+    }
+    return SP_OK;
+}
+
+/* A trees entry with "run", "baseline", "attention" or "mrg" is one step; otherwise it is
+ * crossed with the corpus runs (of its "corpus", or all). */
+static int trees_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int tmpl = P->job->n_steps;
+    int rc = fill(P, new_step(P, DMN_TREES, where), c, where, NULL);
+    json_decref(c);
+    if (rc) return rc;
+    struct stg_trees_opts t = *(struct stg_trees_opts *)P->job->steps[tmpl].opts;
+    if (t.corpus && find_name(P->corpora, P->n_corpora, t.corpus) < 0)
+        return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), t.corpus, "corpus", P->corpora, P->n_corpora);
+    if (!t.corpus && !t.mrg.n && !P->n_corpora) return fail(P, "%s.corpus: the job has no corpora with gold trees", where);
+    if (t.run || t.baseline || t.attention || t.mrg.n) {
+        if (!t.corpus && !t.mrg.n) ((struct stg_trees_opts *)P->job->steps[tmpl].opts)->corpus = P->corpora[0];
+        return SP_OK;
+    }
+    P->job->n_steps--;
+    for (int r = 0; r < P->n_runs; r++) {
+        if (P->runs[r].is_task || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
+        struct stg_trees_opts *o = new_step(P, DMN_TREES, where)->opts;
+        *o = t;
+        o->corpus = P->runs[r].input;
+        o->run = P->runs[r].run;
+    }
+    return SP_OK;
+}
+
+static int structprobe_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    struct dmn_step *s = new_step(P, DMN_STRUCTPROBE, where);
+    int rc = fill(P, s, c, where, NULL);
+    json_decref(c);
+    struct stg_structprobe_opts *o = s->opts;
+    if (!rc && o->corpus && find_name(P->corpora, P->n_corpora, o->corpus) < 0)
+        return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), o->corpus, "corpus", P->corpora, P->n_corpora);
+    if (!rc && !o->corpus && !o->conllu.n && !o->dp.n) {
+        if (!P->n_corpora) return fail(P, "%s.corpus: the job has no corpora with gold trees", where);
+        o->corpus = P->corpora[0];
+    }
+    return rc;
+}
+
+static int report_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int rc = fill(P, new_step(P, DMN_REPORT, where), c, where, NULL);
+    json_decref(c);
+    return rc;
+}
+
+/* ---- the file ---- */
+
+typedef int (*entry_fn)(struct parse *P, json_t *e, const char *where);
+static const struct { const char *key; entry_fn fn; } sections[] = {
+    { "corpora", corpus_entry }, { "tasks", task_entry }, { "encoders", encoder_entry }, { "probes", probe_entry },
+    { "trees", trees_entry }, { "structprobes", structprobe_entry }, { "reports", report_entry },
+};
+#define N_SECTIONS (sizeof sections / sizeof sections[0])
+
+static int check_keys(struct parse *P, json_t *root)
+{
+    const char *names[N_SECTIONS + 4] = { "store", "out", "comment", "$schema" };
+    for (size_t i = 0; i < N_SECTIONS; i++) names[4 + i] = sections[i].key;
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (find_name(names, (int)(N_SECTIONS + 4), key) >= 0) continue;
+        char sugg[256], all[512];
+        sp_suggest(sugg, sizeof sugg, key, names, N_SECTIONS + 4);
+        sp_join_names(all, sizeof all, names, N_SECTIONS + 4, 16);
+        return fail(P, "%s: unknown key%s%s (known: %s)", key, sugg[0] ? "; " : "", sugg, all);
+    }
+    return SP_OK;
+}
+
+static int parse_root(struct parse *P, json_t *root)
+{
+    struct dmn_job *j = P->job;
+    if (!json_is_object(root)) return fail(P, "(top level): expected an object");
+    int rc = check_keys(P, root);
+    json_t *st = json_object_get(root, "store"), *out = json_object_get(root, "out");
+    if (!rc && (!json_is_string(st) || !json_string_value(st)[0]))
+        rc = fail(P, "store: %s", st ? "expected a non-empty string (the store's file name)" : "is required (the store's file name)");
+    if (!rc && out && (!json_is_string(out) || !json_string_value(out)[0])) rc = fail(P, "out: expected a non-empty string (a folder)");
+    if (rc) return rc;
+    j->store = resolve(P, j->dir, json_string_value(st));
+    j->out = out ? resolve(P, j->dir, json_string_value(out)) : j->dir;
+    for (size_t k = 0; k < N_SECTIONS; k++) {
+        json_t *arr = json_object_get(root, sections[k].key);
+        if (!arr) continue;
+        if (!json_is_array(arr)) return fail(P, "%s: expected an array of objects", sections[k].key);
+        size_t i;
+        json_t *e;
+        json_array_foreach(arr, i, e) {
+            char where[64];
+            snprintf(where, sizeof where, "%s[%zu]", sections[k].key, i);
+            if ((rc = sections[k].fn(P, e, where))) return rc;
+        }
+    }
+    return j->n_steps ? SP_OK : fail(P, "(top level): the job has no steps (give corpora, tasks, encoders, ...)");
+}
+
+int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen)
+{
+    memset(job, 0, sizeof *job);
+    sp_arena_init(&job->arena);
+    job->path = sp_arena_strdup(&job->arena, name);
+    job->dir = sp_arena_strdup(&job->arena, dir);
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        snprintf(err, errlen, "%s:%d:%d: not JSON: %s", name, je.line, je.column, je.text);
+        return SP_EPARSE;
+    }
+    struct parse P = { .job = job, .err = err, .errlen = errlen };
+    int rc = parse_root(&P, root);
+    json_decref(root);
+    free(P.runs);
+    if (rc) {
+        char tmp[SP_ERRLEN];
+        snprintf(tmp, sizeof tmp, "%s", err);
+        snprintf(err, errlen, "%s: %s", name, tmp);
+    }
+    return rc;
+}
+
+int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = sp_read_file(path, &len);
+    if (!text) {
+        memset(job, 0, sizeof *job);
+        sp_arena_init(&job->arena);
+        snprintf(err, errlen, "%s: cannot read the job file", path);
+        return SP_EIO;
+    }
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    int rc = dmn_job_parse(text, dir, path, job, err, errlen);
+    free(text);
+    return rc;
+}
+
+void dmn_job_free(struct dmn_job *job)
+{
+    free(job->steps);
+    sp_arena_free(&job->arena);
+    memset(job, 0, sizeof *job);
+}
+
+void dmn_step_format(const struct dmn_step *s, struct sp_buf *b)
+{
+    sp_opt_format_args(s->table, s->opts, s->defaults, b);
+}

@@ -1,0 +1,55 @@
+/* daemon/job.h — a job file: one JSON file that describes a whole experiment.
+ *
+ * dmn_job_load reads and validates the file (schemas/job.schema.json) and expands it into the
+ * list of steps the runner (daemon/run.h) calls in order: ingest each corpus, build or import
+ * tasks, encode every encoder over each of its inputs, probe every task run (per classifier and
+ * seed), extract and score trees, structural probes, reports. Each step is a stage's options
+ * struct filled through that stage's option table (sp_opt_set_json), so a job key is the flag's
+ * name and is declared once. Every error names the JSON path ("encoders[1].config: no such
+ * file"); relative paths resolve against the job file's folder, output paths against the job's
+ * output folder ("out"), which they may not leave. Loading writes nothing. */
+#ifndef DMN_JOB_H
+#define DMN_JOB_H
+
+#include <stddef.h>
+
+#include "common/opt.h"
+#include "common/sp.h"
+
+enum dmn_step_kind {
+    DMN_INGEST, DMN_TASKS_BUILD, DMN_TASKS_IMPORT, DMN_ENCODE, DMN_PROBE, DMN_TREES, DMN_STRUCTPROBE, DMN_REPORT,
+    DMN_NKINDS
+};
+
+struct dmn_step {
+    enum dmn_step_kind kind;
+    const char *words;            /* the command words: "ingest", "tasks build" */
+    const struct sp_opt *table;   /* the stage's option table */
+    void *opts;                   /* the stage's options struct (in the job's arena) */
+    void *defaults;               /* the same struct at its defaults: what the printed command leaves out */
+    const char *where;            /* the JSON path it came from: "encoders[1]" */
+};
+
+struct dmn_job {
+    struct sp_arena arena;        /* every string and options struct of the job */
+    const char *path;             /* the job file */
+    const char *dir;              /* its folder: relative paths resolve here */
+    const char *out;              /* the output folder (resolved) */
+    const char *store;            /* the store (resolved) */
+    struct dmn_step *steps;
+    int n_steps;
+};
+
+/* Read and check path; SP_OK with *job filled, or an error code with err naming the JSON path.
+ * Nothing is created or written either way. */
+int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen);
+
+/* The same from a JSON text; dir is the folder relative paths resolve against. */
+int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen);
+
+void dmn_job_free(struct dmn_job *job);
+
+/* " --db X --run Y" for a step: its options that differ from the defaults, into b. */
+void dmn_step_format(const struct dmn_step *s, struct sp_buf *b);
+
+#endif

@@ -1,0 +1,235 @@
+/* daemon/run.c — the foreground job runner (daemon/run.h). */
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/run.h"
+#include "stages/encode.h"
+#include "stages/ingest.h"
+#include "stages/probe.h"
+#include "stages/report.h"
+#include "stages/structprobe.h"
+#include "stages/tasks.h"
+#include "stages/trees.h"
+#include "store/jobs.h"
+
+struct step_out { char summary[512]; int nowork; };
+
+/* mkdir -p of path's folder (the output folder itself when dir_too) */
+static void make_parents(const char *path, int dir_too)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    if (!dir_too) { char *s = strrchr(p, '/'); if (!s) return; *s = 0; }
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') { *s = 0; mkdir(p, 0777); *s = '/'; }
+    mkdir(p, 0777);
+}
+
+static void log_json(FILE *log, json_t *j)
+{
+    if (!log || !j) return;
+    json_dumpf(j, log, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', log);
+}
+
+static int do_ingest(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    struct stg_ingest_result r;
+    int rc = stg_ingest(ro->ctx, s->opts, &r);
+    if (rc == SP_OK) {
+        snprintf(so->summary, sizeof so->summary, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged,
+                 r.sentences);
+        so->nowork = r.n_unchanged == r.n_files;
+    } else if (r.n_files && r.files[r.n_files - 1].error[0]) {
+        snprintf(ro->ctx->err, sizeof ro->ctx->err, "%s", r.files[r.n_files - 1].error);
+    }
+    stg_ingest_result_free(&r);
+    return rc;
+}
+
+static int do_encode(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    struct stg_encode_opts o = *(const struct stg_encode_opts *)s->opts;
+    o.command = ro->command;
+    struct stg_encode_result r;
+    int rc = stg_encode(ro->ctx, &o, &r);
+    long enc = 0, cached = 0;
+    for (int i = 0; i < r.n; i++) { enc += r.in[i].encoded; cached += r.in[i].cached; }
+    snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached", o.run, enc, cached);
+    so->nowork = enc == 0;
+    stg_encode_result_free(&r);
+    return rc;
+}
+
+static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    if (s->kind == DMN_TASKS_IMPORT) {
+        struct stg_tasks_import_result r;
+        int rc = stg_tasks_import(ro->ctx, s->opts, &r);
+        snprintf(so->summary, sizeof so->summary, "%d items imported", rc ? 0 : r.n_items);
+        return rc;
+    }
+    const struct stg_tasks_build_opts *o = s->opts;
+    if (o->out) make_parents(o->out, 1);
+    struct stg_tasks_build_result r;
+    int rc = stg_tasks_build(ro->ctx, o, &r);
+    log_json(ro->log, r.summary);
+    snprintf(so->summary, sizeof so->summary, "%d tasks built, %d stored", r.n_built, r.n_stored);
+    stg_tasks_build_result_free(&r);
+    return rc;
+}
+
+static int do_probe(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    struct stg_probe_opts o = *(const struct stg_probe_opts *)s->opts;
+    o.command = ro->command;
+    struct stg_probe_result r;
+    int rc = stg_probe(ro->ctx, &o, &r);
+    for (int i = 0; i < r.n; i++)
+        if (ro->log && r.runs[i].text) fputs(r.runs[i].text, ro->log);
+    if (r.n == 1 && r.runs[0].row.has_test)
+        snprintf(so->summary, sizeof so->summary, "%s: test %.2f%% (result #%lld)", r.runs[0].task, r.runs[0].row.test_acc,
+                 (long long)r.runs[0].result_id);
+    else snprintf(so->summary, sizeof so->summary, "%d results", r.n);
+    stg_probe_result_free(&r);
+    return rc;
+}
+
+static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    if (s->kind == DMN_STRUCTPROBE) {
+        struct stg_structprobe_opts o = *(const struct stg_structprobe_opts *)s->opts;
+        o.command = ro->command;
+        struct stg_structprobe_result r;
+        int rc = stg_structprobe(ro->ctx, &o, &r);
+        log_json(ro->log, r.json);
+        snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
+        stg_structprobe_result_free(&r);
+        return rc;
+    }
+    struct stg_trees_opts o = *(const struct stg_trees_opts *)s->opts;
+    o.command = ro->command;
+    if (o.out) make_parents(o.out, 0);
+    if (o.gold_out) make_parents(o.gold_out, 0);
+    struct stg_trees_result r;
+    int rc = stg_trees(ro->ctx, &o, &r);
+    log_json(ro->log, r.json);
+    snprintf(so->summary, sizeof so->summary, "%s (evaluation #%lld)", r.method, (long long)r.eval_id);
+    stg_trees_result_free(&r);
+    return rc;
+}
+
+static int do_report(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    struct stg_report_opts o = *(const struct stg_report_opts *)s->opts;
+    struct stg_report_result r = { 0 };
+    struct sp_out out;
+    o.f = stdout;
+    if (o.out) {
+        make_parents(o.out, 0);
+        if (sp_out_open(&out, o.out, ro->ctx->err, sizeof ro->ctx->err)) return SP_EIO;
+        o.f = out.f;
+    }
+    int rc = stg_report(ro->ctx, &o, &r);
+    if (o.out && rc == SP_OK) rc = sp_out_commit(&out, ro->ctx->err, sizeof ro->ctx->err) ? SP_EIO : SP_OK;
+    else if (o.out) sp_out_abort(&out);
+    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree,
+             o.out ? o.out : "stdout");
+    return rc;
+}
+
+static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    switch (s->kind) {
+    case DMN_INGEST: return do_ingest(ro, s, so);
+    case DMN_TASKS_BUILD: case DMN_TASKS_IMPORT: return do_tasks(ro, s, so);
+    case DMN_ENCODE: return do_encode(ro, s, so);
+    case DMN_PROBE: return do_probe(ro, s, so);
+    case DMN_TREES: case DMN_STRUCTPROBE: return do_trees(ro, s, so);
+    case DMN_REPORT: return do_report(ro, s, so);
+    default: return stg_fail(ro->ctx, SP_EUSAGE, "unknown step");
+    }
+}
+
+/* The ledger: steps other than ingest and encode (which know by content whether they have work).
+ * op 0: ask (returns 1 when done, summary filled); op 1: record. */
+static int ledger(const struct dmn_job *job, const char *command, int op, char *summary, size_t n, char *err, size_t errlen)
+{
+    struct st_db *db;
+    int done = 0;
+    if (op == 0 && access(job->store, F_OK)) return 0;
+    if (st_open(job->store, op ? 0 : ST_OPEN_READONLY, &db, err, errlen)) return op ? -1 : 0;
+    int rc = op ? st_job_step_mark(db, command, summary, err, errlen) : st_job_step_done(db, command, &done, summary, n, err, errlen);
+    st_close(db);
+    return op ? (rc ? -1 : 0) : (rc ? 0 : done);
+}
+
+/* The step's command line ("probe --db X --task T --run R"), into b. */
+static void step_command(const struct dmn_step *s, struct sp_buf *b)
+{
+    sp_buf_puts(b, s->words);
+    dmn_step_format(s, b);
+}
+
+static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, const struct dmn_step *s, struct dmn_run_result *r)
+{
+    struct sp_buf cmd = { 0 };
+    step_command(s, &cmd);
+    FILE *out = ro->out;
+    if (out) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
+    if (ro->log) { fprintf(ro->log, "\n$ synprobe %s\n", cmd.p); fflush(ro->log); }
+    struct step_out so = { "", 0 };
+    int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK;
+    char err[SP_ERRLEN];
+    ro->ctx->err[0] = 0;
+    if (use_ledger && ledger(job, cmd.p, 0, so.summary, sizeof so.summary, err, sizeof err) == 1) {
+        r->n_nowork++;
+        if (out && !ro->quiet_skips) fprintf(out, "    done before, skipped (%s)\n", so.summary);
+        sp_buf_free(&cmd);
+        return SP_OK;
+    }
+    rc = run_stage(ro, s, &so);
+    if (rc == SP_OK && use_ledger && ledger(job, cmd.p, 1, so.summary, 0, err, sizeof err))
+        rc = stg_fail(ro->ctx, SP_ESTORE, "recording the step in the job ledger: %s", err);
+    sp_buf_free(&cmd);
+    if (rc == SP_OK) {
+        if (so.nowork) r->n_nowork++;
+        else r->n_worked++;
+        if (out) fprintf(out, "    %s%s\n", so.nowork ? "no work: " : "", so.summary);
+        return SP_OK;
+    }
+    if (ro->log) fprintf(ro->log, "synprobe %s: %s\n", s->words, ro->ctx->err);
+    if (rc != SP_ESTOPPED) {
+        r->n_failed++;
+        if (!r->failed_where) r->failed_where = s->where;
+        if (out) fprintf(out, "    failed (%s): %s\n", s->where, ro->ctx->err);
+    }
+    return rc;
+}
+
+int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n_steps = job->n_steps;
+    make_parents(job->out, 1);
+    int first_rc = SP_OK, ingested = 0;
+    char keep[SP_ERRLEN] = "";   /* the first failure's message, kept while later steps run */
+    for (int i = 0; i < job->n_steps; i++) {
+        const struct dmn_step *s = &job->steps[i];
+        if (!ingested && s->kind != DMN_INGEST) {
+            ingested = 1;
+            if (ro->after_ingest) ro->after_ingest(ro->arg);
+        }
+        if (stg_stopping(ro->ctx)) return stg_stopped(ro->ctx);
+        int rc = one_step(job, ro, s, r);
+        if (rc == SP_ESTOPPED) return rc;
+        if (rc != SP_OK && first_rc == SP_OK) { first_rc = rc; snprintf(keep, sizeof keep, "%s", ro->ctx->err); }
+        if (rc != SP_OK && !ro->keep_going) return rc;
+        if (first_rc != SP_OK && rc == SP_OK) snprintf(ro->ctx->err, sizeof ro->ctx->err, "%s", keep);
+    }
+    if (!ingested && ro->after_ingest) ro->after_ingest(ro->arg);
+    return first_rc;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Issue 12: `synprobe run JOB.json` runs a job's steps; a second run does no work; a run stopped
+# by SIGTERM resumes to the same rows as an uninterrupted run, with no duplicates.
+. tests/cli/lib.sh
+mkjob() {  # folder: the demo corpus, the SAN config and a job over them
+    mkdir -p $1
+    cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json encoder/configs/ms-san.json $1/
+    cat >$1/job.json <<'J'
+{
+  "store": "out/store.db",
+  "out": "out",
+  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"], "strict": true}],
+  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
+               {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0}],
+  "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2"], "preset": "senteval-fast"}],
+  "trees": [{}, {"baseline": "right"}],
+  "reports": [{"format": "json", "out": "results.json"}]
+}
+J
+}
+rows() {  # probe results, tree evaluations, ledger steps, duplicate probe results
+    sqlite3 $1 "select (select count(*) from probe_result), (select count(*) from tree_eval), (select count(*) from job_step),
+      (select count(*) - count(distinct run_id || '/' || task_name || '/' || classifier || '/' || seed) from probe_result)" | tr '|' ' '
+}
+mkjob $TMP/a
+$SP run $TMP/a/job.json >$TMP/out1 2>$TMP/err1 && rc=0 || rc=$?
+expect_eq "the job runs: exit 0" "$rc" 0
+# by hand: 2 encoders x 3 tasks x 2 classifiers x 2 seeds = 24 probe rows; trees: 2 corpus runs + 1 baseline
+# = 3 rows; ledger: tasks build + 24 probes + 3 trees + 1 report = 29 steps; no duplicates
+expect_eq "rows after one run (probe, trees, ledger, duplicates)" "$(rows $TMP/a/out/store.db)" "24 3 29 0"
+expect_eq "38 steps printed (1 ingest, 1 tasks build, 8 encodes, 24 probes, 3 trees, 1 report)" \
+    "$(grep -c "^  \$ synprobe " $TMP/out1)" 38
+check "the report is in the output folder" test -s $TMP/a/out/results.json
+$SP run $TMP/a/job.json >$TMP/out2 2>$TMP/err2 && rc=0 || rc=$?
+expect_eq "the second run: exit 0" "$rc" 0
+check "the second run says it had nothing to do" grep -q 'nothing to do: all 38 steps were done before' $TMP/out2
+expect_eq "the second run added no rows" "$(rows $TMP/a/out/store.db)" "24 3 29 0"
+
+# stopped by SIGTERM once the probes have started, then resumed
+mkjob $TMP/b
+$SP run $TMP/b/job.json >$TMP/out3 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! grep -q 'synprobe probe' $TMP/out3 2>/dev/null; do sleep 0.05; i=$((i+1)); done
+kill -TERM $pid 2>/dev/null
+wait $pid && rc=0 || rc=$?
+if [ "$rc" = 143 ]; then
+    ok "SIGTERM mid-job: exit 143"
+    check "... it says how to resume" grep -q 'run it again to resume' $TMP/out3
+else
+    skip "the job finished (exit $rc) before SIGTERM arrived: nothing to resume"
+fi
+$SP run $TMP/b/job.json >$TMP/out4 2>&1 && rc=0 || rc=$?
+expect_eq "the resumed run: exit 0" "$rc" 0
+expect_eq "resumed: the same rows as the uninterrupted run, no duplicates" "$(rows $TMP/b/out/store.db)" "24 3 29 0"
+expect_eq "integrity_check" "$(sqlite3 $TMP/b/out/store.db 'pragma integrity_check')" ok
+
+# a real treebank: UD EWT dev, tasks, one encoder, probes
+EWT=../shared/data/ud-ewt/en_ewt-ud-dev.conllu
+if [ -f "$EWT" ]; then
+    mkdir -p $TMP/r
+    cp encoder/configs/san.json $TMP/r/
+    cat >$TMP/r/job.json <<J
+{"store": "ewt.db", "out": "out",
+ "corpora": [{"name": "ewt", "paths": ["$(cd "$(dirname $EWT)" && pwd)/en_ewt-ud-dev.conllu"]}],
+ "tasks": [{"tasks": ["Tense"]}],
+ "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
+ "probes": [{}],
+ "reports": [{"format": "csv", "out": "ewt.csv"}]}
+J
+    $SP run $TMP/r/job.json >$TMP/out5 2>&1 && rc=0 || rc=$?
+    expect_eq "EWT dev job: exit 0" "$rc" 0
+    expect_eq "the UD file name gave the split: every sentence is dev" \
+        "$(sqlite3 $TMP/r/ewt.db "select count(distinct split) || ' ' || max(split) from sentence")" "1 dev"
+    expect_eq "one probe result" "$(sqlite3 $TMP/r/ewt.db 'select count(*) from probe_result')" 1
+else
+    skip "real-data job: $EWT absent"
+fi
+done_testing
