@@ -2,9 +2,10 @@
  *
  * ingest (embedded CoNLL-U + PTB trees) -> tasks build -> encode with SAN, MS-SAN, SG-Net and
  * PSAN (seeded random init, embedded configs) -> probe -> trees -> a results table on stdout and
- * DIR/results.json (`synprobe report --format json`). Every step calls the stage the command
- * would call and is printed as that command (from the stage's option table), its log lines in
- * DIR/pipeline.log, so the demo exercises the same code paths and doubles as a recipe. */
+ * DIR/results.json. The demo is a job: it writes DIR/demo.job.json and runs it through the job
+ * runner (daemon/run.c), which prints each step as the command that does the same (from the
+ * stage's option table) and logs the stages' output to DIR/pipeline.log; so a new user sees the
+ * job format on the first day, and `synprobe run DIR/demo.job.json` is the same experiment. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -18,13 +19,8 @@
 #include "common/sp.h"
 #include "cli/cli.h"
 #include "cli/info.h"
-#include "stages/ingest.h"
+#include "daemon/run.h"
 #include "stages/manifest.h"
-#include "stages/probe.h"
-#include "stages/encode.h"
-#include "stages/report.h"
-#include "stages/tasks.h"
-#include "stages/trees.h"
 #include "store/results.h"
 #include "store/runs.h"
 
@@ -55,163 +51,70 @@ static void show_examples(struct st_db *db)
     }
 }
 
-/* ---- the pipeline after ingest: each step is a stage called directly, printed as the command
- * that would do the same (from its option table), its log lines in DIR/pipeline.log ---- */
+/* ---- the pipeline as a job: DIR/demo.job.json, run by the job runner (daemon/run.c), the
+ * stages' log lines and results in DIR/pipeline.log ---- */
 
 static const char *const demo_task_list[] = { "Tense", "SubjNum", "SOMO", NULL };
 static const char *const demo_encoders[] = { "san", "ms-san", "sg-net", "psan", NULL };
 
 struct demo {
-    const char *dir, *db, *log_path;
+    const char *dir, *db;
     FILE *log;
-    struct sp_logger logger;
-    struct stg_ctx ctx;
-    struct sp_arena arena;         /* option values of every step */
-    const char *step;              /* the command word of the step running, for log prefixes */
-    struct sp_strlist command;     /* what the manifests record: synprobe demo ... */
-    int n_failed;
+    int ingest_only;
 };
 
 static void log_line(void *arg, enum sp_log_level level, const char *line)
 {
     struct demo *d = arg;
     if (!d->log) return;
-    if (level <= SP_LOG_WARN) fprintf(d->log, "synprobe %s: %s%s\n", d->step, level == SP_LOG_WARN ? "warning: " : "", line);
+    if (level <= SP_LOG_WARN) fprintf(d->log, "synprobe: %s%s\n", level == SP_LOG_WARN ? "warning: " : "", line);
     else fprintf(d->log, "%s\n", line);
 }
 
-/* Print "  $ synprobe WORDS --opt value ..." (the options that differ from the defaults) on
- * stdout and in the log, and reset the context for the step. */
-static void step_begin(struct demo *d, const char *words, const struct sp_opt *table, const void *opts, const void *defaults)
+static json_t *names(const char *const *v)
 {
-    struct sp_buf b = { 0 };
-    sp_opt_format_args(table, opts, defaults, &b);
-    printf("  $ synprobe %s%.*s\n", words, (int)b.len, b.p ? b.p : "");
-    fflush(stdout);
-    if (d->log) fprintf(d->log, "\n$ synprobe %s%.*s\n", words, (int)b.len, b.p ? b.p : "");
-    sp_buf_free(&b);
-    d->step = words;
-    d->ctx.err[0] = 0;
+    json_t *a = json_array();
+    for (; *v; v++) json_array_append_new(a, json_string(*v));
+    return a;
 }
 
-static int step_end(struct demo *d, int rc)
+/* The demo's experiment, as a user would write it: the corpus; three tasks; SAN, MS-SAN and
+ * SG-Net over the corpus (keeping layer-0 attention for the trees) and the tasks; PSAN over the
+ * corpus only (it needs a constituency tree for every item, and only 12 of the 32 demo sentences
+ * have one); a probe per task run; trees from every corpus run and two baselines; a report. */
+static json_t *demo_job(void)
 {
-    if (rc == SP_OK) return rc;
-    if (d->log) fprintf(d->log, "synprobe %s: %s\n", d->step, d->ctx.err);
-    printf("    -> exit %d (see %s)\n", cli_exit_status(rc), d->log_path);
-    d->n_failed++;
-    return rc;
-}
-
-static void log_json(struct demo *d, json_t *j)
-{
-    if (!d->log || !j) return;
-    json_dumpf(j, d->log, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    fputc('\n', d->log);
-}
-
-/* a list of one name, in the demo's arena */
-static struct sp_strlist one_name(struct demo *d, const char *name)
-{
-    const char **v = sp_arena_alloc(&d->arena, 2 * sizeof *v);
-    v[0] = name;
-    return (struct sp_strlist){ v, 1 };
-}
-
-static int step_tasks_build(struct demo *d)
-{
-    struct stg_tasks_build_opts o = { 0 }, def = { 0 };
-    sp_opt_defaults(stg_tasks_build_options, &def, &d->arena);
-    o = def;
-    o.db = d->db;
-    o.corpus = one_name(d, "demo");
-    const char **t = sp_arena_alloc(&d->arena, 4 * sizeof *t);
-    for (int i = 0; i < 3; i++) t[i] = demo_task_list[i];
-    o.tasks = (struct sp_strlist){ t, 3 };
-    o.seed = 1;
-    step_begin(d, "tasks build", stg_tasks_build_options, &o, &def);
-    struct stg_tasks_build_result r;
-    int rc = stg_tasks_build(&d->ctx, &o, &r);
-    log_json(d, r.summary);
-    stg_tasks_build_result_free(&r);
-    return step_end(d, rc);
-}
-
-/* encode a corpus (keeping layer-0 attention for the trees) or a task */
-static int step_encode(struct demo *d, const char *config, const char *run, const char *corpus, const char *task)
-{
-    struct stg_encode_opts o = { 0 }, def = { 0 };
-    sp_opt_defaults(stg_encode_options, &def, &d->arena);
-    o = def;
-    o.db = d->db;
-    if (corpus) o.corpus = one_name(d, corpus);
-    if (task) o.task = one_name(d, task);
-    o.encoder = config;
-    o.run = run;
-    if (corpus) o.attention = 0;
-    o.command = d->command;
-    step_begin(d, "encode", stg_encode_options, &o, &def);
-    struct stg_encode_result r;
-    int rc = stg_encode(&d->ctx, &o, &r);
-    stg_encode_result_free(&r);
-    return step_end(d, rc);
-}
-
-static int step_trees(struct demo *d, const char *run, const char *baseline)
-{
-    struct stg_trees_opts o = { 0 }, def = { 0 };
-    sp_opt_defaults(stg_trees_options, &def, &d->arena);
-    o = def;
-    o.db = d->db;
-    o.corpus = "demo";
-    o.run = run;
-    o.baseline = baseline;
-    o.command = d->command;
-    step_begin(d, "trees", stg_trees_options, &o, &def);
-    struct stg_trees_result r;
-    int rc = stg_trees(&d->ctx, &o, &r);
-    log_json(d, r.json);
-    stg_trees_result_free(&r);
-    return step_end(d, rc);
-}
-
-static int step_probe(struct demo *d, const char *task, const char *run)
-{
-    struct stg_probe_opts o = { 0 }, def = { 0 };
-    sp_opt_defaults(stg_probe_options, &def, &d->arena);
-    o = def;
-    o.db = d->db;
-    o.task = one_name(d, task);
-    o.run = run;
-    o.command = d->command;
-    step_begin(d, "probe", stg_probe_options, &o, &def);
-    struct stg_probe_result r;
-    int rc = stg_probe(&d->ctx, &o, &r);
-    for (int i = 0; i < r.n; i++)
-        if (d->log && r.runs[i].text) fputs(r.runs[i].text, d->log);
-    stg_probe_result_free(&r);
-    return step_end(d, rc);
-}
-
-static int step_report(struct demo *d, const char *path)
-{
-    struct stg_report_opts o = { 0 }, def = { 0 };
-    sp_opt_defaults(stg_report_options, &def, &d->arena);
-    o = def;
-    o.db = d->db;
-    o.format = STG_REPORT_JSON;
-    o.out = path;
-    step_begin(d, "report", stg_report_options, &o, &def);
-    struct sp_out out;
-    int rc = sp_out_open(&out, path, d->ctx.err, sizeof d->ctx.err) ? SP_EIO : SP_OK;
-    if (rc == SP_OK) {
-        o.f = out.f;
-        struct stg_report_result r;
-        rc = stg_report(&d->ctx, &o, &r);
-        if (rc == SP_OK) rc = sp_out_commit(&out, d->ctx.err, sizeof d->ctx.err) ? SP_EIO : SP_OK;
-        else sp_out_abort(&out);
+    json_t *corpus = json_pack("{s:s, s:[s, s], s:b}", "name", "demo", "paths", "corpus/demo.conllu", "corpus/demo.mrg",
+                               "strict", 1);
+    json_t *encoders = json_array();
+    for (const char *const *e = demo_encoders; *e; e++) {
+        json_t *in = json_array();
+        json_array_append_new(in, json_string("demo"));
+        for (const char *const *t = demo_task_list; strcmp(*e, "psan") && *t; t++) json_array_append_new(in, json_string(*t));
+        char config[64];
+        snprintf(config, sizeof config, "configs/%s.json", *e);
+        json_array_append_new(encoders, json_pack("{s:s, s:o, s:i}", "config", config, "inputs", in, "attention", 0));
     }
-    return step_end(d, rc);
+    return json_pack("{s:s, s:s, s:s, s:[o], s:[{s:o}], s:o, s:[{}], s:[{}, {s:s}, {s:s}], s:[{s:s, s:s}]}",
+                     "comment", "written by synprobe demo; run it again with: synprobe run demo.job.json",
+                     "store", "demo.db", "out", ".", "corpora", corpus, "tasks", "tasks", names(demo_task_list),
+                     "encoders", encoders, "probes", "trees", "baseline", "right", "baseline", "random",
+                     "reports", "format", "json", "out", "results.json");
+}
+
+/* After the ingest step: what the store holds, and the README's example queries on it. */
+static void after_ingest(void *arg)
+{
+    struct demo *d = arg;
+    char err[SP_ERRLEN];
+    struct st_db *db;
+    if (st_open(d->db, ST_OPEN_READONLY, &db, err, sizeof err)) { printf("  (store: %s)\n", err); return; }
+    printf("\n");
+    cli_info_print(db, "demo", 0, stdout);
+    show_examples(db);
+    st_close(db);
+    if (!d->ingest_only) printf("\nPipeline, continued (the stages' output goes to %s/pipeline.log):\n", d->dir);
+    fflush(stdout);
 }
 
 /* ---- the results table, from the stored rows ---- */
@@ -297,38 +200,6 @@ static void print_results(struct st_db *db)
     st_tree_evals_each(db, &any, print_tree_row, NULL, err, sizeof err);
 }
 
-static int run_pipeline(struct demo *d, struct st_db *db)
-{
-    char path[4096], cfg[4096];
-    printf("\nPipeline (commands as you would type them; their output goes to %s):\n", d->log_path);
-    d->log = fopen(d->log_path, "w");
-    step_tasks_build(d);
-    for (const char *const *e = demo_encoders; *e; e++) {
-        snprintf(cfg, sizeof cfg, "%s/configs/%s.json", d->dir, *e);
-        /* the corpus run keeps layer-0 attention for the trees; PSAN encodes only the 12
-         * sentences with a constituency tree and says how many it skipped */
-        if (step_encode(d, cfg, *e, "demo", NULL) == SP_OK) step_trees(d, *e, NULL);
-        if (!strcmp(*e, "psan")) {
-            printf("    (psan: probing tasks skipped: PSAN needs a constituency tree for every task item, and only\n"
-                   "     12 of the 32 demo sentences have one)\n");
-            continue;
-        }
-        for (const char *const *t = demo_task_list; *t; t++) {
-            char *trun = sp_arena_printf(&d->arena, "%s-%s", *e, *t);
-            if (step_encode(d, cfg, trun, NULL, *t) == SP_OK) step_probe(d, *t, trun);
-        }
-    }
-    step_trees(d, NULL, "right");
-    step_trees(d, NULL, "random");
-    snprintf(path, sizeof path, "%s/results.json", d->dir);
-    step_report(d, path);
-    if (d->log) fclose(d->log);
-    d->log = NULL;
-    print_results(db);
-    printf("\nAll results: %s (also `synprobe report --db %s --format csv`)\n", path, d->db);
-    return d->n_failed ? SP_EXIT_INPUT : SP_EXIT_OK;
-}
-
 static const char usage[] =
     "usage: synprobe demo [--out DIR] [--ingest-only] [--force]\n"
     "\n"
@@ -369,67 +240,71 @@ static int prepare_dir(const struct demo_opts *o, char *db_path, size_t n)
     return SP_EXIT_OK;
 }
 
-/* Every embedded file written out; the treebanks ingested (strict: our own corpus is clean). */
-static int ingest_demo(struct demo *d)
+/* Every embedded file written out (corpus/, configs/), and the job over them. */
+static int write_inputs(const char *dir, char *job_path, size_t n)
 {
-    struct stg_ingest_opts o = { 0 };
-    sp_opt_defaults(stg_ingest_options, &o, &d->arena);
-    o.db = d->db;
-    o.corpus = "demo";
-    o.mode = SP_MODE_STRICT;
     char path[4096];
     for (const struct sp_embedded *f = sp_demo_files; f->name; f++) {
         const char *dot = strrchr(f->name, '.');
-        int is_config = dot && !strcmp(dot, ".json");
-        snprintf(path, sizeof path, "%s/%s/%s", d->dir, is_config ? "configs" : "corpus", f->name);
+        snprintf(path, sizeof path, "%s/%s/%s", dir, dot && !strcmp(dot, ".json") ? "configs" : "corpus", f->name);
         if (write_file(path, f->data, f->len)) return cli_fail(SP_EXIT_INPUT, "demo", "%s: cannot write", path);
-        if (is_config) continue;
-        const char *one[] = { path, NULL };
-        o.inputs = (struct sp_strlist){ one, 1 };
-        struct stg_ingest_result r;
-        int rc = stg_ingest(&d->ctx, &o, &r);
-        if (rc == SP_OK)
-            printf("ingested %-28s %-6s %3d sentences%s\n", path, ing_format_name(r.files[0].fmt), r.files[0].sum.n_sentences,
-                   r.files[0].sum.n_attached ? " (trees attached to the sentences above)" : "");
-        else
-            cli_fail(SP_EXIT_INPUT, "demo", "%s", r.n_files && r.files[0].error[0] ? r.files[0].error : d->ctx.err);
-        stg_ingest_result_free(&r);
-        if (rc != SP_OK) return SP_EXIT_INPUT;
     }
-    return SP_EXIT_OK;
+    snprintf(job_path, n, "%s/demo.job.json", dir);
+    json_t *job = demo_job();
+    char *text = json_dumps(job, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(job);
+    int rc = write_file(job_path, text, strlen(text));
+    free(text);
+    return rc ? cli_fail(SP_EXIT_INPUT, "demo", "%s: cannot write", job_path) : SP_EXIT_OK;
+}
+
+/* The job's steps in order; with --ingest-only, its ingest steps only. */
+static int run_job(struct cli *c, struct demo *d, const char *job_path)
+{
+    struct dmn_job job;
+    char err[SP_ERRLEN];
+    if (dmn_job_load(job_path, &job, err, sizeof err)) return cli_fail(SP_EXIT_INPUT, "demo", "%s", err);
+    if (d->ingest_only) {
+        int k = 0;
+        while (k < job.n_steps && job.steps[k].kind == DMN_INGEST) k++;
+        job.n_steps = k;
+    }
+    struct sp_logger log = { SP_LOG_INFO, log_line, d };
+    struct stg_ctx ctx = { .log = &log, .stop = c->ctx.stop };
+    struct dmn_run_opts ro = { .out = stdout, .log = d->log, .ctx = &ctx, .command = c->command, .keep_going = 1,
+                               .quiet_skips = 1, .after_ingest = after_ingest, .arg = d };
+    struct dmn_run_result r;
+    printf("Pipeline (the job %s; each step printed as the command that does the same):\n", job_path);
+    int rc = dmn_run(&job, &ro, &r);
+    dmn_job_free(&job);
+    if (rc != SP_OK) fprintf(stderr, "synprobe demo: %s (see %s/pipeline.log)\n", ctx.err, d->dir);
+    return cli_exit_status(rc);
 }
 
 int cmd_demo(int argc, char **argv)
 {
-    struct demo_opts o;
+    struct demo_opts o = { 0 };
     const struct sp_optbind b[] = { { demo_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "demo", usage, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     if (!sp_demo_files[0].name) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus"));
-    char db_path[4096], log_path[4096];
-    if ((rc = prepare_dir(&o, db_path, sizeof db_path)) != SP_EXIT_OK) return cli_done(&c, rc);
+    char db_path[4096], job_path[4096], log_path[4096];
+    if ((rc = prepare_dir(&o, db_path, sizeof db_path)) != SP_EXIT_OK || (rc = write_inputs(o.out, job_path, sizeof job_path)))
+        return cli_done(&c, rc);
     snprintf(log_path, sizeof log_path, "%s/pipeline.log", o.out);
-    struct demo d = { .dir = o.out, .db = db_path, .log_path = log_path, .step = "demo" };
-    sp_arena_init(&d.arena);
-    d.logger = (struct sp_logger){ SP_LOG_INFO, log_line, &d };
-    d.ctx = (struct stg_ctx){ .log = &d.logger, .stop = c.ctx.stop };
-    d.command = c.command;
-
+    struct demo d = { .dir = o.out, .db = db_path, .log = fopen(log_path, "w"), .ingest_only = o.ingest_only };
     printf("synprobe demo: %s (store %s)\n\n", stg_build_info(), db_path);
-    rc = ingest_demo(&d);
+    rc = run_job(&c, &d, job_path);
+    if (d.log) fclose(d.log);
     char err[SP_ERRLEN];
-    struct st_db *db = NULL;
-    if (rc == SP_EXIT_OK && st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err))
-        rc = cli_fail(SP_EXIT_INPUT, "demo", "%s", err);
-    if (rc == SP_EXIT_OK) {
-        printf("\n");
-        cli_info_print(db, "demo", 0, stdout);
-        show_examples(db);
-        if (!o.ingest_only) rc = run_pipeline(&d, db);
-        printf("\nQuery the store yourself:  sqlite3 %s '.load build/synprobe_sql' 'SELECT ...'  (see README)\n", db_path);
+    struct st_db *db;
+    if (!o.ingest_only && st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) == SP_OK) {
+        print_results(db);
+        st_close(db);
+        printf("\nAll results: %s/results.json (also `synprobe report --db %s --format csv`)\n", o.out, db_path);
     }
-    st_close(db);
-    sp_arena_free(&d.arena);
+    printf("\nQuery the store yourself:  sqlite3 %s '.load build/synprobe_sql' 'SELECT ...'  (see README)\n", db_path);
+    printf("Run the same experiment again, or edit it:  synprobe run %s\n", job_path);
     return cli_done(&c, rc);
 }

@@ -4,7 +4,7 @@
 # unknown option or command names the nearest one, --help is generated from the option tables.
 . tests/cli/lib.sh
 
-for cmd in demo ingest export info tasks encode probe trees evalb structprobe report; do
+for cmd in demo ingest export info tasks encode probe trees evalb structprobe report run; do
     sub=; [ $cmd = tasks ] && sub=build
     err=$($SP $cmd $sub --quiet --verbose 2>&1 >/dev/null) && rc=0 || rc=$?
     expect_eq "$cmd: --quiet and --verbose both parsed (exit 2)" "$rc" 2
