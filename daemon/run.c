@@ -154,17 +154,27 @@ static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     }
 }
 
-/* The ledger: steps other than ingest and encode (which know by content whether they have work).
- * op 0: ask (returns 1 when done, summary filled); op 1: record. */
-static int ledger(const struct dmn_job *job, const char *command, int op, char *summary, size_t n, char *err, size_t errlen)
+/* The ledger (store/jobs.h): steps other than ingest and encode, which know by content whether
+ * they have work. Begin: 1 when the step was done before (summary filled), 0 when it is to run
+ * (*step_id its 'started' row, whose rows from an unfinished attempt are gone), -1 on error. */
+static int ledger_begin(const struct dmn_job *job, const char *command, int64_t *step_id, char *summary, size_t n,
+                        char *err, size_t errlen)
 {
     struct st_db *db;
     int done = 0;
-    if (op == 0 && access(job->store, F_OK)) return 0;
-    if (st_open(job->store, op ? 0 : ST_OPEN_READONLY, &db, err, errlen)) return op ? -1 : 0;
-    int rc = op ? st_job_step_mark(db, command, summary, err, errlen) : st_job_step_done(db, command, &done, summary, n, err, errlen);
+    if (st_open(job->store, ST_OPEN_CREATE, &db, err, errlen)) return -1;
+    int rc = st_job_step_begin(db, command, step_id, &done, summary, n, err, errlen);
     st_close(db);
-    return op ? (rc ? -1 : 0) : (rc ? 0 : done);
+    return rc ? -1 : done;
+}
+
+static int ledger_finish(const struct dmn_job *job, int64_t step_id, const char *summary, char *err, size_t errlen)
+{
+    struct st_db *db;
+    if (st_open(job->store, 0, &db, err, errlen)) return -1;
+    int rc = st_job_step_finish(db, step_id, summary, err, errlen);
+    st_close(db);
+    return rc ? -1 : 0;
 }
 
 /* The step's command line ("probe --db X --task T --run R"), into b. */
@@ -184,15 +194,26 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, co
     struct step_out so = { "", 0 };
     int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK;
     char err[SP_ERRLEN];
+    int64_t step_id = 0;
     ro->ctx->err[0] = 0;
-    if (use_ledger && ledger(job, cmd.p, 0, so.summary, sizeof so.summary, err, sizeof err) == 1) {
-        r->n_nowork++;
-        if (out && !ro->quiet_skips) fprintf(out, "    done before, skipped (%s)\n", so.summary);
-        sp_buf_free(&cmd);
-        return SP_OK;
+    if (use_ledger) {
+        int done = ledger_begin(job, cmd.p, &step_id, so.summary, sizeof so.summary, err, sizeof err);
+        if (done < 0) rc = stg_fail(ro->ctx, SP_ESTORE, "the job ledger: %s", err);
+        if (done == 1) {
+            r->n_nowork++;
+            /* a kill between the rows' commit and ledger_finish leaves no summary */
+            if (out && !ro->quiet_skips)
+                fprintf(out, "    done before, skipped%s%s%s\n", *so.summary ? " (" : "", so.summary, *so.summary ? ")" : "");
+            sp_buf_free(&cmd);
+            return SP_OK;
+        }
     }
-    rc = run_stage(ro, s, &so);
-    if (rc == SP_OK && use_ledger && ledger(job, cmd.p, 1, so.summary, 0, err, sizeof err))
+    if (rc == SP_OK) {
+        ro->ctx->job_step = step_id;
+        rc = run_stage(ro, s, &so);
+        ro->ctx->job_step = 0;
+    }
+    if (rc == SP_OK && use_ledger && ledger_finish(job, step_id, so.summary, err, sizeof err))
         rc = stg_fail(ro->ctx, SP_ESTORE, "recording the step in the job ledger: %s", err);
     sp_buf_free(&cmd);
     if (rc == SP_OK) {

@@ -557,9 +557,8 @@ static int open_store(struct probe_run_ctx *pc)
     struct stg_ctx *ctx = pc->ctx;
     const char *path = o->db ? o->db : o->save;
     if (!path) return SP_OK;
-    int rc = st_open(path, o->db ? (o->no_save ? ST_OPEN_READONLY : 0) : ST_OPEN_CREATE, &pc->db, ctx->err,
-                     sizeof ctx->err);
-    if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
+    int rc = stg_open_store(ctx, path, o->db ? (o->no_save ? ST_OPEN_READONLY : 0) : ST_OPEN_CREATE, &pc->db);
+    if (rc != SP_OK) return rc;
     for (int i = 0; o->db && i < o->task.n; i++)
         if ((rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_TASK, o->task.v[i]))) return rc;
     if (o->run && (rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_RUN, o->run))) return rc;

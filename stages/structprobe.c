@@ -177,7 +177,7 @@ static int open_inputs(struct walk *w)
     struct stg_ctx *ctx = w->ctx;
     int rc;
     if (o->db) {
-        if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
+        if ((rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db)) != SP_OK) return rc;
         if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
     }
     if (o->distances && (rc = load_npy(w, o->distances, 3, &w->dist, &w->have_dist)) != SP_OK) return rc;

@@ -309,33 +309,34 @@ static int check_names(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     return SP_OK;
 }
 
-static int store_task(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
-                      const struct sentences *x, const struct prb_task *t, const char *params, uint64_t seed)
-{
-    char name[256];
-    snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
-    struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
-    for (int i = 0; i < t->n_items; i++) {
-        const struct prb_item *p = &t->item[i];
-        it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
-                                       p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
-    }
-    struct st_task_info info = { name, x->corpus_id, prb_task_name(t->id), 1, (int64_t)seed, params };
-    int rc = st_task_put(db, &info, it, t->n_items, o->replace, ctx->err, sizeof ctx->err);
-    free(it);
-    return rc;
-}
-
+/* every built task, named prefix + task name, in one transaction (st_tasks_put): a stopped or
+ * killed build stores all of them or none */
 static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
                        const struct sentences *x, struct stg_tasks_build_result *r)
 {
     int rc = check_names(ctx, db, o, &r->ts);
+    if (rc != SP_OK) return rc;
     char *params = json_dumps(json_object_get(r->summary, "options"), JSON_COMPACT | JSON_SORT_KEYS);
-    for (int id = 0; rc == SP_OK && id < PRB_NTASKS; id++) {
-        if (!r->ts.task[id].built) continue;
-        rc = store_task(ctx, db, o, x, &r->ts.task[id], params, r->ts.opts.seed);
-        r->n_stored += rc == SP_OK;
+    struct st_task_put put[PRB_NTASKS];
+    char names[PRB_NTASKS][256];
+    int n = 0;
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        const struct prb_task *t = &r->ts.task[id];
+        if (!t->built) continue;
+        snprintf(names[n], sizeof names[n], "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
+        struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
+        for (int i = 0; i < t->n_items; i++) {
+            const struct prb_item *p = &t->item[i];
+            it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
+                                           p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
+        }
+        put[n] = (struct st_task_put){ { names[n], x->corpus_id, prb_task_name(t->id), 1, (int64_t)r->ts.opts.seed, params },
+                                       it, t->n_items };
+        n++;
     }
+    rc = st_tasks_put(db, put, n, o->replace, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK) r->n_stored = n;
+    for (int i = 0; i < n; i++) free((void *)put[i].items);
     free(params);
     return rc;
 }

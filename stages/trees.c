@@ -302,7 +302,7 @@ static int open_inputs(struct walk *w)
     int rc;
     if (o->attention && (rc = load_attention(w)) != SP_OK) return rc;
     if (o->db) {
-        if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
+        if ((rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db)) != SP_OK) return rc;
         if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
         if (o->run && (rc = load_run(w)) != SP_OK) return rc;
     }
