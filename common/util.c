@@ -206,6 +206,13 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+uint64_t sp_splitmix_next(struct sp_splitmix *r) { return splitmix64(&r->x); }
+uint64_t sp_splitmix_below(struct sp_splitmix *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)splitmix64(&r->x) * n) >> 64);
+}
+double sp_splitmix_unif(struct sp_splitmix *r) { return (double)(splitmix64(&r->x) >> 11) * 0x1.0p-53; }
+
 void sp_rng_seed(struct sp_rng *r, uint64_t seed)
 {
     uint64_t x = seed;
