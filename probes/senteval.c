@@ -282,8 +282,14 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
         r->metrics_split = s.nte ? "test" : "dev";
         r->per_class = sp_xcalloc((size_t)K, sizeof *r->per_class);
         r->confusion = sp_xcalloc((size_t)K * K, sizeof(long));
+        r->n_eval = mn;
+        r->eval_rows = sp_xmalloc(sizeof(int) * (size_t)(mn + 1));
+        r->eval_correct = sp_xmalloc((size_t)mn + 1);
+        r->eval_correct[mn] = 0;
         for (int i = 0; i < mn; i++) {
             int g = ds->y[mrows[i]], q = pred[i];
+            r->eval_rows[i] = mrows[i];
+            r->eval_correct[i] = g == q ? '1' : '0';
             r->confusion[(size_t)g * K + q]++;
             r->per_class[g].support++;
             r->per_class[q].predicted++;
@@ -371,6 +377,8 @@ void prb_result_free(struct prb_result *r)
     free(r->fits);
     free(r->per_class);
     free(r->confusion);
+    free(r->eval_rows);
+    free(r->eval_correct);
     memset(r, 0, sizeof *r);
 }
 
@@ -481,6 +489,12 @@ json_t *prb_result_json(const struct prb_result *r)
         json_array_append_new(cm, row);
     }
     json_object_set_new(met, "confusion", cm);
+    if (r->eval_correct) {
+        json_t *rows = json_array();
+        for (int i = 0; i < r->n_eval; i++) json_array_append_new(rows, json_integer(r->eval_rows[i]));
+        json_object_set_new(met, "item_rows", rows);
+        json_object_set_new(met, "item_correct", json_string(r->eval_correct));
+    }
     json_object_set_new(o, "metrics", met);
     json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "example_passes", json_integer(r->example_passes));

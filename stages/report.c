@@ -7,6 +7,8 @@
 
 #include "stages/names.h"
 #include "stages/report.h"
+#include "stages/report_agg.h"
+#include "probes/stats.h"
 #include "store/results.h"
 
 const struct sp_opt stg_report_options[] = {
@@ -27,7 +29,7 @@ const struct sp_opt stg_report_options[] = {
 
 /* ---- collecting rows ---- */
 
-struct coll { json_t *probes, *trees; const struct sp_logger *log; };
+struct coll { json_t *probes, *trees, *aggs; const struct sp_logger *log; };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -206,6 +208,58 @@ static void text_probes(FILE *f, json_t *probes)
     }
 }
 
+/* "mean ± sd" of a {"mean","sd"} object: sd "-" for one seed */
+static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
+{
+    double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
+    if (isnan(m)) snprintf(buf, n, "-");
+    else if (isnan(sd)) snprintf(buf, n, "%.2f", m);
+    else snprintf(buf, n, "%.2f ± %.2f", m, sd);
+}
+
+static void text_aggregates(FILE *f, json_t *aggs)
+{
+    size_t i;
+    json_t *a;
+    int we = 7, wt = 4, wc = 10, n_wide = 0, n_none = 0, n_small = 0;
+    json_array_foreach(aggs, i, a) {
+        int x = (int)strlen(str_at(a, "encoder")), y = (int)strlen(str_at(a, "task")), z = (int)strlen(str_at(a, "classifier"));
+        if (x > we) we = x > 40 ? 40 : x;
+        if (y > wt) wt = y;
+        if (z > wc) wc = z;
+    }
+    fprintf(f, "test accuracy over seeds: mean ± sd, 95%% interval (bootstrap over test items, B = %d, seed %d)\n",
+            PRB_BOOT_B, PRB_BOOT_SEED);
+    fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %15s  %8s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
+            "seeds", "test", "95% interval", "majority", "selectivity");
+    json_array_foreach(aggs, i, a) {
+        char test[48], ci[48], maj[48], sel[48], n[16];
+        fmt_mean_sd(test, sizeof test, json_object_get(a, "test_acc"));
+        json_t *iv = at(a, "test_acc.ci95");
+        if (json_is_object(iv)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", num_at(iv, "lo"), num_at(iv, "hi"),
+                                         json_is_true(json_object_get(iv, "wide_ci")) ? " *" : "");
+        else { snprintf(ci, sizeof ci, "-"); n_none++; }
+        if (json_is_object(iv) && json_is_true(json_object_get(iv, "wide_ci"))) n_wide++;
+        fmt_num(maj, sizeof maj, num_at(a, "majority_acc.mean"), "%.2f");
+        fmt_mean_sd(sel, sizeof sel, json_object_get(a, "control_selectivity"));
+        fmt_num(n, sizeof n, num_at(a, "n_test"), json_is_true(json_object_get(a, "small_test")) ? "%.0f!" : "%.0f");
+        if (json_is_true(json_object_get(a, "small_test"))) n_small++;
+        /* "±" is 2 bytes, 1 column: widen its field by one */
+        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %15s  %8s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
+                str_at(a, "classifier"), n, (long long)json_integer_value(json_object_get(a, "n_seeds")),
+                strstr(test, "±") ? 16 : 15, test, ci, maj, strstr(sel, "±") ? 12 : 11, sel);
+    }
+    if (n_small)
+        fprintf(f, "! fewer than %d test items: too few to tell a 10-point difference from chance; these numbers are not "
+                   "findings\n", STG_SMALL_TEST);
+    if (n_wide)
+        fprintf(f, "* the interval is wider than 10 points: differences smaller than about half its width cannot be "
+                   "resolved on this test set\n");
+    if (n_none) fprintf(f, "- no interval: the results carry no per-item record (stored by an older synprobe) or the seeds "
+                           "were scored on different items\n");
+    fprintf(f, "\n");
+}
+
 static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
 {
     size_t i;
@@ -265,6 +319,7 @@ static void text_out(FILE *f, const struct coll *c, const char *db, int filtered
         fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
         return;
     }
+    if (np) text_aggregates(f, c->aggs);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
     size_t i;
@@ -402,11 +457,34 @@ static void csv_tree(FILE *f, json_t *row)
     emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
 }
 
+/* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
+static void csv_aggregate(FILE *f, json_t *a)
+{
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = str_at(a, "encoder");
+    o.v[C_TASK] = str_at(a, "task"); o.v[C_CLF] = str_at(a, "classifier");
+    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(a, "n_test"));
+    emit(&o, NULL, NULL, "n_seeds", NULL, NULL, json_object_get(a, "n_seeds"));
+    json_t *sm = json_integer(json_is_true(json_object_get(a, "small_test")));
+    emit(&o, "test", NULL, "small_test", NULL, NULL, sm);
+    json_decref(sm);
+    emit_num(&o, "test", NULL, "accuracy_mean", num_at(a, "test_acc.mean"));
+    emit_num(&o, "test", NULL, "accuracy_sd", num_at(a, "test_acc.sd"));
+    emit_num(&o, "test", NULL, "accuracy_ci_lo", num_at(a, "test_acc.ci95.lo"));
+    emit_num(&o, "test", NULL, "accuracy_ci_hi", num_at(a, "test_acc.ci95.hi"));
+    json_t *w = at(a, "test_acc.ci95.wide_ci");
+    if (w) { json_t *b = json_integer(json_is_true(w)); emit(&o, "test", NULL, "wide_ci", NULL, NULL, b); json_decref(b); }
+    emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
+    emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
+    emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
+}
+
 static void csv_out(FILE *f, const struct coll *c)
 {
     csv_row(f, csv_header);
     size_t i;
     json_t *row;
+    json_array_foreach(c->aggs, i, row) csv_aggregate(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
 }
@@ -417,6 +495,7 @@ static void csv_out(FILE *f, const struct coll *c)
 static void json_out(FILE *f, const struct coll *c)
 {
     json_t *o = json_object();
+    json_object_set(o, "aggregates", c->aggs);
     json_object_set(o, "probe_results", c->probes);
     json_object_set(o, "tree_evals", c->trees);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -456,6 +535,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
+    c->aggs = stg_report_aggregate(c->probes);
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
     size_t total = json_array_size(c->probes) + json_array_size(c->trees);
@@ -484,12 +564,13 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), ctx->log };
+    struct coll c = { json_array(), json_array(), NULL, ctx->log };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
     json_decref(c.probes);
     json_decref(c.trees);
+    json_decref(c.aggs);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))

@@ -1,0 +1,29 @@
+/* stages/report_agg.h — probe results of the same (encoder, task, classifier) aggregated over
+ * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
+ * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
+ * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
+ *
+ * small_test: fewer than STG_SMALL_TEST test items, too few to tell a 10-point difference from
+ * chance at 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10
+ * needs n >= 97). A bootstrap interval alone does not show this: 2 items both right resample to
+ * [100, 100].
+ *
+ * The encoder of a result is its run's name less the "-TASK" suffix the job runner and the demo
+ * give task runs ("san-Tense" -> "san"), else the run name, else the vectors file. The interval
+ * needs each seed's per-item correctness (probe results record it as metrics.item_rows/
+ * item_correct); a group whose seeds were scored on different items, or results stored before
+ * items were recorded, gets no interval (null, and "no per-item record" in the text). */
+#ifndef SP_STG_REPORT_AGG_H
+#define SP_STG_REPORT_AGG_H
+
+#include <jansson.h>
+
+#define STG_SMALL_TEST 97
+
+/* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
+ * first-appearance order of (encoder, task, classifier). */
+json_t *stg_report_aggregate(json_t *probes);
+/* The encoder label of one collected probe row (see above), into buf. */
+const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
+
+#endif
