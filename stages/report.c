@@ -19,6 +19,9 @@ const struct sp_opt stg_report_options[] = {
     { "classifier", SP_OPT_STR, O(classifier), .metavar = "C", .help = "probe results of this classifier (logreg, mlp)" },
     { "method", SP_OPT_STR, O(method), .metavar = "M", .help = "tree evaluations of this method" },
     { "corpus", SP_OPT_STR, O(corpus), .metavar = "C", .help = "tree evaluations of this corpus" },
+    { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B",
+      .help = "compare two encoders (or runs) per task: difference of test accuracy with a paired bootstrap interval and "
+              "p-value over the same test items" },
     { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
@@ -29,7 +32,7 @@ const struct sp_opt stg_report_options[] = {
 
 /* ---- collecting rows ---- */
 
-struct coll { json_t *probes, *trees, *aggs; const struct sp_logger *log; };
+struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log; };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -260,6 +263,30 @@ static void text_aggregates(FILE *f, json_t *aggs)
     fprintf(f, "\n");
 }
 
+static void text_compare(FILE *f, json_t *cmp)
+{
+    size_t i;
+    json_t *c = json_array_get(cmp, 0);
+    fprintf(f, "%s vs %s: difference of test accuracy (%s − %s), 95%% paired bootstrap interval over the same test items, "
+               "two-sided p (B = %d, seed %d)\n", str_at(c, "a"), str_at(c, "b"), str_at(c, "a"), str_at(c, "b"), PRB_BOOT_B,
+            PRB_BOOT_SEED);
+    fprintf(f, "%-12s  %-10s  %5s  %8s  %17s  %8s  %7s\n", "task", "classifier", "n", "diff", "95% interval", "p", "mdd80");
+    json_array_foreach(cmp, i, c) {
+        if (json_object_get(c, "error")) {
+            fprintf(f, "%-12s  %-10s  %s\n", str_at(c, "task"), str_at(c, "classifier"), str_at(c, "error"));
+            continue;
+        }
+        char ci[48], p[32], mdd[32];
+        snprintf(ci, sizeof ci, "[%.2f, %.2f]", num_at(c, "lo"), num_at(c, "hi"));
+        if (!isnan(num_at(c, "p_floor"))) snprintf(p, sizeof p, "< %.3g", num_at(c, "p_floor"));
+        else snprintf(p, sizeof p, "%.3f", num_at(c, "p"));
+        fmt_num(mdd, sizeof mdd, num_at(c, "mdd80"), "%.2f");
+        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", str_at(c, "task"), str_at(c, "classifier"), num_at(c, "n_test"),
+                num_at(c, "delta"), ci, p, mdd);
+    }
+    fprintf(f, "mdd80: the smallest true difference this test set detects with 80%% power (informative only)\n\n");
+}
+
 static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
 {
     size_t i;
@@ -320,6 +347,7 @@ static void text_out(FILE *f, const struct coll *c, const char *db, int filtered
         return;
     }
     if (np) text_aggregates(f, c->aggs);
+    if (c->cmp) text_compare(f, c->cmp);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
     size_t i;
@@ -479,12 +507,27 @@ static void csv_aggregate(FILE *f, json_t *a)
     emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
 }
 
+/* kind "comparison": run = "A vs B", metrics diff, lo, hi, p, mdd80 */
+static void csv_comparison(FILE *f, json_t *c)
+{
+    char who[512];
+    snprintf(who, sizeof who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
+    static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
+    static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",
+                                        "accuracy_diff_se", "mdd80" };
+    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(c, "n_test"));
+    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], num_at(c, k[i]));
+}
+
 static void csv_out(FILE *f, const struct coll *c)
 {
     csv_row(f, csv_header);
     size_t i;
     json_t *row;
     json_array_foreach(c->aggs, i, row) csv_aggregate(f, row);
+    json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
 }
@@ -496,6 +539,7 @@ static void json_out(FILE *f, const struct coll *c)
 {
     json_t *o = json_object();
     json_object_set(o, "aggregates", c->aggs);
+    if (c->cmp) json_object_set(o, "comparisons", c->cmp);
     json_object_set(o, "probe_results", c->probes);
     json_object_set(o, "tree_evals", c->trees);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -536,6 +580,13 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
     c->aggs = stg_report_aggregate(c->probes);
+    if (o->compare.n) {
+        if (o->compare.n != 2) return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
+        c->cmp = stg_report_compare(c->probes, o->compare.v[0], o->compare.v[1]);
+        if (!json_array_size(c->cmp))
+            return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
+                            "names less their -TASK suffix)", o->compare.v[0], o->compare.v[1]);
+    }
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
     size_t total = json_array_size(c->probes) + json_array_size(c->trees);
@@ -564,13 +615,14 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), NULL, ctx->log };
+    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
     json_decref(c.probes);
     json_decref(c.trees);
     json_decref(c.aggs);
+    json_decref(c.cmp);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))

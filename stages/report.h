@@ -19,6 +19,7 @@ struct stg_report_opts {
     struct sp_strlist task;          /* probe results of any of these tasks; empty: any */
     const char *classifier;          /* probe results only */
     const char *method, *corpus;     /* tree evaluations only */
+    struct sp_strlist compare;       /* two encoders (or runs): their paired comparison per task */
     int format;                      /* enum stg_report_format */
     const char *out;                 /* the destination's name; NULL: standard output */
     FILE *f;                         /* not in the table: where the report is written */

@@ -159,3 +159,99 @@ json_t *stg_report_aggregate(json_t *probes)
     json_decref(order);
     return out;
 }
+
+/* The members' per-item correctness as num[s·N + i] (the caller frees); N, or -1 when the members
+ * do not share one list of test item rows. rows0 (in/out) is the list to match. */
+static long member_items(json_t *members, json_t **rows0, double **num)
+{
+    size_t S = json_array_size(members), N = 0;
+    *num = NULL;
+    for (size_t s = 0; s < S; s++) {
+        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
+        json_t *rows = json_object_get(met, "item_rows");
+        const char *corr = json_string_value(json_object_get(met, "item_correct"));
+        if (!json_is_array(rows) || !corr || strlen(corr) != json_array_size(rows) || strcmp(str_of(met, "split"), "test"))
+            return -1;
+        if (!*rows0) *rows0 = rows;
+        else if (!json_equal(rows, *rows0)) return -1;
+    }
+    N = json_array_size(*rows0);
+    *num = malloc(sizeof **num * (S * N + 1));
+    for (size_t s = 0; s < S; s++) {
+        const char *corr = json_string_value(json_object_get(
+            json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics"), "item_correct"));
+        for (size_t i = 0; i < N; i++) (*num)[s * N + i] = corr[i] == '1';
+    }
+    return (long)N;
+}
+
+/* the members of one side: results whose encoder label or run name is `who` on (task, classifier) */
+static json_t *side(json_t *probes, const char *who, const char *task, const char *clf)
+{
+    json_t *out = json_array(), *row;
+    size_t i;
+    json_array_foreach(probes, i, row) {
+        char label[512];
+        stg_report_encoder_label(row, label, sizeof label);
+        const char *run = json_string_value(json_object_get(row, "run"));
+        if ((strcmp(label, who) && (!run || strcmp(run, who))) || strcmp(str_of(row, "task"), task) ||
+            strcmp(str_of(row, "classifier"), clf))
+            continue;
+        json_array_append(out, row);
+    }
+    return out;
+}
+
+json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
+{
+    json_t *out = json_array(), *seen = json_object(), *row;
+    size_t i;
+    json_array_foreach(probes, i, row) {
+        const char *task = str_of(row, "task"), *clf = str_of(row, "classifier");
+        char key[512];
+        snprintf(key, sizeof key, "%s\t%s", task, clf);
+        if (json_object_get(seen, key)) continue;
+        json_object_set_new(seen, key, json_true());
+        json_t *ma = side(probes, a, task, clf), *mb = side(probes, b, task, clf);
+        if (json_array_size(ma) && json_array_size(mb)) {
+            json_t *c = json_object(), *rows0 = NULL;
+            json_object_set_new(c, "task", json_string(task));
+            json_object_set_new(c, "classifier", json_string(clf));
+            json_object_set_new(c, "a", json_string(a));
+            json_object_set_new(c, "b", json_string(b));
+            json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)json_array_size(ma)));
+            json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)json_array_size(mb)));
+            double *na = NULL, *nb = NULL;
+            long Na = member_items(ma, &rows0, &na), Nb = Na >= 0 ? member_items(mb, &rows0, &nb) : -1;
+            struct prb_comparison r;
+            double *den = NULL;
+            if (Na > 0 && Nb == Na) {
+                den = malloc(sizeof *den * (size_t)Na);
+                for (long k = 0; k < Na; k++) den[k] = 1;
+            }
+            if (den && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
+                                       PRB_BOOT_SEED, &r) == SP_OK) {
+                json_object_set_new(c, "n_test", json_integer(r.n_items));
+                json_object_set_new(c, "delta", json_real(100 * r.delta));
+                json_object_set_new(c, "lo", json_real(100 * r.lo));
+                json_object_set_new(c, "hi", json_real(100 * r.hi));
+                json_object_set_new(c, "p", json_real(r.p));
+                json_object_set_new(c, "p_floor", r.p_floor > 0 ? json_real(r.p_floor) : json_null());
+                json_object_set_new(c, "se", isnan(r.se) ? json_null() : json_real(100 * r.se));
+                json_object_set_new(c, "mdd80", isnan(r.mdd80) ? json_null() : json_real(100 * r.mdd80));
+                json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
+                json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+                json_object_set_new(c, "n_invalid", json_integer(r.n_invalid));
+            } else {
+                json_object_set_new(c, "error", json_string("the two were not scored on the same test items (or carry no "
+                                                            "per-item record): no paired comparison"));
+            }
+            free(den); free(na); free(nb);
+            json_array_append_new(out, c);
+        }
+        json_decref(ma);
+        json_decref(mb);
+    }
+    json_decref(seen);
+    return out;
+}

@@ -23,6 +23,13 @@
 /* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
  * first-appearance order of (encoder, task, classifier). */
 json_t *stg_report_aggregate(json_t *probes);
+/* The paired comparison of encoders a and b (labels as above, or run names) on every (task,
+ * classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
+ * over each one's seeds), its 95% paired-bootstrap interval over the same test items (the same
+ * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
+ * results were scored on different items (or carry no per-item record) gets "error" instead. */
+json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
+
 /* The encoder label of one collected probe row (see above), into buf. */
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
 

@@ -72,4 +72,52 @@ check "... with the small-test note (the demo's tasks have a few test items)" gr
 expect_eq "the CSV has the same means (san, Tense, logreg)" \
     "$(grep '^aggregate,,san,,Tense,logreg,,,,test,,accuracy_mean,' $R/r.csv | cut -d, -f15)" \
     "$($PY -c "import json; print('%.10g' % [a for a in json.load(open('$R/r.json'))['aggregates'] if a['encoder']=='san' and a['task']=='Tense' and a['classifier']=='logreg'][0]['test_acc']['mean'])")"
+# --compare: the paired bootstrap (M7.4) recomputed independently on the same items
+$SP report --db $R/store.db --compare san,ms-san --format json --out $TMP/cmp.json 2>$TMP/cmp.err && rc=0 || rc=$?
+expect_eq "report --compare san,ms-san: exit 0" "$rc" 0
+cat >$TMP/cmp.py <<'P'
+import json, math, sys
+M = (1 << 64) - 1
+def splitmix(seed):
+    x = seed
+    while True:
+        x = (x + 0x9E3779B97F4A7C15) & M
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+        yield z ^ (z >> 31)
+rep = json.load(open(sys.argv[1]))
+def side(enc, task, clf):
+    return [p["result"]["metrics"]["item_correct"] for p in rep["probe_results"]
+            if p["run"] == enc + "-" + task and p["classifier"] == clf]
+bad, n_cmp = 0, 0
+for c in rep["comparisons"]:
+    A, B = side("san", c["task"], c["classifier"]), side("ms-san", c["task"], c["classifier"])
+    n = len(A[0])
+    stat = lambda S, idx: sum(sum(s[i] == "1" for i in idx) / len(idx) for s in S) / len(S)
+    full = list(range(n))
+    d = stat(A, full) - stat(B, full)
+    g = splitmix(1111)
+    ds = []
+    for b in range(1000):
+        idx = [(next(g) * n) >> 64 for _ in range(n)]
+        ds.append(stat(A, idx) - stat(B, idx))
+    sg = 1 if d > 0 else -1
+    cnt = sum(1 for x in ds if x * sg <= 0)
+    p = 1.0 if d == 0 else min(1.0, 2 * cnt / 1000)
+    ds.sort()
+    lo, hi = 100 * ds[24], 100 * ds[975]
+    ok = abs(c["delta"] - 100 * d) < 1e-9 and abs(c["lo"] - lo) < 1e-9 and abs(c["hi"] - hi) < 1e-9 and abs(c["p"] - p) < 1e-12
+    n_cmp += 1
+    if not ok:
+        bad += 1
+        print("mismatch", c, d, lo, hi, p, file=sys.stderr)
+print(n_cmp, bad)
+P
+expect_eq "4 comparisons (2 tasks x 2 classifiers), each equal to the independent paired bootstrap" "$($PY $TMP/cmp.py $TMP/cmp.json)" "4 0"
+$SP report --db $R/store.db --compare san >/dev/null 2>$TMP/e1 && rc=0 || rc=$?
+expect_eq "--compare with one name: exit 2 (usage)" "$rc" 2
+check "... it says two are expected" grep -q 'expected two encoders or runs (A,B), got 1' $TMP/e1
+$SP report --db $R/store.db --compare san,nosuch >/dev/null 2>$TMP/e2 && rc=0 || rc=$?
+check "--compare with an unknown encoder: an error naming it" sh -c "[ $rc -ne 0 ] && grep -q 'compare san,nosuch: no task and classifier has results of both' $TMP/e2"
 done_testing
