@@ -233,10 +233,10 @@ static void text_aggregates(FILE *f, json_t *aggs)
     }
     fprintf(f, "test accuracy over seeds: mean ± sd, 95%% interval (bootstrap over test items, B = %d, seed %d)\n",
             PRB_BOOT_B, PRB_BOOT_SEED);
-    fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %15s  %8s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
-            "seeds", "test", "95% interval", "majority", "selectivity");
+    fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %17s  %8s  %6s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
+            "seeds", "test", "95% interval", "majority", "length", "selectivity");
     json_array_foreach(aggs, i, a) {
-        char test[48], ci[48], maj[48], sel[48], n[16];
+        char test[48], ci[48], maj[48], sel[48], n[16], len[48];
         fmt_mean_sd(test, sizeof test, json_object_get(a, "test_acc"));
         json_t *iv = at(a, "test_acc.ci95");
         if (json_is_object(iv)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", num_at(iv, "lo"), num_at(iv, "hi"),
@@ -244,14 +244,17 @@ static void text_aggregates(FILE *f, json_t *aggs)
         else { snprintf(ci, sizeof ci, "-"); n_none++; }
         if (json_is_object(iv) && json_is_true(json_object_get(iv, "wide_ci"))) n_wide++;
         fmt_num(maj, sizeof maj, num_at(a, "majority_acc.mean"), "%.2f");
+        fmt_num(len, sizeof len, num_at(a, "length_acc.mean"), "%.2f");
         fmt_mean_sd(sel, sizeof sel, json_object_get(a, "control_selectivity"));
         fmt_num(n, sizeof n, num_at(a, "n_test"), json_is_true(json_object_get(a, "small_test")) ? "%.0f!" : "%.0f");
         if (json_is_true(json_object_get(a, "small_test"))) n_small++;
         /* "±" is 2 bytes, 1 column: widen its field by one */
-        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %15s  %8s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
+        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %17s  %8s  %6s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
                 str_at(a, "classifier"), n, (long long)json_integer_value(json_object_get(a, "n_seeds")),
-                strstr(test, "±") ? 16 : 15, test, ci, maj, strstr(sel, "±") ? 12 : 11, sel);
+                strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11, sel);
     }
+    fprintf(f, "majority: the most frequent training class; length: the same probe on sentence length alone; "
+               "selectivity: test accuracy minus that of the probe trained on shuffled labels\n");
     if (n_small)
         fprintf(f, "! fewer than %d test items: too few to tell a 10-point difference from chance; these numbers are not "
                    "findings\n", STG_SMALL_TEST);
@@ -418,6 +421,10 @@ static void csv_probe(FILE *f, json_t *row)
     emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));
     emit_num(&o, "dev", NULL, "majority_accuracy", num_at(res, "baselines.majority.devacc"));
     emit_num(&o, "test", NULL, "majority_accuracy", num_at(res, "baselines.majority.acc"));
+    if (at(res, "baselines.length")) {
+        emit_num(&o, "dev", NULL, "length_accuracy", num_at(res, "baselines.length.devacc"));
+        emit_num(&o, "test", NULL, "length_accuracy", num_at(res, "baselines.length.acc"));
+    }
     const char *ms = str_at(res, "metrics.split");
     if (at(res, "baselines.control")) {
         emit_num(&o, "dev", NULL, "control_accuracy", num_at(res, "baselines.control.devacc"));
@@ -504,6 +511,7 @@ static void csv_aggregate(FILE *f, json_t *a)
     if (w) { json_t *b = json_integer(json_is_true(w)); emit(&o, "test", NULL, "wide_ci", NULL, NULL, b); json_decref(b); }
     emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
     emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
+    emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
     emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
 }
 
