@@ -62,6 +62,9 @@ char *sp_read_file(const char *path, size_t *len);
  * commit) unlinks it, leaving any previous file untouched. A destination that is a symlink is
  * replaced itself, never written through. Both leave *o cleared (abort is a no-op then). */
 struct sp_out { FILE *f; char *path, *tmp; };
+/* mkdir -p: the folder and every missing parent. SP_EIO with "PATH: reason" in err on failure
+ * (a component that exists but is not a folder included). */
+int  sp_mkdirs(const char *path, char *err, size_t errlen);
 int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
 int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
 void sp_out_abort(struct sp_out *o);

@@ -17,15 +17,14 @@
 
 struct step_out { char summary[512]; int nowork; };
 
-/* mkdir -p of path's folder (the output folder itself when dir_too) */
+/* mkdir -p of path's folder (the output folder itself when dir_too); a failure shows when the
+ * file is opened there */
 static void make_parents(const char *path, int dir_too)
 {
-    char p[4096];
+    char p[4096], err[SP_ERRLEN];
     snprintf(p, sizeof p, "%s", path);
     if (!dir_too) { char *s = strrchr(p, '/'); if (!s) return; *s = 0; }
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') { *s = 0; mkdir(p, 0777); *s = '/'; }
-    mkdir(p, 0777);
+    (void)sp_mkdirs(p, err, sizeof err);
 }
 
 static void log_json(FILE *log, json_t *j)
@@ -126,18 +125,10 @@ static int do_report(const struct dmn_run_opts *ro, const struct dmn_step *s, st
 {
     struct stg_report_opts o = *(const struct stg_report_opts *)s->opts;
     struct stg_report_result r = { 0 };
-    struct sp_out out;
-    o.f = stdout;
-    if (o.out) {
-        make_parents(o.out, 0);
-        if (sp_out_open(&out, o.out, ro->ctx->err, sizeof ro->ctx->err)) return SP_EIO;
-        o.f = out.f;
-    }
-    int rc = stg_report(ro->ctx, &o, &r);
-    if (o.out && rc == SP_OK) rc = sp_out_commit(&out, ro->ctx->err, sizeof ro->ctx->err) ? SP_EIO : SP_OK;
-    else if (o.out) sp_out_abort(&out);
-    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree,
-             o.out ? o.out : "stdout");
+    char written[4096];
+    if (o.out && o.format != STG_REPORT_HTML) make_parents(o.out, 0);
+    int rc = stg_report_write(ro->ctx, &o, &r, written, sizeof written);
+    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree, written);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include "stages/names.h"
 #include "stages/report.h"
 #include "stages/report_agg.h"
+#include "stages/report_html.h"
 #include "probes/stats.h"
 #include "store/results.h"
 
@@ -22,10 +23,10 @@ const struct sp_opt stg_report_options[] = {
     { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B",
       .help = "compare two encoders (or runs) per task: difference of test accuracy with a paired bootstrap interval and "
               "p-value over the same test items" },
-    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv", .help = "see above" },
+    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
-              "nothing is an error and leaves FILE as it was)" },
+              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html" },
 #undef O
     { 0 },
 };
@@ -576,11 +577,17 @@ static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_re
     return rc;
 }
 
-static void write_report(FILE *f, const struct stg_report_opts *o, const struct coll *c, int filtered)
+static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct stg_report_opts *o,
+                        const struct coll *c, int filtered)
 {
+    if (o->format == STG_REPORT_HTML) {
+        struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp };
+        return stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+    }
     if (o->format == STG_REPORT_JSON) json_out(f, c);
     else if (o->format == STG_REPORT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
+    return SP_OK;
 }
 
 static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
@@ -606,7 +613,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
                         flt, bad_run[0] ? "; " : "", bad_run);
     }
     if (bad_run[0] && o->out) return stg_fail(ctx, SP_EPARSE, "%s (nothing written)", bad_run);
-    write_report(o->f, o, c, filtered);
+    if ((rc = write_report(ctx, db, o->f, o, c, filtered)) != SP_OK) return rc;
     if (fflush(o->f) != 0 || ferror(o->f)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out ? o->out : "stdout");
     if (!total && o->format != STG_REPORT_TEXT)
         sp_log(ctx->log, SP_LOG_WARN, "%s: no probe results or tree evaluations match", o->db);
@@ -638,5 +645,29 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
                r->n_tree, sp_now() - t0);
     else if (rc == SP_OK)
         sp_log(ctx->log, SP_LOG_INFO, "report: %zu probe results, %zu tree evaluations", r->n_probe, r->n_tree);
+    return rc;
+}
+
+int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
+                     size_t written_len)
+{
+    struct sp_out out = { 0 };
+    char dest[4096];
+    o->f = stdout;
+    snprintf(written, written_len, "stdout");
+    if (o->out) {
+        if (o->format == STG_REPORT_HTML) {
+            if (sp_mkdirs(o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
+            snprintf(dest, sizeof dest, "%s/report.html", o->out);
+        } else {
+            snprintf(dest, sizeof dest, "%s", o->out);
+        }
+        if (sp_out_open(&out, dest, ctx->err, sizeof ctx->err)) return SP_EIO;
+        o->f = out.f;
+        snprintf(written, written_len, "%s", dest);
+    }
+    int rc = stg_report(ctx, o, r);
+    if (o->out && rc == SP_OK) rc = sp_out_commit(&out, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
+    else if (o->out) sp_out_abort(&out);
     return rc;
 }
