@@ -32,4 +32,19 @@ $SP probe --task-file $TMP/flat.txt --vectors $TMP/X.npy --json --quiet >$TMP/f.
 expect_eq "probe on the flat task: exit 0" "$rc" 0
 expect_eq "every sentence 5 words: the length baseline scores one class's test share" \
     "$($PY -c "import json; b=json.load(open('$TMP/f.json'))['baselines']; print(b['length']['acc'] in (37.0, 29.0, 34.0), b['length']['bins'])")" "True 5"
+# Issue 14 item 7: class labels everywhere, numbers sorted as numbers (TreeDepth's 10 after 9)
+$PY - "$TMP" <<'P'
+import sys, numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+y = np.array([8, 9, 10, 11] * 75)
+np.save(d + "/Xn.npy", (np.eye(4)[y - 8] * 3 + rng.normal(0, 0.1, (300, 4))).astype(np.float32))
+tags = ["tr"] * 200 + ["va"] * 50 + ["te"] * 50
+open(d + "/num.txt", "w").write("".join("%s\t%d\tw w w\n" % (tags[i], y[i]) for i in range(300)))
+P
+$SP probe --task-file $TMP/num.txt --vectors $TMP/Xn.npy >$TMP/num.out 2>&1 && rc=0 || rc=$?
+expect_eq "numeric classes: per-class rows in numeric order" \
+    "$rc $(sed -n '/^per class/,/macro F1/p' $TMP/num.out | awk 'NR > 2 && $1 != "macro" { printf "%s ", $1 }')" "0 8 9 10 11 "
+expect_eq "... the confusion matrix is labelled, in the same order" \
+    "$(sed -n '/^confusion/{n;p}' $TMP/num.out | tr -s ' ' | sed 's/^ //')" "8 9 10 11"
 done_testing
