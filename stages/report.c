@@ -131,27 +131,9 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_repor
 
 /* ---- field access ---- */
 
-/* j at a path of object keys ("a.b.c"); NULL when absent */
-static json_t *at(json_t *j, const char *path)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
-        j = json_is_object(j) ? json_object_get(j, k) : NULL;
-    return j;
-}
-
-static double num_at(json_t *j, const char *path)
-{
-    json_t *v = at(j, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str_at(json_t *j, const char *path)
-{
-    const char *s = json_string_value(at(j, path));
-    return s ? s : "";
-}
+#define at stg_jpath
+#define num_at stg_jpath_num
+#define str_at stg_jpath_str
 
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)

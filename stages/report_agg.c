@@ -9,16 +9,29 @@
 #include "common/sp.h"
 #include "probes/stats.h"
 
-static const char *str_of(json_t *o, const char *k)
+json_t *stg_jpath(json_t *j, const char *path)
 {
-    const char *s = json_string_value(json_object_get(o, k));
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+        j = json_is_object(j) ? json_object_get(j, k) : NULL;
+    return j;
+}
+
+double stg_jpath_num(json_t *j, const char *path)
+{
+    json_t *v = stg_jpath(j, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *stg_jpath_str(json_t *j, const char *path)
+{
+    const char *s = json_string_value(stg_jpath(j, path));
     return s ? s : "";
 }
 
-static double num_of(json_t *j)
-{
-    return json_is_number(j) ? json_number_value(j) : NAN;
-}
+#define str_of stg_jpath_str
+static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
 
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
 {

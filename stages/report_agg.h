@@ -30,6 +30,12 @@ json_t *stg_report_aggregate(json_t *probes);
  * results were scored on different items (or carry no per-item record) gets "error" instead. */
 json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
 
+/* Reading the collected rows: j at a path of object keys ("a.b.c", NULL when absent); its number
+ * (NAN when not a number); its string ("" when not a string). */
+json_t *stg_jpath(json_t *j, const char *path);
+double stg_jpath_num(json_t *j, const char *path);
+const char *stg_jpath_str(json_t *j, const char *path);
+
 /* The encoder label of one collected probe row (see above), into buf. */
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
 

@@ -24,16 +24,9 @@ static const char css[] =
     "stroke-dasharray:4 2}svg .lg{font-size:11px}pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:80%}"
     "details{margin:.3em 0}nav a{margin-right:1em}";
 
-static json_t *at(json_t *j, const char *path)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
-        j = json_is_object(j) ? json_object_get(j, k) : NULL;
-    return j;
-}
-static double num(json_t *j, const char *path) { json_t *v = at(j, path); return json_is_number(v) ? json_number_value(v) : NAN; }
-static const char *str(json_t *j, const char *path) { const char *s = json_string_value(at(j, path)); return s ? s : ""; }
+#define at stg_jpath
+#define num stg_jpath_num
+#define str stg_jpath_str
 static void cell_num(FILE *f, double v, const char *fmt)
 {
     fputs("<td>", f);
