@@ -31,7 +31,8 @@ cat >$TMP/same.py <<'P'
 import csv, json, re, sys
 R = sys.argv[1]
 agg = json.load(open(R + "/results.json"))["aggregates"]
-rows = {(r["run"], r["task"], r["metric"]): r["value"] for r in csv.DictReader(open(R + "/results.csv")) if r["kind"] == "aggregate"}
+rows = {(r["run"], r["task"], r["metric"]): r["value"] for r in csv.DictReader(open(R + "/results.csv"))
+        if r["kind"] == "aggregate" and r["split"] == "test"}
 text = open(R + "/report.txt", encoding="utf-8").read()
 html = open(R + "/report/report.html", encoding="utf-8").read()
 bad = 0
