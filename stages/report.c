@@ -472,6 +472,15 @@ static void csv_tree(FILE *f, json_t *row)
             emit_num(&o, NULL, bsub[s], "B_corpus_f1", num_at(res, path));
         }
     }
+    json_t *bin;
+    size_t k;
+    json_array_foreach(at(res, "protocol_b.sentence_f1_by_length"), k, bin) {
+        char sub[32];
+        if (json_is_integer(json_object_get(bin, "hi"))) snprintf(sub, sizeof sub, "len%.0f-%.0f", num_at(bin, "lo"), num_at(bin, "hi"));
+        else snprintf(sub, sizeof sub, "len%.0f+", num_at(bin, "lo"));
+        emit_num(&o, NULL, sub, "B_sentence_f1", num_at(bin, "f1"));
+        emit(&o, NULL, sub, "n_sentences", NULL, NULL, json_object_get(bin, "n"));
+    }
     emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
 }
 

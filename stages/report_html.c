@@ -299,6 +299,36 @@ static void trees_section(FILE *f, json_t *trees)
     struct stg_chart ch = { "Sentence-level F1 by method and sentence length", "method", "F1 (%)", (int)n, gl, 3, sl, v,
                             NULL, NULL, NULL, NULL, 0, 100 };
     stg_svg_bars(f, &ch);
+    /* F1 by length bin: one line per method */
+    json_t *bins0 = NULL;
+    json_array_foreach(trees, i, row)
+        if (!is_structprobe(row) && json_is_array(at(row, "result.protocol_b.sentence_f1_by_length"))) {
+            bins0 = at(row, "result.protocol_b.sentence_f1_by_length");
+            break;
+        }
+    if (bins0) {
+        size_t nb = json_array_size(bins0), b;
+        double *bv = malloc(sizeof *bv * n * nb + 1);
+        char (*bl)[16] = malloc(sizeof *bl * nb + 1);
+        const char **bgl = malloc(sizeof *bgl * nb + 1);
+        json_t *bin;
+        json_array_foreach(bins0, b, bin) {
+            if (json_is_integer(json_object_get(bin, "hi"))) snprintf(bl[b], sizeof bl[b], "%.0f-%.0f", num(bin, "lo"), num(bin, "hi"));
+            else snprintf(bl[b], sizeof bl[b], "%.0f+", num(bin, "lo"));
+            bgl[b] = bl[b];
+        }
+        g = 0;
+        json_array_foreach(trees, i, row) {
+            if (is_structprobe(row)) continue;
+            json_t *bs = at(row, "result.protocol_b.sentence_f1_by_length");
+            for (b = 0; b < nb; b++) bv[g * nb + b] = json_is_array(bs) ? num(json_array_get(bs, b), "f1") : NAN;
+            g++;
+        }
+        struct stg_chart lc = { "Sentence-level F1 by sentence length (words without punctuation)", "sentence length",
+                                "F1 (%)", (int)nb, bgl, (int)n, gl, bv, NULL, NULL, NULL, NULL, 0, 100 };
+        stg_svg_lines(f, &lc);
+        free(bv); free(bl); free(bgl);
+    }
     free(v); free(gl);
     fprintf(f, "</section>\n");
 }
