@@ -56,4 +56,25 @@ expect_eq "no reference to another file or the network" "$5" 0
 expect_eq "the sections" "$6" "probing,layers,trees,corpora,manifest"
 check "the page says the demo's numbers are not findings" grep -q 'cannot be read as findings' $P
 check "... and every task's table cell names its n" grep -q 'n 2<span class="flag">!</span>' $P
+# accuracy by layer: runs named NAME-L<k> give one line per (encoder, task, classifier)
+mkdir -p $TMP/L
+cp demo/demo.conllu demo/demo.mrg $TMP/L/
+for k in 0 1 2; do cp encoder/configs/san.json $TMP/L/enc-L$k.json; done
+cat >$TMP/L/job.json <<'J'
+{"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
+ "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1}],
+ "encoders": [{"config": "enc-L0.json", "inputs": ["Tense", "BShift"], "seed": 1}, {"config": "enc-L1.json", "inputs": ["Tense", "BShift"], "seed": 2},
+              {"config": "enc-L2.json", "inputs": ["Tense", "BShift"], "seed": 3}],
+ "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "reports": [{"format": "html", "out": "html"}]}
+J
+$SP run --quiet $TMP/L/job.json >$TMP/L.out 2>&1 && rc=0 || rc=$?
+expect_eq "a job with runs of three 'layers'" "$rc" 0
+$PY - $TMP/L/out/html/report.html >$TMP/L.chk <<'PY'
+import re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+sec = h[h.index('<section id="layers">'):h.index('</section>', h.index('<section id="layers">'))]
+print(sec.count('fill="none" stroke='), sec.count("<circle"), "enc Tense logreg" in sec and "enc BShift logreg" in sec)
+PY
+expect_eq "the layer chart: 2 lines (one per task), 3 points each, labelled by encoder, task, classifier" "$(cat $TMP/L.chk)" "2 6 True"
 done_testing
