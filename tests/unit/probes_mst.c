@@ -1,0 +1,255 @@
+/* probes_mst: SplitMix64 checks (SPEC-models M7.1) and trees from attention (M6): TV-M6a-d,
+ * and a randomised cross-check of Chu-Liu/Edmonds against brute-force enumeration of every
+ * tree for n <= 7 (an independent check: it knows nothing of contractions). */
+#include "t_harness.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "probes/mst.h"
+#include "probes/splitmix.h"
+
+static void t_splitmix(void)
+{
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 0);
+    T_CHECK(prb_sm64_next(&r) == 0xe220a8397b1dcdafULL);
+    T_CHECK(prb_sm64_next(&r) == 0x6e789e6aa1b965f4ULL);
+    T_CHECK(prb_sm64_next(&r) == 0x06c45d188009454fULL);
+    prb_sm64_seed(&r, 1111);
+    T_CHECK(prb_sm64_next(&r) == 0x0fe323b2abddd8a7ULL);
+    T_CHECK(prb_sm64_next(&r) == 0xcb6c7ffab2094263ULL);
+    T_CHECK(prb_sm64_next(&r) == 0xe888cdc3a226411cULL);
+    /* below(N) = high word of next() * N: 0xe220... * 13 >> 64 = 11 */
+    prb_sm64_seed(&r, 0);
+    T_EQ_INT(prb_sm64_below(&r, 13), (int)(((unsigned __int128)0xe220a8397b1dcdafULL * 13) >> 64));
+    prb_sm64_seed(&r, 0);
+    T_NEAR(prb_sm64_unif(&r), (double)(0xe220a8397b1dcdafULL >> 11) / 9007199254740992.0, 0);
+}
+
+static int heads_eq(int n, const int *a, const int *b)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+static int edges_eq(int ne, const int *e, const int *want)
+{
+    for (int k = 0; k < 2 * ne; k++)
+        if (e[k] != want[k]) return 0;
+    return 1;
+}
+
+/* TV-M6a: "Dogs bark loudly .", gold [1, -1, 1, 1], P = {3} */
+static void t_m6a(void)
+{
+    static const int a32[16] = { 2, 11, 16, 3, 10, 3, 10, 9, 14, 13, 2, 3, 3, 19, 6, 4 };
+    double A[16], S[16];
+    for (int k = 0; k < 16; k++) A[k] = a32[k] / 32.0;
+    const int gold[4] = { 1, -1, 1, 1 };
+    const uint8_t punct[4] = { 0, 0, 0, 1 };
+    char err[200];
+    T_EQ_INT(prb_attn_root(4, A), 1);
+
+    int head[4];
+    T_EQ_INT(prb_attn_tree(4, A, PRB_DEP_TO_HEAD, head, err, sizeof err), 0);
+    const int want_d[4] = { 2, -1, 1, 1 };
+    T_CHECK(heads_eq(4, head, want_d));
+    prb_arc_scores(4, A, PRB_DEP_TO_HEAD, S);
+    T_NEAR(prb_tree_score(4, S, head), 48.0 / 32, 0);
+    struct prb_dep_acc acc;
+    struct prb_dep_sent s;
+    prb_dep_init(&acc);
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 2); T_EQ_INT(s.uas_total, 3);
+    T_EQ_INT(s.uuas_dir_correct, 1); T_EQ_INT(s.uuas_dir_total, 2);
+
+    T_EQ_INT(prb_attn_tree(4, A, PRB_HEAD_TO_DEP, head, err, sizeof err), 0);
+    const int want_h[4] = { 1, -1, 0, 1 };
+    T_CHECK(heads_eq(4, head, want_h));
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 2); T_EQ_INT(s.uuas_dir_correct, 1);
+    T_NEAR(prb_dep_uas(&acc), 100.0 * 4 / 6, 1e-12);
+    T_NEAR(prb_dep_uuas_dir(&acc), 50.0, 1e-12);
+
+    /* undirected: {Dogs-loudly, bark-loudly}, UUAS_mst 1/2 */
+    int e[6];
+    int ne = prb_attn_umst(4, A, punct, e);
+    const int want_e[4] = { 0, 2, 1, 2 };
+    T_EQ_INT(ne, 2);
+    T_CHECK(edges_eq(2, e, want_e));
+    T_EQ_INT(prb_dep_add_undirected(&acc, 4, gold, punct, e, ne, &s, err, sizeof err), 0);
+    T_EQ_INT(s.uuas_mst_correct, 1); T_EQ_INT(s.uuas_mst_total, 2);
+
+    /* baselines */
+    prb_right_chain(4, head);
+    const int rc[4] = { -1, 0, 1, 2 };
+    T_CHECK(heads_eq(4, head, rc));
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 1); T_EQ_INT(s.uuas_dir_correct, 2); T_EQ_INT(s.uuas_dir_total, 2);
+    prb_left_chain(4, head);
+    const int lc[4] = { 1, 2, 3, -1 };
+    T_CHECK(heads_eq(4, head, lc));
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 1); T_EQ_INT(s.uuas_dir_correct, 2);
+    ne = prb_adjacent_edges(4, punct, e);
+    const int adj[4] = { 0, 1, 1, 2 };
+    T_EQ_INT(ne, 2);
+    T_CHECK(edges_eq(2, e, adj));
+    prb_dep_add_undirected(&acc, 4, gold, punct, e, ne, &s, err, sizeof err);
+    T_EQ_INT(s.uuas_mst_correct, 2);
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 1);
+    prb_random_tree(&r, 4, head);
+    const int rnd[4] = { 2, 2, 3, -1 };
+    T_CHECK(heads_eq(4, head, rnd));
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 0); T_EQ_INT(s.uuas_dir_correct, 1);
+    /* the draws themselves: 2, 2 then 3 */
+    prb_sm64_seed(&r, 1);
+    T_EQ_INT(prb_sm64_below(&r, 4), 2);
+    T_EQ_INT(prb_sm64_below(&r, 4), 2);
+    T_EQ_INT(prb_sm64_below(&r, 4), 3);
+}
+
+/* TV-M6b: Prüfer m = 6, seed 5: [2, 4, 1, 0], root 1 */
+static void t_m6b(void)
+{
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 5);
+    int seq[4];
+    for (int k = 0; k < 4; k++) seq[k] = (int)prb_sm64_below(&r, 6);
+    const int want_seq[4] = { 2, 4, 1, 0 };
+    T_CHECK(heads_eq(4, seq, want_seq));
+    int e[10];
+    T_EQ_INT(prb_prufer_decode(6, seq, e), 5);
+    const int want_e[10] = { 2, 3, 2, 4, 1, 4, 0, 1, 0, 5 };
+    T_CHECK(edges_eq(5, e, want_e));
+    int head[6];
+    prb_sm64_seed(&r, 5);
+    prb_random_tree(&r, 6, head);
+    const int want_h[6] = { 1, -1, 4, 2, 1, 0 };
+    T_CHECK(heads_eq(6, head, want_h));
+    /* all 16 sequences for m = 4 decode to 16 distinct trees */
+    int seen[16][6], nd = 0;
+    for (int s = 0; s < 16; s++) {
+        int a[2] = { s / 4, s % 4 }, ee[6];
+        prb_prufer_decode(4, a, ee);
+        /* canonical form: sorted pairs as a bitmask over the 6 unordered pairs */
+        int mask = 0;
+        for (int k = 0; k < 3; k++) {
+            int lo = ee[2 * k], hi = ee[2 * k + 1];
+            mask |= 1 << (lo * 4 + hi);
+        }
+        int dup = 0;
+        for (int t = 0; t < nd; t++) if (seen[t][0] == mask) dup = 1;
+        if (!dup) seen[nd++][0] = mask;
+    }
+    T_EQ_INT(nd, 16);
+    /* undirected random tree over the non-punctuation words maps back to word ids */
+    const uint8_t punct[5] = { 0, 1, 0, 0, 1 };
+    prb_sm64_seed(&r, 3);
+    int ue[8];
+    int ne = prb_random_utree(&r, 5, punct, ue);
+    T_EQ_INT(ne, 2);
+    for (int k = 0; k < 2 * ne; k++) T_CHECK(ue[k] == 0 || ue[k] == 2 || ue[k] == 3);
+}
+
+/* TV-M6c (ties inside a contraction) and TV-M6d (all equal) */
+static void t_m6cd(void)
+{
+    const double A[16] = { 0, 0, 1, 0, 0, 0, 2, 2, 1, 1, 0, 1, 0, 3, 0, 0 };
+    double S[16];
+    int head[4];
+    char err[200];
+    T_EQ_INT(prb_attn_root(4, A), 1);
+    T_EQ_INT(prb_attn_tree(4, A, PRB_DEP_TO_HEAD, head, err, sizeof err), 0);
+    const int want[4] = { 2, -1, 1, 1 };
+    T_CHECK(heads_eq(4, head, want));
+    prb_arc_scores(4, A, PRB_DEP_TO_HEAD, S);
+    T_NEAR(prb_tree_score(4, S, head), 5, 0);
+    const int other[4] = { 2, -1, 3, 1 };
+    T_NEAR(prb_tree_score(4, S, other), 5, 0);
+
+    double B[16];
+    for (int k = 0; k < 16; k++) B[k] = 0.25;
+    T_EQ_INT(prb_attn_root(4, B), 0);
+    T_EQ_INT(prb_attn_tree(4, B, PRB_DEP_TO_HEAD, head, err, sizeof err), 0);
+    const int want_d[4] = { -1, 0, 0, 0 };
+    T_CHECK(heads_eq(4, head, want_d));
+}
+
+/* Brute force: every head vector with head[root] = -1 that is a tree; best total score. */
+static int is_tree(int n, const int *head, int root)
+{
+    for (int v = 0; v < n; v++) {
+        int u = v, steps = 0;
+        while (u != root && steps <= n) { u = head[u]; steps++; }
+        if (u != root) return 0;
+    }
+    return 1;
+}
+
+static double brute_best(int n, const double *S, int root)
+{
+    int head[8];
+    double best = -1e300;
+    long total = 1;
+    for (int i = 0; i < n - 1; i++) total *= n - 1;
+    for (long code = 0; code < total; code++) {
+        long c = code;
+        int ok = 1;
+        for (int v = 0; v < n; v++) {
+            if (v == root) { head[v] = -1; continue; }
+            int h = (int)(c % (n - 1));      /* a head among the n-1 words other than v */
+            c /= n - 1;
+            head[v] = h >= v ? h + 1 : h;
+        }
+        if (!ok || !is_tree(n, head, root)) continue;
+        double s = prb_tree_score(n, S, head);
+        if (s > best) best = s;
+    }
+    return best;
+}
+
+static void t_brute(void)
+{
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 20261125);
+    int bad = 0, runs = 0;
+    char err[200];
+    for (int n = 2; n <= 7; n++) {
+        int reps = n <= 5 ? 300 : n == 6 ? 100 : 25;
+        for (int rep = 0; rep < reps; rep++) {
+            double A[49], S[49];
+            int integers = rep % 2;   /* small integers: many ties, exact sums */
+            for (int k = 0; k < n * n; k++)
+                A[k] = integers ? (double)prb_sm64_below(&r, 4) : prb_sm64_unif(&r);
+            int head[7];
+            enum prb_arc_dir dir = rep % 4 < 2 ? PRB_DEP_TO_HEAD : PRB_HEAD_TO_DEP;
+            if (prb_attn_tree(n, A, dir, head, err, sizeof err) != 0) { bad++; continue; }
+            int root = prb_attn_root(n, A);
+            prb_arc_scores(n, A, dir, S);
+            if (head[root] != -1 || !is_tree(n, head, root)) { bad++; continue; }
+            double got = prb_tree_score(n, S, head), want = brute_best(n, S, root);
+            if (fabs(got - want) > 1e-12) {
+                bad++;
+                fprintf(stderr, "n=%d rep=%d: CLE %.17g, brute force %.17g\n", n, rep, got, want);
+            }
+            runs++;
+        }
+    }
+    T_EQ_INT(bad, 0);
+    T_CHECK(runs > 1000);
+}
+
+int main(void)
+{
+    t_splitmix();
+    t_m6a();
+    t_m6b();
+    t_m6cd();
+    t_brute();
+    return T_DONE();
+}
