@@ -262,6 +262,42 @@ static int draw_tree(struct prb_sm64 *rng, int m, int *edge)
     return ne;
 }
 
+void prb_edges_orient(int n, const int *edge, int ne, int root, int *head)
+{
+    /* breadth-first from the root over an adjacency list built from the edges */
+    int *deg = sp_xcalloc((size_t)n + 1, sizeof *deg);
+    int *adj = sp_xmalloc((size_t)(2 * ne > 0 ? 2 * ne : 1) * sizeof *adj);
+    int *queue = sp_xmalloc((size_t)n * sizeof *queue);
+    for (int k = 0; k < 2 * ne; k++) deg[edge[k] + 1]++;
+    for (int v = 0; v < n; v++) deg[v + 1] += deg[v];
+    int *fill = sp_xmalloc((size_t)n * sizeof *fill);
+    memcpy(fill, deg, (size_t)n * sizeof *fill);
+    for (int k = 0; k < ne; k++) {
+        int a = edge[2 * k], b = edge[2 * k + 1];
+        adj[fill[a]++] = b;
+        adj[fill[b]++] = a;
+    }
+    for (int v = 0; v < n; v++) head[v] = -2;
+    head[root] = -1;
+    int qh = 0, qt = 0;
+    queue[qt++] = root;
+    while (qh < qt) {
+        int u = queue[qh++];
+        for (int k = deg[u]; k < deg[u + 1]; k++)
+            if (head[adj[k]] == -2) { head[adj[k]] = u; queue[qt++] = adj[k]; }
+    }
+    free(fill); free(queue); free(adj); free(deg);
+}
+
+void prb_dist_tree(int n, const double *D, int root, int *head)
+{
+    if (n < 1) return;
+    int *edge = sp_xmalloc((size_t)(n > 1 ? 2 * (n - 1) : 1) * sizeof *edge);
+    int ne = prb_mst_edges(n, D, NULL, edge);
+    prb_edges_orient(n, edge, ne, root, head);
+    free(edge);
+}
+
 int prb_random_tree(struct prb_sm64 *rng, int n, int *head)
 {
     if (n < 1) return 0;
@@ -269,16 +305,7 @@ int prb_random_tree(struct prb_sm64 *rng, int n, int *head)
     int *edge = sp_xmalloc((size_t)2 * (n - 1) * sizeof *edge);
     int ne = draw_tree(rng, n, edge);
     int root = (int)prb_sm64_below(rng, (uint64_t)n);
-    /* orient away from the root: repeated sweeps over the edge list (n is small) */
-    for (int i = 0; i < n; i++) head[i] = -2;
-    head[root] = -1;
-    for (int placed = 1; placed < n;) {
-        for (int k = 0; k < ne; k++) {
-            int a = edge[2 * k], b = edge[2 * k + 1];
-            if (head[a] != -2 && head[b] == -2) { head[b] = a; placed++; }
-            else if (head[b] != -2 && head[a] == -2) { head[a] = b; placed++; }
-        }
-    }
+    prb_edges_orient(n, edge, ne, root, head);
     free(edge);
     return 0;
 }
@@ -367,6 +394,57 @@ int prb_dep_add_undirected(struct prb_dep_acc *a, int n, const int *gold_head, c
     a->n_sent++;
     if (out) *out = s;
     return 0;
+}
+
+int prb_dep_baselines_run(struct prb_dep_baselines *b, int n_sent, const int *len, const int *const *gold,
+                          const uint8_t *const *punct, const uint64_t *seeds, int n_seeds,
+                          char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    prb_dep_init(&b->right);
+    prb_dep_init(&b->left);
+    prb_dep_init(&b->adjacent);
+    b->n_seeds = n_seeds;
+    b->random_dir = sp_xcalloc((size_t)(n_seeds > 0 ? n_seeds : 1), sizeof *b->random_dir);
+    b->random_und = sp_xcalloc((size_t)(n_seeds > 0 ? n_seeds : 1), sizeof *b->random_und);
+    int maxn = 1;
+    for (int s = 0; s < n_sent; s++) if (len[s] > maxn) maxn = len[s];
+    int *head = sp_xmalloc((size_t)maxn * sizeof *head);
+    int *edge = sp_xmalloc((size_t)2 * maxn * sizeof *edge);
+    struct prb_sm64 *rd = sp_xmalloc((size_t)(n_seeds > 0 ? n_seeds : 1) * sizeof *rd);
+    struct prb_sm64 *ru = sp_xmalloc((size_t)(n_seeds > 0 ? n_seeds : 1) * sizeof *ru);
+    for (int k = 0; k < n_seeds; k++) { prb_sm64_seed(&rd[k], seeds[k]); prb_sm64_seed(&ru[k], seeds[k]); }
+    char e2[200];
+    int rc = 0;
+    for (int s = 0; s < n_sent && rc == 0; s++) {
+        int n = len[s];
+        if (n <= 0) continue;
+        prb_right_chain(n, head);
+        prb_dep_add_directed(&b->right, n, gold[s], head, punct[s], NULL);
+        prb_left_chain(n, head);
+        prb_dep_add_directed(&b->left, n, gold[s], head, punct[s], NULL);
+        int ne = prb_adjacent_edges(n, punct[s], edge);
+        if (prb_dep_add_undirected(&b->adjacent, n, gold[s], punct[s], edge, ne, NULL, e2, sizeof e2) != 0) {
+            snprintf(err, errlen, "sentence %d: %s", s + 1, e2);
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < n_seeds; k++) {
+            prb_random_tree(&rd[k], n, head);
+            prb_dep_add_directed(&b->random_dir[k], n, gold[s], head, punct[s], NULL);
+            ne = prb_random_utree(&ru[k], n, punct[s], edge);
+            prb_dep_add_undirected(&b->random_und[k], n, gold[s], punct[s], edge, ne, NULL, e2, sizeof e2);
+        }
+    }
+    free(ru); free(rd); free(edge); free(head);
+    return rc;
+}
+
+void prb_dep_baselines_free(struct prb_dep_baselines *b)
+{
+    free(b->random_dir);
+    free(b->random_und);
+    memset(b, 0, sizeof *b);
 }
 
 static double pct(long c, long t) { return t > 0 ? 100.0 * (double)c / (double)t : NAN; }

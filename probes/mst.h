@@ -56,6 +56,16 @@ double prb_tree_score(int n, const double *S, const int *head);
  * Returns -1 on allocation failure. */
 int prb_attn_umst(int n, const double *A, const uint8_t *punct, int *edge);
 
+/* A directed tree from a distance probe's predicted distances D (n×n): the minimum spanning
+ * tree of M4.5 over all n words (punctuation included; ordered pairs in row-major order,
+ * stable by value), oriented away from root (the depth probe's predicted root, or the gold
+ * root). Our rule [rec]: M6 defines no directed tree for distances. Scored with
+ * prb_dep_add_directed; its undirected UUAS is structprobe.c's. */
+void prb_dist_tree(int n, const double *D, int root, int *head);
+
+/* Orient the n-1 edges of a spanning tree away from root: head[root] = -1. */
+void prb_edges_orient(int n, const int *edge, int ne, int root, int *head);
+
 /* ---- baselines (M6.7) ---- */
 void prb_right_chain(int n, int *head);       /* root 0, head[i] = i-1 */
 void prb_left_chain(int n, int *head);        /* root n-1, head[i] = i+1 */
@@ -90,6 +100,24 @@ void prb_dep_add_directed(struct prb_dep_acc *a, int n, const int *gold_head, co
  * non-punctuation words (M4.5). Returns 0, or -1 (message in err) when gold is not a tree. */
 int prb_dep_add_undirected(struct prb_dep_acc *a, int n, const int *gold_head, const uint8_t *punct,
                            const int *edge, int np, struct prb_dep_sent *out, char *err, size_t errlen);
+
+/* Every baseline of M6.7 over a split: sentence s has len[s] words, gold heads gold[s] and
+ * punctuation mask punct[s]. Random trees: for each seed in seeds[0..n_seeds) one SplitMix64
+ * stream over the split in corpus order (directed: sequence then root; the undirected family
+ * draws from its own stream with the same seed); the result holds each seed's accumulators,
+ * the caller averages the percentages (M6.7: seeds 1-5). Returns 0, or -1 with a message
+ * naming the sentence whose gold heads are not one tree. */
+struct prb_dep_baselines {
+    struct prb_dep_acc right, left;           /* directed: UAS, UUAS_dir */
+    struct prb_dep_acc adjacent;              /* undirected: UUAS_mst */
+    int n_seeds;
+    struct prb_dep_acc *random_dir;           /* [n_seeds] directed random trees */
+    struct prb_dep_acc *random_und;           /* [n_seeds] undirected random trees */
+};
+int  prb_dep_baselines_run(struct prb_dep_baselines *b, int n_sent, const int *len, const int *const *gold,
+                           const uint8_t *const *punct, const uint64_t *seeds, int n_seeds,
+                           char *err, size_t errlen);
+void prb_dep_baselines_free(struct prb_dep_baselines *b);
 
 /* Percentages; NaN when the denominator is 0. */
 double prb_dep_uas(const struct prb_dep_acc *a);

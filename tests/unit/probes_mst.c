@@ -132,7 +132,7 @@ static void t_m6b(void)
     const int want_h[6] = { 1, -1, 4, 2, 1, 0 };
     T_CHECK(heads_eq(6, head, want_h));
     /* all 16 sequences for m = 4 decode to 16 distinct trees */
-    int seen[16][6], nd = 0;
+    int seen[16], nd = 0;
     for (int s = 0; s < 16; s++) {
         int a[2] = { s / 4, s % 4 }, ee[6];
         prb_prufer_decode(4, a, ee);
@@ -143,8 +143,8 @@ static void t_m6b(void)
             mask |= 1 << (lo * 4 + hi);
         }
         int dup = 0;
-        for (int t = 0; t < nd; t++) if (seen[t][0] == mask) dup = 1;
-        if (!dup) seen[nd++][0] = mask;
+        for (int t = 0; t < nd; t++) if (seen[t] == mask) dup = 1;
+        if (!dup) seen[nd++] = mask;
     }
     T_EQ_INT(nd, 16);
     /* undirected random tree over the non-punctuation words maps back to word ids */
@@ -199,14 +199,13 @@ static double brute_best(int n, const double *S, int root)
     for (int i = 0; i < n - 1; i++) total *= n - 1;
     for (long code = 0; code < total; code++) {
         long c = code;
-        int ok = 1;
         for (int v = 0; v < n; v++) {
             if (v == root) { head[v] = -1; continue; }
             int h = (int)(c % (n - 1));      /* a head among the n-1 words other than v */
             c /= n - 1;
             head[v] = h >= v ? h + 1 : h;
         }
-        if (!ok || !is_tree(n, head, root)) continue;
+        if (!is_tree(n, head, root)) continue;
         double s = prb_tree_score(n, S, head);
         if (s > best) best = s;
     }
@@ -244,8 +243,78 @@ static void t_brute(void)
     T_CHECK(runs > 1000);
 }
 
+/* Directed tree from distance-probe predictions (TV-M4a's D^), and the baseline runner on
+ * TV-M6a's sentence. */
+static void t_dist_and_baselines(void)
+{
+    static const double D[16] = { 0, 3.25, 4.25, 2.5, 3.25, 0, 0.5, 0.25, 4.25, 0.5, 0, 0.25, 2.5, 0.25, 0.25, 0 };
+    const int gold[4] = { 1, -1, 1, 1 };
+    const uint8_t punct[4] = { 0, 0, 0, 1 };
+    int head[4];
+    /* MST over all words: (1,3) .25, (2,3) .25, (0,3) 2.5; oriented from bark */
+    prb_dist_tree(4, D, 1, head);
+    const int want[4] = { 3, -1, 3, 1 };
+    T_CHECK(heads_eq(4, head, want));
+    struct prb_dep_acc acc;
+    struct prb_dep_sent s;
+    prb_dep_init(&acc);
+    prb_dep_add_directed(&acc, 4, gold, head, punct, &s);
+    T_EQ_INT(s.uas_correct, 1);
+    T_EQ_INT(s.uas_total, 3);
+
+    const int len[1] = { 4 };
+    const int *golds[1] = { gold };
+    const uint8_t *puncts[1] = { punct };
+    const uint64_t seeds[2] = { 1, 2 };
+    struct prb_dep_baselines b;
+    char err[200];
+    T_EQ_INT(prb_dep_baselines_run(&b, 1, len, golds, puncts, seeds, 2, err, sizeof err), 0);
+    T_EQ_INT(b.right.uas_correct, 1); T_EQ_INT(b.right.uas_total, 3);
+    T_EQ_INT(b.right.uuas_dir_correct, 2); T_EQ_INT(b.right.uuas_dir_total, 2);
+    T_EQ_INT(b.left.uas_correct, 1); T_EQ_INT(b.left.uuas_dir_correct, 2);
+    T_EQ_INT(b.adjacent.uuas_mst_correct, 2); T_EQ_INT(b.adjacent.uuas_mst_total, 2);
+    T_EQ_INT(b.random_dir[0].uas_correct, 0); T_EQ_INT(b.random_dir[0].uuas_dir_correct, 1);
+    /* the undirected random tree of seed 1 is its own stream's first tree over {0, 1, 2} */
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 1);
+    int e[4];
+    int ne = prb_random_utree(&r, 4, punct, e);
+    int hit = 0;
+    for (int k = 0; k < ne; k++) hit += (e[2 * k] == 0 && e[2 * k + 1] == 1) || (e[2 * k] == 1 && e[2 * k + 1] == 2);
+    T_EQ_INT(b.random_und[0].uuas_mst_correct, hit);
+    T_EQ_INT(b.random_und[0].uuas_mst_total, 2);
+    prb_dep_baselines_free(&b);
+    /* bad gold heads are named */
+    const int cyc[4] = { 1, 0, -1, 2 };
+    const int *gc[1] = { cyc };
+    T_EQ_INT(prb_dep_baselines_run(&b, 1, len, gc, puncts, seeds, 2, err, sizeof err), -1);
+    T_CHECK(strstr(err, "sentence 1") != NULL);
+    prb_dep_baselines_free(&b);
+}
+
+/* The random rooted tree is uniform over the n^(n-1) rooted trees: n = 3 has 9; 18,000 draws
+ * give each about 2,000 (binomial sd 42; the bound is 6 sd). */
+static void t_uniform(void)
+{
+    struct prb_sm64 r;
+    prb_sm64_seed(&r, 4242);
+    int count[64] = { 0 };
+    for (int k = 0; k < 18000; k++) {
+        int h[3];
+        prb_random_tree(&r, 3, h);
+        count[(h[0] + 1) * 16 + (h[1] + 1) * 4 + (h[2] + 1)]++;
+    }
+    int distinct = 0, bad = 0;
+    for (int c = 0; c < 64; c++)
+        if (count[c]) { distinct++; if (abs(count[c] - 2000) > 252) bad++; }
+    T_EQ_INT(distinct, 9);
+    T_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
+    t_dist_and_baselines();
+    t_uniform();
     t_splitmix();
     t_m6a();
     t_m6b();
