@@ -157,6 +157,8 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     int *rows = sp_xmalloc((size_t)ntot * sizeof *rows);
     int *pred = sp_xmalloc((size_t)nte * sizeof *pred);
     uint8_t *oov = sp_xmalloc((size_t)nte);
+    uint8_t *np = sp_xmalloc((size_t)nte);
+    for (int i = 0; i < nte; i++) np[i] = test->punct ? !test->punct[i] : 0;
     prb_control_ids(&c, train, ytask, yctl);
     prb_control_ids(&c, dev, ytask + ntr, yctl + ntr);
     prb_control_ids(&c, test, ytask + ntr + ndv, yctl + ntr + ndv);
@@ -179,12 +181,18 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
         prb_clf_predict(&clf, X, rows + ntr + ndv, nte, pred);
         double acc = prb_label_accuracy(nte, y + ntr + ndv, pred, NULL);
         double acc_oov = prb_label_accuracy(nte, y + ntr + ndv, pred, oov);
-        if (run == 0) { r->acc_task = acc; r->acc_oov_task = acc_oov; r->dev_task = 100.0 * fi->best_dev; }
-        else { r->acc_control = acc; r->acc_oov_control = acc_oov; r->dev_control = 100.0 * fi->best_dev; }
+        double acc_np = prb_label_accuracy(nte, y + ntr + ndv, pred, np);
+        if (run == 0) {
+            r->acc_task = acc; r->acc_oov_task = acc_oov; r->acc_np_task = acc_np;
+            r->dev_task = 100.0 * fi->best_dev;
+        } else {
+            r->acc_control = acc; r->acc_oov_control = acc_oov; r->acc_np_control = acc_np;
+            r->dev_control = 100.0 * fi->best_dev;
+        }
         prb_clf_free(&clf);
     }
     r->selectivity = r->acc_task - r->acc_control;
-    free(oov); free(pred); free(rows); free(yctl); free(ytask);
+    free(np); free(oov); free(pred); free(rows); free(yctl); free(ytask);
     prb_control_free(&c);
     return rc;
 }

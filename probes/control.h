@@ -15,7 +15,8 @@
  *                configuration and seed: on the gold labels and on the control labels.
  *   accuracy     correct test tokens / test tokens (punctuation included); acc_oov on the test
  *                tokens whose type does not occur in training. A dev/test gold label absent
- *                from training has no class and always counts as wrong.
+ *                from training has no class and always counts as wrong. A no-punctuation
+ *                variant is reported next to it when the test split carries a mask.
  *   selectivity  acc_task - acc_control, in percentage points.
  *
  * Token vectors come in as one float32 matrix, rows = the training tokens, then dev, then test,
@@ -47,6 +48,7 @@ struct prb_tok_split {
     int n;
     const char *const *form;  /* [n] word types */
     const char *const *label; /* [n] gold labels */
+    const uint8_t *punct;     /* [n] 1 = punctuation, for the no-punctuation accuracies; NULL = none */
 };
 
 struct prb_control {
@@ -84,6 +86,8 @@ struct prb_tokprobe_result {
     double acc_task, acc_control;           /* percent, test split */
     double acc_oov_task, acc_oov_control;   /* percent, test tokens of types unseen in training (NaN if none) */
     double selectivity;                     /* acc_task - acc_control, points */
+    double acc_np_task, acc_np_control;     /* percent, test tokens that are not punctuation
+                                               (test->punct; NaN without a mask or such tokens) */
     double dev_task, dev_control;           /* best dev accuracy (percent) of each fit */
     long n_test, n_oov;
     int n_labels;

@@ -20,7 +20,7 @@ static const char *const TEL[] = { "DET", "NOUN", "VERB", "ADV", "PUNCT" };
 
 static void t_m5(void)
 {
-    struct prb_tok_split tr = { 13, TRF, TRL }, dv = { 4, DVF, DVL }, te = { 5, TEF, TEL };
+    struct prb_tok_split tr = { 13, TRF, TRL, NULL }, dv = { 4, DVF, DVL, NULL }, te = { 5, TEF, TEL, NULL };
     struct prb_control c;
     char err[200];
     T_EQ_INT(prb_control_build(&c, &tr, &dv, &te, 7, err, sizeof err), 0);
@@ -82,7 +82,7 @@ static void t_m5(void)
 
     /* a gold label absent from training never counts as correct */
     static const char *const odd[5] = { "DET", "NOUN", "VERB", "SYM", "PUNCT" };
-    struct prb_tok_split te2 = { 5, TEF, odd };
+    struct prb_tok_split te2 = { 5, TEF, odd, NULL };
     T_EQ_INT(prb_control_build(&c, &tr, &dv, &te2, 7, err, sizeof err), 0);
     prb_control_ids(&c, &te2, task, NULL);
     T_EQ_INT(task[3], -1);
@@ -90,12 +90,12 @@ static void t_m5(void)
     T_NEAR(prb_label_accuracy(5, task, same, NULL), 80.0, 1e-12);
     prb_control_free(&c);
     /* errors */
-    struct prb_tok_split empty = { 0, NULL, NULL };
+    struct prb_tok_split empty = { 0, NULL, NULL, NULL };
     T_EQ_INT(prb_control_build(&c, &empty, &dv, &te, 7, err, sizeof err), -1);
     T_CHECK(strstr(err, "training split has no tokens") != NULL);
     prb_control_free(&c);
     static const char *const nolab[4] = { "DET", NULL, "VERB", "PUNCT" };
-    struct prb_tok_split bad = { 4, DVF, nolab };
+    struct prb_tok_split bad = { 4, DVF, nolab, NULL };
     T_EQ_INT(prb_control_build(&c, &tr, &bad, &te, 7, err, sizeof err), -1);
     T_CHECK(strstr(err, "dev token 2 has no label") != NULL);
     prb_control_free(&c);
@@ -154,8 +154,11 @@ static void t_probe(void)
         for (int c = 0; c < D; c++)
             X[(size_t)i * D + c] = ld[t % 4][c] + tv[t][c] + (float)(0.3 * (prb_sm64_unif(&r) - 0.5));
     }
-    struct prb_tok_split tr = { NTR, form, lab }, dv = { NDV, form + NTR, lab + NTR },
-                         te = { NTE, form + NTR + NDV, lab + NTR + NDV };
+    /* label ADJ plays punctuation in the test split, for the no-punctuation accuracies */
+    uint8_t *pu = malloc((size_t)NTE);
+    for (int i = 0; i < NTE; i++) pu[i] = !strcmp(lab[NTR + NDV + i], "ADJ");
+    struct prb_tok_split tr = { NTR, form, lab, NULL }, dv = { NDV, form + NTR, lab + NTR, NULL },
+                         te = { NTE, form + NTR + NDV, lab + NTR + NDV, pu };
     struct prb_train_cfg cfg;
     prb_train_cfg_default(&cfg);
     cfg.max_epoch = 40;
@@ -172,15 +175,17 @@ static void t_probe(void)
     T_CHECK(res.acc_oov_control < 60.0);                  /* near chance on unseen types */
     T_NEAR(res.selectivity, res.acc_task - res.acc_control, 1e-12);
     T_CHECK(res.selectivity > 5.0);
+    T_CHECK(res.acc_np_task > 95.0);
+    T_CHECK(!isnan(res.acc_np_control));
     T_EQ_INT(prb_tokprobe_run(X, D, &tr, &dv, &te, &cfg, 11, &res2, err, sizeof err), 0);
     T_NEAR(res2.acc_task, res.acc_task, 0);
     T_NEAR(res2.acc_control, res.acc_control, 0);
     printf("# synthetic token probe: task %.1f%% (oov %.1f%%), control %.1f%% (oov %.1f%%), selectivity %.1f\n",
            res.acc_task, res.acc_oov_task, res.acc_control, res.acc_oov_control, res.selectivity);
-    struct prb_tok_split none = { 0, NULL, NULL };
+    struct prb_tok_split none = { 0, NULL, NULL, NULL };
     T_EQ_INT(prb_tokprobe_run(X, D, &tr, &none, &te, &cfg, 11, &res2, err, sizeof err), -1);
     T_CHECK(strstr(err, "dev split has no tokens") != NULL);
-    free(X); free(form); free(lab);
+    free(X); free(form); free(lab); free(pu);
 }
 
 int main(void)
