@@ -40,7 +40,8 @@ int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int 
 void prb_sprobe_free(struct prb_sprobe *p)
 {
     free(p->proj); free(p->grad); free(p->m); free(p->v);
-    free(p->ws_t); free(p->ws_m); free(p->ws_s);
+    free(p->ws_t); free(p->ws_m); free(p->ws_s); free(p->ws_x);
+    free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
     memset(p, 0, sizeof *p);
 }
 
@@ -63,22 +64,38 @@ int prb_sprobe_target(enum prb_sprobe_kind kind, int n, const int *head, float *
     return rc;
 }
 
-static void ws_grow(struct prb_sprobe *p, int n)
+static void ws_grow(struct prb_sprobe *p, int n, long rows)
 {
-    if (n <= p->ws_n) return;
-    free(p->ws_t); free(p->ws_m); free(p->ws_s);
-    p->ws_t = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_t);
-    p->ws_m = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_m);
-    p->ws_s = sp_xmalloc((size_t)n * n);
-    p->ws_n = n;
+    if (n > p->ws_n) {
+        free(p->ws_s); free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
+        p->ws_s = sp_xmalloc((size_t)n * n);
+        p->ws_sf = sp_xmalloc((size_t)n * n * sizeof *p->ws_sf);
+        p->ws_tt = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_tt);
+        p->ws_st = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_st);
+        p->ws_row = sp_xmalloc((size_t)n * sizeof *p->ws_row);
+        p->ws_n = n;
+    }
+    if (rows > p->ws_rows) {
+        free(p->ws_t); free(p->ws_m); free(p->ws_x);
+        p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
+        p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
+        p->ws_x = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_x);
+        p->ws_rows = rows;
+    }
 }
 
-/* T = X·proj, (n, k) */
-static void project(struct prb_sprobe *p, int n, const float *X)
+/* T = X·proj into ws_t, (rows, k) */
+static void project(struct prb_sprobe *p, long rows, const float *X)
 {
-    ws_grow(p, n);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, p->k, p->d, 1.0f, X, p->d,
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, p->k, p->d, 1.0f, X, p->d,
                 p->proj, p->k, 0.0f, p->ws_t, p->k);
+}
+
+/* grad += Xᵀ M over rows */
+static void grad_add(struct prb_sprobe *p, long rows, const float *X, const float *M)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, p->k, (int)rows, 1.0f, X, p->d,
+                M, p->k, 1.0f, p->grad, p->k);
 }
 
 static float dist_hat(const float *T, int k, int i, int j)
@@ -99,37 +116,44 @@ static float depth_hat(const float *T, int k, int i)
 
 static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
 
-double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
+/* L_s of one sentence from its projections T (n, k); when M is not NULL, writes the gradient's
+ * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. */
+static double sent_loss_t(struct prb_sprobe *p, int n, const float *T, const float *target, float *M, double gscale)
 {
-    if (n <= 0) return 0.0;
     int k = p->k;
-    project(p, n, X);
-    const float *T = p->ws_t;
     double sum = 0.0;
     if (p->kind == PRB_SPROBE_DISTANCE) {
-        for (int i = 0; i < n; i++)
+        /* D^ row by row: for word i, all j at once, each D^(i,j) summed over r in increasing
+         * order (the j loop vectorises; every element keeps its own sequential sum) */
+        float *Tt = p->ws_tt, *row = p->ws_row;
+        for (int j = 0; j < n; j++)
+            for (int r = 0; r < k; r++) Tt[(size_t)r * n + j] = T[(size_t)j * k + r];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) row[j] = 0.0f;
+            for (int r = 0; r < k; r++) {
+                const float ti = T[(size_t)i * k + r], *tr = Tt + (size_t)r * n;
+                for (int j = 0; j < n; j++) { float x = ti - tr[j]; row[j] += x * x; }
+            }
             for (int j = 0; j < n; j++) {
-                float diff = dist_hat(T, k, i, j) - target[(size_t)i * n + j];
+                float diff = row[j] - target[(size_t)i * n + j];
                 sum += fabs((double)diff);
                 p->ws_s[(size_t)i * n + j] = sgn(diff);
             }
+        }
         sum /= (double)n * n;
-        if (gscale == 0.0) return sum;
-        /* M = (diag(rowsum S) - S) T */
+        if (!M) return sum;
+        /* M = c (diag(rowsum S) - S) T, c = gscale · 4 / n^2; S·T is exact in its terms (±T, 0),
+         * summed by sgemm */
+        double c = gscale * 4.0 / ((double)n * n);
+        for (size_t e = 0; e < (size_t)n * n; e++) p->ws_sf[e] = p->ws_s[e];
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, k, n, 1.0f, p->ws_sf, n, T, k, 0.0f, p->ws_st, k);
         for (int i = 0; i < n; i++) {
             const signed char *si = p->ws_s + (size_t)i * n;
             int rs = 0;
             for (int j = 0; j < n; j++) rs += si[j];
-            for (int r = 0; r < k; r++) {
-                double acc = (double)rs * T[(size_t)i * k + r];
-                for (int j = 0; j < n; j++)
-                    if (si[j]) acc -= si[j] * (double)T[(size_t)j * k + r];
-                p->ws_m[(size_t)i * k + r] = (float)acc;
-            }
+            for (int r = 0; r < k; r++)
+                M[(size_t)i * k + r] = (float)(c * ((double)rs * T[(size_t)i * k + r] - p->ws_st[(size_t)i * k + r]));
         }
-        float alpha = (float)(gscale * 4.0 / ((double)n * n));
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, k, n, alpha, X, p->d,
-                    p->ws_m, k, 1.0f, p->grad, k);
     } else {
         for (int i = 0; i < n; i++) {
             float diff = depth_hat(T, k, i) - target[i];
@@ -137,14 +161,58 @@ double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const f
             p->ws_s[i] = sgn(diff);
         }
         sum /= (double)n;
-        if (gscale == 0.0) return sum;
+        if (!M) return sum;
+        double c = gscale * 2.0 / (double)n;
         for (int i = 0; i < n; i++)
             for (int r = 0; r < k; r++)
-                p->ws_m[(size_t)i * k + r] = p->ws_s[i] * T[(size_t)i * k + r];
-        float alpha = (float)(gscale * 2.0 / (double)n);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, k, n, alpha, X, p->d,
-                    p->ws_m, k, 1.0f, p->grad, k);
+                M[(size_t)i * k + r] = (float)(c * p->ws_s[i] * (double)T[(size_t)i * k + r]);
     }
+    return sum;
+}
+
+double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
+{
+    if (n <= 0) return 0.0;
+    ws_grow(p, n, n);
+    project(p, n, X);
+    double l = sent_loss_t(p, n, p->ws_t, target, gscale != 0.0 ? p->ws_m : NULL, gscale);
+    if (gscale != 0.0) grad_add(p, n, X, p->ws_m);
+    return l;
+}
+
+/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]), with one product
+ * for T and, when gscale != 0, one for the gradient (each sentence's at gscale). */
+static double batch_loss(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
+                         const int *idx, int nb, double gscale)
+{
+    long rows = 0;
+    int maxn = 0;
+    for (int b = 0; b < nb; b++) {
+        int n = (int)(set->off[idx[b] + 1] - set->off[idx[b]]);
+        rows += n;
+        if (n > maxn) maxn = n;
+    }
+    if (rows == 0) return 0.0;
+    ws_grow(p, maxn, rows);
+    long r0 = 0;
+    for (int b = 0; b < nb; b++) {
+        int s = idx[b];
+        long n = set->off[s + 1] - set->off[s];
+        memcpy(p->ws_x + (size_t)r0 * p->d, set->X + (size_t)set->off[s] * p->d, (size_t)n * p->d * sizeof(float));
+        r0 += n;
+    }
+    project(p, rows, p->ws_x);
+    double sum = 0.0;
+    r0 = 0;
+    for (int b = 0; b < nb; b++) {
+        int s = idx[b];
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (n == 0) continue;
+        sum += sent_loss_t(p, n, p->ws_t + (size_t)r0 * p->k, tgt + toff[s],
+                           gscale != 0.0 ? p->ws_m + (size_t)r0 * p->k : NULL, gscale);
+        r0 += n;
+    }
+    if (gscale != 0.0) grad_add(p, rows, p->ws_x, p->ws_m);
     return sum;
 }
 
@@ -174,6 +242,7 @@ void prb_sprobe_adam_step(struct prb_sprobe *p, double lr)
 void prb_sprobe_predict(struct prb_sprobe *p, int n, const float *X, double *out)
 {
     if (n <= 0) return;
+    ws_grow(p, n, n);
     project(p, n, X);
     if (p->kind == PRB_SPROBE_DISTANCE) {
         for (int i = 0; i < n; i++)
@@ -284,6 +353,8 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
     size_t np = (size_t)p->d * p->k;
     float *best = sp_xmalloc(np * sizeof *best);
     int *perm = sp_xmalloc((size_t)train->n_sent * sizeof *perm);
+    int *dvidx = sp_xmalloc((size_t)dev->n_sent * sizeof *dvidx);
+    for (int s = 0; s < dev->n_sent; s++) dvidx[s] = s;
     struct prb_sp_regimen reg;
     prb_sp_regimen_init(&reg, cfg->lr);
     struct prb_sptrain_info inf;
@@ -306,21 +377,13 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
                 if (train->off[perm[b] + 1] > train->off[perm[b]]) nb++;
             if (nb == 0) continue;
             prb_sprobe_zero_grad(p);
-            for (int b = b0; b < b1; b++) {
-                int s = perm[b];
-                int n = (int)(train->off[s + 1] - train->off[s]);
-                if (n == 0) continue;
-                tsum += prb_sprobe_sent_loss(p, n, train->X + (size_t)train->off[s] * p->d,
-                                             ttr + otr[s], 1.0 / nb);
-            }
+            tsum += batch_loss(p, train, ttr, otr, perm + b0, b1 - b0, 1.0 / nb);
             prb_sprobe_adam_step(p, reg.lr);
             inf.steps++;
         }
         double dsum = 0.0;
-        for (int s = 0; s < dev->n_sent; s++) {
-            int n = (int)(dev->off[s + 1] - dev->off[s]);
-            dsum += prb_sprobe_sent_loss(p, n, dev->X + (size_t)dev->off[s] * p->d, tdv + odv[s], 0.0);
-        }
+        for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
+            dsum += batch_loss(p, dev, tdv, odv, dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
         double dmean = dsum / dev->n_sent;
         if (inf.train_mean) inf.train_mean[e] = tsum / N;
         if (inf.dev_mean) inf.dev_mean[e] = dmean;
@@ -340,6 +403,7 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
         rc = 0;
     }
     if (info) *info = inf;
+    free(dvidx);
     free(perm);
     free(best);
 out:

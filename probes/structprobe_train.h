@@ -20,7 +20,9 @@
  * cblas_sgemm, OpenBLAS forced to one thread); |D^ - d| is summed in float64 in increasing
  * (i, j) order. Gradient, using the symmetry of sgn(D^ - d) (S):
  *   distance  dL_s/dproj = (4/n^2) Hᵀ (diag(rowsum S) - S) T,   depth  (2/n) Hᵀ diag(sgn) T,
- * with sgn(0) = 0; the n×k middle factor is accumulated in float64 and rounded to float32.
+ * with sgn(0) = 0; the n×k right factor (scale included) is accumulated in float64 and rounded
+ * to float32. Training gathers a batch's word vectors and runs one product for t and one for
+ * the gradient per batch (dev: per 20 sentences), which is what makes d = k = 768 affordable.
  * Bits can depend on the OpenBLAS kernel (OPENBLAS_CORETYPE); compare with a tolerance. */
 #ifndef PRB_STRUCTPROBE_TRAIN_H
 #define PRB_STRUCTPROBE_TRAIN_H
@@ -51,10 +53,16 @@ struct prb_sprobe {
     float *grad;              /* (d, k), accumulated by prb_sprobe_sent_loss */
     float *m, *v;             /* (d, k) Adam moments */
     long step;                /* Adam steps taken */
-    /* scratch, grown with the longest sentence */
-    int ws_n;
-    float *ws_t, *ws_m;       /* (n, k) */
+    /* scratch, grown as needed */
+    int ws_n;                 /* longest sentence seen */
     signed char *ws_s;        /* (n, n) signs */
+    float *ws_sf;             /* (n, n) signs as floats, for S·T */
+    float *ws_tt;             /* (k, n) one sentence's T transposed */
+    float *ws_st;             /* (n, k) S·T */
+    float *ws_row;            /* (n) one row of D^ */
+    long ws_rows;             /* rows of one batch */
+    float *ws_t, *ws_m;       /* (rows, k) projections, gradient factors */
+    float *ws_x;              /* (rows, d) the batch's word vectors, gathered */
 };
 
 /* Allocate; draw the initial proj from rng (d·k draws). k <= 0 means k = d. 0 ok, -1 bad shape. */
