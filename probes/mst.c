@@ -149,7 +149,8 @@ out:
 
 int prb_cle(int n, const double *S, int root, int *head, char *err, size_t errlen)
 {
-    if (n < 1 || root < 0 || root >= n) {
+    if (n == 0) return 0;
+    if (n < 0 || root < 0 || root >= n) {
         snprintf(err, errlen, "maximum spanning tree: root %d outside 0..%d", root, n - 1);
         return -1;
     }
@@ -175,6 +176,7 @@ int prb_cle(int n, const double *S, int root, int *head, char *err, size_t errle
 
 int prb_attn_tree(int n, const double *A, enum prb_arc_dir dir, int *head, char *err, size_t errlen)
 {
+    if (n <= 0) return 0;
     double *S = sp_xmalloc((size_t)n * n * sizeof *S);
     prb_arc_scores(n, A, dir, S);
     int rc = prb_cle(n, S, prb_attn_root(n, A), head, err, errlen);
