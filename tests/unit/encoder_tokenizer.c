@@ -112,6 +112,8 @@ static void vectors(void)
         { "sigma-alone", "\xce\xa3", "\xcf\x83", { 32 }, 1, 0, 0 },      /* no cased letter before: σ */
         { "sigma-dot", "\xce\x91\xce\xa3.", "\xce\xb1\xcf\x82 .", { 1, 14 }, 2, 0, 0 }, /* '.' is case-ignorable */
         { "sigma-dot-a", "\xce\xa3\xce\xa3.\xce\x91", "\xcf\x83\xcf\x83 . \xce\xb1", { 1, 14, 1 }, 3, 0, 0 },
+        { "sigma-after-ordinal", "\xc2\xaa\xce\xa3", "\xc2\xaa\xcf\x82", { 1 }, 1, 0, 0 },  /* ª is Cased (Lo) */
+        { "sigma-after-mark", "\xce\x91\xcc\x81\xce\xa3", "\xce\xb1\xcf\x82", { 1 }, 1, 0, 0 },  /* U+0301 skipped */
         { "vt-dropped", "the\x0bthe", "thethe", { 1 }, 1, 0, 0 },        /* U+000B is Cc: dropped, no split */
         { "tab-splits", "the\tthe", "the the", { 5, 5 }, 2, 0, 0 },
         { "ideographic-space", "the\xe3\x80\x80the", "the the", { 5, 5 }, 2, 0, 0 },
