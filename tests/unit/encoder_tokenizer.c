@@ -1,6 +1,6 @@
 /* tests/unit/encoder_tokenizer.c — the BERT tokenizer (SPEC-models §M1): the M1.6 test
  * vocabulary, every test vector of M1.7 (basic tokens and ids) and the sentence TV-M1 in both
- * modes, PTB unescaping, special-token splitting, the D6 length rule, vocabulary errors
+ * modes, the M8.2 code points, PTB unescaping, special-token splitting, the D6 length rule, vocabulary errors
  * (file:line), and robustness: random bytes and invalid UTF-8 as words never crash and always
  * give at least one valid id (invalid bytes are U+FFFD, which cleaning drops; tokenizer.h). */
 #include "common/sp.h"
@@ -114,6 +114,10 @@ static void vectors(void)
         { "sigma-dot-a", "\xce\xa3\xce\xa3.\xce\x91", "\xcf\x83\xcf\x83 . \xce\xb1", { 1, 14, 1 }, 3, 0, 0 },
         { "sigma-after-ordinal", "\xc2\xaa\xce\xa3", "\xc2\xaa\xcf\x82", { 1 }, 1, 0, 0 },  /* ª is Cased (Lo) */
         { "sigma-after-mark", "\xce\x91\xcc\x81\xce\xa3", "\xce\xb1\xcf\x82", { 1 }, 1, 0, 0 },  /* U+0301 skipped */
+        { "sigma-medial-2", "\xce\x91\xce\xa3\xce\x91", "\xce\xb1\xcf\x83\xce\xb1", { 1 }, 1, 0, 0 },
+        { "nel-dropped", "the\xc2\x85the", "thethe", { 1 }, 1, 0, 0 },      /* U+0085 is Cc: dropped */
+        { "shy-dropped", "co\xc2\xadop", "coop", { 38, 39 }, 2, 0, 0 },     /* U+00AD is Cf */
+        { "bom-dropped", "\xef\xbb\xbfthe", "the", { 5 }, 1, 0, 0 },       /* U+FEFF is Cf */
         { "vt-dropped", "the\x0bthe", "thethe", { 1 }, 1, 0, 0 },        /* U+000B is Cc: dropped, no split */
         { "tab-splits", "the\tthe", "the the", { 5, 5 }, 2, 0, 0 },
         { "ideographic-space", "the\xe3\x80\x80the", "the the", { 5, 5 }, 2, 0, 0 },
@@ -380,6 +384,29 @@ static void cased(void)
     enc_tok_close(t);
 }
 
+/* the real MiniLM (bert-base-uncased) vocabulary, where the lead has put it: TV-M1's sentence with
+ * the well-known bert-base-uncased ids ([UNK] 100, [CLS] 101, [SEP] 102, "the" 1996, "to" 2000,
+ * "." 1012, "s" 1055, "u" 1057; "zoe" 11199 and "goes" 3632 read off vocab.txt's line numbers) */
+static void real_vocab(void)
+{
+    const char *dir = getenv("SP_MODELS");
+    char path[512];
+    snprintf(path, sizeof path, "%s/all-MiniLM-L6-v2/vocab.txt", dir ? dir : "../models");
+    if (access(path, R_OK)) { T_SKIP("MiniLM vocab.txt absent (SP_MODELS or ../models)"); return; }
+    enc_tokenizer_t *t = NULL;
+    T_EQ_INT(enc_tok_open(path, NULL, &t, err, sizeof err), SP_OK);
+    if (!t) return;
+    T_EQ_INT(enc_tok_vocab_size(t), 30522);
+    static const char *const words[] = { "Zo\xc3\xab", "goes", "to", "the", "U.S.", ".", "n't" };
+    static const int32_t ids[] = { 101, 11199, 3632, 2000, 1996, 1057, 1012, 1055, 1012, 1012, 1050, 1005, 1056, 102 };
+    struct enc_tok_sentence s = { 0 };
+    T_EQ_INT(enc_tok_sentence(t, words, 7, &s), 14);
+    T_CHECK(s.ids.n == 14 && !memcmp(s.ids.id, ids, sizeof ids));
+    T_EQ_INT(s.start[4], 5); T_EQ_INT(s.end[4], 9);
+    enc_tok_sentence_free(&s);
+    enc_tok_close(t);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 1; }
@@ -395,6 +422,7 @@ int main(void)
     errors();
     robustness();
     cased();
+    real_vocab();
 
     char path[300];
     snprintf(path, sizeof path, "%s/empty.txt", tmpdir);
