@@ -5,7 +5,8 @@
  *   basic+wordpiece: special-token split (step 0, bytes), and for each text segment: decode
  *     and clean (1), CJK spacing (2), NFC for cased vocabularies (3), split on whitespace (4),
  *     and per whitespace token lower-case with Final_Sigma (5), NFD (6), drop Mn (7),
- *     punctuation split (8), drop empties (9); or
+ *     punctuation split (8), drop empties (9) — except that a whitespace token equal to a
+ *     special token's text is kept whole, as HF's never_split does; or
  *   wordpiece-only: decode and split on Python's isspace;
  * then greedy longest-match WordPiece (M1.4) on each basic token, by byte ranges of the
  * token's UTF-8 form looked up in a string map. Code points live in int32 vectors; -1 marks
@@ -413,6 +414,20 @@ static void basic_token(const enc_tokenizer_t *t, const int32_t *s, size_t n, st
     if (in_run) cpv_push(&w->toks, -1);
 }
 
+/* HF's never_split: a whitespace token that equals a special token's text only after cleaning
+ * (e.g. "[UN" U+0007 "K]") is neither lower-cased nor split; WordPiece then looks it up whole.
+ * (BertTokenizerLegacy passes all_special_tokens as never_split; SPEC-models M1.3 is silent.) */
+static int is_special_text(const int32_t *s, size_t n)
+{
+    for (int k = 0; k < 5; k++) {
+        size_t m = strlen(special_str[k]), i = 0;
+        if (m != n) continue;
+        while (i < n && s[i] == (unsigned char)special_str[k][i]) i++;
+        if (i == n) return 1;
+    }
+    return 0;
+}
+
 /* Steps 1-9 for one text segment s[0..n) (no special token inside); appends to w->toks. */
 static void basic_segment(const enc_tokenizer_t *t, const char *s, size_t n, struct work *w)
 {
@@ -441,7 +456,12 @@ static void basic_segment(const enc_tokenizer_t *t, const char *s, size_t n, str
         while (i < w->a.n && py_isspace(w->a.p[i])) i++;
         size_t j = i;
         while (j < w->a.n && !py_isspace(w->a.p[j])) j++;
-        if (j > i) basic_token(t, w->a.p + i, j - i, w);
+        if (j > i && is_special_text(w->a.p + i, j - i)) {
+            for (size_t k = i; k < j; k++) cpv_push(&w->toks, w->a.p[k]);
+            cpv_push(&w->toks, -1);
+        } else if (j > i) {
+            basic_token(t, w->a.p + i, j - i, w);
+        }
         i = j;
     }
 }

@@ -67,6 +67,9 @@ def basic_tokenize(text, lower):
     text = unicodedata.normalize("NFC", text)          # HF does it; M1.3 step 3 says it cannot matter
     tokens = []
     for tok in text.split():
+        if tok in SPECIALS:                              # HF: never_split = all_special_tokens
+            tokens.append(tok)
+            continue
         if lower:
             tok = tok.lower()
             tok = "".join(c for c in unicodedata.normalize("NFD", tok) if unicodedata.category(c) != "Mn")
@@ -168,6 +171,9 @@ def codepoint_words():
         if cat == "Cn" or (cat == "Co" and cp not in (0xE000, 0xF8FF, 0xF0000, 0x100000)):
             continue
         words += [ch, "\u0391\u03a3" + ch, ch + "\u03a3", "\u0391" + ch + "\u03a3", "x" + ch + "\u0301y"]
+    # special tokens: whole (step 0), glued, and appearing only after cleaning (HF never_split)
+    words += ["[SEP]", "a[SEP]b[CLS]", "[unk]", "[CL\x07S]", "[cl\x07s]", "a[SE\x07P]", "x\xa0[UN\u200bK]",
+              "[MASK][PAD]", "[[UNK]]", "[UNK", "\u0130[SEP]\u03a3"]
     return words
 
 

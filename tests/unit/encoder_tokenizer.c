@@ -107,6 +107,10 @@ static void vectors(void)
         { "special-alone", "[CLS]", "[CLS]", { 2 }, 1, 0, 0 },
         { "special-lower", "[unk]", "[ unk ]", { 1, 1, 1 }, 3, 0, 0 },
         { "special-two", "[PAD][MASK]the", "[PAD] [MASK] the", { 0, 4, 5 }, 3, 0, 0 },
+        { "special-after-clean", "[CL\x07S]", "[CLS]", { 2 }, 1, 0, 0 },       /* HF never_split: kept whole */
+        { "special-after-clean-2", "x\xc2\xa0[UN\xe2\x80\x8bK]", "x [UNK]", { 25, 1 }, 2, 0, 0 },
+        { "special-lower-after-clean", "[cl\x07s]", "[ cls ]", { 1, 1, 1 }, 3, 0, 0 },
+        { "special-glued-after-clean", "a[SE\x07P]", "a [ sep ]", { 23, 1, 1, 1 }, 4, 0, 0 },
         { "cjk-not-hiragana", "\xe3\x81\x82" "a", "\xe3\x81\x82" "a", { 1 }, 1, 0, 0 },  /* あ is not spaced */
         { "sigma-medial", "\xce\xa3\xce\x91", "\xcf\x83\xce\xb1", { 32, 33 }, 2, 0, 0 },
         { "sigma-alone", "\xce\xa3", "\xcf\x83", { 32 }, 1, 0, 0 },      /* no cased letter before: σ */
