@@ -29,6 +29,7 @@ tap() {
     n=0
     while IFS= read -r line; do
         case $line in
+            "ok - # SKIP "*) n=$((n+1)); skip "${line#ok - # SKIP }";;
             "ok "*) n=$((n+1)); ok "${line#ok - }";;
             "not ok "*) n=$((n+1)); not_ok "${line#not ok - }";;
             *) echo "$line";;

@@ -2,6 +2,7 @@
  * (tests/reference/bert_tokenize_ref.py, tests/cli/t52-tokenizer-ref.sh); public API only.
  *
  *   encoder_tokenize VOCAB [wordpiece-only] [ptb] [cased] <WORDS >OUT
+ *   encoder_tokenize --unicode-version    utf8proc's Unicode version ("15.0.0")
  *   encoder_tokenize                      (no arguments: nothing to do, exit 0)
  *
  * WORDS: one word a line, its UTF-8 bytes in hex (an empty line is the empty word), so any byte
@@ -25,6 +26,7 @@ static int hexval(int c)
 int main(int argc, char **argv)
 {
     if (argc < 2) return 0;
+    if (!strcmp(argv[1], "--unicode-version")) { printf("%s\n", enc_tok_unicode_version()); return 0; }
     struct enc_tok_opts o;
     enc_tok_opts_defaults(&o);
     for (int i = 2; i < argc; i++) {
