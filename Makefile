@@ -31,7 +31,8 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
-LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) -lpthread -lm
+UTF8PROC_LIB := $(shell pkg-config --libs libutf8proc 2>/dev/null || echo -lutf8proc)
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 ifeq ($(SAN),1)
