@@ -1,6 +1,7 @@
 /* cli/cmd_trees.c — synprobe trees: trees from attention or a baseline scored against gold
  * constituency trees (stages/trees). */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "cli/cli.h"
@@ -25,9 +26,26 @@ static const char usage[] =
     "Exit: 0 scored, 1 bad input (an unknown corpus or run, no trees, an attention file that does not fit),\n"
     "2 usage errors.\n";
 
+static double jnum(json_t *j, const char *k)
+{
+    json_t *v = json_object_get(j, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static void print_text(const struct stg_trees_result *r)
 {
     const struct prb_trees_result *m = &r->m;
+    if (json_object_get(r->json, "uas")) {      /* dependency trees */
+        printf("%s: %ld sentences, punctuation excluded\n", r->method, m->n_sentences);
+        const char *name[3] = { "UAS", "UUAS (its arcs)", "UUAS (undirected MST)" }, *key[3] = { "uas", "uuas_dir", "uuas_mst" };
+        for (int i = 0; i < 3; i++) {
+            double v = jnum(r->json, key[i]);
+            if (isnan(v)) printf("  %s      -", name[i]);
+            else printf("  %s %6.2f", name[i], v);
+        }
+        putchar('\n');
+        return;
+    }
     printf("sentences %ld%s\n", m->n_sentences, r->n_runs > 1 ? " (random: mean of seeds 1..5)" : "");
     printf("Protocol A (EVALB, COLLINS.prm, LABELED 0)  recall  precision  F\n");
     printf("  all    (%5ld valid)                      %6.2f  %9.2f  %6.2f\n", m->a_all.n_valid,

@@ -254,12 +254,42 @@ static void layers_section(FILE *f, json_t *aggs)
 /* ---- trees and structural probes ---- */
 
 static int is_structprobe(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
+static int is_dependency(json_t *row) { return !strncmp(str(row, "method"), "dependency:", 11); }
+
+static void dependency_section(FILE *f, json_t *trees)
+{
+    size_t i, n = 0;
+    json_t *row;
+    json_array_foreach(trees, i, row) n += is_dependency(row);
+    if (!n) return;
+    fprintf(f, "<section id=\"dependency\"><h2>Dependency trees from attention</h2>\n<p>Maximum spanning arborescence "
+               "(Chu–Liu/Edmonds) over a layer's word-level attention, scored against the gold dependency trees without "
+               "punctuation (SPEC-models M6): UAS; UUAS of the same arcs; UUAS of the undirected maximum spanning tree "
+               "against the gold distances' tree. Baselines: right and left chains, adjacent words, random trees (mean of "
+               "5 seeds).</p>\n<table><tr><th class=\"l\">method</th><th class=\"l\">corpus</th><th>sentences</th><th>UAS</th>"
+               "<th>UUAS (arcs)</th><th>UUAS (MST)</th></tr>\n");
+    json_array_foreach(trees, i, row) {
+        if (!is_dependency(row)) continue;
+        json_t *r = json_object_get(row, "result");
+        fputs("<tr><td class=\"l\">", f);
+        stg_html_text(f, str(row, "method"));
+        fputs("</td><td class=\"l\">", f);
+        stg_html_text(f, str(row, "corpus"));
+        fputs("</td>", f);
+        cell_num(f, num(r, "n_sentences"), "%.0f");
+        cell_num(f, num(r, "uas"), "%.2f");
+        cell_num(f, num(r, "uuas_dir"), "%.2f");
+        cell_num(f, num(r, "uuas_mst"), "%.2f");
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
 
 static void trees_section(FILE *f, json_t *trees)
 {
     size_t i, n = 0;
     json_t *row;
-    json_array_foreach(trees, i, row) n += !is_structprobe(row);
+    json_array_foreach(trees, i, row) n += !is_structprobe(row) && !is_dependency(row);
     fprintf(f, "<section id=\"trees\"><h2>Trees from attention</h2>\n");
     if (!n) { fprintf(f, "<p>No tree evaluations.</p></section>\n"); return; }
     fprintf(f, "<p>Constituency trees extracted from attention, scored like EVALB against the gold trees (F1, %%): "
@@ -273,7 +303,7 @@ static void trees_section(FILE *f, json_t *trees)
     const char **gl = malloc(sizeof *gl * n);
     size_t g = 0;
     json_array_foreach(trees, i, row) {
-        if (is_structprobe(row)) continue;
+        if (is_structprobe(row) || is_dependency(row)) continue;
         json_t *r = json_object_get(row, "result");
         fputs("<tr><td class=\"l\">", f);
         stg_html_text(f, str(row, "method"));
@@ -302,7 +332,7 @@ static void trees_section(FILE *f, json_t *trees)
     /* F1 by length bin: one line per method */
     json_t *bins0 = NULL;
     json_array_foreach(trees, i, row)
-        if (!is_structprobe(row) && json_is_array(at(row, "result.protocol_b.sentence_f1_by_length"))) {
+        if (!is_structprobe(row) && !is_dependency(row) && json_is_array(at(row, "result.protocol_b.sentence_f1_by_length"))) {
             bins0 = at(row, "result.protocol_b.sentence_f1_by_length");
             break;
         }
@@ -319,7 +349,7 @@ static void trees_section(FILE *f, json_t *trees)
         }
         g = 0;
         json_array_foreach(trees, i, row) {
-            if (is_structprobe(row)) continue;
+            if (is_structprobe(row) || is_dependency(row)) continue;
             json_t *bs = at(row, "result.protocol_b.sentence_f1_by_length");
             for (b = 0; b < nb; b++) bv[g * nb + b] = json_is_array(bs) ? num(json_array_get(bs, b), "f1") : NAN;
             g++;
@@ -457,6 +487,7 @@ int stg_report_html(FILE *f, struct st_db *db, const struct stg_report_data *d, 
     compare_section(f, d->cmp);
     layers_section(f, d->aggs);
     trees_section(f, d->trees);
+    dependency_section(f, d->trees);
     structprobe_section(f, d->trees);
     int rc = corpora_section(f, db, err, errlen);
     fprintf(f, "<section id=\"manifest\"><h2>Manifest</h2><p>Every number above comes from one of these stored results: the "

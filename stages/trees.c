@@ -14,6 +14,8 @@
 #include "stages/manifest.h"
 #include "stages/names.h"
 #include "stages/trees.h"
+#include "stages/trees_int.h"
+#include "store/info.h"
 #include "store/runs.h"
 #include "store/store.h"
 #include "treeops/treeops.h"
@@ -36,6 +38,11 @@ const struct sp_opt stg_trees_options[] = {
     { "out", SP_OPT_PATH, O(out), .metavar = "TREES.txt", .help = "write the predicted trees, one per line" },
     { "gold-out", SP_OPT_PATH, O(gold_out), .metavar = "GOLD.txt", .help = "write the gold trees, one per line" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the evaluation" },
+    { "dependency", SP_OPT_FLAG, O(dependency),
+      .help = "dependency trees from attention (Chu-Liu/Edmonds; UAS, UUAS) against the corpus's dependency trees; the "
+              "default for a corpus without constituency trees; baselines right, left, adjacent, random" },
+    { "arc", SP_OPT_CHOICE, O(arc), "dep_to_head", .choices = "dep_to_head|head_to_dep",
+      .help = "dependency trees: an arc h->d scores A[d][h] (the dependent attends to its head) or A[h][d]" },
 #undef O
     { 0 },
 };
@@ -449,9 +456,28 @@ static void walk_free(struct walk *w)
     sp_npy_free(&w->attn);      /* zeroed when never read */
 }
 
+/* A corpus with dependency trees and no constituency tree (UD): 1, said once. */
+static int dependency_only(struct stg_ctx *ctx, const struct stg_trees_opts *o)
+{
+    struct st_db *db;
+    struct st_info in;
+    char err[SP_ERRLEN];
+    if (!o->db || !o->corpus || o->attention || st_open(o->db, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) return 0;
+    int dep = 0;
+    if (st_info_summary(db, o->corpus, 0, &in, err, sizeof err) == SP_OK) {
+        dep = in.n_corpora == 1 && in.corpora[0].v[ST_INFO_CONST_TREES] == 0 && in.corpora[0].v[ST_INFO_DEP_TREES] > 0;
+        st_info_free(&in);
+    }
+    st_close(db);
+    if (dep) sp_log(ctx->log, SP_LOG_INFO, "corpus '%s' has dependency trees and no constituency trees: scoring dependency "
+                    "trees from attention", o->corpus);
+    return dep;
+}
+
 int stg_trees(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
 {
     memset(r, 0, sizeof *r);
+    if (o->dependency || dependency_only(ctx, o)) return stg_trees_dep(ctx, o, r);
     struct walk w = { .ctx = ctx, .o = o, .r = r };
     int rc = check_opts(ctx, o, &w.kind);
     if (rc != SP_OK) return rc;

@@ -11,7 +11,10 @@
  * a longer padded row are handled. --run reads the same maps from an encoder run.
  * With --db --corpus the evaluation is stored (tree_eval, one row in one transaction) unless
  * no_save: method = the baseline name or "attention:<file>:<span score>", result = the figures
- * plus "manifest". A corpus without any constituency tree fails (nothing is stored). */
+ * plus "manifest". A corpus without any constituency tree fails (nothing is stored), unless
+ * it has dependency trees: then (or with --dependency) trees from attention are dependency
+ * trees (SPEC-models M6: maximum spanning arborescence, UAS/UUAS; baselines right, left,
+ * adjacent, random), see stages/trees_dep.c. */
 #ifndef SP_STG_TREES_H
 #define SP_STG_TREES_H
 
@@ -35,6 +38,9 @@ struct stg_trees_opts {
     long evalb_max_words;          /* 0: every sentence in Protocol A */
     const char *out, *gold_out;    /* predicted / gold trees, one per line */
     int no_save;
+    int dependency;                /* dependency trees (stages/trees_dep.c), also chosen for a
+                                      corpus with dependency trees and no constituency trees */
+    int arc;                       /* enum prb_arc_dir (probes/mst.h) */
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */
 };
 extern const struct sp_opt stg_trees_options[];

@@ -17,19 +17,19 @@ printf '(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat))))\n(TOP (S (NP (NNS Dogs))
 $SP ingest --db "$DB" --corpus ewt --quiet "$TMP/a.conllu" >/dev/null
 $SP ingest --db "$DB" --corpus ptb --quiet "$TMP/b.mrg" >/dev/null
 
-# ---- a corpus without constituency trees ----
+# ---- a corpus without constituency trees (UD): dependency trees instead (issue 13 item 7) ----
 rc=0; $SP trees --db "$DB" --corpus ewt --baseline right >"$TMP/out" 2>"$TMP/err" || rc=$?
-expect_eq "trees on a CoNLL-U-only corpus: exit 1" "$rc" 1
-expect_eq "trees on a CoNLL-U-only corpus: one line on stderr" "$(wc -l <"$TMP/err" | tr -d ' ')" 1
-check "trees on a CoNLL-U-only corpus: says the corpus has no constituency trees" \
-    grep -q "^synprobe trees: corpus 'ewt' has no constituency trees (2 sentences" "$TMP/err"
-check "trees on a CoNLL-U-only corpus: nothing on stdout" test ! -s "$TMP/out"
-expect_eq "trees on a CoNLL-U-only corpus: tree_eval stays empty" "$(q "$DB" "SELECT count(*) FROM tree_eval")" 0
+expect_eq "trees on a CoNLL-U-only corpus: exit 0" "$rc" 0
+check "trees on a CoNLL-U-only corpus: says it scores its dependency trees instead" \
+    grep -q "corpus 'ewt' has dependency trees and no constituency trees: scoring dependency trees" "$TMP/err"
+check "trees on a CoNLL-U-only corpus: the dependency figures on stdout" grep -q "UAS" "$TMP/out"
+expect_eq "trees on a CoNLL-U-only corpus: one dependency evaluation stored" \
+    "$(q "$DB" "SELECT group_concat(method) FROM tree_eval")" "dependency:baseline:right"
 
-# the corpus with trees: scored and stored (so the check above can tell the two apart)
+# the corpus with constituency trees: scored and stored as before
 rc=0; $SP trees --db "$DB" --corpus ptb --baseline right --json >"$TMP/out" 2>/dev/null || rc=$?
 expect_eq "trees on the PTB corpus: exit 0" "$rc" 0
-expect_eq "trees on the PTB corpus: one tree_eval row" "$(q "$DB" "SELECT count(*) FROM tree_eval")" 1
+expect_eq "trees on the PTB corpus: one more tree_eval row" "$(q "$DB" "SELECT count(*) FROM tree_eval")" 2
 
 # ---- some sentences without trees: one summary line ----
 cp "$TMP/a.conllu" "$TMP/c.conllu"
@@ -58,7 +58,7 @@ if $SP encode --db "$DB" --corpus ptb --encoder encoder/configs/san.json --run b
 else
     not_ok "encode --run base (needed for the --run check) failed"
 fi
-expect_eq "failed look-ups store nothing" "$(q "$DB" "SELECT count(*) FROM tree_eval")" 1
+expect_eq "failed look-ups store nothing" "$(q "$DB" "SELECT count(*) FROM tree_eval")" 2
 
 # ---- a repeated single-valued flag ----
 rc=0; $SP trees --mrg "$TMP/b.mrg" --baseline right --baseline left >/dev/null 2>"$TMP/err" || rc=$?
