@@ -16,6 +16,7 @@
 #include "probes/structprobe_train.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
+#include "stages/partition.h"
 #include "stages/structprobe.h"
 #include "stages/structprobe_int.h"
 #include "store/runs.h"
@@ -25,6 +26,7 @@ struct tsent {
     int n;
     long word0;                 /* first word's row in the gathered arrays */
     int part;                   /* 0 train, 1 dev, 2 test, -1 left out */
+    const char *split;          /* the recorded split, or NULL */
     int have_vec;
 };
 
@@ -38,6 +40,7 @@ struct tdata {
     float *X;                   /* [n_words][d], filled from the run */
     int d;
     long n_mismatch;
+    struct sp_arena arena;      /* split strings */
 };
 
 static void grow_words(struct tdata *t, long more)
@@ -48,15 +51,12 @@ static void grow_words(struct tdata *t, long more)
     t->punct = sp_xrealloc(t->punct, (size_t)t->wcap);
 }
 
-/* The corpus's sentences in order: trees, punctuation, recorded split (-1 when none, -2 other). */
-static int read_corpus(struct tdata *t, struct st_db *db, int64_t cid, int punct, int *have_split)
+/* The corpus's sentences in order: trees, punctuation, recorded split. */
+static int read_corpus(struct tdata *t, struct st_db *db, int64_t cid, int punct)
 {
     struct st_iter *it;
     int rc = st_iter_open(db, cid, ST_WANT_DEP, &it, t->ctx->err, sizeof t->ctx->err);
     if (rc != SP_OK) return rc;
-    static const char *const names[3] = { "train", "dev", "test" };
-    have_split[0] = have_split[1] = have_split[2] = 0;
-    have_split[3] = 0;          /* sentences with no or another split */
     for (;;) {
         const struct st_row *row;
         int k = st_iter_next(it, &row);
@@ -68,9 +68,8 @@ static int read_corpus(struct tdata *t, struct st_db *db, int64_t cid, int punct
         s->word0 = -1;
         s->have_vec = 0;
         s->part = -1;
-        for (int j = 0; j < 3; j++) if (row->split && !strcmp(row->split, names[j])) s->part = j;
-        if (s->part >= 0) have_split[s->part]++; else have_split[3]++;
-        if (!row->s.head || row->s.n < 1) { s->part = -3; continue; }     /* no tree: left out */
+        s->split = row->split ? sp_arena_strdup(&t->arena, row->split) : NULL;
+        if (!row->s.head || row->s.n < 1) continue;      /* no tree: left out */
         grow_words(t, row->s.n);
         s->word0 = t->n_words;
         memcpy(t->head + t->n_words, row->s.head, sizeof *t->head * (size_t)row->s.n);
@@ -126,28 +125,16 @@ static void gather(const struct tdata *t, int part, struct tset *o)
 
 static void tset_free(struct tset *o) { free(o->off); free(o->head); free(o->punct); free(o->X); }
 
-/* Official partitions when the corpus has train, dev and test for every sentence; else seeded
- * 80/10/10 over the sentences with a tree (a Fisher-Yates permutation, first 80% train). */
-static void partition(struct tdata *t, const int *have_split, uint64_t seed, char *how, size_t n)
+/* The partitions of stages/partition.h over the sentences with a tree. */
+static void partition(struct tdata *t, uint64_t seed, char *how, size_t n)
 {
-    if (have_split[0] && have_split[1] && have_split[2] && !have_split[3]) {
-        snprintf(how, n, "official: the recorded split (train %d, dev %d, test %d sentences)", have_split[0], have_split[1],
-                 have_split[2]);
-        return;
-    }
-    int m = 0, *idx = sp_xmalloc(sizeof *idx * (size_t)(t->n_sent + 1));
-    for (int k = 0; k < t->n_sent; k++) if (t->s[k].word0 >= 0) idx[m++] = k;
-    struct sp_splitmix r;
-    sp_splitmix_seed(&r, seed);
-    for (int i = m - 1; i > 0; i--) {
-        int j = (int)sp_splitmix_below(&r, (uint64_t)i + 1), x = idx[i];
-        idx[i] = idx[j]; idx[j] = x;
-    }
-    int ntr = (int)floor(0.8 * m + 0.5), nva = (int)floor(0.1 * m + 0.5);
-    for (int i = 0; i < m; i++) t->s[idx[i]].part = i < ntr ? 0 : i < ntr + nva ? 1 : 2;
-    free(idx);
-    snprintf(how, n, "re-split 80/10/10 by sentence, seed %llu (the corpus has no recorded train/dev/test split)",
-             (unsigned long long)seed);
+    const char **split = sp_xmalloc(sizeof *split * (size_t)(t->n_sent + 1));
+    uint8_t *usable = sp_xmalloc((size_t)t->n_sent + 1);
+    int *part = sp_xmalloc(sizeof *part * (size_t)(t->n_sent + 1));
+    for (int k = 0; k < t->n_sent; k++) { split[k] = t->s[k].split; usable[k] = t->s[k].word0 >= 0; }
+    stg_partition(t->n_sent, split, usable, seed, part, how, n);
+    for (int k = 0; k < t->n_sent; k++) t->s[k].part = part[k];
+    free(split); free(usable); free(part);
 }
 
 static json_t *train_json(const struct prb_sptrain_info *in, const struct prb_sprobe *p)
@@ -157,7 +144,7 @@ static json_t *train_json(const struct prb_sptrain_info *in, const struct prb_sp
                      "lr_final", in->lr_final);
 }
 
-static void tdata_free(struct tdata *t) { free(t->s); free(t->head); free(t->punct); free(t->X); }
+static void tdata_free(struct tdata *t) { free(t->s); free(t->head); free(t->punct); free(t->X); sp_arena_free(&t->arena); }
 
 /* Train one probe on train (checkpoint on dev) and add its test predictions to acc. */
 static int train_one(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, enum prb_sprobe_kind kind,
@@ -195,9 +182,9 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
         rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
     st_run_info_free(&ri);
     struct tdata t = { .ctx = ctx };
-    int have_split[4];
+    sp_arena_init(&t.arena);
     char how[256] = "";
-    if (rc == SP_OK) rc = read_corpus(&t, db, cid, o->punct, have_split);
+    if (rc == SP_OK) rc = read_corpus(&t, db, cid, o->punct);
     if (rc == SP_OK) rc = st_run_items(db, o->run, ST_RUN_TOK, on_item, &t, ctx->err, sizeof ctx->err);
     long n_vec = 0;
     for (int k = 0; k < t.n_sent; k++) n_vec += t.s[k].have_vec;
@@ -205,7 +192,7 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
         rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors for the sentences of '%s' that have a dependency tree",
                       o->run, o->corpus);
     if (rc == SP_OK) {
-        partition(&t, have_split, (uint64_t)o->probe_seed, how, sizeof how);
+        partition(&t, (uint64_t)o->probe_seed, how, sizeof how);
         struct tset tr, dv, te;
         gather(&t, 0, &tr);
         gather(&t, 1, &dv);

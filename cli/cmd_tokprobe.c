@@ -1,0 +1,45 @@
+/* cli/cmd_tokprobe.c — synprobe tokprobe: word-level probes (UPOS, dependency relation) with
+ * control tasks on a corpus run's token vectors (stages/tokprobe). */
+#include <jansson.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "stages/tokprobe.h"
+
+static const char usage[] =
+    "usage: synprobe tokprobe --db DB --corpus C --run R [--task upos|deprel] [--strip-subtype]\n"
+    "                         [--classifier logreg|mlp] [--nhid H] [--seed N] [--control-seed N]\n"
+    "                         [--split-seed N] [--max-epoch N] [--json] [--no-save]\n"
+    "\n"
+    "Probes every word's UPOS (or the relation of its arc) from the token vectors of run R (a run of\n"
+    "corpus C encoded with --token-vectors), trained on the corpus's train partition (its recorded\n"
+    "split, else a seeded 80/10/10 split of its sentences), early-stopped on dev, scored on test; and\n"
+    "the same probe on Hewitt & Liang's control task (a random label per word type, the training label\n"
+    "distribution; SPEC-models M5). Prints test accuracy, control accuracy and selectivity (points),\n"
+    "also on word types unseen in training and without punctuation; stores a probe result (task\n"
+    "token:upos / token:deprel) that `synprobe report` aggregates over seeds.\n"
+    "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
+
+int cmd_tokprobe(int argc, char **argv)
+{
+    struct stg_tokprobe_opts o = { 0 };
+    struct cli c;
+    const struct sp_optbind b[] = { { stg_tokprobe_options, &o }, { cli_json_option, &c.common } };
+    int rc = cli_parse(&c, "tokprobe", usage, b, 2, argc, argv, 0);
+    if (rc >= 0) return rc;
+    o.command = c.command;
+    struct stg_tokprobe_result r;
+    rc = stg_tokprobe(&c.ctx, &o, &r);
+    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (r.json) {
+        cli_progress_clear(&c);
+        if (c.common.json) cli_print_json(&c, r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        else printf("%s on run %s: test accuracy %.2f, control %.2f, selectivity %.2f points\n",
+                    json_string_value(json_object_get(r.json, "task")), o.run, r.acc_task, r.acc_control, r.selectivity);
+        fflush(stdout);
+    }
+    if (r.result_id) fprintf(stderr, "synprobe tokprobe: stored result %lld in %s\n", (long long)r.result_id, o.db);
+    rc = cli_finish_stage(&c, rc);
+    stg_tokprobe_result_free(&r);
+    return cli_done(&c, rc);
+}
