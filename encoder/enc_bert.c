@@ -288,7 +288,7 @@ static char *model_dir(const char *path, char *err, size_t errlen)
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "kind") && strcmp(key, "model")) {
+        if (strcmp(key, "kind") && strcmp(key, "model") && strcmp(key, "$schema")) {
             snprintf(err, errlen, "%s: %s: unknown key for kind bert (expected \"kind\" and \"model\")", path, key);
             goto out;
         }

@@ -472,6 +472,31 @@ static void test_numpy_reference(void)
     printf("# tiny BERT vs NumPy (float64): %d sentences, max |dh| %.3g, max |dattn| %.3g\n", n_sent, wh, wa);
     T_NEAR(wh, 0, 1e-5);
     T_NEAR(wa, 0, 1e-5);
+    /* the CUDA twin through the same backend interface, against the CPU (M3.4 tolerances) */
+    enc_bert_t *g = NULL;
+    if (enc_bert_open(tiny, ENC_DEVICE_CUDA, NULL, &g, err, sizeof err) != SP_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "bert on CUDA: %.500s", err);
+        T_SKIP(why);
+    } else {
+        float *gh[8], *ga[8];
+        for (int s = 0; s < n_sent; s++) {
+            gh[s] = sp_xcalloc(hid[s].count, sizeof(float));
+            ga[s] = sp_xcalloc(att[s].count, sizeof(float));
+        }
+        T_EQ_INT(enc_bert_forward(g, n_sent, in, gh, ga, err, sizeof err), SP_OK);
+        double dh = 0, da = 0;
+        for (int s = 0; s < n_sent; s++) {
+            double x = maxdiff(gh[s], h[s], hid[s].count), y = maxdiff(ga[s], a[s], att[s].count);
+            if (x > dh) dh = x;
+            if (y > da) da = y;
+            free(gh[s]); free(ga[s]);
+        }
+        printf("# tiny BERT CUDA vs CPU: max |dh| %.3g, max |dattn| %.3g\n", dh, da);
+        T_NEAR(dh, 0, 1e-4);
+        T_NEAR(da, 0, 1e-5);
+        enc_bert_close(g);
+    }
     for (int s = 0; s < n_sent; s++) { free(h[s]); free(a[s]); sp_npy_free(&ids[s]); sp_npy_free(&types[s]); sp_npy_free(&hid[s]); sp_npy_free(&att[s]); }
     enc_bert_close(b);
 }
