@@ -1,5 +1,5 @@
 /* encoder/enc_bert.c — kind "bert": a Hugging Face BertModel (SPEC-models M3) run for inference,
- * and the piece -> word -> sentence pooling of M2.
+ * and the piece -> word -> sentence pooling and word-level attention of M2.
  *
  * How it works: the model's tensors go into the same parameter registry as the other kinds
  * (enc_weights.c), under their HF names; linear weights, stored [out, in] by HF, are transposed
@@ -497,8 +497,8 @@ int enc_sent_pool_parse(const char *s)
          : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
 }
 
-int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *span, enum enc_word_pool mode,
-                   float *out, char *err, size_t errlen)
+/* spans inside 1..T-2, non-empty */
+static int check_spans(int T, int n_words, const int32_t *span, char *err, size_t errlen)
 {
     for (int w = 0; w < n_words; w++) {
         const int s = span[2 * w], e = span[2 * w + 1];
@@ -507,6 +507,16 @@ int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *spa
                      w, s, e, T - 2);
             return SP_EUSAGE;
         }
+    }
+    return SP_OK;
+}
+
+int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *span, enum enc_word_pool mode,
+                   float *out, char *err, size_t errlen)
+{
+    if (check_spans(T, n_words, span, err, errlen)) return SP_EUSAGE;
+    for (int w = 0; w < n_words; w++) {
+        const int s = span[2 * w], e = span[2 * w + 1];
         float *o = out + (size_t)w * d;
         switch (mode) {
         case ENC_WORD_POOL_FIRST: memcpy(o, X + (size_t)s * d, sizeof(float) * (size_t)d); break;
@@ -541,4 +551,30 @@ void enc_pool_sentence(int d, const float *X, int n_words, const float *words, e
             out[j] = (float)(acc / n_words);
         }
     }
+}
+
+/* ---- word-level attention (M2.4) ---- */
+
+int enc_word_attention(int T, int n_heads, const float *R, int n_words, const int32_t *span, int renormalise,
+                       float *out, char *err, size_t errlen)
+{
+    if (check_spans(T, n_words, span, err, errlen)) return SP_EUSAGE;
+    double *row = sp_xmalloc(sizeof(double) * (size_t)(n_words > 0 ? n_words : 1));
+    for (int a = 0; a < n_words; a++) {
+        const int sa = span[2 * a], ea = span[2 * a + 1];
+        double z = 0;
+        for (int b = 0; b < n_words; b++) {
+            const int sb = span[2 * b], eb = span[2 * b + 1];
+            double acc = 0;
+            for (int h = 0; h < n_heads; h++)
+                for (int p = sa; p < ea; p++)
+                    for (int q = sb; q < eb; q++) acc += R[((size_t)h * T + p) * T + q];
+            row[b] = acc / ((double)(ea - sa) * n_heads);
+            z += row[b];
+        }
+        for (int b = 0; b < n_words; b++)
+            out[(size_t)a * n_words + b] = (float)(renormalise ? (z > 0 ? row[b] / z : 0.0) : row[b]);
+    }
+    free(row);
+    return SP_OK;
 }

@@ -286,6 +286,13 @@ int enc_sent_pool_parse(const char *s);
  * SP_EUSAGE naming the word when a span is bad. */
 int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *span, enum enc_word_pool mode,
                    float *out, char *err, size_t errlen);
+/* Word-level attention (M2.4, used for trees from attention): R [n_heads, T, T] piece attention
+ * of one layer (row = query); W[a][b] = mean over heads of (1/|span a|) Σ_{p in a} Σ_{q in b}
+ * R_h[p][q] ([CLS]/[SEP] rows and columns dropped), summed in double; with renormalise each row
+ * is then divided by its sum once (a zero row stays zero). n_heads = 1 with one head's map gives
+ * that head's matrix. out [n_words, n_words]. SP_EUSAGE naming the word when a span is bad. */
+int enc_word_attention(int T, int n_heads, const float *R, int n_words, const int32_t *span, int renormalise,
+                       float *out, char *err, size_t errlen);
 /* out [d]: mean or elementwise max of the word vectors words [n_words, d], or X[0] ([CLS]) */
 void enc_pool_sentence(int d, const float *X, int n_words, const float *words, enum enc_sent_pool mode, float *out);
 

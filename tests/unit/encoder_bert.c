@@ -6,6 +6,7 @@
  *     {"kind": "bert", "model": DIR};
  *   batch invariance: a sentence alone and inside a batch gives the same bytes;
  *   TV-M2a (M2.5): word pooling mean/first/last and sentence pooling mean/cls/max;
+ *   TV-M2b (M2.5): word-level attention from piece attention, and the head mean (M2.4);
  *   errors: truncated safetensors, F16 tensor, missing / unexpected / misshapen tensor, bad
  *     config.json (missing key, heads not dividing, hidden_act, bad JSON), bad ids;
  *   the tiny random BERT of tests/reference/make_tiny_bert.py (2 layers, d 8, 2 heads) against
@@ -407,6 +408,31 @@ static void test_pooling(void)
     T_EQ_INT(enc_pool_words(7, 2, &X[0][0], 1, empty, ENC_WORD_POOL_MEAN, w, err, sizeof err), SP_EUSAGE);
 }
 
+/* TV-M2b: one head; then the same head twice with a uniform one (head mean before renormalising) */
+static void test_word_attention(void)
+{
+    float R[2][6][6];
+    static const float rows[4][6] = { { 0.1f, 0.2f, 0.3f, 0.2f, 0.1f, 0.1f }, { 0.2f, 0.3f, 0.1f, 0.1f, 0.1f, 0.2f },
+                                      { 0.1f, 0.1f, 0.1f, 0.3f, 0.2f, 0.2f }, { 0.0f, 0.4f, 0.2f, 0.2f, 0.1f, 0.1f } };
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) { R[0][i][j] = (i >= 1 && i <= 4) ? rows[i - 1][j] : 1.0f / 6; R[1][i][j] = 1.0f / 6; }
+    static const int32_t span[2][2] = { { 1, 3 }, { 3, 5 } };
+    float W[4], A[4];
+    T_EQ_INT(enc_word_attention(6, 1, &R[0][0][0], 2, &span[0][0], 0, W, err, sizeof err), SP_OK);
+    static const float wW[4] = { 0.45f, 0.25f, 0.4f, 0.4f }, wA[4] = { 0.642857f, 0.357143f, 0.5f, 0.5f };
+    T_NEAR(maxdiff(W, wW, 4), 0, 1e-6);
+    T_EQ_INT(enc_word_attention(6, 1, &R[0][0][0], 2, &span[0][0], 1, A, err, sizeof err), SP_OK);
+    T_NEAR(maxdiff(A, wA, 4), 0, 1e-6);
+    /* two heads: W = (W_0 + W_1)/2 with W_1 = 2/6 everywhere; renormalised once */
+    T_EQ_INT(enc_word_attention(6, 2, &R[0][0][0], 2, &span[0][0], 1, A, err, sizeof err), SP_OK);
+    const double t = 1.0 / 3;
+    T_NEAR(A[0], (0.45 + t) / (0.45 + 0.25 + 2 * t), 1e-6);
+    T_NEAR(A[3], 0.5, 1e-6);
+    static const int32_t bad[2][2] = { { 1, 3 }, { 3, 6 } };
+    T_EQ_INT(enc_word_attention(6, 1, &R[0][0][0], 2, &bad[0][0], 1, A, err, sizeof err), SP_EUSAGE);
+    T_CHECK(strstr(err, "word 1: piece span [3, 6)") != NULL);
+}
+
 /* ---- the tiny random BERT vs the NumPy reference ---- */
 
 static void test_numpy_reference(void)
@@ -507,6 +533,7 @@ int main(void)
     test_tv_m3();
     test_errors();
     test_pooling();
+    test_word_attention();
     test_numpy_reference();
     if (!t_fail) { char cmd[256]; snprintf(cmd, sizeof cmd, "rm -rf %s", dir); if (system(cmd)) {} }
     else fprintf(stderr, "kept %s\n", dir);
