@@ -11,7 +11,8 @@ with token type 1 everywhere, M0 D2), into OUT:
     attn_S.npy   float64 [L, H, T, T] P_h per layer and head (row = query)
 Each sentence is run on its own (no padding), which is what the padding mask of M3.4 gives.
 
-Usage: bert_ref.py DIR OUT [SEED]      Only /usr/bin/python3 + numpy.
+Usage: bert_ref.py DIR OUT [SEED [LENGTHS]]      LENGTHS: comma-separated piece counts (default
+3,7,12,max_position_embeddings,9). Only /usr/bin/python3 + numpy.
 """
 import json
 import math
@@ -80,10 +81,10 @@ def forward(c, W, ids, types):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) not in (3, 4, 5):
         sys.exit(__doc__)
     src, out = sys.argv[1], sys.argv[2]
-    seed = int(sys.argv[3]) if len(sys.argv) == 4 else 5
+    seed = int(sys.argv[3]) if len(sys.argv) >= 4 else 5
     with open(os.path.join(src, "config.json")) as f:
         c = json.load(f)
     assert c.get("hidden_act", "gelu") == "gelu"
@@ -100,6 +101,8 @@ def main():
     rng = np.random.default_rng(seed)
     os.makedirs(out, exist_ok=True)
     lengths = [3, 7, 12, c["max_position_embeddings"], 9]
+    if len(sys.argv) == 5:
+        lengths = [int(x) for x in sys.argv[4].split(",")]
     for s, T in enumerate(lengths):
         ids = np.concatenate([[cls], rng.integers(5, c["vocab_size"], T - 2), [sep]]).astype(np.int32)
         types = np.full(T, 1 if s == len(lengths) - 1 else 0, dtype=np.int32)
