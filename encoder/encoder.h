@@ -235,7 +235,8 @@ int enc_embed_vector(const enc_embed_t *m, const char *word, float *out);
  * here). The forward works on word pieces: the caller tokenizes ([CLS] ... [SEP], M1) and keeps
  * each word's piece span for pooling. It runs through the same backends as the other kinds
  * (CPU: common/gemm.h, so a sentence's vectors are the same bytes in any batch and with any
- * thread count; CUDA when the plugin is there). */
+ * thread count; CUDA when the plugin is there). One handle per thread, as enc_t; the model's
+ * weights stay in host memory too (the embedding rows are gathered there). */
 
 struct enc_bert_config {
     int vocab_size, hidden_size, layers, heads, intermediate_size;

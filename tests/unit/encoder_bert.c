@@ -339,6 +339,17 @@ static void test_errors(void)
     T_CHECK(enc_bert_open(path("garbage", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err) != SP_OK);
     T_CHECK(strstr(err, "tensor a: header entry is not an object") != NULL);
 
+    /* missing files and paths */
+    T_CHECK(enc_bert_open(path("nowhere", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err) != SP_OK);
+    T_CHECK(strstr(err, "nowhere: cannot open") != NULL);
+    if (mkdir(path("empty", NULL), 0755) == 0) {
+        T_EQ_INT(enc_bert_open(path("empty", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err), SP_EIO);
+        T_CHECK(strstr(err, "empty/config.json: cannot open") != NULL);
+        write_text(path("empty", "config.json"), toy_config);
+        T_EQ_INT(enc_bert_open(path("empty", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err), SP_EIO);
+        T_CHECK(strstr(err, "empty/model.safetensors: cannot open") != NULL);
+    }
+
     /* config.json */
     static const struct { const char *json, *want; } cfg[] = {
         { "{\"vocab_size\": 6}", "hidden_size: missing" },
