@@ -14,7 +14,7 @@
  * Determinism: the CPU backend's products are row-local (common/gemm.h) and the other ops
  * row- or sentence-local, so a sentence's vectors are the same bytes alone or in any batch.
  *
- * Not done: F16/BF16 checkpoints, hidden_act other than "gelu", relative position embeddings,
+ * Not done: hidden_act other than "gelu", relative position embeddings,
  * a workspace cap (enc_set_workspace_limit applies to the other kinds only). */
 #include "encoder/encoder_int.h"
 

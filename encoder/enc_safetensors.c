@@ -6,13 +6,16 @@
  * once: every entry must have a known dtype, a shape of non-negative integers and offsets whose
  * length is exactly the shape's element count times the dtype's size and that lie inside the
  * file, so a truncated file is reported at open, naming the first tensor that does not fit.
- * Data is read on request (enc_sft_read_f32), only for F32 tensors: other dtypes are listed
- * (so callers can name and ignore them) but cannot be read as floats.
+ * Data is read on request (enc_sft_read_f32) for F32 tensors, and for F16 and BF16 ones, which
+ * are widened to float32 exactly (SPEC-models M3.2); other dtypes are listed (so callers can name
+ * and ignore them) but cannot be read as floats.
  *
- * Not done: F16/BF16 conversion, big-endian hosts, mmap (tensors are read with fread). */
+ * Not done: F64 or integer tensors as floats, big-endian hosts, mmap (tensors are read with
+ * fread). */
 #include "encoder/encoder_int.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 /* element size of a safetensors dtype; 0 if unknown */
@@ -144,17 +147,50 @@ const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *n
     return NULL;
 }
 
+/* IEEE half -> float, exact (subnormals, infinities and NaN included) */
+static float half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h >> 15) << 31, ex = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits;
+    if (ex == 0x1f) bits = sign | 0x7f800000u | (man << 13);             /* inf / NaN */
+    else if (ex) bits = sign | ((ex + 112) << 23) | (man << 13);          /* normal: bias 15 -> 127 */
+    else {
+        float v = ldexpf((float)man, -24);                               /* zero / subnormal */
+        memcpy(&bits, &v, 4);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen)
 {
-    if (strcmp(t->dtype, "F32")) {
-        snprintf(err, errlen, "%s: tensor %s: dtype %s is not supported (only F32 checkpoints can be read; convert the model to float32)",
+    const int f32 = !strcmp(t->dtype, "F32"), f16 = !strcmp(t->dtype, "F16"), bf16 = !strcmp(t->dtype, "BF16");
+    if (!f32 && !f16 && !bf16) {
+        snprintf(err, errlen, "%s: tensor %s: dtype %s is not supported (F32, F16 and BF16 tensors can be read as weights)",
                  s->path, t->name, t->dtype);
         return SP_EPARSE;
     }
-    if (t->count && (fseeko(s->f, (off_t)(s->data_start + t->offset), SEEK_SET) != 0 ||
-                     fread(dst, sizeof(float), t->count, s->f) != t->count)) {
+    if (t->count && fseeko(s->f, (off_t)(s->data_start + t->offset), SEEK_SET) != 0) {
         snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
         return SP_EIO;
+    }
+    if (f32 && t->count && fread(dst, sizeof(float), t->count, s->f) != t->count) {
+        snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
+        return SP_EIO;
+    }
+    if (!f32) {                /* 16-bit halves, widened in place from the back of dst */
+        uint16_t *h = (uint16_t *)(void *)dst;
+        if (t->count && fread(h, 2, t->count, s->f) != t->count) {
+            snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
+            return SP_EIO;
+        }
+        for (uint64_t i = t->count; i-- > 0;) {
+            const uint16_t x = h[i];
+            if (bf16) { uint32_t bits = (uint32_t)x << 16; memcpy(&dst[i], &bits, 4); }
+            else dst[i] = half_to_float(x);
+        }
     }
     long bad = sp_first_nonfinite(dst, t->count);
     if (bad >= 0) {

@@ -228,7 +228,7 @@ int enc_embed_vector(const enc_embed_t *m, const char *word, float *out);
 
 /* ---- pretrained BERT-family encoders (kind "bert", SPEC-models M2, M3) ----
  *
- * A Hugging Face BertModel directory: config.json (M3.1), model.safetensors (F32 only; M3.2
+ * A Hugging Face BertModel directory: config.json (M3.1), model.safetensors (F32, or F16/BF16 widened exactly; M3.2
  * names, a leading "bert." stripped, LayerNorm.gamma/.beta renamed; pooler.*, cls.* and the
  * int64 embeddings.position_ids buffer are ignored with one INFO log line; any other tensor, a
  * missing one or a shape mismatch is an error naming it), vocab.txt (read by the tokenizer, not

@@ -7,7 +7,8 @@
  *   batch invariance: a sentence alone and inside a batch gives the same bytes;
  *   TV-M2a (M2.5): word pooling mean/first/last and sentence pooling mean/cls/max;
  *   TV-M2b (M2.5): word-level attention from piece attention, and the head mean (M2.4);
- *   errors: truncated safetensors, F16 tensor, missing / unexpected / misshapen tensor, bad
+ *   BF16 checkpoints (bit-equal to F32 ones of the truncated values) and exact F16 reads;
+ *   errors: truncated safetensors, F64 tensor, missing / unexpected / misshapen tensor, bad
  *     config.json (missing key, heads not dividing, hidden_act, bad JSON), bad ids;
  *   the tiny random BERT of tests/reference/make_tiny_bert.py (2 layers, d 8, 2 heads) against
  *     the independent NumPy forward tests/reference/bert_ref.py (float64): hidden states and
@@ -15,6 +16,7 @@
 #include "common/npy.h"
 #include "common/sp.h"
 #include "encoder/encoder.h"
+#include "encoder/encoder_int.h"   /* enc_sft_*: the safetensors reader */
 #include "tests/unit/t_harness.h"
 
 #include <math.h>
@@ -93,7 +95,9 @@ struct toy_opts {
     const char *drop;          /* leave this tensor out */
     const char *unexpected;    /* add this [4] tensor */
     const char *misshape;      /* write this tensor with a wrong shape */
-    const char *f16;           /* write this tensor as F16 */
+    const char *f64;           /* write this tensor as F64 (unsupported) */
+    int bf16;                  /* 1: every tensor as BF16 (the top half of each float); 2: as F32
+                                  with the same truncated values */
     long truncate;             /* cut the file short by this many bytes */
 };
 
@@ -138,7 +142,21 @@ static int make_toy(const char *sub, const struct toy_opts *o)
         x->dtype = "F32"; x->data = v; x->bytes = cnt * 4;
         x->ndim = cols ? 2 : 1; x->shape[0] = rows; x->shape[1] = cols;
         if (o->misshape && !strcmp(o->misshape, nm)) { x->shape[0] = cols ? cols : rows; x->shape[1] = rows; x->ndim = 2; if (!cols) x->shape[1] = 1; }
-        if (o->f16 && !strcmp(o->f16, nm)) { x->dtype = "F16"; x->bytes = cnt * 2; }
+        if (o->f64 && !strcmp(o->f64, nm)) {
+            double *w = sp_xmalloc(cnt * sizeof(double));
+            for (size_t q = 0; q < cnt; q++) w[q] = v[q];
+            free(v);
+            x->data = w; x->dtype = "F64"; x->bytes = cnt * 8;
+        }
+        if (o->bf16) {
+            uint32_t *u = (uint32_t *)(void *)v;
+            uint16_t *hh = (uint16_t *)(void *)v;
+            for (size_t q = 0; q < cnt; q++) u[q] &= 0xffff0000u;
+            if (o->bf16 == 1) {
+                for (size_t q = 0; q < cnt; q++) hh[q] = (uint16_t)(u[q] >> 16);   /* forward: reads stay ahead of writes */
+                x->dtype = "BF16"; x->bytes = cnt * 2;
+            }
+        }
     }
     static float pool_w[D * D], pool_b[D], extra[D];
     static int64_t pos_ids[P];
@@ -289,6 +307,46 @@ static void test_tv_m3(void)
     T_CHECK(strstr(err, "nowhere is not a directory") != NULL);
 }
 
+/* BF16 checkpoints are widened exactly (M3.2): the same outputs, bit for bit, as an F32
+ * checkpoint of the truncated values; F16 values (subnormal, max, signed zero) read exactly */
+static void test_half(void)
+{
+    struct toy_opts o = { 0 };
+    o.bf16 = 1; make_toy("bf16", &o);
+    o.bf16 = 2; make_toy("trunc", &o);
+    enc_bert_t *a = NULL, *b = NULL;
+    T_EQ_INT(enc_bert_open(path("bf16", NULL), ENC_DEVICE_CPU, NULL, &a, err, sizeof err), SP_OK);
+    T_EQ_INT(enc_bert_open(path("trunc", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err), SP_OK);
+    if (a && b) {
+        static const int32_t ids[5] = { 2, 5, 3, 0, 1 };
+        float ha[2 * 5 * 4], hb[2 * 5 * 4], aa[2 * 25], ab[2 * 25], *pa = ha, *pb = hb, *qa = aa, *qb = ab;
+        struct enc_bert_input in = { 5, ids, NULL };
+        T_EQ_INT(enc_bert_forward(a, 1, &in, &pa, &qa, err, sizeof err), SP_OK);
+        T_EQ_INT(enc_bert_forward(b, 1, &in, &pb, &qb, err, sizeof err), SP_OK);
+        T_CHECK(memcmp(ha, hb, sizeof ha) == 0 && memcmp(aa, ab, sizeof aa) == 0);
+        T_NEAR(maxdiff(ha + 20, &X1_t0[0][0], 12), 0, 0.25);     /* and still near TV-M3 (bf16 keeps 8 bits) */
+    }
+    enc_bert_close(a);
+    enc_bert_close(b);
+    static const uint16_t h16[6] = { 0x3c00, 0xc100, 0x7bff, 0x0001, 0x8000, 0x3555 };
+    static const float want[6] = { 1.0f, -2.5f, 65504.0f, 5.9604644775390625e-08f, -0.0f, 0.333251953125f };
+    struct tensor t = { "x", "F16", 1, { 6, 0 }, sizeof h16, (void *)h16 };
+    write_sft(path("half.safetensors", NULL), &t, 1, 0);
+    struct enc_sft s;
+    T_EQ_INT(enc_sft_open(path("half.safetensors", NULL), &s, err, sizeof err), SP_OK);
+    float got[6];
+    T_EQ_INT(enc_sft_read_f32(&s, enc_sft_find(&s, "x"), got, err, sizeof err), SP_OK);
+    T_CHECK(memcmp(got, want, sizeof got) == 0);
+    enc_sft_close(&s);
+    static const uint16_t inf16 = 0x7c00;
+    t = (struct tensor){ "y", "F16", 1, { 1, 0 }, 2, (void *)&inf16 };
+    write_sft(path("half.safetensors", NULL), &t, 1, 0);
+    T_EQ_INT(enc_sft_open(path("half.safetensors", NULL), &s, err, sizeof err), SP_OK);
+    T_EQ_INT(enc_sft_read_f32(&s, enc_sft_find(&s, "y"), got, err, sizeof err), SP_EPARSE);
+    T_CHECK(strstr(err, "tensor y: element 0 (flat index) is") != NULL);
+    enc_sft_close(&s);
+}
+
 /* one broken checkpoint: open fails and the message holds `want` */
 static void expect_fail(const char *sub, const struct toy_opts *o, const char *want)
 {
@@ -306,8 +364,8 @@ static void test_errors(void)
     struct toy_opts o = { 0 };
     o.truncate = 5;
     expect_fail("trunc", &o, "tensor encoder.layer.0.output.LayerNorm.bias: data ends at byte");
-    memset(&o, 0, sizeof o); o.f16 = "encoder.layer.0.attention.self.key.weight";
-    expect_fail("f16", &o, "tensor encoder.layer.0.attention.self.key.weight: dtype F16 is not supported (only F32");
+    memset(&o, 0, sizeof o); o.f64 = "encoder.layer.0.attention.self.key.weight";
+    expect_fail("f64", &o, "tensor encoder.layer.0.attention.self.key.weight: dtype F64 is not supported (F32, F16 and BF16");
     memset(&o, 0, sizeof o); o.drop = "encoder.layer.0.intermediate.dense.bias";
     expect_fail("missing", &o, "tensor encoder.layer.0.intermediate.dense.bias: missing");
     memset(&o, 0, sizeof o); o.unexpected = "encoder.layer.1.output.LayerNorm.bias";
@@ -543,6 +601,7 @@ int main(void)
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
     test_tv_m3();
     test_errors();
+    test_half();
     test_pooling();
     test_word_attention();
     test_numpy_reference();
