@@ -47,5 +47,11 @@ else
     check "bert_ref.py on $M (3 sentences: 12, 40, 100 pieces)" "$PY" tests/reference/bert_ref.py "$M" "$TMP/real" 5 12,40,100
     check "the C forward on $M" "$DRV" "$M" "$TMP/real" 1
     check "real model: hidden states within 1e-4, attention within 1e-5 (M3.4)" compare "$TMP/real" 3 1e-4 1e-5
+    # the determinism contract (common/gemm.h): 2 threads give the same bytes as 1
+    mkdir "$TMP/real2" && cp "$TMP"/real/ids_* "$TMP"/real/types_* "$TMP/real2/"
+    check "the C forward on $M, 2 threads" "$DRV" "$M" "$TMP/real2" 2
+    same=yes
+    for f in "$TMP"/real/c_*.npy; do cmp -s "$f" "$TMP/real2/${f##*/}" || same=no; done
+    expect_eq "real model: 1 and 2 threads give the same bytes" "$same" yes
 fi
 done_testing
