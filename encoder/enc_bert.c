@@ -105,6 +105,13 @@ int enc_bert_config_load(const char *path, struct enc_bert_config *c, char *err,
         goto out;
     }
     c->act = ENC_ACT_GELU;
+    v = json_object_get(root, "model_type");           /* absent in some old BERT configs */
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "bert"))) {
+        snprintf(err, errlen, "%s: model_type: %s%s%s is not supported (only BERT-family checkpoints, model_type \"bert\")", path,
+                 json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string value",
+                 json_is_string(v) ? "\"" : "");
+        goto out;
+    }
     v = json_object_get(root, "position_embedding_type");
     if (v && (!json_is_string(v) || strcmp(json_string_value(v), "absolute"))) {
         snprintf(err, errlen, "%s: position_embedding_type: only \"absolute\" is supported", path);

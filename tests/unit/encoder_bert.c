@@ -421,6 +421,9 @@ static void test_errors(void)
           "position_embedding_type: only \"absolute\"" },
         { "{\"vocab_size\": 6, \"hidden_size\": 4, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"intermediate_size\": 8,"
           " \"max_position_embeddings\": 8, \"type_vocab_size\": 2, \"layer_norm_eps\": -1}", "layer_norm_eps: expected a number" },
+        { "{\"vocab_size\": 6, \"hidden_size\": 4, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"intermediate_size\": 8,"
+          " \"max_position_embeddings\": 8, \"type_vocab_size\": 2, \"model_type\": \"roberta\"}",
+          "model_type: \"roberta\" is not supported (only BERT-family" },
         { "{\"vocab_size\": 6,\n \"hidden_size\": }", "config.json:2: not valid JSON" },
         { "[1]", "config.json: expected a JSON object" },
     };
