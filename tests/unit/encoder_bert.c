@@ -513,6 +513,7 @@ static void test_numpy_reference(void)
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s -c 'import numpy' 2>/dev/null", py);
     if (access(py, X_OK) != 0 || system(cmd) != 0) { T_SKIP("tiny BERT vs NumPy: no python3 with numpy"); return; }
+    if (access("tests/reference/make_tiny_bert.py", R_OK) != 0) { T_SKIP("tiny BERT vs NumPy: run from the repository root"); return; }
     const char *tiny = path("tiny", NULL);
     snprintf(cmd, sizeof cmd, "%s tests/reference/make_tiny_bert.py %s && %s tests/reference/bert_ref.py %s %s/ref",
              py, tiny, py, tiny, tiny);
