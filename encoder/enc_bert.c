@@ -295,8 +295,9 @@ static char *model_dir(const char *path, char *err, size_t errlen)
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "kind") && strcmp(key, "model") && strcmp(key, "$schema")) {
-            snprintf(err, errlen, "%s: %s: unknown key for kind bert (expected \"kind\" and \"model\")", path, key);
+        if (strcmp(key, "kind") && strcmp(key, "model") && strcmp(key, "$schema") && strcmp(key, "comment")) {
+            snprintf(err, errlen, "%s: %s: unknown key for kind bert (expected \"kind\" and \"model\"; schemas/bert.schema.json)",
+                     path, key);
             goto out;
         }
     }

@@ -288,7 +288,7 @@ static void test_tv_m3(void)
     if (b) { check_tv_m3(b, "toy2"); enc_bert_close(b); }
 
     /* a synprobe encoder config naming the directory (relative to the config's folder) */
-    write_text(path("bert.json", NULL), "{\"kind\": \"bert\", \"model\": \"toy\"}\n");
+    write_text(path("bert.json", NULL), "{\"kind\": \"bert\", \"model\": \"toy\", \"comment\": \"TV-M3\"}\n");
     rc = enc_bert_open(path("bert.json", NULL), ENC_DEVICE_CPU, NULL, &b, err, sizeof err);
     T_EQ_INT(rc, SP_OK);
     if (b) {
