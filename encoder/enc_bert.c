@@ -366,8 +366,9 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
     struct enc *e = &b->e;
     const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, dh = d / (size_t)b->c.heads;
     if (rows <= b->cap_rows && (!want_attn || (b->amap && nn <= b->cap_nn))) return SP_OK;
-    if (rows < b->cap_rows) rows = b->cap_rows;
-    if (nn < b->cap_nn) nn = b->cap_nn;
+    /* grow geometrically, so a run of growing batches does not reallocate every time */
+    if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
+    if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
     float **bufs[] = { &b->x, &b->y, &b->q, &b->k, &b->v, &b->ctx, &b->t, &b->z, &b->ho, &b->amap };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (*bufs[i]) { OPS->free(BE, *bufs[i]); *bufs[i] = NULL; }
     b->cap_rows = 0; b->cap_nn = 0;
