@@ -476,6 +476,7 @@ static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *
     return ops->open(&e->be, err, errlen);
 }
 
+/* e->be is open on SP_OK, and all zero (nothing to close) otherwise */
 int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen)
 {
     int rc = -1;
@@ -486,6 +487,7 @@ int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_lo
         if (rc == SP_OK) rc = backend_open(e, cuda, why, sizeof why);   /* ENC_ENODEV: no device */
         if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
             snprintf(err, errlen, "encoder: device cuda requested: %s", why);
+            memset(&e->be, 0, sizeof e->be);                   /* nothing open to close */
             return SP_EGPU;
         }
         /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
@@ -494,7 +496,7 @@ int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_lo
         else if (rc == ENC_ENODEV) sp_log(log, SP_LOG_INFO, "no GPU found: using the CPU");
         else if (rc != SP_OK) sp_log(log, SP_LOG_INFO, "encoder: the GPU cannot be used: %s; using the CPU", why);
     }
-    if (rc != SP_OK) rc = backend_open(e, &enc_cpu_ops, err, errlen);
+    if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) memset(&e->be, 0, sizeof e->be);
     return rc;
 }
 
