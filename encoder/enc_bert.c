@@ -8,6 +8,8 @@
  * products; attention runs per sentence, so no sentence ever sees another's pieces (the padding
  * mask of M3.4 without padding). Embedding rows are gathered and summed on the host in HF order
  * ((word + token type) + position), uploaded, then normalised on the backend.
+ * The query, key and value products of a layer are one product with a fused [d, 3d] weight
+ * (each output element is the same FMA chain either way, common/gemm.h).
  * Attention maps: the all-heads attention op gives the context; when maps are asked for, each
  * head is run once more on its own (H = 1), whose head mean is that head's P_h.
  *
@@ -27,6 +29,7 @@
 struct bert_layer {
     struct enc_lin q, k, v, o, ff1, ff2;
     struct enc_ln ln1, ln2;
+    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product */
 };
 
 struct enc_bert {
@@ -40,7 +43,7 @@ struct enc_bert {
     /* workspace (backend buffers), grown only */
     size_t cap_rows, cap_nn;
     int cap_dh;
-    float *x, *y, *q, *k, *v, *ctx, *t, *z, *ho, *amap;
+    float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
     float *hE;                 /* host: embedding sums */
 };
 
@@ -260,6 +263,36 @@ out:
     return rc;
 }
 
+/* the fused [d, 3d] query/key/value weights of every layer, on the backend */
+static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const size_t d = (size_t)b->c.hidden_size, d3 = 3 * d;
+    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3);
+    int rc = SP_OK;
+    for (int l = 0; l < b->c.layers && rc == SP_OK; l++) {
+        struct bert_layer *L = &b->layer[l];
+        const struct enc_lin part[3] = { L->q, L->k, L->v };
+        for (int p = 0; p < 3; p++) {
+            const float *src = e->param[part[p].w].host;          /* [d, d] = W_pᵀ */
+            for (size_t i = 0; i < d; i++) memcpy(w + i * d3 + (size_t)p * d, src + i * d, sizeof(float) * d);
+            memcpy(bias + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * d);
+        }
+        L->wqkv = e->be.ops->alloc(&e->be, sizeof(float) * d * d3);
+        L->bqkv = e->be.ops->alloc(&e->be, sizeof(float) * d3);
+        if (!L->wqkv || !L->bqkv) {
+            snprintf(err, errlen, "bert: layer %d: cannot allocate %zu bytes on %s", l, sizeof(float) * (d * d3 + d3), e->be.ops->name);
+            rc = SP_ENOMEM;
+            break;
+        }
+        e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * d * d3);
+        e->be.ops->upload(&e->be, L->bqkv, bias, sizeof(float) * d3);
+    }
+    free(w);
+    free(bias);
+    return rc == SP_OK ? e->be.ops->sync(&e->be, err, errlen) : rc;
+}
+
 /* ---- open / close ---- */
 
 void enc_bert_close(enc_bert_t *b)
@@ -267,8 +300,12 @@ void enc_bert_close(enc_bert_t *b)
     if (!b) return;
     struct enc *e = &b->e;
     if (e->be.ops) {
-        float *bufs[] = { b->x, b->y, b->q, b->k, b->v, b->ctx, b->t, b->z, b->ho, b->amap };
+        float *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap };
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
+        for (int l = 0; b->layer && l < b->c.layers; l++) {
+            if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
+            if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
+        }
         if (!e->be.host_memory)
             for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
         e->be.ops->close(&e->be);
@@ -344,6 +381,7 @@ int enc_bert_open(const char *path, enum enc_device device, const struct sp_logg
         rc = load(b, f, log, err, errlen);
     }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
+    if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);
     free(f);
     if (rc != SP_OK) { enc_bert_close(b); return rc; }
     sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d, %d heads, vocab %d) on %s", dir, b->c.layers,
@@ -369,12 +407,12 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
     /* grow geometrically, so a run of growing batches does not reallocate every time */
     if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
     if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
-    float **bufs[] = { &b->x, &b->y, &b->q, &b->k, &b->v, &b->ctx, &b->t, &b->z, &b->ho, &b->amap };
+    float **bufs[] = { &b->x, &b->y, &b->qkv, &b->ctx, &b->t, &b->z, &b->ho, &b->amap };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (*bufs[i]) { OPS->free(BE, *bufs[i]); *bufs[i] = NULL; }
     b->cap_rows = 0; b->cap_nn = 0;
     int fail = 0;
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
-    A(b->x, rows * d); A(b->y, rows * d); A(b->q, rows * d); A(b->k, rows * d); A(b->v, rows * d);
+    A(b->x, rows * d); A(b->y, rows * d); A(b->qkv, rows * 3 * d);
     A(b->ctx, rows * d); A(b->t, rows * d); A(b->z, rows * F);
     if (want_attn) { A(b->ho, rows * dh); A(b->amap, nn); }
 #undef A
@@ -457,22 +495,21 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     const size_t nd = rows * (size_t)d;
     for (int l = 0; l < c->layers; l++) {
         const struct bert_layer *L = &b->layer[l];
-        lin(e, N, b->x, L->q, b->q);
-        lin(e, N, b->x, L->k, b->k);
-        lin(e, N, b->x, L->v, b->v);
+        /* Q | K | V in one product: each element is the same FMA chain as in three (common/gemm.h) */
+        OPS->linear(BE, N, d, 3 * d, b->x, d, L->wqkv, 3 * d, L->bqkv, b->qkv, 3 * d, 0);
         size_t off = 0;
         for (int s = 0; s < n_sent; s++) {
             const int n = in[s].n;
-            const size_t r0 = off * (size_t)d;
+            const size_t r0 = off * (size_t)d, r3 = 3 * r0;
             struct enc_attn_args a;
             memset(&a, 0, sizeof a);                  /* dir ALL, no distance prior, no masks */
-            a.n = n; a.H = H; a.dk = dh; a.ld_qkv = d;
-            a.q = b->q + r0; a.k = b->k + r0; a.v = b->v + r0;
+            a.n = n; a.H = H; a.dk = dh; a.ld_qkv = 3 * d;
+            a.q = b->qkv + r3; a.k = a.q + d; a.v = a.q + 2 * d;
             a.out = b->ctx + r0; a.scale = 1.0f / sqrtf((float)dh);
             OPS->attention(BE, &a);
             for (int h = 0; attn && h < H; h++) {     /* P_h: head h alone, its mean over 1 head */
                 a.H = 1;
-                a.q = b->q + r0 + (size_t)h * dh; a.k = b->k + r0 + (size_t)h * dh; a.v = b->v + r0 + (size_t)h * dh;
+                a.q = b->qkv + r3 + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
                 a.out = b->ho; a.attn_mean = b->amap;
                 OPS->attention(BE, &a);
                 OPS->download(BE, attn[s] + ((size_t)l * H + (size_t)h) * (size_t)n * n, b->amap, sizeof(float) * (size_t)n * n);
