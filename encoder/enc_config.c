@@ -294,6 +294,12 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
     static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
     const char *ks = get_str(json_object_get(root, "kind"));
     int ki = ks ? pick(ks, kinds, 5) : -1;
+    if (ki < 0 && ks && !strcmp(ks, "bert")) {     /* a pretrained model: not an enc_config */
+        bad(&ce, "kind", "\"bert\" is a pretrained model directory, opened with enc_bert_open (encoder.h); "
+            "this command does not run it yet");
+        json_decref(root);
+        return SP_EPARSE;
+    }
     if (ki < 0) {
         bad(&ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
         json_decref(root);

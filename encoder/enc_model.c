@@ -476,15 +476,10 @@ static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *
     return ops->open(&e->be, err, errlen);
 }
 
-int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
-             const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
+/* e->be is open on SP_OK, and all zero (nothing to close) otherwise */
+int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen)
 {
-    *out = NULL;
-    int rc = enc_config_check(cfg, "config", err, errlen);
-    if (rc) return rc;
-    struct enc *e = sp_xcalloc(1, sizeof *e);
-    e->cfg = *cfg;
-    rc = -1;
+    int rc = -1;
     if (device == ENC_DEVICE_CUDA || device == ENC_DEVICE_AUTO) {
         char why[SP_ERRLEN];
         const struct enc_backend_ops *cuda;
@@ -492,7 +487,7 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
         if (rc == SP_OK) rc = backend_open(e, cuda, why, sizeof why);   /* ENC_ENODEV: no device */
         if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
             snprintf(err, errlen, "encoder: device cuda requested: %s", why);
-            free(e);
+            memset(&e->be, 0, sizeof e->be);                   /* nothing open to close */
             return SP_EGPU;
         }
         /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
@@ -501,7 +496,19 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
         else if (rc == ENC_ENODEV) sp_log(log, SP_LOG_INFO, "no GPU found: using the CPU");
         else if (rc != SP_OK) sp_log(log, SP_LOG_INFO, "encoder: the GPU cannot be used: %s; using the CPU", why);
     }
-    if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) { free(e); return rc; }
+    if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) memset(&e->be, 0, sizeof e->be);
+    return rc;
+}
+
+int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
+             const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    int rc = enc_config_check(cfg, "config", err, errlen);
+    if (rc) return rc;
+    struct enc *e = sp_xcalloc(1, sizeof *e);
+    e->cfg = *cfg;
+    if ((rc = enc_backend_select(e, device, log, err, errlen)) != SP_OK) { free(e); return rc; }
     sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(cfg->kind), e->be.ops->name);
     enc_model_build(e);
     enc_param_alloc_init(e);

@@ -226,4 +226,75 @@ const float *enc_embed_table(const enc_embed_t *m, int *rows);
 /* Vector of a word into out[dim]; returns 1 if in the vocabulary, 0 if OOV/random. */
 int enc_embed_vector(const enc_embed_t *m, const char *word, float *out);
 
+/* ---- pretrained BERT-family encoders (kind "bert", SPEC-models M2, M3) ----
+ *
+ * A Hugging Face BertModel directory: config.json (M3.1), model.safetensors (F32, or F16/BF16 widened exactly; M3.2
+ * names, a leading "bert." stripped, LayerNorm.gamma/.beta renamed; pooler.*, cls.* and the
+ * int64 embeddings.position_ids buffer are ignored with one INFO log line; any other tensor, a
+ * missing one or a shape mismatch is an error naming it), vocab.txt (read by the tokenizer, not
+ * here). The forward works on word pieces: the caller tokenizes ([CLS] ... [SEP], M1) and keeps
+ * each word's piece span for pooling. It runs through the same backends as the other kinds
+ * (CPU: common/gemm.h, so a sentence's vectors are the same bytes in any batch and with any
+ * thread count; CUDA when the plugin is there). One handle per thread, as enc_t; the model's
+ * weights stay in host memory too (the embedding rows are gathered there). */
+
+struct enc_bert_config {
+    int vocab_size, hidden_size, layers, heads, intermediate_size;
+    int max_positions;         /* max_position_embeddings */
+    int type_vocab_size;
+    float ln_eps;              /* layer_norm_eps */
+    enum enc_act act;          /* hidden_act: only "gelu" (exact erf GELU) is accepted */
+};
+/* config.json of a BertModel (M3.1). SP_EPARSE with "PATH: key: what was expected". */
+int enc_bert_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen);
+
+typedef struct enc_bert enc_bert_t;
+/* path: the model directory, or a synprobe encoder config {"kind": "bert", "model": DIR}
+ * (DIR relative to the config file's folder unless absolute). device as enc_open. */
+int enc_bert_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
+                  char *err, size_t errlen);
+void enc_bert_close(enc_bert_t *b);
+const struct enc_bert_config *enc_bert_get_config(const enc_bert_t *b);
+const char *enc_bert_backend_name(const enc_bert_t *b);
+const char *enc_bert_model_dir(const enc_bert_t *b);
+
+/* One sentence of T pieces: ids [T] (vocabulary ids, [CLS] first, [SEP] last), types [T] token
+ * type ids (NULL: all 0; M0 D2). 1 <= T <= max_positions. */
+struct enc_bert_input {
+    int n;
+    const int32_t *ids;
+    const int32_t *types;
+};
+/* OUT per sentence b (caller-allocated):
+ *   hidden[b] -> [layers+1, n_b, d]: layer 0 = embeddings after their LayerNorm, layer l = the
+ *                output of encoder layer l (M2.1, D3);
+ *   attn (NULL: not computed) attn[b] -> [layers, heads, n_b, n_b], P_h per layer and head,
+ *                row = query (M3.3).
+ * A batch is packed row-wise (no padding: each sentence attends only to its own pieces, which is
+ * the padding mask of M3.4 exactly). Errors name the sentence and what is wrong. */
+int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, float **attn,
+                     char *err, size_t errlen);
+
+/* ---- pooling pieces into words and sentences (M2.2, M2.3) ---- */
+
+enum enc_word_pool { ENC_WORD_POOL_MEAN = 0, ENC_WORD_POOL_FIRST, ENC_WORD_POOL_LAST };
+enum enc_sent_pool { ENC_SENT_POOL_MEAN = 0, ENC_SENT_POOL_CLS, ENC_SENT_POOL_MAX };
+/* "mean" | "first" | "last" and "mean" | "cls" | "max"; -1 if unknown */
+int enc_word_pool_parse(const char *s);
+int enc_sent_pool_parse(const char *s);
+/* X [T, d] one layer's piece vectors; span [n_words][2] half-open piece ranges [s, e) inside
+ * 1..T-2 (never [CLS]/[SEP]), non-empty. out [n_words, d]. The mean is summed in double.
+ * SP_EUSAGE naming the word when a span is bad. */
+int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *span, enum enc_word_pool mode,
+                   float *out, char *err, size_t errlen);
+/* Word-level attention (M2.4, used for trees from attention): R [n_heads, T, T] piece attention
+ * of one layer (row = query); W[a][b] = mean over heads of (1/|span a|) Σ_{p in a} Σ_{q in b}
+ * R_h[p][q] ([CLS]/[SEP] rows and columns dropped), summed in double; with renormalise each row
+ * is then divided by its sum once (a zero row stays zero). n_heads = 1 with one head's map gives
+ * that head's matrix. out [n_words, n_words]. SP_EUSAGE naming the word when a span is bad. */
+int enc_word_attention(int T, int n_heads, const float *R, int n_words, const int32_t *span, int renormalise,
+                       float *out, char *err, size_t errlen);
+/* out [d]: mean or elementwise max of the word vectors words [n_words, d], or X[0] ([CLS]) */
+void enc_pool_sentence(int d, const float *X, int n_words, const float *words, enum enc_sent_pool mode, float *out);
+
 #endif

@@ -15,6 +15,8 @@
 #include "common/sp.h"
 #include "encoder/encoder.h"
 
+#include <stdio.h>
+
 /* gate modes */
 enum enc_gate {
     ENC_GATE_FUSION = 0,       /* out = σ(pre)⊙a + (1−σ(pre))⊙b                       (MS-SAN Eq. 8–9) */
@@ -186,5 +188,35 @@ void  enc_sinusoid(int pos, int d, float *out);               /* §5.6 PE(pos) *
 int   enc_rel_bucket(int rel, int clip);                      /* clip(rel)+clip */
 float enc_ssan_train_select(float es, double u1, double u2, float tau); /* TV-18: y (A = y > 0.5) */
 uint64_t enc_fnv1a(const char *s, uint64_t h);
+
+/* ---- safetensors reader (enc_safetensors.c) ---- */
+
+#define ENC_SFT_MAXDIM 8
+struct enc_sft_tensor {
+    char *name;                /* as in the header */
+    char dtype[12];            /* "F32", "I64", ... */
+    size_t elem_size;
+    int ndim;
+    int64_t shape[ENC_SFT_MAXDIM];
+    uint64_t count;            /* product of shape */
+    uint64_t offset;           /* in the data section */
+};
+struct enc_sft {
+    char *path;
+    FILE *f;
+    uint64_t data_start, data_len;
+    int n;
+    struct enc_sft_tensor *t;  /* header order */
+};
+/* Reads and checks the header (see enc_safetensors.c); err names the file and the tensor. */
+int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen);
+const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *name);
+/* dst holds t->count floats; F32, or F16/BF16 widened exactly; refuses other dtypes and non-finite values */
+int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
+void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */
+
+/* Opens e->be for `device` as enc_open does (AUTO: CUDA when usable, else the CPU with one log
+ * line; CUDA: SP_EGPU with the reason). Used by enc_open and enc_bert_open. */
+int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen);
 
 #endif

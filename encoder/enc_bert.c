@@ -1,0 +1,626 @@
+/* encoder/enc_bert.c — kind "bert": a Hugging Face BertModel (SPEC-models M3) run for inference,
+ * and the piece -> word -> sentence pooling and word-level attention of M2.
+ *
+ * How it works: the model's tensors go into the same parameter registry as the other kinds
+ * (enc_weights.c), under their HF names; linear weights, stored [out, in] by HF, are transposed
+ * into the registry's [in, out] layout when loaded, so the graph calls ops->linear exactly like
+ * enc_model.c does. The forward packs every sentence of a batch row-wise into one matrix for the
+ * products; attention runs per sentence, so no sentence ever sees another's pieces (the padding
+ * mask of M3.4 without padding). Embedding rows are gathered and summed on the host in HF order
+ * ((word + token type) + position), uploaded, then normalised on the backend.
+ * The query, key and value products of a layer are one product with a fused [d, 3d] weight
+ * (each output element is the same FMA chain either way, common/gemm.h).
+ * Attention maps: the all-heads attention op gives the context; when maps are asked for, each
+ * head is run once more on its own (H = 1), whose head mean is that head's P_h.
+ *
+ * Determinism: the CPU backend's products are row-local (common/gemm.h) and the other ops
+ * row- or sentence-local, so a sentence's vectors are the same bytes alone or in any batch.
+ *
+ * Not done: hidden_act other than "gelu", relative position embeddings,
+ * a workspace cap (enc_set_workspace_limit applies to the other kinds only). */
+#include "encoder/encoder_int.h"
+
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct bert_layer {
+    struct enc_lin q, k, v, o, ff1, ff2;
+    struct enc_ln ln1, ln2;
+    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product */
+};
+
+struct enc_bert {
+    struct enc e;              /* registry + backend (e.cfg is unused) */
+    struct enc_bert_config c;
+    char *dir;
+    int word, pos, type;       /* embedding tables (param indices) */
+    struct enc_ln emb_ln;
+    struct bert_layer *layer;  /* [c.layers] */
+    uint8_t *transposed;       /* per param: stored [out, in] in the file */
+    /* workspace (backend buffers), grown only */
+    size_t cap_rows, cap_nn;
+    int cap_dh;
+    float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
+    float *hE;                 /* host: embedding sums */
+};
+
+/* ---- config.json (M3.1) ---- */
+
+static int get_int(json_t *root, const char *path, const char *key, int min, int *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v) { snprintf(err, errlen, "%s: %s: missing (expected an integer >= %d)", path, key, min); return -1; }
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > (1 << 30)) {
+        snprintf(err, errlen, "%s: %s: expected an integer >= %d", path, key, min);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+int enc_bert_config_load(const char *path, struct enc_bert_config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        struct stat st;
+        if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
+        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
+        return SP_EPARSE;
+    }
+    int rc = SP_EPARSE;
+    if (!json_is_object(root)) { snprintf(err, errlen, "%s: expected a JSON object", path); goto out; }
+    if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen) ||
+        get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        get_int(root, path, "type_vocab_size", 1, &c->type_vocab_size, err, errlen))
+        goto out;
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
+        goto out;
+    }
+    if (c->layers > ENC_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
+        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_MAX_LAYERS ? "num_hidden_layers" : "num_attention_heads",
+                 c->layers > ENC_MAX_LAYERS ? ENC_MAX_LAYERS : ENC_MAX_HEADS);
+        goto out;
+    }
+    json_t *v = json_object_get(root, "layer_norm_eps");       /* HF default 1e-12 */
+    c->ln_eps = 1e-12f;
+    if (v) {
+        if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1) {
+            snprintf(err, errlen, "%s: layer_norm_eps: expected a number in (0, 1]", path);
+            goto out;
+        }
+        c->ln_eps = (float)json_number_value(v);
+    }
+    v = json_object_get(root, "hidden_act");                   /* HF default "gelu" */
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
+        snprintf(err, errlen, "%s: hidden_act: %s%s%s is not supported (only \"gelu\", the exact erf GELU of BERT)", path,
+                 json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string value",
+                 json_is_string(v) ? "\"" : "");
+        goto out;
+    }
+    c->act = ENC_ACT_GELU;
+    v = json_object_get(root, "model_type");           /* absent in some old BERT configs */
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "bert"))) {
+        snprintf(err, errlen, "%s: model_type: %s%s%s is not supported (only BERT-family checkpoints, model_type \"bert\")", path,
+                 json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string value",
+                 json_is_string(v) ? "\"" : "");
+        goto out;
+    }
+    v = json_object_get(root, "position_embedding_type");
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "absolute"))) {
+        snprintf(err, errlen, "%s: position_embedding_type: only \"absolute\" is supported", path);
+        goto out;
+    }
+    rc = SP_OK;
+out:
+    json_decref(root);
+    return rc;
+}
+
+/* ---- the tensor map (M3.2) ---- */
+
+static int add(struct enc_bert *b, const char *name, int rows, int cols, int transposed)
+{
+    int i = enc_param_add(&b->e, name, rows, cols, ENC_INIT_ZERO);
+    b->transposed = sp_xrealloc(b->transposed, (size_t)b->e.n_param);
+    b->transposed[i] = (uint8_t)transposed;
+    return i;
+}
+
+/* a Linear "pfx.weight" [out, in] (+ "pfx.bias" [out]), held as [in, out] */
+static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int out)
+{
+    char nm[64];
+    struct enc_lin L;
+    snprintf(nm, sizeof nm, "%s.weight", pfx);
+    L.w = add(b, nm, in, out, 1);
+    snprintf(nm, sizeof nm, "%s.bias", pfx);
+    L.b = add(b, nm, out, 0, 0);
+    return L;
+}
+
+static struct enc_ln add_ln(struct enc_bert *b, const char *pfx, int d)
+{
+    char nm[64];
+    struct enc_ln L;
+    snprintf(nm, sizeof nm, "%s.weight", pfx);
+    L.g = add(b, nm, d, 0, 0);
+    snprintf(nm, sizeof nm, "%s.bias", pfx);
+    L.b = add(b, nm, d, 0, 0);
+    return L;
+}
+
+static void build(struct enc_bert *b)
+{
+    const struct enc_bert_config *c = &b->c;
+    const int d = c->hidden_size, F = c->intermediate_size;
+    b->word = add(b, "embeddings.word_embeddings.weight", c->vocab_size, d, 0);
+    b->pos = add(b, "embeddings.position_embeddings.weight", c->max_positions, d, 0);
+    b->type = add(b, "embeddings.token_type_embeddings.weight", c->type_vocab_size, d, 0);
+    b->emb_ln = add_ln(b, "embeddings.LayerNorm", d);
+    b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
+    for (int l = 0; l < c->layers; l++) {
+        struct bert_layer *L = &b->layer[l];
+        char p[64];
+#define PFX(s) (snprintf(p, sizeof p, "encoder.layer.%d.%s", l, s), p)
+        L->q = add_lin(b, PFX("attention.self.query"), d, d);
+        L->k = add_lin(b, PFX("attention.self.key"), d, d);
+        L->v = add_lin(b, PFX("attention.self.value"), d, d);
+        L->o = add_lin(b, PFX("attention.output.dense"), d, d);
+        L->ln1 = add_ln(b, PFX("attention.output.LayerNorm"), d);
+        L->ff1 = add_lin(b, PFX("intermediate.dense"), d, F);
+        L->ff2 = add_lin(b, PFX("output.dense"), F, d);
+        L->ln2 = add_ln(b, PFX("output.LayerNorm"), d);
+#undef PFX
+    }
+}
+
+/* M3.2 name rules: one leading "bert." stripped, LayerNorm.gamma/.beta -> .weight/.bias */
+static void normalise_name(const char *in, char *out, size_t n)
+{
+    if (!strncmp(in, "bert.", 5)) in += 5;
+    snprintf(out, n, "%s", in);
+    size_t L = strlen(out);
+    if (L >= 15 && !strcmp(out + L - 15, "LayerNorm.gamma")) snprintf(out + L - 5, n - (L - 5), "weight");
+    else if (L >= 14 && !strcmp(out + L - 14, "LayerNorm.beta")) snprintf(out + L - 4, n - (L - 4), "bias");
+}
+
+static int ignored_name(const char *nm)
+{
+    return !strncmp(nm, "pooler.", 7) || !strncmp(nm, "cls.", 4) || !strcmp(nm, "embeddings.position_ids");
+}
+
+static int load(struct enc_bert *b, const char *path, const struct sp_logger *log, char *err, size_t errlen)
+{
+    struct enc_sft s;
+    int rc = enc_sft_open(path, &s, err, errlen);
+    if (rc) return rc;
+    struct enc *e = &b->e;
+    uint8_t *seen = sp_xcalloc((size_t)e->n_param, 1);
+    float *tmp = NULL;
+    char ign[512] = "";
+    int n_ign = 0;
+    rc = SP_EPARSE;
+    for (int k = 0; k < s.n; k++) {
+        const struct enc_sft_tensor *t = &s.t[k];
+        char nm[256];
+        normalise_name(t->name, nm, sizeof nm);
+        if (ignored_name(nm)) {
+            size_t L = strlen(ign);
+            if (n_ign++ < 6) snprintf(ign + L, sizeof ign - L, "%s%s", L ? ", " : "", t->name);
+            continue;
+        }
+        int i = strlen(nm) < sizeof e->param[0].name ? enc_param_find(e, nm) : -1;
+        if (i < 0) {
+            snprintf(err, errlen, "%s: tensor %s: unexpected (not a tensor of a BertModel with this config.json: %d layers)",
+                     path, t->name, b->c.layers);
+            goto out;
+        }
+        struct enc_param *p = &e->param[i];
+        if (seen[i]) { snprintf(err, errlen, "%s: tensor %s: given twice (as %s after renaming)", path, t->name, nm); goto out; }
+        seen[i] = 1;
+        int64_t want0 = b->transposed[i] ? p->shape[1] : p->shape[0], want1 = b->transposed[i] ? p->shape[0] : p->shape[1];
+        int ok = t->ndim == p->ndim && t->shape[0] == want0 && (p->ndim == 1 || t->shape[1] == want1);
+        if (!ok) {
+            char got[128] = "[", *g = got + 1;
+            for (int j = 0; j < t->ndim && g < got + 100; j++) g += sprintf(g, "%s%lld", j ? "," : "", (long long)t->shape[j]);
+            snprintf(g, sizeof got - (size_t)(g - got), "]");
+            if (p->ndim == 2) snprintf(err, errlen, "%s: tensor %s: shape %s, expected [%lld,%lld] (from config.json)", path, t->name, got, (long long)want0, (long long)want1);
+            else snprintf(err, errlen, "%s: tensor %s: shape %s, expected [%lld] (from config.json)", path, t->name, got, (long long)want0);
+            goto out;
+        }
+        if (!b->transposed[i]) {
+            if ((rc = enc_sft_read_f32(&s, t, p->host, err, errlen)) != SP_OK) goto out;
+            rc = SP_EPARSE;
+            continue;
+        }
+        tmp = sp_xrealloc(tmp, p->count * sizeof(float));
+        if ((rc = enc_sft_read_f32(&s, t, tmp, err, errlen)) != SP_OK) goto out;
+        rc = SP_EPARSE;
+        const int in = p->shape[0], outw = p->shape[1];     /* file [out, in] -> registry [in, out] */
+        for (int o = 0; o < outw; o++)
+            for (int j = 0; j < in; j++) p->host[(size_t)j * outw + o] = tmp[(size_t)o * in + j];
+    }
+    for (int i = 0; i < e->n_param; i++)
+        if (!seen[i]) { snprintf(err, errlen, "%s: tensor %s: missing", path, e->param[i].name); goto out; }
+    if (n_ign)
+        sp_log(log, SP_LOG_INFO, "bert: %s: ignoring %d tensor%s not used for encoding: %s%s", path, n_ign, n_ign == 1 ? "" : "s",
+               ign, n_ign > 6 ? ", ..." : "");
+    rc = SP_OK;
+out:
+    free(tmp);
+    free(seen);
+    enc_sft_close(&s);
+    return rc;
+}
+
+/* the fused [d, 3d] query/key/value weights of every layer, on the backend */
+static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const size_t d = (size_t)b->c.hidden_size, d3 = 3 * d;
+    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3);
+    int rc = SP_OK;
+    for (int l = 0; l < b->c.layers && rc == SP_OK; l++) {
+        struct bert_layer *L = &b->layer[l];
+        const struct enc_lin part[3] = { L->q, L->k, L->v };
+        for (int p = 0; p < 3; p++) {
+            const float *src = e->param[part[p].w].host;          /* [d, d] = W_pᵀ */
+            for (size_t i = 0; i < d; i++) memcpy(w + i * d3 + (size_t)p * d, src + i * d, sizeof(float) * d);
+            memcpy(bias + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * d);
+        }
+        L->wqkv = e->be.ops->alloc(&e->be, sizeof(float) * d * d3);
+        L->bqkv = e->be.ops->alloc(&e->be, sizeof(float) * d3);
+        if (!L->wqkv || !L->bqkv) {
+            snprintf(err, errlen, "bert: layer %d: cannot allocate %zu bytes on %s", l, sizeof(float) * (d * d3 + d3), e->be.ops->name);
+            rc = SP_ENOMEM;
+            break;
+        }
+        e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * d * d3);
+        e->be.ops->upload(&e->be, L->bqkv, bias, sizeof(float) * d3);
+    }
+    free(w);
+    free(bias);
+    return rc == SP_OK ? e->be.ops->sync(&e->be, err, errlen) : rc;
+}
+
+/* ---- open / close ---- */
+
+void enc_bert_close(enc_bert_t *b)
+{
+    if (!b) return;
+    struct enc *e = &b->e;
+    if (e->be.ops) {
+        float *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap };
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
+        for (int l = 0; b->layer && l < b->c.layers; l++) {
+            if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
+            if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
+        }
+        if (!e->be.host_memory)
+            for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
+        e->be.ops->close(&e->be);
+    }
+    free(e->param);
+    free(e->host_block);
+    free(b->hE);
+    free(b->layer);
+    free(b->transposed);
+    free(b->dir);
+    free(b);
+}
+
+/* path is a directory, or a synprobe config {"kind": "bert", "model": DIR}: the directory */
+static char *model_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open", path); return NULL; }
+    if (S_ISDIR(st.st_mode)) return sp_xstrdup(path);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return NULL; }
+    char *dir = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "kind") && strcmp(key, "model") && strcmp(key, "$schema") && strcmp(key, "comment")) {
+            snprintf(err, errlen, "%s: %s: unknown key for kind bert (expected \"kind\" and \"model\"; schemas/bert.schema.json)",
+                     path, key);
+            goto out;
+        }
+    }
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    const char *m = json_string_value(json_object_get(root, "model"));
+    if (!kind || strcmp(kind, "bert")) { snprintf(err, errlen, "%s: kind: expected \"bert\"", path); goto out; }
+    if (!m || !*m) { snprintf(err, errlen, "%s: model: expected the path of a model directory (string)", path); goto out; }
+    if (m[0] == '/') dir = sp_xstrdup(m);
+    else {
+        char *cp = sp_xstrdup(path);
+        const char *base = dirname(cp);
+        size_t n = strlen(base) + strlen(m) + 2;
+        dir = sp_xmalloc(n);
+        snprintf(dir, n, "%s/%s", base, m);
+        free(cp);
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: model: %s is not a directory", path, dir);
+        free(dir);
+        dir = NULL;
+    }
+out:
+    json_decref(root);
+    return dir;
+}
+
+int enc_bert_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
+                  char *err, size_t errlen)
+{
+    *out = NULL;
+    char *dir = model_dir(path, err, errlen);
+    if (!dir) return SP_EPARSE;
+    struct enc_bert *b = sp_xcalloc(1, sizeof *b);
+    b->dir = dir;
+    size_t n = strlen(dir) + 32;
+    char *f = sp_xmalloc(n);
+    snprintf(f, n, "%s/config.json", dir);
+    int rc = enc_bert_config_load(f, &b->c, err, errlen);
+    if (rc == SP_OK) rc = enc_backend_select(&b->e, device, log, err, errlen);
+    if (rc == SP_OK) {
+        build(b);
+        enc_param_alloc_init(&b->e);
+        snprintf(f, n, "%s/model.safetensors", dir);
+        rc = load(b, f, log, err, errlen);
+    }
+    if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
+    if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);
+    free(f);
+    if (rc != SP_OK) { enc_bert_close(b); return rc; }
+    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d, %d heads, vocab %d) on %s", dir, b->c.layers,
+           b->c.hidden_size, b->c.heads, b->c.vocab_size, b->e.be.ops->name);
+    *out = b;
+    return SP_OK;
+}
+
+const struct enc_bert_config *enc_bert_get_config(const enc_bert_t *b) { return &b->c; }
+const char *enc_bert_backend_name(const enc_bert_t *b) { return b->e.be.ops->name; }
+const char *enc_bert_model_dir(const enc_bert_t *b) { return b->dir; }
+
+/* ---- forward (M3.3) ---- */
+
+#define OPS (e->be.ops)
+#define BE (&e->be)
+
+static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, dh = d / (size_t)b->c.heads;
+    if (rows <= b->cap_rows && (!want_attn || (b->amap && nn <= b->cap_nn))) return SP_OK;
+    /* grow geometrically, so a run of growing batches does not reallocate every time */
+    if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
+    if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
+    float **bufs[] = { &b->x, &b->y, &b->qkv, &b->ctx, &b->t, &b->z, &b->ho, &b->amap };
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (*bufs[i]) { OPS->free(BE, *bufs[i]); *bufs[i] = NULL; }
+    b->cap_rows = 0; b->cap_nn = 0;
+    int fail = 0;
+#define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
+    A(b->x, rows * d); A(b->y, rows * d); A(b->qkv, rows * 3 * d);
+    A(b->ctx, rows * d); A(b->t, rows * d); A(b->z, rows * F);
+    if (want_attn) { A(b->ho, rows * dh); A(b->amap, nn); }
+#undef A
+    if (fail) {
+        snprintf(err, errlen, "bert: cannot allocate the workspace for %zu pieces on %s", rows, OPS->name);
+        return SP_ENOMEM;
+    }
+    b->hE = sp_xrealloc(b->hE, sizeof(float) * rows * d);
+    b->cap_rows = rows;
+    b->cap_nn = want_attn ? nn : 0;
+    return SP_OK;
+}
+
+static void lin(struct enc *e, int n, const float *X, struct enc_lin L, float *Y)
+{
+    const struct enc_param *W = &e->param[L.w];
+    OPS->linear(BE, n, W->shape[0], W->shape[1], X, W->shape[0], W->dev, W->shape[1], enc_w(e, L.b), Y, W->shape[1], 0);
+}
+
+/* rows of x into each sentence's hidden[b] at layer l */
+static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert_input *in, const float *x, int l, float **hidden)
+{
+    struct enc *e = &b->e;
+    const size_t d = (size_t)b->c.hidden_size;
+    size_t off = 0;
+    for (int s = 0; s < n_sent; s++) {
+        const size_t n = (size_t)in[s].n;
+        OPS->download(BE, hidden[s] + (size_t)l * n * d, x + off * d, n * d * sizeof(float));
+        off += n;
+    }
+}
+
+int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, float **attn,
+                     char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const struct enc_bert_config *c = &b->c;
+    const int d = c->hidden_size, H = c->heads, dh = d / H, F = c->intermediate_size;
+    size_t rows = 0, nn = 0;
+    for (int s = 0; s < n_sent; s++) {
+        const struct enc_bert_input *x = &in[s];
+        if (x->n < 1 || x->n > c->max_positions) {
+            snprintf(err, errlen, "bert: sentence %d: %d pieces (expected 1..%d, the model's max_position_embeddings)", s, x->n,
+                     c->max_positions);
+            return SP_EUSAGE;
+        }
+        if (!x->ids) { snprintf(err, errlen, "bert: sentence %d: no piece ids", s); return SP_EUSAGE; }
+        for (int p = 0; p < x->n; p++) {
+            if (x->ids[p] < 0 || x->ids[p] >= c->vocab_size) {
+                snprintf(err, errlen, "bert: sentence %d, piece %d: id %d outside the vocabulary 0..%d", s, p, (int)x->ids[p], c->vocab_size - 1);
+                return SP_EUSAGE;
+            }
+            if (x->types && (x->types[p] < 0 || x->types[p] >= c->type_vocab_size)) {
+                snprintf(err, errlen, "bert: sentence %d, piece %d: token type %d outside 0..%d", s, p, (int)x->types[p], c->type_vocab_size - 1);
+                return SP_EUSAGE;
+            }
+        }
+        rows += (size_t)x->n;
+        if ((size_t)x->n * (size_t)x->n > nn) nn = (size_t)x->n * (size_t)x->n;
+    }
+    if (!rows) return SP_OK;
+    int rc = reserve(b, rows, nn, attn != NULL, err, errlen);
+    if (rc) return rc;
+    const int N = (int)rows;
+    /* 1. E = (word + token type) + position, on the host (the tables' host copies) */
+    const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
+    size_t r = 0;
+    for (int s = 0; s < n_sent; s++)
+        for (int p = 0; p < in[s].n; p++, r++) {
+            const float *w = tw + (size_t)in[s].ids[p] * d, *ty = tt + (size_t)(in[s].types ? in[s].types[p] : 0) * d;
+            const float *ps = tp + (size_t)p * d;
+            float *o = b->hE + r * d;
+            for (int j = 0; j < d; j++) o[j] = (w[j] + ty[j]) + ps[j];
+        }
+    OPS->upload(BE, b->t, b->hE, rows * d * sizeof(float));
+    /* 2. X^0 = LN_emb(E) */
+    OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
+    download_layer(b, n_sent, in, b->x, 0, hidden);
+    /* 3. post-LN layers */
+    const size_t nd = rows * (size_t)d;
+    for (int l = 0; l < c->layers; l++) {
+        const struct bert_layer *L = &b->layer[l];
+        /* Q | K | V in one product: each element is the same FMA chain as in three (common/gemm.h) */
+        OPS->linear(BE, N, d, 3 * d, b->x, d, L->wqkv, 3 * d, L->bqkv, b->qkv, 3 * d, 0);
+        size_t off = 0;
+        for (int s = 0; s < n_sent; s++) {
+            const int n = in[s].n;
+            const size_t r0 = off * (size_t)d, r3 = 3 * r0;
+            struct enc_attn_args a;
+            memset(&a, 0, sizeof a);                  /* dir ALL, no distance prior, no masks */
+            a.n = n; a.H = H; a.dk = dh; a.ld_qkv = 3 * d;
+            a.q = b->qkv + r3; a.k = a.q + d; a.v = a.q + 2 * d;
+            a.out = b->ctx + r0; a.scale = 1.0f / sqrtf((float)dh);
+            OPS->attention(BE, &a);
+            for (int h = 0; attn && h < H; h++) {     /* P_h: head h alone, its mean over 1 head */
+                a.H = 1;
+                a.q = b->qkv + r3 + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
+                a.out = b->ho; a.attn_mean = b->amap;
+                OPS->attention(BE, &a);
+                OPS->download(BE, attn[s] + ((size_t)l * H + (size_t)h) * (size_t)n * n, b->amap, sizeof(float) * (size_t)n * n);
+            }
+            off += (size_t)n;
+        }
+        lin(e, N, b->ctx, L->o, b->t);                                  /* C·W_oᵀ + b_o */
+        OPS->add(BE, nd, b->t, b->x, b->t);                            /* + X */
+        OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), c->ln_eps, b->y);
+        lin(e, N, b->y, L->ff1, b->z);                                  /* [N, F] */
+        OPS->act(BE, c->act, rows * (size_t)F, b->z);
+        lin(e, N, b->z, L->ff2, b->t);
+        OPS->add(BE, nd, b->t, b->y, b->t);
+        OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), c->ln_eps, b->x);
+        download_layer(b, n_sent, in, b->x, l + 1, hidden);
+    }
+    return OPS->sync(BE, err, errlen);
+}
+
+/* ---- pooling (M2.2, M2.3) ---- */
+
+int enc_word_pool_parse(const char *s)
+{
+    return !strcmp(s, "mean") ? ENC_WORD_POOL_MEAN : !strcmp(s, "first") ? ENC_WORD_POOL_FIRST
+         : !strcmp(s, "last") ? ENC_WORD_POOL_LAST : -1;
+}
+
+int enc_sent_pool_parse(const char *s)
+{
+    return !strcmp(s, "mean") ? ENC_SENT_POOL_MEAN : !strcmp(s, "cls") ? ENC_SENT_POOL_CLS
+         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
+}
+
+/* spans inside 1..T-2, non-empty */
+static int check_spans(int T, int n_words, const int32_t *span, char *err, size_t errlen)
+{
+    for (int w = 0; w < n_words; w++) {
+        const int s = span[2 * w], e = span[2 * w + 1];
+        if (s < 1 || e <= s || e > T - 1) {
+            snprintf(err, errlen, "word %d: piece span [%d, %d) is not a non-empty range inside 1..%d ([CLS] and [SEP] belong to no word)",
+                     w, s, e, T - 2);
+            return SP_EUSAGE;
+        }
+    }
+    return SP_OK;
+}
+
+int enc_pool_words(int T, int d, const float *X, int n_words, const int32_t *span, enum enc_word_pool mode,
+                   float *out, char *err, size_t errlen)
+{
+    if (check_spans(T, n_words, span, err, errlen)) return SP_EUSAGE;
+    for (int w = 0; w < n_words; w++) {
+        const int s = span[2 * w], e = span[2 * w + 1];
+        float *o = out + (size_t)w * d;
+        switch (mode) {
+        case ENC_WORD_POOL_FIRST: memcpy(o, X + (size_t)s * d, sizeof(float) * (size_t)d); break;
+        case ENC_WORD_POOL_LAST: memcpy(o, X + (size_t)(e - 1) * d, sizeof(float) * (size_t)d); break;
+        case ENC_WORD_POOL_MEAN:
+            for (int j = 0; j < d; j++) {
+                double acc = 0;
+                for (int p = s; p < e; p++) acc += X[(size_t)p * d + j];
+                o[j] = (float)(acc / (e - s));
+            }
+            break;
+        }
+    }
+    return SP_OK;
+}
+
+void enc_pool_sentence(int d, const float *X, int n_words, const float *words, enum enc_sent_pool mode, float *out)
+{
+    if (mode == ENC_SENT_POOL_CLS || n_words <= 0) {
+        if (mode == ENC_SENT_POOL_CLS) memcpy(out, X, sizeof(float) * (size_t)d);
+        else memset(out, 0, sizeof(float) * (size_t)d);
+        return;
+    }
+    for (int j = 0; j < d; j++) {
+        if (mode == ENC_SENT_POOL_MAX) {
+            float m = words[j];
+            for (int w = 1; w < n_words; w++) if (words[(size_t)w * d + j] > m) m = words[(size_t)w * d + j];
+            out[j] = m;
+        } else {
+            double acc = 0;
+            for (int w = 0; w < n_words; w++) acc += words[(size_t)w * d + j];
+            out[j] = (float)(acc / n_words);
+        }
+    }
+}
+
+/* ---- word-level attention (M2.4) ---- */
+
+int enc_word_attention(int T, int n_heads, const float *R, int n_words, const int32_t *span, int renormalise,
+                       float *out, char *err, size_t errlen)
+{
+    if (check_spans(T, n_words, span, err, errlen)) return SP_EUSAGE;
+    double *row = sp_xmalloc(sizeof(double) * (size_t)(n_words > 0 ? n_words : 1));
+    for (int a = 0; a < n_words; a++) {
+        const int sa = span[2 * a], ea = span[2 * a + 1];
+        double z = 0;
+        for (int b = 0; b < n_words; b++) {
+            const int sb = span[2 * b], eb = span[2 * b + 1];
+            double acc = 0;
+            for (int h = 0; h < n_heads; h++)
+                for (int p = sa; p < ea; p++)
+                    for (int q = sb; q < eb; q++) acc += R[((size_t)h * T + p) * T + q];
+            row[b] = acc / ((double)(ea - sa) * n_heads);
+            z += row[b];
+        }
+        for (int b = 0; b < n_words; b++)
+            out[(size_t)a * n_words + b] = (float)(renormalise ? (z > 0 ? row[b] / z : 0.0) : row[b]);
+    }
+    free(row);
+    return SP_OK;
+}
