@@ -4,7 +4,7 @@
 # lengths): the tiny synthetic BERT of tests/reference/make_tiny_bert.py (hidden states and
 # attention to 1e-5), and, when present, the real all-MiniLM-L6-v2 (SPEC-models M3.4: hidden
 # states <= 1e-4, attention <= 1e-5). The real model is looked for in $SP_BERT_MODEL, else
-# ${SP_MODELS:-models}/all-minilm-l6-v2 (a BertModel directory); absent: skipped visibly.
+# ${SP_MODELS:-models}/all-MiniLM-L6-v2 (a BertModel directory); absent: skipped visibly.
 . tests/cli/lib.sh
 need_numpy
 DRV=${SP_BUILD:-build}/tools/encoder_bert_run
@@ -40,7 +40,7 @@ check "bert_ref.py, seed 99" "$PY" tests/reference/bert_ref.py "$T/s99" "$T/s99/
 check "the C forward, 2 threads" "$DRV" "$T/s99" "$T/s99/ref" 2
 check "tiny BERT seed 99: within 1e-5" compare "$T/s99/ref" 3 1e-5 1e-5
 
-M=${SP_BERT_MODEL:-${SP_MODELS:-models}/all-minilm-l6-v2}
+M=${SP_BERT_MODEL:-${SP_MODELS:-models}/all-MiniLM-L6-v2}
 if [ ! -f "$M/model.safetensors" ]; then
     skip "real model: $M/model.safetensors absent (set SP_BERT_MODEL to a BertModel directory)"
 else
