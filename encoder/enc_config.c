@@ -24,6 +24,7 @@ const char *enc_kind_name(enum enc_kind k)
     case ENC_SGNET: return "sg-net";
     case ENC_PSAN: return "psan";
     case ENC_SSAN: return "ssan";
+    case ENC_BERT: return "bert";
     }
     return "?";
 }
@@ -45,6 +46,9 @@ void enc_config_defaults(struct enc_config *c, enum enc_kind kind)
     for (int r = 0; r < ENC_MAX_HEADS / 2; r++)          /* P0: [WORD, DEP, NONE], cycled */
         c->dist[r] = r % 3 == 0 ? ENC_DIST_WORD : r % 3 == 1 ? ENC_DIST_DEP : ENC_DIST_NONE;
     switch (kind) {
+    case ENC_BERT:                        /* shapes come from the model's config.json */
+        c->bert_layer = -1; c->lower_case = 1;
+        break;
     case ENC_SAN: case ENC_SSAN:         /* Transformer-base (THUMT for SSAN: pre-LN) */
         c->d_model = 512; c->heads = 8; c->layers = 6; c->d_ff = 2048;
         c->norm = kind == ENC_SSAN ? ENC_PRE_LN : ENC_POST_LN;
@@ -161,6 +165,8 @@ double enc_config_n_params(const struct enc_config *c)
         n += c->levels * (2 * d * d + d + 2 * d * d + d);
         n += 2 * (2 * d * d + d) + 2 * (d * d + d);
         break;
+    case ENC_BERT:       /* the model's own, not known from the config */
+        break;
     }
     return n;
 }
@@ -261,6 +267,10 @@ int enc_config_check(const struct enc_config *cfg, const char *name, char *err, 
 {
     struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
     if (err && errlen) err[0] = 0;
+    if (cfg->kind == ENC_BERT) {      /* the model directory is checked when it opens */
+        if (!cfg->bert_model[0]) { bad(&ce, "model", "expected the path of a BertModel directory"); return SP_EPARSE; }
+        return SP_OK;
+    }
     if (cfg->kind < ENC_SAN || cfg->kind > ENC_SSAN) { bad(&ce, "kind", "expected one of san, ms-san, sg-net, psan, ssan"); return SP_EPARSE; }
     return check(cfg, &ce, 0) ? SP_EPARSE : SP_OK;
 }
@@ -278,6 +288,52 @@ static int get_int(json_t *v, long lo, long hi, long *out)
 
 static const char *get_str(json_t *v) { return json_is_string(v) ? json_string_value(v) : NULL; }
 
+/* "kind": "bert": the model directory and the M1/M2 choices; every other key is refused. */
+static int parse_bert(json_t *root, struct cerr *ce, struct enc_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->kind = ENC_BERT;
+    cfg->bert_layer = -1;
+    cfg->lower_case = 1;
+    const char *key;
+    json_t *v;
+    int bad_n = 0;
+    json_object_foreach(root, key, v) {
+        long x;
+        const char *sv = get_str(v);
+        if (!strcmp(key, "kind") || !strcmp(key, "comment") || !strcmp(key, "$schema")) continue;
+        if (!strcmp(key, "model")) {
+            if (!sv || !*sv || strlen(sv) >= sizeof cfg->bert_model) { bad(ce, "model", "expected the path of a BertModel directory"); bad_n++; }
+            else snprintf(cfg->bert_model, sizeof cfg->bert_model, "%s", sv);
+        } else if (!strcmp(key, "layer")) {
+            if (get_int(v, -1, ENC_MAX_LAYERS, &x)) { bad(ce, "layer", "expected -1 (the last) or a layer 0..%d (0 = embeddings)", ENC_MAX_LAYERS); bad_n++; }
+            else cfg->bert_layer = (int)x;
+        } else if (!strcmp(key, "word_pool")) {
+            int m = sv ? enc_word_pool_parse(sv) : -1;
+            if (m < 0) { bad(ce, "word_pool", "expected \"mean\", \"first\" or \"last\""); bad_n++; } else cfg->word_pool = m;
+        } else if (!strcmp(key, "sent_pool")) {
+            int m = sv ? enc_sent_pool_parse(sv) : -1;
+            if (m < 0) { bad(ce, "sent_pool", "expected \"mean\", \"cls\" or \"max\""); bad_n++; } else cfg->sent_pool = m;
+        } else if (!strcmp(key, "token_type")) {
+            if (get_int(v, 0, 1, &x)) { bad(ce, "token_type", "expected 0 or 1"); bad_n++; } else cfg->token_type = (int)x;
+        } else if (!strcmp(key, "tokenizer_mode")) {
+            if (!sv || (strcmp(sv, "basic+wordpiece") && strcmp(sv, "wordpiece-only"))) {
+                bad(ce, "tokenizer_mode", "expected \"basic+wordpiece\" or \"wordpiece-only\""); bad_n++;
+            } else cfg->wordpiece_only = !strcmp(sv, "wordpiece-only");
+        } else if (!strcmp(key, "lower_case") || !strcmp(key, "ptb_unescape")) {
+            if (!json_is_boolean(v)) { bad(ce, key, "expected true or false"); bad_n++; }
+            else if (key[0] == 'l') cfg->lower_case = json_is_true(v);
+            else cfg->ptb_unescape = json_is_true(v);
+        } else {
+            bad(ce, key, "unknown field for kind bert (model, layer, word_pool, sent_pool, token_type, tokenizer_mode, "
+                "lower_case, ptb_unescape)");
+            bad_n++;
+        }
+    }
+    if (!bad_n && !cfg->bert_model[0]) { bad(ce, "model", "missing: the path of a BertModel directory"); bad_n++; }
+    return bad_n ? SP_EPARSE : SP_OK;
+}
+
 int enc_config_parse(const char *json, const char *name, struct enc_config *cfg, char *err, size_t errlen)
 {
     struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
@@ -294,11 +350,10 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
     static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
     const char *ks = get_str(json_object_get(root, "kind"));
     int ki = ks ? pick(ks, kinds, 5) : -1;
-    if (ki < 0 && ks && !strcmp(ks, "bert")) {     /* a pretrained model: not an enc_config */
-        bad(&ce, "kind", "\"bert\" is a pretrained model directory, opened with enc_bert_open (encoder.h); "
-            "this command does not run it yet");
+    if (ki < 0 && ks && !strcmp(ks, "bert")) {     /* a pretrained model (schemas/bert.schema.json) */
+        int rc = parse_bert(root, &ce, cfg);
         json_decref(root);
-        return SP_EPARSE;
+        return rc;
     }
     if (ki < 0) {
         bad(&ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
@@ -470,5 +525,13 @@ int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t 
     const char *base = strrchr(path, '/');
     int rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
     free(text);
+    if (rc == SP_OK && cfg->kind == ENC_BERT && cfg->bert_model[0] != '/' && base) {   /* relative to the file */
+        char full[sizeof cfg->bert_model];
+        if (snprintf(full, sizeof full, "%.*s/%s", (int)(base - path), path, cfg->bert_model) >= (int)sizeof full) {
+            snprintf(err, errlen, "%s: model: path too long", path);
+            return SP_EPARSE;
+        }
+        memcpy(cfg->bert_model, full, sizeof full);
+    }
     return rc;
 }

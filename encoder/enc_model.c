@@ -12,6 +12,7 @@
  *
  * Shapes in comments: n = tokens of the sentence, d = d_model, H heads, dk = d/H. */
 #include "encoder/encoder_int.h"
+#include "encoder/tokenizer.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,6 +77,8 @@ void enc_model_build(struct enc *e)
     e->agg_w = e->agg_gamma = -1;
     if (c->d_input != d) e->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
     switch (c->kind) {
+    case ENC_BERT:       /* its own registry (enc_bert.c) */
+        break;
     case ENC_SAN: case ENC_SSAN: case ENC_SGNET:
         if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) e->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
         for (int l = 0; l < c->layers; l++) {
@@ -466,7 +469,7 @@ int enc_attn_layers(const enc_t *e)
     default: return e->cfg.layers;
     }
 }
-const char *enc_backend_name(const enc_t *e) { return e->be.ops->name; }
+const char *enc_backend_name(const enc_t *e) { return e->cfg.kind == ENC_BERT ? enc_bert_backend_name(e->bert) : e->be.ops->name; }
 const struct enc_config *enc_get_config(const enc_t *e) { return &e->cfg; }
 
 static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *err, size_t errlen)
@@ -500,6 +503,104 @@ int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_lo
     return rc;
 }
 
+/* ---- the bert kind: tokenizer + enc_bert forward + M2 pooling, behind the enc_t interface ---- */
+
+static int bert_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
+                     char *err, size_t errlen)
+{
+    if (weights_path) {
+        snprintf(err, errlen, "encoder: kind bert reads its weights from %s/model.safetensors; --weights does not apply",
+                 e->cfg.bert_model);
+        return SP_EUSAGE;
+    }
+    int rc = enc_bert_open(e->cfg.bert_model, device, log, &e->bert, err, errlen);
+    if (rc != SP_OK) return rc;
+    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
+    struct enc_tok_opts to;
+    enc_tok_opts_defaults(&to);
+    to.mode = e->cfg.wordpiece_only ? ENC_TOK_WORDPIECE_ONLY : ENC_TOK_BASIC_WORDPIECE;
+    to.lower_case = e->cfg.lower_case;
+    to.ptb_unescape = e->cfg.ptb_unescape;
+    to.max_positions = bc->max_positions;
+    char vocab[sizeof e->cfg.bert_model + 16];
+    snprintf(vocab, sizeof vocab, "%s/vocab.txt", enc_bert_model_dir(e->bert));
+    if ((rc = enc_tok_open(vocab, &to, &e->tok, err, errlen)) != SP_OK) return rc;
+    if (e->cfg.bert_layer > bc->layers) {
+        snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, bc->layers);
+        return SP_EUSAGE;
+    }
+    e->cfg.d_model = e->cfg.d_input = bc->hidden_size;
+    e->cfg.layers = bc->layers;
+    e->cfg.heads = bc->heads;
+    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d), layer %d, on %s", enc_bert_model_dir(e->bert), bc->layers,
+           bc->hidden_size, e->cfg.bert_layer < 0 ? bc->layers : e->cfg.bert_layer, enc_bert_backend_name(e->bert));
+    return SP_OK;
+}
+
+int enc_fits(const enc_t *e, const char *const *words, int n)
+{
+    if (e->cfg.kind != ENC_BERT) return 1;
+    struct enc_tok_sentence ts = { 0 };
+    enc_tok_sentence(e->tok, words, n, &ts);
+    int fits = !ts.too_long;
+    enc_tok_sentence_free(&ts);
+    return fits;
+}
+
+/* Tokenize, run the model once for the batch, pool the chosen layer into words and sentences,
+ * and average the heads of attention layer al into word-level maps (M2). */
+static int bert_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, int al, char *err, size_t errlen)
+{
+    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
+    const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
+    const int layer = e->cfg.bert_layer < 0 ? L : e->cfg.bert_layer;
+    struct enc_tok_sentence *ts = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *ts);
+    struct enc_bert_input *bi = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *bi);
+    float **hid = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *hid), **att = out->attn ? sp_xcalloc((size_t)ns + 1, sizeof *att) : NULL;
+    int32_t **types = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *types);
+    int rc = SP_OK;
+    for (int b = 0; b < ns && rc == SP_OK; b++) {
+        const struct enc_sentence *s = &in->sent[b];
+        if (!s->words || s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: kind bert needs its words", b); rc = SP_EUSAGE; break; }
+        int T = enc_tok_sentence(e->tok, s->words, s->n, &ts[b]);
+        if (ts[b].too_long) {
+            snprintf(err, errlen, "encoder: sentence %d: %d pieces, more than the model's %d positions", b, T, bc->max_positions);
+            rc = SP_EUSAGE;
+            break;
+        }
+        if (e->cfg.token_type) {
+            types[b] = sp_xmalloc(sizeof(int32_t) * (size_t)T);
+            for (int p = 0; p < T; p++) types[b][p] = 1;
+        }
+        bi[b] = (struct enc_bert_input){ T, ts[b].ids.id, types[b] };
+        hid[b] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * (size_t)T * (size_t)d);
+        if (att) att[b] = sp_xmalloc(sizeof(float) * (size_t)L * H * (size_t)T * (size_t)T);
+    }
+    if (rc == SP_OK) rc = enc_bert_forward(e->bert, ns, bi, hid, att, err, errlen);
+    int32_t *span = NULL;
+    for (int b = 0; b < ns && rc == SP_OK; b++) {
+        const int T = bi[b].n, n = in->sent[b].n;
+        span = sp_xrealloc(span, sizeof(int32_t) * 2 * (size_t)n);
+        for (int w = 0; w < n; w++) { span[2 * w] = ts[b].start[w]; span[2 * w + 1] = ts[b].end[w]; }
+        const float *X = hid[b] + (size_t)layer * T * d;
+        float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
+        rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
+        if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
+        if (rc == SP_OK && att && out->attn[b])
+            rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
+        if (!out->tok) free(words);
+    }
+    free(span);
+    for (int b = 0; b < ns; b++) {
+        enc_tok_sentence_free(&ts[b]);
+        free(hid[b]);
+        if (att) free(att[b]);
+        free(types[b]);
+    }
+    free(ts); free(bi); free(hid); free(att); free(types);
+    return rc;
+}
+
 int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
              const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
 {
@@ -508,6 +609,11 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
     if (rc) return rc;
     struct enc *e = sp_xcalloc(1, sizeof *e);
     e->cfg = *cfg;
+    if (cfg->kind == ENC_BERT) {
+        if ((rc = bert_open(e, device, weights_path, log, err, errlen)) != SP_OK) { enc_close(e); return rc; }
+        *out = e;
+        return SP_OK;
+    }
     if ((rc = enc_backend_select(e, device, log, err, errlen)) != SP_OK) { free(e); return rc; }
     sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(cfg->kind), e->be.ops->name);
     enc_model_build(e);
@@ -522,6 +628,12 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
 void enc_close(enc_t *e)
 {
     if (!e) return;
+    if (e->cfg.kind == ENC_BERT) {
+        enc_bert_close(e->bert);
+        enc_tok_close(e->tok);
+        free(e);
+        return;
+    }
     ws_free(e);
     if (!e->be.host_memory)
         for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
@@ -563,6 +675,14 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
 {
+    if (e->cfg.kind == ENC_BERT) {
+        int al = out->attn_layer < 0 ? enc_attn_layers(e) - 1 : out->attn_layer;
+        if (out->attn && al >= enc_attn_layers(e)) {
+            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, enc_attn_layers(e) - 1);
+            return SP_EUSAGE;
+        }
+        return bert_forward(e, in, out, al, err, errlen);
+    }
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, din = c->d_input, dim = enc_dim(e);
     const unsigned need = enc_needs(e);
@@ -643,6 +763,7 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
         }
         float *amap = want_attn ? w->amap : NULL;
         switch (c->kind) {
+        case ENC_BERT: break;     /* not reached: enc_forward hands bert to bert_forward */
         case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
             if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
             if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute, rows of the cached PE table */

@@ -47,7 +47,7 @@
 #define ENC_MAX_LAYERS 64
 #define ENC_MAX_LEVELS 8
 
-enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
+enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN, ENC_BERT };
 enum enc_norm { ENC_POST_LN = 0, ENC_PRE_LN };
 enum enc_act { ENC_ACT_RELU = 0, ENC_ACT_GELU, ENC_ACT_ELU, ENC_ACT_TANH, ENC_ACT_SIGMOID };
 enum enc_pooling { ENC_POOL_MEAN = 0, ENC_POOL_MAX, ENC_POOL_FIRST, ENC_POOL_ATT };
@@ -100,6 +100,16 @@ struct enc_config {
     int psan_highway_carry;    /* Q19, false */
     /* SSAN */
     uint8_t selective[ENC_MAX_LAYERS]; /* "selective_layers": [0] */
+    /* BERT ("kind": "bert"): a Hugging Face BertModel directory run through enc_bert (below);
+     * d_model, layers, heads come from its config.json when the encoder opens. */
+    char bert_model[1024];     /* "model": the directory (relative to the config file) */
+    int bert_layer;            /* "layer": 0 = embeddings .. L; -1 (default) = the last (M2.1) */
+    int word_pool;             /* "word_pool": mean | first | last (enum enc_word_pool) */
+    int sent_pool;             /* "sent_pool": mean | cls | max (enum enc_sent_pool) */
+    int token_type;            /* "token_type": 0 (HF default) | 1 (H&M parity; D2) */
+    int wordpiece_only;        /* "tokenizer_mode": basic+wordpiece | wordpiece-only (D1) */
+    int lower_case;            /* "lower_case": true (uncased vocabularies) */
+    int ptb_unescape;          /* "ptb_unescape": false (D5; true for .mrg/.dp input) */
 };
 
 /* Defaults for one kind (papers' sizes; see schemas/encoder.schema.json). */
@@ -136,6 +146,7 @@ struct enc_sentence {
     const int32_t *rel;        /* [n*n] P2 relative positions §3.5 (raw or clipped; clipped here) */
     const int32_t *pid;        /* [n_levels*n]: pid[(t-1)*n + i], levels t = 1..T from the root */
     int n_levels;
+    const char *const *words;  /* [n] word forms: what the bert kind tokenizes (emb/ids unused) */
 };
 
 struct enc_batch {
@@ -184,6 +195,10 @@ size_t enc_n_params(const enc_t *e);
  * default). A batch that would need more fails with SP_ENOMEM, as a device out of memory does,
  * so callers that halve their batch on SP_ENOMEM bound host memory the same way. */
 void enc_set_workspace_limit(enc_t *e, size_t bytes);
+
+/* bert: 1 when the words fit the model's positions once tokenized (D6: a sentence of more pieces
+ * is not encoded; callers skip and count it); other kinds: 1. */
+int enc_fits(const enc_t *e, const char *const *words, int n);
 
 /* Threads of the CPU matrix products (process-wide, common/gemm.h; results are the same bytes for any count). */
 void enc_set_threads(int n);

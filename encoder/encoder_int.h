@@ -152,6 +152,8 @@ struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
 
 struct enc {
     struct enc_config cfg;
+    enc_bert_t *bert;          /* kind bert: the model and its tokenizer (the rest is unused) */
+    struct enc_tokenizer *tok;
     struct enc_backend be;
     int n_param;
     struct enc_param *param;

@@ -126,6 +126,8 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     if (o->attention >= enc_attn_layers(s->e))
         return stg_fail(ctx, SP_EUSAGE, "--attention %ld: this %s config has attention layers 0..%d", o->attention,
                         enc_kind_name(s->id.cfg.kind), enc_attn_layers(s->e) - 1);
+    if (o->save_weights && s->id.cfg.kind == ENC_BERT)
+        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a bert model's weights are its model.safetensors already");
     if (o->save_weights && (rc = enc_save_weights(s->e, o->save_weights, ctx->err, sizeof ctx->err)))
         return rc == SP_EUSAGE ? SP_EPARSE : rc;
     return SP_OK;
@@ -348,7 +350,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     if (rc) return rc;
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
-        (rc = open_embeddings(ctx, o, s, in, n)))
+        (s->id.cfg.kind != ENC_BERT && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
     struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
     if ((rc = st_encoder_upsert(s->db, &se, &s->encoder_id, err, sizeof err))) return store_fail(ctx, rc, err);

@@ -108,6 +108,13 @@ static int missing(struct enc_pass *c, struct unit *u, const char *why)
 
 static int too_long(struct enc_pass *c, struct unit *u)
 {
+    if (u->n > 0 && u->n <= c->max_tokens && c->cfg->kind == ENC_BERT && !enc_fits(c->e, (const char *const *)u->forms, u->n)) {
+        if (c->n_long < MAX_SKIP_LINES)       /* D6: more pieces than the model's positions */
+            sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d words, more word pieces than the model's positions; skipped", u->label, u->n);
+        u->state = U_SKIP;
+        c->n_long++;
+        return 1;
+    }
     if (u->n > c->max_tokens || u->n <= 0) {
         if (c->n_long < MAX_SKIP_LINES)
             sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d tokens, %s; skipped", u->label, u->n,
@@ -274,7 +281,9 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         int n = u->n;
         s[b] = (struct enc_sentence){ .n = n, .depth = u->depth, .dist = u->dist, .anc = u->anc, .rel = u->rel,
                                       .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
-        if (c->table) {
+        if (c->cfg->kind == ENC_BERT) {
+            s[b].words = (const char *const *)u->forms;    /* the model tokenizes them */
+        } else if (c->table) {
             int32_t *ids = sp_arena_alloc(a, 4 * (size_t)n);
             for (int i = 0; i < n; i++) ids[i] = enc_embed_id(c->emb, u->forms[i]);
             s[b].ids = ids;

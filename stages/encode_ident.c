@@ -54,7 +54,8 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const
     char *text = sp_read_file(cfg_path, &len);
     if (!text) return stg_fail(ctx, SP_EIO, "%s: cannot read", cfg_path);
     const char *base = strrchr(cfg_path, '/') ? strrchr(cfg_path, '/') + 1 : cfg_path;
-    if (enc_config_parse(text, base, &id->cfg, ctx->err, sizeof ctx->err)) { free(text); return SP_EPARSE; }
+    (void)base;
+    if (enc_config_load(cfg_path, &id->cfg, ctx->err, sizeof ctx->err)) { free(text); return SP_EPARSE; }
     if (seed >= 0) id->cfg.seed = (uint64_t)seed;
     json_error_t jerr;
     id->jcfg = json_loads(text, 0, &jerr);
@@ -64,6 +65,19 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const
     json_object_set_new(id->jcfg, "seed", json_integer((json_int_t)id->cfg.seed));
     id->canon = json_dumps(id->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
     if (weights && file_sha256(weights, id->w_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", weights);
+    if (id->cfg.kind == ENC_BERT) {   /* the model's files are its weights: SHA-256 of their three SHA-256s */
+        static const char *const files[3] = { "config.json", "model.safetensors", "vocab.txt" };
+        struct sp_sha256 h;
+        sp_sha256_init(&h);
+        for (int i = 0; i < 3; i++) {
+            char path[sizeof id->cfg.bert_model + 32], one[65];
+            snprintf(path, sizeof path, "%s/%s", id->cfg.bert_model, files[i]);
+            if (file_sha256(path, one)) return stg_fail(ctx, SP_EIO, "%s: cannot read (the config's model directory)", path);
+            sp_sha256_update(&h, one, 64);
+        }
+        sp_sha256_hex(&h, id->w_sha);
+        weights = "model";
+    }
     if (embeddings && file_sha256(embeddings, id->e_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", embeddings);
     fingerprint(id, weights != NULL, embeddings != NULL);
     return SP_OK;
