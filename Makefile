@@ -113,6 +113,7 @@ PKGLIBDIR  ?= $(PREFIX)/lib/synprobe
 DATADIR    ?= $(PREFIX)/share/synprobe
 MAN1DIR    ?= $(PREFIX)/share/man/man1
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SYSCONFDIR ?= /etc
 STATEDIR   ?= /var/lib/synprobe
 OPT_encoder/enc_cuda_load.c := -DSP_PKGLIBDIR=\"$(PKGLIBDIR)\"
@@ -227,15 +228,15 @@ endif
 
 # ---- installation: `make install PREFIX=/usr/local DESTDIR=/tmp/pkg`; uninstall removes the same list
 MAN_PAGE   := $(BUILD)/man/synprobe.1
-UNITS_IN   := $(wildcard contrib/systemd/*.in)
+UNITS_IN   := $(wildcard contrib/systemd/*.service.in contrib/systemd/*.timer.in)
 UNITS      := $(patsubst contrib/systemd/%.in,$(BUILD)/systemd/%,$(UNITS_IN))
 SCHEMAS    := $(wildcard schemas/*.json schemas/*.md schemas/*.sql)
 MIGRATIONS := $(wildcard schemas/migrations/*.sql)
 EX_ENCODERS := $(wildcard encoder/configs/*.json)
 EX_DEMO    := demo/demo.conllu demo/demo.mrg
 SUBST      = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PKGLIBDIR@|$(PKGLIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
-                 -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g'
-PATHS_STAMP = $(call list_stamp,$(BUILD)/gen/install-paths.list,$(BINDIR) $(PKGLIBDIR) $(DATADIR) $(SYSCONFDIR) $(STATEDIR))
+                 -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@SYSUSERSDIR@|$(SYSUSERSDIR)|g'
+PATHS_STAMP = $(call list_stamp,$(BUILD)/gen/install-paths.list,$(BINDIR) $(PKGLIBDIR) $(DATADIR) $(SYSCONFDIR) $(STATEDIR) $(SYSUSERSDIR))
 
 # every file install writes (under $(DESTDIR)); the CUDA plugin is listed even when this build has
 # none, so that an uninstall from a CPU-only build still removes one a CUDA build installed
@@ -243,7 +244,7 @@ INSTALLED = $(BINDIR)/synprobe $(PKGLIBDIR)/synprobe_sql.so $(PKGLIBDIR)/synprob
     $(addprefix $(DATADIR)/schemas/,$(notdir $(SCHEMAS))) $(addprefix $(DATADIR)/schemas/migrations/,$(notdir $(MIGRATIONS))) \
     $(addprefix $(DATADIR)/examples/encoders/,$(notdir $(EX_ENCODERS))) $(addprefix $(DATADIR)/examples/demo/,$(notdir $(EX_DEMO))) \
     $(DATADIR)/examples/job.json $(DATADIR)/examples/nightly.json $(MAN1DIR)/synprobe.1 \
-    $(addprefix $(UNITDIR)/,$(notdir $(UNITS)))
+    $(addprefix $(UNITDIR)/,$(notdir $(UNITS))) $(SYSUSERSDIR)/synprobe.conf
 INSTALLED_DIRS = $(DATADIR)/schemas/migrations $(DATADIR)/schemas $(DATADIR)/examples/encoders $(DATADIR)/examples/demo \
     $(DATADIR)/examples $(DATADIR) $(PKGLIBDIR)
 
@@ -259,9 +260,9 @@ $(BUILD)/examples/nightly.json: contrib/examples/nightly.json.in $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(SUBST) $< > $@
 
-install: all $(MAN_PAGE) $(UNITS) $(BUILD)/examples/nightly.json
+install: all $(MAN_PAGE) $(UNITS) $(BUILD)/systemd/synprobe.sysusers $(BUILD)/examples/nightly.json
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/schemas/migrations \
-	    $(DESTDIR)$(DATADIR)/examples/encoders $(DESTDIR)$(DATADIR)/examples/demo $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(UNITDIR)
+	    $(DESTDIR)$(DATADIR)/examples/encoders $(DESTDIR)$(DATADIR)/examples/demo $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/synprobe
 	install -m 644 $(SQLEXT) $(CUDA_PLUGIN) $(DESTDIR)$(PKGLIBDIR)/
 	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/schemas/
@@ -271,6 +272,7 @@ install: all $(MAN_PAGE) $(UNITS) $(BUILD)/examples/nightly.json
 	install -m 644 contrib/examples/job.json $(BUILD)/examples/nightly.json $(DESTDIR)$(DATADIR)/examples/
 	install -m 644 $(MAN_PAGE) $(DESTDIR)$(MAN1DIR)/synprobe.1
 	install -m 644 $(UNITS) $(DESTDIR)$(UNITDIR)/
+	install -m 644 $(BUILD)/systemd/synprobe.sysusers $(DESTDIR)$(SYSUSERSDIR)/synprobe.conf
 
 # Removes the files install puts there (the same list), then our own folders if empty.
 uninstall:

@@ -29,7 +29,7 @@ expect_eq "make install PREFIX=$P DESTDIR=...: exit 0" "$rc" 0
     echo share/synprobe/examples/job.json; echo share/synprobe/examples/nightly.json
     echo share/man/man1/synprobe.1
     echo lib/systemd/system/synprobe.service; echo lib/systemd/system/synprobe-run@.service
-    echo lib/systemd/system/synprobe-run@.timer
+    echo lib/systemd/system/synprobe-run@.timer; echo lib/sysusers.d/synprobe.conf
 } | sort >$TMP/want
 (cd $R && find . -type f | sed 's|^\./||' | sort) >$TMP/got
 if cmp -s $TMP/want $TMP/got; then ok "the installed files are exactly the documented list"
@@ -128,6 +128,15 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     sed "s|$V/bin/synprobe|$V/bin/nonesuch|" $U/synprobe.service >$TMP/synprobe.service
     check "... and refuses a unit whose binary is missing" sh -c "! MANPATH=$V/share/man systemd-analyze verify $TMP/synprobe.service >/dev/null 2>&1"
     check "the nightly example job checks against the installed files" sh -c "$V/bin/synprobe run --check $V/share/synprobe/examples/nightly.json | grep -q 'encode .*--encoder $V/share/synprobe/examples/encoders/san.json'"
+    # the user and group the units run as, made by systemd-sysusers from the installed file in a scratch root
+    mkdir -p $TMP/sysroot/etc
+    if systemd-sysusers --root=$TMP/sysroot $V/lib/sysusers.d/synprobe.conf >/dev/null 2>&1; then
+        expect_eq "systemd-sysusers makes the units' user and group from lib/sysusers.d/synprobe.conf" \
+            "$(grep -c '^synprobe:' $TMP/sysroot/etc/passwd) $(grep -c '^synprobe:' $TMP/sysroot/etc/group) $(grep -h '^User=\|^Group=' $U/*.service | sort -u | tr '\n' ' ')" \
+            "1 1 Group=synprobe User=synprobe "
+    else
+        skip "systemd-sysusers --root cannot run here (not root?): lib/sysusers.d/synprobe.conf not checked"
+    fi
     rc=0; mk uninstall PREFIX=$V >/dev/null 2>&1 || rc=$?
     expect_eq "uninstall of the second install: no file left" "$rc $(find $V -type f | wc -l)" "0 0"
 else
