@@ -76,8 +76,8 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all man install uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
-all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
+.PHONY: all man install install-files uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
@@ -260,7 +260,10 @@ $(BUILD)/examples/nightly.json: contrib/examples/nightly.json.in $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(SUBST) $< > $@
 
-install: all $(MAN_PAGE) $(UNITS) $(BUILD)/systemd/synprobe.sysusers $(BUILD)/examples/nightly.json
+# `make` writes them too, so that `sudo make install` only copies (no root-owned files in build/)
+install-files: $(MAN_PAGE) $(UNITS) $(BUILD)/systemd/synprobe.sysusers $(BUILD)/examples/nightly.json
+
+install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/schemas/migrations \
 	    $(DESTDIR)$(DATADIR)/examples/encoders $(DESTDIR)$(DATADIR)/examples/demo $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/synprobe

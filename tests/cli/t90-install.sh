@@ -13,6 +13,8 @@ if [ ! -x "$SP" ] || [ ! -f "$B/synprobe_sql.so" ]; then skip_rest "$SP or $B/sy
 SAN_FLAG=0; if nm "$SP" 2>/dev/null | grep -q __asan_init; then SAN_FLAG=1; fi
 CUDA_FLAG=0; if [ -f "$B/synprobe_cuda.so" ]; then CUDA_FLAG=1; fi
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory BUILD="$B" SAN=$SAN_FLAG CUDA=$CUDA_FLAG "$@"; }
+# the plugin folder the build has compiled in, put back at the end (the installs below change it)
+OLD_PKGLIBDIR=$(cat "$B/gen/pkglibdir.list" 2>/dev/null || echo /usr/local/lib/synprobe)
 
 D=$TMP/dest; P=/opt/synprobe; R=$D$P
 rc=0; mk install PREFIX=$P DESTDIR=$D >$TMP/install.log 2>&1 || rc=$?
@@ -150,4 +152,6 @@ expect_eq "no file left under DESTDIR" "$(find $D -type f | wc -l)" 0
 expect_eq "no synprobe folder left (lib/synprobe, share/synprobe)" "$(find $D -mindepth 1 -name "*synprobe*" ! -path "$D$P" | wc -l)" 0
 rc=0; mk uninstall PREFIX=$P DESTDIR=$D >/dev/null 2>&1 || rc=$?
 expect_eq "a second uninstall is harmless: exit 0" "$rc" 0
+rc=0; mk all PKGLIBDIR="$OLD_PKGLIBDIR" >/dev/null 2>&1 || rc=$?
+expect_eq "the build's own plugin folder is compiled back in ($OLD_PKGLIBDIR)" "$rc $(cat "$B/gen/pkglibdir.list")" "0 $OLD_PKGLIBDIR"
 done_testing
