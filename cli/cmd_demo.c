@@ -95,11 +95,11 @@ static json_t *demo_job(void)
         snprintf(config, sizeof config, "configs/%s.json", *e);
         json_array_append_new(encoders, json_pack("{s:s, s:o, s:i}", "config", config, "inputs", in, "attention", 0));
     }
-    return json_pack("{s:s, s:s, s:s, s:[o], s:[{s:o}], s:o, s:[{}], s:[{}, {s:s}, {s:s}], s:[{s:s, s:s}]}",
+    return json_pack("{s:s, s:s, s:s, s:[o], s:[{s:o}], s:o, s:[{}], s:[{}, {s:s}, {s:s}], s:[{s:s, s:s}, {s:s, s:s}]}",
                      "comment", "written by synprobe demo; run it again with: synprobe run demo.job.json",
                      "store", "demo.db", "out", ".", "corpora", corpus, "tasks", "tasks", names(demo_task_list),
                      "encoders", encoders, "probes", "trees", "baseline", "right", "baseline", "random",
-                     "reports", "format", "json", "out", "results.json");
+                     "reports", "format", "json", "out", "results.json", "format", "html", "out", "report");
 }
 
 /* After the ingest step: what the store holds, and the README's example queries on it. */
@@ -325,7 +325,8 @@ int cmd_demo(int argc, char **argv)
     if (!o.ingest_only && st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) == SP_OK) {
         print_results(db);
         st_close(db);
-        printf("\nAll results: %s/results.json (also `synprobe report --db %s --format csv`)\n", o.out, db_path);
+        printf("\nAll results: %s/results.json, and as a page: %s/report/report.html (also `synprobe report --db %s "
+               "--format csv`)\n", o.out, o.out, db_path);
     }
     char ext[4200];
     sql_extension(ext, sizeof ext);

@@ -5,7 +5,7 @@
 
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
-    "                       [--format text|json|csv] [--out FILE]\n"
+    "                       [--compare A,B] [--format text|json|csv|html] [--out FILE|FOLDER]\n"
     "\n"
     "Stored probing results (synprobe probe --db / --save) and tree evaluations (synprobe trees --db,\n"
     "structprobe --db), oldest first. --run matches both kinds; --task and --classifier select probe\n"
@@ -17,6 +17,10 @@ static const char usage[] =
     "                  dev, test, majority, control, selectivity: test percent; macro F1: fraction), tree\n"
     "                  evaluations (Protocol A F1 all/le40, Protocol B sentence/corpus F1) and structural\n"
     "                  probes (UUAS, DSpr, root accuracy, NSpr)\n"
+    "  --format html   one self-contained page (inline SVG and CSS): the encoder x task table with\n"
+    "                  intervals and baselines, comparisons, accuracy by layer, tree F1 by method, structural\n"
+    "                  probes, corpus statistics and histograms, every result's manifest; --out FOLDER writes\n"
+    "                  FOLDER/report.html\n"
     "  --format json   {\"probe_results\":[{id,run,task,classifier,seed,dev_acc,test_acc,created,result}],\n"
     "                   \"tree_evals\":[{id,run,corpus,method,created,result}]}; result = the stored JSON\n"
     "  --format csv    tidy, one observation per row, header:\n"
@@ -48,15 +52,8 @@ int cmd_report(int argc, char **argv)
     int rc = cli_parse(&c, "report", usage, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
 
-    struct sp_out out = { 0 };
-    o.f = stdout;
-    if (o.out) {   /* a temporary file next to FILE, renamed over it only once the report is complete */
-        if (sp_out_open(&out, o.out, c.ctx.err, sizeof c.ctx.err)) return cli_done(&c, cli_finish_stage(&c, SP_EIO));
-        o.f = out.f;
-    }
     struct stg_report_result r;
-    rc = stg_report(&c.ctx, &o, &r);
-    if (o.out && rc == SP_OK) rc = sp_out_commit(&out, c.ctx.err, sizeof c.ctx.err) ? SP_EIO : SP_OK;
-    else if (o.out) sp_out_abort(&out);
+    char written[4096];
+    rc = stg_report_write(&c.ctx, &o, &r, written, sizeof written);
     return cli_done(&c, cli_finish_stage(&c, rc));
 }

@@ -68,7 +68,7 @@ static int tasks_build(int argc, char **argv)
         if (c.common.json) {
             cli_print_json(&c, r.summary, JSON_INDENT(2) | JSON_SORT_KEYS);
         } else {
-            printf("%d sentences, seed %llu\n", r.ts.n_sentences, (unsigned long long)r.ts.opts.seed);
+            printf("%d sentences, seed %llu\npartitions: %s\n", r.ts.n_sentences, (unsigned long long)r.ts.opts.seed, r.partition);
             for (int id = 0; id < PRB_NTASKS; id++)
                 if (r.ts.task[id].requested) print_task(&r.ts.task[id]);
         }

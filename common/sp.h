@@ -62,6 +62,9 @@ char *sp_read_file(const char *path, size_t *len);
  * commit) unlinks it, leaving any previous file untouched. A destination that is a symlink is
  * replaced itself, never written through. Both leave *o cleared (abort is a no-op then). */
 struct sp_out { FILE *f; char *path, *tmp; };
+/* mkdir -p: the folder and every missing parent. SP_EIO with "PATH: reason" in err on failure
+ * (a component that exists but is not a folder included). */
+int  sp_mkdirs(const char *path, char *err, size_t errlen);
 int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
 int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
 void sp_out_abort(struct sp_out *o);
@@ -90,6 +93,14 @@ void     sp_rng_seed(struct sp_rng *r, uint64_t seed);
 uint64_t sp_rng_next(struct sp_rng *r);
 double   sp_rng_uniform(struct sp_rng *r);                      /* [0, 1) */
 uint64_t sp_rng_below(struct sp_rng *r, uint64_t n);            /* [0, n), unbiased */
+
+/* SplitMix64 as SPEC-models M7.1 defines it, draw for draw: the generator of every random choice
+ * the model specs fix with test vectors (bootstrap resamples, control labels, probe init). */
+struct sp_splitmix { uint64_t x; };
+static inline void sp_splitmix_seed(struct sp_splitmix *r, uint64_t seed) { r->x = seed; }
+uint64_t sp_splitmix_next(struct sp_splitmix *r);
+uint64_t sp_splitmix_below(struct sp_splitmix *r, uint64_t n);  /* high 64 bits of next()·n */
+double   sp_splitmix_unif(struct sp_splitmix *r);                /* (next() >> 11) · 2^-53 */
 
 /* Monotonic seconds, for benchmarks and progress. */
 double sp_now(void);

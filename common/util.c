@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 void *sp_xmalloc(size_t n)
 {
@@ -206,6 +208,13 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+uint64_t sp_splitmix_next(struct sp_splitmix *r) { return splitmix64(&r->x); }
+uint64_t sp_splitmix_below(struct sp_splitmix *r, uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)splitmix64(&r->x) * n) >> 64);
+}
+double sp_splitmix_unif(struct sp_splitmix *r) { return (double)(splitmix64(&r->x) >> 11) * 0x1.0p-53; }
+
 void sp_rng_seed(struct sp_rng *r, uint64_t seed)
 {
     uint64_t x = seed;
@@ -247,3 +256,22 @@ long sp_first_nonfinite(const float *x, size_t n)
 }
 
 const char *sp_nonfinite_kind(float v) { return isnan(v) ? "NaN" : "infinite"; }
+
+int sp_mkdirs(const char *path, char *err, size_t errlen)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = 0;
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            snprintf(err, errlen, "%s: %s", p, errno == EEXIST ? "exists and is not a folder" : strerror(errno));
+            return SP_EIO;
+        }
+        if (!c) break;
+        *s = c;
+    }
+    return SP_OK;
+}

@@ -17,15 +17,14 @@
 
 struct step_out { char summary[512]; int nowork; };
 
-/* mkdir -p of path's folder (the output folder itself when dir_too) */
+/* mkdir -p of path's folder (the output folder itself when dir_too); a failure shows when the
+ * file is opened there */
 static void make_parents(const char *path, int dir_too)
 {
-    char p[4096];
+    char p[4096], err[SP_ERRLEN];
     snprintf(p, sizeof p, "%s", path);
     if (!dir_too) { char *s = strrchr(p, '/'); if (!s) return; *s = 0; }
-    for (char *s = p + 1; *s; s++)
-        if (*s == '/') { *s = 0; mkdir(p, 0777); *s = '/'; }
-    mkdir(p, 0777);
+    (void)sp_mkdirs(p, err, sizeof err);
 }
 
 static void log_json(FILE *log, json_t *j)
@@ -126,18 +125,10 @@ static int do_report(const struct dmn_run_opts *ro, const struct dmn_step *s, st
 {
     struct stg_report_opts o = *(const struct stg_report_opts *)s->opts;
     struct stg_report_result r = { 0 };
-    struct sp_out out;
-    o.f = stdout;
-    if (o.out) {
-        make_parents(o.out, 0);
-        if (sp_out_open(&out, o.out, ro->ctx->err, sizeof ro->ctx->err)) return SP_EIO;
-        o.f = out.f;
-    }
-    int rc = stg_report(ro->ctx, &o, &r);
-    if (o.out && rc == SP_OK) rc = sp_out_commit(&out, ro->ctx->err, sizeof ro->ctx->err) ? SP_EIO : SP_OK;
-    else if (o.out) sp_out_abort(&out);
-    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree,
-             o.out ? o.out : "stdout");
+    char written[4096];
+    if (o.out && o.format != STG_REPORT_HTML) make_parents(o.out, 0);
+    int rc = stg_report_write(ro->ctx, &o, &r, written, sizeof written);
+    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree, written);
     return rc;
 }
 
@@ -154,17 +145,27 @@ static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     }
 }
 
-/* The ledger: steps other than ingest and encode (which know by content whether they have work).
- * op 0: ask (returns 1 when done, summary filled); op 1: record. */
-static int ledger(const struct dmn_job *job, const char *command, int op, char *summary, size_t n, char *err, size_t errlen)
+/* The ledger (store/jobs.h): steps other than ingest and encode, which know by content whether
+ * they have work. Begin: 1 when the step was done before (summary filled), 0 when it is to run
+ * (*step_id its 'started' row, whose rows from an unfinished attempt are gone), -1 on error. */
+static int ledger_begin(const struct dmn_job *job, const char *command, int64_t *step_id, char *summary, size_t n,
+                        char *err, size_t errlen)
 {
     struct st_db *db;
     int done = 0;
-    if (op == 0 && access(job->store, F_OK)) return 0;
-    if (st_open(job->store, op ? 0 : ST_OPEN_READONLY, &db, err, errlen)) return op ? -1 : 0;
-    int rc = op ? st_job_step_mark(db, command, summary, err, errlen) : st_job_step_done(db, command, &done, summary, n, err, errlen);
+    if (st_open(job->store, ST_OPEN_CREATE, &db, err, errlen)) return -1;
+    int rc = st_job_step_begin(db, command, step_id, &done, summary, n, err, errlen);
     st_close(db);
-    return op ? (rc ? -1 : 0) : (rc ? 0 : done);
+    return rc ? -1 : done;
+}
+
+static int ledger_finish(const struct dmn_job *job, int64_t step_id, const char *summary, char *err, size_t errlen)
+{
+    struct st_db *db;
+    if (st_open(job->store, 0, &db, err, errlen)) return -1;
+    int rc = st_job_step_finish(db, step_id, summary, err, errlen);
+    st_close(db);
+    return rc ? -1 : 0;
 }
 
 /* The step's command line ("probe --db X --task T --run R"), into b. */
@@ -184,15 +185,26 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, co
     struct step_out so = { "", 0 };
     int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK;
     char err[SP_ERRLEN];
+    int64_t step_id = 0;
     ro->ctx->err[0] = 0;
-    if (use_ledger && ledger(job, cmd.p, 0, so.summary, sizeof so.summary, err, sizeof err) == 1) {
-        r->n_nowork++;
-        if (out && !ro->quiet_skips) fprintf(out, "    done before, skipped (%s)\n", so.summary);
-        sp_buf_free(&cmd);
-        return SP_OK;
+    if (use_ledger) {
+        int done = ledger_begin(job, cmd.p, &step_id, so.summary, sizeof so.summary, err, sizeof err);
+        if (done < 0) rc = stg_fail(ro->ctx, SP_ESTORE, "the job ledger: %s", err);
+        if (done == 1) {
+            r->n_nowork++;
+            /* a kill between the rows' commit and ledger_finish leaves no summary */
+            if (out && !ro->quiet_skips)
+                fprintf(out, "    done before, skipped%s%s%s\n", *so.summary ? " (" : "", so.summary, *so.summary ? ")" : "");
+            sp_buf_free(&cmd);
+            return SP_OK;
+        }
     }
-    rc = run_stage(ro, s, &so);
-    if (rc == SP_OK && use_ledger && ledger(job, cmd.p, 1, so.summary, 0, err, sizeof err))
+    if (rc == SP_OK) {
+        ro->ctx->job_step = step_id;
+        rc = run_stage(ro, s, &so);
+        ro->ctx->job_step = 0;
+    }
+    if (rc == SP_OK && use_ledger && ledger_finish(job, step_id, so.summary, err, sizeof err))
         rc = stg_fail(ro->ctx, SP_ESTORE, "recording the step in the job ledger: %s", err);
     sp_buf_free(&cmd);
     if (rc == SP_OK) {

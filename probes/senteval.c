@@ -6,6 +6,7 @@
 #include "probes/senteval.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- labels -> classes (§1.2) ---- */
@@ -282,8 +283,14 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
         r->metrics_split = s.nte ? "test" : "dev";
         r->per_class = sp_xcalloc((size_t)K, sizeof *r->per_class);
         r->confusion = sp_xcalloc((size_t)K * K, sizeof(long));
+        r->n_eval = mn;
+        r->eval_rows = sp_xmalloc(sizeof(int) * (size_t)(mn + 1));
+        r->eval_correct = sp_xmalloc((size_t)mn + 1);
+        r->eval_correct[mn] = 0;
         for (int i = 0; i < mn; i++) {
             int g = ds->y[mrows[i]], q = pred[i];
+            r->eval_rows[i] = mrows[i];
+            r->eval_correct[i] = g == q ? '1' : '0';
             r->confusion[(size_t)g * K + q]++;
             r->per_class[g].support++;
             r->per_class[q].predicted++;
@@ -371,6 +378,8 @@ void prb_result_free(struct prb_result *r)
     free(r->fits);
     free(r->per_class);
     free(r->confusion);
+    free(r->eval_rows);
+    free(r->eval_correct);
     memset(r, 0, sizeof *r);
 }
 
@@ -481,14 +490,49 @@ json_t *prb_result_json(const struct prb_result *r)
         json_array_append_new(cm, row);
     }
     json_object_set_new(met, "confusion", cm);
+    json_t *cl = json_array();     /* the rows' and columns' classes (the order of "classes") */
+    for (int k = 0; k < r->k; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d", k);
+        json_array_append_new(cl, json_string(r->class_names ? r->class_names[k] : buf));
+    }
+    json_object_set_new(met, "confusion_labels", cl);
+    if (r->eval_correct) {
+        json_t *rows = json_array();
+        for (int i = 0; i < r->n_eval; i++) json_array_append_new(rows, json_integer(r->eval_rows[i]));
+        json_object_set_new(met, "item_rows", rows);
+        json_object_set_new(met, "item_correct", json_string(r->eval_correct));
+    }
     json_object_set_new(o, "metrics", met);
     json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "example_passes", json_integer(r->example_passes));
     return o;
 }
 
+/* The order classes are shown in: numerically when every name is a number (TreeDepth's "10"
+ * after "9"), else the class order (byte-wise, SentEval's numbering). */
+static const struct prb_result *order_of;   /* qsort has no context argument in C11 */
+static int cmp_class_value(const void *a, const void *b)
+{
+    double x = strtod(order_of->class_names[*(const int *)a], NULL), y = strtod(order_of->class_names[*(const int *)b], NULL);
+    return (x > y) - (x < y);
+}
+
+static void display_order(const struct prb_result *r, int *ord)
+{
+    int numeric = r->class_names != NULL;
+    for (int k = 0; k < r->k; k++) {
+        ord[k] = k;
+        char *end;
+        if (numeric) { strtod(r->class_names[k], &end); numeric = *r->class_names[k] && !*end; }
+    }
+    if (numeric) { order_of = r; qsort(ord, (size_t)r->k, sizeof *ord, cmp_class_value); }
+}
+
 void prb_result_print(FILE *f, const struct prb_result *r)
 {
+    int *ord = sp_xmalloc(sizeof *ord * (size_t)(r->k > 0 ? r->k : 1));
+    display_order(r, ord);
     fprintf(f, "task %s: %d train, %d dev, %d test, dim %d, %d classes\n", r->task[0] ? r->task : "(arrays)",
             r->n_train, r->n_dev, r->n_test, r->d, r->k);
     fprintf(f, "protocol senteval, preset %s, classifier %s%s, seed %llu\n", r->preset,
@@ -515,7 +559,8 @@ void prb_result_print(FILE *f, const struct prb_result *r)
     }
     fputc('\n', f);
     fprintf(f, "per class (%s):\n  %-16s %9s %9s %9s %8s\n", r->metrics_split, "class", "precision", "recall", "f1", "support");
-    for (int k = 0; k < r->k; k++) {
+    for (int kk = 0; kk < r->k; kk++) {
+        int k = ord[kk];
         const struct prb_class_metrics *m = &r->per_class[k];
         char buf[32];
         snprintf(buf, sizeof buf, "%d", k);
@@ -524,14 +569,22 @@ void prb_result_print(FILE *f, const struct prb_result *r)
     }
     fprintf(f, "  macro F1 %.4f\n", r->macro_f1);
     if (r->k <= 20) {
-        fprintf(f, "confusion (%s; rows gold, columns predicted):\n", r->metrics_split);
+        fprintf(f, "confusion (%s; rows gold, columns predicted):\n  %-16s", r->metrics_split, "");
+        char buf[32];
+        for (int q = 0; q < r->k; q++) {
+            snprintf(buf, sizeof buf, "%d", ord[q]);
+            fprintf(f, " %7.7s", r->class_names ? r->class_names[ord[q]] : buf);
+        }
+        fputc('\n', f);
         for (int g = 0; g < r->k; g++) {
-            fprintf(f, " ");
-            for (int q = 0; q < r->k; q++) fprintf(f, " %6ld", r->confusion[(size_t)g * r->k + q]);
+            snprintf(buf, sizeof buf, "%d", ord[g]);
+            fprintf(f, "  %-16.16s", r->class_names ? r->class_names[ord[g]] : buf);
+            for (int q = 0; q < r->k; q++) fprintf(f, " %7ld", r->confusion[(size_t)ord[g] * r->k + ord[q]]);
             fputc('\n', f);
         }
     } else {
         fprintf(f, "confusion matrix: %d x %d, in the JSON output\n", r->k, r->k);
     }
     fprintf(f, "time %.2fs\n", r->seconds);
+    free(ord);
 }

@@ -107,6 +107,11 @@ struct prb_result {
     struct prb_class_metrics *per_class; /* k */
     double macro_f1;
     long *confusion;                     /* k × k, row = gold, column = predicted */
+    /* per item of the evaluation split, for bootstrap intervals over items (SPEC-models M7.3):
+     * its dataset row and whether the prediction was right ('1') or not ('0') */
+    int n_eval;
+    int *eval_rows;                      /* n_eval, increasing */
+    char *eval_correct;                  /* n_eval characters + NUL */
     double seconds;
     long example_passes;                 /* training rows × passes, summed over every fit */
 };

@@ -147,10 +147,21 @@ static int distinct(const struct clist *l, int by_stratum, int *out)
     return u;
 }
 
-/* Stratified random split: inside each stratum, shuffle, then round(0.8 m) to tr, round(0.1 m)
- * to va, the rest to te (tr first so that every class seen anywhere is in train). */
-static void split_stratified(struct clist *l, const double share[3], struct sp_rng *r)
+/* Official partitions (o->official): every live candidate goes where its sentence is; those of
+ * sentences in no partition are dropped. */
+static void split_official(struct clist *l, const signed char *official)
 {
+    for (int i = 0; i < l->n; i++)
+        if (l->c[i].split >= 0) l->c[i].split = official[l->c[i].sent] >= 0 ? official[l->c[i].sent] : -1;
+}
+
+/* Stratified random split: inside each stratum, shuffle, then round(0.8 m) to tr, round(0.1 m)
+ * to va, the rest to te (tr first so that every class seen anywhere is in train). With official
+ * partitions: those instead. */
+static void split_stratified(struct clist *l, const struct prb_opts *o, struct sp_rng *r)
+{
+    if (o->official) { split_official(l, o->official); return; }
+    const double *share = o->share;
     int *vals = sp_xmalloc(((size_t)l->n + 1) * sizeof *vals), *idx = sp_xmalloc(((size_t)l->n + 1) * sizeof *idx);
     int nv = distinct(l, 1, vals);
     for (int v = 0; v < nv; v++) {
@@ -195,9 +206,13 @@ static int cmp_by_key(const void *a, const void *b)
 /* Form-disjoint split (§2.1 steps 1–4): group by key, cap each group at `cap` by seeded
  * sampling, shuffle the groups and put each whole group into the partition with the lowest
  * fill ratio (items / share; ties to the earlier partition), then balance classes inside
- * each partition. Single-threaded use only (sort_list). */
-static void split_disjoint(struct clist *l, int ncls, int cap, const double share[3], struct sp_rng *r)
+ * each partition. With official partitions, each item goes where its sentence is, and a group
+ * found in several keeps only its items of the earliest (train, then dev, then test), so that a
+ * form still occurs in one partition only. Single-threaded use only (sort_list). */
+static void split_disjoint(struct clist *l, int ncls, const struct prb_opts *o, struct sp_rng *r)
 {
+    int cap = o->cap;
+    const double *share = o->share;
     int n = 0, *idx = sp_xmalloc(((size_t)l->n + 1) * sizeof *idx);
     for (int i = 0; i < l->n; i++)
         if (l->c[i].split >= 0) idx[n++] = i;
@@ -222,6 +237,22 @@ static void split_disjoint(struct clist *l, int ncls, int cap, const double shar
         for (int i = cap; i < m; i++) l->c[idx[gs[g] + i]].split = -1;
     }
     shuffle(order, ng, r);
+    if (o->official) {
+        for (int q = 0; q < ng; q++) {
+            int g = order[q], m = gs[g + 1] - gs[g], kept = m < cap ? m : cap, first = 3;
+            for (int i = 0; i < kept; i++) {
+                int sp = o->official[l->c[idx[gs[g] + i]].sent];
+                if (sp >= 0 && sp < first) first = sp;
+            }
+            for (int i = 0; i < kept; i++) {
+                struct cand *c = &l->c[idx[gs[g] + i]];
+                c->split = o->official[c->sent] == first ? first : -1;
+            }
+        }
+        free(idx); free(gs); free(gfirst); free(order);
+        balance(l, ncls, 1, r);
+        return;
+    }
     double fill[3] = { 0, 0, 0 };
     for (int q = 0; q < ng; q++) {
         int g = order[q], m = gs[g + 1] - gs[g], kept = m < cap ? m : cap, best = 0;
@@ -379,7 +410,7 @@ static void task_sentlen(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     }
     t->n_candidates = l.n;
     balance(&l, 6, 0, r);
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     t->note = "bins 5-8/9-12/13-16/17-20/21-25/26-28, balanced to the smallest bin, stratified 80/10/10";
     finish(x->ts, t, &l, num_labels, r);
     free(l.c);
@@ -446,7 +477,7 @@ static void task_wc(struct ctx *x, struct prb_task *t, struct sp_rng *r)
     }
     t->n_candidates = l.n;
     balance(&l, k, 0, r);
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     t->note = sp_arena_printf(a, "K = %d targets from frequency rank %d (frequencies %d-%d), classes balanced, "
                               "stratified 80/10/10", k, from, lo, hi);
     finish(x->ts, t, &l, label, r);
@@ -484,7 +515,7 @@ static void task_treedepth(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         }
     }
     free(idx);
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     t->note = sp_arena_printf(a, "depths %d-%d; in every SentLen bin each depth cell down-sampled to the bin's "
                               "smallest (decorrelated from length); report a length-only baseline", lo, hi);
     finish(x->ts, t, &l, label, r);
@@ -512,7 +543,7 @@ static void task_topconst(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         c->text = join(a, s, -1, -1, NULL);
     }
     t->n_candidates = l.n;
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     /* training counts per sequence, then the classes */
     int ns = (int)seqs.n, *trc = sp_xcalloc((size_t)ns + 1, sizeof *trc), *ord = sp_xmalloc(((size_t)ns + 1) * sizeof *ord);
     const char **sname = sp_xcalloc((size_t)ns + 1, sizeof *sname);
@@ -586,7 +617,7 @@ static void task_bshift(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         c->text = join(a, s, sw, -1, NULL);
     }
     free(idx); free(pos);
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     t->note = "half of the quote-free sentences inverted at one random non-punctuation bigram (i >= 1), stratified 80/10/10";
     finish(x->ts, t, &l, label, r);
     free(l.c);
@@ -620,7 +651,7 @@ static void task_lexical(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         c->text = join(a, s, -1, -1, NULL);
     }
     t->n_candidates = l.n;
-    split_disjoint(&l, 2, x->o->cap, x->o->share, r);
+    split_disjoint(&l, 2, x->o, r);
     t->note = sp_arena_printf(a, "%s; per-form cap %d, form-disjoint partitions, classes balanced in each partition",
                               t->id == PRB_TENSE ? "finite lexical main verb only, be/have/do excluded" :
                               t->id == PRB_SUBJNUM ? "head noun of the subject (NP-SBJ / nsubj), NN or NNS" :
@@ -663,7 +694,7 @@ static void task_coordinv(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         }
     }
     free(idx); free(fr);
-    split_stratified(&l, x->o->share, r);
+    split_stratified(&l, x->o, r);
     t->note = "half of the frames inverted (A15), O/I matched on conjunct-length strata";
     if (l.n < 200)
         t->note = sp_arena_printf(a, "%s; only %d candidates: too small for a stable estimate (pool corpora, "
@@ -798,7 +829,7 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         c->cls = q < half ? 0 : 1;
         c->text = join(a, &x->s[c->sent], -1, c->cls == 0 ? repl_at[idx[q]] : -1, c->key);
     }
-    split_disjoint(&l, 2, x->o->cap, x->o->share, r);
+    split_disjoint(&l, 2, x->o, r);
     t->note = sp_arena_printf(a, "no frequency band (A13); same-tag replacement within +-0.5 log2 unigram frequency, "
                               "attested neighbour bigrams preferred; replacement-disjoint partitions, cap %d", x->o->cap);
     finish(x->ts, t, &l, label, r);

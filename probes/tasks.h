@@ -49,6 +49,10 @@ struct prb_opts {
     int topconst_max_classes;/* at most this many sequences + OTHER (19, as released) */
     int topconst_nopunct;    /* 1: the TopConst-nopunct variant (§2.3) */
     double share[3];         /* tr/va/te target shares (0.8, 0.1, 0.1) */
+    /* Official partitions: official[i] = PRB_TR, PRB_VA or PRB_TE for input sentence i, -1 for a
+     * sentence in none (left out). NULL: re-split by §2.1 with `share`. Form-disjoint tasks keep
+     * a form's items in the earliest partition it occurs in and drop the rest. */
+    const signed char *official;
 };
 void prb_opts_default(struct prb_opts *o);
 

@@ -286,6 +286,8 @@ struct prb_trees_acc {
     long a_skipped_long;
     /* Protocol B per subset: sum of sentence F1, sentences, summed set sizes */
     double b_f1_sum[PRB_N_SUB];
+    double b_bin_sum[PRB_N_LENBIN];
+    long b_bin_n[PRB_N_LENBIN];
     long b_n[PRB_N_SUB], b_match[PRB_N_SUB], b_pred[PRB_N_SUB], b_gold[PRB_N_SUB];
     long n_sentences;
     /* scratch */
@@ -376,6 +378,8 @@ int prb_trees_add_ab(struct prb_trees_acc *a, const struct sp_sentence *s, int n
     struct prb_protb_sent b;
     prb_protb_sentence(s->n, a->tag, s->tree, n_b, span_b, &b);
     if (b.scored) {
+        int bin = prb_lenbin(b.m);
+        if (bin >= 0) { a->b_bin_sum[bin] += b.f1; a->b_bin_n[bin]++; }
         for (int sub = 0; sub < PRB_N_SUB; sub++) {
             if ((sub == PRB_SUB_LE40 && b.m > 40) || (sub == PRB_SUB_LE10 && b.m > 10)) continue;
             a->b_f1_sum[sub] += b.f1;
@@ -409,6 +413,13 @@ void prb_trees_result(const struct prb_trees_acc *a, struct prb_trees_result *r)
         long den = a->b_pred[sub] + a->b_gold[sub];
         r->b_corpus_f1[sub] = den ? 100.0 * 2.0 * a->b_match[sub] / den : NAN;
     }
+    for (int k = 0; k < PRB_N_LENBIN; k++) {
+        r->b_bin_n[k] = a->b_bin_n[k];
+        r->b_bin_f1[k] = a->b_bin_n[k] ? 100.0 * a->b_bin_sum[k] / a->b_bin_n[k] : NAN;
+    }
     r->n_sentences = a->n_sentences;
     r->a_skipped_long = a->a_skipped_long;
 }
+
+int prb_lenbin(int m) { return m < 3 ? -1 : m <= 10 ? 0 : m > 50 ? PRB_N_LENBIN - 1 : (m - 1) / 10; }
+int prb_lenbin_lo(int bin) { return bin == 0 ? 3 : 10 * bin + 1; }

@@ -76,11 +76,19 @@ enum { PRB_SUB_ALL = 0, PRB_SUB_LE40, PRB_SUB_LE10, PRB_N_SUB };
 
 struct prb_prf { double recall, precision, fmeasure; long n_valid; };
 
+/* Protocol B sentence F1 by length (words left after punctuation removal, as the le40/le10
+ * subsets count them): bins 3-10, 11-20, 21-30, 31-40, 41-50, 51+ (shorter ones are not scored). */
+#define PRB_N_LENBIN 6
+int prb_lenbin(int m);                          /* the bin of m words, -1 below 3 */
+int prb_lenbin_lo(int bin);                     /* 3, 11, 21, ...: the bin's shortest length */
+
 struct prb_trees_result {
     struct prb_prf a_all, a_le40;           /* Protocol A, percent (NaN when nothing valid) */
     double b_sent_f1[PRB_N_SUB];            /* Protocol B sentence-level mean F1, percent */
     double b_corpus_f1[PRB_N_SUB];          /* Protocol B corpus-level F1, percent */
     long b_n[PRB_N_SUB];                    /* sentences scored per subset */
+    double b_bin_f1[PRB_N_LENBIN];          /* Protocol B sentence-level mean F1 by length bin, percent */
+    long b_bin_n[PRB_N_LENBIN];             /* sentences scored per bin */
     long n_sentences;                       /* sentences given to prb_trees_add */
     long a_skipped_long;                    /* left out of Protocol A by a_max_words */
 };

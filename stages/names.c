@@ -4,6 +4,7 @@
 #include "common/opt.h"
 #include "stages/names.h"
 #include "stages/stage.h"
+#include "store/jobs.h"
 
 static const char *const kind_word[] = { "corpus", "task", "run" };
 static const char *const how_to_add[] = { "synprobe ingest", "synprobe tasks build or tasks import", "synprobe encode" };
@@ -59,5 +60,6 @@ int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, co
 int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db)
 {
     int rc = st_open(path, flags, db, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK) st_set_job_step(*db, ctx->job_step);
     return rc == SP_EUSAGE ? SP_ESTORE : rc;
 }

@@ -73,6 +73,7 @@ struct probe_data {
     const char **labels;                /* n, borrowed from tf or arena */
     unsigned char *split;               /* n, PRB_SPLIT_* */
     long *line;                         /* n, task-file line numbers; NULL for a stored task */
+    int *words;                         /* n, the item's sentence length in words (the length baseline) */
     struct sp_npy X;                    /* (n, d) float32 after dataset_build */
     const char *vectors_name;           /* for messages */
     /* filled by dataset_build */
@@ -99,6 +100,7 @@ static void data_free(struct probe_data *d)
     free(d->labels);
     free(d->split);
     free(d->line);
+    free(d->words);
     free(d->y);
     free(d->names);
     sp_npy_free(&d->X);
@@ -113,6 +115,19 @@ static void data_alloc(struct probe_data *d, int n)
     size_t m = (size_t)(n > 0 ? n : 1);
     d->labels = sp_xmalloc(m * sizeof *d->labels);
     d->split = sp_xmalloc(m);
+    d->words = sp_xmalloc(m * sizeof *d->words);
+}
+
+/* words of a sentence given as tokens separated by spaces */
+static int count_words(const char *t)
+{
+    int n = 0;
+    for (int in = 0; t && *t; t++) {
+        int sp = *t == ' ' || *t == '\t';
+        if (!sp && !in) n++;
+        in = !sp;
+    }
+    return n;
 }
 
 /* Task from a SentEval file; the task name is the file's base name without extension. */
@@ -128,6 +143,7 @@ static int task_from_file(struct stg_ctx *ctx, struct probe_data *d, const char 
         d->labels[i] = it->label;
         d->split[i] = it->part == ING_PART_TRAIN ? PRB_SPLIT_TRAIN : it->part == ING_PART_DEV ? PRB_SPLIT_DEV : PRB_SPLIT_TEST;
         d->line[i] = it->line;
+        d->words[i] = count_words(it->sentence);
     }
     const char *base = strrchr(path, '/');
     snprintf(d->task, sizeof d->task, "%s", base ? base + 1 : path);
@@ -147,7 +163,9 @@ static int store_item(void *vctx, const struct st_task_item *it)
         c->cap = c->cap ? 2 * c->cap : 1024;
         d->labels = sp_xrealloc(d->labels, (size_t)c->cap * sizeof *d->labels);
         d->split = sp_xrealloc(d->split, (size_t)c->cap);
+        d->words = sp_xrealloc(d->words, (size_t)c->cap * sizeof *d->words);
     }
+    d->words[d->n] = count_words(it->text);
     d->labels[d->n] = sp_arena_strdup(&d->arena, it->label);
     d->split[d->n] = !strcmp(it->split, "tr") ? PRB_SPLIT_TRAIN : !strcmp(it->split, "va") ? PRB_SPLIT_DEV : PRB_SPLIT_TEST;
     d->n++;
@@ -480,13 +498,16 @@ static char *result_text(const struct prb_result *res)
 
 /* One finished protocol run: its JSON, text and (when storing) the row with its manifest. */
 static void run_keep(struct probe_run_ctx *pc, const struct probe_data *d, const struct prb_protocol *p,
-                     const struct prb_result *res)
+                     const struct prb_result *res, json_t *length_bl)
 {
     const struct stg_probe_opts *o = pc->o;
     struct stg_probe_run *run = &pc->r->runs[pc->r->n++];
     memset(run, 0, sizeof *run);
     snprintf(run->task, sizeof run->task, "%s", d->task);
     json_t *j = prb_result_json(res);
+    json_t *bl = json_object_get(j, "baselines");
+    if (json_is_object(bl)) json_object_set_new(bl, "length", length_bl);
+    else json_decref(length_bl);
     if (o->task_file) json_object_set_new(j, "task_file", json_string(o->task_file));
     else { json_object_set_new(j, "db", json_string(o->db)); json_object_set_new(j, "task_name", json_string(d->task)); }
     if (o->run) json_object_set_new(j, "run", json_string(o->run));
@@ -502,6 +523,39 @@ static void run_keep(struct probe_run_ctx *pc, const struct probe_data *d, const
                                          .classifier = res->classifier == PRB_MLP ? "mlp" : "logreg",
                                          .seed = (int64_t)res->seed, .has_dev = 1, .dev_acc = res->devacc,
                                          .has_test = !isnan(res->testacc), .test_acc = res->testacc, .result = txt };
+}
+
+/* The length-only baseline (the confound of TreeDepth and friends): the same protocol, classifier
+ * and seed on one-hot sentence length (bins 1..STG_LEN_BINS words, longer sentences in the last),
+ * so a linear probe can learn any class per length. Its accuracy beside the encoder's says how
+ * much of a task sentence length alone explains. */
+#define STG_LEN_BINS 80
+static int length_baseline(const struct prb_dataset *ds, const struct probe_data *d, const struct prb_protocol *p,
+                           json_t **out, char *err, size_t errlen)
+{
+    int L = 1;
+    for (int i = 0; i < d->n; i++) if (d->words[i] > L) L = d->words[i];
+    if (L > STG_LEN_BINS) L = STG_LEN_BINS;
+    float *X = sp_xcalloc((size_t)d->n * (size_t)L + 1, sizeof *X);
+    for (int i = 0; i < d->n; i++) {
+        int w = d->words[i] < 1 ? 1 : d->words[i] > L ? L : d->words[i];
+        X[(size_t)i * (size_t)L + (size_t)(w - 1)] = 1.0f;
+    }
+    struct prb_dataset dl = *ds;
+    dl.X = X;
+    dl.d = L;
+    struct prb_protocol pl = *p;
+    pl.control = 0;
+    struct prb_result r;
+    int rc = prb_senteval_run(&dl, &pl, &r, err, errlen);
+    if (rc == SP_OK) {
+        *out = json_pack("{s:s, s:i, s:o, s:o}", "kind", "the same probe on one-hot sentence length (words)", "bins", L,
+                         "devacc", isnan(r.devacc) ? json_null() : json_real(r.devacc),
+                         "acc", isnan(r.testacc) ? json_null() : json_real(r.testacc));
+        prb_result_free(&r);
+    }
+    free(X);
+    return rc;
 }
 
 /* Load one task and its vectors, then run every classifier x seed on them. */
@@ -523,7 +577,13 @@ static int probe_one_task(struct probe_run_ctx *pc, const char *task)
             rc = stg_fail(ctx, SP_EPARSE, "%s: %s", d.origin, err);
             break;
         }
-        run_keep(pc, &d, &pc->pl->proto[i], &res);
+        json_t *lb = NULL;
+        if (length_baseline(&ds, &d, &pc->pl->proto[i], &lb, err, sizeof err)) {
+            prb_result_free(&res);
+            rc = stg_fail(ctx, SP_EPARSE, "%s: the length baseline: %s", d.origin, err);
+            break;
+        }
+        run_keep(pc, &d, &pc->pl->proto[i], &res, lb);
         prb_result_free(&res);
         stg_progress(ctx, "runs", (uint64_t)pc->r->n, pc->total);
     }
@@ -557,9 +617,8 @@ static int open_store(struct probe_run_ctx *pc)
     struct stg_ctx *ctx = pc->ctx;
     const char *path = o->db ? o->db : o->save;
     if (!path) return SP_OK;
-    int rc = st_open(path, o->db ? (o->no_save ? ST_OPEN_READONLY : 0) : ST_OPEN_CREATE, &pc->db, ctx->err,
-                     sizeof ctx->err);
-    if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
+    int rc = stg_open_store(ctx, path, o->db ? (o->no_save ? ST_OPEN_READONLY : 0) : ST_OPEN_CREATE, &pc->db);
+    if (rc != SP_OK) return rc;
     for (int i = 0; o->db && i < o->task.n; i++)
         if ((rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_TASK, o->task.v[i]))) return rc;
     if (o->run && (rc = stg_known_name(ctx, pc->db, o->db, STG_NAME_RUN, o->run))) return rc;

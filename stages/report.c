@@ -7,6 +7,9 @@
 
 #include "stages/names.h"
 #include "stages/report.h"
+#include "stages/report_agg.h"
+#include "stages/report_html.h"
+#include "probes/stats.h"
 #include "store/results.h"
 
 const struct sp_opt stg_report_options[] = {
@@ -17,17 +20,20 @@ const struct sp_opt stg_report_options[] = {
     { "classifier", SP_OPT_STR, O(classifier), .metavar = "C", .help = "probe results of this classifier (logreg, mlp)" },
     { "method", SP_OPT_STR, O(method), .metavar = "M", .help = "tree evaluations of this method" },
     { "corpus", SP_OPT_STR, O(corpus), .metavar = "C", .help = "tree evaluations of this corpus" },
-    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv", .help = "see above" },
+    { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B",
+      .help = "compare two encoders (or runs) per task: difference of test accuracy with a paired bootstrap interval and "
+              "p-value over the same test items" },
+    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
-              "nothing is an error and leaves FILE as it was)" },
+              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html" },
 #undef O
     { 0 },
 };
 
 /* ---- collecting rows ---- */
 
-struct coll { json_t *probes, *trees; const struct sp_logger *log; };
+struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log; };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -125,27 +131,9 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_repor
 
 /* ---- field access ---- */
 
-/* j at a path of object keys ("a.b.c"); NULL when absent */
-static json_t *at(json_t *j, const char *path)
-{
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
-        j = json_is_object(j) ? json_object_get(j, k) : NULL;
-    return j;
-}
-
-static double num_at(json_t *j, const char *path)
-{
-    json_t *v = at(j, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str_at(json_t *j, const char *path)
-{
-    const char *s = json_string_value(at(j, path));
-    return s ? s : "";
-}
+#define at stg_jpath
+#define num_at stg_jpath_num
+#define str_at stg_jpath_str
 
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)
@@ -204,6 +192,85 @@ static void text_probes(FILE *f, json_t *probes)
                 str_at(row, "classifier"), (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
                 dev, test, maj, ctl, sel, mf);
     }
+}
+
+/* "mean ± sd" of a {"mean","sd"} object: sd "-" for one seed */
+static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
+{
+    double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
+    if (isnan(m)) snprintf(buf, n, "-");
+    else if (isnan(sd)) snprintf(buf, n, "%.2f", m);
+    else snprintf(buf, n, "%.2f ± %.2f", m, sd);
+}
+
+static void text_aggregates(FILE *f, json_t *aggs)
+{
+    size_t i;
+    json_t *a;
+    int we = 7, wt = 4, wc = 10, n_wide = 0, n_none = 0, n_small = 0;
+    json_array_foreach(aggs, i, a) {
+        int x = (int)strlen(str_at(a, "encoder")), y = (int)strlen(str_at(a, "task")), z = (int)strlen(str_at(a, "classifier"));
+        if (x > we) we = x > 40 ? 40 : x;
+        if (y > wt) wt = y;
+        if (z > wc) wc = z;
+    }
+    fprintf(f, "test accuracy over seeds: mean ± sd, 95%% interval (bootstrap over test items, B = %d, seed %d)\n",
+            PRB_BOOT_B, PRB_BOOT_SEED);
+    fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %17s  %8s  %6s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
+            "seeds", "test", "95% interval", "majority", "length", "selectivity");
+    json_array_foreach(aggs, i, a) {
+        char test[48], ci[48], maj[48], sel[48], n[16], len[48];
+        fmt_mean_sd(test, sizeof test, json_object_get(a, "test_acc"));
+        json_t *iv = at(a, "test_acc.ci95");
+        if (json_is_object(iv)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", num_at(iv, "lo"), num_at(iv, "hi"),
+                                         json_is_true(json_object_get(iv, "wide_ci")) ? " *" : "");
+        else { snprintf(ci, sizeof ci, "-"); n_none++; }
+        if (json_is_object(iv) && json_is_true(json_object_get(iv, "wide_ci"))) n_wide++;
+        fmt_num(maj, sizeof maj, num_at(a, "majority_acc.mean"), "%.2f");
+        fmt_num(len, sizeof len, num_at(a, "length_acc.mean"), "%.2f");
+        fmt_mean_sd(sel, sizeof sel, json_object_get(a, "control_selectivity"));
+        fmt_num(n, sizeof n, num_at(a, "n_test"), json_is_true(json_object_get(a, "small_test")) ? "%.0f!" : "%.0f");
+        if (json_is_true(json_object_get(a, "small_test"))) n_small++;
+        /* "±" is 2 bytes, 1 column: widen its field by one */
+        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %17s  %8s  %6s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
+                str_at(a, "classifier"), n, (long long)json_integer_value(json_object_get(a, "n_seeds")),
+                strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11, sel);
+    }
+    fprintf(f, "majority: the most frequent training class; length: the same probe on sentence length alone; "
+               "selectivity: test accuracy minus that of the probe trained on shuffled labels\n");
+    if (n_small)
+        fprintf(f, "! fewer than %d test items: too few to tell a 10-point difference from chance; these numbers are not "
+                   "findings\n", STG_SMALL_TEST);
+    if (n_wide)
+        fprintf(f, "* the interval is wider than 10 points: differences smaller than about half its width cannot be "
+                   "resolved on this test set\n");
+    if (n_none) fprintf(f, "- no interval: the results carry no per-item record (stored by an older synprobe) or the seeds "
+                           "were scored on different items\n");
+    fprintf(f, "\n");
+}
+
+static void text_compare(FILE *f, json_t *cmp)
+{
+    size_t i;
+    json_t *c = json_array_get(cmp, 0);
+    fprintf(f, "%s vs %s: difference of test accuracy (%s − %s), 95%% paired bootstrap interval over the same test items, "
+               "two-sided p (B = %d, seed %d)\n", str_at(c, "a"), str_at(c, "b"), str_at(c, "a"), str_at(c, "b"), PRB_BOOT_B,
+            PRB_BOOT_SEED);
+    fprintf(f, "%-12s  %-10s  %5s  %8s  %17s  %8s  %7s\n", "task", "classifier", "n", "diff", "95% interval", "p", "mdd80");
+    json_array_foreach(cmp, i, c) {
+        if (json_object_get(c, "error")) {
+            fprintf(f, "%-12s  %-10s  %s\n", str_at(c, "task"), str_at(c, "classifier"), str_at(c, "error"));
+            continue;
+        }
+        char ci[48], p[32], mdd[32];
+        snprintf(ci, sizeof ci, "[%.2f, %.2f]", num_at(c, "lo"), num_at(c, "hi"));
+        if (!isnan(num_at(c, "p_floor"))) snprintf(p, sizeof p, "< %.3g", num_at(c, "p_floor"));
+        else snprintf(p, sizeof p, "%.3f", num_at(c, "p"));
+        fmt_num(mdd, sizeof mdd, num_at(c, "mdd80"), "%.2f");
+        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", str_at(c, "task"), str_at(c, "classifier"), num_at(c, "n_test"),
+                num_at(c, "delta"), ci, p, mdd);
+    }
+    fprintf(f, "mdd80: the smallest true difference this test set detects with 80%% power (informative only)\n\n");
 }
 
 static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
@@ -265,6 +332,8 @@ static void text_out(FILE *f, const struct coll *c, const char *db, int filtered
         fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
         return;
     }
+    if (np) text_aggregates(f, c->aggs);
+    if (c->cmp) text_compare(f, c->cmp);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
     size_t i;
@@ -335,6 +404,10 @@ static void csv_probe(FILE *f, json_t *row)
     emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));
     emit_num(&o, "dev", NULL, "majority_accuracy", num_at(res, "baselines.majority.devacc"));
     emit_num(&o, "test", NULL, "majority_accuracy", num_at(res, "baselines.majority.acc"));
+    if (at(res, "baselines.length")) {
+        emit_num(&o, "dev", NULL, "length_accuracy", num_at(res, "baselines.length.devacc"));
+        emit_num(&o, "test", NULL, "length_accuracy", num_at(res, "baselines.length.acc"));
+    }
     const char *ms = str_at(res, "metrics.split");
     if (at(res, "baselines.control")) {
         emit_num(&o, "dev", NULL, "control_accuracy", num_at(res, "baselines.control.devacc"));
@@ -399,7 +472,53 @@ static void csv_tree(FILE *f, json_t *row)
             emit_num(&o, NULL, bsub[s], "B_corpus_f1", num_at(res, path));
         }
     }
+    json_t *bin;
+    size_t k;
+    json_array_foreach(at(res, "protocol_b.sentence_f1_by_length"), k, bin) {
+        char sub[32];
+        if (json_is_integer(json_object_get(bin, "hi"))) snprintf(sub, sizeof sub, "len%.0f-%.0f", num_at(bin, "lo"), num_at(bin, "hi"));
+        else snprintf(sub, sizeof sub, "len%.0f+", num_at(bin, "lo"));
+        emit_num(&o, NULL, sub, "B_sentence_f1", num_at(bin, "f1"));
+        emit(&o, NULL, sub, "n_sentences", NULL, NULL, json_object_get(bin, "n"));
+    }
     emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
+}
+
+/* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
+static void csv_aggregate(FILE *f, json_t *a)
+{
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = str_at(a, "encoder");
+    o.v[C_TASK] = str_at(a, "task"); o.v[C_CLF] = str_at(a, "classifier");
+    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(a, "n_test"));
+    emit(&o, NULL, NULL, "n_seeds", NULL, NULL, json_object_get(a, "n_seeds"));
+    json_t *sm = json_integer(json_is_true(json_object_get(a, "small_test")));
+    emit(&o, "test", NULL, "small_test", NULL, NULL, sm);
+    json_decref(sm);
+    emit_num(&o, "test", NULL, "accuracy_mean", num_at(a, "test_acc.mean"));
+    emit_num(&o, "test", NULL, "accuracy_sd", num_at(a, "test_acc.sd"));
+    emit_num(&o, "test", NULL, "accuracy_ci_lo", num_at(a, "test_acc.ci95.lo"));
+    emit_num(&o, "test", NULL, "accuracy_ci_hi", num_at(a, "test_acc.ci95.hi"));
+    json_t *w = at(a, "test_acc.ci95.wide_ci");
+    if (w) { json_t *b = json_integer(json_is_true(w)); emit(&o, "test", NULL, "wide_ci", NULL, NULL, b); json_decref(b); }
+    emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
+    emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
+    emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
+    emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
+}
+
+/* kind "comparison": run = "A vs B", metrics diff, lo, hi, p, mdd80 */
+static void csv_comparison(FILE *f, json_t *c)
+{
+    char who[512];
+    snprintf(who, sizeof who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
+    struct obs o = { f, { 0 } };
+    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
+    static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
+    static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",
+                                        "accuracy_diff_se", "mdd80" };
+    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(c, "n_test"));
+    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], num_at(c, k[i]));
 }
 
 static void csv_out(FILE *f, const struct coll *c)
@@ -407,6 +526,8 @@ static void csv_out(FILE *f, const struct coll *c)
     csv_row(f, csv_header);
     size_t i;
     json_t *row;
+    json_array_foreach(c->aggs, i, row) csv_aggregate(f, row);
+    json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
 }
@@ -417,6 +538,8 @@ static void csv_out(FILE *f, const struct coll *c)
 static void json_out(FILE *f, const struct coll *c)
 {
     json_t *o = json_object();
+    json_object_set(o, "aggregates", c->aggs);
+    if (c->cmp) json_object_set(o, "comparisons", c->cmp);
     json_object_set(o, "probe_results", c->probes);
     json_object_set(o, "tree_evals", c->trees);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -445,17 +568,31 @@ static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_re
     return rc;
 }
 
-static void write_report(FILE *f, const struct stg_report_opts *o, const struct coll *c, int filtered)
+static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct stg_report_opts *o,
+                        const struct coll *c, int filtered)
 {
+    if (o->format == STG_REPORT_HTML) {
+        struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp };
+        return stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+    }
     if (o->format == STG_REPORT_JSON) json_out(f, c);
     else if (o->format == STG_REPORT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
+    return SP_OK;
 }
 
 static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
+    c->aggs = stg_report_aggregate(c->probes);
+    if (o->compare.n) {
+        if (o->compare.n != 2) return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
+        c->cmp = stg_report_compare(c->probes, o->compare.v[0], o->compare.v[1]);
+        if (!json_array_size(c->cmp))
+            return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
+                            "names less their -TASK suffix)", o->compare.v[0], o->compare.v[1]);
+    }
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
     size_t total = json_array_size(c->probes) + json_array_size(c->trees);
@@ -467,7 +604,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
                         flt, bad_run[0] ? "; " : "", bad_run);
     }
     if (bad_run[0] && o->out) return stg_fail(ctx, SP_EPARSE, "%s (nothing written)", bad_run);
-    write_report(o->f, o, c, filtered);
+    if ((rc = write_report(ctx, db, o->f, o, c, filtered)) != SP_OK) return rc;
     if (fflush(o->f) != 0 || ferror(o->f)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out ? o->out : "stdout");
     if (!total && o->format != STG_REPORT_TEXT)
         sp_log(ctx->log, SP_LOG_WARN, "%s: no probe results or tree evaluations match", o->db);
@@ -484,12 +621,14 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), ctx->log };
+    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
     json_decref(c.probes);
     json_decref(c.trees);
+    json_decref(c.aggs);
+    json_decref(c.cmp);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
@@ -497,5 +636,29 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
                r->n_tree, sp_now() - t0);
     else if (rc == SP_OK)
         sp_log(ctx->log, SP_LOG_INFO, "report: %zu probe results, %zu tree evaluations", r->n_probe, r->n_tree);
+    return rc;
+}
+
+int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
+                     size_t written_len)
+{
+    struct sp_out out = { 0 };
+    char dest[4096];
+    o->f = stdout;
+    snprintf(written, written_len, "stdout");
+    if (o->out) {
+        if (o->format == STG_REPORT_HTML) {
+            if (sp_mkdirs(o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
+            snprintf(dest, sizeof dest, "%s/report.html", o->out);
+        } else {
+            snprintf(dest, sizeof dest, "%s", o->out);
+        }
+        if (sp_out_open(&out, dest, ctx->err, sizeof ctx->err)) return SP_EIO;
+        o->f = out.f;
+        snprintf(written, written_len, "%s", dest);
+    }
+    int rc = stg_report(ctx, o, r);
+    if (o->out && rc == SP_OK) rc = sp_out_commit(&out, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
+    else if (o->out) sp_out_abort(&out);
     return rc;
 }

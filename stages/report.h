@@ -11,7 +11,7 @@
 
 #include "stages/stage.h"
 
-enum stg_report_format { STG_REPORT_TEXT, STG_REPORT_JSON, STG_REPORT_CSV };
+enum stg_report_format { STG_REPORT_TEXT, STG_REPORT_JSON, STG_REPORT_CSV, STG_REPORT_HTML };
 
 struct stg_report_opts {
     const char *db;                  /* the store (read only) */
@@ -19,6 +19,7 @@ struct stg_report_opts {
     struct sp_strlist task;          /* probe results of any of these tasks; empty: any */
     const char *classifier;          /* probe results only */
     const char *method, *corpus;     /* tree evaluations only */
+    struct sp_strlist compare;       /* two encoders (or runs): their paired comparison per task */
     int format;                      /* enum stg_report_format */
     const char *out;                 /* the destination's name; NULL: standard output */
     FILE *f;                         /* not in the table: where the report is written */
@@ -32,5 +33,11 @@ struct stg_report_result { size_t n_probe, n_tree; };
  * f) or when filters match nothing and o->out is set (nothing is written: the caller keeps its
  * file). */
 int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r);
+
+/* stg_report into o->out (NULL: stdout), the one way commands and jobs write a report: a temporary
+ * file renamed into place only when the report is complete; for html, o->out is a folder (made
+ * with its parents) and the page is FOLDER/report.html. o->f is set here. *written: the path. */
+int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
+                     size_t written_len);
 
 #endif

@@ -31,6 +31,8 @@ struct stg_ctx {
     const atomic_int *stop;        /* NULL or 0: run on; nonzero: stop at the next safe point */
     stg_progress_fn progress;      /* NULL: no progress reports */
     void *progress_arg;
+    int64_t job_step;              /* set by the job runner: the probe results, tree evaluations and
+                                    * tasks the stage writes carry this ledger step (store/jobs.h); 0: none */
     char err[SP_ERRLEN];           /* why the stage failed */
 };
 

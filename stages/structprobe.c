@@ -1,6 +1,7 @@
 /* stages/structprobe.c — the structural-probe stage (see structprobe.h); the metrics are
  * probes/structprobe.c. */
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,8 +13,8 @@
 #include "probes/sentsrc.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
-#include "stages/manifest.h"
 #include "stages/structprobe.h"
+#include "stages/structprobe_int.h"
 #include "store/store.h"
 
 const struct sp_opt stg_structprobe_options[] = {
@@ -26,6 +27,13 @@ const struct sp_opt stg_structprobe_options[] = {
     { "distances", SP_OPT_PATH, O(distances), .metavar = "D.npy",
       .help = "(n_sentences, L, L) predicted distances, corpus order, padded" },
     { "depths", SP_OPT_PATH, O(depths), .metavar = "P.npy", .help = "(n_sentences, L) predicted depths, corpus order, padded" },
+    { "run", SP_OPT_STR, O(run), .metavar = "R",
+      .help = "train the distance and depth probes (Hewitt & Manning) on this corpus run's token vectors (encode "
+              "--token-vectors): train partition, checkpoint on dev, scored on test" },
+    { "rank", SP_OPT_INT, O(rank), "0", .lo = 0, .hi = 100000, .metavar = "K", .help = "with --run: the probes' rank (0: the vectors' width)" },
+    { "probe-seed", SP_OPT_INT, O(probe_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
+      .help = "with --run: the probes' initialisation and shuffles, and the re-split of a corpus without partitions" },
+    { "max-epochs", SP_OPT_INT, O(max_epochs), "40", .lo = 1, .hi = 100000, .metavar = "N", .help = "with --run: the most epochs" },
     { "punct", SP_OPT_CHOICE, O(punct), "xpos", .choices = "xpos|upos",
       .help = "punctuation for UUAS and root accuracy: the H&M XPOS list, or UPOS = PUNCT" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the figures" },
@@ -47,6 +55,7 @@ struct walk {
     int cap;
     long n_seen;
     int failed;                  /* the callback set ctx->err */
+    json_t *train;               /* --run: partitions and training of each probe */
 };
 
 /* Element off of a prediction array, as double. */
@@ -151,8 +160,9 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_structprobe_opts *o)
     if (o->corpus && !o->db) return stg_fail(ctx, SP_EUSAGE, "--corpus needs --db DB");
     if (o->baseline && strcmp(o->baseline, "linear"))
         return stg_fail(ctx, SP_EUSAGE, "unknown baseline '%s' (expected linear)", o->baseline);
-    if (!!o->baseline + !!(o->distances || o->depths) != 1)
-        return stg_fail(ctx, SP_EUSAGE, "give either --baseline linear or --distances/--depths");
+    if (!!o->baseline + !!(o->distances || o->depths) + !!o->run != 1)
+        return stg_fail(ctx, SP_EUSAGE, "give one of --baseline linear, --distances/--depths, or --run R");
+    if (o->run && !o->db) return stg_fail(ctx, SP_EUSAGE, "--run needs --db DB --corpus C (the run's corpus)");
     if (o->no_save && !o->db) return stg_fail(ctx, SP_EUSAGE, "--no-save applies to --db");
     return SP_OK;
 }
@@ -177,7 +187,7 @@ static int open_inputs(struct walk *w)
     struct stg_ctx *ctx = w->ctx;
     int rc;
     if (o->db) {
-        if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
+        if ((rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db)) != SP_OK) return rc;
         if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
     }
     if (o->distances && (rc = load_npy(w, o->distances, 3, &w->dist, &w->have_dist)) != SP_OK) return rc;
@@ -208,12 +218,12 @@ static int walk_corpus(struct walk *w)
 static void finish(struct walk *w)
 {
     struct stg_structprobe_result *r = w->r;
-    r->n_total = w->acc.n_sent + r->n_skipped;
+    if (!w->o->run) r->n_total = w->acc.n_sent + r->n_skipped;
     if (w->have_dist && (long)w->dist.shape[0] != r->n_total)
         sp_log(w->ctx->log, SP_LOG_WARN, "%s has %zu sentences, the corpus %ld", w->o->distances, w->dist.shape[0], r->n_total);
     if (w->have_depth && (long)w->depth.shape[0] != r->n_total)
         sp_log(w->ctx->log, SP_LOG_WARN, "%s has %zu sentences, the corpus %ld", w->o->depths, w->depth.shape[0], r->n_total);
-    prb_sp_result(&w->acc, &r->res);
+    if (!w->o->run) prb_sp_result(&w->acc, &r->res);     /* --run: r->res is the trained probes' */
     if (r->res.n_nan_used)      /* A19: replicate scipy's NaN, but say why */
         sp_log(w->ctx->log, SP_LOG_WARN, "%ld Spearman correlations of sentences with 5..50 words were NaN (constant rows), "
                "so DSpr/NSpr are NaN, as scipy makes them", r->res.n_nan_used);
@@ -227,13 +237,15 @@ static int save(struct walk *w)
 {
     const struct stg_structprobe_opts *o = w->o;
     struct stg_structprobe_result *r = w->r;
-    if (o->baseline) snprintf(r->method, sizeof r->method, "structprobe:linear");
+    if (o->run) snprintf(r->method, sizeof r->method, "structprobe:trained:run=%s", o->run);
+    else if (o->baseline) snprintf(r->method, sizeof r->method, "structprobe:linear");
     else snprintf(r->method, sizeof r->method, "structprobe:%s%s%s%s%s", o->distances ? "distances=" : "",
                   o->distances ? o->distances : "", o->distances && o->depths ? "," : "", o->depths ? "depths=" : "",
                   o->depths ? o->depths : "");
     json_t *man = stg_manifest_new(&o->command, stg_structprobe_options, o);
     json_object_set_new(man, "method", json_string(r->method));
-    json_object_set_new(man, "source", o->baseline ? json_pack("{s:s, s:s}", "kind", "baseline", "name", "linear")
+    json_object_set_new(man, "source", o->run ? json_pack("{s:s, s:s, s:O}", "kind", "trained", "run", o->run, "training", w->train)
+                        : o->baseline ? json_pack("{s:s, s:s}", "kind", "baseline", "name", "linear")
                         : json_pack("{s:s, s:s?, s:s?}", "kind", "npy", "distances", o->distances, "depths", o->depths));
     json_object_set_new(man, "punct", json_string(o->punct == PRB_PUNCT_UPOS ? "upos" : "xpos"));
     json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I}", "db", o->db, "corpus", o->corpus, "corpus_id",
@@ -251,10 +263,12 @@ int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, s
     if (rc != SP_OK) return rc;
     double t0 = sp_now();
     prb_sp_init(&w.acc);
-    if ((rc = open_inputs(&w)) == SP_OK && (rc = walk_corpus(&w)) == SP_OK) {
+    if ((rc = open_inputs(&w)) == SP_OK &&
+        (rc = o->run ? stg_structprobe_trained(ctx, o, w.db, w.corpus_id, r, &w.train) : walk_corpus(&w)) == SP_OK) {
         finish(&w);
         if (w.db && !o->no_save) rc = save(&w);
     }
+    json_decref(w.train);
     if (rc == SP_OK)
         sp_log(ctx->log, SP_LOG_INFO, "structprobe: %ld sentences scored, %ld skipped, in %.2fs", r->res.n_sentences,
                r->n_skipped, sp_now() - t0);

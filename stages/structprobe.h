@@ -9,7 +9,13 @@
  * n_k are the corpus's sentence lengths (words only: no multiword ranges, no empty nodes);
  * padding cells are ignored. Either file alone gives only its two metrics (the other two are
  * NaN, null in JSON). With --db --corpus the figures are stored as a tree_eval row (method
- * "structprobe:linear" or "structprobe:distances=D.npy,depths=P.npy") unless no_save. */
+ * "structprobe:linear" or "structprobe:distances=D.npy,depths=P.npy") unless no_save.
+ *
+ * Trained (--run R, with --db --corpus): the distance and depth probes of Hewitt & Manning
+ * (SPEC-models M4) trained on the token vectors of R, a run of the same corpus encoded with
+ * --token-vectors, on the corpus's train partition (checkpoint on dev), scored on test; method
+ * "structprobe:trained:run=R". The partitions are the corpus's recorded train/dev/test split, or
+ * a seeded 80/10/10 split of its sentences (--probe-seed), as the manifest says. */
 #ifndef SP_STG_STRUCTPROBE_H
 #define SP_STG_STRUCTPROBE_H
 
@@ -25,6 +31,8 @@ struct stg_structprobe_opts {
     struct sp_strlist conllu, dp;  /* ... or from CoNLL-U / 3-column files and folders */
     const char *baseline;          /* "linear", or NULL */
     const char *distances, *depths;
+    const char *run;               /* trained probes on this run's token vectors, or NULL */
+    long rank, probe_seed, max_epochs;
     int punct;                     /* enum prb_punct */
     int no_save;
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */

@@ -40,6 +40,9 @@ const struct sp_opt stg_tasks_build_options[] = {
     { "topconst-min", SP_OPT_INT, O(topconst_min), "30", .lo = 1, .hi = 1000000, .metavar = "N",
       .help = "TopConst: training items a class needs" },
     { "topconst-nopunct", SP_OPT_FLAG, O(topconst_nopunct), .help = "the TopConst-nopunct variant" },
+    { "split", SP_OPT_CHOICE, O(split), "auto", .choices = "auto|official|resplit",
+      .help = "partitions: the corpus's own train/dev/test (UD file names, PTB sections 02-21/22/23) when it has them "
+              "(auto) or always (official), else a seeded 80/10/10 re-split (resplit)" },
 #undef O
     { 0 },
 };
@@ -104,19 +107,89 @@ struct sentences {
     struct sp_arena a;          /* copies of store rows */
     struct sp_sentence *s;
     int64_t *ids;               /* store sentence ids (0 for files) */
+    const char **split, **doc;  /* per sentence: the recorded split and source file stem, or NULL */
+    signed char *official;      /* per sentence: its official partition (PRB_TR..), -1: none */
     int n, cap;
     int64_t corpus_id;          /* the one corpus, or 0 when several */
 };
 
-static void push(struct sentences *x, struct sp_sentence s, int64_t id)
+static void push(struct sentences *x, struct sp_sentence s, int64_t id, const char *split, const char *doc)
 {
     if (x->n == x->cap) {
         x->cap = x->cap ? 2 * x->cap : 1024;
         x->s = sp_xrealloc(x->s, sizeof *x->s * (size_t)x->cap);
         x->ids = sp_xrealloc(x->ids, sizeof *x->ids * (size_t)x->cap);
+        x->split = sp_xrealloc(x->split, sizeof *x->split * (size_t)x->cap);
+        x->doc = sp_xrealloc(x->doc, sizeof *x->doc * (size_t)x->cap);
     }
     x->ids[x->n] = id;
+    x->split[x->n] = split ? sp_arena_strdup(&x->a, split) : NULL;
+    x->doc[x->n] = doc ? sp_arena_strdup(&x->a, doc) : NULL;
     x->s[x->n++] = s;
+}
+
+/* PTB WSJ section of a file stem "wsj_SSNN" (the parsing convention's unit), or -1 */
+static int wsj_section(const char *doc)
+{
+    const char *b = doc ? strrchr(doc, '/') : NULL;
+    b = b ? b + 1 : doc;
+    if (!b || strncmp(b, "wsj_", 4) || strlen(b) < 8) return -1;
+    for (int i = 4; i < 8; i++) if (b[i] < '0' || b[i] > '9') return -1;
+    return (b[4] - '0') * 10 + (b[5] - '0');
+}
+
+/* The official partitions of the sentences (x->official) when they have them, and p->official;
+ * r->partition says which, or why the sentences are re-split. */
+static int choose_partition(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct sentences *x,
+                            struct prb_opts *p, struct stg_tasks_build_result *r)
+{
+    p->official = NULL;
+    if (o->split == STG_SPLIT_RESPLIT) {
+        snprintf(r->partition, sizeof r->partition, "re-split 80/10/10, seeded (--split resplit)");
+        return SP_OK;
+    }
+    x->official = sp_xmalloc((size_t)(x->n ? x->n : 1));
+    int have[3] = { 0, 0, 0 }, unrecorded = 0, other = 0;
+    static const char *const names[3] = { "train", "dev", "test" };
+    for (int i = 0; i < x->n; i++) {
+        int k = -1;
+        for (int j = 0; j < 3; j++) if (x->split[i] && !strcmp(x->split[i], names[j])) k = j;
+        if (!x->split[i]) unrecorded++;
+        else if (k < 0) other++;
+        x->official[i] = (signed char)k;
+        if (k >= 0) have[k]++;
+    }
+    const char *why = NULL;
+    if (!unrecorded && !other && have[0] && have[2]) {
+        snprintf(r->partition, sizeof r->partition, "official: the recorded split of each sentence (train %d, dev %d, test %d)",
+                 have[0], have[1], have[2]);
+        p->official = x->official;
+        return SP_OK;
+    }
+    if (!unrecorded && !other) why = have[0] ? "the corpus has no test split" : "the corpus has no train split";
+    else if (unrecorded < x->n) why = "only some sentences have a recorded split";
+    /* PTB: WSJ sections by the parsing convention */
+    int wsj = 0, sec[3] = { 0, 0, 0 };
+    for (int i = 0; i < x->n; i++) {
+        int s = wsj_section(x->doc[i]);
+        if (s < 0) break;
+        wsj++;
+        x->official[i] = (signed char)(s >= 2 && s <= 21 ? PRB_TR : s == 22 ? PRB_VA : s == 23 ? PRB_TE : -1);
+        if (x->official[i] >= 0) sec[x->official[i]]++;
+    }
+    if (!why && x->n && wsj == x->n && sec[0] && sec[2]) {
+        snprintf(r->partition, sizeof r->partition, "official: PTB WSJ sections 02-21 train (%d), 22 dev (%d), 23 test (%d); "
+                 "other sections left out", sec[0], sec[1], sec[2]);
+        p->official = x->official;
+        return SP_OK;
+    }
+    if (!why && x->n && wsj == x->n) why = "its WSJ files are not in sections 02-21 and 23 (the PTB convention)";
+    if (!why) why = o->db ? "its sentences have no recorded train/dev/test split (UD file names give one at ingest)"
+                          : "sentences read from files have no recorded split";
+    if (o->split == STG_SPLIT_OFFICIAL)
+        return stg_fail(ctx, SP_EPARSE, "--split official: the corpus has no official partitions: %s", why);
+    snprintf(r->partition, sizeof r->partition, "re-split 80/10/10, seeded: %s", why);
+    return SP_OK;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -166,7 +239,7 @@ static int load_files(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o,
     for (int k = 0; k < nf; k++) free(files[k]);
     free(files);
     for (int i = 0; rc == SP_OK && i < x->b.n_items; i++)
-        if (!x->b.item[i].error) push(x, x->b.item[i].s, 0);
+        if (!x->b.item[i].error) push(x, x->b.item[i].s, 0, NULL, NULL);
     return rc;
 }
 
@@ -185,7 +258,7 @@ static int load_corpus(struct stg_ctx *ctx, struct st_db *db, const char *db_pat
         int k = st_iter_next(it, &row);
         if (k == 0) break;
         if (k < 0) { rc = stg_fail(ctx, SP_ESTORE, "%s: %s", db_path, st_iter_error(it)); break; }
-        push(x, prb_sentence_copy(&x->a, &row->s), row->sentence_id);
+        push(x, prb_sentence_copy(&x->a, &row->s), row->sentence_id, row->split, row->doc);
     }
     if (it) st_iter_close(it);
     return rc;
@@ -309,33 +382,34 @@ static int check_names(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     return SP_OK;
 }
 
-static int store_task(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
-                      const struct sentences *x, const struct prb_task *t, const char *params, uint64_t seed)
-{
-    char name[256];
-    snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
-    struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
-    for (int i = 0; i < t->n_items; i++) {
-        const struct prb_item *p = &t->item[i];
-        it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
-                                       p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
-    }
-    struct st_task_info info = { name, x->corpus_id, prb_task_name(t->id), 1, (int64_t)seed, params };
-    int rc = st_task_put(db, &info, it, t->n_items, o->replace, ctx->err, sizeof ctx->err);
-    free(it);
-    return rc;
-}
-
+/* every built task, named prefix + task name, in one transaction (st_tasks_put): a stopped or
+ * killed build stores all of them or none */
 static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
                        const struct sentences *x, struct stg_tasks_build_result *r)
 {
     int rc = check_names(ctx, db, o, &r->ts);
+    if (rc != SP_OK) return rc;
     char *params = json_dumps(json_object_get(r->summary, "options"), JSON_COMPACT | JSON_SORT_KEYS);
-    for (int id = 0; rc == SP_OK && id < PRB_NTASKS; id++) {
-        if (!r->ts.task[id].built) continue;
-        rc = store_task(ctx, db, o, x, &r->ts.task[id], params, r->ts.opts.seed);
-        r->n_stored += rc == SP_OK;
+    struct st_task_put put[PRB_NTASKS];
+    char names[PRB_NTASKS][256];
+    int n = 0;
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        const struct prb_task *t = &r->ts.task[id];
+        if (!t->built) continue;
+        snprintf(names[n], sizeof names[n], "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
+        struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
+        for (int i = 0; i < t->n_items; i++) {
+            const struct prb_item *p = &t->item[i];
+            it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
+                                           p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
+        }
+        put[n] = (struct st_task_put){ { names[n], x->corpus_id, prb_task_name(t->id), 1, (int64_t)r->ts.opts.seed, params },
+                                       it, t->n_items };
+        n++;
     }
+    rc = st_tasks_put(db, put, n, o->replace, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK) r->n_stored = n;
+    for (int i = 0; i < n; i++) free((void *)put[i].items);
     free(params);
     return rc;
 }
@@ -394,8 +468,13 @@ int stg_tasks_build(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, s
     sp_arena_init(&x.a);
     struct st_db *db = NULL;
     rc = load(ctx, o, &db, &x, r);
+    if (rc == SP_OK) rc = choose_partition(ctx, o, &x, &p, r);
     if (rc == SP_OK) rc = build_tasks(ctx, &x, &p, r);
-    if (rc == SP_OK) r->summary = source_summary(o, &r->ts);
+    if (rc == SP_OK) {
+        r->summary = source_summary(o, &r->ts);
+        /* in the options, so that every stored task (and every probe result's manifest) says it */
+        json_object_set_new(json_object_get(r->summary, "options"), "partition", json_string(r->partition));
+    }
     if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);      /* last point before anything is kept */
     if (rc == SP_OK && db) rc = store_built(ctx, db, o, &x, r);
     if (rc == SP_OK && o->out) rc = write_out(ctx, o->out, r);
@@ -406,6 +485,9 @@ int stg_tasks_build(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, s
     st_close(db);
     free(x.s);
     free(x.ids);
+    free(x.split);
+    free(x.doc);
+    free(x.official);
     ing_batch_free(&x.b);
     sp_arena_free(&x.a);
     return rc;

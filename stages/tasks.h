@@ -35,8 +35,15 @@ struct stg_tasks_build_opts {
     long min_len, max_len, cap, wc_k, wc_rank, topconst_min;
     const char *depth;               /* "LO-HI" */
     int topconst_nopunct;
+    int split;                       /* enum stg_tasks_split */
 };
 extern const struct sp_opt stg_tasks_build_options[];
+
+/* Where the train/dev/test partitions come from. auto: the corpus's own when it has them (UD
+ * file names *-ud-train|dev|test, recorded per sentence at ingest; or PTB WSJ sections by the
+ * parsing convention, 02-21 train, 22 dev, 23 test, other sections left out), else a re-split
+ * (SPEC-probing §2.1); official: the corpus's own or an error; resplit: always §2.1. */
+enum stg_tasks_split { STG_SPLIT_AUTO, STG_SPLIT_OFFICIAL, STG_SPLIT_RESPLIT };
 
 struct stg_tasks_build_result {
     struct prb_taskset ts;                  /* every requested task (task[id] points into part[id]) */
@@ -45,6 +52,7 @@ struct stg_tasks_build_result {
     int n_rejected;                         /* malformed sentences left out of the files */
     int n_built, n_stored;
     double seconds;
+    char partition[256];                    /* where the partitions came from, in words */
 };
 
 /* SP_OK (skipped tasks included: each says why); SP_EUSAGE for options that do not fit

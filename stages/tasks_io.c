@@ -88,10 +88,10 @@ static int import_store(struct stg_ctx *ctx, const struct stg_tasks_import_opts 
         const struct ing_senteval_item *x = &f->item[i];
         it[i] = (struct st_task_item){ ing_part_tag(x->part), x->label, x->sentence, 0, x->middle };
     }
-    struct st_task_info info = { o->name, 0, "imported", 0, 0, params };
+    struct st_task_put put = { { o->name, 0, "imported", 0, 0, params }, it, f->n };
     struct st_db *db = NULL;
     int rc = stg_open_store(ctx, o->db, ST_OPEN_CREATE, &db);
-    if (rc == SP_OK) rc = st_task_put(db, &info, it, f->n, 0, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK) rc = st_tasks_put(db, &put, 1, 0, ctx->err, sizeof ctx->err);
     st_close(db);
     free(it);
     return rc;

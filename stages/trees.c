@@ -302,7 +302,7 @@ static int open_inputs(struct walk *w)
     int rc;
     if (o->attention && (rc = load_attention(w)) != SP_OK) return rc;
     if (o->db) {
-        if ((rc = st_open(o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db, ctx->err, sizeof ctx->err)) != SP_OK) return rc;
+        if ((rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &w->db)) != SP_OK) return rc;
         if ((rc = stg_corpus_id(ctx, w->db, o->db, o->corpus, &w->corpus_id)) != SP_OK) return rc;
         if (o->run && (rc = load_run(w)) != SP_OK) return rc;
     }
@@ -342,6 +342,7 @@ static void mean_result(const struct prb_trees_result *r, int n, struct prb_tree
     AVG(a_all.recall); AVG(a_all.precision); AVG(a_all.fmeasure);
     AVG(a_le40.recall); AVG(a_le40.precision); AVG(a_le40.fmeasure);
     for (int sub = 0; sub < PRB_N_SUB; sub++) { AVG(b_sent_f1[sub]); AVG(b_corpus_f1[sub]); }
+    for (int k = 0; k < PRB_N_LENBIN; k++) AVG(b_bin_f1[k]);
 #undef AVG
 }
 
@@ -375,9 +376,14 @@ static void finish(struct walk *w)
     if (m->a_skipped_long)
         sp_log(w->ctx->log, SP_LOG_WARN, "%ld sentences longer than %ld words left out of Protocol A", m->a_skipped_long,
                w->o->evalb_max_words);
-    r->json = json_pack("{s:{s:o, s:o}, s:{s:o, s:o}, s:I}", "protocol_a", "all", prf_json(&m->a_all), "le40",
+    json_t *bins = json_array();
+    for (int k = 0; k < PRB_N_LENBIN; k++)
+        json_array_append_new(bins, json_pack("{s:i, s:o, s:I, s:o}", "lo", prb_lenbin_lo(k), "hi",
+                                              k + 1 < PRB_N_LENBIN ? json_integer(prb_lenbin_lo(k + 1) - 1) : json_null(),
+                                              "n", (json_int_t)m->b_bin_n[k], "f1", stg_json_num(m->b_bin_f1[k])));
+    r->json = json_pack("{s:{s:o, s:o}, s:{s:o, s:o, s:o}, s:I}", "protocol_a", "all", prf_json(&m->a_all), "le40",
                         prf_json(&m->a_le40), "protocol_b", "sentence_f1", sub_json(m->b_sent_f1), "corpus_f1",
-                        sub_json(m->b_corpus_f1), "n_sentences", (json_int_t)m->n_sentences);
+                        sub_json(m->b_corpus_f1), "sentence_f1_by_length", bins, "n_sentences", (json_int_t)m->n_sentences);
 }
 
 static const char *score_name(int s) { return s == TOPS_SPAN_SUM ? "sum" : "mean"; }

@@ -38,4 +38,11 @@ struct st_info {
 int st_info_summary(struct st_db *db, const char *corpus, int work, struct st_info *out, char *err, size_t errlen);
 void st_info_free(struct st_info *in);
 
+/* A histogram of one corpus's sentences: counts[v] = sentences whose length in words
+ * (ST_HIST_LENGTH) or maximum dependency depth (ST_HIST_DEPTH; sentences with a dependency tree)
+ * is v, for v in 0..n_bins-1; the last bin also holds every larger value. */
+enum st_hist { ST_HIST_LENGTH, ST_HIST_DEPTH };
+int st_info_histogram(struct st_db *db, const char *corpus, enum st_hist h, int64_t *counts, int n_bins, char *err,
+                      size_t errlen);
+
 #endif

@@ -1,4 +1,5 @@
 /* store/st_info.c — the store summary behind `synprobe info` (store/info.h). */
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,4 +110,25 @@ void st_info_free(struct st_info *in)
     free(in->corpora);
     free(in->run);
     memset(in, 0, sizeof *in);
+}
+
+int st_info_histogram(struct st_db *db, const char *corpus, enum st_hist h, int64_t *counts, int n_bins, char *err,
+                      size_t errlen)
+{
+    static const char *const sql[] = {
+        "SELECT s.n_words, count(*) FROM sentence s JOIN corpus c USING (corpus_id) WHERE c.name = ?1 GROUP BY 1",
+        "SELECT d.max_depth, count(*) FROM dep_structure d JOIN sentence s USING (sentence_id) JOIN corpus c USING (corpus_id)"
+        " WHERE c.name = ?1 GROUP BY 1",
+    };
+    sqlite3_stmt *q;
+    memset(counts, 0, sizeof *counts * (size_t)n_bins);
+    if (sqlite3_prepare_v2(db->h, sql[h], -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "histogram", err, errlen);
+    sqlite3_bind_text(q, 1, corpus, -1, SQLITE_TRANSIENT);
+    int r;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t v = sqlite3_column_int64(q, 0);
+        counts[v < 0 ? 0 : v >= n_bins ? n_bins - 1 : v] += sqlite3_column_int64(q, 1);
+    }
+    sqlite3_finalize(q);
+    return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "histogram", err, errlen);
 }

@@ -19,6 +19,7 @@ struct st_db {
     int bulk;                        /* st_bulk_begin switched the store to a rollback journal */
     pthread_t owner;                 /* the thread that opened it, the only one allowed to open writer */
     char *snapshot_dir;              /* read-only open of a private copy (st_open.c): removed by st_close */
+    int64_t job_step;                /* st_set_job_step: written into the rows of results and tasks; 0: none */
 };
 
 /* A second connection to db's store at db's schema version, for the ingest writer (st_open.c). */
@@ -30,6 +31,12 @@ int st_set_journal_mode(struct st_db *db, const char *mode, char *got, size_t go
 /* SP_OK, or SP_ESTORE ("internal error") when a statement of db's connection is still reading
  * outside a transaction: a write then could not wait for other writers (st_begin_write) */
 int st_no_read_open(struct st_db *db, char *err, size_t errlen);
+
+/* Inside the write transaction of a put that stores a stage's rows: with a job step set
+ * (st_set_job_step), the step becomes 'done' in the same transaction, so the rows and the
+ * ledger's "done" are committed together (st_jobs.c). A second put of the same step is an
+ * internal error: a step's rows are written in one transaction. */
+int st_job_step_rows_written(struct st_db *db, char *err, size_t errlen);
 
 /* snprintf of SQLite's message for the connection, prefixed with what we were doing */
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen);

@@ -41,6 +41,7 @@ static int begin(struct st_db *db, char *err, size_t errlen)
 
 static int finish(struct st_db *db, int rc, char *err, size_t errlen)
 {
+    if (rc == SP_OK) rc = st_job_step_rows_written(db, err, errlen);
     if (rc == SP_OK && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
     if (rc != SP_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
@@ -53,7 +54,7 @@ int st_probe_results_put(struct st_db *db, const struct st_probe_result *r, int 
     if (rc != SP_OK) return rc;
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(db->h, "INSERT INTO probe_result (run_id, task_id, task_name, classifier, seed, dev_acc,"
-                           " test_acc, result) VALUES (?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+                           " test_acc, result, job_step_id) VALUES (?,?,?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
         rc = st_sqlerr(db, "insert probe result", err, errlen);
     for (int i = 0; rc == SP_OK && i < n; i++) {
         const struct st_probe_result *x = &r[i];
@@ -68,6 +69,7 @@ int st_probe_results_put(struct st_db *db, const struct st_probe_result *r, int 
         if (x->has_dev) sqlite3_bind_double(q, 6, x->dev_acc); else sqlite3_bind_null(q, 6);
         if (x->has_test) sqlite3_bind_double(q, 7, x->test_acc); else sqlite3_bind_null(q, 7);
         sqlite3_bind_text(q, 8, x->result, -1, SQLITE_STATIC);
+        bind_opt_id(q, 9, db->job_step);
         if (sqlite3_step(q) != SQLITE_DONE) { rc = st_sqlerr(db, "insert probe result", err, errlen); break; }
         if (ids) ids[i] = sqlite3_last_insert_rowid(db->h);
     }
@@ -81,7 +83,7 @@ int st_tree_evals_put(struct st_db *db, const struct st_tree_eval *e, int n, int
     int rc = begin(db, err, errlen);
     if (rc != SP_OK) return rc;
     sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(db->h, "INSERT INTO tree_eval (run_id, corpus_id, method, result) VALUES (?,?,?,?)",
+    if (sqlite3_prepare_v2(db->h, "INSERT INTO tree_eval (run_id, corpus_id, method, result, job_step_id) VALUES (?,?,?,?,?)",
                            -1, &q, NULL) != SQLITE_OK)
         rc = st_sqlerr(db, "insert tree evaluation", err, errlen);
     for (int i = 0; rc == SP_OK && i < n; i++) {
@@ -93,6 +95,7 @@ int st_tree_evals_put(struct st_db *db, const struct st_tree_eval *e, int n, int
         bind_opt_id(q, 2, x->corpus_id);
         sqlite3_bind_text(q, 3, x->method, -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 4, x->result, -1, SQLITE_STATIC);
+        bind_opt_id(q, 5, db->job_step);
         if (sqlite3_step(q) != SQLITE_DONE) { rc = st_sqlerr(db, "insert tree evaluation", err, errlen); break; }
         if (ids) ids[i] = sqlite3_last_insert_rowid(db->h);
     }

@@ -1,4 +1,4 @@
-/* store/st_tasks.c — write a probing task with its items in one transaction; read items back. */
+/* store/st_tasks.c — write probing tasks with their items in one transaction; read items back. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,14 +20,13 @@ int st_task_id(struct st_db *db, const char *name, int64_t *id, char *err, size_
     return SP_OK;
 }
 
-int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_task_item *items, int n,
-                int replace, char *err, size_t errlen)
+/* One task and its items, inside the caller's transaction. */
+static int put_one(struct st_db *db, const struct st_task_put *p, int replace, char *err, size_t errlen)
 {
+    const struct st_task_info *t = &p->info;
     sqlite3_stmt *q = NULL;
-    int rc = SP_OK;
-    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     int64_t old = 0;
-    rc = st_task_id(db, t->name, &old, err, errlen);
+    int rc = st_task_id(db, t->name, &old, err, errlen);
     if (rc == SP_OK && old) {
         if (!replace) {
             snprintf(err, errlen, "%s: task '%s' already exists", db->path, t->name);
@@ -42,7 +41,7 @@ int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_
     }
     int64_t tid = 0;
     if (rc == SP_OK) {
-        if (sqlite3_prepare_v2(db->h, "INSERT INTO task (name, corpus_id, kind, seed, params) VALUES (?,?,?,?,?)",
+        if (sqlite3_prepare_v2(db->h, "INSERT INTO task (name, corpus_id, kind, seed, params, job_step_id) VALUES (?,?,?,?,?,?)",
                                -1, &q, NULL) != SQLITE_OK) {
             rc = st_sqlerr(db, "insert task", err, errlen);
         } else {
@@ -51,6 +50,7 @@ int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_
             sqlite3_bind_text(q, 3, t->kind, -1, SQLITE_STATIC);
             if (t->has_seed) sqlite3_bind_int64(q, 4, t->seed); else sqlite3_bind_null(q, 4);
             sqlite3_bind_text(q, 5, t->params ? t->params : "{}", -1, SQLITE_STATIC);
+            if (db->job_step) sqlite3_bind_int64(q, 6, db->job_step); else sqlite3_bind_null(q, 6);
             if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "insert task", err, errlen);
             tid = sqlite3_last_insert_rowid(db->h);
             sqlite3_finalize(q);
@@ -61,8 +61,8 @@ int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_
         if (sqlite3_prepare_v2(db->h, "INSERT INTO task_item (task_id, ordinal, split, label, text, sentence_id, extra)"
                                " VALUES (?,?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
             rc = st_sqlerr(db, "insert task item", err, errlen);
-        for (int i = 0; rc == SP_OK && i < n; i++) {
-            const struct st_task_item *it = &items[i];
+        for (int i = 0; rc == SP_OK && i < p->n_items; i++) {
+            const struct st_task_item *it = &p->items[i];
             sqlite3_reset(q);
             sqlite3_bind_int64(q, 1, tid);
             sqlite3_bind_int(q, 2, i + 1);
@@ -75,6 +75,15 @@ int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_
         }
         sqlite3_finalize(q);
     }
+    return rc;
+}
+
+int st_tasks_put(struct st_db *db, const struct st_task_put *tasks, int n, int replace, char *err, size_t errlen)
+{
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
+    int rc = SP_OK;
+    for (int i = 0; rc == SP_OK && i < n; i++) rc = put_one(db, &tasks[i], replace, err, errlen);
+    if (rc == SP_OK) rc = st_job_step_rows_written(db, err, errlen);
     if (rc == SP_OK && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         rc = st_sqlerr(db, "commit", err, errlen);
     if (rc != SP_OK) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

@@ -1,6 +1,6 @@
 /* store/tasks.h — probing tasks in the store (tables task, task_item of migration 002).
  *
- * A task is written whole in one transaction (st_task_put) and read back item by item in
+ * Tasks are written whole, several in one transaction (st_tasks_put), and read back item by item in
  * ordinal (= file) order (st_task_items). Texts are stored verbatim, so a task imported from
  * a SentEval file can be written back byte for byte by the caller. */
 #ifndef ST_TASKS_H
@@ -27,10 +27,16 @@ struct st_task_info {
     const char *params;       /* JSON text; NULL means "{}" */
 };
 
-/* Store a task and its items (ordinals 1..n) in one transaction. A task with the same name is
+/* One task to store: its items get ordinals 1..n_items. */
+struct st_task_put {
+    struct st_task_info info;
+    const struct st_task_item *items;
+    int n_items;
+};
+
+/* Store n tasks and their items in one transaction: all or none. A task with the same name is
  * replaced when replace != 0, else SP_EEXIST with a message. SP_ESTORE: SQLite failed. */
-int st_task_put(struct st_db *db, const struct st_task_info *t, const struct st_task_item *items, int n,
-                int replace, char *err, size_t errlen);
+int st_tasks_put(struct st_db *db, const struct st_task_put *tasks, int n, int replace, char *err, size_t errlen);
 
 /* Task id by name, 0 in *id when absent. */
 int st_task_id(struct st_db *db, const char *name, int64_t *id, char *err, size_t errlen);

@@ -5,6 +5,7 @@
 #   skip REASON                   one skipped check, "ok N # SKIP REASON"
 #   skip_rest REASON              stop: the rest is skipped ("1..0 # SKIP REASON" when nothing ran yet)
 #   need_data / need_numpy        skip_rest unless $DATA / /usr/bin/python3 with numpy is there
+#   need_models                   skip_rest unless `make models` put the real models in $MODELS
 #   done_testing                  the plan "1..N"; the script's last command (non-zero if a check failed)
 # Under set -e a command that fails outside a check ends the script: the EXIT trap then prints a
 # "not ok" saying so, and tests/run_cli.sh counts it. An exit status a check needs is captured with
@@ -14,6 +15,7 @@ export LC_ALL=C
 SP=${SP_BUILD:-build}/synprobe
 SQLEXT=${SP_BUILD:-build}/synprobe_sql
 DATA=${SP_DATA:-../shared/data}
+MODELS=${SP_MODELS:-models}
 PY=/usr/bin/python3
 TMP=$(mktemp -d)
 t_n=0; t_fail=0; t_planned=0
@@ -45,4 +47,5 @@ skip_rest() {
 }
 need_data() { if [ ! -d "$DATA" ]; then skip_rest "$DATA not present"; fi; }
 need_numpy() { if ! $PY -c 'import numpy' 2>/dev/null; then skip_rest "/usr/bin/python3 with numpy not available"; fi; }
+need_models() { if [ ! -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ]; then skip_rest "$MODELS: no real models (run 'make models')"; fi; }
 done_testing() { t_planned=1; echo "1..$t_n"; [ "$t_fail" -eq 0 ]; }

@@ -18,7 +18,7 @@ expect_eq "JSON shape" "$($PY -c "
 import json,sys; d=json.load(open(sys.argv[1]))
 print(sorted(d), sorted(d['protocol_a']), sorted(d['protocol_a']['all']), sorted(d['protocol_a']['le40']),
       sorted(d['protocol_b']), sorted(d['protocol_b']['sentence_f1']), sorted(d['protocol_b']['corpus_f1']))" "$TMP/rb.json")" \
-  "['n_sentences', 'protocol_a', 'protocol_b'] ['all', 'le40'] ['fmeasure', 'precision', 'recall'] ['fmeasure', 'precision', 'recall'] ['corpus_f1', 'sentence_f1'] ['all', 'le10', 'le40'] ['all', 'le10', 'le40']"
+  "['n_sentences', 'protocol_a', 'protocol_b'] ['all', 'le40'] ['fmeasure', 'precision', 'recall'] ['fmeasure', 'precision', 'recall'] ['corpus_f1', 'sentence_f1', 'sentence_f1_by_length'] ['all', 'le10', 'le40'] ['all', 'le10', 'le40']"
 expect_eq "right: n_sentences" "$(jv "$TMP/rb.json" "['n_sentences']" 0)" 3914
 expect_eq "right: A all R/P/F" "$(jv $TMP/rb.json "['protocol_a']['all']['recall']" 2)/$(jv $TMP/rb.json "['protocol_a']['all']['precision']" 2)/$(jv $TMP/rb.json "['protocol_a']['all']['fmeasure']" 2)" "38.78/31.69/34.88"
 expect_eq "right: A len<=40 F" "$(jv $TMP/rb.json "['protocol_a']['le40']['fmeasure']" 2)" 36.67

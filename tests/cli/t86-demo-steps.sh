@@ -6,9 +6,9 @@
 $SP demo --out $TMP/d >$TMP/out 2>&1 || { not_ok "demo exits 0"; done_testing; exit 1; }
 ok "demo exits 0"
 grep '^  \$ synprobe ' $TMP/out | sed 's/^  \$ //' >$TMP/steps
-expect_eq "steps printed: ingest, tasks build, 4 corpus encodes + 4 trees, 9 task encodes + 9 probes, 2 baselines, report" \
-    "$(wc -l <$TMP/steps | tr -d ' ')" 31
-check "the log has every step and its lines" test "$(grep -c '^\$ synprobe ' $TMP/d/pipeline.log)" -eq 31
+expect_eq "steps printed: ingest, tasks build, 4 corpus encodes + 4 trees, 9 task encodes + 9 probes, 2 baselines, 2 reports (JSON, HTML)" \
+    "$(wc -l <$TMP/steps | tr -d ' ')" 32
+check "the log has every step and its lines" test "$(grep -c '^\$ synprobe ' $TMP/d/pipeline.log)" -eq 32
 check "the demo wrote its job file" test -s $TMP/d/demo.job.json
 out=$($SP run $TMP/d/demo.job.json 2>&1) && rc=0 || rc=$?
 expect_eq "synprobe run on the demo's job: exit 0" "$rc" 0

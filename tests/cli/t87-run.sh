@@ -56,6 +56,51 @@ expect_eq "the resumed run: exit 0" "$rc" 0
 expect_eq "resumed: the same rows as the uninterrupted run, no duplicates" "$(rows $TMP/b/out/store.db)" "24 3 29 0"
 expect_eq "integrity_check" "$(sqlite3 $TMP/b/out/store.db 'pragma integrity_check')" ok
 
+# A step's rows and its 'done' are one transaction (store/jobs.h), so SIGKILL leaves a step either
+# done with its rows or 'started' without them. Every stored result names a step that is done:
+orphans() {
+    sqlite3 $1 "select (select count(*) from probe_result where job_step_id is null or job_step_id not in (select step_id from job_step where state = 'done'))
+      + (select count(*) from tree_eval where job_step_id is null or job_step_id not in (select step_id from job_step where state = 'done'))
+      + (select count(*) from task where job_step_id is null or job_step_id not in (select step_id from job_step where state = 'done'))"
+}
+expect_eq "every probe result, tree evaluation and task names a step that is done" "$(orphans $TMP/a/out/store.db)" 0
+# A kill before the commit, made here without a race: take finished steps back to what such a kill
+# leaves, 'started' and no rows of theirs (a probe, a trees step). The next run must redo exactly
+# those two, to the same rows.
+undo() {  # store, SQL selecting the step ids to take back
+    sqlite3 $1 "pragma foreign_keys = on; create temp table undo as $2;
+    delete from probe_result where job_step_id in (select step_id from undo);
+    delete from tree_eval where job_step_id in (select step_id from undo);
+    delete from task where job_step_id in (select step_id from undo);
+    update job_step set state = 'started', summary = '' where step_id in (select step_id from undo)"
+}
+undo $TMP/a/out/store.db "select min(step_id) as step_id from job_step where command like 'probe %'
+    union select min(step_id) from job_step where command like 'trees %'"
+expect_eq "... the simulated kill took away 1 probe row and 1 tree row" "$(rows $TMP/a/out/store.db)" "23 2 29 0"
+$SP run $TMP/a/job.json >$TMP/out6 2>&1 && rc=0 || rc=$?
+[ "$rc" = 0 ] || tail -5 $TMP/out6
+expect_eq "killed before commit: the re-run exits 0" "$rc" 0
+expect_eq "... it redid the 2 unfinished steps and skipped the other 27" "$(grep -c '^    done before, skipped' $TMP/out6)" 27
+expect_eq "... the same rows, no duplicates" "$(rows $TMP/a/out/store.db)" "24 3 29 0"
+expect_eq "... every step done, every row named by one" \
+    "$(sqlite3 $TMP/a/out/store.db "select count(*) from job_step where state <> 'done'") $(orphans $TMP/a/out/store.db)" "0 0"
+# The same for a tasks build (stored in one transaction, all tasks or none), in a job that only
+# builds tasks, so that no encoder run refers to them.
+mkdir -p $TMP/c && cp demo/demo.conllu $TMP/c/ && cat >$TMP/c/job.json <<'J'
+{"store": "out/store.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
+ "tasks": [{"tasks": ["Tense", "SubjNum", "BShift"], "seed": 1}]}
+J
+tasks_of() { sqlite3 $1 "select group_concat(name || ':' || (select count(*) from task_item i where i.task_id = t.task_id), ' ') from task t order by name"; }
+$SP run $TMP/c/job.json >/dev/null 2>&1 && rc=0 || rc=$?
+tasks_before=$(tasks_of $TMP/c/out/store.db)
+expect_eq "a tasks-only job: exit 0, 3 tasks" "$rc $(sqlite3 $TMP/c/out/store.db 'select count(*) from task')" "0 3"
+undo $TMP/c/out/store.db "select step_id from job_step where command like 'tasks build%'"
+expect_eq "... the simulated kill took the tasks away" "$(sqlite3 $TMP/c/out/store.db 'select count(*) from task, task_item')" 0
+$SP run $TMP/c/job.json >$TMP/out7 2>&1 && rc=0 || rc=$?
+[ "$rc" = 0 ] || tail -5 $TMP/out7
+expect_eq "... the re-run builds them again (no 'task already exists'): exit 0" "$rc" 0
+expect_eq "... the same tasks with the same items" "$(tasks_of $TMP/c/out/store.db)" "$tasks_before"
+
 # a real treebank: UD EWT dev, tasks, one encoder, probes
 EWT=../shared/data/ud-ewt/en_ewt-ud-dev.conllu
 if [ -f "$EWT" ]; then

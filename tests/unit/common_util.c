@@ -40,6 +40,24 @@ int main(void)
     T_CHECK(same);
     for (int i = 0; i < 1000; i++) { uint64_t x = sp_rng_below(&a, 7); T_CHECK(x < 7); }
 
+    /* SplitMix64: the check values of SPEC-models M7.1 */
+    struct sp_splitmix sm;
+    sp_splitmix_seed(&sm, 0);
+    T_CHECK(sp_splitmix_next(&sm) == 0xe220a8397b1dcdafull);
+    T_CHECK(sp_splitmix_next(&sm) == 0x6e789e6aa1b965f4ull);
+    T_CHECK(sp_splitmix_next(&sm) == 0x06c45d188009454full);
+    sp_splitmix_seed(&sm, 1111);
+    T_CHECK(sp_splitmix_next(&sm) == 0x0fe323b2abddd8a7ull);
+    T_CHECK(sp_splitmix_next(&sm) == 0xcb6c7ffab2094263ull);
+    T_CHECK(sp_splitmix_next(&sm) == 0xe888cdc3a226411cull);
+    /* below(10) of seed 1111: the first resample of TV-M7 (M7.7) */
+    sp_splitmix_seed(&sm, 1111);
+    int first[10], want[10] = { 0, 7, 9, 9, 5, 2, 0, 5, 3, 3 }, eq = 1;
+    for (int i = 0; i < 10; i++) eq &= (first[i] = (int)sp_splitmix_below(&sm, 10)) == want[i];
+    T_CHECK(eq);
+    sp_splitmix_seed(&sm, 0);
+    T_CHECK(sp_splitmix_unif(&sm) == (double)(0xe220a8397b1dcdafull >> 11) * 0x1.0p-53);
+
     struct sp_arena ar;
     sp_arena_init(&ar);
     for (int i = 0; i < 10000; i++) { char *s = sp_arena_printf(&ar, "w%d", i); T_CHECK(s[0] == 'w'); }

@@ -508,6 +508,33 @@ static void test_build(const struct sp_sentence *s, int n)
     T_CHECK(ts2.task[PRB_TOPCONST].built);
     T_CHECK(split_count(&ts2.task[PRB_TOPCONST], "PP_NP_VP_.", 0) > 0);
     prb_taskset_free(&ts2);
+
+    /* official partitions (issue 14 item 3): sentence i in partition i % 5 -> tr tr tr va te, every
+     * 7th in none. Every item sits in its sentence's partition; none of a left-out sentence; the
+     * keyed tasks still keep each form in one partition only and balance classes per partition. */
+    signed char *part = malloc((size_t)n);
+    for (int i = 0; i < n; i++) part[i] = (signed char)(i % 7 == 6 ? -1 : i % 5 < 3 ? PRB_TR : i % 5 == 3 ? PRB_VA : PRB_TE);
+    o1 = o;
+    o1.tasks = (1u << PRB_TENSE) | (1u << PRB_SUBJNUM) | (1u << PRB_SENTLEN) | (1u << PRB_BSHIFT);
+    o1.official = part;
+    T_EQ_INT(prb_tasks_build(s, n, &o1, &ts2, err, sizeof err), SP_OK);
+    int misplaced = 0, left_out = 0;
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        const struct prb_task *t = &ts2.task[id];
+        if (!t->requested) continue;
+        T_CHECK(t->built);
+        for (int i = 0; i < t->n_items; i++) {
+            misplaced += part[t->item[i].sent] >= 0 && (int)t->item[i].split != part[t->item[i].sent];
+            left_out += part[t->item[i].sent] < 0;
+        }
+    }
+    T_EQ_INT(misplaced, 0);
+    T_EQ_INT(left_out, 0);
+    check_disjoint(&ts2.task[PRB_TENSE]);
+    check_disjoint(&ts2.task[PRB_SUBJNUM]);
+    for (int sp = 0; sp < 3; sp++) T_CHECK(ts2.task[PRB_SENTLEN].count[0][sp] > 0);
+    prb_taskset_free(&ts2);
+    free(part);
 }
 
 static void test_ewt(const char *data)

@@ -256,6 +256,22 @@ static void test_table(const char *data)
     T_ROUNDS(r.b_sent_f1[PRB_SUB_LE40], 2, "39.94");
     T_ROUNDS(r.b_sent_f1[PRB_SUB_LE10], 2, "55.90");
     T_ROUNDS(r.b_corpus_f1[PRB_SUB_ALL], 2, "35.75");
+    /* the length bins partition the scored sentences: bin 3-10 is the le10 subset, bins up to 31-40
+     * the le40 subset, and the n-weighted mean of the bins is the mean over all */
+    long nb = 0, nb40 = 0;
+    double wsum = 0;
+    for (int k = 0; k < PRB_N_LENBIN; k++) {
+        nb += r.b_bin_n[k];
+        if (k < 4) nb40 += r.b_bin_n[k];
+        if (r.b_bin_n[k]) wsum += r.b_bin_f1[k] * (double)r.b_bin_n[k];
+    }
+    T_EQ_INT(nb, 3880);
+    T_EQ_INT(nb40, 3730);
+    T_EQ_INT(r.b_bin_n[0], 521);
+    T_ROUNDS(r.b_bin_f1[0], 2, "55.90");
+    T_NEAR(wsum / (double)nb, r.b_sent_f1[PRB_SUB_ALL], 1e-9);
+    T_CHECK(prb_lenbin(2) == -1 && prb_lenbin(3) == 0 && prb_lenbin(10) == 0 && prb_lenbin(11) == 1 && prb_lenbin(50) == 4 &&
+            prb_lenbin(51) == 5 && prb_lenbin(500) == 5 && prb_lenbin_lo(0) == 3 && prb_lenbin_lo(5) == 51);
 
     table_row(dir, B_LEFT, &r);
     T_ROUNDS(r.a_all.recall, 2, "11.50");

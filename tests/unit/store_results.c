@@ -138,8 +138,8 @@ int main(void)
 
     /* task metadata */
     struct st_task_item it[1] = { { "tr", "A", "x y", 0, NULL } };
-    struct st_task_info ti = { "T1", 0, "SentLen", 1, 5, "{\"k\":1}" };
-    T_EQ_INT(st_task_put(db, &ti, it, 1, 0, err, sizeof err), SP_OK);
+    struct st_task_put tp = { { "T1", 0, "SentLen", 1, 5, "{\"k\":1}" }, it, 1 };
+    T_EQ_INT(st_tasks_put(db, &tp, 1, 0, err, sizeof err), SP_OK);
     struct st_task_meta m;
     T_EQ_INT(st_result_task_meta(db, "T1", &m, err, sizeof err), SP_OK);
     T_CHECK(m.id > 0);

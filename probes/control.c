@@ -1,0 +1,198 @@
+/* probes/control.c — control tasks and selectivity (SPEC-models M5), see control.h.
+ * Mirrors control-tasks/task.py (CorruptedPartOfSpeechLabelTask: one label per type over the
+ * train ∪ dev ∪ test vocabulary, drawn from the training label distribution) and reporter.py
+ * (label_accuracy, oov_label_accuracy), with the draw pinned to SplitMix64 in integers. */
+#include "probes/control.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sp.h"
+
+int prb_tok_task_parse(const char *name, enum prb_tok_task *out)
+{
+    if (!strcmp(name, "upos")) { *out = PRB_TASK_UPOS; return 0; }
+    if (!strcmp(name, "deprel")) { *out = PRB_TASK_DEPREL; return 0; }
+    return -1;
+}
+
+const char *prb_tok_label(struct sp_arena *a, const struct sp_sentence *s, int i, enum prb_tok_task t,
+                          int strip_subtype)
+{
+    if (t == PRB_TASK_UPOS) {
+        const char *u = s->col[SP_UPOS][i];
+        return strcmp(u, "_") ? u : s->col[SP_XPOS][i];
+    }
+    const char *r = s->col[SP_DEPREL][i];
+    const char *colon = strip_subtype ? strchr(r, ':') : NULL;
+    return colon ? sp_arena_strndup(a, r, (size_t)(colon - r)) : r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int map_id(const struct sp_strmap *m, const char *k) { return sp_strmap_get(m, k) - 1; }
+
+int prb_control_build(struct prb_control *c, const struct prb_tok_split *train, const struct prb_tok_split *dev,
+                      const struct prb_tok_split *test, uint64_t control_seed, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    sp_arena_init(&c->arena);
+    sp_strmap_init(&c->label_ids);
+    sp_strmap_init(&c->type_ids);
+    if (train->n <= 0) {
+        snprintf(err, errlen, "control task: the training split has no tokens, expected at least one");
+        return -1;
+    }
+    const struct prb_tok_split *sp[3] = { train, dev, test };
+    static const char *const what[3] = { "training", "dev", "test" };
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; sp[k] && i < sp[k]->n; i++)
+            if (!sp[k]->form[i] || !sp[k]->label[i]) {
+                snprintf(err, errlen, "control task: %s token %d has no %s, expected a string",
+                         what[k], i + 1, sp[k]->form[i] ? "label" : "form");
+                return -1;
+            }
+    /* training label counts; the map's values count occurrences */
+    struct sp_strmap cnt;
+    sp_strmap_init(&cnt);
+    for (int i = 0; i < train->n; i++) sp_strmap_add(&cnt, &c->arena, train->label[i], 1);
+    c->n_labels = (int)cnt.n;
+    c->label = sp_arena_alloc(&c->arena, (size_t)c->n_labels * sizeof *c->label);
+    c->cum = sp_arena_alloc(&c->arena, (size_t)c->n_labels * sizeof *c->cum);
+    int nl = 0;
+    for (size_t s = 0; s < cnt.cap; s++)
+        if (cnt.key[s]) c->label[nl++] = cnt.key[s];
+    qsort(c->label, (size_t)nl, sizeof *c->label, cmp_str);
+    long run = 0;
+    for (int k = 0; k < nl; k++) {
+        run += sp_strmap_get(&cnt, c->label[k]);
+        c->cum[k] = run;
+        sp_strmap_add(&c->label_ids, &c->arena, c->label[k], k + 1);
+    }
+    sp_strmap_free(&cnt);
+    /* types in first-occurrence order, train then dev then test */
+    int cap = 0;
+    for (int k = 0; k < 3; k++) cap += sp[k] ? sp[k]->n : 0;
+    c->type = sp_arena_alloc(&c->arena, (size_t)cap * sizeof *c->type);
+    c->type_label = sp_arena_alloc(&c->arena, (size_t)cap * sizeof *c->type_label);
+    c->type_in_train = sp_arena_alloc(&c->arena, (size_t)cap);
+    struct sp_splitmix rng;
+    sp_splitmix_seed(&rng, control_seed);
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; sp[k] && i < sp[k]->n; i++) {
+            const char *f = sp[k]->form[i];
+            int id = map_id(&c->type_ids, f);
+            if (id >= 0) continue;
+            id = c->n_types++;
+            sp_strmap_add(&c->type_ids, &c->arena, f, id + 1);
+            c->type[id] = c->type_ids.key[sp_strmap_slot(&c->type_ids, f)];
+            c->type_in_train[id] = k == 0;
+            uint64_t t = sp_splitmix_below(&rng, (uint64_t)run);
+            int l = 0;
+            while (t >= (uint64_t)c->cum[l]) l++;
+            c->type_label[id] = l;
+        }
+    return 0;
+}
+
+void prb_control_free(struct prb_control *c)
+{
+    sp_strmap_free(&c->label_ids);
+    sp_strmap_free(&c->type_ids);
+    sp_arena_free(&c->arena);
+    memset(c, 0, sizeof *c);
+}
+
+int prb_control_label_id(const struct prb_control *c, const char *label) { return map_id(&c->label_ids, label); }
+int prb_control_type_id(const struct prb_control *c, const char *form) { return map_id(&c->type_ids, form); }
+
+int prb_control_of(const struct prb_control *c, const char *form)
+{
+    int t = prb_control_type_id(c, form);
+    return t < 0 ? -1 : c->type_label[t];
+}
+
+void prb_control_ids(const struct prb_control *c, const struct prb_tok_split *s, int *task, int *control)
+{
+    for (int i = 0; i < s->n; i++) {
+        if (task) task[i] = prb_control_label_id(c, s->label[i]);
+        if (control) control[i] = prb_control_of(c, s->form[i]);
+    }
+}
+
+double prb_label_accuracy(int n, const int *gold, const int *pred, const uint8_t *mask)
+{
+    long ok = 0, tot = 0;
+    for (int i = 0; i < n; i++) {
+        if (mask && !mask[i]) continue;
+        tot++;
+        ok += gold[i] >= 0 && pred[i] == gold[i];
+    }
+    return tot ? 100.0 * (double)ok / (double)tot : NAN;
+}
+
+int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
+                     const struct prb_tok_split *test, const struct prb_train_cfg *cfg, uint64_t control_seed,
+                     struct prb_tokprobe_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (dev->n <= 0 || test->n <= 0) {
+        snprintf(err, errlen, "token probe: the %s split has no tokens, expected at least one",
+                 dev->n <= 0 ? "dev" : "test");
+        return -1;
+    }
+    struct prb_control c;
+    if (prb_control_build(&c, train, dev, test, control_seed, err, errlen) != 0) {
+        prb_control_free(&c);
+        return -1;
+    }
+    int ntr = train->n, ndv = dev->n, nte = test->n, ntot = ntr + ndv + nte;
+    int *ytask = sp_xmalloc((size_t)ntot * sizeof *ytask);
+    int *yctl = sp_xmalloc((size_t)ntot * sizeof *yctl);
+    int *rows = sp_xmalloc((size_t)ntot * sizeof *rows);
+    int *pred = sp_xmalloc((size_t)nte * sizeof *pred);
+    uint8_t *oov = sp_xmalloc((size_t)nte);
+    uint8_t *np = sp_xmalloc((size_t)nte);
+    for (int i = 0; i < nte; i++) np[i] = test->punct ? !test->punct[i] : 0;
+    prb_control_ids(&c, train, ytask, yctl);
+    prb_control_ids(&c, dev, ytask + ntr, yctl + ntr);
+    prb_control_ids(&c, test, ytask + ntr + ndv, yctl + ntr + ndv);
+    for (int i = 0; i < ntot; i++) rows[i] = i;
+    for (int i = 0; i < nte; i++) oov[i] = !c.type_in_train[prb_control_type_id(&c, test->form[i])];
+    r->n_labels = c.n_labels;
+    r->n_test = nte;
+    for (int i = 0; i < nte; i++) r->n_oov += oov[i];
+    int rc = 0;
+    for (int run = 0; run < 2 && rc == 0; run++) {
+        const int *y = run == 0 ? ytask : yctl;
+        struct prb_clf clf;
+        if (prb_clf_init(&clf, d, c.n_labels, cfg) != 0) {
+            snprintf(err, errlen, "token probe: bad classifier configuration (d %d, %d labels)", d, c.n_labels);
+            rc = -1;
+            break;
+        }
+        struct prb_fit_info *fi = run == 0 ? &r->fit_task : &r->fit_control;
+        prb_clf_fit(&clf, X, y, rows, ntr, rows + ntr, ndv, fi);
+        prb_clf_predict(&clf, X, rows + ntr + ndv, nte, pred);
+        double acc = prb_label_accuracy(nte, y + ntr + ndv, pred, NULL);
+        double acc_oov = prb_label_accuracy(nte, y + ntr + ndv, pred, oov);
+        double acc_np = prb_label_accuracy(nte, y + ntr + ndv, pred, np);
+        if (run == 0) {
+            r->acc_task = acc; r->acc_oov_task = acc_oov; r->acc_np_task = acc_np;
+            r->dev_task = 100.0 * fi->best_dev;
+        } else {
+            r->acc_control = acc; r->acc_oov_control = acc_oov; r->acc_np_control = acc_np;
+            r->dev_control = 100.0 * fi->best_dev;
+        }
+        prb_clf_free(&clf);
+    }
+    r->selectivity = r->acc_task - r->acc_control;
+    free(np); free(oov); free(pred); free(rows); free(yctl); free(ytask);
+    prb_control_free(&c);
+    return rc;
+}

@@ -1,0 +1,442 @@
+/* probes/structprobe_train.c — trained structural probes (SPEC-models M4), see
+ * structprobe_train.h. Mirrors structural-probes probe.py (TwoWordPSDProbe, OneWordPSDProbe),
+ * loss.py (L1DistanceLoss, L1DepthLoss) and regimen.py (Adam, ReduceLROnPlateau, the
+ * checkpoint rule), with the initialisation and shuffles drawn from SplitMix64. */
+#include "probes/structprobe_train.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sp.h"
+#include "treeops/treeops.h"
+
+int prb_sprobe_kind_parse(const char *name, enum prb_sprobe_kind *out)
+{
+    if (!strcmp(name, "distance")) { *out = PRB_SPROBE_DISTANCE; return 0; }
+    if (!strcmp(name, "depth")) { *out = PRB_SPROBE_DEPTH; return 0; }
+    return -1;
+}
+
+int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int k, struct sp_splitmix *rng)
+{
+    memset(p, 0, sizeof *p);
+    if (k <= 0) k = d;
+    if (d <= 0) return -1;
+    p->kind = kind;
+    p->d = d;
+    p->k = k;
+    size_t np = (size_t)d * k;
+    p->proj = sp_xmalloc(np * sizeof *p->proj);
+    p->grad = sp_xcalloc(np, sizeof *p->grad);
+    p->m = sp_xcalloc(np, sizeof *p->m);
+    p->v = sp_xcalloc(np, sizeof *p->v);
+    for (size_t e = 0; e < np; e++) p->proj[e] = (float)(-0.05 + 0.1 * sp_splitmix_unif(rng));
+    return 0;
+}
+
+void prb_sprobe_free(struct prb_sprobe *p)
+{
+    free(p->proj); free(p->grad); free(p->m); free(p->v);
+    free(p->ws_t); free(p->ws_m); free(p->ws_s); free(p->ws_x);
+    free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
+    memset(p, 0, sizeof *p);
+}
+
+int prb_sprobe_target(enum prb_sprobe_kind kind, int n, const int *head, float *target)
+{
+    if (n <= 0) return 0;
+    int *order = sp_xmalloc((size_t)n * sizeof *order);
+    int *depth = sp_xmalloc((size_t)n * sizeof *depth);
+    int rc = tops_depth(n, head, order, depth);
+    if (rc == 0 && kind == PRB_SPROBE_DEPTH) {
+        for (int i = 0; i < n; i++) target[i] = (float)depth[i];
+    } else if (rc == 0) {
+        int *dist = sp_xmalloc((size_t)n * n * sizeof *dist);
+        tops_distance(n, head, order, dist);
+        for (size_t e = 0; e < (size_t)n * n; e++) target[e] = (float)dist[e];
+        free(dist);
+    }
+    free(depth);
+    free(order);
+    return rc;
+}
+
+static void ws_grow(struct prb_sprobe *p, int n, long rows)
+{
+    if (n > p->ws_n) {
+        free(p->ws_s); free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
+        p->ws_s = sp_xmalloc((size_t)n * n);
+        p->ws_sf = sp_xmalloc((size_t)n * n * sizeof *p->ws_sf);
+        p->ws_tt = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_tt);
+        p->ws_st = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_st);
+        p->ws_row = sp_xmalloc((size_t)n * sizeof *p->ws_row);
+        p->ws_n = n;
+    }
+    if (rows > p->ws_rows) {
+        free(p->ws_t); free(p->ws_m); free(p->ws_x);
+        p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
+        p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
+        p->ws_x = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_x);
+        p->ws_rows = rows;
+    }
+}
+
+/* T = X·proj into ws_t, (rows, k) */
+static void project(struct prb_sprobe *p, long rows, const float *X)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, p->k, p->d, 1.0f, X, p->d,
+                p->proj, p->k, 0.0f, p->ws_t, p->k);
+}
+
+/* grad += Xᵀ M over rows */
+static void grad_add(struct prb_sprobe *p, long rows, const float *X, const float *M)
+{
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, p->k, (int)rows, 1.0f, X, p->d,
+                M, p->k, 1.0f, p->grad, p->k);
+}
+
+static float dist_hat(const float *T, int k, int i, int j)
+{
+    const float *a = T + (size_t)i * k, *b = T + (size_t)j * k;
+    float s = 0.0f;
+    for (int r = 0; r < k; r++) { float x = a[r] - b[r]; s += x * x; }
+    return s;
+}
+
+static float depth_hat(const float *T, int k, int i)
+{
+    const float *a = T + (size_t)i * k;
+    float s = 0.0f;
+    for (int r = 0; r < k; r++) s += a[r] * a[r];
+    return s;
+}
+
+static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
+
+/* L_s of one sentence from its projections T (n, k); when M is not NULL, writes the gradient's
+ * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. */
+static double sent_loss_t(struct prb_sprobe *p, int n, const float *T, const float *target, float *M, double gscale)
+{
+    int k = p->k;
+    double sum = 0.0;
+    if (p->kind == PRB_SPROBE_DISTANCE) {
+        /* D^ row by row: for word i, all j at once, each D^(i,j) summed over r in increasing
+         * order (the j loop vectorises; every element keeps its own sequential sum) */
+        float *Tt = p->ws_tt, *row = p->ws_row;
+        for (int j = 0; j < n; j++)
+            for (int r = 0; r < k; r++) Tt[(size_t)r * n + j] = T[(size_t)j * k + r];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) row[j] = 0.0f;
+            for (int r = 0; r < k; r++) {
+                const float ti = T[(size_t)i * k + r], *tr = Tt + (size_t)r * n;
+                for (int j = 0; j < n; j++) { float x = ti - tr[j]; row[j] += x * x; }
+            }
+            for (int j = 0; j < n; j++) {
+                float diff = row[j] - target[(size_t)i * n + j];
+                sum += fabs((double)diff);
+                p->ws_s[(size_t)i * n + j] = sgn(diff);
+            }
+        }
+        sum /= (double)n * n;
+        if (!M) return sum;
+        /* M = c (diag(rowsum S) - S) T, c = gscale · 4 / n^2; S·T is exact in its terms (±T, 0),
+         * summed by sgemm */
+        double c = gscale * 4.0 / ((double)n * n);
+        for (size_t e = 0; e < (size_t)n * n; e++) p->ws_sf[e] = p->ws_s[e];
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, k, n, 1.0f, p->ws_sf, n, T, k, 0.0f, p->ws_st, k);
+        for (int i = 0; i < n; i++) {
+            const signed char *si = p->ws_s + (size_t)i * n;
+            int rs = 0;
+            for (int j = 0; j < n; j++) rs += si[j];
+            for (int r = 0; r < k; r++)
+                M[(size_t)i * k + r] = (float)(c * ((double)rs * T[(size_t)i * k + r] - p->ws_st[(size_t)i * k + r]));
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            float diff = depth_hat(T, k, i) - target[i];
+            sum += fabs((double)diff);
+            p->ws_s[i] = sgn(diff);
+        }
+        sum /= (double)n;
+        if (!M) return sum;
+        double c = gscale * 2.0 / (double)n;
+        for (int i = 0; i < n; i++)
+            for (int r = 0; r < k; r++)
+                M[(size_t)i * k + r] = (float)(c * p->ws_s[i] * (double)T[(size_t)i * k + r]);
+    }
+    return sum;
+}
+
+double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
+{
+    if (n <= 0) return 0.0;
+    ws_grow(p, n, n);
+    project(p, n, X);
+    double l = sent_loss_t(p, n, p->ws_t, target, gscale != 0.0 ? p->ws_m : NULL, gscale);
+    if (gscale != 0.0) grad_add(p, n, X, p->ws_m);
+    return l;
+}
+
+/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]), with one product
+ * for T and, when gscale != 0, one for the gradient (each sentence's at gscale). */
+static double batch_loss(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
+                         const int *idx, int nb, double gscale)
+{
+    long rows = 0;
+    int maxn = 0;
+    for (int b = 0; b < nb; b++) {
+        int n = (int)(set->off[idx[b] + 1] - set->off[idx[b]]);
+        rows += n;
+        if (n > maxn) maxn = n;
+    }
+    if (rows == 0) return 0.0;
+    ws_grow(p, maxn, rows);
+    long r0 = 0;
+    for (int b = 0; b < nb; b++) {
+        int s = idx[b];
+        long n = set->off[s + 1] - set->off[s];
+        memcpy(p->ws_x + (size_t)r0 * p->d, set->X + (size_t)set->off[s] * p->d, (size_t)n * p->d * sizeof(float));
+        r0 += n;
+    }
+    project(p, rows, p->ws_x);
+    double sum = 0.0;
+    r0 = 0;
+    for (int b = 0; b < nb; b++) {
+        int s = idx[b];
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (n == 0) continue;
+        sum += sent_loss_t(p, n, p->ws_t + (size_t)r0 * p->k, tgt + toff[s],
+                           gscale != 0.0 ? p->ws_m + (size_t)r0 * p->k : NULL, gscale);
+        r0 += n;
+    }
+    if (gscale != 0.0) grad_add(p, rows, p->ws_x, p->ws_m);
+    return sum;
+}
+
+void prb_sprobe_zero_grad(struct prb_sprobe *p)
+{
+    memset(p->grad, 0, (size_t)p->d * p->k * sizeof *p->grad);
+}
+
+void prb_sprobe_adam_step(struct prb_sprobe *p, double lr)
+{
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+    p->step++;
+    /* bias corrections in float64 (PyTorch computes them as Python floats) */
+    double bc1 = 1.0 - pow(0.9, (double)p->step), bc2 = 1.0 - pow(0.999, (double)p->step);
+    float step_size = (float)(lr / bc1);
+    float bc2_sqrt = (float)sqrt(bc2);
+    size_t np = (size_t)p->d * p->k;
+    for (size_t e = 0; e < np; e++) {
+        float g = p->grad[e];
+        p->m[e] = b1 * p->m[e] + (1.0f - b1) * g;
+        p->v[e] = b2 * p->v[e] + (1.0f - b2) * g * g;
+        float denom = sqrtf(p->v[e]) / bc2_sqrt + eps;
+        p->proj[e] -= step_size * (p->m[e] / denom);
+    }
+}
+
+void prb_sprobe_predict(struct prb_sprobe *p, int n, const float *X, double *out)
+{
+    if (n <= 0) return;
+    ws_grow(p, n, n);
+    project(p, n, X);
+    if (p->kind == PRB_SPROBE_DISTANCE) {
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) out[(size_t)i * n + j] = dist_hat(p->ws_t, p->k, i, j);
+    } else {
+        for (int i = 0; i < n; i++) out[i] = depth_hat(p->ws_t, p->k, i);
+    }
+}
+
+/* ---- schedule (regimen.py + ReduceLROnPlateau) ---- */
+
+void prb_sp_regimen_init(struct prb_sp_regimen *r, double lr)
+{
+    r->lr = lr;
+    r->best_s = INFINITY;
+    r->best_m = HUGE_VAL;
+    r->best_e = -1;
+}
+
+int prb_sp_regimen_epoch(struct prb_sp_regimen *r, int e, double dev_sum, double dev_mean, int *save)
+{
+    *save = 0;
+    /* scheduler on dev_sum, relative threshold 1e-4, factor 0.1, eps 1e-8 */
+    if (dev_sum < r->best_s * (1.0 - 1e-4)) {
+        r->best_s = dev_sum;
+    } else {
+        double lr_new = r->lr * 0.1;
+        if (r->lr - lr_new > 1e-8) r->lr = lr_new;
+    }
+    /* checkpoint / stop on dev_mean, absolute threshold 1e-4 (NaN compares false: no save) */
+    if (dev_mean < r->best_m - 0.0001) {
+        *save = 1;
+        r->best_m = dev_mean;
+        r->best_e = e;
+        return 0;
+    }
+    return r->best_e < e - 4;
+}
+
+/* ---- training ---- */
+
+void prb_sptrain_cfg_default(struct prb_sptrain_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = PRB_SPROBE_DISTANCE;
+    c->rank = 0;
+    c->batch_size = 20;
+    c->max_epochs = 40;
+    c->lr = 1e-3;
+    c->seed = 1;
+}
+
+/* Targets of every sentence, concatenated; toff[s] = offset of sentence s. */
+static int set_targets(enum prb_sprobe_kind kind, const struct prb_sp_set *set, const char *what,
+                       float **out, long **toff_out, char *err, size_t errlen)
+{
+    long *toff = sp_xmalloc((size_t)(set->n_sent + 1) * sizeof *toff);
+    toff[0] = 0;
+    for (int s = 0; s < set->n_sent; s++) {
+        long n = set->off[s + 1] - set->off[s];
+        toff[s + 1] = toff[s] + (kind == PRB_SPROBE_DISTANCE ? n * n : n);
+    }
+    float *t = sp_xmalloc((size_t)(toff[set->n_sent] > 0 ? toff[set->n_sent] : 1) * sizeof *t);
+    for (int s = 0; s < set->n_sent; s++) {
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (prb_sprobe_target(kind, n, set->head + set->off[s], t + toff[s]) != 0) {
+            snprintf(err, errlen, "%s sentence %d: gold heads are not one tree", what, s + 1);
+            free(t);
+            free(toff);
+            return -1;
+        }
+    }
+    *out = t;
+    *toff_out = toff;
+    return 0;
+}
+
+int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
+                     const struct prb_sp_set *train, const struct prb_sp_set *dev,
+                     struct prb_sptrain_info *info, char *err, size_t errlen)
+{
+    struct sp_splitmix rng;
+    sp_splitmix_seed(&rng, cfg->seed);
+    memset(p, 0, sizeof *p);
+    if (train->d != dev->d || train->d <= 0) {
+        snprintf(err, errlen, "structural probe: train and dev vectors have dimensions %d and %d, expected "
+                 "the same positive number", train->d, dev->d);
+        return -1;
+    }
+    prb_sprobe_init(p, cfg->kind, train->d, cfg->rank, &rng);
+    if (train->n_sent <= 0 || dev->n_sent <= 0) {
+        snprintf(err, errlen, "structural probe: %s split is empty, expected at least one sentence",
+                 train->n_sent <= 0 ? "the training" : "the dev");
+        return -1;
+    }
+    if (cfg->batch_size < 1 || cfg->max_epochs < 1) {
+        snprintf(err, errlen, "structural probe: batch size %d and max epochs %d, expected both >= 1",
+                 cfg->batch_size, cfg->max_epochs);
+        return -1;
+    }
+    openblas_set_num_threads(1);
+    float *ttr = NULL, *tdv = NULL;
+    long *otr = NULL, *odv = NULL;
+    int rc = -1;
+    if (set_targets(cfg->kind, train, "training", &ttr, &otr, err, errlen) != 0) goto out;
+    if (set_targets(cfg->kind, dev, "dev", &tdv, &odv, err, errlen) != 0) goto out;
+
+    size_t np = (size_t)p->d * p->k;
+    float *best = sp_xmalloc(np * sizeof *best);
+    int *perm = sp_xmalloc((size_t)train->n_sent * sizeof *perm);
+    int *dvidx = sp_xmalloc((size_t)dev->n_sent * sizeof *dvidx);
+    for (int s = 0; s < dev->n_sent; s++) dvidx[s] = s;
+    struct prb_sp_regimen reg;
+    prb_sp_regimen_init(&reg, cfg->lr);
+    struct prb_sptrain_info inf;
+    memset(&inf, 0, sizeof inf);
+    inf.train_mean = info ? info->train_mean : NULL;
+    inf.dev_mean = info ? info->dev_mean : NULL;
+    inf.best_epoch = -1;
+    int N = train->n_sent;
+    for (int e = 0; e < cfg->max_epochs; e++) {
+        for (int i = 0; i < N; i++) perm[i] = i;
+        for (int i = N - 1; i >= 1; i--) {
+            int j = (int)sp_splitmix_below(&rng, (uint64_t)i + 1);
+            int x = perm[i]; perm[i] = perm[j]; perm[j] = x;
+        }
+        double tsum = 0.0;
+        for (int b0 = 0; b0 < N; b0 += cfg->batch_size) {
+            int b1 = b0 + cfg->batch_size < N ? b0 + cfg->batch_size : N;
+            int nb = 0;
+            for (int b = b0; b < b1; b++)
+                if (train->off[perm[b] + 1] > train->off[perm[b]]) nb++;
+            if (nb == 0) continue;
+            prb_sprobe_zero_grad(p);
+            tsum += batch_loss(p, train, ttr, otr, perm + b0, b1 - b0, 1.0 / nb);
+            prb_sprobe_adam_step(p, reg.lr);
+            inf.steps++;
+        }
+        double dsum = 0.0;
+        for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
+            dsum += batch_loss(p, dev, tdv, odv, dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
+        double dmean = dsum / dev->n_sent;
+        if (inf.train_mean) inf.train_mean[e] = tsum / N;
+        if (inf.dev_mean) inf.dev_mean[e] = dmean;
+        inf.epochs = e + 1;
+        int save = 0;
+        int stop = prb_sp_regimen_epoch(&reg, e, dsum, dmean, &save);
+        if (save) memcpy(best, p->proj, np * sizeof *best);
+        if (stop) { inf.early_stopped = 1; break; }
+    }
+    inf.best_epoch = reg.best_e;
+    inf.best_dev_mean = reg.best_m;
+    inf.lr_final = reg.lr;
+    if (reg.best_e < 0) {
+        snprintf(err, errlen, "structural probe: no epoch improved the dev loss (NaN losses?), nothing to keep");
+    } else {
+        memcpy(p->proj, best, np * sizeof *best);
+        rc = 0;
+    }
+    if (info) *info = inf;
+    free(dvidx);
+    free(perm);
+    free(best);
+out:
+    free(ttr); free(otr); free(tdv); free(odv);
+    return rc;
+}
+
+int prb_sprobe_eval(struct prb_sprobe *p, const struct prb_sp_set *set, struct prb_sp_acc *acc,
+                    char *err, size_t errlen)
+{
+    int maxn = 0;
+    for (int s = 0; s < set->n_sent; s++) {
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (n > maxn) maxn = n;
+    }
+    size_t sz = p->kind == PRB_SPROBE_DISTANCE ? (size_t)maxn * maxn : (size_t)maxn;
+    double *pred = sp_xmalloc((sz > 0 ? sz : 1) * sizeof *pred);
+    uint8_t *zero = sp_xcalloc((size_t)(maxn > 0 ? maxn : 1), 1);
+    char e2[256];
+    int rc = 0;
+    for (int s = 0; s < set->n_sent && rc == 0; s++) {
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (n == 0) continue;
+        prb_sprobe_predict(p, n, set->X + (size_t)set->off[s] * p->d, pred);
+        const uint8_t *pu = set->punct ? set->punct + set->off[s] : zero;
+        if (prb_sp_add(acc, n, set->head + set->off[s], pu,
+                       p->kind == PRB_SPROBE_DISTANCE ? pred : NULL,
+                       p->kind == PRB_SPROBE_DEPTH ? pred : NULL, NULL, e2, sizeof e2) != 0) {
+            snprintf(err, errlen, "sentence %d: %s", s + 1, e2);
+            rc = -1;
+        }
+    }
+    free(zero);
+    free(pred);
+    return rc;
+}

@@ -1,0 +1,272 @@
+/* stages/report_agg.c — aggregation over seeds (see stages/report_agg.h). */
+#include "stages/report_agg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/sp.h"
+#include "probes/stats.h"
+
+json_t *stg_jpath(json_t *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+        j = json_is_object(j) ? json_object_get(j, k) : NULL;
+    return j;
+}
+
+double stg_jpath_num(json_t *j, const char *path)
+{
+    json_t *v = stg_jpath(j, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *stg_jpath_str(json_t *j, const char *path)
+{
+    const char *s = json_string_value(stg_jpath(j, path));
+    return s ? s : "";
+}
+
+#define str_of stg_jpath_str
+static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
+
+const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
+{
+    const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
+    if (run) {
+        size_t lr = strlen(run), lt = strlen(task);
+        if (lt && lr > lt + 1 && run[lr - lt - 1] == '-' && !strcmp(run + lr - lt, task))
+            snprintf(buf, n, "%.*s", (int)(lr - lt - 1), run);
+        else
+            snprintf(buf, n, "%s", run);
+        return buf;
+    }
+    json_t *res = json_object_get(row, "result");
+    const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
+    snprintf(buf, n, "%s", p ? p : "vectors");
+    return buf;
+}
+
+/* mean and sd of the numbers of arr as a {"mean","sd"} object (nulls where undefined) */
+static json_t *mean_sd_json(const double *v, int n)
+{
+    double m, sd;
+    int k = 0;
+    double *w = malloc(sizeof *w * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) if (!isnan(v[i])) w[k++] = v[i];
+    json_t *o = json_object();
+    if (k) {
+        prb_mean_sd(w, k, &m, &sd);
+        json_object_set_new(o, "mean", json_real(m));
+        json_object_set_new(o, "sd", isnan(sd) ? json_null() : json_real(sd));
+    } else {
+        json_object_set_new(o, "mean", json_null());
+        json_object_set_new(o, "sd", json_null());
+    }
+    json_object_set_new(o, "n", json_integer(k));
+    free(w);
+    return o;
+}
+
+/* The interval of one group: every member must have the same item rows; NULL when they do not. */
+static json_t *group_interval(json_t *members)
+{
+    size_t S = json_array_size(members), N = 0;
+    json_t *rows0 = NULL;
+    for (size_t s = 0; s < S; s++) {
+        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
+        json_t *rows = json_object_get(met, "item_rows");
+        const char *corr = json_string_value(json_object_get(met, "item_correct"));
+        if (!json_is_array(rows) || !corr || strlen(corr) != json_array_size(rows) || !json_array_size(rows)) return NULL;
+        if (strcmp(str_of(met, "split"), "test")) return NULL;
+        if (!rows0) { rows0 = rows; N = json_array_size(rows); }
+        else if (!json_equal(rows, rows0)) return NULL;
+    }
+    if (!rows0) return NULL;
+    double *num = malloc(sizeof *num * S * N), *den = malloc(sizeof *den * N);
+    for (size_t i = 0; i < N; i++) den[i] = 1;
+    for (size_t s = 0; s < S; s++) {
+        const char *corr = json_string_value(json_object_get(
+            json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics"), "item_correct"));
+        for (size_t i = 0; i < N; i++) num[s * N + i] = corr[i] == '1';
+    }
+    struct prb_interval iv;
+    json_t *o = NULL;
+    if (prb_boot_ratio((int)S, (int)N, num, den, PRB_BOOT_B, PRB_BOOT_SEED, &iv) == SP_OK) {
+        o = json_object();
+        json_object_set_new(o, "point", json_real(100 * iv.point));
+        json_object_set_new(o, "lo", json_real(100 * iv.lo));
+        json_object_set_new(o, "hi", json_real(100 * iv.hi));
+        json_object_set_new(o, "wide_ci", json_boolean(iv.wide));
+        json_object_set_new(o, "n_items", json_integer(iv.n_items));
+        json_object_set_new(o, "B", json_integer(PRB_BOOT_B));
+        json_object_set_new(o, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+        json_object_set_new(o, "n_invalid", json_integer(iv.n_invalid));
+        json_object_set_new(o, "resample_unit", json_string("sentence"));
+        json_object_set_new(o, "prng", json_string("splitmix64"));
+    }
+    free(num);
+    free(den);
+    return o;
+}
+
+json_t *stg_report_aggregate(json_t *probes)
+{
+    json_t *groups = json_object(), *order = json_array();
+    size_t i;
+    json_t *row;
+    json_array_foreach(probes, i, row) {
+        char label[512], key[1024];
+        stg_report_encoder_label(row, label, sizeof label);
+        snprintf(key, sizeof key, "%s\t%s\t%s", label, str_of(row, "task"), str_of(row, "classifier"));
+        json_t *g = json_object_get(groups, key);
+        if (!g) {
+            g = json_object();
+            json_object_set_new(g, "encoder", json_string(label));
+            json_object_set_new(g, "task", json_string(str_of(row, "task")));
+            json_object_set_new(g, "classifier", json_string(str_of(row, "classifier")));
+            json_object_set_new(g, "members", json_array());
+            json_object_set_new(groups, key, g);
+            json_array_append_new(order, json_string(key));
+        }
+        json_array_append(json_object_get(g, "members"), row);
+    }
+    json_t *out = json_array(), *k;
+    json_array_foreach(order, i, k) {
+        json_t *g = json_object_get(groups, json_string_value(k)), *members = json_object_get(g, "members");
+        size_t S = json_array_size(members), s;
+        double *test = malloc(sizeof(double) * S), *dev = malloc(sizeof(double) * S), *maj = malloc(sizeof(double) * S),
+               *sel = malloc(sizeof(double) * S), *len = malloc(sizeof(double) * S);
+        json_t *seeds = json_array(), *m;
+        long n_test = -1;
+        json_array_foreach(members, s, m) {
+            json_t *res = json_object_get(m, "result"), *bl = json_object_get(res, "baselines");
+            test[s] = num_of(json_object_get(m, "test_acc"));
+            dev[s] = num_of(json_object_get(m, "dev_acc"));
+            maj[s] = num_of(json_object_get(json_object_get(bl, "majority"), "acc"));
+            sel[s] = num_of(json_object_get(json_object_get(bl, "control"), "selectivity"));
+            len[s] = num_of(json_object_get(json_object_get(bl, "length"), "acc"));
+            json_array_append(seeds, json_object_get(m, "seed"));
+            if (json_is_integer(json_object_get(res, "ntest"))) n_test = (long)json_integer_value(json_object_get(res, "ntest"));
+        }
+        json_t *a = json_object();
+        json_object_set(a, "encoder", json_object_get(g, "encoder"));
+        json_object_set(a, "task", json_object_get(g, "task"));
+        json_object_set(a, "classifier", json_object_get(g, "classifier"));
+        json_object_set_new(a, "n_seeds", json_integer((json_int_t)S));
+        json_object_set_new(a, "seeds", seeds);
+        json_object_set_new(a, "n_test", n_test >= 0 ? json_integer(n_test) : json_null());
+        json_object_set_new(a, "small_test", json_boolean(n_test >= 0 && n_test < STG_SMALL_TEST));
+        json_object_set_new(a, "test_acc", mean_sd_json(test, (int)S));
+        json_t *iv = group_interval(members);
+        json_object_set_new(json_object_get(a, "test_acc"), "ci95", iv ? iv : json_null());
+        json_object_set_new(a, "dev_acc", mean_sd_json(dev, (int)S));
+        json_object_set_new(a, "majority_acc", mean_sd_json(maj, (int)S));
+        json_object_set_new(a, "length_acc", mean_sd_json(len, (int)S));
+        json_object_set_new(a, "control_selectivity", mean_sd_json(sel, (int)S));
+        json_array_append_new(out, a);
+        free(test); free(dev); free(maj); free(sel); free(len);
+    }
+    json_decref(groups);
+    json_decref(order);
+    return out;
+}
+
+/* The members' per-item correctness as num[s·N + i] (the caller frees); N, or -1 when the members
+ * do not share one list of test item rows. rows0 (in/out) is the list to match. */
+static long member_items(json_t *members, json_t **rows0, double **num)
+{
+    size_t S = json_array_size(members), N = 0;
+    *num = NULL;
+    for (size_t s = 0; s < S; s++) {
+        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
+        json_t *rows = json_object_get(met, "item_rows");
+        const char *corr = json_string_value(json_object_get(met, "item_correct"));
+        if (!json_is_array(rows) || !corr || strlen(corr) != json_array_size(rows) || strcmp(str_of(met, "split"), "test"))
+            return -1;
+        if (!*rows0) *rows0 = rows;
+        else if (!json_equal(rows, *rows0)) return -1;
+    }
+    N = json_array_size(*rows0);
+    *num = malloc(sizeof **num * (S * N + 1));
+    for (size_t s = 0; s < S; s++) {
+        const char *corr = json_string_value(json_object_get(
+            json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics"), "item_correct"));
+        for (size_t i = 0; i < N; i++) (*num)[s * N + i] = corr[i] == '1';
+    }
+    return (long)N;
+}
+
+/* the members of one side: results whose encoder label or run name is `who` on (task, classifier) */
+static json_t *side(json_t *probes, const char *who, const char *task, const char *clf)
+{
+    json_t *out = json_array(), *row;
+    size_t i;
+    json_array_foreach(probes, i, row) {
+        char label[512];
+        stg_report_encoder_label(row, label, sizeof label);
+        const char *run = json_string_value(json_object_get(row, "run"));
+        if ((strcmp(label, who) && (!run || strcmp(run, who))) || strcmp(str_of(row, "task"), task) ||
+            strcmp(str_of(row, "classifier"), clf))
+            continue;
+        json_array_append(out, row);
+    }
+    return out;
+}
+
+json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
+{
+    json_t *out = json_array(), *seen = json_object(), *row;
+    size_t i;
+    json_array_foreach(probes, i, row) {
+        const char *task = str_of(row, "task"), *clf = str_of(row, "classifier");
+        char key[512];
+        snprintf(key, sizeof key, "%s\t%s", task, clf);
+        if (json_object_get(seen, key)) continue;
+        json_object_set_new(seen, key, json_true());
+        json_t *ma = side(probes, a, task, clf), *mb = side(probes, b, task, clf);
+        if (json_array_size(ma) && json_array_size(mb)) {
+            json_t *c = json_object(), *rows0 = NULL;
+            json_object_set_new(c, "task", json_string(task));
+            json_object_set_new(c, "classifier", json_string(clf));
+            json_object_set_new(c, "a", json_string(a));
+            json_object_set_new(c, "b", json_string(b));
+            json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)json_array_size(ma)));
+            json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)json_array_size(mb)));
+            double *na = NULL, *nb = NULL;
+            long Na = member_items(ma, &rows0, &na), Nb = Na >= 0 ? member_items(mb, &rows0, &nb) : -1;
+            struct prb_comparison r;
+            double *den = NULL;
+            if (Na > 0 && Nb == Na) {
+                den = malloc(sizeof *den * (size_t)Na);
+                for (long k = 0; k < Na; k++) den[k] = 1;
+            }
+            if (den && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
+                                       PRB_BOOT_SEED, &r) == SP_OK) {
+                json_object_set_new(c, "n_test", json_integer(r.n_items));
+                json_object_set_new(c, "delta", json_real(100 * r.delta));
+                json_object_set_new(c, "lo", json_real(100 * r.lo));
+                json_object_set_new(c, "hi", json_real(100 * r.hi));
+                json_object_set_new(c, "p", json_real(r.p));
+                json_object_set_new(c, "p_floor", r.p_floor > 0 ? json_real(r.p_floor) : json_null());
+                json_object_set_new(c, "se", isnan(r.se) ? json_null() : json_real(100 * r.se));
+                json_object_set_new(c, "mdd80", isnan(r.mdd80) ? json_null() : json_real(100 * r.mdd80));
+                json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
+                json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+                json_object_set_new(c, "n_invalid", json_integer(r.n_invalid));
+            } else {
+                json_object_set_new(c, "error", json_string("the two were not scored on the same test items (or carry no "
+                                                            "per-item record): no paired comparison"));
+            }
+            free(den); free(na); free(nb);
+            json_array_append_new(out, c);
+        }
+        json_decref(ma);
+        json_decref(mb);
+    }
+    json_decref(seen);
+    return out;
+}

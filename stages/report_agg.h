@@ -1,0 +1,42 @@
+/* stages/report_agg.h — probe results of the same (encoder, task, classifier) aggregated over
+ * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
+ * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
+ * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
+ *
+ * small_test: fewer than STG_SMALL_TEST test items, too few to tell a 10-point difference from
+ * chance at 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10
+ * needs n >= 97). A bootstrap interval alone does not show this: 2 items both right resample to
+ * [100, 100].
+ *
+ * The encoder of a result is its run's name less the "-TASK" suffix the job runner and the demo
+ * give task runs ("san-Tense" -> "san"), else the run name, else the vectors file. The interval
+ * needs each seed's per-item correctness (probe results record it as metrics.item_rows/
+ * item_correct); a group whose seeds were scored on different items, or results stored before
+ * items were recorded, gets no interval (null, and "no per-item record" in the text). */
+#ifndef SP_STG_REPORT_AGG_H
+#define SP_STG_REPORT_AGG_H
+
+#include <jansson.h>
+
+#define STG_SMALL_TEST 97
+
+/* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
+ * first-appearance order of (encoder, task, classifier). */
+json_t *stg_report_aggregate(json_t *probes);
+/* The paired comparison of encoders a and b (labels as above, or run names) on every (task,
+ * classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
+ * over each one's seeds), its 95% paired-bootstrap interval over the same test items (the same
+ * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
+ * results were scored on different items (or carry no per-item record) gets "error" instead. */
+json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
+
+/* Reading the collected rows: j at a path of object keys ("a.b.c", NULL when absent); its number
+ * (NAN when not a number); its string ("" when not a string). */
+json_t *stg_jpath(json_t *j, const char *path);
+double stg_jpath_num(json_t *j, const char *path);
+const char *stg_jpath_str(json_t *j, const char *path);
+
+/* The encoder label of one collected probe row (see above), into buf. */
+const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,247 @@
+/* stages/structprobe_train.c — `structprobe --run R`: the trained structural probes of
+ * Hewitt & Manning (SPEC-models M4, probes/structprobe_train.h) on the token vectors a corpus run
+ * cached (`encode --token-vectors`), trained on the train partition, checkpointed on dev and
+ * scored on test with the metrics of SPEC-probing §3.6: the distance probe gives UUAS and DSpr,
+ * the depth probe root accuracy and NSpr.
+ *
+ * Partitions: the corpus's recorded train/dev/test split when it has all three (UD file names
+ * give it), else a seeded 80/10/10 split of its sentences (SplitMix64 of --probe-seed), and the
+ * result says which. Sentences without a dependency tree, or whose run item is missing or has
+ * another number of tokens, are left out and counted. */
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/structprobe_train.h"
+#include "stages/manifest.h"
+#include "stages/names.h"
+#include "stages/structprobe.h"
+#include "stages/structprobe_int.h"
+#include "store/runs.h"
+#include "store/store.h"
+
+struct tsent {
+    int n;
+    long word0;                 /* first word's row in the gathered arrays */
+    int part;                   /* 0 train, 1 dev, 2 test, -1 left out */
+    int have_vec;
+};
+
+struct tdata {
+    struct stg_ctx *ctx;
+    int n_sent, cap;
+    struct tsent *s;
+    long n_words, wcap;
+    int *head;                  /* [n_words], within the sentence */
+    uint8_t *punct;             /* [n_words] */
+    float *X;                   /* [n_words][d], filled from the run */
+    int d;
+    long n_mismatch;
+};
+
+static void grow_words(struct tdata *t, long more)
+{
+    if (t->n_words + more <= t->wcap) return;
+    while (t->n_words + more > t->wcap) t->wcap = t->wcap ? 2 * t->wcap : 65536;
+    t->head = sp_xrealloc(t->head, sizeof *t->head * (size_t)t->wcap);
+    t->punct = sp_xrealloc(t->punct, (size_t)t->wcap);
+}
+
+/* The corpus's sentences in order: trees, punctuation, recorded split (-1 when none, -2 other). */
+static int read_corpus(struct tdata *t, struct st_db *db, int64_t cid, int punct, int *have_split)
+{
+    struct st_iter *it;
+    int rc = st_iter_open(db, cid, ST_WANT_DEP, &it, t->ctx->err, sizeof t->ctx->err);
+    if (rc != SP_OK) return rc;
+    static const char *const names[3] = { "train", "dev", "test" };
+    have_split[0] = have_split[1] = have_split[2] = 0;
+    have_split[3] = 0;          /* sentences with no or another split */
+    for (;;) {
+        const struct st_row *row;
+        int k = st_iter_next(it, &row);
+        if (k == 0) break;
+        if (k < 0) { rc = stg_fail(t->ctx, SP_ESTORE, "%s", st_iter_error(it)); break; }
+        if (t->n_sent == t->cap) { t->cap = t->cap ? 2 * t->cap : 4096; t->s = sp_xrealloc(t->s, sizeof *t->s * (size_t)t->cap); }
+        struct tsent *s = &t->s[t->n_sent++];
+        s->n = row->s.n;
+        s->word0 = -1;
+        s->have_vec = 0;
+        s->part = -1;
+        for (int j = 0; j < 3; j++) if (row->split && !strcmp(row->split, names[j])) s->part = j;
+        if (s->part >= 0) have_split[s->part]++; else have_split[3]++;
+        if (!row->s.head || row->s.n < 1) { s->part = -3; continue; }     /* no tree: left out */
+        grow_words(t, row->s.n);
+        s->word0 = t->n_words;
+        memcpy(t->head + t->n_words, row->s.head, sizeof *t->head * (size_t)row->s.n);
+        prb_punct_mask(&row->s, (enum prb_punct)punct, t->punct + t->n_words);
+        t->n_words += row->s.n;
+    }
+    st_iter_close(it);
+    return rc;
+}
+
+static int on_item(void *ctx, const struct st_run_item *it)
+{
+    struct tdata *t = ctx;
+    long k = (long)it->ordinal - 1;
+    if (k < 0 || k >= t->n_sent || t->s[k].word0 < 0) return 0;
+    struct tsent *s = &t->s[k];
+    if (it->tok && !t->d) {     /* the width of the run's token vectors, from its first item */
+        t->d = it->tok_dim;
+        t->X = sp_xmalloc(sizeof *t->X * ((size_t)t->n_words * (size_t)t->d + 1));
+    }
+    if (!it->tok || it->n_tokens != s->n || it->tok_dim != t->d) { t->n_mismatch++; return 0; }
+    memcpy(t->X + (size_t)s->word0 * (size_t)t->d, it->tok, sizeof(float) * (size_t)s->n * (size_t)t->d);
+    s->have_vec = 1;
+    return 0;
+}
+
+/* A partition's sentences as a prb_sp_set (its own off/head/punct/X views, gathered). */
+struct tset { struct prb_sp_set set; long *off; int *head; uint8_t *punct; float *X; };
+
+static void gather(const struct tdata *t, int part, struct tset *o)
+{
+    long nw = 0;
+    int ns = 0;
+    for (int k = 0; k < t->n_sent; k++) if (t->s[k].part == part && t->s[k].have_vec) { ns++; nw += t->s[k].n; }
+    o->off = sp_xmalloc(sizeof *o->off * (size_t)(ns + 1));
+    o->head = sp_xmalloc(sizeof *o->head * (size_t)(nw + 1));
+    o->punct = sp_xmalloc((size_t)nw + 1);
+    o->X = sp_xmalloc(sizeof *o->X * ((size_t)nw * (size_t)t->d + 1));
+    long w = 0;
+    int j = 0;
+    for (int k = 0; k < t->n_sent; k++) {
+        const struct tsent *s = &t->s[k];
+        if (s->part != part || !s->have_vec) continue;
+        o->off[j++] = w;
+        memcpy(o->head + w, t->head + s->word0, sizeof *o->head * (size_t)s->n);
+        memcpy(o->punct + w, t->punct + s->word0, (size_t)s->n);
+        memcpy(o->X + (size_t)w * (size_t)t->d, t->X + (size_t)s->word0 * (size_t)t->d, sizeof(float) * (size_t)s->n * (size_t)t->d);
+        w += s->n;
+    }
+    o->off[j] = w;
+    o->set = (struct prb_sp_set){ ns, t->d, o->X, o->off, o->head, o->punct };
+}
+
+static void tset_free(struct tset *o) { free(o->off); free(o->head); free(o->punct); free(o->X); }
+
+/* Official partitions when the corpus has train, dev and test for every sentence; else seeded
+ * 80/10/10 over the sentences with a tree (a Fisher-Yates permutation, first 80% train). */
+static void partition(struct tdata *t, const int *have_split, uint64_t seed, char *how, size_t n)
+{
+    if (have_split[0] && have_split[1] && have_split[2] && !have_split[3]) {
+        snprintf(how, n, "official: the recorded split (train %d, dev %d, test %d sentences)", have_split[0], have_split[1],
+                 have_split[2]);
+        return;
+    }
+    int m = 0, *idx = sp_xmalloc(sizeof *idx * (size_t)(t->n_sent + 1));
+    for (int k = 0; k < t->n_sent; k++) if (t->s[k].word0 >= 0) idx[m++] = k;
+    struct sp_splitmix r;
+    sp_splitmix_seed(&r, seed);
+    for (int i = m - 1; i > 0; i--) {
+        int j = (int)sp_splitmix_below(&r, (uint64_t)i + 1), x = idx[i];
+        idx[i] = idx[j]; idx[j] = x;
+    }
+    int ntr = (int)floor(0.8 * m + 0.5), nva = (int)floor(0.1 * m + 0.5);
+    for (int i = 0; i < m; i++) t->s[idx[i]].part = i < ntr ? 0 : i < ntr + nva ? 1 : 2;
+    free(idx);
+    snprintf(how, n, "re-split 80/10/10 by sentence, seed %llu (the corpus has no recorded train/dev/test split)",
+             (unsigned long long)seed);
+}
+
+static json_t *train_json(const struct prb_sptrain_info *in, const struct prb_sprobe *p)
+{
+    return json_pack("{s:i, s:i, s:i, s:f, s:b, s:I, s:f}", "rank", p->k, "epochs", in->epochs, "best_epoch", in->best_epoch,
+                     "best_dev_loss", in->best_dev_mean, "early_stopped", in->early_stopped, "steps", (json_int_t)in->steps,
+                     "lr_final", in->lr_final);
+}
+
+static void tdata_free(struct tdata *t) { free(t->s); free(t->head); free(t->punct); free(t->X); }
+
+/* Train one probe on train (checkpoint on dev) and add its test predictions to acc. */
+static int train_one(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, enum prb_sprobe_kind kind,
+                     const struct tset *tr, const struct tset *dv, const struct tset *te, struct prb_sp_acc *acc, json_t **info)
+{
+    struct prb_sptrain_cfg cfg;
+    prb_sptrain_cfg_default(&cfg);
+    cfg.kind = kind;
+    cfg.rank = (int)o->rank;
+    cfg.seed = (uint64_t)o->probe_seed;
+    if (o->max_epochs > 0) cfg.max_epochs = (int)o->max_epochs;
+    struct prb_sprobe p;
+    struct prb_sptrain_info in = { 0 };
+    char err[SP_ERRLEN];
+    int rc = SP_OK;
+    if (prb_sprobe_train(&p, &cfg, &tr->set, &dv->set, &in, err, sizeof err) != 0)
+        rc = stg_fail(ctx, SP_EPARSE, "training the %s probe: %s", kind == PRB_SPROBE_DISTANCE ? "distance" : "depth", err);
+    else if (prb_sprobe_eval(&p, &te->set, acc, err, sizeof err) != 0)
+        rc = stg_fail(ctx, SP_EPARSE, "scoring the %s probe: %s", kind == PRB_SPROBE_DISTANCE ? "distance" : "depth", err);
+    if (rc == SP_OK) *info = train_json(&in, &p);
+    prb_sprobe_free(&p);
+    return rc;
+}
+
+int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, struct st_db *db, int64_t cid,
+                            struct stg_structprobe_result *r, json_t **train_info)
+{
+    struct st_run_info ri;
+    int rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc;
+    if (ri.corpus_id != cid)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (structprobe --run takes a corpus run)", o->run,
+                      ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
+    else if (!ri.token_vectors)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
+    st_run_info_free(&ri);
+    struct tdata t = { .ctx = ctx };
+    int have_split[4];
+    char how[256] = "";
+    if (rc == SP_OK) rc = read_corpus(&t, db, cid, o->punct, have_split);
+    if (rc == SP_OK) rc = st_run_items(db, o->run, ST_RUN_TOK, on_item, &t, ctx->err, sizeof ctx->err);
+    long n_vec = 0;
+    for (int k = 0; k < t.n_sent; k++) n_vec += t.s[k].have_vec;
+    if (rc == SP_OK && n_vec == 0)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors for the sentences of '%s' that have a dependency tree",
+                      o->run, o->corpus);
+    if (rc == SP_OK) {
+        partition(&t, have_split, (uint64_t)o->probe_seed, how, sizeof how);
+        struct tset tr, dv, te;
+        gather(&t, 0, &tr);
+        gather(&t, 1, &dv);
+        gather(&t, 2, &te);
+        if (!tr.set.n_sent || !dv.set.n_sent || !te.set.n_sent)
+            rc = stg_fail(ctx, SP_EPARSE, "%s: train %d, dev %d, test %d sentences with vectors: every partition needs some",
+                          how, tr.set.n_sent, dv.set.n_sent, te.set.n_sent);
+        struct prb_sp_acc acc_d, acc_p;
+        prb_sp_init(&acc_d);
+        prb_sp_init(&acc_p);
+        json_t *id = NULL, *ip = NULL;
+        if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DISTANCE, &tr, &dv, &te, &acc_d, &id);
+        if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
+        if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DEPTH, &tr, &dv, &te, &acc_p, &ip);
+        if (rc == SP_OK) {
+            struct prb_sp_result rd, rp;
+            prb_sp_result(&acc_d, &rd);
+            prb_sp_result(&acc_p, &rp);
+            r->res = rd;                      /* UUAS, DSpr from the distance probe ... */
+            r->res.root_acc = rp.root_acc;    /* ... root accuracy and NSpr from the depth probe */
+            r->res.nspr = rp.nspr;
+            r->n_total = t.n_sent;
+            r->n_skipped = t.n_sent - te.set.n_sent - tr.set.n_sent - dv.set.n_sent;
+            *train_info = json_pack("{s:s, s:i, s:i, s:i, s:I, s:o, s:o}", "partition", how, "train", tr.set.n_sent, "dev",
+                                    dv.set.n_sent, "test", te.set.n_sent, "token_mismatch", (json_int_t)t.n_mismatch,
+                                    "distance", id, "depth", ip);
+            id = ip = NULL;
+        }
+        json_decref(id);
+        json_decref(ip);
+        prb_sp_free(&acc_d);
+        prb_sp_free(&acc_p);
+        tset_free(&tr); tset_free(&dv); tset_free(&te);
+    }
+    if (t.n_mismatch)
+        sp_log(ctx->log, SP_LOG_WARN, "%ld run items do not match their sentence's words, left out", t.n_mismatch);
+    tdata_free(&t);
+    return rc;
+}
