@@ -10,6 +10,9 @@
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
+#   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
+#   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
+#                        examples, man page, systemd units (see README "Installation"); make uninstall
 #
 # Each layer folder becomes its own static library, so a unit test links only the
 # layers it needs: common < ingest < treeops < store, encoder < probes < stages < daemon < cli.
@@ -75,8 +78,8 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: models all check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
-all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN)
+.PHONY: models all man install install-files uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
 	@echo "synprobe build: CUDA=$(CUDA) -> $(if $(filter 1,$(CUDA_ON)),cuBLAS path compiled ($(NVCC)),CPU only); BLAS=$(BLAS_LIB); SAN=$(SAN); BUILD=$(BUILD)"
@@ -102,6 +105,21 @@ $(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(extra_$(l)) ;
 # into the binary, cuBLAS would cost every command 0.1 s and 220 MB at start-up.
 $(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
 	$(CC) -shared -o $@ $^ $(CUDA_LIBS)
+
+# Installation folders (README "Installation"). The CUDA plugin's folder is compiled into the
+# loader (encoder/enc_cuda_load.c also looks next to the binary and in ../lib/synprobe from it);
+# changing PREFIX recompiles that one file.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+PKGLIBDIR  ?= $(PREFIX)/lib/synprobe
+DATADIR    ?= $(PREFIX)/share/synprobe
+MAN1DIR    ?= $(PREFIX)/share/man/man1
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+SYSCONFDIR ?= /etc
+STATEDIR   ?= /var/lib/synprobe
+OPT_encoder/enc_cuda_load.c := -DSP_PKGLIBDIR=\"$(PKGLIBDIR)\"
+$(BUILD)/encoder/enc_cuda_load.o: $(call list_stamp,$(BUILD)/gen/pkglibdir.list,$(PKGLIBDIR))
 
 # Per-file extra flags. The CPU backend's element-wise loops (bias, ReLU, residuals) only
 # vectorise at -O3 (GCC 12's -O2 leaves loops that need a remainder scalar, and the scalar
@@ -209,6 +227,62 @@ ifeq ($(CUDA_ON),1)
 else
 	@echo "SKIP check-cuda: $(if $(filter 0,$(CUDA)),CUDA=0,no $(NVCC) on PATH): encoder/enc_cuda.cu not compiled"
 endif
+
+# ---- installation: `make install PREFIX=/usr/local DESTDIR=/tmp/pkg`; uninstall removes the same list
+MAN_PAGE   := $(BUILD)/man/synprobe.1
+UNITS_IN   := $(wildcard contrib/systemd/*.service.in contrib/systemd/*.timer.in)
+UNITS      := $(patsubst contrib/systemd/%.in,$(BUILD)/systemd/%,$(UNITS_IN))
+SCHEMAS    := $(wildcard schemas/*.json schemas/*.md schemas/*.sql)
+MIGRATIONS := $(wildcard schemas/migrations/*.sql)
+EX_ENCODERS := $(wildcard encoder/configs/*.json)
+EX_DEMO    := demo/demo.conllu demo/demo.mrg
+SUBST      = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PKGLIBDIR@|$(PKGLIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+                 -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@SYSUSERSDIR@|$(SYSUSERSDIR)|g'
+PATHS_STAMP = $(call list_stamp,$(BUILD)/gen/install-paths.list,$(BINDIR) $(PKGLIBDIR) $(DATADIR) $(SYSCONFDIR) $(STATEDIR) $(SYSUSERSDIR))
+
+# every file install writes (under $(DESTDIR)); the CUDA plugin is listed even when this build has
+# none, so that an uninstall from a CPU-only build still removes one a CUDA build installed
+INSTALLED = $(BINDIR)/synprobe $(PKGLIBDIR)/synprobe_sql.so $(PKGLIBDIR)/synprobe_cuda.so \
+    $(addprefix $(DATADIR)/schemas/,$(notdir $(SCHEMAS))) $(addprefix $(DATADIR)/schemas/migrations/,$(notdir $(MIGRATIONS))) \
+    $(addprefix $(DATADIR)/examples/encoders/,$(notdir $(EX_ENCODERS))) $(addprefix $(DATADIR)/examples/demo/,$(notdir $(EX_DEMO))) \
+    $(DATADIR)/examples/job.json $(DATADIR)/examples/nightly.json $(MAN1DIR)/synprobe.1 \
+    $(addprefix $(UNITDIR)/,$(notdir $(UNITS))) $(SYSUSERSDIR)/synprobe.conf
+INSTALLED_DIRS = $(DATADIR)/schemas/migrations $(DATADIR)/schemas $(DATADIR)/examples/encoders $(DATADIR)/examples/demo \
+    $(DATADIR)/examples $(DATADIR) $(PKGLIBDIR)
+
+man: $(MAN_PAGE)
+$(MAN_PAGE): $(BIN)
+	@mkdir -p $(@D)
+	$(BIN) help --man > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/systemd/%: contrib/systemd/%.in $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(SUBST) $< > $@
+$(BUILD)/examples/nightly.json: contrib/examples/nightly.json.in $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(SUBST) $< > $@
+
+# `make` writes them too, so that `sudo make install` only copies (no root-owned files in build/)
+install-files: $(MAN_PAGE) $(UNITS) $(BUILD)/systemd/synprobe.sysusers $(BUILD)/examples/nightly.json
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(DATADIR)/schemas/migrations \
+	    $(DESTDIR)$(DATADIR)/examples/encoders $(DESTDIR)$(DATADIR)/examples/demo $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/synprobe
+	install -m 644 $(SQLEXT) $(CUDA_PLUGIN) $(DESTDIR)$(PKGLIBDIR)/
+	install -m 644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/schemas/
+	install -m 644 $(MIGRATIONS) $(DESTDIR)$(DATADIR)/schemas/migrations/
+	install -m 644 $(EX_ENCODERS) $(DESTDIR)$(DATADIR)/examples/encoders/
+	install -m 644 $(EX_DEMO) $(DESTDIR)$(DATADIR)/examples/demo/
+	install -m 644 contrib/examples/job.json $(BUILD)/examples/nightly.json $(DESTDIR)$(DATADIR)/examples/
+	install -m 644 $(MAN_PAGE) $(DESTDIR)$(MAN1DIR)/synprobe.1
+	install -m 644 $(UNITS) $(DESTDIR)$(UNITDIR)/
+	install -m 644 $(BUILD)/systemd/synprobe.sysusers $(DESTDIR)$(SYSUSERSDIR)/synprobe.conf
+
+# Removes the files install puts there (the same list), then our own folders if empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(addprefix $(DESTDIR),$(INSTALLED_DIRS)) 2>/dev/null || true
 
 fuzz:
 	$(MAKE) -C tests/fuzz

@@ -108,8 +108,45 @@ static void progress(void *arg, const char *unit, uint64_t done, uint64_t total)
 
 /* ---- parsing ---- */
 
+static int help_man;
+
+void cli_help_as_man(int on) { help_man = on; }
+
+int cli_help_is_man(void) { return help_man; }
+
+/* The command's --help as a man page section: ".SS synprobe NAME", the usage lines as a synopsis,
+ * the prose as paragraphs, then the options from the same tables. */
+static void help_roff(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
+{
+    fputs(".SS \"synprobe ", f);
+    sp_roff_text(f, c->name, strlen(c->name));
+    fputs("\"\n.nf\n", f);
+    const char *p = c->usage, *blank = strstr(p, "\n\n");
+    size_t n = blank ? (size_t)(blank - p) + 1 : strlen(p);
+    if (!strncmp(p, "usage: ", 7)) { p += 7; n -= 7; }
+    sp_roff_text(f, p, n);
+    fputs(".fi\n", f);
+    /* the prose: a blank line starts a paragraph; indented lines (a table) are kept as typed */
+    const char *q = blank ? blank + 2 : "";
+    int as_typed = 0;
+    if (*q) fputs(".PP\n", f);
+    while (*q) {
+        const char *nl = strchr(q, '\n');
+        size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        int indented = len && (*q == ' ' || *q == '\t');
+        if (indented != as_typed) { fputs(indented ? ".nf\n" : ".fi\n", f); as_typed = indented; }
+        if (!len) fputs(".PP\n", f);
+        else { sp_roff_text(f, q, len); fputc('\n', f); }
+        q += len + (nl != NULL);
+    }
+    if (as_typed) fputs(".fi\n", f);
+    for (int i = 0; i < nb; i++) sp_opt_man(f, b[i].table);
+    sp_opt_man(f, cli_common_options);
+}
+
 void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
 {
+    if (help_man) { help_roff(f, c, b, nb); return; }
     fputs(c->usage, f);
     fputs("\noptions:\n", f);
     for (int i = 0; i < nb; i++) sp_opt_help(f, b[i].table);

@@ -66,6 +66,12 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
 /* Help for the command: its usage text, then each table's options. */
 void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb);
 
+/* `synprobe help --man`: from now on --help writes the command's man page section (roff, from
+ * the same option tables) instead of the text. A command with subcommands (tasks) answers
+ * --help in this mode with each subcommand's section. */
+void cli_help_as_man(int on);
+int cli_help_is_man(void);
+
 /* Release what cli_parse allocated; returns rc. */
 int cli_done(struct cli *c, int rc);
 

@@ -281,6 +281,29 @@ static int run_job(struct cli *c, struct demo *d, const char *job_path)
     return cli_exit_status(rc);
 }
 
+/* The SQL extension for sqlite3's .load (without ".so"): next to this binary (build/), else in
+ * ../lib/synprobe from it (an installed tree); build/synprobe_sql when neither is found. */
+static void sql_extension(char *out, size_t n)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    snprintf(out, n, "build/synprobe_sql");
+    if (len <= 0) return;
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    static const char *const where[] = { "", "/../lib/synprobe" };
+    for (size_t i = 0; i < 2; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s%s/synprobe_sql.so", exe, where[i]);
+        char *real = realpath(path, NULL);
+        if (!real) continue;
+        snprintf(out, n, "%.*s", (int)strlen(real) - 3, real);
+        free(real);
+        return;
+    }
+}
+
 int cmd_demo(int argc, char **argv)
 {
     struct demo_opts o = { 0 };
@@ -305,7 +328,9 @@ int cmd_demo(int argc, char **argv)
         printf("\nAll results: %s/results.json, and as a page: %s/report/report.html (also `synprobe report --db %s "
                "--format csv`)\n", o.out, o.out, db_path);
     }
-    printf("\nQuery the store yourself:  sqlite3 %s '.load build/synprobe_sql' 'SELECT ...'  (see README)\n", db_path);
+    char ext[4200];
+    sql_extension(ext, sizeof ext);
+    printf("\nQuery the store yourself:  sqlite3 %s '.load %s' 'SELECT ...'  (see README)\n", db_path, ext);
     printf("Run the same experiment again, or edit it:  synprobe run %s\n", job_path);
     return cli_done(&c, rc);
 }

@@ -147,6 +147,13 @@ int cmd_tasks(int argc, char **argv)
         if (argc >= 2 && !strcmp(argv[1], names[i])) return subcommands[i].fn(argc - 1, argv + 1);
     }
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        if (cli_help_is_man()) {        /* the man page: each subcommand's section */
+            for (size_t i = 0; i < N_SUB; i++) {
+                char *av[] = { (char *)subcommands[i].name, "--help", NULL };
+                subcommands[i].fn(2, av);
+            }
+            return SP_EXIT_OK;
+        }
         usage_all(stdout);
         return SP_EXIT_OK;
     }

@@ -444,34 +444,41 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *
     return SP_OK;
 }
 
+/* What --help and the man page show of one option: the metavar ("N", or "auto|conllu|ptb|dep"
+ * for a choice without one) and the help text with its default and choices. */
+static void help_parts(const struct sp_opt *o, char *mv, size_t mvlen, char *text, size_t textlen)
+{
+    char def[160] = "";
+    if (o->type == SP_OPT_CHOICE && !o->metavar) {       /* "auto|conllu|ptb|dep", aliases left out */
+        size_t n = 0;
+        for (const char *p = o->choices; *p && n + 1 < mvlen; p++) {
+            if (*p == '/') { while (p[1] && p[1] != '|') p++; continue; }
+            mv[n++] = *p;
+        }
+        mv[n] = 0;
+    } else {
+        snprintf(mv, mvlen, "%s", o->metavar ? o->metavar : "VALUE");
+    }
+    if (o->def && o->type != SP_OPT_FLAG && !(o->flags & SP_OPTF_NODEF))
+        snprintf(def, sizeof def, " (default %s)", o->def);
+    if (o->type == SP_OPT_CHOICE && o->metavar) {
+        char c[160];
+        choices_text(c, sizeof c, o->choices);
+        size_t n = strlen(def);
+        snprintf(def + n, sizeof def - n, "; one of %s", c);
+    }
+    snprintf(text, textlen, "%s%s", o->help ? o->help : "", def);
+}
+
 void sp_opt_help(FILE *f, const struct sp_opt *t)
 {
     for (const struct sp_opt *o = t; o->name; o++) {
-        char head[96], def[160] = "";
-        char cm[160];
-        if (o->type == SP_OPT_CHOICE) {       /* "auto|conllu|ptb|dep", aliases left out */
-            size_t n = 0;
-            for (const char *p = o->choices; *p && n + 1 < sizeof cm; p++) {
-                if (*p == '/') { while (p[1] && p[1] != '|') p++; continue; }
-                cm[n++] = *p;
-            }
-            cm[n] = 0;
-        }
-        const char *mv = o->metavar ? o->metavar : o->type == SP_OPT_CHOICE ? cm : "VALUE";
+        char head[96], mv[160], text[1024];
+        help_parts(o, mv, sizeof mv, text, sizeof text);
         if (o->type == SP_OPT_FLAG) snprintf(head, sizeof head, "--%s", o->name);
         else if (o->type == SP_OPT_PATHS) snprintf(head, sizeof head, "--%s %s...", o->name, mv);
         else snprintf(head, sizeof head, "--%s %s", o->name, mv);
-        if (o->def && o->type != SP_OPT_FLAG && !(o->flags & SP_OPTF_NODEF))
-            snprintf(def, sizeof def, " (default %s)", o->def);
-        if (o->type == SP_OPT_CHOICE && o->metavar) {
-            char c[160];
-            choices_text(c, sizeof c, o->choices);
-            size_t n = strlen(def);
-            snprintf(def + n, sizeof def - n, "; one of %s", c);
-        }
         /* the help text, wrapped under a 24-column head */
-        char text[1024];
-        snprintf(text, sizeof text, "%s%s", o->help ? o->help : "", def);
         int col = fprintf(f, "  %-22s", head);
         if (col > 24) { fputc('\n', f); col = fprintf(f, "%24s", ""); }
         int first = 1;
@@ -485,6 +492,39 @@ void sp_opt_help(FILE *f, const struct sp_opt *t)
             first = 0;
             p += len;
         }
+        fputc('\n', f);
+    }
+}
+
+void sp_roff_text(FILE *f, const char *s, size_t n)
+{
+    int bol = 1;
+    for (size_t i = 0; i < n && s[i]; i++) {
+        char ch = s[i];
+        if (bol && (ch == '.' || ch == '\'')) fputs("\\&", f);
+        if (ch == '\\') fputs("\\e", f);
+        else if (ch == '-') fputs("\\-", f);
+        else fputc(ch, f);
+        bol = ch == '\n';
+    }
+}
+
+void sp_opt_man(FILE *f, const struct sp_opt *t)
+{
+    for (const struct sp_opt *o = t; o->name; o++) {
+        char mv[160], text[1024];
+        help_parts(o, mv, sizeof mv, text, sizeof text);
+        fputs(".TP\n\\fB\\-\\-", f);
+        sp_roff_text(f, o->name, strlen(o->name));
+        fputs("\\fR", f);
+        if (o->type != SP_OPT_FLAG) {
+            fputs(" \\fI", f);
+            sp_roff_text(f, mv, strlen(mv));
+            fputs(o->type == SP_OPT_PATHS ? "\\fR...\n" : "\\fR\n", f);
+        } else {
+            fputc('\n', f);
+        }
+        sp_roff_text(f, text, strlen(text));
         fputc('\n', f);
     }
 }

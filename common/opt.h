@@ -3,7 +3,8 @@
  * A stage's options are a C struct plus a table that names each field: its flag name, type,
  * default, bounds and help text. The same table fills the struct from the command line
  * (sp_opt_parse_argv), from a job file's JSON (sp_opt_set_json), prints --help
- * (sp_opt_help) and writes the manifest (sp_opt_to_json): one declaration, four readers.
+ * (sp_opt_help) and the man page (sp_opt_man), and writes the manifest (sp_opt_to_json): one
+ * declaration, five readers.
  *
  * Strings a table stores (STR, PATH, LIST, PATHS) are copied into the caller's arena, so the
  * struct lives as long as the arena, whatever the source (argv, a JSON document) was. */
@@ -95,6 +96,14 @@ void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *def
 
 /* --help: one line per option, "  --name METAVAR  help (default: X)", wrapped at 100 columns. */
 void sp_opt_help(FILE *f, const struct sp_opt *t);
+
+/* The same as a man page's roff: one ".TP" paragraph per option, "\fB\-\-name\fR \fIMETAVAR\fR"
+ * then the help text (synprobe help --man writes the page from the tables this way). */
+void sp_opt_man(FILE *f, const struct sp_opt *t);
+
+/* n bytes of s (up to a NUL) as roff text: backslashes and hyphens escaped, a line starting with
+ * '.' or '\'' guarded by "\&". */
+void sp_roff_text(FILE *f, const char *s, size_t n);
 
 /* Strict integer and size parsers (digits only; see sp_opt_set): 0 ok, -1 bad. */
 int sp_parse_int(const char *s, long lo, long hi, long *out);

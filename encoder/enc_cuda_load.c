@@ -6,8 +6,12 @@
  * build/synprobe_cuda.so, and the encoder loads it on the first CUDA or auto open. The binary
  * then also runs on a machine where the CUDA libraries are missing: auto falls back to the CPU.
  *
- * Where: $SYNPROBE_CUDA_PLUGIN if set, else synprobe_cuda.so next to the executable, else one
- * folder up (unit tests and test-gpu run from build/tests/ and build/gpu/).
+ * Where: $SYNPROBE_CUDA_PLUGIN if set, else the first synprobe_cuda.so found
+ *   next to the executable                 build/synprobe
+ *   one folder up                          unit tests and test-gpu run from build/tests/, build/gpu/
+ *   ../lib/synprobe from the executable    an installed tree (PREFIX/bin, PREFIX/lib/synprobe),
+ *                                          wherever it was copied (a DESTDIR, a moved prefix)
+ *   SP_PKGLIBDIR                           the install folder compiled in (make install PREFIX=...)
  *
  * Which: only a plugin built from the same encoder_int.h. It must export enc_cuda_abi() with
  * this binary's ENC_PLUGIN_ABI and struct sizes; a stale plugin (an older build left next to a
@@ -66,9 +70,19 @@ static int check_abi(void *h, const char *path)
     return 1;
 }
 
+#ifndef SP_PKGLIBDIR
+#define SP_PKGLIBDIR ""
+#endif
+
+/* The folders searched, in order; relative ones are appended to the executable's folder. */
+static const struct { const char *dir; int relative; } plugin_dirs[] = {
+    { "", 1 }, { "/..", 1 }, { "/../lib/synprobe", 1 }, { SP_PKGLIBDIR, 0 },
+};
+#define N_PLUGIN_DIRS (sizeof plugin_dirs / sizeof plugin_dirs[0])
+
 static void plugin_load(void)
 {
-    char path[PATH_MAX + 32], exe[PATH_MAX];
+    char path[PATH_MAX + 64], exe[PATH_MAX];
     void *h = NULL;
     const char *env = getenv("SYNPROBE_CUDA_PLUGIN");
     if (env && *env) {
@@ -79,11 +93,19 @@ static void plugin_load(void)
         exe[len] = 0;
         char *slash = strrchr(exe, '/');
         if (slash) *slash = 0;
-        for (int up = 0; up < 2 && !h; up++) {
-            snprintf(path, sizeof path, "%s%s/synprobe_cuda.so", exe, up ? "/.." : "");
-            if (access(path, F_OK) == 0) h = try_open(path, plugin_why, sizeof plugin_why);
-            else if (!up) snprintf(plugin_why, sizeof plugin_why, "no CUDA plugin next to the executable (%s)", path);
+        size_t i;
+        for (i = 0; i < N_PLUGIN_DIRS; i++) {
+            if (plugin_dirs[i].relative) snprintf(path, sizeof path, "%s%s/synprobe_cuda.so", exe, plugin_dirs[i].dir);
+            else if (plugin_dirs[i].dir[0]) snprintf(path, sizeof path, "%s/synprobe_cuda.so", plugin_dirs[i].dir);
+            else continue;                  /* no install folder compiled in */
+            if (access(path, F_OK) == 0) break;
         }
+        if (i == N_PLUGIN_DIRS) {
+            snprintf(plugin_why, sizeof plugin_why, "no CUDA plugin synprobe_cuda.so next to the executable (%s), one folder up, "
+                     "in %s/../lib/synprobe%s%s", exe, exe, SP_PKGLIBDIR[0] ? " or in " : "", SP_PKGLIBDIR);
+            return;
+        }
+        h = try_open(path, plugin_why, sizeof plugin_why);
     }
     if (!h) return;
     if (!check_abi(h, env && *env ? env : path)) { dlclose(h); return; }

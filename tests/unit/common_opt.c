@@ -1,7 +1,8 @@
 /* tests/unit/common_opt.c — the option tables (common/opt.h): defaults, every type's values,
  * bounds and exact messages, argv (LIST accumulation, PATHS, conflicting FLAGs, repeats,
  * --name=value, --, operands, unknown options with suggestions), the job file's JSON, the
- * manifest's JSON, the command line back from a struct, sp_suggest and sp_join_names. Every
+ * manifest's JSON, the command line back from a struct, the man page's roff (sp_opt_man,
+ * sp_roff_text), sp_suggest and sp_join_names. Every
  * expected value is written out by hand. */
 #include "common/opt.h"
 #include "t_harness.h"
@@ -378,6 +379,44 @@ static void test_suggest(void)
     T_EQ_STR(out, "alp");
 }
 
+/* the man page's roff: one .TP per option, escapes written out by hand */
+static void test_man(void)
+{
+    static const struct sp_opt M[] = {
+        { .name = "verbose", .type = SP_OPT_FLAG, .offset = F(verbose), .help = "say more" },
+        { .name = "threads", .type = SP_OPT_INT, .offset = F(threads), .def = "4", .lo = 1, .hi = 64, .metavar = "N",
+          .help = "worker threads" },
+        { .name = "format", .type = SP_OPT_CHOICE, .offset = F(format), .def = "auto", .choices = "auto|conllu/conll|ptb",
+          .help = "input format" },
+        { .name = "device", .type = SP_OPT_CHOICE, .offset = F(mode), .def = "auto", .metavar = "D", .choices = "auto|cpu|cuda",
+          .help = "where" },
+        { .name = "mrg", .type = SP_OPT_PATHS, .offset = F(mrg), .metavar = "FILE", .help = "tree files" },
+        { .name = "limit", .type = SP_OPT_INT, .offset = F(limit), .def = "-1", .lo = 0, .hi = 9, .flags = SP_OPTF_NODEF,
+          .help = "at most N (-1: none)" },
+        { 0 },
+    };
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sp_opt_man(f, M);
+    fclose(f);
+    T_EQ_STR(buf, ".TP\n\\fB\\-\\-verbose\\fR\nsay more\n"
+                  ".TP\n\\fB\\-\\-threads\\fR \\fIN\\fR\nworker threads (default 4)\n"
+                  ".TP\n\\fB\\-\\-format\\fR \\fIauto|conllu|ptb\\fR\ninput format (default auto)\n"
+                  ".TP\n\\fB\\-\\-device\\fR \\fID\\fR\nwhere (default auto); one of auto, cpu or cuda\n"
+                  ".TP\n\\fB\\-\\-mrg\\fR \\fIFILE\\fR...\ntree files\n"
+                  ".TP\n\\fB\\-\\-limit\\fR \\fIVALUE\\fR\nat most N (\\-1: none)\n");
+    free(buf);
+
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    sp_roff_text(f, ".load x\n'quote\na\\b-c\n .not first", 100);
+    sp_roff_text(f, "--cut here", 2);                         /* n bytes only */
+    fclose(f);
+    T_EQ_STR(buf, "\\&.load x\n\\&'quote\na\\eb\\-c\n .not first\\-\\-");
+    free(buf);
+}
+
 int main(void)
 {
     sp_arena_init(&A);
@@ -386,6 +425,7 @@ int main(void)
     test_argv();
     test_json();
     test_format_args();
+    test_man();
     test_suggest();
     sp_arena_free(&A);
     return T_DONE();
