@@ -12,6 +12,7 @@
 #include "stages/ingest.h"
 #include "stages/probe.h"
 #include "stages/report.h"
+#include "encoder/encoder.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/trees.h"
@@ -347,12 +348,67 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
     return SP_OK;
 }
 
+static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
+
+/* "layers": "all" or [k, ...] on a bert config: one encoder per layer, each its own runs
+ * NAME-L<k>-INPUT (NAME: "run", else the config's base name), for layer-wise probing. */
+static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *inputs, const char *where)
+{
+    const char *cfg = json_string_value(json_object_get(c, json_object_get(c, "config") ? "config" : "encoder"));
+    if (!cfg) return fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
+    int list[ENC_MAX_LAYERS + 1], n = 0;
+    if (json_is_string(layers) && !strcmp(json_string_value(layers), "all")) {
+        struct enc_config ec;
+        struct enc_bert_config bc;
+        char err[SP_ERRLEN], path[4200];
+        const char *full = resolve(P, P->job->dir, cfg);
+        if (enc_config_load(full, &ec, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
+        if (ec.kind != ENC_BERT) return fail(P, "%s.layers: \"all\" applies to bert configs (%s is %s)", where, cfg, enc_kind_name(ec.kind));
+        snprintf(path, sizeof path, "%s/config.json", ec.bert_model);
+        if (enc_bert_config_load(path, &bc, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
+        for (int k = 0; k <= bc.layers && n <= ENC_MAX_LAYERS; k++) list[n++] = k;
+    } else if (json_is_array(layers) && json_array_size(layers) && json_array_size(layers) <= ENC_MAX_LAYERS + 1) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(layers, i, v) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > ENC_MAX_LAYERS)
+                return fail(P, "%s.layers[%zu]: expected a layer number 0..%d (0 = embeddings)", where, i, ENC_MAX_LAYERS);
+            list[n++] = (int)json_integer_value(v);
+        }
+    } else {
+        return fail(P, "%s.layers: expected \"all\" or a non-empty array of layer numbers", where);
+    }
+    const char *run = json_string_value(json_object_get(c, "run"));
+    const char *base = run ? run : base_name(P, cfg);
+    int rc = SP_OK;
+    for (int i = 0; rc == SP_OK && i < n; i++) {
+        json_t *ck = json_deep_copy(c);
+        json_object_set_new(ck, "layer", json_integer(list[i]));
+        json_object_set_new(ck, "run", json_string(sp_arena_printf(&P->job->arena, "%s-L%d", base, list[i])));
+        rc = encoder_one(P, ck, inputs, where);
+        json_decref(ck);
+    }
+    return rc;
+}
+
 static int encoder_entry(struct parse *P, json_t *e, const char *where)
 {
     json_t *c = entry(P, e, where);
     if (!c) return SP_EUSAGE;
     json_t *inputs = json_incref(json_object_get(c, "inputs"));
     json_object_del(c, "inputs");
+    json_t *layers = json_incref(json_object_get(c, "layers"));
+    json_object_del(c, "layers");
+    int rc = layers ? encoder_layers(P, c, layers, inputs, where) : encoder_one(P, c, inputs, where);
+    json_decref(layers);
+    json_decref(inputs);
+    json_decref(c);
+    return rc;
+}
+
+/* One encoder entry (its "inputs" taken out): the encode steps of its inputs. */
+static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where)
+{
     json_t *cfg = json_object_get(c, "config");
     const char *alias = cfg ? "config" : NULL;
     if (cfg && json_object_get(c, "encoder")) { json_decref(inputs); json_decref(c); return fail(P, "%s: give \"config\" or \"encoder\", not both", where); }
@@ -367,8 +423,6 @@ static int encoder_entry(struct parse *P, json_t *e, const char *where)
     if (!rc && (o->corpus.n || o->task.n)) rc = fail(P, "%s: name corpora and tasks in \"inputs\", not \"corpus\" or \"task\"", where);
     if (!rc && !o->run) o->run = base_name(P, o->encoder);
     if (!rc) rc = encoder_inputs(P, tmpl, inputs, where);
-    json_decref(inputs);
-    json_decref(c);
     return rc;
 }
 

@@ -31,6 +31,8 @@ const struct sp_opt stg_encode_options[] = {
     { "token-vectors", SP_OPT_FLAG, O(token_vectors), .help = "cache token vectors too (export --what tokens)" },
     { "attention", SP_OPT_INT, O(attention), "-1", .lo = 0, .hi = ENC_MAX_LAYERS, .metavar = "LAYER", .flags = SP_OPTF_NODEF,
       .help = "cache the head-averaged attention map of this layer (export --what attention)" },
+    { "layer", SP_OPT_INT, O(layer), "-2", .lo = -1, .hi = 64, .metavar = "K", .flags = SP_OPTF_NODEF,
+      .help = "bert configs: the layer whose vectors are stored (0 = embeddings, -1 = the last; default the config's)" },
     { "seed", SP_OPT_INT, O(seed), "-1", .lo = 0, .hi = 0x7fffffffffffffffLL, .metavar = "N", .flags = SP_OPTF_NODEF,
       .help = "overrides the config's seed (weights init and random embeddings)" },
     { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 1024, .metavar = "K", .flags = SP_OPTF_NODEF,
@@ -346,7 +348,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, struct input *in, int n)
 {
     char err[SP_ERRLEN];
-    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->weights, o->embeddings, &s->id);
+    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||

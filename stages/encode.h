@@ -29,6 +29,7 @@ struct stg_encode_opts {
     int token_vectors;
     long attention;               /* layer whose maps are cached; -1: none */
     long seed;                    /* -1: the config's */
+    long layer;                   /* bert: the layer encoded (0 = embeddings); -2: the config's */
     long threads;                 /* 0: the encoder's default */
     int device;                   /* enum stg_encode_device */
     long batch_tokens, max_tokens;

@@ -46,7 +46,7 @@ static void fingerprint(struct enc_ident *id, int weights, int embeddings)
     sp_buf_free(&b);
 }
 
-int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const char *weights, const char *embeddings,
+int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
                      struct enc_ident *id)
 {
     memset(id, 0, sizeof *id);
@@ -63,6 +63,12 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const
     if (!json_is_object(id->jcfg)) return stg_fail(ctx, SP_EPARSE, "%s: not a JSON object", cfg_path);
     json_object_del(id->jcfg, "comment");
     json_object_set_new(id->jcfg, "seed", json_integer((json_int_t)id->cfg.seed));
+    if (layer >= -1) {                 /* --layer: the layer is part of what the encoder is */
+        if (id->cfg.kind != ENC_BERT) return stg_fail(ctx, SP_EUSAGE, "--layer applies to bert configs (%s is %s)", cfg_path,
+                                                      enc_kind_name(id->cfg.kind));
+        id->cfg.bert_layer = (int)layer;
+        json_object_set_new(id->jcfg, "layer", json_integer(layer));
+    }
     id->canon = json_dumps(id->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
     if (weights && file_sha256(weights, id->w_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", weights);
     if (id->cfg.kind == ENC_BERT) {   /* the model's files are its weights: SHA-256 of their three SHA-256s */

@@ -20,7 +20,7 @@ struct enc_ident {
 
 /* Read, parse and fingerprint the config (seed >= 0 overrides the config's). SP_EIO / SP_EPARSE
  * with ctx->err. stg_encode_ident_free in every case. */
-int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, const char *weights, const char *embeddings,
+int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
                      struct enc_ident *id);
 void stg_encode_ident_free(struct enc_ident *id);
 
