@@ -97,7 +97,7 @@ static int scan_word(struct scan *s, const char *w)
     return 0;
 }
 
-static int parse_header(const char *name, const char *h, size_t hlen, struct sp_npy *out, int *swap,
+static int parse_header(const char *name, const char *h, size_t hlen, struct sp_npy *out, int *swap, int *fortran_out,
                         char *err, size_t errlen)
 {
     struct scan s = { h, h + hlen };
@@ -151,9 +151,11 @@ static int parse_header(const char *name, const char *h, size_t hlen, struct sp_
     if (!have_descr || !have_fortran || !have_shape)
         return fail(err, errlen, SP_EPARSE, name, "bad header: missing '%s'",
                     !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
-    if (fortran)
+    if (fortran && out->ndim > 2)   /* 1-D: the same bytes; 2-D: transposed into C order on read */
         return fail(err, errlen, SP_EPARSE, name,
-                    "fortran_order is True; only C-order arrays are supported (save np.ascontiguousarray(a))");
+                    "fortran_order is True with %d dimensions; only C-order arrays of more than 2 dimensions are "
+                    "supported (save np.ascontiguousarray(a))", out->ndim);
+    *fortran_out = fortran && out->ndim == 2;
 
     /* descr: byte order + kind + size */
     char bo = descr[0], *t = descr + 1;
@@ -198,8 +200,8 @@ int sp_npy_parse(const char *name, const void *buf, size_t len, struct sp_npy *o
     if (hlen > len - hstart)
         return fail(err, errlen, SP_EPARSE, name, "truncated header: %zu header bytes announced, %zu present",
                     hlen, len - hstart);
-    int swap = 0;
-    int rc = parse_header(name, (const char *)b + hstart, hlen, out, &swap, err, errlen);
+    int swap = 0, fortran = 0;
+    int rc = parse_header(name, (const char *)b + hstart, hlen, out, &swap, &fortran, err, errlen);
     if (rc) { memset(out, 0, sizeof *out); return rc; }
 
     size_t count = 1, esz = sp_dtype_size(out->dtype);
@@ -221,8 +223,16 @@ int sp_npy_parse(const char *name, const void *buf, size_t len, struct sp_npy *o
         return fail(err, errlen, SP_EPARSE, name, "%zu unexpected bytes after the %zu data bytes", have - need, need);
     }
     out->count = count;
-    out->data = sp_xmalloc(need);
-    memcpy(out->data, b + hstart + hlen, need);
+    out->data = sp_xmalloc(need ? need : 1);
+    if (fortran) {   /* column-major [r][c] at c*R + r -> row-major */
+        size_t R = out->shape[0], C = out->shape[1];
+        const unsigned char *src = b + hstart + hlen;
+        unsigned char *dst = out->data;
+        for (size_t r = 0; r < R; r++)
+            for (size_t c = 0; c < C; c++) memcpy(dst + (r * C + c) * esz, src + (c * R + r) * esz, esz);
+    } else {
+        memcpy(out->data, b + hstart + hlen, need);
+    }
     if (swap) {
         unsigned char *d = out->data;
         for (size_t i = 0; i < count; i++, d += esz)

@@ -361,6 +361,17 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
         return SP_EPARSE;
     }
     enc_config_defaults(cfg, kind_of[ki]);
+    json_t *base = json_object_get(root, "base");
+    if (base) {                 /* a bert config whose word vectors are the input */
+        const char *b = get_str(base);
+        if (!b || !*b || strlen(b) >= sizeof cfg->base) {
+            bad(&ce, "base", "expected the path of a bert encoder config");
+            json_decref(root);
+            return SP_EPARSE;
+        }
+        snprintf(cfg->base, sizeof cfg->base, "%s", b);
+        json_object_del(root, "base");
+    }
     uint64_t done = 1ull << F_KIND;         /* fields already reported (or kind) */
     int have_dff = 0, have_din = 0, have_pdh = 0;
 
@@ -525,13 +536,16 @@ int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t 
     const char *base = strrchr(path, '/');
     int rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
     free(text);
-    if (rc == SP_OK && cfg->kind == ENC_BERT && cfg->bert_model[0] != '/' && base) {   /* relative to the file */
+    /* paths in the config are relative to its file */
+    char *rel[2] = { cfg->kind == ENC_BERT ? cfg->bert_model : NULL, cfg->base[0] ? cfg->base : NULL };
+    for (int i = 0; rc == SP_OK && base && i < 2; i++) {
+        if (!rel[i] || rel[i][0] == '/') continue;
         char full[sizeof cfg->bert_model];
-        if (snprintf(full, sizeof full, "%.*s/%s", (int)(base - path), path, cfg->bert_model) >= (int)sizeof full) {
-            snprintf(err, errlen, "%s: model: path too long", path);
+        if (snprintf(full, sizeof full, "%.*s/%s", (int)(base - path), path, rel[i]) >= (int)sizeof full) {
+            snprintf(err, errlen, "%s: %s: path too long", path, i ? "base" : "model");
             return SP_EPARSE;
         }
-        memcpy(cfg->bert_model, full, sizeof full);
+        memcpy(rel[i], full, sizeof full);
     }
     return rc;
 }

@@ -18,6 +18,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "common/npy.h"
 
 struct enc_embed {
     int dim, V;
@@ -65,6 +68,98 @@ static void rehash(struct enc_embed *m, size_t nslot)
     for (int32_t r = 0; r < m->V; r++) insert(m, r);
 }
 
+/* A file row: kept unless its word is there already (the first row of a word wins). */
+static void add_row(struct enc_embed *m, const char *word, const float *vals, size_t *rows_cap)
+{
+    if ((size_t)(m->V + 1) * 2 > m->nslot) rehash(m, m->nslot ? m->nslot * 2 : 1024);
+    if (find(m, word) >= 0) return;
+    if ((size_t)m->V == *rows_cap) {
+        *rows_cap = *rows_cap ? *rows_cap * 2 : 1024;
+        m->table = sp_xrealloc(m->table, sizeof(float) * *rows_cap * (size_t)m->dim);
+        m->word = sp_xrealloc(m->word, sizeof(char *) * *rows_cap);
+    }
+    memcpy(m->table + (size_t)m->V * m->dim, vals, sizeof(float) * (size_t)m->dim);
+    m->word[m->V] = sp_arena_strdup(&m->arena, word);
+    insert(m, m->V);
+    m->V++;
+}
+
+/* The array form (e.g. GloVe 6B 50d of `make models`): FOLDER/vectors.npy (float32 [V, dim]) and
+ * FOLDER/words.txt (the word of row i on line i+1), given as the folder or as the .npy file. */
+static int read_npy_pair(struct enc_embed *m, const char *path, int (*keep)(void *ctx, const char *word), void *keep_ctx,
+                         char *err, size_t errlen)
+{
+    char npy[4096], words[4096];
+    size_t n = strlen(path);
+    if (n > 4 && !strcmp(path + n - 4, ".npy")) {
+        snprintf(npy, sizeof npy, "%s", path);
+        const char *slash = strrchr(path, '/');
+        snprintf(words, sizeof words, "%.*swords.txt", slash ? (int)(slash - path + 1) : 0, path);
+    } else {
+        snprintf(npy, sizeof npy, "%s/vectors.npy", path);
+        snprintf(words, sizeof words, "%s/words.txt", path);
+    }
+    struct sp_npy a;
+    int rc = sp_npy_read(npy, &a, err, errlen);
+    if (rc != SP_OK) return rc;
+    if (a.ndim != 2 || a.dtype != SP_DT_F32 || a.shape[0] == 0 || a.shape[1] == 0) {
+        snprintf(err, errlen, "%s: expected a 2-D float32 array (words, dim)", npy);
+        sp_npy_free(&a);
+        return SP_EPARSE;
+    }
+    if (m->dim > 0 && (size_t)m->dim != a.shape[1]) {
+        snprintf(err, errlen, "%s: vectors of width %zu, expected %d", npy, a.shape[1], m->dim);
+        sp_npy_free(&a);
+        return SP_EPARSE;
+    }
+    m->dim = (int)a.shape[1];
+    FILE *f = fopen(words, "r");
+    if (!f) { snprintf(err, errlen, "%s: cannot open (the words of %s, one a line)", words, npy); sp_npy_free(&a); return SP_EIO; }
+    char *line = NULL;
+    size_t cap = 0, rows_cap = 0;
+    ssize_t len;
+    const float *X = a.data;
+    while (rc == SP_OK && (len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+        if ((size_t)m->file_rows >= a.shape[0]) {
+            snprintf(err, errlen, "%s:%ld: more words than the %zu rows of %s", words, m->file_rows + 1, a.shape[0], npy);
+            rc = SP_EPARSE;
+            break;
+        }
+        const float *row = X + (size_t)m->file_rows * a.shape[1];
+        m->file_rows++;
+        if (!len || (keep && !keep(keep_ctx, line))) continue;
+        for (size_t k = 0; k < a.shape[1]; k++)
+            if (!isfinite(row[k])) {
+                snprintf(err, errlen, "%s: row %ld (%s), column %zu: not a finite number", npy, m->file_rows - 1, line, k);
+                rc = SP_EPARSE;
+                break;
+            }
+        if (rc == SP_OK) add_row(m, line, row, &rows_cap);
+    }
+    if (rc == SP_OK && (size_t)m->file_rows != a.shape[0]) {
+        snprintf(err, errlen, "%s: %ld words for the %zu rows of %s", words, m->file_rows, a.shape[0], npy);
+        rc = SP_EPARSE;
+    }
+    free(line);
+    fclose(f);
+    sp_npy_free(&a);
+    return rc;
+}
+
+/* After the file rows: the ENC_OOV_BUCKETS seeded rows OOV words hash to. */
+static int finish_table(struct enc_embed *m, uint64_t seed, enc_embed_t **out)
+{
+    m->table = sp_xrealloc(m->table, sizeof(float) * (size_t)(m->V + ENC_OOV_BUCKETS) * m->dim);
+    struct sp_rng r;
+    sp_rng_seed(&r, seed ^ 0x4f4f56ull);
+    double a = sqrt(3.0 / m->dim);
+    float *oov = m->table + (size_t)m->V * m->dim;
+    for (size_t k = 0; k < (size_t)ENC_OOV_BUCKETS * m->dim; k++) oov[k] = (float)(a * (2.0 * sp_rng_uniform(&r) - 1.0));
+    *out = m;
+    return SP_OK;
+}
+
 int enc_embed_open(const char *path, int dim, uint64_t seed, enc_embed_t **out, char *err, size_t errlen)
 {
     return enc_embed_open_filtered(path, dim, seed, NULL, NULL, out, err, errlen);
@@ -82,6 +177,14 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
         if (dim <= 0) { snprintf(err, errlen, "embeddings: dimension must be positive without a file"); free(m); return SP_EUSAGE; }
         *out = m;
         return SP_OK;
+    }
+    struct stat st;
+    size_t plen = strlen(path);
+    if ((stat(path, &st) == 0 && S_ISDIR(st.st_mode)) || (plen > 4 && !strcmp(path + plen - 4, ".npy"))) {
+        int rc = read_npy_pair(m, path, keep, keep_ctx, err, errlen);
+        if (rc == SP_OK && m->V == 0) { snprintf(err, errlen, "%s: no vectors", path); rc = SP_EPARSE; }
+        if (rc) { enc_embed_close(m); return rc; }
+        return finish_table(m, seed, out);
     }
     FILE *f = fopen(path, "r");
     if (!f) { snprintf(err, errlen, "%s: cannot open", path); free(m); return SP_EIO; }
@@ -141,31 +244,14 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
         }
         if (rc) break;
         for (size_t k = 1; k < w0; k++) fld[k][-1] = ' ';   /* re-join a word with spaces */
-        if ((size_t)(m->V + 1) * 2 > m->nslot) rehash(m, m->nslot ? m->nslot * 2 : 1024);
-        if (find(m, fld[0]) >= 0) continue;
-        if ((size_t)m->V == rows_cap) {
-            rows_cap = rows_cap ? rows_cap * 2 : 1024;
-            m->table = sp_xrealloc(m->table, sizeof(float) * rows_cap * (size_t)m->dim);
-            m->word = sp_xrealloc(m->word, sizeof(char *) * rows_cap);
-        }
-        memcpy(m->table + (size_t)m->V * m->dim, vals, sizeof(float) * (size_t)m->dim);
-        m->word[m->V] = sp_arena_strdup(&m->arena, fld[0]);
-        insert(m, m->V);
-        m->V++;
+        add_row(m, fld[0], vals, &rows_cap);
     }
     free(line); free(vals); free(fld);
     if (!rc && ferror(f)) { snprintf(err, errlen, "%s: read error", path); rc = SP_EIO; }
     fclose(f);
     if (!rc && m->V == 0) { snprintf(err, errlen, "%s: no vectors", path); rc = SP_EPARSE; }
     if (rc) { enc_embed_close(m); return rc; }
-    m->table = sp_xrealloc(m->table, sizeof(float) * (size_t)(m->V + ENC_OOV_BUCKETS) * m->dim);
-    struct sp_rng r;
-    sp_rng_seed(&r, seed ^ 0x4f4f56ull);
-    double a = sqrt(3.0 / m->dim);
-    float *oov = m->table + (size_t)m->V * m->dim;
-    for (size_t k = 0; k < (size_t)ENC_OOV_BUCKETS * m->dim; k++) oov[k] = (float)(a * (2.0 * sp_rng_uniform(&r) - 1.0));
-    *out = m;
-    return SP_OK;
+    return finish_table(m, seed, out);
 }
 
 void enc_embed_close(enc_embed_t *m)

@@ -100,6 +100,9 @@ struct enc_config {
     int psan_highway_carry;    /* Q19, false */
     /* SSAN */
     uint8_t selective[ENC_MAX_LAYERS]; /* "selective_layers": [0] */
+    /* "base": a bert encoder config whose word vectors are this encoder's input embeddings
+     * (instead of GloVe/random; the caller runs the base, see stages/encode_batch.c); "" none */
+    char base[1024];
     /* BERT ("kind": "bert"): a Hugging Face BertModel directory run through enc_bert (below);
      * d_model, layers, heads come from its config.json when the encoder opens. */
     char bert_model[1024];     /* "model": the directory (relative to the config file) */

@@ -70,6 +70,7 @@ struct input {
 struct shared {
     struct st_db *db;
     enc_t *e;
+    enc_t *base;
     enc_embed_t *emb;
     struct enc_ident id;
     int64_t encoder_id;
@@ -122,7 +123,20 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 {
     static const enum enc_device dev[] = { ENC_DEVICE_AUTO, ENC_DEVICE_CPU, ENC_DEVICE_CUDA };
     if (o->threads) enc_set_threads((int)o->threads);
-    int rc = enc_open(&s->id.cfg, dev[o->device], o->weights, ctx->log, &s->e, ctx->err, sizeof ctx->err);
+    int rc;
+    if (s->id.cfg.base[0]) {       /* the base first: its width is this encoder's input width */
+        struct enc_config bc;
+        if (o->embeddings) return stg_fail(ctx, SP_EUSAGE, "--embeddings: this config's input is its base's word vectors");
+        if ((rc = enc_config_load(s->id.cfg.base, &bc, ctx->err, sizeof ctx->err))) return SP_EPARSE;
+        if ((rc = enc_open(&bc, dev[o->device], NULL, ctx->log, &s->base, ctx->err, sizeof ctx->err)))
+            return rc == SP_EUSAGE ? SP_EPARSE : rc;
+        int bd = enc_tok_dim(s->base);
+        if (s->id.cfg.d_input != bd && s->id.cfg.d_input != s->id.cfg.d_model)
+            return stg_fail(ctx, SP_EPARSE, "%s: d_input %d, but its base gives %d-dim word vectors", o->encoder,
+                            s->id.cfg.d_input, bd);
+        s->id.cfg.d_input = bd;   /* d_input != d_model adds the input projection */
+    }
+    rc = enc_open(&s->id.cfg, dev[o->device], o->weights, ctx->log, &s->e, ctx->err, sizeof ctx->err);
     if (rc) return rc == SP_EUSAGE ? SP_EPARSE : rc;
     enc_set_workspace_limit(s->e, (size_t)o->max_workspace);
     if (o->attention >= enc_attn_layers(s->e))
@@ -260,6 +274,7 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     c->db = s->db;
     c->e = s->e;
     c->emb = s->emb;
+    c->base = s->base;
     if (o->embeddings) c->table = enc_embed_table(s->emb, &c->table_rows);
     c->cfg = enc_get_config(s->e);
     c->needs = enc_needs(s->e);
@@ -352,7 +367,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     if (rc) return rc;
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
-        (s->id.cfg.kind != ENC_BERT && (rc = open_embeddings(ctx, o, s, in, n))))
+        (s->id.cfg.kind != ENC_BERT && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
     struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
     if ((rc = st_encoder_upsert(s->db, &se, &s->encoder_id, err, sizeof err))) return store_fail(ctx, rc, err);
@@ -391,6 +406,7 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
     st_close(s.db);
     enc_embed_close(s.emb);
     enc_close(s.e);
+    enc_close(s.base);
     return rc;
 }
 

@@ -108,7 +108,8 @@ static int missing(struct enc_pass *c, struct unit *u, const char *why)
 
 static int too_long(struct enc_pass *c, struct unit *u)
 {
-    if (u->n > 0 && u->n <= c->max_tokens && c->cfg->kind == ENC_BERT && !enc_fits(c->e, (const char *const *)u->forms, u->n)) {
+    if (u->n > 0 && u->n <= c->max_tokens && (c->cfg->kind == ENC_BERT || c->base) &&
+        !enc_fits(c->base ? c->base : c->e, (const char *const *)u->forms, u->n)) {
         if (c->n_long < MAX_SKIP_LINES)       /* D6: more pieces than the model's positions */
             sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d words, more word pieces than the model's positions; skipped", u->label, u->n);
         u->state = U_SKIP;
@@ -283,6 +284,8 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
                                       .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
         if (c->cfg->kind == ENC_BERT) {
             s[b].words = (const char *const *)u->forms;    /* the model tokenizes them */
+        } else if (c->base) {
+            s[b].words = (const char *const *)u->forms;    /* the base's word vectors, below */
         } else if (c->table) {
             int32_t *ids = sp_arena_alloc(a, 4 * (size_t)n);
             for (int i = 0; i < n; i++) ids[i] = enc_embed_id(c->emb, u->forms[i]);
@@ -295,10 +298,21 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         if (tok) tok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
         if (attn) attn[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
     }
+    char ferr[SP_ERRLEN];
+    int rc = SP_OK;
+    if (c->base) {        /* the base encoder's word vectors are the input rows */
+        int bd = enc_tok_dim(c->base);
+        float **btok = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+        float *bsent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)enc_dim(c->base));
+        for (int b = 0; b < cnt; b++) btok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)s[b].n * (size_t)bd);
+        struct enc_batch bin = { cnt, s, NULL, 0 };
+        struct enc_output bout = { bsent, btok, NULL, -1 };
+        rc = enc_forward(c->base, &bin, &bout, ferr, sizeof ferr);
+        for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
+    }
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
     struct enc_output out = { sent, tok, attn, c->attn_layer };
-    char ferr[SP_ERRLEN];
-    int rc = enc_forward(c->e, &in, &out, ferr, sizeof ferr);
+    if (rc == SP_OK) rc = enc_forward(c->e, &in, &out, ferr, sizeof ferr);
     if (rc == SP_ENOMEM) {
         if (cnt == 1) {
             const struct unit *u = &c->u[idx[0]];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "stages/encode_ident.h"
 #include "store/encoded.h"
@@ -31,6 +32,30 @@ static int file_sha256(const char *path, char out[65])
     return 0;
 }
 
+/* An embeddings text file's SHA-256; for the array form (a folder with vectors.npy and
+ * words.txt, or the .npy beside words.txt) the SHA-256 of the two files' SHA-256s. */
+static int embeddings_sha256(const char *path, char out[65])
+{
+    struct stat st;
+    size_t n = strlen(path);
+    int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!dir && !(n > 4 && !strcmp(path + n - 4, ".npy"))) return file_sha256(path, out);
+    char a[4200], b[4200], ha[65], hb[65];
+    if (dir) { snprintf(a, sizeof a, "%s/vectors.npy", path); snprintf(b, sizeof b, "%s/words.txt", path); }
+    else {
+        const char *slash = strrchr(path, '/');
+        snprintf(a, sizeof a, "%s", path);
+        snprintf(b, sizeof b, "%.*swords.txt", slash ? (int)(slash - path + 1) : 0, path);
+    }
+    if (file_sha256(a, ha) || file_sha256(b, hb)) return -1;
+    struct sp_sha256 h;
+    sp_sha256_init(&h);
+    sp_sha256_update(&h, ha, 64);
+    sp_sha256_update(&h, hb, 64);
+    sp_sha256_hex(&h, out);
+    return 0;
+}
+
 static void fingerprint(struct enc_ident *id, int weights, int embeddings)
 {
     struct sp_sha256 h;
@@ -38,7 +63,8 @@ static void fingerprint(struct enc_ident *id, int weights, int embeddings)
     sp_buf_printf(&b, "synprobe-encoder-1\nconfig %s\n", id->canon);
     if (weights) sp_buf_printf(&b, "weights sha256 %s\n", id->w_sha);
     else sp_buf_printf(&b, "weights glorot seed %llu\n", (unsigned long long)id->cfg.seed);
-    if (embeddings) sp_buf_printf(&b, "embeddings sha256 %s\n", id->e_sha);
+    if (id->base_fp[0]) sp_buf_printf(&b, "base %s\n", id->base_fp);
+    else if (embeddings) sp_buf_printf(&b, "embeddings sha256 %s\n", id->e_sha);
     else sp_buf_printf(&b, "embeddings random seed %llu\n", (unsigned long long)id->cfg.seed);
     sp_sha256_init(&h);
     sp_sha256_update(&h, b.p, b.len);
@@ -84,7 +110,17 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
         sp_sha256_hex(&h, id->w_sha);
         weights = "model";
     }
-    if (embeddings && file_sha256(embeddings, id->e_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", embeddings);
+    if (embeddings && embeddings_sha256(embeddings, id->e_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", embeddings);
+    if (id->cfg.base[0]) {             /* the base's identity is part of this one's */
+        struct enc_ident bid;
+        int rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, &bid);
+        if (rc == SP_OK && bid.cfg.kind != ENC_BERT)
+            rc = stg_fail(ctx, SP_EPARSE, "%s: base: %s is a %s config; a base is a bert config", cfg_path, id->cfg.base,
+                          enc_kind_name(bid.cfg.kind));
+        if (rc == SP_OK) memcpy(id->base_fp, bid.fp, sizeof id->base_fp);
+        stg_encode_ident_free(&bid);
+        if (rc != SP_OK) return rc;
+    }
     fingerprint(id, weights != NULL, embeddings != NULL);
     return SP_OK;
 }

@@ -16,6 +16,7 @@ struct enc_ident {
     char *canon;                /* jcfg with sorted keys, compact */
     char w_sha[65], e_sha[65];  /* the weights / embeddings files' SHA-256 ("" without) */
     char fp[65];                /* the fingerprint */
+    char base_fp[65];           /* cfg.base: the base encoder's fingerprint ("" without) */
 };
 
 /* Read, parse and fingerprint the config (seed >= 0 overrides the config's). SP_EIO / SP_EPARSE

@@ -25,6 +25,7 @@ struct enc_pass {
     struct stg_ctx *ctx;           /* log, stop flag, progress */
     struct st_db *db;
     enc_t *e;
+    enc_t *base;                   /* cfg->base: the bert encoder whose word vectors are the input */
     enc_embed_t *emb;
     const float *table;
     int table_rows;

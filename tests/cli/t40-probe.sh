@@ -68,8 +68,9 @@ check "senteval-fast preset: rmsprop, batch 128" eval "grep -q '\"optim\": \"rms
 rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xshort.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
 check "row-count mismatch: exit 1 naming both files" eval "[ $rc -eq 1 ] && grep -q 'Xshort.npy: 999 rows, but .*sep.txt has 1000' '$T/err'"
 
-rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
-check "Fortran-order .npy: exit 1" eval "[ $rc -eq 1 ] && grep -q 'Xfortran.npy: fortran_order is True' '$T/err'"
+rc=0; $SP probe --task-file "$T/sep.txt" --vectors "$T/Xfortran.npy" --json --quiet >"$T/rf.json" 2>"$T/err" || rc=$?
+check "Fortran-order .npy: read as the same matrix (the same result as the C-order file)" eval "[ $rc -eq 0 ] && $PY -c \"
+import json; a = json.load(open('$T/r1.json')); b = json.load(open('$T/rf.json')); assert a['acc'] == b['acc'] and a['devacc'] == b['devacc']\""
 
 printf 'tr\tA\tx\nzz\tB\ty\n' >"$T/bad.txt"
 rc=0; $SP probe --task-file "$T/bad.txt" --vectors "$T/X.npy" --quiet >"$T/out" 2>"$T/err" || rc=$?
