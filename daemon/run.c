@@ -245,7 +245,9 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
             if (ro->after_ingest) ro->after_ingest(ro->arg);
         }
         if (stg_stopping(ro->ctx)) return stg_stopped(ro->ctx);
+        if (ro->on_step) ro->on_step(ro->step_arg, i, s, 1, SP_OK);
         int rc = one_step(job, ro, s, r);
+        if (ro->on_step) ro->on_step(ro->step_arg, i, s, 0, rc);
         if (rc == SP_ESTOPPED) return rc;
         if (rc != SP_OK && first_rc == SP_OK) { first_rc = rc; snprintf(keep, sizeof keep, "%s", ro->ctx->err); }
         if (rc != SP_OK && !ro->keep_going) return rc;

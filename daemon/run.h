@@ -24,6 +24,10 @@ struct dmn_run_opts {
     /* called once the last ingest step has run (the demo prints its store summary there) */
     void (*after_ingest)(void *arg);
     void *arg;
+    /* (optional) called before each step (begin = 1) and after it (begin = 0, rc its result):
+     * the daemon's job process reports progress and takes the GPU token here (daemon/daemon.c) */
+    void (*on_step)(void *arg, int i, const struct dmn_step *s, int begin, int rc);
+    void *step_arg;
 };
 
 struct dmn_run_result {
