@@ -146,7 +146,8 @@ static void print_job(const struct st_queue_job *j)
     printf("  attempts   %d (%d failed; retries allowed: %d)\n", j->attempts, j->failures, j->max_retries);
     if (!strcmp(j->state, "queued") && j->failures) { fmt_time(j->next_attempt, t, sizeof t); printf("  next try   %s\n", t); }
     if (j->owner[0]) printf("  daemon     %s (process %ld)\n", j->owner, j->pid);
-    if (j->error[0]) printf("  error      %s: %s\n", j->error_step[0] ? j->error_step : "?", j->error);
+    if (j->error[0]) printf("  %s %s: %s\n", !strcmp(j->state, "failed") ? "error     " : "last error", j->error_step[0] ? j->error_step : "?",
+                            j->error);
 }
 
 int cmd_status(int argc, char **argv)
