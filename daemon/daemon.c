@@ -434,7 +434,20 @@ static int parse_owner(const char *owner, char *h, size_t n, long *pid)
     return *pid > 0 ? 0 : -1;
 }
 
-static int alive(long pid) { return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM); }
+/* a process that exists and is not a zombie (an orphaned job process nobody reaped yet) */
+static int alive(long pid)
+{
+    if (pid <= 0 || (kill((pid_t)pid, 0) && errno != EPERM)) return 0;
+    char p[64], buf[256];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "r");
+    if (!f) return 1;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    const char *e = strrchr(buf, ')');   /* "pid (comm) S ..." */
+    return !(e && e[1] == ' ' && e[2] == 'Z');
+}
 
 struct reclaim { struct daemon *d; char owners[16][160]; int n; };
 
@@ -526,8 +539,9 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     signal(SIGPIPE, SIG_IGN);
     dlog(&d->log, "serving %s as %s: %ld workers, lease %.0f s", o->store, d->owner, o->workers, o->lease_s);
 
+    /* heartbeat and look for abandoned jobs every second (a third of the lease if shorter) */
     double next_house = 0, beat = o->lease_s / 3;
-    if (beat > 5) beat = 5;
+    if (beat > 1) beat = 1;
     int draining = 0, idle = 0;
     struct pollfd *pfd = sp_xcalloc((size_t)o->workers + 1, sizeof *pfd);
     for (;;) {

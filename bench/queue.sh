@@ -1,0 +1,71 @@
+#!/bin/sh
+# bench/queue.sh — the daemon's queue under load (issue 12 item 7, second half). Per round, a fresh
+# queue store and one daemon (--workers 4); 4 concurrent clients each submit JOBS trivial jobs, one
+# `synprobe submit` process per job (a job with one report step, each to its own output file, all
+# into one job store). Prints, per round and as median (min–max) over ROUNDS rounds:
+#   submitted/s  jobs / seconds from the first submit to the last client's end
+#   completed/s  jobs / seconds from the first submit to the last job done
+# and checks by counting that none was lost or run twice: every job done with one attempt, one
+# "attempt 1" header in its log and no other, and one ledger step per job in the job store.
+# The issue's floor: 200 jobs/s handled. Not a test: it prints, and exits 1 only if a job was lost
+# or ran twice.
+#   sh bench/queue.sh          env: ROUNDS (3), JOBS (100 per client), SP_BUILD (build)
+set -eu
+export LC_ALL=C
+ROUNDS=${ROUNDS:-3}
+JOBS=${JOBS:-100}
+CLIENTS=4
+SP=$(cd "${SP_BUILD:-build}" && pwd)/synprobe
+[ -x "$SP" ] || { echo "bench/queue.sh: $SP not built (make)" >&2; exit 2; }
+TMP=$(mktemp -d); trap 'kill $dpid 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+dpid=
+now() { date +%s.%N; }
+stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f (%.0f-%.0f)", m, v[1], v[NR] }'; }
+total=$((CLIENTS * JOBS))
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$ROUNDS rounds: $CLIENTS clients x $JOBS trivial jobs = $total jobs per round, one daemon --workers 4"
+: >"$TMP/sub"; : >"$TMP/done"
+bad=0
+r=0
+while [ "$r" -lt "$ROUNDS" ]; do
+    d=$TMP/r$r; mkdir -p "$d/jobs"
+    c=0
+    while [ $c -lt $CLIENTS ]; do
+        i=0
+        while [ $i -lt $JOBS ]; do
+            printf '{"store": "../s.db", "out": "..", "reports": [{"format": "csv", "out": "out/c%d-%d.csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
+            i=$((i+1))
+        done
+        c=$((c+1))
+    done
+    "$SP" daemon --db "$d/q.db" --workers 4 --log "$d/daemon.log" &
+    dpid=$!
+    sleep 0.3
+    t0=$(now)
+    c=0; clients=
+    while [ $c -lt $CLIENTS ]; do
+        ( i=0; while [ $i -lt $JOBS ]; do "$SP" submit --db "$d/q.db" "$d/jobs/c$c-$i.json" >/dev/null; i=$((i+1)); done ) &
+        clients="$clients $!"
+        c=$((c+1))
+    done
+    for p in $clients; do wait $p; done
+    t1=$(now)
+    while [ "$(sqlite3 "$d/q.db" "select count(*) from queue_job where state in ('done', 'failed', 'cancelled')")" -lt $total ]; do sleep 0.02; done
+    t2=$(now)
+    kill -TERM $dpid; wait $dpid || true; dpid=
+    sub=$(echo "$total / ($t1 - $t0)" | bc -l); done_rate=$(echo "$total / ($t2 - $t0)" | bc -l)
+    echo "$sub" >>"$TMP/sub"; echo "$done_rate" >>"$TMP/done"
+    # none lost, none run twice
+    q=$(sqlite3 "$d/q.db" "select count(*), sum(state = 'done' and attempts = 1) from queue_job" | tr '|' ' ')
+    headers=$(cat "$d/q.db.logs"/*.log | grep -c '^==== job ')
+    steps=$(sqlite3 "$d/s.db" "select count(*) from job_step where state = 'done'")
+    outs=$(ls "$d/out" | wc -l)
+    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s; queue rows/done once: %s, log headers %s, ledger steps %s, outputs %s\n' \
+        $r "$sub" "$done_rate" "$q" "$headers" "$steps" "$outs"
+    [ "$q" = "$total $total" ] && [ "$headers" = $total ] && [ "$steps" = $total ] && [ "$outs" = $total ] || bad=1
+    r=$((r+1))
+done
+echo "submitted jobs/s: median $(stats <"$TMP/sub")"
+echo "completed jobs/s: median $(stats <"$TMP/done")   (issue floor: 200)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ $bad = 0 ] && echo "none lost, none run twice" || { echo "bench/queue.sh: a job was lost or ran twice" >&2; exit 1; }
