@@ -1,12 +1,13 @@
 #!/bin/sh
 # bench/queue.sh — the daemon's queue under load (issue 12 item 7, second half). Per round, a fresh
 # queue store and one daemon (--workers 4); 4 concurrent clients each submit JOBS trivial jobs, one
-# `synprobe submit` process per job (a job with one report step, each to its own output file, all
-# into one job store). Prints, per round and as median (min–max) over ROUNDS rounds:
+# `synprobe submit` process per job (a job with one report step, all into one job store). Prints, per round and as median (min–max) over ROUNDS rounds:
 #   submitted/s  jobs / seconds from the first submit to the last client's end
 #   completed/s  jobs / seconds from the first submit to the last job done
 # and checks by counting that none was lost or run twice: every job done with one attempt, one
-# "attempt 1" header in its log and no other, and one ledger step per job in the job store.
+# attempt header and one "done" line per job in the logs. A trivial job is one report to stdout
+# (its log): the first job's report is recorded in the job store's ledger and the others find
+# it done, so a job costs what the queue costs: submit, lease, fork, run, finish.
 # The issue's floor: 200 jobs/s handled. Not a test: it prints, and exits 1 only if a job was lost
 # or ran twice.
 #   sh bench/queue.sh          env: ROUNDS (3), JOBS (100 per client), SP_BUILD (build)
@@ -15,6 +16,10 @@ export LC_ALL=C
 ROUNDS=${ROUNDS:-3}
 JOBS=${JOBS:-100}
 CLIENTS=4
+# A submit never computes, but OpenBLAS starts its thread pool (threads spinning on sched_yield)
+# when any synprobe process starts; on a busy 2-CPU machine that doubles a submit's wall time.
+# Scripts that submit many jobs can do the same; CLIENT_BLAS_THREADS= (empty) measures without.
+CLIENT_BLAS_THREADS=${CLIENT_BLAS_THREADS-1}
 SP=$(cd "${SP_BUILD:-build}" && pwd)/synprobe
 [ -x "$SP" ] || { echo "bench/queue.sh: $SP not built (make)" >&2; exit 2; }
 TMP=$(mktemp -d); trap 'kill $dpid 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
@@ -33,7 +38,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
     while [ $c -lt $CLIENTS ]; do
         i=0
         while [ $i -lt $JOBS ]; do
-            printf '{"store": "../s.db", "out": "..", "reports": [{"format": "csv", "out": "out/c%d-%d.csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
+            printf '{"store": "../s.db", "comment": "client %d job %d", "reports": [{"format": "csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
             i=$((i+1))
         done
         c=$((c+1))
@@ -44,7 +49,7 @@ while [ "$r" -lt "$ROUNDS" ]; do
     t0=$(now)
     c=0; clients=
     while [ $c -lt $CLIENTS ]; do
-        ( i=0; while [ $i -lt $JOBS ]; do "$SP" submit --db "$d/q.db" "$d/jobs/c$c-$i.json" >/dev/null; i=$((i+1)); done ) &
+        ( i=0; while [ $i -lt $JOBS ]; do OPENBLAS_NUM_THREADS=$CLIENT_BLAS_THREADS "$SP" submit --db "$d/q.db" "$d/jobs/c$c-$i.json" >/dev/null; i=$((i+1)); done ) &
         clients="$clients $!"
         c=$((c+1))
     done
@@ -58,11 +63,10 @@ while [ "$r" -lt "$ROUNDS" ]; do
     # none lost, none run twice
     q=$(sqlite3 "$d/q.db" "select count(*), sum(state = 'done' and attempts = 1) from queue_job" | tr '|' ' ')
     headers=$(cat "$d/q.db.logs"/*.log | grep -c '^==== job ')
-    steps=$(sqlite3 "$d/s.db" "select count(*) from job_step where state = 'done'")
-    outs=$(ls "$d/out" | wc -l)
-    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s; queue rows/done once: %s, log headers %s, ledger steps %s, outputs %s\n' \
-        $r "$sub" "$done_rate" "$q" "$headers" "$steps" "$outs"
-    [ "$q" = "$total $total" ] && [ "$headers" = $total ] && [ "$steps" = $total ] && [ "$outs" = $total ] || bad=1
+    runs=$(cat "$d/q.db.logs"/*.log | grep -c '^synprobe run: done')
+    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s; queue rows, done at the first attempt: %s; log headers %s, runs done %s\n' \
+        $r "$sub" "$done_rate" "$q" "$headers" "$runs"
+    [ "$q" = "$total $total" ] && [ "$headers" = $total ] && [ "$runs" = $total ] || bad=1
     r=$((r+1))
 done
 echo "submitted jobs/s: median $(stats <"$TMP/sub")"

@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,20 +123,38 @@ static void status_line(int fd, const char *fmt, ...)
     (void)w;
 }
 
-/* flock(fd) exclusively, waiting while another process holds it, polling so that a stop request
- * (SIGTERM) is seen: a blocking flock would be restarted after the handler. 1 when held, 0 when
- * the job was asked to stop first (the step then stops at once). */
+static void on_child_alarm(int sig) { (void)sig; }
+
+/* flock(fd) exclusively, waiting while another process holds it. The kernel hands the lock over
+ * the moment it is released; a stop request (SIGTERM) must still end the wait, so while waiting
+ * the stop handlers do not restart the call, and a 50 ms interval timer re-checks the flag (it
+ * closes the window between checking the flag and blocking). 1 when held, 0 when the job was
+ * asked to stop first (the step then stops at once). */
 static int wait_lock(int fd, const char *what, const char *where)
 {
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 1;
     printf("synprobe daemon: %s: waiting for %s\n", where, what);
     fflush(stdout);
-    while (flock(fd, LOCK_EX | LOCK_NB)) {
-        if (atomic_load(&g_child_stop)) return 0;
-        struct timespec ts = { 0, 20 * 1000 * 1000 };
-        nanosleep(&ts, NULL);
+    struct sigaction sa, old_term, old_int, old_alrm;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_child_stop;               /* no SA_RESTART: flock returns EINTR */
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = on_child_alarm;
+    sigaction(SIGALRM, &sa, &old_alrm);
+    struct itimerval it = { { 0, 50000 }, { 0, 50000 } }, off = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+    int held = 0;
+    while (!atomic_load(&g_child_stop)) {
+        if (flock(fd, LOCK_EX) == 0) { held = 1; break; }
+        if (errno != EINTR) break;
     }
-    return 1;
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old_alrm, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return held;
 }
 
 /* Before a step: say which; before a CUDA encode take the GPU token (an flock on STORE.gpu.lock,

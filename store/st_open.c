@@ -312,7 +312,9 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
         rc = st_exec(db, "PRAGMA synchronous = NORMAL", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA mmap_size = 1073741824", err, errlen);
     if (!rc) rc = st_exec(db, "PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536", err, errlen);
-    if (!rc && !(flags & ST_OPEN_READONLY)) rc = migrate(db, target, err, errlen);
+    /* a store already at the target version needs no write lock: opening it stays a read (the
+     * daemon's job processes and `submit` open stores hundreds of times a second) */
+    if (!rc && !(flags & ST_OPEN_READONLY) && id.ver < target) rc = migrate(db, target, err, errlen);
     if (rc) { st_close(db); return rc; }
     *out = db;
     return SP_OK;

@@ -62,10 +62,10 @@ rc=0; $SP status --db $Q abc >/dev/null 2>$TMP/e || rc=$?
 expect_eq "status abc: exit 2" "$rc" 2
 
 start_daemon $TMP/d1.log --workers 2
-check "the small job finishes: done" wait_for 20 state_is 1 done
+check "the small job finishes: done" wait_for 60 state_is 1 done
 check "its report was written beside the job file" test -s $TMP/j/r.json
 check "logs: the step as a command and its summary" sh -c "$SP logs --db $Q 1 | grep -q '\$ synprobe report --db .*small.db'"
-check "the failing job ends failed after its retry" wait_for 30 state_is 2 failed
+check "the failing job ends failed after its retry" wait_for 90 state_is 2 failed
 $SP status --db $Q --json 2 >$TMP/s2.json
 check "... status --json is JSON" $PY -c "import json,sys; json.load(open(sys.argv[1]))" $TMP/s2.json
 expect_eq "... 2 attempts, 2 failures, 1 retry allowed" \
@@ -85,9 +85,9 @@ check "... the daemon runs on" kill -0 $dpid
 
 # ---- cancel a running job ----
 id=$($SP submit --db $Q $TMP/j/demo.json)
-check "the demo job is running" wait_for 30 sh -c "$SP status --db $Q $id | grep -q 'step  *probes'"
+check "the demo job is running" wait_for 90 sh -c "$SP status --db $Q $id | grep -q 'step  *probes'"
 expect_eq "cancel a running job" "$($SP cancel --db $Q $id)" "job $id cancelled (it was running; its daemon stops it at the next safe point)"
-check "... its process stops" wait_for 20 grep -q "job $id: stopped (cancelled) -> cancelled" $TMP/d1.log
+check "... its process stops" wait_for 60 grep -q "job $id: stopped (cancelled) -> cancelled" $TMP/d1.log
 check "... state cancelled" state_is $id cancelled
 rc=0; $SP cancel --db $Q $id >/dev/null 2>$TMP/e || rc=$?
 expect_eq "cancel it again: exit 1, 'cancelled already'" "$rc $(grep -c 'cancelled already' $TMP/e)" "1 1"
@@ -97,7 +97,7 @@ expect_eq "cancel a done job: exit 1" "$rc $(grep -c 'is done already' $TMP/e)" 
 # ---- SIGTERM drains ----
 rm -rf $TMP/j/out
 id=$($SP submit --db $Q $TMP/j/demo.json)
-check "another demo job is running" wait_for 30 sh -c "$SP status --db $Q $id | grep -q 'step  *probes'"
+check "another demo job is running" wait_for 90 sh -c "$SP status --db $Q $id | grep -q 'step  *probes'"
 kill -TERM $dpid
 rc=0; wait $dpid || rc=$?
 expect_eq "SIGTERM: the daemon exits 0" "$rc" 0
@@ -112,7 +112,7 @@ for i in 1 2 3 4 5 6; do
 done
 start_daemon $TMP/d2.log --workers 2; d2=$dpid
 start_daemon $TMP/d3.log --workers 2; d3=$dpid
-check "two daemons finish every job" wait_for 60 all_final
+check "two daemons finish every job" wait_for 180 all_final
 expect_eq "... the drained job is done" "$(sqlite3 $Q "select state from queue_job where job_id = $id")" done
 expect_eq "... the small jobs each ran once (attempts 1)" \
     "$(sqlite3 $Q "select count(*) from queue_job where path like '%/s_/job.json' and state = 'done' and attempts = 1")" 6

@@ -56,7 +56,7 @@ check "the daemon was killed at least 3 times" [ $kills -ge 3 ]
 expect_eq "every kill left the queue consistent (integrity_check)" "$(sqlite3 $Q 'pragma integrity_check')" ok
 $SP daemon --db $Q --workers 2 --lease 5 --log $TMP/d.log &
 dpid=$!
-check "the last daemon finishes every job" wait_for 120 sh -c "[ \$(sqlite3 $Q \"select count(*) from queue_job where state = 'done'\") = $N ]"
+check "the last daemon finishes every job" wait_for 300 sh -c "[ \$(sqlite3 $Q \"select count(*) from queue_job where state = 'done'\") = $N ]"
 kill -TERM $dpid; rc=0; wait $dpid || rc=$?
 expect_eq "... and drains with exit 0" "$rc" 0
 check "some job was running when killed and resumed (attempts > 1)" \
