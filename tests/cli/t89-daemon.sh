@@ -121,6 +121,23 @@ expect_eq "... 7 jobs started in the two logs, none twice" \
 expect_eq "... the resumed demo job: the rows of one uninterrupted run, no duplicates (t87's numbers)" \
     "$(sqlite3 $TMP/j/out/store.db "select (select count(*) from probe_result), (select count(*) from tree_eval),
       (select count(*) - count(distinct run_id || '/' || task_name || '/' || classifier || '/' || seed) from probe_result)" | tr '|' ' ')" "24 3 0"
+# ---- the GPU token: a CUDA encode waits while another process holds QUEUE.gpu.lock; CPU jobs run on ----
+cat >$TMP/j/cuda.json <<'J'
+{"store": "cuda.db", "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
+ "encoders": [{"config": "san.json", "inputs": ["demo"], "device": "cuda"}]}
+J
+flock $Q.gpu.lock sleep 6 &
+holder=$!
+sleep 0.3
+cid=$($SP submit --db $Q $TMP/j/cuda.json)
+mkdir -p $TMP/s9 && echo '{"store": "s.db", "reports": [{"format": "csv", "out": "r.csv"}]}' >$TMP/s9/job.json
+sid=$($SP submit --db $Q $TMP/s9/job.json)
+check "a CUDA job waits for the GPU token" wait_for 60 sh -c "$SP logs --db $Q $cid | grep -q 'encoders\[0\]: waiting for the GPU token'"
+check "... while a CPU job runs to the end" wait_for 60 state_is $sid done
+check "... the CUDA job is still running, in its encode step" sh -c "$SP status --db $Q $cid | grep -q 'step       encoders\[0\]'"
+wait $holder
+check "... once the token is free it runs its encode (done with a GPU, failed without)" \
+    wait_for 60 sh -c "$SP status --db $Q --json $cid | grep -Eq '\"state\": \"(done|failed)\"'"
 kill -TERM $d2 $d3
 rc2=0; wait $d2 || rc2=$?; rc3=0; wait $d3 || rc3=$?
 expect_eq "both daemons drain with exit 0" "$rc2 $rc3" "0 0"
