@@ -29,7 +29,7 @@ stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[
 total=$((CLIENTS * JOBS))
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$ROUNDS rounds: $CLIENTS clients x $JOBS trivial jobs = $total jobs per round, one daemon --workers 4"
-: >"$TMP/sub"; : >"$TMP/done"
+: >"$TMP/sub"; : >"$TMP/done"; : >"$TMP/cpu"
 bad=0
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
@@ -57,19 +57,24 @@ while [ "$r" -lt "$ROUNDS" ]; do
     t1=$(now)
     while [ "$(sqlite3 "$d/q.db" "select count(*) from queue_job where state in ('done', 'failed', 'cancelled')")" -lt $total ]; do sleep 0.02; done
     t2=$(now)
+    # CPU of the daemon and its (reaped) job processes: utime stime cutime cstime, in clock ticks
+    ticks=$(awk '{ print $14 + $15 + $16 + $17 }' /proc/$dpid/stat)
     kill -TERM $dpid; wait $dpid || true; dpid=
+    cpu_ms=$(echo "$ticks * 1000 / $(getconf CLK_TCK) / $total" | bc -l)
+    echo "$cpu_ms" >>"$TMP/cpu"
     sub=$(echo "$total / ($t1 - $t0)" | bc -l); done_rate=$(echo "$total / ($t2 - $t0)" | bc -l)
     echo "$sub" >>"$TMP/sub"; echo "$done_rate" >>"$TMP/done"
     # none lost, none run twice
     q=$(sqlite3 "$d/q.db" "select count(*), sum(state = 'done' and attempts = 1) from queue_job" | tr '|' ' ')
     headers=$(cat "$d/q.db.logs"/*.log | grep -c '^==== job ')
     runs=$(cat "$d/q.db.logs"/*.log | grep -c '^synprobe run: done')
-    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s; queue rows, done at the first attempt: %s; log headers %s, runs done %s\n' \
-        $r "$sub" "$done_rate" "$q" "$headers" "$runs"
+    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s, daemon + job processes %.2f CPU ms/job; queue rows, done at the first attempt: %s; log headers %s, runs done %s\n' \
+        $r "$sub" "$done_rate" "$cpu_ms" "$q" "$headers" "$runs"
     [ "$q" = "$total $total" ] && [ "$headers" = $total ] && [ "$runs" = $total ] || bad=1
     r=$((r+1))
 done
 echo "submitted jobs/s: median $(stats <"$TMP/sub")"
 echo "completed jobs/s: median $(stats <"$TMP/done")   (issue floor: 200)"
+echo "daemon + job processes, CPU ms per job: median $(awk '{ printf "%.0f\n", $1 * 100 }' "$TMP/cpu" | stats | awk '{ printf "%.2f", $1 / 100 }')"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ $bad = 0 ] && echo "none lost, none run twice" || { echo "bench/queue.sh: a job was lost or ran twice" >&2; exit 1; }

@@ -46,11 +46,12 @@ static int open_queue(struct cli *c, const char *db, struct st_db **out)
 /* ---- submit ---- */
 
 static const char submit_usage[] =
-    "usage: synprobe submit --db STORE [--retry N] JOB.json\n"
+    "usage: synprobe submit --db STORE [--retry N] JOB.json...\n"
     "\n"
     "Checks the job file (as `synprobe run` does: an invalid one is refused, its JSON path named) and\n"
     "adds it to STORE's queue for `synprobe daemon --db STORE`; prints the job id. What runs is the\n"
-    "file as it is now (its text is kept in the queue); paths in it resolve against its folder.\n";
+    "file as it is now (its text is kept in the queue); paths in it resolve against its folder.\n"
+    "Several files are queued together, one id per line, or none of them if one is invalid.\n";
 
 int cmd_submit(int argc, char **argv)
 {
@@ -59,12 +60,13 @@ int cmd_submit(int argc, char **argv)
     struct cli c;
     int rc = cli_parse(&c, "submit", submit_usage, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
-    if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "submit", "expected one job file (see --help)"));
-    int64_t id;
-    rc = dmn_submit(o.db, c.operands.v[0], (int)o.retry, &id, c.ctx.err, sizeof c.ctx.err);
-    if (rc) return cli_done(&c, cli_fail(SP_EXIT_INPUT, "submit", "%s", c.ctx.err));
-    printf("%lld\n", (long long)id);
-    return cli_done(&c, SP_EXIT_OK);
+    if (c.operands.n < 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "submit", "expected a job file (see --help)"));
+    int64_t *ids = sp_xcalloc((size_t)c.operands.n, sizeof *ids);
+    rc = dmn_submit(o.db, c.operands.v, c.operands.n, (int)o.retry, ids, c.ctx.err, sizeof c.ctx.err);
+    if (rc) rc = cli_fail(SP_EXIT_INPUT, "submit", "%s", c.ctx.err);
+    else for (int i = 0; i < c.operands.n; i++) printf("%lld\n", (long long)ids[i]);
+    free(ids);
+    return cli_done(&c, rc);
 }
 
 /* ---- status ---- */

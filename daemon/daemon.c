@@ -35,22 +35,32 @@ void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n)
 
 /* ---- submit ---- */
 
-int dmn_submit(const char *store, const char *job_path, int max_retries, int64_t *id, char *err, size_t errlen)
+int dmn_submit(const char *store, const char *const *paths, int n, int max_retries, int64_t *ids, char *err, size_t errlen)
 {
-    struct dmn_job job;
-    int rc = dmn_job_load(job_path, &job, err, errlen);
-    dmn_job_free(&job);
-    if (rc) return rc;
-    char abs[4096];
-    if (!realpath(job_path, abs)) { snprintf(err, errlen, "%s: %s", job_path, strerror(errno)); return SP_EIO; }
-    size_t len;
-    char *text = sp_read_file(abs, &len);
-    if (!text) { snprintf(err, errlen, "%s: cannot read the job file: %s", abs, strerror(errno)); return SP_EIO; }
-    if (strlen(text) != len) { free(text); snprintf(err, errlen, "%s: the job file holds a NUL byte", abs); return SP_EPARSE; }
-    struct st_db *db;
-    rc = st_open(store, ST_OPEN_CREATE, &db, err, errlen);
-    if (!rc) rc = st_queue_submit(db, abs, text, max_retries, wall_now(), id, err, errlen);
+    /* every file checked and read before the store is touched: all are queued or none */
+    char **abs = sp_xcalloc((size_t)n, sizeof *abs), **text = sp_xcalloc((size_t)n, sizeof *text);
+    int rc = SP_OK;
+    for (int i = 0; i < n && rc == SP_OK; i++) {
+        struct dmn_job job;
+        rc = dmn_job_load(paths[i], &job, err, errlen);
+        dmn_job_free(&job);
+        if (rc) break;
+        char p[4096];
+        size_t len;
+        if (!realpath(paths[i], p)) { snprintf(err, errlen, "%s: %s", paths[i], strerror(errno)); rc = SP_EIO; break; }
+        abs[i] = sp_xstrdup(p);
+        if (!(text[i] = sp_read_file(p, &len))) { snprintf(err, errlen, "%s: cannot read the job file: %s", p, strerror(errno)); rc = SP_EIO; }
+        else if (strlen(text[i]) != len) { snprintf(err, errlen, "%s: the job file holds a NUL byte", p); rc = SP_EPARSE; }
+    }
+    struct st_db *db = NULL;
+    if (rc == SP_OK) rc = st_open(store, ST_OPEN_CREATE, &db, err, errlen);
+    if (rc == SP_OK && n > 1) rc = st_begin_write(db, err, errlen);
+    double now = wall_now();
+    for (int i = 0; i < n && rc == SP_OK; i++) rc = st_queue_submit(db, abs[i], text[i], max_retries, now, &ids[i], err, errlen);
+    if (db && n > 1) rc = rc == SP_OK ? st_exec(db, "COMMIT", err, errlen) : (st_exec(db, "ROLLBACK", err, errlen), rc);
     st_close(db);
+    for (int i = 0; i < n; i++) { free(abs[i]); free(text[i]); }
+    free(abs);
     free(text);
     return rc;
 }
@@ -231,8 +241,16 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
         dmn_job_free(&job);
         return 128 + atomic_load(&g_child_stop);
     }
+    /* An existing store stays open for the whole job: the runner opens it once per step, and the
+     * last connection to close deletes its -wal and -shm files, which the next open makes again
+     * (a third of a trivial job's time). A new store is left alone: its first ingest loads in
+     * bulk only while no other connection has it open (stages/ingest.c). */
+    struct st_db *keep = NULL;
+    struct stat sb;
+    if (stat(job.store, &sb) == 0 && sb.st_size > 0 && st_open(job.store, 0, &keep, err, sizeof err)) keep = NULL;
     struct dmn_run_result r;
     int rc = dmn_run(&job, &ro, &r);
+    st_close(keep);
     if (rc == SP_OK) printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
     else if (rc == SP_ESTOPPED) printf("synprobe run: stopped after %d of %d steps\n", r.n_worked + r.n_nowork, r.n_steps);
     else {

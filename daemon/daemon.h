@@ -37,8 +37,9 @@ struct dmn_daemon_opts {
 /* Serve until SIGTERM or SIGINT; SP_OK after a drain, else an error with err. */
 int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen);
 
-/* Check the job file (dmn_job_load: nothing written when it is invalid) and queue it. */
-int dmn_submit(const char *store, const char *job_path, int max_retries, int64_t *id, char *err, size_t errlen);
+/* Check the job files (dmn_job_load) and queue them, ids[i] for paths[i]: all or, when one is
+ * invalid (err names it and its JSON path), none; nothing is written then. */
+int dmn_submit(const char *store, const char *const *paths, int n, int max_retries, int64_t *ids, char *err, size_t errlen);
 
 /* The log file of job id of a store: "STORE.logs/ID.log", into out. */
 void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n);

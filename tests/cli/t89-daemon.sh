@@ -43,6 +43,8 @@ rc=0; $SP submit --db $Q $TMP/j/invalid.json >$TMP/o 2>$TMP/e || rc=$?
 expect_eq "an invalid job file: exit 1" "$rc" 1
 check "... the message names the JSON path" grep -q 'encoders\[0\].config: .*nosuch.json: no such file' $TMP/e
 check "... and the queue store was not even created" test ! -e $Q
+rc=0; $SP submit --db $Q $TMP/j/small.json $TMP/j/invalid.json >/dev/null 2>$TMP/e || rc=$?
+expect_eq "a valid and an invalid file together: exit 1, none queued (no store)" "$rc $(test -e $Q && echo store || echo none)" "1 none"
 rc=0; $SP submit --db $Q $TMP/j/missing.json >/dev/null 2>$TMP/e || rc=$?
 expect_eq "a job file that does not exist: exit 1" "$rc" 1
 rc=0; $SP submit --db $Q >/dev/null 2>$TMP/e || rc=$?
@@ -108,8 +110,8 @@ check "... the job's log says it stopped" sh -c "$SP logs --db $Q $id | grep -q 
 # ---- two daemons on one store: the drained job and 6 small jobs, each run once ----
 for i in 1 2 3 4 5 6; do
     mkdir -p $TMP/s$i && echo '{"store": "s.db", "reports": [{"format": "csv", "out": "r.csv"}]}' >$TMP/s$i/job.json
-    $SP submit --db $Q $TMP/s$i/job.json >/dev/null
 done
+expect_eq "six jobs submitted at once: six ids" "$($SP submit --db $Q $TMP/s[1-6]/job.json | wc -l)" 6
 start_daemon $TMP/d2.log --workers 2; d2=$dpid
 start_daemon $TMP/d3.log --workers 2; d3=$dpid
 check "two daemons finish every job" wait_for 180 all_final
