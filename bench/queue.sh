@@ -7,14 +7,18 @@
 # and checks by counting that none was lost or run twice: every job done with one attempt, one
 # attempt header and one "done" line per job in the logs. A trivial job is one report to stdout
 # (its log): the first job's report is recorded in the job store's ledger and the others find
-# it done, so a job costs what the queue costs: submit, lease, fork, run, finish.
+# it done, so a job costs what the queue costs. The daemon runs such a job (nothing to do) itself,
+# without forking a process (daemon/daemon.c); FORK=1 gives each job a report of its own
+# (its own output file), which every job then runs in its own process.
 # The floor: 200 jobs/s handled. Not a test: it prints, and exits 1 only if a job was lost
 # or ran twice.
-#   sh bench/queue.sh          env: ROUNDS (3), JOBS (100 per client), SP_BUILD (build)
+#   sh bench/queue.sh          env: ROUNDS (3), JOBS (100 per client), BATCH (1 job file per submit), FORK (0), SP_BUILD (build)
 set -eu
 export LC_ALL=C
 ROUNDS=${ROUNDS:-3}
 JOBS=${JOBS:-100}
+BATCH=${BATCH:-1}      # job files per `synprobe submit` process
+FORK=${FORK:-0}
 CLIENTS=4
 # A submit never computes, but OpenBLAS starts its thread pool (threads spinning on sched_yield)
 # when any synprobe process starts; on a busy 2-CPU machine that doubles a submit's wall time.
@@ -28,7 +32,7 @@ now() { date +%s.%N; }
 stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f (%.0f-%.0f)", m, v[1], v[NR] }'; }
 total=$((CLIENTS * JOBS))
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$ROUNDS rounds: $CLIENTS clients x $JOBS trivial jobs = $total jobs per round, one daemon --workers 4"
+echo "$ROUNDS rounds: $CLIENTS clients x $JOBS trivial jobs ($BATCH per submit process) = $total jobs per round, one daemon --workers 4; FORK=$FORK"
 : >"$TMP/sub"; : >"$TMP/done"; : >"$TMP/cpu"
 bad=0
 r=0
@@ -38,7 +42,11 @@ while [ "$r" -lt "$ROUNDS" ]; do
     while [ $c -lt $CLIENTS ]; do
         i=0
         while [ $i -lt $JOBS ]; do
-            printf '{"store": "../s.db", "comment": "client %d job %d", "reports": [{"format": "csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
+            if [ "$FORK" = 1 ]; then
+                printf '{"store": "../s.db", "out": "..", "reports": [{"format": "csv", "out": "out/c%d-%d.csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
+            else
+                printf '{"store": "../s.db", "comment": "client %d job %d", "reports": [{"format": "csv"}]}\n' $c $i >"$d/jobs/c$c-$i.json"
+            fi
             i=$((i+1))
         done
         c=$((c+1))
@@ -49,7 +57,12 @@ while [ "$r" -lt "$ROUNDS" ]; do
     t0=$(now)
     c=0; clients=
     while [ $c -lt $CLIENTS ]; do
-        ( i=0; while [ $i -lt $JOBS ]; do OPENBLAS_NUM_THREADS=$CLIENT_BLAS_THREADS "$SP" submit --db "$d/q.db" "$d/jobs/c$c-$i.json" >/dev/null; i=$((i+1)); done ) &
+        ( i=0
+          while [ $i -lt $JOBS ]; do
+              files=; k=0
+              while [ $k -lt $BATCH ] && [ $i -lt $JOBS ]; do files="$files $d/jobs/c$c-$i.json"; i=$((i+1)); k=$((k+1)); done
+              OPENBLAS_NUM_THREADS=$CLIENT_BLAS_THREADS "$SP" submit --db "$d/q.db" $files >/dev/null
+          done ) &
         clients="$clients $!"
         c=$((c+1))
     done
@@ -67,9 +80,10 @@ while [ "$r" -lt "$ROUNDS" ]; do
     # none lost, none run twice
     q=$(sqlite3 "$d/q.db" "select count(*), sum(state = 'done' and attempts = 1) from queue_job" | tr '|' ' ')
     headers=$(cat "$d/q.db.logs"/*.log | grep -c '^==== job ')
-    runs=$(cat "$d/q.db.logs"/*.log | grep -c '^synprobe run: done')
-    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s, daemon + job processes %.2f CPU ms/job; queue rows, done at the first attempt: %s; log headers %s, runs done %s\n' \
-        $r "$sub" "$done_rate" "$cpu_ms" "$q" "$headers" "$runs"
+    runs=$(cat "$d/q.db.logs"/*.log | grep -c '^synprobe run: \(done\|nothing to do\)')
+    inproc=$(cat "$d/q.db.logs"/*.log | grep -c 'checked by the daemon' || :)
+    printf 'round %d: submitted %.0f jobs/s, completed %.0f jobs/s, daemon + job processes %.2f CPU ms/job; queue rows, done at the first attempt: %s; log headers %s, runs done %s (%s without a process)\n' \
+        $r "$sub" "$done_rate" "$cpu_ms" "$q" "$headers" "$runs" "$inproc"
     [ "$q" = "$total $total" ] && [ "$headers" = $total ] && [ "$runs" = $total ] || bad=1
     r=$((r+1))
 done

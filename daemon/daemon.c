@@ -18,6 +18,7 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "stages/encode.h"
+#include "store/jobs.h"
 #include "store/queue.h"
 
 /* wall-clock seconds: queue times are compared across processes and hosts */
@@ -243,11 +244,13 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
     }
     /* An existing store stays open for the whole job: the runner opens it once per step, and the
      * last connection to close deletes its -wal and -shm files, which the next open makes again
-     * (a third of a trivial job's time). A new store is left alone: its first ingest loads in
+     * (a third of a trivial job's time); this connection also keeps them when the job ends, for the
+     * next job on the store (an empty -wal and the -shm stay beside it). A new store is left alone: its first ingest loads in
      * bulk only while no other connection has it open (stages/ingest.c). */
     struct st_db *keep = NULL;
     struct stat sb;
     if (stat(job.store, &sb) == 0 && sb.st_size > 0 && st_open(job.store, 0, &keep, err, sizeof err)) keep = NULL;
+    if (keep) st_keep_wal_files(keep);
     struct dmn_run_result r;
     int rc = dmn_run(&job, &ro, &r);
     st_close(keep);
@@ -302,6 +305,64 @@ static int same_file(const char *a, const char *b)
 static int mkdir_p(const char *dir)
 {
     return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* A job with nothing to do runs here, without a process: every step is one the job ledger
+ * records (no ingest or encode, which look at their inputs each time) and the ledger of its store
+ * says each is done, which a read shows. The log gets what `synprobe run` would print, the job is
+ * done. 1 when handled; 0 to fork as usual (anything unexpected, including any error, forks). The
+ * store is opened read-only and closed again before the daemon forks anything. */
+static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
+{
+    struct dmn_job job;
+    char e[SP_ERRLEN], dir[4096];
+    const char *slash = strrchr(j->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+    int handled = 0;
+    struct st_db *db = NULL;
+    struct stat sb;
+    if (dmn_job_parse(j->text, dir, j->path, &job, e, sizeof e) || stat(job.store, &sb) || sb.st_size == 0) goto out;
+    for (int i = 0; i < job.n_steps; i++)
+        if (job.steps[i].kind == DMN_INGEST || job.steps[i].kind == DMN_ENCODE) goto out;
+    if (st_open(job.store, ST_OPEN_READONLY, &db, e, sizeof e)) goto out;
+    struct sp_buf out = { 0 };
+    sp_buf_printf(&out, "synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
+    for (int i = 0; i < job.n_steps; i++) {
+        struct sp_buf cmd = { 0 };
+        char summary[512];
+        int done = 0;
+        sp_buf_puts(&cmd, job.steps[i].words);
+        dmn_step_format(&job.steps[i], &cmd);
+        int rc = st_job_step_done(db, cmd.p, &done, summary, sizeof summary, e, sizeof e);
+        if (!rc && done) sp_buf_printf(&out, "  $ synprobe %s\n    done before, skipped%s%s%s\n", cmd.p, *summary ? " (" : "",
+                                       summary, *summary ? ")" : "");
+        sp_buf_free(&cmd);
+        if (rc || !done) { sp_buf_free(&out); goto out; }
+    }
+    st_close(db);
+    db = NULL;
+    char logp[4200], logdir[4200];
+    snprintf(logdir, sizeof logdir, "%s.logs", d->o->store);
+    dmn_job_log_path(d->o->store, j->id, logp, sizeof logp);
+    FILE *f = mkdir_p(logdir) ? NULL : fopen(logp, "a");
+    if (f) {
+        time_t t = time(NULL);
+        fprintf(f, "==== job %lld, attempt %d, %s%ssynprobe run: nothing to do: all %d steps were done before (checked by the daemon)\n",
+                (long long)j->id, j->attempts, ctime(&t), out.p, job.n_steps);
+        fclose(f);
+    }
+    sp_buf_free(&out);
+    if (!f) goto out;
+    handled = 1;
+    if (db_ready(d) || (job.n_steps && st_queue_progress(d->db, j->id, d->owner, job.steps[job.n_steps - 1].where, job.n_steps,
+                                                        job.n_steps, d->err, sizeof d->err)) ||
+        st_queue_finish(d->db, j->id, d->owner, ST_QUEUE_DONE, NULL, NULL, wall_now(), d->o->backoff_s, NULL, d->err, sizeof d->err))
+        dlog(&d->log, "job %lld: recording its end: %s", (long long)j->id, d->err);
+    if (d->o->verbose) dlog(&d->log, "job %lld: nothing to do (every step done before): done", (long long)j->id);
+out:
+    st_close(db);
+    dmn_job_free(&job);
+    return handled;
 }
 
 /* Fork the job's process. On failure the job is finished as failed here. */
@@ -614,6 +675,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
                 break;
             }
             if (!got) { idle = 1; break; }
+            if (run_if_nothing_to_do(d, &j)) { st_queue_job_free(&j); continue; }
             struct child *c = NULL;
             for (int k = 0; k < (int)o->workers && !c; k++) if (!d->kids[k].pid) c = &d->kids[k];
             start_child(d, c, &j);

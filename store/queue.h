@@ -84,4 +84,9 @@ int st_queue_get(struct st_db *db, int64_t id, struct st_queue_job *j, int *foun
 int st_queue_each(struct st_db *db, const char *state, int with_text, int (*fn)(void *arg, const struct st_queue_job *j),
                   void *arg, char *err, size_t errlen);
 
+/* For the daemon's job processes: keep db's -wal and -shm files when this connection is the last
+ * to close (SQLITE_FCNTL_PERSIST_WAL), so the next job on the same store does not make them
+ * again (creating and deleting two files cost a third of a trivial job). */
+void st_keep_wal_files(struct st_db *db);
+
 #endif

@@ -308,3 +308,9 @@ int st_queue_each(struct st_db *db, const char *state, int with_text, int (*fn)(
     sqlite3_finalize(q);
     return rc;
 }
+
+void st_keep_wal_files(struct st_db *db)
+{
+    int on = 1;
+    sqlite3_file_control(db->h, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+}

@@ -79,6 +79,13 @@ expect_eq "... its log has both attempts" "$($SP logs --db $Q 2 | grep -c '^====
 check "... the second attempt waited for the backoff (>= 1 s)" \
     sh -c "[ \$(sqlite3 $Q 'select started_at - (select submitted_at from queue_job where job_id = 2) >= 1 from queue_job where job_id = 2') = 1 ]"
 
+# ---- a job with nothing to do is finished by the daemon itself ----
+id=$($SP submit --db $Q $TMP/j/small.json)
+check "the small job again: done" wait_for 60 state_is $id done
+check "... the daemon saw that every step was done before (no process)" \
+    sh -c "$SP logs --db $Q $id | grep -q 'nothing to do: all 1 steps were done before (checked by the daemon)'"
+expect_eq "... steps 1/1 in status" "$($SP status --db $Q | awk -v id=$id '$1 == id { print $4 }')" "1/1"
+
 # ---- SIGHUP reopens the log ----
 mv $TMP/d1.log $TMP/d1.log.1
 kill -HUP $dpid
