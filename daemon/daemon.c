@@ -390,10 +390,17 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
         dmn_job_free(&job);
     }
     pid_t parent = getpid(), pid = -1;
+    /* signals stay blocked across the fork until the child has its own handlers: a SIGTERM sent
+     * to it at once (a drain, a cancel) then waits for the child's stop flag instead of hitting
+     * the daemon's handler in the child's copy */
+    sigset_t all, old;
+    sigfillset(&all);
     if (!why) {
         fflush(NULL);
+        sigprocmask(SIG_SETMASK, &all, &old);
         pid = fork();
         if (pid < 0) why = "fork";
+        if (pid != 0) sigprocmask(SIG_SETMASK, &old, NULL);
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);
