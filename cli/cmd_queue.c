@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "daemon/daemon.h"
@@ -39,6 +40,7 @@ static int job_id(struct cli *c, int64_t *id)
 
 static int open_queue(struct cli *c, const char *db, struct st_db **out)
 {
+    if (access(db, F_OK)) return cli_fail(SP_EXIT_INPUT, c->name, "%s: no such store (its queue is made by the first `synprobe submit`)", db);
     if (st_open(db, ST_OPEN_READONLY, out, c->ctx.err, sizeof c->ctx.err)) return cli_fail(SP_EXIT_INPUT, c->name, "%s", c->ctx.err);
     return SP_EXIT_OK;
 }
