@@ -228,7 +228,7 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
     struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },
-                               .on_step = child_step, .step_arg = &h };
+                               .on_step = child_step, .step_arg = &h, .no_store_lock = 1 };
     printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     fflush(stdout);
     /* Jobs that write to one store run one after another: two runs of the same step at once

@@ -111,6 +111,16 @@ expect_eq "cancel it again: exit 1, 'cancelled already'" "$rc $(grep -c 'cancell
 rc=0; $SP cancel --db $Q 1 >/dev/null 2>$TMP/e || rc=$?
 expect_eq "cancel a done job: exit 1" "$rc $(grep -c 'is done already' $TMP/e)" "1 1"
 
+# ---- a foreground run of a job whose store a daemon job is writing waits for it (STORE.run.lock) ----
+mkdir -p $TMP/k && cp $TMP/j/demo.json $TMP/j/*.conllu $TMP/j/*.mrg $TMP/j/*san.json $TMP/k/
+id=$($SP submit --db $Q $TMP/k/demo.json)
+check "a demo job is running" wait_for 90 sh -c "$SP status --db $Q $id | grep -q 'step  *\(probes\|encoders\)'"
+rc=0; $SP run $TMP/k/demo.json >$TMP/fg.out 2>&1 || rc=$?
+expect_eq "synprobe run of the same job meanwhile: exit 0" "$rc" 0
+check "... it waited for the daemon's job" grep -q 'waiting for .*store.db.run.lock: another job is writing to this store' $TMP/fg.out
+check "... which is done" state_is $id done
+check "... and then had nothing to do" grep -q 'nothing to do: all 38 steps were done before' $TMP/fg.out
+
 # ---- SIGTERM drains ----
 rm -rf $TMP/j/out
 id=$($SP submit --db $Q $TMP/j/demo.json)
