@@ -113,8 +113,15 @@ int st_queue_lease(struct st_db *db, const char *owner, double now, double lease
                    char *err, size_t errlen)
 {
     *got = 0;
-    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
+    /* a read first: an idle daemon looks often, and should not take the write lock to find nothing */
     sqlite3_stmt *q;
+    if (prep(db, "SELECT 1 FROM queue_job WHERE state = 'queued' AND next_attempt <= ?1 LIMIT 1", &q, err, errlen)) return SP_ESTORE;
+    sqlite3_bind_double(q, 1, now);
+    int r0 = sqlite3_step(q);
+    sqlite3_finalize(q);
+    if (r0 == SQLITE_DONE) return SP_OK;
+    if (r0 != SQLITE_ROW) return st_sqlerr(db, "leasing a job", err, errlen);
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     int rc = prep(db, "UPDATE queue_job SET state = 'running', lease_owner = ?1, lease_expiry = ?2 + ?3, heartbeat = ?2,"
                       " started_at = ?2, finished_at = NULL, attempts = attempts + 1, pid = NULL, step = NULL, steps_done = 0"
                       " WHERE job_id = (SELECT job_id FROM queue_job WHERE state = 'queued' AND next_attempt <= ?2"
