@@ -34,6 +34,11 @@ int cmd_tokprobe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_daemon(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
 
 /* The flags every command takes. */
 struct cli_common { int quiet, verbose, help, json; };

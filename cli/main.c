@@ -27,6 +27,11 @@ static const struct command {
     { "tokprobe", cmd_tokprobe, "word-level probes (UPOS, dependency relation) with control tasks" },
     { "run",         cmd_run,         "run a job file: the whole pipeline of an experiment, resumable" },
     { "report",      cmd_report,      "probing results as JSON or CSV" },
+    { "daemon",      cmd_daemon,      "serve a store's job queue (submit, status, cancel, logs)" },
+    { "submit",      cmd_submit,      "add a job file to a store's queue; prints the job id" },
+    { "status",      cmd_status,      "the queue's jobs: state, step, progress, times, errors" },
+    { "cancel",      cmd_cancel,      "cancel a queued or running job" },
+    { "logs",        cmd_logs,        "print a queued job's log" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,8 +1,11 @@
 /* daemon/run.c — the foreground job runner (daemon/run.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/run.h"
@@ -222,11 +225,38 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, co
     return rc;
 }
 
+static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r);
+
+/* One job at a time per store: two runs of one step at once would both find it 'started' in the
+ * ledger, and the second to commit its rows would fail. STORE.run.lock (flock) is held for the
+ * whole job; a second run waits, looking at the stop flag every 50 ms. */
 int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
 {
     memset(r, 0, sizeof *r);
     r->n_steps = job->n_steps;
     make_parents(job->out, 1);
+    int fd = -1;
+    if (!ro->no_store_lock) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s.run.lock", job->store);
+        make_parents(p, 0);
+        fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);   /* none (a read-only folder): run unlocked */
+        if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+            if (ro->out) { fprintf(ro->out, "  (waiting for %s: another job is writing to this store)\n", p); fflush(ro->out); }
+            while (flock(fd, LOCK_EX | LOCK_NB)) {
+                if (stg_stopping(ro->ctx)) { close(fd); return stg_stopped(ro->ctx); }
+                struct timespec ts = { 0, 50 * 1000 * 1000 };
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    int rc = run_steps(job, ro, r);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
+{
     int first_rc = SP_OK, ingested = 0;
     char keep[SP_ERRLEN] = "";   /* the first failure's message, kept while later steps run */
     for (int i = 0; i < job->n_steps; i++) {
@@ -236,7 +266,9 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
             if (ro->after_ingest) ro->after_ingest(ro->arg);
         }
         if (stg_stopping(ro->ctx)) return stg_stopped(ro->ctx);
+        if (ro->on_step) ro->on_step(ro->step_arg, i, s, 1, SP_OK);
         int rc = one_step(job, ro, s, r);
+        if (ro->on_step) ro->on_step(ro->step_arg, i, s, 0, rc);
         if (rc == SP_ESTOPPED) return rc;
         if (rc != SP_OK && first_rc == SP_OK) { first_rc = rc; snprintf(keep, sizeof keep, "%s", ro->ctx->err); }
         if (rc != SP_OK && !ro->keep_going) return rc;

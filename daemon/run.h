@@ -24,6 +24,13 @@ struct dmn_run_opts {
     /* called once the last ingest step has run (the demo prints its store summary there) */
     void (*after_ingest)(void *arg);
     void *arg;
+    /* (optional) called before each step (begin = 1) and after it (begin = 0, rc its result):
+     * the daemon's job process reports progress and takes the GPU token here (daemon/daemon.c) */
+    void (*on_step)(void *arg, int i, const struct dmn_step *s, int begin, int rc);
+    void *step_arg;
+    /* the caller holds STORE.run.lock already (the daemon's job process, which waits for it
+     * without polling); else dmn_run takes it: one job at a time per store */
+    int no_store_lock;
 };
 
 struct dmn_run_result {
@@ -34,7 +41,8 @@ struct dmn_run_result {
     const char *failed_where;     /* the JSON path of the first failed step, or NULL */
 };
 
-/* SP_OK when every step succeeded; SP_ESTOPPED once the stop flag was seen (ctx->err says
+/* Runs the steps while holding STORE.run.lock (waiting for it when another job writes to the
+ * store; a stop request ends the wait). SP_OK when every step succeeded; SP_ESTOPPED once the stop flag was seen (ctx->err says
  * "stopped"); else the first failing stage's code with ctx->err. */
 int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *o, struct dmn_run_result *r);
 

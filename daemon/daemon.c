@@ -1,0 +1,711 @@
+/* daemon/daemon.c — the job queue's server and client side (daemon/daemon.h says the design). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/daemon.h"
+#include "daemon/job.h"
+#include "daemon/run.h"
+#include "stages/encode.h"
+#include "store/jobs.h"
+#include "store/queue.h"
+
+/* wall-clock seconds: queue times are compared across processes and hosts */
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n)
+{
+    snprintf(out, n, "%s.logs/%lld.log", store, (long long)id);
+}
+
+/* ---- submit ---- */
+
+int dmn_submit(const char *store, const char *const *paths, int n, int max_retries, int64_t *ids, char *err, size_t errlen)
+{
+    /* every file checked and read before the store is touched: all are queued or none */
+    char **abs = sp_xcalloc((size_t)n, sizeof *abs), **text = sp_xcalloc((size_t)n, sizeof *text);
+    int rc = SP_OK;
+    for (int i = 0; i < n && rc == SP_OK; i++) {
+        struct dmn_job job;
+        rc = dmn_job_load(paths[i], &job, err, errlen);
+        dmn_job_free(&job);
+        if (rc) break;
+        char p[4096];
+        size_t len;
+        if (!realpath(paths[i], p)) { snprintf(err, errlen, "%s: %s", paths[i], strerror(errno)); rc = SP_EIO; break; }
+        abs[i] = sp_xstrdup(p);
+        if (!(text[i] = sp_read_file(p, &len))) { snprintf(err, errlen, "%s: cannot read the job file: %s", p, strerror(errno)); rc = SP_EIO; }
+        else if (strlen(text[i]) != len) { snprintf(err, errlen, "%s: the job file holds a NUL byte", p); rc = SP_EPARSE; }
+    }
+    struct st_db *db = NULL;
+    if (rc == SP_OK) rc = st_open(store, ST_OPEN_CREATE, &db, err, errlen);
+    if (rc == SP_OK && n > 1) rc = st_begin_write(db, err, errlen);
+    double now = wall_now();
+    for (int i = 0; i < n && rc == SP_OK; i++) rc = st_queue_submit(db, abs[i], text[i], max_retries, now, &ids[i], err, errlen);
+    if (db && n > 1) rc = rc == SP_OK ? st_exec(db, "COMMIT", err, errlen) : (st_exec(db, "ROLLBACK", err, errlen), rc);
+    st_close(db);
+    for (int i = 0; i < n; i++) { free(abs[i]); free(text[i]); }
+    free(abs);
+    free(text);
+    return rc;
+}
+
+/* ---- signals: the handlers only set flags and wake the loop (STYLE.md, redis) ---- */
+
+static volatile sig_atomic_t g_stop, g_hup;
+static int g_wake[2] = { -1, -1 };       /* self-pipe: a byte per signal wakes poll() */
+static atomic_int g_child_stop;          /* in a job process: the stage's stop flag */
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    if (sig == SIGHUP) g_hup = 1;
+    else if (sig != SIGCHLD) g_stop = sig;
+    if (g_wake[1] >= 0) { ssize_t w = write(g_wake[1], "x", 1); (void)w; }
+    errno = saved;
+}
+
+static void on_child_stop(int sig) { atomic_store(&g_child_stop, sig); }
+
+static void set_handler(int sig, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, NULL);
+}
+
+/* ---- the daemon's own log ---- */
+
+struct dlog { FILE *f; const char *path; };
+
+static void dlog(struct dlog *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dlog(struct dlog *l, const char *fmt, ...)
+{
+    char ts[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fprintf(l->f, "%s synprobe daemon[%ld]: ", ts, (long)getpid());
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(l->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', l->f);
+    fflush(l->f);
+}
+
+/* ---- the job process ---- */
+
+struct child_hook { int status_fd; int n; int gpu_fd; const char *gpu_lock; int gpu_held; };
+
+static void status_line(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status_line(int fd, const char *fmt, ...)
+{
+    char line[SP_ERRLEN + 200];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    if ((size_t)k > sizeof line - 2) k = (int)sizeof line - 2;
+    for (int i = 0; i < k; i++) if (line[i] == '\n') line[i] = ' ';
+    line[k++] = '\n';
+    ssize_t w = write(fd, line, (size_t)k);   /* < PIPE_BUF: one atomic write */
+    (void)w;
+}
+
+static void on_child_alarm(int sig) { (void)sig; }
+
+/* flock(fd) exclusively, waiting while another process holds it. The kernel hands the lock over
+ * the moment it is released; a stop request (SIGTERM) must still end the wait, so while waiting
+ * the stop handlers do not restart the call, and a 50 ms interval timer re-checks the flag (it
+ * closes the window between checking the flag and blocking). 1 when held, 0 when the job was
+ * asked to stop first (the step then stops at once). */
+static int wait_lock(int fd, const char *what, const char *where)
+{
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 1;
+    printf("synprobe daemon: %s: waiting for %s\n", where, what);
+    fflush(stdout);
+    struct sigaction sa, old_term, old_int, old_alrm;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_child_stop;               /* no SA_RESTART: flock returns EINTR */
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGINT, &sa, &old_int);
+    sa.sa_handler = on_child_alarm;
+    sigaction(SIGALRM, &sa, &old_alrm);
+    struct itimerval it = { { 0, 50000 }, { 0, 50000 } }, off = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_REAL, &it, NULL);
+    int held = 0;
+    while (!atomic_load(&g_child_stop)) {
+        if (flock(fd, LOCK_EX) == 0) { held = 1; break; }
+        if (errno != EINTR) break;
+    }
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old_alrm, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return held;
+}
+
+/* Before a step: say which; before a CUDA encode take the GPU token (an flock on STORE.gpu.lock,
+ * so one job at a time uses the device while other jobs' CPU steps run), after it give it back. */
+static void child_step(void *arg, int i, const struct dmn_step *s, int begin, int rc)
+{
+    struct child_hook *h = arg;
+    if (begin) status_line(h->status_fd, "S %d %d %s", i, h->n, s->where);
+    else if (rc != SP_OK && rc != SP_ESTOPPED) status_line(h->status_fd, "F %s", s->where);
+    int cuda = s->kind == DMN_ENCODE && ((const struct stg_encode_opts *)s->opts)->device == STG_DEVICE_CUDA;
+    if (!cuda) return;
+    if (begin) {
+        if (h->gpu_fd < 0) h->gpu_fd = open(h->gpu_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (h->gpu_fd < 0) { printf("synprobe daemon: %s: %s (running without the GPU token)\n", h->gpu_lock, strerror(errno)); return; }
+        h->gpu_held = wait_lock(h->gpu_fd, "the GPU token (another job's CUDA encode)", s->where);
+    } else if (h->gpu_held) {
+        flock(h->gpu_fd, LOCK_UN);
+        h->gpu_held = 0;
+    }
+}
+
+static void child_log_write(void *arg, enum sp_log_level level, const char *line)
+{
+    if (level == SP_LOG_ERROR) fprintf(stderr, "error: %s\n", line);
+    else if (level == SP_LOG_WARN) fprintf(stderr, "warning: %s\n", line);
+    else fprintf(stderr, "%s\n", line);
+}
+
+/* mkdir -p of path's folder */
+static void make_parent(const char *path)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s", path);
+    char *e = strrchr(p, '/');
+    if (!e || e == p) return;
+    *e = 0;
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') { *s = 0; mkdir(p, 0777); *s = '/'; }
+    mkdir(p, 0777);
+}
+
+/* In the forked process: run the job's snapshot; the exit status is the job's outcome
+ * (0 done, 143/130 stopped, 1 failed: the status pipe says where and why). */
+static int child_main(const struct st_queue_job *j, const char *gpu_lock, int status_fd, int verbose)
+{
+    char dir[4096];
+    const char *slash = strrchr(j->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+    char err[SP_ERRLEN];
+    struct dmn_job job;
+    time_t t = time(NULL);
+    printf("==== job %lld, attempt %d, %s", (long long)j->id, j->attempts, ctime(&t));
+    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err)) {
+        fprintf(stderr, "synprobe daemon: %s\n", err);
+        status_line(status_fd, "E (job file)\t%s", err);
+        return 1;
+    }
+    struct sp_logger lg = { verbose ? SP_LOG_DEBUG : SP_LOG_INFO, child_log_write, NULL };
+    struct stg_ctx ctx = { .log = &lg, .stop = &g_child_stop };
+    const char *words[] = { "synprobe", "run", j->path, NULL };
+    struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
+    struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },
+                               .on_step = child_step, .step_arg = &h, .no_store_lock = 1 };
+    printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
+    fflush(stdout);
+    /* Jobs that write to one store run one after another: two runs of the same step at once
+     * would both find it 'started' in the job ledger, and the second to commit would fail. */
+    char lockp[4200];
+    snprintf(lockp, sizeof lockp, "%s.run.lock", job.store);
+    make_parent(lockp);
+    int lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (lockfd < 0) printf("synprobe daemon: %s: %s (running without the store's job lock)\n", lockp, strerror(errno));
+    else if (!wait_lock(lockfd, "the store's job lock (another job writes to it)", job.store)) {
+        dmn_job_free(&job);
+        return 128 + atomic_load(&g_child_stop);
+    }
+    /* An existing store stays open for the whole job: the runner opens it once per step, and the
+     * last connection to close deletes its -wal and -shm files, which the next open makes again
+     * (a third of a trivial job's time); this connection also keeps them when the job ends, for the
+     * next job on the store (an empty -wal and the -shm stay beside it). A new store is left alone: its first ingest loads in
+     * bulk only while no other connection has it open (stages/ingest.c). */
+    struct st_db *keep = NULL;
+    struct stat sb;
+    if (stat(job.store, &sb) == 0 && sb.st_size > 0 && st_open(job.store, 0, &keep, err, sizeof err)) keep = NULL;
+    if (keep) st_keep_wal_files(keep);
+    struct dmn_run_result r;
+    int rc = dmn_run(&job, &ro, &r);
+    st_close(keep);
+    if (rc == SP_OK) printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
+    else if (rc == SP_ESTOPPED) printf("synprobe run: stopped after %d of %d steps\n", r.n_worked + r.n_nowork, r.n_steps);
+    else {
+        printf("synprobe run: failed in %s: %s\n", r.failed_where ? r.failed_where : "?", ctx.err);
+        status_line(status_fd, "E %s\t%s", r.failed_where ? r.failed_where : "?", ctx.err);
+    }
+    dmn_job_free(&job);
+    fflush(stdout);
+    fflush(stderr);
+    if (rc == SP_ESTOPPED) return 128 + (atomic_load(&g_child_stop) ? atomic_load(&g_child_stop) : SIGTERM);
+    return rc == SP_OK ? 0 : 1;
+}
+
+/* ---- the daemon ---- */
+
+struct child {
+    pid_t pid;                    /* 0: free slot */
+    int64_t id;
+    int fd;                       /* status pipe, read end */
+    char buf[2048];
+    size_t len;
+    char error[SP_ERRLEN], error_step[128], step[128];
+    int done, total, progress_dirty, term_sent, cancelled;
+};
+
+struct daemon {
+    const struct dmn_daemon_opts *o;
+    struct st_db *db;             /* NULL while closed around a fork */
+    char owner[160], host[128];
+    char gpu_lock[4200];
+    struct child *kids;
+    int n_running;
+    struct dlog log;
+    char err[SP_ERRLEN];
+};
+
+static int db_ready(struct daemon *d)
+{
+    if (d->db) return SP_OK;
+    return st_open(d->o->store, 0, &d->db, d->err, sizeof d->err);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int mkdir_p(const char *dir)
+{
+    return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* A job with nothing to do runs here, without a process: every step is one the job ledger
+ * records (no ingest or encode, which look at their inputs each time) and the ledger of its store
+ * says each is done, which a read shows. The log gets what `synprobe run` would print, the job is
+ * done. 1 when handled; 0 to fork as usual (anything unexpected, including any error, forks). The
+ * store is opened read-only and closed again before the daemon forks anything. */
+static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
+{
+    struct dmn_job job;
+    char e[SP_ERRLEN], dir[4096];
+    const char *slash = strrchr(j->path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+    int handled = 0;
+    struct st_db *db = NULL;
+    struct stat sb;
+    if (dmn_job_parse(j->text, dir, j->path, &job, e, sizeof e) || stat(job.store, &sb) || sb.st_size == 0) goto out;
+    for (int i = 0; i < job.n_steps; i++)
+        if (job.steps[i].kind == DMN_INGEST || job.steps[i].kind == DMN_ENCODE) goto out;
+    if (st_open(job.store, ST_OPEN_READONLY, &db, e, sizeof e)) goto out;
+    struct sp_buf out = { 0 };
+    sp_buf_printf(&out, "synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
+    for (int i = 0; i < job.n_steps; i++) {
+        struct sp_buf cmd = { 0 };
+        char summary[512];
+        int done = 0;
+        sp_buf_puts(&cmd, job.steps[i].words);
+        dmn_step_format(&job.steps[i], &cmd);
+        int rc = st_job_step_done(db, cmd.p, &done, summary, sizeof summary, e, sizeof e);
+        if (!rc && done) sp_buf_printf(&out, "  $ synprobe %s\n    done before, skipped%s%s%s\n", cmd.p, *summary ? " (" : "",
+                                       summary, *summary ? ")" : "");
+        sp_buf_free(&cmd);
+        if (rc || !done) { sp_buf_free(&out); goto out; }
+    }
+    st_close(db);
+    db = NULL;
+    char logp[4200], logdir[4200];
+    snprintf(logdir, sizeof logdir, "%s.logs", d->o->store);
+    dmn_job_log_path(d->o->store, j->id, logp, sizeof logp);
+    FILE *f = mkdir_p(logdir) ? NULL : fopen(logp, "a");
+    if (f) {
+        time_t t = time(NULL);
+        fprintf(f, "==== job %lld, attempt %d, %s%ssynprobe run: nothing to do: all %d steps were done before (checked by the daemon)\n",
+                (long long)j->id, j->attempts, ctime(&t), out.p, job.n_steps);
+        fclose(f);
+    }
+    sp_buf_free(&out);
+    if (!f) goto out;
+    handled = 1;
+    if (db_ready(d) || (job.n_steps && st_queue_progress(d->db, j->id, d->owner, job.steps[job.n_steps - 1].where, job.n_steps,
+                                                        job.n_steps, d->err, sizeof d->err)) ||
+        st_queue_finish(d->db, j->id, d->owner, ST_QUEUE_DONE, NULL, NULL, wall_now(), d->o->backoff_s, NULL, d->err, sizeof d->err))
+        dlog(&d->log, "job %lld: recording its end: %s", (long long)j->id, d->err);
+    if (d->o->verbose) dlog(&d->log, "job %lld: nothing to do (every step done before): done", (long long)j->id);
+out:
+    st_close(db);
+    dmn_job_free(&job);
+    return handled;
+}
+
+/* Fork the job's process. On failure the job is finished as failed here. */
+static void start_child(struct daemon *d, struct child *c, struct st_queue_job *j)
+{
+    char logp[4200], logdir[4200];
+    snprintf(logdir, sizeof logdir, "%s.logs", d->o->store);
+    dmn_job_log_path(d->o->store, j->id, logp, sizeof logp);
+    int p[2] = { -1, -1 }, logfd = -1;
+    const char *why = NULL;
+    if (mkdir_p(logdir)) why = "cannot make the log folder";
+    else if ((logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0) why = "cannot open the job's log";
+    else if (pipe2(p, O_CLOEXEC)) why = "pipe";
+    /* the job's store: if it is the queue's own file, the child must not inherit our connection's
+     * SQLite state for that file (locks and WAL index are per process): close it across the fork */
+    if (!why) {
+        struct dmn_job job;
+        char e[SP_ERRLEN], dir[4096];
+        const char *slash = strrchr(j->path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+        if (dmn_job_parse(j->text, dir, j->path, &job, e, sizeof e) == SP_OK && same_file(job.store, d->o->store)) {
+            st_close(d->db);
+            d->db = NULL;
+        }
+        dmn_job_free(&job);
+    }
+    pid_t parent = getpid(), pid = -1;
+    /* signals stay blocked across the fork until the child has its own handlers: a SIGTERM sent
+     * to it at once (a drain, a cancel) then waits for the child's stop flag instead of hitting
+     * the daemon's handler in the child's copy */
+    sigset_t all, old;
+    sigfillset(&all);
+    if (!why) {
+        fflush(NULL);
+        sigprocmask(SIG_SETMASK, &all, &old);
+        pid = fork();
+        if (pid < 0) why = "fork";
+        if (pid != 0) sigprocmask(SIG_SETMASK, &old, NULL);
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(143);            /* the daemon died before prctl */
+        close(g_wake[0]); close(g_wake[1]); g_wake[0] = g_wake[1] = -1;
+        close(p[0]);
+        for (int k = 0; k < (int)d->o->workers; k++) if (d->kids[k].pid) close(d->kids[k].fd);
+        set_handler(SIGTERM, on_child_stop);
+        set_handler(SIGINT, on_child_stop);
+        signal(SIGHUP, SIG_IGN);
+        signal(SIGCHLD, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) { dup2(devnull, 0); close(devnull); }
+        dup2(logfd, 1);
+        dup2(logfd, 2);
+        close(logfd);
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        int rc = child_main(j, d->gpu_lock, p[1], d->o->verbose);
+        fflush(NULL);
+        _exit(rc);
+    }
+    if (logfd >= 0) close(logfd);
+    if (p[1] >= 0) close(p[1]);
+    if (why) {
+        if (p[0] >= 0) close(p[0]);
+        char msg[SP_ERRLEN];
+        snprintf(msg, sizeof msg, "the daemon could not start the job: %s (%s): %s", why, logp, strerror(errno));
+        dlog(&d->log, "job %lld: %s", (long long)j->id, msg);
+        if (!db_ready(d))
+            st_queue_finish(d->db, j->id, d->owner, ST_QUEUE_FAILED, msg, NULL, wall_now(), d->o->backoff_s, NULL, d->err, sizeof d->err);
+        return;
+    }
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->id = j->id;
+    c->fd = p[0];
+    d->n_running++;
+    dlog(&d->log, "job %lld: started (attempt %d, process %ld): %s", (long long)j->id, j->attempts, (long)pid, j->path);
+    if (db_ready(d) || st_queue_set_pid(d->db, j->id, d->owner, (long)pid, d->err, sizeof d->err))
+        dlog(&d->log, "job %lld: recording its process: %s", (long long)j->id, d->err);
+}
+
+/* lines the job process wrote: "S i n where", "F where", "E where TAB message" */
+static void read_status(struct child *c)
+{
+    for (;;) {
+        ssize_t k = read(c->fd, c->buf + c->len, sizeof c->buf - 1 - c->len);
+        if (k <= 0) break;
+        c->len += (size_t)k;
+        c->buf[c->len] = 0;
+        char *nl;
+        while ((nl = memchr(c->buf, '\n', c->len))) {
+            *nl = 0;
+            const char *l = c->buf;
+            int i, n, off = 0;
+            if (sscanf(l, "S %d %d %n", &i, &n, &off) == 2 && off) {
+                c->done = i; c->total = n;
+                snprintf(c->step, sizeof c->step, "%s", l + off);
+                c->progress_dirty = 1;
+            } else if (l[0] == 'F' && l[1] == ' ') {
+                snprintf(c->error_step, sizeof c->error_step, "%s", l + 2);
+            } else if (l[0] == 'E' && l[1] == ' ') {
+                const char *tab = strchr(l + 2, '\t');
+                if (tab) {
+                    snprintf(c->error_step, sizeof c->error_step, "%.*s", (int)(tab - l - 2), l + 2);
+                    snprintf(c->error, sizeof c->error, "%s", tab + 1);
+                }
+            }
+            size_t used = (size_t)(nl - c->buf) + 1;
+            memmove(c->buf, nl + 1, c->len - used);
+            c->len -= used;
+        }
+        if (c->len >= sizeof c->buf - 1) c->len = 0;   /* a line too long: dropped */
+    }
+}
+
+static void flush_progress(struct daemon *d)
+{
+    for (int k = 0; k < (int)d->o->workers; k++) {
+        struct child *c = &d->kids[k];
+        if (!c->pid || !c->progress_dirty) continue;
+        c->progress_dirty = 0;
+        if (db_ready(d) || st_queue_progress(d->db, c->id, d->owner, c->step, c->done, c->total, d->err, sizeof d->err))
+            dlog(&d->log, "job %lld: progress: %s", (long long)c->id, d->err);
+    }
+}
+
+static void reap(struct daemon *d)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        struct child *c = NULL;
+        for (int k = 0; k < (int)d->o->workers; k++) if (d->kids[k].pid == pid) c = &d->kids[k];
+        if (!c) continue;
+        read_status(c);
+        close(c->fd);
+        enum st_queue_outcome out;
+        char msg[SP_ERRLEN + 64];
+        const char *what;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { out = ST_QUEUE_DONE; what = "done"; }
+        else if (WIFEXITED(status) && (WEXITSTATUS(status) == 143 || WEXITSTATUS(status) == 130)) {
+            out = ST_QUEUE_REQUEUE; what = c->cancelled ? "stopped (cancelled)" : "stopped at a safe point, queued again";
+        } else {
+            out = ST_QUEUE_FAILED; what = "failed";
+            if (!c->error[0]) {
+                if (WIFSIGNALED(status)) snprintf(c->error, sizeof c->error, "the job's process was killed by signal %d (%s)",
+                                                  WTERMSIG(status), strsignal(WTERMSIG(status)));
+                else snprintf(c->error, sizeof c->error, "the job's process exited with status %d", WEXITSTATUS(status));
+            }
+        }
+        char state[16] = "";
+        if (db_ready(d) || st_queue_finish(d->db, c->id, d->owner, out, c->error, c->error_step[0] ? c->error_step : c->step,
+                                           wall_now(), d->o->backoff_s, state, d->err, sizeof d->err))
+            dlog(&d->log, "job %lld: recording its end: %s", (long long)c->id, d->err);
+        if (out == ST_QUEUE_FAILED)
+            snprintf(msg, sizeof msg, "failed in %s: %s -> %s", c->error_step[0] ? c->error_step : "?", c->error, state);
+        else snprintf(msg, sizeof msg, "%s -> %s", what, state);
+        dlog(&d->log, "job %lld: %s", (long long)c->id, msg);
+        c->pid = 0;
+        d->n_running--;
+    }
+}
+
+/* "host:pid:id" -> host (into h) and pid */
+static int parse_owner(const char *owner, char *h, size_t n, long *pid)
+{
+    const char *a = strchr(owner, ':');
+    if (!a) return -1;
+    snprintf(h, n, "%.*s", (int)(a - owner), owner);
+    *pid = strtol(a + 1, NULL, 10);
+    return *pid > 0 ? 0 : -1;
+}
+
+/* a process that exists and is not a zombie (an orphaned job process nobody reaped yet) */
+static int alive(long pid)
+{
+    if (pid <= 0 || (kill((pid_t)pid, 0) && errno != EPERM)) return 0;
+    char p[64], buf[256];
+    snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+    FILE *f = fopen(p, "r");
+    if (!f) return 1;
+    size_t k = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[k] = 0;
+    const char *e = strrchr(buf, ')');   /* "pid (comm) S ..." */
+    return !(e && e[1] == ' ' && e[2] == 'Z');
+}
+
+struct reclaim { struct daemon *d; char owners[16][160]; int n; };
+
+static int reclaim_cb(void *arg, const struct st_queue_job *j)
+{
+    struct reclaim *r = arg;
+    char h[128];
+    long pid;
+    if (!strcmp(j->owner, r->d->owner) || parse_owner(j->owner, h, sizeof h, &pid) || strcmp(h, r->d->host)) return 0;
+    /* a daemon of this host that is gone, and its job process gone too (it may still be
+     * checkpointing after its parent died: then wait; an unknown process waits for the lease) */
+    if (alive(pid) || !j->pid || alive(j->pid)) return 0;
+    for (int i = 0; i < r->n; i++) if (!strcmp(r->owners[i], j->owner)) return 0;
+    if (r->n < 16) snprintf(r->owners[r->n++], sizeof r->owners[0], "%s", j->owner);
+    return 0;
+}
+
+/* heartbeat, re-queue what others left, stop our jobs that were cancelled */
+static void housekeeping(struct daemon *d)
+{
+    if (db_ready(d)) { dlog(&d->log, "%s", d->err); return; }
+    double now = wall_now();
+    int n;
+    if (st_queue_heartbeat(d->db, d->owner, now, d->o->lease_s, &n, d->err, sizeof d->err))
+        dlog(&d->log, "heartbeat: %s", d->err);
+    if (st_queue_requeue(d->db, NULL, now, &n, d->err, sizeof d->err)) dlog(&d->log, "re-queueing expired leases: %s", d->err);
+    else if (n) dlog(&d->log, "%d job%s whose lease expired queued again", n, n == 1 ? "" : "s");
+    struct reclaim r = { .d = d };
+    if (st_queue_each(d->db, "running", 0, reclaim_cb, &r, d->err, sizeof d->err)) dlog(&d->log, "%s", d->err);
+    for (int i = 0; i < r.n; i++) {
+        if (st_queue_requeue(d->db, r.owners[i], now, &n, d->err, sizeof d->err)) dlog(&d->log, "%s", d->err);
+        else if (n) dlog(&d->log, "%d job%s of %s (gone) queued again", n, n == 1 ? "" : "s", r.owners[i]);
+    }
+    for (int k = 0; k < (int)d->o->workers; k++) {
+        struct child *c = &d->kids[k];
+        if (!c->pid || c->term_sent) continue;
+        struct st_queue_job j;
+        int found = 0;
+        if (st_queue_get(d->db, c->id, &j, &found, d->err, sizeof d->err) || !found) continue;
+        if (strcmp(j.state, "running") || strcmp(j.owner, d->owner)) {
+            dlog(&d->log, "job %lld: %s: stopping its process", (long long)c->id,
+                 !strcmp(j.state, "cancelled") ? "cancelled" : "no longer leased to this daemon");
+            c->cancelled = !strcmp(j.state, "cancelled");
+            kill(c->pid, SIGTERM);
+            c->term_sent = 1;
+        }
+        st_queue_job_free(&j);
+    }
+}
+
+static void random_id(char *out, size_t n)
+{
+    unsigned char b[6] = { 0 };
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
+        struct sp_rng r;
+        sp_rng_seed(&r, (uint64_t)wall_now() ^ (uint64_t)getpid() << 32);
+        for (size_t i = 0; i < sizeof b; i++) b[i] = (unsigned char)sp_rng_next(&r);
+    }
+    if (fd >= 0) close(fd);
+    snprintf(out, n, "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
+{
+    struct daemon D = { .o = o };
+    struct daemon *d = &D;
+    d->log.f = stderr;
+    if (o->log) {
+        d->log.path = o->log;
+        d->log.f = fopen(o->log, "a");
+        if (!d->log.f) { snprintf(err, errlen, "%s: cannot open the log file: %s", o->log, strerror(errno)); return SP_EIO; }
+    }
+    if (st_open(o->store, ST_OPEN_CREATE, &d->db, err, errlen)) { if (o->log) fclose(d->log.f); return SP_ESTORE; }
+    gethostname(d->host, sizeof d->host - 1);
+    for (char *s = d->host; *s; s++) if (*s == ':') *s = '_';
+    char rid[16];
+    random_id(rid, sizeof rid);
+    snprintf(d->owner, sizeof d->owner, "%s:%ld:%s", d->host, (long)getpid(), rid);
+    snprintf(d->gpu_lock, sizeof d->gpu_lock, "%s.gpu.lock", o->store);
+    d->kids = sp_xcalloc((size_t)o->workers, sizeof *d->kids);
+
+    g_stop = g_hup = 0;
+    if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK)) { snprintf(err, errlen, "pipe: %s", strerror(errno)); return SP_EIO; }
+    set_handler(SIGTERM, on_signal);
+    set_handler(SIGINT, on_signal);
+    set_handler(SIGHUP, on_signal);
+    set_handler(SIGCHLD, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+    dlog(&d->log, "serving %s as %s: %ld workers, lease %.0f s", o->store, d->owner, o->workers, o->lease_s);
+
+    /* heartbeat and look for abandoned jobs every second (a third of the lease if shorter) */
+    double next_house = 0, beat = o->lease_s / 3;
+    if (beat > 1) beat = 1;
+    int draining = 0, idle = 0;
+    struct pollfd *pfd = sp_xcalloc((size_t)o->workers + 1, sizeof *pfd);
+    for (;;) {
+        if (g_hup) {
+            g_hup = 0;
+            if (d->log.path) {
+                FILE *f = freopen(d->log.path, "a", d->log.f);
+                if (!f) { d->log.f = stderr; dlog(&d->log, "%s: cannot reopen the log file: %s", d->log.path, strerror(errno)); }
+                else d->log.f = f;
+            }
+            dlog(&d->log, "SIGHUP: log file reopened");
+        }
+        for (int k = 0; k < (int)o->workers; k++) if (d->kids[k].pid) read_status(&d->kids[k]);
+        reap(d);
+        flush_progress(d);
+        if (g_stop && !draining) {
+            draining = 1;
+            dlog(&d->log, "%s: draining: no new jobs; stopping %d running job%s at their next safe point",
+                 g_stop == SIGINT ? "SIGINT" : "SIGTERM", d->n_running, d->n_running == 1 ? "" : "s");
+            for (int k = 0; k < (int)o->workers; k++)
+                if (d->kids[k].pid && !d->kids[k].term_sent) { kill(d->kids[k].pid, SIGTERM); d->kids[k].term_sent = 1; }
+        }
+        if (draining && d->n_running == 0) break;
+        double now = sp_now();
+        if (now >= next_house) { housekeeping(d); next_house = now + beat; }
+        idle = 0;
+        while (!draining && d->n_running < o->workers) {
+            if (db_ready(d)) { dlog(&d->log, "%s", d->err); break; }
+            struct st_queue_job j;
+            int got = 0;
+            if (st_queue_lease(d->db, d->owner, wall_now(), o->lease_s, &j, &got, d->err, sizeof d->err)) {
+                dlog(&d->log, "leasing: %s", d->err);
+                break;
+            }
+            if (!got) { idle = 1; break; }
+            if (run_if_nothing_to_do(d, &j)) { st_queue_job_free(&j); continue; }
+            struct child *c = NULL;
+            for (int k = 0; k < (int)o->workers && !c; k++) if (!d->kids[k].pid) c = &d->kids[k];
+            start_child(d, c, &j);
+            st_queue_job_free(&j);
+        }
+        int n = 0;
+        pfd[n++] = (struct pollfd){ .fd = g_wake[0], .events = POLLIN };
+        for (int k = 0; k < (int)o->workers; k++)
+            if (d->kids[k].pid) pfd[n++] = (struct pollfd){ .fd = d->kids[k].fd, .events = POLLIN };
+        /* full or draining: wait for a child or a signal; idle: look again after poll_s */
+        double wait = next_house - sp_now();
+        if ((idle || !draining) && d->n_running < o->workers && wait > o->poll_s) wait = o->poll_s;
+        if (wait < 0) wait = 0;
+        if (poll(pfd, (nfds_t)n, (int)(wait * 1000)) > 0 && (pfd[0].revents & POLLIN)) {
+            char buf[64];
+            while (read(g_wake[0], buf, sizeof buf) > 0) {}
+        }
+    }
+    dlog(&d->log, "drained: every job of this daemon finished or queued again; exiting");
+    free(pfd);
+    free(d->kids);
+    st_close(d->db);
+    close(g_wake[0]); close(g_wake[1]); g_wake[0] = g_wake[1] = -1;
+    if (o->log) fclose(d->log.f);
+    return SP_OK;
+}
