@@ -54,8 +54,11 @@ done
 echo "# $kills kills, $(done_jobs) of $N jobs done before the last daemon"
 check "the daemon was killed at least 3 times" [ $kills -ge 3 ]
 expect_eq "every kill left the queue consistent (integrity_check)" "$(sqlite3 $Q 'pragma integrity_check')" ok
+n0=$(grep -c 'serving' $TMP/d.log || true)
 $SP daemon --db $Q --workers 2 --lease 5 --log $TMP/d.log &
 dpid=$!
+# its signal handlers are in place once it logs "serving" (a SIGTERM before that is the default's)
+wait_for 30 sh -c "[ \$(grep -c 'serving' $TMP/d.log) -gt $n0 ]" || true
 check "the last daemon finishes every job" wait_for 300 sh -c "[ \$(sqlite3 $Q \"select count(*) from queue_job where state = 'done'\") = $N ]"
 kill -TERM $dpid; rc=0; wait $dpid || rc=$?
 expect_eq "... and drains with exit 0" "$rc" 0
