@@ -26,15 +26,8 @@ expect_eq "8 aggregates (2 encoders x 2 tasks x 2 classifiers) of 3 seeds each" 
     "$($PY -c "import json; a=json.load(open('$R/r.json'))['aggregates']; print(len(a), sorted(set(x['n_seeds'] for x in a)))")" "8 [3]"
 cat >$TMP/check.py <<'P'
 import json, math, sys
-M = (1 << 64) - 1
-def splitmix(seed):
-    x = seed
-    while True:
-        x = (x + 0x9E3779B97F4A7C15) & M
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-        yield z ^ (z >> 31)
+sys.path.insert(0, "tests/reference")
+from stats_ref import resamples
 rep = json.load(open(sys.argv[1]))
 groups = {}
 for p in rep["probe_results"]:
@@ -49,11 +42,7 @@ for a in rep["aggregates"]:
     sd = math.sqrt(sum((x - mean) ** 2 for x in acc) / (len(acc) - 1))
     corr = [m["result"]["metrics"]["item_correct"] for m in mem]
     n = len(corr[0])
-    g = splitmix(1111)
-    vals = []
-    for b in range(1000):
-        idx = [(next(g) * n) >> 64 for _ in range(n)]
-        vals.append(sum(sum(c[i] == "1" for i in idx) / n for c in corr) / len(corr))
+    vals = [sum(sum(c[i] == "1" for i in idx) / n for c in corr) / len(corr) for idx in resamples(n)]
     vals.sort()
     k = max(1, int((1000 + 1) * 0.025))
     lo, hi = 100 * vals[k - 1], 100 * vals[1000 - k]
@@ -77,15 +66,8 @@ $SP report --db $R/store.db --compare san,ms-san --format json --out $TMP/cmp.js
 expect_eq "report --compare san,ms-san: exit 0" "$rc" 0
 cat >$TMP/cmp.py <<'P'
 import json, math, sys
-M = (1 << 64) - 1
-def splitmix(seed):
-    x = seed
-    while True:
-        x = (x + 0x9E3779B97F4A7C15) & M
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
-        yield z ^ (z >> 31)
+sys.path.insert(0, "tests/reference")
+from stats_ref import resamples
 rep = json.load(open(sys.argv[1]))
 def side(enc, task, clf):
     return [p["result"]["metrics"]["item_correct"] for p in rep["probe_results"]
@@ -97,11 +79,7 @@ for c in rep["comparisons"]:
     stat = lambda S, idx: sum(sum(s[i] == "1" for i in idx) / len(idx) for s in S) / len(S)
     full = list(range(n))
     d = stat(A, full) - stat(B, full)
-    g = splitmix(1111)
-    ds = []
-    for b in range(1000):
-        idx = [(next(g) * n) >> 64 for _ in range(n)]
-        ds.append(stat(A, idx) - stat(B, idx))
+    ds = [stat(A, idx) - stat(B, idx) for idx in resamples(n)]
     sg = 1 if d > 0 else -1
     cnt = sum(1 for x in ds if x * sg <= 0)
     p = 1.0 if d == 0 else min(1.0, 2 * cnt / 1000)
