@@ -33,6 +33,8 @@ int cmd_structprobe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 /* The flags every command takes. */
 struct cli_common { int quiet, verbose, help, json; };

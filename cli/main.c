@@ -26,6 +26,8 @@ static const struct command {
     { "structprobe", cmd_structprobe, "structural-probe metrics (UUAS, DSpr, root accuracy, NSpr)" },
     { "run",         cmd_run,         "run a job file: the whole pipeline of an experiment, resumable" },
     { "report",      cmd_report,      "probing results as JSON or CSV" },
+    { "merge",       cmd_merge,       "combine the shard stores of `run --shard K/N` into one store" },
+    { "slurm",       cmd_slurm,       "write sbatch scripts that run a job as shards on a Slurm cluster" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

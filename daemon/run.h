@@ -24,6 +24,8 @@ struct dmn_run_opts {
     /* called once the last ingest step has run (the demo prints its store summary there) */
     void (*after_ingest)(void *arg);
     void *arg;
+    int shard_k, shard_n;         /* a shard job (daemon/shard.h): the store is marked as shard K of N
+                                   * before anything is written to it; shard_n 0: no shard */
 };
 
 struct dmn_run_result {
