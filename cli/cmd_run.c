@@ -16,15 +16,16 @@ static const char usage[] =
     "the next safe point (exit 130/143) and a re-run resumes. An invalid job file is refused before\n"
     "anything is written (exit 1, the message names the JSON path). Exit 0 only if every step succeeded.\n"
     "\n"
-    "--shard K/N runs only ingest and encode, on shard K of N (0 <= K < N) of the job's sentences (chosen\n"
-    "by a hash of each sentence's file name and position), into its own store OUT/STORE.shard-K-of-N.db;\n"
+    "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
+    "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
+    "OUT/STORE.shard-K-of-N.db;\n"
     "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest.\n";
 
 struct run_opts { int check; const char *shard; };
 static const struct sp_opt run_options[] = {
     { "check", SP_OPT_FLAG, offsetof(struct run_opts, check), .help = "check the job file and list its steps; run nothing" },
     { "shard", SP_OPT_STR, offsetof(struct run_opts, shard), .metavar = "K/N",
-      .help = "run ingest and encode of shard K of N only, into the shard's own store (synprobe merge combines them)" },
+      .help = "run ingest and the corpus encodes of shard K of N only, into the shard's own store (see synprobe merge)" },
     { 0 },
 };
 

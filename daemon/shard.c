@@ -10,7 +10,6 @@
 #include "daemon/shard.h"
 #include "stages/encode.h"
 #include "stages/ingest.h"
-#include "stages/tasks.h"
 
 int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen)
 {
@@ -50,97 +49,22 @@ const char *dmn_shard_store(struct dmn_job *job, int k, int n)
 
 #define DB(s) ((const char **)((char *)(s)->opts + sp_opt_find((s)->table, "db")->offset))
 
-/* Whether the tasks build step b makes the task named t. */
-static int builds(const struct stg_tasks_build_opts *b, const char *t)
-{
-    const char *prefix = b->prefix ? b->prefix : "";
-    size_t pl = strlen(prefix);
-    if (strncmp(t, prefix, pl)) return 0;
-    int all = !b->tasks.n;
-    for (int i = 0; i < b->tasks.n; i++) all |= !strcasecmp(b->tasks.v[i], "all");
-    if (all) return 1;
-    for (int i = 0; i < b->tasks.n; i++)
-        if (!strcmp(b->tasks.v[i], t + pl)) return 1;
-    return 0;
-}
-
-/* An encode step's identity apart from its input and run name: two steps with the same key
- * and corpus write the same vectors. */
-static void encode_key(const struct dmn_step *s, const char *corpus, struct sp_buf *b)
-{
-    struct stg_encode_opts o = *(const struct stg_encode_opts *)s->opts, *d = s->defaults;
-    o.run = d->run;
-    o.task = d->task;
-    o.corpus = d->corpus;
-    o.attention = d->attention;   /* maps are stored beside the vectors: a step keeping them covers one without */
-    sp_opt_format_args(s->table, &o, s->defaults, b);
-    sp_buf_printf(b, " @%s", corpus);
-}
-
 int dmn_job_shard(struct dmn_job *job, int k, int n, char *err, size_t errlen)
 {
     job->store = dmn_shard_store(job, k, n);
-    struct dmn_step *keep = sp_arena_alloc(&job->arena, sizeof *keep * (size_t)(2 * job->n_steps + 1));
     int m = 0;
-    struct sp_buf seen = { 0 };   /* encode keys, '\n'-separated */
-    sp_buf_puts(&seen, "\n");
-    for (int pass = 0; pass < 2; pass++)   /* corpus encodes first: a task's corpus is then found among them */
-        for (int i = 0; i < job->n_steps; i++) {
-            struct dmn_step *s = &job->steps[i];
-            if (s->kind == DMN_INGEST && pass == 0) {
-                struct stg_ingest_opts *o = s->opts;
-                o->shard_k = k;
-                o->shard_n = n;
-                keep[m++] = *s;
-                continue;
-            }
-            if (s->kind != DMN_ENCODE) continue;
-            struct stg_encode_opts *o = s->opts;
-            if (pass == 0 && o->corpus.n) {
-                for (int c = 0; c < o->corpus.n; c++) {
-                    struct sp_buf key = { 0 };
-                    encode_key(s, o->corpus.v[c], &key);
-                    sp_buf_puts(&key, "\n");
-                    sp_buf_puts(&seen, key.p);
-                    sp_buf_free(&key);
-                }
-                keep[m++] = *s;
-            } else if (pass == 1 && o->task.n) {
-                /* the corpora the job builds these tasks from, each once per encoder setting */
-                for (int t = 0; t < o->task.n; t++)
-                    for (int j = 0; j < job->n_steps; j++) {
-                        if (job->steps[j].kind != DMN_TASKS_BUILD) continue;
-                        const struct stg_tasks_build_opts *b = job->steps[j].opts;
-                        if (!builds(b, o->task.v[t])) continue;
-                        for (int c = 0; c < b->corpus.n; c++) {
-                            struct sp_buf key = { 0 };
-                            sp_buf_puts(&key, "\n");
-                            encode_key(s, b->corpus.v[c], &key);
-                            sp_buf_puts(&key, "\n");
-                            int dup = strstr(seen.p, key.p) != NULL;
-                            if (!dup) sp_buf_puts(&seen, key.p + 1);
-                            sp_buf_free(&key);
-                            if (dup) continue;
-                            struct dmn_step w = *s;
-                            struct stg_encode_opts *wo = sp_arena_alloc(&job->arena, sizeof *wo);
-                            *wo = *o;
-                            const char **v = sp_arena_alloc(&job->arena, sizeof *v);
-                            v[0] = b->corpus.v[c];
-                            wo->corpus = (struct sp_strlist){ v, 1 };
-                            wo->task = ((struct stg_encode_opts *)s->defaults)->task;
-                            wo->run = sp_arena_printf(&job->arena, "%s.warm-%s", o->run, b->corpus.v[c]);
-                            w.opts = wo;
-                            w.where = sp_arena_printf(&job->arena, "%s (its task's corpus)", s->where);
-                            keep[m++] = w;
-                        }
-                    }
-            }
+    for (int i = 0; i < job->n_steps; i++) {
+        struct dmn_step *s = &job->steps[i];
+        if (s->kind == DMN_INGEST) {
+            struct stg_ingest_opts *o = s->opts;
+            o->shard_k = k;
+            o->shard_n = n;
+        } else if (s->kind != DMN_ENCODE || !((struct stg_encode_opts *)s->opts)->corpus.n) {
+            continue;
         }
-    sp_buf_free(&seen);
-    for (int i = 0; i < m; i++) *DB(&keep[i]) = job->store;
-    free(job->steps);
-    job->steps = sp_xmalloc(sizeof *job->steps * (size_t)(m ? m : 1));
-    memcpy(job->steps, keep, sizeof *keep * (size_t)m);
+        *DB(s) = job->store;
+        job->steps[m++] = *s;
+    }
     job->n_steps = m;
     (void)err;
     (void)errlen;
@@ -187,21 +111,23 @@ static void sbatch_common(struct sp_buf *b, const struct dmn_slurm_opts *o, cons
     if (o->time) sp_buf_printf(b, "#SBATCH --time=%s\n", o->time);
 }
 
-/* Runs "$@" in the background, forwards SIGTERM/SIGINT (preemption, scancel) and SIGUSR1 (60 s
- * before the time limit) to it as SIGTERM, waits for it. synprobe checkpoints and exits 143;
- * after USR1 the task requeues itself, and a re-run resumes where it stopped. */
+/* Runs "$@" in the background, passes SIGTERM on for SIGTERM/SIGINT (preemption, scancel) and
+ * SIGUSR1 (60 s before the time limit), waits for it. synprobe checkpoints and exits 143; after
+ * USR1 the task requeues itself, and the requeued task resumes. The traps are set before
+ * anything runs and stay: a signal that comes before synprobe starts ends the script (143), one
+ * that comes after it ended changes nothing (a shell without a USR1 trap would die of it). */
 static const char run_fn[] =
+    "pid=\n"
+    "requeue=0\n"
+    "trap 'requeue=1; [ -z \"$pid\" ] && exit 143; kill -TERM $pid 2>/dev/null' USR1\n"
+    "trap '[ -z \"$pid\" ] && exit 143; kill -TERM $pid 2>/dev/null' TERM INT\n"
     "run() {\n"
     "    \"$@\" &\n"
     "    pid=$!\n"
-    "    requeue=0\n"
-    "    trap 'kill -TERM $pid 2>/dev/null' TERM INT\n"
-    "    trap 'requeue=1; kill -TERM $pid 2>/dev/null' USR1\n"
     "    while :; do\n"
     "        wait $pid; rc=$?\n"
     "        kill -0 $pid 2>/dev/null || break\n"
     "    done\n"
-    "    trap - TERM INT USR1\n"
     "    if [ $requeue = 1 ] && [ $rc = 143 ]; then\n"
     "        echo \"synprobe: stopped at a checkpoint before the time limit; requeueing $JOBREF\"\n"
     "        scontrol requeue \"$JOBREF\"\n"

@@ -2,11 +2,11 @@
  *
  * `synprobe run --shard K/N JOB.json` runs the job's heavy steps on shard K of N: each ingest
  * step stores only the sentences of shard K (stages/ingest.h, stg_shard_of: SHA-256 of the
- * file's base name and the sentence's position, mod N), and each encode step encodes them. An
- * encode step over a task becomes, in a shard, an encode of the corpora the job builds that
- * task from (the vectors of task items equal to corpus sentences are then cached: the input
- * hash is the same, stages/encode_batch.c); tasks, probes, trees, structural probes and
- * reports need every sentence and are left to the run on the merged store. The shard's
+ * file's base name and the sentence's position, mod N), and each encode step over a corpus
+ * encodes them. Tasks are drawn from every shard's sentences, so task encodes, like tasks,
+ * probes, trees, structural probes and reports, are left to the run on the merged store (a task
+ * item equal to a corpus sentence finds its vector cached there when the job also encodes that
+ * corpus with the same encoder: the input hash is the same, stages/encode_batch.c). The shard's
  * store is the job's store name with ".shard-K-of-N" before its extension, in the job's
  * output folder (out/store.db -> out/store.shard-2-of-8.db).
  *

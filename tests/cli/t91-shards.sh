@@ -164,6 +164,61 @@ for v in 3/3 -1/3 a/b 1/0 1 0/3x /3 2/ 0/10001; do
     else not_ok "--shard $v: exit $rc, $(cat $TMP/bad.err)"; fi
 done
 
+# the Slurm scripts, run here without Slurm (the array task's variables set by hand): the same result
+mkjob $TMP/scr
+$SP slurm $TMP/scr/job.json --shards 3 --gpus 1 --partition gpu --time 1:00:00 >$TMP/slurm.out 2>&1 && rc=0 || rc=$?
+expect_eq "synprobe slurm: exit 0" "$rc" 0
+S=$TMP/scr/out/slurm
+check "it wrote shards.sbatch, final.sbatch and submit.sh, valid sh" sh -n $S/shards.sbatch
+check "... final.sbatch and submit.sh are valid sh too" sh -c "sh -n $S/final.sbatch && sh -n $S/submit.sh"
+expect_eq "shards.sbatch asks for the array, requeue, the signal, the partition, the GPU, the time" \
+    "$(grep '^#SBATCH' $S/shards.sbatch | cut -d' ' -f2 | sort | paste -sd' ' -)" \
+    "--array=0-2 --gres=gpu:1 --job-name=synprobe-job --open-mode=append --output=$S/logs/shard-%a.out --partition=gpu --requeue --signal=B:USR1@60 --time=1:00:00"
+check "final.sbatch merges the 3 shard stores into the job's store, then runs the job" sh -c "
+    grep -q \"merge '$TMP/scr/out/store.db'\" $S/final.sbatch && grep -c 'store.shard-[012]-of-3.db' $S/final.sbatch | grep -qx 3 &&
+    grep -q '^run \"\$SYNPROBE\" run \"\$JOB\"' $S/final.sbatch && ! grep -q gres $S/final.sbatch"
+check "submit.sh: the final job depends on the array (afterok), both with --parsable" sh -c "
+    grep -q 'sbatch --parsable \"\$dir/shards.sbatch\"' $S/submit.sh &&
+    grep -q 'sbatch --parsable --dependency=afterok:\$array \"\$dir/final.sbatch\"' $S/submit.sh"
+for k in 0 1 2; do
+    (cd /tmp && SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_JOB_ID=1 sh $S/shards.sbatch) >$TMP/task$k.out 2>&1 || rc=$?
+done
+(cd /tmp && SLURM_JOB_ID=2 sh $S/final.sbatch) >$TMP/final.out 2>&1 || rc=$?
+expect_eq "the scripts run by hand: exit 0" "$rc" 0
+expect_eq "... the result is the one-machine run's in every part" "$(same_parts $TMP/scr/out/store.db $ONE)" ""
+$SP slurm $TMP/scr/job.json >/dev/null 2>&1 && rc=0 || rc=$?
+expect_eq "synprobe slurm without --shards: usage error" "$rc" 2
+$SP slurm $TMP/scr/job.json --shards 0 >/dev/null 2>&1 && rc=0 || rc=$?
+expect_eq "synprobe slurm --shards 0: usage error" "$rc" 2
+$SP slurm $TMP/nojob.json --shards 2 >/dev/null 2>$TMP/nojob.err && rc=0 || rc=$?
+expect_eq "synprobe slurm on a missing job file: exit 1" "$rc" 1
+
+# a real treebank: UD EWT dev, encoded as a corpus and through a task drawn from it, in 2 shards
+EWT=$DATA/ud-ewt/en_ewt-ud-dev.conllu
+if [ -f "$EWT" ]; then
+    for d in ewt1 ewt2; do
+        mkdir -p $TMP/$d; cp encoder/configs/san.json $TMP/$d/
+        cat >$TMP/$d/job.json <<J
+{"store": "out/ewt.db", "out": "out",
+ "corpora": [{"name": "ewt", "paths": ["$(cd "$(dirname $EWT)" && pwd)/en_ewt-ud-dev.conllu"]}],
+ "tasks": [{"tasks": ["Tense", "BShift"]}],
+ "encoders": [{"config": "san.json", "inputs": ["ewt", "Tense", "BShift"]}],
+ "probes": [{}]}
+J
+    done
+    $SP run $TMP/ewt1/job.json >/dev/null 2>&1 && rc=0 || rc=$?
+    for k in 0 1; do $SP run --shard $k/2 $TMP/ewt2/job.json >/dev/null 2>&1 || rc=$?; done
+    $SP merge $TMP/ewt2/out/ewt.db $TMP/ewt2/out/ewt.shard-0-of-2.db $TMP/ewt2/out/ewt.shard-1-of-2.db >$TMP/ewt-merge.out 2>&1 || rc=$?
+    $SP run $TMP/ewt2/job.json >$TMP/ewt-rest.out 2>&1 || rc=$?
+    expect_eq "EWT dev: one machine, 2 shards, merge, the rest: exit 0" "$rc" 0
+    check "... the rest encoded no corpus sentence and no Tense item (cached by the shards)" \
+        grep -q 'run san: 0 encoded, 2001 cached' $TMP/ewt-rest.out
+    check "... Tense: every item cached" grep -Eq 'run san-Tense: 0 encoded, [0-9]+ cached' $TMP/ewt-rest.out
+    expect_eq "EWT dev: sharded = one machine in every part" "$(same_parts $TMP/ewt2/out/ewt.db $TMP/ewt1/out/ewt.db)" ""
+else
+    skip "real-data shards: $EWT absent"
+fi
+
 # stopped by SIGTERM inside a shard, then resumed: the same shard store
 mkjob $TMP/kill
 $SP run --shard 1/3 $TMP/kill/job.json >$TMP/kill.out 2>&1 &
