@@ -10,6 +10,7 @@ for b in slurmctld slurmd sbatch squeue scontrol sinfo; do
     command -v $b >/dev/null 2>&1 || [ -x /usr/sbin/$b ] || skip_rest "$b not installed (apt-get install slurm-wlm munge)"
 done
 PATH=$PATH:/usr/sbin
+[ "$(id -u)" = 0 ] || skip_rest "needs root: slurmd starts each job as its user (CI runs as root)"
 D=$TMP/slurm
 mkdir -p $D/state $D/spool $D/log $D/munge
 stop_daemons() {  # by the pids they wrote, in reverse order of starting
@@ -54,7 +55,7 @@ NODE=$(slurmd -C 2>/dev/null | head -1)
 case "$NODE" in NodeName=*) ;; *) skip_rest "slurmd -C does not describe this machine: $NODE";; esac
 cat >$D/slurm.conf <<C
 ClusterName=synprobe-t93
-SlurmctldHost=$(hostname)
+SlurmctldHost=$(hostname)(127.0.0.1)
 SlurmctldPort=$P
 SlurmdPort=$((P+1))
 $AUTH
@@ -77,7 +78,7 @@ ReturnToService=2
 MinJobAge=600
 SchedulerParameters=sched_interval=2
 KillWait=5
-$NODE State=UNKNOWN
+$NODE NodeAddr=127.0.0.1 State=UNKNOWN
 PartitionName=t93 Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 C
 export SLURM_CONF=$D/slurm.conf
