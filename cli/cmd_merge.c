@@ -52,7 +52,8 @@ int cmd_merge(int argc, char **argv)
             const struct st_merge_shard *s = &r.shard[i];
             printf("shard %d/%d %s: %ld sentences (%ld new), %ld vectors (%ld new), %ld attention maps new%s\n", s->k, s->n, s->path,
                    s->sentences, s->new_sentences, s->vectors, s->new_vectors, s->new_attention,
-                   s->new_sentences + s->new_vectors + s->new_attention + s->new_quarantined ? "" : ": merged before, nothing new");
+                   s->new_sentences + s->new_vectors + s->new_attention + s->new_quarantined ? ""
+                   : s->sentences + s->vectors ? ": merged before, nothing new" : ": an empty shard");
         }
         printf("synprobe merge: %s holds %d of %d shards: %ld sentences, %ld vectors\n", c.operands.v[0], r.n_merged, r.shard_n,
                r.sentences, r.vectors);

@@ -61,6 +61,8 @@ int dmn_job_shard(struct dmn_job *job, int k, int n, char *err, size_t errlen)
             o->shard_n = n;
         } else if (s->kind != DMN_ENCODE || !((struct stg_encode_opts *)s->opts)->corpus.n) {
             continue;
+        } else {   /* a shard of a small corpus may hold none of its sentences */
+            ((struct stg_encode_opts *)s->opts)->empty_ok = 1;
         }
         *DB(s) = job->store;
         job->steps[m++] = *s;

@@ -101,6 +101,21 @@ expect_eq "... then 1 and 0: sentences renumbered to the one-machine order" \
     "$rc $(for p in sentences tokens structures sources attention; do dump_part $M2 $p | sha256sum; done)" \
     "0 $(for p in sentences tokens structures sources attention; do dump_part $ONE $p | sha256sum; done)"
 
+# 11 shards: more than one merge transaction (9 at a time), and shard 8 holds no sentence at all
+# (its encode steps have nothing to do, which is no failure in a shard)
+mkjob $TMP/eleven
+rc=0
+for k in 0 1 2 3 4 5 6 7 8 9 10; do $SP run --shard $k/11 $TMP/eleven/job.json >$TMP/eleven$k.out 2>&1 || rc=$?; done
+expect_eq "11 shards: exit 0 each" "$rc" 0
+expect_eq "... shard 8 is empty (by the hash: no position 1..32 of 'demo' maps to 8)" \
+    "$(sqlite3 $TMP/eleven/out/store.shard-8-of-11.db 'select count(*) from sentence')" 0
+$SP merge $TMP/eleven/out/store.db $TMP/eleven/out/store.shard-*-of-11.db >$TMP/eleven.out 2>&1 && rc=0 || rc=$?
+expect_eq "... merged in two transactions: exit 0" "$rc" 0
+check "... the empty shard is reported as such" grep -q 'shard 8/11 .*: an empty shard' $TMP/eleven.out
+$SP run $TMP/eleven/job.json >/dev/null 2>&1 && rc=0 || rc=$?
+expect_eq "... the rest: exit 0; the result is the one-machine run's in every part" \
+    "$rc $(same_parts $TMP/eleven/out/store.db $ONE)" "0 "
+
 # refusals: nothing written
 refuse() {  # DESC PATTERN TARGET SHARD...: merge exits 1, says PATTERN, and the target is unchanged
     d=$1; pat=$2; t=$3; shift 3
