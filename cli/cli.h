@@ -39,6 +39,8 @@ int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
 
 /* The flags every command takes. */
 struct cli_common { int quiet, verbose, help, json; };

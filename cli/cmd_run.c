@@ -5,19 +5,27 @@
 #include "cli/cli.h"
 #include "daemon/job.h"
 #include "daemon/run.h"
+#include "daemon/shard.h"
 
 static const char usage[] =
-    "usage: synprobe run [--check] JOB.json\n"
+    "usage: synprobe run [--check] [--shard K/N] JOB.json\n"
     "\n"
     "Runs the job file's steps in order (ingest, tasks, encode, probe, trees, structprobe, report;\n"
     "schemas/job.schema.json), printing each as the command that would do it and one summary line.\n"
     "Steps already done are skipped: a re-run of a finished job does no work. SIGINT/SIGTERM stop at\n"
     "the next safe point (exit 130/143) and a re-run resumes. An invalid job file is refused before\n"
-    "anything is written (exit 1, the message names the JSON path). Exit 0 only if every step succeeded.\n";
+    "anything is written (exit 1, the message names the JSON path). Exit 0 only if every step succeeded.\n"
+    "\n"
+    "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
+    "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
+    "OUT/STORE.shard-K-of-N.db;\n"
+    "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest.\n";
 
-struct run_opts { int check; };
+struct run_opts { int check; const char *shard; };
 static const struct sp_opt run_options[] = {
     { "check", SP_OPT_FLAG, offsetof(struct run_opts, check), .help = "check the job file and list its steps; run nothing" },
+    { "shard", SP_OPT_STR, offsetof(struct run_opts, shard), .metavar = "K/N",
+      .help = "run ingest and the corpus encodes of shard K of N only, into the shard's own store (see synprobe merge)" },
     { 0 },
 };
 
@@ -46,10 +54,21 @@ int cmd_run(int argc, char **argv)
         dmn_job_free(&job);
         return cli_done(&c, SP_EXIT_INPUT);
     }
+    int k = 0, n = 0;
+    if (o.shard) {
+        char err[SP_ERRLEN];
+        if (dmn_shard_parse(o.shard, &k, &n, err, sizeof err)) {
+            dmn_job_free(&job);
+            return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "%s", err));
+        }
+        dmn_job_shard(&job, k, n, err, sizeof err);
+    }
     if (o.check) { rc = list_steps(&job); dmn_job_free(&job); return cli_done(&c, rc); }
     FILE *out = c.common.quiet ? NULL : stdout;
-    if (out) printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
-    struct dmn_run_opts ro = { .out = out, .ctx = &c.ctx, .command = c.command };
+    if (out && n) printf("synprobe run: %s: shard %d/%d: %d steps (ingest, encode), store %s\n", job.path, k, n, job.n_steps, job.store);
+    else if (out) printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
+
+    struct dmn_run_opts ro = { .out = out, .ctx = &c.ctx, .command = c.command, .shard_k = k, .shard_n = n };
     struct dmn_run_result r;
     int src = dmn_run(&job, &ro, &r);
     if (out && src == SP_OK && r.n_worked == 0)

@@ -32,6 +32,8 @@ static const struct command {
     { "status",      cmd_status,      "the queue's jobs: state, step, progress, times, errors" },
     { "cancel",      cmd_cancel,      "cancel a queued or running job" },
     { "logs",        cmd_logs,        "print a queued job's log" },
+    { "merge",       cmd_merge,       "combine the shard stores of `run --shard K/N` into one store" },
+    { "slurm",       cmd_slurm,       "write sbatch scripts that run a job as shards on a Slurm cluster" },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

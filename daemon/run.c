@@ -17,6 +17,7 @@
 #include "stages/tasks.h"
 #include "stages/trees.h"
 #include "store/jobs.h"
+#include "store/shards.h"
 
 struct step_out { char summary[512]; int nowork; };
 
@@ -257,6 +258,17 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
 
 static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
 {
+    if (ro->shard_n) {   /* the shard store says which shard it holds, before anything is written to it */
+        struct st_db *db;
+        char err[SP_ERRLEN];
+        int rc = st_open(job->store, ST_OPEN_CREATE, &db, err, sizeof err);
+        if (!rc) { rc = st_shard_mark(db, ro->shard_k, ro->shard_n, err, sizeof err); st_close(db); }
+        if (rc) {
+            r->n_failed = 1;
+            r->failed_where = "store";
+            return stg_fail(ro->ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", err);
+        }
+    }
     int first_rc = SP_OK, ingested = 0;
     char keep[SP_ERRLEN] = "";   /* the first failure's message, kept while later steps run */
     for (int i = 0; i < job->n_steps; i++) {

@@ -31,6 +31,8 @@ struct dmn_run_opts {
     /* the caller holds STORE.run.lock already (the daemon's job process, which waits for it
      * without polling); else dmn_run takes it: one job at a time per store */
     int no_store_lock;
+    int shard_k, shard_n;         /* a shard job (daemon/shard.h): the store is marked as shard K of N
+                                   * before anything is written to it; shard_n 0: no shard */
 };
 
 struct dmn_run_result {

@@ -353,7 +353,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
            "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r->run, r->kind, r->device, r->dim, r->cached,
            r->encoded, r->missing + r->too_long + r->oom, r->missing, r->too_long, r->oom, (long long)r->items, seconds);
-    rc = nothing_encoded(ctx, in, &c);
+    rc = o->empty_ok && c.n_cached + c.n_encoded + c.n_missing + c.n_long + c.n_oom == 0 ? SP_OK : nothing_encoded(ctx, in, &c);
     r->nothing_encoded = rc != SP_OK;
     pass_free(&c);
     return rc;

@@ -37,6 +37,8 @@ struct stg_encode_opts {
     int on_missing;               /* enum stg_encode_missing */
     int perturbed;                /* enum stg_encode_perturbed */
     struct sp_strlist command;    /* not in the table: the words that ran it, for the manifest */
+    int empty_ok;                 /* not in the table: an input without a single item is no failure
+                                   * (a shard may hold no sentence of a small corpus) */
 };
 extern const struct sp_opt stg_encode_options[];
 

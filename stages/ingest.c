@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ struct ingest_opts {
     int max_messages;         /* rejection messages logged per file (all go to the quarantine) */
     int max_words;            /* longer sentences are rejected (0: ING_MAX_WORDS_DEFAULT) */
     const char *stdin_name;   /* the name "-" (standard input) is recorded and reported under */
+    long shard_k, shard_n;    /* store only shard k of n (stg_shard_of); shard_n 0: everything */
 };
 
 enum ingest_status { INGEST_DONE = STG_INGEST_DONE, INGEST_UNCHANGED = STG_INGEST_UNCHANGED, INGEST_FAILED = STG_INGEST_FAILED };
@@ -254,6 +256,11 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
     for (int i = 0; i < c->batch.n_items; i++) {
         struct ing_item *it = &c->batch.item[i];
         j->position++;
+        /* another shard's sentence: skipped, but its position counts. Under --strict a rejected
+         * sentence fails the file in every shard, as it fails it in a one-machine run. */
+        if (p->o->shard_n > 1 && stg_shard_of(j->path, j->position, p->o->shard_n) != p->o->shard_k &&
+            !(it->error && p->o->mode == SP_MODE_STRICT))
+            continue;
         r->sentences_parsed++;
         r->tokens_parsed += it->error ? 0 : it->s.n;
         if (!j->file) {                    /* dry run: count only */
@@ -764,6 +771,28 @@ const struct sp_opt stg_ingest_options[] = {
     { 0 },
 };
 
+int stg_shard_of(const char *path, long position, long n)
+{
+    if (n <= 1) return 0;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    size_t len = strlen(base);
+    if (len > 3 && !strcmp(base + len - 3, ".gz")) len -= 3;
+    for (size_t i = len; i > 1; i--)
+        if (base[i - 1] == '.') { len = i - 1; break; }
+    char pos[32];
+    int m = snprintf(pos, sizeof pos, "\n%ld", position);
+    struct sp_sha256 h;
+    char hex[65];
+    sp_sha256_init(&h);
+    sp_sha256_update(&h, "synprobe-shard-1\n", 17);
+    sp_sha256_update(&h, base, len);
+    sp_sha256_update(&h, pos, (size_t)m);
+    sp_sha256_hex(&h, hex);
+    hex[16] = 0;
+    uint64_t x = strtoull(hex, NULL, 16);
+    return (int)(x % (uint64_t)n);
+}
+
 int stg_ingest_is_treebank_name(const char *name)
 {
     size_t n = strlen(name);
@@ -878,6 +907,7 @@ int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_
         .fmt = (enum sp_format)o->format, .mode = (enum sp_mode)o->mode, .split = o->split, .workers = (int)o->workers,
         .levels = (int)o->levels, .structures = !o->no_structures, .chunk_bytes = (size_t)o->chunk_kb * 1024,
         .max_messages = 20, .max_words = (int)o->max_words, .stdin_name = o->stdin_name,
+        .shard_k = o->shard_k, .shard_n = o->shard_n,
     };
     struct stage_run s = { ctx, r, n <= 20 };
     double t0 = sp_now();
@@ -898,7 +928,7 @@ int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_
     if (n_read < n || stg_stopping(ctx)) return stg_stopped(ctx);
     int ingested_any = r->sentences + r->attached + r->kept > 0 || (r->n_unchanged > 0 && r->n_done == 0 && r->n_failed == 0);
     if (r->n_failed) return stg_fail(ctx, SP_EPARSE, "%d of %d files failed", r->n_failed, n);
-    if (!ingested_any) return stg_fail(ctx, SP_EPARSE, "nothing was ingested");
+    if (!ingested_any && o->shard_n <= 1) return stg_fail(ctx, SP_EPARSE, "nothing was ingested");
     return SP_OK;
 }
 

@@ -26,6 +26,8 @@ struct stg_ingest_opts {
     int no_structures;           /* parse only (benchmarks) */
     const char *stdin_name;      /* the name "-" is stored under; NULL: "<stdin>" */
     struct sp_strlist inputs;    /* files, folders (their treebank files, in name order), "-" */
+    long shard_k, shard_n;       /* not in the table (`synprobe run --shard K/N`): store only the
+                                  * sentences of shard K of N (stg_shard_of); shard_n 0: all */
 };
 extern const struct sp_opt stg_ingest_options[];
 
@@ -52,6 +54,13 @@ struct stg_ingest_result {
  * SP_EIO when the store cannot be opened; SP_ESTOPPED. r is filled in every case. */
 int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r);
 void stg_ingest_result_free(struct stg_ingest_result *r);
+
+/* The shard (0..n-1) of the sentence at 1-based `position` of a file: the first 8 bytes, read
+ * big-endian, of SHA-256("synprobe-shard-1\n" BASE "\n" POSITION) mod n, where BASE is the
+ * file's name without folders, ".gz" and its last extension ("en_ewt-ud-dev" for
+ * ud/en_ewt-ud-dev.conllu.gz) and POSITION is decimal. A .mrg and a .conllu of one document
+ * that pair by position therefore fall into the same shard, whatever the text says. */
+int stg_shard_of(const char *path, long position, long n);
 
 /* Whether a file name is one a folder is searched for (.conllu .conll .mrg .dp .dep .ptb, and
  * those + .gz). */

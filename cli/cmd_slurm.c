@@ -1,0 +1,69 @@
+/* cli/cmd_slurm.c — synprobe slurm JOB.json --shards N: sbatch scripts for a sharded job (daemon/shard.h). */
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "daemon/job.h"
+#include "daemon/shard.h"
+
+static const char usage[] =
+    "usage: synprobe slurm JOB.json --shards N [--gpus G] [--partition P] [--time T] [--out DIR]\n"
+    "\n"
+    "Writes DIR/shards.sbatch (a job array: task K runs `synprobe run --shard K/N JOB.json`, ingest and\n"
+    "encode of shard K), DIR/final.sbatch (merges the shard stores into the job's store, then runs the\n"
+    "job on it: tasks, probes, trees, reports) and DIR/submit.sh, which submits both, the second with\n"
+    "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
+    "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
+    "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
+    "DIR defaults to the job's output folder/slurm. Paths in the scripts are absolute.\n";
+
+struct slurm_opts { long shards, gpus; const char *partition, *time, *out; };
+static const struct sp_opt slurm_options[] = {
+    { "shards", SP_OPT_INT, offsetof(struct slurm_opts, shards), .lo = 1, .hi = 10000, .metavar = "N",
+      .help = "number of shards (array tasks)" },
+    { "gpus", SP_OPT_INT, offsetof(struct slurm_opts, gpus), .lo = 0, .hi = 64, .metavar = "G",
+      .help = "GPUs per shard task (--gres=gpu:G)" },
+    { "partition", SP_OPT_STR, offsetof(struct slurm_opts, partition), .metavar = "P", .help = "Slurm partition of both jobs" },
+    { "time", SP_OPT_STR, offsetof(struct slurm_opts, time), .metavar = "T", .help = "time limit of each job (sbatch --time)" },
+    { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)" },
+    { 0 },
+};
+
+int cmd_slurm(int argc, char **argv)
+{
+    struct slurm_opts o;
+    struct cli c;
+    const struct sp_optbind b[] = { { slurm_options, &o } };
+    int rc = cli_parse(&c, "slurm", usage, b, 1, argc, argv, 1);
+    if (rc >= 0) return rc;
+    if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "expected one job file (see --help)"));
+    if (!o.shards) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "--shards N is required"));
+    struct dmn_job job;
+    if (dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err)) {
+        cli_fail(SP_EXIT_INPUT, "slurm", "%s", c.ctx.err);
+        dmn_job_free(&job);
+        return cli_done(&c, SP_EXIT_INPUT);
+    }
+    char self[PATH_MAX], dir[PATH_MAX + 16], cwd[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    if (o.out) snprintf(dir, sizeof dir, "%s", o.out);
+    else snprintf(dir, sizeof dir, "%s/slurm", job.out);
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd)) {
+        char t[sizeof dir];
+        snprintf(t, sizeof t, "%s/%s", cwd, dir);
+        snprintf(dir, sizeof dir, "%s", t);
+    }
+    struct dmn_slurm_opts so = { .shards = (int)o.shards, .gpus = o.gpus, .partition = o.partition, .time = o.time, .dir = dir,
+                                 .synprobe = self };
+    rc = dmn_slurm_write(&job, &so, c.ctx.err, sizeof c.ctx.err);
+    dmn_job_free(&job);
+    if (rc) return cli_done(&c, cli_fail(SP_EXIT_INPUT, "slurm", "%s", c.ctx.err));
+    if (!c.common.quiet)
+        printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/final.sbatch, %s/submit.sh\nsubmit with: sh %s/submit.sh\n",
+               dir, o.shards, dir, dir, dir);
+    return cli_done(&c, SP_EXIT_OK);
+}

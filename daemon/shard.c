@@ -1,0 +1,209 @@
+/* daemon/shard.c — shard jobs and Slurm scripts (daemon/shard.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "daemon/shard.h"
+#include "stages/encode.h"
+#include "stages/ingest.h"
+
+int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long a = strtol(s, &end, 10), b = -1;
+    int ok = end != s && *end == '/' && s[0] >= '0' && s[0] <= '9';
+    if (ok) {
+        const char *t = end + 1;
+        b = strtol(t, &end, 10);
+        ok = end != t && !*end && t[0] >= '0' && t[0] <= '9' && !errno;
+    }
+    if (!ok || b < 1 || b > 10000 || a < 0 || a >= b) {
+        snprintf(err, errlen, "--shard: expected K/N with 0 <= K < N <= 10000 (shard K of N, counted from 0), got '%s'", s);
+        return SP_EUSAGE;
+    }
+    *k = (int)a;
+    *n = (int)b;
+    return SP_OK;
+}
+
+/* out/<store base, extension cut>.shard-K-of-N<extension> into buf */
+static void shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap)
+{
+    const char *base = strrchr(job->store, '/') ? strrchr(job->store, '/') + 1 : job->store;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base) dot = base + strlen(base);
+    snprintf(buf, cap, "%s/%.*s.shard-%d-of-%d%s", job->out, (int)(dot - base), base, k, n, dot);
+}
+
+const char *dmn_shard_store(struct dmn_job *job, int k, int n)
+{
+    char p[PATH_MAX + 64];
+    shard_path(job, k, n, p, sizeof p);
+    return sp_arena_strdup(&job->arena, p);
+}
+
+#define DB(s) ((const char **)((char *)(s)->opts + sp_opt_find((s)->table, "db")->offset))
+
+int dmn_job_shard(struct dmn_job *job, int k, int n, char *err, size_t errlen)
+{
+    job->store = dmn_shard_store(job, k, n);
+    int m = 0;
+    for (int i = 0; i < job->n_steps; i++) {
+        struct dmn_step *s = &job->steps[i];
+        if (s->kind == DMN_INGEST) {
+            struct stg_ingest_opts *o = s->opts;
+            o->shard_k = k;
+            o->shard_n = n;
+        } else if (s->kind != DMN_ENCODE || !((struct stg_encode_opts *)s->opts)->corpus.n) {
+            continue;
+        } else {   /* a shard of a small corpus may hold none of its sentences */
+            ((struct stg_encode_opts *)s->opts)->empty_ok = 1;
+        }
+        *DB(s) = job->store;
+        job->steps[m++] = *s;
+    }
+    job->n_steps = m;
+    (void)err;
+    (void)errlen;
+    return SP_OK;
+}
+
+/* ---- Slurm ---- */
+
+/* 'x' for sh, into b */
+static void shq(struct sp_buf *b, const char *s)
+{
+    sp_buf_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'') sp_buf_puts(b, "'\\''");
+        else sp_buf_put(b, s, 1);
+    }
+    sp_buf_puts(b, "'");
+}
+
+static int write_file(const char *dir, const char *name, const char *text, int exec, char *err, size_t errlen)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct sp_out out;
+    if (sp_out_open(&out, path, err, errlen)) return SP_EIO;
+    fputs(text, out.f);
+    if (sp_out_commit(&out, err, errlen)) return SP_EIO;
+    if (exec && chmod(path, 0755)) {
+        snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
+        return SP_EIO;
+    }
+    return SP_OK;
+}
+
+/* The #SBATCH lines both scripts share. */
+static void sbatch_common(struct sp_buf *b, const struct dmn_slurm_opts *o, const char *name, const char *log)
+{
+    sp_buf_printf(b, "#SBATCH --job-name=%s\n", name);
+    sp_buf_printf(b, "#SBATCH --output=%s/logs/%s\n", o->dir, log);
+    sp_buf_puts(b, "#SBATCH --open-mode=append\n");
+    sp_buf_puts(b, "#SBATCH --requeue\n");
+    sp_buf_puts(b, "#SBATCH --signal=B:USR1@60\n");
+    if (o->partition) sp_buf_printf(b, "#SBATCH --partition=%s\n", o->partition);
+    if (o->time) sp_buf_printf(b, "#SBATCH --time=%s\n", o->time);
+}
+
+/* Runs "$@" in the background, passes SIGTERM on for SIGTERM/SIGINT (preemption, scancel) and
+ * SIGUSR1 (60 s before the time limit), waits for it. synprobe checkpoints and exits 143; after
+ * USR1 the task requeues itself, and the requeued task resumes. The traps are set before
+ * anything runs and stay: a signal that comes before synprobe starts ends the script (143), one
+ * that comes after it ended changes nothing (a shell without a USR1 trap would die of it). */
+static const char run_fn[] =
+    "pid=\n"
+    "requeue=0\n"
+    "trap 'requeue=1; [ -z \"$pid\" ] && exit 143; kill -TERM $pid 2>/dev/null' USR1\n"
+    "trap '[ -z \"$pid\" ] && exit 143; kill -TERM $pid 2>/dev/null' TERM INT\n"
+    "run() {\n"
+    "    \"$@\" &\n"
+    "    pid=$!\n"
+    "    while :; do\n"
+    "        wait $pid; rc=$?\n"
+    "        kill -0 $pid 2>/dev/null || break\n"
+    "    done\n"
+    "    if [ $requeue = 1 ] && [ $rc = 143 ]; then\n"
+    "        echo \"synprobe: stopped at a checkpoint before the time limit; requeueing $JOBREF\"\n"
+    "        scontrol requeue \"$JOBREF\"\n"
+    "    fi\n"
+    "    return $rc\n"
+    "}\n";
+
+int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, char *err, size_t errlen)
+{
+    char jobabs[PATH_MAX], logs[PATH_MAX + 8];
+    if (!realpath(job->path, jobabs)) { snprintf(err, errlen, "%s: %s", job->path, strerror(errno)); return SP_EIO; }
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s", o->dir);
+    for (char *p = d + 1; *p; p++)
+        if (*p == '/') { *p = 0; mkdir(d, 0777); *p = '/'; }
+    mkdir(d, 0777);
+    snprintf(logs, sizeof logs, "%s/logs", o->dir);
+    if (mkdir(logs, 0777) && errno != EEXIST) { snprintf(err, errlen, "%s: %s", logs, strerror(errno)); return SP_EIO; }
+    const char *name = strrchr(jobabs, '/') + 1;
+    char jname[256];
+    snprintf(jname, sizeof jname, "synprobe-%.*s", (int)(strchr(name, '.') ? (size_t)(strchr(name, '.') - name) : strlen(name)), name);
+
+    struct sp_buf a = { 0 }, f = { 0 }, s = { 0 };
+    /* the array: one task per shard */
+    sp_buf_puts(&a, "#!/bin/sh\n# Shards of a synprobe job, written by `synprobe slurm`: task K runs\n"
+                    "# `synprobe run --shard K/N JOB` (ingest + encode of shard K into its own store).\n");
+    sbatch_common(&a, o, jname, "shard-%a.out");
+    sp_buf_printf(&a, "#SBATCH --array=0-%d\n", o->shards - 1);
+    if (o->gpus > 0) sp_buf_printf(&a, "#SBATCH --gres=gpu:%ld\n", o->gpus);
+    sp_buf_puts(&a, "set -u\nSYNPROBE=");
+    shq(&a, o->synprobe);
+    sp_buf_puts(&a, "\nJOB=");
+    shq(&a, jobabs);
+    sp_buf_printf(&a, "\nJOBREF=\"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}\"\n%s", run_fn);
+    sp_buf_printf(&a, "run \"$SYNPROBE\" run --shard \"$SLURM_ARRAY_TASK_ID/%d\" \"$JOB\"\n", o->shards);
+
+    /* the dependent job: merge every shard, then the whole job on the merged store */
+    sp_buf_puts(&f, "#!/bin/sh\n# Runs after every shard succeeded (submit.sh: --dependency=afterok): merges the\n"
+                    "# shard stores into the job's store, then runs the job on it; ingest and encode find\n"
+                    "# their work done, tasks, probes, trees and reports run.\n");
+    sbatch_common(&f, o, jname, "final.out");
+    sp_buf_puts(&f, "set -u\nSYNPROBE=");
+    shq(&f, o->synprobe);
+    sp_buf_puts(&f, "\nJOB=");
+    shq(&f, jobabs);
+    sp_buf_printf(&f, "\nJOBREF=\"$SLURM_JOB_ID\"\n%s", run_fn);
+    sp_buf_puts(&f, "\"$SYNPROBE\" merge ");
+    char sh[PATH_MAX + 64], store_abs[PATH_MAX];
+    const char *store = job->store;
+    if (store[0] != '/' && realpath(".", store_abs)) {   /* job paths are resolved against the job's folder */
+        snprintf(sh, sizeof sh, "%s/%s", store_abs, store);
+        store = sh;
+    }
+    shq(&f, store);
+    for (int k = 0; k < o->shards; k++) {
+        char p[PATH_MAX + 64], q[PATH_MAX + 128];
+        shard_path(job, k, o->shards, p, sizeof p);
+        if (p[0] != '/' && realpath(".", store_abs)) { snprintf(q, sizeof q, "%s/%s", store_abs, p); sp_buf_puts(&f, " \\\n    "); shq(&f, q); }
+        else { sp_buf_puts(&f, " \\\n    "); shq(&f, p); }
+    }
+    sp_buf_puts(&f, " || exit $?\nrun \"$SYNPROBE\" run \"$JOB\"\n");
+
+    sp_buf_puts(&s, "#!/bin/sh\n# Submits the shards and the job that merges them, probes and reports (written by\n"
+                    "# `synprobe slurm`). Prints the two Slurm job ids.\nset -eu\ndir=");
+    shq(&s, o->dir);
+    sp_buf_puts(&s, "\narray=$(sbatch --parsable \"$dir/shards.sbatch\")\narray=${array%%;*}\n"
+                    "final=$(sbatch --parsable --dependency=afterok:$array \"$dir/final.sbatch\")\nfinal=${final%%;*}\n"
+                    "echo \"shards: Slurm job $array; merge, probes, reports: Slurm job $final (after every shard succeeded)\"\n"
+                    "echo \"$array $final\" >\"$dir/jobs\"\n");
+    int rc = write_file(o->dir, "shards.sbatch", a.p, 1, err, errlen);
+    if (!rc) rc = write_file(o->dir, "final.sbatch", f.p, 1, err, errlen);
+    if (!rc) rc = write_file(o->dir, "submit.sh", s.p, 1, err, errlen);
+    sp_buf_free(&a);
+    sp_buf_free(&f);
+    sp_buf_free(&s);
+    return rc;
+}
