@@ -57,6 +57,7 @@ struct ingest_result {
     enum ingest_status status;
     enum sp_format fmt;
     struct st_file_summary sum;
+    struct st_file_summary recorded;   /* INGEST_UNCHANGED: what the first ingest of these bytes stored */
     long tokens_parsed;       /* words of every parsed sentence (accepted or not) */
     int sentences_parsed;
     char error[SP_ERRLEN];    /* INGEST_FAILED: why */
@@ -346,7 +347,7 @@ static void job_finish(struct pipeline *p, struct job *j)
         int hrc = SP_OK;
         if (j->file && (!j->stop || (j->stop == STOP_HASH && j->sha[0]))) {
             char herr[SP_ERRLEN];
-            hrc = st_file_hash(j->file, j->sha, herr, sizeof herr);
+            hrc = st_file_hash(j->file, j->sha, &r->recorded, herr, sizeof herr);
             if (hrc && hrc != SP_EEXIST) snprintf(r->error, sizeof r->error, "%s", herr);
         }
         if (hrc == SP_EEXIST) {          /* these bytes are in the corpus already (or earlier in this run) */
@@ -610,7 +611,8 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
                         } else if (found) {
                             /* the same bytes: unchanged, unless ingested in a mode that would
                              * store them differently (then r->error says so) */
-                            if (st_source_check_mode(p->db, found, j->path, p->o->mode, r->error, sizeof r->error) == SP_EEXIST)
+                            if (st_source_check_mode(p->db, found, j->path, p->o->mode, &r->recorded, r->error, sizeof r->error) ==
+                                SP_EEXIST)
                                 r->status = INGEST_UNCHANGED;
                             j->pre_done = 1;
                             break;
@@ -854,7 +856,7 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
     f->tokens_parsed = fr->tokens_parsed;
     snprintf(f->error, sizeof f->error, "%s", fr->error);
     if (fr->status == INGEST_FAILED) { r->n_failed++; sp_log(s->ctx->log, SP_LOG_ERROR, "%s", fr->error); }
-    else if (fr->status == INGEST_UNCHANGED) r->n_unchanged++;
+    else if (fr->status == INGEST_UNCHANGED) { r->n_unchanged++; r->unchanged_sentences += fr->recorded.n_sentences; }
     else r->n_done++;
     r->sentences += fr->sum.n_sentences - fr->sum.n_attached;
     r->attached += fr->sum.n_attached;
@@ -862,12 +864,15 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
     r->kept += fr->sum.n_kept;
     r->words += fr->sum.n_words;
     r->tokens += fr->tokens_parsed;
-    if (s->log_files && fr->status != INGEST_FAILED) {
+    if (s->log_files && fr->status == INGEST_UNCHANGED) {
+        sp_log(s->ctx->log, SP_LOG_INFO, "%s: unchanged [%s] (as ingested before: %d sentences, %d rejected, %ld words)", path,
+               ing_format_name(fr->fmt), fr->recorded.n_sentences, fr->recorded.n_rejected, fr->recorded.n_words);
+    } else if (s->log_files && fr->status != INGEST_FAILED) {
         char kept[128] = "";
         if (fr->sum.n_kept)
             snprintf(kept, sizeof kept, "; %d kept: stored identically by an earlier version of this file", fr->sum.n_kept);
         sp_log(s->ctx->log, SP_LOG_INFO, "%s: %s [%s] %d sentences%s, %d rejected, %ld words%s", path,
-               fr->status == INGEST_DONE ? "ingested" : "unchanged", ing_format_name(fr->fmt), fr->sum.n_sentences,
+               "ingested", ing_format_name(fr->fmt), fr->sum.n_sentences,
                fr->sum.n_attached ? " (attached to existing)" : "", fr->sum.n_rejected, fr->sum.n_words, kept);
     }
     stg_progress(s->ctx, "files", (uint64_t)k + 1, (uint64_t)r->n_files);
@@ -926,7 +931,9 @@ int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_
     sp_log(ctx->log, SP_LOG_DEBUG, "ingest: %d files (%d ingested, %d unchanged, %d failed), %ld tokens in %.2fs (%.0f tokens/s)",
            n, r->n_done, r->n_unchanged, r->n_failed, r->tokens, r->seconds, r->seconds > 0 ? r->tokens / r->seconds : 0.0);
     if (n_read < n || stg_stopping(ctx)) return stg_stopped(ctx);
-    int ingested_any = r->sentences + r->attached + r->kept > 0 || (r->n_unchanged > 0 && r->n_done == 0 && r->n_failed == 0);
+    /* an unchanged file counts by what it gave when it was ingested: a file whose every sentence
+     * was rejected fails again when given again, as it did the first time */
+    int ingested_any = r->sentences + r->attached + r->kept + r->unchanged_sentences > 0;
     if (r->n_failed) return stg_fail(ctx, SP_EPARSE, "%d of %d files failed", r->n_failed, n);
     if (!ingested_any && o->shard_n <= 1) return stg_fail(ctx, SP_EPARSE, "nothing was ingested");
     return SP_OK;

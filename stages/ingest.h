@@ -45,12 +45,14 @@ struct stg_ingest_file {
 struct stg_ingest_result {
     int n_files, n_done, n_unchanged, n_failed;
     long sentences, attached, rejected, kept, words, tokens;
+    long unchanged_sentences;        /* what the unchanged files held when first ingested */
     double seconds;
     struct stg_ingest_file *files;   /* n_files, in the order given (folders expanded) */
 };
 
-/* SP_OK when sentences were ingested (or every file was already there); SP_EPARSE when a file
- * failed or nothing was ingested (each failure is also logged, and in r->files); SP_ESTORE /
+/* SP_OK when sentences were ingested (or the unchanged files hold some); SP_EPARSE when a file
+ * failed or nothing was ingested nor held by an unchanged file (each failure is also logged, and
+ * in r->files); SP_ESTORE /
  * SP_EIO when the store cannot be opened; SP_ESTOPPED. r is filled in every case. */
 int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r);
 void stg_ingest_result_free(struct stg_ingest_result *r);

@@ -261,10 +261,13 @@ int st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int6
     return SP_OK;
 }
 
-int st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen)
+int st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode,
+                         struct st_file_summary *recorded, char *err, size_t errlen)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db->h, "SELECT mode, path, n_rejected FROM source WHERE source_id = ?1", -1, &st, NULL))
+    if (recorded) *recorded = (struct st_file_summary){ 0 };
+    if (sqlite3_prepare_v2(db->h, "SELECT mode, path, n_rejected, n_sentences, n_words FROM source WHERE source_id = ?1", -1,
+                           &st, NULL))
         return st_sqlerr(db, "looking up the source", err, errlen);
     sqlite3_bind_int64(st, 1, found);
     int rc = SP_EEXIST;
@@ -277,6 +280,10 @@ int st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum
                      path, had, (const char *)sqlite3_column_text(st, 1), want,
                      mode == SP_MODE_STRICT ? "with --strict" : mode == SP_MODE_REPAIR ? "with --repair" : "without --strict or --repair");
             rc = SP_EPARSE;
+        } else if (recorded) {
+            recorded->n_rejected = sqlite3_column_int(st, 2);
+            recorded->n_sentences = sqlite3_column_int(st, 3);
+            recorded->n_words = (long)sqlite3_column_int64(st, 4);
         }
     }
     sqlite3_finalize(st);
@@ -337,7 +344,7 @@ int st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const c
      * here, inside the transaction. SP_EEXIST: already in the corpus, nothing written. */
     int64_t found = 0;
     if (sha256 && (st_source_find(db, corpus_id, sha256, &found) || found)) {
-        int rc = found ? st_source_check_mode(db, found, path, mode, err, errlen)
+        int rc = found ? st_source_check_mode(db, found, path, mode, NULL, err, errlen)
                        : st_sqlerr(db, "looking up the source", err, errlen);
         file_undo(f);
         return rc;
@@ -731,7 +738,7 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
     return SP_OK;
 }
 
-int st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen)
+int st_file_hash(struct st_file *f, const char *sha256, struct st_file_summary *recorded, char *err, size_t errlen)
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(f->db->h, "SELECT source_id FROM source WHERE corpus_id = ?1 AND sha256 = ?2 AND source_id != ?3",
@@ -744,7 +751,7 @@ int st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen
     int64_t found = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
     sqlite3_finalize(q);
     /* the same bytes: unchanged, unless ingested in a mode that would store them differently */
-    if (rc == SQLITE_ROW) return st_source_check_mode(f->db, found, f->path, f->mode, err, errlen);
+    if (rc == SQLITE_ROW) return st_source_check_mode(f->db, found, f->path, f->mode, recorded, err, errlen);
     if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the source", err, errlen);
     if (sqlite3_prepare_v2(f->db->h, "UPDATE source SET sha256 = ?2 WHERE source_id = ?1", -1, &q, NULL))
         return st_sqlerr(f->db, "recording the file's SHA-256", err, errlen);

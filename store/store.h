@@ -97,8 +97,10 @@ int  st_source_find(struct st_db *db, int64_t corpus_id, const char *sha256, int
 /* Bytes already stored as source `found`, asked for again (as `path`) in `mode`: SP_EEXIST when
  * ingesting them in that mode would store the same (same mode; stored under --strict; stored in
  * default mode with nothing rejected), else SP_EPARSE with a message that names the mode they were
- * ingested in and how to redo them (another corpus or a new store). */
-int  st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode, char *err, size_t errlen);
+ * ingested in and how to redo them (another corpus or a new store). On SP_EEXIST, `recorded` (when
+ * not NULL) gets what the first ingest of these bytes stored: sentences, rejected, words. */
+int  st_source_check_mode(struct st_db *db, int64_t found, const char *path, enum sp_mode mode,
+                          struct st_file_summary *recorded, char *err, size_t errlen);
 
 /* Open the ingest writer's own connection now, from the thread that uses db; st_file_begin
  * otherwise opens it on first use, reading db's version, which from another thread would
@@ -114,8 +116,9 @@ int  st_file_begin(struct st_db *db, int64_t corpus_id, const char *path, const 
                    struct st_file **out, char *err, size_t errlen);
 /* Record the SHA-256 of the bytes the file's sentences came from (known once they are all
  * read). SP_EEXIST: the corpus already holds these bytes (or another file of this run did):
- * the caller aborts the file, which is then unchanged. */
-int  st_file_hash(struct st_file *f, const char *sha256, char *err, size_t errlen);
+ * the caller aborts the file, which is then unchanged; `recorded` (may be NULL) gets what the
+ * first ingest of these bytes stored (see st_source_check_mode). */
+int  st_file_hash(struct st_file *f, const char *sha256, struct st_file_summary *recorded, char *err, size_t errlen);
 /* Store item number `position` (1-based, file order). A rejected item, or a sentence that
  * conflicts with the corpus (duplicate sent_id, words differing from the other annotation),
  * is quarantined and SP_EPARSE returned with "file:line: sent_id: reason" in err: in strict

@@ -62,4 +62,25 @@ if [ -f "$DATA/ud-ewt/en_ewt-ud-dev.conllu" ]; then
 else
     skip "multi-chunk mode mismatch: $DATA/ud-ewt not present"
 fi
+# A file whose every sentence is rejected fails (nothing ingested), and fails again when given
+# again: it is recorded (its rejections are in the quarantine), but "unchanged" must not turn a
+# failed ingest into a success on a retry (a job's retry would otherwise pass).
+printf '1\tfoo\tfoo\tNOUN\tNN\t_\t7\troot\t_\t_\n\n' >$TMP/allbad.conllu
+for i in 1 2; do
+    rc=0; $SP ingest --db $TMP/ab.db $TMP/allbad.conllu >$TMP/ab.out 2>&1 || rc=$?
+    expect_eq "every sentence rejected, attempt $i: exit 1" "$rc" 1
+done
+check "... the retry says what the first ingest stored" grep -q "unchanged \[conllu\] (as ingested before: 0 sentences, 1 rejected" $TMP/ab.out
+# the same where the hash is only known after several chunks (--chunk-kb 1)
+{ for i in $(seq 1 60); do printf '# sent_id = b%d\n1\tfoo\tfoo\tNOUN\tNN\t_\t7\troot\t_\t_\n\n' $i; done; } >$TMP/allbad2.conllu
+for i in 1 2; do
+    rc=0; $SP ingest --db $TMP/ab2.db --chunk-kb 1 $TMP/allbad2.conllu >$TMP/ab2.out 2>&1 || rc=$?
+    expect_eq "several chunks, every sentence rejected, attempt $i: exit 1" "$rc" 1
+done
+check "... unchanged, with the recorded counts" grep -q "as ingested before: 0 sentences, 60 rejected" $TMP/ab2.out
+# a file with some sentences kept is a success again when unchanged
+cat demo/demo.conllu $TMP/allbad.conllu >$TMP/somebad.conllu
+$SP ingest --db $TMP/sb.db $TMP/somebad.conllu >/dev/null 2>&1 || true
+rc=0; $SP ingest --db $TMP/sb.db $TMP/somebad.conllu >$TMP/sb.out 2>&1 || rc=$?
+expect_eq "some sentences kept, given again: unchanged, exit 0" "$rc" 0
 done_testing
