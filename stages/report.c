@@ -345,9 +345,9 @@ static void text_out(FILE *f, const struct coll *c, const char *db, int filtered
 
 /* ---- CSV ---- */
 
-enum { C_KIND, C_ID, C_RUN, C_VEC, C_TASK, C_CLF, C_SEED, C_METHOD, C_CORPUS, C_SPLIT, C_SUBSET, C_METRIC,
+enum { C_KIND, C_ID, C_RUN, C_ENC, C_LAYER, C_VEC, C_TASK, C_CLF, C_SEED, C_METHOD, C_CORPUS, C_SPLIT, C_SUBSET, C_METRIC,
        C_CLASS, C_PRED, C_VALUE, C_N };
-static const char *const csv_header[C_N] = { "kind", "id", "run", "vectors", "task", "classifier", "seed", "method",
+static const char *const csv_header[C_N] = { "kind", "id", "run", "encoder", "layer", "vectors", "task", "classifier", "seed", "method",
                                              "corpus", "split", "subset", "metric", "class", "pred_class", "value" };
 
 static void csv_field(FILE *f, const char *s)
@@ -367,7 +367,22 @@ static void csv_row(FILE *f, const char *const *v)
 }
 
 /* one observation: base row (identity columns) + split, subset, metric, class, pred, value */
-struct obs { FILE *f; const char *v[C_N]; };
+struct obs { FILE *f; const char *v[C_N]; char enc[256], layer[16]; };
+
+/* the encoder and layer columns from an encoder label (NAME-L<k>: NAME and k; else the label, "") */
+static void set_encoder(struct obs *o, const char *label)
+{
+    int k = stg_report_layer_of(label, o->enc, sizeof o->enc);
+    if (k >= 0) snprintf(o->layer, sizeof o->layer, "%d", k);
+    o->v[C_ENC] = o->enc;
+    o->v[C_LAYER] = o->layer;
+}
+
+static void set_encoder_of_row(struct obs *o, json_t *row)
+{
+    char label[256];
+    set_encoder(o, stg_report_encoder_label(row, label, sizeof label));
+}
 
 static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,
                  const char *pred, json_t *value)
@@ -393,8 +408,9 @@ static void csv_probe(FILE *f, json_t *row)
     char id[32], seed[32];
     snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
     snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(row, "seed")));
-    struct obs o = { f, { 0 } };
+    struct obs o = { .f = f };
     o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
+    set_encoder_of_row(&o, row);
     o.v[C_VEC] = vectors_of(row); o.v[C_TASK] = str_at(row, "task"); o.v[C_CLF] = str_at(row, "classifier");
     o.v[C_SEED] = seed;
     emit(&o, "train", NULL, "n", NULL, NULL, at(res, "ntrain"));
@@ -449,8 +465,9 @@ static void csv_tree(FILE *f, json_t *row)
     json_t *res = json_object_get(row, "result");
     char id[32];
     snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
-    struct obs o = { f, { 0 } };
+    struct obs o = { .f = f };
     o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
+    if (json_is_string(json_object_get(row, "run"))) set_encoder_of_row(&o, row);
     o.v[C_METHOD] = str_at(row, "method"); o.v[C_CORPUS] = str_at(row, "corpus");
     if (is_structprobe(row)) {
         static const char *const k[] = { "uuas", "dspr", "root_acc", "nspr" };
@@ -487,8 +504,9 @@ static void csv_tree(FILE *f, json_t *row)
 /* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
 static void csv_aggregate(FILE *f, json_t *a)
 {
-    struct obs o = { f, { 0 } };
+    struct obs o = { .f = f };
     o.v[C_KIND] = "aggregate"; o.v[C_RUN] = str_at(a, "encoder");
+    set_encoder(&o, str_at(a, "encoder"));
     o.v[C_TASK] = str_at(a, "task"); o.v[C_CLF] = str_at(a, "classifier");
     emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(a, "n_test"));
     emit(&o, NULL, NULL, "n_seeds", NULL, NULL, json_object_get(a, "n_seeds"));
@@ -512,7 +530,7 @@ static void csv_comparison(FILE *f, json_t *c)
 {
     char who[512];
     snprintf(who, sizeof who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
-    struct obs o = { f, { 0 } };
+    struct obs o = { .f = f };
     o.v[C_KIND] = "comparison"; o.v[C_RUN] = who; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
     static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
     static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",

@@ -36,6 +36,7 @@ static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
 {
     const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
+    if (!*task) task = str_of(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
     if (run) {
         size_t lr = strlen(run), lt = strlen(task);
         if (lt && lr > lt + 1 && run[lr - lt - 1] == '-' && !strcmp(run + lr - lt, task))
@@ -48,6 +49,16 @@ const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
     const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
     snprintf(buf, n, "%s", p ? p : "vectors");
     return buf;
+}
+
+int stg_report_layer_of(const char *label, char *base, size_t n)
+{
+    const char *p = strrchr(label, '-');
+    char *end;
+    long k = p && p[1] == 'L' && p[2] >= '0' && p[2] <= '9' ? strtol(p + 2, &end, 10) : -1;
+    if (k < 0 || *end || k > 1000) { snprintf(base, n, "%s", label); return -1; }
+    snprintf(base, n, "%.*s", (int)(p - label), label);
+    return (int)k;
 }
 
 /* mean and sd of the numbers of arr as a {"mean","sd"} object (nulls where undefined) */

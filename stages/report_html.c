@@ -186,17 +186,6 @@ static void compare_section(FILE *f, json_t *cmp)
 
 /* ---- accuracy by layer: encoders named BASE-L<k> ---- */
 
-static int layer_of(const char *enc, char *base, size_t n)
-{
-    const char *p = strrchr(enc, '-');
-    if (!p || p[1] != 'L' || !p[2]) return -1;
-    char *end;
-    long k = strtol(p + 2, &end, 10);
-    if (*end || k < 0 || k > 1000) return -1;
-    snprintf(base, n, "%.*s", (int)(p - enc), enc);
-    return (int)k;
-}
-
 static void layers_section(FILE *f, json_t *aggs)
 {
     json_t *series = json_object(), *order = json_array(), *a;   /* "base\ttask\tclf" -> {layer: agg} */
@@ -204,7 +193,7 @@ static void layers_section(FILE *f, json_t *aggs)
     int max_layer = -1;
     json_array_foreach(aggs, i, a) {
         char base[256], key[640];
-        int k = layer_of(str(a, "encoder"), base, sizeof base);
+        int k = stg_report_layer_of(str(a, "encoder"), base, sizeof base);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         snprintf(key, sizeof key, "%s\t%s\t%s", base, str(a, "task"), str(a, "classifier"));

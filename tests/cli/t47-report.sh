@@ -48,9 +48,9 @@ expect_eq "empty store: json is the empty document" \
     "$($PY -c "import json,sys; print(json.load(open(sys.argv[1])))" "$TMP/empty.json")" "{'aggregates': [], 'probe_results': [], 'tree_evals': []}"
 "$SP" report --db "$DB" --format csv >"$TMP/empty.csv" 2>/dev/null
 expect_eq "empty store: csv is the header only" "$(cat "$TMP/empty.csv")" \
-    "kind,id,run,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value"
+    "kind,id,run,encoder,layer,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value"
 check "report --help documents the CSV header" \
-    grep -q "kind,id,run,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value" \
+    grep -q "kind,id,run,encoder,layer,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value" \
     "$("$SP" report --help >"$TMP/rhelp"; echo "$TMP/rhelp")"
 
 # ---- probe --db --task stores one row ----
@@ -121,7 +121,7 @@ PY
 check "csv: parses, header, supports and confusion sum to the test items, accuracy = diagonal" $PY - "$TMP/rep.csv" "$TMP/syn.txt" "$TMP/p1.json" <<'PY'
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-hdr = "kind,id,run,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value".split(",")
+hdr = "kind,id,run,encoder,layer,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value".split(",")
 assert rows[0] == hdr, rows[0]
 recs = [dict(zip(hdr, r)) for r in rows[1:]]
 assert all(len(r) == len(hdr) for r in rows)

@@ -59,7 +59,7 @@ expect_eq "every aggregate: mean, sd, interval, n and flags equal the independen
 check "the text report has the aggregate table" grep -q '^test accuracy over seeds: mean ± sd, 95% interval' $R/r.txt
 check "... with the small-test note (the demo's tasks have a few test items)" grep -q '^! fewer than 97 test items' $R/r.txt
 expect_eq "the CSV has the same means (san, Tense, logreg)" \
-    "$(grep '^aggregate,,san,,Tense,logreg,,,,test,,accuracy_mean,' $R/r.csv | cut -d, -f15)" \
+    "$(grep '^aggregate,,san,san,,,Tense,logreg,,,,test,,accuracy_mean,' $R/r.csv | cut -d, -f17)" \
     "$($PY -c "import json; print('%.10g' % [a for a in json.load(open('$R/r.json'))['aggregates'] if a['encoder']=='san' and a['task']=='Tense' and a['classifier']=='logreg'][0]['test_acc']['mean'])")"
 # --compare: the paired bootstrap (M7.4) recomputed independently on the same items
 $SP report --db $R/store.db --compare san,ms-san --format json --out $TMP/cmp.json 2>$TMP/cmp.err && rc=0 || rc=$?
