@@ -33,9 +33,14 @@ int cmd_structprobe(int argc, char **argv)
         cli_progress_clear(&c);
         if (c.common.json) {
             cli_print_json(&c, r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        } else {
+        } else if (!r.have_linear) {
             printf("sentences  %ld\nUUAS       %.2f %%\nDSpr       %.4f\nRoot acc   %.2f %%\nNSpr       %.4f\n",
                    r.res.n_sentences, r.res.uuas, r.res.dspr, r.res.root_acc, r.res.nspr);
+        } else {                  /* a trained probe beside the linear baseline on its test sentences */
+            printf("%-10s %9s %9s\nsentences  %9ld %9ld\nUUAS       %7.2f %% %7.2f %%\nDSpr       %9.4f %9.4f\n"
+                   "Root acc   %7.2f %% %7.2f %%\nNSpr       %9.4f %9.4f\n", "", "probe", "linear", r.res.n_sentences,
+                   r.linear.n_sentences, r.res.uuas, r.linear.uuas, r.res.dspr, r.linear.dspr, r.res.root_acc,
+                   r.linear.root_acc, r.res.nspr, r.linear.nspr);
         }
         fflush(stdout);
     }

@@ -352,6 +352,75 @@ static void trees_section(FILE *f, json_t *trees)
     fprintf(f, "</section>\n");
 }
 
+/* The trained probes of a model's layers (runs NAME-L<k>, over a corpus: NAME-L<k>-CORPUS) as one
+ * line per (NAME, corpus) across layers, and the linear baseline of each corpus as a flat line:
+ * the figure of Hewitt & Manning (2019). Nothing when no trained probe has a layer. */
+static void structprobe_by_layer(FILE *f, json_t *trees, const char *metric, const char *y_title, const char *title,
+                                 double y_max)
+{
+    json_t *series = json_object(), *order = json_array(), *linear = json_object(), *row;
+    size_t i;
+    int max_layer = -1;
+    json_array_foreach(trees, i, row) {
+        const char *m = str(row, "method"), *corpus = str(row, "corpus");
+        if (strncmp(m, "structprobe:trained:run=", 24)) continue;
+        /* the baseline of the same test sentences, which every trained probe of a corpus shares
+         * (one partition): a `structprobe --baseline linear` row scores the whole corpus */
+        char lpath[64];
+        snprintf(lpath, sizeof lpath, "linear_baseline.%s", metric);
+        double lb = num(json_object_get(row, "result"), lpath);
+        if (!isnan(lb) && !json_object_get(linear, corpus)) json_object_set_new(linear, corpus, json_real(lb));
+        char label[300], base[300], key[700];
+        const char *run = m + 24;
+        size_t lr = strlen(run), lc = strlen(corpus);
+        if (lc && lr > lc + 1 && run[lr - lc - 1] == '-' && !strcmp(run + lr - lc, corpus))
+            snprintf(label, sizeof label, "%.*s", (int)(lr - lc - 1), run);
+        else
+            snprintf(label, sizeof label, "%s", run);
+        int k = stg_report_layer_of(label, base, sizeof base);
+        if (k < 0) continue;
+        if (k > max_layer) max_layer = k;
+        snprintf(key, sizeof key, "%s (%s)", base, corpus);
+        json_t *sr = json_object_get(series, key);
+        if (!sr) { sr = json_object(); json_object_set_new(series, key, sr); json_array_append_new(order, json_string(key)); }
+        char ks[16];
+        snprintf(ks, sizeof ks, "%d", k);
+        json_object_set_new(sr, ks, json_real(num(json_object_get(row, "result"), metric)));
+    }
+    if (max_layer >= 0) {
+        int nl = max_layer + 1;
+        size_t ns = json_array_size(order) + json_object_size(linear);
+        double *val = malloc(sizeof *val * ns * (size_t)nl);
+        const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
+        char (*lab)[16] = malloc(sizeof *lab * (size_t)nl), (*sname)[320] = malloc(sizeof *sname * ns);
+        for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
+        size_t si = 0;
+        json_t *key, *lv;
+        json_array_foreach(order, i, key) {
+            json_t *sr = json_object_get(series, json_string_value(key));
+            snprintf(sname[si], sizeof sname[si], "%s", json_string_value(key));
+            for (int k = 0; k < nl; k++) {
+                json_t *x = json_object_get(sr, lab[k]);
+                val[si * (size_t)nl + (size_t)k] = x ? json_real_value(x) : NAN;
+            }
+            sl[si] = sname[si];
+            si++;
+        }
+        const char *corpus;
+        json_object_foreach(linear, corpus, lv) {
+            snprintf(sname[si], sizeof sname[si], "linear baseline (%s, same test sentences)", corpus);
+            for (int k = 0; k < nl; k++) val[si * (size_t)nl + (size_t)k] = json_real_value(lv);
+            sl[si] = sname[si];
+            si++;
+        }
+        struct stg_chart ch = { title, "layer (0 = embeddings)", y_title, nl, gl, (int)ns, sl, val, NULL, NULL, NULL, NULL,
+                                0, y_max };
+        stg_svg_lines(f, &ch);
+        free(val); free(sl); free(gl); free(lab); free(sname);
+    }
+    json_decref(series); json_decref(order); json_decref(linear);
+}
+
 static void structprobe_section(FILE *f, json_t *trees)
 {
     size_t i, n = 0;
@@ -359,7 +428,8 @@ static void structprobe_section(FILE *f, json_t *trees)
     json_array_foreach(trees, i, row) n += is_structprobe(row);
     if (!n) return;
     fprintf(f, "<section id=\"structprobe\"><h2>Structural probes</h2>\n<table><tr><th class=\"l\">method</th>"
-               "<th class=\"l\">corpus</th><th>sentences</th><th>UUAS</th><th>DSpr</th><th>root acc.</th><th>NSpr</th></tr>\n");
+               "<th class=\"l\">corpus</th><th>sentences</th><th>UUAS</th><th>DSpr</th><th>root acc.</th><th>NSpr</th>"
+               "<th>linear UUAS</th><th>linear DSpr</th></tr>\n");
     json_array_foreach(trees, i, row) {
         if (!is_structprobe(row)) continue;
         json_t *r = json_object_get(row, "result");
@@ -373,9 +443,15 @@ static void structprobe_section(FILE *f, json_t *trees)
         cell_num(f, num(r, "dspr"), "%.4f");
         cell_num(f, num(r, "root_acc"), "%.2f");
         cell_num(f, num(r, "nspr"), "%.4f");
+        cell_num(f, num(r, "linear_baseline.uuas"), "%.2f");
+        cell_num(f, num(r, "linear_baseline.dspr"), "%.4f");
         fputs("</tr>\n", f);
     }
-    fputs("</table></section>\n", f);
+    fputs("</table>\n<p>Linear: the baseline (distance |i − j|, depth i) on the same test sentences as the trained "
+          "probe.</p>\n", f);
+    structprobe_by_layer(f, trees, "uuas", "UUAS (%)", "Distance probe: UUAS by layer", 100);
+    structprobe_by_layer(f, trees, "dspr", "DSpr (Spearman)", "Distance probe: DSpr (5-50) by layer", 1);
+    fputs("</section>\n", f);
 }
 
 /* ---- corpora ---- */

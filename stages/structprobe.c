@@ -230,6 +230,11 @@ static void finish(struct walk *w)
     r->json = json_pack("{s:o, s:o, s:o, s:o, s:I}", "uuas", stg_json_num(r->res.uuas), "dspr", stg_json_num(r->res.dspr),
                         "root_acc", stg_json_num(r->res.root_acc), "nspr", stg_json_num(r->res.nspr), "n_sentences",
                         (json_int_t)r->res.n_sentences);
+    if (r->have_linear)
+        json_object_set_new(r->json, "linear_baseline",
+                            json_pack("{s:o, s:o, s:o, s:o, s:I}", "uuas", stg_json_num(r->linear.uuas), "dspr",
+                                      stg_json_num(r->linear.dspr), "root_acc", stg_json_num(r->linear.root_acc), "nspr",
+                                      stg_json_num(r->linear.nspr), "n_sentences", (json_int_t)r->linear.n_sentences));
 }
 
 /* One tree_eval row: the figures plus the manifest, in one transaction. */

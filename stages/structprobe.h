@@ -41,8 +41,11 @@ extern const struct sp_opt stg_structprobe_options[];
 
 struct stg_structprobe_result {
     struct prb_sp_result res;
+    struct prb_sp_result linear;   /* --run: the linear baseline on the same test sentences */
+    int have_linear;
     long n_total, n_skipped, n_no_tree;
-    struct json_t *json;           /* {"uuas", "dspr", "root_acc", "nspr", "n_sentences"}; NULL on failure */
+    struct json_t *json;           /* {"uuas", "dspr", "root_acc", "nspr", "n_sentences"} (--run: and "linear_baseline",
+                                    * the same figures of the linear baseline on the same test sentences); NULL on failure */
     int64_t eval_id;               /* the stored row; 0 when not stored */
     char method[2200];
 };

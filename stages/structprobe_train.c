@@ -125,6 +125,33 @@ static void gather(const struct tdata *t, int part, struct tset *o)
 
 static void tset_free(struct tset *o) { free(o->off); free(o->head); free(o->punct); free(o->X); }
 
+/* The linear baseline (distance |i-j|, depth i) on the same sentences as a trained probe's test
+ * figures: a baseline scored on other sentences (the whole corpus) would not be comparable. */
+static void linear_baseline(const struct prb_sp_set *set, struct prb_sp_result *out)
+{
+    struct prb_sp_acc acc;
+    prb_sp_init(&acc);
+    double *pd = NULL, *pdep = NULL;
+    int cap = 0;
+    char err[SP_ERRLEN];
+    for (int s = 0; s < set->n_sent; s++) {
+        int n = (int)(set->off[s + 1] - set->off[s]);
+        if (n > cap) {
+            cap = n;
+            pd = sp_xrealloc(pd, sizeof *pd * (size_t)n * (size_t)n);
+            pdep = sp_xrealloc(pdep, sizeof *pdep * (size_t)n);
+        }
+        prb_linear_distance(n, pd);
+        prb_linear_depth(n, pdep);
+        prb_sp_add(&acc, n, set->head + set->off[s], set->punct ? set->punct + set->off[s] : NULL, pd, pdep, NULL, err,
+                   sizeof err);   /* the set holds trees only (gathered from gold): nothing to refuse */
+    }
+    prb_sp_result(&acc, out);
+    prb_sp_free(&acc);
+    free(pd);
+    free(pdep);
+}
+
 /* The partitions of stages/partition.h over the sentences with a tree. */
 static void partition(struct tdata *t, uint64_t seed, char *how, size_t n)
 {
@@ -214,6 +241,8 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
             r->res = rd;                      /* UUAS, DSpr from the distance probe ... */
             r->res.root_acc = rp.root_acc;    /* ... root accuracy and NSpr from the depth probe */
             r->res.nspr = rp.nspr;
+            linear_baseline(&te.set, &r->linear);
+            r->have_linear = 1;
             r->n_total = t.n_sent;
             r->n_skipped = t.n_sent - te.set.n_sent - tr.set.n_sent - dv.set.n_sent;
             *train_info = json_pack("{s:s, s:i, s:i, s:i, s:I, s:o, s:o}", "partition", how, "train", tr.set.n_sent, "dev",

@@ -30,6 +30,12 @@ expect_eq "stored, with the partitions and each probe's training in the manifest
 check "... its figures are in range" $PY -c "
 import json; r = json.load(open('$TMP/a.json'))
 assert 0 <= r['uuas'] <= 100 and 0 <= r['root_acc'] <= 100 and -1 <= r['dspr'] <= 1, r"
+# the linear baseline beside it is scored on the same 5 test sentences: it equals the baseline that
+# `structprobe --baseline linear` (the path of t36, checked against SPEC-probing) gives on the test file
+$SP structprobe --conllu $TMP/demo-ud-test.conllu --baseline linear --json >$TMP/lin.json 2>/dev/null
+expect_eq "the linear baseline on the same test sentences (= --baseline linear on the test file)" \
+    "$($PY -c "import json; print(json.load(open('$TMP/a.json'))['linear_baseline'])")" \
+    "$($PY -c "import json; print(json.load(open('$TMP/lin.json')))")"
 $SP structprobe --db $DB --corpus ud --run san-ud --rank 32 --json --no-save >$TMP/b.json 2>/dev/null
 check "the same seed gives the same figures" cmp -s $TMP/a.json $TMP/b.json
 $SP structprobe --db $DB --corpus plain --run san-plain --rank 32 --no-save --json >$TMP/c.json 2>/dev/null && rc=0 || rc=$?
@@ -46,4 +52,21 @@ $SP structprobe --conllu demo/demo.conllu --run san-ud >/dev/null 2>$TMP/e4 && r
 check "--run without a store: usage error naming what it needs" sh -c "[ $rc = 2 ] && grep -q -- '--run needs --db DB --corpus C' $TMP/e4"
 $SP report --db $DB >$TMP/rep.txt 2>/dev/null
 check "the report lists the trained probe" grep -q 'structprobe:trained:run=san-ud' $TMP/rep.txt
+# runs named NAME-L<k> (a model's layers; here two SAN seeds stand in for two layers) are drawn
+# by layer in the HTML report: UUAS and DSpr charts, one line for the probe and one for the
+# linear baseline of the same test sentences, a point per layer each
+for k in 0 1; do
+    $SP encode --db $DB --corpus ud --encoder encoder/configs/san.json --seed $((k + 5)) --run lay-L$k-ud --token-vectors \
+        --quiet >/dev/null 2>&1
+    $SP structprobe --db $DB --corpus ud --run lay-L$k-ud --rank 16 --quiet >/dev/null 2>&1
+done
+$SP report --db $DB --format html --out $TMP/html >/dev/null 2>&1
+$PY - $TMP/html/report.html >$TMP/sp.chk <<'PY'
+import sys
+h = open(sys.argv[1], encoding="utf-8").read()
+i = h.index('<section id="structprobe">')
+sec = h[i:h.index('</section>', i)]
+print(sec.count("<svg"), sec.count("<circle"), "lay (ud)" in sec, "linear baseline (ud, same test sentences)" in sec)
+PY
+expect_eq "HTML: structural probes by layer (2 charts x 2 lines x 2 layers)" "$(cat $TMP/sp.chk)" "2 8 True True"
 done_testing
