@@ -245,6 +245,25 @@ static void layers_section(FILE *f, json_t *aggs)
 static int is_structprobe(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
 static int is_dependency(json_t *row) { return !strncmp(str(row, "method"), "dependency:", 11); }
 
+/* One table row per tree evaluation that `keep` selects: method, corpus, then the result's figures. */
+struct result_col { const char *path, *fmt; };
+static void result_rows(FILE *f, json_t *trees, int (*keep)(json_t *), const struct result_col *col, size_t n_col)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(trees, i, row) {
+        if (!keep(row)) continue;
+        json_t *r = json_object_get(row, "result");
+        fputs("<tr><td class=\"l\">", f);
+        stg_html_text(f, str(row, "method"));
+        fputs("</td><td class=\"l\">", f);
+        stg_html_text(f, str(row, "corpus"));
+        fputs("</td>", f);
+        for (size_t c = 0; c < n_col; c++) cell_num(f, num(r, col[c].path), col[c].fmt);
+        fputs("</tr>\n", f);
+    }
+}
+
 static void dependency_section(FILE *f, json_t *trees)
 {
     size_t i, n = 0;
@@ -257,20 +276,9 @@ static void dependency_section(FILE *f, json_t *trees)
                "against the gold distances' tree. Baselines: right and left chains, adjacent words, random trees (mean of "
                "5 seeds).</p>\n<table><tr><th class=\"l\">method</th><th class=\"l\">corpus</th><th>sentences</th><th>UAS</th>"
                "<th>UUAS (arcs)</th><th>UUAS (MST)</th></tr>\n");
-    json_array_foreach(trees, i, row) {
-        if (!is_dependency(row)) continue;
-        json_t *r = json_object_get(row, "result");
-        fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, str(row, "method"));
-        fputs("</td><td class=\"l\">", f);
-        stg_html_text(f, str(row, "corpus"));
-        fputs("</td>", f);
-        cell_num(f, num(r, "n_sentences"), "%.0f");
-        cell_num(f, num(r, "uas"), "%.2f");
-        cell_num(f, num(r, "uuas_dir"), "%.2f");
-        cell_num(f, num(r, "uuas_mst"), "%.2f");
-        fputs("</tr>\n", f);
-    }
+    static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "uas", "%.2f" }, { "uuas_dir", "%.2f" },
+                                               { "uuas_mst", "%.2f" } };
+    result_rows(f, trees, is_dependency, cols, sizeof cols / sizeof *cols);
     fputs("</table></section>\n", f);
 }
 
@@ -430,23 +438,10 @@ static void structprobe_section(FILE *f, json_t *trees)
     fprintf(f, "<section id=\"structprobe\"><h2>Structural probes</h2>\n<table><tr><th class=\"l\">method</th>"
                "<th class=\"l\">corpus</th><th>sentences</th><th>UUAS</th><th>DSpr</th><th>root acc.</th><th>NSpr</th>"
                "<th>linear UUAS</th><th>linear DSpr</th></tr>\n");
-    json_array_foreach(trees, i, row) {
-        if (!is_structprobe(row)) continue;
-        json_t *r = json_object_get(row, "result");
-        fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, str(row, "method"));
-        fputs("</td><td class=\"l\">", f);
-        stg_html_text(f, str(row, "corpus"));
-        fputs("</td>", f);
-        cell_num(f, num(r, "n_sentences"), "%.0f");
-        cell_num(f, num(r, "uuas"), "%.2f");
-        cell_num(f, num(r, "dspr"), "%.4f");
-        cell_num(f, num(r, "root_acc"), "%.2f");
-        cell_num(f, num(r, "nspr"), "%.4f");
-        cell_num(f, num(r, "linear_baseline.uuas"), "%.2f");
-        cell_num(f, num(r, "linear_baseline.dspr"), "%.4f");
-        fputs("</tr>\n", f);
-    }
+    static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "uuas", "%.2f" }, { "dspr", "%.4f" },
+                                               { "root_acc", "%.2f" }, { "nspr", "%.4f" }, { "linear_baseline.uuas", "%.2f" },
+                                               { "linear_baseline.dspr", "%.4f" } };
+    result_rows(f, trees, is_structprobe, cols, sizeof cols / sizeof *cols);
     fputs("</table>\n<p>Linear: the baseline (distance |i − j|, depth i) on the same test sentences as the trained "
           "probe.</p>\n", f);
     structprobe_by_layer(f, trees, "uuas", "UUAS (%)", "Distance probe: UUAS by layer", 100);
