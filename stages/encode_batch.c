@@ -267,16 +267,46 @@ static int outputs_finite(struct enc_pass *c, const int *idx, int cnt, const flo
     return SP_OK;
 }
 
-/* Encode units idx[0..cnt) as one batch; halve on out-of-memory. */
+/* The batch's writes, every output (layer run) in one transaction. */
+static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const *sent, float **const *tok,
+                       float **const *attn, int dim, int td)
+{
+    int no = c->n_out;
+    struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt * (size_t)no);
+    struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
+    struct st_run_write_part *parts = sp_xmalloc(sizeof *parts * (size_t)no);
+    for (int b = 0; b < cnt; b++) ip[b] = item_of(&c->u[idx[b]]);
+    for (int o = 0; o < no; o++) {
+        for (int b = 0; b < cnt; b++) {
+            const struct unit *u = &c->u[idx[b]];
+            vp[(size_t)o * cnt + b] = (struct st_vector_put){ u->hash, dim, sent[o] + (size_t)b * dim, u->n, td,
+                                                             tok ? tok[o][b] : NULL, c->attn_layer, attn ? attn[o][b] : NULL };
+        }
+        parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], vp + (size_t)o * cnt, cnt, ip, cnt };
+    }
+    int rc = st_run_write_many(c->db, parts, no, c->err, sizeof c->err);
+    free(parts);
+    free(vp);
+    free(ip);
+    return rc;
+}
+
+/* Encode units idx[0..cnt) as one batch (every output of c->n_out from one forward pass); halve on
+ * out-of-memory. */
 static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
 {
     struct sp_arena *a = &c->batch_arena;
     sp_arena_reset(a);
-    int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e);
+    int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e), no = c->n_out;
     struct enc_sentence *s = sp_arena_alloc(a, sizeof *s * (size_t)cnt);
-    float **tok = c->tok ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-    float **attn = c->attn_layer >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-    float *sent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
+    float ***tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    float ***attn = c->attn_layer >= 0 ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    float **sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
+    for (int o = 0; o < no; o++) {
+        sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
+        if (tok) tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+        if (attn) attn[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+    }
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
         int n = u->n;
@@ -295,8 +325,10 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
             for (int i = 0; i < n; i++) enc_embed_vector(c->emb, u->forms[i], emb + (size_t)i * din);
             s[b].emb = emb;
         }
-        if (tok) tok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
-        if (attn) attn[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+        for (int o = 0; o < no; o++) {
+            if (tok) tok[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
+            if (attn) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+        }
     }
     char ferr[SP_ERRLEN];
     int rc = SP_OK;
@@ -311,8 +343,11 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
     }
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
-    struct enc_output out = { sent, tok, attn, c->attn_layer };
-    if (rc == SP_OK) rc = enc_forward(c->e, &in, &out, ferr, sizeof ferr);
+    struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
+    for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, c->attn_layer };
+    if (rc == SP_OK)
+        rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, ferr, sizeof ferr)
+                       : enc_forward(c->e, &in, &out[0], ferr, sizeof ferr);
     if (rc == SP_ENOMEM) {
         if (cnt == 1) {
             const struct unit *u = &c->u[idx[0]];
@@ -326,23 +361,15 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         return encode_batch(c, idx + h, cnt - h);
     }
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
-    if ((rc = outputs_finite(c, idx, cnt, sent, dim, tok, td, attn)) != SP_OK) return rc;
-    struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt);
-    struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
-    for (int b = 0; b < cnt; b++) {
-        const struct unit *u = &c->u[idx[b]];
-        vp[b] = (struct st_vector_put){ u->hash, dim, sent + (size_t)b * dim, u->n, td, tok ? tok[b] : NULL,
-                                        c->attn_layer, attn ? attn[b] : NULL };
-        ip[b] = item_of(u);
-    }
-    rc = st_run_write(c->db, c->run_id, c->encoder_id, vp, cnt, ip, cnt, c->err, sizeof c->err);
-    free(vp);
-    free(ip);
+    for (int o = 0; o < no; o++)
+        if ((rc = outputs_finite(c, idx, cnt, sent[o], dim, tok ? tok[o] : NULL, td, attn ? attn[o] : NULL)) != SP_OK) return rc;
+    rc = write_batch(c, idx, cnt, sent, tok, attn, dim, td);
     if (!rc) { c->n_encoded += cnt; c->n_batches++; }
     return rc;
 }
 
-/* Cache lookups, then length-sorted token-budget batches of the misses. */
+/* Cache lookups (an input is cached when every output has it), then length-sorted token-budget
+ * batches of the misses. */
 static int flush_window(struct enc_pass *c)
 {
     int rc = SP_OK;
@@ -354,13 +381,19 @@ static int flush_window(struct enc_pass *c)
     for (int i = 0; rc == SP_OK && i < c->n_units; i++) {
         struct unit *u = &c->u[i];
         if (u->state == U_SKIP) { drop(c, u->ordinal); continue; }
-        unsigned have;
-        if ((rc = st_vector_cached(c->db, c->encoder_id, u->hash, c->attn_layer, &have, c->err, sizeof c->err))) break;
+        unsigned have = want;
+        for (int o = 0; rc == SP_OK && (have & want) == want && o < c->n_out; o++)
+            rc = st_vector_cached(c->db, c->encoder_ids[o], u->hash, c->attn_layer, &have, c->err, sizeof c->err);
+        if (rc) break;
         if ((have & want) == want) { u->state = U_CACHED; cached[nc++] = item_of(u); }
         else pend[np++] = i;
     }
     if (rc == SP_OK && nc) {
-        rc = st_run_write(c->db, c->run_id, c->encoder_id, NULL, 0, cached, nc, c->err, sizeof c->err);
+        struct st_run_write_part *parts = sp_xmalloc(sizeof *parts * (size_t)c->n_out);
+        for (int o = 0; o < c->n_out; o++)
+            parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], NULL, 0, cached, nc };
+        rc = st_run_write_many(c->db, parts, c->n_out, c->err, sizeof c->err);
+        free(parts);
         if (!rc) c->n_cached += nc;
     }
     qsort_r(pend, (size_t)np, sizeof *pend, by_length, c->u);

@@ -31,7 +31,10 @@ struct enc_pass {
     int table_rows;
     const struct enc_config *cfg;
     unsigned needs;
-    int64_t encoder_id, run_id;
+    int n_out;                     /* outputs per input: 1, or the layers of --layers (a run and an encoder each) */
+    const int *layers;             /* [n_out] bert layers with --layers (one enc_forward_layers pass), else NULL */
+    const int64_t *encoder_ids;    /* [n_out] */
+    const int64_t *run_ids;        /* [n_out] */
     int tok, attn_layer;           /* attn_layer -1: none */
     long batch_tokens, max_tokens;
     int on_missing_fail;

@@ -90,6 +90,17 @@ int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
                  const struct st_vector_put *vecs, int n_vecs,
                  const struct st_run_item_put *items, int n_items, char *err, size_t errlen);
 
+/* The writes of several runs (e.g. the layers of one bert pass: one run and encoder per layer)
+ * in ONE transaction: all or nothing. */
+struct st_run_write_part {
+    int64_t run_id, encoder_id;
+    const struct st_vector_put *vecs;
+    int n_vecs;
+    const struct st_run_item_put *items;
+    int n_items;
+};
+int st_run_write_many(struct st_db *db, const struct st_run_write_part *parts, int n_parts, char *err, size_t errlen);
+
 /* End of a complete pass: store the manifest JSON and drop the run items of the given ordinals
  * (inputs skipped this time that an earlier pass had encoded). One transaction. */
 int st_run_finish(struct st_db *db, int64_t run_id, const char *manifest,

@@ -180,12 +180,12 @@ static void bind_f32(sqlite3_stmt *q, int col, const float *v, size_t n, void **
     *tmp = NULL;
 }
 
-int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
-                 const struct st_vector_put *vecs, int n_vecs,
-                 const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
+/* the writes of st_run_write inside the caller's transaction */
+static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
+                          const struct st_vector_put *vecs, int n_vecs,
+                          const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
 {
     sqlite3_stmt *qv = NULL, *qa = NULL, *qi = NULL;
-    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     /* a fresh vector replaces the cached one; fresh token vectors replace cached ones, absent
      * ones keep what is there (same encoder + same input: the same numbers) */
     int rc = prep(db, "INSERT INTO vector (encoder_id, text_hash, dim, data, tokens, n_tokens, tok_dim) "
@@ -237,6 +237,24 @@ int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
     sqlite3_finalize(qv);
     sqlite3_finalize(qa);
     sqlite3_finalize(qi);
+    return rc;
+}
+
+int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
+                 const struct st_vector_put *vecs, int n_vecs,
+                 const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
+{
+    struct st_run_write_part p = { run_id, encoder_id, vecs, n_vecs, items, n_items };
+    return st_run_write_many(db, &p, 1, err, errlen);
+}
+
+int st_run_write_many(struct st_db *db, const struct st_run_write_part *parts, int n_parts, char *err, size_t errlen)
+{
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
+    int rc = SP_OK;
+    for (int i = 0; !rc && i < n_parts; i++)
+        rc = run_write_body(db, parts[i].run_id, parts[i].encoder_id, parts[i].vecs, parts[i].n_vecs, parts[i].items,
+                            parts[i].n_items, err, errlen);
     if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
     if (rc) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
