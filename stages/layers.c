@@ -64,7 +64,7 @@ int stg_layer_runs(struct stg_ctx *ctx, const char *db_path, const char *name, c
         for (int i = 0; i < names.n; i++) plain |= !strcmp(names.v[i], name);
         rc = stg_fail(ctx, SP_EPARSE, "%s: %s '%s' has no layer runs (%s-L<k>%s, made by encode --layers)%s", db_path,
                       plain ? "run" : "name", name, name, input ? "[-INPUT]" : "",
-                      plain ? "; it is a single-layer run: drop --layer" : "");
+                      plain ? "; it is a run of one layer" : "");
         goto done;
     }
     for (int i = 0; i < n_want; i++)
