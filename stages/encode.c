@@ -36,6 +36,9 @@ const struct sp_opt stg_encode_options[] = {
     { "layers", SP_OPT_STR, O(layers), .metavar = "all|K,K,...",
       .help = "bert configs: one forward pass keeps these layers (0 = embeddings), each stored as its own run R-L<k> "
               "(R-L<k>-INPUT for several inputs; a {layer} in --run is replaced instead), cached as --layer k would be" },
+    { "layer-attention", SP_OPT_FLAG, O(layer_attention),
+      .help = "with --layers: each layer run R-L<k> (k >= 1) also caches the head-averaged attention map of encoder layer k "
+              "(the layer that made its vectors: --attention k-1), for trees --run R-L<k> and export --what attention" },
     { "seed", SP_OPT_INT, O(seed), "-1", .lo = 0, .hi = 0x7fffffffffffffffLL, .metavar = "N", .flags = SP_OPTF_NODEF,
       .help = "overrides the config's seed (weights init and random embeddings)" },
     { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 1024, .metavar = "K", .flags = SP_OPTF_NODEF,
@@ -82,6 +85,7 @@ struct shared {
     int layers[ENC_MAX_LAYERS + 1];
     struct enc_ident lid[ENC_MAX_LAYERS + 1];
     int64_t lenc[ENC_MAX_LAYERS + 1];
+    int attn_of[ENC_MAX_LAYERS + 1];   /* each layer run's attention layer (-1: none) */
 };
 
 /* A store error: SP_EUSAGE from the store means a bad store or name, not a bad command line. */
@@ -97,6 +101,10 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_encode_opts *o)
     if (!o->encoder) return stg_fail(ctx, SP_EUSAGE, "--encoder CONFIG.json is required");
     if (!o->run || !*o->run) return stg_fail(ctx, SP_EUSAGE, "--run NAME is required");
     if (o->layers && o->layer != -2) return stg_fail(ctx, SP_EUSAGE, "--layers and --layer exclude each other");
+    if (o->layer_attention && !o->layers) return stg_fail(ctx, SP_EUSAGE, "--layer-attention needs --layers");
+    if (o->layer_attention && o->attention >= 0)
+        return stg_fail(ctx, SP_EUSAGE, "--layer-attention and --attention exclude each other (--layer-attention: each layer "
+                        "run its own layer's map)");
     if ((uint64_t)o->max_workspace > (uint64_t)SIZE_MAX)
         return stg_fail(ctx, SP_EUSAGE, "--max-workspace: more than this machine can address");
     return SP_OK;
@@ -244,7 +252,8 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
     if (in->is_task)
         json_object_set_new(m, "perturbed", json_pack("{s:s, s:I}", "parse", o->perturbed ? "no-parse" : "keep-parse",
                                                       "items", (json_int_t)c->n_perturbed));
-    json_object_set_new(m, "attention_layer", o->attention >= 0 ? json_integer(o->attention) : json_null());
+    int al = o->layer_attention ? id->cfg.bert_layer - 1 : (int)o->attention;
+    json_object_set_new(m, "attention_layer", al >= 0 ? json_integer(al) : json_null());
     json_object_set_new(m, "source", json_pack("{s:s}", in->is_task ? "task" : "corpus", in->name));
     if (s->n_layers) {         /* one pass kept these layers, each a run of its own */
         json_t *l = json_array();
@@ -367,7 +376,8 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         ids[k] = s->n_layers ? &s->lid[k] : &s->id;
     }
     for (int k = 0; !rc && k < no; k++) {
-        struct st_run_spec spec = { names[k], enc_ids[k], in->corpus_id, in->task_id, o->token_vectors, (int)o->attention };
+        struct st_run_spec spec = { names[k], enc_ids[k], in->corpus_id, in->task_id, o->token_vectors,
+                                    s->n_layers ? s->attn_of[k] : (int)o->attention };
         if ((rc = st_run_begin(s->db, &spec, &run_ids[k], &created, err, sizeof err)))
             rc = rc == SP_EEXIST ? run_taken(ctx, o, s, ids[k], enc_ids[k], names[k], err) : store_fail(ctx, rc, err);
     }
@@ -377,6 +387,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     c.n_out = no;
     c.layers = s->n_layers ? s->layers : NULL;
     c.encoder_ids = enc_ids;
+    c.attn_of = s->n_layers ? s->attn_of : NULL;
     c.run_ids = run_ids;
     double t0 = sp_now();
     int64_t total = 0;          /* progress: a task pass counts its items itself */
@@ -442,6 +453,7 @@ static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     for (int k = 0; k < n; k++) {
         if (stg_encode_ident_layer(&s->id, s->layers[k], &s->lid[k])) return stg_fail(ctx, SP_ENOMEM, "out of memory");
         s->n_layers = k + 1;
+        s->attn_of[k] = o->layer_attention ? s->layers[k] - 1 : (int)o->attention;
         struct st_encoder se = { s->lid[k].fp, enc_kind_name(s->id.cfg.kind), s->lid[k].canon, enc_dim(s->e) };
         int rc = st_encoder_upsert(s->db, &se, &s->lenc[k], err, sizeof err);
         if (rc) return store_fail(ctx, rc, err);

@@ -267,6 +267,15 @@ static int outputs_finite(struct enc_pass *c, const int *idx, int cnt, const flo
     return SP_OK;
 }
 
+/* output o's attention layer (-1: none) */
+static int attn_at(const struct enc_pass *c, int o) { return c->attn_of ? c->attn_of[o] : c->attn_layer; }
+
+static int any_attn(const struct enc_pass *c)
+{
+    for (int o = 0; o < c->n_out; o++) if (attn_at(c, o) >= 0) return 1;
+    return 0;
+}
+
 /* The batch's writes, every output (layer run) in one transaction. */
 static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const *sent, float **const *tok,
                        float **const *attn, int dim, int td)
@@ -280,7 +289,8 @@ static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const
         for (int b = 0; b < cnt; b++) {
             const struct unit *u = &c->u[idx[b]];
             vp[(size_t)o * cnt + b] = (struct st_vector_put){ u->hash, dim, sent[o] + (size_t)b * dim, u->n, td,
-                                                             tok ? tok[o][b] : NULL, c->attn_layer, attn ? attn[o][b] : NULL };
+                                                             tok ? tok[o][b] : NULL, attn_at(c, o),
+                                                             attn && attn[o] ? attn[o][b] : NULL };
         }
         parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], vp + (size_t)o * cnt, cnt, ip, cnt };
     }
@@ -300,12 +310,12 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e), no = c->n_out;
     struct enc_sentence *s = sp_arena_alloc(a, sizeof *s * (size_t)cnt);
     float ***tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
-    float ***attn = c->attn_layer >= 0 ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    float ***attn = any_attn(c) ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
     float **sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
     for (int o = 0; o < no; o++) {
         sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
         if (tok) tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
-        if (attn) attn[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+        if (attn) attn[o] = attn_at(c, o) >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
     }
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
@@ -327,7 +337,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         }
         for (int o = 0; o < no; o++) {
             if (tok) tok[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
-            if (attn) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+            if (attn && attn[o]) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
         }
     }
     char ferr[SP_ERRLEN];
@@ -344,7 +354,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     }
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
     struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
-    for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, c->attn_layer };
+    for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
     if (rc == SP_OK)
         rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, ferr, sizeof ferr)
                        : enc_forward(c->e, &in, &out[0], ferr, sizeof ferr);
@@ -373,7 +383,6 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
 static int flush_window(struct enc_pass *c)
 {
     int rc = SP_OK;
-    unsigned want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (c->attn_layer >= 0 ? ST_RUN_ATTN : 0);
     st_iter_pause(c->it);   /* no read open across the writes below, so they wait for other writers */
     struct st_run_item_put *cached = sp_xmalloc(sizeof *cached * (size_t)(c->n_units ? c->n_units : 1));
     int *pend = sp_xmalloc(sizeof(int) * (size_t)(c->n_units ? c->n_units : 1));
@@ -381,11 +390,14 @@ static int flush_window(struct enc_pass *c)
     for (int i = 0; rc == SP_OK && i < c->n_units; i++) {
         struct unit *u = &c->u[i];
         if (u->state == U_SKIP) { drop(c, u->ordinal); continue; }
-        unsigned have = want;
-        for (int o = 0; rc == SP_OK && (have & want) == want && o < c->n_out; o++)
-            rc = st_vector_cached(c->db, c->encoder_ids[o], u->hash, c->attn_layer, &have, c->err, sizeof c->err);
+        int all = 1;
+        for (int o = 0; rc == SP_OK && all && o < c->n_out; o++) {
+            unsigned have, want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (attn_at(c, o) >= 0 ? ST_RUN_ATTN : 0);
+            rc = st_vector_cached(c->db, c->encoder_ids[o], u->hash, attn_at(c, o), &have, c->err, sizeof c->err);
+            all = (have & want) == want;
+        }
         if (rc) break;
-        if ((have & want) == want) { u->state = U_CACHED; cached[nc++] = item_of(u); }
+        if (all) { u->state = U_CACHED; cached[nc++] = item_of(u); }
         else pend[np++] = i;
     }
     if (rc == SP_OK && nc) {

@@ -36,6 +36,7 @@ struct enc_pass {
     const int64_t *encoder_ids;    /* [n_out] */
     const int64_t *run_ids;        /* [n_out] */
     int tok, attn_layer;           /* attn_layer -1: none */
+    const int *attn_of;            /* [n_out] each output's attention layer (-1: none), or NULL: attn_layer for all */
     long batch_tokens, max_tokens;
     int on_missing_fail;
     int perturbed_no_parse;        /* --perturbed no-parse */
