@@ -5,6 +5,7 @@
 
 #include "stages/layers.h"
 #include "stages/names.h"
+#include "store/runs.h"
 #include "store/store.h"
 
 /* k when run is NAME-L<k> (suffix "" ) or NAME-L<k>-INPUT (suffix input); else -1 */
@@ -86,8 +87,16 @@ int stg_layer_runs(struct stg_ctx *ctx, const char *db_path, const char *name, c
         int take = found[k] && !n_want;
         for (int i = 0; i < n_want; i++) take |= want[i] == k;
         if (!take) continue;
+        struct st_run_info info = { 0 };
+        if ((rc = st_run_info(db, found[k], &info, err, sizeof err))) {
+            st_run_info_free(&info);
+            rc = stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", err);
+            goto done;
+        }
         out->layer[out->n] = k;
+        out->attn_layer[out->n] = info.attn_layer;
         out->run[out->n++] = sp_xstrdup(found[k]);
+        st_run_info_free(&info);
     }
 done:
     st_names_free(&names);

@@ -12,6 +12,7 @@ struct stg_layer_runs {
     int n;
     int layer[STG_MAX_LAYER_RUNS];     /* ascending */
     char *run[STG_MAX_LAYER_RUNS];     /* owned */
+    int attn_layer[STG_MAX_LAYER_RUNS];/* the run's cached attention layer, -1: none */
 };
 
 /* The runs of name's layers in spec ("all": every layer the store has; "K" or "K,K,...": those,
