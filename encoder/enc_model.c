@@ -551,7 +551,7 @@ int enc_fits(const enc_t *e, const char *const *words, int n)
  * layers[i] into words and sentences and average the heads of attention layer outs[i].attn_layer
  * into word-level maps (M2). */
 static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
-                        char *err, size_t errlen)
+                        float **const *heads, char *err, size_t errlen)
 {
     const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
     const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
@@ -561,7 +561,7 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const i
             snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
             return SP_EUSAGE;
         }
-        if (!outs[i].attn) continue;
+        if (!outs[i].attn && !(heads && heads[i])) continue;
         int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
         if (al >= L) {
             snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
@@ -607,6 +607,12 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const i
                 int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
                 rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
             }
+            if (rc == SP_OK && heads && heads[i] && heads[i][b]) {
+                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
+                for (int h = 0; rc == SP_OK && h < H; h++)
+                    rc = enc_word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, span, 1,
+                                            heads[i][b] + (size_t)h * n * n, err, errlen);
+            }
             if (!out->tok) free(words);
         }
     }
@@ -622,13 +628,13 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const i
 }
 
 int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
-                       char *err, size_t errlen)
+                       float **const *heads, char *err, size_t errlen)
 {
     if (e->cfg.kind != ENC_BERT) {
         snprintf(err, errlen, "encoder: outputs of several layers apply to bert encoders (this one is %s)", enc_kind_name(e->cfg.kind));
         return SP_EUSAGE;
     }
-    return bert_forward(e, in, n_layers, layers, outs, err, errlen);
+    return bert_forward(e, in, n_layers, layers, outs, heads, err, errlen);
 }
 
 int enc_hidden_layers(const enc_t *e) { return e->cfg.kind == ENC_BERT ? e->cfg.layers : 0; }
@@ -709,7 +715,7 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
 {
     if (e->cfg.kind == ENC_BERT) {
         int layer = e->cfg.bert_layer < 0 ? e->cfg.layers : e->cfg.bert_layer;
-        return bert_forward(e, in, 1, &layer, out, err, errlen);
+        return bert_forward(e, in, 1, &layer, out, NULL, err, errlen);
     }
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, din = c->d_input, dim = enc_dim(e);

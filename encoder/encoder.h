@@ -182,9 +182,11 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
 
 /* bert only: ONE forward pass of the batch, the outputs of several layers: outs[i] receives what
  * enc_forward gives for a config with "layer" = layers[i] (0 = embeddings .. L; the same bytes),
- * its attention map (when outs[i].attn) from its own attn_layer. Other kinds: SP_EUSAGE. */
+ * its attention map (when outs[i].attn) from its own attn_layer. heads (NULL: none): heads[i]
+ * (NULL: none) [b] -> [heads, n_b, n_b], the word-level map of each head of outs[i].attn_layer
+ * (M2.4 with one head, each row renormalised). Other kinds: SP_EUSAGE. */
 int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
-                       char *err, size_t errlen);
+                       float **const *heads, char *err, size_t errlen);
 /* bert: L, the number of encoder layers (hidden layers 0..L); other kinds: 0 */
 int enc_hidden_layers(const enc_t *e);
 

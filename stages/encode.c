@@ -36,6 +36,9 @@ const struct sp_opt stg_encode_options[] = {
     { "layers", SP_OPT_STR, O(layers), .metavar = "all|K,K,...",
       .help = "bert configs: one forward pass keeps these layers (0 = embeddings), each stored as its own run R-L<k> "
               "(R-L<k>-INPUT for several inputs; a {layer} in --run is replaced instead), cached as --layer k would be" },
+    { "heads", SP_OPT_FLAG, O(heads),
+      .help = "bert configs, with --attention or --layer-attention: also cache each head's word-level map (export --what "
+              "attention --heads, trees --head H)" },
     { "layer-attention", SP_OPT_FLAG, O(layer_attention),
       .help = "with --layers: each layer run R-L<k> (k >= 1) also caches the head-averaged attention map of encoder layer k "
               "(the layer that made its vectors: --attention k-1), for trees --run R-L<k> and export --what attention" },
@@ -102,6 +105,8 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_encode_opts *o)
     if (!o->run || !*o->run) return stg_fail(ctx, SP_EUSAGE, "--run NAME is required");
     if (o->layers && o->layer != -2) return stg_fail(ctx, SP_EUSAGE, "--layers and --layer exclude each other");
     if (o->layer_attention && !o->layers) return stg_fail(ctx, SP_EUSAGE, "--layer-attention needs --layers");
+    if (o->heads && o->attention < 0 && !o->layer_attention)
+        return stg_fail(ctx, SP_EUSAGE, "--heads needs --attention LAYER or --layer-attention (the layer whose heads are kept)");
     if (o->layer_attention && o->attention >= 0)
         return stg_fail(ctx, SP_EUSAGE, "--layer-attention and --attention exclude each other (--layer-attention: each layer "
                         "run its own layer's map)");
@@ -254,6 +259,7 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
                                                       "items", (json_int_t)c->n_perturbed));
     int al = o->layer_attention ? id->cfg.bert_layer - 1 : (int)o->attention;
     json_object_set_new(m, "attention_layer", al >= 0 ? json_integer(al) : json_null());
+    if (o->heads && al >= 0) json_object_set_new(m, "attention_heads", json_integer(enc_get_config(s->e)->heads));
     json_object_set_new(m, "source", json_pack("{s:s}", in->is_task ? "task" : "corpus", in->name));
     if (s->n_layers) {         /* one pass kept these layers, each a run of its own */
         json_t *l = json_array();
@@ -303,6 +309,7 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     c->needs = enc_needs(s->e);
     c->tok = o->token_vectors;
     c->attn_layer = (int)o->attention;
+    c->heads = o->heads;
     c->batch_tokens = o->batch_tokens;
     c->max_tokens = o->max_tokens;
     c->on_missing_fail = o->on_missing == STG_MISSING_FAIL;
@@ -471,6 +478,8 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     char err[SP_ERRLEN];
     int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
+    if (o->heads && s->id.cfg.kind != ENC_BERT)
+        return stg_fail(ctx, SP_EUSAGE, "--heads applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if (o->layers && s->id.cfg.kind != ENC_BERT)
         return stg_fail(ctx, SP_EUSAGE, "--layers applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);

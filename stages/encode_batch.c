@@ -278,7 +278,7 @@ static int any_attn(const struct enc_pass *c)
 
 /* The batch's writes, every output (layer run) in one transaction. */
 static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const *sent, float **const *tok,
-                       float **const *attn, int dim, int td)
+                       float **const *attn, float **const *hd, int dim, int td)
 {
     int no = c->n_out;
     struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt * (size_t)no);
@@ -290,7 +290,8 @@ static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const
             const struct unit *u = &c->u[idx[b]];
             vp[(size_t)o * cnt + b] = (struct st_vector_put){ u->hash, dim, sent[o] + (size_t)b * dim, u->n, td,
                                                              tok ? tok[o][b] : NULL, attn_at(c, o),
-                                                             attn && attn[o] ? attn[o][b] : NULL };
+                                                             attn && attn[o] ? attn[o][b] : NULL, hd && hd[o] ? c->cfg->heads : 0,
+                                                             hd && hd[o] ? hd[o][b] : NULL };
         }
         parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], vp + (size_t)o * cnt, cnt, ip, cnt };
     }
@@ -312,10 +313,13 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     float ***tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
     float ***attn = any_attn(c) ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
     float **sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
+    float ***hd = c->heads && attn ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;   /* per-head maps */
+    const size_t H = (size_t)c->cfg->heads;
     for (int o = 0; o < no; o++) {
         sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
         if (tok) tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
         if (attn) attn[o] = attn_at(c, o) >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
+        if (hd) hd[o] = attn[o] ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
     }
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
@@ -338,6 +342,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         for (int o = 0; o < no; o++) {
             if (tok) tok[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
             if (attn && attn[o]) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+            if (hd && hd[o]) hd[o][b] = sp_arena_alloc(a, sizeof(float) * H * (size_t)n * (size_t)n);
         }
     }
     char ferr[SP_ERRLEN];
@@ -355,8 +360,10 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
     struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
     for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
+    int own = c->cfg->bert_layer < 0 ? enc_hidden_layers(c->e) : c->cfg->bert_layer;   /* bert: the config's layer */
     if (rc == SP_OK)
-        rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, ferr, sizeof ferr)
+        rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, hd, ferr, sizeof ferr)
+           : hd        ? enc_forward_layers(c->e, &in, 1, &own, out, hd, ferr, sizeof ferr)
                        : enc_forward(c->e, &in, &out[0], ferr, sizeof ferr);
     if (rc == SP_ENOMEM) {
         if (cnt == 1) {
@@ -373,7 +380,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
     for (int o = 0; o < no; o++)
         if ((rc = outputs_finite(c, idx, cnt, sent[o], dim, tok ? tok[o] : NULL, td, attn ? attn[o] : NULL)) != SP_OK) return rc;
-    rc = write_batch(c, idx, cnt, sent, tok, attn, dim, td);
+    rc = write_batch(c, idx, cnt, sent, tok, attn, hd, dim, td);
     if (!rc) { c->n_encoded += cnt; c->n_batches++; }
     return rc;
 }
@@ -392,7 +399,8 @@ static int flush_window(struct enc_pass *c)
         if (u->state == U_SKIP) { drop(c, u->ordinal); continue; }
         int all = 1;
         for (int o = 0; rc == SP_OK && all && o < c->n_out; o++) {
-            unsigned have, want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (attn_at(c, o) >= 0 ? ST_RUN_ATTN : 0);
+            unsigned have, want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (attn_at(c, o) >= 0 ? ST_RUN_ATTN : 0) |
+                                  (c->heads && attn_at(c, o) >= 0 ? ST_RUN_HEADS : 0);
             rc = st_vector_cached(c->db, c->encoder_ids[o], u->hash, attn_at(c, o), &have, c->err, sizeof c->err);
             all = (have & want) == want;
         }

@@ -37,6 +37,7 @@ struct enc_pass {
     const int64_t *run_ids;        /* [n_out] */
     int tok, attn_layer;           /* attn_layer -1: none */
     const int *attn_of;            /* [n_out] each output's attention layer (-1: none), or NULL: attn_layer for all */
+    int heads;                     /* bert: also the per-head maps of each output's attention layer */
     long batch_tokens, max_tokens;
     int on_missing_fail;
     int perturbed_no_parse;        /* --perturbed no-parse */

@@ -20,6 +20,8 @@ const struct sp_opt stg_export_options[] = {
     { "format", SP_OPT_STR, O(format), .metavar = "F", .help = "jsonl, csv, tsv, conllu or npy (default: the kind's own)" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE, replaced only once complete (default: standard output)" },
     { "run", SP_OPT_STR, O(run), .metavar = "R", .help = "the encoder run (vectors, tokens, attention)" },
+    { "heads", SP_OPT_FLAG, O(heads),
+      .help = "--what attention: each head's map, (n, heads, L, L) (runs encoded with --heads)" },
     { "layers", SP_OPT_STR, O(layers), .metavar = "all|K,K,...",
       .help = "with --run NAME made by encode --layers: the layer runs NAME-L<k>[-CORPUS] as one array, the layer axis "
               "second: vectors (n, layers, dim), tokens (n_tokens, layers, dim)" },
@@ -47,7 +49,7 @@ static int export_run(struct stg_ctx *ctx, const struct stg_export_opts *o, stru
     if (o->format && strcmp(o->format, "npy"))
         return stg_fail(ctx, SP_EUSAGE, "--what %s is written as npy only, not '%s'", o->what, o->format);
     struct stg_export_encoded_opts eo = {
-        .db = o->db, .run = o->run, .corpus = o->corpus, .out = o->out,
+        .db = o->db, .run = o->run, .corpus = o->corpus, .out = o->out, .heads = o->heads,
         .what = kind == K_VECTORS ? STG_EXPORT_VECTORS : kind == K_TOKENS ? STG_EXPORT_TOKENS : STG_EXPORT_ATTENTION,
     };
     struct stg_export_encoded_result er;

@@ -14,6 +14,7 @@ static int put_f32(FILE *f, const float *v, size_t n) { return fwrite(v, 4, n, f
 
 struct pass {
     int what;                  /* 1 vectors, 2 tokens, 3 attention */
+    int heads, n_heads;        /* attention: per head (n, H, L, L) */
     /* pass 1 */
     size_t n, total_tokens, max_n;
     int64_t last_ordinal;
@@ -35,6 +36,11 @@ static int sizes(void *ctx, const struct st_run_item *it)
                  (long long)it->ordinal, it->dim, it->tok_dim, p->dim, p->tok_dim);
         return SP_EPARSE;
     }
+    if (p->heads && p->n && it->n_heads != p->n_heads) {
+        snprintf(p->err, sizeof p->err, "item %lld: %d heads, the first item %d", (long long)it->ordinal, it->n_heads, p->n_heads);
+        return SP_EPARSE;
+    }
+    p->n_heads = it->n_heads;
     p->dim = it->dim;
     p->tok_dim = it->tok_dim;
     p->n++;
@@ -51,6 +57,17 @@ static int rows(void *ctx, const struct st_run_item *it)
     else if (p->what == 2) {
         bad = put_f32(p->f, it->tok, (size_t)it->n_tokens * (size_t)it->tok_dim);
         p->lengths[p->k] = it->n_tokens;
+    } else if (p->heads) {
+        size_t L = p->max_n, n = (size_t)it->n_tokens;
+        for (size_t h = 0; h < (size_t)p->n_heads; h++) {
+            for (size_t i = 0; i < n; i++) {
+                memset(p->row, 0, sizeof(float) * L);
+                memcpy(p->row, it->attn_heads + (h * n + i) * n, sizeof(float) * n);
+                bad |= put_f32(p->f, p->row, L);
+            }
+            memset(p->row, 0, sizeof(float) * L);
+            for (size_t i = n; i < L && !bad; i++) bad = put_f32(p->f, p->row, L);
+        }
     } else {
         size_t L = p->max_n, n = (size_t)it->n_tokens;
         for (size_t i = 0; i < n; i++) {
@@ -83,7 +100,7 @@ static int measure(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o,
                    const struct st_run_info *info, struct pass *p)
 {
     char err[SP_ERRLEN];
-    int rc = st_run_items(db, o->run, 0, sizes, p, err, sizeof err);
+    int rc = st_run_items(db, o->run, p->heads ? ST_RUN_HEADS : 0, sizes, p, err, sizeof err);
     if (rc) return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", rc == SP_EPARSE && p->err[0] ? p->err : err);
     if (p->what == 2 && !info->token_vectors)
         return stg_fail(ctx, SP_EPARSE, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", o->db, o->run);
@@ -96,15 +113,16 @@ static int measure(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o,
 /* Pass 2: the header and the rows into the main file. */
 static int write_main(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct st_db *db, struct pass *p)
 {
-    size_t shape[3];
+    size_t shape[4];
     int ndim = 2;
     if (p->what == 1) { shape[0] = p->n; shape[1] = (size_t)p->dim; }
     else if (p->what == 2) { shape[0] = p->total_tokens; shape[1] = (size_t)p->tok_dim; }
+    else if (p->heads) { shape[0] = p->n; shape[1] = (size_t)p->n_heads; shape[2] = shape[3] = p->max_n; ndim = 4; }
     else { shape[0] = p->n; shape[1] = shape[2] = p->max_n; ndim = 3; }
     if (p->what == 2) p->lengths = sp_xmalloc(sizeof(int32_t) * p->n);
     if (p->what == 3) p->row = sp_xmalloc(sizeof(float) * (p->max_n ? p->max_n : 1));
     if (sp_npy_write_header(p->f, SP_DT_F32, ndim, shape)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out);
-    unsigned part = p->what == 1 ? ST_RUN_VEC : p->what == 2 ? ST_RUN_TOK : ST_RUN_ATTN;
+    unsigned part = p->what == 1 ? ST_RUN_VEC : p->what == 2 ? ST_RUN_TOK : p->heads ? ST_RUN_HEADS : ST_RUN_ATTN;
     char err[SP_ERRLEN];
     int rc = st_run_items(db, o->run, part, rows, p, err, sizeof err);
     if (rc) return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", p->err[0] ? p->err : err);
@@ -154,7 +172,8 @@ int stg_export_encoded(struct stg_ctx *ctx, const struct stg_export_encoded_opts
     static const char *const names[] = { "vectors", "tokens", "attention" };
     if (!o->run) return stg_fail(ctx, SP_EUSAGE, "--what %s needs --run NAME (an encoder run)", names[o->what]);
     if (!o->out) return stg_fail(ctx, SP_EUSAGE, "--what %s needs --out FILE.npy (binary output)", names[o->what]);
-    struct pass p = { .what = o->what + 1 };
+    if (o->heads && o->what != STG_EXPORT_ATTENTION) return stg_fail(ctx, SP_EUSAGE, "--heads goes with --what attention");
+    struct pass p = { .what = o->what + 1, .heads = o->heads };
     struct st_db *db = NULL;
     struct st_run_info info = { 0 };
     char err[SP_ERRLEN * 2];

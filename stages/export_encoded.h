@@ -10,7 +10,8 @@
  *              longest sentence (PTB: ~6x the data at d = 512); numpy gets per-sentence blocks
  *              with np.split(tok, np.cumsum(lengths)[:-1]).
  *   attention  float32 (n_items, L, L), L = the longest item, zero-padded: the layout
- *              `synprobe trees --attention` reads (row = query word, column = key).
+ *              `synprobe trees --attention` reads (row = query word, column = key); with heads
+ *              (encode --heads) float32 (n_items, H, L, L), each head's map.
  * With several layer runs (export --layers) the layer axis comes second: vectors (n_items, layers,
  * dim), tokens (total_tokens, layers, tok_dim); [:, i, :] is what the i-th run alone gives.
  * Files are written as a stream (two passes over the run: sizes, then data), so memory stays at
@@ -31,6 +32,7 @@ struct stg_export_encoded_opts {
     const char *corpus;     /* NULL: not checked; else the run must encode this corpus */
     const char *out;        /* FILE.npy */
     int what;               /* enum stg_export_what */
+    int heads;              /* attention: per head, (n_items, heads, L, L) (encode --heads) */
     /* several runs, one per layer (export --layers; run is then unused): vectors (n_items, layers,
      * dim), tokens (total_tokens, layers, tok_dim) with one lengths file; every run must hold the
      * same items (ordinals, inputs, token counts), as the layer runs of one encode --layers do */

@@ -134,7 +134,7 @@ int main(void)
 
     /* a fresh vector without token vectors keeps the cached ones */
     float v1b[3] = { 1, 2, 3 };
-    struct st_vector_put keep = { "h1", 3, v1b, 2, 0, NULL, 0, NULL };
+    struct st_vector_put keep = { "h1", 3, v1b, 2, 0, NULL, 0, NULL, 0, NULL };
     T_CHECK(st_run_write(db, run, ida, &keep, 1, NULL, 0, err, sizeof err) == SP_OK);
     T_CHECK(st_vector_cached(db, ida, "h1", 0, &have, err, sizeof err) == SP_OK);
     T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN);
