@@ -30,7 +30,7 @@ static const struct kind_info kinds[DMN_NKINDS] = {
 };
 
 /* an encoder run the job makes: what probes and trees are crossed with */
-struct runref { const char *run, *input; int is_task; };
+struct runref { const char *run, *input; int is_task, no_attn; };  /* no_attn: layer 0 of "layer-attention" */
 
 struct parse {
     struct dmn_job *job;
@@ -306,7 +306,7 @@ static int add_run(struct parse *P, const char *where, const char *run, const ch
     for (int i = 0; i < P->n_runs; i++)
         if (!strcmp(P->runs[i].run, run)) return fail(P, "%s: run '%s' is made twice (give the encoders different \"run\" names)", where, run);
     P->runs = sp_xrealloc(P->runs, sizeof *P->runs * (size_t)(P->n_runs + 1));
-    P->runs[P->n_runs++] = (struct runref){ run, input, is_task };
+    P->runs[P->n_runs++] = (struct runref){ run, input, is_task, 0 };
     return SP_OK;
 }
 
@@ -341,7 +341,7 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
         o->corpus = is_corpus ? one(P, in) : d->corpus;
         o->task = is_task ? one(P, in) : d->task;
-        if (is_task) o->attention = d->attention;
+        if (is_task) { o->attention = d->attention; o->layer_attention = 0; o->heads = 0; }
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
         int rc = P->n_lay ? SP_OK : add_run(P, where, o->run, in, is_task);
         if (rc) return rc;
@@ -354,6 +354,7 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
             const char *name = sp_arena_printf(&P->job->arena, "%.*s%d%s", (int)(t - o->run), o->run, P->lay[k], t + 7);
             int rc = add_run(P, where, name, o->task.n ? o->task.v[0] : o->corpus.v[0], o->task.n > 0);
             if (rc) return rc;
+            P->runs[P->n_runs - 1].no_attn = o->layer_attention && P->lay[k] == 0;   /* embeddings: no attention */
         }
     }
     return SP_OK;
@@ -499,7 +500,7 @@ static int trees_entry(struct parse *P, json_t *e, const char *where)
     }
     P->job->n_steps--;
     for (int r = 0; r < P->n_runs; r++) {
-        if (P->runs[r].is_task || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
+        if (P->runs[r].is_task || P->runs[r].no_attn || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
         struct stg_trees_opts *o = new_step(P, DMN_TREES, where)->opts;
         *o = t;
         o->corpus = P->runs[r].input;
