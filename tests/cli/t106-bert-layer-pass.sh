@@ -4,7 +4,8 @@
 # `--layer k` run has, so the vectors are the same bytes as separate --layer k encodes (compared
 # across two stores, blob by blob), a re-run or a later --layer k run encodes nothing; `export
 # --layers` gives [n, layers, dim] arrays whose [:, k, :] is the single-layer export; probe,
-# structprobe and tokprobe --layer L|all give one result per layer; and the refusals.
+# structprobe and tokprobe --layer L|all give one result per layer; the refusals; and a stopped
+# encode keeps whole batches of every layer, which a re-run reuses (needs ../shared/data).
 # Needs the real model (make models); skips visibly.
 . tests/cli/lib.sh
 need_numpy
@@ -94,4 +95,29 @@ check "export --layers with a missing layer: exit 1, names the run and the layer
 $SP export --db $A --run part --layers all --what tokens --out $TMP/x.npy >/dev/null 2>$TMP/r8 && rc=0 || rc=$?
 check "export --layers tokens of runs without token vectors: exit 1, says how" \
     sh -c "[ $rc = 1 ] && grep -q \"run 'part-L0' has no token vectors\" $TMP/r8"
+
+# a stop between batches leaves whole batches of every layer; a re-run encodes only the rest
+need_data
+$PY -c "
+import sys
+b = open('$DATA/ud-ewt/en_ewt-ud-dev.conllu', encoding='utf-8').read().strip().split('\n\n')[:150]
+open('$TMP/e150.conllu', 'w', encoding='utf-8').write('\n\n'.join(b) + '\n\n')"
+$SP ingest --db $A --corpus e150 $TMP/e150.conllu >/dev/null 2>&1
+$SP encode --db $A --corpus e150 --encoder $TMP/m.json --layers all --run st --batch-tokens 64 --threads 1 --quiet >/dev/null 2>$TMP/st.err &
+pid=$!
+i=0; while [ $i -lt 300 ]; do
+    n=$(sqlite3 $A "select count(*) from run_item i join run r using (run_id) where r.name = 'st-L6'" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 0 ] && break; sleep 0.05; i=$((i+1))
+done
+kill -TERM $pid
+wait $pid && rc=0 || rc=$?
+counts=$(sqlite3 $A "select group_concat(c, ' ') from (select count(i.ordinal) c from run r left join run_item i using (run_id) where r.name like 'st-L%' group by r.name order by r.name)")
+first=${counts%% *}
+expect_eq "SIGTERM mid-encode: exit 143, every layer run holds the same whole batches" \
+    "$rc $(echo $counts | tr ' ' '\n' | sort -u | wc -l) $([ "$first" -gt 0 ] && [ "$first" -lt 150 ] && echo partial)" "143 1 partial"
+$SP encode --db $A --corpus e150 --encoder $TMP/m.json --layers all --run st --batch-tokens 64 --json 2>/dev/null >$TMP/st.json
+expect_eq "the re-run reuses them and encodes the rest: 150 items per layer run" "$($PY -c "
+import json
+r = [json.loads(l) for l in open('$TMP/st.json')]
+print(len(r), set((x['cached'], x['encoded'], x['items']) for x in r))")" "7 {($first, $((150 - first)), 150)}"
 done_testing
