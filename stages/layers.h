@@ -17,7 +17,8 @@ struct stg_layer_runs {
 
 /* The runs of name's layers in spec ("all": every layer the store has; "K" or "K,K,...": those,
  * each required) over input (a task or corpus name: NAME-L<k>-INPUT is preferred to NAME-L<k>;
- * NULL: NAME-L<k> only). SP_OK; SP_EUSAGE for a bad spec; SP_EPARSE naming what is missing
+ * NULL: NAME-L<k> only). A name with {layer} (e.g. "m-L{layer}-Tense", the form encode --run and
+ * job steps use) names the runs itself: the layer number in its place. SP_OK; SP_EUSAGE for a bad spec; SP_EPARSE naming what is missing
  * ("run 'R' has no layer runs ..." / "no run 'R-L3' ..."); SP_ESTORE. stg_layer_runs_free always. */
 int stg_layer_runs(struct stg_ctx *ctx, const char *db_path, const char *name, const char *spec, const char *input,
                    struct stg_layer_runs *out);

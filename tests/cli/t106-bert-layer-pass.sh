@@ -75,6 +75,10 @@ import json; print([r['layer'] for r in json.load(open('$TMP/s.json'))])") $(sql
 $SP tokprobe --db $A --corpus ud --run lw --layer 0,6 --no-save >$TMP/k.txt 2>/dev/null && rc=0 || rc=$?
 expect_eq "tokprobe --layer 0,6: exit 0, two rows" "$rc $(awk 'NR > 1 {printf "%s:%s ", $1, $2}' $TMP/k.txt)" "0 0:lw-L0 6:lw-L6 "
 
+$SP export --db $A --run 'tl-L{layer}' --layers 2,4 --what vectors --out $TMP/tp.npy 2>/dev/null && rc=0 || rc=$?
+expect_eq "export --run with {layer}: the runs it names (task runs tl-L2, tl-L4)" \
+    "$rc $($PY -c "import numpy as np; print(np.load('$TMP/tp.npy').shape[1:])")" "0 (2, 384)"
+
 # refusals
 $SP encode --db $A --corpus ud --encoder $TMP/m.json --layers 0,9 --run bad >/dev/null 2>$TMP/r1 && rc=0 || rc=$?
 check "--layers 9 on a 6-layer model: usage error naming the layers" sh -c "[ $rc = 2 ] && grep -q -- '--layers 9: the model .* has layers 0..6' $TMP/r1"
