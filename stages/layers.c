@@ -81,7 +81,8 @@ int stg_layer_runs(struct stg_ctx *ctx, const char *db_path, const char *name, c
         const char *other = NULL;     /* NAME-L<k>-X of another input */
         for (int i = 0; i < names.n; i++) {
             plain |= !strcmp(names.v[i], name);
-            const char *dash = strchr(names.v[i] + (strlen(names.v[i]) > strlen(name) ? strlen(name) + 2 : 0), '-');
+            size_t skip = strlen(name) + 2;     /* past "NAME-L" */
+            const char *dash = strlen(names.v[i]) >= skip ? strchr(names.v[i] + skip, '-') : NULL;
             if (!other && dash && layer_of(names.v[i], name, dash + 1) >= 0) other = names.v[i];
         }
         char hint[SP_ERRLEN / 2] = "";
