@@ -14,6 +14,7 @@ static const char usage[] =
     "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
     "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
     "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
+    "                       [--layer K | --layers all|K,K,... [--layer-attention]] [--heads]   (bert configs)\n"
     "\n"
     "Runs the encoder over every sentence of the corpus (or item of the task) and caches sentence\n"
     "vectors, and with --token-vectors / --attention token vectors and one layer's attention maps.\n"
@@ -21,7 +22,9 @@ static const char usage[] =
     "R-a, R-b, with its own summary (and --json line).\n"
     "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
     "different encoder fingerprint is an error. --verbose also says why --device auto did not use a\n"
-    "GPU (the CUDA runtime's words). Exit 0 ok, 1 bad input (or nothing encoded), 2 usage.\n";
+    "GPU (the CUDA runtime's words). --layers keeps several layers of one forward pass, each its own\n"
+    "run R-L<k> (R-L<k>-INPUT for several inputs) with its own summary and --json line.\n"
+    "Exit 0 ok, 1 bad input (or nothing encoded), 2 usage.\n";
 
 static void print_json(const struct stg_encode_input *r)
 {

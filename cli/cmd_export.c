@@ -19,6 +19,8 @@ static const char usage[] =
     "  vectors    float32 (n_items, dim)\n"
     "  tokens     float32 (total_tokens, d) and FILE.lengths.npy int32 (n_items,) (FILE minus .npy)\n"
     "  attention  float32 (n_items, L, L) zero-padded, as `synprobe trees --attention` reads it\n"
+    "  --layers all|K,K,...  with --run NAME made by `encode --layers`: its layer runs NAME-L<k> as one\n"
+    "             array, the layer axis second: vectors (n_items, layers, dim), tokens (total_tokens, layers, d)\n"
     "Exit: 0 ok, 1 bad input (an unknown corpus or run names the nearest ones), 2 usage.\n";
 
 int cmd_export(int argc, char **argv)

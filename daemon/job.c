@@ -30,7 +30,7 @@ static const struct kind_info kinds[DMN_NKINDS] = {
 };
 
 /* an encoder run the job makes: what probes and trees are crossed with */
-struct runref { const char *run, *input; int is_task; };
+struct runref { const char *run, *input; int is_task, no_attn; };  /* no_attn: layer 0 of "layer-attention" */
 
 struct parse {
     struct dmn_job *job;
@@ -40,6 +40,7 @@ struct parse {
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
+    int lay[ENC_MAX_LAYERS + 1], n_lay;   /* the layers of the encoder entry being parsed ("layers") */
 };
 
 static int fail(struct parse *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -305,7 +306,7 @@ static int add_run(struct parse *P, const char *where, const char *run, const ch
     for (int i = 0; i < P->n_runs; i++)
         if (!strcmp(P->runs[i].run, run)) return fail(P, "%s: run '%s' is made twice (give the encoders different \"run\" names)", where, run);
     P->runs = sp_xrealloc(P->runs, sizeof *P->runs * (size_t)(P->n_runs + 1));
-    P->runs[P->n_runs++] = (struct runref){ run, input, is_task };
+    P->runs[P->n_runs++] = (struct runref){ run, input, is_task, 0 };
     return SP_OK;
 }
 
@@ -340,18 +341,30 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
         o->corpus = is_corpus ? one(P, in) : d->corpus;
         o->task = is_task ? one(P, in) : d->task;
-        if (is_task) o->attention = d->attention;
+        if (is_task) { o->attention = d->attention; o->layer_attention = 0; o->heads = 0; }
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
-        int rc = add_run(P, where, o->run, in, is_task);
+        int rc = P->n_lay ? SP_OK : add_run(P, where, o->run, in, is_task);
         if (rc) return rc;
+    }
+    /* "layers": each step makes one run per layer ({layer} in its run name), layer by layer */
+    for (int k = 0; k < P->n_lay; k++) {
+        for (int st = tmpl; st < P->job->n_steps; st++) {
+            const struct stg_encode_opts *o = P->job->steps[st].opts;
+            const char *t = strstr(o->run, "{layer}");
+            const char *name = sp_arena_printf(&P->job->arena, "%.*s%d%s", (int)(t - o->run), o->run, P->lay[k], t + 7);
+            int rc = add_run(P, where, name, o->task.n ? o->task.v[0] : o->corpus.v[0], o->task.n > 0);
+            if (rc) return rc;
+            P->runs[P->n_runs - 1].no_attn = o->layer_attention && P->lay[k] == 0;   /* embeddings: no attention */
+        }
     }
     return SP_OK;
 }
 
 static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
 
-/* "layers": "all" or [k, ...] on a bert config: one encoder per layer, each its own runs
- * NAME-L<k>-INPUT (NAME: "run", else the config's base name), for layer-wise probing. */
+/* "layers": "all" or [k, ...] on a bert config: one encode step per input keeps every layer
+ * (encode --layers, one forward pass), each layer its own runs NAME-L<k>-INPUT (NAME: "run", else
+ * the config's base name), for layer-wise probing. */
 static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *inputs, const char *where)
 {
     const char *cfg = json_string_value(json_object_get(c, json_object_get(c, "config") ? "config" : "encoder"));
@@ -380,14 +393,22 @@ static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *in
     }
     const char *run = json_string_value(json_object_get(c, "run"));
     const char *base = run ? run : base_name(P, cfg);
-    int rc = SP_OK;
-    for (int i = 0; rc == SP_OK && i < n; i++) {
-        json_t *ck = json_deep_copy(c);
-        json_object_set_new(ck, "layer", json_integer(list[i]));
-        json_object_set_new(ck, "run", json_string(sp_arena_printf(&P->job->arena, "%s-L%d", base, list[i])));
-        rc = encoder_one(P, ck, inputs, where);
-        json_decref(ck);
+    if (json_object_get(c, "layer")) return fail(P, "%s: give \"layers\" or \"layer\", not both", where);
+    struct sp_buf b = { 0 };
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < i; j++)
+            if (list[j] == list[i]) { sp_buf_free(&b); return fail(P, "%s.layers: layer %d is named twice", where, list[i]); }
+        sp_buf_printf(&b, "%s%d", i ? "," : "", list[i]);
     }
+    json_t *ck = json_deep_copy(c);
+    json_object_set_new(ck, "layers", json_string(b.p));
+    json_object_set_new(ck, "run", json_string(sp_arena_printf(&P->job->arena, "%s-L{layer}", base)));
+    sp_buf_free(&b);
+    memcpy(P->lay, list, sizeof list);
+    P->n_lay = n;
+    int rc = encoder_one(P, ck, inputs, where);
+    P->n_lay = 0;
+    json_decref(ck);
     return rc;
 }
 
@@ -479,7 +500,7 @@ static int trees_entry(struct parse *P, json_t *e, const char *where)
     }
     P->job->n_steps--;
     for (int r = 0; r < P->n_runs; r++) {
-        if (P->runs[r].is_task || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
+        if (P->runs[r].is_task || P->runs[r].no_attn || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
         struct stg_trees_opts *o = new_step(P, DMN_TREES, where)->opts;
         *o = t;
         o->corpus = P->runs[r].input;

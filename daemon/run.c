@@ -61,7 +61,11 @@ static int do_encode(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     int rc = stg_encode(ro->ctx, &o, &r);
     long enc = 0, cached = 0;
     for (int i = 0; i < r.n; i++) { enc += r.in[i].encoded; cached += r.in[i].cached; }
-    snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached", o.run, enc, cached);
+    if (o.layers && r.n > 0)      /* one pass, a run per layer: the counts are each run's */
+        snprintf(so->summary, sizeof so->summary, "runs %s..%s (%d layers, one pass): %ld encoded, %ld cached", r.in[0].run,
+                 r.in[r.n - 1].run, r.n, r.in[0].encoded, r.in[0].cached);
+    else
+        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached", o.run, enc, cached);
     so->nowork = enc == 0;
     stg_encode_result_free(&r);
     return rc;

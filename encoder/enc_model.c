@@ -547,16 +547,31 @@ int enc_fits(const enc_t *e, const char *const *words, int n)
     return fits;
 }
 
-/* Tokenize, run the model once for the batch, pool the chosen layer into words and sentences,
- * and average the heads of attention layer al into word-level maps (M2). */
-static int bert_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, int al, char *err, size_t errlen)
+/* Tokenize, run the model once for the batch, and for each requested output i pool layer
+ * layers[i] into words and sentences and average the heads of attention layer outs[i].attn_layer
+ * into word-level maps (M2). */
+static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
+                        float **const *heads, char *err, size_t errlen)
 {
     const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
     const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
-    const int layer = e->cfg.bert_layer < 0 ? L : e->cfg.bert_layer;
+    int want_attn = 0;
+    for (int i = 0; i < n_out; i++) {
+        if (layers[i] < 0 || layers[i] > L) {
+            snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
+            return SP_EUSAGE;
+        }
+        if (!outs[i].attn && !(heads && heads[i])) continue;
+        int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
+        if (al >= L) {
+            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
+            return SP_EUSAGE;
+        }
+        want_attn = 1;
+    }
     struct enc_tok_sentence *ts = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *ts);
     struct enc_bert_input *bi = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *bi);
-    float **hid = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *hid), **att = out->attn ? sp_xcalloc((size_t)ns + 1, sizeof *att) : NULL;
+    float **hid = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *hid), **att = want_attn ? sp_xcalloc((size_t)ns + 1, sizeof *att) : NULL;
     int32_t **types = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *types);
     int rc = SP_OK;
     for (int b = 0; b < ns && rc == SP_OK; b++) {
@@ -582,13 +597,24 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, struct enc_output 
         const int T = bi[b].n, n = in->sent[b].n;
         span = sp_xrealloc(span, sizeof(int32_t) * 2 * (size_t)n);
         for (int w = 0; w < n; w++) { span[2 * w] = ts[b].start[w]; span[2 * w + 1] = ts[b].end[w]; }
-        const float *X = hid[b] + (size_t)layer * T * d;
-        float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
-        rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
-        if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
-        if (rc == SP_OK && att && out->attn[b])
-            rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
-        if (!out->tok) free(words);
+        for (int i = 0; i < n_out && rc == SP_OK; i++) {
+            struct enc_output *out = &outs[i];
+            const float *X = hid[b] + (size_t)layers[i] * T * d;
+            float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
+            rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
+            if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
+            if (rc == SP_OK && out->attn && out->attn[b]) {
+                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
+                rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
+            }
+            if (rc == SP_OK && heads && heads[i] && heads[i][b]) {
+                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
+                for (int h = 0; rc == SP_OK && h < H; h++)
+                    rc = enc_word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, span, 1,
+                                            heads[i][b] + (size_t)h * n * n, err, errlen);
+            }
+            if (!out->tok) free(words);
+        }
     }
     free(span);
     for (int b = 0; b < ns; b++) {
@@ -600,6 +626,18 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, struct enc_output 
     free(ts); free(bi); free(hid); free(att); free(types);
     return rc;
 }
+
+int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
+                       float **const *heads, char *err, size_t errlen)
+{
+    if (e->cfg.kind != ENC_BERT) {
+        snprintf(err, errlen, "encoder: outputs of several layers apply to bert encoders (this one is %s)", enc_kind_name(e->cfg.kind));
+        return SP_EUSAGE;
+    }
+    return bert_forward(e, in, n_layers, layers, outs, heads, err, errlen);
+}
+
+int enc_hidden_layers(const enc_t *e) { return e->cfg.kind == ENC_BERT ? e->cfg.layers : 0; }
 
 int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
              const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
@@ -676,12 +714,8 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
 {
     if (e->cfg.kind == ENC_BERT) {
-        int al = out->attn_layer < 0 ? enc_attn_layers(e) - 1 : out->attn_layer;
-        if (out->attn && al >= enc_attn_layers(e)) {
-            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, enc_attn_layers(e) - 1);
-            return SP_EUSAGE;
-        }
-        return bert_forward(e, in, out, al, err, errlen);
+        int layer = e->cfg.bert_layer < 0 ? e->cfg.layers : e->cfg.bert_layer;
+        return bert_forward(e, in, 1, &layer, out, NULL, err, errlen);
     }
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, din = c->d_input, dim = enc_dim(e);

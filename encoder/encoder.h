@@ -180,6 +180,16 @@ void enc_close(enc_t *e);
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen);
 
+/* bert only: ONE forward pass of the batch, the outputs of several layers: outs[i] receives what
+ * enc_forward gives for a config with "layer" = layers[i] (0 = embeddings .. L; the same bytes),
+ * its attention map (when outs[i].attn) from its own attn_layer. heads (NULL: none): heads[i]
+ * (NULL: none) [b] -> [heads, n_b, n_b], the word-level map of each head of outs[i].attn_layer
+ * (M2.4 with one head, each row renormalised). Other kinds: SP_EUSAGE. */
+int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
+                       float **const *heads, char *err, size_t errlen);
+/* bert: L, the number of encoder layers (hidden layers 0..L); other kinds: 0 */
+int enc_hidden_layers(const enc_t *e);
+
 int enc_dim(const enc_t *e);               /* sentence vector width */
 int enc_tok_dim(const enc_t *e);           /* token vector width (d_model) */
 int enc_attn_layers(const enc_t *e);       /* valid attn_layer values: 0..enc_attn_layers-1 */

@@ -33,6 +33,15 @@ const struct sp_opt stg_encode_options[] = {
       .help = "cache the head-averaged attention map of this layer (export --what attention)" },
     { "layer", SP_OPT_INT, O(layer), "-2", .lo = -1, .hi = 64, .metavar = "K", .flags = SP_OPTF_NODEF,
       .help = "bert configs: the layer whose vectors are stored (0 = embeddings, -1 = the last; default the config's)" },
+    { "layers", SP_OPT_STR, O(layers), .metavar = "all|K,K,...",
+      .help = "bert configs: one forward pass keeps these layers (0 = embeddings), each stored as its own run R-L<k> "
+              "(R-L<k>-INPUT for several inputs; a {layer} in --run is replaced instead), cached as --layer k would be" },
+    { "heads", SP_OPT_FLAG, O(heads),
+      .help = "bert configs, with --attention or --layer-attention: also cache each head's word-level map (export --what "
+              "attention --heads, trees --head H)" },
+    { "layer-attention", SP_OPT_FLAG, O(layer_attention),
+      .help = "with --layers: each layer run R-L<k> (k >= 1) also caches the head-averaged attention map of encoder layer k "
+              "(the layer that made its vectors: --attention k-1), for trees --run R-L<k> and export --what attention" },
     { "seed", SP_OPT_INT, O(seed), "-1", .lo = 0, .hi = 0x7fffffffffffffffLL, .metavar = "N", .flags = SP_OPTF_NODEF,
       .help = "overrides the config's seed (weights init and random embeddings)" },
     { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 1024, .metavar = "K", .flags = SP_OPTF_NODEF,
@@ -66,7 +75,8 @@ struct input {
     char *run;
 };
 
-/* What every input's pass shares. */
+/* What every input's pass shares. With --layers, each layer is an encoder of its own (the
+ * fingerprint --layer k gives) and each input has one run per layer. */
 struct shared {
     struct st_db *db;
     enc_t *e;
@@ -74,6 +84,11 @@ struct shared {
     enc_embed_t *emb;
     struct enc_ident id;
     int64_t encoder_id;
+    int n_layers;                       /* 0: no --layers */
+    int layers[ENC_MAX_LAYERS + 1];
+    struct enc_ident lid[ENC_MAX_LAYERS + 1];
+    int64_t lenc[ENC_MAX_LAYERS + 1];
+    int attn_of[ENC_MAX_LAYERS + 1];   /* each layer run's attention layer (-1: none) */
 };
 
 /* A store error: SP_EUSAGE from the store means a bad store or name, not a bad command line. */
@@ -88,6 +103,13 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_encode_opts *o)
     if (!o->corpus.n == !o->task.n) return stg_fail(ctx, SP_EUSAGE, "exactly one of --corpus or --task is required");
     if (!o->encoder) return stg_fail(ctx, SP_EUSAGE, "--encoder CONFIG.json is required");
     if (!o->run || !*o->run) return stg_fail(ctx, SP_EUSAGE, "--run NAME is required");
+    if (o->layers && o->layer != -2) return stg_fail(ctx, SP_EUSAGE, "--layers and --layer exclude each other");
+    if (o->layer_attention && !o->layers) return stg_fail(ctx, SP_EUSAGE, "--layer-attention needs --layers");
+    if (o->heads && o->attention < 0 && !o->layer_attention)
+        return stg_fail(ctx, SP_EUSAGE, "--heads needs --attention LAYER or --layer-attention (the layer whose heads are kept)");
+    if (o->layer_attention && o->attention >= 0)
+        return stg_fail(ctx, SP_EUSAGE, "--layer-attention and --attention exclude each other (--layer-attention: each layer "
+                        "run its own layer's map)");
     if ((uint64_t)o->max_workspace > (uint64_t)SIZE_MAX)
         return stg_fail(ctx, SP_EUSAGE, "--max-workspace: more than this machine can address");
     return SP_OK;
@@ -191,12 +213,12 @@ static void describe_old(char *out, size_t len, const struct st_run_info *info)
 }
 
 /* st_run_begin said SP_EEXIST: the name is taken by another encoder (named both ways) or source. */
-static int run_taken(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, const char *run,
-                     const char *store_err)
+static int run_taken(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, const struct enc_ident *id,
+                     int64_t encoder_id, const char *run, const char *store_err)
 {
     struct st_run_info info = { 0 };
     char err[SP_ERRLEN];
-    if (st_run_info(s->db, run, &info, err, sizeof err) || info.encoder_id == s->encoder_id) {
+    if (st_run_info(s->db, run, &info, err, sizeof err) || info.encoder_id == encoder_id) {
         st_run_info_free(&info);
         return stg_fail(ctx, SP_EPARSE, "%s", store_err);   /* another source: the store's words */
     }
@@ -204,22 +226,22 @@ static int run_taken(struct stg_ctx *ctx, const struct stg_encode_opts *o, struc
     describe_old(old, sizeof old, &info);
     st_run_info_free(&info);
     return stg_fail(ctx, SP_EPARSE, "run '%s' was made by encoder %s; this encoder is %s from %s (seed %llu, fingerprint "
-                    "%s): choose another --run name", run, old, enc_kind_name(s->id.cfg.kind), o->encoder,
-                    (unsigned long long)s->id.cfg.seed, s->id.fp);
+                    "%s): choose another --run name", run, old, enc_kind_name(id->cfg.kind), o->encoder,
+                    (unsigned long long)id->cfg.seed, id->fp);
 }
 
 /* Everything needed to say how these vectors were made (the keys earlier versions wrote, which
  * report reads, plus the common manifest). */
-static char *manifest_text(const struct stg_encode_opts *o, const struct shared *s, const struct input *in,
-                           const struct enc_pass *c, double seconds)
+static char *manifest_text(const struct stg_encode_opts *o, const struct shared *s, const struct enc_ident *id,
+                           const struct input *in, const struct enc_pass *c, double seconds)
 {
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     json_t *m = stg_manifest_new(o->command.n ? &o->command : NULL, stg_encode_options, o);
     json_t *add = json_pack("{s:s, s:s, s:O, s:s, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:f, s:s}",
-                            "synprobe", SP_VERSION, "build", stg_build_info(), "config", s->id.jcfg, "config_path",
-                            o->encoder, "fingerprint", s->id.fp, "seed", (json_int_t)s->id.cfg.seed, "device",
+                            "synprobe", SP_VERSION, "build", stg_build_info(), "config", id->jcfg, "config_path",
+                            o->encoder, "fingerprint", id->fp, "seed", (json_int_t)id->cfg.seed, "device",
                             enc_backend_name(s->e), "device_requested", device_names[o->device], "threads", (int)o->threads,
                             "batch_tokens", (int)o->batch_tokens, "max_tokens", (int)o->max_tokens, "token_vectors",
                             o->token_vectors, "on_missing", o->on_missing ? "fail" : "skip", "seconds", seconds, "time", when);
@@ -235,8 +257,15 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
     if (in->is_task)
         json_object_set_new(m, "perturbed", json_pack("{s:s, s:I}", "parse", o->perturbed ? "no-parse" : "keep-parse",
                                                       "items", (json_int_t)c->n_perturbed));
-    json_object_set_new(m, "attention_layer", o->attention >= 0 ? json_integer(o->attention) : json_null());
+    int al = o->layer_attention ? id->cfg.bert_layer - 1 : (int)o->attention;
+    json_object_set_new(m, "attention_layer", al >= 0 ? json_integer(al) : json_null());
+    if (o->heads && al >= 0) json_object_set_new(m, "attention_heads", json_integer(enc_get_config(s->e)->heads));
     json_object_set_new(m, "source", json_pack("{s:s}", in->is_task ? "task" : "corpus", in->name));
+    if (s->n_layers) {         /* one pass kept these layers, each a run of its own */
+        json_t *l = json_array();
+        for (int k = 0; k < s->n_layers; k++) json_array_append_new(l, json_integer(s->layers[k]));
+        json_object_set_new(m, "layers", json_pack("{s:i, s:o}", "layer", id->cfg.bert_layer, "pass", l));
+    }
     json_object_set_new(m, "counts", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "cached", (json_int_t)c->n_cached,
                         "encoded", (json_int_t)c->n_encoded, "skipped_missing_structure", (json_int_t)c->n_missing,
                         "skipped_too_long", (json_int_t)c->n_long, "skipped_out_of_memory", (json_int_t)c->n_oom,
@@ -278,9 +307,9 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     if (o->embeddings) c->table = enc_embed_table(s->emb, &c->table_rows);
     c->cfg = enc_get_config(s->e);
     c->needs = enc_needs(s->e);
-    c->encoder_id = s->encoder_id;
     c->tok = o->token_vectors;
     c->attn_layer = (int)o->attention;
+    c->heads = o->heads;
     c->batch_tokens = o->batch_tokens;
     c->max_tokens = o->max_tokens;
     c->on_missing_fail = o->on_missing == STG_MISSING_FAIL;
@@ -297,14 +326,14 @@ static void pass_free(struct enc_pass *c)
     sp_arena_free(&c->batch_arena);
 }
 
-static void input_result(struct stg_encode_input *r, const struct input *in, const struct shared *s,
-                         const struct enc_pass *c, int64_t items, double seconds)
+static void input_result(struct stg_encode_input *r, const struct input *in, const char *run, const struct shared *s,
+                         const struct enc_ident *id, const struct enc_pass *c, int64_t items, double seconds)
 {
-    r->run = sp_xstrdup(in->run);
+    r->run = sp_xstrdup(run);
     size_t len = strlen(in->name) + 8;
     r->source = sp_xmalloc(len);
     snprintf(r->source, len, "%s %s", in->is_task ? "task" : "corpus", in->name);
-    memcpy(r->fingerprint, s->id.fp, sizeof r->fingerprint);
+    memcpy(r->fingerprint, id->fp, sizeof r->fingerprint);
     r->kind = enc_kind_name(s->id.cfg.kind);
     r->device = enc_backend_name(s->e);
     r->dim = enc_dim(s->e);
@@ -318,19 +347,55 @@ static void input_result(struct stg_encode_input *r, const struct input *in, con
     r->seconds = seconds;
 }
 
-/* The run of one input: register it, encode, store the manifest, count its items. */
+/* The run name of layer k of an input (--layers): a {layer} in --run replaced by k (then -INPUT
+ * for several inputs), else R-L<k> (R-L<k>-INPUT for several inputs). */
+static char *layer_run_name(const struct stg_encode_opts *o, const struct input *in, int n_inputs, int k)
+{
+    struct sp_buf b = { 0 };
+    const char *p = o->run, *t;
+    if (strstr(p, "{layer}")) {
+        while ((t = strstr(p, "{layer}"))) {
+            sp_buf_printf(&b, "%.*s%d", (int)(t - p), p, k);
+            p = t + 7;
+        }
+        sp_buf_printf(&b, "%s", p);
+    } else {
+        sp_buf_printf(&b, "%s-L%d", o->run, k);
+    }
+    if (n_inputs > 1) sp_buf_printf(&b, "-%s", in->name);
+    return b.p;
+}
+
+/* The runs of one input (one, or one per layer with --layers): register them, encode (one pass
+ * for all of them), store the manifests, count their items. r[0..n_out). */
 static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, const struct input *in,
-                        struct stg_encode_input *r)
+                        int n_inputs, struct stg_encode_input *r)
 {
     char err[SP_ERRLEN * 2];
-    struct st_run_spec spec = { in->run, s->encoder_id, in->corpus_id, in->task_id, o->token_vectors, (int)o->attention };
-    int64_t run_id;
-    int created, rc;
-    if ((rc = st_run_begin(s->db, &spec, &run_id, &created, err, sizeof err)))
-        return rc == SP_EEXIST ? run_taken(ctx, o, s, in->run, err) : store_fail(ctx, rc, err);
+    const int no = s->n_layers ? s->n_layers : 1;
+    int64_t run_ids[ENC_MAX_LAYERS + 1], enc_ids[ENC_MAX_LAYERS + 1];
+    char *names[ENC_MAX_LAYERS + 1] = { 0 };
+    const struct enc_ident *ids[ENC_MAX_LAYERS + 1];
+    int created, rc = SP_OK;
+    for (int k = 0; k < no; k++) {
+        names[k] = s->n_layers ? layer_run_name(o, in, n_inputs, s->layers[k]) : sp_xstrdup(in->run);
+        enc_ids[k] = s->n_layers ? s->lenc[k] : s->encoder_id;
+        ids[k] = s->n_layers ? &s->lid[k] : &s->id;
+    }
+    for (int k = 0; !rc && k < no; k++) {
+        struct st_run_spec spec = { names[k], enc_ids[k], in->corpus_id, in->task_id, o->token_vectors,
+                                    s->n_layers ? s->attn_of[k] : (int)o->attention };
+        if ((rc = st_run_begin(s->db, &spec, &run_ids[k], &created, err, sizeof err)))
+            rc = rc == SP_EEXIST ? run_taken(ctx, o, s, ids[k], enc_ids[k], names[k], err) : store_fail(ctx, rc, err);
+    }
+    if (rc) goto out;
     struct enc_pass c;
     pass_init(&c, ctx, o, s);
-    c.run_id = run_id;
+    c.n_out = no;
+    c.layers = s->n_layers ? s->layers : NULL;
+    c.encoder_ids = enc_ids;
+    c.attn_of = s->n_layers ? s->attn_of : NULL;
+    c.run_ids = run_ids;
     double t0 = sp_now();
     int64_t total = 0;          /* progress: a task pass counts its items itself */
     if (!in->is_task) rc = st_corpus_sentence_count(s->db, in->corpus_id, &total, err, sizeof err);
@@ -339,24 +404,72 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     if (rc) {
         rc = rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", c.err[0] ? c.err : err);
         pass_free(&c);
-        return rc;
+        goto out;
     }
     double seconds = sp_now() - t0;
-    char *mtext = manifest_text(o, s, in, &c, seconds);
-    rc = st_run_finish(s->db, run_id, mtext, c.dropped, c.n_dropped, err, sizeof err);
-    free(mtext);
-    struct st_run_info info = { 0 };
-    if (!rc) rc = st_run_info(s->db, in->run, &info, err, sizeof err);
-    if (rc) { st_run_info_free(&info); pass_free(&c); return store_fail(ctx, rc, err); }
-    input_result(r, in, s, &c, info.count, seconds);
-    st_run_info_free(&info);
-    sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
-           "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r->run, r->kind, r->device, r->dim, r->cached,
-           r->encoded, r->missing + r->too_long + r->oom, r->missing, r->too_long, r->oom, (long long)r->items, seconds);
-    rc = o->empty_ok && c.n_cached + c.n_encoded + c.n_missing + c.n_long + c.n_oom == 0 ? SP_OK : nothing_encoded(ctx, in, &c);
-    r->nothing_encoded = rc != SP_OK;
+    for (int k = 0; !rc && k < no; k++) {
+        char *mtext = manifest_text(o, s, ids[k], in, &c, seconds);
+        rc = st_run_finish(s->db, run_ids[k], mtext, c.dropped, c.n_dropped, err, sizeof err);
+        free(mtext);
+        struct st_run_info info = { 0 };
+        if (!rc) rc = st_run_info(s->db, names[k], &info, err, sizeof err);
+        if (rc) { st_run_info_free(&info); rc = store_fail(ctx, rc, err); break; }
+        input_result(&r[k], in, names[k], s, ids[k], &c, info.count, seconds);
+        st_run_info_free(&info);
+        sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
+               "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r[k].run, r[k].kind, r[k].device, r[k].dim,
+               r[k].cached, r[k].encoded, r[k].missing + r[k].too_long + r[k].oom, r[k].missing, r[k].too_long, r[k].oom,
+               (long long)r[k].items, seconds);
+    }
+    if (!rc) {
+        rc = o->empty_ok && c.n_cached + c.n_encoded + c.n_missing + c.n_long + c.n_oom == 0 ? SP_OK : nothing_encoded(ctx, in, &c);
+        for (int k = 0; k < no; k++) r[k].nothing_encoded = rc != SP_OK;
+    }
     pass_free(&c);
+out:
+    for (int k = 0; k < no; k++) free(names[k]);
     return rc;
+}
+
+/* --layers: the list (all = 0..L), checked against the model; an encoder row per layer with the
+ * fingerprint --layer k gives. */
+static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s)
+{
+    int L = enc_hidden_layers(s->e), n = 0;
+    if (!strcmp(o->layers, "all")) {
+        for (int k = 0; k <= L; k++) s->layers[n++] = k;
+    } else {
+        const char *p = o->layers;
+        while (1) {
+            char *end;
+            long k = strtol(p, &end, 10);
+            if (end == p || (*end && *end != ',') || *p == '-' || *p == '+' || *p == ' ')
+                return stg_fail(ctx, SP_EUSAGE, "--layers: expected all or layer numbers K,K,... (0 = embeddings), got '%s'",
+                                o->layers);
+            if (k > L)
+                return stg_fail(ctx, SP_EUSAGE, "--layers %ld: the model %s has layers 0..%d (0 = embeddings)", k,
+                                s->id.cfg.bert_model, L);
+            for (int i = 0; i < n; i++)
+                if (s->layers[i] == k) return stg_fail(ctx, SP_EUSAGE, "--layers: layer %ld is named twice", k);
+            s->layers[n++] = (int)k;
+            if (!*end) break;
+            p = end + 1;
+        }
+    }
+    char err[SP_ERRLEN];
+    for (int k = 0; k < n; k++) {
+        if (stg_encode_ident_layer(&s->id, s->layers[k], &s->lid[k])) return stg_fail(ctx, SP_ENOMEM, "out of memory");
+        s->n_layers = k + 1;
+        s->attn_of[k] = o->layer_attention ? s->layers[k] - 1 : (int)o->attention;
+        struct st_encoder se = { s->lid[k].fp, enc_kind_name(s->id.cfg.kind), s->lid[k].canon, enc_dim(s->e) };
+        int rc = st_encoder_upsert(s->db, &se, &s->lenc[k], err, sizeof err);
+        if (rc) return store_fail(ctx, rc, err);
+    }
+    struct sp_buf b = { 0 };
+    for (int k = 0; k < n; k++) sp_buf_printf(&b, "%s%d", k ? "," : "", s->layers[k]);
+    sp_log(ctx->log, SP_LOG_INFO, "encode: layers %s in one pass, each its own run", b.p);
+    sp_buf_free(&b);
+    return SP_OK;
 }
 
 /* The store, the inputs, the encoder, its embeddings: what every input's run shares. */
@@ -365,11 +478,16 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     char err[SP_ERRLEN];
     int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
+    if (o->heads && s->id.cfg.kind != ENC_BERT)
+        return stg_fail(ctx, SP_EUSAGE, "--heads applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
+    if (o->layers && s->id.cfg.kind != ENC_BERT)
+        return stg_fail(ctx, SP_EUSAGE, "--layers applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
         (s->id.cfg.kind != ENC_BERT && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
     struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
+    if (o->layers) return setup_layers(ctx, o, s);     /* no row for the config's own layer */
     if ((rc = st_encoder_upsert(s->db, &se, &s->encoder_id, err, sizeof err))) return store_fail(ctx, rc, err);
     return SP_OK;
 }
@@ -381,7 +499,7 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
     if (rc) return rc;
     int n = o->task.n ? o->task.n : o->corpus.n;
     struct input *in = sp_xcalloc((size_t)n, sizeof *in);
-    r->in = sp_xcalloc((size_t)n, sizeof *r->in);
+    r->in = sp_xcalloc((size_t)n * (ENC_MAX_LAYERS + 1), sizeof *r->in);
     struct shared s = { 0 };
     double t0 = sp_now();
     rc = setup(ctx, o, &s, in, n);
@@ -389,9 +507,11 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
     char nothing_err[sizeof ctx->err] = "";
     for (int i = 0; !rc && i < n; i++) {
         if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
-        rc = encode_input(ctx, o, &s, &in[i], &r->in[i]);
-        if (r->in[i].run) r->n = i + 1;
-        if (rc && r->in[i].nothing_encoded) {
+        int no = s.n_layers ? s.n_layers : 1;
+        struct stg_encode_input *ri = &r->in[r->n];
+        rc = encode_input(ctx, o, &s, &in[i], n, ri);
+        for (int k = 0; k < no && ri[k].run; k++) r->n++;
+        if (rc && ri[0].nothing_encoded) {
             if (!nothing++) memcpy(nothing_err, ctx->err, sizeof nothing_err);
             else sp_log(ctx->log, SP_LOG_ERROR, "%s", ctx->err);
             rc = SP_OK;
@@ -403,6 +523,7 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
     for (int i = 0; i < n; i++) free(in[i].run);
     free(in);
     stg_encode_ident_free(&s.id);
+    for (int k = 0; k < s.n_layers; k++) stg_encode_ident_free(&s.lid[k]);
     st_close(s.db);
     enc_embed_close(s.emb);
     enc_close(s.e);

@@ -30,6 +30,9 @@ struct stg_encode_opts {
     long attention;               /* layer whose maps are cached; -1: none */
     long seed;                    /* -1: the config's */
     long layer;                   /* bert: the layer encoded (0 = embeddings); -2: the config's */
+    const char *layers;           /* bert: "all" or "K,K,...": one pass, a run per layer; NULL: none */
+    int layer_attention;          /* with layers: run L<k> caches encoder layer k's map (attention layer k-1) */
+    int heads;                    /* bert: the per-head maps too */
     long threads;                 /* 0: the encoder's default */
     int device;                   /* enum stg_encode_device */
     long batch_tokens, max_tokens;

@@ -267,16 +267,60 @@ static int outputs_finite(struct enc_pass *c, const int *idx, int cnt, const flo
     return SP_OK;
 }
 
-/* Encode units idx[0..cnt) as one batch; halve on out-of-memory. */
+/* output o's attention layer (-1: none) */
+static int attn_at(const struct enc_pass *c, int o) { return c->attn_of ? c->attn_of[o] : c->attn_layer; }
+
+static int any_attn(const struct enc_pass *c)
+{
+    for (int o = 0; o < c->n_out; o++) if (attn_at(c, o) >= 0) return 1;
+    return 0;
+}
+
+/* The batch's writes, every output (layer run) in one transaction. */
+static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const *sent, float **const *tok,
+                       float **const *attn, float **const *hd, int dim, int td)
+{
+    int no = c->n_out;
+    struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt * (size_t)no);
+    struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
+    struct st_run_write_part *parts = sp_xmalloc(sizeof *parts * (size_t)no);
+    for (int b = 0; b < cnt; b++) ip[b] = item_of(&c->u[idx[b]]);
+    for (int o = 0; o < no; o++) {
+        for (int b = 0; b < cnt; b++) {
+            const struct unit *u = &c->u[idx[b]];
+            vp[(size_t)o * cnt + b] = (struct st_vector_put){ u->hash, dim, sent[o] + (size_t)b * dim, u->n, td,
+                                                             tok ? tok[o][b] : NULL, attn_at(c, o),
+                                                             attn && attn[o] ? attn[o][b] : NULL, hd && hd[o] ? c->cfg->heads : 0,
+                                                             hd && hd[o] ? hd[o][b] : NULL };
+        }
+        parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], vp + (size_t)o * cnt, cnt, ip, cnt };
+    }
+    int rc = st_run_write_many(c->db, parts, no, c->err, sizeof c->err);
+    free(parts);
+    free(vp);
+    free(ip);
+    return rc;
+}
+
+/* Encode units idx[0..cnt) as one batch (every output of c->n_out from one forward pass); halve on
+ * out-of-memory. */
 static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
 {
     struct sp_arena *a = &c->batch_arena;
     sp_arena_reset(a);
-    int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e);
+    int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e), no = c->n_out;
     struct enc_sentence *s = sp_arena_alloc(a, sizeof *s * (size_t)cnt);
-    float **tok = c->tok ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-    float **attn = c->attn_layer >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-    float *sent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
+    float ***tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    float ***attn = any_attn(c) ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    float **sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
+    float ***hd = c->heads && attn ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;   /* per-head maps */
+    const size_t H = (size_t)c->cfg->heads;
+    for (int o = 0; o < no; o++) {
+        sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
+        if (tok) tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+        if (attn) attn[o] = attn_at(c, o) >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
+        if (hd) hd[o] = attn[o] ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
+    }
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
         int n = u->n;
@@ -295,8 +339,11 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
             for (int i = 0; i < n; i++) enc_embed_vector(c->emb, u->forms[i], emb + (size_t)i * din);
             s[b].emb = emb;
         }
-        if (tok) tok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
-        if (attn) attn[b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+        for (int o = 0; o < no; o++) {
+            if (tok) tok[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
+            if (attn && attn[o]) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
+            if (hd && hd[o]) hd[o][b] = sp_arena_alloc(a, sizeof(float) * H * (size_t)n * (size_t)n);
+        }
     }
     char ferr[SP_ERRLEN];
     int rc = SP_OK;
@@ -311,8 +358,13 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
     }
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
-    struct enc_output out = { sent, tok, attn, c->attn_layer };
-    if (rc == SP_OK) rc = enc_forward(c->e, &in, &out, ferr, sizeof ferr);
+    struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
+    for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
+    int own = c->cfg->bert_layer < 0 ? enc_hidden_layers(c->e) : c->cfg->bert_layer;   /* bert: the config's layer */
+    if (rc == SP_OK)
+        rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, hd, ferr, sizeof ferr)
+           : hd        ? enc_forward_layers(c->e, &in, 1, &own, out, hd, ferr, sizeof ferr)
+                       : enc_forward(c->e, &in, &out[0], ferr, sizeof ferr);
     if (rc == SP_ENOMEM) {
         if (cnt == 1) {
             const struct unit *u = &c->u[idx[0]];
@@ -326,27 +378,18 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         return encode_batch(c, idx + h, cnt - h);
     }
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
-    if ((rc = outputs_finite(c, idx, cnt, sent, dim, tok, td, attn)) != SP_OK) return rc;
-    struct st_vector_put *vp = sp_xmalloc(sizeof *vp * (size_t)cnt);
-    struct st_run_item_put *ip = sp_xmalloc(sizeof *ip * (size_t)cnt);
-    for (int b = 0; b < cnt; b++) {
-        const struct unit *u = &c->u[idx[b]];
-        vp[b] = (struct st_vector_put){ u->hash, dim, sent + (size_t)b * dim, u->n, td, tok ? tok[b] : NULL,
-                                        c->attn_layer, attn ? attn[b] : NULL };
-        ip[b] = item_of(u);
-    }
-    rc = st_run_write(c->db, c->run_id, c->encoder_id, vp, cnt, ip, cnt, c->err, sizeof c->err);
-    free(vp);
-    free(ip);
+    for (int o = 0; o < no; o++)
+        if ((rc = outputs_finite(c, idx, cnt, sent[o], dim, tok ? tok[o] : NULL, td, attn ? attn[o] : NULL)) != SP_OK) return rc;
+    rc = write_batch(c, idx, cnt, sent, tok, attn, hd, dim, td);
     if (!rc) { c->n_encoded += cnt; c->n_batches++; }
     return rc;
 }
 
-/* Cache lookups, then length-sorted token-budget batches of the misses. */
+/* Cache lookups (an input is cached when every output has it), then length-sorted token-budget
+ * batches of the misses. */
 static int flush_window(struct enc_pass *c)
 {
     int rc = SP_OK;
-    unsigned want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (c->attn_layer >= 0 ? ST_RUN_ATTN : 0);
     st_iter_pause(c->it);   /* no read open across the writes below, so they wait for other writers */
     struct st_run_item_put *cached = sp_xmalloc(sizeof *cached * (size_t)(c->n_units ? c->n_units : 1));
     int *pend = sp_xmalloc(sizeof(int) * (size_t)(c->n_units ? c->n_units : 1));
@@ -354,13 +397,23 @@ static int flush_window(struct enc_pass *c)
     for (int i = 0; rc == SP_OK && i < c->n_units; i++) {
         struct unit *u = &c->u[i];
         if (u->state == U_SKIP) { drop(c, u->ordinal); continue; }
-        unsigned have;
-        if ((rc = st_vector_cached(c->db, c->encoder_id, u->hash, c->attn_layer, &have, c->err, sizeof c->err))) break;
-        if ((have & want) == want) { u->state = U_CACHED; cached[nc++] = item_of(u); }
+        int all = 1;
+        for (int o = 0; rc == SP_OK && all && o < c->n_out; o++) {
+            unsigned have, want = ST_RUN_VEC | (c->tok ? ST_RUN_TOK : 0) | (attn_at(c, o) >= 0 ? ST_RUN_ATTN : 0) |
+                                  (c->heads && attn_at(c, o) >= 0 ? ST_RUN_HEADS : 0);
+            rc = st_vector_cached(c->db, c->encoder_ids[o], u->hash, attn_at(c, o), &have, c->err, sizeof c->err);
+            all = (have & want) == want;
+        }
+        if (rc) break;
+        if (all) { u->state = U_CACHED; cached[nc++] = item_of(u); }
         else pend[np++] = i;
     }
     if (rc == SP_OK && nc) {
-        rc = st_run_write(c->db, c->run_id, c->encoder_id, NULL, 0, cached, nc, c->err, sizeof c->err);
+        struct st_run_write_part *parts = sp_xmalloc(sizeof *parts * (size_t)c->n_out);
+        for (int o = 0; o < c->n_out; o++)
+            parts[o] = (struct st_run_write_part){ c->run_ids[o], c->encoder_ids[o], NULL, 0, cached, nc };
+        rc = st_run_write_many(c->db, parts, c->n_out, c->err, sizeof c->err);
+        free(parts);
         if (!rc) c->n_cached += nc;
     }
     qsort_r(pend, (size_t)np, sizeof *pend, by_length, c->u);

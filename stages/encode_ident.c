@@ -125,6 +125,22 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
     return SP_OK;
 }
 
+int stg_encode_ident_layer(const struct enc_ident *from, int layer, struct enc_ident *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cfg = from->cfg;
+    out->cfg.bert_layer = layer;
+    out->jcfg = json_deep_copy(from->jcfg);
+    if (!out->jcfg) return SP_ENOMEM;
+    json_object_set_new(out->jcfg, "layer", json_integer(layer));
+    out->canon = json_dumps(out->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
+    memcpy(out->w_sha, from->w_sha, sizeof out->w_sha);
+    memcpy(out->e_sha, from->e_sha, sizeof out->e_sha);
+    memcpy(out->base_fp, from->base_fp, sizeof out->base_fp);
+    fingerprint(out, 1, from->e_sha[0] != 0);
+    return SP_OK;
+}
+
 void stg_encode_ident_free(struct enc_ident *id)
 {
     json_decref(id->jcfg);

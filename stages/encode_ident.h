@@ -24,6 +24,9 @@ struct enc_ident {
 int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
                      struct enc_ident *id);
 void stg_encode_ident_free(struct enc_ident *id);
+/* A bert ident (from stg_encode_ident) as --layer `layer` would have made it: the same config
+ * with "layer" set, so the same fingerprint. SP_OK; stg_encode_ident_free(out) in every case. */
+int stg_encode_ident_layer(const struct enc_ident *from, int layer, struct enc_ident *out);
 
 /* The words a run can look up in an embeddings file: every form of the corpora (or every token
  * of the tasks' item texts) and its ASCII lower-case form (enc_embed_id falls back to it). */

@@ -31,8 +31,13 @@ struct enc_pass {
     int table_rows;
     const struct enc_config *cfg;
     unsigned needs;
-    int64_t encoder_id, run_id;
+    int n_out;                     /* outputs per input: 1, or the layers of --layers (a run and an encoder each) */
+    const int *layers;             /* [n_out] bert layers with --layers (one enc_forward_layers pass), else NULL */
+    const int64_t *encoder_ids;    /* [n_out] */
+    const int64_t *run_ids;        /* [n_out] */
     int tok, attn_layer;           /* attn_layer -1: none */
+    const int *attn_of;            /* [n_out] each output's attention layer (-1: none), or NULL: attn_layer for all */
+    int heads;                     /* bert: also the per-head maps of each output's attention layer */
     long batch_tokens, max_tokens;
     int on_missing_fail;
     int perturbed_no_parse;        /* --perturbed no-parse */

@@ -6,6 +6,7 @@
 #include "common/sp.h"
 #include "stages/export.h"
 #include "stages/export_encoded.h"
+#include "stages/layers.h"
 #include "stages/names.h"
 #include "store/blob.h"
 #include "store/store.h"
@@ -19,6 +20,11 @@ const struct sp_opt stg_export_options[] = {
     { "format", SP_OPT_STR, O(format), .metavar = "F", .help = "jsonl, csv, tsv, conllu or npy (default: the kind's own)" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE, replaced only once complete (default: standard output)" },
     { "run", SP_OPT_STR, O(run), .metavar = "R", .help = "the encoder run (vectors, tokens, attention)" },
+    { "heads", SP_OPT_FLAG, O(heads),
+      .help = "--what attention: each head's map, (n, heads, L, L) (runs encoded with --heads)" },
+    { "layers", SP_OPT_STR, O(layers), .metavar = "all|K,K,...",
+      .help = "with --run NAME made by encode --layers: the layer runs NAME-L<k>[-CORPUS] as one array, the layer axis "
+              "second: vectors (n, layers, dim), tokens (n_tokens, layers, dim)" },
 #undef O
     { 0 },
 };
@@ -43,11 +49,24 @@ static int export_run(struct stg_ctx *ctx, const struct stg_export_opts *o, stru
     if (o->format && strcmp(o->format, "npy"))
         return stg_fail(ctx, SP_EUSAGE, "--what %s is written as npy only, not '%s'", o->what, o->format);
     struct stg_export_encoded_opts eo = {
-        .db = o->db, .run = o->run, .corpus = o->corpus, .out = o->out,
+        .db = o->db, .run = o->run, .corpus = o->corpus, .out = o->out, .heads = o->heads,
         .what = kind == K_VECTORS ? STG_EXPORT_VECTORS : kind == K_TOKENS ? STG_EXPORT_TOKENS : STG_EXPORT_ATTENTION,
     };
     struct stg_export_encoded_result er;
-    int rc = stg_export_encoded(ctx, &eo, &er);
+    struct stg_layer_runs lr = { 0 };
+    int rc;
+    if (o->layers) {
+        if (!o->run) return stg_fail(ctx, SP_EUSAGE, "--layers needs --run NAME (the --run name given to encode --layers)");
+        if (eo.what == STG_EXPORT_ATTENTION)
+            return stg_fail(ctx, SP_EUSAGE, "--layers: --what vectors or tokens (attention is exported one run at a time)");
+        if ((rc = stg_layer_runs(ctx, o->db, o->run, o->layers, o->corpus, &lr))) { stg_layer_runs_free(&lr); return rc; }
+        eo.n_layer_runs = lr.n;
+        eo.layer_runs = (const char *const *)lr.run;
+        rc = stg_export_encoded_layers(ctx, &eo, &er);
+        stg_layer_runs_free(&lr);
+    } else {
+        rc = stg_export_encoded(ctx, &eo, &er);
+    }
     r->rows = er.rows;
     if (er.lengths_path) snprintf(r->lengths_path, sizeof r->lengths_path, "%s", er.lengths_path);
     stg_export_encoded_result_free(&er);

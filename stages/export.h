@@ -14,6 +14,8 @@ struct stg_export_opts {
     const char *format;      /* jsonl|csv|tsv|conllu|npy; NULL: the kind's default */
     const char *out;         /* NULL: to_stdout */
     const char *run;         /* the encoded export's run */
+    int heads;               /* --what attention: per head */
+    const char *layers;      /* "all" | "K,K,...": the layer runs of run (encode --layers) as one array; NULL: none */
     FILE *to_stdout;         /* not in the table: where the data goes without --out */
 };
 extern const struct sp_opt stg_export_options[];

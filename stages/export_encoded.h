@@ -10,7 +10,10 @@
  *              longest sentence (PTB: ~6x the data at d = 512); numpy gets per-sentence blocks
  *              with np.split(tok, np.cumsum(lengths)[:-1]).
  *   attention  float32 (n_items, L, L), L = the longest item, zero-padded: the layout
- *              `synprobe trees --attention` reads (row = query word, column = key).
+ *              `synprobe trees --attention` reads (row = query word, column = key); with heads
+ *              (encode --heads) float32 (n_items, H, L, L), each head's map.
+ * With several layer runs (export --layers) the layer axis comes second: vectors (n_items, layers,
+ * dim), tokens (total_tokens, layers, tok_dim); [:, i, :] is what the i-th run alone gives.
  * Files are written as a stream (two passes over the run: sizes, then data), so memory stays at
  * one item whatever the run's size; the header is numpy.save's (version 1.0, 64-byte aligned).
  * Both files go to temporaries renamed into place only once both are complete. */
@@ -29,6 +32,12 @@ struct stg_export_encoded_opts {
     const char *corpus;     /* NULL: not checked; else the run must encode this corpus */
     const char *out;        /* FILE.npy */
     int what;               /* enum stg_export_what */
+    int heads;              /* attention: per head, (n_items, heads, L, L) (encode --heads) */
+    /* several runs, one per layer (export --layers; run is then unused): vectors (n_items, layers,
+     * dim), tokens (total_tokens, layers, tok_dim) with one lengths file; every run must hold the
+     * same items (ordinals, inputs, token counts), as the layer runs of one encode --layers do */
+    int n_layer_runs;
+    const char *const *layer_runs;
 };
 
 struct stg_export_encoded_result {
@@ -39,6 +48,9 @@ struct stg_export_encoded_result {
 /* SP_OK; SP_EUSAGE (no run or out); SP_EPARSE (unknown run, another corpus, no token vectors or
  * attention in the run, no items); SP_EIO; SP_ESTORE. */
 int stg_export_encoded(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct stg_export_encoded_result *r);
+/* The same for o->layer_runs[0..n_layer_runs) (vectors or tokens; attention is SP_EUSAGE); SP_EPARSE
+ * also for runs whose items differ. */
+int stg_export_encoded_layers(struct stg_ctx *ctx, const struct stg_export_encoded_opts *o, struct stg_export_encoded_result *r);
 void stg_export_encoded_result_free(struct stg_export_encoded_result *r);
 
 #endif

@@ -41,6 +41,9 @@ const struct sp_opt stg_trees_options[] = {
     { "dependency", SP_OPT_FLAG, O(dependency),
       .help = "dependency trees from attention (Chu-Liu/Edmonds; UAS, UUAS) against the corpus's dependency trees; the "
               "default for a corpus without constituency trees; baselines right, left, adjacent, random" },
+    { "head", SP_OPT_INT, O(head), "-1", .lo = 0, .hi = 1023, .metavar = "H", .flags = SP_OPTF_NODEF,
+      .help = "one head's map: with --run, the run's per-head maps (encode --heads); with --attention, H of a "
+              "(n_sentences, H, L, L) file (default: the heads pooled)" },
     { "arc", SP_OPT_CHOICE, O(arc), "dep_to_head", .choices = "dep_to_head|head_to_dep",
       .help = "dependency trees: an arc h->d scores A[d][h] (the dependent attends to its head) or A[h][d]" },
 #undef O
@@ -102,17 +105,18 @@ static int attention_block(struct walk *w, long k, int n)
     const struct sp_npy *a = &w->attn;
     int four = a->ndim == 4;
     size_t H = four ? a->shape[1] : 1, L = a->shape[a->ndim - 1];
+    size_t h0 = w->o->head >= 0 ? (size_t)w->o->head : 0, h1 = w->o->head >= 0 ? h0 + 1 : H;   /* --head: that one */
     if ((size_t)k >= a->shape[0] || (size_t)n > L)
         return stg_fail(w->ctx, SP_EPARSE, "%s: no room for sentence %ld of %d words (L = %zu, %zu sentences)",
                         w->o->attention, k + 1, n, L, a->shape[0]);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             double sum = 0;
-            for (size_t h = 0; h < H; h++) {
+            for (size_t h = h0; h < h1; h++) {
                 size_t off = (((size_t)k * H + h) * L + (size_t)i) * L + (size_t)j;
                 sum += a->dtype == SP_DT_F64 ? ((const double *)a->data)[off] : ((const float *)a->data)[off];
             }
-            w->block[(size_t)i * n + j] = (float)(sum / (double)H);
+            w->block[(size_t)i * n + j] = (float)(sum / (double)(h1 - h0));
         }
     return block_finite(w, k, n);
 }
@@ -233,6 +237,7 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_trees_opts *o, enum 
         *kind = (enum kind)i;
     }
     if (o->seed >= 0 && *kind != K_RANDOM) return stg_fail(ctx, SP_EUSAGE, "--seed only applies to --baseline random");
+    if (o->head >= 0 && o->baseline) return stg_fail(ctx, SP_EUSAGE, "--head applies to --run or --attention");
     return SP_OK;
 }
 
@@ -259,6 +264,9 @@ static int load_attention(struct walk *w)
     if ((a->ndim != 3 && a->ndim != 4) || a->shape[a->ndim - 1] != a->shape[a->ndim - 2] || a->dtype == SP_DT_I32)
         return stg_fail(w->ctx, SP_EPARSE, "%s: expected float32/float64 of shape (n_sentences, L, L) "
                         "or (n_sentences, H, L, L)", path);
+    if (w->o->head >= 0 && (a->ndim != 4 || (size_t)w->o->head >= a->shape[1]))
+        return stg_fail(w->ctx, SP_EPARSE, "%s: --head %ld: %s", path, w->o->head,
+                        a->ndim != 4 ? "the file has no head axis (expected (n_sentences, H, L, L))" : "beyond the file's heads");
     return SP_OK;
 }
 
@@ -278,8 +286,15 @@ static int run_item_attn(void *arg, const struct st_run_item *it)
         w->run_cap = cap;
     }
     size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    const float *src = it->attn;
+    if (w->o->head >= 0) {            /* one head of the per-head maps */
+        if (w->o->head >= it->n_heads)
+            return stg_fail(w->ctx, SP_EPARSE, "run '%s': --head %ld: the model has heads 0..%d", w->o->run, w->o->head,
+                            it->n_heads - 1);
+        src = it->attn_heads + (size_t)w->o->head * nn;
+    }
     w->run_attn[k] = sp_xmalloc(sizeof(float) * (nn ? nn : 1));
-    memcpy(w->run_attn[k], it->attn, sizeof(float) * nn);
+    memcpy(w->run_attn[k], src, sizeof(float) * nn);
     w->run_n[k] = it->n_tokens;
     return 0;
 }
@@ -296,7 +311,9 @@ static int load_run(struct walk *w)
                       ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
     w->run_layer = ri.attn_layer;
     st_run_info_free(&ri);
-    if (rc == SP_OK) rc = st_run_items(w->db, o->run, ST_RUN_ATTN, run_item_attn, w, w->ctx->err, sizeof w->ctx->err);
+    if (rc == SP_OK)
+        rc = st_run_items(w->db, o->run, o->head >= 0 ? ST_RUN_HEADS : ST_RUN_ATTN, run_item_attn, w, w->ctx->err,
+                          sizeof w->ctx->err);
     return rc;
 }
 
@@ -400,16 +417,20 @@ static json_t *source_json(const struct walk *w, char *method, size_t len)
 {
     const struct stg_trees_opts *o = w->o;
     if (w->kind == K_ATTN && o->run) {
-        snprintf(method, len, "attention:run:%s:layer%d:%s", o->run, w->run_layer, score_name(o->span_score));
-        return json_pack("{s:s, s:s, s:i, s:I}", "kind", "run", "run", o->run, "attn_layer", w->run_layer,
-                         "sentences_not_encoded", (json_int_t)w->r->n_unencoded);
+        char head[32] = "";
+        if (o->head >= 0) snprintf(head, sizeof head, "head%ld:", o->head);
+        snprintf(method, len, "attention:run:%s:layer%d:%s%s", o->run, w->run_layer, head, score_name(o->span_score));
+        return json_pack("{s:s, s:s, s:i, s:I, s:I}", "kind", "run", "run", o->run, "attn_layer", w->run_layer,
+                         "sentences_not_encoded", (json_int_t)w->r->n_unencoded, "head", (json_int_t)o->head);
     }
     if (w->kind == K_ATTN) {
-        snprintf(method, len, "attention:%s:%s", o->attention, score_name(o->span_score));
+        char head[32] = "";
+        if (o->head >= 0) snprintf(head, sizeof head, "head%ld:", o->head);
+        snprintf(method, len, "attention:%s:%s%s", o->attention, head, score_name(o->span_score));
         json_t *shape = json_array();
         for (int k = 0; k < w->attn.ndim; k++) json_array_append_new(shape, json_integer((json_int_t)w->attn.shape[k]));
         return json_pack("{s:s, s:s, s:o, s:s, s:s}", "kind", "attention", "path", o->attention, "shape", shape, "dtype",
-                         sp_dtype_name(w->attn.dtype), "heads", w->attn.ndim == 4 ? "averaged" : "pooled before");
+                         sp_dtype_name(w->attn.dtype), "heads", o->head >= 0 ? "one" : w->attn.ndim == 4 ? "averaged" : "pooled before");
     }
     snprintf(method, len, "%s", o->baseline);
     return json_pack("{s:s, s:s}", "kind", "baseline", "name", o->baseline);

@@ -41,6 +41,7 @@ struct stg_trees_opts {
     int dependency;                /* dependency trees (stages/trees_dep.c), also chosen for a
                                       corpus with dependency trees and no constituency trees */
     int arc;                       /* enum prb_arc_dir (probes/mst.h) */
+    long head;                     /* --run / 4-D --attention: this head's map only (encode --heads); -1: heads pooled */
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */
 };
 extern const struct sp_opt stg_trees_options[];

@@ -26,16 +26,23 @@ struct dwalk {
     int n, cap;
     struct dsent *s;
     long n_no_tree;
+    long head;                       /* --head: that head's map; -1: the pooled map */
 };
 
 static int on_attn(void *arg, const struct st_run_item *it)
 {
     struct dwalk *w = arg;
     long k = (long)it->ordinal - 1;
-    if (k < 0 || k >= w->n || !it->attn) return 0;
+    const float *src = w->head >= 0 ? it->attn_heads : it->attn;
+    if (k < 0 || k >= w->n || !src) return 0;
     size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    if (w->head >= 0) {               /* one head of the per-head maps */
+        if (w->head >= it->n_heads)
+            return stg_fail(w->ctx, SP_EPARSE, "--head %ld: the model has heads 0..%d", w->head, it->n_heads - 1);
+        src += (size_t)w->head * nn;
+    }
     w->s[k].attn = sp_xmalloc(sizeof(float) * (nn ? nn : 1));
-    memcpy(w->s[k].attn, it->attn, sizeof(float) * nn);
+    memcpy(w->s[k].attn, src, sizeof(float) * nn);
     w->s[k].attn_n = it->n_tokens;
     return 0;
 }
@@ -93,6 +100,7 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
         return stg_fail(ctx, SP_EUSAGE, "--baseline %s: dependency baselines are right, left, adjacent and random", o->baseline);
     if (!o->baseline && !o->run) return stg_fail(ctx, SP_EUSAGE, "dependency trees come from --run R or --baseline");
     if (o->attention) return stg_fail(ctx, SP_EUSAGE, "--attention files are for constituency trees; use --run R");
+    if (o->head >= 0 && !o->run) return stg_fail(ctx, SP_EUSAGE, "--head applies to --run R");
     struct st_db *db = NULL;
     int64_t cid = 0;
     int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
@@ -112,9 +120,10 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
             st_run_info_free(&ri);
         }
     }
-    struct dwalk w = { .ctx = ctx };
+    struct dwalk w = { .ctx = ctx, .head = o->head };
     if (rc == SP_OK) rc = read_corpus(&w, db, cid);
-    if (rc == SP_OK && o->run) rc = st_run_items(db, o->run, ST_RUN_ATTN, on_attn, &w, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK && o->run)
+        rc = st_run_items(db, o->run, o->head >= 0 ? ST_RUN_HEADS : ST_RUN_ATTN, on_attn, &w, ctx->err, sizeof ctx->err);
     long scored = 0, unencoded = 0;
     for (int k = 0; k < w.n; k++) scored += w.s[k].n > 0;
     if (rc == SP_OK && scored == 0)
@@ -151,7 +160,9 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
             free(A); free(head); free(edge);
         }
         if (rc == SP_OK) res = figures(&ad, &au, 1, scored);
-        snprintf(r->method, sizeof r->method, "dependency:run:%s:layer%d:%s", o->run, layer,
+        char hd[32] = "";
+        if (o->head >= 0) snprintf(hd, sizeof hd, "head%ld:", o->head);
+        snprintf(r->method, sizeof r->method, "dependency:run:%s:layer%d:%s%s", o->run, layer, hd,
                  dir == PRB_DEP_TO_HEAD ? "dep_to_head" : "head_to_dep");
     } else if (rc == SP_OK) {
         int *len = sp_xmalloc(sizeof *len * (size_t)(w.n + 1));

@@ -57,10 +57,15 @@ int st_run_begin(struct st_db *db, const struct st_run_spec *spec, int64_t *run_
                  char *err, size_t errlen);
 
 /* Which cached outputs of (encoder, input hash) exist: ST_RUN_VEC if the vector row exists,
- * | ST_RUN_TOK if it has token vectors, | ST_RUN_ATTN if the map of attn_layer (>= 0) exists. */
+ * | ST_RUN_TOK if it has token vectors, | ST_RUN_ATTN if the map of attn_layer (>= 0) exists,
+ * | ST_RUN_HEADS if its per-head maps exist. */
 #define ST_RUN_VEC  1u
 #define ST_RUN_TOK  2u
 #define ST_RUN_ATTN 4u
+#define ST_RUN_HEADS 8u     /* the per-head maps of attn_layer */
+/* Per-head maps share table attention with the head-averaged ones: the row of key
+ * ST_ATTN_HEADS_KEY(l) (negative, so never an attention layer) holds float32 [heads][n][n]. */
+#define ST_ATTN_HEADS_KEY(l) (-2 - (l))
 int st_vector_cached(struct st_db *db, int64_t encoder_id, const char *hash, int attn_layer, unsigned *have,
                      char *err, size_t errlen);
 
@@ -74,6 +79,8 @@ struct st_vector_put {
     const float *tok;           /* [n_tokens][tok_dim] or NULL */
     int attn_layer;
     const float *attn;          /* [n_tokens][n_tokens] or NULL */
+    int n_heads;
+    const float *attn_heads;    /* [n_heads][n_tokens][n_tokens] of attn_layer, or NULL */
 };
 
 /* One run item (a cached or fresh input of the run). */
@@ -89,6 +96,17 @@ struct st_run_item_put {
 int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
                  const struct st_vector_put *vecs, int n_vecs,
                  const struct st_run_item_put *items, int n_items, char *err, size_t errlen);
+
+/* The writes of several runs (e.g. the layers of one bert pass: one run and encoder per layer)
+ * in ONE transaction: all or nothing. */
+struct st_run_write_part {
+    int64_t run_id, encoder_id;
+    const struct st_vector_put *vecs;
+    int n_vecs;
+    const struct st_run_item_put *items;
+    int n_items;
+};
+int st_run_write_many(struct st_db *db, const struct st_run_write_part *parts, int n_parts, char *err, size_t errlen);
 
 /* End of a complete pass: store the manifest JSON and drop the run items of the given ordinals
  * (inputs skipped this time that an earlier pass had encoded). One transaction. */
@@ -130,6 +148,8 @@ struct st_run_item {
     int tok_dim;
     const float *tok;           /* [n_tokens][tok_dim] when ST_RUN_TOK asked, else NULL */
     const float *attn;          /* [n_tokens][n_tokens] of the run's attn_layer when ST_RUN_ATTN asked */
+    int n_heads;                /* ST_RUN_HEADS: */
+    const float *attn_heads;    /* [n_heads][n_tokens][n_tokens] of the run's attn_layer */
 };
 
 /* Call fn for every item of the run in ordinal order with the parts `what` asks for

@@ -155,17 +155,21 @@ int st_vector_cached(struct st_db *db, int64_t encoder_id, const char *hash, int
     sqlite3_stmt *q = NULL;
     *have = 0;
     if (prep(db, "SELECT tokens IS NOT NULL, (SELECT count(*) FROM attention a WHERE a.encoder_id = v.encoder_id "
-                 "AND a.text_hash = v.text_hash AND a.layer = ?3) FROM vector v WHERE v.encoder_id = ?1 AND v.text_hash = ?2",
+                 "AND a.text_hash = v.text_hash AND a.layer = ?3), (SELECT count(*) FROM attention a WHERE "
+                 "a.encoder_id = v.encoder_id AND a.text_hash = v.text_hash AND a.layer = ?4) "
+                 "FROM vector v WHERE v.encoder_id = ?1 AND v.text_hash = ?2",
              &q, "vector lookup", err, errlen))
         return SP_ESTORE;
     sqlite3_bind_int64(q, 1, encoder_id);
     sqlite3_bind_text(q, 2, hash, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 3, attn_layer);
+    sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(attn_layer));
     int r = sqlite3_step(q);
     if (r == SQLITE_ROW) {
         *have = ST_RUN_VEC;
         if (sqlite3_column_int(q, 0)) *have |= ST_RUN_TOK;
         if (attn_layer >= 0 && sqlite3_column_int(q, 1)) *have |= ST_RUN_ATTN;
+        if (attn_layer >= 0 && sqlite3_column_int(q, 2)) *have |= ST_RUN_HEADS;
     }
     sqlite3_finalize(q);
     if (r != SQLITE_ROW && r != SQLITE_DONE) return st_sqlerr(db, "vector lookup", err, errlen);
@@ -180,12 +184,12 @@ static void bind_f32(sqlite3_stmt *q, int col, const float *v, size_t n, void **
     *tmp = NULL;
 }
 
-int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
-                 const struct st_vector_put *vecs, int n_vecs,
-                 const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
+/* the writes of st_run_write inside the caller's transaction */
+static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
+                          const struct st_vector_put *vecs, int n_vecs,
+                          const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
 {
     sqlite3_stmt *qv = NULL, *qa = NULL, *qi = NULL;
-    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
     /* a fresh vector replaces the cached one; fresh token vectors replace cached ones, absent
      * ones keep what is there (same encoder + same input: the same numbers) */
     int rc = prep(db, "INSERT INTO vector (encoder_id, text_hash, dim, data, tokens, n_tokens, tok_dim) "
@@ -223,6 +227,15 @@ int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
             bind_f32(qa, 5, v->attn, (size_t)v->n_tokens * (size_t)v->n_tokens, &tmp);
             if (sqlite3_step(qa) != SQLITE_DONE) { rc = st_sqlerr(db, "write attention", err, errlen); break; }
         }
+        if (v->attn_heads && v->n_heads > 0) {
+            sqlite3_reset(qa);
+            sqlite3_bind_int64(qa, 1, encoder_id);
+            sqlite3_bind_text(qa, 2, v->hash, -1, SQLITE_STATIC);
+            sqlite3_bind_int(qa, 3, ST_ATTN_HEADS_KEY(v->attn_layer));
+            sqlite3_bind_int(qa, 4, v->n_tokens);
+            bind_f32(qa, 5, v->attn_heads, (size_t)v->n_heads * (size_t)v->n_tokens * (size_t)v->n_tokens, &tmp);
+            if (sqlite3_step(qa) != SQLITE_DONE) { rc = st_sqlerr(db, "write attention heads", err, errlen); break; }
+        }
     }
     for (int i = 0; !rc && i < n_items; i++) {
         const struct st_run_item_put *it = &items[i];
@@ -237,6 +250,24 @@ int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
     sqlite3_finalize(qv);
     sqlite3_finalize(qa);
     sqlite3_finalize(qi);
+    return rc;
+}
+
+int st_run_write(struct st_db *db, int64_t run_id, int64_t encoder_id,
+                 const struct st_vector_put *vecs, int n_vecs,
+                 const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
+{
+    struct st_run_write_part p = { run_id, encoder_id, vecs, n_vecs, items, n_items };
+    return st_run_write_many(db, &p, 1, err, errlen);
+}
+
+int st_run_write_many(struct st_db *db, const struct st_run_write_part *parts, int n_parts, char *err, size_t errlen)
+{
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
+    int rc = SP_OK;
+    for (int i = 0; !rc && i < n_parts; i++)
+        rc = run_write_body(db, parts[i].run_id, parts[i].encoder_id, parts[i].vecs, parts[i].n_vecs, parts[i].items,
+                            parts[i].n_items, err, errlen);
     if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
     if (rc) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
     return rc;
@@ -359,24 +390,32 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
         st_run_info_free(&info);
         return SP_EPARSE;
     }
+    if ((what & ST_RUN_HEADS) && info.attn_layer < 0) {
+        snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER --heads", db->path, run);
+        st_run_info_free(&info);
+        return SP_EPARSE;
+    }
     sqlite3_stmt *q = NULL;
     /* the blobs are selected only when asked, so a metadata walk reads no vector pages */
-    char sql[1024];
+    char sql[1280];
     snprintf(sql, sizeof sql,
              "SELECT i.ordinal, coalesce(i.sentence_id, 0), coalesce(i.task_ordinal, 0), i.text_hash, v.n_tokens, v.dim, "
-             "%s, v.tok_dim, %s, %s FROM run_item i "
+             "%s, v.tok_dim, %s, %s, %s FROM run_item i "
              "LEFT JOIN vector v ON v.encoder_id = ?2 AND v.text_hash = i.text_hash "
              "LEFT JOIN attention a ON a.encoder_id = ?2 AND a.text_hash = i.text_hash AND a.layer = ?3 "
-             "WHERE i.run_id = ?1 ORDER BY i.ordinal",
+             "%s WHERE i.run_id = ?1 ORDER BY i.ordinal",
              what & ST_RUN_VEC ? "v.data" : "NULL", what & ST_RUN_TOK ? "v.tokens" : "NULL",
-             what & ST_RUN_ATTN ? "a.data" : "NULL");
+             what & ST_RUN_ATTN ? "a.data" : "NULL", what & ST_RUN_HEADS ? "ah.data" : "NULL",
+             what & ST_RUN_HEADS ? "LEFT JOIN attention ah ON ah.encoder_id = ?2 AND ah.text_hash = i.text_hash AND ah.layer = ?4"
+                                 : "");
     rc = prep(db, sql, &q, "run items", err, errlen);
-    float *vb = NULL, *tb = NULL, *ab = NULL;
-    size_t vc = 0, tc = 0, ac = 0;
+    float *vb = NULL, *tb = NULL, *ab = NULL, *hb = NULL;
+    size_t vc = 0, tc = 0, ac = 0, hc = 0;
     if (!rc) {
         sqlite3_bind_int64(q, 1, info.run_id);
         sqlite3_bind_int64(q, 2, info.encoder_id);
         sqlite3_bind_int(q, 3, info.attn_layer);
+        if (what & ST_RUN_HEADS) sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(info.attn_layer));
         int r;
         while ((r = sqlite3_step(q)) == SQLITE_ROW) {
             struct st_run_item it = {
@@ -395,6 +434,12 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
                 bad = "token vectors missing (re-run encode with --token-vectors)";
             else if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it.n_tokens * (size_t)it.n_tokens, &ab, &ac))
                 bad = "attention map missing (re-run encode with --attention)";
+            else if (what & ST_RUN_HEADS) {
+                size_t nn = (size_t)it.n_tokens * (size_t)it.n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
+                it.n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
+                if (!it.n_heads || blob_f32(q, 10, (size_t)it.n_heads * nn, &hb, &hc))
+                    bad = "per-head attention maps missing (re-run encode with --heads)";
+            }
             if (bad) {
                 snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
                 rc = SP_EPARSE;
@@ -403,6 +448,7 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
             if (what & ST_RUN_VEC) it.vec = vb;
             if (what & ST_RUN_TOK) it.tok = tb;
             if (what & ST_RUN_ATTN) it.attn = ab;
+            if (what & ST_RUN_HEADS) it.attn_heads = hb;
             if ((rc = fn(ctx, &it)) != 0) break;
         }
         if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
@@ -411,6 +457,7 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
     free(vb);
     free(tb);
     free(ab);
+    free(hb);
     st_run_info_free(&info);
     return rc;
 }

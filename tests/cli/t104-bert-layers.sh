@@ -1,6 +1,6 @@
 #!/bin/sh
 # Issue 13 item 3 in a job: an encoder entry with "layers": "all" on a bert config becomes one
-# encoder per layer (runs NAME-L<k>-INPUT), probed and reported per layer: the HTML report's
+# encode --layers step per input (one forward pass; runs NAME-L<k>-INPUT), probed and reported per layer: the HTML report's
 # accuracy-by-layer chart has one point per layer. Also `encode --layer K` on the command line.
 # Needs the real model (make models); skips visibly.
 . tests/cli/lib.sh
@@ -18,8 +18,10 @@ cat >$TMP/j/job.json <<'J'
  "reports": [{"format": "html", "out": "html"}, {"format": "json", "out": "r.json"}]}
 J
 $SP run --check $TMP/j/job.json >$TMP/check 2>&1 && rc=0 || rc=$?
-expect_eq "run --check: 14 encode steps (7 layers x 2 tasks)" "$rc $(grep -c 'synprobe encode' $TMP/check)" "0 14"
-check "... each with its layer and run name" grep -q -- '--run minilm-L6-Tense --layer 6' $TMP/check
+expect_eq "run --check: 2 encode steps (one pass per task keeps all 7 layers), 14 probe steps" \
+    "$rc $(grep -c 'synprobe encode' $TMP/check) $(grep -c 'synprobe probe' $TMP/check)" "0 2 14"
+check "... each with its layers and run names" grep -q -- "--run 'minilm-L{layer}-Tense' --layers 0,1,2,3,4,5,6" $TMP/check
+check "... probes of each layer's run" grep -q -- '--run minilm-L6-SubjNum' $TMP/check
 $SP run --quiet $TMP/j/job.json >$TMP/out 2>&1 && rc=0 || rc=$?
 [ "$rc" = 0 ] || tail -5 $TMP/out
 expect_eq "the job runs" "$rc" 0

@@ -24,6 +24,16 @@ static int collect(void *ctx, const struct st_run_item *it)
     return 0;
 }
 
+/* ctx float[2]: the item's head count and the last cell of its second head */
+static int heads_of(void *ctx, const struct st_run_item *it)
+{
+    float *g = ctx;
+    size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    g[0] = (float)it->n_heads;
+    g[1] = it->n_heads >= 2 ? it->attn_heads[2 * nn - 1] : -1;
+    return 0;
+}
+
 static int stop_at_two(void *ctx, const struct st_run_item *it)
 {
     (void)it;
@@ -78,10 +88,10 @@ int main(void)
     float v1[3] = { 1, 2, 3 }, v2[3] = { 4, 5, 6 }, v3[3] = { 7, 8, 9 };
     float t1[2 * 2] = { .1f, .2f, .3f, .4f }, t2[1 * 2] = { .5f, .6f }, t3[3 * 2] = { 1, 1, 1, 1, 1, 9 };
     float a1[4] = { .5f, .5f, .25f, .75f }, a2[1] = { 1 }, a3[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
-    struct st_vector_put b2v[] = { { "h3", 3, v3, 3, 2, t3, 0, a3 } };
+    struct st_vector_put b2v[] = { { "h3", 3, v3, 3, 2, t3, 0, a3, 0, NULL } };
     struct st_run_item_put b2i[] = { { 5, 0, 0, "h3" } };
     T_CHECK(st_run_write(db, run, ida, b2v, 1, b2i, 1, err, sizeof err) == SP_OK);
-    struct st_vector_put b1v[] = { { "h1", 3, v1, 2, 2, t1, 0, a1 }, { "h2", 3, v2, 1, 2, t2, 0, a2 } };
+    struct st_vector_put b1v[] = { { "h1", 3, v1, 2, 2, t1, 0, a1, 0, NULL }, { "h2", 3, v2, 1, 2, t2, 0, a2, 0, NULL } };
     struct st_run_item_put b1i[] = { { 2, 0, 0, "h2" }, { 1, 0, 0, "h1" } };
     T_CHECK(st_run_write(db, run, ida, b1v, 2, b1i, 2, err, sizeof err) == SP_OK);
 
@@ -134,7 +144,7 @@ int main(void)
 
     /* a fresh vector without token vectors keeps the cached ones */
     float v1b[3] = { 1, 2, 3 };
-    struct st_vector_put keep = { "h1", 3, v1b, 2, 0, NULL, 0, NULL };
+    struct st_vector_put keep = { "h1", 3, v1b, 2, 0, NULL, 0, NULL, 0, NULL };
     T_CHECK(st_run_write(db, run, ida, &keep, 1, NULL, 0, err, sizeof err) == SP_OK);
     T_CHECK(st_vector_cached(db, ida, "h1", 0, &have, err, sizeof err) == SP_OK);
     T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN);
@@ -142,7 +152,7 @@ int main(void)
     /* a batch is all or nothing: an item naming a sentence that does not exist (foreign key)
      * rolls back the vectors written before it in the same batch */
     float v4[3] = { 0 };
-    struct st_vector_put b3v[] = { { "h4", 3, v4, 1, 0, NULL, 0, NULL } };
+    struct st_vector_put b3v[] = { { "h4", 3, v4, 1, 0, NULL, 0, NULL, 0, NULL } };
     struct st_run_item_put b3i[] = { { 6, 0, 0, "h4" }, { 7, 999999, 0, "h4" } };
     T_CHECK(st_run_write(db, run, ida, b3v, 1, b3i, 2, err, sizeof err) == SP_ESTORE);
     T_CHECK(st_vector_cached(db, ida, "h4", -1, &have, err, sizeof err) == SP_OK);
@@ -166,6 +176,33 @@ int main(void)
     T_CHECK(strstr(err, "--token-vectors") != NULL);
     T_EQ_INT(st_run_items(db, "r2", ST_RUN_ATTN, collect, &s, err, sizeof err), SP_EPARSE);
     T_CHECK(strstr(err, "--attention") != NULL);
+
+    /* per-head maps beside the averaged one, and several runs in one transaction */
+    float hm[2 * 2 * 2] = { 1, 0, .5f, .5f, 0, 1, .25f, .75f };
+    struct st_vector_put hv = { "h1", 3, v1, 2, 2, t1, 0, a1, 2, hm };
+    struct st_run_item_put hi = { 1, 0, 0, "h1" };
+    struct st_run_spec s3 = { "r3", idb, corpus, 0, 1, 0 };
+    int64_t run3;
+    T_CHECK(st_run_begin(db, &s3, &run3, &created, err, sizeof err) == SP_OK);
+    struct st_run_write_part parts[2] = { { run, ida, &hv, 1, &hi, 1 }, { run3, idb, &hv, 1, &hi, 1 } };
+    T_CHECK(st_run_write_many(db, parts, 2, err, sizeof err) == SP_OK);
+    T_CHECK(st_vector_cached(db, idb, "h1", 0, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN | ST_RUN_HEADS);
+    T_CHECK(st_vector_cached(db, idb, "h1", 1, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, ST_RUN_VEC | ST_RUN_TOK);
+    float got[2] = { 0 };
+    T_EQ_INT(st_run_items(db, "r3", ST_RUN_HEADS | ST_RUN_ATTN, heads_of, got, err, sizeof err), SP_OK);
+    T_NEAR(got[0], 2, 0);
+    T_NEAR(got[1], .75f, 0);
+    T_EQ_INT(st_run_items(db, "r2", ST_RUN_HEADS, heads_of, got, err, sizeof err), SP_EPARSE);
+    T_CHECK(strstr(err, "--heads") != NULL);
+    float v5[3] = { 5, 5, 5 };
+    struct st_vector_put v5p = { "h5", 3, v5, 1, 0, NULL, 0, NULL, 0, NULL };
+    struct st_run_item_put bad_i = { 9, 999999, 0, "h1" };
+    struct st_run_write_part parts2[2] = { { run3, idb, &v5p, 1, NULL, 0 }, { run, ida, NULL, 0, &bad_i, 1 } };
+    T_CHECK(st_run_write_many(db, parts2, 2, err, sizeof err) == SP_ESTORE);
+    T_CHECK(st_vector_cached(db, idb, "h5", -1, &have, err, sizeof err) == SP_OK);
+    T_EQ_INT(have, 0);                    /* the first run's part rolled back with the second's */
 
     /* task source lookups */
     int64_t tid, tcorp;
