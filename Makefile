@@ -203,11 +203,16 @@ $(GPU_TEST): tests/gpu/encoder_cuda_vs_cpu.c tests/unit/encoder_fixture.h $(call
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
 
-test-gpu: all $(GPU_TEST)
+GPU_BERT_TEST := $(BUILD)/gpu/bert_cuda_vs_cpu
+$(GPU_BERT_TEST): tests/gpu/bert_cuda_vs_cpu.c $(call layer_libs,encoder)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
+
+test-gpu: all $(GPU_TEST) $(GPU_BERT_TEST)
 	@tests/gpu/run.sh $(BUILD)
 
-# the same harness with the CPU on both sides, then with one side perturbed: runs without a GPU
-test-gpu-selfcheck: all $(GPU_TEST)
+# the same harnesses with the CPU on both sides, then with one side perturbed: runs without a GPU
+test-gpu-selfcheck: all $(GPU_TEST) $(GPU_BERT_TEST)
 	@tests/gpu/selfcheck.sh $(BUILD)
 
 # The layer rules (tests/check_symbols.sh holds the table of layers): every exported symbol of a

@@ -20,6 +20,16 @@ trap 'rm -rf "$TMP"' EXIT INT TERM
 { "$BIN" "$DATA" "$TMP" encoder/configs/*.json tests/reference/configs/*.json tests/gpu/configs/*.json
   echo $? >"$TMP/run.rc"; } | tee "$TMP/run.out"
 rc=$(cat "$TMP/run.rc")
+# the bert encoder (tests/gpu/bert_cuda_vs_cpu.c) on the real MiniLM when make models fetched it;
+# SP_GPU_BENCH=1 adds its throughput on the GPU (pieces/s, TFLOP/s)
+MODEL=${SP_MODELS:-models}/all-MiniLM-L6-v2
+if [ -f "$MODEL/model.safetensors" ]; then
+    brc=0; "$B/gpu/bert_cuda_vs_cpu" ${SP_GPU_BENCH:+--bench} "$MODEL" "$DATA" >"$TMP/bert.out" 2>&1 || brc=$?
+    cat "$TMP/bert.out"
+    [ $brc -eq 0 ] || rc=$brc
+else
+    echo "# bert: $MODEL absent (make models): not checked"
+fi
 # the CLI tests' TAP words: a run without a CUDA device is a whole-run skip ("1..0 # SKIP"), not a pass
 skip=$(sed -n 's/^SKIP: //p' "$TMP/run.out" | head -n 1)
 if [ $rc -eq 0 ] && [ -n "$skip" ]; then echo "1..0 # SKIP test-gpu: $skip"

@@ -48,4 +48,22 @@ bad=$(awk '
     END { if (seen != 4 * 3 + 2 * 2) printf "%d count lines, expected 16\n", seen }' "$TMP/pert.log")
 if [ -z "$bad" ]; then ok "perturbed: exactly the shifted values are counted (16 count lines)"
 else not_ok "perturbed: counts"; echo "$bad" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/pert.log"; fi
+
+# 3. the bert harness (tests/gpu/bert_cuda_vs_cpu.c) on the real MiniLM (make models), else skipped:
+#    CPU vs CPU agrees; perturbed, exactly 2 values per sentence are counted, in both comparisons
+BERT_BIN=$B/gpu/bert_cuda_vs_cpu
+MODEL=${SP_MODELS:-models}/all-MiniLM-L6-v2
+if [ ! -f "$MODEL/model.safetensors" ]; then
+    echo "ok - gpu selfcheck: bert # SKIP $MODEL absent (make models)"
+else
+    rc=0; "$BERT_BIN" --cpu-vs-cpu "$MODEL" "$DATA" >"$TMP/bert.log" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/bert.log")" -eq 2 ]; then ok "bert cpu vs cpu: both comparisons agree"
+    else not_ok "bert cpu vs cpu: exit $rc"; sed 's/^/#   /' "$TMP/bert.log"; fi
+    rc=0; "$BERT_BIN" --cpu-vs-cpu --perturb "$MODEL" "$DATA" >"$TMP/bertp.log" 2>&1 || rc=$?
+    n=$(sed -n 's/^# sentences: //p' "$TMP/bertp.log")
+    got=$(sed -n 's/^# values out: //p' "$TMP/bertp.log" | tr '\n' ' ')
+    if [ "$rc" -eq 1 ] && [ -n "$n" ] && [ "$got" = "$((2 * n)) $((2 * n)) " ]; then
+        ok "bert perturbed: exit 1, exactly 2 x $n shifted values counted in each comparison"
+    else not_ok "bert perturbed: exit $rc, counts '$got' for $n sentences"; sed 's/^/#   /' "$TMP/bertp.log"; fi
+fi
 exit $fail
