@@ -264,6 +264,11 @@ static void result_rows(FILE *f, json_t *trees, int (*keep)(json_t *), const str
     }
 }
 
+typedef const char *(*layer_pick_fn)(json_t *row, const char *metric, char *variant, size_t n, json_t *base);
+static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
+                           const char *title, double y_max);
+static const char *pick_dependency(json_t *row, const char *metric, char *variant, size_t n, json_t *base);
+
 static void dependency_section(FILE *f, json_t *trees)
 {
     size_t i, n = 0;
@@ -279,7 +284,9 @@ static void dependency_section(FILE *f, json_t *trees)
     static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "uas", "%.2f" }, { "uuas_dir", "%.2f" },
                                                { "uuas_mst", "%.2f" } };
     result_rows(f, trees, is_dependency, cols, sizeof cols / sizeof *cols);
-    fputs("</table></section>\n", f);
+    fputs("</table>\n", f);
+    by_layer_chart(f, trees, pick_dependency, "uas", "UAS (%)", "Dependency trees from attention: UAS by layer", 100);
+    fputs("</section>\n", f);
 }
 
 static void trees_section(FILE *f, json_t *trees)
@@ -360,26 +367,20 @@ static void trees_section(FILE *f, json_t *trees)
     fprintf(f, "</section>\n");
 }
 
-/* The trained probes of a model's layers (runs NAME-L<k>, over a corpus: NAME-L<k>-CORPUS) as one
- * line per (NAME, corpus) across layers, and the linear baseline of each corpus as a flat line:
- * the figure of Hewitt & Manning (2019). Nothing when no trained probe has a layer. */
-static void structprobe_by_layer(FILE *f, json_t *trees, const char *metric, const char *y_title, const char *title,
-                                 double y_max)
+/* ---- figures by layer of tree evaluations (runs NAME-L<k>, over a corpus NAME-L<k>-CORPUS) ----
+ * One line per (NAME, corpus[, variant]) across layers, and flat lines for baselines. What a row
+ * gives is the picker's: the run it scored (or NULL: not a layer point), a variant for the
+ * series name, and baselines (name -> value) into `base`. */
+static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
+                           const char *title, double y_max)
 {
-    json_t *series = json_object(), *order = json_array(), *linear = json_object(), *row;
+    json_t *series = json_object(), *order = json_array(), *base_lines = json_object(), *row;
     size_t i;
     int max_layer = -1;
     json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        if (strncmp(m, "structprobe:trained:run=", 24)) continue;
-        /* the baseline of the same test sentences, which every trained probe of a corpus shares
-         * (one partition): a `structprobe --baseline linear` row scores the whole corpus */
-        char lpath[64];
-        snprintf(lpath, sizeof lpath, "linear_baseline.%s", metric);
-        double lb = num(json_object_get(row, "result"), lpath);
-        if (!isnan(lb) && !json_object_get(linear, corpus)) json_object_set_new(linear, corpus, json_real(lb));
-        char label[300], base[300], key[700];
-        const char *run = m + 24;
+        char variant[128] = "", label[300], base[300], key[800];
+        const char *run = pick(row, metric, variant, sizeof variant, base_lines), *corpus = str(row, "corpus");
+        if (!run) continue;
         size_t lr = strlen(run), lc = strlen(corpus);
         if (lc && lr > lc + 1 && run[lr - lc - 1] == '-' && !strcmp(run + lr - lc, corpus))
             snprintf(label, sizeof label, "%.*s", (int)(lr - lc - 1), run);
@@ -388,45 +389,79 @@ static void structprobe_by_layer(FILE *f, json_t *trees, const char *metric, con
         int k = stg_report_layer_of(label, base, sizeof base);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
-        snprintf(key, sizeof key, "%s (%s)", base, corpus);
+        snprintf(key, sizeof key, "%s (%s%s%s)", base, corpus, variant[0] ? ", " : "", variant);
         json_t *sr = json_object_get(series, key);
         if (!sr) { sr = json_object(); json_object_set_new(series, key, sr); json_array_append_new(order, json_string(key)); }
         char ks[16];
         snprintf(ks, sizeof ks, "%d", k);
-        json_object_set_new(sr, ks, json_real(num(json_object_get(row, "result"), metric)));
+        double v = num(json_object_get(row, "result"), metric);
+        if (!isnan(v)) json_object_set_new(sr, ks, json_real(v));
     }
     if (max_layer >= 0) {
         int nl = max_layer + 1;
-        size_t ns = json_array_size(order) + json_object_size(linear);
+        size_t ns = json_array_size(order) + json_object_size(base_lines);
         double *val = malloc(sizeof *val * ns * (size_t)nl);
         const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
-        char (*lab)[16] = malloc(sizeof *lab * (size_t)nl), (*sname)[320] = malloc(sizeof *sname * ns);
+        char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
         for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
         size_t si = 0;
         json_t *key, *lv;
         json_array_foreach(order, i, key) {
             json_t *sr = json_object_get(series, json_string_value(key));
-            snprintf(sname[si], sizeof sname[si], "%s", json_string_value(key));
             for (int k = 0; k < nl; k++) {
                 json_t *x = json_object_get(sr, lab[k]);
                 val[si * (size_t)nl + (size_t)k] = x ? json_real_value(x) : NAN;
             }
-            sl[si] = sname[si];
-            si++;
+            sl[si++] = json_string_value(key);
         }
-        const char *corpus;
-        json_object_foreach(linear, corpus, lv) {
-            snprintf(sname[si], sizeof sname[si], "linear baseline (%s, same test sentences)", corpus);
+        const char *name;
+        json_object_foreach(base_lines, name, lv) {
             for (int k = 0; k < nl; k++) val[si * (size_t)nl + (size_t)k] = json_real_value(lv);
-            sl[si] = sname[si];
-            si++;
+            sl[si++] = name;
         }
         struct stg_chart ch = { title, "layer (0 = embeddings)", y_title, nl, gl, (int)ns, sl, val, NULL, NULL, NULL, NULL,
                                 0, y_max };
         stg_svg_lines(f, &ch);
-        free(val); free(sl); free(gl); free(lab); free(sname);
+        free(val); free(sl); free(gl); free(lab);
     }
-    json_decref(series); json_decref(order); json_decref(linear);
+    json_decref(series); json_decref(order); json_decref(base_lines);
+}
+
+/* trained structural probes (the figure of Hewitt & Manning 2019), against the linear baseline of
+ * the same test sentences, which every trained probe of a corpus shares (one partition); a
+ * `structprobe --baseline linear` row scores the whole corpus, so it is not drawn here */
+static const char *pick_structprobe(json_t *row, const char *metric, char *variant, size_t n, json_t *base)
+{
+    const char *m = str(row, "method");
+    if (strncmp(m, "structprobe:trained:run=", 24)) return NULL;
+    char path[64], name[300];
+    snprintf(path, sizeof path, "linear_baseline.%s", metric);
+    snprintf(name, sizeof name, "linear baseline (%s, same test sentences)", str(row, "corpus"));
+    double lb = num(json_object_get(row, "result"), path);
+    if (!isnan(lb) && !json_object_get(base, name)) json_object_set_new(base, name, json_real(lb));
+    return m + 24;
+}
+
+/* dependency trees from a layer run's attention (method dependency:run:RUN:layerJ:DIRECTION), against
+ * the chain, adjacent and random baselines of the same corpus (dependency:baseline:NAME) */
+static const char *pick_dependency(json_t *row, const char *metric, char *variant, size_t n, json_t *base)
+{
+    const char *m = str(row, "method");
+    if (!strncmp(m, "dependency:baseline:", 20)) {
+        char name[300];
+        snprintf(name, sizeof name, "%s baseline (%s)", m + 20, str(row, "corpus"));
+        double v = num(json_object_get(row, "result"), metric);
+        if (!isnan(v)) json_object_set_new(base, name, json_real(v));
+        return NULL;
+    }
+    if (strncmp(m, "dependency:run:", 15)) return NULL;
+    static char run[300];
+    const char *p = m + 15, *c = strstr(p, ":layer");
+    if (!c) return NULL;
+    snprintf(run, sizeof run, "%.*s", (int)(c - p), p);
+    const char *dir = strchr(c + 1, ':');
+    snprintf(variant, n, "%s", dir ? dir + 1 : "");
+    return run;
 }
 
 static void structprobe_section(FILE *f, json_t *trees)
@@ -444,8 +479,8 @@ static void structprobe_section(FILE *f, json_t *trees)
     result_rows(f, trees, is_structprobe, cols, sizeof cols / sizeof *cols);
     fputs("</table>\n<p>Linear: the baseline (distance |i − j|, depth i) on the same test sentences as the trained "
           "probe.</p>\n", f);
-    structprobe_by_layer(f, trees, "uuas", "UUAS (%)", "Distance probe: UUAS by layer", 100);
-    structprobe_by_layer(f, trees, "dspr", "DSpr (Spearman)", "Distance probe: DSpr (5-50) by layer", 1);
+    by_layer_chart(f, trees, pick_structprobe, "uuas", "UUAS (%)", "Distance probe: UUAS by layer", 100);
+    by_layer_chart(f, trees, pick_structprobe, "dspr", "DSpr (Spearman)", "Distance probe: DSpr (5-50) by layer", 1);
     fputs("</section>\n", f);
 }
 

@@ -72,4 +72,21 @@ $SP export --db $B --run b3 --what attention --heads --out $TMP/x.npy >/dev/null
 check "export --heads of a run without per-head maps: exit 1, says how" sh -c "[ $rc = 1 ] && grep -q 're-run encode with --heads' $TMP/r4"
 $SP trees --db $A --corpus ud --run la-L3 --head 12 --no-save >/dev/null 2>$TMP/r5 && rc=0 || rc=$?
 check "trees --head 12 of a 12-head model: exit 1, names the heads" sh -c "[ $rc = 1 ] && grep -q 'the model has heads 0..11' $TMP/r5"
+# stored per layer, with the baselines, the HTML report draws UAS by layer: one line for the layer
+# runs (layers 1..6; layer 0 has no attention), one for head 4 alone (stored above: layer 3's run),
+# and a flat line per baseline with a UAS (right, left, random; adjacent trees are undirected: no UAS)
+$SP trees --db $A --corpus ud --run la --layer all >/dev/null 2>&1
+for b in right left adjacent random; do $SP trees --db $A --corpus ud --dependency --baseline $b >/dev/null 2>&1; done
+$SP report --db $A --format html --out $TMP/html >/dev/null 2>&1
+$PY - $TMP/html/report.html >$TMP/dl.chk <<'PY'
+import re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+i = h.index('<section id="dependency">')
+sec = h[i:h.index('</section>', i)]
+svg = sec[sec.index("<svg"):] if "<svg" in sec else ""
+names = re.findall(r"<text[^>]*>(la \(ud, [^<]*\)|[a-z]+ baseline \(ud\))</text>", svg)
+print(sec.count("<svg"), svg.count("<circle"), sorted(names))
+PY
+expect_eq "HTML: dependency UAS by layer (6 layer points + 1 head point + 3 baselines x 7 layers)" "$(cat $TMP/dl.chk)" \
+    "1 28 ['la (ud, dep_to_head)', 'la (ud, head4:dep_to_head)', 'left baseline (ud)', 'random baseline (ud)', 'right baseline (ud)']"
 done_testing
