@@ -11,8 +11,9 @@
 # (the best layer is the best of these), probes of rank 64, at most 20 epochs; the trained probes
 # are scored on the test partition (56 sentences), the linear baseline on every sentence of the
 # subset (559; it has no training, and its expected UUAS is the same). 2 minutes of CPU, under 4
-# minutes on 2 busy cores; here: L3 56.6 > linear 52.5 > L0 40.6 > SAN 32.5 > MS-SAN 29.0. The whole sample,
-# every layer and full rank is contrib/jobs/ptb-minilm.job.json (README, "MiniLM layer by layer").
+# minutes on 2 busy cores; here: L3 56.6 > linear 52.5 > L0 40.6 > SAN 32.5 > MS-SAN 29.0.
+# The whole sample, every layer and full rank: contrib/jobs/ptb-minilm.job.json (README, "MiniLM
+# layer by layer").
 # Runs as a job, so it also exercises the "structprobes" section over layer runs. Needs the real
 # model (make models) and ../shared/data; skips visibly.
 . tests/cli/lib.sh
