@@ -110,7 +110,10 @@ static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, str
         struct stg_structprobe_result r;
         int rc = stg_structprobe(ro->ctx, &o, &r);
         log_json(ro->log, r.json);
-        snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
+        if (o.run)
+            snprintf(so->summary, sizeof so->summary, "run %s: UUAS %.2f, root %.2f on %ld test sentences of %ld (evaluation #%lld)",
+                     o.run, r.res.uuas, r.res.root_acc, r.res.n_sentences, r.n_total, (long long)r.eval_id);
+        else snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
         stg_structprobe_result_free(&r);
         return rc;
     }
