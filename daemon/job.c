@@ -15,6 +15,7 @@
 #include "encoder/encoder.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
+#include "stages/tokprobe.h"
 #include "stages/trees.h"
 
 struct kind_info { const char *words; const struct sp_opt *table; size_t size; const char *outputs[3]; };
@@ -26,11 +27,13 @@ static const struct kind_info kinds[DMN_NKINDS] = {
     [DMN_PROBE] = { "probe", stg_probe_options, sizeof(struct stg_probe_opts), { "save" } },
     [DMN_TREES] = { "trees", stg_trees_options, sizeof(struct stg_trees_opts), { "out", "gold-out" } },
     [DMN_STRUCTPROBE] = { "structprobe", stg_structprobe_options, sizeof(struct stg_structprobe_opts), { 0 } },
+    [DMN_TOKPROBE] = { "tokprobe", stg_tokprobe_options, sizeof(struct stg_tokprobe_opts), { 0 } },
     [DMN_REPORT] = { "report", stg_report_options, sizeof(struct stg_report_opts), { "out" } },
 };
 
-/* an encoder run the job makes: what probes and trees are crossed with */
-struct runref { const char *run, *input; int is_task, no_attn; };  /* no_attn: layer 0 of "layer-attention" */
+/* an encoder run the job makes: what probes, trees and structural / token probes are crossed
+ * with (trees want its attention maps, structprobe and tokprobe its token vectors) */
+struct runref { const char *run, *input; int is_task, attention, token_vectors; };
 
 struct parse {
     struct dmn_job *job;
@@ -301,12 +304,13 @@ static const char *base_name(struct parse *P, const char *path)
     return sp_arena_strndup(&P->job->arena, b, n);
 }
 
-static int add_run(struct parse *P, const char *where, const char *run, const char *input, int is_task)
+static int add_run(struct parse *P, const char *where, const char *run, const char *input, int is_task,
+                   const struct stg_encode_opts *o)
 {
     for (int i = 0; i < P->n_runs; i++)
         if (!strcmp(P->runs[i].run, run)) return fail(P, "%s: run '%s' is made twice (give the encoders different \"run\" names)", where, run);
     P->runs = sp_xrealloc(P->runs, sizeof *P->runs * (size_t)(P->n_runs + 1));
-    P->runs[P->n_runs++] = (struct runref){ run, input, is_task, 0 };
+    P->runs[P->n_runs++] = (struct runref){ run, input, is_task, !is_task && o->attention >= 0, !is_task && o->token_vectors };
     return SP_OK;
 }
 
@@ -343,7 +347,7 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         o->task = is_task ? one(P, in) : d->task;
         if (is_task) { o->attention = d->attention; o->layer_attention = 0; o->heads = 0; }
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
-        int rc = P->n_lay ? SP_OK : add_run(P, where, o->run, in, is_task);
+        int rc = P->n_lay ? SP_OK : add_run(P, where, o->run, in, is_task, o);
         if (rc) return rc;
     }
     /* "layers": each step makes one run per layer ({layer} in its run name), layer by layer */
@@ -352,9 +356,10 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
             const struct stg_encode_opts *o = P->job->steps[st].opts;
             const char *t = strstr(o->run, "{layer}");
             const char *name = sp_arena_printf(&P->job->arena, "%.*s%d%s", (int)(t - o->run), o->run, P->lay[k], t + 7);
-            int rc = add_run(P, where, name, o->task.n ? o->task.v[0] : o->corpus.v[0], o->task.n > 0);
+            int rc = add_run(P, where, name, o->task.n ? o->task.v[0] : o->corpus.v[0], o->task.n > 0, o);
             if (rc) return rc;
-            P->runs[P->n_runs - 1].no_attn = o->layer_attention && P->lay[k] == 0;   /* embeddings: no attention */
+            if (o->layer_attention)       /* each layer run its own layer's map; the embeddings (0) none */
+                P->runs[P->n_runs - 1].attention = !o->task.n && P->lay[k] > 0;
         }
     }
     return SP_OK;
@@ -480,8 +485,25 @@ static int probe_entry(struct parse *P, json_t *e, const char *where)
     return SP_OK;
 }
 
+/* The corpus of an entry given "run": the run's input when the job makes that run, else the
+ * job's first corpus; NULL when the job has none. */
+static const char *run_corpus(struct parse *P, const char *run)
+{
+    for (int r = 0; r < P->n_runs; r++)
+        if (!P->runs[r].is_task && !strcmp(P->runs[r].run, run)) return P->runs[r].input;
+    return P->n_corpora ? P->corpora[0] : NULL;
+}
+
+/* Whether corpus run r is one an entry (of corpus, or of every corpus when NULL) is crossed
+ * with: need 'a' wants its attention maps, 't' its token vectors. */
+static int crossed(const struct runref *r, const char *corpus, char need)
+{
+    if (r->is_task || (corpus && strcmp(corpus, r->input))) return 0;
+    return need == 'a' ? r->attention : r->token_vectors;
+}
+
 /* A trees entry with "run", "baseline", "attention" or "mrg" is one step; otherwise it is
- * crossed with the corpus runs (of its "corpus", or all). */
+ * crossed with the corpus runs (of its "corpus", or all) that keep attention maps. */
 static int trees_entry(struct parse *P, json_t *e, const char *where)
 {
     json_t *c = entry(P, e, where);
@@ -495,35 +517,92 @@ static int trees_entry(struct parse *P, json_t *e, const char *where)
         return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), t.corpus, "corpus", P->corpora, P->n_corpora);
     if (!t.corpus && !t.mrg.n && !P->n_corpora) return fail(P, "%s.corpus: the job has no corpora with gold trees", where);
     if (t.run || t.baseline || t.attention || t.mrg.n) {
-        if (!t.corpus && !t.mrg.n) ((struct stg_trees_opts *)P->job->steps[tmpl].opts)->corpus = P->corpora[0];
+        if (!t.corpus && !t.mrg.n) ((struct stg_trees_opts *)P->job->steps[tmpl].opts)->corpus = t.run ? run_corpus(P, t.run) : P->corpora[0];
         return SP_OK;
     }
     P->job->n_steps--;
     for (int r = 0; r < P->n_runs; r++) {
-        if (P->runs[r].is_task || P->runs[r].no_attn || (t.corpus && strcmp(t.corpus, P->runs[r].input))) continue;
+        if (!crossed(&P->runs[r], t.corpus, 'a')) continue;
         struct stg_trees_opts *o = new_step(P, DMN_TREES, where)->opts;
         *o = t;
         o->corpus = P->runs[r].input;
         o->run = P->runs[r].run;
     }
+    if (P->job->n_steps == tmpl)
+        return fail(P, "%s: no corpus run of this job%s%s keeps attention maps to extract trees from (give an encoder "
+                    "\"attention\": LAYER, or this entry \"run\" or \"baseline\")", where, t.corpus ? " of corpus " : "",
+                    t.corpus ? t.corpus : "");
     return SP_OK;
 }
 
+/* A structprobe entry with "run", "baseline", "distances", "depths", "conllu" or "dp" is one step
+ * (corpus: the run's, else the job's first); otherwise it trains the probes on every corpus run
+ * (of its "corpus", or all) that keeps token vectors: one step per run, every layer run of a
+ * "layers" encoder included. */
 static int structprobe_entry(struct parse *P, json_t *e, const char *where)
 {
     json_t *c = entry(P, e, where);
     if (!c) return SP_EUSAGE;
-    struct dmn_step *s = new_step(P, DMN_STRUCTPROBE, where);
-    int rc = fill(P, s, c, where, NULL);
+    int tmpl = P->job->n_steps;
+    int rc = fill(P, new_step(P, DMN_STRUCTPROBE, where), c, where, NULL);
     json_decref(c);
-    struct stg_structprobe_opts *o = s->opts;
-    if (!rc && o->corpus && find_name(P->corpora, P->n_corpora, o->corpus) < 0)
-        return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), o->corpus, "corpus", P->corpora, P->n_corpora);
-    if (!rc && !o->corpus && !o->conllu.n && !o->dp.n) {
-        if (!P->n_corpora) return fail(P, "%s.corpus: the job has no corpora with gold trees", where);
-        o->corpus = P->corpora[0];
+    if (rc) return rc;
+    struct stg_structprobe_opts t = *(struct stg_structprobe_opts *)P->job->steps[tmpl].opts;
+    if (t.corpus && find_name(P->corpora, P->n_corpora, t.corpus) < 0)
+        return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), t.corpus, "corpus", P->corpora, P->n_corpora);
+    if (t.run || t.baseline || t.distances || t.depths || t.conllu.n || t.dp.n) {
+        if (!t.corpus && !t.conllu.n && !t.dp.n) {
+            const char *corpus = t.run ? run_corpus(P, t.run) : P->n_corpora ? P->corpora[0] : NULL;
+            if (!corpus) return fail(P, "%s.corpus: the job has no corpora with gold trees", where);
+            ((struct stg_structprobe_opts *)P->job->steps[tmpl].opts)->corpus = corpus;
+        }
+        return SP_OK;
     }
-    return rc;
+    P->job->n_steps--;
+    for (int r = 0; r < P->n_runs; r++) {
+        if (!crossed(&P->runs[r], t.corpus, 't')) continue;
+        struct stg_structprobe_opts *o = new_step(P, DMN_STRUCTPROBE, where)->opts;
+        *o = t;
+        o->corpus = P->runs[r].input;
+        o->run = P->runs[r].run;
+    }
+    if (P->job->n_steps == tmpl)
+        return fail(P, "%s: no corpus run of this job%s%s keeps token vectors to train structural probes on (give an "
+                    "encoder \"token-vectors\": true, or this entry \"run\" or \"baseline\")", where,
+                    t.corpus ? " of corpus " : "", t.corpus ? t.corpus : "");
+    return SP_OK;
+}
+
+/* A tokprobe entry with "run" is one step (corpus: the run's, else the job's first); otherwise
+ * it is crossed with every corpus run (of its "corpus", or all) that keeps token vectors. */
+static int tokprobe_entry(struct parse *P, json_t *e, const char *where)
+{
+    json_t *c = entry(P, e, where);
+    if (!c) return SP_EUSAGE;
+    int tmpl = P->job->n_steps;
+    int rc = fill(P, new_step(P, DMN_TOKPROBE, where), c, where, NULL);
+    json_decref(c);
+    if (rc) return rc;
+    struct stg_tokprobe_opts t = *(struct stg_tokprobe_opts *)P->job->steps[tmpl].opts;
+    if (t.corpus && find_name(P->corpora, P->n_corpora, t.corpus) < 0)
+        return fail_name(P, sp_arena_printf(&P->job->arena, "%s.corpus", where), t.corpus, "corpus", P->corpora, P->n_corpora);
+    if (!P->n_corpora && !t.corpus) return fail(P, "%s.corpus: the job has no corpora with word labels", where);
+    if (t.run) {
+        if (!t.corpus) ((struct stg_tokprobe_opts *)P->job->steps[tmpl].opts)->corpus = run_corpus(P, t.run);
+        return SP_OK;
+    }
+    P->job->n_steps--;
+    for (int r = 0; r < P->n_runs; r++) {
+        if (!crossed(&P->runs[r], t.corpus, 't')) continue;
+        struct stg_tokprobe_opts *o = new_step(P, DMN_TOKPROBE, where)->opts;
+        *o = t;
+        o->corpus = P->runs[r].input;
+        o->run = P->runs[r].run;
+    }
+    if (P->job->n_steps == tmpl)
+        return fail(P, "%s: no corpus run of this job%s%s keeps token vectors to probe (give an encoder \"token-vectors\": "
+                    "true, or this entry \"run\")", where, t.corpus ? " of corpus " : "", t.corpus ? t.corpus : "");
+    return SP_OK;
 }
 
 static int report_entry(struct parse *P, json_t *e, const char *where)
@@ -540,7 +619,8 @@ static int report_entry(struct parse *P, json_t *e, const char *where)
 typedef int (*entry_fn)(struct parse *P, json_t *e, const char *where);
 static const struct { const char *key; entry_fn fn; } sections[] = {
     { "corpora", corpus_entry }, { "tasks", task_entry }, { "encoders", encoder_entry }, { "probes", probe_entry },
-    { "trees", trees_entry }, { "structprobes", structprobe_entry }, { "reports", report_entry },
+    { "trees", trees_entry }, { "structprobes", structprobe_entry }, { "tokprobes", tokprobe_entry },
+    { "reports", report_entry },
 };
 #define N_SECTIONS (sizeof sections / sizeof sections[0])
 

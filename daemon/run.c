@@ -15,6 +15,7 @@
 #include "stages/report.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
+#include "stages/tokprobe.h"
 #include "stages/trees.h"
 #include "store/jobs.h"
 #include "store/shards.h"
@@ -113,7 +114,10 @@ static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, str
         struct stg_structprobe_result r;
         int rc = stg_structprobe(ro->ctx, &o, &r);
         log_json(ro->log, r.json);
-        snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
+        if (o.run)
+            snprintf(so->summary, sizeof so->summary, "run %s: UUAS %.2f, root %.2f on %ld test sentences of %ld (evaluation #%lld)",
+                     o.run, r.res.uuas, r.res.root_acc, r.res.n_sentences, r.n_total, (long long)r.eval_id);
+        else snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
         stg_structprobe_result_free(&r);
         return rc;
     }
@@ -126,6 +130,19 @@ static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     log_json(ro->log, r.json);
     snprintf(so->summary, sizeof so->summary, "%s (evaluation #%lld)", r.method, (long long)r.eval_id);
     stg_trees_result_free(&r);
+    return rc;
+}
+
+static int do_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
+{
+    struct stg_tokprobe_opts o = *(const struct stg_tokprobe_opts *)s->opts;
+    o.command = ro->command;
+    struct stg_tokprobe_result r = { 0 };
+    int rc = stg_tokprobe(ro->ctx, &o, &r);
+    log_json(ro->log, r.json);
+    snprintf(so->summary, sizeof so->summary, "run %s: accuracy %.2f, control %.2f, selectivity %.2f points (result #%lld)",
+             o.run, r.acc_task, r.acc_control, r.selectivity, (long long)r.result_id);
+    stg_tokprobe_result_free(&r);
     return rc;
 }
 
@@ -148,6 +165,7 @@ static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     case DMN_ENCODE: return do_encode(ro, s, so);
     case DMN_PROBE: return do_probe(ro, s, so);
     case DMN_TREES: case DMN_STRUCTPROBE: return do_trees(ro, s, so);
+    case DMN_TOKPROBE: return do_tokprobe(ro, s, so);
     case DMN_REPORT: return do_report(ro, s, so);
     default: return stg_fail(ro->ctx, SP_EUSAGE, "unknown step");
     }

@@ -44,6 +44,25 @@ case_ "report path escaping with .." "reports[0].out: '../r.json' leaves the out
 case_ "report path absolute" "reports[0].out: '/tmp/r.json' leaves the output folder" "{\"store\": \"s.db\", $C, \"reports\": [{\"out\": \"/tmp/r.json\"}]}"
 case_ "trees output escaping through a folder" "trees[0].out: 'a/../../t.txt' leaves the output folder" "{\"store\": \"s.db\", $C, \"trees\": [{\"baseline\": \"right\", \"out\": \"a/../../t.txt\"}]}"
 case_ "trees of a corpus the job lacks" "trees[0].corpus: 'wsj' is no corpus of this job" "{\"store\": \"s.db\", $C, \"trees\": [{\"corpus\": \"wsj\"}]}"
+E='"encoders": [{"config": "san.json", "inputs": ["demo"]}]'
+EV='"encoders": [{"config": "san.json", "inputs": ["demo"], "token-vectors": true}]'
+case_ "structural probes with no run keeping token vectors" "structprobes[0]: no corpus run of this job keeps token vectors to train structural probes on" \
+    "{\"store\": \"s.db\", $C, $E, \"structprobes\": [{}]}"
+case_ "structural probes of a corpus the job lacks" "structprobes[0].corpus: 'wsj' is no corpus of this job" \
+    "{\"store\": \"s.db\", $C, $EV, \"structprobes\": [{\"corpus\": \"wsj\"}]}"
+case_ "structural probe rank of the wrong type" "structprobes[0].rank: expected 0..100000, got 'full'" \
+    "{\"store\": \"s.db\", $C, $EV, \"structprobes\": [{\"rank\": \"full\"}]}"
+case_ "token probes with no run keeping token vectors" "tokprobes[0]: no corpus run of this job keeps token vectors to probe" \
+    "{\"store\": \"s.db\", $C, $E, \"tokprobes\": [{\"task\": \"upos\"}]}"
+case_ "token probe task not a choice" "tokprobes[0].task: expected" \
+    "{\"store\": \"s.db\", $C, $EV, \"tokprobes\": [{\"task\": \"xpos\"}]}"
+case_ "token probe option misspelt, nearest flag" "tokprobes[0].clasifier: no such option; did you mean 'classifier'?" \
+    "{\"store\": \"s.db\", $C, $EV, \"tokprobes\": [{\"clasifier\": \"mlp\"}]}"
+case_ "token probes of a corpus the job lacks" "tokprobes[0].corpus: 'wsj' is no corpus of this job" \
+    "{\"store\": \"s.db\", $C, $EV, \"tokprobes\": [{\"corpus\": \"wsj\"}]}"
+case_ "tokprobes not an array" "tokprobes: expected an array of objects" "{\"store\": \"s.db\", $C, $EV, \"tokprobes\": {}}"
+case_ "trees with no run keeping attention" "trees[0]: no corpus run of this job keeps attention maps" \
+    "{\"store\": \"s.db\", $C, $E, \"trees\": [{}]}"
 case_ "a job with no steps" "the job has no steps" '{"store": "s.db"}'
 check "the store was never created" test ! -e $J/s.db
 done_testing
