@@ -9,12 +9,14 @@
  * cuBLAS) and every layer's and head's attention with 1e-5 + 1e-3 |ref| (probabilities); the
  * CUDA side then runs one sentence per call and is compared again.
  *
- *   bert_cuda_vs_cpu [--cpu-vs-cpu [--perturb]] [--bench] MODEL_DIR DATA_DIR
+ *   bert_cuda_vs_cpu [--cpu-vs-cpu [--perturb]] [--bench [--export DIR]] MODEL_DIR DATA_DIR
  * --cpu-vs-cpu: the CPU on both sides (a self-check of this harness, no GPU needed); --perturb
  * then shifts one hidden value and one attention weight of every sentence of the second side by
  * ten times their tolerance, so that exactly 2 values per sentence must be counted out, twice.
  * --bench: afterwards, the second side's forward over the whole PTB sample in batches of about
- * 8192 pieces, three times: pieces/s and TFLOP/s (the products' flops) of each, median printed.
+ * 8192 pieces, three times: pieces/s and TFLOP/s (the products' flops) of each, median printed;
+ * --export DIR then writes what bench/peer_bert.py reads: pieces.bin (int32 n, then per sentence,
+ * length-sorted, int32 T and T piece ids) and ours.f32 (per sentence the mean of the last layer).
  * Without a CUDA device it prints "SKIP: ..." and exits 0 (a failure when SP_GPU_REQUIRED=1). */
 #include "common/sp.h"
 #include "encoder/encoder.h"
@@ -176,8 +178,49 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static const struct batch *sort_batch;
+static int by_length(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b, tx = sort_batch->in[x].n, ty = sort_batch->in[y].n;
+    return tx != ty ? (tx > ty) - (tx < ty) : (x > y) - (x < y);
+}
+
+/* pieces.bin and ours.f32 of bench/peer_bert.py, sentences by length */
+static void export_peer(const char *dir, const struct batch *all, const struct outs *o, const struct enc_bert_config *cfg)
+{
+    char path[4096];
+    int *ord = malloc(sizeof *ord * (size_t)all->n), d = cfg->hidden_size;
+    for (int i = 0; i < all->n; i++) ord[i] = i;
+    sort_batch = all;
+    qsort(ord, (size_t)all->n, sizeof *ord, by_length);
+    snprintf(path, sizeof path, "%s/pieces.bin", dir);
+    FILE *f = fopen(path, "wb"), *g;
+    snprintf(path, sizeof path, "%s/ours.f32", dir);
+    g = fopen(path, "wb");
+    if (!f || !g) { printf("# export: cannot write to %s\n", dir); if (f) fclose(f); if (g) fclose(g); free(ord); return; }
+    fwrite(&all->n, sizeof(int), 1, f);
+    float *mean = malloc(sizeof *mean * (size_t)d);
+    for (int k = 0; k < all->n; k++) {
+        const struct enc_bert_input *x = &all->in[ord[k]];
+        fwrite(&x->n, sizeof(int), 1, f);
+        fwrite(x->ids, sizeof(int32_t), (size_t)x->n, f);
+        const float *last = o->h[ord[k]] + (size_t)cfg->layers * (size_t)x->n * (size_t)d;
+        for (int j = 0; j < d; j++) {
+            double acc = 0;
+            for (int p = 0; p < x->n; p++) acc += last[(size_t)p * d + j];
+            mean[j] = (float)(acc / x->n);
+        }
+        fwrite(mean, sizeof(float), (size_t)d, g);
+    }
+    fclose(f);
+    fclose(g);
+    free(mean);
+    free(ord);
+    printf("# export: %d sentences to %s (pieces.bin, ours.f32)\n", all->n, dir);
+}
+
 /* the second side over the whole corpus, batches of about 8192 pieces, 3 rounds */
-static void bench(enc_bert_t *m, const enc_tokenizer_t *tok, const struct corpus *c, const char *side)
+static void bench(enc_bert_t *m, const enc_tokenizer_t *tok, const struct corpus *c, const char *side, const char *export_dir)
 {
     const struct enc_bert_config *cfg = enc_bert_get_config(m);
     struct batch all = { 0 };
@@ -205,6 +248,7 @@ static void bench(enc_bert_t *m, const enc_tokenizer_t *tok, const struct corpus
     qsort(tf, 3, sizeof *tf, cmp_double);
     printf("# bench %s median: %.0f pieces/s (%.0f-%.0f), %.2f TFLOP/s (%.2f-%.2f)\n", side, rate[1], rate[0], rate[2], tf[1], tf[0],
            tf[2]);
+    if (export_dir) export_peer(export_dir, &all, &o, cfg);
 out:
     outs_free(&o, all.n);
     batch_free(&all);
@@ -213,13 +257,15 @@ out:
 int main(int argc, char **argv)
 {
     int cpu_vs_cpu = 0, do_bench = 0, a = 1;
+    const char *export_dir = NULL;
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (!strcmp(argv[a], "--cpu-vs-cpu")) cpu_vs_cpu = 1;
         else if (!strcmp(argv[a], "--bench")) do_bench = 1;
         else if (!strcmp(argv[a], "--perturb")) perturb = 1;
+        else if (!strcmp(argv[a], "--export") && a + 1 < argc) export_dir = argv[++a];
         else { fprintf(stderr, "unknown option %s\n", argv[a]); return 2; }
     }
-    if (argc - a != 2) { fprintf(stderr, "usage: bert_cuda_vs_cpu [--cpu-vs-cpu] [--bench] MODEL_DIR DATA_DIR\n"); return 2; }
+    if (argc - a != 2) { fprintf(stderr, "usage: bert_cuda_vs_cpu [--cpu-vs-cpu [--perturb]] [--bench [--export DIR]] MODEL_DIR DATA_DIR\n"); return 2; }
     const char *model = argv[a], *data = argv[a + 1];
     int required = getenv("SP_GPU_REQUIRED") && !strcmp(getenv("SP_GPU_REQUIRED"), "1");
     char path[4096];
@@ -294,7 +340,7 @@ int main(int argc, char **argv)
     outs_free(&r, b.n);
     outs_free(&g, b.n);
     batch_free(&b);
-    if (do_bench) bench(got, tok, &c, cpu_vs_cpu ? "cpu" : "cuda");
+    if (do_bench) bench(got, tok, &c, cpu_vs_cpu ? "cpu" : "cuda", export_dir);
     enc_tok_close(tok);
     enc_bert_close(ref);
     enc_bert_close(got);
