@@ -181,6 +181,18 @@ int sp_gemm_threads(void)
     return n;
 }
 
+void sp_gemm_parallel(int n, sp_pool_fn fn, void *arg, int max_workers)
+{
+    if (n <= 0) return;
+    if (n > 1) {
+        pthread_rwlock_rdlock(&g_lock);
+        int ran = g_pool && sp_pool_size(g_pool) <= max_workers && sp_pool_try_run(g_pool, n, fn, arg);
+        pthread_rwlock_unlock(&g_lock);
+        if (ran) return;
+    }
+    for (int i = 0; i < n; i++) fn(arg, i, 0);
+}
+
 static float *thread_abuf(size_t floats)
 {
     struct abuf *b = pthread_getspecific(g_abuf_key);

@@ -21,6 +21,8 @@
 #ifndef SP_GEMM_H
 #define SP_GEMM_H
 
+#include "common/pool.h"
+
 #include <stddef.h>
 
 #define SP_GEMM_NR 32          /* columns per packed panel */
@@ -44,6 +46,13 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
              int accumulate, float *Y, int ldy);
 
 void sp_gemm_set_threads(int n);   /* process-wide, default 1 */
+/* Runs fn(arg, item, worker) for every item in [0, n) on the GEMM's threads, the caller taking
+ * items too (worker 0); worker < max_workers. Runs them all on the caller (worker 0) when one
+ * thread is set, n < 2, the pool has more than max_workers threads, or another thread's job
+ * holds the pool. For the row-local work beside the products (attention per sentence,
+ * element-wise ops), whose results must not depend on the worker. A product inside an item
+ * runs on the item's thread. */
+void sp_gemm_parallel(int n, sp_pool_fn fn, void *arg, int max_workers);
 int  sp_gemm_threads(void);
 /* the kernel in use: "avx512", "avx2" or "c" (the best the CPU runs, or $SP_GEMM_KERNEL) */
 const char *sp_gemm_kernel(void);
