@@ -15,6 +15,10 @@
  *       one S×S×S product (1536), best of R (5): our kernel (common/gemm.h) or, with --blas,
  *       OpenBLAS's cblas_sgemm (its kernel chosen by OPENBLAS_CORETYPE, threads by
  *       OPENBLAS_NUM_THREADS). Prints "RESULT kernel= gflop_s=".
+ *   bert_bench peak
+ *       the core's fp32 FMA throughput: 12 independent chains of vector FMAs (AVX-512 when the
+ *       CPU has it, else AVX2), no memory traffic; the limit no product can pass on one thread.
+ *       Prints "RESULT peak_gflop_s= isa=".
  * GFLOP counts the products only: per piece and layer 2·(3d² + d² + 2dF), plus the attention
  * products 4·T·d per piece (T its sentence's pieces). */
 #include "common/gemm.h"
@@ -184,8 +188,52 @@ static int cmd_sgemm(int argc, char **argv)
     return 0;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FMA12(T, fma) do { c0 = fma(a, c0, b); c1 = fma(a, c1, b); c2 = fma(a, c2, b); c3 = fma(a, c3, b); \
+    c4 = fma(a, c4, b); c5 = fma(a, c5, b); c6 = fma(a, c6, b); c7 = fma(a, c7, b); c8 = fma(a, c8, b); \
+    c9 = fma(a, c9, b); c10 = fma(a, c10, b); c11 = fma(a, c11, b); } while (0)
+/* distinct start values, so the compiler cannot merge the chains */
+#define PEAK_BODY(T, set1, fma, add, W)                                                              \
+    T c0 = set1(v[0]), c1 = set1(v[1]), c2 = set1(v[2]), c3 = set1(v[3]), c4 = set1(v[4]), c5 = set1(v[5]); \
+    T c6 = set1(v[6]), c7 = set1(v[7]), c8 = set1(v[8]), c9 = set1(v[9]), c10 = set1(v[10]), c11 = set1(v[11]); \
+    const T a = set1(v[12]), b = set1(v[13]);                                                       \
+    for (long k = 0; k < n; k++) FMA12(T, fma);                                                     \
+    T s = add(add(add(c0, c1), add(c2, c3)), add(add(c4, c5), add(c6, c7)));                        \
+    s = add(s, add(add(c8, c9), add(c10, c11)));                                                    \
+    float o[16];                                                                                    \
+    memcpy(o, &s, sizeof(float) * (W));                                                             \
+    return o[0];
+__attribute__((target("avx2,fma"), noinline)) static float peak_avx2(long n, const float *v) { PEAK_BODY(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, 8) }
+__attribute__((target("avx512f"), noinline)) static float peak_avx512(long n, const float *v) { PEAK_BODY(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, 16) }
+
+static int cmd_peak(void)
+{
+    __builtin_cpu_init();
+    const int z = __builtin_cpu_supports("avx512f");
+    if (!z && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) { printf("RESULT peak_gflop_s=0 isa=none\n"); return 0; }
+    float v[14];
+    for (int i = 0; i < 12; i++) v[i] = 0.1f * (float)i;
+    v[12] = 0.9999f; v[13] = 1e-5f;
+    const long n = 50000000;
+    double best = 1e30;
+    float sink = 0;
+    for (int r = 0; r < 3; r++) {
+        double t0 = sp_now();
+        sink += z ? peak_avx512(n, v) : peak_avx2(n, v);
+        double t = sp_now() - t0;
+        if (t < best) best = t;
+    }
+    printf("RESULT peak_gflop_s=%.1f isa=%s (%g)\n", 12.0 * 2 * (z ? 16 : 8) * n / best / 1e9, z ? "avx512" : "avx2", sink > 0 ? 1.0 : 0.0);
+    return 0;
+}
+#else
+static int cmd_peak(void) { printf("RESULT peak_gflop_s=0 isa=unknown\n"); return 0; }
+#endif
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "peak")) return cmd_peak();
     if (argc >= 2 && !strcmp(argv[1], "encode")) return cmd_encode(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "sgemm")) return cmd_sgemm(argc, argv);
     fprintf(stderr, "usage: bert_bench encode MODEL_DIR SENTS.txt [options] | bert_bench sgemm [options]\n");
