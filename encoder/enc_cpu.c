@@ -195,13 +195,19 @@ static void ln_serial(int rows, int d, const float *x, const float *g, const flo
     }
 }
 
+static void gate_serial(enum enc_gate mode, size_t n, const float *pre, const float *a, const float *b, float *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
+}
+
 /* Element-wise ops on the GEMM's threads, in chunks (each element or row is computed by the
  * same code whichever thread takes its chunk: the same bits for any thread count). Small
  * arrays stay on the caller. */
 #define EW_CHUNK 16384                     /* floats per item */
-enum { EW_ACT, EW_ADD, EW_LN };
+enum { EW_ACT, EW_ADD, EW_LN, EW_GATE };
 struct ew_job {
-    int op; enum enc_act act;
+    int op; enum enc_act act; enum enc_gate gate;
+    const float *pre;                      /* gate */
     size_t n; int d;                       /* elements (act, add) or rows of d (LN) */
     float *x; const float *a, *b, *g; float eps;
     size_t per;                            /* elements or rows per item */
@@ -214,6 +220,7 @@ static void ew_item(void *arg, int item, int worker)
     switch (j->op) {
     case EW_ACT: act_serial(j->act, m, j->x + i0); break;
     case EW_ADD: add_serial(m, j->a + i0, j->b + i0, j->x + i0); break;
+    case EW_GATE: gate_serial(j->gate, m, j->pre + i0, j->a + i0, j->b ? j->b + i0 : NULL, j->x + i0); break;
     case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->g, j->b, j->eps, j->x + i0 * j->d); break;
     }
 }
@@ -249,7 +256,8 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
 static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
                      const float *a, const float *b, float *out)
 {
-    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
+    struct ew_job j = { .op = EW_GATE, .gate = mode, .n = n, .x = out, .pre = pre, .a = a, .b = b };
+    ew_run(&j, 1);
 }
 
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
