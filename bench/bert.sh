@@ -9,7 +9,8 @@
 #       model.safetensors, a BertModel forward in torch ops, length-sorted padded batches; its
 #       OpenBLAS/OpenMP threads pinned before torch loads; batch size and intra-op threads chosen
 #       by a calibration run on the first 300 sentences, the fastest setting kept).
-#   For each thread count, ROUNDS rounds of A B A B ...; per side the median and min–max of
+#   C = synprobe --gemm blas (its products through OpenBLAS instead of common/gemm.c).
+#   For each thread count, ROUNDS rounds of A B C A B C ...; per side the median and min–max of
 #   pieces/s (word pieces, [CLS]/[SEP] included) and the words/s of the median, the ratio of the
 #   medians, the peer's largest difference from our vectors (a check both compute the same
 #   function), and the load average before and after.
@@ -88,43 +89,53 @@ for th in $THREADS; do
         done
     done
     eval "PEER_$th='$arg'"
-    echo "PyTorch calibration, $th thread(s): fastest $arg ($best pieces/s on 300 sentences)"
+    echo "PyTorch calibration, $th thread(s): fastest $arg ($best pieces/s on the first $(wc -l <"$TMP/calib.txt") sentences)"
 done
 [ $HAVE_TORCH = 1 ] || echo "PyTorch (python3-torch) not installed: the peer columns are empty"
 echo
 
 # ---- interleaved rounds ----
-echo "| threads | synprobe pieces/s median (min–max) | synprobe words/s | PyTorch pieces/s median (min–max) | PyTorch words/s | synprobe/PyTorch | floor 2x | GEMM GFLOP/s (share of the ceiling) | peer max abs diff |"
-echo "|---|---|---|---|---|---|---|---|---|"
+# per round: synprobe (--gemm own, the default), PyTorch, synprobe --gemm blas (OpenBLAS behind the
+# same interface); rates per second of wall time, and per second of the process's user CPU time
+# (robust when other work shares the cores; at 2 threads it sums both cores)
+echo "| threads | synprobe pieces/s median (min–max) | words/s | PyTorch pieces/s median (min–max) | words/s | synprobe/PyTorch (wall) | per user-CPU-s: synprobe / PyTorch / ratio | floor 2x | synprobe --gemm blas pieces/s (own/blas) | GEMM GFLOP/s (share of the ceiling) | peer max abs diff |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for th in $THREADS; do
-    : >"$TMP/A"; : >"$TMP/B"; : >"$TMP/G"
+    for f in A Au B Bu C G; do : >"$TMP/$f"; done
     eval "parg=\$PEER_$th"
+    diff=-
     r=0
     while [ $r -lt "$ROUNDS" ]; do
         out=$("$DRV" encode "$MODEL" "$TMP/sents.txt" --threads "$th" --budget "$BUDGET")
-        field "$out" pieces_s >>"$TMP/A"; field "$out" gflop_s >>"$TMP/G"
+        field "$out" pieces_s >>"$TMP/A"; field "$out" pieces_user_s >>"$TMP/Au"; field "$out" gflop_s >>"$TMP/G"
         pieces=$(field "$out" pieces); words=$(field "$out" words)
         if [ $HAVE_TORCH = 1 ]; then
             # shellcheck disable=SC2086
             pout=$($PY bench/peer_bert.py "$MODEL" "$TMP/exp" --threads "$th" $parg)
-            field "$pout" pieces_s >>"$TMP/B"; diff=$(field "$pout" maxdiff)
+            field "$pout" pieces_s >>"$TMP/B"; field "$pout" pieces_user_s >>"$TMP/Bu"; diff=$(field "$pout" maxdiff)
         fi
+        out=$("$DRV" encode "$MODEL" "$TMP/sents.txt" --threads "$th" --budget "$BUDGET" --gemm blas)
+        field "$out" pieces_s >>"$TMP/C"
         r=$((r + 1))
     done
-    set -- $(stats <"$TMP/A")
-    a=$1; amin=$2; amax=$3
+    set -- $(stats <"$TMP/A"); a=$1; amin=$2; amax=$3
+    au=$(stats <"$TMP/Au" | cut -d' ' -f1)
+    c=$(stats <"$TMP/C" | cut -d' ' -f1)
     g=$(stats <"$TMP/G" | cut -d' ' -f1)
     eval "ceil=\$CEIL_$th"
     frac=$(echo "$g / $ceil * 100" | bc -l)
     aw=$(echo "$a * $words / $pieces" | bc -l)
     if [ $HAVE_TORCH = 1 ]; then
+        bu=$(stats <"$TMP/Bu" | cut -d' ' -f1)
         set -- $(stats <"$TMP/B")
         ratio=$(echo "$a / $1" | bc -l)
         met=$(echo "$ratio >= 2" | bc -l)
-        printf "| %s | %s (%s–%s) | %.0f | %s (%s–%s) | %.0f | %.2f | %s | %s (%.0f%%) | %s |\n" "$th" "$a" "$amin" "$amax" "$aw" "$1" "$2" "$3" \
-            "$(echo "$1 * $words / $pieces" | bc -l)" "$ratio" "$([ "$met" = 1 ] && echo met || echo MISSED)" "$g" "$frac" "$diff"
+        printf "| %s | %s (%s–%s) | %.0f | %s (%s–%s) | %.0f | %.2f | %s / %s / %.2f | %s | %s (%.2f) | %s (%.0f%%) | %s |\n" "$th" "$a" "$amin" "$amax" "$aw" \
+            "$1" "$2" "$3" "$(echo "$1 * $words / $pieces" | bc -l)" "$ratio" "$au" "$bu" "$(echo "$au / $bu" | bc -l)" \
+            "$([ "$met" = 1 ] && echo met || echo MISSED)" "$c" "$(echo "$a / $c" | bc -l)" "$g" "$frac" "$diff"
     else
-        printf "| %s | %s (%s–%s) | %.0f | – | – | – | – | %s (%.0f%%) | – |\n" "$th" "$a" "$amin" "$amax" "$aw" "$g" "$frac"
+        printf "| %s | %s (%s–%s) | %.0f | – | – | – | %s / – / – | – | %s (%.2f) | %s (%.0f%%) | – |\n" "$th" "$a" "$amin" "$amax" "$aw" "$au" \
+            "$c" "$(echo "$a / $c" | bc -l)" "$g" "$frac"
     fi
 done
 echo

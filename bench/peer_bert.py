@@ -11,11 +11,13 @@ and ours.f32 (synprobe's per-sentence mean of the last layer). N threads = N Ope
 threads, set before torch loads (Debian's torch does its fp32 products in OpenBLAS, whose pool
 ignores torch.set_num_threads); torch's intra-op threads = K (default N). Every layer's hidden
 state is computed, as synprobe does. Timed: the forwards only, after one untimed warm-up batch.
-Prints "PEER pieces_s= words_s=... maxdiff=" (maxdiff: largest absolute difference of the
+Prints "PEER pieces_s= pieces_user_s= ... maxdiff=" (pieces per second of wall time and of the
+process's user CPU time) (maxdiff: largest absolute difference of the
 per-sentence means from synprobe's, a check that both compute the same function)."""
 import json
 import math
 import os
+import resource
 import struct
 import sys
 import time
@@ -117,14 +119,14 @@ def main():
     means = []
     with torch.inference_mode():
         m.forward(*batches[-1])
-        t0 = time.perf_counter()
+        t0, u0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_utime
         outs = [m.forward(ids, mask)[-1] for ids, mask in batches]
-        wall = time.perf_counter() - t0
+        wall, user = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_utime - u0
         for (ids, mask), x in zip(batches, outs):
             means.append(((x * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)).numpy())
     diff = float(np.abs(np.concatenate(means) - ours).max())
-    print("PEER pieces=%d wall_s=%.3f pieces_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"
-          % (pieces, wall, pieces / wall, batch, THREADS, torch.get_num_threads(), diff, torch.__version__))
+    print("PEER pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"
+          % (pieces, wall, user, pieces / wall, pieces / user, batch, THREADS, torch.get_num_threads(), diff, torch.__version__))
 
 
 if __name__ == "__main__":
