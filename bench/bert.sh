@@ -53,7 +53,7 @@ stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 n_s=$(wc -l <"$TMP/sents.txt")
-echo "MiniLM ($MODEL) on the first $n_s sentences of EWT dev; $ROUNDS rounds A B A B per thread count"
+echo "MiniLM ($MODEL) on the first $n_s sentences of EWT dev; $ROUNDS rounds A B C A B C ... per thread count"
 echo
 
 # ---- sgemm ceiling ----

@@ -1,7 +1,8 @@
 /* bench/bert_bench.c — BERT-family forward throughput (driver of bench/bert.sh), and the sgemm
  * ceiling of the machine. Built by bench/bert.sh against build/lib/libsp_*.a; public API only.
  *
- *   bert_bench encode MODEL_DIR SENTS.txt [--threads N] [--budget PIECES] [--gemm own|blas] [--export DIR]
+ *   bert_bench encode MODEL_DIR SENTS.txt [--threads N] [--budget PIECES] [--gemm own|blas] [--device cpu|cuda]
+ *                     [--export DIR]
  *       SENTS.txt: one sentence a line, words separated by single spaces. Every sentence is
  *       tokenized (SPEC-models M1; untimed), sentences of more than max_position_embeddings pieces
  *       are dropped, the rest sorted by piece count (stable) and cut into batches of at most
@@ -54,16 +55,18 @@ static int cmd_encode(int argc, char **argv)
     if (argc < 4) { fprintf(stderr, "usage: bert_bench encode MODEL_DIR SENTS.txt [options]\n"); return 2; }
     const char *model = argv[2], *path = argv[3], *export = NULL;
     int threads = 1, budget = 1024;
+    enum enc_device dev = ENC_DEVICE_CPU;
     for (int i = 4; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--budget") && i + 1 < argc) budget = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--export") && i + 1 < argc) export = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc) dev = !strcmp(argv[++i], "cuda") ? ENC_DEVICE_CUDA : ENC_DEVICE_CPU;
         else if (!strcmp(argv[i], "--gemm") && i + 1 < argc && sp_gemm_impl_parse(argv[i + 1]) >= 0)
             sp_gemm_set_impl((enum sp_gemm_impl)sp_gemm_impl_parse(argv[++i]));
         else { fprintf(stderr, "bert_bench: unknown option %s\n", argv[i]); return 2; }
     }
     enc_bert_t *b;
-    if (enc_bert_open(model, ENC_DEVICE_CPU, NULL, &b, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (enc_bert_open(model, dev, NULL, &b, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     const struct enc_bert_config *c = enc_bert_get_config(b);
     char vocab[2048];
     snprintf(vocab, sizeof vocab, "%s/vocab.txt", model);
@@ -131,8 +134,8 @@ static int cmd_encode(int argc, char **argv)
         i0 = i1;
     }
     double wall = sp_now() - w0, us = user_s() - u0;
-    printf("RESULT sents=%d words=%ld pieces=%ld batches=%d threads=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f words_s=%.0f gflop=%.2f gflop_s=%.2f\n",
-           n, words, pieces, batches, threads, wall, us, pieces / wall, pieces / us, words / wall, flop / 1e9, flop / 1e9 / wall);
+    printf("RESULT device=%s sents=%d words=%ld pieces=%ld batches=%d threads=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f words_s=%.0f gflop=%.2f gflop_s=%.2f\n",
+           enc_bert_backend_name(b), n, words, pieces, batches, threads, wall, us, pieces / wall, pieces / us, words / wall, flop / 1e9, flop / 1e9 / wall);
     if (export) {
         char f[2048];
         snprintf(f, sizeof f, "%s/pieces.bin", export);
