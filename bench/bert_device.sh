@@ -60,9 +60,11 @@ run)
     /usr/bin/python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' 2>&1 | tail -1 || true
     gunzip -c "$D/bert_bench.gz" >"$D/bert_bench"; chmod +x "$D/bert_bench"; gunzip -kf "$D/m16/model.safetensors.gz"
     B=$D/bert_bench; M=$D/m16; S=$D/sents.txt
-    pin() { if [ "$1" = 1 ]; then echo 2; else echo 2,3; fi; }
+    # cores 2 (and 3), away from core 0's interrupts; on a machine of fewer than 4 cores, 0 (and 1)
+    c0=2; [ "$(nproc)" -ge 4 ] || c0=0
+    pin() { if [ "$1" = 1 ]; then echo $c0; else echo $c0,$((c0 + 1)); fi; }
     echo "== peak, sgemm 1536^3"
-    taskset -c 2 "$B" peak
+    taskset -c "$(pin 1)" "$B" peak
     for t in 1 2; do
         taskset -c "$(pin $t)" "$B" sgemm --threads $t
         for ct in "" SkylakeX Haswell; do
