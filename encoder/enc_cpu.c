@@ -141,22 +141,32 @@ static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx
  * (erff was 11% of a BERT forward). The result is within 3 float ulp of enc_f_gelu (tests/unit/
  * encoder_formulas.c checks it over [-12, 12]); the CUDA twin keeps erff. Same bits on every
  * clone: -std=c11 keeps fp-contract off. */
-static inline float gelu_fast(float x)
-{
-    const float z = fabsf(x) * 0.70710678118654752440f;
-    const float t = 1.0f / (1.0f + 0.3275911f * z);
-    const float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
-    const float e = 1.0f - p * enc_f_exp_nonpos(-z * z);      /* erf(|x|/√2) */
-    return 0.5f * x * (1.0f + (x < 0.0f ? -e : e));
-}
-
-float enc_cpu_gelu(float x) { return gelu_fast(x); }
-
+#define GELU_BLOCK 64
 CPU_CLONES
 static void act_gelu(size_t n, float *x)
 {
-    for (size_t i = 0; i < n; i++) x[i] = gelu_fast(x[i]);
+    /* three short loops per block of 64 instead of one long one: the long body's dependency chain
+     * (divide, two polynomials, exponent bits) filled the out-of-order window with one or two
+     * vectors; split, it runs about 2x faster. Every element gets the same operations either way. */
+    float e[GELU_BLOCK], t[GELU_BLOCK];
+    for (size_t i0 = 0; i0 < n; i0 += GELU_BLOCK) {
+        const size_t m = n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK;
+        float *y = x + i0;
+        for (size_t i = 0; i < m; i++) {
+            const float z = fabsf(y[i]) * 0.70710678118654752440f;
+            e[i] = enc_f_exp_nonpos(-z * z);
+        }
+        for (size_t i = 0; i < m; i++) t[i] = 1.0f / (1.0f + 0.3275911f * (fabsf(y[i]) * 0.70710678118654752440f));
+        for (size_t i = 0; i < m; i++) {
+            const float p = ((((1.061405429f * t[i] - 1.453152027f) * t[i] + 1.421413741f) * t[i] - 0.284496736f) * t[i]
+                             + 0.254829592f) * t[i];
+            const float er = 1.0f - p * e[i];                 /* erf(|x|/√2) */
+            y[i] = 0.5f * y[i] * (1.0f + (y[i] < 0.0f ? -er : er));
+        }
+    }
 }
+
+float enc_cpu_gelu(float x) { act_gelu(1, &x); return x; }
 
 static void act_serial(enum enc_act a, size_t n, float *x)
 {
