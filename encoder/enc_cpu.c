@@ -297,6 +297,9 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
+        /* BERT's heads (and SAN's): the softmax in float with the vectorisable exp (within 2 ulp of
+         * expf; as the CUDA backend, in float); the general path below scores in double */
+        const int plain = !a->allow && !E && !nbk && dis == ENC_DIST_NONE;
         product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
         if (E) product(sc, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
@@ -310,6 +313,17 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
             const float *Si = S + (size_t)i * n, *Ri = R ? R + (size_t)i * nbk : NULL;
             float *Pi = P + (size_t)i * n, *PBi = PB ? PB + (size_t)i * nbk : NULL;
             memset(Pi, 0, sizeof(float) * n);
+            if (plain) {                              /* no mask, prior or bucket: float softmax */
+                if (lo > hi) continue;
+                float *f = (float *)sr, mf = -INFINITY, zf = 0.0f;
+                for (int j = lo; j <= hi; j++) { f[j] = Si[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
+                for (int j = lo; j <= hi; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+                for (int j = lo; j <= hi; j++) zf += f[j];
+                const float izf = 1.0f / zf;
+                for (int j = lo; j <= hi; j++) Pi[j] = f[j] * izf;
+                if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
+                continue;
+            }
             double m = -INFINITY;
             int any = 0;
             for (int j = lo; j <= hi; j++) {
