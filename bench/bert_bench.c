@@ -42,12 +42,12 @@ static double user_s(void)
     return r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6;
 }
 
-struct sent { int T, words; int32_t *ids; };
+struct sent { int T, words, idx; int32_t *ids; };
 
 static int by_len(const void *a, const void *b)
 {
     const struct sent *x = a, *y = b;
-    return x->T != y->T ? (x->T < y->T ? -1 : 1) : (x->ids < y->ids ? -1 : x->ids > y->ids);
+    return x->T != y->T ? (x->T < y->T ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);   /* stable: file order */
 }
 
 static int cmd_encode(int argc, char **argv)
@@ -92,7 +92,7 @@ static int cmd_encode(int argc, char **argv)
         int T = enc_tok_sentence(tok, w, nw, &ts);
         if (ts.too_long || T > c->max_positions) continue;
         if (n == cap) { cap = cap ? 2 * cap : 1024; S = sp_xrealloc(S, sizeof *S * (size_t)cap); }
-        S[n].T = T; S[n].words = nw;
+        S[n].T = T; S[n].words = nw; S[n].idx = n;
         S[n].ids = sp_xmalloc(sizeof(int32_t) * (size_t)T);
         memcpy(S[n].ids, ts.ids.id, sizeof(int32_t) * (size_t)T);
         n++; words += nw; pieces += T;
