@@ -28,7 +28,7 @@ LIBS="$B/lib/libsp_encoder.a $B/lib/libsp_store.a $B/lib/libsp_treeops.a $B/lib/
 # (the CUDA backend is the plugin $B/synprobe_cuda.so, which `make all` builds and the encoder
 # loads from the driver's folder)
 make -s --no-print-directory BUILD="$B" all $LIBS
-LDX="-lsqlite3 -ljansson -lcsv $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lpthread -lm"
+LDX="-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpthread -lm"
 cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -O2 -I. -o "$B/encode_bench" bench/encode_bench.c $LIBS $LDX
 DRV=$B/encode_bench
 

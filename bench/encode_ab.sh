@@ -21,7 +21,7 @@ ROUNDS=${ROUNDS:-3}; LIMIT=${LIMIT:-20000}; BUDGET=${BUDGET:-4096}
 KINDS=${KINDS:-"ms-san san psan"}; CORPUS=${CORPUS:-ptb}; THREADS=${THREADS:-"1 2"}
 [ -d "$DATA/ptb-sample" ] || { echo "SKIP bench/encode_ab.sh: $DATA not present"; exit 0; }
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-LDX="-lsqlite3 -ljansson -lcsv $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lpthread -lm"
+LDX="-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpthread -lm"
 for side in A B; do
     eval dir=\$$side
     libs=""

@@ -11,7 +11,7 @@ static const char usage[] =
     "usage: synprobe encode --db DB (--corpus C[,C...] | --task T[,T...]) --encoder CFG.json --run R\n"
     "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
     "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
-    "                       [--device auto|cpu|cuda] [--batch-tokens N] [--max-tokens N]\n"
+    "                       [--device auto|cpu|cuda] [--gemm own|blas] [--batch-tokens N] [--max-tokens N]\n"
     "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
     "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
     "                       [--layer K | --layers all|K,K,... [--layer-attention]] [--heads]   (bert configs)\n"

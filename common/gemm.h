@@ -16,10 +16,18 @@
  * position, the blocking, the thread split or the kernel. fmaf is exactly rounded on every IEEE
  * machine: the plain C kernel gives the same bytes too (slowly where the CPU has no FMA unit).
  *
+ * The BLAS path (sp_gemm_set_impl(SP_GEMM_BLAS), `--gemm blas`): the same products through
+ * OpenBLAS's cblas_sgemm on the unpacked operand, on OpenBLAS's own threads. It keeps NONE of
+ * the guarantees above (a row's bits depend on its position in OpenBLAS's register block and on
+ * the thread split); it agrees with the own path to float rounding (tests/unit/common_gemm.c
+ * states the tolerance). It is there to compare against, not the default: see README "GEMM".
+ *
  * B is packed once into panels of SP_GEMM_NR columns (zero-padded), the layout every kernel
  * reads: weights are packed when loaded, per-call operands (attention) into a caller's buffer. */
 #ifndef SP_GEMM_H
 #define SP_GEMM_H
+
+#include "common/pool.h"
 
 #include <stddef.h>
 
@@ -28,11 +36,14 @@
 struct sp_gemm_b {
     int K, N;
     float *p;                  /* [ceil(N/NR)][K][NR], 64-byte aligned */
+    const float *w;            /* the operand as given to sp_gemm_pack (the BLAS path reads it) */
+    int ldw, trans;
 };
 
 /* floats a packed [K, N] operand takes (a buffer for sp_gemm_pack must hold this many) */
 size_t sp_gemm_packed_floats(int K, int N);
-/* Packs W into buf (64-byte aligned, sp_gemm_packed_floats(K, N) floats). trans = 0: W is
+/* Packs W into buf (64-byte aligned, sp_gemm_packed_floats(K, N) floats); W must stay valid while
+ * b is used (the BLAS path reads it). trans = 0: W is
  * [K, N] row-major (B[k][j] = W[k*ldw + j]); trans = 1: W is [N, K] (B[k][j] = W[j*ldw + k]). */
 void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, int trans, float *buf);
 /* 64-byte aligned allocation for packed operands (free with free()); aborts on failure */
@@ -44,6 +55,21 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
              int accumulate, float *Y, int ldy);
 
 void sp_gemm_set_threads(int n);   /* process-wide, default 1 */
+
+enum sp_gemm_impl { SP_GEMM_OWN = 0, SP_GEMM_BLAS };
+/* which implementation sp_gemm runs (process-wide; default SP_GEMM_OWN) */
+void sp_gemm_set_impl(enum sp_gemm_impl impl);
+enum sp_gemm_impl sp_gemm_get_impl(void);
+/* "own" | "blas" -> impl; -1 for anything else */
+int sp_gemm_impl_parse(const char *name);
+const char *sp_gemm_impl_name(enum sp_gemm_impl impl);
+/* Runs fn(arg, item, worker) for every item in [0, n) on the GEMM's threads, the caller taking
+ * items too (worker 0); worker < max_workers. Runs them all on the caller (worker 0) when one
+ * thread is set, n < 2, the pool has more than max_workers threads, or another thread's job
+ * holds the pool. For the row-local work beside the products (attention per sentence,
+ * element-wise ops), whose results must not depend on the worker. A product inside an item
+ * runs on the item's thread. */
+void sp_gemm_parallel(int n, sp_pool_fn fn, void *arg, int max_workers);
 int  sp_gemm_threads(void);
 /* the kernel in use: "avx512", "avx2" or "c" (the best the CPU runs, or $SP_GEMM_KERNEL) */
 const char *sp_gemm_kernel(void);

@@ -45,6 +45,8 @@ struct enc_bert {
     int cap_dh;
     float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
     float *hE;                 /* host: embedding sums */
+    struct enc_attn_args *args;/* [cap_args] one per sentence of a batch */
+    int cap_args;
 };
 
 /* ---- config.json (M3.1) ---- */
@@ -313,6 +315,7 @@ void enc_bert_close(enc_bert_t *b)
     free(e->param);
     free(e->host_block);
     free(b->hE);
+    free(b->args);
     free(b->layer);
     free(b->transposed);
     free(b->dir);
@@ -476,6 +479,12 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     if (!rows) return SP_OK;
     int rc = reserve(b, rows, nn, attn != NULL, err, errlen);
     if (rc) return rc;
+    if (n_sent > b->cap_args) {
+        b->args = sp_xrealloc(b->args, sizeof *b->args * (size_t)n_sent);
+        b->cap_args = n_sent;
+    }
+    /* CPU without maps: every sentence's attention in one call, spread over the threads */
+    const int cpu_many = OPS == &enc_cpu_ops && !attn;
     const int N = (int)rows;
     /* 1. E = (word + token type) + position, on the host (the tables' host copies) */
     const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
@@ -501,12 +510,13 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         for (int s = 0; s < n_sent; s++) {
             const int n = in[s].n;
             const size_t r0 = off * (size_t)d, r3 = 3 * r0;
-            struct enc_attn_args a;
-            memset(&a, 0, sizeof a);                  /* dir ALL, no distance prior, no masks */
-            a.n = n; a.H = H; a.dk = dh; a.ld_qkv = 3 * d;
-            a.q = b->qkv + r3; a.k = a.q + d; a.v = a.q + 2 * d;
-            a.out = b->ctx + r0; a.scale = 1.0f / sqrtf((float)dh);
-            OPS->attention(BE, &a);
+            struct enc_attn_args *aa = &b->args[s], a;
+            memset(aa, 0, sizeof *aa);                /* dir ALL, no distance prior, no masks */
+            aa->n = n; aa->H = H; aa->dk = dh; aa->ld_qkv = 3 * d;
+            aa->q = b->qkv + r3; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
+            aa->out = b->ctx + r0; aa->scale = 1.0f / sqrtf((float)dh);
+            a = *aa;
+            if (!cpu_many) OPS->attention(BE, &a);
             for (int h = 0; attn && h < H; h++) {     /* P_h: head h alone, its mean over 1 head */
                 a.H = 1;
                 a.q = b->qkv + r3 + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
@@ -516,6 +526,7 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             }
             off += (size_t)n;
         }
+        if (cpu_many) enc_cpu_attention_many(BE, n_sent, b->args);   /* the sentences on the GEMM's threads */
         lin(e, N, b->ctx, L->o, b->t);                                  /* C·W_oᵀ + b_o */
         OPS->add(BE, nd, b->t, b->x, b->t);                            /* + X */
         OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), c->ln_eps, b->y);

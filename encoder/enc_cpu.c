@@ -26,31 +26,58 @@
 #include <math.h>
 #include <string.h>
 
+/* AVX-512 and AVX2 builds of the element-wise loops beside the baseline, picked at load time (GCC
+ * on x86-64; elsewhere the baseline alone). -std=c11 keeps fp-contract off, so no clone fuses a
+ * multiply-add and all of them give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CPU_CLONES
+#endif
+
 /* ---- memory ---- */
 
-/* per-handle scratch (one handle per thread, encoder.h), grown on demand */
+/* per-handle scratch (one handle per thread, encoder.h), grown on demand; one set per GEMM
+ * worker, so the sentences of a batch can run their attention on the GEMM's threads */
 enum { SC_BPACK, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
+struct scr { void *buf[SC_N]; size_t cap[SC_N]; };
 
 /* a weight matrix packed for the GEMM, found by the pointer and shape the graph passes */
 struct packed_w { const float *w; int K, N, ldw; struct sp_gemm_b b; };
 
 struct cpu_state {
-    void *buf[SC_N]; size_t cap[SC_N];
+    struct scr *w; int n_w;    /* [n_w] scratch sets, w[0] the caller's */
     struct packed_w *pw; int n_pw, cap_pw;
 };
 
-static void *scratch(struct enc_backend *be, int slot, size_t bytes)
+static void *scratch(struct scr *sc, int slot, size_t bytes)
 {
-    struct cpu_state *st = be->state;
-    if (bytes > st->cap[slot]) {
-        free(st->buf[slot]);
-        st->buf[slot] = sp_gemm_alloc((bytes + sizeof(float) - 1) / sizeof(float));   /* 64-byte aligned */
-        st->cap[slot] = bytes;
+    if (bytes > sc->cap[slot]) {
+        free(sc->buf[slot]);
+        sc->buf[slot] = sp_gemm_alloc((bytes + sizeof(float) - 1) / sizeof(float));   /* 64-byte aligned */
+        sc->cap[slot] = bytes;
     }
-    return st->buf[slot];
+    return sc->buf[slot];
 }
 
-static int cpu_open(struct enc_backend *be, char *err, size_t n) { be->host_memory = 1; be->state = sp_xcalloc(1, sizeof(struct cpu_state)); return SP_OK; }
+/* at least n scratch sets (called on the caller's thread before a parallel op) */
+static struct scr *scratch_sets(struct cpu_state *st, int n)
+{
+    if (n > st->n_w) {
+        st->w = sp_xrealloc(st->w, sizeof *st->w * (size_t)n);
+        memset(st->w + st->n_w, 0, sizeof *st->w * (size_t)(n - st->n_w));
+        st->n_w = n;
+    }
+    return st->w;
+}
+
+static int cpu_open(struct enc_backend *be, char *err, size_t n)
+{
+    be->host_memory = 1;
+    be->state = sp_xcalloc(1, sizeof(struct cpu_state));
+    scratch_sets(be->state, 1);
+    return SP_OK;
+}
 static void cpu_params_changed(struct enc_backend *be)
 {
     struct cpu_state *st = be->state;
@@ -64,7 +91,9 @@ static void cpu_close(struct enc_backend *be)
     if (!st) return;
     cpu_params_changed(be);
     free(st->pw);
-    for (int i = 0; i < SC_N; i++) free(st->buf[i]);
+    for (int w = 0; w < st->n_w; w++)
+        for (int i = 0; i < SC_N; i++) free(st->w[w].buf[i]);
+    free(st->w);
     free(st);
     be->state = NULL;
 }
@@ -99,26 +128,58 @@ static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float 
 }
 
 /* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
-static void product(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx,
                     const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
 {
     struct sp_gemm_b b;
-    sp_gemm_pack(&b, K, N, W, ldw, trans, scratch(be, SC_BPACK, sizeof(float) * sp_gemm_packed_floats(K, N)));
+    sp_gemm_pack(&b, K, N, W, ldw, trans, scratch(sc, SC_BPACK, sizeof(float) * sp_gemm_packed_floats(K, N)));
     sp_gemm(M, X, ldx, &b, NULL, accumulate, Y, ldy);
 }
 
-static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
+/* GELU with a vectorisable erf: Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7 on erf) over
+ * enc_f_exp_nonpos, so the loop runs 8 lanes wide instead of calling libm's erff per element
+ * (erff was 11% of a BERT forward). The result is within 3 float ulp of enc_f_gelu (tests/unit/
+ * encoder_formulas.c checks it over [-12, 12]); the CUDA twin keeps erff. Same bits on every
+ * clone: -std=c11 keeps fp-contract off. */
+#define GELU_BLOCK 64
+CPU_CLONES
+static void act_gelu(size_t n, float *x)
+{
+    /* three short loops per block of 64 instead of one long one: the long body's dependency chain
+     * (divide, two polynomials, exponent bits) filled the out-of-order window with one or two
+     * vectors; split, it runs about 2x faster. Every element gets the same operations either way. */
+    float e[GELU_BLOCK], t[GELU_BLOCK];
+    for (size_t i0 = 0; i0 < n; i0 += GELU_BLOCK) {
+        const size_t m = n - i0 < GELU_BLOCK ? n - i0 : GELU_BLOCK;
+        float *y = x + i0;
+        for (size_t i = 0; i < m; i++) {
+            const float z = fabsf(y[i]) * 0.70710678118654752440f;
+            e[i] = enc_f_exp_nonpos(-z * z);
+        }
+        for (size_t i = 0; i < m; i++) t[i] = 1.0f / (1.0f + 0.3275911f * (fabsf(y[i]) * 0.70710678118654752440f));
+        for (size_t i = 0; i < m; i++) {
+            const float p = ((((1.061405429f * t[i] - 1.453152027f) * t[i] + 1.421413741f) * t[i] - 0.284496736f) * t[i]
+                             + 0.254829592f) * t[i];
+            const float er = 1.0f - p * e[i];                 /* erf(|x|/√2) */
+            y[i] = 0.5f * y[i] * (1.0f + (y[i] < 0.0f ? -er : er));
+        }
+    }
+}
+
+float enc_cpu_gelu(float x) { act_gelu(1, &x); return x; }
+
+static void act_serial(enum enc_act a, size_t n, float *x)
 {
     switch (a) {                                  /* one loop per kind: ReLU vectorises */
     case ENC_ACT_RELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_relu(x[i]); break;
-    case ENC_ACT_GELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_gelu(x[i]); break;
+    case ENC_ACT_GELU: act_gelu(n, x); break;
     case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_elu(x[i]); break;
     case ENC_ACT_TANH: for (size_t i = 0; i < n; i++) x[i] = tanhf(x[i]); break;
     case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = enc_f_sigmoid(x[i]); break;
     }
 }
 
-static void cpu_add(struct enc_backend *be, size_t n, const float *a, const float *b, float *out)
+static void add_serial(size_t n, const float *a, const float *b, float *out)
 {
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
 }
@@ -129,8 +190,7 @@ static void cpu_axpby(struct enc_backend *be, size_t n, float alpha, const float
 }
 
 /* LN over the last axis, biased variance, two passes in double (stable for large residuals) */
-static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g,
-                           const float *b, float eps, float *out)
+static void ln_serial(int rows, int d, const float *x, const float *g, const float *b, float eps, float *out)
 {
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * d;
@@ -145,10 +205,69 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
     }
 }
 
+static void gate_serial(enum enc_gate mode, size_t n, const float *pre, const float *a, const float *b, float *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
+}
+
+/* Element-wise ops on the GEMM's threads, in chunks (each element or row is computed by the
+ * same code whichever thread takes its chunk: the same bits for any thread count). Small
+ * arrays stay on the caller. */
+#define EW_CHUNK 16384                     /* floats per item */
+enum { EW_ACT, EW_ADD, EW_LN, EW_GATE };
+struct ew_job {
+    int op; enum enc_act act; enum enc_gate gate;
+    const float *pre;                      /* gate */
+    size_t n; int d;                       /* elements (act, add) or rows of d (LN) */
+    float *x; const float *a, *b, *g; float eps;
+    size_t per;                            /* elements or rows per item */
+};
+
+static void ew_item(void *arg, int item, int worker)
+{
+    const struct ew_job *j = arg;
+    const size_t i0 = (size_t)item * j->per, m = j->n - i0 < j->per ? j->n - i0 : j->per;
+    switch (j->op) {
+    case EW_ACT: act_serial(j->act, m, j->x + i0); break;
+    case EW_ADD: add_serial(m, j->a + i0, j->b + i0, j->x + i0); break;
+    case EW_GATE: gate_serial(j->gate, m, j->pre + i0, j->a + i0, j->b ? j->b + i0 : NULL, j->x + i0); break;
+    case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->g, j->b, j->eps, j->x + i0 * j->d); break;
+    }
+}
+
+static void ew_run(struct ew_job *j, size_t floats_per_unit)
+{
+    j->per = EW_CHUNK / floats_per_unit ? EW_CHUNK / floats_per_unit : 1;
+    const size_t items = (j->n + j->per - 1) / j->per;
+    if (items < 2 || sp_gemm_threads() < 2) { j->per = j->n; ew_item(j, 0, 0); return; }
+    sp_gemm_parallel((int)items, ew_item, j, 1 << 30);
+}
+
+static void cpu_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
+{
+    struct ew_job j = { .op = EW_ACT, .act = a, .n = n, .x = x };
+    ew_run(&j, 1);
+}
+
+static void cpu_add(struct enc_backend *be, size_t n, const float *a, const float *b, float *out)
+{
+    struct ew_job j = { .op = EW_ADD, .n = n, .x = out, .a = a, .b = b };
+    ew_run(&j, 1);
+}
+
+static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g,
+                           const float *b, float eps, float *out)
+{
+    if (rows <= 0) return;
+    struct ew_job j = { .op = EW_LN, .n = (size_t)rows, .d = d, .x = out, .a = x, .g = g, .b = b, .eps = eps };
+    ew_run(&j, (size_t)(d > 0 ? d : 1));
+}
+
 static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
                      const float *a, const float *b, float *out)
 {
-    for (size_t i = 0; i < n; i++) out[i] = enc_f_gate(mode, pre[i], a[i], b ? b[i] : 0.0f, b != NULL);
+    struct ew_job j = { .op = EW_GATE, .gate = mode, .n = n, .x = out, .pre = pre, .a = a, .b = b };
+    ew_run(&j, 1);
 }
 
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
@@ -158,31 +277,34 @@ static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, co
 
 /* ---- attention ---- */
 
-static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
+static void attention_one(struct scr *sc, const struct enc_attn_args *a)
 {
     const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk;
     const int nrk = a->rel_k ? 2 * a->rel_clip + 1 : 0;     /* struct buckets */
     const int nsk = a->seq_k ? 2 * a->seq_clip + 1 : 0;     /* seq buckets */
     const int nbk = nrk + nsk;
     const size_t nn = (size_t)n * n;
-    float *S = scratch(be, SC_S, sizeof(float) * nn);       /* q·k of one head */
-    float *P = scratch(be, SC_P, sizeof(float) * nn);       /* softmax of one head (0 = masked) */
-    float *E = a->sel_q ? scratch(be, SC_E, sizeof(float) * nn) : NULL;       /* SSAN E_s */
-    float *R = nbk ? scratch(be, SC_R, sizeof(float) * (size_t)n * nbk) : NULL;   /* q·w^K per bucket */
-    float *PB = nbk ? scratch(be, SC_PB, sizeof(float) * (size_t)n * nbk) : NULL; /* P per bucket */
-    double *sr = scratch(be, SC_ROW, sizeof(double) * (size_t)n);              /* scores of one row */
-    uint8_t *ok = scratch(be, SC_OK, (size_t)n);
-    int32_t *bk = nrk ? scratch(be, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
+    float *S = scratch(sc, SC_S, sizeof(float) * nn);       /* q·k of one head */
+    float *P = scratch(sc, SC_P, sizeof(float) * nn);       /* softmax of one head (0 = masked) */
+    float *E = a->sel_q ? scratch(sc, SC_E, sizeof(float) * nn) : NULL;       /* SSAN E_s */
+    float *R = nbk ? scratch(sc, SC_R, sizeof(float) * (size_t)n * nbk) : NULL;   /* q·w^K per bucket */
+    float *PB = nbk ? scratch(sc, SC_PB, sizeof(float) * (size_t)n * nbk) : NULL; /* P per bucket */
+    double *sr = scratch(sc, SC_ROW, sizeof(double) * (size_t)n);              /* scores of one row */
+    uint8_t *ok = scratch(sc, SC_OK, (size_t)n);
+    int32_t *bk = nrk ? scratch(sc, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * nn);
     for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
-        product(be, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
-        if (E) product(be, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
+        /* BERT's heads (and SAN's): the softmax in float with the vectorisable exp (within 2 ulp of
+         * expf; as the CUDA backend, in float); the general path below scores in double */
+        const int plain = !a->allow && !E && !nbk && dis == ENC_DIST_NONE;
+        product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
+        if (E) product(sc, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
-        if (nrk) product(be, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
-        if (nsk) product(be, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
+        if (nrk) product(sc, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
+        if (nsk) product(sc, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
@@ -191,6 +313,17 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             const float *Si = S + (size_t)i * n, *Ri = R ? R + (size_t)i * nbk : NULL;
             float *Pi = P + (size_t)i * n, *PBi = PB ? PB + (size_t)i * nbk : NULL;
             memset(Pi, 0, sizeof(float) * n);
+            if (plain) {                              /* no mask, prior or bucket: float softmax */
+                if (lo > hi) continue;
+                float *f = (float *)sr, mf = -INFINITY, zf = 0.0f;
+                for (int j = lo; j <= hi; j++) { f[j] = Si[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
+                for (int j = lo; j <= hi; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+                for (int j = lo; j <= hi; j++) zf += f[j];
+                const float izf = 1.0f / zf;
+                for (int j = lo; j <= hi; j++) Pi[j] = f[j] * izf;
+                if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
+                continue;
+            }
             double m = -INFINITY;
             int any = 0;
             for (int j = lo; j <= hi; j++) {
@@ -216,30 +349,44 @@ static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
-        product(be, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
-        if (nrk) product(be, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
-        if (nsk) product(be, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
+        product(sc, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
+        if (nrk) product(sc, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
+        if (nsk) product(sc, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
     }
+}
+
+static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
+{
+    attention_one(&((struct cpu_state *)be->state)->w[0], a);
+}
+
+struct attn_job { struct scr *w; const struct enc_attn_args *a; };
+
+static void attn_item(void *arg, int item, int worker)
+{
+    const struct attn_job *j = arg;
+    attention_one(&j->w[worker], &j->a[item]);
+}
+
+void enc_cpu_attention_many(struct enc_backend *be, int n, const struct enc_attn_args *a)
+{
+    const int nw = sp_gemm_threads();
+    struct attn_job j = { scratch_sets(be->state, nw), a };
+    sp_gemm_parallel(n, attn_item, &j, nw);
 }
 
 /* ---- PSAN phrase attention, one phrase block at a time ---- */
 
-/* AVX-512 and AVX2 builds of the phrase loops beside the baseline, picked at load time (GCC on
- * x86-64; elsewhere the baseline alone). -std=c11 keeps fp-contract off, so no clone fuses a
- * multiply-add and all of them give the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define CPU_CLONES
-#endif
+/* the phrase loops are cloned for AVX-512 / AVX2 (CPU_CLONES, top of the file) */
 
 CPU_CLONES
 static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 {
     const int n = a->n, d = a->d;
     /* W[j][k]: ELU scores then exp weights of one query row; mx/z/acc per feature */
-    float *W = scratch(be, SC_S, sizeof(float) * (size_t)(n ? n : 1) * d);
-    float *mx = scratch(be, SC_P, sizeof(float) * 3 * (size_t)d), *z = mx + d, *acc = z + d;
+    struct scr *sc = &((struct cpu_state *)be->state)->w[0];
+    float *W = scratch(sc, SC_S, sizeof(float) * (size_t)(n ? n : 1) * d);
+    float *mx = scratch(sc, SC_P, sizeof(float) * 3 * (size_t)d), *z = mx + d, *acc = z + d;
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * (size_t)n * n);
     int s0 = 0;
     while (s0 < n) {

@@ -317,6 +317,14 @@ struct group {
     int has_dist, has_rel, has_anc;
 };
 
+/* the attention of a group's sentences (a[b] for sentence b): on the CPU one call that spreads
+ * the sentences over the GEMM's threads (the same bytes as one call each) */
+static void attention_group(struct enc *e, int nb, const struct enc_attn_args *a)
+{
+    if (OPS == &enc_cpu_ops) enc_cpu_attention_many(BE, nb, a);
+    else for (int b = 0; b < nb; b++) OPS->attention(BE, &a[b]);
+}
+
 /* One SAN layer (§5.1) in place on w->x (all rows of the group). sdoi: use the SDOI mask. */
 static void san_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, int post, enum enc_act act,
                         float eps, int sdoi, float *amap)
@@ -334,6 +342,7 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
     linear(e, N, src, d, L->k, w->k);
     linear(e, N, src, d, L->v, w->v);
     if (L->sel.w >= 0) linear(e, N, src, d, L->sel, w->sel);   /* SSAN selector [N, 2d] = [Q_s | K_s] */
+    struct enc_attn_args *aa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *aa);
     for (int b = 0; b < g->nb; b++) {                       /* attention per sentence */
         const size_t r0 = g->off[b] * (size_t)d, p0 = g->off2[b];
         struct enc_attn_args a;
@@ -345,8 +354,10 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
         if (L->sel.w >= 0) { a.sel_q = w->sel + 2 * r0; a.sel_k = w->sel + 2 * r0 + d; a.ld_sel = 2 * d; }
         if (L->rel_k >= 0) { a.rel = w->rel + p0; a.rel_clip = c->rel_clip; a.rel_k = enc_w(e, L->rel_k); a.rel_v = enc_w(e, L->rel_v); }
         if (L->seq_k >= 0) { a.seq_clip = c->rel_seq_clip; a.seq_k = enc_w(e, L->seq_k); a.seq_v = enc_w(e, L->seq_v); }
-        OPS->attention(BE, &a);
+        aa[b] = a;
     }
+    attention_group(e, g->nb, aa);
+    free(aa);
     linear(e, N, w->att, d, L->o, w->t2);                   /* MHA output [N, d] */
     const struct enc_param *F1 = &e->param[L->ff1.w];
     const int dff = F1->shape[1];
@@ -386,13 +397,16 @@ static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const st
         a.dir[m] = (int8_t)(c->strict_direction ? (fwd ? ENC_DIR_FWD_STRICT : ENC_DIR_BWD_STRICT) : (fwd ? ENC_DIR_FWD : ENC_DIR_BWD));
         a.dis[m] = (int8_t)c->dist[m % h];
     }
+    struct enc_attn_args *aa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *aa);
     for (int b = 0; b < g->nb; b++) {
         const size_t r0 = g->off[b] * (size_t)d, p0 = g->off2[b];
         a.n = g->n[b]; a.q = w->q + r0; a.k = w->k + r0; a.v = w->v + r0; a.out = w->att + r0;
         a.dist = g->has_dist ? w->dist + p0 : NULL;
         a.attn_mean = amap ? amap + p0 : NULL;
-        OPS->attention(BE, &a);
+        aa[b] = a;
     }
+    attention_group(e, g->nb, aa);
+    free(aa);
     linear(e, N, w->att, d, L->o, w->t2);                   /* O = MM-MH(I) */
     linear(e, N, w->x, d, L->gi, w->q);                     /* Î */
     linear(e, N, w->t2, d, L->go, w->k);                    /* Ô */

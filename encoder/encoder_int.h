@@ -106,6 +106,11 @@ struct enc_backend_ops {
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
+/* the CPU backend's GELU (vectorisable erf, within 3 ulp of enc_f_gelu), for tests */
+float enc_cpu_gelu(float x);
+/* the CPU backend's attention of n independent sentences (a[i] as for ops->attention), run on
+ * the GEMM's threads one sentence per item; the same bits as n calls of ops->attention */
+void enc_cpu_attention_many(struct enc_backend *be, int n, const struct enc_attn_args *a);
 /* Defined by encoder/enc_cuda.cu, which is built into the plugin build/synprobe_cuda.so (not
  * into libsp_encoder.a); C code reaches it only through enc_cuda_backend (enc_cuda_load.c), which
  * loads the plugin on first use. It returns SP_OK with *ops set, ENC_ENODEV when there is no

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/gemm.h"
 #include "stages/encode.h"
 #include "stages/names.h"
 #include "stages/encode_ident.h"
@@ -46,6 +47,10 @@ const struct sp_opt stg_encode_options[] = {
       .help = "overrides the config's seed (weights init and random embeddings)" },
     { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 1024, .metavar = "K", .flags = SP_OPTF_NODEF,
       .help = "CPU threads of the encoder (default: the encoder's choice)" },
+    { "gemm", SP_OPT_CHOICE, O(gemm), "own", .choices = "own|blas",
+      .help = "the CPU's matrix products: own (common/gemm.c: a sentence's vectors are the same bytes in any batch and "
+              "with any thread count) or blas (OpenBLAS: for comparison; no such guarantee, equal to own within float "
+              "rounding)" },
     { "device", SP_OPT_CHOICE, O(device), "auto", .choices = "auto|cpu|cuda",
       .help = "where the encoder runs (auto: CUDA when a GPU opens, else the CPU)" },
     { "batch-tokens", SP_OPT_INT, O(batch_tokens), "8192", .lo = 1, .hi = 1L << 30, .metavar = "N",
@@ -145,6 +150,7 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 {
     static const enum enc_device dev[] = { ENC_DEVICE_AUTO, ENC_DEVICE_CPU, ENC_DEVICE_CUDA };
     if (o->threads) enc_set_threads((int)o->threads);
+    sp_gemm_set_impl(o->gemm == STG_GEMM_BLAS ? SP_GEMM_BLAS : SP_GEMM_OWN);
     int rc;
     if (s->id.cfg.base[0]) {       /* the base first: its width is this encoder's input width */
         struct enc_config bc;

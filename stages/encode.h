@@ -16,6 +16,7 @@
 enum stg_encode_device { STG_DEVICE_AUTO, STG_DEVICE_CPU, STG_DEVICE_CUDA };
 enum stg_encode_missing { STG_MISSING_SKIP, STG_MISSING_FAIL };
 enum stg_encode_perturbed { STG_PERTURBED_KEEP, STG_PERTURBED_NO_PARSE };
+enum stg_encode_gemm { STG_GEMM_OWN, STG_GEMM_BLAS };
 
 struct stg_encode_opts {
     const char *db;
@@ -35,6 +36,7 @@ struct stg_encode_opts {
     int heads;                    /* bert: the per-head maps too */
     long threads;                 /* 0: the encoder's default */
     int device;                   /* enum stg_encode_device */
+    int gemm;                     /* enum stg_encode_gemm: the CPU's products (--gemm own|blas) */
     long batch_tokens, max_tokens;
     uint64_t max_workspace;       /* bytes; 0: no cap */
     int on_missing;               /* enum stg_encode_missing */

@@ -63,6 +63,45 @@ static int one(int M, int K, int N, int trans, int with_bias, int accumulate, do
     return same;
 }
 
+/* the BLAS path (--gemm blas) against the contract's fmaf chain: not the same bits (OpenBLAS sums
+ * in its own order), but the same product. Each side is a float sum of the K products and the
+ * initial terms (old Y when accumulating, bias), within (K + 2)·2^-24·S of the exact value, S =
+ * Σ_k |x·w| + |old| + |bias|; so |Y_blas - Y_own| <= (K + 2)·2^-23·S. Returns the worst ratio
+ * to that bound (and 1e9 when a column past N was touched). */
+static double blas_vs_own(int M, int K, int N, int trans, int with_bias, int accumulate)
+{
+    int ldx = K + 1, ldw = (trans ? K : N) + 3, ldy = N + 2;
+    const size_t ny = (size_t)M * ldy;
+    float *X = sp_xmalloc(sizeof(float) * ((size_t)M * ldx + 1));
+    float *W = sp_xmalloc(sizeof(float) * ((size_t)(trans ? N : K) * ldw + 1));
+    float *bias = sp_xmalloc(sizeof(float) * (size_t)(N + 1));
+    float *Y = sp_xmalloc(sizeof(float) * (ny + 1)), *R = sp_xmalloc(sizeof(float) * (ny + 1)), *O = sp_xmalloc(sizeof(float) * (ny + 1));
+    for (size_t i = 0; i < (size_t)M * ldx; i++) X[i] = frand();
+    for (size_t i = 0; i < (size_t)(trans ? N : K) * ldw; i++) W[i] = frand();
+    for (int j = 0; j < N; j++) bias[j] = frand();
+    for (size_t i = 0; i < ny; i++) Y[i] = R[i] = O[i] = frand();
+    struct sp_gemm_b B;
+    float *buf = sp_gemm_alloc(sp_gemm_packed_floats(K, N));
+    sp_gemm_pack(&B, K, N, W, ldw, trans, buf);
+    sp_gemm_set_impl(SP_GEMM_BLAS);
+    sp_gemm(M, X, ldx, &B, with_bias ? bias : NULL, accumulate, Y, ldy);
+    sp_gemm_set_impl(SP_GEMM_OWN);
+    sp_gemm(M, X, ldx, &B, with_bias ? bias : NULL, accumulate, R, ldy);
+    double worst = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < ldy; j++) {
+            const size_t t = (size_t)i * ldy + j;
+            if (j >= N) { if (Y[t] != O[t]) worst = 1e9; continue; }
+            double S = (accumulate ? fabs((double)O[t]) : 0.0) + (with_bias ? fabs((double)bias[j]) : 0.0);
+            for (int k = 0; k < K; k++)
+                S += fabs((double)X[(size_t)i * ldx + k] * (trans ? W[(size_t)j * ldw + k] : W[(size_t)k * ldw + j]));
+            const double e = fabs((double)Y[t] - R[t]) / ((K + 2) * 0x1p-23 * S + 1e-30);
+            if (e > worst) worst = e;
+        }
+    free(X); free(W); free(bias); free(Y); free(R); free(O); free(buf);
+    return worst;
+}
+
 int main(void)
 {
     const char *names[] = { "avx512", "avx2", "c" };
@@ -100,5 +139,27 @@ int main(void)
         T_CHECK(one(2000, 64, 64, 0, 0, 1, NULL));
     }
     sp_gemm_set_threads(1);
+    /* the BLAS path: the same shapes (1, 7, 16, 17, 511 rows; K not a multiple of 8 or 16) to the
+     * tolerance of blas_vs_own, on 1 and 2 threads */
+    T_EQ_INT(sp_gemm_impl_parse("own"), SP_GEMM_OWN);
+    T_EQ_INT(sp_gemm_impl_parse("blas"), SP_GEMM_BLAS);
+    T_EQ_INT(sp_gemm_impl_parse("mkl"), -1);
+    for (int th = 1; th <= 2; th++) {
+        sp_gemm_set_threads(th);
+        double worst = 0;
+        for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+            for (size_t b = 0; b < sizeof Ks / sizeof *Ks; b++)
+                for (size_t c = 0; c < sizeof Ns / sizeof *Ns; c += 2) {
+                    int variant = (int)((a + b + c) % 4);
+                    double w = blas_vs_own(Ms[a], Ks[b], Ns[c], variant & 1, variant != 2, variant == 2);
+                    if (w > worst) worst = w;
+                }
+        double w = blas_vs_own(300, 384, 1536, 0, 1, 0);   /* an encoder's FFN shape */
+        if (w > worst) worst = w;
+        printf("blas path, %d thread(s): worst difference from the own path %.3f of the bound\n", th, worst);
+        T_CHECK(worst <= 1.0);
+    }
+    sp_gemm_set_threads(1);
+    T_EQ_INT(sp_gemm_get_impl(), SP_GEMM_OWN);
     return T_DONE();
 }
