@@ -4,7 +4,7 @@ bench/bert.sh: the model's own model.safetensors, a BertModel forward written ou
 (no Hugging Face code needed), on the pieces synprobe tokenized, batched as a PyTorch user would:
 length-sorted, padded to the longest of the batch, an additive -inf-like mask on padded keys.
 
-    peer_bert.py MODEL_DIR EXPORT_DIR --threads N [--batch B] [--torch-threads K]
+    peer_bert.py MODEL_DIR EXPORT_DIR --threads N [--batch B] [--torch-threads K] [--device cuda] [--reps R]
 
 EXPORT_DIR holds what `bert_bench encode --export` wrote: pieces.bin (sentences in length order)
 and ours.f32 (synprobe's per-sentence mean of the last layer). N threads = N OpenBLAS/OpenMP
@@ -94,9 +94,12 @@ class Bert:
 def main():
     model, exp = sys.argv[1], sys.argv[2]
     batch = int(_arg("--batch", "32"))
+    dev = _arg("--device", "cpu")
+    reps = int(_arg("--reps", "1"))
     torch.set_num_threads(int(_arg("--torch-threads", THREADS)))
     cfg = json.load(open(os.path.join(model, "config.json")))
-    m = Bert(cfg, read_safetensors(os.path.join(model, "model.safetensors")))
+    W = {k: v.to(dev) for k, v in read_safetensors(os.path.join(model, "model.safetensors")).items()}
+    m = Bert(cfg, W)
     raw = open(os.path.join(exp, "pieces.bin"), "rb").read()
     (n,) = struct.unpack_from("<i", raw, 0)
     at, sents = 4, []
@@ -114,19 +117,23 @@ def main():
         for k, s in enumerate(bs):
             ids[k, :len(s)] = torch.from_numpy(s)
             mask[k, :len(s)] = 1
-        batches.append((ids, mask))
+        batches.append((ids.to(dev), mask.to(dev)))
     pieces = sum(len(s) for s in sents)
-    means = []
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     with torch.inference_mode():
         m.forward(*batches[-1])
-        t0, u0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_utime
-        outs = [m.forward(ids, mask)[-1] for ids, mask in batches]
-        wall, user = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_utime - u0
+        sync()
+        for r in range(reps):      # the last repetition's figures are printed (earlier ones warm up)
+            t0, u0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_utime
+            outs = [m.forward(ids, mask)[-1] for ids, mask in batches]
+            sync()
+            wall, user = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_utime - u0
+        means = []
         for (ids, mask), x in zip(batches, outs):
-            means.append(((x * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)).numpy())
+            means.append(((x * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)).cpu().numpy())
     diff = float(np.abs(np.concatenate(means) - ours).max())
-    print("PEER pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"
-          % (pieces, wall, user, pieces / wall, pieces / user, batch, THREADS, torch.get_num_threads(), diff, torch.__version__))
+    print("PEER device=%s pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"
+          % (dev, pieces, wall, user, pieces / wall, pieces / user, batch, THREADS, torch.get_num_threads(), diff, torch.__version__))
 
 
 if __name__ == "__main__":

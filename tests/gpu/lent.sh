@@ -1,54 +1,67 @@
 #!/bin/sh
 # tests/gpu/lent.sh — what a session runs on a lent GPU machine, in one call (device time is
-# short: check, measure, and write everything under $OUT).
-#   1. the binaries: prebuilt here and carried in device-carry/bin (with the two shared
-#      libraries the device image lacks in device-carry/lib), else built there with make;
-#   2. make test-gpu's checks: every encoder config CUDA vs CPU (tests/gpu/encoder_cuda_vs_cpu.c),
-#      and the bert encoder (tests/gpu/bert_cuda_vs_cpu.c) with its throughput;
-#   3. the six encoders on the GPU (bench/encode_bench.c: tokens/s, GEMM TFLOP/s).
-# The treebanks and the model come from ../shared/data and models/ when the machine has them,
-# else from device-carry/ (an ignored folder a session fills and names in the run's carry:
-# device-carry/data/ptb-sample/{combined,dependency}, device-carry/models/all-MiniLM-L6-v2, which
-# may be a copy of the real model cut to fewer layers to fit the carry: the run prints its layers).
+# short: check, measure, and write everything under $OUT). Prepare here first:
+#   sh bench/bert_device.sh prepare         build/devcarry: static bert_bench, MiniLM in F16 (gz),
+#                                           EWT sentences, the CUDA plugin, peer_bert.py
+#   sh tests/gpu/lent.sh prepare            device-carry: the two CUDA-vs-CPU harnesses and
+#                                           encode_bench, linked statically (the device image has no
+#                                           jansson, utf8proc, sqlite, libcsv; the --gemm blas path
+#                                           is a stub there), and 40 PTB-sample files
+# then through the device tool: carry ["build/devcarry", "device-carry"], command
+#   sh tests/gpu/lent.sh run
+# It runs: the bert encoder CUDA vs CPU on MiniLM (F16 weights widened exactly: MiniLM's shapes and
+# 6 layers) with its CUDA throughput and a PyTorch peer on the same GPU; every encoder config CUDA
+# vs CPU; the six encoders' CUDA throughput and the MS-SAN PyTorch peer on the GPU; then the CPU
+# figures of bench/bert_device.sh (sgemm ceilings, MiniLM own/blas, PyTorch) on the idle machine.
 set -u
+case "${1:-}" in
+prepare)
+    LIBS="build/lib/libsp_encoder.a build/lib/libsp_store.a build/lib/libsp_treeops.a build/lib/libsp_ingest.a build/lib/libsp_common.a"
+    make -s --no-print-directory all $LIBS || exit 1
+    rm -rf device-carry; mkdir -p device-carry/bin/gpu device-carry/data/ptb-sample/combined device-carry/data/ptb-sample/dependency
+    printf '#include <stdio.h>\n#include <stdlib.h>\nvoid cblas_sgemm(void) { fputs("blas stub\\n", stderr); abort(); }\n'\
+'void openblas_set_num_threads(int n) { (void)n; }\nchar *openblas_get_config(void) { return "stub"; }\n' >device-carry/blas_stub.c
+    for t in tests/gpu/bert_cuda_vs_cpu tests/gpu/encoder_cuda_vs_cpu bench/encode_bench; do
+        cc -std=c11 -D_GNU_SOURCE -O2 -I. -o device-carry/bin/$(case $t in tests/*) echo gpu/;; esac)$(basename $t) $t.c \
+            device-carry/blas_stub.c $LIBS -Wl,-Bstatic -ljansson -lutf8proc -lsqlite3 -lcsv -lz -Wl,-Bdynamic -lpthread -lm -ldl || exit 1
+    done
+    for f in $(ls ${SP_DATA:-../shared/data}/ptb-sample/combined | sort | head -n 40); do
+        cp ${SP_DATA:-../shared/data}/ptb-sample/combined/$f device-carry/data/ptb-sample/combined/
+        cp ${SP_DATA:-../shared/data}/ptb-sample/dependency/${f%.mrg}.dp device-carry/data/ptb-sample/dependency/
+    done
+    du -sh device-carry build/devcarry
+    exit 0 ;;
+run) ;;
+*) echo "usage: sh tests/gpu/lent.sh prepare | run" >&2; exit 2 ;;
+esac
 OUT=${OUT:-/tmp/sp-lent}
 mkdir -p "$OUT"
 log() { echo "== $(date -u +%T) $*" | tee -a "$OUT/lent.log"; }
-DATA=../shared/data; [ -d "$DATA/ptb-sample" ] || DATA=device-carry/data
-MODELS=models; [ -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ] || MODELS=device-carry/models
-export SP_DATA=$DATA SP_MODELS=$MODELS
-log "device: $(nvidia-smi -L 2>&1 | head -2); $(nproc) CPUs; $(ldd --version | head -1); data $DATA; models $MODELS"
-python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' >>"$OUT/lent.log" 2>&1 \
-    || echo "no PyTorch on this machine" >>"$OUT/lent.log"
-if [ -x device-carry/bin/gpu/bert_cuda_vs_cpu ]; then
-    log "prebuilt binaries from device-carry/bin"
-    mkdir -p build/gpu
-    cp device-carry/bin/gpu/* build/gpu/ && cp device-carry/bin/synprobe_cuda.so device-carry/bin/encode_bench build/
-    export LD_LIBRARY_PATH=$PWD/device-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-else
-    log "build"
-    make -j"$(nproc)" all build/gpu/encoder_cuda_vs_cpu build/gpu/bert_cuda_vs_cpu >"$OUT/build.log" 2>&1 \
-        || { log "build FAILED"; tail -30 "$OUT/build.log" | tee -a "$OUT/lent.log"; exit 1; }
-    LIBS="build/lib/libsp_encoder.a build/lib/libsp_store.a build/lib/libsp_treeops.a build/lib/libsp_ingest.a build/lib/libsp_common.a"
-    cc -std=c11 -D_GNU_SOURCE -O2 -I. -o build/encode_bench bench/encode_bench.c $LIBS -Wl,--as-needed -lsqlite3 -ljansson -lcsv \
-        -lutf8proc -lz -lopenblas -lpthread -lm >>"$OUT/build.log" 2>&1
-fi
-log "bert: CUDA vs CPU + throughput"
-st=0
-SP_GPU_REQUIRED=1 timeout 120 build/gpu/bert_cuda_vs_cpu --bench "$MODELS/all-MiniLM-L6-v2" "$DATA" >"$OUT/bert.log" 2>&1 || st=$?
-log "bert exit $st"; grep -v '^#   sentence' "$OUT/bert.log" | head -30 | tee -a "$OUT/lent.log"
-grep '^#   sentence' "$OUT/bert.log" | head -10 >>"$OUT/lent.log"
-log "encoders on cuda (bench/encode_bench.c, 3 reps each)"
+D=build/devcarry; C=device-carry; DATA=$C/data
+log "device: $(nvidia-smi -L 2>&1 | head -1); $(nproc) CPUs; $(lscpu | grep 'Model name' | sed 's/  */ /g')"
+grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$OUT/lent.log"; echo >>"$OUT/lent.log"
+python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' >>"$OUT/lent.log" 2>&1
+gunzip -kf $D/m16/model.safetensors.gz; M=$D/m16
+mkdir -p build/gpu; cp $C/bin/gpu/* build/gpu/; cp $D/synprobe_cuda.so build/; cp $C/bin/encode_bench build/
+log "bert: CUDA vs CPU, CUDA throughput, export"
+mkdir -p /tmp/bexp
+SP_GPU_REQUIRED=1 timeout 150 build/gpu/bert_cuda_vs_cpu --bench --export /tmp/bexp $M $DATA >$OUT/bert.log 2>&1; bst=$?
+log "bert exit $bst"; grep -v '^#   sentence' $OUT/bert.log | tee -a $OUT/lent.log; grep '^#   sentence' $OUT/bert.log | head -5 >>$OUT/lent.log
+for bs in 64 256; do timeout 60 python3 bench/peer_bert.py $M /tmp/bexp --threads 8 --device cuda --batch $bs --reps 3 2>&1 | tail -1 | tee -a $OUT/lent.log; done
+log "encoders: CUDA vs CPU"
+mkdir -p /tmp/genc
+SP_GPU_REQUIRED=1 timeout 120 build/gpu/encoder_cuda_vs_cpu $DATA /tmp/genc encoder/configs/*.json tests/reference/configs/*.json \
+    tests/gpu/configs/*.json >$OUT/encoders.log 2>&1; est=$?
+log "encoders exit $est"; grep -E '^not ok|config\(s\) failed' $OUT/encoders.log | tee -a $OUT/lent.log; echo "$(grep -c '^ok' $OUT/encoders.log) ok" | tee -a $OUT/lent.log
+log "encoders on cuda + the MS-SAN PyTorch peer on cuda"
 for k in ms-san san psan sg-net ssan san-structpe; do
-    timeout 40 build/encode_bench --data "$DATA" --corpus ptb --device cuda --budget 8192 --limit 0 --reps 3 encoder/configs/$k.json \
-        >>"$OUT/encode-cuda.log" 2>&1 || echo "$k: exit $?" >>"$OUT/encode-cuda.log"
+    timeout 30 build/encode_bench --data $DATA --corpus ptb --device cuda --budget 8192 --limit 0 --reps 3 encoder/configs/$k.json 2>&1 | grep RESULT | tee -a $OUT/lent.log
 done
-grep -E 'RESULT|exit' "$OUT/encode-cuda.log" | tee -a "$OUT/lent.log"
-log "encoders: CUDA vs CPU (tests/gpu/encoder_cuda_vs_cpu.c, every config)"
-mkdir -p /tmp/sp-gpu-enc
-est=0
-SP_GPU_REQUIRED=1 timeout ${ENC_TIMEOUT:-200} build/gpu/encoder_cuda_vs_cpu "$DATA" /tmp/sp-gpu-enc encoder/configs/*.json \
-    tests/reference/configs/*.json tests/gpu/configs/*.json >"$OUT/encoders.log" 2>&1 || est=$?
-log "encoders exit $est"; grep -E '^(ok|not ok)|config\(s\) failed' "$OUT/encoders.log" | tee -a "$OUT/lent.log"
+mkdir -p /tmp/mexp; timeout 60 build/encode_bench --data $DATA --corpus ptb --limit 0 --export /tmp/mexp encoder/configs/ms-san.json >/dev/null 2>&1
+for o in sorted corpus; do timeout 60 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order $o --reps 3 2>&1 | tail -1 | tee -a $OUT/lent.log; done
+log "CPU figures (bench/bert_device.sh on 300 EWT sentences, python3 = the image's)"
+head -n 300 $D/sents.txt >$D/s300.txt && mv $D/s300.txt $D/sents.txt
+sed 's#/usr/bin/python3#python3#g' $D/bert_device.sh >$D/bd.sh
+OUT=$OUT timeout ${CPU_TIMEOUT:-200} sh $D/bd.sh run; log "cpu exit $?"
 log "done"
-[ $st -eq 0 ] && [ $est -eq 0 ]
+[ $bst -eq 0 ] && [ $est -eq 0 ]
