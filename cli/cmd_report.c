@@ -24,7 +24,7 @@ static const char usage[] =
     "  --format json   {\"probe_results\":[{id,run,task,classifier,seed,dev_acc,test_acc,created,result}],\n"
     "                   \"tree_evals\":[{id,run,corpus,method,created,result}]}; result = the stored JSON\n"
     "  --format csv    tidy, one observation per row, header:\n"
-    "                  kind,id,run,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value\n"
+    "                  kind,id,run,encoder,layer,vectors,task,classifier,seed,method,corpus,split,subset,metric,class,pred_class,value\n"
     "     kind         probe | tree\n"
     "     id           result_id (probe) or eval_id (tree)\n"
     "     run          run name, empty when the vectors/attention came from a file\n"
