@@ -28,6 +28,8 @@ static const char usage[] =
     "     kind         probe | tree\n"
     "     id           result_id (probe) or eval_id (tree)\n"
     "     run          run name, empty when the vectors/attention came from a file\n"
+    "     encoder      the encoder label: the run name without its input, NAME of NAME-L<k>\n"
+    "     layer        k of a run NAME-L<k> (a model's layer, 0 = embeddings), else empty\n"
     "     vectors      probe: the vectors file (or run); tree: empty\n"
     "     task classifier seed   probe rows; method corpus   tree rows\n"
     "     split        train | dev | test for probe rows (empty for chosen_*), empty for tree rows\n"
