@@ -4,6 +4,7 @@
  * Ownership in the JSON writer: jansson's *_new values are stolen by json_object_set_new /
  * json_array_append_new, so only the root is decref'd by the caller. */
 #include "probes/senteval.h"
+#include "common/pool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,6 +150,27 @@ static double acc_of(const int *pred, const int *y, const int *rows, int n)
 
 /* ---- the protocol ---- */
 
+/* one fit of the grid: its settings in, its model, figures and time out */
+struct grid_fit {
+    const struct prb_dataset *ds;
+    const struct split_rows *s;
+    struct prb_train_cfg tc;
+    struct prb_clf c;
+    struct prb_fit_info info;
+    double seconds;
+    int init_failed;
+};
+
+static void grid_fit_one(void *arg, int item, int worker)
+{
+    (void)worker;
+    struct grid_fit *g = &((struct grid_fit *)arg)[item];
+    double f0 = sp_now();
+    if (prb_clf_init(&g->c, g->ds->d, g->ds->k, &g->tc)) { g->init_failed = 1; return; }
+    prb_clf_fit(&g->c, g->ds->X, g->ds->y, g->s->tr, g->s->ntr, g->s->dv, g->s->ndv, &g->info);
+    g->seconds = sp_now() - f0;
+}
+
 int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
                      char *err, size_t errlen)
 {
@@ -199,10 +221,39 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
     int *cell_l2 = sp_xmalloc((size_t)(n_nhid * n_drop) * sizeof(int));
     double *l2dev = sp_xmalloc((size_t)nl2 * sizeof(double));
 
+    /* Every fit of the grid is independent and deterministic given its settings, so with several
+     * threads the fits run side by side, one thread each (a fit's own products are too small to
+     * split well: a few MFLOP per minibatch); a single fit keeps the threads for itself. The
+     * selection below reads the fits in grid order either way: the result does not depend on the
+     * thread count. */
+    struct grid_fit *gf = sp_xcalloc((size_t)r->n_fits, sizeof *gf);
+    for (int a = 0, i = 0; a < n_nhid; a++)
+        for (int b = 0; b < n_drop; b++)
+            for (int t = 0; t < nl2; t++, i++) {
+                gf[i].ds = ds; gf[i].s = &s;
+                gf[i].tc = p->train;
+                gf[i].tc.nhid = nhid[a];
+                gf[i].tc.dropout = nhid[a] ? drop[b] : 0.0;
+                gf[i].tc.l2 = l2[t];
+                if (r->n_fits > 1 && p->train.threads > 1) gf[i].tc.threads = 1;
+            }
+    struct sp_pool *pool = r->n_fits > 1 && p->train.threads > 1 ? sp_pool_new(p->train.threads) : NULL;
+    if (!pool || !sp_pool_try_run(pool, r->n_fits, grid_fit_one, gf))
+        for (int i = 0; i < r->n_fits; i++) grid_fit_one(gf, i, 0);
+    sp_pool_free(pool);
+
     /* Selected model: we keep the parameters of the best fit instead of re-fitting (§1.5). */
     struct prb_clf best;
     int have_best = 0, best_cell = -1, fi = 0;
     struct prb_fit_info best_info = { 0 };
+    for (int i = 0; i < r->n_fits; i++)
+        if (gf[i].init_failed) {
+            snprintf(err, errlen, "bad classifier settings (nhid %d, dropout %g, l2 %g)", gf[i].tc.nhid, gf[i].tc.dropout,
+                     gf[i].tc.l2);
+            for (int j = 0; j < r->n_fits; j++) if (!gf[j].init_failed) prb_clf_free(&gf[j].c);
+            free(gf);
+            goto fail;
+        }
     for (int a = 0; a < n_nhid; a++)
         for (int b = 0; b < n_drop; b++) {
             int cell = a * n_drop + b;
@@ -210,36 +261,25 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
             int have_cand = 0;
             struct prb_fit_info cand_info = { 0 };
             for (int t = 0; t < nl2; t++) {
-                struct prb_train_cfg tc = p->train;
-                tc.nhid = nhid[a];
-                tc.dropout = nhid[a] ? drop[b] : 0.0;
-                tc.l2 = l2[t];
-                struct prb_clf c;
-                double f0 = sp_now();
-                if (prb_clf_init(&c, ds->d, ds->k, &tc)) {
-                    snprintf(err, errlen, "bad classifier settings (nhid %d, dropout %g, l2 %g)", tc.nhid, tc.dropout, tc.l2);
-                    goto fail;
-                }
-                struct prb_fit_info info;
-                prb_clf_fit(&c, ds->X, ds->y, s.tr, s.ntr, s.dv, s.ndv, &info);
+                struct grid_fit *g = &gf[fi];
                 struct prb_fit_rec *fr = &r->fits[fi++];
-                fr->nhid = tc.nhid; fr->dropout = tc.dropout; fr->l2 = tc.l2;
-                fr->dev = prb_round_pct(info.best_dev);
-                fr->info = info;
-                fr->seconds = sp_now() - f0;
-                r->example_passes += (long)info.passes * s.ntr;
+                fr->nhid = g->tc.nhid; fr->dropout = g->tc.dropout; fr->l2 = g->tc.l2;
+                fr->dev = prb_round_pct(g->info.best_dev);
+                fr->info = g->info;
+                fr->seconds = g->seconds;
+                r->example_passes += (long)g->info.passes * s.ntr;
                 l2dev[t] = fr->dev;
                 sp_log(p->log, SP_LOG_DEBUG, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)",
-                            tc.nhid, tc.dropout, tc.l2, fr->dev, info.nevals, info.passes, fr->seconds);
+                            g->tc.nhid, g->tc.dropout, g->tc.l2, fr->dev, g->info.nevals, g->info.passes, fr->seconds);
                 /* keep the model of the first maximum of this cell's l2 row so far */
                 int sel = prb_select_first_max(l2dev, t + 1);
                 if (sel == t) {
                     if (have_cand) prb_clf_free(&cand);
-                    cand = c;
+                    cand = g->c;
                     have_cand = 1;
-                    cand_info = info;
+                    cand_info = g->info;
                 } else {
-                    prb_clf_free(&c);
+                    prb_clf_free(&g->c);
                 }
             }
             cell_l2[cell] = prb_select_first_max(l2dev, nl2);
@@ -254,6 +294,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
                 prb_clf_free(&cand);
             }
         }
+    free(gf);
 
     {
         int a = best_cell / n_drop, b = best_cell % n_drop;

@@ -299,6 +299,27 @@ static void test_separable_task(void)
     T_CHECK(same);
     prb_result_free(&r1);
     prb_result_free(&r2);
+    /* an MLP grid (2 x 2 cells x 4 l2): with threads the fits run side by side, one thread each;
+     * the same fits, the same selection, the same numbers as one thread */
+    T_EQ_INT(prb_protocol_preset(&p, "senteval-fast", PRB_MLP), 0);
+    p.n_nhid = 2; p.n_dropout = 2;
+    p.train.threads = 1;
+    T_EQ_INT(prb_senteval_run(&ds, &p, &r1, err, sizeof err), SP_OK);
+    p.train.threads = 2;
+    T_EQ_INT(prb_senteval_run(&ds, &p, &r2, err, sizeof err), SP_OK);
+    T_EQ_INT(r1.n_fits, 16);
+    T_NEAR(r2.dev_exact, r1.dev_exact, 0);
+    T_NEAR(r2.test_exact, r1.test_exact, 0);
+    T_NEAR(r2.control_dev, r1.control_dev, 0);
+    T_EQ_INT(r2.nhid, r1.nhid);
+    T_NEAR(r2.dropout, r1.dropout, 0);
+    same = 1;
+    for (int i = 0; i < r1.n_fits; i++)
+        same &= r1.fits[i].dev == r2.fits[i].dev && r1.fits[i].info.nevals == r2.fits[i].info.nevals &&
+                r1.fits[i].info.passes == r2.fits[i].info.passes && r1.fits[i].nhid == r2.fits[i].nhid;
+    T_CHECK(same);
+    prb_result_free(&r1);
+    prb_result_free(&r2);
     free(X); free(y); free(split);
 }
 
