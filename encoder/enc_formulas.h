@@ -158,8 +158,12 @@ ENC_F float enc_f_exp_nonpos(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
+    /* x is in [-87, 0] here unless it is NaN; a NaN must come out as NaN (the encoder's
+     * non-finite check names it) without an undefined float-to-int conversion on the way:
+     * m's exponent is taken as 0 (m >= -126 for every number) and p, NaN, carries it out */
+    float mc = m > -127.0f ? m : -127.0f;
     union { float f; int32_t i; } scale;
-    scale.i = ((int32_t)m + 127) << 23;
+    scale.i = ((int32_t)mc + 127) << 23;
     return p * scale.f;
 }
 
