@@ -71,7 +71,8 @@ EOF
         echo "$line" | tee -a "$OUT"
     fi
 done
-[ $have_torch = 1 ] || echo "peer: /usr/bin/python3 cannot import torch; PyTorch comparison skipped" | tee -a "$OUT"
+if [ "$PEER" != 1 ]; then echo "peer: skipped (BENCH_PEER=$PEER)" | tee -a "$OUT"
+elif [ $have_torch = 0 ]; then echo "peer: /usr/bin/python3 cannot import torch; PyTorch comparison skipped" | tee -a "$OUT"; fi
 
 R=bench/RESULTS.md
 [ -f $R ] || printf '# Benchmark results\n\nAppended by bench/*.sh; newest last under each heading.\n' >$R
