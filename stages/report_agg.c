@@ -33,18 +33,21 @@ const char *stg_jpath_str(json_t *j, const char *path)
 #define str_of stg_jpath_str
 static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
 
+const char *stg_report_run_label(const char *run, const char *input, char *buf, size_t n)
+{
+    size_t lr = strlen(run), li = strlen(input);
+    if (li && lr > li + 1 && run[lr - li - 1] == '-' && !strcmp(run + lr - li, input))
+        snprintf(buf, n, "%.*s", (int)(lr - li - 1), run);
+    else
+        snprintf(buf, n, "%s", run);
+    return buf;
+}
+
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
 {
     const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
     if (!*task) task = str_of(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
-    if (run) {
-        size_t lr = strlen(run), lt = strlen(task);
-        if (lt && lr > lt + 1 && run[lr - lt - 1] == '-' && !strcmp(run + lr - lt, task))
-            snprintf(buf, n, "%.*s", (int)(lr - lt - 1), run);
-        else
-            snprintf(buf, n, "%s", run);
-        return buf;
-    }
+    if (run) return stg_report_run_label(run, task, buf, n);
     json_t *res = json_object_get(row, "result");
     const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
     snprintf(buf, n, "%s", p ? p : "vectors");

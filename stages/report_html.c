@@ -264,10 +264,10 @@ static void result_rows(FILE *f, json_t *trees, int (*keep)(json_t *), const str
     }
 }
 
-typedef const char *(*layer_pick_fn)(json_t *row, const char *metric, char *variant, size_t n, json_t *base);
+typedef int (*layer_pick_fn)(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
 static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
                            const char *title, double y_max);
-static const char *pick_dependency(json_t *row, const char *metric, char *variant, size_t n, json_t *base);
+static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
 
 static void dependency_section(FILE *f, json_t *trees)
 {
@@ -369,7 +369,7 @@ static void trees_section(FILE *f, json_t *trees)
 
 /* ---- figures by layer of tree evaluations (runs NAME-L<k>, over a corpus NAME-L<k>-CORPUS) ----
  * One line per (NAME, corpus[, variant]) across layers, and flat lines for baselines. What a row
- * gives is the picker's: the run it scored (or NULL: not a layer point), a variant for the
+ * gives is the picker's: 1 with the run it scored in `run` (0: not a layer point), a variant for the
  * series name, and baselines (name -> value) into `base`. */
 static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
                            const char *title, double y_max)
@@ -378,14 +378,10 @@ static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const cha
     size_t i;
     int max_layer = -1;
     json_array_foreach(trees, i, row) {
-        char variant[128] = "", label[300], base[300], key[800];
-        const char *run = pick(row, metric, variant, sizeof variant, base_lines), *corpus = str(row, "corpus");
-        if (!run) continue;
-        size_t lr = strlen(run), lc = strlen(corpus);
-        if (lc && lr > lc + 1 && run[lr - lc - 1] == '-' && !strcmp(run + lr - lc, corpus))
-            snprintf(label, sizeof label, "%.*s", (int)(lr - lc - 1), run);
-        else
-            snprintf(label, sizeof label, "%s", run);
+        char variant[128] = "", run[300], label[300], base[300], key[800];
+        const char *corpus = str(row, "corpus");
+        if (!pick(row, metric, run, sizeof run, variant, sizeof variant, base_lines)) continue;
+        stg_report_run_label(run, corpus, label, sizeof label);
         int k = stg_report_layer_of(label, base, sizeof base);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
@@ -430,21 +426,22 @@ static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const cha
 /* trained structural probes (the figure of Hewitt & Manning 2019), against the linear baseline of
  * the same test sentences, which every trained probe of a corpus shares (one partition); a
  * `structprobe --baseline linear` row scores the whole corpus, so it is not drawn here */
-static const char *pick_structprobe(json_t *row, const char *metric, char *variant, size_t n, json_t *base)
+static int pick_structprobe(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base)
 {
     const char *m = str(row, "method");
-    if (strncmp(m, "structprobe:trained:run=", 24)) return NULL;
+    if (strncmp(m, "structprobe:trained:run=", 24)) return 0;
     char path[64], name[300];
     snprintf(path, sizeof path, "linear_baseline.%s", metric);
     snprintf(name, sizeof name, "linear baseline (%s, same test sentences)", str(row, "corpus"));
     double lb = num(json_object_get(row, "result"), path);
     if (!isnan(lb) && !json_object_get(base, name)) json_object_set_new(base, name, json_real(lb));
-    return m + 24;
+    snprintf(run, nr, "%s", m + 24);
+    return 1;
 }
 
 /* dependency trees from a layer run's attention (method dependency:run:RUN:layerJ:DIRECTION), against
  * the chain, adjacent and random baselines of the same corpus (dependency:baseline:NAME) */
-static const char *pick_dependency(json_t *row, const char *metric, char *variant, size_t n, json_t *base)
+static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base)
 {
     const char *m = str(row, "method");
     if (!strncmp(m, "dependency:baseline:", 20)) {
@@ -452,16 +449,14 @@ static const char *pick_dependency(json_t *row, const char *metric, char *varian
         snprintf(name, sizeof name, "%s baseline (%s)", m + 20, str(row, "corpus"));
         double v = num(json_object_get(row, "result"), metric);
         if (!isnan(v)) json_object_set_new(base, name, json_real(v));
-        return NULL;
+        return 0;
     }
-    if (strncmp(m, "dependency:run:", 15)) return NULL;
-    static char run[300];
-    const char *p = m + 15, *c = strstr(p, ":layer");
-    if (!c) return NULL;
-    snprintf(run, sizeof run, "%.*s", (int)(c - p), p);
+    const char *p = m + 15, *c = strncmp(m, "dependency:run:", 15) ? NULL : strstr(p, ":layer");
+    if (!c) return 0;
+    snprintf(run, nr, "%.*s", (int)(c - p), p);
     const char *dir = strchr(c + 1, ':');
-    snprintf(variant, n, "%s", dir ? dir + 1 : "");
-    return run;
+    snprintf(variant, nv, "%s", dir ? dir + 1 : "");
+    return 1;
 }
 
 static void structprobe_section(FILE *f, json_t *trees)
