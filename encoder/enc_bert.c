@@ -44,7 +44,7 @@ struct enc_bert {
     size_t cap_rows, cap_nn;
     int cap_dh;
     float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
-    float *hE;                 /* host: embedding sums */
+    float *hE;                 /* host: embedding sums, then the staging of a downloaded layer */
     struct enc_attn_args *args;/* [cap_args] one per sentence of a batch */
     int cap_args;
 };
@@ -441,9 +441,17 @@ static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert
     struct enc *e = &b->e;
     const size_t d = (size_t)b->c.hidden_size;
     size_t off = 0;
+    const float *src = x;
+    if (!BE->host_memory) {                            /* one copy (and one wait), then per sentence */
+        size_t rows = 0;
+        for (int s = 0; s < n_sent; s++) rows += (size_t)in[s].n;
+        OPS->download(BE, b->hE, x, rows * d * sizeof(float));
+        src = b->hE;                                   /* free after the embeddings' upload */
+    }
     for (int s = 0; s < n_sent; s++) {
         const size_t n = (size_t)in[s].n;
-        OPS->download(BE, hidden[s] + (size_t)l * n * d, x + off * d, n * d * sizeof(float));
+        if (BE->host_memory) OPS->download(BE, hidden[s] + (size_t)l * n * d, src + off * d, n * d * sizeof(float));
+        else memcpy(hidden[s] + (size_t)l * n * d, src + off * d, n * d * sizeof(float));
         off += n;
     }
 }
@@ -483,8 +491,6 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         b->args = sp_xrealloc(b->args, sizeof *b->args * (size_t)n_sent);
         b->cap_args = n_sent;
     }
-    /* CPU without maps: every sentence's attention in one call, spread over the threads */
-    const int cpu_many = OPS == &enc_cpu_ops && !attn;
     const int N = (int)rows;
     /* 1. E = (word + token type) + position, on the host (the tables' host copies) */
     const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
@@ -510,23 +516,25 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         for (int s = 0; s < n_sent; s++) {
             const int n = in[s].n;
             const size_t r0 = off * (size_t)d, r3 = 3 * r0;
-            struct enc_attn_args *aa = &b->args[s], a;
+            struct enc_attn_args *aa = &b->args[s];
             memset(aa, 0, sizeof *aa);                /* dir ALL, no distance prior, no masks */
             aa->n = n; aa->H = H; aa->dk = dh; aa->ld_qkv = 3 * d;
             aa->q = b->qkv + r3; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
             aa->out = b->ctx + r0; aa->scale = 1.0f / sqrtf((float)dh);
-            a = *aa;
-            if (!cpu_many) OPS->attention(BE, &a);
-            for (int h = 0; attn && h < H; h++) {     /* P_h: head h alone, its mean over 1 head */
-                a.H = 1;
-                a.q = b->qkv + r3 + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
-                a.out = b->ho; a.attn_mean = b->amap;
-                OPS->attention(BE, &a);
-                OPS->download(BE, attn[s] + ((size_t)l * H + (size_t)h) * (size_t)n * n, b->amap, sizeof(float) * (size_t)n * n);
-            }
             off += (size_t)n;
         }
-        if (cpu_many) enc_cpu_attention_many(BE, n_sent, b->args);   /* the sentences on the GEMM's threads */
+        OPS->attention(BE, n_sent, b->args);          /* every sentence in one call */
+        for (int s = 0; attn && s < n_sent; s++) {
+            struct enc_attn_args a = b->args[s];
+            const int n = in[s].n;
+            for (int h = 0; h < H; h++) {             /* P_h: head h alone, its mean over 1 head */
+                a.H = 1;
+                a.q = b->args[s].q + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
+                a.out = b->ho; a.attn_mean = b->amap;
+                OPS->attention(BE, 1, &a);
+                OPS->download(BE, attn[s] + ((size_t)l * H + (size_t)h) * (size_t)n * n, b->amap, sizeof(float) * (size_t)n * n);
+            }
+        }
         lin(e, N, b->ctx, L->o, b->t);                                  /* C·W_oᵀ + b_o */
         OPS->add(BE, nd, b->t, b->x, b->t);                            /* + X */
         OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), c->ln_eps, b->y);

@@ -355,11 +355,6 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     }
 }
 
-static void cpu_attention(struct enc_backend *be, const struct enc_attn_args *a)
-{
-    attention_one(&((struct cpu_state *)be->state)->w[0], a);
-}
-
 struct attn_job { struct scr *w; const struct enc_attn_args *a; };
 
 static void attn_item(void *arg, int item, int worker)
@@ -368,8 +363,10 @@ static void attn_item(void *arg, int item, int worker)
     attention_one(&j->w[worker], &j->a[item]);
 }
 
-void enc_cpu_attention_many(struct enc_backend *be, int n, const struct enc_attn_args *a)
+/* the sentences of a batch on the GEMM's threads, one sentence per item */
+static void cpu_attention(struct enc_backend *be, int n, const struct enc_attn_args *a)
 {
+    if (n == 1) { attention_one(&((struct cpu_state *)be->state)->w[0], a); return; }
     const int nw = sp_gemm_threads();
     struct attn_job j = { scratch_sets(be->state, nw), a };
     sp_gemm_parallel(n, attn_item, &j, nw);

@@ -48,6 +48,11 @@ struct cuda_state {
     cublasHandle_t blas;
     int dev;
     size_t att_smem;           /* dynamic shared memory the attention kernel may use (bytes) */
+    /* the attention op's argument array: staged in page-locked host memory, copied to the device
+     * in stream order; args_copied marks when the last copy has read the host side */
+    struct enc_attn_args *args_host, *args_dev;
+    int args_cap;
+    cudaEvent_t args_copied;
     int latched;               /* SP_OK, or the first error since the last sync (SP_EGPU / SP_ENOMEM) */
     char msg[256];
 };
@@ -147,22 +152,27 @@ __global__ void enc_pool_cuda(int mode, int n, int d, const float *x, const floa
         out[k] = enc_f_pool(mode, n, d, k, x, e);
 }
 
-/* Attention for one (query row i = blockIdx.x, head h = blockIdx.y), mirroring cpu_attention:
+/* Attention for one (query row i = blockIdx.x, head h = blockIdx.y, sentence blockIdx.z of the
+ * args array arr, in device memory), mirroring the CPU's attention_one:
  *   rk[r]  = q_i · w^K[r]                         bucket logits (struct then seq), one warp each
  *   s[j]   = (q_i·k_j + rk[..]) * scale − α·dist  for allowed j, one warp per key j
  *   p[j]   = safe softmax over allowed j          (empty row -> zero output, no map entries)
  *   out[c] = Σ_j p[j] v_j[c] + Σ_r pb[r] w^V[r][c] with pb the bucket masses (shared atomics)
  * Dynamic shared memory (bytes, computed in cuda_attention):
  *   float sq[dk], ssq[dk], s[n], rk[nb], pb[nb], red[ATT_THREADS]; uint8 ok[n]. */
-__global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct enc_attn_args a)
+__global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct enc_attn_args *__restrict__ arr, int count)
 {
     extern __shared__ float sm[];
+    if ((int)blockIdx.z >= count) return;                      /* only the empty warm-up launch */
+    const struct enc_attn_args &a = arr[blockIdx.z];
     const int n = a.n, H = a.H, dk = a.dk;
     const int i = blockIdx.x, h = blockIdx.y;
+    /* the grid covers the batch's longest sentence and most heads: the rest of this sentence's
+     * blocks leave at once (block-uniform) */
+    if (i >= n || h >= H) return;
     const int off = h * dk, dir = a.dir[h], dis = a.dis[h];
     const int nrk = a.rel_k ? 2 * a.rel_clip + 1 : 0, nsk = a.seq_k ? 2 * a.seq_clip + 1 : 0, nb = nrk + nsk;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (i >= n) return;                                        /* only the empty warm-up launch */
     float *sq = sm, *ssq = sq + dk, *s = ssq + dk, *rk = s + n, *pb = rk + nb, *red = pb + nb;
     unsigned char *ok = (unsigned char *)(red + ATT_THREADS);
 
@@ -342,9 +352,7 @@ static unsigned ew_blocks(size_t n)
 /* One empty launch of every kernel (no element to touch), see the header comment. */
 static void warm_kernels(void)
 {
-    struct enc_attn_args aa;
     struct enc_psa_args pa;
-    memset(&aa, 0, sizeof aa);
     memset(&pa, 0, sizeof pa);
     enc_bias_cuda<<<1, 32>>>(0, 1, NULL, NULL, 1, 0);
     enc_act_cuda<<<1, 32>>>(0, 0, NULL);
@@ -354,7 +362,7 @@ static void warm_kernels(void)
     enc_absdiff_mul_cuda<<<1, 32>>>(0, NULL, NULL, NULL, NULL);
     enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
     enc_pool_cuda<<<1, 32>>>(0, 0, 0, NULL, NULL, NULL);
-    enc_attention_cuda<<<1, ATT_THREADS>>>(aa);
+    enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
     enc_psa_cuda<<<1, PSA_THREADS>>>(pa);
     cudaDeviceSynchronize();
     cudaGetLastError();                                        /* a real problem shows up again later */
@@ -366,6 +374,9 @@ static void cuda_close(struct enc_backend *be)
     struct cuda_state *st = st_of(be);
     if (!st) return;
     if (st->stream) cudaStreamSynchronize(st->stream);
+    if (st->args_host) cudaFreeHost(st->args_host);
+    if (st->args_dev) cudaFree(st->args_dev);
+    if (st->args_copied) cudaEventDestroy(st->args_copied);
     if (st->blas) cublasDestroy(st->blas);
     if (st->stream) cudaStreamDestroy(st->stream);
     cudaGetLastError();
@@ -401,6 +412,7 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
     else if ((e = cudaFuncSetAttribute(enc_attention_cuda, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        optin - (int)fa.sharedSizeBytes)) != cudaSuccess) what = "attention shared memory";
     else if ((e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking)) != cudaSuccess) what = "cudaStreamCreate";
+    else if ((e = cudaEventCreateWithFlags(&st->args_copied, cudaEventDisableTiming)) != cudaSuccess) what = "cudaEventCreate";
     if (what) {
         snprintf(err, n, "device %d: %s: %s", st->dev, what, cudaGetErrorString(e));
         cudaGetLastError();
@@ -549,27 +561,64 @@ static void cuda_absdiff_mul(struct enc_backend *be, size_t n, const float *a, c
     check_launch(st, "absdiff_mul");
 }
 
-static void cuda_attention(struct enc_backend *be, const struct enc_attn_args *a)
+/* Room for count argument structs on both sides. Growing waits for the stream: the old arrays
+ * may still be read by a pending copy or kernel. */
+static int args_reserve(struct cuda_state *st, int count)
+{
+    if (count <= st->args_cap) return 1;
+    int cap = st->args_cap ? st->args_cap : 64;
+    while (cap < count) cap *= 2;
+    check_cuda(st, cudaStreamSynchronize(st->stream), "attention args");
+    if (st->args_host) cudaFreeHost(st->args_host);
+    if (st->args_dev) cudaFree(st->args_dev);
+    st->args_host = NULL; st->args_dev = NULL; st->args_cap = 0;
+    cudaError_t e = cudaMallocHost((void **)&st->args_host, sizeof *st->args_host * (size_t)cap);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&st->args_dev, sizeof *st->args_dev * (size_t)cap);
+    if (e != cudaSuccess) { check_cuda(st, e, "attention args"); return 0; }
+    st->args_cap = cap;
+    return 1;
+}
+
+/* All sentences of a batch in one launch: grid (longest n, most heads, sentences), at most
+ * 65535 sentences per launch (the grid's z limit). */
+static void cuda_attention(struct enc_backend *be, int count, const struct enc_attn_args *a)
 {
     struct cuda_state *st = st_of(be);
-    const int n = a->n, dk = a->dk;
-    SP_ASSERT(a->H > 0 && a->H <= ENC_MAX_HEADS && dk > 0);
-    SP_ASSERT(!a->rel_k || (a->rel && a->rel_v && a->rel_clip >= 0));
-    SP_ASSERT(!a->seq_k || (a->seq_v && a->seq_clip >= 0));
-    SP_ASSERT(!a->sel_q || a->sel_k);
-    if (n <= 0) return;
-    if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)n * n, st->stream), "attention map");
-    const size_t nb = (a->rel_k ? 2 * (size_t)a->rel_clip + 1 : 0) + (a->seq_k ? 2 * (size_t)a->seq_clip + 1 : 0);
-    const size_t smem = sizeof(float) * (2 * (size_t)dk + (size_t)n + 2 * nb + ATT_THREADS) + (size_t)n;
+    int max_n = 0, max_h = 0;
+    size_t smem = 0;
+    for (int s = 0; s < count; s++) {
+        const struct enc_attn_args *x = &a[s];
+        SP_ASSERT(x->H > 0 && x->H <= ENC_MAX_HEADS && x->dk > 0);
+        SP_ASSERT(!x->rel_k || (x->rel && x->rel_v && x->rel_clip >= 0));
+        SP_ASSERT(!x->seq_k || (x->seq_v && x->seq_clip >= 0));
+        SP_ASSERT(!x->sel_q || x->sel_k);
+        if (x->n <= 0) continue;
+        if (x->attn_mean) check_cuda(st, cudaMemsetAsync(x->attn_mean, 0, sizeof(float) * (size_t)x->n * x->n, st->stream), "attention map");
+        const size_t nb = (x->rel_k ? 2 * (size_t)x->rel_clip + 1 : 0) + (x->seq_k ? 2 * (size_t)x->seq_clip + 1 : 0);
+        const size_t need = sizeof(float) * (2 * (size_t)x->dk + (size_t)x->n + 2 * nb + ATT_THREADS) + (size_t)x->n;
+        if (need > smem) smem = need;
+        if (x->n > max_n) max_n = x->n;
+        if (x->H > max_h) max_h = x->H;
+    }
+    if (max_n == 0) return;
     if (smem > st->att_smem) {                                 /* ~50k tokens on an H100 */
         char why[128];
-        snprintf(why, sizeof why, "%d tokens need %zu bytes of shared memory per block, the device allows %zu", n, smem, st->att_smem);
+        snprintf(why, sizeof why, "%d tokens need %zu bytes of shared memory per block, the device allows %zu", max_n, smem, st->att_smem);
         latch(st, SP_EGPU, "attention", why);
         return;
     }
-    dim3 grid((unsigned)n, (unsigned)a->H);
-    enc_attention_cuda<<<grid, ATT_THREADS, smem, st->stream>>>(*a);
-    check_launch(st, "attention");
+    if (!args_reserve(st, count)) return;
+    /* the host array is rewritten only after the previous copy has read it */
+    check_cuda(st, cudaEventSynchronize(st->args_copied), "attention args");
+    memcpy(st->args_host, a, sizeof *a * (size_t)count);
+    check_cuda(st, cudaMemcpyAsync(st->args_dev, st->args_host, sizeof *a * (size_t)count, cudaMemcpyHostToDevice, st->stream), "attention args");
+    check_cuda(st, cudaEventRecord(st->args_copied, st->stream), "attention args");
+    for (int s0 = 0; s0 < count; s0 += 65535) {
+        const int c = count - s0 < 65535 ? count - s0 : 65535;
+        dim3 grid((unsigned)max_n, (unsigned)max_h, (unsigned)c);
+        enc_attention_cuda<<<grid, ATT_THREADS, smem, st->stream>>>(st->args_dev + s0, c);
+        check_launch(st, "attention");
+    }
 }
 
 static void cuda_psa(struct enc_backend *be, const struct enc_psa_args *a)

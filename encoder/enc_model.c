@@ -317,14 +317,6 @@ struct group {
     int has_dist, has_rel, has_anc;
 };
 
-/* the attention of a group's sentences (a[b] for sentence b): on the CPU one call that spreads
- * the sentences over the GEMM's threads (the same bytes as one call each) */
-static void attention_group(struct enc *e, int nb, const struct enc_attn_args *a)
-{
-    if (OPS == &enc_cpu_ops) enc_cpu_attention_many(BE, nb, a);
-    else for (int b = 0; b < nb; b++) OPS->attention(BE, &a[b]);
-}
-
 /* One SAN layer (§5.1) in place on w->x (all rows of the group). sdoi: use the SDOI mask. */
 static void san_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, int post, enum enc_act act,
                         float eps, int sdoi, float *amap)
@@ -356,7 +348,7 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
         if (L->seq_k >= 0) { a.seq_clip = c->rel_seq_clip; a.seq_k = enc_w(e, L->seq_k); a.seq_v = enc_w(e, L->seq_v); }
         aa[b] = a;
     }
-    attention_group(e, g->nb, aa);
+    OPS->attention(BE, g->nb, aa);                          /* all sentences in one call */
     free(aa);
     linear(e, N, w->att, d, L->o, w->t2);                   /* MHA output [N, d] */
     const struct enc_param *F1 = &e->param[L->ff1.w];
@@ -405,7 +397,7 @@ static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const st
         a.attn_mean = amap ? amap + p0 : NULL;
         aa[b] = a;
     }
-    attention_group(e, g->nb, aa);
+    OPS->attention(BE, g->nb, aa);                          /* all sentences in one call */
     free(aa);
     linear(e, N, w->att, d, L->o, w->t2);                   /* O = MM-MH(I) */
     linear(e, N, w->x, d, L->gi, w->q);                     /* Î */
@@ -454,6 +446,43 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
     linear(e, N, w->t1, d, e->sum2, w->t2);
     for (int b = 0; b < g->nb; b++)
         OPS->pool(BE, ENC_POOL_ATT, g->n[b], d, w->x + g->off[b] * (size_t)d, w->t2 + g->off[b] * (size_t)d, w->vec + (size_t)b * d);
+}
+
+/* ---- results back to the caller ---- */
+
+/* dst[b] (NULL: not wanted) = the n[b] rows of d floats at src + off[b]·d. A device backend
+ * copies the group once into the host staging buffer and scatters from there: one wait instead
+ * of one per sentence. */
+static void download_rows(struct enc *e, int nb, float **dst, const float *src, const size_t *off, const int *n,
+                          int d, float *stage)
+{
+    if (!dst) return;
+    if (BE->host_memory) {
+        for (int b = 0; b < nb; b++)
+            if (dst[b]) OPS->download(BE, dst[b], src + off[b] * (size_t)d, sizeof(float) * (size_t)n[b] * d);
+        return;
+    }
+    size_t rows = off[nb - 1] + (size_t)n[nb - 1];
+    OPS->download(BE, stage, src, sizeof(float) * rows * d);
+    for (int b = 0; b < nb; b++)
+        if (dst[b]) memcpy(dst[b], stage + off[b] * (size_t)d, sizeof(float) * (size_t)n[b] * d);
+}
+
+/* dst[b] (NULL: not wanted) = sentence b's n[b]² map at src + off2[b]; stage holds Σ n[b]²
+ * 4-byte entries (the int staging buffer, used here as plain bytes) */
+static void download_maps(struct enc *e, int nb, float **dst, const float *src, const size_t *off2, const int *n,
+                          void *stage)
+{
+    if (!dst) return;
+    if (BE->host_memory) {
+        for (int b = 0; b < nb; b++)
+            if (dst[b]) OPS->download(BE, dst[b], src + off2[b], sizeof(float) * (size_t)n[b] * n[b]);
+        return;
+    }
+    size_t nn = off2[nb - 1] + (size_t)n[nb - 1] * n[nb - 1];
+    OPS->download(BE, stage, src, sizeof(float) * nn);
+    for (int b = 0; b < nb; b++)
+        if (dst[b]) memcpy(dst[b], (const char *)stage + sizeof(float) * off2[b], sizeof(float) * (size_t)n[b] * n[b]);
 }
 
 /* ---- public ---- */
@@ -868,10 +897,8 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
             break;
         }
         OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
-        for (int b = 0; b < nb; b++) {
-            if (out->tok && out->tok[b0 + b]) OPS->download(BE, out->tok[b0 + b], w->x + goff[b] * (size_t)d, sizeof(float) * (size_t)gn[b] * d);
-            if (out->attn && out->attn[b0 + b]) OPS->download(BE, out->attn[b0 + b], w->amap + goff2[b], sizeof(float) * (size_t)gn[b] * gn[b]);
-        }
+        download_rows(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, w->hx);
+        download_maps(e, nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, w->hi);
         rc = OPS->sync(BE, err, errlen);
         b0 += nb;
     }

@@ -26,7 +26,7 @@ enum enc_gate {
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
 enum enc_dir { ENC_DIR_ALL = 0, ENC_DIR_FWD, ENC_DIR_BWD, ENC_DIR_FWD_STRICT, ENC_DIR_BWD_STRICT };
 
-/* One sentence, all heads: S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ structural/direction masks,
+/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ structural/direction masks,
  * selection); P_h = safe_softmax(S_h) over allowed keys (an empty row gives zeros, §0);
  * out_h = Σ_j P_h[i][j]·(v_h[j] + aV_ij). Head h uses columns h*dk..h*dk+dk-1 of q/k/v/out. */
 struct enc_attn_args {
@@ -96,7 +96,9 @@ struct enc_backend_ops {
                   const float *a, const float *b, float *out);
     void  (*absdiff_mul)(struct enc_backend *be, size_t n, const float *a, const float *b,
                          float *absdiff, float *prod);
-    void  (*attention)(struct enc_backend *be, const struct enc_attn_args *a);
+    /* count independent sentences' attention, a[0..count-1]; the same bits as count calls with one
+     * each (the CPU spreads them over the GEMM's threads, CUDA runs them in one launch) */
+    void  (*attention)(struct enc_backend *be, int count, const struct enc_attn_args *a);
     void  (*psa)(struct enc_backend *be, const struct enc_psa_args *a);
     /* out[d]: MEAN/MAX/FIRST over the n rows of x; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
     void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
@@ -108,9 +110,6 @@ struct enc_backend_ops {
 extern const struct enc_backend_ops enc_cpu_ops;
 /* the CPU backend's GELU (vectorisable erf, within 3 ulp of enc_f_gelu), for tests */
 float enc_cpu_gelu(float x);
-/* the CPU backend's attention of n independent sentences (a[i] as for ops->attention), run on
- * the GEMM's threads one sentence per item; the same bits as n calls of ops->attention */
-void enc_cpu_attention_many(struct enc_backend *be, int n, const struct enc_attn_args *a);
 /* Defined by encoder/enc_cuda.cu, which is built into the plugin build/synprobe_cuda.so (not
  * into libsp_encoder.a); C code reaches it only through enc_cuda_backend (enc_cuda_load.c), which
  * loads the plugin on first use. It returns SP_OK with *ops set, ENC_ENODEV when there is no
@@ -123,7 +122,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 1
+#define ENC_PLUGIN_ABI 2
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */

@@ -32,7 +32,7 @@ static void run_tv12(int dir, int dis, const int32_t *dist, float *P, float *PV)
     a.n = 3; a.H = 1; a.dk = 2; a.q = a.k = a.v = X; a.ld_qkv = 2;
     a.out = PV; a.scale = 1.0f / sqrtf(2.0f); a.alpha = 1.0f; a.dist = dist; a.attn_mean = P;
     a.dir[0] = (int8_t)dir; a.dis[0] = (int8_t)dis;
-    OPS.attention(&be, &a);
+    OPS.attention(&be, 1, &a);
 }
 
 static void tv12(void)
@@ -99,7 +99,7 @@ static void tv14(void)
     memset(&a, 0, sizeof a);
     a.n = 3; a.H = 1; a.dk = 3; a.q = S; a.k = Id; a.v = Id; a.ld_qkv = 3; a.out = out; a.scale = 1;
     a.allow = anc; a.attn_mean = P;
-    OPS.attention(&be, &a);
+    OPS.attention(&be, 1, &a);
     near_vec(P, (double[]){ 0.119203, 0, 0.880797, 0, 0.731059, 0.268941, 0, 0, 1 }, 9, "TV-14 P");
     near_vec(out, (double[]){ 0.119203, 0, 0.880797, 0, 0.731059, 0.268941, 0, 0, 1 }, 9, "TV-14 PV (V = I)");
 }
@@ -174,7 +174,7 @@ static void tv17(void)
     memset(&a, 0, sizeof a);
     a.n = 4; a.H = 1; a.dk = 4; a.q = q; a.k = Id; a.v = Id; a.ld_qkv = 4; a.out = out; a.scale = 1;
     a.sel_q = sq; a.sel_k = Id; a.ld_sel = 4; a.attn_mean = P;
-    OPS.attention(&be, &a);
+    OPS.attention(&be, 1, &a);
     near_vec(P, (double[]){ 0.8175745, 0, 0.1824255, 0 }, 4, "TV-17 weights");
     /* rows 1..3 have E_s = 0 everywhere -> nothing selected -> zero rows */
     near_vec(P + 4, (double[]){ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 12, "TV-17 empty rows");
@@ -219,7 +219,7 @@ static void rel_naive(void)
     memset(&a, 0, sizeof a);
     a.n = N; a.H = 1; a.dk = DK; a.q = q; a.k = k; a.v = v; a.ld_qkv = DK; a.out = out; a.scale = 1.0f / sqrtf(DK);
     a.rel = rel; a.rel_clip = C; a.rel_k = rk; a.rel_v = rv; a.seq_clip = 3; a.seq_k = sk; a.seq_v = sv;
-    OPS.attention(&be, &a);
+    OPS.attention(&be, 1, &a);
     double maxerr = 0;
     for (int i = 0; i < N; i++) {
         double s[N], m = -1e300, z = 0, o[DK] = { 0 };
