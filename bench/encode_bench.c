@@ -9,7 +9,7 @@
  *     --budget TOK      token budget of a batch, length-sorted batches (4096)
  *     --batch N         instead: N sentences a batch in corpus order
  *     --limit TOK       use the first sentences of the corpus up to TOK tokens (0 = all)
- *     --reps R          encode the set R times after one untimed warm-up batch, report the best (1;
+ *     --reps R          encode the set R times after one untimed warm-up batch, report the median (1;
  *                       benches run it with 1, interleaved with the peer, and take medians)
  *     --export DIR      also write DIR/sents.bin (ids, lengths, dist), DIR/table.f32,
  *                       DIR/weights.safetensors, DIR/ours.f32 (our sentence vectors) for
@@ -169,6 +169,12 @@ static double flops(const struct enc_config *c, int n)
     return f;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static int cmp_len(const void *a, const void *b, void *ctx)
 {
     const struct enc_sentence *s = ctx;
@@ -193,7 +199,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--budget") && v) { budget = atoi(v); i++; }
         else if (!strcmp(a, "--batch") && v) { bsents = atoi(v); i++; }
         else if (!strcmp(a, "--limit") && v) { limit = atol(v); i++; }
-        else if (!strcmp(a, "--reps") && v) { reps = atoi(v); i++; }
+        else if (!strcmp(a, "--reps") && v) { reps = atoi(v); i++; if (reps < 1) { fprintf(stderr, "--reps: expected a count >= 1\n"); return 2; } }
         else if (!strcmp(a, "--export") && v) { export = v; i++; }
         else if (!strcmp(a, "--device") && v) { dev = !strcmp(v, "cuda") ? ENC_DEVICE_CUDA : ENC_DEVICE_CPU; i++; }
         else if (a[0] != '-' && !cfgp) cfgp = a;
@@ -240,7 +246,7 @@ int main(int argc, char **argv)
     double fl = 0;
     int maxn = 0;
     for (int k = 0; k < ns; k++) { fl += flops(&cfg, S[k].n); if (S[k].n > maxn) maxn = S[k].n; }
-    double best_w = 1e30, best_u = 1e30;
+    double *ws = sp_xmalloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1)), *us = sp_xmalloc(sizeof(double) * (size_t)(reps > 0 ? reps : 1));
     int nbatches = 0;
     {   /* warm-up, untimed (as the PyTorch peers do): one batch of the longest sentences loads the
          * GPU's kernels and grows the workspace to what the timed runs need */
@@ -265,14 +271,18 @@ int main(int argc, char **argv)
             k += m;
             nbatches++;
         }
-        double w = sp_now() - w0, u = user_s() - u0;
-        if (w < best_w) best_w = w;
-        if (u < best_u) best_u = u;
+        ws[r] = sp_now() - w0;
+        us[r] = user_s() - u0;
     }
+    qsort(ws, (size_t)reps, sizeof *ws, cmp_double);
+    qsort(us, (size_t)reps, sizeof *us, cmp_double);
+    /* the median of the reps (the mean of the middle two for an even count), never the best */
+    const double med_w = (ws[(reps - 1) / 2] + ws[reps / 2]) / 2, med_u = (us[(reps - 1) / 2] + us[reps / 2]) / 2;
     printf("RESULT kind=%s config=%s corpus=%s device=%s threads=%d batching=%s sentences=%d skipped=%d tokens=%ld maxlen=%d batches=%d "
-           "wall_s=%.3f user_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f gflop=%.2f gflop_s=%.2f\n",
+           "wall_s=%.3f wall_min=%.3f wall_max=%.3f user_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f gflop=%.2f gflop_s=%.2f\n",
            enc_kind_name(cfg.kind), cfgp, corpus, enc_backend_name(e), threads, bsents ? "corpus-order" : "length-sorted",
-           ns, skipped, tokens, maxn, nbatches, best_w, best_u, tokens / best_w, ns / best_w, tokens / best_u, fl * 1e-9, fl * 1e-9 / best_w);
+           ns, skipped, tokens, maxn, nbatches, med_w, ws[0], ws[reps - 1], med_u, tokens / med_w, ns / med_w, tokens / med_u, fl * 1e-9, fl * 1e-9 / med_w);
+    free(ws); free(us);
 
     if (export) {
         char p[4200];
