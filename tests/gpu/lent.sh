@@ -10,9 +10,12 @@
 # then through the device tool: carry ["build/devcarry", "device-carry"], command
 #   sh tests/gpu/lent.sh run
 # It runs: the bert encoder CUDA vs CPU on MiniLM (F16 weights widened exactly: MiniLM's shapes and
-# 6 layers) with its CUDA throughput and a PyTorch peer on the same GPU; every encoder config CUDA
-# vs CPU; the six encoders' CUDA throughput and the MS-SAN PyTorch peer on the GPU; then the CPU
-# figures of bench/bert_device.sh (sgemm ceilings, MiniLM own/blas, PyTorch) on the idle machine.
+# 6 layers); every encoder config CUDA vs CPU (40 PTB files); then throughput on the GPU, ours and
+# the PyTorch eager peers interleaved ROUNDS (3) times, one process each: MiniLM on EWT dev's first
+# 1000 sentences (bert_bench vs bench/peer_bert.py, batches 64 and 256), MS-SAN on the whole PTB
+# sample (encode_bench vs bench/peer_mssan.py, length-sorted and corpus order), the other kinds
+# ours only; medians (min-max) and GFLOP/s at the end of $OUT/lent.log. LENT_CPU=1 adds the CPU
+# figures of bench/bert_device.sh on the idle machine.
 set -u
 case "${1:-}" in
 prepare)
@@ -29,6 +32,9 @@ prepare)
         cp ${SP_DATA:-../shared/data}/ptb-sample/combined/$f device-carry/data/ptb-sample/combined/
         cp ${SP_DATA:-../shared/data}/ptb-sample/dependency/${f%.mrg}.dp device-carry/data/ptb-sample/dependency/
     done
+    # the whole PTB sample (199 files) for the throughput figures: a GPU needs more than 40 files' work
+    mkdir -p device-carry/data-all/ptb-sample
+    cp -r ${SP_DATA:-../shared/data}/ptb-sample/combined ${SP_DATA:-../shared/data}/ptb-sample/dependency device-carry/data-all/ptb-sample/
     du -sh device-carry build/devcarry
     exit 0 ;;
 run) ;;
@@ -37,31 +43,53 @@ esac
 OUT=${OUT:-/tmp/sp-lent}
 mkdir -p "$OUT"
 log() { echo "== $(date -u +%T) $*" | tee -a "$OUT/lent.log"; }
-D=build/devcarry; C=device-carry; DATA=$C/data
+D=build/devcarry; C=device-carry; DATA=$C/data; DATA_ALL=$C/data-all; ROUNDS=${ROUNDS:-3}
 log "device: $(nvidia-smi -L 2>&1 | head -1); $(nproc) CPUs; $(lscpu | grep 'Model name' | sed 's/  */ /g')"
 grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$OUT/lent.log"; echo >>"$OUT/lent.log"
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' >>"$OUT/lent.log" 2>&1
 gunzip -kf $D/m16/model.safetensors.gz; M=$D/m16
 mkdir -p build/gpu; cp $C/bin/gpu/* build/gpu/; cp $D/synprobe_cuda.so build/; cp $C/bin/encode_bench build/
-log "bert: CUDA vs CPU, CUDA throughput, export"
-mkdir -p /tmp/bexp
-SP_GPU_REQUIRED=1 timeout 150 build/gpu/bert_cuda_vs_cpu --bench --export /tmp/bexp $M $DATA >$OUT/bert.log 2>&1; bst=$?
+log "bert: CUDA vs CPU"
+SP_GPU_REQUIRED=1 timeout 150 build/gpu/bert_cuda_vs_cpu $M $DATA >$OUT/bert.log 2>&1; bst=$?
 log "bert exit $bst"; grep -v '^#   sentence' $OUT/bert.log | tee -a $OUT/lent.log; grep '^#   sentence' $OUT/bert.log | head -5 >>$OUT/lent.log
-for bs in 64 256; do timeout 60 python3 bench/peer_bert.py $M /tmp/bexp --threads 8 --device cuda --batch $bs --reps 3 2>&1 | tail -1 | tee -a $OUT/lent.log; done
 log "encoders: CUDA vs CPU"
 mkdir -p /tmp/genc
 SP_GPU_REQUIRED=1 timeout 120 build/gpu/encoder_cuda_vs_cpu $DATA /tmp/genc encoder/configs/*.json tests/reference/configs/*.json \
     tests/gpu/configs/*.json >$OUT/encoders.log 2>&1; est=$?
 log "encoders exit $est"; grep -E '^not ok|config\(s\) failed' $OUT/encoders.log | tee -a $OUT/lent.log; echo "$(grep -c '^ok' $OUT/encoders.log) ok" | tee -a $OUT/lent.log
-log "encoders on cuda + the MS-SAN PyTorch peer on cuda"
-for k in ms-san san psan sg-net ssan san-structpe; do
-    timeout 30 build/encode_bench --data $DATA --corpus ptb --device cuda --budget 8192 --limit 0 --reps 3 encoder/configs/$k.json 2>&1 | grep RESULT | tee -a $OUT/lent.log
+log "GPU throughput: ours and the PyTorch eager peers interleaved, $ROUNDS rounds (one process each)"
+# bert on EWT dev's first 1000 sentences (pieces from our tokenizer, exported for the peer)
+gunzip -c $D/bert_bench.gz >$D/bert_bench; chmod +x $D/bert_bench
+BB="env SYNPROBE_CUDA_PLUGIN=build/synprobe_cuda.so $D/bert_bench"
+mkdir -p /tmp/bx; timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 --export /tmp/bx >/dev/null 2>&1
+mkdir -p /tmp/mexp; timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --limit 0 --export /tmp/mexp encoder/configs/ms-san.json >/dev/null 2>&1
+r=1
+while [ $r -le $ROUNDS ]; do
+    echo "R bert-ours $(timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | grep RESULT)" >>$OUT/rounds.txt
+    for bs in 64 256; do
+        echo "R bert-torch-b$bs $(timeout 90 python3 bench/peer_bert.py $M /tmp/bx --threads 8 --device cuda --batch $bs --reps 1 2>&1 | tail -1)" >>$OUT/rounds.txt
+    done
+    echo "R ms-san-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
+    for o in sorted corpus; do
+        echo "R ms-san-torch-$o $(timeout 90 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order $o --reps 1 2>&1 | tail -1)" >>$OUT/rounds.txt
+    done
+    r=$((r + 1))
 done
-mkdir -p /tmp/mexp; timeout 60 build/encode_bench --data $DATA --corpus ptb --limit 0 --export /tmp/mexp encoder/configs/ms-san.json >/dev/null 2>&1
-for o in sorted corpus; do timeout 60 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order $o --reps 3 2>&1 | tail -1 | tee -a $OUT/lent.log; done
-log "CPU figures (bench/bert_device.sh on 300 EWT sentences, python3 = the image's)"
-head -n 300 $D/sents.txt >$D/s300.txt && mv $D/s300.txt $D/sents.txt
-sed 's#/usr/bin/python3#python3#g' $D/bert_device.sh >$D/bd.sh
-OUT=$OUT timeout ${CPU_TIMEOUT:-200} sh $D/bd.sh run; log "cpu exit $?"
+for k in san psan sg-net ssan san-structpe; do
+    echo "R $k-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 --reps $ROUNDS encoder/configs/$k.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
+done
+cat $OUT/rounds.txt >>$OUT/lent.log
+# medians (min-max) per label of the rate each line reports, and TFLOP/s where it is ours
+awk '{ lab = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "tok_s" || kv[1] == "pieces_s") v[lab] = v[lab] " " kv[2];
+       if (kv[1] == "gflop_s") g[lab] = g[lab] " " kv[2] } }
+     function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+       return n ? sprintf("%.0f (%.0f-%.0f)", n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2, a[1], a[n]) : "-" }
+     END { for (l in v) printf "%-22s %s per s%s\n", l, med(v[l]), (l in g) ? ", GFLOP/s " med(g[l]) : "" }' $OUT/rounds.txt | sort | tee -a $OUT/lent.log
+if [ "${LENT_CPU:-0}" = 1 ]; then
+    log "CPU figures (bench/bert_device.sh on 300 EWT sentences, python3 = the image's)"
+    head -n 300 $D/sents.txt >$D/s300.txt && mv $D/s300.txt $D/sents.txt
+    sed 's#/usr/bin/python3#python3#g' $D/bert_device.sh >$D/bd.sh
+    OUT=$OUT timeout ${CPU_TIMEOUT:-200} sh $D/bd.sh run; log "cpu exit $?"
+fi
 log "done"
 [ $bst -eq 0 ] && [ $est -eq 0 ]
