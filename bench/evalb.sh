@@ -33,7 +33,7 @@
 #   EVALB_DIR=/path/to/EVALB sh bench/evalb.sh
 #   env: EVALB_DIR (folder with evalb.c; https://nlp.cs.nyu.edu/evalb/), ROUNDS (3), N (10000),
 #        REPEAT (417), PTB_REPEAT (3), SETS ("synthetic sample ptb-pert ptb-rb startup"),
-#        SP_DATA (../shared/data), SP_BUILD (build)
+#        SP_DATA (../shared/data), SP_BUILD (build), KEEP (1: keep the temporary folder)
 set -eu
 export LC_ALL=C
 ncpu=$(nproc)   # before the pins: GNU nproc honours OMP_NUM_THREADS
@@ -120,8 +120,9 @@ for s in $SETS; do
         echo "sample $TMP/sample.gld $TMP/sample.tst $SAMPLE/sample.prm" >>"$TMP/sets" ;;
     ptb-pert|ptb-rb)
         if [ ! -d "$DATA/ptb-sample/combined" ]; then note "SKIP set $s: $DATA/ptb-sample/combined absent (see ../shared/data/README.md)"; continue; fi
+        if [ ! -x /usr/bin/python3 ]; then note "SKIP set $s: /usr/bin/python3 (standard library only) needed to make the trees"; continue; fi
         if [ ! -f "$TMP/ptb/ptb.gld" ]; then
-            /usr/bin/python3 bench/gen_evalb_ptb.py "$DATA/ptb-sample/combined" "$TMP/ptb" 1 >"$TMP/ptb.log"
+            /usr/bin/python3 "$(dirname "$0")/gen_evalb_ptb.py" "$DATA/ptb-sample/combined" "$TMP/ptb" 1 >"$TMP/ptb.log"
             for f in ptb.gld ptb_pert.tst ptb_rb.tst; do repeat "$TMP/ptb/$f" "$PTB_REPEAT" "$TMP/x$f"; done
             note "PTB sets: $(cat "$TMP/ptb.log") (gen_evalb_ptb.py), each repeated $PTB_REPEAT times"
         fi
