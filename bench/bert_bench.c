@@ -111,7 +111,7 @@ static int cmd_encode(int argc, char **argv)
     enc_set_threads(threads);
     /* warm-up: the longest batch (packs the weights, grows the workspace) */
     hidden[0] = hbuf;
-    if (enc_bert_forward(b, 1, &in[n - 1], hidden, NULL, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (enc_bert_forward(b, 1, &in[n - 1], hidden, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     int batches = 0;
     double w0 = sp_now(), u0 = user_s();
     for (int i0 = 0; i0 < n;) {
@@ -124,7 +124,7 @@ static int cmd_encode(int argc, char **argv)
             p += S[i1].T;
             i1++;
         }
-        if (enc_bert_forward(b, i1 - i0, in + i0, hidden + i0, NULL, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+        if (enc_bert_forward(b, i1 - i0, in + i0, hidden + i0, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
         for (int s = i0; ours && s < i1; s++) {
             const float *last = hidden[s] + (size_t)L * S[s].T * d;
             for (int t = 0; t < S[s].T; t++)

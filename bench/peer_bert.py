@@ -10,7 +10,9 @@ EXPORT_DIR holds what `bert_bench encode --export` wrote: pieces.bin (sentences 
 and ours.f32 (synprobe's per-sentence mean of the last layer). N threads = N OpenBLAS/OpenMP
 threads, set before torch loads (Debian's torch does its fp32 products in OpenBLAS, whose pool
 ignores torch.set_num_threads); torch's intra-op threads = K (default N). Every layer's hidden
-state is computed, as synprobe does. Timed: the forwards only, after one untimed warm-up batch.
+state is computed and, on cuda, copied to host memory, as synprobe's enc_bert_forward delivers
+them (on the CPU they are there already). Timed: the forwards and those copies, after one
+untimed warm-up batch.
 Prints "PEER pieces_s= pieces_user_s= ... maxdiff=" (pieces per second of wall time and of the
 process's user CPU time) (maxdiff: largest absolute difference of the
 per-sentence means from synprobe's, a check that both compute the same function)."""
@@ -125,11 +127,17 @@ def main():
         sync()
         for r in range(reps):      # the last repetition's figures are printed (earlier ones warm up)
             t0, u0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_utime
-            outs = [m.forward(ids, mask)[-1] for ids, mask in batches]
+            outs = []
+            for ids, mask in batches:
+                hs = m.forward(ids, mask)
+                if dev == "cuda":                  # every layer to the host, as synprobe delivers them
+                    hs = [h.cpu() for h in hs]
+                outs.append(hs[-1])
             sync()
             wall, user = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_utime - u0
         means = []
         for (ids, mask), x in zip(batches, outs):
+            mask = mask.to(x.device)
             means.append(((x * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)).cpu().numpy())
     diff = float(np.abs(np.concatenate(means) - ours).max())
     print("PEER device=%s pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"

@@ -45,8 +45,11 @@ struct enc_bert {
     int cap_dh;
     float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
     float *hE;                 /* host: embedding sums, then the staging of a downloaded layer */
+    float *hA;                 /* host (device backends): the staging of a layer's per-head maps */
     struct enc_attn_args *args;/* [cap_args] one per sentence of a batch */
     int cap_args;
+    struct enc_attn_args *hargs;/* [cap_hargs] one per sentence and head (per-head maps) */
+    int cap_hargs;
 };
 
 /* ---- config.json (M3.1) ---- */
@@ -88,9 +91,10 @@ int enc_bert_config_load(const char *path, struct enc_bert_config *c, char *err,
         snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
         goto out;
     }
-    if (c->layers > ENC_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
-        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_MAX_LAYERS ? "num_hidden_layers" : "num_attention_heads",
-                 c->layers > ENC_MAX_LAYERS ? ENC_MAX_LAYERS : ENC_MAX_HEADS);
+    /* layers 0..L (0 = embeddings) must fit the 64 bits of enc_bert_forward's layer masks */
+    if (c->layers > ENC_BERT_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
+        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_BERT_MAX_LAYERS ? "num_hidden_layers" : "num_attention_heads",
+                 c->layers > ENC_BERT_MAX_LAYERS ? ENC_BERT_MAX_LAYERS : ENC_MAX_HEADS);
         goto out;
     }
     json_t *v = json_object_get(root, "layer_norm_eps");       /* HF default 1e-12 */
@@ -315,6 +319,8 @@ void enc_bert_close(enc_bert_t *b)
     free(e->param);
     free(e->host_block);
     free(b->hE);
+    free(b->hA);
+    free(b->hargs);
     free(b->args);
     free(b->layer);
     free(b->transposed);
@@ -405,8 +411,8 @@ const char *enc_bert_model_dir(const enc_bert_t *b) { return b->dir; }
 static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
-    const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, dh = d / (size_t)b->c.heads;
-    if (rows <= b->cap_rows && (!want_attn || (b->amap && nn <= b->cap_nn))) return SP_OK;
+    const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, H = (size_t)b->c.heads;
+    if (rows <= b->cap_rows && (!want_attn || (b->ho && nn <= b->cap_nn))) return SP_OK;
     /* grow geometrically, so a run of growing batches does not reallocate every time */
     if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
     if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
@@ -417,13 +423,16 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
     A(b->x, rows * d); A(b->y, rows * d); A(b->qkv, rows * 3 * d);
     A(b->ctx, rows * d); A(b->t, rows * d); A(b->z, rows * F);
-    if (want_attn) { A(b->ho, rows * dh); A(b->amap, nn); }
+    /* per-head maps: every head's context and (device backends) map of every sentence at once; a
+     * host backend writes the maps straight into the caller's arrays */
+    if (want_attn) { A(b->ho, rows * d); if (!BE->host_memory) A(b->amap, H * nn); }
 #undef A
     if (fail) {
         snprintf(err, errlen, "bert: cannot allocate the workspace for %zu pieces on %s", rows, OPS->name);
         return SP_ENOMEM;
     }
     b->hE = sp_xrealloc(b->hE, sizeof(float) * rows * d);
+    if (want_attn && !BE->host_memory) b->hA = sp_xrealloc(b->hA, sizeof(float) * H * nn);
     b->cap_rows = rows;
     b->cap_nn = want_attn ? nn : 0;
     return SP_OK;
@@ -456,8 +465,47 @@ static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert
     }
 }
 
-int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, float **attn,
-                     char *err, size_t errlen)
+/* P_h of layer l for every sentence and head: each head alone (H = 1, its mean over one head is
+ * P_h), all n_sent·H of them in one attention call. The heads' contexts go to scratch (b->ho, head
+ * h of sentence s at (h·rows + r0)·dh); a host backend writes the maps straight into attn[s], a
+ * device backend into b->amap (head h of sentence s at h·nn + Σ_{s'<s} n²), downloaded at once. */
+static void head_maps(struct enc_bert *b, int n_sent, const struct enc_bert_input *in, int l, size_t nn, float **attn)
+{
+    struct enc *e = &b->e;
+    const int d = b->c.hidden_size, H = b->c.heads, dh = d / H;
+    size_t rows = 0;
+    for (int s = 0; s < n_sent; s++) rows += (size_t)in[s].n;
+    if ((size_t)n_sent * H > (size_t)b->cap_hargs) {
+        b->hargs = sp_xrealloc(b->hargs, sizeof *b->hargs * (size_t)n_sent * H);
+        b->cap_hargs = n_sent * H;
+    }
+    size_t r0 = 0, p0 = 0;
+    for (int s = 0; s < n_sent; s++) {
+        const size_t n = (size_t)in[s].n;
+        for (int h = 0; h < H; h++) {
+            struct enc_attn_args *a = &b->hargs[(size_t)s * H + h];
+            *a = b->args[s];
+            a->H = 1;
+            a->q = b->args[s].q + (size_t)h * dh; a->k = a->q + d; a->v = a->q + 2 * d;
+            a->out = b->ho + ((size_t)h * rows + r0) * dh;
+            a->attn_mean = BE->host_memory ? attn[s] + ((size_t)l * H + h) * n * n : b->amap + (size_t)h * nn + p0;
+        }
+        r0 += n; p0 += n * n;
+    }
+    OPS->attention(BE, n_sent * H, b->hargs);
+    if (BE->host_memory) return;
+    OPS->download(BE, b->hA, b->amap, sizeof(float) * (size_t)H * nn);
+    p0 = 0;
+    for (int s = 0; s < n_sent; s++) {
+        const size_t n = (size_t)in[s].n;
+        for (int h = 0; h < H; h++)
+            memcpy(attn[s] + ((size_t)l * H + h) * n * n, b->hA + (size_t)h * nn + p0, sizeof(float) * n * n);
+        p0 += n * n;
+    }
+}
+
+int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, uint64_t hidden_layers,
+                     float **attn, uint64_t attn_layers, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
     const struct enc_bert_config *c = &b->c;
@@ -482,10 +530,11 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             }
         }
         rows += (size_t)x->n;
-        if ((size_t)x->n * (size_t)x->n > nn) nn = (size_t)x->n * (size_t)x->n;
+        nn += (size_t)x->n * (size_t)x->n;
     }
+    if (!attn) attn_layers = 0;
     if (!rows) return SP_OK;
-    int rc = reserve(b, rows, nn, attn != NULL, err, errlen);
+    int rc = reserve(b, rows, nn, attn_layers != 0, err, errlen);
     if (rc) return rc;
     if (n_sent > b->cap_args) {
         b->args = sp_xrealloc(b->args, sizeof *b->args * (size_t)n_sent);
@@ -505,7 +554,7 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     OPS->upload(BE, b->t, b->hE, rows * d * sizeof(float));
     /* 2. X^0 = LN_emb(E) */
     OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
-    download_layer(b, n_sent, in, b->x, 0, hidden);
+    if (hidden_layers & 1) download_layer(b, n_sent, in, b->x, 0, hidden);
     /* 3. post-LN layers */
     const size_t nd = rows * (size_t)d;
     for (int l = 0; l < c->layers; l++) {
@@ -524,17 +573,7 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             off += (size_t)n;
         }
         OPS->attention(BE, n_sent, b->args);          /* every sentence in one call */
-        for (int s = 0; attn && s < n_sent; s++) {
-            struct enc_attn_args a = b->args[s];
-            const int n = in[s].n;
-            for (int h = 0; h < H; h++) {             /* P_h: head h alone, its mean over 1 head */
-                a.H = 1;
-                a.q = b->args[s].q + (size_t)h * dh; a.k = a.q + d; a.v = a.q + 2 * d;
-                a.out = b->ho; a.attn_mean = b->amap;
-                OPS->attention(BE, 1, &a);
-                OPS->download(BE, attn[s] + ((size_t)l * H + (size_t)h) * (size_t)n * n, b->amap, sizeof(float) * (size_t)n * n);
-            }
-        }
+        if (attn_layers >> l & 1) head_maps(b, n_sent, in, l, nn, attn);
         lin(e, N, b->ctx, L->o, b->t);                                  /* C·W_oᵀ + b_o */
         OPS->add(BE, nd, b->t, b->x, b->t);                            /* + X */
         OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), c->ln_eps, b->y);
@@ -543,7 +582,7 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         lin(e, N, b->z, L->ff2, b->t);
         OPS->add(BE, nd, b->t, b->y, b->t);
         OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), c->ln_eps, b->x);
-        download_layer(b, n_sent, in, b->x, l + 1, hidden);
+        if (hidden_layers >> (l + 1) & 1) download_layer(b, n_sent, in, b->x, l + 1, hidden);
     }
     return OPS->sync(BE, err, errlen);
 }

@@ -599,17 +599,20 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const i
     const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
     const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
     int want_attn = 0;
+    uint64_t hid_mask = 0, att_mask = 0;     /* only these layers come back from the model */
     for (int i = 0; i < n_out; i++) {
         if (layers[i] < 0 || layers[i] > L) {
             snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
             return SP_EUSAGE;
         }
+        hid_mask |= (uint64_t)1 << layers[i];
         if (!outs[i].attn && !(heads && heads[i])) continue;
         int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
         if (al >= L) {
             snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
             return SP_EUSAGE;
         }
+        att_mask |= (uint64_t)1 << al;
         want_attn = 1;
     }
     struct enc_tok_sentence *ts = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *ts);
@@ -634,7 +637,7 @@ static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const i
         hid[b] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * (size_t)T * (size_t)d);
         if (att) att[b] = sp_xmalloc(sizeof(float) * (size_t)L * H * (size_t)T * (size_t)T);
     }
-    if (rc == SP_OK) rc = enc_bert_forward(e->bert, ns, bi, hid, att, err, errlen);
+    if (rc == SP_OK) rc = enc_bert_forward(e->bert, ns, bi, hid, hid_mask, att, att_mask, err, errlen);
     int32_t *span = NULL;
     for (int b = 0; b < ns && rc == SP_OK; b++) {
         const int T = bi[b].n, n = in->sent[b].n;

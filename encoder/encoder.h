@@ -295,13 +295,19 @@ struct enc_bert_input {
 };
 /* OUT per sentence b (caller-allocated):
  *   hidden[b] -> [layers+1, n_b, d]: layer 0 = embeddings after their LayerNorm, layer l = the
- *                output of encoder layer l (M2.1, D3);
+ *                output of encoder layer l (M2.1, D3); only the layers whose bit is set in
+ *                hidden_layers are written (bit l = layer l), the others are left as they are;
  *   attn (NULL: not computed) attn[b] -> [layers, heads, n_b, n_b], P_h per layer and head,
- *                row = query (M3.3).
- * A batch is packed row-wise (no padding: each sentence attends only to its own pieces, which is
- * the padding mask of M3.4 exactly). Errors name the sentence and what is wrong. */
-int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, float **attn,
-                     char *err, size_t errlen);
+ *                row = query (M3.3); only the layers whose bit is set in attn_layers (bit l =
+ *                encoder layer l+1's attention, l = 0..layers-1).
+ * Wanting fewer layers saves their copies (a GPU's downloads) and their per-head maps; every layer
+ * is still computed. A batch is packed row-wise (no padding: each sentence attends only to its
+ * own pieces, which is the padding mask of M3.4 exactly). Errors name the sentence and what is
+ * wrong. */
+#define ENC_BERT_MAX_LAYERS 63            /* layers 0..63 fit a 64-bit mask */
+#define ENC_BERT_ALL_LAYERS UINT64_MAX
+int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, uint64_t hidden_layers,
+                     float **attn, uint64_t attn_layers, char *err, size_t errlen);
 
 /* ---- pooling pieces into words and sentences (M2.2, M2.3) ---- */
 

@@ -235,7 +235,7 @@ static void bench(enc_bert_t *m, const enc_tokenizer_t *tok, const struct corpus
         for (int i = 0; i < all.n;) {
             int j = i, rows = 0;
             while (j < all.n && (rows == 0 || rows + all.in[j].n <= 8192)) rows += all.in[j++].n;
-            if (enc_bert_forward(m, j - i, all.in + i, o.h + i, NULL, err, sizeof err)) { printf("# bench: %s\n", err); goto out; }
+            if (enc_bert_forward(m, j - i, all.in + i, o.h + i, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err)) { printf("# bench: %s\n", err); goto out; }
             i = j;
         }
         double s = sp_now() - t0;
@@ -319,8 +319,8 @@ int main(int argc, char **argv)
     outs_alloc(&r, &b, cfg);
     outs_alloc(&g, &b, cfg);
     int fail = 0;
-    if (enc_bert_forward(ref, b.n, b.in, r.h, r.a, err, sizeof err)) { printf("not ok - CPU forward: %s\n", err); return 1; }
-    if (enc_bert_forward(got, b.n, b.in, g.h, g.a, err, sizeof err)) { printf("not ok - %s forward: %s\n", enc_bert_backend_name(got), err); return 1; }
+    if (enc_bert_forward(ref, b.n, b.in, r.h, ENC_BERT_ALL_LAYERS, r.a, ENC_BERT_ALL_LAYERS, err, sizeof err)) { printf("not ok - CPU forward: %s\n", err); return 1; }
+    if (enc_bert_forward(got, b.n, b.in, g.h, ENC_BERT_ALL_LAYERS, g.a, ENC_BERT_ALL_LAYERS, err, sizeof err)) { printf("not ok - %s forward: %s\n", enc_bert_backend_name(got), err); return 1; }
     perturb_outs(&b, cfg, &g, 0, b.n);
     long bad = compare_all(&b, cfg, &g, &r, 0, b.n);
     printf("%s - one batch of %d sentences: every layer's hidden states and attention within tolerance (%ld values out)\n",
@@ -329,7 +329,7 @@ int main(int argc, char **argv)
     fail |= bad != 0;
     for (int i = 0; i < b.n; i++) {
         memset(g.h[i], 0, sizeof(float) * (size_t)(cfg->layers + 1) * (size_t)b.in[i].n * (size_t)cfg->hidden_size);
-        if (enc_bert_forward(got, 1, b.in + i, g.h + i, g.a + i, err, sizeof err)) { printf("not ok - forward of sentence %d: %s\n", i, err); return 1; }
+        if (enc_bert_forward(got, 1, b.in + i, g.h + i, ENC_BERT_ALL_LAYERS, g.a + i, ENC_BERT_ALL_LAYERS, err, sizeof err)) { printf("not ok - forward of sentence %d: %s\n", i, err); return 1; }
         perturb_outs(&b, cfg, &g, i, 1);
     }
     bad = compare_all(&b, cfg, &g, &r, 0, b.n);

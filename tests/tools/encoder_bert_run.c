@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         att[n] = sp_xmalloc(sizeof(float) * L * H * T * T);
         pieces += (long)T;
     }
-    if (enc_bert_forward(b, n, in, hid, att, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (enc_bert_forward(b, n, in, hid, ENC_BERT_ALL_LAYERS, att, ENC_BERT_ALL_LAYERS, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     for (int s = 0; s < n; s++) {
         size_t T = (size_t)in[s].n, sh[4] = { L + 1, T, d, 0 }, sa[4] = { L, H, T, T };
         snprintf(f, sizeof f, "%s/c_hidden_%d.npy", dir, s);
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     }
     double t0 = now();
     for (int r = 0; r < repeat; r++)
-        if (enc_bert_forward(b, n, in, hid, NULL, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+        if (enc_bert_forward(b, n, in, hid, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     double dt = now() - t0;
     printf("pieces %ld threads %d seconds %.3f pieces_per_s %.1f\n", pieces * repeat, threads, dt, dt > 0 ? pieces * repeat / dt : 0.0);
     for (int s = 0; s < n; s++) { free(hid[s]); free(att[s]); sp_npy_free(&ids[s]); sp_npy_free(&types[s]); }

@@ -206,7 +206,7 @@ static void check_tv_m3(enc_bert_t *b, const char *what)
     static const int32_t ids[3] = { 2, 5, 3 }, ones[3] = { 1, 1, 1 };
     float hid[2 * 3 * 4], att[2 * 3 * 3], *hp = hid, *ap = att;
     struct enc_bert_input in = { 3, ids, NULL };
-    int rc = enc_bert_forward(b, 1, &in, &hp, &ap, err, sizeof err);
+    int rc = enc_bert_forward(b, 1, &in, &hp, ENC_BERT_ALL_LAYERS, &ap, ENC_BERT_ALL_LAYERS, err, sizeof err);
     if (rc) fprintf(stderr, "%s: %s\n", what, err);
     T_EQ_INT(rc, SP_OK);
     T_NEAR(maxdiff(hid, &X0_t0[0][0], 12), 0, 1e-5);
@@ -214,7 +214,7 @@ static void check_tv_m3(enc_bert_t *b, const char *what)
     T_NEAR(maxdiff(att, &P0[0][0], 9), 0, 1e-5);
     T_NEAR(maxdiff(att + 9, &P1[0][0], 9), 0, 1e-5);
     in.types = ones;                                   /* D2: H&M's token type 1 */
-    rc = enc_bert_forward(b, 1, &in, &hp, NULL, err, sizeof err);
+    rc = enc_bert_forward(b, 1, &in, &hp, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err);
     T_EQ_INT(rc, SP_OK);
     T_NEAR(maxdiff(hid, &X0_t1[0][0], 12), 0, 1e-5);
     T_NEAR(maxdiff(hid + 12, &X1_t1[0][0], 12), 0, 1e-5);
@@ -253,10 +253,10 @@ static void test_tv_m3(void)
     float solo[2 * 12], sa[2 * 20], st[2 * 12], sz[2 * 8], *ps = solo;
     float sat[2 * 25], stt[2 * 9], szt[2 * 4], solo_att[2 * 9], *pa = solo_att;
     struct enc_bert_input one = { 3, ids, NULL };
-    T_EQ_INT(enc_bert_forward(b, 1, &one, &ps, &pa, err, sizeof err), SP_OK);
+    T_EQ_INT(enc_bert_forward(b, 1, &one, &ps, ENC_BERT_ALL_LAYERS, &pa, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
     struct enc_bert_input three[3] = { { 5, a, NULL }, { 3, ids, NULL }, { 2, z, NULL } };
     float *hs[3] = { sa, st, sz }, *as[3] = { sat, stt, szt };
-    T_EQ_INT(enc_bert_forward(b, 3, three, hs, as, err, sizeof err), SP_OK);
+    T_EQ_INT(enc_bert_forward(b, 3, three, hs, ENC_BERT_ALL_LAYERS, as, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
     T_CHECK(memcmp(solo, st, sizeof st) == 0);
     T_CHECK(memcmp(solo_att, stt, sizeof stt) == 0);
     /* every attention row sums to 1 */
@@ -267,14 +267,14 @@ static void test_tv_m3(void)
     /* bad inputs name the sentence and piece */
     static const int32_t bad[3] = { 2, 6, 3 }, badt[3] = { 0, 2, 0 };
     struct enc_bert_input x = { 3, bad, NULL };
-    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, NULL, err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_EUSAGE);
     T_CHECK(strstr(err, "sentence 0, piece 1: id 6 outside the vocabulary 0..5") != NULL);
     x.ids = ids; x.types = badt;
-    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, NULL, err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_EUSAGE);
     T_CHECK(strstr(err, "token type 2") != NULL);
     static int32_t nine[9];
     x.ids = nine; x.types = NULL; x.n = 9;
-    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, NULL, err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(enc_bert_forward(b, 1, &x, &ps, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_EUSAGE);
     T_CHECK(strstr(err, "9 pieces (expected 1..8") != NULL);
     enc_bert_close(b);
 
@@ -321,8 +321,8 @@ static void test_half(void)
         static const int32_t ids[5] = { 2, 5, 3, 0, 1 };
         float ha[2 * 5 * 4], hb[2 * 5 * 4], aa[2 * 25], ab[2 * 25], *pa = ha, *pb = hb, *qa = aa, *qb = ab;
         struct enc_bert_input in = { 5, ids, NULL };
-        T_EQ_INT(enc_bert_forward(a, 1, &in, &pa, &qa, err, sizeof err), SP_OK);
-        T_EQ_INT(enc_bert_forward(b, 1, &in, &pb, &qb, err, sizeof err), SP_OK);
+        T_EQ_INT(enc_bert_forward(a, 1, &in, &pa, ENC_BERT_ALL_LAYERS, &qa, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
+        T_EQ_INT(enc_bert_forward(b, 1, &in, &pb, ENC_BERT_ALL_LAYERS, &qb, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
         T_CHECK(memcmp(ha, hb, sizeof ha) == 0 && memcmp(aa, ab, sizeof aa) == 0);
         T_NEAR(maxdiff(ha + 20, &X1_t0[0][0], 12), 0, 0.25);     /* and still near TV-M3 (bf16 keeps 8 bits) */
     }
@@ -507,6 +507,44 @@ static void test_word_attention(void)
 
 /* ---- the tiny random BERT vs the NumPy reference ---- */
 
+/* Only the wanted layers come back: with hidden_layers = {0, L} and attn_layers = {the last},
+ * those layers' bytes equal the all-layers run (h, a) and every other layer keeps its sentinel. */
+static void check_layer_masks(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float *const *h, float *const *a,
+                              int L, int d, int H, const char *what)
+{
+    float *mh[8], *ma[8];
+    const uint64_t hm = 1u | (uint64_t)1 << L, am = (uint64_t)1 << (L - 1);
+    for (int s = 0; s < n_sent; s++) {
+        const size_t T = (size_t)in[s].n;
+        mh[s] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * T * d);
+        ma[s] = sp_xmalloc(sizeof(float) * (size_t)L * H * T * T);
+        memset(mh[s], 0xff, sizeof(float) * (size_t)(L + 1) * T * d);
+        memset(ma[s], 0xff, sizeof(float) * (size_t)L * H * T * T);
+    }
+    int rc = enc_bert_forward(b, n_sent, in, mh, hm, ma, am, err, sizeof err);
+    if (rc) fprintf(stderr, "%s\n", err);
+    T_EQ_INT(rc, SP_OK);
+    int same = 1, kept = 1;
+    for (int s = 0; s < n_sent && rc == SP_OK; s++) {
+        const size_t T = (size_t)in[s].n, lh = T * d, la = (size_t)H * T * T;
+        for (int l = 0; l <= L; l++) {
+            const uint32_t *got = (const uint32_t *)(mh[s] + l * lh);
+            if (hm >> l & 1) same &= memcmp(got, h[s] + l * lh, sizeof(float) * lh) == 0;
+            else for (size_t k = 0; k < lh; k++) kept &= got[k] == 0xffffffffu;
+        }
+        for (int l = 0; l < L; l++) {
+            const uint32_t *got = (const uint32_t *)(ma[s] + l * la);
+            if (am >> l & 1) same &= memcmp(got, a[s] + l * la, sizeof(float) * la) == 0;
+            else for (size_t k = 0; k < la; k++) kept &= got[k] == 0xffffffffu;
+        }
+    }
+    printf("# %s: layer masks {0, %d} and attention {%d}: wanted layers %s, the others %s\n", what, L, L - 1,
+           same ? "identical" : "DIFFER", kept ? "untouched" : "WRITTEN");
+    T_CHECK(same);
+    T_CHECK(kept);
+    for (int s = 0; s < n_sent; s++) { free(mh[s]); free(ma[s]); }
+}
+
 static void test_numpy_reference(void)
 {
     const char *py = getenv("SP_PYTHON") ? getenv("SP_PYTHON") : "/usr/bin/python3";
@@ -559,7 +597,7 @@ static void test_numpy_reference(void)
         T_EQ_INT(hid[s].count, (size_t)(L + 1) * T * d);
         T_EQ_INT(att[s].count, (size_t)L * Hh * T * T);
     }
-    rc = enc_bert_forward(b, n_sent, in, h, a, err, sizeof err);   /* one batch of different lengths */
+    rc = enc_bert_forward(b, n_sent, in, h, ENC_BERT_ALL_LAYERS, a, ENC_BERT_ALL_LAYERS, err, sizeof err);   /* one batch of different lengths */
     if (rc) fprintf(stderr, "%s\n", err);
     T_EQ_INT(rc, SP_OK);
     double wh = 0, wa = 0;
@@ -571,6 +609,8 @@ static void test_numpy_reference(void)
     printf("# tiny BERT vs NumPy (float64): %d sentences, max |dh| %.3g, max |dattn| %.3g\n", n_sent, wh, wa);
     T_NEAR(wh, 0, 1e-5);
     T_NEAR(wa, 0, 1e-5);
+    T_CHECK(L >= 2);
+    if (rc == SP_OK) check_layer_masks(b, n_sent, in, h, a, L, d, Hh, "tiny BERT on the CPU");
     /* the CUDA twin through the same backend interface, against the CPU (M3.4 tolerances) */
     enc_bert_t *g = NULL;
     if (enc_bert_open(tiny, ENC_DEVICE_CUDA, NULL, &g, err, sizeof err) != SP_OK) {
@@ -583,7 +623,7 @@ static void test_numpy_reference(void)
             gh[s] = sp_xcalloc(hid[s].count, sizeof(float));
             ga[s] = sp_xcalloc(att[s].count, sizeof(float));
         }
-        T_EQ_INT(enc_bert_forward(g, n_sent, in, gh, ga, err, sizeof err), SP_OK);
+        T_EQ_INT(enc_bert_forward(g, n_sent, in, gh, ENC_BERT_ALL_LAYERS, ga, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
         double dh = 0, da = 0;
         for (int s = 0; s < n_sent; s++) {
             double x = maxdiff(gh[s], h[s], hid[s].count), y = maxdiff(ga[s], a[s], att[s].count);
@@ -594,6 +634,11 @@ static void test_numpy_reference(void)
         printf("# tiny BERT CUDA vs CPU: max |dh| %.3g, max |dattn| %.3g\n", dh, da);
         T_NEAR(dh, 0, 1e-4);
         T_NEAR(da, 0, 1e-5);
+        /* the same masks on CUDA, against CUDA's own all-layers run */
+        for (int s = 0; s < n_sent; s++) { gh[s] = sp_xcalloc(hid[s].count, sizeof(float)); ga[s] = sp_xcalloc(att[s].count, sizeof(float)); }
+        T_EQ_INT(enc_bert_forward(g, n_sent, in, gh, ENC_BERT_ALL_LAYERS, ga, ENC_BERT_ALL_LAYERS, err, sizeof err), SP_OK);
+        check_layer_masks(g, n_sent, in, gh, ga, L, d, Hh, "tiny BERT on CUDA");
+        for (int s = 0; s < n_sent; s++) { free(gh[s]); free(ga[s]); }
         enc_bert_close(g);
     }
     for (int s = 0; s < n_sent; s++) { free(h[s]); free(a[s]); sp_npy_free(&ids[s]); sp_npy_free(&types[s]); sp_npy_free(&hid[s]); sp_npy_free(&att[s]); }
