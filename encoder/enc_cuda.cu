@@ -19,7 +19,8 @@
  *
  * Layout: device helpers, kernels (enc_*_cuda), then the launchers (extern "C", the vtable).
  * Written as "C plus kernels" (STYLE §3.5): no templates but the reduction helpers' (one body
- * for sum and max), no exceptions, no C++ library; the Makefile compiles it with
+ * for sum and max), one constructor/destructor pair (prof_scope, so a launcher's early return
+ * still closes its profile span), no exceptions, no C++ library; the Makefile compiles it with
  * -fno-exceptions -fno-threadsafe-statics so the object needs no libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local
  * static, so without guards the first launch of each kernel happens once under pthread_once
  * (warm_kernels) before any handle can launch from several threads. */
@@ -33,7 +34,9 @@ extern "C" {
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EW_THREADS 256         /* elementwise kernels (grid-stride) */
 #define LN_THREADS 256         /* layer norm: one block per row */
@@ -42,6 +45,8 @@ extern "C" {
 #define PSA_THREADS 128        /* PSA: one block per (query row, 128 features) */
 #define POOL_THREADS 128       /* pooling: one thread per feature */
 #define FULL_MASK 0xffffffffu
+#define STAGE_BYTES ((size_t)4 << 20)  /* each of the two page-locked halves of a staged copy */
+#define STAGE_MIN ((size_t)256 << 10)  /* smaller copies go direct */
 
 struct cuda_state {
     cudaStream_t stream;
@@ -53,6 +58,14 @@ struct cuda_state {
     struct enc_attn_args *args_host, *args_dev;
     int args_cap;
     cudaEvent_t args_copied;
+    /* staged copies (upload/download of large pageable buffers): two page-locked halves, so the
+     * PCIe copy of one overlaps the host memcpy of the other; stage_done[k] marks when the last
+     * copy through half k has finished with it. stage_ok: 1 ready, 0 not tried, -1 unavailable */
+    char *stage[2];
+    cudaEvent_t stage_done[2];
+    int stage_ok;
+    /* SP_CUDA_PROFILE=1: device time per op (events around every op, read at sync) */
+    struct prof *prof;
     int latched;               /* SP_OK, or the first error since the last sync (SP_EGPU / SP_ENOMEM) */
     char msg[256];
 };
@@ -369,6 +382,149 @@ static void warm_kernels(void)
 }
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 
+/* ---- SP_CUDA_PROFILE=1: where a handle's time goes. Device ops are timed by a pair of events
+ * around each (read at the next sync, so the timing adds no waits); upload and download are timed
+ * on the host clock (they wait anyway, and a staged copy includes the host memcpy). Printed to
+ * stderr when the handle closes. A diagnostic: off by default, costs two event records per op. */
+enum { PR_LINEAR, PR_ATTENTION, PR_LAYER_NORM, PR_ELEMENTWISE, PR_PSA, PR_POOL, PR_UPLOAD, PR_DOWNLOAD, PR_N };
+static const char *const prof_name[PR_N] = { "linear", "attention", "layer_norm", "elementwise", "psa", "pool", "upload", "download" };
+struct prof {
+    cudaEvent_t *ev;           /* [2 cap] start/end of pending op i at 2i, 2i+1 (created once, reused) */
+    int *kind, n, cap;
+    double ms[PR_N];
+    long calls[PR_N], bytes[PR_N];
+};
+
+static double host_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* one op's span: constructed at the op's start, destroyed at its end (the one C++ nicety here:
+ * every early return of a launcher still closes its span) */
+struct prof_scope {
+    struct cuda_state *st;
+    int kind, i;
+    double t0;
+    prof_scope(struct cuda_state *s, int k, size_t bytes = 0);
+    ~prof_scope();
+};
+
+prof_scope::prof_scope(struct cuda_state *s, int k, size_t bytes) : st(s), kind(k), i(-1), t0(0)
+{
+    struct prof *p = st->prof;
+    if (!p) return;
+    p->calls[k]++;
+    p->bytes[k] += (long)bytes;
+    if (k == PR_UPLOAD || k == PR_DOWNLOAD) { t0 = host_ms(); return; }
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 256;
+        cudaEvent_t *ev = (cudaEvent_t *)realloc(p->ev, sizeof *ev * 2 * (size_t)cap);
+        int *kind = (int *)realloc(p->kind, sizeof *kind * (size_t)cap);
+        if (!ev || !kind) { free(ev ? ev : p->ev); free(kind ? kind : p->kind); memset(p, 0, sizeof *p); st->prof = NULL; free(p); return; }
+        p->ev = ev; p->kind = kind;
+        for (int j = 2 * p->cap; j < 2 * cap; j++) cudaEventCreate(&p->ev[j]);
+        p->cap = cap;
+    }
+    i = p->n;
+    p->kind[i] = k;
+    cudaEventRecord(p->ev[2 * i], st->stream);
+}
+
+prof_scope::~prof_scope()
+{
+    struct prof *p = st->prof;
+    if (!p) return;
+    if (kind == PR_UPLOAD || kind == PR_DOWNLOAD) { p->ms[kind] += host_ms() - t0; return; }
+    if (i < 0) return;
+    cudaEventRecord(p->ev[2 * i + 1], st->stream);
+    p->n = i + 1;
+}
+
+/* after the stream has drained: the pending spans' times into the totals */
+static void prof_harvest(struct cuda_state *st)
+{
+    struct prof *p = st->prof;
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, p->ev[2 * i], p->ev[2 * i + 1]) == cudaSuccess) p->ms[p->kind[i]] += ms;
+    }
+    p->n = 0;
+    cudaGetLastError();
+}
+
+static void prof_close(struct cuda_state *st)
+{
+    struct prof *p = st->prof;
+    if (!p) return;
+    prof_harvest(st);
+    double total = 0;
+    for (int k = 0; k < PR_N; k++) total += p->ms[k];
+    fprintf(stderr, "cuda profile (device %d): %.1f ms in ops\n", st->dev, total);
+    for (int k = 0; k < PR_N; k++)
+        if (p->calls[k])
+            fprintf(stderr, "  %-12s %9.2f ms %5.1f%% %8ld calls%s%.1f MB\n", prof_name[k], p->ms[k], total > 0 ? 100 * p->ms[k] / total : 0.0,
+                    p->calls[k], p->bytes[k] ? ", " : "", p->bytes[k] ? p->bytes[k] / 1e6 : 0.0);
+    for (int j = 0; j < 2 * p->cap; j++) cudaEventDestroy(p->ev[j]);
+    free(p->ev); free(p->kind); free(p);
+    st->prof = NULL;
+}
+
+/* ---- staged copies: pageable host memory through two page-locked halves ---- */
+
+static int stage_ready(struct cuda_state *st)
+{
+    if (st->stage_ok) return st->stage_ok > 0;
+    st->stage_ok = -1;                                         /* plain copies if this fails */
+    if (cudaMallocHost((void **)&st->stage[0], 2 * STAGE_BYTES) != cudaSuccess) { cudaGetLastError(); st->stage[0] = NULL; return 0; }
+    if (cudaEventCreateWithFlags(&st->stage_done[0], cudaEventDisableTiming) != cudaSuccess
+        || cudaEventCreateWithFlags(&st->stage_done[1], cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    st->stage[1] = st->stage[0] + STAGE_BYTES;
+    st->stage_ok = 1;
+    return 1;
+}
+
+/* host -> device: chunk c is copied into half c&1 (after that half's previous copy is done) and
+ * its transfer enqueued; returns once the last chunk is enqueued (src is no longer needed) */
+static void staged_upload(struct cuda_state *st, char *dst, const char *src, size_t bytes)
+{
+    for (size_t off = 0, c = 0; off < bytes; off += STAGE_BYTES, c++) {
+        const size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+        const int k = (int)(c & 1);
+        check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "upload");
+        memcpy(st->stage[k], src + off, len);
+        check_cuda(st, cudaMemcpyAsync(dst + off, st->stage[k], len, cudaMemcpyHostToDevice, st->stream), "upload");
+        check_cuda(st, cudaEventRecord(st->stage_done[k], st->stream), "upload");
+    }
+}
+
+/* device -> host: chunk c+1's transfer runs while chunk c is copied out of its half */
+static void staged_download(struct cuda_state *st, char *dst, const char *src, size_t bytes)
+{
+    const size_t n = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    for (size_t c = 0; c <= n; c++) {
+        if (c < n) {
+            const size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            const int k = (int)(c & 1);
+            check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");   /* an upload may still read it */
+            check_cuda(st, cudaMemcpyAsync(st->stage[k], src + off, len, cudaMemcpyDeviceToHost, st->stream), "download");
+            check_cuda(st, cudaEventRecord(st->stage_done[k], st->stream), "download");
+        }
+        if (c > 0) {
+            const size_t off = (c - 1) * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            const int k = (int)((c - 1) & 1);
+            check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");
+            memcpy(dst + off, st->stage[k], len);
+        }
+    }
+}
+
 static void cuda_close(struct enc_backend *be)
 {
     struct cuda_state *st = st_of(be);
@@ -377,6 +533,9 @@ static void cuda_close(struct enc_backend *be)
     if (st->args_host) cudaFreeHost(st->args_host);
     if (st->args_dev) cudaFree(st->args_dev);
     if (st->args_copied) cudaEventDestroy(st->args_copied);
+    if (st->stage[0]) cudaFreeHost(st->stage[0]);
+    for (int k = 0; k < 2; k++) if (st->stage_done[k]) cudaEventDestroy(st->stage_done[k]);
+    prof_close(st);
     if (st->blas) cublasDestroy(st->blas);
     if (st->stream) cudaStreamDestroy(st->stream);
     cudaGetLastError();
@@ -426,6 +585,8 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
         return bs == CUBLAS_STATUS_ALLOC_FAILED ? SP_ENOMEM : SP_EGPU;
     }
     st->att_smem = (size_t)(optin - (int)fa.sharedSizeBytes);
+    const char *pe = getenv("SP_CUDA_PROFILE");
+    if (pe && *pe && strcmp(pe, "0")) st->prof = (struct prof *)calloc(1, sizeof *st->prof);
     pthread_once(&warm_once, warm_kernels);
     return SP_OK;
 }
@@ -452,24 +613,29 @@ static void cuda_free(struct enc_backend *be, void *p)
     if (p) check_cuda(st_of(be), cudaFree(p), "cudaFree");
 }
 
-/* Waits for the copy: the caller reuses src at once (enc_forward refills w->hp for the second PE
- * table and w->hi for the next int structure right after the call). For pageable memory
- * cudaMemcpyAsync only "might be synchronous" (CUDA API sync behaviour: staging before return is
- * not guaranteed), and from page-locked memory it is truly asynchronous. Uploads happen once per
- * group and per weight tensor, so the wait costs next to nothing. */
+/* The caller reuses src at once (enc_forward refills w->hp for the second PE table and w->hi for
+ * the next int structure right after the call). A large copy goes through the page-locked halves
+ * (staged_upload): src is read before the call returns and the transfer finishes in stream order.
+ * A small one (and any when page-locked memory is unavailable) waits for its copy: for pageable
+ * memory cudaMemcpyAsync only "might be synchronous" (CUDA API sync behaviour). */
 static void cuda_upload(struct enc_backend *be, void *dst, const void *src, size_t bytes)
 {
     struct cuda_state *st = st_of(be);
     if (!bytes) return;
+    prof_scope ps(st, PR_UPLOAD, bytes);
+    if (bytes >= STAGE_MIN && stage_ready(st)) { staged_upload(st, (char *)dst, (const char *)src, bytes); return; }
     check_cuda(st, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st->stream), "upload");
     check_cuda(st, cudaStreamSynchronize(st->stream), "upload");
 }
 
-/* Waits: the graph reads some downloads (SG-Net's aggregation scalars) before any sync. */
+/* Waits: the graph reads some downloads (SG-Net's aggregation scalars) before any sync. A large
+ * copy goes through the page-locked halves, its PCIe transfer overlapping the host copy out. */
 static void cuda_download(struct enc_backend *be, void *dst_host, const void *src, size_t bytes)
 {
     struct cuda_state *st = st_of(be);
     if (!bytes) return;
+    prof_scope ps(st, PR_DOWNLOAD, bytes);
+    if (bytes >= STAGE_MIN && stage_ready(st)) { staged_download(st, (char *)dst_host, (const char *)src, bytes); return; }
     check_cuda(st, cudaMemcpyAsync(dst_host, src, bytes, cudaMemcpyDeviceToHost, st->stream), "download");
     check_cuda(st, cudaStreamSynchronize(st->stream), "download");
 }
@@ -479,6 +645,7 @@ static int cuda_sync(struct enc_backend *be, char *err, size_t n)
     struct cuda_state *st = st_of(be);
     check_cuda(st, cudaStreamSynchronize(st->stream), "stream");
     check_launch(st, "pending");
+    prof_harvest(st);
     if (!st->latched) return SP_OK;
     int rc = st->latched;
     snprintf(err, n, "%s", st->msg);
@@ -494,6 +661,7 @@ static void cuda_linear(struct enc_backend *be, int M, int K, int N, const float
                         const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_LINEAR);
     if (M <= 0 || N <= 0) return;
     float beta = accumulate ? 1.0f : 0.0f;
     const unsigned blocks = ew_blocks((size_t)M * N);
@@ -513,6 +681,7 @@ static void cuda_linear(struct enc_backend *be, int M, int K, int N, const float
 static void cuda_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
     if (!n) return;
     enc_act_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>((int)a, n, x);
     check_launch(st, "act");
@@ -521,6 +690,7 @@ static void cuda_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 static void cuda_add(struct enc_backend *be, size_t n, const float *a, const float *b, float *out)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
     if (!n) return;
     enc_add_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, a, b, out);
     check_launch(st, "add");
@@ -529,6 +699,7 @@ static void cuda_add(struct enc_backend *be, size_t n, const float *a, const flo
 static void cuda_axpby(struct enc_backend *be, size_t n, float alpha, const float *a, float beta, const float *b, float *out)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
     if (!n) return;
     enc_axpby_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, alpha, a, beta, b, out);
     check_launch(st, "axpby");
@@ -538,6 +709,7 @@ static void cuda_layer_norm(struct enc_backend *be, int rows, int d, const float
                             const float *b, float eps, float *out)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_LAYER_NORM);
     if (rows <= 0 || d <= 0) return;
     enc_layer_norm_cuda<<<rows, LN_THREADS, 0, st->stream>>>(d, x, g, b, eps, out);
     check_launch(st, "layer_norm");
@@ -547,6 +719,7 @@ static void cuda_gate(struct enc_backend *be, enum enc_gate mode, size_t n, cons
                       const float *a, const float *b, float *out)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
     SP_ASSERT(mode != ENC_GATE_FUSION || b);
     if (!n) return;
     enc_gate_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>((int)mode, n, pre, a, b, out);
@@ -556,6 +729,7 @@ static void cuda_gate(struct enc_backend *be, enum enc_gate mode, size_t n, cons
 static void cuda_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
     if (!n) return;
     enc_absdiff_mul_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, a, b, absdiff, prod);
     check_launch(st, "absdiff_mul");
@@ -584,6 +758,7 @@ static int args_reserve(struct cuda_state *st, int count)
 static void cuda_attention(struct enc_backend *be, int count, const struct enc_attn_args *a)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ATTENTION);
     int max_n = 0, max_h = 0;
     size_t smem = 0;
     for (int s = 0; s < count; s++) {
@@ -624,6 +799,7 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
 static void cuda_psa(struct enc_backend *be, const struct enc_psa_args *a)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_PSA);
     if (a->n <= 0) return;
     if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)a->n * a->n, st->stream), "psa map");
     if (a->d <= 0) return;
@@ -636,6 +812,7 @@ static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int n, int 
                       const float *e, float *out)
 {
     struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_POOL);
     SP_ASSERT(mode != ENC_POOL_ATT || e);
     if (d <= 0) return;
     enc_pool_cuda<<<(d + POOL_THREADS - 1) / POOL_THREADS, POOL_THREADS, 0, st->stream>>>((int)mode, n, d, x, e, out);

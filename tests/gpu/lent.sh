@@ -24,8 +24,8 @@ prepare)
     rm -rf device-carry; mkdir -p device-carry/bin/gpu device-carry/data/ptb-sample/combined device-carry/data/ptb-sample/dependency
     printf '#include <stdio.h>\n#include <stdlib.h>\nvoid cblas_sgemm(void) { fputs("blas stub\\n", stderr); abort(); }\n'\
 'void openblas_set_num_threads(int n) { (void)n; }\nchar *openblas_get_config(void) { return "stub"; }\n' >device-carry/blas_stub.c
-    for t in tests/gpu/bert_cuda_vs_cpu tests/gpu/encoder_cuda_vs_cpu bench/encode_bench; do
-        cc -std=c11 -D_GNU_SOURCE -O2 -I. -o device-carry/bin/$(case $t in tests/*) echo gpu/;; esac)$(basename $t) $t.c \
+    for t in tests/gpu/bert_cuda_vs_cpu tests/gpu/encoder_cuda_vs_cpu bench/encode_bench tests/unit/encoder_bert; do
+        cc -std=c11 -D_GNU_SOURCE -O2 -I. -o device-carry/bin/$(case $t in tests/gpu/*) echo gpu/;; esac)$(basename $t) $t.c \
             device-carry/blas_stub.c $LIBS -Wl,-Bstatic -ljansson -lutf8proc -lsqlite3 -lcsv -lz -Wl,-Bdynamic -lpthread -lm -ldl || exit 1
     done
     for f in $(ls ${SP_DATA:-../shared/data}/ptb-sample/combined | sort | head -n 40); do
@@ -52,6 +52,9 @@ mkdir -p build/gpu; cp $C/bin/gpu/* build/gpu/; cp $D/synprobe_cuda.so build/; c
 log "bert: CUDA vs CPU"
 SP_GPU_REQUIRED=1 timeout 150 build/gpu/bert_cuda_vs_cpu $M $DATA >$OUT/bert.log 2>&1; bst=$?
 log "bert exit $bst"; grep -v '^#   sentence' $OUT/bert.log | tee -a $OUT/lent.log; grep '^#   sentence' $OUT/bert.log | head -5 >>$OUT/lent.log
+log "unit test encoder_bert (tiny BERT vs NumPy, CUDA vs CPU, layer masks on both)"
+SP_PYTHON=$(command -v python3) timeout 60 $C/bin/encoder_bert >$OUT/unit_bert.log 2>&1; ust=$?
+log "encoder_bert exit $ust"; grep -E '^#|not ok|checks' $OUT/unit_bert.log | tee -a $OUT/lent.log
 log "encoders: CUDA vs CPU"
 mkdir -p /tmp/genc
 SP_GPU_REQUIRED=1 timeout 120 build/gpu/encoder_cuda_vs_cpu $DATA /tmp/genc encoder/configs/*.json tests/reference/configs/*.json \
@@ -79,6 +82,9 @@ for k in san psan sg-net ssan san-structpe; do
     echo "R $k-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 --reps $ROUNDS encoder/configs/$k.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
 done
 cat $OUT/rounds.txt >>$OUT/lent.log
+log "where the GPU time goes (SP_CUDA_PROFILE=1, one untimed run each)"
+SP_CUDA_PROFILE=1 timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | tail -11 | tee -a $OUT/lent.log
+SP_CUDA_PROFILE=1 timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | tail -11 | tee -a $OUT/lent.log
 # medians (min-max) per label of the rate each line reports, and TFLOP/s where it is ours
 awk '{ lab = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "tok_s" || kv[1] == "pieces_s") v[lab] = v[lab] " " kv[2];
        if (kv[1] == "gflop_s") g[lab] = g[lab] " " kv[2] } }
@@ -92,4 +98,4 @@ if [ "${LENT_CPU:-0}" = 1 ]; then
     OUT=$OUT timeout ${CPU_TIMEOUT:-200} sh $D/bd.sh run; log "cpu exit $?"
 fi
 log "done"
-[ $bst -eq 0 ] && [ $est -eq 0 ]
+[ $bst -eq 0 ] && [ $est -eq 0 ] && [ $ust -eq 0 ]
