@@ -58,6 +58,7 @@ def load_senteval(root):
     """Register `senteval` and `senteval.tools` as bare packages over ROOT's files (their
     __init__.py is not run) and import the probing, validation and classifier modules."""
     import importlib
+    sys.dont_write_bytecode = True  # leave no __pycache__ in the peer's folder
     pkg_dir = os.path.join(root, "senteval")
     if not os.path.isfile(os.path.join(pkg_dir, "tools", "classifier.py")):
         sys.exit("peer_senteval.py: %s/tools/classifier.py not found (SENTEVAL_DIR must contain the senteval package)"
@@ -166,7 +167,7 @@ def main():
     print(json.dumps({
         "peer": "SentEval %s (torch %s, numpy %s)" % (a.senteval_dir, torch.__version__, np.__version__),
         "shims": shims, "classifier": a.classifier, "nhid": nhid, "dropout": clf_cfg["dropout"],
-        "preset": a.preset, "seed": a.seed, "threads": a.threads, "n_train": ntr,
+        "preset": a.preset, "seed": a.seed, "threads": a.threads, "torch_threads": torch.get_num_threads(), "n_train": ntr,
         "devacc": float(devacc), "acc": float(testacc), "l2reg": fits[-1]["l2reg"],
         "grid": fits, "n_fits": len(fits), "seconds": secs,
         "example_passes": sum(g["passes"] * g["rows"] for g in fits)}))
