@@ -423,10 +423,13 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
 
 /* ---- pooling ---- */
 
-static void cpu_pool(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
-                     const float *e, float *out)
+static void cpu_pool(struct enc_backend *be, enum enc_pooling mode, int count, const int *n, const size_t *off, int d,
+                     const float *x, const float *e, float *out, int ldo)
 {
-    for (int k = 0; k < d; k++) out[k] = enc_f_pool(mode, n, d, k, x, e);
+    for (int s = 0; s < count; s++) {
+        const size_t r0 = off[s] * (size_t)d;
+        for (int k = 0; k < d; k++) out[(size_t)s * ldo + k] = enc_f_pool(mode, n[s], d, k, x + r0, e ? e + r0 : NULL);
+    }
 }
 
 const struct enc_backend_ops enc_cpu_ops = {

@@ -53,11 +53,12 @@ struct cuda_state {
     cublasHandle_t blas;
     int dev;
     size_t att_smem;           /* dynamic shared memory the attention kernel may use (bytes) */
-    /* the attention op's argument array: staged in page-locked host memory, copied to the device
-     * in stream order; args_copied marks when the last copy has read the host side */
-    struct enc_attn_args *args_host, *args_dev;
-    int args_cap;
-    cudaEvent_t args_copied;
+    /* an op's per-sentence table (attention's argument structs, pooling's row ranges): staged in
+     * page-locked host memory, copied to the device in stream order (a kernel reads it before the
+     * next copy overwrites it); table_copied marks when the last copy has read the host side */
+    char *table_host, *table_dev;
+    size_t table_cap;
+    cudaEvent_t table_copied;
     /* staged copies (upload/download of large pageable buffers): two page-locked halves, so the
      * PCIe copy of one overlaps the host memcpy of the other; stage_done[k] marks when the last
      * copy through half k has finished with it. stage_ok: 1 ready, 0 not tried, -1 unavailable */
@@ -158,11 +159,17 @@ __global__ void __launch_bounds__(LN_THREADS) enc_layer_norm_cuda(int d, const f
     for (int k = threadIdx.x; k < d; k += blockDim.x) o[k] = (float)((xr[k] - mu) * inv) * g[k] + b[k];
 }
 
-/* One thread per feature k (reads coalesced across k); double accumulation like the CPU. */
-__global__ void enc_pool_cuda(int mode, int n, int d, const float *x, const float *e, float *out)
+/* Sentence s = blockIdx.y (its rows from tab[s].off, tab[s].n of them), one thread per feature k
+ * (reads coalesced across k); double accumulation like the CPU. */
+struct pool_row { size_t off; int n; };
+__global__ void enc_pool_cuda(int mode, const struct pool_row *tab, int count, int d, const float *x, const float *e,
+                              float *out, int ldo)
 {
-    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < d; k += gridDim.x * blockDim.x)
-        out[k] = enc_f_pool(mode, n, d, k, x, e);
+    for (int s = blockIdx.y; s < count; s += gridDim.y) {
+        const size_t r0 = tab[s].off * (size_t)d;
+        for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < d; k += gridDim.x * blockDim.x)
+            out[(size_t)s * ldo + k] = enc_f_pool(mode, tab[s].n, d, k, x + r0, e ? e + r0 : NULL);
+    }
 }
 
 /* Attention for one (query row i = blockIdx.x, head h = blockIdx.y, sentence blockIdx.z of the
@@ -374,7 +381,7 @@ static void warm_kernels(void)
     enc_gate_cuda<<<1, 32>>>(0, 0, NULL, NULL, NULL, NULL);
     enc_absdiff_mul_cuda<<<1, 32>>>(0, NULL, NULL, NULL, NULL);
     enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
-    enc_pool_cuda<<<1, 32>>>(0, 0, 0, NULL, NULL, NULL);
+    enc_pool_cuda<<<1, 32>>>(0, NULL, 0, 0, NULL, NULL, NULL, 0);
     enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
     enc_psa_cuda<<<1, PSA_THREADS>>>(pa);
     cudaDeviceSynchronize();
@@ -382,17 +389,19 @@ static void warm_kernels(void)
 }
 static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
 
-/* ---- SP_CUDA_PROFILE=1: where a handle's time goes. Device ops are timed by a pair of events
- * around each (read at the next sync, so the timing adds no waits); upload and download are timed
- * on the host clock (they wait anyway, and a staged copy includes the host memcpy). Printed to
- * stderr when the handle closes. A diagnostic: off by default, costs two event records per op. */
+/* ---- SP_CUDA_PROFILE=k: where a handle's time goes, after its first k-1 syncs (k = 2 drops a
+ * warm-up forward). Device ops are timed by a pair of events around each (read at the next sync,
+ * so the timing adds no waits); upload and download are timed on the host clock (they include
+ * waiting for the work queued before them, and a staged copy the host memcpy). Printed to stderr
+ * when the handle closes. A diagnostic: off by default, costs two event records per op. */
 enum { PR_LINEAR, PR_ATTENTION, PR_LAYER_NORM, PR_ELEMENTWISE, PR_PSA, PR_POOL, PR_UPLOAD, PR_DOWNLOAD, PR_N };
 static const char *const prof_name[PR_N] = { "linear", "attention", "layer_norm", "elementwise", "psa", "pool", "upload", "download" };
 struct prof {
     cudaEvent_t *ev;           /* [2 cap] start/end of pending op i at 2i, 2i+1 (created once, reused) */
     int *kind, n, cap;
-    double ms[PR_N];
+    double ms[PR_N], flop;     /* flop: the products' 2·M·N·K */
     long calls[PR_N], bytes[PR_N];
+    int skip, syncs;           /* syncs whose spans are still dropped (SP_CUDA_PROFILE=k: k-1); counted */
 };
 
 static double host_ms(void)
@@ -408,16 +417,17 @@ struct prof_scope {
     struct cuda_state *st;
     int kind, i;
     double t0;
-    prof_scope(struct cuda_state *s, int k, size_t bytes = 0);
+    prof_scope(struct cuda_state *s, int k, size_t bytes = 0, double flop = 0);
     ~prof_scope();
 };
 
-prof_scope::prof_scope(struct cuda_state *s, int k, size_t bytes) : st(s), kind(k), i(-1), t0(0)
+prof_scope::prof_scope(struct cuda_state *s, int k, size_t bytes, double flop) : st(s), kind(k), i(-1), t0(0)
 {
     struct prof *p = st->prof;
     if (!p) return;
     p->calls[k]++;
     p->bytes[k] += (long)bytes;
+    p->flop += flop;
     if (k == PR_UPLOAD || k == PR_DOWNLOAD) { t0 = host_ms(); return; }
     if (p->n == p->cap) {
         int cap = p->cap ? 2 * p->cap : 256;
@@ -453,7 +463,13 @@ static void prof_harvest(struct cuda_state *st)
         if (cudaEventElapsedTime(&ms, p->ev[2 * i], p->ev[2 * i + 1]) == cudaSuccess) p->ms[p->kind[i]] += ms;
     }
     p->n = 0;
+    p->syncs++;
     cudaGetLastError();
+    if (p->skip > 0 && --p->skip >= 0) {                       /* still warming up: start again */
+        memset(p->ms, 0, sizeof p->ms); memset(p->calls, 0, sizeof p->calls); memset(p->bytes, 0, sizeof p->bytes);
+        p->flop = 0;
+        p->syncs = 0;
+    }
 }
 
 static void prof_close(struct cuda_state *st)
@@ -463,11 +479,14 @@ static void prof_close(struct cuda_state *st)
     prof_harvest(st);
     double total = 0;
     for (int k = 0; k < PR_N; k++) total += p->ms[k];
-    fprintf(stderr, "cuda profile (device %d): %.1f ms in ops\n", st->dev, total);
-    for (int k = 0; k < PR_N; k++)
-        if (p->calls[k])
-            fprintf(stderr, "  %-12s %9.2f ms %5.1f%% %8ld calls%s%.1f MB\n", prof_name[k], p->ms[k], total > 0 ? 100 * p->ms[k] / total : 0.0,
-                    p->calls[k], p->bytes[k] ? ", " : "", p->bytes[k] ? p->bytes[k] / 1e6 : 0.0);
+    fprintf(stderr, "cuda profile (device %d): %.1f ms in ops over %d syncs\n", st->dev, total, p->syncs);
+    for (int k = 0; k < PR_N; k++) {
+        if (!p->calls[k]) continue;
+        fprintf(stderr, "  %-12s %9.2f ms %5.1f%% %8ld calls", prof_name[k], p->ms[k], total > 0 ? 100 * p->ms[k] / total : 0.0, p->calls[k]);
+        if (p->bytes[k]) fprintf(stderr, ", %.1f MB", p->bytes[k] / 1e6);
+        if (k == PR_LINEAR && p->ms[k] > 0) fprintf(stderr, ", %.1f GFLOP, %.2f TFLOP/s", p->flop / 1e9, p->flop / p->ms[k] / 1e9);
+        fputc('\n', stderr);
+    }
     for (int j = 0; j < 2 * p->cap; j++) cudaEventDestroy(p->ev[j]);
     free(p->ev); free(p->kind); free(p);
     st->prof = NULL;
@@ -530,9 +549,9 @@ static void cuda_close(struct enc_backend *be)
     struct cuda_state *st = st_of(be);
     if (!st) return;
     if (st->stream) cudaStreamSynchronize(st->stream);
-    if (st->args_host) cudaFreeHost(st->args_host);
-    if (st->args_dev) cudaFree(st->args_dev);
-    if (st->args_copied) cudaEventDestroy(st->args_copied);
+    if (st->table_host) cudaFreeHost(st->table_host);
+    if (st->table_dev) cudaFree(st->table_dev);
+    if (st->table_copied) cudaEventDestroy(st->table_copied);
     if (st->stage[0]) cudaFreeHost(st->stage[0]);
     for (int k = 0; k < 2; k++) if (st->stage_done[k]) cudaEventDestroy(st->stage_done[k]);
     prof_close(st);
@@ -571,7 +590,7 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
     else if ((e = cudaFuncSetAttribute(enc_attention_cuda, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        optin - (int)fa.sharedSizeBytes)) != cudaSuccess) what = "attention shared memory";
     else if ((e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking)) != cudaSuccess) what = "cudaStreamCreate";
-    else if ((e = cudaEventCreateWithFlags(&st->args_copied, cudaEventDisableTiming)) != cudaSuccess) what = "cudaEventCreate";
+    else if ((e = cudaEventCreateWithFlags(&st->table_copied, cudaEventDisableTiming)) != cudaSuccess) what = "cudaEventCreate";
     if (what) {
         snprintf(err, n, "device %d: %s: %s", st->dev, what, cudaGetErrorString(e));
         cudaGetLastError();
@@ -586,7 +605,7 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
     }
     st->att_smem = (size_t)(optin - (int)fa.sharedSizeBytes);
     const char *pe = getenv("SP_CUDA_PROFILE");
-    if (pe && *pe && strcmp(pe, "0")) st->prof = (struct prof *)calloc(1, sizeof *st->prof);
+    if (pe && atoi(pe) > 0 && (st->prof = (struct prof *)calloc(1, sizeof *st->prof))) st->prof->skip = atoi(pe) - 1;
     pthread_once(&warm_once, warm_kernels);
     return SP_OK;
 }
@@ -661,7 +680,7 @@ static void cuda_linear(struct enc_backend *be, int M, int K, int N, const float
                         const float *W, int ldw, const float *b, float *Y, int ldy, int accumulate)
 {
     struct cuda_state *st = st_of(be);
-    prof_scope ps(st, PR_LINEAR);
+    prof_scope ps(st, PR_LINEAR, 0, 2.0 * M * N * (K > 0 ? K : 0));
     if (M <= 0 || N <= 0) return;
     float beta = accumulate ? 1.0f : 0.0f;
     const unsigned blocks = ew_blocks((size_t)M * N);
@@ -737,20 +756,28 @@ static void cuda_absdiff_mul(struct enc_backend *be, size_t n, const float *a, c
 
 /* Room for count argument structs on both sides. Growing waits for the stream: the old arrays
  * may still be read by a pending copy or kernel. */
-static int args_reserve(struct cuda_state *st, int count)
+/* The device copy of a table of bytes bytes (NULL after a latched error). Growing waits for the
+ * stream: the old arrays may still be read by a pending copy or kernel. */
+static const void *dev_table(struct cuda_state *st, const void *src, size_t bytes, const char *what)
 {
-    if (count <= st->args_cap) return 1;
-    int cap = st->args_cap ? st->args_cap : 64;
-    while (cap < count) cap *= 2;
-    check_cuda(st, cudaStreamSynchronize(st->stream), "attention args");
-    if (st->args_host) cudaFreeHost(st->args_host);
-    if (st->args_dev) cudaFree(st->args_dev);
-    st->args_host = NULL; st->args_dev = NULL; st->args_cap = 0;
-    cudaError_t e = cudaMallocHost((void **)&st->args_host, sizeof *st->args_host * (size_t)cap);
-    if (e == cudaSuccess) e = cudaMalloc((void **)&st->args_dev, sizeof *st->args_dev * (size_t)cap);
-    if (e != cudaSuccess) { check_cuda(st, e, "attention args"); return 0; }
-    st->args_cap = cap;
-    return 1;
+    if (bytes > st->table_cap) {
+        size_t cap = st->table_cap ? st->table_cap : 16384;
+        while (cap < bytes) cap *= 2;
+        check_cuda(st, cudaStreamSynchronize(st->stream), what);
+        if (st->table_host) cudaFreeHost(st->table_host);
+        if (st->table_dev) cudaFree(st->table_dev);
+        st->table_host = NULL; st->table_dev = NULL; st->table_cap = 0;
+        cudaError_t e = cudaMallocHost((void **)&st->table_host, cap);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&st->table_dev, cap);
+        if (e != cudaSuccess) { check_cuda(st, e, what); return NULL; }
+        st->table_cap = cap;
+    }
+    /* the host side is rewritten only after the previous copy has read it */
+    check_cuda(st, cudaEventSynchronize(st->table_copied), what);
+    memcpy(st->table_host, src, bytes);
+    check_cuda(st, cudaMemcpyAsync(st->table_dev, st->table_host, bytes, cudaMemcpyHostToDevice, st->stream), what);
+    check_cuda(st, cudaEventRecord(st->table_copied, st->stream), what);
+    return st->table_dev;
 }
 
 /* All sentences of a batch in one launch: grid (longest n, most heads, sentences), at most
@@ -782,16 +809,12 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
         latch(st, SP_EGPU, "attention", why);
         return;
     }
-    if (!args_reserve(st, count)) return;
-    /* the host array is rewritten only after the previous copy has read it */
-    check_cuda(st, cudaEventSynchronize(st->args_copied), "attention args");
-    memcpy(st->args_host, a, sizeof *a * (size_t)count);
-    check_cuda(st, cudaMemcpyAsync(st->args_dev, st->args_host, sizeof *a * (size_t)count, cudaMemcpyHostToDevice, st->stream), "attention args");
-    check_cuda(st, cudaEventRecord(st->args_copied, st->stream), "attention args");
+    const struct enc_attn_args *da = (const struct enc_attn_args *)dev_table(st, a, sizeof *a * (size_t)count, "attention args");
+    if (!da) return;
     for (int s0 = 0; s0 < count; s0 += 65535) {
         const int c = count - s0 < 65535 ? count - s0 : 65535;
         dim3 grid((unsigned)max_n, (unsigned)max_h, (unsigned)c);
-        enc_attention_cuda<<<grid, ATT_THREADS, smem, st->stream>>>(st->args_dev + s0, c);
+        enc_attention_cuda<<<grid, ATT_THREADS, smem, st->stream>>>(da + s0, c);
         check_launch(st, "attention");
     }
 }
@@ -808,14 +831,21 @@ static void cuda_psa(struct enc_backend *be, const struct enc_psa_args *a)
     check_launch(st, "psa");
 }
 
-static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
-                      const float *e, float *out)
+static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int count, const int *n, const size_t *off, int d,
+                      const float *x, const float *e, float *out, int ldo)
 {
     struct cuda_state *st = st_of(be);
     prof_scope ps(st, PR_POOL);
     SP_ASSERT(mode != ENC_POOL_ATT || e);
-    if (d <= 0) return;
-    enc_pool_cuda<<<(d + POOL_THREADS - 1) / POOL_THREADS, POOL_THREADS, 0, st->stream>>>((int)mode, n, d, x, e, out);
+    if (d <= 0 || count <= 0) return;
+    struct pool_row *tab = (struct pool_row *)malloc(sizeof *tab * (size_t)count);
+    if (!tab) { latch(st, SP_ENOMEM, "pool", "out of host memory"); return; }
+    for (int s = 0; s < count; s++) { tab[s].off = off[s]; tab[s].n = n[s]; }
+    const struct pool_row *dt = (const struct pool_row *)dev_table(st, tab, sizeof *tab * (size_t)count, "pool rows");
+    free(tab);
+    if (!dt) return;
+    dim3 grid((unsigned)((d + POOL_THREADS - 1) / POOL_THREADS), (unsigned)(count < 65535 ? count : 65535));
+    enc_pool_cuda<<<grid, POOL_THREADS, 0, st->stream>>>((int)mode, dt, count, d, x, e, out, ldo);
     check_launch(st, "pool");
 }
 

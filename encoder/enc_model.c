@@ -444,8 +444,7 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
     linear(e, N, w->x, d, e->sum1, w->t1);
     OPS->act(BE, ENC_ACT_ELU, nd, w->t1);
     linear(e, N, w->t1, d, e->sum2, w->t2);
-    for (int b = 0; b < g->nb; b++)
-        OPS->pool(BE, ENC_POOL_ATT, g->n[b], d, w->x + g->off[b] * (size_t)d, w->t2 + g->off[b] * (size_t)d, w->vec + (size_t)b * d);
+    OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, d);
 }
 
 /* ---- results back to the caller ---- */
@@ -881,7 +880,7 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
                 san_forward(e, &e->sdoi, &g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
                 OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
             }
-            for (int b = 0; b < nb; b++) OPS->pool(BE, c->pooling, gn[b], d, w->x + goff[b] * (size_t)d, NULL, w->vec + (size_t)b * dim);
+            OPS->pool(BE, c->pooling, nb, gn, goff, d, w->x, NULL, w->vec, dim);
             break;
         }
         case ENC_MSSAN:
@@ -889,11 +888,8 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
             linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
             OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
             linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
-            for (int b = 0; b < nb; b++) {
-                const size_t r0 = goff[b] * (size_t)d;
-                OPS->pool(BE, ENC_POOL_ATT, gn[b], d, w->x + r0, w->t2 + r0, w->vec + (size_t)b * dim);
-                OPS->pool(BE, ENC_POOL_MAX, gn[b], d, w->x + r0, NULL, w->vec + (size_t)b * dim + d);
-            }
+            OPS->pool(BE, ENC_POOL_ATT, nb, gn, goff, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
+            OPS->pool(BE, ENC_POOL_MAX, nb, gn, goff, d, w->x, NULL, w->vec + d, dim);
             break;
         case ENC_PSAN:
             psan_forward(e, &g, al, amap);

@@ -100,9 +100,10 @@ struct enc_backend_ops {
      * each (the CPU spreads them over the GEMM's threads, CUDA runs them in one launch) */
     void  (*attention)(struct enc_backend *be, int count, const struct enc_attn_args *a);
     void  (*psa)(struct enc_backend *be, const struct enc_psa_args *a);
-    /* out[d]: MEAN/MAX/FIRST over the n rows of x; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
-    void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int n, int d, const float *x,
-                  const float *e, float *out);
+    /* count sentences at once: sentence s has n[s] rows of x (and e) from row off[s]; its
+     * out + s·ldo [d] = MEAN/MAX/FIRST over its rows; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
+    void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int count, const int *n, const size_t *off,
+                  int d, const float *x, const float *e, float *out, int ldo);
     /* (optional) the parameters were (re)uploaded: drop anything derived from them (packed copies) */
     void  (*params_changed)(struct enc_backend *be);
 };

@@ -11,6 +11,8 @@
 static struct enc_backend be;
 #define OPS enc_cpu_ops
 #define TOL 1e-5
+static const int three = 3;           /* one sentence of 3 rows, from row 0, for the pooling op */
+static const size_t zero_off = 0;
 
 static void near_vec(const float *got, const double *exp_, int n, const char *what)
 {
@@ -79,14 +81,25 @@ static void tv13(void)
     near_vec(out, (double[]){ -1.0, 1.0 }, 2, "TV-13 LN");
     /* pooling: U = [[1,-1],[2,0],[3,1]], FFN_p = identity function (E = U) */
     float U[6] = { 1, -1, 2, 0, 3, 1 }, att[2], mx[2];
-    OPS.pool(&be, ENC_POOL_ATT, 3, 2, U, U, att);
-    OPS.pool(&be, ENC_POOL_MAX, 3, 2, U, NULL, mx);
+    OPS.pool(&be, ENC_POOL_ATT, 1, &three, &zero_off, 2, U, U, att, 2);
+    OPS.pool(&be, ENC_POOL_MAX, 1, &three, &zero_off, 2, U, NULL, mx, 2);
     near_vec(att, (double[]){ 2.575210, 0.575210 }, 2, "TV-13 att pool");
     near_vec(mx, (double[]){ 3, 1 }, 2, "TV-13 max pool");
     /* the per-feature weights a[:,k] = softmax([1,2,3]): read them off by pooling one-hot rows */
     float oh[6] = { 1, 0, 0, 0, 0, 0 }, wgt[2];
-    OPS.pool(&be, ENC_POOL_ATT, 3, 2, oh, U, wgt);
+    OPS.pool(&be, ENC_POOL_ATT, 1, &three, &zero_off, 2, oh, U, wgt, 2);
     T_NEAR(wgt[0], 0.090031, TOL);
+    /* two sentences in one call ([U0; U1] and [U2], out rows 3 apart) = one call each */
+    const int n2[2] = { 2, 1 };
+    const size_t off2[2] = { 0, 2 };
+    float both[6], one0[2], one1[2];
+    memset(both, 0x7f, sizeof both);
+    OPS.pool(&be, ENC_POOL_ATT, 2, n2, off2, 2, U, U, both, 3);
+    OPS.pool(&be, ENC_POOL_ATT, 1, &n2[0], &zero_off, 2, U, U, one0, 2);
+    OPS.pool(&be, ENC_POOL_ATT, 1, &n2[1], &zero_off, 2, U + 4, U + 4, one1, 2);
+    T_CHECK(memcmp(both, one0, sizeof one0) == 0 && memcmp(both + 3, one1, sizeof one1) == 0);
+    T_CHECK(both[2] == both[2] && both[2] > 1e38f);   /* the gap between rows is not written */
+    near_vec(one1, (double[]){ 3, 1 }, 2, "pool of one row");
 }
 
 static void tv14(void)
@@ -161,7 +174,7 @@ static void tv16(void)
     float m[3] = { 1, 2, 3 }, e[3], one = 1, v;
     OPS.linear(&be, 3, 1, 1, m, 1, &one, 1, &zero, e, 1, 0);
     OPS.act(&be, ENC_ACT_ELU, 3, e);
-    OPS.pool(&be, ENC_POOL_ATT, 3, 1, m, e, &v);
+    OPS.pool(&be, ENC_POOL_ATT, 1, &three, &zero_off, 1, m, e, &v, 1);
     T_NEAR(v, 2.575210, TOL);
 }
 
