@@ -13,8 +13,8 @@
 #     A  ours, depth + D: tops_dep_all, REPS passes over every sentence
 #     B  peer, depth + D: per sentence the undirected tree as a CSR matrix,
 #        scipy.sparse.csgraph.shortest_path(unweighted=True), depth = D[root]; PEER_REPS passes
-#        (the peer is two orders of magnitude slower, so it makes fewer passes over the same trees; rates are
-#        per sentence)
+#        (the peer is two orders of magnitude slower, so it makes fewer passes over the same
+#        trees; rates are per sentence)
 #     C  ours, every structure ingest caches (depth, D, ancestors, rel): our own row
 # Prints per side the median and min–max of sentences/s and tokens/s, the ratio A/B of the
 # medians, the load average before and after, and the check: the sum of every distance, the
@@ -37,8 +37,8 @@ TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$TMP/drv" bench/treeops_bench.c \
     "$BUILD/lib/libsp_treeops.a" "$BUILD/lib/libsp_ingest.a" "$BUILD/lib/libsp_common.a" -lutf8proc -lz -lpthread -lm
 
-# the peer's threads pinned before any import (shortest_path is single-threaded; numpy's BLAS not used)
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# the peer's threads pinned before Python starts (shortest_path is single-threaded; no BLAS used)
+pin() { OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 "$@"; }
 peer_python() {   # prints a python that imports scipy, or fails
     if [ -n "${PEER_PY:-}" ]; then "$PEER_PY" -c 'import scipy.sparse.csgraph' 2>/dev/null && echo "$PEER_PY"; return; fi
     v=${XDG_CACHE_HOME:-$HOME/.cache}/synprobe-bench/venv
@@ -48,7 +48,7 @@ peer_python() {   # prints a python that imports scipy, or fails
 }
 PY=$(peer_python) || PY=""
 PEER_VER=""
-[ -z "$PY" ] || PEER_VER=$("$PY" -c 'import scipy, numpy, sys; print("scipy %s, numpy %s, Python %s" % (scipy.__version__, numpy.__version__, sys.version.split()[0]))')
+[ -z "$PY" ] || PEER_VER=$(pin "$PY" -c 'import scipy, numpy, sys; print("scipy %s, numpy %s, Python %s" % (scipy.__version__, numpy.__version__, sys.version.split()[0]))')
 
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 # median, min, max of the numbers on stdin
@@ -57,7 +57,7 @@ stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for c in $CORPORA; do
     "$TMP/drv" heads --data "$DATA" --corpus "$c" "$TMP/$c.heads" >"$TMP/$c.prep"
-    if [ -n "$PY" ]; then "$PY" bench/peer_treeops.py --calibrate "$TMP/$c.heads" >"$TMP/$c.cal"; fi
+    if [ -n "$PY" ]; then pin "$PY" bench/peer_treeops.py --calibrate "$TMP/$c.heads" >"$TMP/$c.cal"; fi
 done
 
 one() {   # corpus side -> appends rates and the RESULT line
@@ -65,7 +65,7 @@ one() {   # corpus side -> appends rates and the RESULT line
     case $s in
         A) out=$("$TMP/drv" time --what dist --reps "$REPS" "$TMP/$c.heads") ;;
         C) out=$("$TMP/drv" time --what all --reps "$REPS" "$TMP/$c.heads") ;;
-        B) out=$("$PY" bench/peer_treeops.py --method "$(sed -n 's/^method=\([A-Za-z]*\).*/\1/p' "$TMP/$c.cal")" \
+        B) out=$(pin "$PY" bench/peer_treeops.py --method "$(sed -n 's/^method=\([A-Za-z]*\).*/\1/p' "$TMP/$c.cal")" \
                      --reps "$PEER_REPS" "$TMP/$c.heads") ;;
     esac
     sec=$(field "$out" seconds); reps=$(field "$out" reps)
@@ -85,11 +85,14 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "## treeops: dependency structures vs scipy.sparse.csgraph ($(date -u '+%Y-%m-%d %H:%M') UTC)"
 echo
 echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}; load average before: $LOAD0, after: $LOAD1."
-echo "$ROUNDS rounds, interleaved A B C per corpus; rates over compute time only (reading the heads file is timed apart, below); 1 thread each side."
+echo "$ROUNDS rounds, interleaved $sides per corpus; rates over compute time only (reading the heads file is timed apart, below); 1 thread each side."
 echo "A: ours, depth + tree distance D (tops_dep_all), passes: $REPS; C: ours, depth + D + ancestor matrix + relative positions (what ingest caches), passes: $REPS."
 if [ -n "$PY" ]; then
     echo "B: peer, $PEER_VER: per sentence a CSR graph of the tree, shortest_path(directed=False, unweighted=True), depth = D[root], passes: $PEER_REPS; the method picked by a calibration run:"
     for c in $CORPORA; do echo "$c: $(cat "$TMP/$c.cal")"; done
+else
+    if [ -n "${PEER_PY:-}" ]; then echo "peer skipped: PEER_PY=$PEER_PY cannot import scipy.sparse.csgraph (pip install scipy numpy into it)"
+    else echo "peer skipped: no python with scipy (python3 -m venv + pip install scipy numpy into ${XDG_CACHE_HOME:-$HOME/.cache}/synprobe-bench/venv failed; give one with PEER_PY=/path/to/python that imports scipy)"; fi
 fi
 echo
 echo "| corpus | side | sentences, tokens | sentences/s median (min–max) | tokens/s median (min–max) | vs B (median) |"
@@ -126,4 +129,3 @@ for c in $CORPORA; do
     if [ $ok = 1 ]; then echo "check $c (sum of all distances, sum of per-sentence max depths, per-sentence fingerprint): the same on sides $sides: $want"
     else echo "check $c: DIFFER: $(for s in $sides; do printf '%s: %s; ' "$s" "$(cat "$TMP/$c.$s.last")"; done)"; fi
 done
-[ -n "$PY" ] || echo "peer skipped: no python with scipy (pip install into ${XDG_CACHE_HOME:-$HOME/.cache}/synprobe-bench/venv failed; give one with PEER_PY=/path/to/python that imports scipy)"
