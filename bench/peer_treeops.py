@@ -43,7 +43,10 @@ def main():
     heads = []
     with open(path, encoding="ascii") as f:
         for ln, line in enumerate(f, 1):
-            h = np.array(line.split(), dtype=np.int32)
+            try:
+                h = np.array([int(x) for x in line.split()], dtype=np.int32)
+            except ValueError:
+                sys.exit(f"{path}:{ln}: expected heads (-1 or word indices), got {line.strip()[:40]!r}")
             if h.size == 0:
                 sys.exit(f"{path}:{ln}: expected a sentence's heads, got an empty line")
             heads.append(h)
