@@ -9,12 +9,13 @@
 #     0-based heads, -1 = root); both sides read that file, and reading it is timed apart
 #     (not in the rates); the peer's fastest shortest_path method on this data is picked by
 #     a calibration run (bench/peer_treeops.py --calibrate: FW, D, BF, J, best of two passes).
-#   rounds, interleaved A B C A B C ..., ROUNDS times, per corpus:
+#   rounds, interleaved A B B' C A B B' C ..., ROUNDS times, per corpus:
 #     A  ours, depth + D: tops_dep_all, REPS passes over every sentence
 #     B  peer, depth + D: per sentence the undirected tree as a CSR matrix,
 #        scipy.sparse.csgraph.shortest_path(unweighted=True), depth = D[root]; PEER_REPS passes
 #        (the peer is two orders of magnitude slower, so it makes fewer passes over the same
 #        trees; rates are per sentence)
+#     B' peer, the same with the CSR graphs built before the clock: shortest_path alone
 #     C  ours, every structure ingest caches (depth, D, ancestors, rel): our own row
 # Prints per side the median and min–max of sentences/s and tokens/s, the ratio A/B of the
 # medians, the load average before and after, and the check: the sum of every distance, the
@@ -65,7 +66,8 @@ one() {   # corpus side -> appends rates and the RESULT line
     case $s in
         A) out=$("$TMP/drv" time --what dist --reps "$REPS" "$TMP/$c.heads") ;;
         C) out=$("$TMP/drv" time --what all --reps "$REPS" "$TMP/$c.heads") ;;
-        B) out=$(pin "$PY" bench/peer_treeops.py --method "$(sed -n 's/^method=\([A-Za-z]*\).*/\1/p' "$TMP/$c.cal")" \
+        B|G) [ $s = B ] && set -- || set -- --prebuilt
+           out=$(pin "$PY" bench/peer_treeops.py "$@" --method "$(sed -n 's/^method=\([A-Za-z]*\).*/\1/p' "$TMP/$c.cal")" \
                      --reps "$PEER_REPS" "$TMP/$c.heads") ;;
     esac
     sec=$(field "$out" seconds); reps=$(field "$out" reps)
@@ -74,7 +76,7 @@ one() {   # corpus side -> appends rates and the RESULT line
     field "$out" read_s >>"$TMP/$c.$s.read"
     echo "$out" >"$TMP/$c.$s.last"
 }
-sides="A C"; [ -z "$PY" ] || sides="A B C"
+sides="A C"; [ -z "$PY" ] || sides="A B G C"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
     for c in $CORPORA; do for s in $sides; do one "$c" "$s"; done; done
@@ -85,35 +87,37 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "## treeops: dependency structures vs scipy.sparse.csgraph ($(date -u '+%Y-%m-%d %H:%M') UTC)"
 echo
 echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}; load average before: $LOAD0, after: $LOAD1."
-echo "$ROUNDS rounds, interleaved $sides per corpus; rates over compute time only (reading the heads file is timed apart, below); 1 thread each side."
+echo "$ROUNDS rounds, interleaved $(echo "$sides" | sed "s/G/B'/") per corpus; rates over compute time only (reading the heads file is timed apart, below); 1 thread each side."
 echo "A: ours, depth + tree distance D (tops_dep_all), passes: $REPS; C: ours, depth + D + ancestor matrix + relative positions (what ingest caches), passes: $REPS."
 if [ -n "$PY" ]; then
-    echo "B: peer, $PEER_VER: per sentence a CSR graph of the tree, shortest_path(directed=False, unweighted=True), depth = D[root], passes: $PEER_REPS; the method picked by a calibration run:"
+    echo "B: peer, $PEER_VER: per sentence a CSR graph of the tree, shortest_path(directed=False, unweighted=True), depth = D[root], passes: $PEER_REPS; B': the same with the CSR graphs built before the clock (shortest_path alone); the method picked by a calibration run:"
     for c in $CORPORA; do echo "$c: $(cat "$TMP/$c.cal")"; done
 else
     if [ -n "${PEER_PY:-}" ]; then echo "peer skipped: PEER_PY=$PEER_PY cannot import scipy.sparse.csgraph (pip install scipy numpy into it)"
     else echo "peer skipped: no python with scipy (python3 -m venv + pip install scipy numpy into ${XDG_CACHE_HOME:-$HOME/.cache}/synprobe-bench/venv failed; give one with PEER_PY=/path/to/python that imports scipy)"; fi
 fi
 echo
-echo "| corpus | side | sentences, tokens | sentences/s median (min–max) | tokens/s median (min–max) | vs B (median) |"
-echo "|---|---|---|---|---|---|"
+echo "| corpus | side | sentences, tokens | sentences/s median (min–max) | tokens/s median (min–max) | vs B (median) | vs B' (median) |"
+echo "|---|---|---|---|---|---|---|"
 for c in $CORPORA; do
     ns=$(field "$(cat "$TMP/$c.prep")" sentences); nt=$(field "$(cat "$TMP/$c.prep")" tokens)
-    bmed=""
-    [ -z "$PY" ] || bmed=$(stats <"$TMP/$c.B.sps" | cut -d' ' -f1)
+    bmed=""; gmed=""
+    [ -z "$PY" ] || { bmed=$(stats <"$TMP/$c.B.sps" | cut -d' ' -f1); gmed=$(stats <"$TMP/$c.G.sps" | cut -d' ' -f1); }
     for s in $sides; do
-        case $s in A) label="A: ours, depth + D";; B) label="B: scipy csgraph, depth + D";; C) label="C: ours, all structures";; esac
+        case $s in A) label="A: ours, depth + D";; B) label="B: scipy csgraph, depth + D";;
+                    G) label="B': scipy, shortest_path alone";; C) label="C: ours, all structures";; esac
         set -- $(stats <"$TMP/$c.$s.sps") $(stats <"$TMP/$c.$s.tps")
-        ratio="—"
-        if [ -n "$bmed" ] && [ "$s" != B ]; then ratio=$(printf '%.1fx' "$(echo "$1 / $bmed" | bc -l)"); fi
-        printf "| %s | %s | %s, %s | %s (%s–%s) | %s (%s–%s) | %s |\n" "$c" "$label" "$ns" "$nt" "$1" "$2" "$3" "$4" "$5" "$6" "$ratio"
+        rb="—"; rg="—"
+        if [ -n "$bmed" ] && [ "$s" != B ] && [ "$s" != G ]; then
+            rb=$(printf '%.1fx' "$(echo "$1 / $bmed" | bc -l)"); rg=$(printf '%.1fx' "$(echo "$1 / $gmed" | bc -l)"); fi
+        printf "| %s | %s | %s, %s | %s (%s–%s) | %s (%s–%s) | %s | %s |\n" "$c" "$label" "$ns" "$nt" "$1" "$2" "$3" "$4" "$5" "$6" "$rb" "$rg"
     done
 done
 echo
 printf "reading the heads file, seconds (median, not in the rates):"
 for c in $CORPORA; do
     printf " %s:" "$c"
-    for s in $sides; do printf " %s %s" "$s" "$(sort -n "$TMP/$c.$s.read" | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] }')"; done
+    for s in $sides; do printf " %s %s" "$(echo $s | sed "s/G/B'/")" "$(sort -n "$TMP/$c.$s.read" | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] }')"; done
     printf ";"
 done
 echo
@@ -126,6 +130,6 @@ for c in $CORPORA; do
         o=$(cat "$TMP/$c.$s.last")
         [ "sum_dist=$(field "$o" sum_dist) sum_maxdepth=$(field "$o" sum_maxdepth) fingerprint=$(field "$o" fingerprint)" = "$want" ] || ok=0
     done
-    if [ $ok = 1 ]; then echo "check $c (sum of all distances, sum of per-sentence max depths, per-sentence fingerprint): the same on sides $sides: $want"
+    if [ $ok = 1 ]; then echo "check $c (sum of all distances, sum of per-sentence max depths, per-sentence fingerprint): the same on sides $(echo "$sides" | sed "s/G/B'/"): $want"
     else echo "check $c: DIFFER: $(for s in $sides; do printf '%s: %s; ' "$s" "$(cat "$TMP/$c.$s.last")"; done)"; fi
 done
