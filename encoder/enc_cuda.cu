@@ -53,6 +53,7 @@ struct cuda_state {
     cublasHandle_t blas;
     int dev;
     size_t att_smem;           /* dynamic shared memory the attention kernel may use (bytes) */
+    size_t att_smem_plain;     /* and the plain-heads kernel */
     /* an op's per-sentence table (attention's argument structs, pooling's row ranges): staged in
      * page-locked host memory, copied to the device in stream order (a kernel reads it before the
      * next copy overwrites it); table_copied marks when the last copy has read the host side */
@@ -290,6 +291,62 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
     }
 }
 
+/* The same attention for "plain" heads (no relative buckets, no SSAN selection, no structural
+ * mask: BERT, vanilla SAN, MS-SAN's directions and distance priors) with one warp per (query row,
+ * head) instead of a block: rows of short sentences leave most of a block idle, and a warp needs
+ * no barrier. Lane l scores keys l, l+32, ... (q_i from shared memory), the row's softmax is two
+ * warp reductions, and P·V runs with lanes over the value columns (coalesced). Warp w of block x
+ * takes row i = x·PLAIN_WARPS + w of sentence blockIdx.z, head blockIdx.y. Dynamic shared memory
+ * per warp: float q[dk], p[n_max]. */
+#define PLAIN_WARPS 4
+__global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(const struct enc_attn_args *__restrict__ arr, int count,
+                                                                             int n_max)
+{
+    extern __shared__ float smp[];
+    if ((int)blockIdx.z >= count) return;                      /* only the empty warm-up launch */
+    const struct enc_attn_args &a = arr[blockIdx.z];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int n = a.n, H = a.H, dk = a.dk, h = blockIdx.y, i = blockIdx.x * PLAIN_WARPS + warp;
+    if (i >= n || h >= H) return;                              /* warp-uniform; no block barrier below */
+    float *q = smp + (size_t)warp * (dk + n_max), *p = q + dk;
+    const int off = h * dk, dir = a.dir[h], dis = a.dis[h];
+    const float *qi = a.q + (size_t)i * a.ld_qkv + off;
+    for (int c = lane; c < dk; c += 32) q[c] = qi[c];
+    __syncwarp();
+    int lo, hi;
+    enc_f_dir_range(dir, i, n, &lo, &hi);
+    float m = -INFINITY;
+    for (int j = lo + lane; j <= hi; j += 32) {
+        const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+        float t = 0.0f;
+        for (int c = 0; c < dk; c++) t += q[c] * kj[c];
+        const float sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
+        p[j] = sc;
+        m = fmaxf(m, sc);
+    }
+    float *oi = a.out + (size_t)i * H * dk + off;
+    if (lo > hi) {                                             /* no key: zeros (safe softmax) */
+        for (int c = lane; c < dk; c += 32) oi[c] = 0.0f;
+        return;
+    }
+    m = warp_reduce(m, op_max());
+    float z = 0.0f;
+    for (int j = lo + lane; j <= hi; j += 32) { const float e = enc_f_masked_exp_f(1, p[j], m); p[j] = e; z += e; }
+    z = warp_sum(z);
+    for (int j = lo + lane; j <= hi; j += 32) {
+        const float pj = p[j] / z;
+        p[j] = pj;
+        if (a.attn_mean) atomicAdd(&a.attn_mean[(size_t)i * n + j], pj / H);
+    }
+    __syncwarp();
+    const float *vh = a.v + off;
+    for (int c = lane; c < dk; c += 32) {
+        float acc = 0.0f;
+        for (int j = lo; j <= hi; j++) acc += p[j] * vh[(size_t)j * a.ld_qkv + c];
+        oi[c] = acc;
+    }
+}
+
 /* PSA for query row i = blockIdx.x and features k = blockIdx.y*PSA_THREADS + threadIdx.x, keys
  * in i's phrase block without i (cpu_psa). The block bounds are found once per CUDA block; all
  * threads walk the same j sequence, so the map's per-feature mean is a warp sum + one atomic
@@ -383,6 +440,7 @@ static void warm_kernels(void)
     enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
     enc_pool_cuda<<<1, 32>>>(0, NULL, 0, 0, NULL, NULL, NULL, 0);
     enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
+    enc_attention_plain_cuda<<<1, PLAIN_WARPS * 32>>>(NULL, 0, 0);
     enc_psa_cuda<<<1, PSA_THREADS>>>(pa);
     cudaDeviceSynchronize();
     cudaGetLastError();                                        /* a real problem shows up again later */
@@ -604,6 +662,7 @@ static int cuda_open(struct enc_backend *be, char *err, size_t n)
         return bs == CUBLAS_STATUS_ALLOC_FAILED ? SP_ENOMEM : SP_EGPU;
     }
     st->att_smem = (size_t)(optin - (int)fa.sharedSizeBytes);
+    st->att_smem_plain = 48 * 1024;                             /* the default limit: no opt-in needed */
     const char *pe = getenv("SP_CUDA_PROFILE");
     if (pe && atoi(pe) > 0 && (st->prof = (struct prof *)calloc(1, sizeof *st->prof))) st->prof->skip = atoi(pe) - 1;
     pthread_once(&warm_once, warm_kernels);
@@ -786,7 +845,7 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
 {
     struct cuda_state *st = st_of(be);
     prof_scope ps(st, PR_ATTENTION);
-    int max_n = 0, max_h = 0;
+    int max_n = 0, max_h = 0, max_dk = 0, plain = 1;
     size_t smem = 0;
     for (int s = 0; s < count; s++) {
         const struct enc_attn_args *x = &a[s];
@@ -801,8 +860,22 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
         if (need > smem) smem = need;
         if (x->n > max_n) max_n = x->n;
         if (x->H > max_h) max_h = x->H;
+        if (x->dk > max_dk) max_dk = x->dk;
+        plain &= !x->rel_k && !x->seq_k && !x->sel_q && !x->allow;
     }
     if (max_n == 0) return;
+    const size_t smem_plain = sizeof(float) * PLAIN_WARPS * ((size_t)max_dk + (size_t)max_n);
+    if (plain && smem_plain <= st->att_smem_plain) {        /* one warp per row and head */
+        const struct enc_attn_args *da = (const struct enc_attn_args *)dev_table(st, a, sizeof *a * (size_t)count, "attention args");
+        if (!da) return;
+        for (int s0 = 0; s0 < count; s0 += 65535) {
+            const int c = count - s0 < 65535 ? count - s0 : 65535;
+            dim3 grid((unsigned)((max_n + PLAIN_WARPS - 1) / PLAIN_WARPS), (unsigned)max_h, (unsigned)c);
+            enc_attention_plain_cuda<<<grid, PLAIN_WARPS * 32, smem_plain, st->stream>>>(da + s0, c, max_n);
+            check_launch(st, "attention");
+        }
+        return;
+    }
     if (smem > st->att_smem) {                                 /* ~50k tokens on an H100 */
         char why[128];
         snprintf(why, sizeof why, "%d tokens need %zu bytes of shared memory per block, the device allows %zu", max_n, smem, st->att_smem);
