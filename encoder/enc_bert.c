@@ -44,8 +44,9 @@ struct enc_bert {
     size_t cap_rows, cap_nn;
     int cap_dh;
     float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
-    float *hE;                 /* host: embedding sums, then the staging of a downloaded layer */
-    float *hA;                 /* host (device backends): the staging of a layer's per-head maps */
+    float *hE;                 /* host: embedding sums */
+    void **pdst;               /* [cap_args·heads] download_pieces' destinations and sizes */
+    size_t *pbytes;
     struct enc_attn_args *args;/* [cap_args] one per sentence of a batch */
     int cap_args;
     struct enc_attn_args *hargs;/* [cap_hargs] one per sentence and head (per-head maps) */
@@ -319,7 +320,8 @@ void enc_bert_close(enc_bert_t *b)
     free(e->param);
     free(e->host_block);
     free(b->hE);
-    free(b->hA);
+    free(b->pdst);
+    free(b->pbytes);
     free(b->hargs);
     free(b->args);
     free(b->layer);
@@ -432,7 +434,7 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
         return SP_ENOMEM;
     }
     b->hE = sp_xrealloc(b->hE, sizeof(float) * rows * d);
-    if (want_attn && !BE->host_memory) b->hA = sp_xrealloc(b->hA, sizeof(float) * H * nn);
+
     b->cap_rows = rows;
     b->cap_nn = want_attn ? nn : 0;
     return SP_OK;
@@ -449,20 +451,11 @@ static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert
 {
     struct enc *e = &b->e;
     const size_t d = (size_t)b->c.hidden_size;
-    size_t off = 0;
-    const float *src = x;
-    if (!BE->host_memory) {                            /* one copy (and one wait), then per sentence */
-        size_t rows = 0;
-        for (int s = 0; s < n_sent; s++) rows += (size_t)in[s].n;
-        OPS->download(BE, b->hE, x, rows * d * sizeof(float));
-        src = b->hE;                                   /* free after the embeddings' upload */
-    }
     for (int s = 0; s < n_sent; s++) {
-        const size_t n = (size_t)in[s].n;
-        if (BE->host_memory) OPS->download(BE, hidden[s] + (size_t)l * n * d, src + off * d, n * d * sizeof(float));
-        else memcpy(hidden[s] + (size_t)l * n * d, src + off * d, n * d * sizeof(float));
-        off += n;
+        b->pdst[s] = hidden[s] + (size_t)l * in[s].n * d;
+        b->pbytes[s] = sizeof(float) * (size_t)in[s].n * d;
     }
+    OPS->download_pieces(BE, n_sent, b->pdst, b->pbytes, x);   /* one pass, one wait */
 }
 
 /* P_h of layer l for every sentence and head: each head alone (H = 1, its mean over one head is
@@ -494,14 +487,13 @@ static void head_maps(struct enc_bert *b, int n_sent, const struct enc_bert_inpu
     }
     OPS->attention(BE, n_sent * H, b->hargs);
     if (BE->host_memory) return;
-    OPS->download(BE, b->hA, b->amap, sizeof(float) * (size_t)H * nn);
-    p0 = 0;
-    for (int s = 0; s < n_sent; s++) {
-        const size_t n = (size_t)in[s].n;
-        for (int h = 0; h < H; h++)
-            memcpy(attn[s] + ((size_t)l * H + h) * n * n, b->hA + (size_t)h * nn + p0, sizeof(float) * n * n);
-        p0 += n * n;
-    }
+    for (int h = 0; h < H; h++)                        /* b->amap's order: head, then sentence */
+        for (int s = 0; s < n_sent; s++) {
+            const size_t n = (size_t)in[s].n;
+            b->pdst[(size_t)h * n_sent + s] = attn[s] + ((size_t)l * H + h) * n * n;
+            b->pbytes[(size_t)h * n_sent + s] = sizeof(float) * n * n;
+        }
+    OPS->download_pieces(BE, n_sent * H, b->pdst, b->pbytes, b->amap);
 }
 
 int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, uint64_t hidden_layers,
@@ -538,6 +530,8 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     if (rc) return rc;
     if (n_sent > b->cap_args) {
         b->args = sp_xrealloc(b->args, sizeof *b->args * (size_t)n_sent);
+        b->pdst = sp_xrealloc(b->pdst, sizeof *b->pdst * (size_t)n_sent * c->heads);
+        b->pbytes = sp_xrealloc(b->pbytes, sizeof *b->pbytes * (size_t)n_sent * c->heads);
         b->cap_args = n_sent;
     }
     const int N = (int)rows;

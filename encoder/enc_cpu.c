@@ -100,6 +100,13 @@ static void cpu_close(struct enc_backend *be)
 static void *cpu_alloc(struct enc_backend *be, size_t bytes) { return calloc(1, bytes ? bytes : 1); }
 static void cpu_free(struct enc_backend *be, void *p) { free(p); }
 static void cpu_copy(struct enc_backend *be, void *dst, const void *src, size_t bytes) { if (bytes) memcpy(dst, src, bytes); }
+
+static void cpu_copy_pieces(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src)
+{
+    const char *p = src;
+    for (int i = 0; i < count; p += bytes[i++])
+        if (dst[i] && bytes[i]) memcpy(dst[i], p, bytes[i]);
+}
 static int cpu_sync(struct enc_backend *be, char *err, size_t n) { return SP_OK; }
 
 /* ---- dense ---- */
@@ -435,7 +442,8 @@ static void cpu_pool(struct enc_backend *be, enum enc_pooling mode, int count, c
 const struct enc_backend_ops enc_cpu_ops = {
     .name = "cpu",
     .open = cpu_open, .close = cpu_close,
-    .alloc = cpu_alloc, .free = cpu_free, .upload = cpu_copy, .download = cpu_copy, .sync = cpu_sync,
+    .alloc = cpu_alloc, .free = cpu_free, .upload = cpu_copy, .download = cpu_copy,
+    .download_pieces = cpu_copy_pieces, .sync = cpu_sync,
     .linear = cpu_linear, .act = cpu_act, .add = cpu_add, .axpby = cpu_axpby,
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,

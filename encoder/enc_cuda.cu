@@ -581,23 +581,32 @@ static void staged_upload(struct cuda_state *st, char *dst, const char *src, siz
     }
 }
 
-/* device -> host: chunk c+1's transfer runs while chunk c is copied out of its half */
-static void staged_download(struct cuda_state *st, char *dst, const char *src, size_t bytes)
+/* device -> host pieces: src's consecutive bytes[i] go to dst[i] (NULL: skipped). Chunk c+1's
+ * transfer runs while chunk c is copied out of its half into the pieces it overlaps. */
+static void staged_download(struct cuda_state *st, int count, void *const *dst, const size_t *bytes, const char *src)
 {
-    const size_t n = (bytes + STAGE_BYTES - 1) / STAGE_BYTES;
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += bytes[i];
+    const size_t n = (total + STAGE_BYTES - 1) / STAGE_BYTES;
+    int piece = 0;
+    size_t piece_at = 0;                                       /* where piece starts in src */
     for (size_t c = 0; c <= n; c++) {
         if (c < n) {
-            const size_t off = c * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+            const size_t off = c * STAGE_BYTES, len = total - off < STAGE_BYTES ? total - off : STAGE_BYTES;
             const int k = (int)(c & 1);
             check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");   /* an upload may still read it */
             check_cuda(st, cudaMemcpyAsync(st->stage[k], src + off, len, cudaMemcpyDeviceToHost, st->stream), "download");
             check_cuda(st, cudaEventRecord(st->stage_done[k], st->stream), "download");
         }
-        if (c > 0) {
-            const size_t off = (c - 1) * STAGE_BYTES, len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-            const int k = (int)((c - 1) & 1);
-            check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");
-            memcpy(dst + off, st->stage[k], len);
+        if (c == 0) continue;
+        const size_t off = (c - 1) * STAGE_BYTES, end = off + (total - off < STAGE_BYTES ? total - off : STAGE_BYTES);
+        const int k = (int)((c - 1) & 1);
+        check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");
+        while (piece < count && piece_at < end) {              /* the pieces overlapping [off, end) */
+            const size_t a = piece_at > off ? piece_at : off, b = piece_at + bytes[piece] < end ? piece_at + bytes[piece] : end;
+            if (dst[piece] && b > a) memcpy((char *)dst[piece] + (a - piece_at), st->stage[k] + (a - off), b - a);
+            if (piece_at + bytes[piece] > end) break;          /* continues in the next chunk */
+            piece_at += bytes[piece++];
         }
     }
 }
@@ -713,9 +722,27 @@ static void cuda_download(struct enc_backend *be, void *dst_host, const void *sr
     struct cuda_state *st = st_of(be);
     if (!bytes) return;
     prof_scope ps(st, PR_DOWNLOAD, bytes);
-    if (bytes >= STAGE_MIN && stage_ready(st)) { staged_download(st, (char *)dst_host, (const char *)src, bytes); return; }
+    if (bytes >= STAGE_MIN && stage_ready(st)) { staged_download(st, 1, &dst_host, &bytes, (const char *)src); return; }
     check_cuda(st, cudaMemcpyAsync(dst_host, src, bytes, cudaMemcpyDeviceToHost, st->stream), "download");
     check_cuda(st, cudaStreamSynchronize(st->stream), "download");
+}
+
+/* One pass over src for all pieces: through the page-locked halves straight into each piece,
+ * or, small or without page-locked memory, a copy per wanted piece (each one waits). */
+static void cuda_download_pieces(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src)
+{
+    struct cuda_state *st = st_of(be);
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += bytes[i];
+    if (!total) return;
+    prof_scope ps(st, PR_DOWNLOAD, total);
+    if (total >= STAGE_MIN && stage_ready(st)) { staged_download(st, count, dst, bytes, (const char *)src); return; }
+    const char *p = (const char *)src;
+    for (int i = 0; i < count; p += bytes[i++]) {
+        if (!dst[i] || !bytes[i]) continue;
+        check_cuda(st, cudaMemcpyAsync(dst[i], p, bytes[i], cudaMemcpyDeviceToHost, st->stream), "download");
+        check_cuda(st, cudaStreamSynchronize(st->stream), "download");
+    }
 }
 
 static int cuda_sync(struct enc_backend *be, char *err, size_t n)
@@ -931,7 +958,8 @@ const struct enc_plugin_abi *enc_cuda_abi(void) { return &cuda_abi; }
 const struct enc_backend_ops enc_cuda_ops = {
     .name = "cuda",
     .open = cuda_open, .close = cuda_close,
-    .alloc = cuda_alloc, .free = cuda_free, .upload = cuda_upload, .download = cuda_download, .sync = cuda_sync,
+    .alloc = cuda_alloc, .free = cuda_free, .upload = cuda_upload, .download = cuda_download,
+    .download_pieces = cuda_download_pieces, .sync = cuda_sync,
     .linear = cuda_linear, .act = cuda_act, .add = cuda_add, .axpby = cuda_axpby,
     .layer_norm = cuda_layer_norm, .gate = cuda_gate, .absdiff_mul = cuda_absdiff_mul,
     .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,

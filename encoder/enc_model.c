@@ -449,39 +449,21 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
 
 /* ---- results back to the caller ---- */
 
-/* dst[b] (NULL: not wanted) = the n[b] rows of d floats at src + off[b]·d. A device backend
- * copies the group once into the host staging buffer and scatters from there: one wait instead
- * of one per sentence. */
-static void download_rows(struct enc *e, int nb, float **dst, const float *src, const size_t *off, const int *n,
-                          int d, float *stage)
+/* dst[b] (NULL, or dst NULL: not wanted) = sentence b's piece of src: n[b] rows of d floats
+ * from row off[b] (pair: n[b]² entries from off[b]); the pieces are consecutive in src, so one
+ * download_pieces copies them all with one wait */
+static void download_group(struct enc *e, int nb, float **dst, const float *src, const size_t *off, const int *n, int d, int pair)
 {
     if (!dst) return;
-    if (BE->host_memory) {
-        for (int b = 0; b < nb; b++)
-            if (dst[b]) OPS->download(BE, dst[b], src + off[b] * (size_t)d, sizeof(float) * (size_t)n[b] * d);
-        return;
+    void **to = sp_xmalloc(sizeof *to * (size_t)nb);
+    size_t *bytes = sp_xmalloc(sizeof *bytes * (size_t)nb);
+    for (int b = 0; b < nb; b++) {
+        to[b] = dst[b];
+        bytes[b] = sizeof(float) * (size_t)n[b] * (pair ? (size_t)n[b] : (size_t)d);
     }
-    size_t rows = off[nb - 1] + (size_t)n[nb - 1];
-    OPS->download(BE, stage, src, sizeof(float) * rows * d);
-    for (int b = 0; b < nb; b++)
-        if (dst[b]) memcpy(dst[b], stage + off[b] * (size_t)d, sizeof(float) * (size_t)n[b] * d);
-}
-
-/* dst[b] (NULL: not wanted) = sentence b's n[b]² map at src + off2[b]; stage holds Σ n[b]²
- * 4-byte entries (the int staging buffer, used here as plain bytes) */
-static void download_maps(struct enc *e, int nb, float **dst, const float *src, const size_t *off2, const int *n,
-                          void *stage)
-{
-    if (!dst) return;
-    if (BE->host_memory) {
-        for (int b = 0; b < nb; b++)
-            if (dst[b]) OPS->download(BE, dst[b], src + off2[b], sizeof(float) * (size_t)n[b] * n[b]);
-        return;
-    }
-    size_t nn = off2[nb - 1] + (size_t)n[nb - 1] * n[nb - 1];
-    OPS->download(BE, stage, src, sizeof(float) * nn);
-    for (int b = 0; b < nb; b++)
-        if (dst[b]) memcpy(dst[b], (const char *)stage + sizeof(float) * off2[b], sizeof(float) * (size_t)n[b] * n[b]);
+    OPS->download_pieces(BE, nb, to, bytes, src + (pair ? off[0] : off[0] * (size_t)d));
+    free(to);
+    free(bytes);
 }
 
 /* ---- public ---- */
@@ -896,8 +878,8 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
             break;
         }
         OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
-        download_rows(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, w->hx);
-        download_maps(e, nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, w->hi);
+        download_group(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
+        download_group(e, nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, d, 1);
         rc = OPS->sync(BE, err, errlen);
         b0 += nb;
     }

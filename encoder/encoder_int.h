@@ -82,6 +82,9 @@ struct enc_backend_ops {
     void  (*free)(struct enc_backend *be, void *p);
     void  (*upload)(struct enc_backend *be, void *dst, const void *src, size_t bytes);
     void  (*download)(struct enc_backend *be, void *dst_host, const void *src, size_t bytes);
+    /* the consecutive pieces of src (bytes[i] each) into dst[i], one wait for all (a NULL dst[i]
+     * skips its piece): a batch's rows or maps back to each sentence's host array */
+    void  (*download_pieces)(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src);
     int   (*sync)(struct enc_backend *be, char *err, size_t n); /* wait; report a latched error */
     /* Y[M,N] = X[M,K]·W[K,N] (+ b[N]) (+ Y when accumulate) */
     void  (*linear)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
