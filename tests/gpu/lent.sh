@@ -82,9 +82,9 @@ for k in san psan sg-net ssan san-structpe; do
     echo "R $k-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 --reps $ROUNDS encoder/configs/$k.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
 done
 cat $OUT/rounds.txt >>$OUT/lent.log
-log "where the GPU time goes (SP_CUDA_PROFILE=3: load and warm-up left out; one untimed run each)"
-SP_CUDA_PROFILE=3 timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | tail -11 | tee -a $OUT/lent.log
-SP_CUDA_PROFILE=3 timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | tail -11 | tee -a $OUT/lent.log
+log "where the GPU time goes (SP_CUDA_PROFILE=4: load and warm-up left out; one untimed run each)"
+SP_CUDA_PROFILE=4 timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | tail -11 | tee -a $OUT/lent.log
+SP_CUDA_PROFILE=4 timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | tail -11 | tee -a $OUT/lent.log
 # medians (min-max) per label of the rate each line reports, and TFLOP/s where it is ours
 awk '{ lab = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "tok_s" || kv[1] == "pieces_s") v[lab] = v[lab] " " kv[2];
        if (kv[1] == "gflop_s") g[lab] = g[lab] " " kv[2] } }
