@@ -20,6 +20,7 @@
  * only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cuda.cu */
+#include "encoder/enc_pieces.h"     /* download_pieces' walk, shared with enc_cuda.cu */
 
 #include "common/gemm.h"
 
@@ -101,11 +102,13 @@ static void *cpu_alloc(struct enc_backend *be, size_t bytes) { return calloc(1, 
 static void cpu_free(struct enc_backend *be, void *p) { free(p); }
 static void cpu_copy(struct enc_backend *be, void *dst, const void *src, size_t bytes) { if (bytes) memcpy(dst, src, bytes); }
 
+/* the walk of the CUDA backend's chunked copy with one chunk: the whole of src */
 static void cpu_copy_pieces(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src)
 {
-    const char *p = src;
-    for (int i = 0; i < count; p += bytes[i++])
-        if (dst[i] && bytes[i]) memcpy(dst[i], p, bytes[i]);
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += bytes[i];
+    struct enc_pieces_walk w = { count, 0, 0, dst, bytes };
+    enc_pieces_chunk(&w, 0, src, total);
 }
 static int cpu_sync(struct enc_backend *be, char *err, size_t n) { return SP_OK; }
 

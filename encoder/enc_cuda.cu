@@ -28,6 +28,7 @@ extern "C" {
 #include "encoder/encoder_int.h"
 }
 #include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cpu.c */
+#include "encoder/enc_pieces.h"     /* download_pieces' walk, unit-tested on the CPU */
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -588,8 +589,7 @@ static void staged_download(struct cuda_state *st, int count, void *const *dst, 
     size_t total = 0;
     for (int i = 0; i < count; i++) total += bytes[i];
     const size_t n = (total + STAGE_BYTES - 1) / STAGE_BYTES;
-    int piece = 0;
-    size_t piece_at = 0;                                       /* where piece starts in src */
+    struct enc_pieces_walk w = { count, 0, 0, dst, bytes };
     for (size_t c = 0; c <= n; c++) {
         if (c < n) {
             const size_t off = c * STAGE_BYTES, len = total - off < STAGE_BYTES ? total - off : STAGE_BYTES;
@@ -599,15 +599,10 @@ static void staged_download(struct cuda_state *st, int count, void *const *dst, 
             check_cuda(st, cudaEventRecord(st->stage_done[k], st->stream), "download");
         }
         if (c == 0) continue;
-        const size_t off = (c - 1) * STAGE_BYTES, end = off + (total - off < STAGE_BYTES ? total - off : STAGE_BYTES);
+        const size_t off = (c - 1) * STAGE_BYTES, len = total - off < STAGE_BYTES ? total - off : STAGE_BYTES;
         const int k = (int)((c - 1) & 1);
         check_cuda(st, cudaEventSynchronize(st->stage_done[k]), "download");
-        while (piece < count && piece_at < end) {              /* the pieces overlapping [off, end) */
-            const size_t a = piece_at > off ? piece_at : off, b = piece_at + bytes[piece] < end ? piece_at + bytes[piece] : end;
-            if (dst[piece] && b > a) memcpy((char *)dst[piece] + (a - piece_at), st->stage[k] + (a - off), b - a);
-            if (piece_at + bytes[piece] > end) break;          /* continues in the next chunk */
-            piece_at += bytes[piece++];
-        }
+        enc_pieces_chunk(&w, off, st->stage[k], len);         /* into the pieces [off, off + len) overlaps */
     }
 }
 
