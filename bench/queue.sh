@@ -8,6 +8,7 @@
 #   B  huey, as A: `huey_consumer -w 4`; one Python process per BATCH enqueues (the same
 #      process count as A: what a shell script that submits jobs does)
 #   C  huey, as huey users enqueue: each client enqueues all its JOBS tasks from one process
+#      (its counterpart on our side: BATCH=JOBS, one `synprobe submit` of all a client's jobs)
 # in the order A B C every round. Prints, per round and per side as median (min–max) over ROUNDS:
 #   submitted/s  jobs / seconds from the first submit to the last client's end
 #   completed/s  jobs / seconds from the first submit to the last job done
@@ -90,7 +91,7 @@ echo "$ROUNDS rounds, $sides: $CLIENTS concurrent clients x $JOBS trivial jobs =
 echo "A: synprobe daemon --workers 4, one \`synprobe submit\` process per $BATCH job file(s); queue store WAL, synchronous=NORMAL"
 if [ $huey = 1 ]; then
     echo "B: huey $huey_version SqliteHuey, huey_consumer -w 4 -k $HUEY_WORKER -d 0.05 -m 0.05, one Python process per $BATCH enqueue(s); HUEY_SYNC=$HUEY_SYNC: $huey_setting"
-    echo "C: as B, each client enqueues its $JOBS tasks from one Python process (how huey users enqueue)"
+    echo "C: as B, each client enqueues its $JOBS tasks from one Python process (how huey users enqueue; A's counterpart: BATCH=$JOBS)"
     if [ "$FORK" = 1 ]; then echo "note: FORK=1 makes every synprobe job a process of its own; huey's workers never fork per task (no matching setting)"; fi
 fi
 echo
