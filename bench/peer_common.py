@@ -16,6 +16,7 @@ Command line of every peer (peer_X.py DIR [options]):
     --budget TOK         padded tokens a batch (length-sorted, fairseq's max_tokens) (4096)
     --device cpu|cuda    (cpu)
     --reps R             timed passes, the best reported (1)
+    --order sorted|corpus, --batch N   corpus-order batches, N sentences a batch (older callers)
 Prints one line "PEER key=value ...": tok_s (wall), tok_per_user_s, torch_intra_op, the tried
 settings, max_abs_diff (largest |peer - ours| over every sentence vector)."""
 import os
@@ -92,16 +93,18 @@ def load_export(dirn):
     return cfg, sents, torch.from_numpy(table.copy()), W, ours
 
 
-def batches(sents, budget, dev):
-    """length-sorted padded batches of at most `budget` padded tokens (at least one sentence),
-    built once outside the timed loop as a DataLoader would: (idx, ids [B,L], lens [B], struct)
-    with struct holding the padded structures the kind needs (depth [B,L], dist/rel [B,L,L],
-    anc [B,L,L] bool, pid [B,T,L]; zeros in the padding)"""
-    order = sorted(range(len(sents)), key=lambda k: (sents[k]["n"], k))
+def batches(sents, budget, dev, order="sorted", nsent=0):
+    """length-sorted (order "corpus": corpus order) padded batches of at most `budget` padded
+    tokens, or of `nsent` sentences when nsent > 0 (at least one sentence), built once outside
+    the timed loop as a DataLoader would: (idx, ids [B,L], lens [B], struct) with struct holding
+    the padded structures the kind needs (depth [B,L], dist/rel [B,L,L], anc [B,L,L] bool,
+    pid [B,T,L]; zeros in the padding)"""
+    order = list(range(len(sents))) if order == "corpus" else sorted(range(len(sents)), key=lambda k: (sents[k]["n"], k))
     out, k = [], 0
     while k < len(order):
-        m = 1
-        while k + m < len(order) and (m + 1) * sents[order[k + m]]["n"] <= budget:
+        m, L = 1, sents[order[k]]["n"]
+        while k + m < len(order) and (m < nsent if nsent else (m + 1) * max(L, sents[order[k + m]]["n"]) <= budget):
+            L = max(L, sents[order[k + m]]["n"])
             m += 1
         idx = order[k:k + m]
         k += m
@@ -141,6 +144,9 @@ def sinusoid(rows, d):
 def arg_parser(doc):
     ap = argparse.ArgumentParser(description=doc)
     ap.add_argument("dir")
+    ap.add_argument("config", nargs="?", help="ignored: DIR/config.json is the resolved config (kept for old callers)")
+    ap.add_argument("--order", default="sorted", choices=["sorted", "corpus"])
+    ap.add_argument("--batch", type=int, default=0, help="N sentences a batch instead of --budget")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--torch-threads", default="auto")
     ap.add_argument("--budget", type=int, default=4096)
@@ -158,7 +164,7 @@ def run(name, build, argv=None):
     W = {k: v.to(dev) for k, v in W.items()}
     table = table.to(dev)
     forward = build(cfg, W, dev)
-    bt = batches(sents, a.budget, dev)
+    bt = batches(sents, a.budget, dev, a.order, a.batch)
     tokens = sum(s["n"] for s in sents)
     padded = sum(len(b[0]) * b[1].shape[1] for b in bt)
     if a.torch_threads == "auto":
@@ -189,7 +195,7 @@ def run(name, build, argv=None):
     for idx, v in res:
         vec[idx] = v.float().cpu().numpy()
     diff = float(np.abs(vec - ours).max())
-    print("PEER impl=pytorch-%s kind=%s device=%s threads=%d torch_intra_op=%d tried=%s budget=%d batches=%d sentences=%d tokens=%d "
+    print("PEER impl=pytorch-%s kind=%s device=%s threads=%d torch_intra_op=%d tried=%s order=%s budget=%d batch=%d batches=%d sentences=%d tokens=%d "
           "padded_tokens=%d wall_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f max_abs_diff=%.2e"
-          % (torch.__version__, cfg["kind"], a.device, a.threads, best_intra, ",".join(tried), a.budget, len(bt), len(sents),
+          % (torch.__version__, cfg["kind"], a.device, a.threads, best_intra, ",".join(tried), a.order, a.budget, a.batch, len(bt), len(sents),
              tokens, padded, best, tokens / best, len(sents) / best, tokens / max(best_u, 1e-9), diff))
