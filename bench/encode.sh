@@ -11,8 +11,9 @@
 #       at most PEER_BUDGET padded tokens; OpenBLAS/OpenMP/MKL threads pinned to the thread count
 #       before torch loads; torch intra-op threads chosen by measurement (at T threads it times
 #       one pass with each of 1..T before the rounds and keeps the faster; printed). Peers:
-#       bench/peer_mssan.py (ms-san), bench/peer_san.py (san, ssan, sg-net, structural PE), on the
-#       shared bench/peer_common.py. PSAN has no peer: our figures only, and a line says so.
+#       bench/peer_mssan.py (ms-san), bench/peer_san.py (san, ssan, sg-net, structural PE),
+#       bench/peer_psan.py (psan), on the shared bench/peer_common.py. A kind without a peer gets
+#       our figures only, and a line says so.
 #   Per kind, ROUNDS rounds of A(1 thread) B(1) A(2) B(2); per side the median and min–max of
 #   tokens/s (wall) and the median tokens per user-CPU second, the ratio of the medians, the GEMM
 #   GFLOP/s (counted from the shapes) against the sgemm ceiling measured in the same run
@@ -66,7 +67,7 @@ echo
 sgemm_ceiling "$B/bert_bench" "1 2"
 echo
 [ $HAVE_TORCH = 1 ] || echo "SKIP peers: $PY has no torch (Debian: apt install python3-torch python3-numpy); our figures only"
-echo "| config (kind) | threads | synprobe tok/s median (min–max) | PyTorch tok/s median (min–max) | peer intra-op (tried: tok/s) | synprobe/PyTorch | floor 2x | per user-CPU-s: ours / peer | GEMM GFLOP/s (% of ceiling) | floor 80% | peer max abs diff (tol $TOL) |"
+echo "| config (kind) | threads | synprobe tok/s median (min–max) | PyTorch tok/s median (min–max) | peer intra-op (tried: tok/s) | synprobe/PyTorch | floor 2x | per user-CPU-s: ours / peer | GEMM GFLOP/s (% of ceiling) | floor 80% | peer max abs diff (max abs of ours), tol $TOL |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 : >"$TMP/scale"; : >"$TMP/notes"
 for k in $KINDS; do
@@ -77,6 +78,7 @@ for k in $KINDS; do
     case $kind in
         ms-san) peer=bench/peer_mssan.py ;;
         san|ssan|sg-net) peer=bench/peer_san.py ;;
+        psan) peer=bench/peer_psan.py ;;
         *) peer=""; echo "$k ($kind): no PyTorch peer; synprobe's figures only" >>"$TMP/notes" ;;
     esac
     [ $HAVE_TORCH = 1 ] || peer=""
@@ -111,11 +113,11 @@ for k in $KINDS; do
             set -- $(stats <"$TMP/B$th")
             bu=$(stats <"$TMP/Bu$th" | cut -d' ' -f1)
             rt=$(ratio "$a" "$1")
-            dmax=$(sort -g "$TMP/D" | tail -1)
+            dmax=$(sort -g "$TMP/D" | tail -1); scale=$(field "$p" max_abs_ours)
             dok=$(awk -v d="$dmax" -v t="$TOL" 'BEGIN { print (d + 0 <= t + 0) ? "same vectors" : "DIFFERENT" }')
             eval "intra=\$INTRA_$th; tried=\$TRIED_$th"
-            printf "| %s (%s) | %s | %s (%s–%s) | %s (%s–%s) | %s (%s) | %s | %s | %s / %s | %s (%s%%) | %s | %s: %s |\n" "$k" "$kind" $th "$a" "$amin" "$amax" \
-                "$1" "$2" "$3" "$intra" "$tried" "$rt" "$(floor_met "$rt" 2)" "$au" "$bu" "$g" "$gp" "$gm" "$dmax" "$dok"
+            printf "| %s (%s) | %s | %s (%s–%s) | %s (%s–%s) | %s (%s) | %s | %s | %s / %s | %s (%s%%) | %s | %s (%s): %s |\n" "$k" "$kind" $th "$a" "$amin" "$amax" \
+                "$1" "$2" "$3" "$intra" "$tried" "$rt" "$(floor_met "$rt" 2)" "$au" "$bu" "$g" "$gp" "$gm" "$dmax" "$scale" "$dok"
         else
             printf "| %s (%s) | %s | %s (%s–%s) | – | – | – | no peer | %s / – | %s (%s%%) | %s | – |\n" "$k" "$kind" $th "$a" "$amin" "$amax" "$au" "$g" "$gp" "$gm"
         fi
@@ -125,8 +127,7 @@ for k in $KINDS; do
     echo "| $k ($kind) | $a1 | $a2 | $s | $(floor_met "$s" 1.8) |" >>"$TMP/scale"
 done
 echo
-cat "$TMP/notes"
-echo
+[ ! -s "$TMP/notes" ] || { cat "$TMP/notes"; echo; }
 echo "synprobe, 2 threads against 1 (the same interleaved rounds; floor 1.8x):"
 echo
 echo "| config (kind) | 1 thread tok/s (median) | 2 threads tok/s (median) | 2T/1T | floor 1.8x |"

@@ -1,5 +1,5 @@
 """bench/peer_common.py — what the PyTorch peers of bench/encode.sh share (bench/peer_mssan.py,
-bench/peer_san.py): thread pinning before torch loads, reading what `encode_bench --export DIR`
+bench/peer_san.py, bench/peer_psan.py): thread pinning before torch loads, reading what `encode_bench --export DIR`
 wrote, length-sorted padded batches, the timed loop with the intra-op thread count chosen by
 measurement, and the check against our vectors.
 
@@ -18,7 +18,8 @@ Command line of every peer (peer_X.py DIR [options]):
     --reps R             timed passes, the best reported (1)
     --order sorted|corpus, --batch N   corpus-order batches, N sentences a batch (older callers)
 Prints one line "PEER key=value ...": tok_s (wall), tok_per_user_s, torch_intra_op, the tried
-settings, max_abs_diff (largest |peer - ours| over every sentence vector)."""
+settings, max_abs_diff (largest |peer - ours| over every sentence vector) and max_abs_ours (the
+scale it compares to)."""
 import os
 import sys
 
@@ -196,6 +197,6 @@ def run(name, build, argv=None):
         vec[idx] = v.float().cpu().numpy()
     diff = float(np.abs(vec - ours).max())
     print("PEER impl=pytorch-%s kind=%s device=%s threads=%d torch_intra_op=%d tried=%s order=%s budget=%d batch=%d batches=%d sentences=%d tokens=%d "
-          "padded_tokens=%d wall_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f max_abs_diff=%.2e"
+          "padded_tokens=%d wall_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f max_abs_diff=%.2e max_abs_ours=%.3g"
           % (torch.__version__, cfg["kind"], a.device, a.threads, best_intra, ",".join(tried), a.order, a.budget, a.batch, len(bt), len(sents),
-             tokens, padded, best, tokens / best, len(sents) / best, tokens / max(best_u, 1e-9), diff))
+             tokens, padded, best, tokens / best, len(sents) / best, tokens / max(best_u, 1e-9), diff, float(np.abs(ours).max())))
