@@ -13,12 +13,13 @@ Command line of every peer (peer_X.py DIR [options]):
     --threads T          BLAS/OpenMP threads (pinned before torch loads) (1)
     --torch-threads N    torch intra-op threads; "auto": time one pass with each of 1..T and keep
                          the faster (prints which) (auto)
-    --budget TOK         padded tokens a batch (length-sorted, fairseq's max_tokens) (4096)
+    --budget TOK[,TOK..] padded tokens a batch (length-sorted, fairseq's max_tokens); with several,
+                         one pass with each and the fastest kept (prints which) (4096)
     --device cpu|cuda    (cpu)
     --reps R             timed passes, the best reported (1)
     --order sorted|corpus, --batch N   corpus-order batches, N sentences a batch (older callers)
-Prints one line "PEER key=value ...": tok_s (wall), tok_per_user_s, torch_intra_op, the tried
-settings, max_abs_diff (largest |peer - ours| over every sentence vector) and max_abs_ours (the
+Prints one line "PEER key=value ...": tok_s (wall), tok_per_user_s (of the kept pass), budget
+and torch_intra_op kept, the tried settings (budget/intra:tok_s, or intra:tok_s), max_abs_diff (largest |peer - ours| over every sentence vector) and max_abs_ours (the
 scale it compares to)."""
 import os
 import sys
@@ -150,7 +151,7 @@ def arg_parser(doc):
     ap.add_argument("--batch", type=int, default=0, help="N sentences a batch instead of --budget")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--torch-threads", default="auto")
-    ap.add_argument("--budget", type=int, default=4096)
+    ap.add_argument("--budget", default="4096", help="padded tokens a batch; several, comma-separated: the fastest kept")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--reps", type=int, default=1)
     return ap
@@ -165,38 +166,42 @@ def run(name, build, argv=None):
     W = {k: v.to(dev) for k, v in W.items()}
     table = table.to(dev)
     forward = build(cfg, W, dev)
-    bt = batches(sents, a.budget, dev, a.order, a.batch)
+    budgets = [int(x) for x in a.budget.split(",")]
     tokens = sum(s["n"] for s in sents)
-    padded = sum(len(b[0]) * b[1].shape[1] for b in bt)
     if a.torch_threads == "auto":
-        cands = list(range(1, a.threads + 1)) if dev.type == "cpu" else [a.threads]
+        intras = list(range(1, a.threads + 1)) if dev.type == "cpu" else [a.threads]
     else:
-        cands = [int(a.torch_threads)]
+        intras = [int(a.torch_threads)]
 
     def sync():
         if dev.type == "cuda":
             torch.cuda.synchronize()
 
-    res, best, best_u, best_intra, tried = None, 1e30, 1e30, cands[0], []
+    # every (budget, intra-op threads) setting once (R passes), the fastest kept
+    res, best, best_u, best_set, tried = None, 1e30, 1e30, None, []
     with torch.inference_mode():
-        for intra in cands:
-            torch.set_num_threads(intra)
-            forward(table, *bt[0][1:])          # warm-up: the first (shortest) batch, untimed
-            for _ in range(a.reps):
-                sync()
-                t0, u0 = time.perf_counter(), os.times()
-                out = [(b[0], forward(table, *b[1:])) for b in bt]
-                sync()
-                dt, du = time.perf_counter() - t0, os.times().user - u0.user
-                tried.append("%d:%.0f" % (intra, tokens / dt))
-                if dt < best:
-                    best, best_intra, res = dt, intra, out
-                best_u = min(best_u, du)
+        for budget in budgets:
+            bt = batches(sents, budget, dev, a.order, a.batch)
+            for intra in intras:
+                torch.set_num_threads(intra)
+                forward(table, *bt[0][1:])          # warm-up: the first (shortest) batch, untimed
+                for _ in range(a.reps):
+                    sync()
+                    t0, u0 = time.perf_counter(), os.times()
+                    out = [(b[0], forward(table, *b[1:])) for b in bt]
+                    sync()
+                    dt, du = time.perf_counter() - t0, os.times().user - u0.user
+                    tag = "%d/%d" % (budget, intra) if len(budgets) > 1 else "%d" % intra
+                    tried.append("%s:%.0f" % (tag, tokens / dt))
+                    if dt < best:
+                        best, best_u, best_set, res = dt, du, (budget, intra, bt), out
+    budget, best_intra, bt = best_set
+    padded = sum(len(b[0]) * b[1].shape[1] for b in bt)
     vec = np.zeros_like(ours)
     for idx, v in res:
         vec[idx] = v.float().cpu().numpy()
     diff = float(np.abs(vec - ours).max())
     print("PEER impl=pytorch-%s kind=%s device=%s threads=%d torch_intra_op=%d tried=%s order=%s budget=%d batch=%d batches=%d sentences=%d tokens=%d "
           "padded_tokens=%d wall_s=%.3f tok_s=%.0f sent_s=%.1f tok_per_user_s=%.0f max_abs_diff=%.2e max_abs_ours=%.3g"
-          % (torch.__version__, cfg["kind"], a.device, a.threads, best_intra, ",".join(tried), a.order, a.budget, a.batch, len(bt), len(sents),
+          % (torch.__version__, cfg["kind"], a.device, a.threads, best_intra, ",".join(tried), a.order, budget, a.batch, len(bt), len(sents),
              tokens, padded, best, tokens / best, len(sents) / best, tokens / max(best_u, 1e-9), diff, float(np.abs(ours).max())))
