@@ -24,6 +24,7 @@
 #        sentences of EWT dev, 0 = all 2001), BUDGET (1024), THREADS ("1 2")
 set -eu
 export LC_ALL=C
+. "$(dirname "$0")/lib.sh"
 B=${SP_BUILD:-build}
 DATA=${SP_DATA:-../shared/data}
 MODEL=${SP_MODELS:-models}/all-MiniLM-L6-v2
@@ -36,11 +37,7 @@ HAVE_TORCH=1
 $PY -c 'import torch, numpy' 2>/dev/null || HAVE_TORCH=0
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 
-LIBS="$B/lib/libsp_encoder.a $B/lib/libsp_store.a $B/lib/libsp_treeops.a $B/lib/libsp_ingest.a $B/lib/libsp_common.a"
-make -s --no-print-directory BUILD="$B" $LIBS
-LDX="-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpthread -lm"
-cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -O2 -I. $(pkg-config --cflags openblas 2>/dev/null) \
-    -o "$B/bert_bench" bench/bert_bench.c $LIBS $LDX
+build_driver "$B" bert_bench
 DRV=$B/bert_bench
 
 # the words of EWT dev, one sentence a line (multi-word token ranges and empty nodes skipped)
@@ -48,30 +45,13 @@ awk -F'\t' '/^[0-9]+\t/ { s = s (s == "" ? "" : " ") $2; next } /^$/ { if (s != 
 if [ "$SENTS" -gt 0 ]; then head -n "$SENTS" "$TMP/all.txt" >"$TMP/sents.txt"; else cp "$TMP/all.txt" "$TMP/sents.txt"; fi
 head -n 300 "$TMP/sents.txt" >"$TMP/calib.txt"
 
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %.0f %.0f", m, v[1], v[NR] }'; }
-
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(machine); load before: $(load)"
 n_s=$(wc -l <"$TMP/sents.txt")
 echo "MiniLM ($MODEL) on the first $n_s sentences of EWT dev; $ROUNDS rounds A B C A B C ... per thread count"
 echo
 
-# ---- sgemm ceiling ----
-AVX512=$(grep -c avx512f /proc/cpuinfo || true)
-if [ "$AVX512" -gt 0 ]; then CT=SkylakeX; else CT=Haswell; fi
-peak=$(field "$("$DRV" peak)" peak_gflop_s)
-echo "sgemm ceiling (1536^3, best of 5; GFLOP/s): core FMA peak $peak (one thread, no memory traffic)"
-echo
-echo "| threads | synprobe kernel ($(field "$("$DRV" sgemm --reps 1 --size 64)" kernel)) | OpenBLAS as installed | OpenBLAS $CT kernel | best |"
-echo "|---|---|---|---|---|"
-for th in $THREADS; do
-    o=$(field "$("$DRV" sgemm --threads "$th")" gflop_s)
-    bi=$(field "$(OPENBLAS_NUM_THREADS=$th "$DRV" sgemm --blas)" gflop_s)
-    bc=$(field "$(OPENBLAS_CORETYPE=$CT OPENBLAS_NUM_THREADS=$th "$DRV" sgemm --blas)" gflop_s)
-    best=$(printf '%s\n%s\n%s\n' "$o" "$bi" "$bc" | sort -g | tail -1)
-    eval "CEIL_$th=$best"
-    echo "| $th | $o | $bi | $bc | $best |"
-done
+# ---- sgemm ceiling (sets CEIL_<threads>) ----
+sgemm_ceiling "$DRV" "$THREADS"
 echo
 
 # ---- the peer's setting, chosen by measurement ----
@@ -139,4 +119,4 @@ for th in $THREADS; do
     fi
 done
 echo
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load after: $(load)"

@@ -14,6 +14,7 @@
 #        KINDS ("ms-san san psan"), CORPUS (ptb), THREADS ("1 2")
 set -eu
 export LC_ALL=C
+. "$(dirname "$0")/lib.sh"
 [ $# -eq 2 ] || { echo "usage: sh bench/encode_ab.sh A_BUILD B_BUILD" >&2; exit 2; }
 A=$1; B=$2
 DATA=${SP_DATA:-../shared/data}
@@ -21,19 +22,14 @@ ROUNDS=${ROUNDS:-3}; LIMIT=${LIMIT:-20000}; BUDGET=${BUDGET:-4096}
 KINDS=${KINDS:-"ms-san san psan"}; CORPUS=${CORPUS:-ptb}; THREADS=${THREADS:-"1 2"}
 [ -d "$DATA/ptb-sample" ] || { echo "SKIP bench/encode_ab.sh: $DATA not present"; exit 0; }
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
-LDX="-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpthread -lm"
 for side in A B; do
     eval dir=\$$side
-    libs=""
-    for l in encoder store treeops ingest common; do libs="$libs $dir/lib/libsp_$l.a"; done
-    cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$TMP/drv_$side" bench/encode_bench.c $libs $LDX
+    # shellcheck disable=SC2046
+    cc -std=c11 -D_GNU_SOURCE -O2 -I. -o "$TMP/drv_$side" bench/encode_bench.c $(bench_libs "$dir") $(bench_ldx)
 done
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-# median, min, max of the numbers on stdin
-stats() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f %.0f %.0f", m, v[1], v[NR] }'; }
 
-echo "A = $A, B = $B; machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(unset)}; corpus $CORPUS, first $LIMIT tokens, length-sorted batches of $BUDGET tokens; $ROUNDS rounds A B A B ...; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "A = $A, B = $B; machine: $(machine)"
+echo "corpus $CORPUS, first $LIMIT tokens, length-sorted batches of $BUDGET tokens; $ROUNDS rounds A B A B ...; load before: $(load)"
 echo
 echo "| kind | threads | A tokens/s median (min–max) | B tokens/s median (min–max) | B/A | A tok/user-s | B tok/user-s | B/A (user) |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -55,4 +51,4 @@ for k in $KINDS; do
     done
 done
 echo
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load after: $(load)"

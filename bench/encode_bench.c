@@ -11,9 +11,11 @@
  *     --limit TOK       use the first sentences of the corpus up to TOK tokens (0 = all)
  *     --reps R          encode the set R times after one untimed warm-up batch, report the median (1;
  *                       benches run it with 1, interleaved with the peer, and take medians)
- *     --export DIR      also write DIR/sents.bin (ids, lengths, dist), DIR/table.f32,
- *                       DIR/weights.safetensors, DIR/ours.f32 (our sentence vectors) for
- *                       bench/peer_mssan.py
+ *     --export DIR      also write what a PyTorch peer needs (bench/peer_common.py reads it):
+ *                       DIR/sents.bin (ids and the structures the kind needs, corpus order),
+ *                       DIR/table.f32 (embedding rows), DIR/weights.safetensors (our weights),
+ *                       DIR/ours.f32 (our sentence vectors), DIR/config.json (the config with
+ *                       every default resolved, so a peer need not know our defaults)
  * Prints one line "RESULT key=value ..." (tokens/s and sentences/s on wall time and on the
  * process's user CPU time, GEMM GFLOP and GFLOP/s counted from the config's shapes).
  *
@@ -185,6 +187,35 @@ static int cmp_len(const void *a, const void *b, void *ctx)
 
 static void wr(FILE *f, const void *p, size_t sz, size_t n) { if (fwrite(p, sz, n, f) != n) { fprintf(stderr, "export: write error\n"); exit(1); } }
 
+/* the config with every default resolved, as JSON (the key names of the config schema) */
+static int write_config(const char *path, const struct enc_config *c)
+{
+    static const char *const act[] = { "relu", "gelu", "elu", "tanh", "sigmoid" };
+    static const char *const pool[] = { "mean", "max", "first", "att" };
+    static const char *const dist[] = { "none", "word", "dep" };
+    static const char *const pos[] = { "none", "seq", "struct", "seq+struct" };
+    FILE *f = fopen(path, "w");
+    if (!f) { fprintf(stderr, "%s: cannot create\n", path); return 1; }
+    fprintf(f, "{\"kind\": \"%s\", \"d_model\": %d, \"d_input\": %d, \"heads\": %d, \"layers\": %d, \"d_ff\": %d,\n",
+            enc_kind_name(c->kind), c->d_model, c->d_input, c->heads, c->layers, c->d_ff);
+    fprintf(f, " \"norm\": \"%s\", \"activation\": \"%s\", \"ln_eps\": %.9g, \"pooling\": \"%s\", \"emb_scale\": %s,\n",
+            c->norm == ENC_PRE_LN ? "pre" : "post", act[c->activation], (double)c->ln_eps, pool[c->pooling], c->emb_scale ? "true" : "false");
+    fprintf(f, " \"position\": \"%s\", \"f_abs\": \"%s\", \"rel_struct\": %s, \"rel_seq\": %s, \"rel_clip\": %d, \"rel_seq_clip\": %d,\n",
+            pos[c->position], c->f_abs == ENC_FABS_SUM ? "sum" : "tanh", c->rel_struct ? "true" : "false", c->rel_seq ? "true" : "false",
+            c->rel_clip, c->rel_seq_clip);
+    fprintf(f, " \"alpha\": %.9g, \"distances\": [", (double)c->alpha);
+    for (int r = 0; r < c->heads / 2 && c->kind == ENC_MSSAN; r++) fprintf(f, "%s\"%s\"", r ? ", " : "", dist[c->dist[r]]);
+    fprintf(f, "], \"direction_mask\": \"%s\", \"pool_d_h\": %d,\n", c->strict_direction ? "strict" : "inclusive", c->pool_d_h);
+    fprintf(f, " \"sgnet_alpha\": %.9g, \"sgnet_aggregation\": \"%s\", \"levels\": %d, \"psan_order\": \"%s\", \"psan_highway_carry\": %s,\n",
+            (double)c->sgnet_alpha, c->sgnet_code_agg ? "code" : "fixed", c->levels, c->psan_coarse_first ? "coarse-to-fine" : "fine-to-coarse",
+            c->psan_highway_carry ? "true" : "false");
+    fprintf(f, " \"selective_layers\": [");
+    for (int l = 0, k = 0; l < c->layers && c->kind == ENC_SSAN; l++) if (c->selective[l]) fprintf(f, "%s%d", k++ ? ", " : "", l);
+    fprintf(f, "]}\n");
+    if (fclose(f)) { fprintf(stderr, "%s: write error\n", path); return 1; }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *data = "../shared/data", *corpus = "ptb", *cfgp = NULL, *export = NULL;
@@ -289,20 +320,29 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/sents.bin", export);
         FILE *f = fopen(p, "wb");
         if (!f) { fprintf(stderr, "%s: cannot create\n", p); return 1; }
-        /* "SPBENCH1", int32 B, d_in, table_rows, then per sentence (corpus order): int32 n,
-         * int32 ids[n], int32 dist[n*n] (zeros when the kind needs no distances) */
-        int32_t hdr[3] = { ns, cfg.d_input, voc.n };
-        wr(f, "SPBENCH1", 1, 8);
-        wr(f, hdr, 4, 3);
-        int32_t *zero = sp_xcalloc((size_t)maxn * maxn, 4);
+        /* "SPBENCH2", int32 B, d_in, table_rows, need (ENC_NEED_* bits), levels T; then per
+         * sentence (corpus order): int32 n, int32 ids[n], and in this order those the need bits
+         * name: int32 depth[n], int32 dist[n*n], uint8 anc[n*n] (row = query), int32 rel[n*n],
+         * int32 pid[T*n] */
+        const unsigned need = enc_needs(e);
+        int32_t hdr[5] = { ns, cfg.d_input, voc.n, (int32_t)need, cfg.levels };
+        wr(f, "SPBENCH2", 1, 8);
+        wr(f, hdr, 4, 5);
         for (int k = 0; k < ns; k++) {
-            int32_t n = S[k].n;
+            const struct enc_sentence *s = &S[k];
+            int32_t n = s->n;
+            size_t nn = (size_t)n * n;
             wr(f, &n, 4, 1);
-            wr(f, S[k].ids, 4, (size_t)n);
-            wr(f, S[k].dist ? S[k].dist : zero, 4, (size_t)n * n);
+            wr(f, s->ids, 4, (size_t)n);
+            if (need & ENC_NEED_DEPTH) wr(f, s->depth, 4, (size_t)n);
+            if (need & ENC_NEED_DIST) wr(f, s->dist, 4, nn);
+            if (need & ENC_NEED_ANC) wr(f, s->anc, 1, nn);
+            if (need & ENC_NEED_REL) wr(f, s->rel, 4, nn);
+            if (need & ENC_NEED_PID) wr(f, s->pid, 4, (size_t)cfg.levels * n);
         }
-        free(zero);
         if (fclose(f)) { fprintf(stderr, "%s: write error\n", p); return 1; }
+        snprintf(p, sizeof p, "%s/config.json", export);
+        if (write_config(p, &cfg)) return 1;
         snprintf(p, sizeof p, "%s/table.f32", export);
         f = fopen(p, "wb");
         if (!f) { fprintf(stderr, "%s: cannot create\n", p); return 1; }
