@@ -387,11 +387,10 @@ static void cpu_attention(struct enc_backend *be, int n, const struct enc_attn_a
 /* the phrase loops are cloned for AVX-512 / AVX2 (CPU_CLONES, top of the file) */
 
 CPU_CLONES
-static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
+static void psa_one(struct scr *sc, const struct enc_psa_args *a)
 {
     const int n = a->n, d = a->d;
     /* W[j][k]: ELU scores then exp weights of one query row; mx/z/acc per feature */
-    struct scr *sc = &((struct cpu_state *)be->state)->w[0];
     float *W = scratch(sc, SC_S, sizeof(float) * (size_t)(n ? n : 1) * d);
     float *mx = scratch(sc, SC_P, sizeof(float) * 3 * (size_t)d), *z = mx + d, *acc = z + d;
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * (size_t)n * n);
@@ -429,6 +428,23 @@ static void cpu_psa(struct enc_backend *be, const struct enc_psa_args *a)
         }
         s0 = e0 + 1;
     }
+}
+
+struct psa_job { struct scr *w; const struct enc_psa_args *a; };
+
+static void psa_item(void *arg, int item, int worker)
+{
+    const struct psa_job *j = arg;
+    psa_one(&j->w[worker], &j->a[item]);
+}
+
+/* the sentences of a batch on the GEMM's threads, one sentence per item */
+static void cpu_psa(struct enc_backend *be, int n, const struct enc_psa_args *a)
+{
+    if (n == 1) { psa_one(&((struct cpu_state *)be->state)->w[0], a); return; }
+    const int nw = sp_gemm_threads();
+    struct psa_job j = { scratch_sets(be->state, nw), a };
+    sp_gemm_parallel(n, psa_item, &j, nw);
 }
 
 /* ---- pooling ---- */

@@ -914,16 +914,20 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
     }
 }
 
-static void cuda_psa(struct enc_backend *be, const struct enc_psa_args *a)
+/* one launch per sentence (a batched launch, as for attention, is still to do) */
+static void cuda_psa(struct enc_backend *be, int count, const struct enc_psa_args *args)
 {
     struct cuda_state *st = st_of(be);
     prof_scope ps(st, PR_PSA);
-    if (a->n <= 0) return;
-    if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)a->n * a->n, st->stream), "psa map");
-    if (a->d <= 0) return;
-    dim3 grid((unsigned)a->n, (unsigned)((a->d + PSA_THREADS - 1) / PSA_THREADS));
-    enc_psa_cuda<<<grid, PSA_THREADS, 0, st->stream>>>(*a);
-    check_launch(st, "psa");
+    for (int s = 0; s < count; s++) {
+        const struct enc_psa_args *a = &args[s];
+        if (a->n <= 0) continue;
+        if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)a->n * a->n, st->stream), "psa map");
+        if (a->d <= 0) continue;
+        dim3 grid((unsigned)a->n, (unsigned)((a->d + PSA_THREADS - 1) / PSA_THREADS));
+        enc_psa_cuda<<<grid, PSA_THREADS, 0, st->stream>>>(*a);
+        check_launch(st, "psa");
+    }
 }
 
 static void cuda_pool(struct enc_backend *be, enum enc_pooling mode, int count, const int *n, const size_t *off, int d,

@@ -421,18 +421,19 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, T = c->levels, N = g->N;
     const size_t nd = (size_t)N * d;
+    struct enc_psa_args *pa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *pa);
     for (int s = 1; s <= T; s++) {
         int t = c->psan_coarse_first ? s : T - s + 1;       /* Q16: fine -> coarse by default */
         const struct enc_psa_level *P = &e->psa[t - 1];
         linear(e, N, w->x, d, P->a1, w->q);                 /* Pm W^{a1} */
         linear(e, N, w->x, d, P->a2, w->k);                 /* Pm W^{a2} + b^a */
-        for (int b = 0; b < g->nb; b++) {                   /* p̃ per sentence */
+        for (int b = 0; b < g->nb; b++) {                   /* p̃ per sentence, all in one call */
             const size_t r0 = g->off[b] * (size_t)d;
-            struct enc_psa_args pa = { g->n[b], d, w->q + r0, w->k + r0, w->x + r0,
-                                       w->pid + (size_t)(t - 1) * N + g->off[b], w->v + r0,
-                                       s - 1 == attn_step && amap ? amap + g->off2[b] : NULL };
-            OPS->psa(BE, &pa);
+            pa[b] = (struct enc_psa_args){ g->n[b], d, w->q + r0, w->k + r0, w->x + r0,
+                                           w->pid + (size_t)(t - 1) * N + g->off[b], w->v + r0,
+                                           s - 1 == attn_step && amap ? amap + g->off2[b] : NULL };
         }
+        OPS->psa(BE, g->nb, pa);
         OPS->absdiff_mul(BE, nd, w->x, w->v, w->att, w->z);
         linear_cat(e, N, w->att, w->z, P->c, w->t2);
         OPS->act(BE, ENC_ACT_ELU, nd, w->t2);               /* C */
@@ -441,6 +442,7 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
         OPS->gate(BE, ENC_GATE_PSAN, nd, w->q, w->k, c->psan_highway_carry ? w->x : NULL, w->y);
         float *tmp = w->x; w->x = w->y; w->y = tmp;
     }
+    free(pa);
     linear(e, N, w->x, d, e->sum1, w->t1);
     OPS->act(BE, ENC_ACT_ELU, nd, w->t1);
     linear(e, N, w->t1, d, e->sum2, w->t2);

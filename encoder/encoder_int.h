@@ -102,7 +102,9 @@ struct enc_backend_ops {
     /* count independent sentences' attention, a[0..count-1]; the same bits as count calls with one
      * each (the CPU spreads them over the GEMM's threads, CUDA runs them in one launch) */
     void  (*attention)(struct enc_backend *be, int count, const struct enc_attn_args *a);
-    void  (*psa)(struct enc_backend *be, const struct enc_psa_args *a);
+    /* count independent sentences' phrase attention, a[0..count-1] (the CPU spreads them over the
+     * GEMM's threads; the same bits as count calls with one each) */
+    void  (*psa)(struct enc_backend *be, int count, const struct enc_psa_args *a);
     /* count sentences at once: sentence s has n[s] rows of x (and e) from row off[s]; its
      * out + s·ldo [d] = MEAN/MAX/FIRST over its rows; ATT: Σ_i softmax_i(e[·][k])[i]·x[i][k] */
     void  (*pool)(struct enc_backend *be, enum enc_pooling mode, int count, const int *n, const size_t *off,

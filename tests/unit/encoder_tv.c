@@ -123,7 +123,7 @@ static void tv15(void)
     float Pm[6] = { 1, 0, 0, 1, 1, 1 }, pt[6];
     int32_t pid[3] = { 0, 0, 0 };
     struct enc_psa_args a = { 3, 2, Pm, Pm, Pm, pid, pt, NULL };
-    OPS.psa(&be, &a);
+    OPS.psa(&be, 1, &a);
     near_vec(pt, (double[]){ 0.731059, 1.0, 1.0, 0.731059, 0.731059, 0.731059 }, 6, "TV-15 p~");
     /* c = ELU([|p - p~| ; p ⊙ p~] W^c), W^c = [[1,0],[0,1],[-1,0],[0,-1]] */
     float ad[6], pr[6], c[6], Wc[8] = { 1, 0, 0, 1, -1, 0, 0, -1 };
@@ -136,7 +136,7 @@ static void tv15(void)
     float p1[2] = { 1, 0 }, t1[2] = { 9, 9 }, c1[2];
     int32_t pid1[1] = { 0 };
     struct enc_psa_args a1 = { 1, 2, p1, p1, p1, pid1, t1, NULL };
-    OPS.psa(&be, &a1);
+    OPS.psa(&be, 1, &a1);
     near_vec(t1, (double[]){ 0, 0 }, 2, "TV-15 single p~");
     OPS.absdiff_mul(&be, 2, p1, t1, ad, pr);
     OPS.linear(&be, 1, 2, 2, ad, 2, Wc, 2, NULL, c1, 2, 0);
@@ -147,7 +147,7 @@ static void tv15(void)
     float P3[6] = { 1, 0, 0, 1, 5, 5 }, o3[6], am[9];
     int32_t pid3[3] = { 0, 0, 1 };
     struct enc_psa_args a3 = { 3, 2, P3, P3, P3, pid3, o3, am };
-    OPS.psa(&be, &a3);
+    OPS.psa(&be, 1, &a3);
     near_vec(o3, (double[]){ 0, 1, 1, 0, 0, 0 }, 6, "PSA blocks");
     near_vec(am, (double[]){ 0, 1, 0, 1, 0, 0, 0, 0, 0 }, 9, "PSA attn map");
 }
