@@ -365,21 +365,30 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     }
 }
 
-struct attn_job { struct scr *w; const struct enc_attn_args *a; };
+/* A batch's sentences on the GEMM's threads, one sentence (args[i], size bytes each) per item,
+ * each item with its worker's scratch: the same bytes as one call per sentence on any thread. */
+typedef void (*sentence_fn)(struct scr *sc, const void *args);
+struct sentence_job { struct scr *w; const char *args; size_t size; sentence_fn fn; };
 
-static void attn_item(void *arg, int item, int worker)
+static void sentence_item(void *arg, int item, int worker)
 {
-    const struct attn_job *j = arg;
-    attention_one(&j->w[worker], &j->a[item]);
+    const struct sentence_job *j = arg;
+    j->fn(&j->w[worker], j->args + (size_t)item * j->size);
 }
 
-/* the sentences of a batch on the GEMM's threads, one sentence per item */
+static void per_sentence(struct enc_backend *be, int n, const void *args, size_t size, sentence_fn fn)
+{
+    if (n == 1) { fn(&((struct cpu_state *)be->state)->w[0], args); return; }
+    const int nw = sp_gemm_threads();
+    struct sentence_job j = { scratch_sets(be->state, nw), args, size, fn };
+    sp_gemm_parallel(n, sentence_item, &j, nw);
+}
+
+static void attention_item(struct scr *sc, const void *a) { attention_one(sc, a); }
+
 static void cpu_attention(struct enc_backend *be, int n, const struct enc_attn_args *a)
 {
-    if (n == 1) { attention_one(&((struct cpu_state *)be->state)->w[0], a); return; }
-    const int nw = sp_gemm_threads();
-    struct attn_job j = { scratch_sets(be->state, nw), a };
-    sp_gemm_parallel(n, attn_item, &j, nw);
+    per_sentence(be, n, a, sizeof *a, attention_item);
 }
 
 /* ---- PSAN phrase attention, one phrase block at a time ---- */
@@ -430,21 +439,11 @@ static void psa_one(struct scr *sc, const struct enc_psa_args *a)
     }
 }
 
-struct psa_job { struct scr *w; const struct enc_psa_args *a; };
+static void psa_item(struct scr *sc, const void *a) { psa_one(sc, a); }
 
-static void psa_item(void *arg, int item, int worker)
-{
-    const struct psa_job *j = arg;
-    psa_one(&j->w[worker], &j->a[item]);
-}
-
-/* the sentences of a batch on the GEMM's threads, one sentence per item */
 static void cpu_psa(struct enc_backend *be, int n, const struct enc_psa_args *a)
 {
-    if (n == 1) { psa_one(&((struct cpu_state *)be->state)->w[0], a); return; }
-    const int nw = sp_gemm_threads();
-    struct psa_job j = { scratch_sets(be->state, nw), a };
-    sp_gemm_parallel(n, psa_item, &j, nw);
+    per_sentence(be, n, a, sizeof *a, psa_item);
 }
 
 /* ---- pooling ---- */
