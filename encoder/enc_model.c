@@ -4,8 +4,8 @@
  * How it works: enc_model_build registers the tensors of the configured kind (names are the
  * contract of schemas/encoder-weights.md). enc_forward packs the sentences of a batch row-wise
  * (no padding: every reduction sees exactly the n real tokens, which is what §0's padding rules
- * require): row-wise ops see all tokens of a group at once, attention/psa/pool run per sentence
- * on offsets (see "workspace" below). The host gathers the embedding rows and concatenates the
+ * require): row-wise ops see all tokens of a group at once, attention/psa/pool work per sentence
+ * on offsets, every sentence of the group in one op call (see "workspace" below). The host gathers the embedding rows and concatenates the
  * small integer structures, uploads them once per group, and the graph calls ops on backend
  * buffers. The backend never sees a config; the graph never
  * dereferences a backend buffer.
@@ -137,8 +137,9 @@ void enc_model_build(struct enc *e)
 
 /* Sentences of one batch are processed in groups: the rows of every sentence of a group are
  * packed into one [N, ·] block (N = Σ n_b, no padding), so every row-wise op (linear, LN, act,
- * add, gates, FFNs) runs once per group with M = N rows; attention, psa and pool run per
- * sentence on pointer offsets into the same buffers. A group holds whole sentences up to
+ * add, gates, FFNs) runs once per group with M = N rows; attention, psa and pool work per
+ * sentence on pointer offsets into the same buffers, one op call for the group's sentences (the
+ * CPU spreads them over the GEMM's threads, CUDA launches once). A group holds whole sentences up to
  * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
  * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
  * on the CPU every element of a product is one FMA chain in a fixed order whatever M, the row's
@@ -335,7 +336,7 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
     linear(e, N, src, d, L->v, w->v);
     if (L->sel.w >= 0) linear(e, N, src, d, L->sel, w->sel);   /* SSAN selector [N, 2d] = [Q_s | K_s] */
     struct enc_attn_args *aa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *aa);
-    for (int b = 0; b < g->nb; b++) {                       /* attention per sentence */
+    for (int b = 0; b < g->nb; b++) {                       /* each sentence's attention */
         const size_t r0 = g->off[b] * (size_t)d, p0 = g->off2[b];
         struct enc_attn_args a;
         memset(&a, 0, sizeof a);
