@@ -4,7 +4,6 @@
 
 #include "cli/cli.h"
 #include "cli/layers.h"
-#include "stages/layers.h"
 #include "stages/probe.h"
 
 static const char usage[] =
@@ -48,59 +47,53 @@ static void num(const json_t *j)
     else printf(" %7s", "-");
 }
 
-/* --layer: every task's layer runs in turn, one row per layer x classifier x seed. */
-static int probe_layers(struct cli *c, const struct stg_probe_opts *o, const char *spec)
+/* --layer: the probe on one layer run (of one task), one row per classifier and seed. */
+static int probe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
 {
-    if (!o->run || !o->db || o->task_file)
-        return cli_fail(SP_EXIT_USAGE, "probe", "--layer needs --db DB --task T --run NAME (the --run name given to encode --layers)");
-    json_t *all = json_array();
-    int rc = SP_OK, rows = 0;
-    for (int t = 0; rc == SP_OK && t < (o->task.n ? o->task.n : 1); t++) {
-        struct stg_layer_runs lr;
-        rc = stg_layer_runs(&c->ctx, o->db, o->run, spec, o->task.n ? o->task.v[t] : NULL, &lr);
-        for (int i = 0; rc == SP_OK && i < lr.n; i++) {
-            struct stg_probe_opts ol = *o;
-            ol.run = lr.run[i];
-            if (o->task.n) ol.task = (struct sp_strlist){ &o->task.v[t], 1 };
-            struct stg_probe_result r;
-            rc = stg_probe(&c->ctx, &ol, &r);
-            cli_progress_clear(c);
-            for (int k = 0; rc == SP_OK && k < r.n; k++) {
-                json_t *j = r.runs[k].json;
-                json_object_set_new(j, "layer", json_integer(lr.layer[i]));
-                json_array_append(all, j);
-                if (c->common.json) continue;
-                if (!rows++) printf("%-5s  %-24s %-16s %-10s %6s %7s %7s %7s %7s\n", "layer", "run", "task", "classifier",
-                                    "seed", "dev", "test", "control", "select");
-                json_t *ct = json_object_get(json_object_get(j, "baselines"), "control");
-                printf("%-5d  %-24s %-16s %-10s %6lld", lr.layer[i], lr.run[i], r.runs[k].task,
-                       json_string_value(json_object_get(j, "classifier")), (long long)json_integer_value(json_object_get(j, "seed")));
-                num(json_object_get(j, "devacc"));
-                num(json_object_get(j, "acc"));
-                num(json_object_get(ct, "acc"));
-                num(json_object_get(ct, "selectivity"));
-                putchar('\n');
-                fflush(stdout);
-            }
-            stg_probe_result_free(&r);
-        }
-        stg_layer_runs_free(&lr);
+    const struct cli_layer_arg *a = arg;
+    struct stg_probe_opts ol = *(const struct stg_probe_opts *)a->opts;
+    ol.run = l->run;
+    const char *task = l->input;        /* this task only (the loop's input) */
+    if (task) ol.task = (struct sp_strlist){ &task, 1 };
+    struct stg_probe_result r;
+    int rc = stg_probe(ctx, &ol, &r);
+    cli_progress_clear(a->c);
+    for (int k = 0; rc == SP_OK && k < r.n; k++) {
+        json_t *j = r.runs[k].json;
+        int first = !json_array_size(rows);
+        json_array_append(rows, j);
+        if (a->c->common.json) continue;
+        if (first) printf("%-5s  %-24s %-16s %-10s %6s %7s %7s %7s %7s\n", "layer", "run", "task", "classifier", "seed",
+                          "dev", "test", "control", "select");
+        json_t *ct = json_object_get(json_object_get(j, "baselines"), "control");
+        printf("%-5d  %-24s %-16s %-10s %6lld", l->layer, l->run, r.runs[k].task,
+               json_string_value(json_object_get(j, "classifier")), (long long)json_integer_value(json_object_get(j, "seed")));
+        num(json_object_get(j, "devacc"));
+        num(json_object_get(j, "acc"));
+        num(json_object_get(ct, "acc"));
+        num(json_object_get(ct, "selectivity"));
+        putchar('\n');
+        fflush(stdout);
     }
-    if (rc == SP_OK && c->common.json) cli_print_json(c, all, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(all);
-    return cli_finish_stage(c, rc);
+    stg_probe_result_free(&r);
+    return rc;
 }
 
 int cmd_probe(int argc, char **argv)
 {
     struct stg_probe_opts o = { 0 };
     struct cli c;
-    struct cli_layer lay = { 0 };
-    const struct sp_optbind b[] = { { stg_probe_options, &o }, { cli_layer_option, &lay }, { cli_json_option, &c.common } };
+    struct stg_layer_opt lay = { 0 };
+    const struct sp_optbind b[] = { { stg_probe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "probe", usage, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
-    if (lay.layer) return cli_done(&c, probe_layers(&c, &o, lay.layer));
+    if (lay.layer && (!o.run || !o.db || o.task_file))
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "probe", "--layer needs --db DB --task T --run NAME (the --run name "
+                                     "given to encode --layers)"));
+    if (lay.layer)
+        return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &o.task, probe_layer, &o,
+                                       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
 
     struct stg_probe_result r;
     rc = stg_probe(&c.ctx, &o, &r);

@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "cli/layers.h"
-#include "stages/layers.h"
 #include "stages/structprobe.h"
 
 static const char usage[] =
@@ -20,52 +19,46 @@ static const char usage[] =
     "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
-/* --layer: the trained probes on each layer run, one row per layer. */
-static int structprobe_layers(struct cli *c, const struct stg_structprobe_opts *o, const char *spec)
+/* --layer: the trained probes on one layer run, one row. */
+static int structprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
 {
-    if (!o->run || !o->db || !o->corpus)
-        return cli_fail(SP_EXIT_USAGE, "structprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given to "
-                        "encode --layers)");
-    struct stg_layer_runs lr;
-    int rc = stg_layer_runs(&c->ctx, o->db, o->run, spec, o->corpus, &lr);
-    json_t *all = json_array();
-    for (int i = 0; rc == SP_OK && i < lr.n; i++) {
-        struct stg_structprobe_opts ol = *o;
-        ol.run = lr.run[i];
-        struct stg_structprobe_result r;
-        rc = stg_structprobe(&c->ctx, &ol, &r);
-        cli_progress_clear(c);
-        if (rc == SP_OK && r.json) {
-            json_object_set_new(r.json, "layer", json_integer(lr.layer[i]));
-            json_object_set_new(r.json, "run", json_string(lr.run[i]));
-            json_array_append(all, r.json);
-            if (!c->common.json) {
-                if (!i) printf("%-5s  %-24s %9s %7s %7s %9s %7s\n", "layer", "run", "sentences", "UUAS", "DSpr", "Root acc", "NSpr");
-                printf("%-5d  %-24s %9ld %7.2f %7.4f %9.2f %7.4f\n", lr.layer[i], lr.run[i], r.res.n_sentences, r.res.uuas,
-                       r.res.dspr, r.res.root_acc, r.res.nspr);
-                fflush(stdout);
-            }
+    const struct cli_layer_arg *a = arg;
+    struct stg_structprobe_opts ol = *(const struct stg_structprobe_opts *)a->opts;
+    ol.run = l->run;
+    struct stg_structprobe_result r;
+    int rc = stg_structprobe(ctx, &ol, &r);
+    cli_progress_clear(a->c);
+    if (rc == SP_OK && r.json) {
+        if (!a->c->common.json) {
+            if (!json_array_size(rows))
+                printf("%-5s  %-24s %9s %7s %7s %9s %7s\n", "layer", "run", "sentences", "UUAS", "DSpr", "Root acc", "NSpr");
+            printf("%-5d  %-24s %9ld %7.2f %7.4f %9.2f %7.4f\n", l->layer, l->run, r.res.n_sentences, r.res.uuas, r.res.dspr,
+                   r.res.root_acc, r.res.nspr);
+            fflush(stdout);
         }
-        if (r.eval_id)
-            fprintf(stderr, "synprobe structprobe: stored evaluation %lld (%s) in %s\n", (long long)r.eval_id, r.method, o->db);
-        stg_structprobe_result_free(&r);
+        json_array_append(rows, r.json);
     }
-    if (rc == SP_OK && c->common.json) cli_print_json(c, all, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(all);
-    stg_layer_runs_free(&lr);
-    return cli_finish_stage(c, rc);
+    if (r.eval_id)
+        fprintf(stderr, "synprobe structprobe: stored evaluation %lld (%s) in %s\n", (long long)r.eval_id, r.method, ol.db);
+    stg_structprobe_result_free(&r);
+    return rc;
 }
 
 int cmd_structprobe(int argc, char **argv)
 {
     struct stg_structprobe_opts o = { 0 };
     struct cli c;
-    struct cli_layer lay = { 0 };
-    const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { cli_layer_option, &lay }, { cli_json_option, &c.common } };
+    struct stg_layer_opt lay = { 0 };
+    const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "structprobe", usage, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
-    if (lay.layer) return cli_done(&c, structprobe_layers(&c, &o, lay.layer));
+    if (lay.layer && (!o.run || !o.db || !o.corpus))
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "structprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given "
+                                     "to encode --layers)"));
+    if (lay.layer)
+        return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, structprobe_layer, &o,
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
 
     struct stg_structprobe_result r;
     rc = stg_structprobe(&c.ctx, &o, &r);

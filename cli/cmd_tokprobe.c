@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "cli/layers.h"
-#include "stages/layers.h"
 #include "stages/tokprobe.h"
 
 static const char usage[] =
@@ -22,50 +21,45 @@ static const char usage[] =
     "token:upos / token:deprel) that `synprobe report` aggregates over seeds.\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
-/* --layer: the token probe on each layer run, one row per layer. */
-static int tokprobe_layers(struct cli *c, const struct stg_tokprobe_opts *o, const char *spec)
+/* --layer: the token probe on one layer run, one row. */
+static int tokprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
 {
-    if (!o->run || !o->db || !o->corpus)
-        return cli_fail(SP_EXIT_USAGE, "tokprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given to "
-                        "encode --layers)");
-    struct stg_layer_runs lr;
-    int rc = stg_layer_runs(&c->ctx, o->db, o->run, spec, o->corpus, &lr);
-    json_t *all = json_array();
-    for (int i = 0; rc == SP_OK && i < lr.n; i++) {
-        struct stg_tokprobe_opts ol = *o;
-        ol.run = lr.run[i];
-        struct stg_tokprobe_result r;
-        rc = stg_tokprobe(&c->ctx, &ol, &r);
-        cli_progress_clear(c);
-        if (rc == SP_OK && r.json) {
-            json_object_set_new(r.json, "layer", json_integer(lr.layer[i]));
-            json_array_append(all, r.json);
-            if (!c->common.json) {
-                if (!i) printf("%-5s  %-24s %-8s %7s %8s %11s\n", "layer", "run", "task", "test", "control", "selectivity");
-                printf("%-5d  %-24s %-8s %7.2f %8.2f %11.2f\n", lr.layer[i], lr.run[i],
-                       json_string_value(json_object_get(r.json, "task")), r.acc_task, r.acc_control, r.selectivity);
-                fflush(stdout);
-            }
+    const struct cli_layer_arg *a = arg;
+    struct stg_tokprobe_opts ol = *(const struct stg_tokprobe_opts *)a->opts;
+    ol.run = l->run;
+    struct stg_tokprobe_result r;
+    int rc = stg_tokprobe(ctx, &ol, &r);
+    cli_progress_clear(a->c);
+    if (rc == SP_OK && r.json) {
+        if (!a->c->common.json) {
+            if (!json_array_size(rows))
+                printf("%-5s  %-24s %-8s %7s %8s %11s\n", "layer", "run", "task", "test", "control", "selectivity");
+            printf("%-5d  %-24s %-8s %7.2f %8.2f %11.2f\n", l->layer, l->run, json_string_value(json_object_get(r.json, "task")),
+                   r.acc_task, r.acc_control, r.selectivity);
+            fflush(stdout);
         }
-        if (r.result_id) fprintf(stderr, "synprobe tokprobe: stored result %lld in %s\n", (long long)r.result_id, o->db);
-        stg_tokprobe_result_free(&r);
+        json_array_append(rows, r.json);
     }
-    if (rc == SP_OK && c->common.json) cli_print_json(c, all, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(all);
-    stg_layer_runs_free(&lr);
-    return cli_finish_stage(c, rc);
+    if (r.result_id) fprintf(stderr, "synprobe tokprobe: stored result %lld in %s\n", (long long)r.result_id, ol.db);
+    stg_tokprobe_result_free(&r);
+    return rc;
 }
 
 int cmd_tokprobe(int argc, char **argv)
 {
     struct stg_tokprobe_opts o = { 0 };
     struct cli c;
-    struct cli_layer lay = { 0 };
-    const struct sp_optbind b[] = { { stg_tokprobe_options, &o }, { cli_layer_option, &lay }, { cli_json_option, &c.common } };
+    struct stg_layer_opt lay = { 0 };
+    const struct sp_optbind b[] = { { stg_tokprobe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "tokprobe", usage, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
-    if (lay.layer) return cli_done(&c, tokprobe_layers(&c, &o, lay.layer));
+    if (lay.layer && (!o.run || !o.db || !o.corpus))
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "tokprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given "
+                                     "to encode --layers)"));
+    if (lay.layer)
+        return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, tokprobe_layer, &o,
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
     struct stg_tokprobe_result r;
     rc = stg_tokprobe(&c.ctx, &o, &r);
     if (rc == SP_EUSAGE) fputs(usage, stderr);

@@ -7,7 +7,6 @@
 
 #include "cli/cli.h"
 #include "cli/layers.h"
-#include "stages/layers.h"
 #include "stages/trees.h"
 
 static const char usage[] =
@@ -63,56 +62,48 @@ static void print_text(const struct stg_trees_result *r)
     printf("  sentences scored                           %6ld %6ld %6ld\n", m->b_n[0], m->b_n[1], m->b_n[2]);
 }
 
-/* --layer: the trees of each layer run's attention, one block per layer. */
-static int trees_layers(struct cli *c, const struct stg_trees_opts *o, const char *spec)
+/* --layer: the trees of one layer run's attention, one block; with --layer all, a run without
+ * attention maps (layer 0, the embeddings) is left out. */
+static int trees_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
 {
-    if (!o->run || !o->db || !o->corpus)
-        return cli_fail(SP_EXIT_USAGE, "trees", "--layer needs --db DB --corpus C --run NAME (the --run name given to "
-                        "encode --layers --layer-attention)");
-    struct stg_layer_runs lr;
-    int rc = stg_layer_runs(&c->ctx, o->db, o->run, spec, o->corpus, &lr);
-    json_t *all = json_array();
-    int shown = 0;
-    for (int i = 0; rc == SP_OK && i < lr.n; i++) {
-        if (lr.attn_layer[i] < 0 && !strcmp(spec, "all")) {     /* layer 0 (embeddings) has no attention */
-            sp_log(&c->log, SP_LOG_INFO, "run %s has no attention maps: layer %d left out", lr.run[i], lr.layer[i]);
-            continue;
-        }
-        struct stg_trees_opts ol = *o;
-        ol.run = lr.run[i];
-        struct stg_trees_result r;
-        rc = stg_trees(&c->ctx, &ol, &r);
-        cli_progress_clear(c);
-        if (rc == SP_OK && r.json) {
-            json_object_set_new(r.json, "layer", json_integer(lr.layer[i]));
-            json_object_set_new(r.json, "run", json_string(lr.run[i]));
-            json_array_append(all, r.json);
-            if (!c->common.json) {
-                printf("%slayer %d (run %s)\n", shown++ ? "\n" : "", lr.layer[i], lr.run[i]);
-                print_text(&r);
-                fflush(stdout);
-            }
-        }
-        if (r.eval_id)
-            fprintf(stderr, "synprobe trees: stored evaluation %lld (%s) in %s\n", (long long)r.eval_id, r.method, o->db);
-        stg_trees_result_free(&r);
+    const struct cli_layer_arg *a = arg;
+    if (l->attn_layer < 0 && !strcmp(a->spec, "all")) {
+        sp_log(&a->c->log, SP_LOG_INFO, "run %s has no attention maps: layer %d left out", l->run, l->layer);
+        return SP_OK;
     }
-    if (rc == SP_OK && c->common.json) cli_print_json(c, all, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    json_decref(all);
-    stg_layer_runs_free(&lr);
-    return cli_finish_stage(c, rc);
+    struct stg_trees_opts ol = *(const struct stg_trees_opts *)a->opts;
+    ol.run = l->run;
+    struct stg_trees_result r;
+    int rc = stg_trees(ctx, &ol, &r);
+    cli_progress_clear(a->c);
+    if (rc == SP_OK && r.json) {
+        if (!a->c->common.json) {
+            printf("%slayer %d (run %s)\n", json_array_size(rows) ? "\n" : "", l->layer, l->run);
+            print_text(&r);
+            fflush(stdout);
+        }
+        json_array_append(rows, r.json);
+    }
+    if (r.eval_id) fprintf(stderr, "synprobe trees: stored evaluation %lld (%s) in %s\n", (long long)r.eval_id, r.method, ol.db);
+    stg_trees_result_free(&r);
+    return rc;
 }
 
 int cmd_trees(int argc, char **argv)
 {
     struct stg_trees_opts o = { 0 };
     struct cli c;
-    struct cli_layer lay = { 0 };
-    const struct sp_optbind b[] = { { stg_trees_options, &o }, { cli_layer_option, &lay }, { cli_json_option, &c.common } };
+    struct stg_layer_opt lay = { 0 };
+    const struct sp_optbind b[] = { { stg_trees_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
     int rc = cli_parse(&c, "trees", usage, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
-    if (lay.layer) return cli_done(&c, trees_layers(&c, &o, lay.layer));
+    if (lay.layer && (!o.run || !o.db || !o.corpus))
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "trees", "--layer needs --db DB --corpus C --run NAME (the --run name given "
+                                     "to encode --layers --layer-attention)"));
+    if (lay.layer)
+        return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, trees_layer, &o,
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
 
     struct stg_trees_result r;
     rc = stg_trees(&c.ctx, &o, &r);

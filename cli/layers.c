@@ -1,11 +1,15 @@
-/* cli/layers.c — the --layer option of the probing commands (see layers.h). */
-#include <stddef.h>
-
+/* cli/layers.c — the --layer runs of the probing commands (see layers.h). */
 #include "cli/layers.h"
 
-const struct sp_opt cli_layer_option[] = {
-    { "layer", SP_OPT_STR, offsetof(struct cli_layer, layer), .metavar = "L|all",
-      .help = "with --run NAME made by encode --layers: run on each layer's run NAME-L<k> (or NAME-L<k>-INPUT), all or "
-              "K,K,...; one row per layer, results stored per layer run" },
-    { 0 },
-};
+int cli_layers(struct cli *c, const char *db, const char *run, const char *spec, const struct sp_strlist *inputs,
+               stg_layer_fn fn, const void *opts, size_t json_flags)
+{
+    struct cli_layer_arg arg = { c, opts, spec };
+    json_t *rows = json_array();
+    int rc = SP_OK;
+    for (int t = 0; rc == SP_OK && t < (inputs->n ? inputs->n : 1); t++)
+        rc = stg_layers_each(&c->ctx, db, run, spec, inputs->n ? inputs->v[t] : NULL, fn, &arg, rows);
+    if (rc == SP_OK && c->common.json) cli_print_json(c, rows, json_flags);
+    json_decref(rows);
+    return cli_finish_stage(c, rc);
+}

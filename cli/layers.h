@@ -1,12 +1,19 @@
-/* cli/layers.h — `--layer L|all` of probe, structprobe and tokprobe: with --run NAME encoded by
- * `encode --layers`, the command runs its stage on each layer's run (NAME-L<k>[-INPUT], found by
- * stages/layers.h) and prints one row per layer (--json: an array, each object with "layer"). */
+/* cli/layers.h — `--layer L|all` of probe, structprobe, tokprobe and trees: with --run NAME
+ * encoded by `encode --layers`, the command runs its stage on each layer's run (NAME-L<k>[-INPUT],
+ * the loop of stages/layers.h) and prints one row per layer (--json: an array, each object with
+ * "layer" and "run"). The option itself is stg_layer_options (stages/layers.h). */
 #ifndef SP_CLI_LAYERS_H
 #define SP_CLI_LAYERS_H
 
-#include "common/opt.h"
+#include "cli/cli.h"
+#include "stages/layers.h"
 
-struct cli_layer { const char *layer; };   /* NULL: no --layer */
-extern const struct sp_opt cli_layer_option[];
+/* what a command's per-layer function gets: the command, its options, the --layer spec */
+struct cli_layer_arg { struct cli *c; const void *opts; const char *spec; };
+
+/* fn on the layer runs of run in spec, for each of inputs in turn (none: once, without an input);
+ * with --json the rows as one array (json_flags as cli_print_json takes them). The exit status. */
+int cli_layers(struct cli *c, const char *db, const char *run, const char *spec, const struct sp_strlist *inputs,
+               stg_layer_fn fn, const void *opts, size_t json_flags);
 
 #endif

@@ -10,9 +10,9 @@
 #include "probes/tasks.h"
 #include "stages/encode.h"
 #include "stages/ingest.h"
+#include "stages/layers.h"
 #include "stages/probe.h"
 #include "stages/report.h"
-#include "encoder/encoder.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
@@ -43,7 +43,7 @@ struct parse {
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
-    int lay[ENC_MAX_LAYERS + 1], n_lay;   /* the layers of the encoder entry being parsed ("layers") */
+    struct stg_layer_list lay;            /* the layers of the encoder entry being parsed ("layers") */
 };
 
 static int fail(struct parse *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -347,19 +347,20 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         o->task = is_task ? one(P, in) : d->task;
         if (is_task) { o->attention = d->attention; o->layer_attention = 0; o->heads = 0; }
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
-        int rc = P->n_lay ? SP_OK : add_run(P, where, o->run, in, is_task, o);
+        int rc = P->lay.n ? SP_OK : add_run(P, where, o->run, in, is_task, o);
         if (rc) return rc;
     }
     /* "layers": each step makes one run per layer ({layer} in its run name), layer by layer */
-    for (int k = 0; k < P->n_lay; k++) {
+    for (int k = 0; k < P->lay.n; k++) {
         for (int st = tmpl; st < P->job->n_steps; st++) {
             const struct stg_encode_opts *o = P->job->steps[st].opts;
-            const char *t = strstr(o->run, "{layer}");
-            const char *name = sp_arena_printf(&P->job->arena, "%.*s%d%s", (int)(t - o->run), o->run, P->lay[k], t + 7);
+            char *run = stg_layer_run_name(o->run, P->lay.k[k], NULL);
+            const char *name = sp_arena_strdup(&P->job->arena, run);
+            free(run);
             int rc = add_run(P, where, name, o->task.n ? o->task.v[0] : o->corpus.v[0], o->task.n > 0, o);
             if (rc) return rc;
             if (o->layer_attention)       /* each layer run its own layer's map; the embeddings (0) none */
-                P->runs[P->n_runs - 1].attention = !o->task.n && P->lay[k] > 0;
+                P->runs[P->n_runs - 1].attention = !o->task.n && P->lay.k[k] > 0;
         }
     }
     return SP_OK;
@@ -367,52 +368,53 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
 
 static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
 
-/* "layers": "all" or [k, ...] on a bert config: one encode step per input keeps every layer
- * (encode --layers, one forward pass), each layer its own runs NAME-L<k>-INPUT (NAME: "run", else
- * the config's base name), for layer-wise probing. */
+/* A "layers" value: "all" (every layer of the bert model the config names, read through
+ * stages/layers.h) or [k, ...], each layer checked as encode --layers checks its own. */
+static int layer_list(struct parse *P, const char *cfg, json_t *layers, const char *where, struct stg_layer_list *l)
+{
+    char err[SP_ERRLEN];
+    memset(l, 0, sizeof *l);
+    if (json_is_string(layers) && !strcmp(json_string_value(layers), "all")) {
+        int last;
+        const char *kind = NULL;
+        if (stg_layer_count(resolve(P, P->job->dir, cfg), &last, &kind, err, sizeof err))
+            return fail(P, "%s.config: %s", where, err);
+        if (last < 0) return fail(P, "%s.layers: \"all\" applies to bert configs (%s is %s)", where, cfg, kind);
+        return stg_layer_spec("layers", "all", last, NULL, l, err, sizeof err);
+    }
+    if (!json_is_array(layers) || !json_array_size(layers) || json_array_size(layers) > STG_MAX_LAYER_RUNS)
+        return fail(P, "%s.layers: expected \"all\" or a non-empty array of layer numbers", where);
+    size_t i;
+    json_t *v;
+    json_array_foreach(layers, i, v) {
+        const char *at = sp_arena_printf(&P->job->arena, "%s.layers[%zu]", where, i);
+        if (!json_is_integer(v)) return fail(P, "%s: expected a layer number 0..%d (0 = embeddings)", at, ENC_MAX_LAYERS);
+        if (stg_layer_add(l, json_integer_value(v), ENC_MAX_LAYERS, at, NULL, err, sizeof err)) return fail(P, "%s", err);
+    }
+    return SP_OK;
+}
+
+/* "layers" on a bert config: one encode step per input keeps every listed layer (encode --layers,
+ * one forward pass), each layer its own runs NAME-L<k>-INPUT (NAME: "run", else the config's base
+ * name; a "run" with {layer} names them itself), for layer-wise probing. */
 static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *inputs, const char *where)
 {
     const char *cfg = json_string_value(json_object_get(c, json_object_get(c, "config") ? "config" : "encoder"));
     if (!cfg) return fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
-    int list[ENC_MAX_LAYERS + 1], n = 0;
-    if (json_is_string(layers) && !strcmp(json_string_value(layers), "all")) {
-        struct enc_config ec;
-        struct enc_bert_config bc;
-        char err[SP_ERRLEN], path[4200];
-        const char *full = resolve(P, P->job->dir, cfg);
-        if (enc_config_load(full, &ec, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
-        if (ec.kind != ENC_BERT) return fail(P, "%s.layers: \"all\" applies to bert configs (%s is %s)", where, cfg, enc_kind_name(ec.kind));
-        snprintf(path, sizeof path, "%s/config.json", ec.bert_model);
-        if (enc_bert_config_load(path, &bc, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
-        for (int k = 0; k <= bc.layers && n <= ENC_MAX_LAYERS; k++) list[n++] = k;
-    } else if (json_is_array(layers) && json_array_size(layers) && json_array_size(layers) <= ENC_MAX_LAYERS + 1) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(layers, i, v) {
-            if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > ENC_MAX_LAYERS)
-                return fail(P, "%s.layers[%zu]: expected a layer number 0..%d (0 = embeddings)", where, i, ENC_MAX_LAYERS);
-            list[n++] = (int)json_integer_value(v);
-        }
-    } else {
-        return fail(P, "%s.layers: expected \"all\" or a non-empty array of layer numbers", where);
-    }
-    const char *run = json_string_value(json_object_get(c, "run"));
-    const char *base = run ? run : base_name(P, cfg);
     if (json_object_get(c, "layer")) return fail(P, "%s: give \"layers\" or \"layer\", not both", where);
+    int rc = layer_list(P, cfg, layers, where, &P->lay);
+    if (rc) { P->lay.n = 0; return rc; }
+    const char *run = json_string_value(json_object_get(c, "run"));
+    char *pattern = stg_layer_pattern(run ? run : base_name(P, cfg));
     struct sp_buf b = { 0 };
-    for (int i = 0; i < n; i++) {
-        for (int j = 0; j < i; j++)
-            if (list[j] == list[i]) { sp_buf_free(&b); return fail(P, "%s.layers: layer %d is named twice", where, list[i]); }
-        sp_buf_printf(&b, "%s%d", i ? "," : "", list[i]);
-    }
+    for (int i = 0; i < P->lay.n; i++) sp_buf_printf(&b, "%s%d", i ? "," : "", P->lay.k[i]);
     json_t *ck = json_deep_copy(c);
     json_object_set_new(ck, "layers", json_string(b.p));
-    json_object_set_new(ck, "run", json_string(sp_arena_printf(&P->job->arena, "%s-L{layer}", base)));
+    json_object_set_new(ck, "run", json_string(pattern));
     sp_buf_free(&b);
-    memcpy(P->lay, list, sizeof list);
-    P->n_lay = n;
-    int rc = encoder_one(P, ck, inputs, where);
-    P->n_lay = 0;
+    free(pattern);
+    rc = encoder_one(P, ck, inputs, where);
+    P->lay.n = 0;
     json_decref(ck);
     return rc;
 }

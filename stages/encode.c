@@ -12,6 +12,7 @@
 #include "stages/names.h"
 #include "stages/encode_ident.h"
 #include "stages/encode_int.h"
+#include "stages/layers.h"
 #include "stages/manifest.h"
 #include "store/blob.h"
 #include "store/encoded.h"
@@ -353,25 +354,6 @@ static void input_result(struct stg_encode_input *r, const struct input *in, con
     r->seconds = seconds;
 }
 
-/* The run name of layer k of an input (--layers): a {layer} in --run replaced by k (then -INPUT
- * for several inputs), else R-L<k> (R-L<k>-INPUT for several inputs). */
-static char *layer_run_name(const struct stg_encode_opts *o, const struct input *in, int n_inputs, int k)
-{
-    struct sp_buf b = { 0 };
-    const char *p = o->run, *t;
-    if (strstr(p, "{layer}")) {
-        while ((t = strstr(p, "{layer}"))) {
-            sp_buf_printf(&b, "%.*s%d", (int)(t - p), p, k);
-            p = t + 7;
-        }
-        sp_buf_printf(&b, "%s", p);
-    } else {
-        sp_buf_printf(&b, "%s-L%d", o->run, k);
-    }
-    if (n_inputs > 1) sp_buf_printf(&b, "-%s", in->name);
-    return b.p;
-}
-
 /* The runs of one input (one, or one per layer with --layers): register them, encode (one pass
  * for all of them), store the manifests, count their items. r[0..n_out). */
 static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, const struct input *in,
@@ -384,7 +366,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     const struct enc_ident *ids[ENC_MAX_LAYERS + 1];
     int created, rc = SP_OK;
     for (int k = 0; k < no; k++) {
-        names[k] = s->n_layers ? layer_run_name(o, in, n_inputs, s->layers[k]) : sp_xstrdup(in->run);
+        names[k] = s->n_layers ? stg_layer_run_name(o->run, s->layers[k], n_inputs > 1 ? in->name : NULL) : sp_xstrdup(in->run);
         enc_ids[k] = s->n_layers ? s->lenc[k] : s->encoder_id;
         ids[k] = s->n_layers ? &s->lid[k] : &s->id;
     }
@@ -441,28 +423,12 @@ out:
  * fingerprint --layer k gives. */
 static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s)
 {
-    int L = enc_hidden_layers(s->e), n = 0;
-    if (!strcmp(o->layers, "all")) {
-        for (int k = 0; k <= L; k++) s->layers[n++] = k;
-    } else {
-        const char *p = o->layers;
-        while (1) {
-            char *end;
-            long k = strtol(p, &end, 10);
-            if (end == p || (*end && *end != ',') || *p == '-' || *p == '+' || *p == ' ')
-                return stg_fail(ctx, SP_EUSAGE, "--layers: expected all or layer numbers K,K,... (0 = embeddings), got '%s'",
-                                o->layers);
-            if (k > L)
-                return stg_fail(ctx, SP_EUSAGE, "--layers %ld: the model %s has layers 0..%d (0 = embeddings)", k,
-                                s->id.cfg.bert_model, L);
-            for (int i = 0; i < n; i++)
-                if (s->layers[i] == k) return stg_fail(ctx, SP_EUSAGE, "--layers: layer %ld is named twice", k);
-            s->layers[n++] = (int)k;
-            if (!*end) break;
-            p = end + 1;
-        }
-    }
+    struct stg_layer_list l;
     char err[SP_ERRLEN];
+    if (stg_layer_spec("--layers", o->layers, enc_hidden_layers(s->e), s->id.cfg.bert_model, &l, err, sizeof err))
+        return stg_fail(ctx, SP_EUSAGE, "%s", err);
+    int n = l.n;
+    memcpy(s->layers, l.k, sizeof l.k);
     for (int k = 0; k < n; k++) {
         if (stg_encode_ident_layer(&s->id, s->layers[k], &s->lid[k])) return stg_fail(ctx, SP_ENOMEM, "out of memory");
         s->n_layers = k + 1;

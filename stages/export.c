@@ -59,7 +59,7 @@ static int export_run(struct stg_ctx *ctx, const struct stg_export_opts *o, stru
         if (!o->run) return stg_fail(ctx, SP_EUSAGE, "--layers needs --run NAME (the --run name given to encode --layers)");
         if (eo.what == STG_EXPORT_ATTENTION)
             return stg_fail(ctx, SP_EUSAGE, "--layers: --what vectors or tokens (attention is exported one run at a time)");
-        if ((rc = stg_layer_runs(ctx, o->db, o->run, o->layers, o->corpus, &lr))) { stg_layer_runs_free(&lr); return rc; }
+        if ((rc = stg_layer_runs(ctx, o->db, "--layers", o->run, o->layers, o->corpus, &lr))) { stg_layer_runs_free(&lr); return rc; }
         eo.n_layer_runs = lr.n;
         eo.layer_runs = (const char *const *)lr.run;
         rc = stg_export_encoded_layers(ctx, &eo, &er);

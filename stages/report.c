@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stages/names.h"
+#include "stages/layers.h"
 #include "stages/report.h"
 #include "stages/report_agg.h"
 #include "stages/report_html.h"
@@ -372,7 +373,7 @@ struct obs { FILE *f; const char *v[C_N]; char enc[256], layer[16]; };
 /* the encoder and layer columns from an encoder label (NAME-L<k>: NAME and k; else the label, "") */
 static void set_encoder(struct obs *o, const char *label)
 {
-    int k = stg_report_layer_of(label, o->enc, sizeof o->enc);
+    int k = stg_layer_of_run(label, o->enc, sizeof o->enc);
     if (k >= 0) snprintf(o->layer, sizeof o->layer, "%d", k);
     o->v[C_ENC] = o->enc;
     o->v[C_LAYER] = o->layer;

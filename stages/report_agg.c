@@ -54,16 +54,6 @@ const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
     return buf;
 }
 
-int stg_report_layer_of(const char *label, char *base, size_t n)
-{
-    const char *p = strrchr(label, '-');
-    char *end;
-    long k = p && p[1] == 'L' && p[2] >= '0' && p[2] <= '9' ? strtol(p + 2, &end, 10) : -1;
-    if (k < 0 || *end || k > 1000) { snprintf(base, n, "%s", label); return -1; }
-    snprintf(base, n, "%.*s", (int)(p - label), label);
-    return (int)k;
-}
-
 /* mean and sd of the numbers of arr as a {"mean","sd"} object (nulls where undefined) */
 static json_t *mean_sd_json(const double *v, int n)
 {

@@ -40,8 +40,5 @@ const char *stg_jpath_str(json_t *j, const char *path);
 const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
 /* A run's name without the input it was made for (RUN-INPUT -> RUN; otherwise the name), into buf. */
 const char *stg_report_run_label(const char *run, const char *input, char *buf, size_t n);
-/* The layer of an encoder label NAME-L<k> (the runs of a model's layers, layer 0 = embeddings):
- * k, with NAME in base; -1, with the whole label in base, for a label without one. */
-int stg_report_layer_of(const char *label, char *base, size_t n);
 
 #endif

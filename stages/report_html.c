@@ -7,6 +7,7 @@
 
 #include "common/sp.h"
 #include "probes/stats.h"
+#include "stages/layers.h"
 #include "stages/report_agg.h"
 #include "stages/report_svg.h"
 #include "store/info.h"
@@ -193,7 +194,7 @@ static void layers_section(FILE *f, json_t *aggs)
     int max_layer = -1;
     json_array_foreach(aggs, i, a) {
         char base[256], key[640];
-        int k = stg_report_layer_of(str(a, "encoder"), base, sizeof base);
+        int k = stg_layer_of_run(str(a, "encoder"), base, sizeof base);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         snprintf(key, sizeof key, "%s\t%s\t%s", base, str(a, "task"), str(a, "classifier"));
@@ -382,7 +383,7 @@ static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const cha
         const char *corpus = str(row, "corpus");
         if (!pick(row, metric, run, sizeof run, variant, sizeof variant, base_lines)) continue;
         stg_report_run_label(run, corpus, label, sizeof label);
-        int k = stg_report_layer_of(label, base, sizeof base);
+        int k = stg_layer_of_run(label, base, sizeof base);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         snprintf(key, sizeof key, "%s (%s%s%s)", base, corpus, variant[0] ? ", " : "", variant);
