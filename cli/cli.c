@@ -114,14 +114,74 @@ void cli_help_as_man(int on) { help_man = on; }
 
 int cli_help_is_man(void) { return help_man; }
 
+/* ---- the synopsis: the usage's first block, completed from the option tables ---- */
+
+/* s names --name as a whole flag ("--run" is not named by "--run-id") */
+static int names_flag(const char *s, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+    for (const char *p = s; (p = memmem(p, (size_t)(s + n - p), "--", 2)) != NULL; p += 2) {
+        if ((size_t)(s + n - p) < k + 2 || strncmp(p + 2, name, k)) continue;
+        char c = p + 2 + k < s + n ? p[2 + k] : ' ';
+        if (!(c == '-' || c == '_' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return 1;
+    }
+    return 0;
+}
+
+/* The usage text is typed by hand for its shape (alternatives, what is required); a flag of the
+ * command's tables that it does not name is added after it as "[--name METAVAR]", so the synopsis
+ * lists every flag by construction (tests/check_docs.sh checks the converse: no flag it names is
+ * missing from the tables). The common flags (--quiet, --verbose, --help) are left to the list. */
+static void synopsis_rest(struct sp_buf *out, const char *syn, size_t n, const struct sp_optbind *b, int nb)
+{
+    size_t indent = strcspn(syn, "-([\n"), col = 0;   /* under the first flag of the first line */
+    if (indent >= n || syn[indent] == '\n') {        /* no flag there: under the first operand */
+        const char *sp = n > 16 ? memchr(syn + 16, ' ', n - 16) : NULL;
+        indent = sp ? (size_t)(sp - syn) + 1 : 8;
+    }
+    for (int i = 0; i < nb; i++)
+        for (const struct sp_opt *o = b[i].table; o->name; o++) {
+            if (names_flag(syn, n, o->name)) continue;
+            char item[160];
+            if (o->type == SP_OPT_FLAG) snprintf(item, sizeof item, "[--%s]", o->name);
+            else if (o->type == SP_OPT_CHOICE) snprintf(item, sizeof item, "[--%s %s]", o->name, o->choices);
+            else snprintf(item, sizeof item, "[--%s %s]", o->name, o->metavar ? o->metavar : "X");
+            size_t len = strlen(item);
+            if (col == 0 || col + 1 + len > 100) {
+                if (col) sp_buf_puts(out, "\n");
+                sp_buf_printf(out, "%*s%s", (int)indent, "", item);
+                col = indent + len;
+            } else {
+                sp_buf_printf(out, " %s", item);
+                col += 1 + len;
+            }
+        }
+    if (col) sp_buf_puts(out, "\n");
+}
+
+/* The usage with its first block (the synopsis) completed: into out, NUL-terminated. */
+static void usage_complete(struct sp_buf *out, const char *usage, const struct sp_optbind *b, int nb)
+{
+    const char *blank = strstr(usage, "\n\n");
+    size_t n = blank ? (size_t)(blank - usage) + 1 : strlen(usage);
+    sp_buf_put(out, usage, n);
+    if (n && usage[n - 1] != '\n') sp_buf_puts(out, "\n");
+    synopsis_rest(out, usage, n, b, nb);
+    sp_buf_puts(out, usage + n);
+    sp_buf_put(out, "", 1);
+    out->len--;
+}
+
 /* The command's --help as a man page section: ".SS synprobe NAME", the usage lines as a synopsis,
  * the prose as paragraphs, then the options from the same tables. */
 static void help_roff(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
 {
+    struct sp_buf u = { 0 };
+    usage_complete(&u, c->usage, b, nb);
     fputs(".SS \"synprobe ", f);
     sp_roff_text(f, c->name, strlen(c->name));
     fputs("\"\n.nf\n", f);
-    const char *p = c->usage, *blank = strstr(p, "\n\n");
+    const char *p = u.p, *blank = strstr(p, "\n\n");
     size_t n = blank ? (size_t)(blank - p) + 1 : strlen(p);
     if (!strncmp(p, "usage: ", 7)) { p += 7; n -= 7; }
     sp_roff_text(f, p, n);
@@ -142,12 +202,16 @@ static void help_roff(FILE *f, const struct cli *c, const struct sp_optbind *b, 
     if (as_typed) fputs(".fi\n", f);
     for (int i = 0; i < nb; i++) sp_opt_man(f, b[i].table);
     sp_opt_man(f, cli_common_options);
+    sp_buf_free(&u);
 }
 
 void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
 {
     if (help_man) { help_roff(f, c, b, nb); return; }
-    fputs(c->usage, f);
+    struct sp_buf u = { 0 };
+    usage_complete(&u, c->usage, b, nb);
+    fputs(u.p, f);
+    sp_buf_free(&u);
     fputs("\noptions:\n", f);
     for (int i = 0; i < nb; i++) sp_opt_help(f, b[i].table);
     sp_opt_help(f, cli_common_options);

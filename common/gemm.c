@@ -129,29 +129,50 @@ static int cpu_runs(const char *name)
     return !strcmp(name, "c");
 }
 
-/* ---- process-wide state ---- */
+/* ---- settings: per thread ----
+ *
+ * The threads, the implementation and the kernel belong to the thread that sets them, not to the
+ * process: a stage sets them for itself on its own thread (stages/stage.h: nothing in a stage is
+ * process-wide), so two stages running side by side in one process, each on its thread, keep
+ * their own (tests/unit/common_gemm.c checks it). A thread that sets nothing gets the defaults: one
+ * thread, the own path, the best kernel the CPU runs (or $SP_GEMM_KERNEL). A thread's pool is its
+ * own too, freed when the thread ends. The workers of a pool run with the defaults, so a product
+ * inside a parallel item runs on that item's thread (the kernel of a product is the caller's: the
+ * job carries it). One thing stays process-wide because OpenBLAS has one: the thread count of
+ * its own pool, which the BLAS path sets before each product from the calling thread's setting. */
 
-static const struct kernel *g_kernel;
+static const struct kernel *g_kernel;                      /* the default kernel */
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_INITIALIZER;  /* products read g_pool, set_threads writes it */
-static struct sp_pool *g_pool;
-static int g_threads = 1;
-static _Atomic int g_impl = SP_GEMM_OWN;
 static pthread_key_t g_abuf_key;                           /* per-thread packed-X buffer */
+static pthread_key_t g_pool_key;                           /* frees a thread's pool when it ends */
+
+struct settings {
+    int threads;                 /* 1: every product on the calling thread */
+    int impl;                    /* enum sp_gemm_impl */
+    const struct kernel *kn;     /* NULL: the default */
+    struct sp_pool *pool;        /* threads - 1 workers beside the caller, or NULL */
+};
+static _Thread_local struct settings t_set = { 1, SP_GEMM_OWN, NULL, NULL };
 
 struct abuf { size_t cap; float *p; };
 static void abuf_free(void *v) { struct abuf *b = v; if (b) { free(b->p); free(b); } }
+static void pool_free(void *v) { sp_pool_free(v); }
 
 static void init_once(void)
 {
     pthread_key_create(&g_abuf_key, abuf_free);
+    pthread_key_create(&g_pool_key, pool_free);
     const char *want = getenv("SP_GEMM_KERNEL");
     for (int i = 0; i < N_KERNELS && !g_kernel; i++)
         if ((!want || !*want || !strcmp(want, kernels[i].name)) && cpu_runs(kernels[i].name)) g_kernel = &kernels[i];
     if (!g_kernel) g_kernel = &kernels[N_KERNELS - 1];   /* an unknown or unrunnable name: plain C */
 }
 
-static const struct kernel *kernel(void) { pthread_once(&g_once, init_once); return g_kernel; }
+static const struct kernel *kernel(void)
+{
+    pthread_once(&g_once, init_once);
+    return t_set.kn ? t_set.kn : g_kernel;
+}
 
 const char *sp_gemm_kernel(void) { return kernel()->name; }
 
@@ -159,25 +180,13 @@ int sp_gemm_use_kernel(const char *name)
 {
     kernel();
     for (int i = 0; i < N_KERNELS; i++)
-        if (!strcmp(name, kernels[i].name) && cpu_runs(name)) { g_kernel = &kernels[i]; return 0; }
+        if (!strcmp(name, kernels[i].name) && cpu_runs(name)) { t_set.kn = &kernels[i]; return 0; }
     return -1;
 }
 
-/* OpenBLAS's pool follows our thread count while the BLAS path is in use */
-static void blas_threads(void)
-{
-    if (g_impl == SP_GEMM_BLAS) openblas_set_num_threads(g_threads);
-}
+void sp_gemm_set_impl(enum sp_gemm_impl impl) { t_set.impl = impl == SP_GEMM_BLAS ? SP_GEMM_BLAS : SP_GEMM_OWN; }
 
-void sp_gemm_set_impl(enum sp_gemm_impl impl)
-{
-    g_impl = impl == SP_GEMM_BLAS ? SP_GEMM_BLAS : SP_GEMM_OWN;
-    pthread_rwlock_wrlock(&g_lock);
-    blas_threads();
-    pthread_rwlock_unlock(&g_lock);
-}
-
-enum sp_gemm_impl sp_gemm_get_impl(void) { return (enum sp_gemm_impl)g_impl; }
+enum sp_gemm_impl sp_gemm_get_impl(void) { return (enum sp_gemm_impl)t_set.impl; }
 
 int sp_gemm_impl_parse(const char *name)
 {
@@ -189,33 +198,21 @@ const char *sp_gemm_impl_name(enum sp_gemm_impl impl) { return impl == SP_GEMM_B
 void sp_gemm_set_threads(int n)
 {
     if (n < 1) n = 1;
-    pthread_rwlock_wrlock(&g_lock);
-    if (n != g_threads) {
-        sp_pool_free(g_pool);
-        g_pool = n > 1 ? sp_pool_new(n) : NULL;
-        g_threads = n;
-    }
-    blas_threads();
-    pthread_rwlock_unlock(&g_lock);
+    if (n == t_set.threads) return;
+    kernel();
+    sp_pool_free(t_set.pool);
+    t_set.pool = n > 1 ? sp_pool_new(n) : NULL;
+    t_set.threads = n;
+    pthread_setspecific(g_pool_key, t_set.pool);
 }
 
-int sp_gemm_threads(void)
-{
-    pthread_rwlock_rdlock(&g_lock);
-    int n = g_threads;
-    pthread_rwlock_unlock(&g_lock);
-    return n;
-}
+int sp_gemm_threads(void) { return t_set.threads; }
 
 void sp_gemm_parallel(int n, sp_pool_fn fn, void *arg, int max_workers)
 {
     if (n <= 0) return;
-    if (n > 1) {
-        pthread_rwlock_rdlock(&g_lock);
-        int ran = g_pool && sp_pool_size(g_pool) <= max_workers && sp_pool_try_run(g_pool, n, fn, arg);
-        pthread_rwlock_unlock(&g_lock);
-        if (ran) return;
-    }
+    struct sp_pool *pool = t_set.pool;
+    if (n > 1 && pool && sp_pool_size(pool) <= max_workers && sp_pool_try_run(pool, n, fn, arg)) return;
     for (int i = 0; i < n; i++) fn(arg, i, 0);
 }
 
@@ -359,7 +356,11 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
              int accumulate, float *Y, int ldy)
 {
     if (M <= 0 || B->N <= 0) return;
-    if (g_impl == SP_GEMM_BLAS) { gemm_blas(M, X, ldx, B, bias, accumulate, Y, ldy); return; }
+    if (t_set.impl == SP_GEMM_BLAS) {
+        openblas_set_num_threads(t_set.threads);
+        gemm_blas(M, X, ldx, B, bias, accumulate, Y, ldy);
+        return;
+    }
     struct job j = { kernel(), M, B->N, B->K, X, ldx, B, bias, accumulate, Y, ldy, 1, 0 };
     const int n_rb = (M + j.kn->mc - 1) / j.kn->mc, n_panels = (j.N + NR - 1) / NR;
     const int threads = sp_gemm_threads();
@@ -371,11 +372,8 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
     j.panels_per_cb = (n_panels + j.n_cb - 1) / j.n_cb;
     const int items = n_rb * j.n_cb;
     if (parallel && items > 1) {
-        /* a pool busy with another thread's product: this one runs on its caller (same result) */
-        pthread_rwlock_rdlock(&g_lock);
-        int ran = g_pool && sp_pool_try_run(g_pool, items, job_item, &j);
-        pthread_rwlock_unlock(&g_lock);
-        if (ran) return;
+        /* the pool busy (a product inside a parallel item): this one runs on its caller (same result) */
+        if (t_set.pool && sp_pool_try_run(t_set.pool, items, job_item, &j)) return;
     }
     for (int it = 0; it < items; it++) job_item(&j, it, 0);
 }

@@ -49,15 +49,19 @@ void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, in
 /* 64-byte aligned allocation for packed operands (free with free()); aborts on failure */
 float *sp_gemm_alloc(size_t floats);
 
-/* Y[M,N] = init + X[M,K]·B (see top). Y must not overlap X. Runs on the threads set by
- * sp_gemm_set_threads when the product is large enough; the result does not depend on it. */
+/* Y[M,N] = init + X[M,K]·B (see top). Y must not overlap X. Runs on the threads the calling
+ * thread set (sp_gemm_set_threads) when the product is large enough; the result does not depend on it.
+ *
+ * Settings belong to the calling thread (common/gemm.c, "settings"): sp_gemm_set_threads,
+ * sp_gemm_set_impl and sp_gemm_use_kernel change what products called from this thread do, and
+ * nothing on other threads, so each stage sets them for itself. */
 void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
              int accumulate, float *Y, int ldy);
 
-void sp_gemm_set_threads(int n);   /* process-wide, default 1 */
+void sp_gemm_set_threads(int n);   /* this thread's products, default 1 */
 
 enum sp_gemm_impl { SP_GEMM_OWN = 0, SP_GEMM_BLAS };
-/* which implementation sp_gemm runs (process-wide; default SP_GEMM_OWN) */
+/* which implementation this thread's products run (default SP_GEMM_OWN) */
 void sp_gemm_set_impl(enum sp_gemm_impl impl);
 enum sp_gemm_impl sp_gemm_get_impl(void);
 /* "own" | "blas" -> impl; -1 for anything else */
@@ -73,7 +77,7 @@ void sp_gemm_parallel(int n, sp_pool_fn fn, void *arg, int max_workers);
 int  sp_gemm_threads(void);
 /* the kernel in use: "avx512", "avx2" or "c" (the best the CPU runs, or $SP_GEMM_KERNEL) */
 const char *sp_gemm_kernel(void);
-/* selects a kernel by name; returns -1 (and keeps the current one) if the CPU cannot run it */
+/* selects this thread's kernel by name; returns -1 (and keeps the current one) if the CPU cannot run it */
 int  sp_gemm_use_kernel(const char *name);
 
 #endif

@@ -9,7 +9,9 @@
  * was expected); it logs through ctx->log, reports progress through ctx->progress, stops at its
  * next safe point once *ctx->stop is set (returning SP_ESTOPPED, with nothing half-written),
  * and never prints, exits or reads argv. Nothing in a stage is global: two stages of different
- * jobs run side by side in one process, each with its own context. The options struct is
+ * jobs run side by side in one process, each with its own context on its own thread; the
+ * settings a stage gives the matrix product (threads, `--gemm`, kernel) belong to the thread that
+ * sets them (common/gemm.h), so they reach no other stage. The options struct is
  * filled from the stage's option table (stg_<name>_options[]), which the command line, the
  * job file and the manifest all read. */
 #ifndef SP_STAGE_H

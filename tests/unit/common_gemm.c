@@ -6,14 +6,29 @@
 #include "common/sp.h"
 #include "t_harness.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t rng = 88172645463325252ull;
 static float frand(void)
 {
     rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
     return (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+/* what another thread sees of the GEMM's settings while this one has set its own */
+struct seen { int threads, impl; const char *kernel; int threads_after; };
+static void *other_thread(void *arg)
+{
+    struct seen *s = arg;
+    s->threads = sp_gemm_threads();
+    s->impl = sp_gemm_get_impl();
+    s->kernel = sp_gemm_kernel();
+    sp_gemm_set_threads(3);                  /* its own setting, and its own pool, freed when it ends */
+    s->threads_after = sp_gemm_threads();
+    return NULL;
 }
 
 /* the contract, written out: acc = init; acc = fmaf(x, b, acc) for k = 0..K-1 */
@@ -161,5 +176,33 @@ int main(void)
     }
     sp_gemm_set_threads(1);
     T_EQ_INT(sp_gemm_get_impl(), SP_GEMM_OWN);
+    /* settings belong to the thread that sets them (stages/stage.h): a thread started while this
+     * one runs 2 threads on the BLAS path with the plain C kernel sees the defaults, and what it
+     * sets does not reach this thread */
+    const char *best = sp_gemm_kernel();
+    {
+        pthread_t t;
+        struct seen s = { 0 };
+        pthread_create(&t, NULL, other_thread, &s);   /* before: the defaults */
+        pthread_join(t, NULL);
+        best = s.kernel;
+    }
+    sp_gemm_set_threads(2);
+    sp_gemm_set_impl(SP_GEMM_BLAS);
+    T_EQ_INT(sp_gemm_use_kernel("c"), 0);
+    struct seen s = { 0 };
+    pthread_t t;
+    T_EQ_INT(pthread_create(&t, NULL, other_thread, &s), 0);
+    pthread_join(t, NULL);
+    T_EQ_INT(s.threads, 1);
+    T_EQ_INT(s.impl, SP_GEMM_OWN);
+    T_CHECK(s.kernel && !strcmp(s.kernel, best));
+    T_EQ_INT(s.threads_after, 3);
+    T_EQ_INT(sp_gemm_threads(), 2);
+    T_EQ_INT(sp_gemm_get_impl(), SP_GEMM_BLAS);
+    T_CHECK(!strcmp(sp_gemm_kernel(), "c"));
+    sp_gemm_set_impl(SP_GEMM_OWN);
+    T_CHECK(one(1000, 300, 700, 0, 1, 0, NULL));     /* own path, 2 threads, kernel c: the contract */
+    sp_gemm_set_threads(1);
     return T_DONE();
 }

@@ -1,0 +1,87 @@
+#!/bin/sh
+# tests/check_docs.sh BUILD [COUNTS] — the docs agree with the code (`make check-docs`, part of
+# `make test`), as git's t0012-help checks its commands' help against their option tables:
+#   1. README's layer line ("common < ingest < ...") and its table of folders and prefixes say what
+#      tests/check_symbols.sh's table of layers (the one the build is checked against) says;
+#   2. every command's synopsis (the first block of its --help) names only flags of its option
+#      tables, and names all of them (cli/cli.c completes a hand-typed synopsis from the tables);
+#   3. every flag the README shows after `synprobe CMD` (in its code blocks and `inline code`)
+#      is a flag of CMD.
+# TAP lines, each violation under its "not ok"; appends "PASSED FAILED SKIPPED check-docs" to COUNTS.
+build=${1:?usage: tests/check_docs.sh BUILD [COUNTS]}
+counts=${2:-}
+command -v python3 >/dev/null 2>&1 || { echo "1..0 # SKIP check-docs: no python3"; [ -z "$counts" ] || echo "0 0 1 check-docs" >>"$counts"; exit 0; }
+exec python3 - "$build/synprobe" "$counts" <<'PY'
+import re, subprocess, sys
+sp, counts = sys.argv[1], sys.argv[2]
+n = fails = 0
+def report(ok, what, bad=()):
+    global n, fails
+    n += 1
+    if ok: print(f"ok {n} - {what}")
+    else:
+        fails += 1; print(f"not ok {n} - {what}")
+        for b in bad: print(f"#   {b}")
+
+readme = open("README.md", encoding="utf-8").read()
+sym = open("tests/check_symbols.sh", encoding="utf-8").read()
+table = re.search(r"LAYERS='\n(.*?)'", sym, re.S).group(1)
+layers = [l.split() for l in table.strip().splitlines()]          # rank, folder, prefixes
+# 1. the layer line: folders by rank, siblings joined by ", "
+ranks = {}
+for r, f, _ in layers: ranks.setdefault(int(r), []).append(f)
+want = " < ".join(", ".join(ranks[r]) for r in sorted(ranks))
+got = re.findall(r"^common < .*$", readme, re.M)
+report(got and all(g == want for g in got), "README's layer line is check_symbols.sh's table",
+       [f"README: {g}" for g in got if g != want] + [f"table:  {want}"] if not got or any(g != want for g in got) else [])
+rows = dict(re.findall(r"^\| `([a-z]+)/` \| ([^|]+) \|", readme, re.M))
+bad = []
+for r, f, p in layers:
+    pre = sorted(x for x in p.split(",") if x != "main")
+    if f not in rows: bad.append(f"{f}/: no row in README's table of layers"); continue
+    doc = sorted(re.findall(r"`([a-z]+_)`", rows[f]))
+    if doc != pre: bad.append(f"{f}/: README says {doc}, check_symbols.sh {pre}")
+for f in rows:
+    if f not in [l[1] for l in layers]: bad.append(f"{f}/: a README row for a folder that is no layer")
+report(not bad, "README's table of folders and prefixes is check_symbols.sh's table", bad)
+
+# 2. synopses against the tables
+def run(*a):
+    return subprocess.run([sp, *a], capture_output=True, text=True).stdout
+cmds = re.findall(r"^  ([a-z]+) {2,}", run("help").split("commands:")[1], re.M)
+subs = {"tasks": ["build", "import", "export", "list"]}
+common = {"help", "quiet", "verbose"}
+flags_of = {}
+for c in cmds:
+    for words in ([c] if c not in subs else [[c, s] for s in subs[c]]):
+        words = words if isinstance(words, list) else [words]
+        h = run(*words, "--help")
+        name = " ".join(words)
+        if "\noptions:\n" not in h: report(False, f"{name} --help lists its options", ["no 'options:' section"]); continue
+        syn = h.split("\n\n")[0]
+        opts = set(re.findall(r"^  --([a-z][a-z0-9-]*)", h.split("\noptions:\n")[1], re.M))
+        flags_of[name] = opts
+        named = set(re.findall(r"--([a-z][a-z0-9-]*)", syn))
+        bad = [f"--{f}: in the synopsis, not a flag of {name}" for f in sorted(named - opts)]
+        bad += [f"--{f}: a flag of {name} the synopsis does not name" for f in sorted(opts - named - common)]
+        report(not bad, f"synprobe {name}: the synopsis and the option tables agree", bad)
+
+# 3. README: flags after `synprobe CMD`
+spans = []
+for block in re.findall(r"```[a-z]*\n(.*?)```", readme, re.S):
+    spans += block.splitlines()
+spans += re.findall(r"`(synprobe [^`]+)`", readme)
+bad = []
+for s in spans:
+    for m in re.finditer(r"synprobe ([a-z]+)(?: (build|import|export|list)\b)?((?:[^|;&#]|\|(?=[a-z]))*)", s):
+        c = m.group(1) + (" " + m.group(2) if m.group(1) == "tasks" and m.group(2) else "")
+        if c == "tasks": c = "tasks build"
+        if c not in flags_of: continue
+        for f in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", m.group(3)):
+            if f not in flags_of[c] | common: bad.append(f"README: synprobe {c} ... --{f}: no such flag ({s.strip()[:90]})")
+report(not bad, "every flag README shows after `synprobe CMD` is a flag of CMD", sorted(set(bad)))
+print(f"1..{n}")
+if counts:
+    open(counts, "a").write(f"{n - fails} {fails} 0 check-docs\n")
+sys.exit(1 if fails else 0)
+PY
