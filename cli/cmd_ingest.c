@@ -35,6 +35,8 @@ static void print_json(const struct stg_ingest_opts *o, const struct stg_ingest_
                                "format", f->fmt ? ing_format_name(f->fmt) : "unknown", "sentences", f->sum.n_sentences,
                                "attached", f->sum.n_attached, "rejected", f->sum.n_rejected, "words", (json_int_t)f->sum.n_words);
         if (f->sum.n_kept) json_object_set_new(jf, "kept", json_integer(f->sum.n_kept));
+        json_object_set_new(jf, "repaired", json_integer(f->repaired));
+        json_object_set_new(jf, "comment_lines_skipped", json_integer(f->skipped_lines));
         if (f->status == STG_INGEST_FAILED) json_object_set_new(jf, "error", json_string(f->error));
         json_array_append_new(files, jf);
     }
@@ -44,6 +46,8 @@ static void print_json(const struct stg_ingest_opts *o, const struct stg_ingest_
                              (json_int_t)r->attached, "rejected", (json_int_t)r->rejected, "words", (json_int_t)r->words,
                              "tokens_parsed", (json_int_t)r->tokens, "seconds", r->seconds,
                              "tokens_per_second", r->seconds > 0 ? r->tokens / r->seconds : 0.0);
+    json_object_set_new(json_object_get(root, "totals"), "repaired", json_integer(r->repaired));
+    json_object_set_new(json_object_get(root, "totals"), "comment_lines_skipped", json_integer(r->skipped_lines));
     json_dumpf(root, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     json_decref(root);
@@ -66,10 +70,19 @@ int cmd_ingest(int argc, char **argv)
     if (rc == SP_OK || (rc == SP_EPARSE && r.n_files)) {   /* the failures are logged already */
         cli_progress_clear(&c);
         if (c.common.json) print_json(&o, &r);
-        else
+        else {
+            /* said only when there are some: --repair's sentences whose warnings name what was changed
+             * or dropped, and comment lines that belong to no sentence (each named above) */
+            char repaired[96] = "", skipped[96] = "";
+            if (r.repaired) snprintf(repaired, sizeof repaired, ", %ld repaired with warnings", r.repaired);
+            if (r.skipped_lines)
+                snprintf(skipped, sizeof skipped, ", %ld comment line%s without a sentence skipped", r.skipped_lines,
+                         r.skipped_lines > 1 ? "s" : "");
             printf("%s: %d files (%d ingested, %d unchanged, %d failed), %ld new sentences, %ld annotations attached "
-                   "to existing ones, %ld rejected, %ld tokens in %.2fs\n", o.dry_run ? "dry run" : o.corpus, r.n_files,
-                   r.n_done, r.n_unchanged, r.n_failed, r.sentences, r.attached, r.rejected, r.tokens, r.seconds);
+                   "to existing ones, %ld rejected%s%s, %ld tokens in %.2fs\n", o.dry_run ? "dry run" : o.corpus,
+                   r.n_files, r.n_done, r.n_unchanged, r.n_failed, r.sentences, r.attached, r.rejected, repaired, skipped,
+                   r.tokens, r.seconds);
+        }
         rc = rc == SP_OK ? SP_EXIT_OK : SP_EXIT_INPUT;
     } else {
         rc = cli_finish_stage(&c, rc);

@@ -7,13 +7,17 @@
  * Modes. DEFAULT and STRICT reject a sentence on any E_* problem (columns, IDs, UTF-8, HEADs).
  * STRICT additionally rejects a sentence ended by a whitespace-only line (UD's validator
  * rejects those; DEFAULT accepts them as blank). REPAIR pads/truncates column counts (LENIENT
- * rules) and repairs HEADs (ing_repair_heads), recording W_* bits and notes. Invalid MWT
- * ranges (outside 1..n, a >= b, overlapping an earlier range, or whose line is not right
- * before word a) are dropped with W_MWT and a note in every mode.
+ * rules), repairs HEADs (ing_repair_heads) and drops invalid MWT range lines (outside 1..n,
+ * a >= b, overlapping an earlier range, or not right before word a), recording W_* bits and a
+ * note naming each line; DEFAULT and STRICT reject the sentence at such a line instead, so no
+ * line is ever dropped without a record.
  *
- * A whitespace-only line ends its sentence only where the next line that is not a comment is
- * blank or starts a sentence (ID 1, 1-b, 0.m); inside a sentence it rejects the whole sentence
- * (ing__ws_line_ends_sentence, which ing_chunk_end applies too). */
+ * A whitespace-only line ends its sentence only where the sentence has a word line before it
+ * and the next line that is not a comment is blank or starts a sentence (ID 1, 1-b, 0.m);
+ * otherwise it is inside the sentence and rejects the whole of it (ing__ws_line_ends_sentence
+ * and ing__ws_line_after_words, which ing_chunk_end applies too). Before any word line it is
+ * inside the sentence whose comments precede it: a sentence whose only "word line" is a line
+ * of tabs is rejected there, not skipped as a block of comments. */
 #include <string.h>
 
 #include "ingest/ing_int.h"
@@ -117,6 +121,30 @@ static int blank(const char *s, size_t n)
     return 1;
 }
 
+static size_t count_tabs(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += s[i] == '\t';
+    return k;
+}
+
+/* What is wrong with extra line e of a sentence of nw words, given the last word of the
+ * multiword token kept before it (-1: none): 0 when nothing (empty nodes are kept as they are),
+ * else 1 with the reason in why. */
+static int mwt_problem(const struct sp_extra *e, int nw, int prev_last, char *why, size_t cap)
+{
+    if (e->kind != SP_EXTRA_MWT) return 0;
+    if (e->first < 0 || e->last >= nw || e->first >= e->last)
+        snprintf(why, cap, "range outside 1..%d or not a<b", nw);
+    else if (e->first <= prev_last)
+        snprintf(why, cap, "overlaps the multiword token before it");
+    else if (e->pos != e->first)
+        snprintf(why, cap, "expected its line right before word %d", e->first + 1);
+    else
+        return 0;
+    return 1;
+}
+
 /* One sentence block: lines ln[0..nl), first file line `line0`, raw text raw[roff..roff+rlen). */
 static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rlen, int ws_end)
 {
@@ -127,7 +155,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
     if (conllu) {
         n_tok = 0;
         for (int i = 0; i < nl; i++) n_tok += L->work[L->ln[i].off] != '#';
-        if (n_tok == 0) return;                      /* comment-only block: skipped (§2.1) */
+        if (n_tok == 0) {                            /* comment-only block: skipped (§2.1), but said */
+            ing__skipped(L->out, line0, nl);
+            return;
+        }
     }
 
     struct ing_item *it = ing__new_item(L->out);
@@ -162,8 +193,10 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
         char *q = L->work + L->ln[li].off, *end = q + L->ln[li].len;
         *end = 0;
         if (blank(q, L->ln[li].len)) {
-            reject(L, it, line, "whitespace-only line inside a sentence (expected an empty line between sentences, "
-                   "or none)");
+            snprintf(L->msg, sizeof L->msg, "whitespace-only line inside a sentence (%zu tab%s; expected a word line of %s "
+                     "tab-separated fields, or an empty line between sentences)", count_tabs(q, L->ln[li].len),
+                     count_tabs(q, L->ln[li].len) == 1 ? "" : "s", conllu ? "10" : "3 or 4");
+            reject(L, it, line, L->msg);
             return;
         }
         if (conllu && *q == '#') {
@@ -302,31 +335,31 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
         return;
     }
 
-    /* MWT ranges must lie in 1..n with a < b; others are dropped in every mode */
+    /* MWT ranges must lie in 1..n with a < b, in order, each line right before its first word:
+     * otherwise the sentence is rejected at that line, or under --repair the line is dropped
+     * with W_MWT and a note naming it (SPEC §2.1: dropping is a repair) */
     if (n_ex) {
         struct sp_extra *ex = sp_arena_alloc(A, (size_t)n_ex * sizeof *ex);
         int k = 0, prev_last = -1;
         for (int j = 0; j < n_ex; j++) {
             struct sp_extra *e = &L->ex[j];
-            char why[64] = "";
-            if (e->kind != SP_EXTRA_MWT) {
-                /* empty nodes are kept where they are */
-            } else if (e->first < 0 || e->last >= nw || e->first >= e->last) {
-                snprintf(why, sizeof why, "range outside 1..%d or not a<b", nw);
-            } else if (e->first <= prev_last) {
-                snprintf(why, sizeof why, "overlaps the multiword token before it");
-            } else if (e->pos != e->first) {
-                snprintf(why, sizeof why, "expected its line right before word %d", e->first + 1);
-            }
-            if (why[0]) {
-                snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (%s)",
-                         L->exline[j], (int)strcspn(e->line, "\t"), e->line, why);
-                note(L, L->msg);
-                s->warn |= SP_W_MWT;
+            char why[80];
+            if (!mwt_problem(e, nw, prev_last, why, sizeof why)) {
+                if (e->kind == SP_EXTRA_MWT) prev_last = e->last;
+                ex[k++] = *e;
                 continue;
             }
-            if (e->kind == SP_EXTRA_MWT) prev_last = e->last;
-            ex[k++] = *e;
+            int idlen = (int)strcspn(e->line, "\t");
+            if (L->mode != SP_MODE_REPAIR) {
+                snprintf(L->msg, sizeof L->msg, "multiword token %.*s: %s (--repair drops the line with a warning)",
+                         idlen < 40 ? idlen : 40, e->line, why);
+                reject(L, it, L->exline[j], L->msg);
+                return;
+            }
+            snprintf(L->msg, sizeof L->msg, "line %ld: dropped multiword token %.*s (%s)", L->exline[j],
+                     idlen < 40 ? idlen : 40, e->line, why);
+            note(L, L->msg);
+            s->warn |= SP_W_MWT;
         }
         s->n_extra = k;
         s->extra = k ? ex : NULL;
@@ -401,16 +434,20 @@ int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, siz
         /* a sentence block: lines up to the next blank line or the end of the chunk */
         size_t start = p, rend;
         long line0 = line;
-        int n = 0, ws_end = 0;
+        int n = 0, ws_end = 0, has_word = 0;
         for (;;) {
             size_t clen = e - p;
             if (clen && w[p + clen - 1] == '\r') clen--;
             if (blank(w + p, clen)) {
-                /* a whitespace-only line inside a sentence stays in the block (rejected there) */
-                if (!(clen > 0 && fmt == SP_FMT_CONLLU && ing__ws_line_ends_sentence(w, len, e + 1, 1) == 0)) {
+                /* a whitespace-only line inside a sentence (after its comments, or before a word
+                 * line that continues it) stays in the block, which is rejected for it */
+                if (!(clen > 0 && fmt == SP_FMT_CONLLU &&
+                      (!has_word || ing__ws_line_ends_sentence(w, len, e + 1, 1) == 0))) {
                     ws_end = clen > 0;
                     break;
                 }
+            } else if (fmt != SP_FMT_CONLLU || w[p] != '#') {
+                has_word = 1;
             }
             if (n == L.ln_cap) {
                 L.ln_cap = L.ln_cap ? L.ln_cap * 2 : 256;

@@ -10,6 +10,9 @@
 /* A new, zeroed item at the end of the batch. */
 struct ing_item *ing__new_item(struct ing_batch *b);
 
+/* Record n_lines non-blank lines from file line `line` on that the reader skipped (b->skip). */
+void ing__skipped(struct ing_batch *b, long line, int n_lines);
+
 
 /* The first problem of 1-based heads h[0..n) in the order of SPEC §2.1 (bad values, then roots,
  * then cycles), written to msg. hraw (may be NULL) holds the HEAD strings as in the file, for
@@ -39,6 +42,11 @@ int ing__line_blank(const char *s, size_t n);
  * that line is complete (at_end: buf ends the text, so a last line without '\n' is complete and
  * running out means the sentence ends). */
 int ing__ws_line_ends_sentence(const char *buf, size_t len, size_t p, int at_end);
+
+/* CoNLL-U: is there a word line (neither blank nor a comment) between the blank line before
+ * the line that starts at buf[start] (or the start of buf) and that line? A whitespace-only line
+ * ends a sentence only after a word line of it. */
+int ing__ws_line_after_words(const char *buf, size_t start);
 
 /* Readers, one per format (ingest.c dispatches). */
 int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,

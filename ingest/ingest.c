@@ -119,7 +119,8 @@ size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof
             /* a whitespace-only CoNLL-U line is a boundary only where it ends a sentence */
             size_t clen = end - start;
             if (clen && buf[end - 1] == '\r') clen--;
-            if (fmt != SP_FMT_CONLLU || clen == 0 || ing__ws_line_ends_sentence(buf, len, end + 1, 0) == 1)
+            if (fmt != SP_FMT_CONLLU || clen == 0 ||
+                (ing__ws_line_after_words(buf, start) && ing__ws_line_ends_sentence(buf, len, end + 1, 0) == 1))
                 return end + 1;
         }
         if (start == 0) return 0;

@@ -49,12 +49,25 @@ struct ing_item {
 /* The most words a stored sentence can have (the BLOB header's 16-bit n). */
 #define ING_MAX_WORDS_LIMIT 65535
 
+/* Non-blank lines a reader kept nothing of without rejecting a sentence: a block of comment
+ * lines with no word line (SPEC §2.1 skips it). The caller names and counts them, so no line
+ * vanishes without a record. */
+struct ing_skip {
+    long line;                /* file line of the block's first line */
+    int n_lines;
+};
+
 struct ing_batch {
     struct sp_arena arena;    /* owns every string and array of the items */
     int n_items, cap;
     struct ing_item *item;
+    struct ing_skip *skip;    /* in file order, interleaved with the items by line */
+    int n_skip, skip_cap;
     int max_words;            /* longer sentences are rejected (1..ING_MAX_WORDS_LIMIT; 0: the default);
                                * set by the caller, kept by ing_batch_reset */
+    const char *max_words_option; /* the caller's option that sets max_words ("--max-words"), named in
+                               * the rejection; NULL: the caller has none, so the message says how
+                               * to store such a sentence (synprobe ingest --max-words) instead */
 };
 
 void ing_batch_init(struct ing_batch *b);

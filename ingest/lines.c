@@ -29,3 +29,16 @@ int ing__ws_line_ends_sentence(const char *buf, size_t len, size_t p, int at_end
         return 0;
     }
 }
+
+int ing__ws_line_after_words(const char *buf, size_t start)
+{
+    while (start > 0) {
+        size_t end = start - 1;                         /* buf[end] is the previous line's '\n' */
+        const char *pnl = end ? memrchr(buf, '\n', end) : NULL;
+        size_t ls = pnl ? (size_t)(pnl - buf) + 1 : 0;
+        if (ing__line_blank(buf + ls, end - ls)) return 0;
+        if (buf[ls] != '#') return 1;
+        start = ls;
+    }
+    return 0;
+}

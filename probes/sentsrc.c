@@ -33,7 +33,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Feed one file's sentences to fn. */
 static int each_in_file(const char *path, enum sp_format fmt, prb_sentence_fn fn, void *ctx,
-                        long *ordinal, char *err, size_t errlen)
+                        long *ordinal, long *n_rejected, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -73,6 +73,7 @@ static int each_in_file(const char *path, enum sp_format fmt, prb_sentence_fn fn
             const struct ing_item *it = &b.item[k];
             if (it->error) {
                 fprintf(stderr, "%s:%ld: %s (sentence skipped)\n", path, it->error_line, it->error);
+                if (n_rejected) (*n_rejected)++;
                 continue;
             }
             rc = fn(&it->s, (*ordinal)++, ctx);
@@ -127,7 +128,7 @@ static int each_in_files(const struct prb_source *src, prb_sentence_fn fn, void 
             return SP_EIO;
         }
         if (!S_ISDIR(st.st_mode)) {
-            rc = each_in_file(src->paths[p], src->fmt, fn, ctx, &ordinal, err, errlen);
+            rc = each_in_file(src->paths[p], src->fmt, fn, ctx, &ordinal, src->n_rejected, err, errlen);
             continue;
         }
         char **files = NULL;
@@ -138,7 +139,7 @@ static int each_in_files(const struct prb_source *src, prb_sentence_fn fn, void 
             rc = SP_EIO;
         }
         for (int k = 0; k < nf; k++) {
-            if (rc == SP_OK) rc = each_in_file(files[k], src->fmt, fn, ctx, &ordinal, err, errlen);
+            if (rc == SP_OK) rc = each_in_file(files[k], src->fmt, fn, ctx, &ordinal, src->n_rejected, err, errlen);
             free(files[k]);
         }
         free(files);

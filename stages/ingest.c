@@ -60,6 +60,8 @@ struct ingest_result {
     struct st_file_summary recorded;   /* INGEST_UNCHANGED: what the first ingest of these bytes stored */
     long tokens_parsed;       /* words of every parsed sentence (accepted or not) */
     int sentences_parsed;
+    int repaired;             /* sentences stored with --repair warnings (a dropped line is named there) */
+    long skipped_lines;       /* comment lines with no word line after them: not a sentence (SPEC §2.1) */
     char error[SP_ERRLEN];    /* INGEST_FAILED: why */
 };
 
@@ -80,6 +82,7 @@ struct job {
     int begun;                     /* writer: st_file_begin was tried */
     struct st_file *file;          /* writer: open transaction, NULL on the dry-run path */
     int position, messages;        /* writer */
+    int skip_messages;             /* writer: skipped comment blocks named so far */
     struct sp_buf msgs;            /* writer: rejection messages, printed when the file is reported */
     char read_error[SP_ERRLEN];    /* reader: a read error mid-file (the writer owns r.error) */
     struct pipeline *p;
@@ -175,6 +178,7 @@ static void *worker_main(void *arg)
 
         if (!stopped && !c->eof) {
             c->batch.max_words = p->o->max_words;
+            c->batch.max_words_option = "--max-words";
             c->chunk_rc = ing_parse_chunk(c->job->fmt, p->o->mode, c->buf, c->len, c->first_line, c->bom_ok,
                                           &c->batch, c->chunk_err, sizeof c->chunk_err);
             if (!c->chunk_rc && p->o->structures) {
@@ -254,6 +258,13 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
         job_stop(p, j);
         return;
     }
+    for (int i = 0; i < c->batch.n_skip; i++) {
+        const struct ing_skip *k = &c->batch.skip[i];
+        r->skipped_lines += k->n_lines;
+        if (j->skip_messages++ < p->o->max_messages)
+            sp_buf_printf(&j->msgs, "%s:%ld: %d comment line%s with no word line after %s skipped (not a sentence)\n",
+                          j->path, k->line, k->n_lines, k->n_lines > 1 ? "s" : "", k->n_lines > 1 ? "them" : "it");
+    }
     for (int i = 0; i < c->batch.n_items; i++) {
         struct ing_item *it = &c->batch.item[i];
         j->position++;
@@ -266,7 +277,7 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
         r->tokens_parsed += it->error ? 0 : it->s.n;
         if (!j->file) {                    /* dry run: count only */
             if (it->error) r->sum.n_rejected++;
-            else { r->sum.n_sentences++; r->sum.n_words += it->s.n; }
+            else { r->sum.n_sentences++; r->sum.n_words += it->s.n; r->repaired += it->s.warn != 0; }
             continue;
         }
         char err[SP_ERRLEN];
@@ -283,6 +294,8 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
             snprintf(r->error, sizeof r->error, "%s", err);
             job_stop(p, j);
             return;
+        } else {
+            r->repaired += it->s.warn != 0;
         }
     }
 }
@@ -298,6 +311,8 @@ static void sync_and_report(struct pipeline *p)
                 if (r->status != INGEST_DONE) continue;
                 r->status = INGEST_FAILED;
                 r->sum = (struct st_file_summary){ 0 };
+                r->repaired = 0;
+                r->skipped_lines = 0;
                 snprintf(r->error, sizeof r->error, "%s", err);
             }
     }
@@ -353,6 +368,8 @@ static void job_finish(struct pipeline *p, struct job *j)
         if (hrc == SP_EEXIST) {          /* these bytes are in the corpus already (or earlier in this run) */
             st_file_abort(j->file);
             r->sum = (struct st_file_summary){ 0 };
+            r->repaired = 0;
+            r->skipped_lines = 0;
             r->status = INGEST_UNCHANGED;
             r->error[0] = 0;
             r->sentences_parsed = 0;
@@ -362,6 +379,8 @@ static void job_finish(struct pipeline *p, struct job *j)
             if (j->read_error[0]) snprintf(r->error, sizeof r->error, "%s", j->read_error);
             if (j->file) st_file_abort(j->file);
             r->sum = (struct st_file_summary){ 0 };
+            r->repaired = 0;
+            r->skipped_lines = 0;
             if (!r->error[0]) snprintf(r->error, sizeof r->error, "%s: store failure", j->path);
         } else {
             if (j->file) {
@@ -854,6 +873,8 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
     f->fmt = fr->fmt;
     f->sum = fr->sum;
     f->tokens_parsed = fr->tokens_parsed;
+    f->repaired = fr->repaired;
+    f->skipped_lines = fr->skipped_lines;
     snprintf(f->error, sizeof f->error, "%s", fr->error);
     if (fr->status == INGEST_FAILED) { r->n_failed++; sp_log(s->ctx->log, SP_LOG_ERROR, "%s", fr->error); }
     else if (fr->status == INGEST_UNCHANGED) { r->n_unchanged++; r->unchanged_sentences += fr->recorded.n_sentences; }
@@ -861,6 +882,8 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
     r->sentences += fr->sum.n_sentences - fr->sum.n_attached;
     r->attached += fr->sum.n_attached;
     r->rejected += fr->sum.n_rejected;
+    r->repaired += fr->repaired;
+    r->skipped_lines += fr->skipped_lines;
     r->kept += fr->sum.n_kept;
     r->words += fr->sum.n_words;
     r->tokens += fr->tokens_parsed;
@@ -871,9 +894,16 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
         char kept[128] = "";
         if (fr->sum.n_kept)
             snprintf(kept, sizeof kept, "; %d kept: stored identically by an earlier version of this file", fr->sum.n_kept);
-        sp_log(s->ctx->log, SP_LOG_INFO, "%s: %s [%s] %d sentences%s, %d rejected, %ld words%s", path,
+        char repaired[96] = "", skipped[96] = "";
+        if (fr->repaired)
+            snprintf(repaired, sizeof repaired, ", %d repaired (their warnings are stored on them)", fr->repaired);
+        if (fr->skipped_lines)
+            snprintf(skipped, sizeof skipped, "; %ld comment line%s without a sentence skipped", fr->skipped_lines,
+                     fr->skipped_lines > 1 ? "s" : "");
+        sp_log(s->ctx->log, SP_LOG_INFO, "%s: %s [%s] %d sentences%s, %d rejected%s, %ld words%s%s", path,
                "ingested", ing_format_name(fr->fmt), fr->sum.n_sentences,
-               fr->sum.n_attached ? " (attached to existing)" : "", fr->sum.n_rejected, fr->sum.n_words, kept);
+               fr->sum.n_attached ? " (attached to existing)" : "", fr->sum.n_rejected, repaired, fr->sum.n_words, kept,
+               skipped);
     }
     stg_progress(s->ctx, "files", (uint64_t)k + 1, (uint64_t)r->n_files);
 }

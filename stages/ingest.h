@@ -39,12 +39,16 @@ struct stg_ingest_file {
     enum sp_format fmt;
     struct st_file_summary sum;
     long tokens_parsed;          /* words of every parsed sentence (accepted or not) */
+    int repaired;                /* sentences stored with --repair warnings (sentence.warn != 0) */
+    long skipped_lines;          /* comment lines with no word line after them (not a sentence) */
     char error[SP_ERRLEN];       /* STG_INGEST_FAILED: why */
 };
 
 struct stg_ingest_result {
     int n_files, n_done, n_unchanged, n_failed;
     long sentences, attached, rejected, kept, words, tokens;
+    long repaired;                   /* sentences stored with --repair warnings */
+    long skipped_lines;              /* comment lines with no word line after them */
     long unchanged_sentences;        /* what the unchanged files held when first ingested */
     double seconds;
     struct stg_ingest_file *files;   /* n_files, in the order given (folders expanded) */

@@ -17,3 +17,18 @@ int stg_stopped(struct stg_ctx *c)
 {
     return stg_fail(c, SP_ESTOPPED, "stopped before the end (nothing half-written is kept; run it again to go on)");
 }
+
+void stg_skipped_reasons(char *out, size_t cap, long n1, const char *what1, long n2, const char *what2, long n3,
+                         const char *what3)
+{
+    const long n[3] = { n1, n2, n3 };
+    const char *what[3] = { what1, what2, what3 };
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < 3; i++) {
+        if (n[i] <= 0 || len >= cap) continue;
+        int k = snprintf(out + len, cap - len, "%s%ld %s", len ? ", " : " (", n[i], what[i]);
+        if (k > 0) len += (size_t)k;
+    }
+    if (len && len + 1 < cap) { out[len++] = ')'; out[len] = 0; }
+}

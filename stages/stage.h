@@ -55,4 +55,9 @@ int stg_fail(struct stg_ctx *c, int code, const char *fmt, ...) __attribute__((f
 /* The error in ctx->err, set by stopping: "stopped" and SP_ESTOPPED. */
 int stg_stopped(struct stg_ctx *c);
 
+/* Why sentences were skipped, for a summary line: " (n1 what1, n3 what3)" naming the nonzero
+ * counts of the three, or "" when all are 0. */
+void stg_skipped_reasons(char *out, size_t cap, long n1, const char *what1, long n2, const char *what2, long n3,
+                         const char *what3);
+
 #endif

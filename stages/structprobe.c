@@ -200,7 +200,8 @@ static int walk_corpus(struct walk *w)
     const struct stg_structprobe_opts *o = w->o;
     struct prb_source src = { .db = o->db, .corpus = o->corpus, .want = ST_WANT_DEP,
                               .fmt = o->conllu.n ? SP_FMT_CONLLU : SP_FMT_DEP,
-                              .n_paths = o->conllu.n ? o->conllu.n : o->dp.n, .paths = o->conllu.n ? o->conllu.v : o->dp.v };
+                              .n_paths = o->conllu.n ? o->conllu.n : o->dp.n, .paths = o->conllu.n ? o->conllu.v : o->dp.v,
+                              .n_rejected = &w->r->n_rejected };
     char err[SP_ERRLEN];
     int rc = prb_source_each(&src, on_sentence, w, err, sizeof err);
     if (rc == SP_ESTOPPED) return stg_stopped(w->ctx);
@@ -274,9 +275,13 @@ int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, s
         if (w.db && !o->no_save) rc = save(&w);
     }
     json_decref(w.train);
-    if (rc == SP_OK)
-        sp_log(ctx->log, SP_LOG_INFO, "structprobe: %ld sentences scored, %ld skipped, in %.2fs", r->res.n_sentences,
-               r->n_skipped, sp_now() - t0);
+    if (rc == SP_OK) {
+        char why[256];
+        stg_skipped_reasons(why, sizeof why, r->n_no_tree, "without a dependency tree", r->n_rejected,
+                            "rejected when read, named above", r->n_skipped - r->n_no_tree, "not scorable, named above");
+        sp_log(ctx->log, SP_LOG_INFO, "structprobe: %ld sentences scored, %ld skipped%s, in %.2fs", r->res.n_sentences,
+               r->n_skipped + r->n_rejected, why, sp_now() - t0);
+    }
     prb_sp_free(&w.acc);
     if (w.db) st_close(w.db);
     sp_npy_free(&w.dist);       /* zeroed when never read */

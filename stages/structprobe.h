@@ -44,6 +44,7 @@ struct stg_structprobe_result {
     struct prb_sp_result linear;   /* --run: the linear baseline on the same test sentences */
     int have_linear;
     long n_total, n_skipped, n_no_tree;
+    long n_rejected;               /* files: sentences the reader rejected (not in n_total: they have no ordinal) */
     struct json_t *json;           /* {"uuas", "dspr", "root_acc", "nspr", "n_sentences"} (--run: and "linear_baseline",
                                     * the same figures of the linear baseline on the same test sentences); NULL on failure */
     int64_t eval_id;               /* the stored row; 0 when not stored */

@@ -342,7 +342,7 @@ static int walk_corpus(struct walk *w)
 {
     const struct stg_trees_opts *o = w->o;
     struct prb_source src = { .db = o->db, .corpus = o->corpus, .want = ST_WANT_CONST, .fmt = SP_FMT_PTB,
-                              .n_paths = o->mrg.n, .paths = o->mrg.v };
+                              .n_paths = o->mrg.n, .paths = o->mrg.v, .n_rejected = &w->r->n_rejected };
     char err[SP_ERRLEN];
     int rc = prb_source_each(&src, on_sentence, w, err, sizeof err);
     if (rc == SP_ESTOPPED) return stg_stopped(w->ctx);
@@ -511,9 +511,14 @@ int stg_trees(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_tr
     }
     if (rc == SP_OK && w.out.f) rc = sp_out_commit(&w.out, ctx->err, sizeof ctx->err);
     if (rc == SP_OK && w.gold_out.f) rc = sp_out_commit(&w.gold_out, ctx->err, sizeof ctx->err);
-    if (rc == SP_OK)
-        sp_log(ctx->log, SP_LOG_INFO, "trees: %ld sentences scored, %ld skipped, in %.2fs", r->m.n_sentences,
-               r->n_skipped, sp_now() - t0);
+    if (rc == SP_OK) {
+        char why[256];
+        stg_skipped_reasons(why, sizeof why, r->n_no_tree + r->n_unencoded, "without a tree or an attention map",
+                            r->n_rejected, "rejected when read, named above",
+                            r->n_skipped - r->n_no_tree - r->n_unencoded, "not scorable, named above");
+        sp_log(ctx->log, SP_LOG_INFO, "trees: %ld sentences scored, %ld skipped%s, in %.2fs", r->m.n_sentences,
+               r->n_skipped + r->n_rejected, why, sp_now() - t0);
+    }
     walk_free(&w);
     return rc;
 }

@@ -50,6 +50,7 @@ struct stg_trees_result {
     struct prb_trees_result m;     /* the figures (random without a seed: the mean of 5 seeds) */
     int n_runs;                    /* seeds averaged */
     long n_skipped, n_no_tree, n_unencoded;
+    long n_rejected;               /* --mrg: trees the reader rejected (they have no ordinal) */
     struct json_t *json;           /* {"protocol_a", "protocol_b", "n_sentences"}; NULL on failure */
     int64_t eval_id;               /* the stored row; 0 when not stored */
     char method[1200];

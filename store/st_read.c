@@ -55,6 +55,7 @@ int st_iter_open(struct st_db *db, int64_t corpus_id, unsigned want, struct st_i
     it->want = want;
     sp_arena_init(&it->arena);
     ing_batch_init(&it->tree_batch);
+    it->tree_batch.max_words = ING_MAX_WORDS_LIMIT;   /* stored under ingest's --max-words, whatever it was */
     *out = NULL;
     if (sqlite3_prepare_v2(db->h, sql_sent, -1, &it->sent, NULL) ||
         sqlite3_prepare_v2(db->h, sql_tok, -1, &it->tok, NULL) ||

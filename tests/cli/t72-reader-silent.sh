@@ -1,8 +1,9 @@
 #!/bin/sh
+# tier: fast
 # Issue 10, item 14 (reader parts): input that was accepted without a word. Each file holds a
 # valid sentence (g1, lines 1-5), the case (from line 7), and another valid one (g2).
-#   CoNLL-U: overlapping multiword ranges and a multiword line after its first word are dropped
-#   with W_MWT and a note naming the line (SPEC 2.1 drops invalid ranges in every mode);
+#   CoNLL-U: overlapping multiword ranges and a multiword line after its first word quarantine
+#   the sentence (t140); --repair drops them with W_MWT and a note naming the line (SPEC 2.1);
 #   an empty FORM, an empty sent_id and a whitespace-only line inside a sentence reject the
 #   sentence (the whole of it: it used to be split and its first part kept as valid).
 #   .dp: an empty FORM rejects the sentence.
@@ -43,14 +44,18 @@ expect_eq "wsline x40 in 1 KiB chunks: 80 sentences, 40 quarantined" \
 $SP ingest --db $TMP/sep.db $M/wssep.conllu >/dev/null 2>&1 || true
 expect_eq "whitespace-only separators: 3 sentences" "$(sqlite3 $TMP/sep.db 'select count(*) from sentence')" 3
 
-# multiword ranges: sentence kept, the bad range dropped with W_MWT (8) and a note naming it
-for spec in "mwt-overlap.conllu|line 10: dropped multiword token 2-3 (overlaps the multiword token before it)|1" \
-            "mwt-late.conllu|line 9: dropped multiword token 1-2 (expected its line right before word 1)|0"; do
-    f=${spec%%|*}; rest=${spec#*|}; note=${rest%|*}; kept=${rest##*|}
+# multiword ranges (t140): quarantined at the range's line by default; under --repair the sentence
+# is kept, the bad range dropped with W_MWT (8) and a note naming it
+for spec in "mwt-overlap.conllu|10|line 10: dropped multiword token 2-3 (overlaps the multiword token before it)|1" \
+            "mwt-late.conllu|9|line 9: dropped multiword token 1-2 (expected its line right before word 1)|0"; do
+    f=${spec%%|*}; rest=${spec#*|}; line=${rest%%|*}; rest=${rest#*|}; note=${rest%|*}; kept=${rest##*|}
     $SP ingest --db $TMP/$f.db $M/$f >/dev/null 2>&1 || true
-    expect_eq "$f: sentence kept with W_MWT and the note" \
-        "$(sqlite3 $TMP/$f.db "select warn & 8, warnings from sentence where sent_id = 'bad'")" "8|$note"
-    expect_eq "$f: multiword lines kept" \
-        "$(sqlite3 $TMP/$f.db "select count(*) from extra_line e join sentence s using (sentence_id) where s.sent_id = 'bad'")" "$kept"
+    expect_eq "$f: quarantined at line $line, the two valid sentences kept" \
+        "$(sqlite3 $TMP/$f.db "select count(*) || '|' || min(line) || '|' || (select count(*) from sentence) from quarantine")" "1|$line|2"
+    $SP ingest --db $TMP/$f.repair.db --repair $M/$f >/dev/null 2>&1 || true
+    expect_eq "$f --repair: sentence kept with W_MWT and the note" \
+        "$(sqlite3 $TMP/$f.repair.db "select warn & 8, warnings from sentence where sent_id = 'bad'")" "8|$note"
+    expect_eq "$f --repair: multiword lines kept" \
+        "$(sqlite3 $TMP/$f.repair.db "select count(*) from extra_line e join sentence s using (sentence_id) where s.sent_id = 'bad'")" "$kept"
 done
 done_testing

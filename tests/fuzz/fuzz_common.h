@@ -1,7 +1,8 @@
 /* tests/fuzz/fuzz_common.h — the body shared by the three libFuzzer targets: cut the input
  * into chunks with ing_chunk_end (windows of a size chosen by the first byte, so partial
  * windows and "no boundary yet" are exercised), parse every chunk in all three modes, and
- * check the invariants every consumer relies on (abort on violation, so libFuzzer reports it). */
+ * check the invariants every consumer relies on (abort on violation, so libFuzzer reports it),
+ * including that every line of the line formats is accounted for (fz_check_lines). */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
@@ -178,6 +179,67 @@ static void fz_check_trees(const struct sp_sentence *s)
     free(span);
 }
 
+static int fz_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return 0;
+    return 1;
+}
+
+static long fz_count(const char *s, size_t n, const char *what)
+{
+    long k = 0;
+    size_t w = strlen(what);
+    for (const char *p = s; (size_t)(p - s) + w <= n && (p = memmem(p, n - (size_t)(p - s), what, w)); p += w) k++;
+    return k;
+}
+
+/* Every non-blank line of a kept sentence is kept (a word, a multiword or empty-node line, a
+ * comment) or, under --repair only, named in a note as dropped. */
+static void fz_check_kept_lines(const struct ing_item *it, enum sp_format fmt, enum sp_mode mode)
+{
+    const struct sp_sentence *s = &it->s;
+    long lines = fz_count(it->raw, it->raw_len, "\n") + (it->raw_len && it->raw[it->raw_len - 1] != '\n');
+    long comments = s->comments ? 1 + fz_count(s->comments, strlen(s->comments), "\n") : 0;
+    long dropped = s->warnings ? fz_count(s->warnings, strlen(s->warnings), "dropped multiword token") : 0;
+    if (mode != SP_MODE_REPAIR) FZ_CHECK(s->warn == 0 && s->warnings == NULL);
+    FZ_CHECK(lines == s->n + (fmt == SP_FMT_CONLLU ? s->n_extra + comments + dropped : 0));
+}
+
+/* Nothing of a line-based chunk vanishes without a record (issue 22): each line is blank, in a
+ * block of comments the reader reported as skipped (b->skip), or in the raw text of an item (a
+ * rejection keeps all of it; a kept sentence keeps each line, fz_check_kept_lines). Items and
+ * skipped blocks come in file order from item0 and skip0 on. */
+static void fz_check_lines(const struct ing_batch *b, int item0, int skip0, enum sp_format fmt, enum sp_mode mode,
+                           const char *chunk, size_t clen, long line, int bom_ok)
+{
+    if (bom_ok && clen >= 3 && memcmp(chunk, "\xEF\xBB\xBF", 3) == 0) { chunk += 3; clen -= 3; }
+    int it = item0, sk = skip0;
+    size_t p = 0;
+    while (p < clen) {
+        if (it < b->n_items && b->item[it].s.line == line) {
+            const struct ing_item *x = &b->item[it++];
+            FZ_CHECK(x->raw_len > 0 && x->raw_len <= clen - p && memcmp(chunk + p, x->raw, x->raw_len) == 0);
+            if (!x->error) fz_check_kept_lines(x, fmt, mode);
+            line += fz_count(chunk + p, x->raw_len, "\n");
+            p += x->raw_len;
+            continue;
+        }
+        int skipped = sk < b->n_skip && b->skip[sk].line == line;
+        int n_lines = skipped ? b->skip[sk++].n_lines : 1;
+        FZ_CHECK(n_lines >= 1);
+        for (int k = 0; k < n_lines; k++) {
+            FZ_CHECK(p < clen);
+            const char *nl = memchr(chunk + p, '\n', clen - p);
+            size_t e = nl ? (size_t)(nl - chunk) : clen;
+            FZ_CHECK(skipped ? chunk[p] == '#' : fz_blank(chunk + p, e - p));
+            p = e + 1;
+            line++;
+        }
+    }
+    FZ_CHECK(it == b->n_items && sk == b->n_skip);
+}
+
 /* Chunking never changes what is read: the items of the chunked parse are those of one parse
  * of the whole input (same count, lines, verdicts and lengths), so ing_chunk_end cuts only where
  * the readers' own rules (PTB recovery at a '(' in column 0, CoNLL-U whitespace-only lines) end a
@@ -192,7 +254,9 @@ static void fz_check_same(const struct ing_batch *chunked, enum sp_format fmt, e
     w.max_words = chunked->max_words;
     char err[SP_ERRLEN];
     if (ing_parse_chunk(fmt, mode, (const char *)data, size, 1, 1, &w, err, sizeof err) != SP_OK) return;
-    FZ_CHECK(w.n_items == chunked->n_items);
+    FZ_CHECK(w.n_items == chunked->n_items && w.n_skip == chunked->n_skip);
+    for (int i = 0; i < w.n_skip; i++)
+        FZ_CHECK(w.skip[i].line == chunked->skip[i].line && w.skip[i].n_lines == chunked->skip[i].n_lines);
     for (int i = 0; i < w.n_items; i++) {
         const struct ing_item *a = &w.item[i], *c = &chunked->item[i];
         FZ_CHECK(a->s.line == c->s.line && !a->error == !c->error && a->error_line == c->error_line);
@@ -223,15 +287,18 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
                 win = win * 2 < size - pos ? win * 2 : size - pos;
             }
             FZ_CHECK(cut <= win);
-            int before = b.n_items;
+            int before = b.n_items, skip_before = b.n_skip;
             int rc = ing_parse_chunk(fmt, (enum sp_mode)m, (const char *)data + pos, cut, line, pos == 0, &b, err, sizeof err);
             FZ_CHECK(rc == SP_OK || rc == SP_EPARSE);
             all_ok &= rc == SP_OK;
-            if (rc == SP_OK)
+            if (rc == SP_OK) {
                 for (int i = before; i < b.n_items; i++) {
                     fz_check_item(&b.item[i], (const char *)data + pos, cut, max_words);
                     if (!b.item[i].error) { fz_check_derived(&b.item[i].s); fz_check_trees(&b.item[i].s); }
                 }
+                if (fmt != SP_FMT_PTB)
+                    fz_check_lines(&b, before, skip_before, fmt, (enum sp_mode)m, (const char *)data + pos, cut, line, pos == 0);
+            }
             for (size_t i = 0; i < cut; i++) line += data[pos + i] == '\n';
             pos += cut;
         }

@@ -223,9 +223,11 @@ static void test_bom_crlf_blank(void)
     T_EQ_STR(b->item[1].s.col[SP_MISC][1], "_");
     T_EQ_INT(b->item[1].s.line, 3);
 
-    /* comment-only block skipped; several blank lines; leading blank lines */
+    /* comment-only block skipped, and recorded (line, count); several blank lines; leading blank lines */
     b = t_parse(SP_FMT_CONLLU, SP_MODE_DEFAULT, "\n\n# newdoc\n# global.columns = X\n\n\n# sent_id = s\n" W("1", "a", "0") "\n\n");
     T_EQ_INT(b->n_items, 1);
+    T_EQ_INT(b->n_skip, 1);
+    if (b->n_skip == 1) { T_EQ_INT(b->skip[0].line, 3); T_EQ_INT(b->skip[0].n_lines, 2); }
     T_EQ_STR(b->item[0].s.sent_id, "s");
     T_EQ_STR(b->item[0].s.comments, "# sent_id = s");
     T_EQ_INT(b->item[0].s.line, 7);
@@ -241,6 +243,22 @@ static void test_bom_crlf_blank(void)
     T_EQ_STR(b->item[0].error, "whitespace-only line (expected an empty line between sentences)");
     T_EQ_INT(b->item[0].error_line, 2);
     T_CHECK(b->item[1].error == NULL);
+
+    /* a whitespace-only line after a sentence's comments is inside it (not a blank line leaving
+     * a block of comments to skip): the sentence is rejected there, in every mode */
+    for (int m = 0; m < 3; m++) {
+        b = t_parse(SP_FMT_CONLLU, (enum sp_mode)m, "# sent_id = s\n\t\t\t\n\n" W("1", "a", "0"));
+        T_EQ_INT(b->n_items, 2);
+        T_EQ_INT(b->n_skip, 0);
+        T_EQ_STR(b->item[0].error, "whitespace-only line inside a sentence (3 tabs; expected a word line of 10 "
+                                   "tab-separated fields, or an empty line between sentences)");
+        T_EQ_INT(b->item[0].error_line, 2);
+        T_EQ_STR(b->item[0].s.sent_id, "s");
+        T_CHECK(b->item[1].error == NULL);
+        b = t_parse(SP_FMT_CONLLU, (enum sp_mode)m, "# sent_id = s\n \n" W("1", "a", "0"));
+        T_EQ_INT(b->n_items, 1);
+        T_EQ_INT(b->item[0].error_line, 2);
+    }
 
     /* first_line offsets every line number */
     ing_batch_reset(&t_b);
@@ -392,16 +410,27 @@ static void test_errors(void)
     expect(W("1", "a", "0") W("2", "b", "99999999999999"), "HEAD 99999999999999 out of range 0..2 for word 2",
            "HEAD 99999999999999 out of range 0..2 for word 2", NULL, 2);
 
-    /* MWT ranges outside 1..n or with a >= b: dropped with W_MWT in every mode */
+    /* MWT ranges outside 1..n or with a >= b: the sentence rejected at the range's line; --repair
+     * drops each such line with W_MWT and a note naming it (nothing dropped without a record) */
     const char *mw = "3-4\tcd\t_\t_\t_\t_\t_\t_\t_\t_\n" W("1", "a", "0") W("2", "b", "1") "2-2\tbb\t_\t_\t_\t_\t_\t_\t_\t_\n"
                      W("3", "c", "1");
-    expect(mw, NULL, NULL, NULL, 0);
-    for (int m = 0; m < 3; m++) {
-        b = t_parse(SP_FMT_CONLLU, (enum sp_mode)m, mw);
-        T_EQ_INT(b->item[0].s.warn, SP_W_MWT);
-        T_EQ_INT(b->item[0].s.n_extra, 0);
-        T_CHECK(b->item[0].s.warnings && strstr(b->item[0].s.warnings, "dropped multiword token 3-4"));
-    }
+    const char *mw_err = "multiword token 3-4: range outside 1..3 or not a<b (--repair drops the line with a warning)";
+    expect(mw, mw_err, mw_err, NULL, 1);
+    b = t_parse(SP_FMT_CONLLU, SP_MODE_REPAIR, mw);
+    T_EQ_INT(b->item[0].s.warn, SP_W_MWT);
+    T_EQ_INT(b->item[0].s.n_extra, 0);
+    T_EQ_STR(b->item[0].s.warnings, "line 1: dropped multiword token 3-4 (range outside 1..3 or not a<b); "
+                                    "line 4: dropped multiword token 2-2 (range outside 1..3 or not a<b)");
+    /* reversed, out of range (saturating), overlapping: rejected at that line */
+    expect("5-2\tx\t_\t_\t_\t_\t_\t_\t_\t_\n" W("1", "a", "0") W("2", "b", "1"),
+           "multiword token 5-2: range outside 1..2 or not a<b (--repair drops the line with a warning)",
+           "multiword token 5-2: range outside 1..2 or not a<b (--repair drops the line with a warning)", NULL, 1);
+    expect("1-999999999999\tx\t_\t_\t_\t_\t_\t_\t_\t_\n" W("1", "a", "0") W("2", "b", "1"),
+           "multiword token 1-999999999999: range outside 1..2 or not a<b (--repair drops the line with a warning)",
+           "multiword token 1-999999999999: range outside 1..2 or not a<b (--repair drops the line with a warning)", NULL, 1);
+    expect("1-2\tx\t_\t_\t_\t_\t_\t_\t_\t_\n" W("1", "a", "0") "2-3\ty\t_\t_\t_\t_\t_\t_\t_\t_\n" W("2", "b", "1") W("3", "c", "1"),
+           "multiword token 2-3: overlaps the multiword token before it (--repair drops the line with a warning)",
+           "multiword token 2-3: overlaps the multiword token before it (--repair drops the line with a warning)", NULL, 3);
     /* token lines but no word */
     expect("1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n", "no word lines (expected at least one line with an integer ID)",
            "no word lines (expected at least one line with an integer ID)",
@@ -434,6 +463,10 @@ static void test_chunk_end_detect(void)
     T_EQ_INT(CE("a\n \t\n# c\n1-2\tb\n", 0), 5);
     T_EQ_INT(CE("a\n \t\nb", 0), 0);
     T_EQ_INT(CE("a\n\n1\n \t\n2\tb\n", 0), 3);
+    /* ... and only after a word line of its sentence: after comments alone it is inside it */
+    T_EQ_INT(CE("# c\n \t\n\n1\tb\n", 0), 8);
+    T_EQ_INT(CE("# c\n \t\n1\tb\n", 0), 0);
+    T_EQ_INT(CE("a\n\n# c\n \t\n1\tb\n", 0), 3);
     T_EQ_INT(CE("a\r\n\r\nb", 0), 5);
     T_EQ_INT(CE("\nb", 0), 1);
     T_EQ_INT(CE("a\nb", 1), 3);
