@@ -27,8 +27,9 @@ case $tier in fast|full|all) ;; *) echo "tests/run_cli.sh: -t $tier: expected fa
 case $jobs in ''|*[!0-9]*|0) echo "tests/run_cli.sh: -j $jobs: expected a positive integer" >&2; exit 2;; esac
 SP_BUILD=$(cd "${1:?usage: tests/run_cli.sh [-t fast|full|all] [-j N] BUILD [COUNTS] [SCRIPT...]}" && pwd) || exit 1
 export SP_BUILD
-counts=${2:-}
-[ $# -lt 2 ] || shift 2
+shift
+counts=${1:-}
+[ $# -eq 0 ] || shift
 [ $# -gt 0 ] || set -- tests/cli/t*.sh
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
