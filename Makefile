@@ -3,10 +3,10 @@
 #   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
 #   make test            the quick suite, at most 10 minutes on 2 cores (tests/README.md): check-cuda,
 #                        check-symbols, check-tests, unit tests in the normal and the sanitizer build
-#                        (build/san, ASan + UBSan), the GPU harness self-check, the CLI scripts tagged
-#                        "# tier: fast" two at a time; ends with "N passed, N failed, N skipped"
+#                        (build/san, ASan + UBSan), the CLI scripts tagged "# tier: fast" two at a
+#                        time; ends with "N passed, N failed, N skipped"
 #   make test-all        everything (what .ci/run runs): the same, with every CLI script in both
-#                        builds, and test-kernels; ends with the same line
+#                        builds, the GPU harness self-check and test-kernels; ends with the same line
 #   make test-cli        the CLI scripts (CLI_TIER=fast|full|all, CLI_JOBS=2 at a time), BUILD's tree
 #   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
@@ -190,11 +190,12 @@ test-san:
 TEST_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j2)
 test-progs: all $(UNIT_BIN) $(TOOL_BIN)
 
-# run_steps STEPS: builds both trees, then makes every step, even after a failure ("san:T" is
-# target T in the sanitizer tree); the last line sums them all: "N passed, N failed, N skipped"
+# run_steps STEPS[,MORE]: builds both trees (and MORE in the normal one), then makes every step, even
+# after a failure ("san:T" is target T in the sanitizer tree); the last line sums them all:
+# "N passed, N failed, N skipped"
 define run_steps
 	@rm -f $(COUNTS); st=0; \
-	$(MAKE) --no-print-directory $(TEST_J) test-progs $(GPU_TEST) $(GPU_BERT_TEST) || st=1; \
+	$(MAKE) --no-print-directory $(TEST_J) test-progs $(2) || st=1; \
 	$(SAN_MAKE) $(TEST_J) test-progs || st=1; \
 	for t in $(1); do \
 	    case $$t in san:*) $(SAN_MAKE) $${t#san:} || st=1;; *) $(MAKE) --no-print-directory $$t || st=1;; esac; \
@@ -203,13 +204,14 @@ define run_steps
 endef
 
 # The quick suite (at most 10 minutes on the 2-core machine, tests/README.md): every unit test in
-# both trees, the fast CLI scripts in the normal tree.
+# both trees, the fast CLI scripts in the normal tree. (The GPU harness's self-check, 35 s of CPU,
+# checks test code only: test-all.)
 test:
-	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-gpu-selfcheck test-cli-fast)
+	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-cli-fast)
 
 # Everything: every CLI script in both trees, and the kernel runs (what .ci/run runs).
 test-all:
-	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels)
+	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels,$(GPU_TEST) $(GPU_BERT_TEST))
 
 # The encoder's and the GEMM's unit tests under each OpenBLAS kernel (part of `make test-all`)
 KERNEL_TESTS := $(filter $(BUILD)/tests/encoder_% $(BUILD)/tests/common_gemm,$(UNIT_BIN))
