@@ -209,7 +209,8 @@ endef
 test:
 	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-cli-fast)
 
-# Everything: every CLI script in both trees, and the kernel runs (what .ci/run runs).
+# Everything (what .ci/run runs): every CLI script in both trees, the GPU harness's self-check,
+# the kernel runs.
 test-all:
 	$(call run_steps,check-cuda check-symbols check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels,$(GPU_TEST) $(GPU_BERT_TEST))
 
@@ -222,8 +223,8 @@ test-kernels:
 	$(MAKE) --no-print-directory run-kernels COUNTS=$(BUILD)/kernel-counts || st=1; \
 	tests/summary.sh -s $$st $(BUILD)/kernel-counts
 
-# The ingest pipeline's threads, and two stage pipelines in one process, under ThreadSanitizer (clang; not part of `make test`, which
-# CI runs without clang).
+# The ingest pipeline's threads, and two stage pipelines in one process, under ThreadSanitizer (clang; not part of `make test-all`,
+# which CI runs without clang).
 test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
