@@ -1,9 +1,15 @@
 # synprobe — one Makefile for the whole tree.
 #
 #   make                 build/synprobe and build/synprobe_sql.so (CUDA=auto|0|1)
-#   make test            unit tests, CLI tests on real data, sanitizer build (what CI runs);
-#                        ends with "N passed, N failed, N skipped"
+#   make test            the quick suite, at most 10 minutes on 2 cores (tests/README.md): check-cuda,
+#                        check-symbols, check-tests, unit tests in the normal and the sanitizer build
+#                        (build/san, ASan + UBSan), the CLI scripts tagged "# tier: fast" two at a
+#                        time; ends with "N passed, N failed, N skipped"
+#   make test-all        everything (what .ci/run runs): the same, with every CLI script in both
+#                        builds, the GPU harness self-check and test-kernels; ends with the same line
+#   make test-cli        the CLI scripts (CLI_TIER=fast|full|all, CLI_JOBS=2 at a time), BUILD's tree
 #   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
+#   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
 #   make check-docs      README's layers and flags, every command's synopsis, against the code
@@ -80,7 +86,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs test test-unit test-cli test-san test-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -164,33 +170,63 @@ $(foreach t,$(TOOL_BIN),$(eval $(t): $(call layer_libs,$(firstword $(subst _, ,$
 
 # Every runner appends "PASSED FAILED SKIPPED SUITE" to $(COUNTS); tests/summary.sh sums the lines.
 COUNTS ?= $(BUILD)/test-counts
+# test-cli runs the CLI scripts of CLI_TIER (fast, full or all: tests/README.md), CLI_JOBS at a time
+CLI_TIER ?= all
+CLI_JOBS ?= 2
 
 test-unit: $(UNIT_BIN) $(SQLEXT)
 	@tests/run_unit.sh -c $(COUNTS) $(UNIT_BIN)
 
 test-cli: all $(TOOL_BIN)
-	@tests/run_cli.sh $(BUILD) $(COUNTS)
+	@tests/run_cli.sh -t $(CLI_TIER) -j $(CLI_JOBS) $(BUILD) $(COUNTS)
+
+test-cli-fast:
+	@$(MAKE) --no-print-directory test-cli CLI_TIER=fast
 
 # the same unit tests and CLI tests, built with ASan + UBSan in a separate tree (one after the other)
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=build/san SAN=1 CUDA=0 COUNTS=$(COUNTS)
 test-san:
 	@st=0; $(SAN_MAKE) test-unit || st=1; $(SAN_MAKE) test-cli || st=1; exit $$st
 
-# every suite runs, even after a failure; the last line sums them all
-test: all
-	@rm -f $(COUNTS); st=0; \
-	for t in check-cuda check-symbols check-docs test-unit test-cli test-gpu-selfcheck test-san; do $(MAKE) --no-print-directory $$t || st=1; done; \
-	tests/summary.sh -s $$st $(COUNTS)
+# what the test steps run, built first: two compile jobs unless make was given its own -j
+TEST_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j2)
+test-progs: all $(UNIT_BIN) $(TOOL_BIN)
 
-# The encoder's and the GEMM's unit tests under each OpenBLAS kernel (.ci/run runs it after `make test`)
+# run_steps STEPS[,MORE]: builds both trees (and MORE in the normal one), then makes every step, even
+# after a failure ("san:T" is target T in the sanitizer tree); the last line sums them all:
+# "N passed, N failed, N skipped"
+define run_steps
+	@rm -f $(COUNTS); st=0; \
+	$(MAKE) --no-print-directory $(TEST_J) test-progs $(2) || st=1; \
+	$(SAN_MAKE) $(TEST_J) test-progs || st=1; \
+	for t in $(1); do \
+	    case $$t in san:*) $(SAN_MAKE) $${t#san:} || st=1;; *) $(MAKE) --no-print-directory $$t || st=1;; esac; \
+	done; \
+	tests/summary.sh -s $$st $(COUNTS)
+endef
+
+# The quick suite (at most 10 minutes on the 2-core machine, tests/README.md): every unit test in
+# both trees, the fast CLI scripts in the normal tree. (The GPU harness's self-check, 35 s of CPU,
+# checks test code only: test-all.)
+test:
+	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-cli-fast)
+
+# Everything (what .ci/run runs): every CLI script in both trees, the GPU harness's self-check,
+# the kernel runs.
+test-all:
+	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels,$(GPU_TEST) $(GPU_BERT_TEST))
+
+# The encoder's and the GEMM's unit tests under each OpenBLAS kernel (part of `make test-all`)
 KERNEL_TESTS := $(filter $(BUILD)/tests/encoder_% $(BUILD)/tests/common_gemm,$(UNIT_BIN))
-test-kernels: $(KERNEL_TESTS)
+run-kernels: $(KERNEL_TESTS)
+	@tests/run_kernels.sh $(COUNTS) $(KERNEL_TESTS)
+test-kernels:
 	@rm -f $(BUILD)/kernel-counts; st=0; \
-	tests/run_kernels.sh $(BUILD)/kernel-counts $(KERNEL_TESTS) || st=1; \
+	$(MAKE) --no-print-directory run-kernels COUNTS=$(BUILD)/kernel-counts || st=1; \
 	tests/summary.sh -s $$st $(BUILD)/kernel-counts
 
-# The ingest pipeline's threads, and two stage pipelines in one process, under ThreadSanitizer (clang; not part of `make test`, which
-# CI runs without clang).
+# The ingest pipeline's threads, and two stage pipelines in one process, under ThreadSanitizer (clang; not part of `make test-all`,
+# which CI runs without clang).
 test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
@@ -227,6 +263,10 @@ check-symbols: all
 # README shows against its command's tables.
 check-docs: all
 	@tests/check_docs.sh $(BUILD) $(COUNTS)
+
+# The CLI scripts' headers (purpose line, tier tag) and no check that cannot fail.
+check-tests:
+	@tests/check_tests.sh $(COUNTS)
 
 # The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
 # ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__

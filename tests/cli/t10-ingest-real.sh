@@ -1,4 +1,5 @@
-#!/bin/sh
+# t10-ingest-real.sh — ingest of the real treebanks: counts and structures from SPEC-structures
+# tier: fast
 # Ingest the real treebanks of ../shared/data; counts and structures from SPEC-structures §2, §3.7, §4.
 . tests/cli/lib.sh
 need_data

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t100-structprobe-trained.sh — `structprobe --run R` trains the distance and depth probes as a stage
+# tier: fast
 # Issue 13 item 5, as a stage: `structprobe --run R` trains Hewitt & Manning's distance and depth
 # probes (SPEC-models M4; the training itself is checked against an independent NumPy version in
 # t48) on a corpus run's token vectors and scores them on the test partition. Here: the stage's

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t101-dependency-trees.sh — dependency trees from attention scored by UAS/UUAS, with baselines
+# tier: fast
 # Issue 13 item 7, as a stage: dependency trees from attention (SPEC-models M6; the maximum
 # spanning arborescence is checked against brute force in tests/unit/probes_mst.c) scored by
 # UAS/UUAS against a corpus's dependency trees, with right-chain, left-chain, adjacent and random

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t103-bert-encode.sh — `encode` with a bert config (MiniLM) equals an independent NumPy computation
+# tier: fast
 # Issue 13 items 1-3 end to end: `synprobe encode` with {"kind": "bert", "model": MiniLM, "layer": K}
 # gives, for every word of the demo corpus, the mean of its pieces' vectors at layer K and, for
 # every sentence, the mean of its words (M2), equal to an independent computation

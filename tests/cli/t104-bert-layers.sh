@@ -1,4 +1,5 @@
-#!/bin/sh
+# t104-bert-layers.sh — a job's bert encoder with "layers": "all": one pass, probed and reported per layer
+# tier: fast
 # Issue 13 item 3 in a job: an encoder entry with "layers": "all" on a bert config becomes one
 # encode --layers step per input (one forward pass; runs NAME-L<k>-INPUT), probed and reported per layer: the HTML report's
 # accuracy-by-layer chart has one point per layer. Also `encode --layer K` on the command line.

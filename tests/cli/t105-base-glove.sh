@@ -1,4 +1,5 @@
-#!/bin/sh
+# t105-base-glove.sh — seed architectures on a MiniLM base, and GloVe 6B 50d as --embeddings
+# tier: fast
 # Issue 13 item 4: the seed architectures on real inputs. (a) "base": a bert config whose word
 # vectors (any layer) are the encoder's input embeddings (MS-SAN, SG-Net on MiniLM); the base is
 # part of the encoder's identity. (b) GloVe 6B 50d as `make models` unpacks it (vectors.npy, stored

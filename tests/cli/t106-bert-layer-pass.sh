@@ -1,4 +1,5 @@
-#!/bin/sh
+# t106-bert-layer-pass.sh — `encode --layers`: every layer of one forward pass stored as its own run
+# tier: fast
 # Issue 13 item 3, layer by layer in one pass: `encode --layers all|K,...` keeps every requested
 # layer of ONE forward pass, each stored as its own run (NAME-L<k>) with the fingerprint a
 # `--layer k` run has, so the vectors are the same bytes as separate --layer k encodes (compared

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t107-bert-layer-attention.sh — `encode --layers --layer-attention --heads`: attention per layer and head
+# tier: fast
 # Issue 13 item 3, attention per layer and per head: `encode --layers --layer-attention` gives each
 # layer run NAME-L<k> (k >= 1) the head-averaged map of the encoder layer that made it (the same
 # bytes as `--layer k --attention k-1`), `--heads` keeps each head's map as well; the per-head and

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t108-minilm-behaviour.sh — MiniLM's best layer beats its embeddings and random encoders on distance-probe UUAS
+# tier: full
 # Issue 13 item 9, behaviour: on the PTB sample, MiniLM's best layer has a higher distance-probe
 # UUAS (Hewitt & Manning's trained distance probe, SPEC-models M4, scored on the test partition)
 # than its embedding layer L0, than the random-init encoders (SAN and MS-SAN, encoder/configs/,

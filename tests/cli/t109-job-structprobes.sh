@@ -1,4 +1,5 @@
-#!/bin/sh
+# t109-job-structprobes.sh — a job's "structprobes" and "tokprobes" sections, crossed with its runs
+# tier: fast
 # Issue 12 item 1 (structural probes, token probes) with issue 13 items 5 and 6: a job's
 # "structprobes" and "tokprobes" sections. An entry without "run" (or a baseline / prediction
 # files) is crossed with every corpus run of the job that keeps token vectors, every layer run of

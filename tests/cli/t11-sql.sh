@@ -1,4 +1,5 @@
-#!/bin/sh
+# t11-sql.sh — the SQL extension in the sqlite3 shell: the README's queries against Python
+# tier: fast
 # The SQL extension in the stock sqlite3 shell: the README's queries, checked against an
 # independent Python computation straight from the treebank files.
 . tests/cli/lib.sh

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t116: `synprobe encode --gemm own|blas` (issue 15 item 1). The own path (default) gives the same
+# t116-gemm.sh — `encode --gemm own|blas`: own GEMM bit-identical across threads, BLAS within rounding
+# tier: fast
+# `synprobe encode --gemm own|blas` (issue 15 item 1). The own path (default) gives the same
 # bytes on 1 and 2 threads; the OpenBLAS path gives the same vectors within float rounding (the
 # tolerance of tests/unit/common_gemm.c scaled to the encoder: 1e-4 absolute on vectors of
 # magnitude ~1) but makes no bit promise; the manifest records the choice; a bad value is a usage

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t12-malformed.sh — the malformed-input suite: one broken file per rule, default and --strict modes
+# tier: fast
 # The malformed-input suite: every rule of "bad input" (issue 2, item 3), one broken file each.
 # Each broken file holds valid sentences around one bad one, so default mode must keep the
 # valid rest and quarantine the bad one; --strict must keep nothing from the file.

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t14-migrate.sh — store versioning: a version-1 store is migrated forward, a newer one refused
+# tier: fast
 # Store versioning: a version-1 store is migrated forward; a newer store is refused.
 . tests/cli/lib.sh
 DB=$TMP/v1.db

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t15-demo.sh — `synprobe demo`: the embedded corpus into a fresh store, with a readable summary
+# tier: fast
 # synprobe demo: the embedded corpus through ingest into a fresh store, with a readable summary.
 . tests/cli/lib.sh
 out=$($SP demo --out $TMP/demo 2>&1) && rc=0 || rc=$?

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t16-memory.sh — ingest streams: memory is bounded by the chunks in flight and the writer's page
+# t16-memory.sh — ingest streams: a 290 MB file ingests with a peak RSS under 600 MB
+# tier: fast
+# Ingest streams: memory is bounded by the chunks in flight and the writer's page
 # cache (256 MiB), not by the file. A 290 MB CoNLL-U file (EWT dev x 160, 4.0M tokens; its store is
 # about 650 MB) must ingest with a peak resident set under 600 MB; reading the file whole, or
 # keeping its sentences, would need well over that. Skipped under AddressSanitizer (its shadow

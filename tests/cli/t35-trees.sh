@@ -1,5 +1,6 @@
-#!/bin/sh
-# t35-trees.sh — `synprobe trees`: the baselines table of SPEC-probing §5.4 on the NLTK PTB
+# t35-trees.sh — `synprobe trees`: the baselines table of SPEC-probing §5.4 on the PTB sample
+# tier: fast
+# `synprobe trees`: the baselines table of SPEC-probing §5.4 on the NLTK PTB
 # sample (files in file-name order, trees in file order; §6 item 2), the fixed JSON shape,
 # the --db path, the attention path, and the --out lines re-scored by `synprobe evalb`.
 # Expected values: §5.4 (2 decimals), or identities (identity attention = right-branching by
@@ -12,8 +13,8 @@ MRG=$DATA/ptb-sample/combined
 jv() { $PY -c "import json,sys; v=json.load(open(sys.argv[1]))$2; print('null' if v is None else '%.${3}f' % v)" "$1"; }
 
 # ---- the table (Protocol A without the 249-word sentence, as the reference binary) ----
-$SP trees --mrg "$MRG" --baseline right --evalb-max-words 200 --json >"$TMP/rb.json" 2>"$TMP/rb.err"
-check "right: exit 0" true
+rc=0; $SP trees --mrg "$MRG" --baseline right --evalb-max-words 200 --json >"$TMP/rb.json" 2>"$TMP/rb.err" || rc=$?
+expect_eq "right: exit 0" "$rc" 0
 expect_eq "JSON shape" "$($PY -c "
 import json,sys; d=json.load(open(sys.argv[1]))
 print(sorted(d), sorted(d['protocol_a']), sorted(d['protocol_a']['all']), sorted(d['protocol_a']['le40']),

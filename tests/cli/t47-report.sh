@@ -1,5 +1,6 @@
-#!/bin/sh
-# t47-report.sh — results in the store: `probe --db --task` / `--save`, `trees --db`,
+# t47-report.sh — results in the store: probe/trees/structprobe --db and `report` as text, JSON, CSV
+# tier: fast
+# Results in the store: `probe --db --task` / `--save`, `trees --db`,
 # `structprobe --db`, and `report` as text, JSON and tidy CSV.
 # Expectations come from the inputs, not from our own output: item counts of the hand-made task
 # file, the data hash recomputed by numpy + hashlib from the documented scheme, the numbers the

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t50: the C encoders agree with the independent NumPy reference (tests/reference/encoders_ref.py)
+# t50-encoder-ref.sh — the C encoders agree with the NumPy reference to 1e-5 on real sentences
+# tier: fast
+# The C encoders agree with the independent NumPy reference (tests/reference/encoders_ref.py)
 # to 1e-5 absolute on real PTB-sample sentences, random non-symmetric weights, every kind: one
 # check per config. The driver is tests/tools/encoder_dump.c ($SP_BUILD/tools/encoder_dump).
 # SP_REF_FULL=1 adds the full-size san/ssan/sg-net example configs (hundreds of MB of weights).

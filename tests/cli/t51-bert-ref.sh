@@ -1,5 +1,6 @@
-#!/bin/sh
-# t51: kind "bert" against the independent NumPy float64 forward (tests/reference/bert_ref.py),
+# t51-bert-ref.sh — kind "bert" agrees with the NumPy float64 forward (tiny BERT, and MiniLM if present)
+# tier: fast
+# Kind "bert" against the independent NumPy float64 forward (tests/reference/bert_ref.py),
 # through the driver tests/tools/encoder_bert_run.c (one CPU batch of sentences of different
 # lengths): the tiny synthetic BERT of tests/reference/make_tiny_bert.py (hidden states and
 # attention to 1e-5), and, when present, the real all-MiniLM-L6-v2 (SPEC-models M3.4: hidden

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t52: the BERT tokenizer (encoder/enc_tokenizer.c, utf8proc) agrees with an independent Python
+# t52-tokenizer-ref.sh — the BERT tokenizer agrees with a Python reference on every code point
+# tier: fast
+# The BERT tokenizer (encoder/enc_tokenizer.c, utf8proc) agrees with an independent Python
 # reference written like HF's slow BertTokenizer on Python's own Unicode data
 # (tests/reference/bert_tokenize_ref.py): every code point assigned in Python's Unicode version,
 # alone and in the Final_Sigma contexts that expose its Cased / Case_Ignorable properties; and

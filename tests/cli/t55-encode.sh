@@ -1,5 +1,6 @@
-#!/bin/sh
-# t55-encode.sh — `synprobe encode` + `export --what vectors|tokens|attention` (issue #4).
+# t55-encode.sh — `synprobe encode` + `export --what vectors|tokens|attention` against the NumPy reference
+# tier: fast
+# `synprobe encode` + `export --what vectors|tokens|attention` (issue #4).
 # Independent expectations: the exported vectors, token vectors and attention maps of san.json
 # and ms-san.json on the demo corpus equal the NumPy reference forward pass
 # (tests/reference/encoders_ref.py, written from the spec) on the same weights (--save-weights),

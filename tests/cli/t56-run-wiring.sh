@@ -1,5 +1,6 @@
-#!/bin/sh
-# t56-run-wiring.sh — stored encoder runs feed the probes: `probe --db --task T --run R` and
+# t56-run-wiring.sh — stored encoder runs feed probe and trees the same data as exported files
+# tier: fast
+# Stored encoder runs feed the probes: `probe --db --task T --run R` and
 # `trees --db --corpus C --run R` (issue #4 item 6).
 # Expectations: the run path gives the same data (same SHA-256 of X, labels and splits) and the
 # same numbers as the file path fed with `export --what vectors|attention` of the same run, whose

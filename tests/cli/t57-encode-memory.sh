@@ -1,5 +1,6 @@
-#!/bin/sh
-# t57-encode-memory.sh — the out-of-memory path of `synprobe encode` (issue #4 item 4), driven on
+# t57-encode-memory.sh — encode's out-of-memory path (--max-workspace): halve and retry, skip and count
+# tier: fast
+# The out-of-memory path of `synprobe encode` (issue #4 item 4), driven on
 # the CPU by --max-workspace: a batch over the cap fails like a CUDA out-of-memory, is halved and
 # retried; a sentence alone over the cap is skipped and counted, never crashes.
 # Expectations: vectors do not depend on the batch they were computed in (encoder_batch unit

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t58-device-fallback.sh — what `encode --device auto|cpu|cuda` says without a GPU, and the CUDA
+# t58-device-fallback.sh — `encode --device auto|cpu|cuda` without a GPU, and the CUDA plugin's ABI check
+# tier: fast
+# What `encode --device auto|cpu|cuda` says without a GPU, and the CUDA
 # plugin's ABI check (issue 9 items 3 and 5).
 # Expectations from the issue: auto on a machine without a GPU prints exactly one line "no GPU
 # found: using the CPU" and none of the CUDA runtime's words (they stay for --verbose and for

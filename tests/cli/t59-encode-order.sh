@@ -1,5 +1,6 @@
-#!/bin/sh
-# t59-encode-order.sh — the determinism contract through the command line: the vectors a store
+# t59-encode-order.sh — the determinism contract: cached vectors are the same bytes whatever the order
+# tier: fast
+# The determinism contract through the command line: the vectors a store
 # caches for a sentence (sentence vector, token vectors, attention map) are the same bytes
 # whether the corpus is encoded before the tasks built from it or after them, whatever
 # --batch-tokens and --threads, so two runs of the same experiment record the same data.

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t60-store-identity.sh — unknown store versions and files that are not ours are refused untouched
+# tier: fast
 # Store identity (issue 10, items 1 and 13): a store version this build does not know, below or
 # above, is a clear refusal (a negative user_version used to index the migration table and
 # crash); a file that is not ours (another application's SQLite file, a non-SQLite file, an

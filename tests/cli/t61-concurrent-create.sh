@@ -1,4 +1,5 @@
-#!/bin/sh
+# t61-concurrent-create.sh — two ingests creating the same new store at once both succeed
+# tier: fast
 # Two ingests creating the same new store, started together (issue 10, item 11): both succeed,
 # every file is in the store once, and the store is whole. Before the fix each read the store's
 # version before taking the write lock and the second failed with "table corpus already exists".

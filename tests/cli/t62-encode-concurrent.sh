@@ -1,5 +1,6 @@
-#!/bin/sh
-# encode beside other writers (issue 10, item 12): encode used to hold its corpus read cursor
+# t62-encode-concurrent.sh — encode beside other writers does not fail with "database is locked"
+# tier: fast
+# Encode beside other writers (issue 10, item 12): encode used to hold its corpus read cursor
 # across the BEGIN IMMEDIATE of each batch, so SQLite could not apply the busy timeout and the
 # encode failed at once with "database is locked" whenever another process had committed since
 # the cursor opened. Here an ingest loop commits file after file while encodes run, first one at

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t63-readonly.sh — read-only commands on stores they cannot or must not write to
+# tier: fast
 # Read-only commands (info, export, report) on stores they cannot or must not write to
 # (issue 10, item 15):
 #   A. a store in a folder the user cannot write to (WAL needs a -shm beside the store, which
@@ -101,10 +102,12 @@ PYEOF
 ) 2>/dev/null || true    # killed, as intended (the shell's notice hidden)
 if [ -s $DB-journal ]; then
     c1=$(sum $DB); c2=$(sum $DB-journal)
-    answers plain $DB >$TMP/got.C
+    # the private copy goes to a TMPDIR of our own: other programs' copies in /tmp do not count
+    mkdir $TMP/snap
+    (TMPDIR=$TMP/snap; export TMPDIR; answers plain $DB) >$TMP/got.C
     expect_eq "C: hot journal over a store: info, export, report read the committed corpus" "$(cat $TMP/got.C)" "$(cat $TMP/want.C)"
     expect_eq "C: store and hot journal byte-identical afterwards" "$(sum $DB) $(sum $DB-journal)" "$c1 $c2"
-    expect_eq "C: no private copy left in \$TMPDIR" "$(ls ${TMPDIR:-/tmp} | grep -c '^synprobe-snapshot-' || true)" 0
+    expect_eq "C: no private copy left in \$TMPDIR" "$(ls $TMP/snap | grep -c '^synprobe-snapshot-' || true)" 0
 else
     not_ok "C: the killed transaction left no hot journal (test setup)"
 fi

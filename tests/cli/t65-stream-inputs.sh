@@ -1,5 +1,6 @@
-#!/bin/sh
-# t65-stream-inputs.sh — inputs that are not regular files are read once, and stored under the
+# t65-stream-inputs.sh — pipes, FIFOs and gzip inputs are read once and stored under the right hash
+# tier: fast
+# Inputs that are not regular files are read once, and stored under the
 # SHA-256 of exactly the bytes parsed: a pipe ('-'), /dev/stdin, a FIFO, gzip (.gz, and gzip on
 # standard input). Before: the whole stream was hashed, rewind() failed silently, 0 sentences
 # were stored under the real hash and the real file was "unchanged" ever after (issue 10, item 4).

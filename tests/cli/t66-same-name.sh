@@ -1,5 +1,6 @@
-#!/bin/sh
-# t66-same-name.sh — files with the same name in two folders (en/dev.conllu, de/dev.conllu) are
+# t66-same-name.sh — files with the same name in two folders are two documents
+# tier: fast
+# Files with the same name in two folders (en/dev.conllu, de/dev.conllu) are
 # two documents: both ingest fully. Before, the second one's every sentence was quarantined
 # ("position N already holds a dependency annotation", or its default sent_id was taken)
 # (issue 10, item 10). A .mrg pairs with the .dp of its own folder (same path stem), not with

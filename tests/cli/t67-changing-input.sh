@@ -1,5 +1,6 @@
-#!/bin/sh
-# t67-changing-input.sh — a file that changes while it is ingested is stored under the hash of
+# t67-changing-input.sh — a file that changes while ingested is stored under the hash of the bytes read
+# tier: fast
+# A file that changes while it is ingested is stored under the hash of
 # the bytes actually read (one read, one hash), so the whole file is not "unchanged" later and
 # its missing sentences can be added (issue 10, item 5). The change is made deterministic with a
 # FIFO at the file's path that delivers the first 1000 sentences in two stages and then ends,

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t70-ptb-recover.sh — one missing ')' in a .mrg file costs one tree, not the rest of the file
+# tier: fast
 # Issue 10, item 6: one missing ')' in a .mrg file costs one tree, not the rest of the file.
 # Rule (ingest/ptb.c): a '(' that is the first byte of a line, met inside a tree that is still
 # open and already has a word, starts the next tree; the open tree is quarantined.

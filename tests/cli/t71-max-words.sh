@@ -1,4 +1,5 @@
-#!/bin/sh
+# t71-max-words.sh — sentences longer than --max-words are quarantined quickly with a small RSS
+# tier: fast
 # Issue 10, item 7: the structures of an n-word sentence are quadratic (about 11*n^2 bytes in a
 # worker), so sentences longer than --max-words (default 2048) are quarantined before they are
 # built. A 20,000-word sentence (4.3 GB before) must be rejected quickly with a small RSS.

@@ -1,4 +1,4 @@
-#!/bin/sh
+# t72-reader-silent.sh — reader inputs that used to be accepted without a word now warn or fail
 # tier: fast
 # Issue 10, item 14 (reader parts): input that was accepted without a word. Each file holds a
 # valid sentence (g1, lines 1-5), the case (from line 7), and another valid one (g2).

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t73-ingest-flags.sh — ingest's command-line and file-level checks (flags, empty files, modes)
+# tier: fast
 # Issue 10, item 14 (command-line and file-level parts):
 #   --strict with --repair, and an empty --corpus, are usage errors (exit 2);
 #   whitespace-only, comment-only and CR-only files say "empty file" (exit 1, nothing stored);

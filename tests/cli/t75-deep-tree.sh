@@ -1,5 +1,6 @@
-#!/bin/sh
-# t75-deep-tree.sh — no recursion on input-controlled depth (issue 10, item 2): a valid .mrg
+# t75-deep-tree.sh — a 150,000-deep tree through ingest and every tree-walking command, no recursion
+# tier: fast
+# No recursion on input-controlled depth (issue 10, item 2): a valid .mrg
 # whose tree is a 150,000-deep unary chain over two words goes through ingest and every
 # command that walks trees. Before the fix `trees` recursed once per level and segfaulted.
 . tests/cli/lib.sh

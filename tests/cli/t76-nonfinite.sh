@@ -1,5 +1,6 @@
-#!/bin/sh
-# t76-nonfinite.sh — non-finite numbers never flow through silently (issue 10, item 8).
+# t76-nonfinite.sh — non-finite numbers in weights, embeddings and inputs are refused or caught
+# tier: fast
+# Non-finite numbers never flow through silently (issue 10, item 8).
 # Weights (safetensors) and embeddings (GloVe text) with Inf/NaN are refused at load, naming the
 # tensor element or the file line; finite weights so large that the encoder overflows are caught
 # on its outputs; probe, trees and structprobe refuse NaN/Inf inputs with exit 1 and store nothing.

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t77-accepted-silently.sh — inputs that used to be accepted silently (issue 10, items 3 and 14):
+# t77-accepted-silently.sh — inputs that used to be accepted silently (one-class tasks, huge integers, ...)
+# tier: fast
+# Inputs that used to be accepted silently (issue 10, items 3 and 14):
 # a one-class probing task (it reported 100%), integers beyond 64 bits (clamped to LONG_MAX by
 # the shared option parser), --max-workspace sizes that are fractions, zero or nonsense (0.5
 # meant "no limit"), and an encoder config that validates but needs terabytes (it aborted).

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t78-outputs.sh — outputs are never clobbered (issue 10, item 9). Every file a command writes
+# t78-outputs.sh — outputs are never clobbered: temp file and rename, symlinks replaced, demo --force
+# tier: fast
+# Outputs are never clobbered (issue 10, item 9). Every file a command writes
 # goes to a temporary file in the same folder and is renamed into place only on success; a
 # destination that is a symlink is replaced itself, never written through; demo never deletes
 # an existing store without --force. Before the fix: report --run TYPO --out F emptied F, demo

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t79-stop.sh — a stage stops at its next safe point on SIGTERM / SIGINT and keeps what it committed
+# tier: fast
 # Issue 11: a stage stops at its next safe point when asked (SIGTERM, SIGINT): exit 143 / 130,
 # says it stopped, keeps every file committed before, keeps nothing of the file it was in.
 . tests/cli/lib.sh

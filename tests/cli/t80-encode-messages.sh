@@ -1,5 +1,6 @@
-#!/bin/sh
-# t80-encode-messages.sh — encode's messages (issue #11): nothing encoded is said and why; a run
+# t80-encode-messages.sh — encode's messages: nothing encoded, reused run names, unknown names
+# tier: fast
+# Encode's messages (issue #11): nothing encoded is said and why; a run
 # name reused by another encoder names both encoders; an unknown --corpus / --task suggests the
 # nearest name and lists what exists; --task A,B encodes several inputs in one command.
 # Expected values come from the demo files (32 sentences, the shortest 7 words: counted here

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t81-probe-report-messages.sh — issue #11 (stages): the messages of probe and report.
+# t81-probe-report-messages.sh — probe's and report's messages for unknown tasks and runs
+# tier: fast
+# Issue #11 (stages): the messages of probe and report.
 # An unknown --task or --run names the nearest names and lists what the store holds; report
 # --run NOSUCH exits 1; --task A,B probes each task in turn (probe) and selects rows of any of
 # them (report); a single-valued flag given twice is a usage error.

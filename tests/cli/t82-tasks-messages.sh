@@ -1,5 +1,6 @@
-#!/bin/sh
-# t82-tasks-messages.sh — issue #11 message fixes for tasks, info and export:
+# t82-tasks-messages.sh — the messages of tasks, info and export for unknown names and words
+# tier: fast
+# Issue #11 message fixes for tasks, info and export:
 #   tasks build --corpus a,b builds from the sentences of both corpora (in the order given);
 #   an unknown corpus or task names the nearest stored names and lists what the store has (exit 1);
 #   an unknown task or subcommand word is a usage error that suggests the nearest (exit 2);

@@ -1,5 +1,6 @@
-#!/bin/sh
-# t83-trees-messages.sh — issue #11 message fixes for trees / structprobe (hand-made inputs,
+# t83-trees-messages.sh — the messages of trees and structprobe on unsuitable corpora and names
+# tier: fast
+# Issue #11 message fixes for trees / structprobe (hand-made inputs,
 # expected texts from the issue: "no corpus 'ewd' in DB; did you mean 'ewt'? the store
 # has: ewt, ptb"):
 #   trees on a corpus without constituency trees says so once, exits 1, stores nothing;

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t85-cli-common.sh — what every command shares: --quiet, --verbose, repeated flags, --help
+# tier: fast
 # Issue 11: what every command shares through the option layer (cli/cli.c, common/opt.c):
 # --quiet and --verbose on every command, a repeated single-valued flag is a usage error, an
 # unknown option or command names the nearest one, --help is generated from the option tables.

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t86-demo-steps.sh — the demo is a job whose printed steps, typed by hand, find the work done
+# tier: fast
 # Issues 11 and 12: the demo is a job (DIR/demo.job.json) run by the job runner, which calls the
 # stages directly and prints each step as the command that would do the same; typed by hand,
 # those commands find the demo's work done (same runs, same numbers).

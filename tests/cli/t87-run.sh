@@ -1,4 +1,5 @@
-#!/bin/sh
+# t87-run.sh — `synprobe run JOB.json`: steps run once, a stopped run resumes without duplicates
+# tier: fast
 # Issue 12: `synprobe run JOB.json` runs a job's steps; a second run does no work; a run stopped
 # by SIGTERM resumes to the same rows as an uninterrupted run, with no duplicates.
 . tests/cli/lib.sh

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t88-job-errors.sh — malformed job files are refused before anything is written, with the JSON path
+# tier: fast
 # Issue 12: malformed job files are refused before anything is written, with the JSON path of the
 # problem in the message. Each case: exit 1, the expected path and words in stderr, and the job's
 # folder holds nothing new (no store, no output folder).

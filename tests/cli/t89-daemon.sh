@@ -1,4 +1,5 @@
-#!/bin/sh
+# t89-daemon.sh — `synprobe daemon|submit|status|cancel|logs`: jobs, retries, cancel, signals
+# tier: fast
 # Issue 12 item 3: synprobe daemon / submit / status / cancel / logs. A bad job file is refused at
 # submit time (its JSON path named, nothing written); jobs run and keep their logs; a failing job
 # keeps its error and the step it failed in, and --retry N runs it N more times after a backoff;

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t90-install.sh — `make install` / `make uninstall`: every documented file, working installed binary
+# tier: fast, serial: its `make install PREFIX=...` recompiles and relinks $SP_BUILD/synprobe, which the other scripts run
 # Issue 12 item 4: `make install PREFIX=... DESTDIR=...` puts every file where README
 # "Installation" says, the installed binary runs and finds its CUDA plugin and SQL extension
 # there (not in build/), the man page renders and lists exactly the flags each command's --help

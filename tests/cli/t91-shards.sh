@@ -1,4 +1,5 @@
-#!/bin/sh
+# t91-shards.sh — `run --shard K/N` + `merge` + `run` gives the one-machine result
+# tier: full
 # Issue 12 item 5: `synprobe run --shard K/N` + `synprobe merge` + `synprobe run` on the merged store
 # gives the one-machine result (sentences, tokens, structures, vectors bit for bit, runs, tasks,
 # probe and tree results); the split is the documented hash (checked with Python's hashlib); merge

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t92-daemon-kill.sh — a daemon killed with SIGKILL and restarted finishes every job without duplicates
+# tier: fast
 # Issue 12 items 3 and 6: a daemon killed with SIGKILL at several moments and started again
 # finishes every job it held, with no duplicate rows: each job's store ends with the same row
 # counts in every table as the same job run once with `synprobe run` in a separate store, passes

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t93-slurm.sh — the scripts `synprobe slurm` writes run on a single-node Slurm cluster
+# tier: full, serial: starts slurmctld, slurmd and munged (ports probed free, then taken: two clusters at once could race for them)
 # Issue 12 item 6 (Slurm half): a single-node Slurm cluster on this machine (Debian's slurm-wlm and
 # munge: slurmctld + slurmd + munged, state, spool, key and sockets in a temp folder, ports of our
 # own) runs the scripts `synprobe slurm` writes with sbatch: a job array of shards, then the

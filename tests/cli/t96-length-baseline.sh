@@ -1,4 +1,5 @@
-#!/bin/sh
+# t96-length-baseline.sh — every probe result carries the length-only baseline
+# tier: fast
 # Issue 14 item 2: every probe result carries the length-only baseline (the same probe on one-hot
 # sentence length). Checked on two synthetic tasks whose answers are known by construction:
 # a label that is the parity of the sentence length (no monotone function of length gets it; one

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t97-html-report.sh — the demo's HTML report renders in headless Chromium without errors
+# tier: fast
 # Issue 14 items 5 and 6: the demo's HTML report, rendered in a real browser (headless Chromium,
 # Debian's `chromium`): a screenshot is taken, and the test fails on a console message of level
 # error or warning, a missing chart, an empty table, or any reference to a file or the network

@@ -1,4 +1,5 @@
-#!/bin/sh
+# t98-ptb-report.sh — the shipped PTB-sample job runs and its reports agree in every format
+# tier: full
 # Issue 14, done-when: the shipped PTB-sample job (contrib/jobs/ptb-sample.job.json: three encoders,
 # five seeds, all ten tasks, attention trees and baselines) runs and its reports agree: the HTML
 # page renders in headless Chromium with no console message, and the text, CSV and HTML carry the

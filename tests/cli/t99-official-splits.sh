@@ -1,4 +1,5 @@
-#!/bin/sh
+# t99-official-splits.sh — tasks follow a treebank's own train/dev/test partitions when it has them
+# tier: fast
 # Issue 14 item 3: tasks built from a treebank follow its own train/dev/test partitions when it has
 # them (UD file names / a recorded split; PTB WSJ sections 02-21/22/23), re-split only when it has
 # none, and say which in the output and in every stored task's parameters.

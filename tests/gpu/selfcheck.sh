@@ -1,5 +1,5 @@
 #!/bin/sh
-# make test-gpu-selfcheck (part of make test): the CUDA-vs-CPU harness checked without a GPU.
+# make test-gpu-selfcheck (part of make test-all): the CUDA-vs-CPU harness checked without a GPU.
 #  1. --cpu-vs-cpu on every config make test-gpu uses: the CPU backend on both sides, so every
 #     config must pass (loading, weight perturbation, batching, grouping and comparison agree
 #     with themselves);
