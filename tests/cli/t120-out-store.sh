@@ -22,13 +22,13 @@ state() {
 
 # refused DESC OUT SHOWN CMD...: CMD (whose output is OUT) exits 2, names OUT and SHOWN, changes nothing
 refused() {
-    desc=$1 out=$2 shown=$3
+    what=$1 out=$2 shown=$3
     shift 3
     before=$(state)
     rc=0; "$@" >"$TMP/stdout" 2>"$TMP/err" || rc=$?
-    expect_eq "$desc: exit 2" "$rc" 2
-    check "$desc: the message names $out and $shown" sh -c "grep -qF -- '$out:' '$TMP/err' && grep -qF -- ' $shown;' '$TMP/err'"
-    expect_eq "$desc: the store and its folder are unchanged" "$(state)" "$before"
+    expect_eq "$what: exit 2" "$rc" 2
+    check "$what: the message names $out and $shown" sh -c "grep -qF -- '$out:' '$TMP/err' && grep -qF -- ' $shown;' '$TMP/err'"
+    expect_eq "$what: the store and its folder are unchanged" "$(state)" "$before"
 }
 
 # each writer with OUT as the store, its -wal, a symlink to it, the store through a symlinked folder

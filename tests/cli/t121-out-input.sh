@@ -28,13 +28,13 @@ state() { (cd "$TMP" && find d in cl hard.mrg cfg-link.json ! -name '*-wal' ! -n
 
 # refused DESC OUT SHOWN CMD...: exit 2, OUT and SHOWN named, nothing changed
 refused() {
-    desc=$1 out=$2 shown=$3
+    what=$1 out=$2 shown=$3
     shift 3
     before=$(state)
     rc=0; "$@" >"$TMP/stdout" 2>"$TMP/err" || rc=$?
-    expect_eq "$desc: exit 2" "$rc" 2
-    check "$desc: the message names $out and $shown" sh -c "grep -qF -- '$out:' '$TMP/err' && grep -qF -- ' $shown;' '$TMP/err'"
-    expect_eq "$desc: the inputs and the store are unchanged" "$(state)" "$before"
+    expect_eq "$what: exit 2" "$rc" 2
+    check "$what: the message names $out and $shown" sh -c "grep -qF -- '$out:' '$TMP/err' && grep -qF -- ' $shown;' '$TMP/err'"
+    expect_eq "$what: the inputs and the store are unchanged" "$(state)" "$before"
 }
 
 refused "trees --mrg F --out F" "$MRG" "$MRG" "$SP" trees --mrg "$MRG" --baseline right --out "$MRG"
