@@ -5,7 +5,8 @@
  * and inode (stat follows a final symlink: an output named by a link to the store is the store to
  * the user, even though sp_out_open would replace the link); a file that does not exist yet (the
  * store's -wal before the first open) by its resolved name. A protected folder (an input folder
- * of treebanks) also protects the files already in it: an output may not replace one. */
+ * of treebanks) also protects what is inside it: an output there could replace an input, or be
+ * read as one by the next run (new or existing alike, so a second run is refused as the first). */
 #include "common/guard.h"
 
 #include <errno.h>
@@ -133,7 +134,7 @@ static int same(const struct sp_guard_file *f, const char *real, int have, const
 {
     if (have && f->have_id && st->st_dev == f->dev && st->st_ino == f->ino) return 1;
     if (!strcmp(real, f->real)) return 1;
-    return f->is_dir && have && !S_ISDIR(st->st_mode) && sp_path_inside(real, f->real);
+    return f->is_dir && sp_path_inside(real, f->real);
 }
 
 int sp_guard_check(const struct sp_guard *g, const char *path, const char *what, char *err, size_t errlen)
@@ -147,8 +148,8 @@ int sp_guard_check(const struct sp_guard *g, const char *path, const char *what,
         const struct sp_guard_file *f = &g->v[i];
         if (!same(f, real, have, &st)) continue;
         if (f->is_dir && (!have || st.st_dev != f->dev || st.st_ino != f->ino) && strcmp(real, f->real))
-            snprintf(err, errlen, "%s %s: a file of %s %s; an output never replaces the store, an input or "
-                     "another output (write it elsewhere)", what, path, f->role, f->shown);
+            snprintf(err, errlen, "%s %s: inside %s %s; an output never goes into an input folder, where it could "
+                     "replace an input or be read as one (write it elsewhere)", what, path, f->role, f->shown);
         else
             snprintf(err, errlen, "%s %s: the same file as %s %s; an output never replaces the store, an input "
                      "or another output (write it elsewhere)", what, path, f->role, f->shown);

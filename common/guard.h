@@ -21,7 +21,7 @@ struct sp_guard_file {
     int have_id;          /* the file existed when protected: dev and ino are its identity */
     dev_t dev;
     ino_t ino;
-    int is_dir;           /* a folder: the files already in it are protected too */
+    int is_dir;           /* a folder: nothing may be written inside it either */
     char *real;           /* sp_path_real of the path: compared when one side does not exist */
     char *shown;          /* the path as given, for messages */
     char *role;           /* "the store", "input --encoder", "corpora[0].paths": for messages */

@@ -213,7 +213,7 @@ static void make_parent(const char *path)
 
 /* In the forked process: run the job's snapshot; the exit status is the job's outcome
  * (0 done, 143/130 stopped, 1 failed: the status pipe says where and why). */
-static int child_main(const struct st_queue_job *j, const char *gpu_lock, int status_fd, int verbose)
+static int child_main(const struct st_queue_job *j, const char *queue_store, const char *gpu_lock, int status_fd, int verbose)
 {
     char dir[4096];
     const char *slash = strrchr(j->path, '/');
@@ -223,7 +223,7 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
     time_t t = time(NULL);
     printf("==== job %lld, attempt %d, %s", (long long)j->id, j->attempts, ctime(&t));
     struct sp_guard guard = { 0 };   /* checked at submit; again here, the inputs may have changed since */
-    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err) || dmn_job_guard(&job, NULL, &guard, err, sizeof err)) {
+    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err) || dmn_job_guard(&job, queue_store, &guard, err, sizeof err)) {
         fprintf(stderr, "synprobe daemon: %s\n", err);
         status_line(status_fd, "E (job file)\t%s", err);
         sp_guard_free(&guard);
@@ -432,7 +432,7 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
         dup2(logfd, 2);
         close(logfd);
         setvbuf(stdout, NULL, _IOLBF, 0);
-        int rc = child_main(j, d->gpu_lock, p[1], d->o->verbose);
+        int rc = child_main(j, d->o->store, d->gpu_lock, p[1], d->o->verbose);
         fflush(NULL);
         _exit(rc);
     }

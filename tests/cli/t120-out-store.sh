@@ -1,4 +1,3 @@
-#!/bin/sh
 # t120-out-store.sh — no output replaces the store (issue 22, item 1): every --out-like flag named as the store, its -wal, a symlink to it or the store through a symlinked folder
 # tier: fast
 # Outputs are checked by identity (device and inode, or the resolved name for a file that does not

@@ -1,4 +1,3 @@
-#!/bin/sh
 # t121-out-input.sh — no output replaces an input of its command, or another output of it (issue 22, items 1-2)
 # tier: fast
 # The gold trees, the attention maps, the encoder config, the weights, a task file, a corpus file
@@ -54,8 +53,10 @@ refused "encode --save-weights = --weights" "$TMP/in/w.safetensors" "$TMP/in/w.s
 refused "probe --task-file T --save T" "$TASK" "$TASK" "$SP" probe --task-file "$TASK" --run r --save "$TASK"
 refused "tasks build --corpus-files F --out F" "$TMP/d/corpus/demo.conllu" "$TMP/d/corpus/demo.conllu" \
     "$SP" tasks build --corpus-files "$TMP/d/corpus/demo.conllu" --tasks SentLen --out "$TMP/d/corpus/demo.conllu"
-refused "tasks build --corpus-files DIR --out (a file of DIR)" "$TMP/cl/demo.mrg" "$TMP/d/corpus" \
+refused "tasks build --corpus-files DIR --out (a file in DIR)" "$TMP/cl/demo.mrg" "$TMP/d/corpus" \
     "$SP" tasks build --corpus-files "$TMP/d/corpus" --tasks SentLen --out "$TMP/cl/demo.mrg"
+refused "trees --mrg DIR --out (a new file in DIR, via a link to DIR)" "$TMP/cl/new.txt" "$TMP/d/corpus" \
+    "$SP" trees --mrg "$TMP/d/corpus" --baseline right --out "$TMP/cl/new.txt"
 
 # export --what tokens writes FILE.lengths.npy too: when that is (a link to) the store it is refused as it is opened
 ln -s "$DB" "$TMP/tok.lengths.npy"

@@ -1,4 +1,3 @@
-#!/bin/sh
 # t122-job-outputs.sh — a job's outputs never replace its store, the queue's store, its inputs or each other, nor leave "out" through a symlink (issue 22, items 1-2)
 # tier: fast
 # run, run --check and submit refuse such a job before anything runs: exit 2, the message names the

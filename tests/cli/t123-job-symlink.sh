@@ -1,4 +1,3 @@
-#!/bin/sh
 # t123-job-symlink.sh — a job file reached through a symlink means one thing to run, submit (the daemon) and slurm: its paths resolve against the link's folder (issue 22, item 6)
 # tier: fast
 # shared/job.json is linked as exp/link.json; both folders hold a demo.conllu. Before the fix

@@ -1,6 +1,6 @@
 /* tests/unit/common_guard.c — outputs by identity (common/guard.h): resolved names, the guard's
  * clashes (same inode through a symlink, a hard link, a symlinked folder, "./" and "..", a store
- * companion that does not exist yet, a file of an input folder), the option-table walk, and
+ * companion that does not exist yet, a file in an input folder), the option-table walk, and
  * sp_out_open refusing a protected destination. Expected answers are what the kernel says
  * (realpath(3), the files made here), not the module's own output. */
 #include <fcntl.h>
@@ -88,7 +88,8 @@ static void test_guard(void)
     T_CHECK(clash(&g, at("s.db.run.lock")));
     T_CHECK(clash(&g, at("rootlink/s.db-shm")));   /* rootlink -> root: through a symlinked folder */
     T_CHECK(clash(&g, at("in/t.conllu")));     /* a file already in an input folder */
-    T_CHECK(!clash(&g, at("in/new.json")));    /* a new file there replaces nothing */
+    T_CHECK(clash(&g, at("in/new.json")));     /* a new one: the next read of the folder would take it */
+    T_CHECK(clash(&g, at("in")));              /* the folder itself */
     T_CHECK(!clash(&g, at("b.txt")));
     T_CHECK(!clash(&g, at("s.db2")));
     T_CHECK(!clash(&g, at("d/a.txt")));
