@@ -217,6 +217,19 @@ void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
     sp_opt_help(f, cli_common_options);
 }
 
+/* The store, the inputs (path options and operands) into c->guard; every output checked against
+ * them and against each other. SP_OK, or SP_EUSAGE with the clash in err. */
+static int guard_outputs(struct cli *c, const struct sp_optbind *b, int nb, char *err, size_t errlen)
+{
+    for (int i = 0; i < nb; i++) sp_guard_protect_options(&c->guard, b[i].table, b[i].dst, "--");
+    for (int i = 0; i < c->operands.n; i++) sp_guard_protect(&c->guard, c->operands.v[i], "input");
+    struct sp_guard outs = { 0 };
+    int rc = SP_OK;
+    for (int i = 0; i < nb && rc == SP_OK; i++) rc = sp_guard_check_options(&c->guard, &outs, b[i].table, b[i].dst, "--", err, errlen);
+    sp_guard_free(&outs);
+    return rc;
+}
+
 int cli_parse(struct cli *c, const char *name, const char *usage, const struct sp_optbind *b, int nb,
               int argc, char **argv, int operands_ok)
 {
@@ -249,6 +262,11 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
             fprintf(stderr, "synprobe %s: %s\n", name, err);
             return cli_done(c, SP_EXIT_USAGE);
         }
+    if (guard_outputs(c, b, nb, err, sizeof err)) {
+        fprintf(stderr, "synprobe %s: %s\n", name, err);
+        return cli_done(c, SP_EXIT_USAGE);
+    }
+    sp_guard_install(&c->guard);
     /* the manifest's "command": synprobe and the words as typed */
     const char **words = sp_arena_alloc(&c->arena, sizeof *words * (size_t)(argc + 2));
     words[0] = "synprobe";
@@ -267,6 +285,8 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
 int cli_done(struct cli *c, int rc)
 {
     cli_progress_clear(c);
+    if (sp_guard_installed() == &c->guard) sp_guard_install(NULL);
+    sp_guard_free(&c->guard);
     sp_arena_free(&c->arena);
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/guard.h"
 #include "common/log.h"
 #include "common/opt.h"
 #include "stages/stage.h"
@@ -62,11 +63,15 @@ struct cli {
     int tty;                       /* stderr is a terminal: draw the progress line */
     double progress_t0, progress_last;
     int progress_shown;
+    struct sp_guard guard;         /* the store and the inputs: no output may be one (installed for sp_out_open) */
 };
 
 /* Parse argv against the command's tables (cli_common_options is added). Returns -1 to go on,
  * or the exit status to return now: 0 after --help (printed to stdout), 2 after a usage error
- * (printed with the usage line). Operands are refused unless operands_ok. */
+ * (printed with the usage line). Operands are refused unless operands_ok. Then every output
+ * option (SP_OPTF_OUTPUT) is checked against the store ("db"), the other path options and the
+ * operands, by identity (common/guard.h): a clash is a usage error (2) before anything runs,
+ * and the guard stays installed for sp_out_open until cli_done. */
 int cli_parse(struct cli *c, const char *name, const char *usage, const struct sp_optbind *b, int nb,
               int argc, char **argv, int operands_ok);
 

@@ -23,7 +23,7 @@ static const struct sp_opt daemon_options[] = {
     { "workers", SP_OPT_INT, offsetof(struct dmn_daemon_opts, workers), "2", .lo = 1, .hi = 256, .metavar = "N",
       .help = "jobs run at once" },
     { "log", SP_OPT_PATH, offsetof(struct dmn_daemon_opts, log), .metavar = "FILE",
-      .help = "the daemon's log (appended; reopened on SIGHUP); default stderr" },
+      .help = "the daemon's log (appended; reopened on SIGHUP); default stderr", .flags = SP_OPTF_OUTPUT },
     { "lease", SP_OPT_DOUBLE, offsetof(struct dmn_daemon_opts, lease_s), "30", .lo = 1, .hi = 86400, .metavar = "SECONDS",
       .help = "a job whose daemon sent no heartbeat for this long is queued again" },
     { "backoff", SP_OPT_DOUBLE, offsetof(struct dmn_daemon_opts, backoff_s), "10", .lo = 0, .hi = 86400, .metavar = "SECONDS",

@@ -213,7 +213,7 @@ static const char usage[] =
 struct demo_opts { const char *out; int ingest_only, force; };
 static const struct sp_opt demo_options[] = {
 #define O(f) offsetof(struct demo_opts, f)
-    { "out", SP_OPT_PATH, O(out), "synprobe-demo", .metavar = "DIR", .help = "where the corpus, configs, store and results go" },
+    { "out", SP_OPT_PATH, O(out), "synprobe-demo", .metavar = "DIR", .help = "where the corpus, configs, store and results go", .flags = SP_OPTF_OUTPUT },
     { "ingest-only", SP_OPT_FLAG, O(ingest_only), .help = "stop after the store summary" },
     { "force", SP_OPT_FLAG, O(force), .help = "delete an existing DIR/demo.db and start from a fresh store" },
 #undef O
@@ -264,6 +264,12 @@ static int run_job(struct cli *c, struct demo *d, const char *job_path)
     struct dmn_job job;
     char err[SP_ERRLEN];
     if (dmn_job_load(job_path, &job, err, sizeof err)) return cli_fail(SP_EXIT_INPUT, "demo", "%s", err);
+    struct sp_guard guard = { 0 };   /* as run checks a job: e.g. DIR/report a symlink to another folder */
+    if (dmn_job_guard(&job, NULL, &guard, err, sizeof err)) {
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return cli_fail(SP_EXIT_USAGE, "demo", "%s", err);
+    }
     if (d->ingest_only) {
         int k = 0;
         while (k < job.n_steps && job.steps[k].kind == DMN_INGEST) k++;
@@ -275,7 +281,10 @@ static int run_job(struct cli *c, struct demo *d, const char *job_path)
                                .quiet_skips = 1, .after_ingest = after_ingest, .arg = d };
     struct dmn_run_result r;
     printf("Pipeline (the job %s; each step printed as the command that does the same):\n", job_path);
+    sp_guard_install(&guard);
     int rc = dmn_run(&job, &ro, &r);
+    sp_guard_install(&c->guard);
+    sp_guard_free(&guard);
     dmn_job_free(&job);
     if (rc != SP_OK) fprintf(stderr, "synprobe demo: %s (see %s/pipeline.log)\n", ctx.err, d->dir);
     return cli_exit_status(rc);

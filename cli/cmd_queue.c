@@ -52,7 +52,9 @@ static const char submit_usage[] =
     "\n"
     "Checks the job file (as `synprobe run` does: an invalid one is refused, its JSON path named) and\n"
     "adds it to STORE's queue for `synprobe daemon --db STORE`; prints the job id. What runs is the\n"
-    "file as it is now (its text is kept in the queue); paths in it resolve against its folder.\n"
+    "file as it is now (its text is kept in the queue); paths in it resolve against its folder (a\n"
+    "symlinked job file: the link's folder, as for run). An output that is the store, the queue's store\n"
+    "or an input is refused (exit 2), as run refuses it.\n"
     "Several files are queued together, one id per line, or none of them if one is invalid.\n";
 
 int cmd_submit(int argc, char **argv)
@@ -65,7 +67,7 @@ int cmd_submit(int argc, char **argv)
     if (c.operands.n < 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "submit", "expected a job file (see --help)"));
     int64_t *ids = sp_xcalloc((size_t)c.operands.n, sizeof *ids);
     rc = dmn_submit(o.db, c.operands.v, c.operands.n, (int)o.retry, ids, c.ctx.err, sizeof c.ctx.err);
-    if (rc) rc = cli_fail(SP_EXIT_INPUT, "submit", "%s", c.ctx.err);
+    if (rc) rc = cli_fail(rc == SP_EEXIST ? SP_EXIT_USAGE : SP_EXIT_INPUT, "submit", "%s", c.ctx.err);   /* EEXIST: an output clash */
     else for (int i = 0; i < c.operands.n; i++) printf("%lld\n", (long long)ids[i]);
     free(ids);
     return cli_done(&c, rc);

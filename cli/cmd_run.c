@@ -14,7 +14,10 @@ static const char usage[] =
     "schemas/job.schema.json), printing each as the command that would do it and one summary line.\n"
     "Steps already done are skipped: a re-run of a finished job does no work. SIGINT/SIGTERM stop at\n"
     "the next safe point (exit 130/143) and a re-run resumes. An invalid job file is refused before\n"
-    "anything is written (exit 1, the message names the JSON path). Exit 0 only if every step succeeded.\n"
+    "anything is written (exit 1, the message names the JSON path); so is an output that is the store,\n"
+    "an input, another entry's output, or outside \"out\" through a symlinked folder (exit 2, --check too).\n"
+    "Relative paths resolve against the folder of JOB.json as given (a symlinked job file: the link's\n"
+    "folder, as for submit). Exit 0 only if every step succeeded.\n"
     "\n"
     "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
     "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
@@ -63,7 +66,14 @@ int cmd_run(int argc, char **argv)
         }
         dmn_job_shard(&job, k, n, err, sizeof err);
     }
-    if (o.check) { rc = list_steps(&job); dmn_job_free(&job); return cli_done(&c, rc); }
+    struct sp_guard guard = { 0 };   /* the job's store and inputs: no output may be one */
+    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "%s", c.ctx.err));
+    }
+    if (o.check) { rc = list_steps(&job); sp_guard_free(&guard); dmn_job_free(&job); return cli_done(&c, rc); }
+    sp_guard_install(&guard);
     FILE *out = c.common.quiet ? NULL : stdout;
     if (out && n) printf("synprobe run: %s: shard %d/%d: %d steps (ingest, encode), store %s\n", job.path, k, n, job.n_steps, job.store);
     else if (out) printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
@@ -77,6 +87,8 @@ int cmd_run(int argc, char **argv)
         printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
     else if (out && src == SP_ESTOPPED)
         printf("synprobe run: stopped after %d of %d steps; run it again to resume\n", r.n_worked + r.n_nowork, r.n_steps);
+    sp_guard_install(NULL);
+    sp_guard_free(&guard);
     dmn_job_free(&job);
     return cli_done(&c, cli_finish_stage(&c, src));
 }

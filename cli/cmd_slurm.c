@@ -28,7 +28,7 @@ static const struct sp_opt slurm_options[] = {
       .help = "GPUs per shard task (--gres=gpu:G)" },
     { "partition", SP_OPT_STR, offsetof(struct slurm_opts, partition), .metavar = "P", .help = "Slurm partition of both jobs" },
     { "time", SP_OPT_STR, offsetof(struct slurm_opts, time), .metavar = "T", .help = "time limit of each job (sbatch --time)" },
-    { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)" },
+    { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)", .flags = SP_OPTF_OUTPUT },
     { 0 },
 };
 
@@ -47,6 +47,12 @@ int cmd_slurm(int argc, char **argv)
         dmn_job_free(&job);
         return cli_done(&c, SP_EXIT_INPUT);
     }
+    struct sp_guard guard = { 0 };   /* the job refused as run and submit refuse it; the scripts checked too */
+    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
+    }
     char self[PATH_MAX], dir[PATH_MAX + 16], cwd[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
@@ -59,9 +65,12 @@ int cmd_slurm(int argc, char **argv)
     }
     struct dmn_slurm_opts so = { .shards = (int)o.shards, .gpus = o.gpus, .partition = o.partition, .time = o.time, .dir = dir,
                                  .synprobe = self };
+    sp_guard_install(&guard);
     rc = dmn_slurm_write(&job, &so, c.ctx.err, sizeof c.ctx.err);
+    sp_guard_install(NULL);
+    sp_guard_free(&guard);
     dmn_job_free(&job);
-    if (rc) return cli_done(&c, cli_fail(SP_EXIT_INPUT, "slurm", "%s", c.ctx.err));
+    if (rc) return cli_done(&c, cli_fail(cli_exit_status(rc), "slurm", "%s", c.ctx.err));
     if (!c.common.quiet)
         printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/final.sbatch, %s/submit.sh\nsubmit with: sh %s/submit.sh\n",
                dir, o.shards, dir, dir, dir);

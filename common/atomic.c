@@ -10,8 +10,11 @@
  *
  * Symlinks: a destination that is a symbolic link is replaced itself (rename replaces the
  * link, not its target), so an output never writes through a link into another file.
+ * Identity: the destination is checked against the guard installed for the process (common/
+ * guard.h: the store and the inputs of the command or job); a clash is SP_EUSAGE, nothing created.
  * Not done: fsync of the folder after the rename (the rename is atomic, not yet durable). */
 #include "common/sp.h"
+#include "common/guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +27,7 @@ int sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen)
 {
     static unsigned counter;
     memset(o, 0, sizeof *o);
+    if (sp_guard_check(sp_guard_installed(), path, "output", err, errlen)) return SP_EUSAGE;
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory", path);

@@ -313,7 +313,8 @@ int sp_npy_write(const char *path, enum sp_dtype dtype, int ndim, const size_t *
     size_t count = 1;
     for (int i = 0; i < ndim; i++) count *= shape[i];
     struct sp_out o;
-    if (sp_out_open(&o, path, err, errlen) != SP_OK) return SP_EIO;
+    int orc = sp_out_open(&o, path, err, errlen);
+    if (orc) return orc;
     int ok = sp_npy_write_header(o.f, dtype, ndim, shape) == 0;
     size_t nbytes = count * sp_dtype_size(dtype);
     if (ok && nbytes) ok = fwrite(data, 1, nbytes, o.f) == nbytes;

@@ -38,6 +38,8 @@ enum {
     SP_OPTF_REQUIRED = 1,   /* sp_opt_check_required reports it missing */
     SP_OPTF_NODEF    = 2,   /* the default is a sentinel ("not given"): --help does not show it */
     SP_OPTF_CLI      = 4,   /* about the terminal (--json, --quiet): not in a job file or manifest */
+    SP_OPTF_OUTPUT   = 8,   /* PATH: a file or folder the command writes; every other PATH is an input, "db" the
+                             * store (a job's output resolves against its "out"; common/guard.h checks both) */
 };
 
 struct sp_opt {

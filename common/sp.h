@@ -60,7 +60,9 @@ char *sp_read_file(const char *path, size_t *len);
 /* Atomic file output (common/atomic.c): write to a temporary file in the destination's folder,
  * then sp_out_commit fsyncs it and renames it over the destination; sp_out_abort (or a failed
  * commit) unlinks it, leaving any previous file untouched. A destination that is a symlink is
- * replaced itself, never written through. Both leave *o cleared (abort is a no-op then). */
+ * replaced itself, never written through. Both leave *o cleared (abort is a no-op then).
+ * sp_out_open refuses (SP_EUSAGE) a destination that is a file the installed guard protects
+ * (common/guard.h: the store, an input). */
 struct sp_out { FILE *f; char *path, *tmp; };
 /* mkdir -p: the folder and every missing parent. SP_EIO with "PATH: reason" in err on failure
  * (a component that exists but is not a folder included). */

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/guard.h"
 #include "daemon/daemon.h"
 #include "daemon/job.h"
 #include "daemon/run.h"
@@ -44,12 +45,15 @@ int dmn_submit(const char *store, const char *const *paths, int n, int max_retri
     for (int i = 0; i < n && rc == SP_OK; i++) {
         struct dmn_job job;
         rc = dmn_job_load(paths[i], &job, err, errlen);
+        struct sp_guard guard = { 0 };
+        if (!rc) rc = dmn_job_guard(&job, store, &guard, err, errlen);
+        sp_guard_free(&guard);
         dmn_job_free(&job);
         if (rc) break;
-        char p[4096];
         size_t len;
-        if (!realpath(paths[i], p)) { snprintf(err, errlen, "%s: %s", paths[i], strerror(errno)); rc = SP_EIO; break; }
-        abs[i] = sp_xstrdup(p);
+        /* the queue keeps the path as given made absolute, a symlinked job file not followed: the
+         * daemon then resolves it against the link's folder, as run does (daemon/job.h) */
+        const char *p = abs[i] = sp_path_real(paths[i], 0);
         if (!(text[i] = sp_read_file(p, &len))) { snprintf(err, errlen, "%s: cannot read the job file: %s", p, strerror(errno)); rc = SP_EIO; }
         else if (strlen(text[i]) != len) { snprintf(err, errlen, "%s: the job file holds a NUL byte", p); rc = SP_EPARSE; }
     }
@@ -209,7 +213,7 @@ static void make_parent(const char *path)
 
 /* In the forked process: run the job's snapshot; the exit status is the job's outcome
  * (0 done, 143/130 stopped, 1 failed: the status pipe says where and why). */
-static int child_main(const struct st_queue_job *j, const char *gpu_lock, int status_fd, int verbose)
+static int child_main(const struct st_queue_job *j, const char *queue_store, const char *gpu_lock, int status_fd, int verbose)
 {
     char dir[4096];
     const char *slash = strrchr(j->path, '/');
@@ -218,11 +222,14 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
     struct dmn_job job;
     time_t t = time(NULL);
     printf("==== job %lld, attempt %d, %s", (long long)j->id, j->attempts, ctime(&t));
-    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err)) {
+    struct sp_guard guard = { 0 };   /* checked at submit; again here, the inputs may have changed since */
+    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err) || dmn_job_guard(&job, queue_store, &guard, err, sizeof err)) {
         fprintf(stderr, "synprobe daemon: %s\n", err);
         status_line(status_fd, "E (job file)\t%s", err);
+        sp_guard_free(&guard);
         return 1;
     }
+    sp_guard_install(&guard);
     struct sp_logger lg = { verbose ? SP_LOG_DEBUG : SP_LOG_INFO, child_log_write, NULL };
     struct stg_ctx ctx = { .log = &lg, .stop = &g_child_stop };
     const char *words[] = { "synprobe", "run", j->path, NULL };
@@ -239,6 +246,8 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
     int lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (lockfd < 0) printf("synprobe daemon: %s: %s (running without the store's job lock)\n", lockp, strerror(errno));
     else if (!wait_lock(lockfd, "the store's job lock (another job writes to it)", job.store)) {
+        sp_guard_install(NULL);
+        sp_guard_free(&guard);
         dmn_job_free(&job);
         return 128 + atomic_load(&g_child_stop);
     }
@@ -260,6 +269,8 @@ static int child_main(const struct st_queue_job *j, const char *gpu_lock, int st
         printf("synprobe run: failed in %s: %s\n", r.failed_where ? r.failed_where : "?", ctx.err);
         status_line(status_fd, "E %s\t%s", r.failed_where ? r.failed_where : "?", ctx.err);
     }
+    sp_guard_install(NULL);
+    sp_guard_free(&guard);
     dmn_job_free(&job);
     fflush(stdout);
     fflush(stderr);
@@ -421,7 +432,7 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
         dup2(logfd, 2);
         close(logfd);
         setvbuf(stdout, NULL, _IOLBF, 0);
-        int rc = child_main(j, d->gpu_lock, p[1], d->o->verbose);
+        int rc = child_main(j, d->o->store, d->gpu_lock, p[1], d->o->verbose);
         fflush(NULL);
         _exit(rc);
     }

@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/guard.h"
 #include "daemon/job.h"
 #include "probes/tasks.h"
 #include "stages/encode.h"
@@ -18,17 +20,18 @@
 #include "stages/tokprobe.h"
 #include "stages/trees.h"
 
-struct kind_info { const char *words; const struct sp_opt *table; size_t size; const char *outputs[3]; };
+/* which options are outputs: SP_OPTF_OUTPUT in the stage's table */
+struct kind_info { const char *words; const struct sp_opt *table; size_t size; };
 static const struct kind_info kinds[DMN_NKINDS] = {
-    [DMN_INGEST] = { "ingest", stg_ingest_options, sizeof(struct stg_ingest_opts), { 0 } },
-    [DMN_TASKS_BUILD] = { "tasks build", stg_tasks_build_options, sizeof(struct stg_tasks_build_opts), { "out" } },
-    [DMN_TASKS_IMPORT] = { "tasks import", stg_tasks_import_options, sizeof(struct stg_tasks_import_opts), { 0 } },
-    [DMN_ENCODE] = { "encode", stg_encode_options, sizeof(struct stg_encode_opts), { "save-weights" } },
-    [DMN_PROBE] = { "probe", stg_probe_options, sizeof(struct stg_probe_opts), { "save" } },
-    [DMN_TREES] = { "trees", stg_trees_options, sizeof(struct stg_trees_opts), { "out", "gold-out" } },
-    [DMN_STRUCTPROBE] = { "structprobe", stg_structprobe_options, sizeof(struct stg_structprobe_opts), { 0 } },
-    [DMN_TOKPROBE] = { "tokprobe", stg_tokprobe_options, sizeof(struct stg_tokprobe_opts), { 0 } },
-    [DMN_REPORT] = { "report", stg_report_options, sizeof(struct stg_report_opts), { "out" } },
+    [DMN_INGEST] = { "ingest", stg_ingest_options, sizeof(struct stg_ingest_opts) },
+    [DMN_TASKS_BUILD] = { "tasks build", stg_tasks_build_options, sizeof(struct stg_tasks_build_opts) },
+    [DMN_TASKS_IMPORT] = { "tasks import", stg_tasks_import_options, sizeof(struct stg_tasks_import_opts) },
+    [DMN_ENCODE] = { "encode", stg_encode_options, sizeof(struct stg_encode_opts) },
+    [DMN_PROBE] = { "probe", stg_probe_options, sizeof(struct stg_probe_opts) },
+    [DMN_TREES] = { "trees", stg_trees_options, sizeof(struct stg_trees_opts) },
+    [DMN_STRUCTPROBE] = { "structprobe", stg_structprobe_options, sizeof(struct stg_structprobe_opts) },
+    [DMN_TOKPROBE] = { "tokprobe", stg_tokprobe_options, sizeof(struct stg_tokprobe_opts) },
+    [DMN_REPORT] = { "report", stg_report_options, sizeof(struct stg_report_opts) },
 };
 
 /* an encoder run the job makes: what probes, trees and structural / token probes are crossed
@@ -129,8 +132,7 @@ static int resolve_paths(struct parse *P, struct dmn_step *s, json_t *obj, const
         const struct sp_opt *o = sp_opt_find(s->table, key);
         if (!o || (o->type != SP_OPT_PATH && o->type != SP_OPT_PATHS)) continue;
         const char *shown = alias && !strcmp(key, "encoder") ? alias : key;
-        int is_out = 0;
-        for (int k = 0; k < 3 && kinds[s->kind].outputs[k]; k++) is_out |= !strcmp(kinds[s->kind].outputs[k], key);
+        int is_out = (o->flags & SP_OPTF_OUTPUT) != 0;
         const char **one = NULL;
         int n = 1;
         if (o->type == SP_OPT_PATH) one = (const char **)((char *)s->opts + o->offset);
@@ -717,6 +719,73 @@ void dmn_job_free(struct dmn_job *job)
     free(job->steps);
     sp_arena_free(&job->arena);
     memset(job, 0, sizeof *job);
+}
+
+/* ---- outputs by identity (common/guard.h) ---- */
+
+/* Whether step i repeats an entry an earlier step came from: a crossed entry's steps share its
+ * outputs, checked once. */
+static int entry_seen(const struct dmn_job *job, int i)
+{
+    for (int j = 0; j < i; j++)
+        if (!strcmp(job->steps[j].where, job->steps[i].where)) return 1;
+    return 0;
+}
+
+/* Every output of step s stays in the output folder by identity: the folder that will hold it
+ * (a folder output: itself) resolved, symlinks followed, lies in the resolved "out". The text
+ * check (relative, no "..") ran at parse time; this one catches a symlinked folder inside "out". */
+static int outputs_inside(const struct dmn_job *job, const struct dmn_step *s, const char *out_real, char *err, size_t errlen)
+{
+    for (const struct sp_opt *o = s->table; o->name; o++) {
+        if (o->type != SP_OPT_PATH || !(o->flags & SP_OPTF_OUTPUT)) continue;
+        const char *p = *(const char *const *)((const char *)s->opts + o->offset);
+        if (!p) continue;
+        struct stat st;
+        char *real = sp_path_real(p, stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+        int ok = sp_path_inside(real, out_real);
+        if (!ok)
+            snprintf(err, errlen, "%s: %s.%s: %s leaves the output folder %s through a symbolic link (it resolves to %s)",
+                     job->path, s->where, o->name, p, job->out, real);
+        free(real);
+        if (!ok) return SP_EEXIST;
+    }
+    return SP_OK;
+}
+
+int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_guard *g, char *err, size_t errlen)
+{
+    sp_guard_protect(g, job->path, "the job file");
+    sp_guard_protect_store(g, job->store, "the store");
+    if (queue_store) sp_guard_protect_store(g, queue_store, "the queue's store");
+    for (int i = 0; i < job->n_steps; i++) {
+        const struct dmn_step *s = &job->steps[i];
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "%s.", s->where);
+        if (s->kind != DMN_INGEST) { sp_guard_protect_options(g, s->table, s->opts, prefix); continue; }
+        const struct stg_ingest_opts *o = s->opts;   /* its "inputs" are the entry's "paths" */
+        snprintf(prefix, sizeof prefix, "input %s.paths", s->where);
+        for (int k = 0; k < o->inputs.n; k++) sp_guard_protect(g, o->inputs.v[k], prefix);
+    }
+    char *out_real = sp_path_real(job->out, 1);
+    struct sp_guard outs = { 0 };
+    char e[SP_ERRLEN];
+    int rc = SP_OK;
+    for (int i = 0; i < job->n_steps && rc == SP_OK; i++) {
+        const struct dmn_step *s = &job->steps[i];
+        if (entry_seen(job, i)) continue;
+        char prefix[96];
+        snprintf(prefix, sizeof prefix, "%s.", s->where);
+        if (sp_guard_check_options(g, &outs, s->table, s->opts, prefix, e, sizeof e)) {
+            snprintf(err, errlen, "%s: %s", job->path, e);
+            rc = SP_EEXIST;
+        } else {
+            rc = outputs_inside(job, s, out_real, err, errlen);
+        }
+    }
+    sp_guard_free(&outs);
+    free(out_real);
+    return rc;
 }
 
 void dmn_step_format(const struct dmn_step *s, struct sp_buf *b)

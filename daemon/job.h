@@ -7,7 +7,14 @@
  * struct filled through that stage's option table (sp_opt_set_json), so a job key is the flag's
  * name and is declared once. Every error names the JSON path ("encoders[1].config: no such
  * file"); relative paths resolve against the job file's folder, output paths against the job's
- * output folder ("out"), which they may not leave. Loading writes nothing. */
+ * output folder ("out"), which they may not leave. Loading writes nothing.
+ *
+ * The job file's folder is the folder of the path as given, symlinks above it resolved but the
+ * file itself not followed: a job file reached through a symlink resolves against the link's
+ * folder, for run, submit (the queue keeps that path), the daemon and slurm alike. That is how a
+ * shared job file linked into several experiment folders runs once per folder, each with its own
+ * store and outputs, and what the path the user typed suggests; the link's target is only where
+ * the text is read from. */
 #ifndef DMN_JOB_H
 #define DMN_JOB_H
 
@@ -48,6 +55,16 @@ int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen
 int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen);
 
 void dmn_job_free(struct dmn_job *job);
+
+/* Outputs by identity (common/guard.h), before anything runs: fills g with the job file, the
+ * store, queue_store (the queue's store for submit; NULL otherwise) and every input of every
+ * step, then checks every output: not one of those files, not another entry's output, and
+ * inside the output folder once symlinks are resolved (a symlinked folder in "out" that points
+ * elsewhere is refused). SP_OK, or SP_EEXIST with err naming the job file, the JSON path and
+ * both files: a usage error (the command exits 2). g stays filled for sp_guard_install while the
+ * job runs; the caller frees it either way. */
+struct sp_guard;
+int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_guard *g, char *err, size_t errlen);
 
 /* " --db X --run Y" for a step: its options that differ from the defaults, into b. */
 void dmn_step_format(const struct dmn_step *s, struct sp_buf *b);

@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "common/guard.h"
 #include "daemon/shard.h"
 #include "stages/encode.h"
 #include "stages/ingest.h"
@@ -91,7 +92,8 @@ static int write_file(const char *dir, const char *name, const char *text, int e
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct sp_out out;
-    if (sp_out_open(&out, path, err, errlen)) return SP_EIO;
+    int orc = sp_out_open(&out, path, err, errlen);
+    if (orc) return orc;
     fputs(text, out.f);
     if (sp_out_commit(&out, err, errlen)) return SP_EIO;
     if (exec && chmod(path, 0755)) {
@@ -140,7 +142,9 @@ static const char run_fn[] =
 int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, char *err, size_t errlen)
 {
     char jobabs[PATH_MAX], logs[PATH_MAX + 8];
-    if (!realpath(job->path, jobabs)) { snprintf(err, errlen, "%s: %s", job->path, strerror(errno)); return SP_EIO; }
+    char *ja = sp_path_real(job->path, 0);   /* a symlinked job file: the link, as run and submit (daemon/job.h) */
+    snprintf(jobabs, sizeof jobabs, "%s", ja);
+    free(ja);
     char d[PATH_MAX];
     snprintf(d, sizeof d, "%s", o->dir);
     for (char *p = d + 1; *p; p++)

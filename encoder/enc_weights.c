@@ -117,7 +117,8 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
     size_t n = strlen(js), pad = (8 - (8 + n) % 8) % 8;
     uint64_t hl = n + pad;
     struct sp_out o;              /* a temporary renamed over path once complete */
-    if (sp_out_open(&o, path, err, errlen)) { free(js); return SP_EIO; }
+    int orc = sp_out_open(&o, path, err, errlen);
+    if (orc) { free(js); return orc; }
     FILE *f = o.f;
     int ok = fwrite(&hl, 8, 1, f) == 1 && fwrite(js, 1, n, f) == n;
     for (size_t k = 0; ok && k < pad; k++) ok = fputc(' ', f) != EOF;

@@ -174,7 +174,8 @@ int ing_senteval_write_fp(FILE *fp, const struct ing_senteval_file *f)
 int ing_senteval_write(const char *path, const struct ing_senteval_file *f, char *err, size_t errlen)
 {
     struct sp_out o;               /* a temporary renamed over path once complete */
-    if (sp_out_open(&o, path, err, errlen)) return SP_EIO;
+    int orc = sp_out_open(&o, path, err, errlen);
+    if (orc) return orc;
     if (ing_senteval_write_fp(o.f, f)) {
         int e = errno;
         sp_out_abort(&o);

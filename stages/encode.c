@@ -27,7 +27,7 @@ const struct sp_opt stg_encode_options[] = {
     { "weights", SP_OPT_PATH, O(weights), .metavar = "W.safetensors",
       .help = "safetensors weights (default: seeded Glorot init from the config's seed)" },
     { "save-weights", SP_OPT_PATH, O(save_weights), .metavar = "W.safetensors",
-      .help = "write the weights used (e.g. the seeded init) to this file" },
+      .help = "write the weights used (e.g. the seeded init) to this file", .flags = SP_OPTF_OUTPUT },
     { "embeddings", SP_OPT_PATH, O(embeddings), .metavar = "GLOVE.txt",
       .help = "GloVe/word2vec text file of width d_input (default: seeded random vector per word)" },
     { "token-vectors", SP_OPT_FLAG, O(token_vectors), .help = "cache token vectors too (export --what tokens)" },

@@ -18,7 +18,7 @@ const struct sp_opt stg_export_options[] = {
     { "what", SP_OPT_STR, O(what), .metavar = "KIND",
       .help = "structures, sentences, conllu, or an encoder run's vectors, tokens, attention" },
     { "format", SP_OPT_STR, O(format), .metavar = "F", .help = "jsonl, csv, tsv, conllu or npy (default: the kind's own)" },
-    { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE, replaced only once complete (default: standard output)" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE, replaced only once complete (default: standard output)", .flags = SP_OPTF_OUTPUT },
     { "run", SP_OPT_STR, O(run), .metavar = "R", .help = "the encoder run (vectors, tokens, attention)" },
     { "heads", SP_OPT_FLAG, O(heads),
       .help = "--what attention: each head's map, (n, heads, L, L) (runs encoded with --heads)" },
@@ -263,7 +263,8 @@ static int write_to(struct stg_ctx *ctx, const struct stg_export_opts *o, struct
         return rc;
     }
     struct sp_out of = { 0 };
-    if (sp_out_open(&of, o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
+    int orc = sp_out_open(&of, o->out, ctx->err, sizeof ctx->err);
+    if (orc) return orc;
     int rc = write_corpus(ctx, db, corpus_id, kind, fmt, of.f, r);
     if (rc == SP_OK && sp_out_commit(&of, ctx->err, sizeof ctx->err)) rc = SP_EIO;
     sp_out_abort(&of);

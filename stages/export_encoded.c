@@ -140,7 +140,8 @@ static int write_lengths(struct stg_ctx *ctx, const struct stg_export_encoded_op
     memcpy(*path, o->out, L);
     strcpy(*path + L, ".lengths.npy");
     size_t ls = p->n;
-    if (sp_out_open(out, *path, ctx->err, sizeof ctx->err)) return SP_EIO;
+    int orc = sp_out_open(out, *path, ctx->err, sizeof ctx->err);
+    if (orc) return orc;
     if (sp_npy_write_header(out->f, SP_DT_I32, 1, &ls) || fwrite(p->lengths, sizeof(int32_t), p->n, out->f) != p->n)
         return stg_fail(ctx, SP_EIO, "%s: write error", *path);
     return SP_OK;

@@ -33,7 +33,7 @@ const struct sp_opt stg_probe_options[] = {
     { "run", SP_OPT_STR, O(run), .metavar = "R",
       .help = "with --db --task T: the sentence vectors of encoder run R over task T (`synprobe encode --task T "
               "--run R`); the result row is linked to the run" },
-    { "save", SP_OPT_PATH, O(save), .metavar = "DB", .help = "with --task-file: store the results in DB (created if missing)" },
+    { "save", SP_OPT_PATH, O(save), .metavar = "DB", .help = "with --task-file: store the results in DB (created if missing)", .flags = SP_OPTF_OUTPUT },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the results" },
     { "classifier", SP_OPT_LIST, O(classifier), "logreg", .metavar = "C[,C...]",
       .help = "logreg or mlp (sigmoid hidden layer; grid nhid {50,100,200} x dropout {0,0.1,0.2}, each "

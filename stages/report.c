@@ -27,7 +27,7 @@ const struct sp_opt stg_report_options[] = {
     { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
-              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html" },
+              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html", .flags = SP_OPTF_OUTPUT },
 #undef O
     { 0 },
 };
@@ -672,7 +672,8 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
         } else {
             snprintf(dest, sizeof dest, "%s", o->out);
         }
-        if (sp_out_open(&out, dest, ctx->err, sizeof ctx->err)) return SP_EIO;
+        int orc = sp_out_open(&out, dest, ctx->err, sizeof ctx->err);
+        if (orc) return orc;
         o->f = out.f;
         snprintf(written, written_len, "%s", dest);
     }

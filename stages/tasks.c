@@ -27,7 +27,7 @@ const struct sp_opt stg_tasks_build_options[] = {
     { "tasks", SP_OPT_LIST, O(tasks), .metavar = "LIST", .help = "task names (comma-separated, repeatable), or all (default)" },
     { "seed", SP_OPT_INT, O(seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "seed of every random choice; recorded in tasks.json" },
-    { "out", SP_OPT_PATH, O(out), .metavar = "DIR", .help = "write DIR/<senteval file>.txt per built task and DIR/tasks.json" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "DIR", .help = "write DIR/<senteval file>.txt per built task and DIR/tasks.json", .flags = SP_OPTF_OUTPUT },
     { "prefix", SP_OPT_STR, O(prefix), .metavar = "P", .help = "with --db: store each built task as P<task name>" },
     { "replace", SP_OPT_FLAG, O(replace), .help = "with --db: replace stored tasks of the same name" },
     { "min-len", SP_OPT_INT, O(min_len), "5", .lo = 1, .hi = 100000, .metavar = "N", .help = "shortest sentence used (tokens)" },
@@ -418,7 +418,8 @@ static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
 static int write_file(struct stg_ctx *ctx, const char *path, const struct prb_task *t, json_t *summary)
 {
     struct sp_out f;
-    if (sp_out_open(&f, path, ctx->err, sizeof ctx->err)) return SP_EIO;
+    int orc = sp_out_open(&f, path, ctx->err, sizeof ctx->err);
+    if (orc) return orc;
     int bad = t ? prb_task_write_senteval(t, f.f) != 0 : json_dumpf(summary, f.f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0;
     if (bad) { sp_out_abort(&f); return stg_fail(ctx, SP_EIO, "%s: write failed", path); }
     return sp_out_commit(&f, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;

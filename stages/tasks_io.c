@@ -26,7 +26,7 @@ const struct sp_opt stg_tasks_export_options[] = {
     { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store", .flags = SP_OPTF_REQUIRED },
     { "name", SP_OPT_STR, O(name), .metavar = "T", .help = "the stored task", .flags = SP_OPTF_REQUIRED },
     { "format", SP_OPT_CHOICE, O(format), "senteval", .choices = "senteval", .help = "the file format" },
-    { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE (replaced only once complete); default: standard output" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "FILE", .help = "write FILE (replaced only once complete); default: standard output", .flags = SP_OPTF_OUTPUT },
 #undef O
     { 0 },
 };

@@ -35,8 +35,8 @@ const struct sp_opt stg_trees_options[] = {
       .help = "split score of the attention trees (SPEC-structures §6)" },
     { "evalb-max-words", SP_OPT_INT, O(evalb_max_words), "0", .lo = 0, .hi = 1000000000L, .metavar = "N",
       .help = "leave sentences longer than N words out of Protocol A (200: as the EVALB binary; 0: none)" },
-    { "out", SP_OPT_PATH, O(out), .metavar = "TREES.txt", .help = "write the predicted trees, one per line" },
-    { "gold-out", SP_OPT_PATH, O(gold_out), .metavar = "GOLD.txt", .help = "write the gold trees, one per line" },
+    { "out", SP_OPT_PATH, O(out), .metavar = "TREES.txt", .help = "write the predicted trees, one per line", .flags = SP_OPTF_OUTPUT },
+    { "gold-out", SP_OPT_PATH, O(gold_out), .metavar = "GOLD.txt", .help = "write the gold trees, one per line", .flags = SP_OPTF_OUTPUT },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the evaluation" },
     { "dependency", SP_OPT_FLAG, O(dependency),
       .help = "dependency trees from attention (Chu-Liu/Edmonds; UAS, UUAS) against the corpus's dependency trees; the "

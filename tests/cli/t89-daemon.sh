@@ -88,10 +88,11 @@ check "... the daemon saw that every step was done before (no process)" \
 expect_eq "... steps 1/1 in status" "$($SP status --db $Q | awk -v id=$id '$1 == id { print $4 }')" "1/1"
 
 # ---- a job whose store is the queue's own file (the daemon closes its connection across the fork) ----
-echo '{"store": "q.db", "reports": [{"format": "json", "out": "self.json"}]}' >$TMP/self.json
+# (its report went to self.json, the job file itself, until outputs were checked against the inputs: t122)
+echo '{"store": "q.db", "reports": [{"format": "json", "out": "self-report.json"}]}' >$TMP/self.json
 id=$($SP submit --db $Q $TMP/self.json)
 check "a job into the queue's own store: done" wait_for 60 state_is $id done
-check "... its report is there" test -s $TMP/self.json
+check "... its report is there" test -s $TMP/self-report.json
 expect_eq "... the store holds the queue and the job's ledger" "$(sqlite3 $Q "select count(*) > 0 from queue_job; select count(*) from job_step")" "1
 1"
 

@@ -1,0 +1,62 @@
+/* common/guard.h — may this path be written? Outputs are checked by identity, not by text.
+ *
+ * A command (or a job) fills a guard with the files it must never replace: its store and the
+ * store's companions (-wal, -shm, -journal, the .run.lock and .gpu.lock files), the queue's
+ * store, and every input (corpora, encoder configs, weights, embeddings, task files, gold trees,
+ * the job file). sp_guard_check then says whether an output path names one of them: the same
+ * device and inode (a symlink, a hard link, "./x", "a/../x" all count), or, for a file that does
+ * not exist yet (a store's -wal before the store is opened), the same resolved name: absolute,
+ * the symlinks of its folders resolved. A clash is a usage error (SP_EUSAGE) that names both
+ * paths; commands check their outputs this way before anything runs, and sp_out_open checks the
+ * guard installed for the process (sp_guard_install) on every file it creates, so an output
+ * whose name is only known late (export's FILE.lengths.npy, a task file in tasks build's folder)
+ * is checked too. */
+#ifndef SP_GUARD_H
+#define SP_GUARD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct sp_guard_file {
+    int have_id;          /* the file existed when protected: dev and ino are its identity */
+    dev_t dev;
+    ino_t ino;
+    int is_dir;           /* a folder: nothing may be written inside it either */
+    char *real;           /* sp_path_real of the path: compared when one side does not exist */
+    char *shown;          /* the path as given, for messages */
+    char *role;           /* "the store", "input --encoder", "corpora[0].paths": for messages */
+};
+struct sp_guard { struct sp_guard_file *v; int n; };
+
+/* Protect path (what it names now, following a symlink, and its resolved name). */
+void sp_guard_protect(struct sp_guard *g, const char *path, const char *role);
+/* Protect a store and the files SQLite and synprobe keep beside it (they may not exist yet). */
+void sp_guard_protect_store(struct sp_guard *g, const char *store, const char *role);
+/* SP_OK when writing path replaces nothing protected; else SP_EUSAGE and err =
+ * "WHAT PATH: the same file as ROLE SHOWN; ...". what names the output ("--out", "reports[0].out"). */
+int  sp_guard_check(const struct sp_guard *g, const char *path, const char *what, char *err, size_t errlen);
+void sp_guard_free(struct sp_guard *g);
+
+/* An options struct's paths (common/opt.h): "db" protected as the store, every other PATH or
+ * PATHS without SP_OPTF_OUTPUT as an input. prefix names them in messages ("--" on the command
+ * line: "input --encoder"; "encoders[0]." in a job: "input encoders[0].encoder"). */
+struct sp_opt;
+void sp_guard_protect_options(struct sp_guard *g, const struct sp_opt *t, const void *src, const char *prefix);
+/* Every SP_OPTF_OUTPUT path of the struct checked against g and against outs (the outputs already
+ * checked: two outputs that are one file clash too), then added to outs. SP_OK or SP_EUSAGE. */
+int sp_guard_check_options(const struct sp_guard *g, struct sp_guard *outs, const struct sp_opt *t, const void *src,
+                           const char *prefix, char *err, size_t errlen);
+
+/* The guard sp_out_open checks every destination against (NULL: none). The caller keeps g alive
+ * until it installs NULL. */
+void sp_guard_install(const struct sp_guard *g);
+const struct sp_guard *sp_guard_installed(void);
+
+/* path made absolute with the symlinks of its folders resolved (a missing folder is kept as
+ * written, "." and ".." taken lexically there); the last component is resolved too when
+ * follow_last. Caller frees. */
+char *sp_path_real(const char *path, int follow_last);
+/* Whether resolved path p is folder dir or inside it (both from sp_path_real). */
+int sp_path_inside(const char *p, const char *dir);
+
+#endif
