@@ -32,8 +32,7 @@ int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen)
     return SP_OK;
 }
 
-/* out/<store base, extension cut>.shard-K-of-N<extension> into buf */
-static void shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap)
+void dmn_shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap)
 {
     const char *base = strrchr(job->store, '/') ? strrchr(job->store, '/') + 1 : job->store;
     const char *dot = strrchr(base, '.');
@@ -44,7 +43,7 @@ static void shard_path(const struct dmn_job *job, int k, int n, char *buf, size_
 const char *dmn_shard_store(struct dmn_job *job, int k, int n)
 {
     char p[PATH_MAX + 64];
-    shard_path(job, k, n, p, sizeof p);
+    dmn_shard_path(job, k, n, p, sizeof p);
     return sp_arena_strdup(&job->arena, p);
 }
 
@@ -244,7 +243,7 @@ int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, c
     shq(&f, store);
     for (int k = 0; k < o->shards; k++) {
         char p[PATH_MAX + 64], q[PATH_MAX + 128];
-        shard_path(job, k, o->shards, p, sizeof p);
+        dmn_shard_path(job, k, o->shards, p, sizeof p);
         absolute(p, q, sizeof q);
         sp_buf_puts(&f, " \\\n    ");
         shq(&f, q);
