@@ -350,6 +350,16 @@ static void retry_ends(struct daemon *d)
     d->n_pending = kept;
 }
 
+/* A job leased again (its lease expired and it was queued again meanwhile) starts a new attempt:
+ * an end of the old attempt still waiting to be recorded must not end the new one. */
+static void forget_end(struct daemon *d, int64_t id)
+{
+    int kept = 0;
+    for (int i = 0; i < d->n_pending; i++)
+        if (d->pending[i].id != id) d->pending[kept++] = d->pending[i];
+    d->n_pending = kept;
+}
+
 /* A row the daemon leased must be one `synprobe submit` could have written: its job file's path
  * absolute (the job's paths resolve against its folder, and the daemon's own folder is no
  * job's). A row made by hand may be anything; such a job fails with the reason instead of
@@ -752,6 +762,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
                 break;
             }
             if (!got) { idle = 1; break; }
+            forget_end(d, j.id);
             char why[SP_ERRLEN + 64], state[16];
             if (!row_usable(&j, why, sizeof why)) {
                 finish_job(d, j.id, ST_QUEUE_FAILED, why, NULL, state);
