@@ -14,7 +14,9 @@ static const char usage[] =
     "The merged sentences are numbered as a one-machine ingest numbers them, so `synprobe run JOB.json`\n"
     "on OUT.db (the job's store) finds ingest and encode done and gives the one-machine results.\n"
     "Refused (exit 1, nothing written): stores that are no shards, shards of different N, shards whose\n"
-    "corpus contents (files, SHA-256) or encoder fingerprints differ, a target that is a shard itself.\n"
+    "corpus contents (files, SHA-256) or encoder fingerprints differ, a target that is a shard itself, a\n"
+    "shard that fails SQLite's integrity_check (each is checked before anything is read from it).\n"
+    "Until every shard is merged, `synprobe run` and every step that writes refuse OUT.db.\n"
     "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n";
 
 int cmd_merge(int argc, char **argv)

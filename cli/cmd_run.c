@@ -22,7 +22,8 @@ static const char usage[] =
     "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
     "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
     "OUT/STORE.shard-K-of-N.db;\n"
-    "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest.\n";
+    "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest;\n"
+    "a store that holds some of the shards but not all is refused (exit 1), naming those missing.\n";
 
 struct run_opts { int check; const char *shard; };
 static const struct sp_opt run_options[] = {

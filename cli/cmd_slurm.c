@@ -18,7 +18,11 @@ static const char usage[] =
     "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
     "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
     "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
-    "DIR defaults to the job's output folder/slurm. Paths in the scripts are absolute.\n";
+    "DIR defaults to the job's output folder/slurm. Paths in the scripts are absolute. submit.sh gives sbatch\n"
+    "the job name, the log files (DIR/logs) and --partition and --time; every value is quoted for sh.\n"
+    "Refused (exit 2, nothing written): a control character (newline, CR, tab ...) in any value the scripts\n"
+    "would hold (the job file's, store's and binary's paths, DIR, P, T), and '%' or '\\' in DIR (sbatch reads\n"
+    "the log files' names as filename patterns).\n";
 
 struct slurm_opts { long shards, gpus; const char *partition, *time, *out; };
 static const struct sp_opt slurm_options[] = {

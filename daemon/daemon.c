@@ -211,13 +211,20 @@ static void make_parent(const char *path)
     mkdir(p, 0777);
 }
 
+/* The folder of a queued job's file, against which its paths resolve. The row's path is
+ * absolute (row_usable checked it when the job was leased). */
+static void job_dir(const struct st_queue_job *j, char *dir, size_t n)
+{
+    const char *slash = strrchr(j->path, '/');
+    snprintf(dir, n, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+}
+
 /* In the forked process: run the job's snapshot; the exit status is the job's outcome
  * (0 done, 143/130 stopped, 1 failed: the status pipe says where and why). */
 static int child_main(const struct st_queue_job *j, const char *queue_store, const char *gpu_lock, int status_fd, int verbose)
 {
     char dir[4096];
-    const char *slash = strrchr(j->path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+    job_dir(j, dir, sizeof dir);
     char err[SP_ERRLEN];
     struct dmn_job job;
     time_t t = time(NULL);
@@ -290,6 +297,15 @@ struct child {
     int done, total, progress_dirty, term_sent, cancelled;
 };
 
+/* A job's end that could not be recorded yet (a full disk, a store that cannot be opened): the
+ * daemon tries again at every heartbeat until it lands. Meanwhile the job stays 'running' under
+ * this daemon's lease, which the heartbeat renews, so no other daemon runs it again. */
+struct pending_end {
+    int64_t id;
+    enum st_queue_outcome out;
+    char error[SP_ERRLEN], step[128];
+};
+
 struct daemon {
     const struct dmn_daemon_opts *o;
     struct st_db *db;             /* NULL while closed around a fork */
@@ -297,6 +313,8 @@ struct daemon {
     char gpu_lock[4200];
     struct child *kids;
     int n_running;
+    struct pending_end *pending;  /* ends not recorded yet, n_pending of them */
+    int n_pending;
     struct dlog log;
     char err[SP_ERRLEN];
 };
@@ -305,6 +323,70 @@ static int db_ready(struct daemon *d)
 {
     if (d->db) return SP_OK;
     return st_open(d->o->store, 0, &d->db, d->err, sizeof d->err);
+}
+
+/* Record a job's end (st_queue_finish); state (16 bytes) receives its state after. When that
+ * fails, the end is kept to be tried again (retry_ends) and state says "not recorded". */
+static int finish_job(struct daemon *d, int64_t id, enum st_queue_outcome out, const char *error, const char *step, char *state)
+{
+    int rc = db_ready(d);
+    if (!rc) rc = st_queue_finish(d->db, id, d->owner, out, error, step, wall_now(), d->o->backoff_s, state, d->err, sizeof d->err);
+    if (!rc) return SP_OK;
+    snprintf(state, 16, "not recorded");
+    dlog(&d->log, "job %lld: recording its end: %s; trying again at every heartbeat", (long long)id, d->err);
+    d->pending = sp_xrealloc(d->pending, sizeof *d->pending * (size_t)(d->n_pending + 1));
+    struct pending_end *p = &d->pending[d->n_pending++];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    p->out = out;
+    snprintf(p->error, sizeof p->error, "%s", error ? error : "");
+    snprintf(p->step, sizeof p->step, "%s", step ? step : "");
+    return rc;
+}
+
+/* The ends not recorded before, tried again (in order); those that land are dropped. */
+static void retry_ends(struct daemon *d)
+{
+    int kept = 0;
+    for (int i = 0; i < d->n_pending; i++) {
+        struct pending_end *p = &d->pending[i];
+        char state[16] = "";
+        int rc = db_ready(d);
+        if (!rc)
+            rc = st_queue_finish(d->db, p->id, d->owner, p->out, p->error, p->step[0] ? p->step : NULL, wall_now(),
+                                 d->o->backoff_s, state, d->err, sizeof d->err);
+        if (rc) { d->pending[kept++] = *p; continue; }
+        dlog(&d->log, "job %lld: its end is recorded now -> %s", (long long)p->id, state);
+    }
+    d->n_pending = kept;
+}
+
+/* A job leased again (its lease expired and it was queued again meanwhile) starts a new attempt:
+ * an end of the old attempt still waiting to be recorded must not end the new one. */
+static void forget_end(struct daemon *d, int64_t id)
+{
+    int kept = 0;
+    for (int i = 0; i < d->n_pending; i++)
+        if (d->pending[i].id != id) d->pending[kept++] = d->pending[i];
+    d->n_pending = kept;
+}
+
+/* A row the daemon leased must be one `synprobe submit` could have written: its job file's path
+ * absolute (the job's paths resolve against its folder, and the daemon's own folder is no
+ * job's). A row made by hand may be anything; such a job fails with the reason instead of
+ * running on a guess. 1 when usable; else 0 with why. */
+static int row_usable(const struct st_queue_job *j, char *why, size_t n)
+{
+    if (!j->path || j->path[0] != '/') {
+        snprintf(why, n, "the queue row's job file path '%s' is not absolute (synprobe submit records the absolute path; a row "
+                 "made by hand must too)", j->path ? j->path : "");
+        return 0;
+    }
+    if (!j->text || !j->text[0]) {
+        snprintf(why, n, "the queue row holds no job file text (synprobe submit records the file's content)");
+        return 0;
+    }
+    return 1;
 }
 
 static int same_file(const char *a, const char *b)
@@ -327,8 +409,7 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
 {
     struct dmn_job job;
     char e[SP_ERRLEN], dir[4096];
-    const char *slash = strrchr(j->path, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+    job_dir(j, dir, sizeof dir);
     int handled = 0;
     struct st_db *db = NULL;
     struct stat sb;
@@ -365,10 +446,11 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
     sp_buf_free(&out);
     if (!f) goto out;
     handled = 1;
-    if (db_ready(d) || (job.n_steps && st_queue_progress(d->db, j->id, d->owner, job.steps[job.n_steps - 1].where, job.n_steps,
-                                                        job.n_steps, d->err, sizeof d->err)) ||
-        st_queue_finish(d->db, j->id, d->owner, ST_QUEUE_DONE, NULL, NULL, wall_now(), d->o->backoff_s, NULL, d->err, sizeof d->err))
-        dlog(&d->log, "job %lld: recording its end: %s", (long long)j->id, d->err);
+    char state[16];
+    if (!db_ready(d) && job.n_steps && st_queue_progress(d->db, j->id, d->owner, job.steps[job.n_steps - 1].where, job.n_steps,
+                                                         job.n_steps, d->err, sizeof d->err))
+        dlog(&d->log, "job %lld: progress: %s", (long long)j->id, d->err);
+    finish_job(d, j->id, ST_QUEUE_DONE, NULL, NULL, state);
     if (d->o->verbose) dlog(&d->log, "job %lld: nothing to do (every step done before): done", (long long)j->id);
 out:
     st_close(db);
@@ -392,8 +474,7 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
     if (!why) {
         struct dmn_job job;
         char e[SP_ERRLEN], dir[4096];
-        const char *slash = strrchr(j->path, '/');
-        snprintf(dir, sizeof dir, "%.*s", slash == j->path ? 1 : (int)(slash - j->path), j->path);
+        job_dir(j, dir, sizeof dir);
         if (dmn_job_parse(j->text, dir, j->path, &job, e, sizeof e) == SP_OK && same_file(job.store, d->o->store)) {
             st_close(d->db);
             d->db = NULL;
@@ -443,8 +524,8 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
         char msg[SP_ERRLEN];
         snprintf(msg, sizeof msg, "the daemon could not start the job: %s (%s): %s", why, logp, strerror(errno));
         dlog(&d->log, "job %lld: %s", (long long)j->id, msg);
-        if (!db_ready(d))
-            st_queue_finish(d->db, j->id, d->owner, ST_QUEUE_FAILED, msg, NULL, wall_now(), d->o->backoff_s, NULL, d->err, sizeof d->err);
+        char state[16];
+        finish_job(d, j->id, ST_QUEUE_FAILED, msg, NULL, state);
         return;
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);
@@ -528,9 +609,7 @@ static void reap(struct daemon *d)
             }
         }
         char state[16] = "";
-        if (db_ready(d) || st_queue_finish(d->db, c->id, d->owner, out, c->error, c->error_step[0] ? c->error_step : c->step,
-                                           wall_now(), d->o->backoff_s, state, d->err, sizeof d->err))
-            dlog(&d->log, "job %lld: recording its end: %s", (long long)c->id, d->err);
+        finish_job(d, c->id, out, c->error, c->error_step[0] ? c->error_step : c->step, state);
         if (out == ST_QUEUE_FAILED)
             snprintf(msg, sizeof msg, "failed in %s: %s -> %s", c->error_step[0] ? c->error_step : "?", c->error, state);
         else snprintf(msg, sizeof msg, "%s -> %s", what, state);
@@ -585,6 +664,7 @@ static int reclaim_cb(void *arg, const struct st_queue_job *j)
 static void housekeeping(struct daemon *d)
 {
     if (db_ready(d)) { dlog(&d->log, "%s", d->err); return; }
+    retry_ends(d);   /* first: before an expired lease of such a job is taken for an abandoned one */
     double now = wall_now();
     int n;
     if (st_queue_heartbeat(d->db, d->owner, now, d->o->lease_s, &n, d->err, sizeof d->err))
@@ -693,6 +773,14 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
                 break;
             }
             if (!got) { idle = 1; break; }
+            forget_end(d, j.id);
+            char why[SP_ERRLEN + 64], state[16];
+            if (!row_usable(&j, why, sizeof why)) {
+                finish_job(d, j.id, ST_QUEUE_FAILED, why, NULL, state);
+                dlog(&d->log, "job %lld: failed: %s -> %s", (long long)j.id, why, state);
+                st_queue_job_free(&j);
+                continue;
+            }
             if (run_if_nothing_to_do(d, &j)) { st_queue_job_free(&j); continue; }
             struct child *c = NULL;
             for (int k = 0; k < (int)o->workers && !c; k++) if (!d->kids[k].pid) c = &d->kids[k];
@@ -712,7 +800,13 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
             while (read(g_wake[0], buf, sizeof buf) > 0) {}
         }
     }
+    if (d->n_pending) retry_ends(d);
+    for (int i = 0; i < d->n_pending; i++)
+        dlog(&d->log, "job %lld: its end could not be recorded (%s): it stays 'running' under this daemon's lease, which "
+             "expires in %.0f s; then another daemon on this store queues it again", (long long)d->pending[i].id, d->err,
+             o->lease_s);
     dlog(&d->log, "drained: every job of this daemon finished or queued again; exiting");
+    free(d->pending);
     free(pfd);
     free(d->kids);
     st_close(d->db);

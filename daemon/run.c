@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemon/run.h"
+#include "daemon/shard.h"
 #include "stages/encode.h"
 #include "stages/ingest.h"
 #include "stages/probe.h"
@@ -278,8 +280,43 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
     return rc;
 }
 
+/* A store that merges shards (synprobe merge) runs the job only once it holds every shard: its
+ * steps would see part of the corpus (ingest finds its files done, tasks and probes draw from the
+ * sentences there) and the job would end as if all was well. SP_EPARSE naming the shard stores
+ * still missing (the first 8). A store that cannot be read is left to the steps to report. */
+static int every_shard_merged(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
+{
+    struct stat sb;
+    struct st_db *db;
+    char err[SP_ERRLEN];
+    if (stat(job->store, &sb) || sb.st_size == 0 || st_open(job->store, ST_OPEN_READONLY, &db, err, sizeof err)) return SP_OK;
+    int n = 0, n_missing = 0, *ks = NULL;
+    int rc = st_shards_unmerged(db, &n, &ks, &n_missing, err, sizeof err);
+    st_close(db);
+    if (rc || !n_missing) { free(ks); return SP_OK; }
+    struct sp_buf names = { 0 };
+    for (int i = 0; i < n_missing && i < 8; i++) {
+        char p[4200];
+        dmn_shard_path(job, ks[i], n, p, sizeof p);
+        sp_buf_printf(&names, "%s%s", i ? ", " : "", p);
+    }
+    if (n_missing > 8) sp_buf_printf(&names, " and %d more", n_missing - 8);
+    free(ks);
+    r->n_failed = 1;
+    r->failed_where = "store";
+    rc = stg_fail(ro->ctx, SP_EPARSE, "%s holds %d of the %d shards of this job: %s %s not merged yet; merge %s first "
+                  "(synprobe merge %s SHARD...): the job's steps would see part of its corpus", job->store, n - n_missing, n,
+                  names.p, n_missing == 1 ? "is" : "are", n_missing == 1 ? "it" : "them", job->store);
+    sp_buf_free(&names);
+    return rc;
+}
+
 static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn_run_result *r)
 {
+    if (!ro->shard_n) {
+        int rc = every_shard_merged(job, ro, r);
+        if (rc) return rc;
+    }
     if (ro->shard_n) {   /* the shard store says which shard it holds, before anything is written to it */
         struct st_db *db;
         char err[SP_ERRLEN];

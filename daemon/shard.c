@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/guard.h"
 #include "daemon/shard.h"
@@ -32,8 +33,7 @@ int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen)
     return SP_OK;
 }
 
-/* out/<store base, extension cut>.shard-K-of-N<extension> into buf */
-static void shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap)
+void dmn_shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap)
 {
     const char *base = strrchr(job->store, '/') ? strrchr(job->store, '/') + 1 : job->store;
     const char *dot = strrchr(base, '.');
@@ -44,7 +44,7 @@ static void shard_path(const struct dmn_job *job, int k, int n, char *buf, size_
 const char *dmn_shard_store(struct dmn_job *job, int k, int n)
 {
     char p[PATH_MAX + 64];
-    shard_path(job, k, n, p, sizeof p);
+    dmn_shard_path(job, k, n, p, sizeof p);
     return sp_arena_strdup(&job->arena, p);
 }
 
@@ -87,6 +87,36 @@ static void shq(struct sp_buf *b, const char *s)
     sp_buf_puts(b, "'");
 }
 
+/* A value the scripts hold, checked before anything is written. Inside the single quotes of shq
+ * every byte stands for itself except a line's end: a newline (or a CR, which other tools take
+ * for one) would end the quoted word's line and start a command of its own, so every control
+ * character (bytes below 0x20, and 0x7f) is refused. In the log folder ('pattern'), sbatch also
+ * reads --output as a filename pattern: '%' starts a replacement (%j, %a, %x ...) and a backslash
+ * turns them all off and is dropped from the name, so both are refused there too. SP_EUSAGE
+ * with the value named (control bytes shown as \xNN). */
+static int script_value(const char *what, const char *v, int pattern, char *err, size_t errlen)
+{
+    const unsigned char *bad = NULL;
+    for (const unsigned char *p = (const unsigned char *)v; *p && !bad; p++)
+        if (*p < 0x20 || *p == 0x7f || (pattern && (*p == '%' || *p == '\\'))) bad = p;
+    if (!bad) return SP_OK;
+    struct sp_buf shown = { 0 };
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) sp_buf_printf(&shown, "\\x%02x", *p);
+        else sp_buf_put(&shown, p, 1);
+    }
+    if (*bad < 0x20 || *bad == 0x7f)
+        snprintf(err, errlen, "%s '%s' holds a control character (byte 0x%02x at offset %ld): a value written into a Slurm "
+                 "script may not hold one (a line break would start a command of its own)", what, shown.p,
+                 *bad, (long)(bad - (const unsigned char *)v));
+    else
+        snprintf(err, errlen, "%s '%s' holds '%c' (offset %ld): sbatch reads the log files' names under it as a filename "
+                 "pattern, where '%%' starts a replacement and '\\' turns them off; choose another folder (--out DIR)", what,
+                 shown.p, *bad, (long)(bad - (const unsigned char *)v));
+    sp_buf_free(&shown);
+    return SP_EUSAGE;
+}
+
 static int write_file(const char *dir, const char *name, const char *text, int exec, char *err, size_t errlen)
 {
     char path[PATH_MAX + 64];
@@ -103,16 +133,16 @@ static int write_file(const char *dir, const char *name, const char *text, int e
     return SP_OK;
 }
 
-/* The #SBATCH lines both scripts share. */
-static void sbatch_common(struct sp_buf *b, const struct dmn_slurm_opts *o, const char *name, const char *log)
+/* The #SBATCH lines both scripts share: fixed words only. sbatch reads these lines with rules of
+ * its own (quotes, backslashes, '#' starts a comment, and a line that mentions "hetjob" or
+ * "packjob" anywhere starts another job component), so nothing a user named is put there: the
+ * job name, log file, partition and time limit go on sbatch's command line in submit.sh, quoted
+ * for sh. */
+static void sbatch_common(struct sp_buf *b)
 {
-    sp_buf_printf(b, "#SBATCH --job-name=%s\n", name);
-    sp_buf_printf(b, "#SBATCH --output=%s/logs/%s\n", o->dir, log);
     sp_buf_puts(b, "#SBATCH --open-mode=append\n");
     sp_buf_puts(b, "#SBATCH --requeue\n");
     sp_buf_puts(b, "#SBATCH --signal=B:USR1@60\n");
-    if (o->partition) sp_buf_printf(b, "#SBATCH --partition=%s\n", o->partition);
-    if (o->time) sp_buf_printf(b, "#SBATCH --time=%s\n", o->time);
 }
 
 /* Runs "$@" in the background, passes SIGTERM on for SIGTERM/SIGINT (preemption, scancel) and
@@ -139,28 +169,61 @@ static const char run_fn[] =
     "    return $rc\n"
     "}\n";
 
+/* p made absolute against the current folder (job paths are resolved against the job's folder,
+ * which is relative to it when the job file's path is) */
+static void absolute(const char *p, char *buf, size_t cap)
+{
+    char cwd[PATH_MAX];
+    if (p[0] != '/' && getcwd(cwd, sizeof cwd)) snprintf(buf, cap, "%s/%s", cwd, p);
+    else snprintf(buf, cap, "%s", p);
+}
+
+/* One sbatch call of submit.sh: the options from the user's values, each quoted for sh. */
+static void submit_call(struct sp_buf *b, const struct dmn_slurm_opts *o, const char *var, const char *jname, const char *log,
+                        const char *dep, const char *script)
+{
+    sp_buf_printf(b, "%s=$(sbatch --parsable --job-name=", var);
+    shq(b, jname);
+    sp_buf_printf(b, " --output=\"$dir/logs/%s\"", log);
+    if (o->partition) { sp_buf_puts(b, " --partition="); shq(b, o->partition); }
+    if (o->time) { sp_buf_puts(b, " --time="); shq(b, o->time); }
+    sp_buf_printf(b, "%s \"$dir/%s\")\n%s=${%s%%%%;*}\n", dep, script, var, var);
+}
+
 int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, char *err, size_t errlen)
 {
-    char jobabs[PATH_MAX], logs[PATH_MAX + 8];
+    char jobabs[PATH_MAX], store[PATH_MAX + 64];
     char *ja = sp_path_real(job->path, 0);   /* a symlinked job file: the link, as run and submit (daemon/job.h) */
     snprintf(jobabs, sizeof jobabs, "%s", ja);
     free(ja);
-    char d[PATH_MAX];
+    absolute(job->store, store, sizeof store);
+    const char *name = strrchr(jobabs, '/') + 1;
+    char jname[256];
+    snprintf(jname, sizeof jname, "synprobe-%.*s", (int)(strchr(name, '.') ? (size_t)(strchr(name, '.') - name) : strlen(name)), name);
+    /* every value the scripts will hold, before anything is written */
+    int rc = script_value("the job file's path", jobabs, 0, err, errlen);
+    if (!rc) rc = script_value("the synprobe binary's path", o->synprobe, 0, err, errlen);
+    if (!rc) rc = script_value("the job's store", store, 0, err, errlen);
+    if (!rc) rc = script_value("the job's output folder", job->out, 0, err, errlen);
+    if (!rc) rc = script_value("the scripts' folder", o->dir, 1, err, errlen);
+    if (!rc && o->partition) rc = script_value("--partition", o->partition, 0, err, errlen);
+    if (!rc && o->time) rc = script_value("--time", o->time, 0, err, errlen);
+    if (rc) return rc;
+
+    char d[PATH_MAX], logs[PATH_MAX + 8];
     snprintf(d, sizeof d, "%s", o->dir);
     for (char *p = d + 1; *p; p++)
         if (*p == '/') { *p = 0; mkdir(d, 0777); *p = '/'; }
     mkdir(d, 0777);
     snprintf(logs, sizeof logs, "%s/logs", o->dir);
     if (mkdir(logs, 0777) && errno != EEXIST) { snprintf(err, errlen, "%s: %s", logs, strerror(errno)); return SP_EIO; }
-    const char *name = strrchr(jobabs, '/') + 1;
-    char jname[256];
-    snprintf(jname, sizeof jname, "synprobe-%.*s", (int)(strchr(name, '.') ? (size_t)(strchr(name, '.') - name) : strlen(name)), name);
 
     struct sp_buf a = { 0 }, f = { 0 }, s = { 0 };
     /* the array: one task per shard */
     sp_buf_puts(&a, "#!/bin/sh\n# Shards of a synprobe job, written by `synprobe slurm`: task K runs\n"
-                    "# `synprobe run --shard K/N JOB` (ingest + encode of shard K into its own store).\n");
-    sbatch_common(&a, o, jname, "shard-%a.out");
+                    "# `synprobe run --shard K/N JOB` (ingest + encode of shard K into its own store).\n"
+                    "# Submit with submit.sh: it gives sbatch the job name, log files, partition and time limit.\n");
+    sbatch_common(&a);
     sp_buf_printf(&a, "#SBATCH --array=0-%d\n", o->shards - 1);
     if (o->gpus > 0) sp_buf_printf(&a, "#SBATCH --gres=gpu:%ld\n", o->gpus);
     sp_buf_puts(&a, "set -u\nSYNPROBE=");
@@ -174,36 +237,32 @@ int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, c
     sp_buf_puts(&f, "#!/bin/sh\n# Runs after every shard succeeded (submit.sh: --dependency=afterok): merges the\n"
                     "# shard stores into the job's store, then runs the job on it; ingest and encode find\n"
                     "# their work done, tasks, probes, trees and reports run.\n");
-    sbatch_common(&f, o, jname, "final.out");
+    sbatch_common(&f);
     sp_buf_puts(&f, "set -u\nSYNPROBE=");
     shq(&f, o->synprobe);
     sp_buf_puts(&f, "\nJOB=");
     shq(&f, jobabs);
     sp_buf_printf(&f, "\nJOBREF=\"$SLURM_JOB_ID\"\n%s", run_fn);
     sp_buf_puts(&f, "\"$SYNPROBE\" merge ");
-    char sh[PATH_MAX + 64], store_abs[PATH_MAX];
-    const char *store = job->store;
-    if (store[0] != '/' && realpath(".", store_abs)) {   /* job paths are resolved against the job's folder */
-        snprintf(sh, sizeof sh, "%s/%s", store_abs, store);
-        store = sh;
-    }
     shq(&f, store);
     for (int k = 0; k < o->shards; k++) {
         char p[PATH_MAX + 64], q[PATH_MAX + 128];
-        shard_path(job, k, o->shards, p, sizeof p);
-        if (p[0] != '/' && realpath(".", store_abs)) { snprintf(q, sizeof q, "%s/%s", store_abs, p); sp_buf_puts(&f, " \\\n    "); shq(&f, q); }
-        else { sp_buf_puts(&f, " \\\n    "); shq(&f, p); }
+        dmn_shard_path(job, k, o->shards, p, sizeof p);
+        absolute(p, q, sizeof q);
+        sp_buf_puts(&f, " \\\n    ");
+        shq(&f, q);
     }
     sp_buf_puts(&f, " || exit $?\nrun \"$SYNPROBE\" run \"$JOB\"\n");
 
     sp_buf_puts(&s, "#!/bin/sh\n# Submits the shards and the job that merges them, probes and reports (written by\n"
                     "# `synprobe slurm`). Prints the two Slurm job ids.\nset -eu\ndir=");
     shq(&s, o->dir);
-    sp_buf_puts(&s, "\narray=$(sbatch --parsable \"$dir/shards.sbatch\")\narray=${array%%;*}\n"
-                    "final=$(sbatch --parsable --dependency=afterok:$array \"$dir/final.sbatch\")\nfinal=${final%%;*}\n"
-                    "echo \"shards: Slurm job $array; merge, probes, reports: Slurm job $final (after every shard succeeded)\"\n"
+    sp_buf_puts(&s, "\n");
+    submit_call(&s, o, "array", jname, "shard-%a.out", "", "shards.sbatch");
+    submit_call(&s, o, "final", jname, "final.out", " --dependency=afterok:$array", "final.sbatch");
+    sp_buf_puts(&s, "echo \"shards: Slurm job $array; merge, probes, reports: Slurm job $final (after every shard succeeded)\"\n"
                     "echo \"$array $final\" >\"$dir/jobs\"\n");
-    int rc = write_file(o->dir, "shards.sbatch", a.p, 1, err, errlen);
+    rc = write_file(o->dir, "shards.sbatch", a.p, 1, err, errlen);
     if (!rc) rc = write_file(o->dir, "final.sbatch", f.p, 1, err, errlen);
     if (!rc) rc = write_file(o->dir, "submit.sh", s.p, 1, err, errlen);
     sp_buf_free(&a);

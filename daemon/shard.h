@@ -22,7 +22,10 @@
 /* "K/N" with 0 <= K < N, 1 <= N <= 10000. */
 int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen);
 
-/* The shard store's path (in the job's arena). */
+/* The shard store's path: out/<store base, extension cut>.shard-K-of-N<extension>, into buf. */
+void dmn_shard_path(const struct dmn_job *job, int k, int n, char *buf, size_t cap);
+
+/* The same, in the job's arena. */
 const char *dmn_shard_store(struct dmn_job *job, int k, int n);
 
 /* Turn a loaded job into its shard K of N: the store becomes the shard store and the steps

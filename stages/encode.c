@@ -455,6 +455,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     if (o->layers && s->id.cfg.kind != ENC_BERT)
         return stg_fail(ctx, SP_EUSAGE, "--layers applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
+    if ((rc = stg_every_shard_merged(ctx, s->db, o->db))) return rc;
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
         (s->id.cfg.kind != ENC_BERT && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;

@@ -1,10 +1,12 @@
 /* stages/names.c — messages for names the store does not hold (stages/names.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/opt.h"
 #include "stages/names.h"
 #include "stages/stage.h"
 #include "store/jobs.h"
+#include "store/shards.h"
 
 static const char *const kind_word[] = { "corpus", "task", "run" };
 static const char *const how_to_add[] = { "synprobe ingest", "synprobe tasks build or tasks import", "synprobe encode" };
@@ -57,9 +59,29 @@ int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, co
     return rc;
 }
 
+int stg_every_shard_merged(struct stg_ctx *ctx, struct st_db *db, const char *path)
+{
+    int n = 0, n_missing = 0, *ks = NULL;
+    int rc = st_shards_unmerged(db, &n, &ks, &n_missing, ctx->err, sizeof ctx->err);
+    if (rc || !n_missing) { free(ks); return rc; }
+    struct sp_buf list = { 0 };
+    for (int i = 0; i < n_missing && i < 16; i++) sp_buf_printf(&list, "%s%d", i ? ", " : "", ks[i]);
+    if (n_missing > 16) sp_buf_printf(&list, " and %d more", n_missing - 16);
+    free(ks);
+    rc = stg_fail(ctx, SP_EPARSE, "%s holds %d of %d shards (synprobe merge): shard%s %s of %d %s not merged yet; merge %s before "
+                  "a step writes to it (it would see part of the corpus)", path, n - n_missing, n, n_missing == 1 ? "" : "s", list.p,
+                  n, n_missing == 1 ? "is" : "are", n_missing == 1 ? "it" : "them");
+    sp_buf_free(&list);
+    return rc;
+}
+
 int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db)
 {
     int rc = st_open(path, flags, db, ctx->err, sizeof ctx->err);
     if (rc == SP_OK) st_set_job_step(*db, ctx->job_step);
+    if (rc == SP_OK && !(flags & ST_OPEN_READONLY) && (rc = stg_every_shard_merged(ctx, *db, path))) {
+        st_close(*db);
+        *db = NULL;
+    }
     return rc == SP_EUSAGE ? SP_ESTORE : rc;
 }

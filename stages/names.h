@@ -23,8 +23,13 @@ int stg_no_such(struct stg_ctx *ctx, struct st_db *db, const char *db_path, enum
 /* The corpus id of name; an unknown name is SP_EPARSE with the message. */
 int stg_corpus_id(struct stg_ctx *ctx, struct st_db *db, const char *db_path, const char *name, int64_t *id);
 
+/* SP_OK unless db (at path) merges shards (synprobe merge) and some are not merged yet: then
+ * SP_EPARSE naming them, since a step that writes to it would compute on part of its corpus. */
+int stg_every_shard_merged(struct stg_ctx *ctx, struct st_db *db, const char *path);
+
 /* st_open for a stage: a store that is not ours, or too new, is bad input (SP_ESTORE), never a
- * usage error; the message in ctx->err. */
+ * usage error; the message in ctx->err. Opened for writing, a store whose merge is not complete
+ * is refused (stg_every_shard_merged). */
 int stg_open_store(struct stg_ctx *ctx, const char *path, unsigned flags, struct st_db **db);
 
 #endif

@@ -18,7 +18,9 @@
  * holds tasks or runs (their sentence ids would change). Up to 9 shards are merged in one
  * transaction (SQLite attaches at most 10 databases); more are merged 9 at a time, each group
  * all-or-nothing, so an interrupted merge is finished by running it again. Each transaction
- * ends with PRAGMA foreign_key_check and integrity_check. */
+ * ends with PRAGMA foreign_key_check and integrity_check. Each shard must pass SQLite's
+ * integrity_check before anything is read from it (a damaged shard is refused, named with the
+ * check's first message, and nothing is merged). */
 #ifndef ST_SHARDS_H
 #define ST_SHARDS_H
 
@@ -33,6 +35,13 @@ int st_shard_mark(struct st_db *db, int k, int n, char *err, size_t errlen);
 
 /* The shard a store says it is: *k, *n; *n = 0 when it is none. */
 int st_shard_self(struct st_db *db, int *k, int *n, char *err, size_t errlen);
+
+/* The shards of a merged store that no merge put there yet: *n the N its merged shards split the
+ * job into (0: no merge put anything there, or it is no merged store), *ks (malloc'd, free it;
+ * NULL when none) the numbers K of those missing, ascending, *n_missing how many. A job's later
+ * steps (tasks, encodes, probes, trees, reports) on such a store would see part of its corpus:
+ * `run` and every stage that writes to a store refuse it while *n_missing > 0. */
+int st_shards_unmerged(struct st_db *db, int *n, int **ks, int *n_missing, char *err, size_t errlen);
 
 struct st_merge_shard {
     const char *path;                    /* as given (messages) */

@@ -102,7 +102,48 @@ int st_shard_mark(struct st_db *db, int k, int n, char *err, size_t errlen)
     return rc;
 }
 
+int st_shards_unmerged(struct st_db *db, int *n, int **ks, int *n_missing, char *err, size_t errlen)
+{
+    long long nn = 0;
+    *n = *n_missing = 0;
+    *ks = NULL;
+    int rc = xint(db, &nn, err, errlen, "SELECT coalesce(max(n), 0) FROM shard WHERE role = 'merged'");
+    *n = (int)nn;
+    if (rc || !nn) return rc;
+    sqlite3_stmt *q;
+    rc = xrow(db, &q, err, errlen,
+              "WITH RECURSIVE ks(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM ks WHERE k + 1 < %lld) "
+              "SELECT k FROM ks WHERE k NOT IN (SELECT k FROM shard WHERE role = 'merged') ORDER BY k", nn);
+    if (rc < 0) return SP_ESTORE;
+    while (rc == SQLITE_ROW) {
+        *ks = sp_xrealloc(*ks, sizeof **ks * (size_t)(*n_missing + 1));
+        (*ks)[(*n_missing)++] = sqlite3_column_int(q, 0);
+        rc = sqlite3_step(q);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SP_OK : st_sqlerr(db, "shards", err, errlen);
+}
+
 /* ---- checks ---- */
+
+/* A shard is read only when SQLite finds it intact: integrity_check (not only quick_check: a
+ * row whose bytes changed shows as a row missing from its index, which quick_check does not
+ * look for; it costs 0.05 s on a 7 MB shard against quick_check's 0.03 s, less than reading it
+ * for the merge). SP_ESTORE naming the shard and the check's first message. */
+static int shard_intact(struct st_db *s, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    char why[SP_ERRLEN];
+    int rc = xrow(s, &q, why, sizeof why, "PRAGMA main.integrity_check(1)");
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: the shard store cannot be checked (%s); nothing was merged", path, why);
+        return SP_ESTORE;
+    }
+    rc = rc == SQLITE_ROW && strcmp(col(q, 0), "ok") ? SP_ESTORE : SP_OK;
+    if (rc) snprintf(err, errlen, "%s: the shard store fails SQLite's integrity check (%s); nothing was merged", path, col(q, 0));
+    sqlite3_finalize(q);
+    return rc;
+}
 
 /* Sources (corpus, file stem, SHA-256, format, mode) in schema a and not in b: the first, as
  * words, into what. 1 when there is one, 0 when none, -1 on error. */
@@ -447,7 +488,8 @@ int st_merge(const char *out, const char **paths, int n, struct st_merge_result 
         }
         if ((rc = st_open(paths[i], 0, &s, err, errlen))) return rc == SP_EUSAGE ? SP_EUSAGE : rc;
         if (!realpath(paths[i], r->shard[i].real)) snprintf(r->shard[i].real, sizeof r->shard[i].real, "%s", paths[i]);
-        rc = st_shard_self(s, &r->shard[i].k, &r->shard[i].n, err, errlen);
+        rc = shard_intact(s, paths[i], err, errlen);
+        if (!rc) rc = st_shard_self(s, &r->shard[i].k, &r->shard[i].n, err, errlen);
         st_close(s);
         if (rc) return rc;
         if (!r->shard[i].n) {

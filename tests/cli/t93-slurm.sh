@@ -117,6 +117,26 @@ check "... and that the corpus runs were cached (encoded by the shards)" grep -q
 expect_eq "Slurm run = one machine in every part ($PARTS)" "$(same_parts $TMP/sl/out/store.db $TMP/one/out/store.db)" ""
 expect_eq "merged store: integrity_check" "$(sqlite3 $TMP/sl/out/store.db 'pragma integrity_check')" ok
 
+# odd but valid names (t125 has the hostile ones): a folder and job file with spaces, quotes, $()
+# and UTF-8 reach the real sbatch as the job name and the log files' folder
+ODD="$TMP/odd 'q' \$(touch MARK) ü"
+mkjob $TMP/oddsrc
+mkdir -p "$ODD"
+cp $TMP/oddsrc/* "$ODD/"
+mv "$ODD/job.json" "$ODD/a 'b' é.json"
+$SP slurm "$ODD/a 'b' é.json" --shards 2 --partition t93 >/dev/null 2>&1 && rc=0 || rc=$?
+expect_eq "odd names: synprobe slurm exit 0" "$rc" 0
+sh "$ODD/out/slurm/submit.sh" >$TMP/odd.out 2>&1 && rc=0 || rc=$?
+expect_eq "odd names: submit.sh exit 0 ($(cat $TMP/odd.out))" "$rc" 0
+set -- $(cat "$ODD/out/slurm/jobs" 2>/dev/null || echo 0 0)
+OA=$1 OF=$2
+i=0
+while [ $i -lt 900 ] && [ -n "$(squeue -h -j $OA,$OF 2>/dev/null)" ]; do sleep 0.2; i=$((i+1)); done
+expect_eq "odd names: both jobs completed" "$(state $OA) / $(state $OF)" "2 COMPLETED / 1 COMPLETED"
+expect_eq "... under the job name given" "$(scontrol show job $OF 2>/dev/null | sed -n 's/.*JobName=//p')" "synprobe-a 'b' é"
+check "... logging into the odd folder (the final job merged 2 of 2 shards)" grep -q 'holds 2 of 2 shards: 32 sentences' "$ODD/out/slurm/logs/final.out"
+expect_eq "... no injected command ran" "$(find $TMP / -maxdepth 1 -name MARK 2>/dev/null | wc -l | tr -d ' ')" 0
+
 # preemption: a shard task told to stop (the signal the array asks for before the time limit)
 # checkpoints, requeues itself and resumes; the result is still the one-machine run's
 mkjob $TMP/pre
