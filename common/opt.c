@@ -94,6 +94,26 @@ static void list_append(struct sp_strlist *l, const char *s, size_t n, struct sp
     l->n++;
 }
 
+/* One item of a LIST (n bytes at s): one of .choices, or an integer in [lo, hi], when the table
+ * says so; the same words the single-valued types use in their messages. */
+static int list_item_check(const struct sp_opt *o, const char *s, size_t n, char *err, size_t errlen)
+{
+    char item[128];
+    long v;
+    snprintf(item, sizeof item, "%.*s", (int)n, s);
+    if (o->choices && choice_index(o->choices, item) < 0) {
+        char c[256];
+        choices_text(c, sizeof c, o->choices);
+        snprintf(err, errlen, "--%s: expected %s (comma-separated), got '%.*s'", o->name, c, (int)n, s);
+        return -1;
+    }
+    if (o->lo < o->hi && (n >= sizeof item || sp_parse_int(item, (long)o->lo, (long)o->hi, &v))) {
+        snprintf(err, errlen, "--%s: expected integers %lld..%lld (comma-separated), got '%.*s'", o->name, o->lo, o->hi, (int)n, s);
+        return -1;
+    }
+    return 0;
+}
+
 int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_arena *a, char *err, size_t errlen)
 {
     switch (o->type) {
@@ -132,9 +152,12 @@ int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_a
         char *end;
         errno = 0;
         double v = value && *value && !isspace((unsigned char)*value) ? strtod(value, &end) : NAN;
-        if (!isfinite(v) || errno == ERANGE || *end || (o->lo < o->hi && (v < (double)o->lo || v > (double)o->hi))) {
+        int open = (o->flags & SP_OPTF_HI_OPEN) != 0;
+        if (!isfinite(v) || errno == ERANGE || *end ||
+            (o->lo < o->hi && (v < (double)o->lo || v > (double)o->hi || (open && v == (double)o->hi)))) {
             if (o->lo < o->hi)
-                snprintf(err, errlen, "--%s: expected a number in [%lld, %lld], got '%s'", o->name, o->lo, o->hi, value);
+                snprintf(err, errlen, "--%s: expected a number in [%lld, %lld%c, got '%s'", o->name, o->lo, o->hi,
+                         open ? ')' : ']', value ? value : "");
             else
                 snprintf(err, errlen, "--%s: expected a finite number, got '%s'", o->name, value);
             return SP_EUSAGE;
@@ -171,6 +194,7 @@ int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_a
                 snprintf(err, errlen, "--%s: expected a name or names separated by commas, got '%s'", o->name, value ? value : "");
                 return SP_EUSAGE;
             }
+            if (list_item_check(o, p, n, err, errlen)) return SP_EUSAGE;
             list_append(l, p, n, a);
             if (!comma) break;
             p = comma + 1;

@@ -23,11 +23,12 @@ enum sp_opt_type {
     SP_OPT_FLAG,    /* no value: stores .flag_value (1 when 0) in an int field */
     SP_OPT_INT,     /* long, digits with an optional '-', within [lo, hi] */
     SP_OPT_SIZE,    /* uint64_t bytes: digits with an optional K, M, G or T (powers of 1024), >= lo */
-    SP_OPT_DOUBLE,  /* double, finite, within [lo, hi] */
+    SP_OPT_DOUBLE,  /* double, finite, within [lo, hi] ([lo, hi) with SP_OPTF_HI_OPEN) when lo < hi */
     SP_OPT_STR,     /* const char *, not empty */
     SP_OPT_PATH,    /* const char *: a file or folder (a job file resolves it against its folder) */
     SP_OPT_CHOICE,  /* int: the index of the value in .choices ("auto|conllu|ptb|dep") */
-    SP_OPT_LIST,    /* struct sp_strlist: comma-separated names, repeatable (--task A,B --task C) */
+    SP_OPT_LIST,    /* struct sp_strlist: comma-separated names, repeatable (--task A,B --task C); each
+                     * item one of .choices when given, an integer in [lo, hi] when lo < hi */
     SP_OPT_PATHS,   /* struct sp_strlist: the arguments up to the next --option (--mrg a.mrg b.mrg) */
 };
 
@@ -38,6 +39,7 @@ enum {
     SP_OPTF_REQUIRED = 1,   /* sp_opt_check_required reports it missing */
     SP_OPTF_NODEF    = 2,   /* the default is a sentinel ("not given"): --help does not show it */
     SP_OPTF_CLI      = 4,   /* about the terminal (--json, --quiet): not in a job file or manifest */
+    SP_OPTF_HI_OPEN  = 8,   /* DOUBLE: hi itself is out of range ([0, 1) for a dropout) */
 };
 
 struct sp_opt {
@@ -45,10 +47,10 @@ struct sp_opt {
     enum sp_opt_type type;
     size_t offset;          /* offsetof(struct ..., field) */
     const char *def;        /* default, written as on the command line; NULL: 0, NULL or empty */
-    long long lo, hi;       /* INT: bounds; DOUBLE: bounds (when lo < hi); SIZE: lo is the minimum */
+    long long lo, hi;       /* INT: bounds; DOUBLE, LIST: bounds (when lo < hi); SIZE: lo is the minimum */
     const char *metavar;    /* "N", "FILE", "NAME": shown by --help */
     const char *help;
-    const char *choices;    /* SP_OPT_CHOICE: the values, '|'-separated */
+    const char *choices;    /* SP_OPT_CHOICE, SP_OPT_LIST: the values, '|'-separated */
     int flag_value;         /* SP_OPT_FLAG: the value stored (several flags may share a field) */
     unsigned flags;
 };

@@ -102,7 +102,7 @@ static int store_fail(struct stg_ctx *ctx, int rc, const char *err)
     return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", err);
 }
 
-static int check_opts(struct stg_ctx *ctx, const struct stg_encode_opts *o)
+int stg_encode_check(struct stg_ctx *ctx, const struct stg_encode_opts *o)
 {
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (!o->corpus.n == !o->task.n) return stg_fail(ctx, SP_EUSAGE, "exactly one of --corpus or --task is required");
@@ -501,7 +501,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
 int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_encode_result *r)
 {
     memset(r, 0, sizeof *r);
-    int rc = check_opts(ctx, o);
+    int rc = stg_encode_check(ctx, o);
     if (rc) return rc;
     int n = o->task.n ? o->task.n : o->corpus.n;
     struct input *in = sp_xcalloc((size_t)n, sizeof *in);

@@ -61,6 +61,11 @@ struct stg_probe_result {
  * the nearest names, misaligned vectors, ...); SP_ESTORE; SP_ESTOPPED (between runs, nothing
  * stored). r is filled in every case (the runs done before a failure are in it, unstored). */
 int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_probe_result *r);
+
+/* The rules stg_probe checks its options against before it reads anything (which sources go
+ * together, seeds, classifiers, --optim, --nhid/--dropout with mlp, at most 64 runs): SP_EUSAGE
+ * with ctx->err, or SP_OK. A job file's steps are checked with it when the job is loaded. */
+int stg_probe_check(struct stg_ctx *ctx, const struct stg_probe_opts *o);
 void stg_probe_result_free(struct stg_probe_result *r);
 
 #endif

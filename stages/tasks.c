@@ -100,6 +100,12 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o,
     return parse_tasks(ctx, &o->tasks, &p->tasks);
 }
 
+int stg_tasks_build_check(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o)
+{
+    struct prb_opts p;
+    return check_opts(ctx, o, &p);
+}
+
 /* ---- the sentences ---- */
 
 struct sentences {
