@@ -399,6 +399,13 @@ void sp_opt_to_json(const struct sp_opt *t, const void *src, json_t *obj)
     }
 }
 
+/* "a string", "a number", ... for messages */
+static const char *json_type_name(const json_t *v)
+{
+    return json_is_string(v) ? "a string" : json_is_integer(v) ? "a whole number" : json_is_real(v) ? "a number"
+         : json_is_boolean(v) ? "true or false" : json_is_null(v) ? "null" : json_is_array(v) ? "an array" : "an object";
+}
+
 int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen)
 {
@@ -435,25 +442,39 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *
                 size_t i;
                 json_t *e;
                 json_array_foreach(v, i, e) {
-                    if (!json_is_string(e)) {
-                        snprintf(err, errlen, "%s.%s[%zu]: expected a string", path, key, i);
+                    char num[32];
+                    const char *item = json_string_value(e);
+                    /* a list of integers (seeds) may hold JSON integers */
+                    if (!item && o->type == SP_OPT_LIST && o->lo < o->hi && json_is_integer(e)) {
+                        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(e));
+                        item = num;
+                    }
+                    if (!item) {
+                        snprintf(err, errlen, "%s.%s[%zu]: expected a %s", path, key, i,
+                                 o->type == SP_OPT_LIST && o->lo < o->hi ? "whole number" : "string");
                         return SP_EUSAGE;
                     }
-                    if ((rc = sp_opt_set(o, dst, json_string_value(e), a, inner, sizeof inner))) break;
+                    if ((rc = sp_opt_set(o, dst, item, a, inner, sizeof inner))) break;
                 }
             } else {
                 snprintf(err, errlen, "%s.%s: expected a string or an array of strings", path, key);
                 return SP_EUSAGE;
             }
         } else {
+            /* the JSON type the option's type asks for: a number for INT and DOUBLE (an integer for
+             * INT), a string for names, paths and choices; a SIZE either ("512M" or 1048576) */
             char num[64];
             const char *s = NULL;
-            if (json_is_string(v)) s = json_string_value(v);
-            else if (json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); s = num; }
-            else if (json_is_real(v)) { snprintf(num, sizeof num, "%.17g", json_real_value(v)); s = num; }
+            int number = o->type == SP_OPT_INT || o->type == SP_OPT_DOUBLE || o->type == SP_OPT_SIZE;
+            int string = o->type != SP_OPT_INT && o->type != SP_OPT_DOUBLE;
+            if (string && json_is_string(v)) s = json_string_value(v);
+            else if (number && json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); s = num; }
+            else if (number && json_is_real(v)) { snprintf(num, sizeof num, "%.17g", json_real_value(v)); s = num; }
             if (!s) {
-                snprintf(err, errlen, "%s.%s: expected a %s", path, key,
-                         o->type == SP_OPT_INT || o->type == SP_OPT_DOUBLE ? "number" : "string");
+                snprintf(err, errlen, "%s.%s: expected %s, got %s", path, key,
+                         o->type == SP_OPT_INT ? "a whole number" : o->type == SP_OPT_DOUBLE ? "a number"
+                         : o->type == SP_OPT_SIZE ? "a number of bytes or a string such as \"512M\"" : "a string",
+                         json_type_name(v));
                 return SP_EUSAGE;
             }
             rc = sp_opt_set(o, dst, s, a, inner, sizeof inner);

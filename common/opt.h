@@ -86,8 +86,11 @@ int sp_opt_check_required(const struct sp_opt *t, const void *dst, char *err, si
 void sp_opt_to_json(const struct sp_opt *t, const void *src, struct json_t *obj);
 
 /* The job file's reader: every member of obj must name an option of t (else err names the JSON
- * path and the nearest option); values are numbers, strings, booleans (FLAG) or arrays of
- * strings (LIST, PATHS). path ("encoders[1]") prefixes messages. */
+ * path and the nearest option). Each value has the JSON type of its option: a whole number
+ * (INT), a number (DOUBLE), a number or a string (SIZE: 1048576 or "1M"), a string (STR, PATH,
+ * CHOICE), a boolean (FLAG), a string or an array of strings (LIST, PATHS; a list of integers
+ * may hold numbers), and is checked exactly as sp_opt_set checks the command line's. path
+ * ("encoders[1]") prefixes messages. */
 int sp_opt_set_json(const struct sp_opt *t, void *dst, struct json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen);
 

@@ -786,6 +786,11 @@ void dmn_job_free(struct dmn_job *job)
     memset(job, 0, sizeof *job);
 }
 
+const struct sp_opt *dmn_step_table(enum dmn_step_kind k)
+{
+    return k >= 0 && k < DMN_NKINDS ? kinds[k].table : NULL;
+}
+
 void dmn_step_format(const struct dmn_step *s, struct sp_buf *b)
 {
     sp_opt_format_args(s->table, s->opts, s->defaults, b);
