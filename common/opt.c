@@ -275,11 +275,10 @@ static size_t all_names(const struct sp_optbind *b, int nb, const char **names, 
 int sp_opt_parse_argv(const struct sp_optbind *b, int nb, int argc, char **argv, struct sp_strlist *operands,
                       struct sp_arena *a, char *err, size_t errlen)
 {
-    /* which option set each field, to refuse repeats and conflicting flags */
-    enum { MAXSEEN = 512 };
-    const struct sp_opt *seen_opt[MAXSEEN];
-    void *seen_dst[MAXSEEN];
-    int n_seen = 0;
+    /* which option set each field, to refuse repeats and conflicting flags: every occurrence,
+     * however many (grown in the arena; a fixed 512 stopped refusing repeats after 512 options) */
+    struct seen { const struct sp_opt *opt; void *dst; } *seen = NULL;
+    int n_seen = 0, cap_seen = 0;
     for (int i = 0; i < nb; i++) sp_opt_defaults(b[i].table, b[i].dst, a);
     if (operands) *operands = (struct sp_strlist){ 0 };
     int only_operands = 0;
@@ -313,22 +312,28 @@ int sp_opt_parse_argv(const struct sp_optbind *b, int nb, int argc, char **argv,
         }
         /* repeats: a LIST or PATHS option accumulates; anything else is given once */
         for (int s = 0; s < n_seen; s++) {
-            if (seen_dst[s] != dst) continue;
-            if (seen_opt[s] == o && o->type != SP_OPT_LIST && o->type != SP_OPT_PATHS) {
+            if (seen[s].dst != dst) continue;
+            if (seen[s].opt == o && o->type != SP_OPT_LIST && o->type != SP_OPT_PATHS) {
                 snprintf(err, errlen, "--%s given twice: it takes one value", o->name);
                 return SP_EUSAGE;
             }
-            if (seen_opt[s] != o && seen_opt[s]->offset == o->offset && o->type == SP_OPT_FLAG &&
-                seen_opt[s]->type == SP_OPT_FLAG) {
-                snprintf(err, errlen, "--%s and --%s exclude each other; give one", seen_opt[s]->name, o->name);
+            if (seen[s].opt != o && seen[s].opt->offset == o->offset && o->type == SP_OPT_FLAG &&
+                seen[s].opt->type == SP_OPT_FLAG) {
+                snprintf(err, errlen, "--%s and --%s exclude each other; give one", seen[s].opt->name, o->name);
                 return SP_EUSAGE;
             }
         }
         int first = 1;
-        for (int k = 0; k < n_seen && first; k++) first = !(seen_opt[k] == o && seen_dst[k] == dst);
+        for (int k = 0; k < n_seen && first; k++) first = !(seen[k].opt == o && seen[k].dst == dst);
         if (first && (o->type == SP_OPT_LIST || o->type == SP_OPT_PATHS))   /* the user's list replaces the default */
             *FIELD(dst, o, struct sp_strlist) = (struct sp_strlist){ 0 };
-        if (n_seen < MAXSEEN) { seen_opt[n_seen] = o; seen_dst[n_seen++] = dst; }
+        if (n_seen == cap_seen) {
+            cap_seen = cap_seen ? 2 * cap_seen : 16;
+            struct seen *g = sp_arena_alloc(a, sizeof *g * (size_t)cap_seen);
+            if (n_seen) memcpy(g, seen, sizeof *g * (size_t)n_seen);
+            seen = g;
+        }
+        seen[n_seen++] = (struct seen){ o, dst };
         if (o->type == SP_OPT_FLAG) {
             if (eq) { snprintf(err, errlen, "--%s takes no value", o->name); return SP_EUSAGE; }
             sp_opt_set(o, dst, NULL, a, err, errlen);

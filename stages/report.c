@@ -380,8 +380,9 @@ static void set_encoder(struct obs *o, const char *label)
 
 static void set_encoder_of_row(struct obs *o, json_t *row)
 {
-    char label[256];
-    set_encoder(o, stg_report_encoder_label(row, label, sizeof label));
+    struct sp_buf label = { 0 };
+    set_encoder(o, stg_report_encoder_label(row, &label));
+    sp_buf_free(&label);
 }
 
 static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,

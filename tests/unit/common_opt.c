@@ -428,6 +428,28 @@ static void test_man(void)
     free(buf);
 }
 
+/* A single-valued option given twice is refused after any number of other options: the record
+ * of what was given had 512 places and stopped recording beyond them. */
+static void test_many_options(void)
+{
+    enum { N = 1200 };
+    char **argv = calloc(N + 5, sizeof *argv);
+    int argc = 0;
+    argv[argc++] = "prog";
+    for (int i = 0; i < N / 2; i++) { argv[argc++] = "--task"; argv[argc++] = "A"; }
+    argv[argc++] = "--threads"; argv[argc++] = "2";
+    argv[argc++] = "--threads"; argv[argc++] = "3";
+    struct o x;
+    struct sp_optbind b[1] = { { T, &x } };
+    err[0] = 0;
+    T_EQ_INT(sp_opt_parse_argv(b, 1, argc, argv, NULL, &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_STR(err, "--threads given twice: it takes one value");
+    T_EQ_INT(sp_opt_parse_argv(b, 1, argc - 2, argv, NULL, &A, err, sizeof err), SP_OK);
+    T_EQ_INT(x.task.n, N / 2);
+    T_EQ_INT(x.threads, 2);
+    free(argv);
+}
+
 /* List items bounded by the table (seeds: integers in [lo, hi]; classifiers: one of .choices) and a
  * half-open double range ([0, 1) for a dropout), from argv and from JSON alike. */
 struct b { struct sp_strlist seed, clf; double p; };
@@ -487,6 +509,7 @@ int main(void)
     test_argv();
     test_json();
     test_bounded();
+    test_many_options();
     test_format_args();
     test_man();
     test_suggest();
