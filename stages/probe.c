@@ -66,7 +66,7 @@ static const char *const preset_names[] = { "senteval-default", "senteval-fast" 
 /* ---- the data of one task, whatever its sources ---- */
 
 struct probe_data {
-    char task[128];
+    char *task;                         /* the task's name, whole (a stored name is the user's); owned */
     const char *origin;                 /* for messages: the task file, or "DB: task 'T'" */
     char origin_buf[1200];
     int n;
@@ -97,6 +97,7 @@ static void data_init(struct probe_data *d)
 
 static void data_free(struct probe_data *d)
 {
+    free(d->task);
     free(d->labels);
     free(d->split);
     free(d->line);
@@ -146,7 +147,7 @@ static int task_from_file(struct stg_ctx *ctx, struct probe_data *d, const char 
         d->words[i] = count_words(it->sentence);
     }
     const char *base = strrchr(path, '/');
-    snprintf(d->task, sizeof d->task, "%s", base ? base + 1 : path);
+    d->task = sp_xstrdup(base ? base + 1 : path);
     char *dot = strrchr(d->task, '.');
     if (dot && dot != d->task) *dot = 0;
     d->task_meta = json_pack("{s:s, s:s, s:s}", "name", d->task, "source", "file", "path", path);
@@ -183,7 +184,7 @@ static int task_from_store(struct stg_ctx *ctx, struct probe_data *d, struct st_
     rc = st_task_items(db, name, NULL, store_item, &c, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) { free(m.params); return rc; }
     if (!d->labels) data_alloc(d, 0);
-    snprintf(d->task, sizeof d->task, "%s", name);
+    d->task = sp_xstrdup(name);
     snprintf(d->origin_buf, sizeof d->origin_buf, "%s: task '%s'", dbpath, name);
     d->origin = d->origin_buf;
     d->task_id = m.id;
@@ -501,7 +502,7 @@ static void run_keep(struct probe_run_ctx *pc, const struct probe_data *d, const
     const struct stg_probe_opts *o = pc->o;
     struct stg_probe_run *run = &pc->r->runs[pc->r->n++];
     memset(run, 0, sizeof *run);
-    snprintf(run->task, sizeof run->task, "%s", d->task);
+    run->task = sp_xstrdup(d->task);
     json_t *j = prb_result_json(res);
     json_t *bl = json_object_get(j, "baselines");
     if (json_is_object(bl)) json_object_set_new(bl, "length", length_bl);
@@ -665,6 +666,7 @@ void stg_probe_result_free(struct stg_probe_result *r)
 {
     for (int i = 0; r->runs && i < r->n; i++) {
         json_decref(r->runs[i].json);
+        free(r->runs[i].task);
         free(r->runs[i].text);
         free((char *)r->runs[i].row.result);
     }

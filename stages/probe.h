@@ -43,7 +43,7 @@ extern const struct sp_opt stg_probe_options[];
 
 /* One task x classifier x seed run. */
 struct stg_probe_run {
-    char task[128];
+    char *task;                      /* the task's name, whole; owned */
     json_t *json;                    /* what --json prints (with "result_id" once stored); owned */
     char *text;                      /* the human-readable result; owned */
     int64_t result_id;               /* 0: not stored */
