@@ -54,6 +54,12 @@ rc=0; $SP run --check $J/tasks.json >$TMP/out 2>$TMP/err || rc=$?
 expect_eq "300 tasks: run --check exits 0 ($(head -c 300 $TMP/err))" "$rc" 0
 check "300 tasks: the encoder runs over the 300th" grep -q -- '--task t299 ' $TMP/out
 
+# "config" and "encoder" in one entry: refused once (the entry was freed twice: a use after free
+# that the sanitizer build reports)
+printf '{"store": "s.db", "corpora": [{"name": "d", "paths": ["demo.conllu"]}], "encoders": [{"config": "san.json", "encoder": "san.json", "inputs": ["d"]}]}\n' >$J/both.json
+rc=0; $SP run --check $J/both.json >/dev/null 2>$TMP/err || rc=$?
+check "config and encoder together: refused, exit 1 ($(head -c 300 $TMP/err))" refused "$rc" 'encoders[0]: give "config" or "encoder", not both'
+
 # A NUL byte after a valid job: every command refuses the file, naming it and the NUL's offset
 printf '{"store": "s.db", "corpora": [{"name": "d", "paths": ["demo.conllu"]}]}\n' >$J/nul.json
 off=$(wc -c <$J/nul.json | tr -d ' ')
@@ -89,4 +95,26 @@ $SP ingest --db $TMP/e.db demo/demo.conllu >/dev/null 2>&1
 rc=0; $SP encode --db $TMP/e.db --corpus main --encoder $J/nulcfg.json --run x --quiet >/dev/null 2>$TMP/err || rc=$?
 check "NUL in the encoder config: encode refuses it (exit $rc: $(cat $TMP/err))" \
     refused "$rc" "$J/nulcfg.json: a NUL byte at offset 20"
+
+# A NUL byte inside a weights file's JSON header: refused (the header was read as a C string, so
+# whatever followed the NUL was ignored)
+if [ -x "$PY" ]; then
+    rc=0; $SP encode --db $TMP/e.db --corpus main --encoder encoder/configs/san.json --run w0 --save-weights $TMP/w.safetensors \
+        --device cpu >/dev/null 2>$TMP/err || rc=$?
+    expect_eq "encode --save-weights exits 0 ($(head -c 300 $TMP/err))" "$rc" 0
+    $PY - $TMP/w.safetensors $TMP/wnul.safetensors <<'PYEOF'
+import sys
+b = open(sys.argv[1], 'rb').read()
+hl = int.from_bytes(b[:8], 'little')
+hdr = b[8:8 + hl].rstrip(b' ') + b'\0{"junk": [1, 2, 3]}'
+hdr += b' ' * (-len(hdr) % 8)
+open(sys.argv[2], 'wb').write(len(hdr).to_bytes(8, 'little') + hdr + b[8 + hl:])
+PYEOF
+    rc=0; $SP encode --db $TMP/e.db --corpus main --encoder encoder/configs/san.json --run w1 --weights $TMP/wnul.safetensors \
+        --device cpu >/dev/null 2>$TMP/err || rc=$?
+    check "a NUL in the weights header: encode refuses the file (exit $rc: $(head -c 300 $TMP/err))" \
+        sh -c '[ "$1" != 0 ] && grep -qF "wnul.safetensors: header is not a JSON object" "$2"' - "$rc" $TMP/err
+else
+    skip "no $PY: the weights header case needs it to write the file"
+fi
 done_testing

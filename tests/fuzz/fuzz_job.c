@@ -25,11 +25,24 @@ static void put(const char *name, const char *text)
     if (!f || fputs(text, f) < 0 || fclose(f)) { perror(p); abort(); }
 }
 
-/* the scratch folder, once: d.conllu (two sentences), san.json, task.txt */
+static const char *const files[] = { "d.conllu", "san.json", "task.txt" };
+
+static void cleanup(void)
+{
+    char p[128];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+/* the scratch folder, once (removed at exit): d.conllu (two sentences), san.json, task.txt */
 static void setup(void)
 {
     snprintf(dir, sizeof dir, "/tmp/fuzz_job.XXXXXX");
     if (!mkdtemp(dir)) { perror("mkdtemp"); abort(); }
+    atexit(cleanup);
     put("d.conllu", "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t3\tnsubj\t_\t_\n"
                     "3\truns\trun\tVERB\tVBZ\t_\t0\troot\t_\t_\n\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n\n");
     put("san.json", "{\"kind\": \"san\", \"d_model\": 16, \"heads\": 2, \"layers\": 2, \"d_ff\": 32, \"seed\": 1}\n");
