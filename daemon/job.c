@@ -376,13 +376,16 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
 
 static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
 
-/* The encoder's config read and checked now (its values, a NUL byte in it), not when the encode
- * step comes, after the steps before it have written. */
-static int check_config(struct parse *P, const char *path, const char *where, const char *key)
+/* The encoder's config read and checked now (its values, a NUL byte in it, the options that need
+ * it: stg_encode_check_config), not when the encode step comes, after the steps before it have
+ * written. */
+static int check_config(struct parse *P, const struct stg_encode_opts *o, const char *where, const char *key)
 {
     struct enc_config ec;
     char err[SP_ERRLEN];
-    if (enc_config_load(path, &ec, err, sizeof err)) return fail(P, "%s.%s: %s", where, key, err);
+    if (enc_config_load(o->encoder, &ec, err, sizeof err)) return fail(P, "%s.%s: %s", where, key, err);
+    struct stg_ctx ctx = { 0 };
+    if (stg_encode_check_config(&ctx, o, &ec)) return fail(P, "%s: %s (synprobe encode)", where, ctx.err);
     return SP_OK;
 }
 
@@ -467,7 +470,7 @@ static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *w
     struct stg_encode_opts *o = P->job->steps[tmpl].opts;
     if (!rc && (o->corpus.n || o->task.n)) rc = fail(P, "%s: name corpora and tasks in \"inputs\", not \"corpus\" or \"task\"", where);
     if (!rc && !o->run) o->run = base_name(P, o->encoder);
-    if (!rc) rc = check_config(P, o->encoder, where, alias ? alias : "encoder");
+    if (!rc) rc = check_config(P, o, where, alias ? alias : "encoder");
     if (!rc) rc = encoder_inputs(P, tmpl, inputs, where);
     return rc;
 }

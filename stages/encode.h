@@ -74,6 +74,11 @@ int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_
  * or exclude each other): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
  * with it when the job is loaded, so `run --check` refuses what the run would. */
 int stg_encode_check(struct stg_ctx *ctx, const struct stg_encode_opts *o);
+/* The rules that need the encoder's config (cfg, from o->encoder): --layer, --heads and --layers
+ * on bert configs only, no --embeddings on a config with a base, no --save-weights of a bert
+ * model. The job loader runs it on every encode step with the config it reads. */
+struct enc_config;
+int stg_encode_check_config(struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct enc_config *cfg);
 
 void stg_encode_result_free(struct stg_encode_result *r);
 

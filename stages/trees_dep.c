@@ -101,6 +101,8 @@ int stg_trees_dep_check(struct stg_ctx *ctx, const struct stg_trees_opts *o)
     if (!o->baseline && !o->run) return stg_fail(ctx, SP_EUSAGE, "dependency trees come from --run R or --baseline");
     if (o->attention) return stg_fail(ctx, SP_EUSAGE, "--attention files are for constituency trees; use --run R");
     if (o->head >= 0 && !o->run) return stg_fail(ctx, SP_EUSAGE, "--head applies to --run R");
+    if (o->seed >= 0 && (!o->baseline || strcmp(o->baseline, "random")))   /* as for constituency trees */
+        return stg_fail(ctx, SP_EUSAGE, "--seed only applies to --baseline random");
     return SP_OK;
 }
 
