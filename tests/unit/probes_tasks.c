@@ -601,6 +601,7 @@ static void test_topconst_long(void)
         T_CHECK(!ok || strcmp(seq, "NP_VP_.") != 0);
         T_EQ_INT(prb_topconst_seq(&s[0], 0, seq, sizeof seq), 0);
     }
+    free(s);
     ing_batch_free(&b);
     sp_buf_free(&t);
 }
