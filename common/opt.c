@@ -94,6 +94,26 @@ static void list_append(struct sp_strlist *l, const char *s, size_t n, struct sp
     l->n++;
 }
 
+/* One item of a LIST (n bytes at s): one of .choices, or an integer in [lo, hi], when the table
+ * says so; the same words the single-valued types use in their messages. */
+static int list_item_check(const struct sp_opt *o, const char *s, size_t n, char *err, size_t errlen)
+{
+    char item[128];
+    long v;
+    snprintf(item, sizeof item, "%.*s", (int)n, s);
+    if (o->choices && choice_index(o->choices, item) < 0) {
+        char c[256];
+        choices_text(c, sizeof c, o->choices);
+        snprintf(err, errlen, "--%s: expected %s (comma-separated), got '%.*s'", o->name, c, (int)n, s);
+        return -1;
+    }
+    if (o->lo < o->hi && (n >= sizeof item || sp_parse_int(item, (long)o->lo, (long)o->hi, &v))) {
+        snprintf(err, errlen, "--%s: expected integers %lld..%lld (comma-separated), got '%.*s'", o->name, o->lo, o->hi, (int)n, s);
+        return -1;
+    }
+    return 0;
+}
+
 int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_arena *a, char *err, size_t errlen)
 {
     switch (o->type) {
@@ -132,9 +152,12 @@ int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_a
         char *end;
         errno = 0;
         double v = value && *value && !isspace((unsigned char)*value) ? strtod(value, &end) : NAN;
-        if (!isfinite(v) || errno == ERANGE || *end || (o->lo < o->hi && (v < (double)o->lo || v > (double)o->hi))) {
+        int open = (o->flags & SP_OPTF_HI_OPEN) != 0;
+        if (!isfinite(v) || errno == ERANGE || *end ||
+            (o->lo < o->hi && (v < (double)o->lo || v > (double)o->hi || (open && v == (double)o->hi)))) {
             if (o->lo < o->hi)
-                snprintf(err, errlen, "--%s: expected a number in [%lld, %lld], got '%s'", o->name, o->lo, o->hi, value);
+                snprintf(err, errlen, "--%s: expected a number in [%lld, %lld%c, got '%s'", o->name, o->lo, o->hi,
+                         open ? ')' : ']', value ? value : "");
             else
                 snprintf(err, errlen, "--%s: expected a finite number, got '%s'", o->name, value);
             return SP_EUSAGE;
@@ -171,6 +194,7 @@ int sp_opt_set(const struct sp_opt *o, void *dst, const char *value, struct sp_a
                 snprintf(err, errlen, "--%s: expected a name or names separated by commas, got '%s'", o->name, value ? value : "");
                 return SP_EUSAGE;
             }
+            if (list_item_check(o, p, n, err, errlen)) return SP_EUSAGE;
             list_append(l, p, n, a);
             if (!comma) break;
             p = comma + 1;
@@ -251,11 +275,10 @@ static size_t all_names(const struct sp_optbind *b, int nb, const char **names, 
 int sp_opt_parse_argv(const struct sp_optbind *b, int nb, int argc, char **argv, struct sp_strlist *operands,
                       struct sp_arena *a, char *err, size_t errlen)
 {
-    /* which option set each field, to refuse repeats and conflicting flags */
-    enum { MAXSEEN = 512 };
-    const struct sp_opt *seen_opt[MAXSEEN];
-    void *seen_dst[MAXSEEN];
-    int n_seen = 0;
+    /* which option set each field, to refuse repeats and conflicting flags: every occurrence,
+     * however many (grown in the arena; a fixed 512 stopped refusing repeats after 512 options) */
+    struct seen { const struct sp_opt *opt; void *dst; } *seen = NULL;
+    int n_seen = 0, cap_seen = 0;
     for (int i = 0; i < nb; i++) sp_opt_defaults(b[i].table, b[i].dst, a);
     if (operands) *operands = (struct sp_strlist){ 0 };
     int only_operands = 0;
@@ -289,22 +312,28 @@ int sp_opt_parse_argv(const struct sp_optbind *b, int nb, int argc, char **argv,
         }
         /* repeats: a LIST or PATHS option accumulates; anything else is given once */
         for (int s = 0; s < n_seen; s++) {
-            if (seen_dst[s] != dst) continue;
-            if (seen_opt[s] == o && o->type != SP_OPT_LIST && o->type != SP_OPT_PATHS) {
+            if (seen[s].dst != dst) continue;
+            if (seen[s].opt == o && o->type != SP_OPT_LIST && o->type != SP_OPT_PATHS) {
                 snprintf(err, errlen, "--%s given twice: it takes one value", o->name);
                 return SP_EUSAGE;
             }
-            if (seen_opt[s] != o && seen_opt[s]->offset == o->offset && o->type == SP_OPT_FLAG &&
-                seen_opt[s]->type == SP_OPT_FLAG) {
-                snprintf(err, errlen, "--%s and --%s exclude each other; give one", seen_opt[s]->name, o->name);
+            if (seen[s].opt != o && seen[s].opt->offset == o->offset && o->type == SP_OPT_FLAG &&
+                seen[s].opt->type == SP_OPT_FLAG) {
+                snprintf(err, errlen, "--%s and --%s exclude each other; give one", seen[s].opt->name, o->name);
                 return SP_EUSAGE;
             }
         }
         int first = 1;
-        for (int k = 0; k < n_seen && first; k++) first = !(seen_opt[k] == o && seen_dst[k] == dst);
+        for (int k = 0; k < n_seen && first; k++) first = !(seen[k].opt == o && seen[k].dst == dst);
         if (first && (o->type == SP_OPT_LIST || o->type == SP_OPT_PATHS))   /* the user's list replaces the default */
             *FIELD(dst, o, struct sp_strlist) = (struct sp_strlist){ 0 };
-        if (n_seen < MAXSEEN) { seen_opt[n_seen] = o; seen_dst[n_seen++] = dst; }
+        if (n_seen == cap_seen) {
+            cap_seen = cap_seen ? 2 * cap_seen : 16;
+            struct seen *g = sp_arena_alloc(a, sizeof *g * (size_t)cap_seen);
+            if (n_seen) memcpy(g, seen, sizeof *g * (size_t)n_seen);
+            seen = g;
+        }
+        seen[n_seen++] = (struct seen){ o, dst };
         if (o->type == SP_OPT_FLAG) {
             if (eq) { snprintf(err, errlen, "--%s takes no value", o->name); return SP_EUSAGE; }
             sp_opt_set(o, dst, NULL, a, err, errlen);
@@ -375,6 +404,13 @@ void sp_opt_to_json(const struct sp_opt *t, const void *src, json_t *obj)
     }
 }
 
+/* "a string", "a number", ... for messages */
+static const char *json_type_name(const json_t *v)
+{
+    return json_is_string(v) ? "a string" : json_is_integer(v) ? "a whole number" : json_is_real(v) ? "a number"
+         : json_is_boolean(v) ? "true or false" : json_is_null(v) ? "null" : json_is_array(v) ? "an array" : "an object";
+}
+
 int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen)
 {
@@ -411,25 +447,39 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *
                 size_t i;
                 json_t *e;
                 json_array_foreach(v, i, e) {
-                    if (!json_is_string(e)) {
-                        snprintf(err, errlen, "%s.%s[%zu]: expected a string", path, key, i);
+                    char num[32];
+                    const char *item = json_string_value(e);
+                    /* a list of integers (seeds) may hold JSON integers */
+                    if (!item && o->type == SP_OPT_LIST && o->lo < o->hi && json_is_integer(e)) {
+                        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(e));
+                        item = num;
+                    }
+                    if (!item) {
+                        snprintf(err, errlen, "%s.%s[%zu]: expected a %s", path, key, i,
+                                 o->type == SP_OPT_LIST && o->lo < o->hi ? "whole number" : "string");
                         return SP_EUSAGE;
                     }
-                    if ((rc = sp_opt_set(o, dst, json_string_value(e), a, inner, sizeof inner))) break;
+                    if ((rc = sp_opt_set(o, dst, item, a, inner, sizeof inner))) break;
                 }
             } else {
                 snprintf(err, errlen, "%s.%s: expected a string or an array of strings", path, key);
                 return SP_EUSAGE;
             }
         } else {
+            /* the JSON type the option's type asks for: a number for INT and DOUBLE (an integer for
+             * INT), a string for names, paths and choices; a SIZE either ("512M" or 1048576) */
             char num[64];
             const char *s = NULL;
-            if (json_is_string(v)) s = json_string_value(v);
-            else if (json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); s = num; }
-            else if (json_is_real(v)) { snprintf(num, sizeof num, "%.17g", json_real_value(v)); s = num; }
+            int number = o->type == SP_OPT_INT || o->type == SP_OPT_DOUBLE || o->type == SP_OPT_SIZE;
+            int string = o->type != SP_OPT_INT && o->type != SP_OPT_DOUBLE;
+            if (string && json_is_string(v)) s = json_string_value(v);
+            else if (number && json_is_integer(v)) { snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v)); s = num; }
+            else if (number && json_is_real(v)) { snprintf(num, sizeof num, "%.17g", json_real_value(v)); s = num; }
             if (!s) {
-                snprintf(err, errlen, "%s.%s: expected a %s", path, key,
-                         o->type == SP_OPT_INT || o->type == SP_OPT_DOUBLE ? "number" : "string");
+                snprintf(err, errlen, "%s.%s: expected %s, got %s", path, key,
+                         o->type == SP_OPT_INT ? "a whole number" : o->type == SP_OPT_DOUBLE ? "a number"
+                         : o->type == SP_OPT_SIZE ? "a number of bytes or a string such as \"512M\"" : "a string",
+                         json_type_name(v));
                 return SP_EUSAGE;
             }
             rc = sp_opt_set(o, dst, s, a, inner, sizeof inner);

@@ -23,11 +23,12 @@ enum sp_opt_type {
     SP_OPT_FLAG,    /* no value: stores .flag_value (1 when 0) in an int field */
     SP_OPT_INT,     /* long, digits with an optional '-', within [lo, hi] */
     SP_OPT_SIZE,    /* uint64_t bytes: digits with an optional K, M, G or T (powers of 1024), >= lo */
-    SP_OPT_DOUBLE,  /* double, finite, within [lo, hi] */
+    SP_OPT_DOUBLE,  /* double, finite, within [lo, hi] ([lo, hi) with SP_OPTF_HI_OPEN) when lo < hi */
     SP_OPT_STR,     /* const char *, not empty */
     SP_OPT_PATH,    /* const char *: a file or folder (a job file resolves it against its folder) */
     SP_OPT_CHOICE,  /* int: the index of the value in .choices ("auto|conllu|ptb|dep") */
-    SP_OPT_LIST,    /* struct sp_strlist: comma-separated names, repeatable (--task A,B --task C) */
+    SP_OPT_LIST,    /* struct sp_strlist: comma-separated names, repeatable (--task A,B --task C); each
+                     * item one of .choices when given, an integer in [lo, hi] when lo < hi */
     SP_OPT_PATHS,   /* struct sp_strlist: the arguments up to the next --option (--mrg a.mrg b.mrg) */
 };
 
@@ -40,6 +41,7 @@ enum {
     SP_OPTF_CLI      = 4,   /* about the terminal (--json, --quiet): not in a job file or manifest */
     SP_OPTF_OUTPUT   = 8,   /* PATH: a file or folder the command writes; every other PATH is an input, "db" the
                              * store (a job's output resolves against its "out"; common/guard.h checks both) */
+    SP_OPTF_HI_OPEN  = 16,  /* DOUBLE: hi itself is out of range ([0, 1) for a dropout) */
 };
 
 struct sp_opt {
@@ -47,10 +49,10 @@ struct sp_opt {
     enum sp_opt_type type;
     size_t offset;          /* offsetof(struct ..., field) */
     const char *def;        /* default, written as on the command line; NULL: 0, NULL or empty */
-    long long lo, hi;       /* INT: bounds; DOUBLE: bounds (when lo < hi); SIZE: lo is the minimum */
+    long long lo, hi;       /* INT: bounds; DOUBLE, LIST: bounds (when lo < hi); SIZE: lo is the minimum */
     const char *metavar;    /* "N", "FILE", "NAME": shown by --help */
     const char *help;
-    const char *choices;    /* SP_OPT_CHOICE: the values, '|'-separated */
+    const char *choices;    /* SP_OPT_CHOICE, SP_OPT_LIST: the values, '|'-separated */
     int flag_value;         /* SP_OPT_FLAG: the value stored (several flags may share a field) */
     unsigned flags;
 };
@@ -86,8 +88,11 @@ int sp_opt_check_required(const struct sp_opt *t, const void *dst, char *err, si
 void sp_opt_to_json(const struct sp_opt *t, const void *src, struct json_t *obj);
 
 /* The job file's reader: every member of obj must name an option of t (else err names the JSON
- * path and the nearest option); values are numbers, strings, booleans (FLAG) or arrays of
- * strings (LIST, PATHS). path ("encoders[1]") prefixes messages. */
+ * path and the nearest option). Each value has the JSON type of its option: a whole number
+ * (INT), a number (DOUBLE), a number or a string (SIZE: 1048576 or "1M"), a string (STR, PATH,
+ * CHOICE), a boolean (FLAG), a string or an array of strings (LIST, PATHS; a list of integers
+ * may hold numbers), and is checked exactly as sp_opt_set checks the command line's. path
+ * ("encoders[1]") prefixes messages. */
 int sp_opt_set_json(const struct sp_opt *t, void *dst, struct json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen);
 

@@ -56,6 +56,10 @@ void sp_buf_free(struct sp_buf *b);
 /* A whole file, NUL-terminated (the NUL not counted in *len); NULL if it cannot be opened or
  * read (errno says why). Caller frees. */
 char *sp_read_file(const char *path, size_t *len);
+/* A file read whole that a parser takes as a C string (a JSON reader's json_loads): SP_EPARSE with
+ * "NAME: a NUL byte at offset N (the file must be text)" when text[0..len) holds one, so that
+ * the bytes after it are refused rather than silently ignored; SP_OK otherwise. */
+int sp_text_no_nul(const char *name, const char *text, size_t len, char *err, size_t errlen);
 
 /* Atomic file output (common/atomic.c): write to a temporary file in the destination's folder,
  * then sp_out_commit fsyncs it and renames it over the destination; sp_out_abort (or a failed

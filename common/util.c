@@ -164,6 +164,14 @@ char *sp_read_file(const char *path, size_t *len)
     return b.p;
 }
 
+int sp_text_no_nul(const char *name, const char *text, size_t len, char *err, size_t errlen)
+{
+    const char *nul = memchr(text, 0, len);
+    if (!nul) return SP_OK;
+    snprintf(err, errlen, "%s: a NUL byte at offset %zu (the file must be text)", name, (size_t)(nul - text));
+    return SP_EPARSE;
+}
+
 /* ---- UTF-8 ---- */
 
 int sp_utf8_valid(const char *str, size_t n)

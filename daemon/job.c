@@ -42,7 +42,7 @@ struct parse {
     struct dmn_job *job;
     char *err;
     size_t errlen;
-    const char *corpora[256], *tasks[256];
+    const char **corpora, **tasks;        /* the names the job makes, grown as they come (any number) */
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
@@ -57,6 +57,13 @@ static int fail(struct parse *P, const char *fmt, ...)
     vsnprintf(P->err, P->errlen, fmt, ap);
     va_end(ap);
     return SP_EUSAGE;
+}
+
+/* name appended to *v (n names so far; grown one at a time: a job names tens of things) */
+static void push_name(const char ***v, int *n, const char *name)
+{
+    *v = sp_xrealloc(*v, sizeof **v * (size_t)(*n + 1));
+    (*v)[(*n)++] = name;
 }
 
 static int find_name(const char *const *v, int n, const char *name)
@@ -235,7 +242,7 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
         o->inputs.v[o->inputs.n++] = path;
         o->inputs.v[o->inputs.n] = NULL;
     }
-    if (!rc) P->corpora[P->n_corpora++] = name;
+    if (!rc) push_name(&P->corpora, &P->n_corpora, name);
     json_decref(paths);
     json_decref(c);
     return rc;
@@ -252,8 +259,7 @@ static struct sp_strlist one(struct parse *P, const char *name)
 static int add_task(struct parse *P, const char *where, const char *name)
 {
     if (find_name(P->tasks, P->n_tasks, name) >= 0) return fail(P, "%s: task '%s' is made twice", where, name);
-    if (P->n_tasks == 256) return fail(P, "%s: more than 256 tasks", where);
-    P->tasks[P->n_tasks++] = name;
+    push_name(&P->tasks, &P->n_tasks, name);
     return SP_OK;
 }
 
@@ -333,12 +339,13 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         int is_corpus = find_name(P->corpora, P->n_corpora, in) >= 0, is_task = find_name(P->tasks, P->n_tasks, in) >= 0;
         if (!is_corpus && !is_task) {
             char sugg[256], all[1024];
-            const char *names[512];
             int n = 0;
+            const char **names = sp_xmalloc(sizeof *names * (size_t)(P->n_corpora + P->n_tasks + 1));
             for (int k = 0; k < P->n_corpora; k++) names[n++] = P->corpora[k];
             for (int k = 0; k < P->n_tasks; k++) names[n++] = P->tasks[k];
             sp_suggest(sugg, sizeof sugg, in, names, (size_t)n);
             sp_join_names(all, sizeof all, names, (size_t)n, 16);
+            free(names);
             return fail(P, "%s.inputs[%zu]: '%s' names no corpus or task of this job%s%s (inputs: %s)", where, i, in,
                         sugg[0] ? "; " : "", sugg, n ? all : "none");
         }
@@ -369,6 +376,19 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
 }
 
 static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
+
+/* The encoder's config read and checked now (its values, a NUL byte in it, the options that need
+ * it: stg_encode_check_config), not when the encode step comes, after the steps before it have
+ * written. */
+static int check_config(struct parse *P, const struct stg_encode_opts *o, const char *where, const char *key)
+{
+    struct enc_config ec;
+    char err[SP_ERRLEN];
+    if (enc_config_load(o->encoder, &ec, err, sizeof err)) return fail(P, "%s.%s: %s", where, key, err);
+    struct stg_ctx ctx = { 0 };
+    if (stg_encode_check_config(&ctx, o, &ec)) return fail(P, "%s: %s (synprobe encode)", where, ctx.err);
+    return SP_OK;
+}
 
 /* A "layers" value: "all" (every layer of the bert model the config names, read through
  * stages/layers.h) or [k, ...], each layer checked as encode --layers checks its own. */
@@ -441,7 +461,7 @@ static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *w
 {
     json_t *cfg = json_object_get(c, "config");
     const char *alias = cfg ? "config" : NULL;
-    if (cfg && json_object_get(c, "encoder")) { json_decref(inputs); json_decref(c); return fail(P, "%s: give \"config\" or \"encoder\", not both", where); }
+    if (cfg && json_object_get(c, "encoder")) return fail(P, "%s: give \"config\" or \"encoder\", not both", where);
     if (cfg) { json_object_set(c, "encoder", cfg); json_object_del(c, "config"); }
     int tmpl = P->job->n_steps, rc = SP_OK;
     struct dmn_step *s = new_step(P, DMN_ENCODE, where);
@@ -452,6 +472,7 @@ static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *w
     struct stg_encode_opts *o = P->job->steps[tmpl].opts;
     if (!rc && (o->corpus.n || o->task.n)) rc = fail(P, "%s: name corpora and tasks in \"inputs\", not \"corpus\" or \"task\"", where);
     if (!rc && !o->run) o->run = base_name(P, o->encoder);
+    if (!rc) rc = check_config(P, o, where, alias ? alias : "encoder");
     if (!rc) rc = encoder_inputs(P, tmpl, inputs, where);
     return rc;
 }
@@ -618,6 +639,43 @@ static int report_entry(struct parse *P, json_t *e, const char *where)
     return rc;
 }
 
+/* ---- every step against its stage's own rules ---- */
+
+/* The stage's check of its options (stages/<name>.h: the rules it applies before reading
+ * anything), so that a step the run would refuse is refused when the job is loaded. */
+static int stage_check(struct stg_ctx *ctx, const struct dmn_step *s)
+{
+    switch (s->kind) {
+    case DMN_INGEST: return stg_ingest_check(ctx, s->opts);
+    case DMN_TASKS_BUILD: return stg_tasks_build_check(ctx, s->opts);
+    case DMN_TASKS_IMPORT: return stg_tasks_import_check(ctx, s->opts);
+    case DMN_ENCODE: return stg_encode_check(ctx, s->opts);
+    case DMN_PROBE: return stg_probe_check(ctx, s->opts);
+    case DMN_TREES: return stg_trees_check(ctx, s->opts);
+    case DMN_STRUCTPROBE: return stg_structprobe_check(ctx, s->opts);
+    case DMN_REPORT: return stg_report_check(ctx, s->opts);
+    case DMN_TOKPROBE: case DMN_NKINDS: break;   /* tokprobe's rules are all in its table */
+    }
+    return SP_OK;
+}
+
+/* A stage's "--name: ..." becomes "where.name: ..." (the job's key is the flag's name); any
+ * other message is prefixed with where. */
+static int check_steps(struct parse *P)
+{
+    for (int i = 0; i < P->job->n_steps; i++) {
+        const struct dmn_step *s = &P->job->steps[i];
+        struct stg_ctx ctx = { 0 };
+        int rc = stage_check(&ctx, s);
+        if (rc == SP_OK) continue;
+        size_t n = strncmp(ctx.err, "--", 2) ? 0 : strcspn(ctx.err + 2, ": ");
+        if (n && !strncmp(ctx.err + 2 + n, ": ", 2))
+            return fail(P, "%s.%.*s%s (synprobe %s)", s->where, (int)n, ctx.err + 2, ctx.err + 2 + n, s->words);
+        return fail(P, "%s: %s (synprobe %s)", s->where, ctx.err, s->words);
+    }
+    return SP_OK;
+}
+
 /* ---- the file ---- */
 
 typedef int (*entry_fn)(struct parse *P, json_t *e, const char *where);
@@ -668,7 +726,8 @@ static int parse_root(struct parse *P, json_t *root)
             if ((rc = sections[k].fn(P, e, where))) return rc;
         }
     }
-    return j->n_steps ? SP_OK : fail(P, "(top level): the job has no steps (give corpora, tasks, encoders, ...)");
+    if (!j->n_steps) return fail(P, "(top level): the job has no steps (give corpora, tasks, encoders, ...)");
+    return check_steps(P);
 }
 
 int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen)
@@ -687,6 +746,8 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     int rc = parse_root(&P, root);
     json_decref(root);
     free(P.runs);
+    free(P.corpora);
+    free(P.tasks);
     if (rc) {
         char tmp[SP_ERRLEN];
         snprintf(tmp, sizeof tmp, "%s", err);
@@ -705,11 +766,20 @@ int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen
         snprintf(err, errlen, "%s: cannot read the job file", path);
         return SP_EIO;
     }
+    /* the parser reads a C string: bytes after a NUL would be ignored by run and refused by submit */
+    int rc = sp_text_no_nul(path, text, len, err, errlen);
+    if (rc) {
+        free(text);
+        memset(job, 0, sizeof *job);
+        sp_arena_init(&job->arena);
+        return rc;
+    }
     const char *slash = strrchr(path, '/');
-    char dir[4096];
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-    int rc = dmn_job_parse(text, dir, path, job, err, errlen);
+    size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = dlen ? sp_xstrdup(path) : sp_xstrdup(".");
+    if (dlen) dir[dlen] = 0;
+    rc = dmn_job_parse(text, dir, path, job, err, errlen);
+    free(dir);
     free(text);
     return rc;
 }
@@ -786,6 +856,11 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
     sp_guard_free(&outs);
     free(out_real);
     return rc;
+}
+
+const struct sp_opt *dmn_step_table(enum dmn_step_kind k)
+{
+    return k >= 0 && k < DMN_NKINDS ? kinds[k].table : NULL;
 }
 
 void dmn_step_format(const struct dmn_step *s, struct sp_buf *b)

@@ -65,6 +65,9 @@ void dmn_job_free(struct dmn_job *job);
  * job runs; the caller frees it either way. */
 struct sp_guard;
 int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_guard *g, char *err, size_t errlen);
+/* The option table a job entry of kind k is filled through (the stage's table), for tools that
+ * walk every value a job file may hold (tests/tools/daemon_jobvalues.c). */
+const struct sp_opt *dmn_step_table(enum dmn_step_kind k);
 
 /* " --db X --run Y" for a step: its options that differ from the defaults, into b. */
 void dmn_step_format(const struct dmn_step *s, struct sp_buf *b);

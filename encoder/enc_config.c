@@ -531,10 +531,14 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
 
 int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)
 {
-    char *text = sp_read_file(path, NULL);
+    size_t len;
+    char *text = sp_read_file(path, &len);
     if (!text) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return SP_EIO; }
     const char *base = strrchr(path, '/');
-    int rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
+    /* the parser reads a C string: bytes after a NUL would be ignored */
+    int rc = sp_text_no_nul(path, text, len, err, errlen);
+    if (rc) { free(text); memset(cfg, 0, sizeof *cfg); return rc; }
+    rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
     free(text);
     /* paths in the config are relative to its file */
     char *rel[2] = { cfg->kind == ENC_BERT ? cfg->bert_model : NULL, cfg->base[0] ? cfg->base : NULL };

@@ -161,7 +161,7 @@ int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
     if (fread(hs, 1, hl, f) != hl) { snprintf(err, errlen, "%s: truncated header", path); goto out; }
     hs[hl] = 0;
     json_error_t je;
-    hdr = json_loads(hs, JSON_REJECT_DUPLICATES, &je);
+    hdr = json_loadb(hs, hl, JSON_REJECT_DUPLICATES, &je);   /* the whole header: a NUL in it is an error, not its end */
     if (!hdr || !json_is_object(hdr)) { snprintf(err, errlen, "%s: header is not a JSON object (%s)", path, hdr ? "" : je.text); goto out; }
     size_t data0 = 8 + hl, dlen = (size_t)fsz - data0;
     offs = sp_xcalloc((size_t)e->n_param, sizeof *offs);

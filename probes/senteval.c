@@ -189,7 +189,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
         rows_free(&s);
         return SP_EUSAGE;
     }
-    snprintf(r->task, sizeof r->task, "%s", ds->task ? ds->task : "");
+    r->task = ds->task ? ds->task : "";
     snprintf(r->preset, sizeof r->preset, "%s", p->preset ? p->preset : "custom");
     r->n_train = s.ntr; r->n_dev = s.ndv; r->n_test = s.nte;
     r->d = ds->d; r->k = ds->k;
@@ -574,7 +574,7 @@ void prb_result_print(FILE *f, const struct prb_result *r)
 {
     int *ord = sp_xmalloc(sizeof *ord * (size_t)(r->k > 0 ? r->k : 1));
     display_order(r, ord);
-    fprintf(f, "task %s: %d train, %d dev, %d test, dim %d, %d classes\n", r->task[0] ? r->task : "(arrays)",
+    fprintf(f, "task %s: %d train, %d dev, %d test, dim %d, %d classes\n", r->task && r->task[0] ? r->task : "(arrays)",
             r->n_train, r->n_dev, r->n_test, r->d, r->k);
     fprintf(f, "protocol senteval, preset %s, classifier %s%s, seed %llu\n", r->preset,
             r->classifier == PRB_MLP ? "mlp" : "logreg", r->wc_forced_logreg ? " (WordContent: logreg)" : "",

@@ -79,7 +79,7 @@ struct prb_fit_rec {                     /* one fit of the grid */
 struct prb_class_metrics { long support, predicted, correct; double precision, recall, f1; };
 
 struct prb_result {
-    char task[128];
+    const char *task;                    /* the dataset's name, borrowed from it ("" for bare arrays) */
     int n_train, n_dev, n_test, d, k;
     const char *const *class_names;      /* borrowed from the dataset */
     char preset[64];

@@ -197,14 +197,18 @@ int prb_topconst_seq(const struct sp_sentence *s, int nopunct, char *buf, size_t
     if (cap == 0) return 0;
     buf[0] = '\0';
     if (!s->tree || s->tree->n_nodes < 2 || s->tree->node[0].n_children != 1) return 0;
+    /* A sequence is a class only when it is frequent (19 classes of 2 to 5 labels): one longer
+     * than these buffers (1023 bytes, 256 labels) is no candidate. It is refused whole, never
+     * cut: a cut one could end in "." and pass for a short sequence. */
     char raw[1024];
     tops_top_const(s->tree, raw, sizeof raw);
-    if (!raw[0]) return 0;
+    if (!raw[0] || strlen(raw) == sizeof raw - 1) return 0;
     /* split on '_' (no PTB label contains one); the last label must be "." (? and ! are
      * tagged . in PTB); punctuation elsewhere excludes the sentence, or (nopunct) is dropped */
     char *lab[256];
     int k = 0;
-    for (char *p = raw, *e; p && k < 256; p = e ? e + 1 : NULL) {
+    for (char *p = raw, *e; p; p = e ? e + 1 : NULL) {
+        if (k == 256) return 0;
         e = strchr(p, '_');
         if (e) *e = '\0';
         lab[k++] = p;

@@ -103,7 +103,21 @@ static int store_fail(struct stg_ctx *ctx, int rc, const char *err)
     return stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", err);
 }
 
-static int check_opts(struct stg_ctx *ctx, const struct stg_encode_opts *o)
+int stg_encode_check_config(struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct enc_config *cfg)
+{
+    const char *kind = enc_kind_name(cfg->kind);
+    if (cfg->kind != ENC_BERT) {
+        const char *flag = o->layer >= -1 ? "layer" : o->heads ? "heads" : o->layers ? "layers" : NULL;
+        if (flag) return stg_fail(ctx, SP_EUSAGE, "--%s applies to bert configs (%s is %s)", flag, o->encoder, kind);
+    }
+    if (o->embeddings && cfg->base[0])
+        return stg_fail(ctx, SP_EUSAGE, "--embeddings: this config's input is its base's word vectors");
+    if (o->save_weights && cfg->kind == ENC_BERT)
+        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a bert model's weights are its model.safetensors already");
+    return SP_OK;
+}
+
+int stg_encode_check(struct stg_ctx *ctx, const struct stg_encode_opts *o)
 {
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (!o->corpus.n == !o->task.n) return stg_fail(ctx, SP_EUSAGE, "exactly one of --corpus or --task is required");
@@ -155,7 +169,6 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     int rc;
     if (s->id.cfg.base[0]) {       /* the base first: its width is this encoder's input width */
         struct enc_config bc;
-        if (o->embeddings) return stg_fail(ctx, SP_EUSAGE, "--embeddings: this config's input is its base's word vectors");
         if ((rc = enc_config_load(s->id.cfg.base, &bc, ctx->err, sizeof ctx->err))) return SP_EPARSE;
         if ((rc = enc_open(&bc, dev[o->device], NULL, ctx->log, &s->base, ctx->err, sizeof ctx->err)))
             return rc == SP_EUSAGE ? SP_EPARSE : rc;
@@ -171,8 +184,6 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     if (o->attention >= enc_attn_layers(s->e))
         return stg_fail(ctx, SP_EUSAGE, "--attention %ld: this %s config has attention layers 0..%d", o->attention,
                         enc_kind_name(s->id.cfg.kind), enc_attn_layers(s->e) - 1);
-    if (o->save_weights && s->id.cfg.kind == ENC_BERT)
-        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a bert model's weights are its model.safetensors already");
     if (o->save_weights && (rc = enc_save_weights(s->e, o->save_weights, ctx->err, sizeof ctx->err)))
         return rc == SP_EUSAGE ? SP_EPARSE : rc;
     return SP_OK;
@@ -448,12 +459,11 @@ static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, struct input *in, int n)
 {
     char err[SP_ERRLEN];
-    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
+    struct enc_config cfg;
+    if (enc_config_load(o->encoder, &cfg, ctx->err, sizeof ctx->err)) return SP_EPARSE;
+    int rc = stg_encode_check_config(ctx, o, &cfg);
+    if (rc == SP_OK) rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
-    if (o->heads && s->id.cfg.kind != ENC_BERT)
-        return stg_fail(ctx, SP_EUSAGE, "--heads applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
-    if (o->layers && s->id.cfg.kind != ENC_BERT)
-        return stg_fail(ctx, SP_EUSAGE, "--layers applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = stg_every_shard_merged(ctx, s->db, o->db))) return rc;
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
@@ -468,7 +478,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
 int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_encode_result *r)
 {
     memset(r, 0, sizeof *r);
-    int rc = check_opts(ctx, o);
+    int rc = stg_encode_check(ctx, o);
     if (rc) return rc;
     int n = o->task.n ? o->task.n : o->corpus.n;
     struct input *in = sp_xcalloc((size_t)n, sizeof *in);

@@ -70,6 +70,16 @@ struct stg_encode_result {
  * nothing encoded: every item of an input skipped); SP_ESTORE; SP_EGPU; SP_ESTOPPED. r holds the
  * inputs finished before a failure. */
 int stg_encode(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct stg_encode_result *r);
+/* The rules stg_encode checks its options against before it reads anything (options that go together
+ * or exclude each other): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_encode_check(struct stg_ctx *ctx, const struct stg_encode_opts *o);
+/* The rules that need the encoder's config (cfg, from o->encoder): --layer, --heads and --layers
+ * on bert configs only, no --embeddings on a config with a base, no --save-weights of a bert
+ * model. The job loader runs it on every encode step with the config it reads. */
+struct enc_config;
+int stg_encode_check_config(struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct enc_config *cfg);
+
 void stg_encode_result_free(struct stg_encode_result *r);
 
 #endif

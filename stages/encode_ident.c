@@ -89,9 +89,8 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
     if (!json_is_object(id->jcfg)) return stg_fail(ctx, SP_EPARSE, "%s: not a JSON object", cfg_path);
     json_object_del(id->jcfg, "comment");
     json_object_set_new(id->jcfg, "seed", json_integer((json_int_t)id->cfg.seed));
-    if (layer >= -1) {                 /* --layer: the layer is part of what the encoder is */
-        if (id->cfg.kind != ENC_BERT) return stg_fail(ctx, SP_EUSAGE, "--layer applies to bert configs (%s is %s)", cfg_path,
-                                                      enc_kind_name(id->cfg.kind));
+    if (layer >= -1 && id->cfg.kind == ENC_BERT) {   /* --layer: part of what the encoder is (a bert
+                                                       * config's only: stg_encode_check_config) */
         id->cfg.bert_layer = (int)layer;
         json_object_set_new(id->jcfg, "layer", json_integer(layer));
     }

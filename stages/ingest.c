@@ -908,14 +908,21 @@ static void file_done(int k, const char *path, const struct ingest_result *fr, v
     stg_progress(s->ctx, "files", (uint64_t)k + 1, (uint64_t)r->n_files);
 }
 
-int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r)
+int stg_ingest_check(struct stg_ctx *ctx, const struct stg_ingest_opts *o)
 {
-    memset(r, 0, sizeof *r);
     if (!o->db && !o->dry_run) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (!o->inputs.n) return stg_fail(ctx, SP_EUSAGE, "no input files");
     if (!o->corpus || !o->corpus[0]) return stg_fail(ctx, SP_EUSAGE, "--corpus: expected a name, got an empty string");
     if (o->stdin_name && !strcmp(o->stdin_name, "-"))
         return stg_fail(ctx, SP_EUSAGE, "--stdin-name: expected a file name, got '-'");
+    return SP_OK;
+}
+
+int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc0 = stg_ingest_check(ctx, o);
+    if (rc0) return rc0;
 
     char **files = NULL;
     int n = 0, cap = 0;

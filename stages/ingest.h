@@ -59,6 +59,11 @@ struct stg_ingest_result {
  * in r->files); SP_ESTORE /
  * SP_EIO when the store cannot be opened; SP_ESTOPPED. r is filled in every case. */
 int stg_ingest(struct stg_ctx *ctx, const struct stg_ingest_opts *o, struct stg_ingest_result *r);
+/* The rules stg_ingest checks its options against before it reads anything (options that go together
+ * or exclude each other): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_ingest_check(struct stg_ctx *ctx, const struct stg_ingest_opts *o);
+
 void stg_ingest_result_free(struct stg_ingest_result *r);
 
 /* The shard (0..n-1) of the sentence at 1-based `position` of a file: the first 8 bytes, read

@@ -35,7 +35,7 @@ const struct sp_opt stg_probe_options[] = {
               "--run R`); the result row is linked to the run" },
     { "save", SP_OPT_PATH, O(save), .metavar = "DB", .help = "with --task-file: store the results in DB (created if missing)", .flags = SP_OPTF_OUTPUT },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the results" },
-    { "classifier", SP_OPT_LIST, O(classifier), "logreg", .metavar = "C[,C...]",
+    { "classifier", SP_OPT_LIST, O(classifier), "logreg", .metavar = "C[,C...]", .choices = "logreg|mlp",
       .help = "logreg or mlp (sigmoid hidden layer; grid nhid {50,100,200} x dropout {0,0.1,0.2}, each "
               "cell with the l2 grid, chosen on dev); a comma-separated list runs each" },
     { "preset", SP_OPT_CHOICE, O(preset), "senteval-default", .choices = "senteval-default|senteval-fast",
@@ -43,15 +43,15 @@ const struct sp_opt stg_probe_options[] = {
               "(rmsprop, batch 128, tenacity 3, epoch_size 2)" },
     { "optim", SP_OPT_STR, O(optim), .metavar = "S",
       .help = "optimizer string as in SentEval, e.g. adam or rmsprop or adam,lr=0.0005" },
-    { "seed", SP_OPT_LIST, O(seed), "1111", .metavar = "N[,N...]",
+    { "seed", SP_OPT_LIST, O(seed), "1111", .lo = 0, .hi = 2147483647L, .metavar = "N[,N...]",
       .help = "classifier seed; a list runs each seed (one result each)" },
     { "control-seed", SP_OPT_INT, O(control_seed), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N",
       .help = "seed of the label shuffle of the control task (default: the run's seed)", .flags = SP_OPTF_NODEF },
     { "no-control", SP_OPT_FLAG, O(no_control), .help = "skip the control task" },
     { "nhid", SP_OPT_INT, O(nhid), "-1", .lo = 1, .hi = 100000, .metavar = "N",
       .help = "MLP: use this hidden size only (no nhid grid)", .flags = SP_OPTF_NODEF },
-    { "dropout", SP_OPT_DOUBLE, O(dropout), "-1", .metavar = "P",
-      .help = "MLP: use this dropout only (no dropout grid), 0 <= P < 1", .flags = SP_OPTF_NODEF },
+    { "dropout", SP_OPT_DOUBLE, O(dropout), "-1", .lo = 0, .hi = 1, .metavar = "P",
+      .help = "MLP: use this dropout only (no dropout grid), 0 <= P < 1", .flags = SP_OPTF_NODEF | SP_OPTF_HI_OPEN },
     { "max-epoch", SP_OPT_INT, O(max_epoch), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N",
       .help = "override max_epoch", .flags = SP_OPTF_NODEF },
     { "noreg", SP_OPT_FLAG, O(noreg), .help = "l2 grid {1e-9} instead of {1e-5, 1e-4, 1e-3, 1e-2}" },
@@ -66,7 +66,7 @@ static const char *const preset_names[] = { "senteval-default", "senteval-fast" 
 /* ---- the data of one task, whatever its sources ---- */
 
 struct probe_data {
-    char task[128];
+    char *task;                         /* the task's name, whole (a stored name is the user's); owned */
     const char *origin;                 /* for messages: the task file, or "DB: task 'T'" */
     char origin_buf[1200];
     int n;
@@ -97,6 +97,7 @@ static void data_init(struct probe_data *d)
 
 static void data_free(struct probe_data *d)
 {
+    free(d->task);
     free(d->labels);
     free(d->split);
     free(d->line);
@@ -146,7 +147,7 @@ static int task_from_file(struct stg_ctx *ctx, struct probe_data *d, const char 
         d->words[i] = count_words(it->sentence);
     }
     const char *base = strrchr(path, '/');
-    snprintf(d->task, sizeof d->task, "%s", base ? base + 1 : path);
+    d->task = sp_xstrdup(base ? base + 1 : path);
     char *dot = strrchr(d->task, '.');
     if (dot && dot != d->task) *dot = 0;
     d->task_meta = json_pack("{s:s, s:s, s:s}", "name", d->task, "source", "file", "path", path);
@@ -183,7 +184,7 @@ static int task_from_store(struct stg_ctx *ctx, struct probe_data *d, struct st_
     rc = st_task_items(db, name, NULL, store_item, &c, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) { free(m.params); return rc; }
     if (!d->labels) data_alloc(d, 0);
-    snprintf(d->task, sizeof d->task, "%s", name);
+    d->task = sp_xstrdup(name);
     snprintf(d->origin_buf, sizeof d->origin_buf, "%s: task '%s'", dbpath, name);
     d->origin = d->origin_buf;
     d->task_id = m.id;
@@ -448,8 +449,6 @@ static int plan_make(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct
     for (int c = 0; c < n_kinds; c++) any_mlp |= kinds[c] == PRB_MLP;
     if (!any_mlp && (o->nhid > 0 || o->dropout != -1))
         return stg_fail(ctx, SP_EUSAGE, "--nhid and --dropout apply to --classifier mlp only");
-    if (o->dropout != -1 && !(o->dropout >= 0 && o->dropout < 1))
-        return stg_fail(ctx, SP_EUSAGE, "--dropout: expected 0 <= p < 1, got %g", o->dropout);
     if (n_kinds * n_seeds > MAX_RUNS) return stg_fail(ctx, SP_EUSAGE, "at most %d classifier x seed runs", MAX_RUNS);
     pl->n = 0;
     for (int c = 0; c < n_kinds; c++)
@@ -503,7 +502,7 @@ static void run_keep(struct probe_run_ctx *pc, const struct probe_data *d, const
     const struct stg_probe_opts *o = pc->o;
     struct stg_probe_run *run = &pc->r->runs[pc->r->n++];
     memset(run, 0, sizeof *run);
-    snprintf(run->task, sizeof run->task, "%s", d->task);
+    run->task = sp_xstrdup(d->task);
     json_t *j = prb_result_json(res);
     json_t *bl = json_object_get(j, "baselines");
     if (json_is_object(bl)) json_object_set_new(bl, "length", length_bl);
@@ -625,11 +624,20 @@ static int open_store(struct probe_run_ctx *pc)
     return SP_OK;
 }
 
+int stg_probe_check(struct stg_ctx *ctx, const struct stg_probe_opts *o)
+{
+    struct plan *pl = sp_xmalloc(sizeof *pl);
+    int rc = check_sources(ctx, o);
+    if (rc == SP_OK) rc = plan_make(ctx, o, pl);
+    free(pl);
+    return rc;
+}
+
 int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_probe_result *r)
 {
     memset(r, 0, sizeof *r);
     struct plan *pl = sp_xmalloc(sizeof *pl);
-    int rc = check_sources(ctx, o);
+    int rc = stg_probe_check(ctx, o);
     if (rc == SP_OK) rc = plan_make(ctx, o, pl);
     if (rc != SP_OK) { free(pl); return rc; }
     int n_tasks = o->task.n ? o->task.n : 1;
@@ -658,6 +666,7 @@ void stg_probe_result_free(struct stg_probe_result *r)
 {
     for (int i = 0; r->runs && i < r->n; i++) {
         json_decref(r->runs[i].json);
+        free(r->runs[i].task);
         free(r->runs[i].text);
         free((char *)r->runs[i].row.result);
     }

@@ -43,7 +43,7 @@ extern const struct sp_opt stg_probe_options[];
 
 /* One task x classifier x seed run. */
 struct stg_probe_run {
-    char task[128];
+    char *task;                      /* the task's name, whole; owned */
     json_t *json;                    /* what --json prints (with "result_id" once stored); owned */
     char *text;                      /* the human-readable result; owned */
     int64_t result_id;               /* 0: not stored */
@@ -61,6 +61,11 @@ struct stg_probe_result {
  * the nearest names, misaligned vectors, ...); SP_ESTORE; SP_ESTOPPED (between runs, nothing
  * stored). r is filled in every case (the runs done before a failure are in it, unstored). */
 int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_probe_result *r);
+
+/* The rules stg_probe checks its options against before it reads anything (which sources go
+ * together, seeds, classifiers, --optim, --nhid/--dropout with mlp, at most 64 runs): SP_EUSAGE
+ * with ctx->err, or SP_OK. A job file's steps are checked with it when the job is loaded. */
+int stg_probe_check(struct stg_ctx *ctx, const struct stg_probe_opts *o);
 void stg_probe_result_free(struct stg_probe_result *r);
 
 #endif

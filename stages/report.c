@@ -381,8 +381,9 @@ static void set_encoder(struct obs *o, const char *label)
 
 static void set_encoder_of_row(struct obs *o, json_t *row)
 {
-    char label[256];
-    set_encoder(o, stg_report_encoder_label(row, label, sizeof label));
+    struct sp_buf label = { 0 };
+    set_encoder(o, stg_report_encoder_label(row, &label));
+    sp_buf_free(&label);
 }
 
 static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,
@@ -606,7 +607,6 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     if (rc != SP_OK) return rc;
     c->aggs = stg_report_aggregate(c->probes);
     if (o->compare.n) {
-        if (o->compare.n != 2) return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
         c->cmp = stg_report_compare(c->probes, o->compare.v[0], o->compare.v[1]);
         if (!json_array_size(c->cmp))
             return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
@@ -631,10 +631,19 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     return SP_OK;
 }
 
+int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
+{
+    if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
+    if (o->compare.n && o->compare.n != 2)
+        return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
+    return SP_OK;
+}
+
 int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
+    int rc0 = stg_report_check(ctx, o);
+    if (rc0) return rc0;
     if (!o->f) return stg_fail(ctx, SP_EUSAGE, "no output stream");
     double t0 = sp_now();
     struct st_db *db = NULL;

@@ -33,6 +33,11 @@ struct stg_report_result { size_t n_probe, n_tree; };
  * f) or when filters match nothing and o->out is set (nothing is written: the caller keeps its
  * file). */
 int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r);
+/* The rules stg_report checks its options against before it reads anything (options that go together
+ * or exclude each other; --compare takes two names): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o);
+
 
 /* stg_report into o->out (NULL: stdout), the one way commands and jobs write a report: a temporary
  * file renamed into place only when the report is complete; for html, o->out is a folder (made

@@ -43,15 +43,18 @@ const char *stg_report_run_label(const char *run, const char *input, char *buf, 
     return buf;
 }
 
-const char *stg_report_encoder_label(json_t *row, char *buf, size_t n)
+const char *stg_report_encoder_label(json_t *row, struct sp_buf *b)
 {
     const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
     if (!*task) task = str_of(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
-    if (run) return stg_report_run_label(run, task, buf, n);
     json_t *res = json_object_get(row, "result");
     const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
-    snprintf(buf, n, "%s", p ? p : "vectors");
-    return buf;
+    const char *whole = run ? run : p ? p : "vectors";
+    b->len = 0;
+    sp_buf_put(b, whole, strlen(whole) + 1);          /* the label is never longer than the run's name */
+    if (run) stg_report_run_label(run, task, b->p, b->len);
+    b->len = strlen(b->p);
+    return b->p;
 }
 
 /* mean and sd of the numbers of arr as a {"mean","sd"} object (nulls where undefined) */
@@ -122,22 +125,25 @@ json_t *stg_report_aggregate(json_t *probes)
     json_t *groups = json_object(), *order = json_array();
     size_t i;
     json_t *row;
+    struct sp_buf label = { 0 }, key = { 0 };
     json_array_foreach(probes, i, row) {
-        char label[512], key[1024];
-        stg_report_encoder_label(row, label, sizeof label);
-        snprintf(key, sizeof key, "%s\t%s\t%s", label, str_of(row, "task"), str_of(row, "classifier"));
-        json_t *g = json_object_get(groups, key);
+        stg_report_encoder_label(row, &label);
+        key.len = 0;
+        sp_buf_printf(&key, "%s\t%s\t%s", label.p, str_of(row, "task"), str_of(row, "classifier"));
+        json_t *g = json_object_get(groups, key.p);
         if (!g) {
             g = json_object();
-            json_object_set_new(g, "encoder", json_string(label));
+            json_object_set_new(g, "encoder", json_string(label.p));
             json_object_set_new(g, "task", json_string(str_of(row, "task")));
             json_object_set_new(g, "classifier", json_string(str_of(row, "classifier")));
             json_object_set_new(g, "members", json_array());
-            json_object_set_new(groups, key, g);
-            json_array_append_new(order, json_string(key));
+            json_object_set_new(groups, key.p, g);
+            json_array_append_new(order, json_string(key.p));
         }
         json_array_append(json_object_get(g, "members"), row);
     }
+    sp_buf_free(&label);
+    sp_buf_free(&key);
     json_t *out = json_array(), *k;
     json_array_foreach(order, i, k) {
         json_t *g = json_object_get(groups, json_string_value(k)), *members = json_object_get(g, "members");
@@ -209,15 +215,16 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
 {
     json_t *out = json_array(), *row;
     size_t i;
+    struct sp_buf label = { 0 };
     json_array_foreach(probes, i, row) {
-        char label[512];
-        stg_report_encoder_label(row, label, sizeof label);
+        stg_report_encoder_label(row, &label);
         const char *run = json_string_value(json_object_get(row, "run"));
-        if ((strcmp(label, who) && (!run || strcmp(run, who))) || strcmp(str_of(row, "task"), task) ||
+        if ((strcmp(label.p, who) && (!run || strcmp(run, who))) || strcmp(str_of(row, "task"), task) ||
             strcmp(str_of(row, "classifier"), clf))
             continue;
         json_array_append(out, row);
     }
+    sp_buf_free(&label);
     return out;
 }
 
@@ -227,10 +234,12 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
     size_t i;
     json_array_foreach(probes, i, row) {
         const char *task = str_of(row, "task"), *clf = str_of(row, "classifier");
-        char key[512];
-        snprintf(key, sizeof key, "%s\t%s", task, clf);
-        if (json_object_get(seen, key)) continue;
-        json_object_set_new(seen, key, json_true());
+        struct sp_buf key = { 0 };   /* whole: two long task names cut alike would be one pair */
+        sp_buf_printf(&key, "%s\t%s", task, clf);
+        int dup = json_object_get(seen, key.p) != NULL;
+        if (!dup) json_object_set_new(seen, key.p, json_true());
+        sp_buf_free(&key);
+        if (dup) continue;
         json_t *ma = side(probes, a, task, clf), *mb = side(probes, b, task, clf);
         if (json_array_size(ma) && json_array_size(mb)) {
             json_t *c = json_object(), *rows0 = NULL;

@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "common/sp.h"
+
 #define STG_SMALL_TEST 97
 
 /* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
@@ -36,8 +38,10 @@ json_t *stg_jpath(json_t *j, const char *path);
 double stg_jpath_num(json_t *j, const char *path);
 const char *stg_jpath_str(json_t *j, const char *path);
 
-/* The encoder label of one collected probe row (see above), into buf. */
-const char *stg_report_encoder_label(json_t *row, char *buf, size_t n);
+/* The encoder label of one collected probe row (see above), whole, appended to b (cleared
+ * first); returns b->p. Run names are the user's: no fixed buffer cuts them (two long names cut
+ * alike would be one encoder). */
+const char *stg_report_encoder_label(json_t *row, struct sp_buf *b);
 /* A run's name without the input it was made for (RUN-INPUT -> RUN; otherwise the name), into buf. */
 const char *stg_report_run_label(const char *run, const char *input, char *buf, size_t n);
 

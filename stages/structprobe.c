@@ -152,7 +152,7 @@ static int on_sentence(const struct sp_sentence *s, long k, void *arg)
 
 /* ---- setting up ---- */
 
-static int check_opts(struct stg_ctx *ctx, const struct stg_structprobe_opts *o)
+int stg_structprobe_check(struct stg_ctx *ctx, const struct stg_structprobe_opts *o)
 {
     int n_src = !!o->db + (o->conllu.n > 0) + (o->dp.n > 0);
     if (n_src != 1 || (o->db && !o->corpus))
@@ -265,7 +265,7 @@ int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, s
 {
     memset(r, 0, sizeof *r);
     struct walk w = { .ctx = ctx, .o = o, .r = r };
-    int rc = check_opts(ctx, o);
+    int rc = stg_structprobe_check(ctx, o);
     if (rc != SP_OK) return rc;
     double t0 = sp_now();
     prb_sp_init(&w.acc);

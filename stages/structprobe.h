@@ -55,6 +55,11 @@ struct stg_structprobe_result {
  * corpus, a corpus without dependency trees, predictions that do not fit or are not finite);
  * SP_ESTORE; SP_ESTOPPED between sentences. */
 int stg_structprobe(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, struct stg_structprobe_result *r);
+/* The rules stg_structprobe checks its options against before it reads anything (options that go together
+ * or exclude each other; the baseline's name): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_structprobe_check(struct stg_ctx *ctx, const struct stg_structprobe_opts *o);
+
 void stg_structprobe_result_free(struct stg_structprobe_result *r);
 
 #endif

@@ -100,6 +100,12 @@ static int check_opts(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o,
     return parse_tasks(ctx, &o->tasks, &p->tasks);
 }
 
+int stg_tasks_build_check(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o)
+{
+    struct prb_opts p;
+    return check_opts(ctx, o, &p);
+}
+
 /* ---- the sentences ---- */
 
 struct sentences {
@@ -371,13 +377,14 @@ static int check_names(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
 {
     for (int id = 0; id < PRB_NTASKS; id++) {
         if (!ts->task[id].built) continue;
-        char name[256];
-        snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
+        struct sp_buf name = { 0 };   /* whole: the name stored is prefix + task name, however long */
+        sp_buf_printf(&name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
         int64_t old = 0;
-        int rc = st_task_id(db, name, &old, ctx->err, sizeof ctx->err);
+        int rc = st_task_id(db, name.p, &old, ctx->err, sizeof ctx->err);
+        if (rc == SP_OK && old && !o->replace)
+            rc = stg_fail(ctx, SP_EEXIST, "task '%s' already exists in the store (use --replace or --prefix)", name.p);
+        sp_buf_free(&name);
         if (rc != SP_OK) return rc;
-        if (old && !o->replace)
-            return stg_fail(ctx, SP_EEXIST, "task '%s' already exists in the store (use --replace or --prefix)", name);
     }
     return SP_OK;
 }
@@ -391,12 +398,12 @@ static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     if (rc != SP_OK) return rc;
     char *params = json_dumps(json_object_get(r->summary, "options"), JSON_COMPACT | JSON_SORT_KEYS);
     struct st_task_put put[PRB_NTASKS];
-    char names[PRB_NTASKS][256];
+    const char *names[PRB_NTASKS];   /* --prefix + the task's name, whole (a fixed buffer cut long prefixes) */
     int n = 0;
     for (int id = 0; id < PRB_NTASKS; id++) {
         const struct prb_task *t = &r->ts.task[id];
         if (!t->built) continue;
-        snprintf(names[n], sizeof names[n], "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
+        names[n] = sp_arena_printf(&r->ts.arena, "%s%s", o->prefix ? o->prefix : "", prb_task_name(t->id));
         struct st_task_item *it = sp_xmalloc(sizeof *it * ((size_t)t->n_items + 1));
         for (int i = 0; i < t->n_items; i++) {
             const struct prb_item *p = &t->item[i];

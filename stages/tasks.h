@@ -59,6 +59,11 @@ struct stg_tasks_build_result {
  * together or an unknown task name; SP_EPARSE/SP_EIO for unreadable files or an unknown
  * corpus; SP_EEXIST when a stored task has the name (nothing is stored then); SP_ESTOPPED. */
 int stg_tasks_build(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct stg_tasks_build_result *r);
+/* The rules stg_tasks_build checks its options against before it reads anything (options that go together
+ * or exclude each other; --depth, --tasks names): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_tasks_build_check(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o);
+
 void stg_tasks_build_result_free(struct stg_tasks_build_result *r);
 
 struct stg_tasks_import_opts {
@@ -71,6 +76,11 @@ extern const struct sp_opt stg_tasks_import_options[];
 struct stg_tasks_import_result { int n_items; };
 
 int stg_tasks_import(struct stg_ctx *ctx, const struct stg_tasks_import_opts *o, struct stg_tasks_import_result *r);
+/* The rules stg_tasks_import checks its options against before it reads anything (options that go together
+ * or exclude each other): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_tasks_import_check(struct stg_ctx *ctx, const struct stg_tasks_import_opts *o);
+
 
 struct stg_tasks_export_opts {
     const char *db;

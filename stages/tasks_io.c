@@ -97,11 +97,18 @@ static int import_store(struct stg_ctx *ctx, const struct stg_tasks_import_opts 
     return rc;
 }
 
+int stg_tasks_import_check(struct stg_ctx *ctx, const struct stg_tasks_import_opts *o)
+{
+    if (!o->db || !o->name) return stg_fail(ctx, SP_EUSAGE, "--db DB and --name T are required");
+    if (!o->file) return stg_fail(ctx, SP_EUSAGE, "a SentEval FILE is required");
+    return SP_OK;
+}
+
 int stg_tasks_import(struct stg_ctx *ctx, const struct stg_tasks_import_opts *o, struct stg_tasks_import_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (!o->db || !o->name) return stg_fail(ctx, SP_EUSAGE, "--db DB and --name T are required");
-    if (!o->file) return stg_fail(ctx, SP_EUSAGE, "a SentEval FILE is required");
+    int rc0 = stg_tasks_import_check(ctx, o);
+    if (rc0) return rc0;
     double t0 = sp_now();
     char *buf = NULL;
     size_t len = 0;

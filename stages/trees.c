@@ -495,6 +495,21 @@ static int dependency_only(struct stg_ctx *ctx, const struct stg_trees_opts *o)
     return dep;
 }
 
+int stg_trees_check(struct stg_ctx *ctx, const struct stg_trees_opts *o)
+{
+    if (o->dependency) return stg_trees_dep_check(ctx, o);
+    enum kind kind;
+    int rc = check_opts(ctx, o, &kind);
+    /* a store corpus may turn out to have dependency trees only (dependency_only): its rules then */
+    if (rc != SP_OK && o->db && o->corpus && !o->attention) {
+        char why[SP_ERRLEN];
+        memcpy(why, ctx->err, sizeof why);
+        if (stg_trees_dep_check(ctx, o) == SP_OK) return SP_OK;
+        memcpy(ctx->err, why, sizeof why);
+    }
+    return rc;
+}
+
 int stg_trees(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
 {
     memset(r, 0, sizeof *r);

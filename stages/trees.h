@@ -60,6 +60,12 @@ struct stg_trees_result {
  * corpus or run, a corpus without trees, an attention file that does not fit); SP_ESTORE;
  * SP_ESTOPPED between sentences. --out / --gold-out are renamed into place only on SP_OK. */
 int stg_trees(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r);
+/* The rules stg_trees checks its options against before it reads anything (options that go together
+ * or exclude each other; the baseline's name: a constituency one, or a
+ * dependency one where the store's corpus may have dependency trees only): SP_EUSAGE with ctx->err, or SP_OK. A job file's steps are checked
+ * with it when the job is loaded, so `run --check` refuses what the run would. */
+int stg_trees_check(struct stg_ctx *ctx, const struct stg_trees_opts *o);
+
 void stg_trees_result_free(struct stg_trees_result *r);
 
 #endif

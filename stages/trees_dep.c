@@ -92,7 +92,7 @@ static json_t *random_figures(const struct prb_dep_baselines *b, long n_sent)
                      stg_json_num(um / n), "n_sentences", (json_int_t)n_sent);
 }
 
-int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
+int stg_trees_dep_check(struct stg_ctx *ctx, const struct stg_trees_opts *o)
 {
     if (!o->db || !o->corpus) return stg_fail(ctx, SP_EUSAGE, "dependency trees need --db DB --corpus C");
     if (o->baseline && strcmp(o->baseline, "right") && strcmp(o->baseline, "left") && strcmp(o->baseline, "random") &&
@@ -101,6 +101,15 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
     if (!o->baseline && !o->run) return stg_fail(ctx, SP_EUSAGE, "dependency trees come from --run R or --baseline");
     if (o->attention) return stg_fail(ctx, SP_EUSAGE, "--attention files are for constituency trees; use --run R");
     if (o->head >= 0 && !o->run) return stg_fail(ctx, SP_EUSAGE, "--head applies to --run R");
+    if (o->seed >= 0 && (!o->baseline || strcmp(o->baseline, "random")))   /* as for constituency trees */
+        return stg_fail(ctx, SP_EUSAGE, "--seed only applies to --baseline random");
+    return SP_OK;
+}
+
+int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
+{
+    int rc0 = stg_trees_dep_check(ctx, o);
+    if (rc0) return rc0;
     struct st_db *db = NULL;
     int64_t cid = 0;
     int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);

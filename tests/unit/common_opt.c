@@ -306,7 +306,18 @@ static void test_json(void)
     T_EQ_INT(set_json(&x, "{\"threads\": 2.5}"), SP_EUSAGE);
     T_EQ_STR(err, "encoders[1].threads: expected 1..64, got '2.5'");
     T_EQ_INT(set_json(&x, "{\"threads\": true}"), SP_EUSAGE);
-    T_EQ_STR(err, "encoders[1].threads: expected a number");
+    T_EQ_STR(err, "encoders[1].threads: expected a whole number, got true or false");
+    /* each JSON value has its option's type: a string is no number, a number no name */
+    T_EQ_INT(set_json(&x, "{\"threads\": \"8\"}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].threads: expected a whole number, got a string");
+    T_EQ_INT(set_json(&x, "{\"lr\": \"0.5\"}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].lr: expected a number, got a string");
+    T_EQ_INT(set_json(&x, "{\"name\": 5}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].name: expected a string, got a whole number");
+    T_EQ_INT(set_json(&x, "{\"format\": 1}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].format: expected a string, got a whole number");
+    T_EQ_INT(set_json(&x, "{\"memory\": 1073741824}"), SP_OK);     /* a size: bytes, or "1G" */
+    T_EQ_INT(x.memory, 1073741824);
     T_EQ_INT(set_json(&x, "{\"thread\": 2}"), SP_EUSAGE);
     T_EQ_STR(err, "encoders[1].thread: no such option; did you mean 'threads'?");
     T_EQ_INT(set_json(&x, "{\"json\": true}"), SP_EUSAGE);          /* a terminal flag */
@@ -417,6 +428,79 @@ static void test_man(void)
     free(buf);
 }
 
+/* A single-valued option given twice is refused after any number of other options: the record
+ * of what was given had 512 places and stopped recording beyond them. */
+static void test_many_options(void)
+{
+    enum { N = 1200 };
+    char **argv = calloc(N + 5, sizeof *argv);
+    int argc = 0;
+    argv[argc++] = "prog";
+    for (int i = 0; i < N / 2; i++) { argv[argc++] = "--task"; argv[argc++] = "A"; }
+    argv[argc++] = "--threads"; argv[argc++] = "2";
+    argv[argc++] = "--threads"; argv[argc++] = "3";
+    struct o x;
+    struct sp_optbind b[1] = { { T, &x } };
+    err[0] = 0;
+    T_EQ_INT(sp_opt_parse_argv(b, 1, argc, argv, NULL, &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_STR(err, "--threads given twice: it takes one value");
+    T_EQ_INT(sp_opt_parse_argv(b, 1, argc - 2, argv, NULL, &A, err, sizeof err), SP_OK);
+    T_EQ_INT(x.task.n, N / 2);
+    T_EQ_INT(x.threads, 2);
+    free(argv);
+}
+
+/* List items bounded by the table (seeds: integers in [lo, hi]; classifiers: one of .choices) and a
+ * half-open double range ([0, 1) for a dropout), from argv and from JSON alike. */
+struct b { struct sp_strlist seed, clf; double p; };
+static const struct sp_opt B[] = {
+    { .name = "seed", .type = SP_OPT_LIST, .offset = offsetof(struct b, seed), .def = "1", .lo = 0, .hi = 100 },
+    { .name = "clf", .type = SP_OPT_LIST, .offset = offsetof(struct b, clf), .choices = "logreg|mlp" },
+    { .name = "p", .type = SP_OPT_DOUBLE, .offset = offsetof(struct b, p), .lo = 0, .hi = 1, .flags = SP_OPTF_HI_OPEN },
+    { 0 }
+};
+
+static int set_b(struct b *x, const char *text)
+{
+    json_t *j = json_loads(text, 0, NULL);
+    sp_opt_defaults(B, x, &A);
+    err[0] = 0;
+    int rc = sp_opt_set_json(B, x, j, "probes[0]", &A, err, sizeof err);
+    json_decref(j);
+    return rc;
+}
+
+static void test_bounded(void)
+{
+    struct b x;
+    sp_opt_defaults(B, &x, &A);
+    T_EQ_INT(sp_opt_set(&B[0], &x, "5,100", &A, err, sizeof err), SP_OK);
+    T_EQ_INT(x.seed.n, 3);                       /* the default, then 5 and 100 */
+    T_EQ_INT(sp_opt_set(&B[0], &x, "5,-5", &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_STR(err, "--seed: expected integers 0..100 (comma-separated), got '-5'");
+    T_EQ_INT(sp_opt_set(&B[0], &x, "101", &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(sp_opt_set(&B[0], &x, "1.5", &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(sp_opt_set(&B[1], &x, "mlp,svm", &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_STR(err, "--clf: expected logreg or mlp (comma-separated), got 'svm'");
+    T_EQ_INT(sp_opt_set(&B[2], &x, "0", &A, err, sizeof err), SP_OK);
+    T_EQ_INT(sp_opt_set(&B[2], &x, "0.999", &A, err, sizeof err), SP_OK);
+    T_EQ_INT(sp_opt_set(&B[2], &x, "1", &A, err, sizeof err), SP_EUSAGE);
+    T_EQ_STR(err, "--p: expected a number in [0, 1), got '1'");
+    T_EQ_INT(sp_opt_set(&B[2], &x, "-0.1", &A, err, sizeof err), SP_EUSAGE);
+
+    T_EQ_INT(set_b(&x, "{\"seed\": [\"3\", 4], \"clf\": [\"logreg\", \"mlp\"], \"p\": 0.5}"), SP_OK);
+    T_EQ_INT(x.seed.n, 2);
+    T_EQ_STR(x.seed.v[1], "4");
+    T_EQ_INT(set_b(&x, "{\"seed\": [\"-5\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed: expected integers 0..100 (comma-separated), got '-5'");
+    T_EQ_INT(set_b(&x, "{\"seed\": [1.5]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed[0]: expected a whole number");
+    T_EQ_INT(set_b(&x, "{\"clf\": [1]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].clf[0]: expected a string");
+    T_EQ_INT(set_b(&x, "{\"p\": 1.0}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].p: expected a number in [0, 1), got '1'");
+}
+
 int main(void)
 {
     sp_arena_init(&A);
@@ -424,6 +508,8 @@ int main(void)
     test_values();
     test_argv();
     test_json();
+    test_bounded();
+    test_many_options();
     test_format_args();
     test_man();
     test_suggest();

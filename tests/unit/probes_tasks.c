@@ -579,9 +579,37 @@ static void test_ewt(const char *data)
     ing_batch_free(&b);
 }
 
+/* A top node with more children than the label buffers hold (256 labels): NP VP, 254 "." and
+ * NP . . Cut at 256 labels, it read NP_VP_. (a frequent class) in the no-punctuation variant;
+ * whole, it is NP_VP_NP_. there, and no sequence in the other; a longer one than 1023 bytes is
+ * no candidate either (no frequent class is that long). */
+static void test_topconst_long(void)
+{
+    struct sp_buf t = { 0 };
+    sp_buf_puts(&t, "( (S (NP (NN a)) (VP (VBD b))");
+    for (int i = 0; i < 254; i++) sp_buf_puts(&t, " (. .)");
+    sp_buf_puts(&t, " (NP (NN c)) (. .)) )\n");
+    struct ing_batch b;
+    ing_batch_init(&b);
+    parse_str(SP_FMT_PTB, t.p, &b);
+    int n;
+    struct sp_sentence *s = sentences(&b, &n);
+    T_EQ_INT(n, 1);
+    char seq[256];
+    if (n == 1) {
+        int ok = prb_topconst_seq(&s[0], 1, seq, sizeof seq);
+        T_CHECK(!ok || strcmp(seq, "NP_VP_.") != 0);
+        T_EQ_INT(prb_topconst_seq(&s[0], 0, seq, sizeof seq), 0);
+    }
+    free(s);
+    ing_batch_free(&b);
+    sp_buf_free(&t);
+}
+
 int main(void)
 {
     test_rules_handmade();
+    test_topconst_long();
     const char *data = t_data_dir();
     if (!data) {
         T_SKIP("../shared/data absent: PTB sample counts, worked examples, EWT not checked");
