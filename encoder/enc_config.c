@@ -531,8 +531,8 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
 
 int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)
 {
-    char *text = sp_read_file(path, NULL);
-    if (!text) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return SP_EIO; }
+    char *text = sp_read_file(path, NULL, err, errlen);
+    if (!text) return SP_EIO;
     const char *base = strrchr(path, '/');
     int rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
     free(text);

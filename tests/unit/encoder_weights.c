@@ -129,15 +129,17 @@ static void round_trip(void)
         put_bytes(tmp("f16.safetensors"), da, la);
         memcpy(p, "\"F32\"", 5);
         T_EQ_INT(enc_load_weights(b, tmp("f16.safetensors"), err, sizeof err), SP_EPARSE);
-        T_CHECK(strstr(err, "unsupported dtype F16 (expected F32)") != NULL);
+        /* the header now says 2-byte elements for 4-byte data: the safetensors reader refuses the
+         * size before the dtype is looked at */
+        T_CHECK(strstr(err, "shape and dtype F16 need") != NULL);
         T_CHECK(strstr(err, "__metadata__") == NULL);
     }
     put_bytes(tmp("trunc.safetensors"), da, la - 4);                    /* last tensor cut short */
     T_EQ_INT(enc_load_weights(b, tmp("trunc.safetensors"), err, sizeof err), SP_EPARSE);
-    T_CHECK(strstr(err, "final") != NULL || strstr(err, "data_offsets") != NULL);
+    T_CHECK(strstr(err, "data ends at byte") != NULL && strstr(err, "(truncated file?)") != NULL);
     put_bytes(tmp("garbage.safetensors"), "\xff\xff\xff\xff\xff\xff\xff\x7f hello", 14);
     T_EQ_INT(enc_load_weights(b, tmp("garbage.safetensors"), err, sizeof err), SP_EPARSE);
-    T_CHECK(strstr(err, "bad header length") != NULL);
+    T_CHECK(strstr(err, "does not fit the 14-byte file") != NULL);
     T_EQ_INT(enc_load_weights(b, tmp("none.safetensors"), err, sizeof err), SP_EIO);
     float *vb3 = encode(b, &nb);
     T_CHECK(memcmp(va, vb3, na * sizeof(float)) == 0);                 /* unchanged after failures */
