@@ -4,10 +4,10 @@
 # A device (/dev/zero reads forever), a FIFO nobody writes to (an open or read that never returns)
 # and a directory, named as weights, an encoder config, embeddings, a job file, a task file, .npy
 # vectors or gold trees, are refused at once: exit 1, a message naming the file and what it is.
-# Every command runs under `timeout 20`, so a build that hangs fails (exit 124) instead of
+# Every command runs under `timeout -k 5 20`, so a build that hangs fails (exit 124) instead of
 # hanging the suite. Ingest still streams from a FIFO (README "Inputs, read once").
 . tests/cli/lib.sh
-T="timeout 20"
+T="timeout -k 5 20"
 cp demo/demo.conllu encoder/configs/san.json $TMP/
 $SP ingest --db $TMP/s.db --corpus demo $TMP/demo.conllu >/dev/null 2>&1
 mkfifo $TMP/fifo                  # nobody ever writes to it
