@@ -112,8 +112,9 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
         for (int i = 0; i < 3; i++) {
             char path[sizeof id->cfg.bert_model + 32], one[65];
             snprintf(path, sizeof path, "%s/%s", id->cfg.bert_model, files[i]);
-            if ((rc = file_sha256(path, one, ctx->err, sizeof ctx->err)))
-                return rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc, "%s (the config's model directory)", ctx->err);
+            char e[SP_ERRLEN];
+            if ((rc = file_sha256(path, one, e, sizeof e)))
+                return rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc, "%s (the config's model directory)", e);
             sp_sha256_update(&h, one, 64);
         }
         sp_sha256_hex(&h, id->w_sha);

@@ -30,6 +30,13 @@ refuse "encode --encoder /dev/zero" "/dev/zero: is a character device" \
 refuse "encode --encoder FIFO" "$TMP/fifo: is a FIFO" $T $SP encode --db $TMP/s.db --corpus demo --encoder $TMP/fifo --run r
 refuse "encode --embeddings FIFO" "$TMP/fifo: is a FIFO" $T $ENC --embeddings $TMP/fifo
 refuse "encode --embeddings /dev/zero" "/dev/zero: is a character device" $T $ENC --embeddings /dev/zero
+# a bert model folder whose config.json is a FIFO
+mkdir $TMP/mdir
+mkfifo $TMP/mdir/config.json
+: >$TMP/mdir/model.safetensors; : >$TMP/mdir/vocab.txt
+echo '{"kind": "bert", "model": "mdir"}' >$TMP/bert.json
+refuse "encode: a model's config.json is a FIFO" "$TMP/mdir/config.json: is a FIFO" \
+    $T $SP encode --db $TMP/s.db --corpus demo --encoder $TMP/bert.json --run b
 expect_eq "nothing was encoded" "$(sqlite3 $TMP/s.db 'select count(*) from run')" 0
 
 # a job: weights from /dev/zero fail the encode step, named by its JSON path
