@@ -1,4 +1,3 @@
-#!/bin/sh
 # t135-regular-inputs.sh — every file a user names as an input must be a regular file (issue 22 item 7)
 # tier: fast
 # A device (/dev/zero reads forever), a FIFO nobody writes to (an open or read that never returns)

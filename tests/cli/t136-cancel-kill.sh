@@ -1,4 +1,3 @@
-#!/bin/sh
 # t136-cancel-kill.sh — a job that does not stop at SIGTERM is killed after the daemon's --grace (issue 22 item 7)
 # tier: fast
 # The hang is a real one: a corpus FIFO whose writer never writes, so the job's ingest blocks in

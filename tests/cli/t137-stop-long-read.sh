@@ -1,4 +1,3 @@
-#!/bin/sh
 # t137-stop-long-read.sh — SIGTERM/SIGINT end a foreground command promptly inside a long read (issue 22 item 7)
 # tier: fast
 # A weights file of 1 TiB (sparse: it costs no disk) takes minutes to hash for the encoder's
