@@ -42,6 +42,7 @@ expect_eq "... and not before the grace period (>= 2 s)" "$(( $(date +%s) - t0 >
 expect_eq "the row stays cancelled" "$(field 1 state)" cancelled
 check "the row says it was killed and why" sh -c "sqlite3 $Q 'select error from queue_job where job_id = 1' |
     grep -q 'killed with SIGKILL: still running 2 s after SIGTERM (the job was cancelled)'"
+expect_eq "... and the step it was in" "$(field 1 error_step)" "corpora[0]"
 check "the job's log says so" grep -q 'synprobe daemon: killed with SIGKILL' $Q.logs/1.log
 check "the daemon's log says so" grep -q 'job 1: still running 2 s after SIGTERM (the job was cancelled): SIGKILL' $TMP/d.log
 check "the slot and the store's job lock are free: job 2 (same store) runs to the end" wait_for 20 is_state 2 done
@@ -60,6 +61,7 @@ check "job 3's process is gone" gone "$jpid"
 expect_eq "job 3 is queued again" "$(field 3 state)" queued
 check "its row says it was killed while the daemon drained" sh -c "sqlite3 $Q 'select error from queue_job where job_id = 3' |
     grep -q 'killed with SIGKILL: still running 2 s after SIGTERM (the daemon is draining)'"
+expect_eq "... in the step it was in" "$(field 3 error_step)" "corpora[0]"
 expect_eq "the store is intact" "$(sqlite3 $TMP/j/st.db 'pragma integrity_check')" ok
 for w in $w1 $w2; do kill $w 2>/dev/null || true; done
 wait 2>/dev/null || true
