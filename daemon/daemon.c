@@ -280,7 +280,7 @@ struct child {
     char error[SP_ERRLEN], error_step[128], step[128];
     int done, total, progress_dirty, term_sent, cancelled;
     double term_at;               /* when SIGTERM was sent (sp_now) */
-    const char *term_why;         /* why: "cancelled", "the daemon is draining", ... */
+    const char *term_why;         /* why: "the job was cancelled", "the daemon is draining", ... */
     int killed;                   /* SIGKILL sent: it had not stopped within the grace period */
 };
 
