@@ -73,7 +73,7 @@ static int cmd_encode(int argc, char **argv)
     enc_tokenizer_t *tok;
     if (enc_tok_open(vocab, NULL, &tok, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     size_t len;
-    char *text = sp_read_file(path, &len);
+    char *text = sp_read_file(path, &len, NULL, 0);
     if (!text) { fprintf(stderr, "%s: cannot read\n", path); return 1; }
     struct sent *S = NULL;
     int n = 0, cap = 0;

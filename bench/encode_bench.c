@@ -43,7 +43,7 @@ struct corpus {
 static struct ing_batch *parse(struct corpus *c, const char *path, enum sp_format fmt)
 {
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     if (!buf) { fprintf(stderr, "%s: cannot read\n", path); exit(1); }
     if (c->nb == c->capb) { c->capb = c->capb ? 2 * c->capb : 64; c->batches = sp_xrealloc(c->batches, sizeof *c->batches * (size_t)c->capb); }
     struct ing_batch *b = &c->batches[c->nb++];

@@ -31,7 +31,7 @@ static int cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)
 static void write_file_heads(FILE *out, const char *path, enum sp_format fmt, long *ns, long *nt)
 {
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     if (!buf) { fprintf(stderr, "%s: cannot read\n", path); exit(1); }
     struct ing_batch b;
     ing_batch_init(&b);
@@ -88,7 +88,7 @@ struct trees { int n, cap; int *len; int **head; int maxn; };
 static void read_heads(const char *path, struct trees *t)
 {
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     if (!buf) { fprintf(stderr, "%s: cannot read\n", path); exit(1); }
     memset(t, 0, sizeof *t);
     int *tmp = NULL, tcap = 0;

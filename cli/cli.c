@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/stop.h"
 
 const struct sp_opt cli_common_options[] = {
     { "quiet", SP_OPT_FLAG, offsetof(struct cli_common, quiet), .help = "say nothing but errors and warnings",
@@ -46,11 +47,11 @@ int cli_fail(int code, const char *cmd, const char *fmt, ...)
 
 /* ---- stop flag: the handlers only set it (STYLE.md, redis) ---- */
 
-static atomic_int stop_signal;
-
+/* the process's stop flag (common/stop.h): the stages see it through ctx->stop, the long reads
+ * of the lower layers directly */
 static void on_stop_signal(int sig)
 {
-    atomic_store(&stop_signal, sig);
+    atomic_store(&sp_stop_signal, sig);
     signal(sig, SIG_DFL);            /* a second Ctrl-C ends the process at once */
 }
 
@@ -275,8 +276,8 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
 
     c->tty = isatty(STDERR_FILENO);
     c->log = (struct sp_logger){ c->common.quiet ? SP_LOG_WARN : c->common.verbose ? SP_LOG_DEBUG : SP_LOG_INFO, log_write, c };
-    c->ctx = (struct stg_ctx){ .log = &c->log, .stop = &stop_signal, .progress = progress, .progress_arg = c };
-    atomic_store(&stop_signal, 0);
+    c->ctx = (struct stg_ctx){ .log = &c->log, .stop = &sp_stop_signal, .progress = progress, .progress_arg = c };
+    atomic_store(&sp_stop_signal, 0);
     signal(SIGINT, on_stop_signal);
     signal(SIGTERM, on_stop_signal);
     return -1;
@@ -296,7 +297,7 @@ int cli_exit_status(int sp_rc)
     if (sp_rc == SP_OK) return SP_EXIT_OK;
     if (sp_rc == SP_EUSAGE) return SP_EXIT_USAGE;
     if (sp_rc == SP_ESTOPPED) {
-        int sig = atomic_load(&stop_signal);
+        int sig = atomic_load(&sp_stop_signal);
         return 128 + (sig ? sig : SIGINT);
     }
     return SP_EXIT_INPUT;
@@ -311,7 +312,7 @@ int cli_finish_stage(struct cli *c, int sp_rc)
         fprintf(stderr, "synprobe %s: %s\n", c->name, c->ctx.err);
         return SP_EXIT_USAGE;
     case SP_ESTOPPED: {
-        int sig = atomic_load(&stop_signal);
+        int sig = atomic_load(&sp_stop_signal);
         fprintf(stderr, "synprobe %s: %s\n", c->name, c->ctx.err);
         return 128 + (sig ? sig : SIGINT);
     }

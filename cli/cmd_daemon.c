@@ -14,7 +14,8 @@ static const char usage[] =
     "they take jobs through leases renewed by a heartbeat. A daemon killed outright leaves its jobs\n"
     "to the next daemon, which re-queues them and finishes them with no duplicate rows.\n"
     "SIGTERM or SIGINT drains: no new jobs, running ones stop at their next safe point and go back to\n"
-    "the queue, exit 0. SIGHUP reopens the --log file (for logrotate). A job whose encoders use\n"
+    "the queue, exit 0; a job that has not stopped --grace seconds after SIGTERM (a drain or a\n"
+    "`synprobe cancel`) is killed with SIGKILL, which its queue row and log record. SIGHUP reopens the --log file (for logrotate). A job whose encoders use\n"
     "--device cuda holds STORE.gpu.lock during its CUDA encodes: one job on the GPU at a time.\n";
 
 static const struct sp_opt daemon_options[] = {
@@ -28,6 +29,8 @@ static const struct sp_opt daemon_options[] = {
       .help = "a job whose daemon sent no heartbeat for this long is queued again" },
     { "backoff", SP_OPT_DOUBLE, offsetof(struct dmn_daemon_opts, backoff_s), "10", .lo = 0, .hi = 86400, .metavar = "SECONDS",
       .help = "a failed job with retries left runs again after this, doubled after each further failure (at most 1 h)" },
+    { "grace", SP_OPT_DOUBLE, offsetof(struct dmn_daemon_opts, grace_s), "10", .lo = 0, .hi = 3600, .metavar = "SECONDS",
+      .help = "a job asked to stop (drain, cancel) that is still running after this is killed with SIGKILL" },
     { "poll", SP_OPT_DOUBLE, offsetof(struct dmn_daemon_opts, poll_s), "0.05", .lo = 0, .hi = 60, .metavar = "SECONDS",
       .help = "how often an idle daemon looks for new jobs" },
     { 0 },

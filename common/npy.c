@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
@@ -248,17 +249,17 @@ int sp_npy_parse(const char *name, const void *buf, size_t len, struct sp_npy *o
 int sp_npy_read(const char *path, struct sp_npy *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, SP_EIO, path, "cannot open: %s", strerror(errno));
-    struct sp_buf b = { 0 };
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sp_buf_put(&b, chunk, n);
-    int bad = ferror(f);
+    /* a regular file, read to the size fstat gives (the header's shape is checked against it) */
+    FILE *f = sp_fopen_input(path, err, errlen);
+    if (!f) return SP_EIO;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) { fclose(f); return fail(err, errlen, SP_EIO, path, "cannot stat: %s", strerror(errno)); }
+    size_t n = (size_t)st.st_size;
+    char *buf = sp_xmalloc(n + 1);
+    int rc = sp_read_exact(f, buf, n, path, err, errlen);
     fclose(f);
-    if (bad) { sp_buf_free(&b); return fail(err, errlen, SP_EIO, path, "read error"); }
-    int rc = sp_npy_parse(path, b.p ? b.p : "", b.len, out, err, errlen);
-    sp_buf_free(&b);
+    if (rc == SP_OK) rc = sp_npy_parse(path, buf, n, out, err, errlen);
+    free(buf);
     return rc;
 }
 

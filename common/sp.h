@@ -53,9 +53,25 @@ void sp_buf_put(struct sp_buf *b, const void *data, size_t n);
 void sp_buf_puts(struct sp_buf *b, const char *s);
 void sp_buf_printf(struct sp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sp_buf_free(struct sp_buf *b);
-/* A whole file, NUL-terminated (the NUL not counted in *len); NULL if it cannot be opened or
- * read (errno says why). Caller frees. */
-char *sp_read_file(const char *path, size_t *len);
+/* Inputs a user names (README "Guarantees": regular files, bounded reads).
+ *
+ * sp_open_input opens PATH for reading. It must be a regular file, or also a FIFO or pipe when
+ * allow_fifo (only inputs read as streams: ingest). A directory, a device (/dev/zero would be
+ * read forever) or a socket is refused without being opened, and so is a FIFO elsewhere; the
+ * file is opened without blocking (a FIFO nobody writes to cannot hang the open) and its kind is
+ * checked again with fstat on the opened descriptor, so a path swapped between the two is
+ * caught. Returns the descriptor (O_CLOEXEC, blocking reads), or -1 with err
+ * "PATH: cannot open: REASON" or "PATH: is a directory|character device|...; expected a regular
+ * file". sp_fopen_input is the same for a regular file, as a stdio stream ("rb"). */
+int   sp_open_input(const char *path, int allow_fifo, char *err, size_t errlen);
+FILE *sp_fopen_input(const char *path, char *err, size_t errlen);
+/* Exactly n bytes from f into dst, read in chunks with the stop flag (common/stop.h) checked
+ * between them: SP_OK; SP_EIO with err "WHAT: truncated (N of M bytes)" or "WHAT: read error";
+ * SP_ESTOPPED with err "WHAT: stopped while reading". */
+int sp_read_exact(FILE *f, void *dst, size_t n, const char *what, char *err, size_t errlen);
+/* A whole regular file (sp_open_input), NUL-terminated (the NUL not counted in *len); NULL with
+ * err (may be NULL) saying why when it cannot be opened or read. Caller frees. */
+char *sp_read_file(const char *path, size_t *len, char *err, size_t errlen);
 /* A file read whole that a parser takes as a C string (a JSON reader's json_loads): SP_EPARSE with
  * "NAME: a NUL byte at offset N (the file must be text)" when text[0..len) holds one, so that
  * the bytes after it are refused rather than silently ignored; SP_OK otherwise. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/guard.h"
+#include "common/stop.h"
 #include "daemon/daemon.h"
 #include "daemon/job.h"
 #include "daemon/run.h"
@@ -54,7 +55,8 @@ int dmn_submit(const char *store, const char *const *paths, int n, int max_retri
         /* the queue keeps the path as given made absolute, a symlinked job file not followed: the
          * daemon then resolves it against the link's folder, as run does (daemon/job.h) */
         const char *p = abs[i] = sp_path_real(paths[i], 0);
-        if (!(text[i] = sp_read_file(p, &len))) { snprintf(err, errlen, "%s: cannot read the job file: %s", p, strerror(errno)); rc = SP_EIO; }
+        char e[SP_ERRLEN];
+        if (!(text[i] = sp_read_file(p, &len, e, sizeof e))) { snprintf(err, errlen, "%s (the job file)", e); rc = SP_EIO; }
         else if (strlen(text[i]) != len) { snprintf(err, errlen, "%s: the job file holds a NUL byte", p); rc = SP_EPARSE; }
     }
     struct st_db *db = NULL;
@@ -74,7 +76,6 @@ int dmn_submit(const char *store, const char *const *paths, int n, int max_retri
 
 static volatile sig_atomic_t g_stop, g_hup;
 static int g_wake[2] = { -1, -1 };       /* self-pipe: a byte per signal wakes poll() */
-static atomic_int g_child_stop;          /* in a job process: the stage's stop flag */
 
 static void on_signal(int sig)
 {
@@ -85,7 +86,8 @@ static void on_signal(int sig)
     errno = saved;
 }
 
-static void on_child_stop(int sig) { atomic_store(&g_child_stop, sig); }
+/* in a job process: the process's stop flag (common/stop.h), which its stages and long reads see */
+static void on_child_stop(int sig) { atomic_store(&sp_stop_signal, sig); }
 
 static void set_handler(int sig, void (*fn)(int))
 {
@@ -161,7 +163,7 @@ static int wait_lock(int fd, const char *what, const char *where)
     struct itimerval it = { { 0, 50000 }, { 0, 50000 } }, off = { { 0, 0 }, { 0, 0 } };
     setitimer(ITIMER_REAL, &it, NULL);
     int held = 0;
-    while (!atomic_load(&g_child_stop)) {
+    while (!atomic_load(&sp_stop_signal)) {
         if (flock(fd, LOCK_EX) == 0) { held = 1; break; }
         if (errno != EINTR) break;
     }
@@ -238,7 +240,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     }
     sp_guard_install(&guard);
     struct sp_logger lg = { verbose ? SP_LOG_DEBUG : SP_LOG_INFO, child_log_write, NULL };
-    struct stg_ctx ctx = { .log = &lg, .stop = &g_child_stop };
+    struct stg_ctx ctx = { .log = &lg, .stop = &sp_stop_signal };
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
     struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },
@@ -256,7 +258,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
         sp_guard_install(NULL);
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        return 128 + atomic_load(&g_child_stop);
+        return 128 + atomic_load(&sp_stop_signal);
     }
     /* An existing store stays open for the whole job: the runner opens it once per step, and the
      * last connection to close deletes its -wal and -shm files, which the next open makes again
@@ -281,7 +283,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     dmn_job_free(&job);
     fflush(stdout);
     fflush(stderr);
-    if (rc == SP_ESTOPPED) return 128 + (atomic_load(&g_child_stop) ? atomic_load(&g_child_stop) : SIGTERM);
+    if (rc == SP_ESTOPPED) return 128 + (atomic_load(&sp_stop_signal) ? atomic_load(&sp_stop_signal) : SIGTERM);
     return rc == SP_OK ? 0 : 1;
 }
 
@@ -295,6 +297,9 @@ struct child {
     size_t len;
     char error[SP_ERRLEN], error_step[128], step[128];
     int done, total, progress_dirty, term_sent, cancelled;
+    double term_at;               /* when SIGTERM was sent (sp_now) */
+    const char *term_why;         /* why: "the job was cancelled", "the daemon is draining", ... */
+    int killed;                   /* SIGKILL sent: it had not stopped within the grace period */
 };
 
 /* A job's end that could not be recorded yet (a full disk, a store that cannot be opened): the
@@ -584,6 +589,48 @@ static void flush_progress(struct daemon *d)
     }
 }
 
+/* A line from the daemon at the end of job id's log file (what the job's own output cannot say). */
+static void job_log_note(struct daemon *d, int64_t id, const char *msg)
+{
+    char logp[4200];
+    dmn_job_log_path(d->o->store, id, logp, sizeof logp);
+    FILE *f = fopen(logp, "a");
+    if (!f) { dlog(&d->log, "job %lld: %s: %s", (long long)id, logp, strerror(errno)); return; }
+    fprintf(f, "synprobe daemon: %s\n", msg);
+    fclose(f);
+}
+
+/* Ask job c's process to stop at its next safe point (SIGTERM); stop_overdue kills it when it
+ * has not within the grace period. */
+static void stop_child(struct child *c, const char *why)
+{
+    if (c->term_sent) return;
+    kill(c->pid, SIGTERM);
+    c->term_sent = 1;
+    c->term_at = sp_now();
+    c->term_why = why;
+}
+
+/* SIGKILL to every job process still running --grace seconds after its SIGTERM: a read blocked
+ * on a silent pipe, or a long computation between safe points, must not hold a worker slot,
+ * the store's job lock and the daemon's drain for ever. Returns the seconds until the next such
+ * deadline (a large number when none is pending), so the loop wakes up in time. */
+static double stop_overdue(struct daemon *d)
+{
+    double now = sp_now(), next = 1e9;
+    for (int k = 0; k < (int)d->o->workers; k++) {
+        struct child *c = &d->kids[k];
+        if (!c->pid || !c->term_sent || c->killed) continue;
+        double left = c->term_at + d->o->grace_s - now;
+        if (left > 0) { if (left < next) next = left; continue; }
+        dlog(&d->log, "job %lld: still running %g s after SIGTERM (%s): SIGKILL to process %ld", (long long)c->id,
+             d->o->grace_s, c->term_why, (long)c->pid);
+        kill(c->pid, SIGKILL);
+        c->killed = 1;
+    }
+    return next;
+}
+
 static void reap(struct daemon *d)
 {
     int status;
@@ -597,7 +644,16 @@ static void reap(struct daemon *d)
         enum st_queue_outcome out;
         char msg[SP_ERRLEN + 64];
         const char *what;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { out = ST_QUEUE_DONE; what = "done"; }
+        if (c->killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+            /* asked to stop, it did not within the grace period: not the job's failure (the
+             * store keeps whole transactions under SIGKILL); a cancelled job stays cancelled,
+             * any other goes back to the queue; the row and the job's log say what happened */
+            out = ST_QUEUE_REQUEUE;
+            what = "killed";
+            snprintf(c->error, sizeof c->error, "killed with SIGKILL: still running %g s after SIGTERM (%s)", d->o->grace_s,
+                     c->term_why);
+            job_log_note(d, c->id, c->error);
+        } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { out = ST_QUEUE_DONE; what = "done"; }
         else if (WIFEXITED(status) && (WEXITSTATUS(status) == 143 || WEXITSTATUS(status) == 130)) {
             out = ST_QUEUE_REQUEUE; what = c->cancelled ? "stopped (cancelled)" : "stopped at a safe point, queued again";
         } else {
@@ -609,8 +665,9 @@ static void reap(struct daemon *d)
             }
         }
         char state[16] = "";
-        finish_job(d, c->id, out, c->error, c->error_step[0] ? c->error_step : c->step, state);
-        if (out == ST_QUEUE_FAILED)
+        finish_job(d, c->id, out, c->error[0] ? c->error : NULL, c->error_step[0] ? c->error_step : c->step, state);
+        if (c->killed) snprintf(msg, sizeof msg, "%s -> %s", c->error, state);
+        else if (out == ST_QUEUE_FAILED)
             snprintf(msg, sizeof msg, "failed in %s: %s -> %s", c->error_step[0] ? c->error_step : "?", c->error, state);
         else snprintf(msg, sizeof msg, "%s -> %s", what, state);
         dlog(&d->log, "job %lld: %s", (long long)c->id, msg);
@@ -687,8 +744,7 @@ static void housekeeping(struct daemon *d)
             dlog(&d->log, "job %lld: %s: stopping its process", (long long)c->id,
                  !strcmp(j.state, "cancelled") ? "cancelled" : "no longer leased to this daemon");
             c->cancelled = !strcmp(j.state, "cancelled");
-            kill(c->pid, SIGTERM);
-            c->term_sent = 1;
+            stop_child(c, c->cancelled ? "the job was cancelled" : "the job is no longer leased to this daemon");
         }
         st_queue_job_free(&j);
     }
@@ -733,7 +789,8 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     set_handler(SIGHUP, on_signal);
     set_handler(SIGCHLD, on_signal);
     signal(SIGPIPE, SIG_IGN);
-    dlog(&d->log, "serving %s as %s: %ld workers, lease %.0f s", o->store, d->owner, o->workers, o->lease_s);
+    dlog(&d->log, "serving %s as %s: %ld workers, lease %.0f s, grace %g s", o->store, d->owner, o->workers, o->lease_s,
+         o->grace_s);
 
     /* heartbeat and look for abandoned jobs every second (a third of the lease if shorter) */
     double next_house = 0, beat = o->lease_s / 3;
@@ -758,8 +815,9 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
             dlog(&d->log, "%s: draining: no new jobs; stopping %d running job%s at their next safe point",
                  g_stop == SIGINT ? "SIGINT" : "SIGTERM", d->n_running, d->n_running == 1 ? "" : "s");
             for (int k = 0; k < (int)o->workers; k++)
-                if (d->kids[k].pid && !d->kids[k].term_sent) { kill(d->kids[k].pid, SIGTERM); d->kids[k].term_sent = 1; }
+                if (d->kids[k].pid) stop_child(&d->kids[k], "the daemon is draining");
         }
+        double overdue = stop_overdue(d);
         if (draining && d->n_running == 0) break;
         double now = sp_now();
         if (now >= next_house) { housekeeping(d); next_house = now + beat; }
@@ -794,6 +852,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
         /* full or draining: wait for a child or a signal; idle: look again after poll_s */
         double wait = next_house - sp_now();
         if ((idle || !draining) && d->n_running < o->workers && wait > o->poll_s) wait = o->poll_s;
+        if (wait > overdue) wait = overdue;
         if (wait < 0) wait = 0;
         if (poll(pfd, (nfds_t)n, (int)(wait * 1000)) > 0 && (pfd[0].revents & POLLIN)) {
             char buf[64];

@@ -13,7 +13,11 @@
  * whose lease expired, and at once those of a daemon on this host whose process and job process
  * are both gone. Two daemons on one store cooperate: leases are taken in write transactions.
  * Signals only set flags: SIGTERM/SIGINT drain (stop leasing, SIGTERM to the jobs, re-queue the
- * stopped ones, exit 0), SIGHUP reopens the log file.
+ * stopped ones, exit 0), SIGHUP reopens the log file. A job process asked to stop (a drain, a
+ * cancel, a lost lease) that is still running --grace seconds later is killed with SIGKILL (a
+ * read blocked on a silent pipe never reaches a safe point): its worker slot and the store's job
+ * lock are freed, the drain finishes, and the queue row (error) and the job's log say it was
+ * killed and why; a cancelled job stays cancelled, any other is queued again.
  *
  * Fork without exec is safe here because the daemon has no other threads and holds no SQLite
  * transaction or statement when it forks; it also closes its connection first when the job's
@@ -31,6 +35,7 @@ struct dmn_daemon_opts {
     double lease_s;           /* a lease lasts this long without a heartbeat (heartbeat every third) */
     double backoff_s;         /* first retry after a failure; doubled for each further one */
     double poll_s;            /* how often an idle daemon looks for new jobs */
+    double grace_s;           /* a job process asked to stop (SIGTERM) is killed (SIGKILL) after this */
     int verbose;
 };
 

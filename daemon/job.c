@@ -759,11 +759,12 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
 int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen)
 {
     size_t len;
-    char *text = sp_read_file(path, &len);
+    char e[SP_ERRLEN];
+    char *text = sp_read_file(path, &len, e, sizeof e);
     if (!text) {
         memset(job, 0, sizeof *job);
         sp_arena_init(&job->arena);
-        snprintf(err, errlen, "%s: cannot read the job file", path);
+        snprintf(err, errlen, "%s (the job file)", e);
         return SP_EIO;
     }
     /* the parser reads a C string: bytes after a NUL would be ignored by run and refused by submit */

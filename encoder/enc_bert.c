@@ -67,18 +67,26 @@ static int get_int(json_t *root, const char *path, const char *key, int min, int
     return 0;
 }
 
+/* A JSON file (a regular file: sp_read_file refuses a device or FIFO) into *root. */
+static int load_json(const char *path, json_t **root, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = sp_read_file(path, &len, err, errlen);
+    if (!text) return SP_EIO;
+    json_error_t je;
+    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!*root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return SP_EPARSE; }
+    return SP_OK;
+}
+
 int enc_bert_config_load(const char *path, struct enc_bert_config *c, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        struct stat st;
-        if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
-        snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
-        return SP_EPARSE;
-    }
-    int rc = SP_EPARSE;
+    json_t *root = NULL;
+    int rc = load_json(path, &root, err, errlen);
+    if (rc) return rc;
+    rc = SP_EPARSE;
     if (!json_is_object(root)) { snprintf(err, errlen, "%s: expected a JSON object", path); goto out; }
     if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen) ||
         get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
@@ -336,9 +344,8 @@ static char *model_dir(const char *path, char *err, size_t errlen)
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open", path); return NULL; }
     if (S_ISDIR(st.st_mode)) return sp_xstrdup(path);
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return NULL; }
+    json_t *root = NULL;
+    if (load_json(path, &root, err, errlen)) return NULL;
     char *dir = NULL;
     const char *key;
     json_t *v;

@@ -532,8 +532,8 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
 int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)
 {
     size_t len;
-    char *text = sp_read_file(path, &len);
-    if (!text) { snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)); return SP_EIO; }
+    char *text = sp_read_file(path, &len, err, errlen);
+    if (!text) return SP_EIO;
     const char *base = strrchr(path, '/');
     /* the parser reads a C string: bytes after a NUL would be ignored */
     int rc = sp_text_no_nul(path, text, len, err, errlen);

@@ -21,6 +21,11 @@
 #include <sys/stat.h>
 
 #include "common/npy.h"
+#include "common/stop.h"
+
+/* a stop request (common/stop.h) is looked at every this many lines: GloVe's 400,000 lines take
+ * seconds to parse */
+#define STOP_CHECK_LINES 4096
 
 struct enc_embed {
     int dim, V;
@@ -113,13 +118,19 @@ static int read_npy_pair(struct enc_embed *m, const char *path, int (*keep)(void
         return SP_EPARSE;
     }
     m->dim = (int)a.shape[1];
-    FILE *f = fopen(words, "r");
-    if (!f) { snprintf(err, errlen, "%s: cannot open (the words of %s, one a line)", words, npy); sp_npy_free(&a); return SP_EIO; }
+    char e[SP_ERRLEN];
+    FILE *f = sp_fopen_input(words, e, sizeof e);
+    if (!f) { snprintf(err, errlen, "%s (the words of %s, one a line)", e, npy); sp_npy_free(&a); return SP_EIO; }
     char *line = NULL;
     size_t cap = 0, rows_cap = 0;
     ssize_t len;
     const float *X = a.data;
     while (rc == SP_OK && (len = getline(&line, &cap, f)) >= 0) {
+        if ((m->file_rows + 1) % STOP_CHECK_LINES == 0 && sp_stopping()) {
+            snprintf(err, errlen, "%s:%ld: stopped while reading", words, m->file_rows + 1);
+            rc = SP_ESTOPPED;
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if ((size_t)m->file_rows >= a.shape[0]) {
             snprintf(err, errlen, "%s:%ld: more words than the %zu rows of %s", words, m->file_rows + 1, a.shape[0], npy);
@@ -186,8 +197,8 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
         if (rc) { enc_embed_close(m); return rc; }
         return finish_table(m, seed, out);
     }
-    FILE *f = fopen(path, "r");
-    if (!f) { snprintf(err, errlen, "%s: cannot open", path); free(m); return SP_EIO; }
+    FILE *f = sp_fopen_input(path, err, errlen);
+    if (!f) { free(m); return SP_EIO; }
     char *line = NULL;
     size_t cap = 0, rows_cap = 0;
     ssize_t len;
@@ -197,7 +208,11 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
     char **fld = NULL;
     size_t fcap = 0;
     while ((len = getline(&line, &cap, f)) > 0) {
-        lineno++;
+        if (++lineno % STOP_CHECK_LINES == 0 && sp_stopping()) {
+            snprintf(err, errlen, "%s:%ld: stopped while reading", path, lineno);
+            rc = SP_ESTOPPED;
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
         if (!len) continue;
         size_t nf = 0;                                  /* split on spaces (and tabs) */

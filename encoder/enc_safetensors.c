@@ -2,10 +2,16 @@
  *
  * Format: u64 little-endian header length N, N bytes of JSON {name: {dtype, shape,
  * data_offsets: [begin, end]}, "__metadata__": {...}}, then the data section; offsets are
- * relative to the start of the data section. enc_sft_open reads and checks the whole header at
- * once: every entry must have a known dtype, a shape of non-negative integers and offsets whose
- * length is exactly the shape's element count times the dtype's size and that lie inside the
- * file, so a truncated file is reported at open, naming the first tensor that does not fit.
+ * relative to the start of the data section. enc_sft_open reads and checks the whole header
+ * before any data: the file must be a regular file (common/util.c: a device or FIFO is refused),
+ * the header length must fit the file's size as fstat gives it (and 100 MiB); every entry must
+ * have a known dtype, a shape of non-negative integers and offsets whose length is exactly the
+ * shape's element count times the dtype's size and that lie inside the file, so a truncated
+ * file is reported at open, naming the first tensor that does not fit. As the format requires
+ * ("the byte buffer needs to be entirely indexed, and cannot contain holes"), the tensors,
+ * sorted by offset, must tile the data section exactly: two that overlap, a gap between two,
+ * and bytes after the last are each refused, naming the tensors. Every read is then bounded by
+ * these sizes, in chunks that look at the stop flag (sp_read_exact).
  * Data is read on request (enc_sft_read_f32) for F32 tensors, and for F16 and BF16 ones, which
  * are widened to float32 exactly (SPEC-models M3.2); other dtypes are listed (so callers can name
  * and ignore them) but cannot be read as floats.
@@ -14,9 +20,11 @@
  * fread). */
 #include "encoder/encoder_int.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* element size of a safetensors dtype; 0 if unknown */
 static size_t dtype_size(const char *dt)
@@ -90,20 +98,65 @@ static int parse_entry(const struct enc_sft *s, const char *key, json_t *v, stru
     return 0;
 }
 
+static int by_offset(const void *a, const void *b)
+{
+    const struct enc_sft_tensor *x = *(const struct enc_sft_tensor *const *)a, *y = *(const struct enc_sft_tensor *const *)b;
+    uint64_t xe = x->offset + x->count * x->elem_size, ye = y->offset + y->count * y->elem_size;
+    if (x->offset != y->offset) return x->offset < y->offset ? -1 : 1;
+    return xe < ye ? -1 : xe > ye;
+}
+
+/* The tensors, sorted by [begin, end), must tile the data section: each begins where the one
+ * before ends (an empty tensor takes no bytes, so it may sit at that point too), and the last
+ * ends at the end of the file. 0, or -1 with err naming the tensors. */
+static int check_tiling(const struct enc_sft *s, char *err, size_t errlen)
+{
+    const struct enc_sft_tensor **by = sp_xcalloc((size_t)s->n + 1, sizeof *by);
+    for (int i = 0; i < s->n; i++) by[i] = &s->t[i];
+    qsort(by, (size_t)s->n, sizeof *by, by_offset);
+    uint64_t at = 0;
+    int bad = 0;
+    for (int i = 0; i < s->n && !bad; i++) {
+        const struct enc_sft_tensor *t = by[i];
+        uint64_t end = t->offset + t->count * t->elem_size;
+        if (t->offset < at) {
+            snprintf(err, errlen, "%s: tensor %s: data_offsets [%llu, %llu] overlap those of tensor %s, which end at %llu", s->path,
+                     t->name, (unsigned long long)t->offset, (unsigned long long)end, by[i - 1]->name, (unsigned long long)at);
+            bad = 1;
+        } else if (t->offset > at) {
+            if (i) snprintf(err, errlen, "%s: tensor %s: data_offsets begin at %llu, but tensor %s ends at %llu: %llu bytes belong to no tensor",
+                            s->path, t->name, (unsigned long long)t->offset, by[i - 1]->name, (unsigned long long)at,
+                            (unsigned long long)(t->offset - at));
+            else snprintf(err, errlen, "%s: tensor %s: data_offsets begin at %llu: the first %llu bytes of the data section belong to no tensor",
+                          s->path, t->name, (unsigned long long)t->offset, (unsigned long long)t->offset);
+            bad = 1;
+        }
+        at = end;
+    }
+    if (!bad && at != s->data_len) {
+        if (s->n) snprintf(err, errlen, "%s: the data section has %llu bytes after tensor %s (which ends at %llu); they belong to no tensor",
+                           s->path, (unsigned long long)(s->data_len - at), by[s->n - 1]->name, (unsigned long long)at);
+        else snprintf(err, errlen, "%s: no tensors, but a %llu-byte data section", s->path, (unsigned long long)s->data_len);
+        bad = 1;
+    }
+    free(by);
+    return bad ? -1 : 0;
+}
+
 int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->path = sp_xstrdup(path);
     if (!host_is_le()) { snprintf(err, errlen, "%s: big-endian hosts are not supported", path); enc_sft_close(s); return SP_EIO; }
-    s->f = fopen(path, "rb");
-    if (!s->f) { snprintf(err, errlen, "%s: cannot open", path); enc_sft_close(s); return SP_EIO; }
+    s->f = sp_fopen_input(path, err, errlen);
+    if (!s->f) { enc_sft_close(s); return SP_EIO; }
     int rc = SP_EPARSE;
     char *hs = NULL;
     json_t *hdr = NULL;
     uint8_t hl8[8];
-    if (fseeko(s->f, 0, SEEK_END) != 0) { snprintf(err, errlen, "%s: cannot seek", path); rc = SP_EIO; goto out; }
-    off_t fsz = ftello(s->f);
-    rewind(s->f);
+    struct stat st;
+    if (fstat(fileno(s->f), &st) != 0) { snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno)); rc = SP_EIO; goto out; }
+    off_t fsz = st.st_size;
     if (fsz < 8 || fread(hl8, 1, 8, s->f) != 8) { snprintf(err, errlen, "%s: not a safetensors file (shorter than 8 bytes)", path); goto out; }
     uint64_t hl = 0;
     for (int k = 7; k >= 0; k--) hl = hl << 8 | hl8[k];
@@ -113,7 +166,8 @@ int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen)
         goto out;
     }
     hs = sp_xmalloc(hl + 1);
-    if (fread(hs, 1, hl, s->f) != hl) { snprintf(err, errlen, "%s: truncated header", path); goto out; }
+    if ((rc = sp_read_exact(s->f, hs, hl, path, err, errlen))) goto out;
+    rc = SP_EPARSE;
     hs[hl] = 0;
     json_error_t je;
     hdr = json_loadb(hs, hl, JSON_REJECT_DUPLICATES, &je);
@@ -133,6 +187,7 @@ int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen)
         t->name = sp_xstrdup(key);
         s->n++;
     }
+    if (check_tiling(s, err, errlen)) goto out;
     rc = SP_OK;
 out:
     free(hs);
@@ -164,6 +219,17 @@ static float half_to_float(uint16_t h)
     return f;
 }
 
+int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *dst, char *err, size_t errlen)
+{
+    if (t->count && fseeko(s->f, (off_t)(s->data_start + t->offset), SEEK_SET) != 0) {
+        snprintf(err, errlen, "%s: tensor %s: cannot seek: %s", s->path, t->name, strerror(errno));
+        return SP_EIO;
+    }
+    char what[SP_ERRLEN];
+    snprintf(what, sizeof what, "%s: tensor %s", s->path, t->name);
+    return sp_read_exact(s->f, dst, t->count * t->elem_size, what, err, errlen);
+}
+
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen)
 {
     const int f32 = !strcmp(t->dtype, "F32"), f16 = !strcmp(t->dtype, "F16"), bf16 = !strcmp(t->dtype, "BF16");
@@ -172,20 +238,10 @@ int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *d
                  s->path, t->name, t->dtype);
         return SP_EPARSE;
     }
-    if (t->count && fseeko(s->f, (off_t)(s->data_start + t->offset), SEEK_SET) != 0) {
-        snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
-        return SP_EIO;
-    }
-    if (f32 && t->count && fread(dst, sizeof(float), t->count, s->f) != t->count) {
-        snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
-        return SP_EIO;
-    }
+    int rc = enc_sft_read_raw(s, t, dst, err, errlen);
+    if (rc) return rc;
     if (!f32) {                /* 16-bit halves, widened in place from the back of dst */
         uint16_t *h = (uint16_t *)(void *)dst;
-        if (t->count && fread(h, 2, t->count, s->f) != t->count) {
-            snprintf(err, errlen, "%s: tensor %s: read error", s->path, t->name);
-            return SP_EIO;
-        }
         for (uint64_t i = t->count; i-- > 0;) {
             const uint16_t x = h[i];
             if (bf16) { uint32_t bits = (uint32_t)x << 16; memcpy(&dst[i], &bits, 4); }

@@ -196,9 +196,10 @@ int enc_tok_open(const char *vocab_path, const struct enc_tok_opts *opts, enc_to
 {
     *out = NULL;
     size_t len;
-    char *text = sp_read_file(vocab_path, &len);
+    char e[SP_ERRLEN];
+    char *text = sp_read_file(vocab_path, &len, e, sizeof e);
     if (!text) {
-        snprintf(err, errlen, "%s: cannot read the vocabulary: %s", vocab_path, strerror(errno));
+        snprintf(err, errlen, "%s (the vocabulary)", e);
         return SP_EIO;
     }
     int rc = enc_tok_open_mem(text, len, vocab_path, opts, out, err, errlen);

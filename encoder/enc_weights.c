@@ -10,8 +10,9 @@
  *
  * safetensors: u64 LE header length N, N bytes of JSON {name: {dtype, shape, data_offsets}},
  * then the raw data. We write F32 little-endian, tensors in registry order, header padded with
- * spaces to a multiple of 8. Loading accepts any tensor order but exactly our tensor set;
- * a failed load leaves the current weights untouched.
+ * spaces to a multiple of 8. Loading reads through the general reader (enc_safetensors.c), which
+ * checks the file's sizes and offsets, accepts any tensor order but exactly our tensor set; a
+ * failed load leaves the current weights untouched.
  *
  * Not done: other dtypes (F16/BF16) and big-endian hosts. */
 #include "encoder/encoder_int.h"
@@ -139,89 +140,69 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
     return sp_out_commit(&o, err, errlen);
 }
 
+/* t's shape as JSON-ish text "[a,b]" for messages */
+static void shape_text(const struct enc_sft_tensor *t, char *out, size_t n)
+{
+    size_t k = (size_t)snprintf(out, n, "[");
+    for (int d = 0; d < t->ndim && k < n; d++) k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+    if (k < n) snprintf(out + k, n - k, "]");
+}
+
+/* The file is read and checked by the safetensors reader (enc_safetensors.c: a regular file,
+ * sizes bounded by the file's, tensors tiling the data section); here it must hold exactly this
+ * encoder's tensors, F32, of its shapes, all finite. */
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
 {
-    if (!host_is_le()) { snprintf(err, errlen, "%s: big-endian hosts are not supported", path); return SP_EIO; }
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: cannot open", path); return SP_EIO; }
-    int rc = SP_EPARSE;
-    char *hs = NULL;
-    json_t *hdr = NULL;
-    float *tmp = NULL;
-    size_t *offs = NULL;
-    uint8_t hl8[8];
-    if (fseek(f, 0, SEEK_END) != 0) { snprintf(err, errlen, "%s: cannot seek", path); rc = SP_EIO; goto out; }
-    long fsz = ftell(f);
-    rewind(f);
-    if (fsz < 8 || fread(hl8, 1, 8, f) != 8) { snprintf(err, errlen, "%s: not a safetensors file (shorter than 8 bytes)", path); goto out; }
-    uint64_t hl = 0;
-    for (int k = 7; k >= 0; k--) hl = hl << 8 | hl8[k];
-    if (hl == 0 || hl > (uint64_t)fsz - 8 || hl > (100u << 20)) { snprintf(err, errlen, "%s: bad header length %llu", path, (unsigned long long)hl); goto out; }
-    hs = sp_xmalloc(hl + 1);
-    if (fread(hs, 1, hl, f) != hl) { snprintf(err, errlen, "%s: truncated header", path); goto out; }
-    hs[hl] = 0;
-    json_error_t je;
-    hdr = json_loadb(hs, hl, JSON_REJECT_DUPLICATES, &je);   /* the whole header: a NUL in it is an error, not its end */
-    if (!hdr || !json_is_object(hdr)) { snprintf(err, errlen, "%s: header is not a JSON object (%s)", path, hdr ? "" : je.text); goto out; }
-    size_t data0 = 8 + hl, dlen = (size_t)fsz - data0;
-    offs = sp_xcalloc((size_t)e->n_param, sizeof *offs);
-    uint8_t *seen = (uint8_t *)sp_xcalloc((size_t)e->n_param, 1);
-    const char *key;
-    json_t *t;
-    int bad = 0;
-    json_object_foreach(hdr, key, t) {
-        if (!strcmp(key, "__metadata__")) continue;
-        int i = enc_param_find(e, key);
-        if (i < 0) { snprintf(err, errlen, "%s: %s: unexpected tensor (not part of a %s encoder with this config)", path, key, enc_kind_name(e->cfg.kind)); bad = 1; break; }
+    struct enc_sft s;
+    int rc = enc_sft_open(path, &s, err, errlen);
+    if (rc) return rc;
+    const struct enc_sft_tensor **of = sp_xcalloc((size_t)e->n_param + 1, sizeof *of);   /* the file's tensor of each param */
+    rc = SP_EPARSE;
+    for (int k = 0; k < s.n; k++) {
+        const struct enc_sft_tensor *t = &s.t[k];
+        int i = enc_param_find(e, t->name);
+        if (i < 0) { snprintf(err, errlen, "%s: %s: unexpected tensor (not part of a %s encoder with this config)", path, t->name, enc_kind_name(e->cfg.kind)); goto out; }
         struct enc_param *p = &e->param[i];
-        const char *dt = json_string_value(json_object_get(t, "dtype"));
-        if (!dt || strcmp(dt, "F32")) { snprintf(err, errlen, "%s: %s: unsupported dtype %s (expected F32)", path, key, dt ? dt : "(missing)"); bad = 1; break; }
-        json_t *sh = json_object_get(t, "shape"), *of = json_object_get(t, "data_offsets");
-        int shape_ok = json_is_array(sh) && (int)json_array_size(sh) == p->ndim;
-        for (int k = 0; shape_ok && k < p->ndim; k++) shape_ok = json_integer_value(json_array_get(sh, (size_t)k)) == p->shape[k];
+        if (strcmp(t->dtype, "F32")) { snprintf(err, errlen, "%s: %s: unsupported dtype %s (expected F32)", path, t->name, t->dtype); goto out; }
+        int shape_ok = t->ndim == p->ndim;
+        for (int d = 0; shape_ok && d < p->ndim; d++) shape_ok = t->shape[d] == p->shape[d];
         if (!shape_ok) {
-            char got[96] = "?";
-            if (json_is_array(sh)) { char *s = json_dumps(sh, JSON_COMPACT); snprintf(got, sizeof got, "%s", s); free(s); }
-            if (p->ndim == 2) snprintf(err, errlen, "%s: %s: shape %s, expected [%d,%d]", path, key, got, p->shape[0], p->shape[1]);
-            else snprintf(err, errlen, "%s: %s: shape %s, expected [%d]", path, key, got, p->shape[0]);
-            bad = 1; break;
+            char got[96];
+            shape_text(t, got, sizeof got);
+            if (p->ndim == 2) snprintf(err, errlen, "%s: %s: shape %s, expected [%d,%d]", path, t->name, got, p->shape[0], p->shape[1]);
+            else snprintf(err, errlen, "%s: %s: shape %s, expected [%d]", path, t->name, got, p->shape[0]);
+            goto out;
         }
-        json_int_t b0 = json_integer_value(json_array_get(of, 0)), b1 = json_integer_value(json_array_get(of, 1));
-        if (!json_is_array(of) || json_array_size(of) != 2 || b0 < 0 || b1 - b0 != (json_int_t)(p->count * 4) || (size_t)b1 > dlen) {
-            snprintf(err, errlen, "%s: %s: bad data_offsets (need %zu bytes inside the %zu-byte data section)", path, key, p->count * 4, dlen);
-            bad = 1; break;
-        }
-        offs[i] = (size_t)b0;
-        seen[i] = 1;
+        of[i] = t;
     }
-    for (int i = 0; !bad && i < e->n_param; i++)
-        if (!seen[i]) { snprintf(err, errlen, "%s: %s: missing tensor", path, e->param[i].name); bad = 1; }
-    free(seen);
-    if (bad) goto out;
-    tmp = sp_xmalloc(e->n_floats * sizeof(float) + 1);
+    for (int i = 0; i < e->n_param; i++)
+        if (!of[i]) { snprintf(err, errlen, "%s: %s: missing tensor", path, e->param[i].name); goto out; }
+    /* read into a copy: a failed load leaves the current weights untouched */
+    float *tmp = sp_xmalloc(e->n_floats * sizeof(float) + 1);
     for (int i = 0; i < e->n_param; i++) {
         struct enc_param *p = &e->param[i];
-        size_t at = (size_t)(p->host - e->host_block);
-        if (fseek(f, (long)(data0 + offs[i]), SEEK_SET) != 0 || fread(tmp + at, sizeof(float), p->count, f) != p->count) {
-            snprintf(err, errlen, "%s: %s: read error", path, p->name); rc = SP_EIO; goto out;
-        }
+        float *dst = tmp + (p->host - e->host_block);
+        if ((rc = enc_sft_read_raw(&s, of[i], dst, err, errlen))) break;
         /* a NaN or infinite weight poisons every vector it touches, silently */
-        long bad = sp_first_nonfinite(tmp + at, p->count);
+        long bad = sp_first_nonfinite(dst, p->count);
         if (bad >= 0) {
-            const char *kind = sp_nonfinite_kind(tmp[at + bad]);
+            const char *kind = sp_nonfinite_kind(dst[bad]);
             if (p->ndim == 2)
                 snprintf(err, errlen, "%s: %s: element [%ld,%ld] is %s; weights must be finite", path, p->name,
                          bad / p->shape[1], bad % p->shape[1], kind);
             else
                 snprintf(err, errlen, "%s: %s: element [%ld] is %s; weights must be finite", path, p->name, bad, kind);
-            goto out;
+            rc = SP_EPARSE;
+            break;
         }
     }
-    memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
-    rc = enc_param_upload(e, err, errlen);
+    if (rc == SP_OK) {
+        memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
+        rc = enc_param_upload(e, err, errlen);
+    }
+    free(tmp);
 out:
-    free(tmp); free(offs); free(hs);
-    if (hdr) json_decref(hdr);
-    fclose(f);
+    free(of);
+    enc_sft_close(&s);
     return rc;
 }

@@ -223,6 +223,9 @@ struct enc_sft {
 /* Reads and checks the header (see enc_safetensors.c); err names the file and the tensor. */
 int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen);
 const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *name);
+/* t's bytes as stored (t->count * t->elem_size into dst): SP_OK, SP_EIO, SP_ESTOPPED (a stop
+ * request, seen between chunks) */
+int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *dst, char *err, size_t errlen);
 /* dst holds t->count floats; F32, or F16/BF16 widened exactly; refuses other dtypes and non-finite values */
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
 void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */

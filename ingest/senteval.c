@@ -126,11 +126,8 @@ int ing_senteval_parse(const char *name, const char *buf, size_t len, struct ing
 
 int ing_senteval_read(const char *path, struct ing_senteval_file *f, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return SP_EIO;
-    }
+    FILE *fp = sp_fopen_input(path, err, errlen);
+    if (!fp) return SP_EIO;
     struct sp_buf b = { 0 };
     char chunk[1 << 16];
     size_t n;

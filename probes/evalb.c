@@ -231,9 +231,10 @@ enum sp_err prb_evalb_params_parse(struct prb_evalb_params *p, const char *text,
 enum sp_err prb_evalb_params_load(struct prb_evalb_params *p, const char *path, FILE *warn,
                                   char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    char e[SP_ERRLEN];
+    FILE *f = sp_fopen_input(path, e, sizeof e);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open parameter file: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s (the parameter file)", e);
         return SP_EIO;
     }
     struct sp_buf b = { 0 };
@@ -842,14 +843,15 @@ enum sp_err prb_evalb_run(const struct prb_evalb_params *p, const char *gold_pat
     FILE *out = o ? o->out : NULL;
     prb_evalb_acc_init(acc, p->cutoff_len);
     *aborted = 0;
-    FILE *fg = fopen(gold_path, "rb");
+    char e[SP_ERRLEN];
+    FILE *fg = sp_fopen_input(gold_path, e, sizeof e);
     if (!fg) {
-        snprintf(err, errlen, "%s: cannot open gold file: %s", gold_path, strerror(errno));
+        snprintf(err, errlen, "%s (the gold file)", e);
         return SP_EIO;
     }
-    FILE *ft = fopen(test_path, "rb");
+    FILE *ft = sp_fopen_input(test_path, e, sizeof e);
     if (!ft) {
-        snprintf(err, errlen, "%s: cannot open test file: %s", test_path, strerror(errno));
+        snprintf(err, errlen, "%s (the test file)", e);
         fclose(fg);
         return SP_EIO;
     }

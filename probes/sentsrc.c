@@ -35,11 +35,8 @@ static int cmp_str(const void *a, const void *b)
 static int each_in_file(const char *path, enum sp_format fmt, prb_sentence_fn fn, void *ctx,
                         long *ordinal, long *n_rejected, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return SP_EIO;
-    }
+    FILE *f = sp_fopen_input(path, err, errlen);
+    if (!f) return SP_EIO;
     struct ing_batch b;
     ing_batch_init(&b);
     char *buf = sp_xmalloc(CHUNK);

@@ -14,8 +14,8 @@
 int prb_load_file(const char *path, enum sp_format fmt, struct ing_batch *b, int *n_rejected,
                   char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); return SP_EIO; }
+    FILE *f = sp_fopen_input(path, err, errlen);
+    if (!f) return SP_EIO;
     size_t cap = 1u << 20, len = 0;
     char *buf = sp_xmalloc(cap);
     long line = 1;

@@ -7,39 +7,44 @@
  * without --embeddings. Two files that differ only in spacing, key order or comment share a
  * fingerprint; spelling out a default value gives a new one (a cache miss, never a wrong hit). */
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/stop.h"
 #include "stages/encode_ident.h"
 #include "store/encoded.h"
 
-static int file_sha256(const char *path, char out[65])
+/* A regular file's SHA-256 (a device or FIFO is refused: /dev/zero would be hashed forever);
+ * a stop request ends a long hash (SP_ESTOPPED). err names the file. */
+static int file_sha256(const char *path, char out[65], char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
+    FILE *f = sp_fopen_input(path, err, errlen);
+    if (!f) return SP_EIO;
     struct sp_sha256 h;
     sp_sha256_init(&h);
     char tmp[65536];
     size_t k;
-    while ((k = fread(tmp, 1, sizeof tmp, f)) > 0) sp_sha256_update(&h, tmp, k);
-    int bad = ferror(f);
+    while (!sp_stopping() && (k = fread(tmp, 1, sizeof tmp, f)) > 0) sp_sha256_update(&h, tmp, k);
+    int rc = sp_stopping() ? SP_ESTOPPED : ferror(f) ? SP_EIO : SP_OK;
+    if (rc == SP_ESTOPPED) snprintf(err, errlen, "%s: stopped while reading", path);
+    else if (rc) snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
     fclose(f);
-    if (bad) return -1;
-    sp_sha256_hex(&h, out);
-    return 0;
+    if (rc == SP_OK) sp_sha256_hex(&h, out);
+    return rc;
 }
 
 /* An embeddings text file's SHA-256; for the array form (a folder with vectors.npy and
  * words.txt, or the .npy beside words.txt) the SHA-256 of the two files' SHA-256s. */
-static int embeddings_sha256(const char *path, char out[65])
+static int embeddings_sha256(const char *path, char out[65], char *err, size_t errlen)
 {
     struct stat st;
     size_t n = strlen(path);
     int dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    if (!dir && !(n > 4 && !strcmp(path + n - 4, ".npy"))) return file_sha256(path, out);
+    if (!dir && !(n > 4 && !strcmp(path + n - 4, ".npy"))) return file_sha256(path, out, err, errlen);
     char a[4200], b[4200], ha[65], hb[65];
     if (dir) { snprintf(a, sizeof a, "%s/vectors.npy", path); snprintf(b, sizeof b, "%s/words.txt", path); }
     else {
@@ -47,13 +52,15 @@ static int embeddings_sha256(const char *path, char out[65])
         snprintf(a, sizeof a, "%s", path);
         snprintf(b, sizeof b, "%.*swords.txt", slash ? (int)(slash - path + 1) : 0, path);
     }
-    if (file_sha256(a, ha) || file_sha256(b, hb)) return -1;
+    int rc = file_sha256(a, ha, err, errlen);
+    if (rc == SP_OK) rc = file_sha256(b, hb, err, errlen);
+    if (rc) return rc;
     struct sp_sha256 h;
     sp_sha256_init(&h);
     sp_sha256_update(&h, ha, 64);
     sp_sha256_update(&h, hb, 64);
     sp_sha256_hex(&h, out);
-    return 0;
+    return SP_OK;
 }
 
 static void fingerprint(struct enc_ident *id, int weights, int embeddings)
@@ -77,8 +84,8 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
 {
     memset(id, 0, sizeof *id);
     size_t len;
-    char *text = sp_read_file(cfg_path, &len);
-    if (!text) return stg_fail(ctx, SP_EIO, "%s: cannot read", cfg_path);
+    char *text = sp_read_file(cfg_path, &len, ctx->err, sizeof ctx->err);
+    if (!text) return SP_EIO;
     const char *base = strrchr(cfg_path, '/') ? strrchr(cfg_path, '/') + 1 : cfg_path;
     (void)base;
     if (enc_config_load(cfg_path, &id->cfg, ctx->err, sizeof ctx->err)) { free(text); return SP_EPARSE; }
@@ -95,7 +102,8 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
         json_object_set_new(id->jcfg, "layer", json_integer(layer));
     }
     id->canon = json_dumps(id->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
-    if (weights && file_sha256(weights, id->w_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", weights);
+    int rc;
+    if (weights && (rc = file_sha256(weights, id->w_sha, ctx->err, sizeof ctx->err))) return rc == SP_ESTOPPED ? stg_stopped(ctx) : rc;
     if (id->cfg.kind == ENC_BERT) {   /* the model's files are its weights: SHA-256 of their three SHA-256s */
         static const char *const files[3] = { "config.json", "model.safetensors", "vocab.txt" };
         struct sp_sha256 h;
@@ -103,16 +111,19 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
         for (int i = 0; i < 3; i++) {
             char path[sizeof id->cfg.bert_model + 32], one[65];
             snprintf(path, sizeof path, "%s/%s", id->cfg.bert_model, files[i]);
-            if (file_sha256(path, one)) return stg_fail(ctx, SP_EIO, "%s: cannot read (the config's model directory)", path);
+            char e[SP_ERRLEN];
+            if ((rc = file_sha256(path, one, e, sizeof e)))
+                return rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc, "%s (the config's model directory)", e);
             sp_sha256_update(&h, one, 64);
         }
         sp_sha256_hex(&h, id->w_sha);
         weights = "model";
     }
-    if (embeddings && embeddings_sha256(embeddings, id->e_sha)) return stg_fail(ctx, SP_EIO, "%s: cannot read", embeddings);
+    if (embeddings && (rc = embeddings_sha256(embeddings, id->e_sha, ctx->err, sizeof ctx->err)))
+        return rc == SP_ESTOPPED ? stg_stopped(ctx) : rc;
     if (id->cfg.base[0]) {             /* the base's identity is part of this one's */
         struct enc_ident bid;
-        int rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, &bid);
+        rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, &bid);
         if (rc == SP_OK && bid.cfg.kind != ENC_BERT)
             rc = stg_fail(ctx, SP_EPARSE, "%s: base: %s is a %s config; a base is a bert config", cfg_path, id->cfg.base,
                           enc_kind_name(bid.cfg.kind));

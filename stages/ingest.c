@@ -477,15 +477,14 @@ static int src_open(struct src *s, const struct job *j, char *err, size_t errlen
         gzbuffer(s->gz, 1u << 17);
         return SP_OK;
     }
-    struct stat st;
-    if (stat(j->arg, &st) != 0) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
-    if (S_ISDIR(st.st_mode)) { snprintf(err, errlen, "%s: is a directory; expected a treebank file", j->path); return SP_EIO; }
-    if (has_gz_suffix(j->arg)) {
-        if (!(s->gz = gzopen(j->arg, "rb"))) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
-        gzbuffer(s->gz, 1u << 17);
-        return SP_OK;
-    }
-    if (!(s->fp = fopen(j->arg, "rb"))) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); return SP_EIO; }
+    /* a regular file, FIFO or pipe: streams are read once, as they come (a device or a
+     * directory is refused, naming what it is) */
+    int fd = sp_open_input(j->arg, 1, err, errlen);
+    if (fd < 0) return SP_EIO;
+    if (has_gz_suffix(j->arg)) s->gz = gzdopen(fd, "rb");
+    else s->fp = fdopen(fd, "rb");
+    if (!s->gz && !s->fp) { snprintf(err, errlen, "%s: cannot read: %s", j->path, strerror(errno)); close(fd); return SP_EIO; }
+    if (s->gz) gzbuffer(s->gz, 1u << 17);
     return SP_OK;
 }
 

@@ -200,7 +200,8 @@ static int task_from_store(struct stg_ctx *ctx, struct probe_data *d, struct st_
 /* Vectors from a .npy file (float32/float64, 2-D). */
 static int vectors_from_npy(struct stg_ctx *ctx, struct probe_data *d, const char *path)
 {
-    if (sp_npy_read(path, &d->X, ctx->err, sizeof ctx->err)) return SP_EPARSE;
+    int rc = sp_npy_read(path, &d->X, ctx->err, sizeof ctx->err);
+    if (rc) return rc == SP_ESTOPPED ? stg_stopped(ctx) : SP_EPARSE;
     if (d->X.ndim != 2 || d->X.dtype == SP_DT_I32)
         return stg_fail(ctx, SP_EPARSE, "%s: expected a 2-D float32 or float64 array (n, d), got %d-D %s", path,
                         d->X.ndim, sp_dtype_name(d->X.dtype));

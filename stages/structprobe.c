@@ -171,7 +171,7 @@ int stg_structprobe_check(struct stg_ctx *ctx, const struct stg_structprobe_opts
 static int load_npy(struct walk *w, const char *path, int ndim, struct sp_npy *a, int *have)
 {
     int rc = sp_npy_read(path, a, w->ctx->err, sizeof w->ctx->err);
-    if (rc != SP_OK) return rc;
+    if (rc != SP_OK) return rc == SP_ESTOPPED ? stg_stopped(w->ctx) : rc;
     *have = 1;
     if (a->ndim != ndim || (ndim == 3 && a->shape[1] != a->shape[2]))
         return stg_fail(w->ctx, SP_EPARSE, "%s: expected shape %s, got %d dimensions", path,

@@ -41,8 +41,8 @@ const struct sp_opt stg_tasks_list_options[] = {
 
 static int read_all(struct stg_ctx *ctx, const char *path, char **buf, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return stg_fail(ctx, SP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = sp_fopen_input(path, ctx->err, sizeof ctx->err);
+    if (!f) return SP_EIO;
     size_t cap = 1 << 16;
     *buf = sp_xmalloc(cap);
     *len = 0;

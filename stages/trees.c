@@ -258,7 +258,7 @@ static int load_attention(struct walk *w)
 {
     const char *path = w->o->attention;
     int rc = sp_npy_read(path, &w->attn, w->ctx->err, sizeof w->ctx->err);
-    if (rc != SP_OK) return rc;
+    if (rc != SP_OK) return rc == SP_ESTOPPED ? stg_stopped(w->ctx) : rc;
     w->have_attn = 1;
     const struct sp_npy *a = &w->attn;
     if ((a->ndim != 3 && a->ndim != 4) || a->shape[a->ndim - 1] != a->shape[a->ndim - 2] || a->dtype == SP_DT_I32)

@@ -63,7 +63,10 @@ enum st_queue_outcome {
 
 /* End owner's lease of job id with an outcome. state (16 bytes, may be NULL) receives the job's
  * state afterwards; a job no longer running under owner (cancelled, or re-queued after its lease
- * expired) is left as it is, and state says what it is. */
+ * expired) is left as it is, and state says what it is. error (may be NULL) is kept as the
+ * row's error (with error_step) for FAILED, for REQUEUE (how a stopped process ended, e.g.
+ * killed after the grace period), and on a job owner held that was cancelled meanwhile (its
+ * lease is then released). */
 int st_queue_finish(struct st_db *db, int64_t id, const char *owner, enum st_queue_outcome outcome, const char *error,
                     const char *error_step, double now, double backoff_s, char *state, char *err, size_t errlen);
 

@@ -211,7 +211,8 @@ int st_queue_finish(struct st_db *db, int64_t id, const char *owner, enum st_que
                             " next_attempt = ?3 + min(3600.0, ?6 * (1 << min(failures, 20))),"
                             " lease_owner = NULL, lease_expiry = NULL, pid = NULL",
         [ST_QUEUE_REQUEUE] = "UPDATE queue_job SET state = 'queued', next_attempt = ?3, lease_owner = NULL,"
-                             " lease_expiry = NULL, pid = NULL",
+                             " lease_expiry = NULL, pid = NULL, error = coalesce(?4, error),"
+                             " error_step = CASE WHEN ?4 IS NULL THEN error_step ELSE ?5 END",
     };
     char full[800];
     snprintf(full, sizeof full, "%s WHERE job_id = ?1 AND lease_owner = ?2 AND state = 'running'", sql[outcome]);
@@ -222,6 +223,10 @@ int st_queue_finish(struct st_db *db, int64_t id, const char *owner, enum st_que
         sqlite3_bind_int64(q, 1, id);
         sqlite3_bind_text(q, 2, owner, -1, SQLITE_STATIC);
         sqlite3_bind_double(q, 3, now);
+        if (outcome == ST_QUEUE_REQUEUE && error) {
+            sqlite3_bind_text(q, 4, error, -1, SQLITE_STATIC);
+            if (error_step && *error_step) sqlite3_bind_text(q, 5, error_step, -1, SQLITE_STATIC);
+        }
         if (outcome == ST_QUEUE_FAILED) {
             sqlite3_bind_text(q, 4, error ? error : "", -1, SQLITE_STATIC);
             if (error_step && *error_step) sqlite3_bind_text(q, 5, error_step, -1, SQLITE_STATIC);
@@ -229,6 +234,18 @@ int st_queue_finish(struct st_db *db, int64_t id, const char *owner, enum st_que
             sqlite3_bind_double(q, 6, backoff_s);
         }
         rc = run_write(db, q, err, errlen);
+    }
+    if (rc == SP_OK && error && outcome != ST_QUEUE_DONE) {
+        /* a job cancelled while it ran stays cancelled; its row keeps how its process ended */
+        rc = prep(db, "UPDATE queue_job SET error = ?3, error_step = ?4, lease_owner = NULL, lease_expiry = NULL, pid = NULL"
+                      " WHERE job_id = ?1 AND lease_owner = ?2 AND state = 'cancelled'", &q, err, errlen);
+        if (rc == SP_OK) {
+            sqlite3_bind_int64(q, 1, id);
+            sqlite3_bind_text(q, 2, owner, -1, SQLITE_STATIC);
+            sqlite3_bind_text(q, 3, error, -1, SQLITE_STATIC);
+            if (error_step && *error_step) sqlite3_bind_text(q, 4, error_step, -1, SQLITE_STATIC);
+            rc = run_write(db, q, err, errlen);
+        }
     }
     int found = 0;
     char st[16] = "";

@@ -47,7 +47,7 @@ $cases
 EOF_CASES
 
 # file-level problems: one clear message each, exit 1, nothing stored
-for spec in "binary.conllu|binary data" "empty.conllu|empty file" "prose.txt|unknown format" "no-such-file.conllu|cannot read"; do
+for spec in "binary.conllu|binary data" "empty.conllu|empty file" "prose.txt|unknown format" "no-such-file.conllu|cannot open"; do
     f=${spec%%|*}; msg=${spec#*|}
     err=$($SP ingest --db $TMP/file.db $M/$f 2>&1 >/dev/null) && rc=0 || rc=$?
     expect_eq "$f: exits 1" "$rc" 1

@@ -124,7 +124,7 @@ struct real { struct sp_sentence s; };
 static int parse_file(const char *path, enum sp_format fmt, struct ing_batch *out)
 {
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     if (!buf) return -1;
     int rc = ing_parse_chunk(fmt, SP_MODE_DEFAULT, buf, len, 1, 1, out, err, sizeof err);
     free(buf);   /* items live in the batch arena */
@@ -163,7 +163,7 @@ static int load_real(const char *data, struct ing_batch *keep, struct real *out)
 static int perturb_weights(const char *path, uint64_t seed)
 {
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     if (!buf || len < 8) { free(buf); return -1; }
     uint64_t hl = 0;
     for (int k = 7; k >= 0; k--) hl = hl << 8 | (unsigned char)buf[k];

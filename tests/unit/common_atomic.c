@@ -24,7 +24,7 @@ static const char *tp(const char *name)
 
 static char *slurp(const char *path)
 {
-    char *s = sp_read_file(path, NULL);
+    char *s = sp_read_file(path, NULL, NULL, 0);
     return s ? s : sp_xstrdup("(missing)");
 }
 

@@ -149,7 +149,7 @@ static void test_out_open(void)
     T_EQ_INT(sp_out_open(&o, at("la.txt"), err, sizeof err), SP_EUSAGE);
     T_EQ_INT(sp_out_open(&o, at("dl/../a.txt"), err, sizeof err), SP_EUSAGE);
     size_t n;
-    char *text = sp_read_file(at("a.txt"), &n);
+    char *text = sp_read_file(at("a.txt"), &n, NULL, 0);
     T_EQ_STR(text, "precious\n");
     free(text);
     struct stat st;

@@ -207,7 +207,7 @@ static void dependency_corpora(const char *dir)
     for (int k = 0; k < nf; k++) {
         snprintf(path, sizeof path, "%s/ptb-sample/dependency/%s", dir, names[k]);
         size_t len;
-        char *buf = sp_read_file(path, &len);
+        char *buf = sp_read_file(path, &len, NULL, 0);
         T_CHECK(buf != NULL);
         if (buf) read_dp(buf, &w, &st);
         free(buf);
@@ -227,7 +227,7 @@ static void dependency_corpora(const char *dir)
     memset(&st, 0, sizeof st);
     snprintf(path, sizeof path, "%s/ud-ewt/en_ewt-ud-dev.conllu", dir);
     size_t len;
-    char *buf = sp_read_file(path, &len);
+    char *buf = sp_read_file(path, &len, NULL, 0);
     T_CHECK(buf != NULL);
     if (buf) read_conllu(buf, &w, &st);
     free(buf);
@@ -380,7 +380,7 @@ static void constituency_corpus(const char *dir)
     for (int k = 0; k < nf; k++) {
         snprintf(path, sizeof path, "%s/ptb-sample/combined/%s", dir, names[k]);
         size_t len;
-        char *buf = sp_read_file(path, &len);
+        char *buf = sp_read_file(path, &len, NULL, 0);
         T_CHECK(buf != NULL);
         if (!buf) continue;
         /* the same file through ingest (whole file = whole sentences) */
