@@ -377,14 +377,15 @@ static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *in
     int list[ENC_MAX_LAYERS + 1], n = 0;
     if (json_is_string(layers) && !strcmp(json_string_value(layers), "all")) {
         struct enc_config ec;
-        struct enc_bert_config bc;
-        char err[SP_ERRLEN], path[4200];
+        struct enc_caps caps;
+        char err[SP_ERRLEN];
+        int L;
         const char *full = resolve(P, P->job->dir, cfg);
         if (enc_config_load(full, &ec, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
-        if (ec.kind != ENC_BERT) return fail(P, "%s.layers: \"all\" applies to bert configs (%s is %s)", where, cfg, enc_kind_name(ec.kind));
-        snprintf(path, sizeof path, "%s/config.json", ec.bert_model);
-        if (enc_bert_config_load(path, &bc, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
-        for (int k = 0; k <= bc.layers && n <= ENC_MAX_LAYERS; k++) list[n++] = k;
+        enc_config_caps(&ec, &caps);
+        if (!caps.layer_outputs) return fail(P, "%s.layers: \"all\" applies to bert configs (%s is %s)", where, cfg, enc_kind_name(ec.kind));
+        if (enc_config_layers(&ec, &L, err, sizeof err)) return fail(P, "%s.config: %s", where, err);
+        for (int k = 0; k <= L && n <= ENC_MAX_LAYERS; k++) list[n++] = k;
     } else if (json_is_array(layers) && json_array_size(layers) && json_array_size(layers) <= ENC_MAX_LAYERS + 1) {
         size_t i;
         json_t *v;

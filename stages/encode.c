@@ -158,6 +158,7 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         if ((rc = enc_config_load(s->id.cfg.base, &bc, ctx->err, sizeof ctx->err))) return SP_EPARSE;
         if ((rc = enc_open(&bc, dev[o->device], NULL, ctx->log, &s->base, ctx->err, sizeof ctx->err)))
             return rc == SP_EUSAGE ? SP_EPARSE : rc;
+        enc_set_group_tokens(s->base, (int)o->batch_tokens);
         int bd = enc_tok_dim(s->base);
         if (s->id.cfg.d_input != bd && s->id.cfg.d_input != s->id.cfg.d_model)
             return stg_fail(ctx, SP_EPARSE, "%s: d_input %d, but its base gives %d-dim word vectors", o->encoder,
@@ -167,11 +168,15 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     rc = enc_open(&s->id.cfg, dev[o->device], o->weights, ctx->log, &s->e, ctx->err, sizeof ctx->err);
     if (rc) return rc == SP_EUSAGE ? SP_EPARSE : rc;
     enc_set_workspace_limit(s->e, (size_t)o->max_workspace);
+    enc_set_group_tokens(s->e, (int)o->batch_tokens);   /* each batch of encode_batch.c is one forward step */
     if (o->attention >= enc_attn_layers(s->e))
         return stg_fail(ctx, SP_EUSAGE, "--attention %ld: this %s config has attention layers 0..%d", o->attention,
                         enc_kind_name(s->id.cfg.kind), enc_attn_layers(s->e) - 1);
-    if (o->save_weights && s->id.cfg.kind == ENC_BERT)
-        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a bert model's weights are its model.safetensors already");
+    struct enc_caps caps;
+    enc_caps(s->e, &caps);
+    if (o->save_weights && caps.model_dir)
+        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a %s model's weights are the files of %s already",
+                        enc_kind_name(s->id.cfg.kind), caps.model_dir);
     if (o->save_weights && (rc = enc_save_weights(s->e, o->save_weights, ctx->err, sizeof ctx->err)))
         return rc == SP_EUSAGE ? SP_EPARSE : rc;
     return SP_OK;
@@ -313,6 +318,7 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     if (o->embeddings) c->table = enc_embed_table(s->emb, &c->table_rows);
     c->cfg = enc_get_config(s->e);
     c->needs = enc_needs(s->e);
+    enc_caps(s->e, &c->caps);
     c->tok = o->token_vectors;
     c->attn_layer = (int)o->attention;
     c->heads = o->heads;
@@ -484,13 +490,15 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     char err[SP_ERRLEN];
     int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
-    if (o->heads && s->id.cfg.kind != ENC_BERT)
+    struct enc_caps caps;          /* per-layer outputs and per-head maps come with layer_outputs */
+    enc_config_caps(&s->id.cfg, &caps);
+    if (o->heads && !caps.layer_outputs)
         return stg_fail(ctx, SP_EUSAGE, "--heads applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
-    if (o->layers && s->id.cfg.kind != ENC_BERT)
+    if (o->layers && !caps.layer_outputs)
         return stg_fail(ctx, SP_EUSAGE, "--layers applies to bert configs (%s is %s)", o->encoder, enc_kind_name(s->id.cfg.kind));
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
-        (s->id.cfg.kind != ENC_BERT && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
+        (caps.input == ENC_INPUT_ROWS && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
     struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
     if (o->layers) return setup_layers(ctx, o, s);     /* no row for the config's own layer */

@@ -108,8 +108,7 @@ static int missing(struct enc_pass *c, struct unit *u, const char *why)
 
 static int too_long(struct enc_pass *c, struct unit *u)
 {
-    if (u->n > 0 && u->n <= c->max_tokens && (c->cfg->kind == ENC_BERT || c->base) &&
-        !enc_fits(c->base ? c->base : c->e, (const char *const *)u->forms, u->n)) {
+    if (u->n > 0 && u->n <= c->max_tokens && !enc_fits(c->base ? c->base : c->e, (const char *const *)u->forms, u->n)) {
         if (c->n_long < MAX_SKIP_LINES)       /* D6: more pieces than the model's positions */
             sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d words, more word pieces than the model's positions; skipped", u->label, u->n);
         u->state = U_SKIP;
@@ -326,7 +325,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         int n = u->n;
         s[b] = (struct enc_sentence){ .n = n, .depth = u->depth, .dist = u->dist, .anc = u->anc, .rel = u->rel,
                                       .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
-        if (c->cfg->kind == ENC_BERT) {
+        if (c->caps.input == ENC_INPUT_WORDS) {
             s[b].words = (const char *const *)u->forms;    /* the model tokenizes them */
         } else if (c->base) {
             s[b].words = (const char *const *)u->forms;    /* the base's word vectors, below */
@@ -360,7 +359,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
     struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
     for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
-    int own = c->cfg->bert_layer < 0 ? enc_hidden_layers(c->e) : c->cfg->bert_layer;   /* bert: the config's layer */
+    int own = c->caps.own_layer;             /* layer_outputs: the config's layer */
     if (rc == SP_OK)
         rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, hd, ferr, sizeof ferr)
            : hd        ? enc_forward_layers(c->e, &in, 1, &own, out, hd, ferr, sizeof ferr)

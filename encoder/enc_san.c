@@ -1,18 +1,18 @@
-/* encoder/enc_model.c — model layout and forward graph of every encoder kind, written once in
- * terms of the backend ops (encoder_int.h), plus enc_open/enc_close/enc_forward.
+/* encoder/enc_san.c — the SAN model family (san, ms-san, sg-net, psan, ssan, with structural
+ * position encodings): model layout and forward graph, written once in terms of the backend ops
+ * (encoder_int.h), behind the family table (struct enc_family, enc_san_family at the end).
  *
- * How it works: enc_model_build registers the tensors of the configured kind (names are the
- * contract of schemas/encoder-weights.md). enc_forward packs the sentences of a batch row-wise
+ * How it works: model_build registers the tensors of the configured kind (names are the
+ * contract of schemas/encoder-weights.md). san_forward packs the sentences of a batch row-wise
  * (no padding: every reduction sees exactly the n real tokens, which is what §0's padding rules
  * require): row-wise ops see all tokens of a group at once, attention/psa/pool work per sentence
- * on offsets, every sentence of the group in one op call (see "workspace" below). The host gathers the embedding rows and concatenates the
- * small integer structures, uploads them once per group, and the graph calls ops on backend
- * buffers. The backend never sees a config; the graph never
- * dereferences a backend buffer.
+ * on offsets, every sentence of the group in one op call (see "workspace" below). The host
+ * gathers the embedding rows and concatenates the small integer structures, uploads them once
+ * per group, and the graph calls ops on backend buffers. The backend never sees a config; the
+ * graph never dereferences a backend buffer.
  *
  * Shapes in comments: n = tokens of the sentence, d = d_model, H heads, dk = d/H. */
 #include "encoder/encoder_int.h"
-#include "encoder/tokenizer.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,7 +67,7 @@ static void san_layer(struct enc *e, struct enc_san_layer *L, const char *pfx, i
     L->ln2 = lnorm(e, pfx, "ln2", d);
 }
 
-void enc_model_build(struct enc *e)
+static void model_build(struct enc *e)
 {
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model;
@@ -77,8 +77,6 @@ void enc_model_build(struct enc *e)
     e->agg_w = e->agg_gamma = -1;
     if (c->d_input != d) e->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
     switch (c->kind) {
-    case ENC_BERT:       /* its own registry (enc_bert.c) */
-        break;
     case ENC_SAN: case ENC_SSAN: case ENC_SGNET:
         if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) e->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
         for (int l = 0; l < c->layers; l++) {
@@ -130,6 +128,33 @@ void enc_model_build(struct enc *e)
         e->sum1 = lin(e, "sum", "e1", d, d, 1);
         e->sum2 = lin(e, "sum", "e2", d, d, 1);
         break;
+    default:                                            /* not this family's (san_has_kind) */
+        break;
+    }
+}
+
+/* ---- what a config needs ---- */
+
+static unsigned san_needs(const struct enc_config *c)
+{
+    unsigned m = 0;
+    if (c->kind == ENC_SAN || c->kind == ENC_SSAN || c->kind == ENC_SGNET) {
+        if (c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT) m |= ENC_NEED_DEPTH;
+        if (c->rel_struct) m |= ENC_NEED_REL;
+        if (c->kind == ENC_SGNET) m |= ENC_NEED_ANC;
+    }
+    if (c->kind == ENC_MSSAN)
+        for (int r = 0; r < c->heads / 2; r++) if (c->dist[r] == ENC_DIST_DEP) m |= ENC_NEED_DIST;
+    if (c->kind == ENC_PSAN) m |= ENC_NEED_PID;
+    return m;
+}
+
+static int san_attn_layers(const struct enc_config *c)
+{
+    switch (c->kind) {
+    case ENC_SGNET: return c->layers + 1;
+    case ENC_PSAN: return c->levels;
+    default: return c->layers;
     }
 }
 
@@ -140,11 +165,11 @@ void enc_model_build(struct enc *e)
  * add, gates, FFNs) runs once per group with M = N rows; attention, psa and pool work per
  * sentence on pointer offsets into the same buffers, one op call for the group's sentences (the
  * CPU spreads them over the GEMM's threads, CUDA launches once). A group holds whole sentences up to
- * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
- * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
+ * e->group_tokens tokens (enc_set_group_tokens: `encode` passes --batch-tokens, so each of its
+ * batches is one group; ENC_GROUP_TOKENS otherwise; a longer sentence forms a group of its own),
+ * which bounds the workspace for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
  * on the CPU every element of a product is one FMA chain in a fixed order whatever M, the row's
  * position or the threads (common/gemm.h), and every other op is row- or sentence-local. */
-#define GROUP_TOKENS 4096
 
 struct ws {
     /* backend buffers: [cap_tok, ·] rows, [cap_nn] pair entries, [cap_sent, ·] vectors */
@@ -190,7 +215,7 @@ static void ws_free(struct enc *e)
 static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_t ns, int want_attn, int *fail)
 {
     const struct enc_config *c = &e->cfg;
-    const unsigned need = enc_needs(e);
+    const unsigned need = san_needs(&e->cfg);
     size_t d = (size_t)c->d_model, total = 0;
     size_t wide = (size_t)c->d_ff;
     if ((size_t)c->pool_d_h > wide) wide = (size_t)c->pool_d_h;
@@ -267,7 +292,6 @@ static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_a
     return SP_OK;
 }
 
-void enc_set_workspace_limit(enc_t *e, size_t bytes) { e->ws_limit = bytes; }
 
 /* PE rows 0..rows-1 in the cached host table */
 static const float *pe_table(struct enc *e, int rows)
@@ -469,253 +493,65 @@ static void download_group(struct enc *e, int nb, float **dst, const float *src,
     free(bytes);
 }
 
-/* ---- public ---- */
+/* ---- what a config gives ---- */
 
-unsigned enc_needs(const enc_t *e)
+static int san_has_kind(enum enc_kind k)
+{
+    return k == ENC_SAN || k == ENC_MSSAN || k == ENC_SGNET || k == ENC_PSAN || k == ENC_SSAN;
+}
+
+/* word vectors in, seeded or file weights, one output (the last layer's) */
+static void san_config_caps(const struct enc_config *c, struct enc_caps *caps)
+{
+    (void)c;
+    memset(caps, 0, sizeof *caps);
+    caps->input = ENC_INPUT_ROWS;
+}
+
+static void san_caps(const struct enc *e, struct enc_caps *caps)
 {
     const struct enc_config *c = &e->cfg;
-    unsigned m = 0;
-    if (c->kind == ENC_SAN || c->kind == ENC_SSAN || c->kind == ENC_SGNET) {
-        if (c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT) m |= ENC_NEED_DEPTH;
-        if (c->rel_struct) m |= ENC_NEED_REL;
-        if (c->kind == ENC_SGNET) m |= ENC_NEED_ANC;
-    }
-    if (c->kind == ENC_MSSAN)
-        for (int r = 0; r < c->heads / 2; r++) if (c->dist[r] == ENC_DIST_DEP) m |= ENC_NEED_DIST;
-    if (c->kind == ENC_PSAN) m |= ENC_NEED_PID;
-    return m;
+    san_config_caps(c, caps);
+    caps->dim = c->kind == ENC_MSSAN ? 2 * c->d_model : c->d_model;
+    caps->tok_dim = c->d_model;
+    caps->attn_layers = san_attn_layers(c);
+    caps->needs = san_needs(c);
 }
 
-int enc_dim(const enc_t *e) { return e->cfg.kind == ENC_MSSAN ? 2 * e->cfg.d_model : e->cfg.d_model; }
-int enc_tok_dim(const enc_t *e) { return e->cfg.d_model; }
-int enc_attn_layers(const enc_t *e)
-{
-    switch (e->cfg.kind) {
-    case ENC_SGNET: return e->cfg.layers + 1;
-    case ENC_PSAN: return e->cfg.levels;
-    default: return e->cfg.layers;
-    }
-}
-const char *enc_backend_name(const enc_t *e) { return e->cfg.kind == ENC_BERT ? enc_bert_backend_name(e->bert) : e->be.ops->name; }
-const struct enc_config *enc_get_config(const enc_t *e) { return &e->cfg; }
+static const char *san_backend_name(const struct enc *e) { return e->be.ops->name; }
 
-static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *err, size_t errlen)
-{
-    memset(&e->be, 0, sizeof e->be);
-    e->be.ops = ops;
-    return ops->open(&e->be, err, errlen);
-}
+/* ---- open / close ---- */
 
-/* e->be is open on SP_OK, and all zero (nothing to close) otherwise */
-int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen)
+static int san_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
+                    char *err, size_t errlen)
 {
-    int rc = -1;
-    if (device == ENC_DEVICE_CUDA || device == ENC_DEVICE_AUTO) {
-        char why[SP_ERRLEN];
-        const struct enc_backend_ops *cuda;
-        rc = enc_cuda_backend(&cuda, why, sizeof why);          /* the plugin (ENC_ENODEV: none) */
-        if (rc == SP_OK) rc = backend_open(e, cuda, why, sizeof why);   /* ENC_ENODEV: no device */
-        if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
-            snprintf(err, errlen, "encoder: device cuda requested: %s", why);
-            memset(&e->be, 0, sizeof e->be);                   /* nothing open to close */
-            return SP_EGPU;
-        }
-        /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
-         * only at DEBUG); a GPU or plugin that is there but unusable says why */
-        if (rc == ENC_ENODEV && sp_log_enabled(log, SP_LOG_DEBUG)) sp_log(log, SP_LOG_DEBUG, "no GPU found: using the CPU (%s)", why);
-        else if (rc == ENC_ENODEV) sp_log(log, SP_LOG_INFO, "no GPU found: using the CPU");
-        else if (rc != SP_OK) sp_log(log, SP_LOG_INFO, "encoder: the GPU cannot be used: %s; using the CPU", why);
-    }
-    if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) memset(&e->be, 0, sizeof e->be);
-    return rc;
-}
-
-/* ---- the bert kind: tokenizer + enc_bert forward + M2 pooling, behind the enc_t interface ---- */
-
-static int bert_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
-                     char *err, size_t errlen)
-{
-    if (weights_path) {
-        snprintf(err, errlen, "encoder: kind bert reads its weights from %s/model.safetensors; --weights does not apply",
-                 e->cfg.bert_model);
-        return SP_EUSAGE;
-    }
-    int rc = enc_bert_open(e->cfg.bert_model, device, log, &e->bert, err, errlen);
+    int rc = enc_backend_select(e, device, log, err, errlen);
     if (rc != SP_OK) return rc;
-    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
-    struct enc_tok_opts to;
-    enc_tok_opts_defaults(&to);
-    to.mode = e->cfg.wordpiece_only ? ENC_TOK_WORDPIECE_ONLY : ENC_TOK_BASIC_WORDPIECE;
-    to.lower_case = e->cfg.lower_case;
-    to.ptb_unescape = e->cfg.ptb_unescape;
-    to.max_positions = bc->max_positions;
-    char vocab[sizeof e->cfg.bert_model + 16];
-    snprintf(vocab, sizeof vocab, "%s/vocab.txt", enc_bert_model_dir(e->bert));
-    if ((rc = enc_tok_open(vocab, &to, &e->tok, err, errlen)) != SP_OK) return rc;
-    if (e->cfg.bert_layer > bc->layers) {
-        snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, bc->layers);
-        return SP_EUSAGE;
-    }
-    e->cfg.d_model = e->cfg.d_input = bc->hidden_size;
-    e->cfg.layers = bc->layers;
-    e->cfg.heads = bc->heads;
-    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d), layer %d, on %s", enc_bert_model_dir(e->bert), bc->layers,
-           bc->hidden_size, e->cfg.bert_layer < 0 ? bc->layers : e->cfg.bert_layer, enc_bert_backend_name(e->bert));
-    return SP_OK;
-}
-
-int enc_fits(const enc_t *e, const char *const *words, int n)
-{
-    if (e->cfg.kind != ENC_BERT) return 1;
-    struct enc_tok_sentence ts = { 0 };
-    enc_tok_sentence(e->tok, words, n, &ts);
-    int fits = !ts.too_long;
-    enc_tok_sentence_free(&ts);
-    return fits;
-}
-
-/* Tokenize, run the model once for the batch, and for each requested output i pool layer
- * layers[i] into words and sentences and average the heads of attention layer outs[i].attn_layer
- * into word-level maps (M2). */
-static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
-                        float **const *heads, char *err, size_t errlen)
-{
-    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
-    const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
-    int want_attn = 0;
-    uint64_t hid_mask = 0, att_mask = 0;     /* only these layers come back from the model */
-    for (int i = 0; i < n_out; i++) {
-        if (layers[i] < 0 || layers[i] > L) {
-            snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
-            return SP_EUSAGE;
-        }
-        hid_mask |= (uint64_t)1 << layers[i];
-        if (!outs[i].attn && !(heads && heads[i])) continue;
-        int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
-        if (al >= L) {
-            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
-            return SP_EUSAGE;
-        }
-        att_mask |= (uint64_t)1 << al;
-        want_attn = 1;
-    }
-    struct enc_tok_sentence *ts = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *ts);
-    struct enc_bert_input *bi = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *bi);
-    float **hid = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *hid), **att = want_attn ? sp_xcalloc((size_t)ns + 1, sizeof *att) : NULL;
-    int32_t **types = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *types);
-    int rc = SP_OK;
-    for (int b = 0; b < ns && rc == SP_OK; b++) {
-        const struct enc_sentence *s = &in->sent[b];
-        if (!s->words || s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: kind bert needs its words", b); rc = SP_EUSAGE; break; }
-        int T = enc_tok_sentence(e->tok, s->words, s->n, &ts[b]);
-        if (ts[b].too_long) {
-            snprintf(err, errlen, "encoder: sentence %d: %d pieces, more than the model's %d positions", b, T, bc->max_positions);
-            rc = SP_EUSAGE;
-            break;
-        }
-        if (e->cfg.token_type) {
-            types[b] = sp_xmalloc(sizeof(int32_t) * (size_t)T);
-            for (int p = 0; p < T; p++) types[b][p] = 1;
-        }
-        bi[b] = (struct enc_bert_input){ T, ts[b].ids.id, types[b] };
-        hid[b] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * (size_t)T * (size_t)d);
-        if (att) att[b] = sp_xmalloc(sizeof(float) * (size_t)L * H * (size_t)T * (size_t)T);
-    }
-    if (rc == SP_OK) rc = enc_bert_forward(e->bert, ns, bi, hid, hid_mask, att, att_mask, err, errlen);
-    int32_t *span = NULL;
-    for (int b = 0; b < ns && rc == SP_OK; b++) {
-        const int T = bi[b].n, n = in->sent[b].n;
-        span = sp_xrealloc(span, sizeof(int32_t) * 2 * (size_t)n);
-        for (int w = 0; w < n; w++) { span[2 * w] = ts[b].start[w]; span[2 * w + 1] = ts[b].end[w]; }
-        for (int i = 0; i < n_out && rc == SP_OK; i++) {
-            struct enc_output *out = &outs[i];
-            const float *X = hid[b] + (size_t)layers[i] * T * d;
-            float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
-            rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
-            if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
-            if (rc == SP_OK && out->attn && out->attn[b]) {
-                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
-                rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
-            }
-            if (rc == SP_OK && heads && heads[i] && heads[i][b]) {
-                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
-                for (int h = 0; rc == SP_OK && h < H; h++)
-                    rc = enc_word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, span, 1,
-                                            heads[i][b] + (size_t)h * n * n, err, errlen);
-            }
-            if (!out->tok) free(words);
-        }
-    }
-    free(span);
-    for (int b = 0; b < ns; b++) {
-        enc_tok_sentence_free(&ts[b]);
-        free(hid[b]);
-        if (att) free(att[b]);
-        free(types[b]);
-    }
-    free(ts); free(bi); free(hid); free(att); free(types);
-    return rc;
-}
-
-int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
-                       float **const *heads, char *err, size_t errlen)
-{
-    if (e->cfg.kind != ENC_BERT) {
-        snprintf(err, errlen, "encoder: outputs of several layers apply to bert encoders (this one is %s)", enc_kind_name(e->cfg.kind));
-        return SP_EUSAGE;
-    }
-    return bert_forward(e, in, n_layers, layers, outs, heads, err, errlen);
-}
-
-int enc_hidden_layers(const enc_t *e) { return e->cfg.kind == ENC_BERT ? e->cfg.layers : 0; }
-
-int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
-             const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    int rc = enc_config_check(cfg, "config", err, errlen);
-    if (rc) return rc;
-    struct enc *e = sp_xcalloc(1, sizeof *e);
-    e->cfg = *cfg;
-    if (cfg->kind == ENC_BERT) {
-        if ((rc = bert_open(e, device, weights_path, log, err, errlen)) != SP_OK) { enc_close(e); return rc; }
-        *out = e;
-        return SP_OK;
-    }
-    if ((rc = enc_backend_select(e, device, log, err, errlen)) != SP_OK) { free(e); return rc; }
-    sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(cfg->kind), e->be.ops->name);
-    enc_model_build(e);
+    sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(e->cfg.kind), e->be.ops->name);
+    model_build(e);
     enc_param_alloc_init(e);
     rc = enc_param_upload(e, err, errlen);
     if (rc == SP_OK && weights_path) rc = enc_load_weights(e, weights_path, err, errlen);
-    if (rc != SP_OK) { enc_close(e); return rc; }
-    *out = e;
-    return SP_OK;
+    return rc;
 }
 
-void enc_close(enc_t *e)
+static void san_close(struct enc *e)
 {
-    if (!e) return;
-    if (e->cfg.kind == ENC_BERT) {
-        enc_bert_close(e->bert);
-        enc_tok_close(e->tok);
-        free(e);
-        return;
-    }
     ws_free(e);
     if (!e->be.host_memory)
         for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
     if (e->be.ops) e->be.ops->close(&e->be);
     free(e->param);
     free(e->host_block);
-    free(e);
 }
+
+/* ---- forward ---- */
 
 /* validate one sentence against what the kind needs */
 static int check_sentence(const struct enc *e, const struct enc_batch *in, int b, char *err, size_t errlen)
 {
     const struct enc_sentence *s = &in->sent[b];
-    unsigned need = enc_needs(e);
+    unsigned need = san_needs(&e->cfg);
     if (s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: no tokens", b); return SP_EUSAGE; }
     if (!s->emb && !s->ids) { snprintf(err, errlen, "encoder: sentence %d: neither embedding rows nor token ids", b); return SP_EUSAGE; }
     if (!s->emb) {
@@ -741,22 +577,21 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
     return SP_OK;
 }
 
-int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
+static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *out,
+                       float **const *heads, char *err, size_t errlen)
 {
-    if (e->cfg.kind == ENC_BERT) {
-        int layer = e->cfg.bert_layer < 0 ? e->cfg.layers : e->cfg.bert_layer;
-        return bert_forward(e, in, 1, &layer, out, NULL, err, errlen);
-    }
+    (void)layers; (void)heads;                  /* one output: enc_api.c refuses several layers for this family */
+    SP_ASSERT(n_out == 1 && !layers && !heads);
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, din = c->d_input, dim = enc_dim(e);
-    const unsigned need = enc_needs(e);
+    const int d = c->d_model, din = c->d_input, dim = c->kind == ENC_MSSAN ? 2 * d : d;
+    const unsigned need = san_needs(&e->cfg);
     for (int b = 0; b < in->n_sent; b++) {
         int rc = check_sentence(e, in, b, err, errlen);
         if (rc) return rc;
     }
-    int al = out->attn_layer < 0 ? enc_attn_layers(e) - 1 : out->attn_layer;
-    if (out->attn && al >= enc_attn_layers(e)) {
-        snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, enc_attn_layers(e) - 1);
+    int al = out->attn_layer < 0 ? san_attn_layers(c) - 1 : out->attn_layer;
+    if (out->attn && al >= san_attn_layers(c)) {
+        snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, san_attn_layers(c) - 1);
         return SP_EUSAGE;
     }
     float agg[3] = { 0 };
@@ -775,10 +610,10 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
     size_t *goff = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1)), *goff2 = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1));
     int rc = SP_OK;
     for (int b0 = 0; b0 < in->n_sent && rc == SP_OK;) {
-        /* the group: whole sentences up to GROUP_TOKENS rows (at least one sentence) */
+        /* the group: whole sentences up to e->group_tokens rows (at least one sentence) */
         int nb = 0, N = 0, maxn = 0, maxdepth = 0;
         size_t nn = 0;
-        while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= GROUP_TOKENS)) {
+        while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= e->group_tokens)) {
             const struct enc_sentence *s = &in->sent[b0 + nb];
             gn[nb] = s->n; goff[nb] = (size_t)N; goff2[nb] = nn;
             N += s->n; nn += (size_t)s->n * s->n;
@@ -827,7 +662,6 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
         }
         float *amap = want_attn ? w->amap : NULL;
         switch (c->kind) {
-        case ENC_BERT: break;     /* not reached: enc_forward hands bert to bert_forward */
         case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
             if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
             if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute, rows of the cached PE table */
@@ -879,6 +713,8 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
         case ENC_PSAN:
             psan_forward(e, &g, al, amap);
             break;
+        default:                                        /* not this family's (san_has_kind) */
+            break;
         }
         OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
         download_group(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
@@ -889,3 +725,16 @@ int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, ch
     free(gn); free(goff); free(goff2);
     return rc;
 }
+
+const struct enc_family enc_san_family = {
+    .name = "san",
+    .has_kind = san_has_kind,
+    .config_caps = san_config_caps,
+    .config_layers = NULL,
+    .open = san_open,
+    .caps = san_caps,
+    .forward = family_forward,
+    .fits = NULL,
+    .backend_name = san_backend_name,
+    .close = san_close,
+};
