@@ -54,7 +54,8 @@ const struct sp_opt stg_encode_options[] = {
     { "device", SP_OPT_CHOICE, O(device), "auto", .choices = "auto|cpu|cuda",
       .help = "where the encoder runs (auto: CUDA when a GPU opens, else the CPU)" },
     { "batch-tokens", SP_OPT_INT, O(batch_tokens), "8192", .lo = 1, .hi = 1L << 30, .metavar = "N",
-      .help = "padded tokens per forward batch; halved on out-of-memory" },
+      .help = "padded tokens (sentences x longest) per batch; the encoder runs a batch as one forward step; "
+              "halved on out-of-memory" },
     { "max-tokens", SP_OPT_INT, O(max_tokens), "512", .lo = 1, .hi = ST_BLOB_MAX_WORDS, .metavar = "N",
       .help = "longer sentences are skipped and reported" },
     { "max-workspace", SP_OPT_SIZE, O(max_workspace), .lo = 64 << 10, .metavar = "SIZE",

@@ -20,7 +20,8 @@
  *
  * Batching: inputs are read in windows (corpus/task order), looked up in the cache, and the
  * misses sorted by length and cut into batches of at most --batch-tokens padded tokens
- * (sentences x longest). Each batch's vectors and run items are one transaction. When
+ * (sentences x longest); the encoder runs each batch as one forward step (enc_set_group_tokens,
+ * set in stages/encode.c), so --batch-tokens is the products' row budget. Each batch's vectors and run items are one transaction. When
  * enc_forward reports SP_ENOMEM the batch is halved and retried, down to one sentence, which is
  * then skipped and reported. Sentences over --max-tokens are skipped and reported. The stop
  * flag is checked between batches: what is stored then is whole batches. */
@@ -33,8 +34,13 @@
 #include "store/tasks.h"
 
 #define STORED_MIN_PHRASE_LEN 4     /* the m_min ingest caches phrase ids with (store/st_derive.c) */
+/* The read window: inputs read and looked up in the cache before the misses are sorted by
+ * length and cut into --batch-tokens batches. At least WINDOW_UNITS sentences / WINDOW_TOKENS
+ * tokens, and at least WINDOW_BATCHES batches' worth, so a large --batch-tokens still gets full
+ * batches (encoder/README.md "Batch budgets"). It bounds host memory for the inputs only. */
 #define WINDOW_UNITS 1024
 #define WINDOW_TOKENS 65536
+#define WINDOW_BATCHES 4
 #define MAX_SKIP_LINES 20           /* a warning per skipped sentence up to this many, then a count */
 
 static void drop(struct enc_pass *c, int64_t ordinal)
@@ -440,7 +446,9 @@ static int unit_done(struct enc_pass *c, const struct unit *u)
 {
     c->n_seen++;
     c->window_tokens += u->n;
-    if (c->n_units >= WINDOW_UNITS || c->window_tokens >= WINDOW_TOKENS) return flush_window(c);
+    const long tokens = WINDOW_TOKENS > WINDOW_BATCHES * c->batch_tokens ? WINDOW_TOKENS : WINDOW_BATCHES * c->batch_tokens;
+    const long units = WINDOW_UNITS * (tokens / WINDOW_TOKENS);      /* as many more sentences as tokens */
+    if (c->n_units >= units || c->window_tokens >= tokens) return flush_window(c);
     return SP_OK;
 }
 
