@@ -4,7 +4,7 @@
  * How it works: the model's tensors go into the same parameter registry as the other kinds
  * (enc_weights.c), under their HF names; linear weights, stored [out, in] by HF, are transposed
  * into the registry's [in, out] layout when loaded, so the graph calls ops->linear exactly like
- * enc_model.c does. The forward packs every sentence of a batch row-wise into one matrix for the
+ * enc_san.c does. The forward packs every sentence of a batch row-wise into one matrix for the
  * products; attention runs per sentence, so no sentence ever sees another's pieces (the padding
  * mask of M3.4 without padding). Embedding rows are gathered and summed on the host in HF order
  * ((word + token type) + position), uploaded, then normalised on the backend.
@@ -583,18 +583,6 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
 }
 
 /* ---- pooling (M2.2, M2.3) ---- */
-
-int enc_word_pool_parse(const char *s)
-{
-    return !strcmp(s, "mean") ? ENC_WORD_POOL_MEAN : !strcmp(s, "first") ? ENC_WORD_POOL_FIRST
-         : !strcmp(s, "last") ? ENC_WORD_POOL_LAST : -1;
-}
-
-int enc_sent_pool_parse(const char *s)
-{
-    return !strcmp(s, "mean") ? ENC_SENT_POOL_MEAN : !strcmp(s, "cls") ? ENC_SENT_POOL_CLS
-         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
-}
 
 /* spans inside 1..T-2, non-empty */
 static int check_spans(int T, int n_words, const int32_t *span, char *err, size_t errlen)
