@@ -577,14 +577,168 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
     return SP_OK;
 }
 
-static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *out,
-                       float **const *heads, char *err, size_t errlen)
+/* SG-Net's aggregation H̄ = agg[0]·H + agg[1]·H': γ·softmax(w) (code form) or α, 1 − α */
+static void sgnet_agg(struct enc *e, float agg[2])
 {
-    (void)layers; (void)heads;                  /* one output: enc_api.c refuses several layers for this family */
+    const struct enc_config *c = &e->cfg;
+    if (!c->sgnet_code_agg) { agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha; return; }
+    float w[3];                                              /* w0, w1, γ */
+    OPS->download(BE, w, enc_w(e, e->agg_w), 2 * sizeof(float));
+    OPS->download(BE, w + 2, enc_w(e, e->agg_gamma), sizeof(float));
+    double m = w[0] > w[1] ? w[0] : w[1], e0 = exp(w[0] - m), e1 = exp(w[1] - m);
+    agg[0] = (float)(w[2] * e0 / (e0 + e1));
+    agg[1] = (float)(w[2] * e1 / (e0 + e1));
+}
+
+/* The group from sentence b0: whole sentences up to e->group_tokens rows (at least one). Fills
+ * n/off/off2 (g's arrays, owned by the caller), g->nb, g->N; *nn = Σ n², *maxn the longest. */
+static void next_group(const struct enc *e, const struct enc_batch *in, int b0, struct group *g, int *n, size_t *off,
+                       size_t *off2, size_t *nn, int *maxn)
+{
+    int nb = 0, N = 0;
+    *nn = 0; *maxn = 0;
+    while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= e->group_tokens)) {
+        const struct enc_sentence *s = &in->sent[b0 + nb];
+        n[nb] = s->n; off[nb] = (size_t)N; off2[nb] = *nn;
+        N += s->n; *nn += (size_t)s->n * s->n;
+        if (s->n > *maxn) *maxn = s->n;
+        nb++;
+    }
+    *g = (struct group){ nb, N, n, off, off2, 0, 0, 0 };
+}
+
+/* the group's input rows [N, din] into w->x (through input.proj when d_input != d_model) */
+static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const struct group *g)
+{
+    struct ws *w = e->ws;
+    const int din = e->cfg.d_input;
+    for (int b = 0; b < g->nb; b++) {
+        const struct enc_sentence *s = &in->sent[b0 + b];
+        float *dst = w->hx + g->off[b] * (size_t)din;
+        if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
+        else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
+    }
+    if (e->in_proj.w >= 0) {
+        OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)g->N * din);
+        linear(e, g->N, w->t1, din, e->in_proj, w->x);
+    } else {
+        OPS->upload(BE, w->x, w->hx, sizeof(float) * (size_t)g->N * e->cfg.d_model);
+    }
+}
+
+/* the structures the config needs, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
+static void upload_structures(struct enc *e, const struct enc_batch *in, int b0, struct group *g, size_t nn)
+{
+    struct ws *w = e->ws;
+    const unsigned need = san_needs(&e->cfg);
+    const int nb = g->nb, N = g->N, T = e->cfg.levels, *gn = g->n;
+    const size_t *goff = g->off, *goff2 = g->off2;
+    if (need & ENC_NEED_DIST) {
+        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
+        g->has_dist = 1;
+    }
+    if (need & ENC_NEED_REL) {
+        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
+        g->has_rel = 1;
+    }
+    if (need & ENC_NEED_ANC) {
+        for (int b = 0; b < nb; b++) memcpy(w->h8 + goff2[b], in->sent[b0 + b].anc, (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->anc, w->h8, nn);
+        g->has_anc = 1;
+    }
+    if (need & ENC_NEED_PID) {
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < nb; b++)
+                memcpy(w->hi + (size_t)t * N + goff[b], in->sent[b0 + b].pid + (size_t)t * gn[b], sizeof(int32_t) * (size_t)gn[b]);
+        OPS->upload(BE, w->pid, w->hi, sizeof(int32_t) * (size_t)T * N);
+    }
+}
+
+/* §5.6 absolute positions added to w->x: rows of the cached PE table by position and/or depth */
+static void add_positions(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn)
+{
+    struct ws *w = e->ws;
+    const struct enc_config *c = &e->cfg;
+    const int d = c->d_model, nb = g->nb, *gn = g->n;
+    const size_t nd = (size_t)g->N * d, *goff = g->off;
+    int seq = c->position == ENC_POS_SEQ || c->position == ENC_POS_SEQ_STRUCT;
+    int str = c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT;
+    int maxdepth = 0;
+    if (str)
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < gn[b]; i++) if (in->sent[b0 + b].depth[i] + 1 > maxdepth) maxdepth = in->sent[b0 + b].depth[i] + 1;
+    const float *pe = pe_table(e, maxn > maxdepth ? maxn : maxdepth);
+    if (seq) {
+        for (int b = 0; b < nb; b++) memcpy(w->hp + goff[b] * (size_t)d, pe, sizeof(float) * (size_t)gn[b] * d);
+        OPS->upload(BE, w->pe1, w->hp, sizeof(float) * nd);
+    }
+    if (str) {
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < gn[b]; i++)
+                memcpy(w->hp + (goff[b] + (size_t)i) * d, pe + (size_t)in->sent[b0 + b].depth[i] * d, sizeof(float) * d);
+        OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
+    }
+    if (seq && str && c->f_abs == ENC_FABS_TANH) {
+        linear_cat(e, g->N, w->pe1, w->pe2, e->pos_fuse, w->t2);
+        OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
+        OPS->add(BE, nd, w->x, w->t2, w->x);
+    } else {
+        if (seq) OPS->add(BE, nd, w->x, w->pe1, w->x);
+        if (str) OPS->add(BE, nd, w->x, w->pe2, w->x);
+    }
+}
+
+/* The kind's stack on w->x, then its sentence vectors into w->vec ([nb, dim]); attention map of
+ * layer al into amap (NULL: none); agg: SG-Net's aggregation (sgnet_agg). */
+static void stack_forward(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn, int al,
+                          float *amap, const float *agg)
+{
+    struct ws *w = e->ws;
+    const struct enc_config *c = &e->cfg;
+    const int d = c->d_model, dim = c->kind == ENC_MSSAN ? 2 * d : d, N = g->N;
+    const size_t nd = (size_t)N * d;
+    switch (c->kind) {
+    case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
+        if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
+        if (c->position != ENC_POS_NONE) add_positions(e, in, b0, g, maxn);
+        int post = c->norm == ENC_POST_LN;
+        for (int l = 0; l < c->layers; l++)
+            san_forward(e, &e->layer[l], g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
+        if (!post) { layer_norm(e, N, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
+        if (c->kind == ENC_SGNET) {
+            OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
+            san_forward(e, &e->sdoi, g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
+            OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
+        }
+        OPS->pool(BE, c->pooling, g->nb, g->n, g->off, d, w->x, NULL, w->vec, dim);
+        break;
+    }
+    case ENC_MSSAN:
+        for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], g, l == al ? amap : NULL);
+        linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
+        OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
+        linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
+        OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
+        OPS->pool(BE, ENC_POOL_MAX, g->nb, g->n, g->off, d, w->x, NULL, w->vec + d, dim);
+        break;
+    case ENC_PSAN:
+        psan_forward(e, g, al, amap);
+        break;
+    default:                                            /* not this family's (san_has_kind) */
+        break;
+    }
+}
+
+/* The family's forward: one output (enc_api.c refuses several layers for this family), the
+ * batch in groups (steps) of e->group_tokens tokens. */
+static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *out,
+                          float **const *heads, char *err, size_t errlen)
+{
     SP_ASSERT(n_out == 1 && !layers && !heads);
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, din = c->d_input, dim = c->kind == ENC_MSSAN ? 2 * d : d;
-    const unsigned need = san_needs(&e->cfg);
+    const int d = c->d_model, dim = c->kind == ENC_MSSAN ? 2 * d : d;
     for (int b = 0; b < in->n_sent; b++) {
         int rc = check_sentence(e, in, b, err, errlen);
         if (rc) return rc;
@@ -594,133 +748,28 @@ static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, 
         snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, san_attn_layers(c) - 1);
         return SP_EUSAGE;
     }
-    float agg[3] = { 0 };
-    if (c->kind == ENC_SGNET && c->sgnet_code_agg) {        /* γ·softmax(w) as two scalars */
-        OPS->download(BE, agg, enc_w(e, e->agg_w), 2 * sizeof(float));
-        OPS->download(BE, agg + 2, enc_w(e, e->agg_gamma), sizeof(float));
-        double m = agg[0] > agg[1] ? agg[0] : agg[1], e0 = exp(agg[0] - m), e1 = exp(agg[1] - m);
-        agg[0] = (float)(agg[2] * e0 / (e0 + e1));
-        agg[1] = (float)(agg[2] * e1 / (e0 + e1));
-    } else if (c->kind == ENC_SGNET) {
-        agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha;
-    }
+    float agg[2] = { 0 };
+    if (c->kind == ENC_SGNET) sgnet_agg(e, agg);             /* once per call: it downloads */
     const int want_attn = out->attn != NULL;
-    const int T = c->kind == ENC_PSAN ? c->levels : 0;
     int *gn = sp_xmalloc(sizeof(int) * (size_t)(in->n_sent + 1));
     size_t *goff = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1)), *goff2 = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1));
     int rc = SP_OK;
     for (int b0 = 0; b0 < in->n_sent && rc == SP_OK;) {
-        /* the group: whole sentences up to e->group_tokens rows (at least one sentence) */
-        int nb = 0, N = 0, maxn = 0, maxdepth = 0;
-        size_t nn = 0;
-        while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= e->group_tokens)) {
-            const struct enc_sentence *s = &in->sent[b0 + nb];
-            gn[nb] = s->n; goff[nb] = (size_t)N; goff2[nb] = nn;
-            N += s->n; nn += (size_t)s->n * s->n;
-            if (s->n > maxn) maxn = s->n;
-            nb++;
-        }
-        rc = ws_reserve(e, N, nn, nb, want_attn, err, errlen);
+        struct group g;
+        size_t nn;
+        int maxn;
+        next_group(e, in, b0, &g, gn, goff, goff2, &nn, &maxn);
+        rc = ws_reserve(e, g.N, nn, g.nb, want_attn, err, errlen);
         if (rc) break;
         struct ws *w = e->ws;
-        const size_t nd = (size_t)N * d;
-        struct group g = { nb, N, gn, goff, goff2, 0, 0, 0 };
-        /* input rows [N, din] */
-        for (int b = 0; b < nb; b++) {
-            const struct enc_sentence *s = &in->sent[b0 + b];
-            float *dst = w->hx + goff[b] * (size_t)din;
-            if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
-            else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
-        }
-        if (e->in_proj.w >= 0) {
-            OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)N * din);
-            linear(e, N, w->t1, din, e->in_proj, w->x);
-        } else {
-            OPS->upload(BE, w->x, w->hx, sizeof(float) * nd);
-        }
-        /* per-sentence structures, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
-        if (need & ENC_NEED_DIST) {
-            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
-            g.has_dist = 1;
-        }
-        if (need & ENC_NEED_REL) {
-            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
-            g.has_rel = 1;
-        }
-        if (need & ENC_NEED_ANC) {
-            for (int b = 0; b < nb; b++) memcpy(w->h8 + goff2[b], in->sent[b0 + b].anc, (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->anc, w->h8, nn);
-            g.has_anc = 1;
-        }
-        if (need & ENC_NEED_PID) {
-            for (int t = 0; t < T; t++)
-                for (int b = 0; b < nb; b++)
-                    memcpy(w->hi + (size_t)t * N + goff[b], in->sent[b0 + b].pid + (size_t)t * gn[b], sizeof(int32_t) * (size_t)gn[b]);
-            OPS->upload(BE, w->pid, w->hi, sizeof(int32_t) * (size_t)T * N);
-        }
-        float *amap = want_attn ? w->amap : NULL;
-        switch (c->kind) {
-        case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
-            if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
-            if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute, rows of the cached PE table */
-                int seq = c->position == ENC_POS_SEQ || c->position == ENC_POS_SEQ_STRUCT;
-                int str = c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT;
-                if (str)
-                    for (int b = 0; b < nb; b++)
-                        for (int i = 0; i < gn[b]; i++) if (in->sent[b0 + b].depth[i] + 1 > maxdepth) maxdepth = in->sent[b0 + b].depth[i] + 1;
-                const float *pe = pe_table(e, maxn > maxdepth ? maxn : maxdepth);
-                if (seq) {
-                    for (int b = 0; b < nb; b++) memcpy(w->hp + goff[b] * (size_t)d, pe, sizeof(float) * (size_t)gn[b] * d);
-                    OPS->upload(BE, w->pe1, w->hp, sizeof(float) * nd);
-                }
-                if (str) {
-                    for (int b = 0; b < nb; b++)
-                        for (int i = 0; i < gn[b]; i++)
-                            memcpy(w->hp + (goff[b] + (size_t)i) * d, pe + (size_t)in->sent[b0 + b].depth[i] * d, sizeof(float) * d);
-                    OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
-                }
-                if (seq && str && c->f_abs == ENC_FABS_TANH) {
-                    linear_cat(e, N, w->pe1, w->pe2, e->pos_fuse, w->t2);
-                    OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
-                    OPS->add(BE, nd, w->x, w->t2, w->x);
-                } else {
-                    if (seq) OPS->add(BE, nd, w->x, w->pe1, w->x);
-                    if (str) OPS->add(BE, nd, w->x, w->pe2, w->x);
-                }
-            }
-            int post = c->norm == ENC_POST_LN;
-            for (int l = 0; l < c->layers; l++)
-                san_forward(e, &e->layer[l], &g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
-            if (!post) { layer_norm(e, N, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
-            if (c->kind == ENC_SGNET) {
-                OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
-                san_forward(e, &e->sdoi, &g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
-                OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
-            }
-            OPS->pool(BE, c->pooling, nb, gn, goff, d, w->x, NULL, w->vec, dim);
-            break;
-        }
-        case ENC_MSSAN:
-            for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], &g, l == al ? amap : NULL);
-            linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
-            OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
-            linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
-            OPS->pool(BE, ENC_POOL_ATT, nb, gn, goff, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
-            OPS->pool(BE, ENC_POOL_MAX, nb, gn, goff, d, w->x, NULL, w->vec + d, dim);
-            break;
-        case ENC_PSAN:
-            psan_forward(e, &g, al, amap);
-            break;
-        default:                                        /* not this family's (san_has_kind) */
-            break;
-        }
-        OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
-        download_group(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
-        download_group(e, nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, d, 1);
+        upload_rows(e, in, b0, &g);
+        upload_structures(e, in, b0, &g, nn);
+        stack_forward(e, in, b0, &g, maxn, al, want_attn ? w->amap : NULL, agg);
+        OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)g.nb * dim);
+        download_group(e, g.nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
+        download_group(e, g.nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, d, 1);
         rc = OPS->sync(BE, err, errlen);
-        b0 += nb;
+        b0 += g.nb;
     }
     free(gn); free(goff); free(goff2);
     return rc;
