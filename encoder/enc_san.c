@@ -19,6 +19,32 @@
 
 /* ---- layout ---- */
 
+struct enc_san_layer {         /* also the SDOI layer of SG-Net and MS-SAN's attention part */
+    struct enc_lin q, k, v, o, ff1, ff2, sel;
+    struct enc_ln ln1, ln2;
+    int rel_k, rel_v, seq_k, seq_v;             /* -1 when absent */
+    struct enc_lin gi, go, g1, g2;              /* MS-SAN fusion gate: W_I, W_O, W_1, W_2 (+b on g1) */
+};
+
+struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
+
+/* The family's state (e->fam_state): the model layout (parameter indices into e's registry) and
+ * the forward's workspace. */
+struct san_model {
+    struct enc_lin in_proj, pos_fuse;
+    struct enc_san_layer layer[ENC_MAX_LAYERS];
+    struct enc_san_layer sdoi;
+    int agg_w, agg_gamma;
+    struct enc_ln final_ln;
+    struct enc_lin pool1, pool2;                         /* MS-SAN FFN_p */
+    struct enc_psa_level psa[ENC_MAX_LEVELS];
+    struct enc_lin mem_g, mem_m, sum1, sum2;
+    struct ws *ws;             /* scratch (backend buffers), grown to the longest group seen */
+};
+
+static struct san_model *M(const struct enc *e) { return e->fam_state; }
+
+
 static struct enc_lin lin(struct enc *e, const char *pfx, const char *nm, int rows, int cols, int bias)
 {
     char b[96];
@@ -72,29 +98,29 @@ static void model_build(struct enc *e)
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model;
     char p[64];
-    e->in_proj = e->pos_fuse = e->pool1 = e->pool2 = (struct enc_lin){ -1, -1 };
-    e->final_ln = (struct enc_ln){ -1, -1 };
-    e->agg_w = e->agg_gamma = -1;
-    if (c->d_input != d) e->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
+    M(e)->in_proj = M(e)->pos_fuse = M(e)->pool1 = M(e)->pool2 = (struct enc_lin){ -1, -1 };
+    M(e)->final_ln = (struct enc_ln){ -1, -1 };
+    M(e)->agg_w = M(e)->agg_gamma = -1;
+    if (c->d_input != d) M(e)->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
     switch (c->kind) {
     case ENC_SAN: case ENC_SSAN: case ENC_SGNET:
-        if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) e->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
+        if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) M(e)->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
         for (int l = 0; l < c->layers; l++) {
             snprintf(p, sizeof p, "layers.%d", l);
-            san_layer(e, &e->layer[l], p, c->kind == ENC_SSAN && c->selective[l]);
+            san_layer(e, &M(e)->layer[l], p, c->kind == ENC_SSAN && c->selective[l]);
         }
-        if (c->norm == ENC_PRE_LN) e->final_ln = lnorm(e, "final", "ln", d);
+        if (c->norm == ENC_PRE_LN) M(e)->final_ln = lnorm(e, "final", "ln", d);
         if (c->kind == ENC_SGNET) {
-            san_layer(e, &e->sdoi, "sdoi", 0);
+            san_layer(e, &M(e)->sdoi, "sdoi", 0);
             if (c->sgnet_code_agg) {
-                e->agg_w = enc_param_add(e, "sdoi.agg.w", 2, 0, ENC_INIT_HALF);
-                e->agg_gamma = enc_param_add(e, "sdoi.agg.gamma", 1, 0, ENC_INIT_ONE);
+                M(e)->agg_w = enc_param_add(e, "sdoi.agg.w", 2, 0, ENC_INIT_HALF);
+                M(e)->agg_gamma = enc_param_add(e, "sdoi.agg.gamma", 1, 0, ENC_INIT_ONE);
             }
         }
         break;
     case ENC_MSSAN:
         for (int l = 0; l < c->layers; l++) {
-            struct enc_san_layer *L = &e->layer[l];
+            struct enc_san_layer *L = &M(e)->layer[l];
             memset(L, 0xff, sizeof *L);                 /* every index -1 unless set */
             snprintf(p, sizeof p, "layers.%d", l);
             L->q = lin(e, p, "attn.q", d, d, 0);        /* Eq. 2: no biases */
@@ -109,12 +135,12 @@ static void model_build(struct enc *e)
             L->ff2 = lin(e, p, "ffn.w2", c->d_ff, d, 1);
             L->ln1 = lnorm(e, p, "ln", d);
         }
-        e->pool1 = lin(e, "pool", "w1", d, c->pool_d_h, 1);
-        e->pool2 = lin(e, "pool", "w2", c->pool_d_h, d, 1);
+        M(e)->pool1 = lin(e, "pool", "w1", d, c->pool_d_h, 1);
+        M(e)->pool2 = lin(e, "pool", "w2", c->pool_d_h, d, 1);
         break;
     case ENC_PSAN:
         for (int t = 1; t <= c->levels; t++) {
-            struct enc_psa_level *P = &e->psa[t - 1];
+            struct enc_psa_level *P = &M(e)->psa[t - 1];
             snprintf(p, sizeof p, "psa.%d", t);
             P->a1 = lin(e, p, "a1", d, d, 0);
             P->a2 = lin(e, p, "a2", d, d, 0);
@@ -123,10 +149,10 @@ static void model_build(struct enc *e)
             P->a2.b = enc_param_add(e, b, d, 0, ENC_INIT_ZERO);
             P->c = lin(e, p, "c", 2 * d, d, 1);
         }
-        e->mem_g = lin(e, "mem", "g", 2 * d, d, 1);
-        e->mem_m = lin(e, "mem", "m", 2 * d, d, 1);
-        e->sum1 = lin(e, "sum", "e1", d, d, 1);
-        e->sum2 = lin(e, "sum", "e2", d, d, 1);
+        M(e)->mem_g = lin(e, "mem", "g", 2 * d, d, 1);
+        M(e)->mem_m = lin(e, "mem", "m", 2 * d, d, 1);
+        M(e)->sum1 = lin(e, "sum", "e1", d, d, 1);
+        M(e)->sum2 = lin(e, "sum", "e2", d, d, 1);
         break;
     default:                                            /* not this family's (san_has_kind) */
         break;
@@ -201,13 +227,12 @@ static void ws_free_dev(struct enc *e, struct ws *w)
 
 static void ws_free(struct enc *e)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     if (!w) return;
     ws_free_dev(e, w);
     free(w->pe_tab);
     free(w);
-    e->ws = NULL;
-    e->cap_n = 0;
+    M(e)->ws = NULL;
 }
 
 /* Every buffer of a group's workspace: allocated when w != NULL, else only sized. Returns the
@@ -257,8 +282,8 @@ static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_
  * like a device out of memory, so a caller's batch halving also bounds host memory. */
 static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_attn, char *err, size_t errlen)
 {
-    struct ws *w = e->ws;
-    if (!w) w = e->ws = sp_xcalloc(1, sizeof *w);
+    struct ws *w = M(e)->ws;
+    if (!w) w = M(e)->ws = sp_xcalloc(1, sizeof *w);
     if (tok <= w->cap_tok && nn_need <= w->cap_nn && ns <= w->cap_sent && (!want_attn || w->amap)) return SP_OK;
     want_attn = want_attn || w->amap != NULL;
     size_t exact_nt = (size_t)tok, exact_nn = nn_need ? nn_need : 1, exact_ns = (size_t)ns;
@@ -288,7 +313,6 @@ static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_a
         return SP_ENOMEM;
     }
     w->cap_tok = (int)nt; w->cap_nn = nn; w->cap_sent = ns;
-    e->cap_n = (int)nt;
     return SP_OK;
 }
 
@@ -296,7 +320,7 @@ static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_a
 /* PE rows 0..rows-1 in the cached host table */
 static const float *pe_table(struct enc *e, int rows)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const int d = e->cfg.d_model;
     if (rows > w->pe_rows) {
         int nr = rows < 2 * w->pe_rows ? 2 * w->pe_rows : rows;
@@ -346,7 +370,7 @@ struct group {
 static void san_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, int post, enum enc_act act,
                         float eps, int sdoi, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, H = c->heads, dk = d / H, N = g->N;
     const size_t nd = (size_t)N * d;
@@ -399,7 +423,7 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
 /* MS-SAN layer (§5.2) in place on w->x */
 static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, H = c->heads, h = H / 2, dk = d / H, N = g->N;
     const size_t nd = (size_t)N * d;
@@ -442,14 +466,14 @@ static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const st
 /* PSAN (§5.4): memory steps on w->x (pid levels already uploaded as [T, N]), summary per sentence */
 static void psan_forward(struct enc *e, const struct group *g, int attn_step, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, T = c->levels, N = g->N;
     const size_t nd = (size_t)N * d;
     struct enc_psa_args *pa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *pa);
     for (int s = 1; s <= T; s++) {
         int t = c->psan_coarse_first ? s : T - s + 1;       /* Q16: fine -> coarse by default */
-        const struct enc_psa_level *P = &e->psa[t - 1];
+        const struct enc_psa_level *P = &M(e)->psa[t - 1];
         linear(e, N, w->x, d, P->a1, w->q);                 /* Pm W^{a1} */
         linear(e, N, w->x, d, P->a2, w->k);                 /* Pm W^{a2} + b^a */
         for (int b = 0; b < g->nb; b++) {                   /* p̃ per sentence, all in one call */
@@ -462,15 +486,15 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
         OPS->absdiff_mul(BE, nd, w->x, w->v, w->att, w->z);
         linear_cat(e, N, w->att, w->z, P->c, w->t2);
         OPS->act(BE, ENC_ACT_ELU, nd, w->t2);               /* C */
-        linear_cat(e, N, w->x, w->t2, e->mem_g, w->q);      /* gate pre-activation */
-        linear_cat(e, N, w->x, w->t2, e->mem_m, w->k);
+        linear_cat(e, N, w->x, w->t2, M(e)->mem_g, w->q);      /* gate pre-activation */
+        linear_cat(e, N, w->x, w->t2, M(e)->mem_m, w->k);
         OPS->gate(BE, ENC_GATE_PSAN, nd, w->q, w->k, c->psan_highway_carry ? w->x : NULL, w->y);
         float *tmp = w->x; w->x = w->y; w->y = tmp;
     }
     free(pa);
-    linear(e, N, w->x, d, e->sum1, w->t1);
+    linear(e, N, w->x, d, M(e)->sum1, w->t1);
     OPS->act(BE, ENC_ACT_ELU, nd, w->t1);
-    linear(e, N, w->t1, d, e->sum2, w->t2);
+    linear(e, N, w->t1, d, M(e)->sum2, w->t2);
     OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, d);
 }
 
@@ -525,6 +549,7 @@ static const char *san_backend_name(const struct enc *e) { return e->be.ops->nam
 static int san_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
                     char *err, size_t errlen)
 {
+    e->fam_state = sp_xcalloc(1, sizeof(struct san_model));
     int rc = enc_backend_select(e, device, log, err, errlen);
     if (rc != SP_OK) return rc;
     sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(e->cfg.kind), e->be.ops->name);
@@ -537,12 +562,15 @@ static int san_open(struct enc *e, enum enc_device device, const char *weights_p
 
 static void san_close(struct enc *e)
 {
+    if (!M(e)) return;
     ws_free(e);
     if (!e->be.host_memory)
         for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
     if (e->be.ops) e->be.ops->close(&e->be);
     free(e->param);
     free(e->host_block);
+    free(M(e));
+    e->fam_state = NULL;
 }
 
 /* ---- forward ---- */
@@ -583,8 +611,8 @@ static void sgnet_agg(struct enc *e, float agg[2])
     const struct enc_config *c = &e->cfg;
     if (!c->sgnet_code_agg) { agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha; return; }
     float w[3];                                              /* w0, w1, γ */
-    OPS->download(BE, w, enc_w(e, e->agg_w), 2 * sizeof(float));
-    OPS->download(BE, w + 2, enc_w(e, e->agg_gamma), sizeof(float));
+    OPS->download(BE, w, enc_w(e, M(e)->agg_w), 2 * sizeof(float));
+    OPS->download(BE, w + 2, enc_w(e, M(e)->agg_gamma), sizeof(float));
     double m = w[0] > w[1] ? w[0] : w[1], e0 = exp(w[0] - m), e1 = exp(w[1] - m);
     agg[0] = (float)(w[2] * e0 / (e0 + e1));
     agg[1] = (float)(w[2] * e1 / (e0 + e1));
@@ -610,7 +638,7 @@ static void next_group(const struct enc *e, const struct enc_batch *in, int b0, 
 /* the group's input rows [N, din] into w->x (through input.proj when d_input != d_model) */
 static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const struct group *g)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const int din = e->cfg.d_input;
     for (int b = 0; b < g->nb; b++) {
         const struct enc_sentence *s = &in->sent[b0 + b];
@@ -618,9 +646,9 @@ static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const
         if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
         else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
     }
-    if (e->in_proj.w >= 0) {
+    if (M(e)->in_proj.w >= 0) {
         OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)g->N * din);
-        linear(e, g->N, w->t1, din, e->in_proj, w->x);
+        linear(e, g->N, w->t1, din, M(e)->in_proj, w->x);
     } else {
         OPS->upload(BE, w->x, w->hx, sizeof(float) * (size_t)g->N * e->cfg.d_model);
     }
@@ -629,7 +657,7 @@ static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const
 /* the structures the config needs, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
 static void upload_structures(struct enc *e, const struct enc_batch *in, int b0, struct group *g, size_t nn)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const unsigned need = san_needs(&e->cfg);
     const int nb = g->nb, N = g->N, T = e->cfg.levels, *gn = g->n;
     const size_t *goff = g->off, *goff2 = g->off2;
@@ -659,7 +687,7 @@ static void upload_structures(struct enc *e, const struct enc_batch *in, int b0,
 /* §5.6 absolute positions added to w->x: rows of the cached PE table by position and/or depth */
 static void add_positions(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, nb = g->nb, *gn = g->n;
     const size_t nd = (size_t)g->N * d, *goff = g->off;
@@ -681,7 +709,7 @@ static void add_positions(struct enc *e, const struct enc_batch *in, int b0, con
         OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
     }
     if (seq && str && c->f_abs == ENC_FABS_TANH) {
-        linear_cat(e, g->N, w->pe1, w->pe2, e->pos_fuse, w->t2);
+        linear_cat(e, g->N, w->pe1, w->pe2, M(e)->pos_fuse, w->t2);
         OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
         OPS->add(BE, nd, w->x, w->t2, w->x);
     } else {
@@ -695,7 +723,7 @@ static void add_positions(struct enc *e, const struct enc_batch *in, int b0, con
 static void stack_forward(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn, int al,
                           float *amap, const float *agg)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, dim = c->kind == ENC_MSSAN ? 2 * d : d, N = g->N;
     const size_t nd = (size_t)N * d;
@@ -705,21 +733,21 @@ static void stack_forward(struct enc *e, const struct enc_batch *in, int b0, con
         if (c->position != ENC_POS_NONE) add_positions(e, in, b0, g, maxn);
         int post = c->norm == ENC_POST_LN;
         for (int l = 0; l < c->layers; l++)
-            san_forward(e, &e->layer[l], g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
-        if (!post) { layer_norm(e, N, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
+            san_forward(e, &M(e)->layer[l], g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
+        if (!post) { layer_norm(e, N, w->x, M(e)->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
         if (c->kind == ENC_SGNET) {
             OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
-            san_forward(e, &e->sdoi, g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
+            san_forward(e, &M(e)->sdoi, g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
             OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
         }
         OPS->pool(BE, c->pooling, g->nb, g->n, g->off, d, w->x, NULL, w->vec, dim);
         break;
     }
     case ENC_MSSAN:
-        for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], g, l == al ? amap : NULL);
-        linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
+        for (int l = 0; l < c->layers; l++) mssan_forward(e, &M(e)->layer[l], g, l == al ? amap : NULL);
+        linear(e, N, w->x, d, M(e)->pool1, w->t1);             /* E = FFN_p(U) */
         OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
-        linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
+        linear(e, N, w->t1, c->pool_d_h, M(e)->pool2, w->t2);
         OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
         OPS->pool(BE, ENC_POOL_MAX, g->nb, g->n, g->off, d, w->x, NULL, w->vec + d, dim);
         break;
@@ -761,7 +789,7 @@ static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, 
         next_group(e, in, b0, &g, gn, goff, goff2, &nn, &maxn);
         rc = ws_reserve(e, g.N, nn, g.nb, want_attn, err, errlen);
         if (rc) break;
-        struct ws *w = e->ws;
+        struct ws *w = M(e)->ws;
         upload_rows(e, in, b0, &g);
         upload_structures(e, in, b0, &g, nn);
         stack_forward(e, in, b0, &g, maxn, al, want_attn ? w->amap : NULL, agg);

@@ -151,15 +151,6 @@ struct enc_param {
 struct enc_lin { int w, b; };  /* parameter indices; b = -1 when absent */
 struct enc_ln { int g, b; };
 
-struct enc_san_layer {         /* also the SDOI layer of SG-Net and MS-SAN's attention part */
-    struct enc_lin q, k, v, o, ff1, ff2, sel;
-    struct enc_ln ln1, ln2;
-    int rel_k, rel_v, seq_k, seq_v;             /* -1 when absent */
-    struct enc_lin gi, go, g1, g2;              /* MS-SAN fusion gate: W_I, W_O, W_1, W_2 (+b on g1) */
-};
-
-struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
-
 /* ---- model families (encoder/README.md "Model families") ----
  *
  * A family is the forward graph of one or more kinds, behind this table, in one file:
@@ -195,28 +186,16 @@ const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family
 struct enc {
     struct enc_config cfg;
     const struct enc_family *fam;
-    void *fam_state;           /* the family's own (bert: model + tokenizer); NULL for the SAN family */
+    void *fam_state;           /* the family's own: its model layout and workspace (enc_san.c), or its
+                                * model and tokenizer (enc_bert.c) */
     int group_tokens;          /* enc_set_group_tokens */
-    /* the registry and backend (the SAN family's; bert keeps its own inside enc_bert_t) */
+    size_t ws_limit;           /* enc_set_workspace_limit; 0 = none */
+    /* the parameter registry and backend (the SAN family's; bert keeps its own inside enc_bert_t) */
     struct enc_backend be;
     int n_param;
     struct enc_param *param;
     float *host_block;
     size_t n_floats;
-    /* the SAN family's model layout (parameter indices; enc_san.c) */
-    struct enc_lin in_proj, pos_fuse;
-    struct enc_san_layer layer[ENC_MAX_LAYERS];
-    struct enc_san_layer sdoi;
-    int agg_w, agg_gamma;
-    struct enc_ln final_ln;
-    struct enc_lin pool1, pool2;                         /* MS-SAN FFN_p */
-    struct enc_psa_level psa[ENC_MAX_LEVELS];
-    struct enc_lin mem_g, mem_m, sum1, sum2;
-    /* scratch (backend buffers), grown to the longest sentence seen */
-    int cap_n;
-    size_t ws_limit;           /* enc_set_workspace_limit; 0 = none */
-    void *ws;
-    size_t ws_bytes;
 };
 
 /* parameter registry (enc_weights.c) */
