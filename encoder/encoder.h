@@ -245,7 +245,7 @@ void enc_set_workspace_limit(enc_t *e, size_t bytes);
  * so it is the row count M of the products and bounds the workspace for callers that pass a
  * whole corpus as one batch. Default ENC_GROUP_TOKENS; `encode` sets it to --batch-tokens, so a
  * batch it forms is one group. The bits of a sentence do not depend on it (README "Determinism").
- * bert runs each group through the model at once as well. */
+ * The bert family runs each call's batch in one step (its rows are word pieces) and ignores it. */
 #define ENC_GROUP_TOKENS 4096
 void enc_set_group_tokens(enc_t *e, int tokens);
 
