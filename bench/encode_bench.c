@@ -8,6 +8,8 @@
  *     --device cpu|cuda (cpu)
  *     --budget TOK      token budget of a batch, length-sorted batches (4096)
  *     --batch N         instead: N sentences a batch in corpus order
+ *     --group TOK       enc_set_group_tokens: tokens of one forward step (default: the budget, as
+ *                       `encode` does with --batch-tokens; 4096 = ENC_GROUP_TOKENS, the old fixed size)
  *     --limit TOK       use the first sentences of the corpus up to TOK tokens (0 = all)
  *     --reps R          encode the set R times after one untimed warm-up batch, report the median (1;
  *                       benches run it with 1, interleaved with the peer, and take medians)
@@ -219,7 +221,7 @@ static int write_config(const char *path, const struct enc_config *c)
 int main(int argc, char **argv)
 {
     const char *data = "../shared/data", *corpus = "ptb", *cfgp = NULL, *export = NULL;
-    int threads = 1, budget = 4096, bsents = 0, reps = 1;
+    int threads = 1, budget = 4096, bsents = 0, reps = 1, group = 0;
     long limit = 0;
     enum enc_device dev = ENC_DEVICE_CPU;
     for (int i = 1; i < argc; i++) {
@@ -229,12 +231,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--threads") && v) { threads = atoi(v); i++; }
         else if (!strcmp(a, "--budget") && v) { budget = atoi(v); i++; }
         else if (!strcmp(a, "--batch") && v) { bsents = atoi(v); i++; }
+        else if (!strcmp(a, "--group") && v) { group = atoi(v); i++; }
         else if (!strcmp(a, "--limit") && v) { limit = atol(v); i++; }
         else if (!strcmp(a, "--reps") && v) { reps = atoi(v); i++; if (reps < 1) { fprintf(stderr, "--reps: expected a count >= 1\n"); return 2; } }
         else if (!strcmp(a, "--export") && v) { export = v; i++; }
         else if (!strcmp(a, "--device") && v) { dev = !strcmp(v, "cuda") ? ENC_DEVICE_CUDA : ENC_DEVICE_CPU; i++; }
         else if (a[0] != '-' && !cfgp) cfgp = a;
-        else { fprintf(stderr, "usage: encode_bench [--data DIR] [--corpus ptb|ewt] [--threads N] [--device cpu|cuda] [--budget TOK | --batch N] [--limit TOK] [--reps R] [--export DIR] CONFIG.json\n"); return 2; }
+        else { fprintf(stderr, "usage: encode_bench [--data DIR] [--corpus ptb|ewt] [--threads N] [--device cpu|cuda] [--budget TOK | --batch N] [--group TOK] [--limit TOK] [--reps R] [--export DIR] CONFIG.json\n"); return 2; }
     }
     if (!cfgp) { fprintf(stderr, "encode_bench: no config\n"); return 2; }
     struct enc_config cfg;
@@ -242,6 +245,7 @@ int main(int argc, char **argv)
     enc_t *e;
     if (enc_open(&cfg, dev, NULL, 0, &e, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     enc_set_threads(threads);
+    enc_set_group_tokens(e, group > 0 ? group : budget);
 
     struct corpus c = { 0 };
     if (!strcmp(corpus, "ptb")) load_ptb(&c, data); else load_ewt(&c, data);

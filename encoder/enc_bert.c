@@ -4,7 +4,7 @@
  * How it works: the model's tensors go into the same parameter registry as the other kinds
  * (enc_weights.c), under their HF names; linear weights, stored [out, in] by HF, are transposed
  * into the registry's [in, out] layout when loaded, so the graph calls ops->linear exactly like
- * enc_model.c does. The forward packs every sentence of a batch row-wise into one matrix for the
+ * enc_san.c does. The forward packs every sentence of a batch row-wise into one matrix for the
  * products; attention runs per sentence, so no sentence ever sees another's pieces (the padding
  * mask of M3.4 without padding). Embedding rows are gathered and summed on the host in HF order
  * ((word + token type) + position), uploaded, then normalised on the backend.
@@ -19,6 +19,7 @@
  * Not done: hidden_act other than "gelu", relative position embeddings,
  * a workspace cap (enc_set_workspace_limit applies to the other kinds only). */
 #include "encoder/encoder_int.h"
+#include "encoder/tokenizer.h"
 
 #include <jansson.h>
 #include <libgen.h>
@@ -590,18 +591,6 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
 
 /* ---- pooling (M2.2, M2.3) ---- */
 
-int enc_word_pool_parse(const char *s)
-{
-    return !strcmp(s, "mean") ? ENC_WORD_POOL_MEAN : !strcmp(s, "first") ? ENC_WORD_POOL_FIRST
-         : !strcmp(s, "last") ? ENC_WORD_POOL_LAST : -1;
-}
-
-int enc_sent_pool_parse(const char *s)
-{
-    return !strcmp(s, "mean") ? ENC_SENT_POOL_MEAN : !strcmp(s, "cls") ? ENC_SENT_POOL_CLS
-         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
-}
-
 /* spans inside 1..T-2, non-empty */
 static int check_spans(int T, int n_words, const int32_t *span, char *err, size_t errlen)
 {
@@ -683,3 +672,247 @@ int enc_word_attention(int T, int n_heads, const float *R, int n_words, const in
     free(row);
     return SP_OK;
 }
+
+/* ---- the bert family (struct enc_family): tokenizer + the model + M2 pooling behind enc_t ---- */
+
+struct bert_family {
+    enc_bert_t *bert;
+    struct enc_tokenizer *tok;
+};
+
+static const char *const model_files[] = { "config.json", "model.safetensors", "vocab.txt", NULL };
+
+static int fam_has_kind(enum enc_kind k) { return k == ENC_BERT; }
+
+/* words in, the weights are the model directory's files, outputs of every layer */
+static void fam_config_caps(const struct enc_config *c, struct enc_caps *caps)
+{
+    memset(caps, 0, sizeof *caps);
+    caps->input = ENC_INPUT_WORDS;
+    caps->layer_outputs = 1;
+    caps->model_dir = c->bert_model;
+    caps->model_files = model_files;
+}
+
+static int fam_config_layers(const struct enc_config *c, int *layers, char *err, size_t errlen)
+{
+    char path[sizeof c->bert_model + 16];
+    struct enc_bert_config bc;
+    snprintf(path, sizeof path, "%s/config.json", c->bert_model);
+    int rc = enc_bert_config_load(path, &bc, err, errlen);
+    *layers = rc == SP_OK ? bc.layers : 0;
+    return rc;
+}
+
+static void fam_caps(const struct enc *e, struct enc_caps *caps)
+{
+    fam_config_caps(&e->cfg, caps);
+    caps->layers = e->cfg.layers;
+    caps->own_layer = e->cfg.bert_layer < 0 ? e->cfg.layers : e->cfg.bert_layer;
+    caps->dim = caps->tok_dim = e->cfg.d_model;
+    caps->attn_layers = e->cfg.layers;
+    caps->needs = 0;                      /* the words only */
+}
+
+static const char *fam_backend_name(const struct enc *e)
+{
+    const struct bert_family *f = e->fam_state;
+    return enc_bert_backend_name(f->bert);
+}
+
+static int fam_open_tokenizer(struct enc *e, struct bert_family *f, char *err, size_t errlen)
+{
+    const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
+    struct enc_tok_opts to;
+    enc_tok_opts_defaults(&to);
+    to.mode = e->cfg.wordpiece_only ? ENC_TOK_WORDPIECE_ONLY : ENC_TOK_BASIC_WORDPIECE;
+    to.lower_case = e->cfg.lower_case;
+    to.ptb_unescape = e->cfg.ptb_unescape;
+    to.max_positions = bc->max_positions;
+    char vocab[sizeof e->cfg.bert_model + 16];
+    snprintf(vocab, sizeof vocab, "%s/vocab.txt", enc_bert_model_dir(f->bert));
+    return enc_tok_open(vocab, &to, &f->tok, err, errlen);
+}
+
+static int fam_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
+                    char *err, size_t errlen)
+{
+    if (weights_path) {
+        snprintf(err, errlen, "encoder: kind bert reads its weights from %s/model.safetensors; --weights does not apply",
+                 e->cfg.bert_model);
+        return SP_EUSAGE;
+    }
+    struct bert_family *f = e->fam_state = sp_xcalloc(1, sizeof *f);
+    int rc = enc_bert_open(e->cfg.bert_model, device, log, &f->bert, err, errlen);
+    if (rc != SP_OK) return rc;
+    if ((rc = fam_open_tokenizer(e, f, err, errlen)) != SP_OK) return rc;
+    const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
+    if (e->cfg.bert_layer > bc->layers) {
+        snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, bc->layers);
+        return SP_EUSAGE;
+    }
+    e->cfg.d_model = e->cfg.d_input = bc->hidden_size;
+    e->cfg.layers = bc->layers;
+    e->cfg.heads = bc->heads;
+    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d), layer %d, on %s", enc_bert_model_dir(f->bert), bc->layers,
+           bc->hidden_size, e->cfg.bert_layer < 0 ? bc->layers : e->cfg.bert_layer, enc_bert_backend_name(f->bert));
+    return SP_OK;
+}
+
+static void fam_close(struct enc *e)
+{
+    struct bert_family *f = e->fam_state;
+    if (!f) return;
+    enc_bert_close(f->bert);
+    enc_tok_close(f->tok);
+    free(f);
+    e->fam_state = NULL;
+}
+
+static int fam_fits(const struct enc *e, const char *const *words, int n)
+{
+    const struct bert_family *f = e->fam_state;
+    struct enc_tok_sentence ts = { 0 };
+    enc_tok_sentence(f->tok, words, n, &ts);
+    int fits = !ts.too_long;
+    enc_tok_sentence_free(&ts);
+    return fits;
+}
+
+/* One forward's per-sentence pieces: the tokenized words, the model's input and outputs. */
+struct fam_batch {
+    int ns;
+    struct enc_tok_sentence *ts;
+    struct enc_bert_input *bi;
+    float **hid, **att;        /* [ns] -> [L+1, T, d] and [L, H, T, T] (att NULL: no maps wanted) */
+    int32_t **types;
+};
+
+static void fam_batch_free(struct fam_batch *fb)
+{
+    for (int b = 0; b < fb->ns; b++) {
+        enc_tok_sentence_free(&fb->ts[b]);
+        free(fb->hid[b]);
+        if (fb->att) free(fb->att[b]);
+        free(fb->types[b]);
+    }
+    free(fb->ts); free(fb->bi); free(fb->hid); free(fb->att); free(fb->types);
+}
+
+/* The layer masks the outputs want (only these come back from the model); SP_EUSAGE naming a
+ * layer or attention layer the model does not have. */
+static int fam_masks(int L, int n_out, const int *layers, const struct enc_output *outs, float **const *heads,
+                     uint64_t *hid_mask, uint64_t *att_mask, char *err, size_t errlen)
+{
+    *hid_mask = *att_mask = 0;
+    for (int i = 0; i < n_out; i++) {
+        if (layers[i] < 0 || layers[i] > L) {
+            snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
+            return SP_EUSAGE;
+        }
+        *hid_mask |= (uint64_t)1 << layers[i];
+        if (!outs[i].attn && !(heads && heads[i])) continue;
+        int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
+        if (al >= L) {
+            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
+            return SP_EUSAGE;
+        }
+        *att_mask |= (uint64_t)1 << al;
+    }
+    return SP_OK;
+}
+
+/* Tokenize every sentence and allocate its outputs. */
+static int fam_tokenize(const struct enc *e, const struct enc_batch *in, int want_attn, struct fam_batch *fb,
+                        char *err, size_t errlen)
+{
+    const struct bert_family *f = e->fam_state;
+    const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
+    const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
+    const size_t cap = (size_t)(ns > 0 ? ns : 1);
+    *fb = (struct fam_batch){ ns, sp_xcalloc(cap, sizeof *fb->ts), sp_xcalloc(cap, sizeof *fb->bi),
+                              sp_xcalloc(cap, sizeof *fb->hid), want_attn ? sp_xcalloc(cap, sizeof *fb->att) : NULL,
+                              sp_xcalloc(cap, sizeof *fb->types) };
+    for (int b = 0; b < ns; b++) {
+        const struct enc_sentence *s = &in->sent[b];
+        if (!s->words || s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: kind bert needs its words", b); return SP_EUSAGE; }
+        int T = enc_tok_sentence(f->tok, s->words, s->n, &fb->ts[b]);
+        if (fb->ts[b].too_long) {
+            snprintf(err, errlen, "encoder: sentence %d: %d pieces, more than the model's %d positions", b, T, bc->max_positions);
+            return SP_EUSAGE;
+        }
+        if (e->cfg.token_type) {
+            fb->types[b] = sp_xmalloc(sizeof(int32_t) * (size_t)T);
+            for (int p = 0; p < T; p++) fb->types[b][p] = 1;
+        }
+        fb->bi[b] = (struct enc_bert_input){ T, fb->ts[b].ids.id, fb->types[b] };
+        fb->hid[b] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * (size_t)T * (size_t)d);
+        if (fb->att) fb->att[b] = sp_xmalloc(sizeof(float) * (size_t)L * H * (size_t)T * (size_t)T);
+    }
+    return SP_OK;
+}
+
+/* Sentence b's output i: layer layers[i] pooled into words and the sentence (M2.2, M2.3), the
+ * heads of attention layer out->attn_layer averaged into a word-level map (M2.4), and each head's
+ * own word-level map when heads[i][b] is wanted. */
+static int fam_pool(const struct enc *e, const struct fam_batch *fb, int b, int n, const int32_t *span, int layer,
+                    struct enc_output *out, float *const *head_maps, char *err, size_t errlen)
+{
+    const struct bert_family *f = e->fam_state;
+    const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
+    const int d = bc->hidden_size, L = bc->layers, H = bc->heads, T = fb->bi[b].n;
+    const float *X = fb->hid[b] + (size_t)layer * T * d;
+    float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
+    int rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
+    if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
+    const int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
+    if (rc == SP_OK && out->attn && out->attn[b])
+        rc = enc_word_attention(T, H, fb->att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
+    if (rc == SP_OK && head_maps && head_maps[b])
+        for (int h = 0; rc == SP_OK && h < H; h++)
+            rc = enc_word_attention(T, 1, fb->att[b] + ((size_t)al * H + h) * T * T, n, span, 1,
+                                    head_maps[b] + (size_t)h * n * n, err, errlen);
+    if (!out->tok) free(words);
+    return rc;
+}
+
+/* Tokenize, run the model once for the batch, and pool each requested output (M2). layers NULL:
+ * the config's own layer. */
+static int fam_forward(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
+                       float **const *heads, char *err, size_t errlen)
+{
+    const struct bert_family *f = e->fam_state;
+    const int L = enc_bert_get_config(f->bert)->layers;
+    const int own = e->cfg.bert_layer < 0 ? L : e->cfg.bert_layer;
+    if (!layers) layers = &own;
+    uint64_t hid_mask, att_mask;
+    int rc = fam_masks(L, n_out, layers, outs, heads, &hid_mask, &att_mask, err, errlen);
+    if (rc != SP_OK) return rc;
+    struct fam_batch fb;
+    rc = fam_tokenize(e, in, att_mask != 0, &fb, err, errlen);
+    if (rc == SP_OK) rc = enc_bert_forward(f->bert, fb.ns, fb.bi, fb.hid, hid_mask, fb.att, att_mask, err, errlen);
+    int32_t *span = NULL;
+    for (int b = 0; b < fb.ns && rc == SP_OK; b++) {
+        const int n = in->sent[b].n;
+        span = sp_xrealloc(span, sizeof(int32_t) * 2 * (size_t)n);
+        for (int w = 0; w < n; w++) { span[2 * w] = fb.ts[b].start[w]; span[2 * w + 1] = fb.ts[b].end[w]; }
+        for (int i = 0; i < n_out && rc == SP_OK; i++)
+            rc = fam_pool(e, &fb, b, n, span, layers[i], &outs[i], heads ? heads[i] : NULL, err, errlen);
+    }
+    free(span);
+    fam_batch_free(&fb);
+    return rc;
+}
+
+const struct enc_family enc_bert_family = {
+    .name = "bert",
+    .has_kind = fam_has_kind,
+    .config_caps = fam_config_caps,
+    .config_layers = fam_config_layers,
+    .open = fam_open,
+    .caps = fam_caps,
+    .forward = fam_forward,
+    .fits = fam_fits,
+    .backend_name = fam_backend_name,
+    .close = fam_close,
+};

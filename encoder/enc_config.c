@@ -133,7 +133,7 @@ static int pick(const char *s, const char *const *names, int n)
 
 /* ---- memory estimate ---- */
 
-/* One base-stack layer (san_layer in enc_model.c): q/k/v/o with biases, the optional selective
+/* One base-stack layer (san_layer in enc_san.c): q/k/v/o with biases, the optional selective
  * projection and relative tables, two LayerNorms, the FFN. */
 static double san_layer_params(const struct enc_config *c, int selective)
 {
@@ -173,7 +173,7 @@ double enc_config_n_params(const struct enc_config *c)
 
 double enc_config_mem_bytes(const struct enc_config *c)
 {
-    /* workspace of one sentence (enc_model.c ws_layout): about ten d-wide float rows per token,
+    /* workspace of one sentence (enc_san.c ws_layout): about ten d-wide float rows per token,
      * the widest intermediate (FFN, pooling, input) and the host staging rows, plus the n x n
      * pair arrays (attention map, distances, relative positions, ancestors) */
     double d = c->d_model, nt = ENC_MEM_EST_TOKENS, nn = nt * nt;
@@ -287,6 +287,19 @@ static int get_int(json_t *v, long lo, long hi, long *out)
 }
 
 static const char *get_str(json_t *v) { return json_is_string(v) ? json_string_value(v) : NULL; }
+
+/* the pooling names of "word_pool" and "sent_pool" (encoder.h) */
+int enc_word_pool_parse(const char *s)
+{
+    return !strcmp(s, "mean") ? ENC_WORD_POOL_MEAN : !strcmp(s, "first") ? ENC_WORD_POOL_FIRST
+         : !strcmp(s, "last") ? ENC_WORD_POOL_LAST : -1;
+}
+
+int enc_sent_pool_parse(const char *s)
+{
+    return !strcmp(s, "mean") ? ENC_SENT_POOL_MEAN : !strcmp(s, "cls") ? ENC_SENT_POOL_CLS
+         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
+}
 
 /* "kind": "bert": the model directory and the M1/M2 choices; every other key is refused. */
 static int parse_bert(json_t *root, struct cerr *ce, struct enc_config *cfg)

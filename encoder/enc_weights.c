@@ -1,7 +1,7 @@
 /* encoder/enc_weights.c — the parameter registry, seeded Glorot-uniform initialisation and
  * safetensors load/save (schemas/encoder-weights.md).
  *
- * How it works: enc_model_build registers every tensor (name, shape, init rule) in a fixed
+ * How it works: each family's open registers every tensor (name, shape, init rule) in a fixed
  * order; enc_param_alloc_init carves all of them out of one host block and fills them. Each
  * tensor draws from its own sp_rng seeded with fnv1a64(name) XOR seed, so adding a tensor never
  * changes the values of the others. Glorot-uniform: U(-a, a), a = sqrt(6 / (rows + cols)),

@@ -180,14 +180,45 @@ void enc_close(enc_t *e);
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen);
 
-/* bert only: ONE forward pass of the batch, the outputs of several layers: outs[i] receives what
+/* ---- capabilities: what an encoder takes and gives, asked instead of its kind ----
+ *
+ * Every kind belongs to one model family (encoder/README.md "Model families"): the SAN family
+ * (san, ms-san, sg-net, psan, ssan) and bert. Callers decide by these capabilities, never by the
+ * kind, so a new family needs no change outside encoder/. */
+enum enc_input {
+    ENC_INPUT_ROWS = 0,        /* enc_sentence.emb or .ids: word vectors from the caller (GloVe, random, a base) */
+    ENC_INPUT_WORDS,           /* enc_sentence.words: the model tokenizes the words itself (can be a "base") */
+};
+struct enc_caps {
+    enum enc_input input;
+    int layer_outputs;         /* 1: enc_forward_layers gives layers 0..layers in one pass, with per-head
+                                * maps; the config's "layer" picks enc_forward's (--layer/--layers/--heads) */
+    const char *model_dir;     /* the weights are this directory's model_files (hashed as the weights);
+                                * --weights and enc_save_weights do not apply. NULL: seeded init or a
+                                * weights file */
+    const char *const *model_files;   /* NULL-terminated, relative to model_dir */
+    /* known once open (enc_caps; enc_config_caps leaves them 0): */
+    int layers;                /* layer_outputs: L, the outputs are layers 0..L (0 = embeddings) */
+    int own_layer;             /* layer_outputs: the layer enc_forward gives */
+    int dim, tok_dim;          /* as enc_dim, enc_tok_dim */
+    int attn_layers;           /* as enc_attn_layers */
+    unsigned needs;            /* as enc_needs */
+};
+/* From the config alone (no file is read): input, layer_outputs, model_dir, model_files. */
+void enc_config_caps(const struct enc_config *cfg, struct enc_caps *caps);
+/* layer_outputs configs: L from the model's own files without opening it (a job file's
+ * "layers": "all"); SP_EUSAGE for a config without layer outputs, SP_EPARSE/SP_EIO naming the file. */
+int enc_config_layers(const struct enc_config *cfg, int *layers, char *err, size_t errlen);
+void enc_caps(const enc_t *e, struct enc_caps *caps);
+
+/* layer_outputs encoders only: ONE forward pass of the batch, the outputs of several layers: outs[i] receives what
  * enc_forward gives for a config with "layer" = layers[i] (0 = embeddings .. L; the same bytes),
  * its attention map (when outs[i].attn) from its own attn_layer. heads (NULL: none): heads[i]
  * (NULL: none) [b] -> [heads, n_b, n_b], the word-level map of each head of outs[i].attn_layer
- * (M2.4 with one head, each row renormalised). Other kinds: SP_EUSAGE. */
+ * (M2.4 with one head, each row renormalised). Others: SP_EUSAGE. */
 int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
                        float **const *heads, char *err, size_t errlen);
-/* bert: L, the number of encoder layers (hidden layers 0..L); other kinds: 0 */
+/* layer_outputs encoders: L (hidden layers 0..L); others: 0 */
 int enc_hidden_layers(const enc_t *e);
 
 int enc_dim(const enc_t *e);               /* sentence vector width */
@@ -209,8 +240,17 @@ size_t enc_n_params(const enc_t *e);
  * so callers that halve their batch on SP_ENOMEM bound host memory the same way. */
 void enc_set_workspace_limit(enc_t *e, size_t bytes);
 
-/* bert: 1 when the words fit the model's positions once tokenized (D6: a sentence of more pieces
- * is not encoded; callers skip and count it); other kinds: 1. */
+/* The token budget of one forward step: enc_forward runs the sentences of a batch in groups of
+ * whole sentences of at most this many tokens together (a longer sentence forms a group alone),
+ * so it is the row count M of the products and bounds the workspace for callers that pass a
+ * whole corpus as one batch. Default ENC_GROUP_TOKENS; `encode` sets it to --batch-tokens, so a
+ * batch it forms is one group. The bits of a sentence do not depend on it (README "Determinism").
+ * The bert family runs each call's batch in one step (its rows are word pieces) and ignores it. */
+#define ENC_GROUP_TOKENS 4096
+void enc_set_group_tokens(enc_t *e, int tokens);
+
+/* 1 when the words fit the model's positions once tokenized (ENC_INPUT_WORDS, D6: a sentence of
+ * more pieces is not encoded; callers skip and count it); encoders that take rows: 1. */
 int enc_fits(const enc_t *e, const char *const *words, int n);
 
 /* Threads of the CPU matrix products (process-wide, common/gemm.h; results are the same bytes for any count). */

@@ -1,8 +1,8 @@
 /* encoder/encoder_int.h — private to encoder/: the backend vtable (STYLE §3.5), the op argument
  * structs, the parameter registry and the handle.
  *
- * Split: enc_model.c holds the forward graph of every kind, written once in terms of the ops
- * below; a backend (enc_cpu.c, and enc_cuda.cu in the CUDA plugin) implements the ops on its own
+ * Split: a model family (enc_san.c, enc_bert.c; struct enc_family below) holds the forward graph
+ * of its kinds, written once in terms of the ops below; a backend (enc_cpu.c, and enc_cuda.cu in the CUDA plugin) implements the ops on its own
  * buffers, with the per-element formulas of enc_formulas.h.
  * All float/int pointers passed to an op are BACKEND buffers (from ops->alloc); host code may do
  * pointer arithmetic on them but never dereferences them. Small per-op tables (head direction
@@ -151,38 +151,51 @@ struct enc_param {
 struct enc_lin { int w, b; };  /* parameter indices; b = -1 when absent */
 struct enc_ln { int g, b; };
 
-struct enc_san_layer {         /* also the SDOI layer of SG-Net and MS-SAN's attention part */
-    struct enc_lin q, k, v, o, ff1, ff2, sel;
-    struct enc_ln ln1, ln2;
-    int rel_k, rel_v, seq_k, seq_v;             /* -1 when absent */
-    struct enc_lin gi, go, g1, g2;              /* MS-SAN fusion gate: W_I, W_O, W_1, W_2 (+b on g1) */
+/* ---- model families (encoder/README.md "Model families") ----
+ *
+ * A family is the forward graph of one or more kinds, behind this table, in one file:
+ * enc_san.c (san, ms-san, sg-net, psan, ssan) and enc_bert.c (bert). enc_api.c, the public
+ * entry points, finds the family of a config's kind in its table (enc_family_of) and only ever
+ * calls these slots; nothing outside the family files tests a kind. */
+struct enc_family {
+    const char *name;                                    /* "san", "bert" */
+    int  (*has_kind)(enum enc_kind kind);
+    /* what the config alone implies (enc_config_caps): input, layer_outputs, model_dir/files */
+    void (*config_caps)(const struct enc_config *c, struct enc_caps *caps);
+    /* (layer_outputs families) L from the model's files without opening it; NULL otherwise */
+    int  (*config_layers)(const struct enc_config *c, int *layers, char *err, size_t errlen);
+    /* e->cfg is checked and set; open the backend, the weights (weights_path: a file, or NULL:
+     * seeded init / the model's own), anything else the family keeps (e->fam_state). On failure
+     * close is still called. */
+    int  (*open)(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
+                 char *err, size_t errlen);
+    /* every field of enc_caps for an open handle */
+    void (*caps)(const struct enc *e, struct enc_caps *caps);
+    /* outs[0..n_out-1]; layers NULL: one output, the config's own (enc_forward), else layers[i]
+     * for outs[i] (layer_outputs families only); heads as enc_forward_layers (NULL: none) */
+    int  (*forward)(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
+                    float **const *heads, char *err, size_t errlen);
+    /* (optional) enc_fits; NULL: every sentence fits */
+    int  (*fits)(const struct enc *e, const char *const *words, int n);
+    const char *(*backend_name)(const struct enc *e);
+    void (*close)(struct enc *e);                        /* what open made; not e itself */
 };
-
-struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
+extern const struct enc_family enc_san_family, enc_bert_family;
+const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family has it */
 
 struct enc {
     struct enc_config cfg;
-    enc_bert_t *bert;          /* kind bert: the model and its tokenizer (the rest is unused) */
-    struct enc_tokenizer *tok;
+    const struct enc_family *fam;
+    void *fam_state;           /* the family's own: its model layout and workspace (enc_san.c), or its
+                                * model and tokenizer (enc_bert.c) */
+    int group_tokens;          /* enc_set_group_tokens */
+    size_t ws_limit;           /* enc_set_workspace_limit; 0 = none */
+    /* the parameter registry and backend (the SAN family's; bert keeps its own inside enc_bert_t) */
     struct enc_backend be;
     int n_param;
     struct enc_param *param;
     float *host_block;
     size_t n_floats;
-    /* model layout (parameter indices) */
-    struct enc_lin in_proj, pos_fuse;
-    struct enc_san_layer layer[ENC_MAX_LAYERS];
-    struct enc_san_layer sdoi;
-    int agg_w, agg_gamma;
-    struct enc_ln final_ln;
-    struct enc_lin pool1, pool2;                         /* MS-SAN FFN_p */
-    struct enc_psa_level psa[ENC_MAX_LEVELS];
-    struct enc_lin mem_g, mem_m, sum1, sum2;
-    /* scratch (backend buffers), grown to the longest sentence seen */
-    int cap_n;
-    size_t ws_limit;           /* enc_set_workspace_limit; 0 = none */
-    void *ws;
-    size_t ws_bytes;
 };
 
 /* parameter registry (enc_weights.c) */
@@ -192,8 +205,6 @@ void enc_param_alloc_init(struct enc *e);          /* host block + seeded init *
 int  enc_param_upload(struct enc *e, char *err, size_t errlen);
 static inline const float *enc_w(const struct enc *e, int idx) { return idx < 0 ? NULL : e->param[idx].dev; }
 
-/* model layout (enc_model.c) */
-void enc_model_build(struct enc *e);
 
 /* shared numeric helpers (enc_cpu.c), also used by tests */
 void  enc_sinusoid(int pos, int d, float *out);               /* §5.6 PE(pos) */
@@ -231,7 +242,7 @@ int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *d
 void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */
 
 /* Opens e->be for `device` as enc_open does (AUTO: CUDA when usable, else the CPU with one log
- * line; CUDA: SP_EGPU with the reason). Used by enc_open and enc_bert_open. */
+ * line; CUDA: SP_EGPU with the reason). enc_backend.c; used by every family's open. */
 int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen);
 
 #endif

@@ -55,7 +55,8 @@ const struct sp_opt stg_encode_options[] = {
     { "device", SP_OPT_CHOICE, O(device), "auto", .choices = "auto|cpu|cuda",
       .help = "where the encoder runs (auto: CUDA when a GPU opens, else the CPU)" },
     { "batch-tokens", SP_OPT_INT, O(batch_tokens), "8192", .lo = 1, .hi = 1L << 30, .metavar = "N",
-      .help = "padded tokens per forward batch; halved on out-of-memory" },
+      .help = "padded tokens (sentences x longest) per batch; the encoder runs a batch as one forward step; "
+              "halved on out-of-memory" },
     { "max-tokens", SP_OPT_INT, O(max_tokens), "512", .lo = 1, .hi = ST_BLOB_MAX_WORDS, .metavar = "N",
       .help = "longer sentences are skipped and reported" },
     { "max-workspace", SP_OPT_SIZE, O(max_workspace), .lo = 64 << 10, .metavar = "SIZE",
@@ -106,14 +107,16 @@ static int store_fail(struct stg_ctx *ctx, int rc, const char *err)
 int stg_encode_check_config(struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct enc_config *cfg)
 {
     const char *kind = enc_kind_name(cfg->kind);
-    if (cfg->kind != ENC_BERT) {
+    struct enc_caps caps;              /* per-layer outputs and per-head maps come with layer_outputs */
+    enc_config_caps(cfg, &caps);
+    if (!caps.layer_outputs) {
         const char *flag = o->layer >= -1 ? "layer" : o->heads ? "heads" : o->layers ? "layers" : NULL;
         if (flag) return stg_fail(ctx, SP_EUSAGE, "--%s applies to bert configs (%s is %s)", flag, o->encoder, kind);
     }
     if (o->embeddings && cfg->base[0])
         return stg_fail(ctx, SP_EUSAGE, "--embeddings: this config's input is its base's word vectors");
-    if (o->save_weights && cfg->kind == ENC_BERT)
-        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a bert model's weights are its model.safetensors already");
+    if (o->save_weights && caps.model_dir)
+        return stg_fail(ctx, SP_EUSAGE, "--save-weights: a %s model's weights are the files of %s already", kind, caps.model_dir);
     return SP_OK;
 }
 
@@ -172,6 +175,7 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         if ((rc = enc_config_load(s->id.cfg.base, &bc, ctx->err, sizeof ctx->err))) return SP_EPARSE;
         if ((rc = enc_open(&bc, dev[o->device], NULL, ctx->log, &s->base, ctx->err, sizeof ctx->err)))
             return rc == SP_EUSAGE ? SP_EPARSE : rc;
+        enc_set_group_tokens(s->base, (int)o->batch_tokens);
         int bd = enc_tok_dim(s->base);
         if (s->id.cfg.d_input != bd && s->id.cfg.d_input != s->id.cfg.d_model)
             return stg_fail(ctx, SP_EPARSE, "%s: d_input %d, but its base gives %d-dim word vectors", o->encoder,
@@ -181,6 +185,7 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     rc = enc_open(&s->id.cfg, dev[o->device], o->weights, ctx->log, &s->e, ctx->err, sizeof ctx->err);
     if (rc) return rc == SP_EUSAGE ? SP_EPARSE : rc;
     enc_set_workspace_limit(s->e, (size_t)o->max_workspace);
+    enc_set_group_tokens(s->e, (int)o->batch_tokens);   /* each batch of encode_batch.c is one forward step */
     if (o->attention >= enc_attn_layers(s->e))
         return stg_fail(ctx, SP_EUSAGE, "--attention %ld: this %s config has attention layers 0..%d", o->attention,
                         enc_kind_name(s->id.cfg.kind), enc_attn_layers(s->e) - 1);
@@ -325,6 +330,7 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     if (o->embeddings) c->table = enc_embed_table(s->emb, &c->table_rows);
     c->cfg = enc_get_config(s->e);
     c->needs = enc_needs(s->e);
+    enc_caps(s->e, &c->caps);
     c->tok = o->token_vectors;
     c->attn_layer = (int)o->attention;
     c->heads = o->heads;
@@ -464,10 +470,12 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     int rc = stg_encode_check_config(ctx, o, &cfg);
     if (rc == SP_OK) rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
     if (rc) return rc;
+    struct enc_caps caps;
+    enc_config_caps(&s->id.cfg, &caps);
     if ((rc = st_open(o->db, 0, &s->db, err, sizeof err))) return store_fail(ctx, rc, err);
     if ((rc = stg_every_shard_merged(ctx, s->db, o->db))) return rc;
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
-        (s->id.cfg.kind != ENC_BERT && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
+        (caps.input == ENC_INPUT_ROWS && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
     struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
     if (o->layers) return setup_layers(ctx, o, s);     /* no row for the config's own layer */

@@ -20,7 +20,8 @@
  *
  * Batching: inputs are read in windows (corpus/task order), looked up in the cache, and the
  * misses sorted by length and cut into batches of at most --batch-tokens padded tokens
- * (sentences x longest). Each batch's vectors and run items are one transaction. When
+ * (sentences x longest); the encoder runs each batch as one forward step (enc_set_group_tokens,
+ * set in stages/encode.c), so --batch-tokens is the products' row budget. Each batch's vectors and run items are one transaction. When
  * enc_forward reports SP_ENOMEM the batch is halved and retried, down to one sentence, which is
  * then skipped and reported. Sentences over --max-tokens are skipped and reported. The stop
  * flag is checked between batches: what is stored then is whole batches. */
@@ -33,8 +34,13 @@
 #include "store/tasks.h"
 
 #define STORED_MIN_PHRASE_LEN 4     /* the m_min ingest caches phrase ids with (store/st_derive.c) */
+/* The read window: inputs read and looked up in the cache before the misses are sorted by
+ * length and cut into --batch-tokens batches. At least WINDOW_UNITS sentences / WINDOW_TOKENS
+ * tokens, and at least WINDOW_BATCHES batches' worth, so a large --batch-tokens still gets full
+ * batches (encoder/README.md "Batch budgets"). It bounds host memory for the inputs only. */
 #define WINDOW_UNITS 1024
 #define WINDOW_TOKENS 65536
+#define WINDOW_BATCHES 4
 #define MAX_SKIP_LINES 20           /* a warning per skipped sentence up to this many, then a count */
 
 static void drop(struct enc_pass *c, int64_t ordinal)
@@ -108,8 +114,7 @@ static int missing(struct enc_pass *c, struct unit *u, const char *why)
 
 static int too_long(struct enc_pass *c, struct unit *u)
 {
-    if (u->n > 0 && u->n <= c->max_tokens && (c->cfg->kind == ENC_BERT || c->base) &&
-        !enc_fits(c->base ? c->base : c->e, (const char *const *)u->forms, u->n)) {
+    if (u->n > 0 && u->n <= c->max_tokens && !enc_fits(c->base ? c->base : c->e, (const char *const *)u->forms, u->n)) {
         if (c->n_long < MAX_SKIP_LINES)       /* D6: more pieces than the model's positions */
             sp_log(c->ctx->log, SP_LOG_WARN, "%s: %d words, more word pieces than the model's positions; skipped", u->label, u->n);
         u->state = U_SKIP;
@@ -326,7 +331,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
         int n = u->n;
         s[b] = (struct enc_sentence){ .n = n, .depth = u->depth, .dist = u->dist, .anc = u->anc, .rel = u->rel,
                                       .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
-        if (c->cfg->kind == ENC_BERT) {
+        if (c->caps.input == ENC_INPUT_WORDS) {
             s[b].words = (const char *const *)u->forms;    /* the model tokenizes them */
         } else if (c->base) {
             s[b].words = (const char *const *)u->forms;    /* the base's word vectors, below */
@@ -360,7 +365,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     struct enc_batch in = { cnt, s, c->table, c->table_rows };
     struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
     for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
-    int own = c->cfg->bert_layer < 0 ? enc_hidden_layers(c->e) : c->cfg->bert_layer;   /* bert: the config's layer */
+    int own = c->caps.own_layer;             /* layer_outputs: the config's layer */
     if (rc == SP_OK)
         rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, hd, ferr, sizeof ferr)
            : hd        ? enc_forward_layers(c->e, &in, 1, &own, out, hd, ferr, sizeof ferr)
@@ -441,7 +446,9 @@ static int unit_done(struct enc_pass *c, const struct unit *u)
 {
     c->n_seen++;
     c->window_tokens += u->n;
-    if (c->n_units >= WINDOW_UNITS || c->window_tokens >= WINDOW_TOKENS) return flush_window(c);
+    const long tokens = WINDOW_TOKENS > WINDOW_BATCHES * c->batch_tokens ? WINDOW_TOKENS : WINDOW_BATCHES * c->batch_tokens;
+    const long units = WINDOW_UNITS * (tokens / WINDOW_TOKENS);      /* as many more sentences as tokens */
+    if (c->n_units >= units || c->window_tokens >= tokens) return flush_window(c);
     return SP_OK;
 }
 

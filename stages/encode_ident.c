@@ -96,21 +96,22 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
     if (!json_is_object(id->jcfg)) return stg_fail(ctx, SP_EPARSE, "%s: not a JSON object", cfg_path);
     json_object_del(id->jcfg, "comment");
     json_object_set_new(id->jcfg, "seed", json_integer((json_int_t)id->cfg.seed));
-    if (layer >= -1 && id->cfg.kind == ENC_BERT) {   /* --layer: part of what the encoder is (a bert
-                                                       * config's only: stg_encode_check_config) */
+    struct enc_caps caps;
+    enc_config_caps(&id->cfg, &caps);
+    if (layer >= -1 && caps.layer_outputs) {   /* --layer: part of what the encoder is (a config with
+                                                * layer outputs only: stg_encode_check_config) */
         id->cfg.bert_layer = (int)layer;
         json_object_set_new(id->jcfg, "layer", json_integer(layer));
     }
     id->canon = json_dumps(id->jcfg, JSON_SORT_KEYS | JSON_COMPACT);
     int rc;
     if (weights && (rc = file_sha256(weights, id->w_sha, ctx->err, sizeof ctx->err))) return rc == SP_ESTOPPED ? stg_stopped(ctx) : rc;
-    if (id->cfg.kind == ENC_BERT) {   /* the model's files are its weights: SHA-256 of their three SHA-256s */
-        static const char *const files[3] = { "config.json", "model.safetensors", "vocab.txt" };
+    if (caps.model_dir) {              /* the model's files are its weights: SHA-256 of their SHA-256s */
         struct sp_sha256 h;
         sp_sha256_init(&h);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; caps.model_files[i]; i++) {
             char path[sizeof id->cfg.bert_model + 32], one[65];
-            snprintf(path, sizeof path, "%s/%s", id->cfg.bert_model, files[i]);
+            snprintf(path, sizeof path, "%s/%s", caps.model_dir, caps.model_files[i]);
             char e[SP_ERRLEN];
             if ((rc = file_sha256(path, one, e, sizeof e)))
                 return rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc, "%s (the config's model directory)", e);
@@ -124,7 +125,9 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
     if (id->cfg.base[0]) {             /* the base's identity is part of this one's */
         struct enc_ident bid;
         rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, &bid);
-        if (rc == SP_OK && bid.cfg.kind != ENC_BERT)
+        struct enc_caps bcaps = { 0 }; /* a base turns words into the word vectors this one reads */
+        if (rc == SP_OK) enc_config_caps(&bid.cfg, &bcaps);
+        if (rc == SP_OK && bcaps.input != ENC_INPUT_WORDS)
             rc = stg_fail(ctx, SP_EPARSE, "%s: base: %s is a %s config; a base is a bert config", cfg_path, id->cfg.base,
                           enc_kind_name(bid.cfg.kind));
         if (rc == SP_OK) memcpy(id->base_fp, bid.fp, sizeof id->base_fp);

@@ -25,19 +25,20 @@ struct enc_pass {
     struct stg_ctx *ctx;           /* log, stop flag, progress */
     struct st_db *db;
     enc_t *e;
-    enc_t *base;                   /* cfg->base: the bert encoder whose word vectors are the input */
+    enc_t *base;                   /* cfg->base: the encoder (input words) whose word vectors are the input */
     enc_embed_t *emb;
     const float *table;
     int table_rows;
     const struct enc_config *cfg;
     unsigned needs;
+    struct enc_caps caps;          /* what the encoder takes and gives (input words or rows, its own layer) */
     int n_out;                     /* outputs per input: 1, or the layers of --layers (a run and an encoder each) */
-    const int *layers;             /* [n_out] bert layers with --layers (one enc_forward_layers pass), else NULL */
+    const int *layers;             /* [n_out] layers with --layers (one enc_forward_layers pass), else NULL */
     const int64_t *encoder_ids;    /* [n_out] */
     const int64_t *run_ids;        /* [n_out] */
     int tok, attn_layer;           /* attn_layer -1: none */
     const int *attn_of;            /* [n_out] each output's attention layer (-1: none), or NULL: attn_layer for all */
-    int heads;                     /* bert: also the per-head maps of each output's attention layer */
+    int heads;                     /* also the per-head maps of each output's attention layer (layer_outputs) */
     long batch_tokens, max_tokens;
     int on_missing_fail;
     int perturbed_no_parse;        /* --perturbed no-parse */

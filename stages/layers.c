@@ -81,17 +81,14 @@ int stg_layer_spec(const char *opt, const char *spec, int max, const char *model
 int stg_layer_count(const char *encoder_config, int *last, const char **kind, char *err, size_t errlen)
 {
     struct enc_config ec;
-    struct enc_bert_config bc;
-    char path[sizeof ec.bert_model + 16];
+    struct enc_caps caps;
     *last = -1;
     int rc = enc_config_load(encoder_config, &ec, err, errlen);
     if (rc) return rc;
     *kind = enc_kind_name(ec.kind);
-    if (ec.kind != ENC_BERT) return SP_OK;
-    snprintf(path, sizeof path, "%s/config.json", ec.bert_model);
-    if ((rc = enc_bert_config_load(path, &bc, err, errlen))) return rc;
-    *last = bc.layers;
-    return SP_OK;
+    enc_config_caps(&ec, &caps);
+    if (!caps.layer_outputs) return SP_OK;    /* one output: no layer runs */
+    return enc_config_layers(&ec, last, err, errlen);
 }
 
 /* ---- the names ---- */

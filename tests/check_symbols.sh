@@ -5,7 +5,10 @@
 #   1. every exported symbol (global, defined: nm -g --defined-only) of BUILD/<layer>/*.o starts
 #      with its layer's prefix, so a reader of a link error or a backtrace knows the folder;
 #   2. no .c/.h file of a layer includes a header of a layer above it, or of a sibling on the
-#      same rank (store and encoder know nothing of each other).
+#      same rank (store and encoder know nothing of each other);
+#   3. no source file names an encoder kind (ENC_SAN ... ENC_BERT) except the files that own the
+#      kinds (KIND_FILES: the enum, the config parser, the model families): everything else asks
+#      the encoder's capabilities (struct enc_caps; encoder/README.md "Model families").
 # Prints one TAP line per layer and rule ("ok N - ..." / "not ok N - ..."), each violation under
 # its "not ok" line (symbol, object, expected prefix; file:line of the #include), appends
 # "PASSED FAILED SKIPPED check-symbols" to COUNTS and exits non-zero on any violation.
@@ -92,6 +95,22 @@ while read -r rank layer prefixes; do
     if [ -s "$tmp/v" ]; then report FAIL "$layer: $(wc -l <"$tmp/v") includes of a layer not below it" "$tmp/v"
     else report OK "$layer: includes only itself and the layers below it"; fi
 done <"$tmp/layers"
+
+# rule 3: prints "file:line: names an encoder kind"
+KIND_FILES='encoder/encoder.h encoder/enc_config.c encoder/enc_san.c encoder/enc_bert.c'
+check_kinds() {
+    for dir in $(awk '{ print $2 }' "$tmp/layers"); do
+        [ -d "$dir" ] || continue
+        for f in "$dir"/*.c "$dir"/*.h; do
+            [ -f "$f" ] || continue
+            case " $KIND_FILES " in *" $f "*) continue ;; esac
+            grep -nE '\bENC_(SAN|MSSAN|SGNET|PSAN|SSAN|BERT)\b' "$f" | sed "s|^\([0-9]*\):.*|$f:\1: names an encoder kind (ask enc_caps / enc_config_caps)|"
+        done
+    done
+}
+check_kinds >"$tmp/v"
+if [ -s "$tmp/v" ]; then report FAIL "$(wc -l <"$tmp/v") encoder kinds named outside $KIND_FILES" "$tmp/v"
+else report OK "encoder kinds are named only in $KIND_FILES"; fi
 
 echo "1..$n"
 echo "check-symbols ($build): $pass ok, $fail not ok, $skip skipped"

@@ -44,10 +44,11 @@ case_ "layer on a san config" "encoders[0]: --layer applies to bert configs" \
 case_ "layer-attention without layers" "encoders[0]: --layer-attention needs --layers" \
     "{\"store\": \"s.db\", $C, \"encoders\": [{\"config\": \"san.json\", \"inputs\": [\"d\"], \"layer-attention\": true}]}"
 # the rules do not refuse what is valid: mlp with a dropout, the random baseline with a seed
-rc=0; $SP run --check /dev/stdin >/dev/null 2>$TMP/err <<EOF2 || rc=$?
+cat >$TMP/valid.json <<EOF2
 {"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"]}],
  "encoders": [{"config": "$J/san.json", "inputs": ["d", "SentLen"], "attention": 0}],
  "probes": [{"classifier": "mlp", "dropout": 0.1, "nhid": 10}], "trees": [{"baseline": "random", "seed": 3}]}
 EOF2
+rc=0; $SP run --check $TMP/valid.json >/dev/null 2>$TMP/err || rc=$?
 expect_eq "valid combinations pass run --check ($(cat $TMP/err))" "$rc" 0
 done_testing

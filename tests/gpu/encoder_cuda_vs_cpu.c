@@ -46,7 +46,7 @@ static double tol_scale = 1.0;
 
 #define N_REAL_SHORT 22        /* real sentences of <= 40 words, plus the longest one seen */
 #define LONG_N 300
-/* enc_forward packs whole sentences into groups of up to 4096 rows (GROUP_TOKENS, enc_model.c);
+/* enc_forward packs whole sentences into groups of up to 4096 rows (ENC_GROUP_TOKENS, encoder.h);
  * a batch past MULTI_TOKENS spans several groups (later groups restart the row and pair
  * offsets at 0 in a workspace that has grown meanwhile). Run for small models only, so the
  * --cpu-vs-cpu self-check stays fast. */

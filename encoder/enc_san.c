@@ -1,23 +1,49 @@
-/* encoder/enc_model.c — model layout and forward graph of every encoder kind, written once in
- * terms of the backend ops (encoder_int.h), plus enc_open/enc_close/enc_forward.
+/* encoder/enc_san.c — the SAN model family (san, ms-san, sg-net, psan, ssan, with structural
+ * position encodings): model layout and forward graph, written once in terms of the backend ops
+ * (encoder_int.h), behind the family table (struct enc_family, enc_san_family at the end).
  *
- * How it works: enc_model_build registers the tensors of the configured kind (names are the
- * contract of schemas/encoder-weights.md). enc_forward packs the sentences of a batch row-wise
+ * How it works: model_build registers the tensors of the configured kind (names are the
+ * contract of schemas/encoder-weights.md). san_forward packs the sentences of a batch row-wise
  * (no padding: every reduction sees exactly the n real tokens, which is what §0's padding rules
  * require): row-wise ops see all tokens of a group at once, attention/psa/pool work per sentence
- * on offsets, every sentence of the group in one op call (see "workspace" below). The host gathers the embedding rows and concatenates the
- * small integer structures, uploads them once per group, and the graph calls ops on backend
- * buffers. The backend never sees a config; the graph never
- * dereferences a backend buffer.
+ * on offsets, every sentence of the group in one op call (see "workspace" below). The host
+ * gathers the embedding rows and concatenates the small integer structures, uploads them once
+ * per group, and the graph calls ops on backend buffers. The backend never sees a config; the
+ * graph never dereferences a backend buffer.
  *
  * Shapes in comments: n = tokens of the sentence, d = d_model, H heads, dk = d/H. */
 #include "encoder/encoder_int.h"
-#include "encoder/tokenizer.h"
 
 #include <math.h>
 #include <string.h>
 
 /* ---- layout ---- */
+
+struct enc_san_layer {         /* also the SDOI layer of SG-Net and MS-SAN's attention part */
+    struct enc_lin q, k, v, o, ff1, ff2, sel;
+    struct enc_ln ln1, ln2;
+    int rel_k, rel_v, seq_k, seq_v;             /* -1 when absent */
+    struct enc_lin gi, go, g1, g2;              /* MS-SAN fusion gate: W_I, W_O, W_1, W_2 (+b on g1) */
+};
+
+struct enc_psa_level { struct enc_lin a1, a2, c; };   /* a2.b = b^a */
+
+/* The family's state (e->fam_state): the model layout (parameter indices into e's registry) and
+ * the forward's workspace. */
+struct san_model {
+    struct enc_lin in_proj, pos_fuse;
+    struct enc_san_layer layer[ENC_MAX_LAYERS];
+    struct enc_san_layer sdoi;
+    int agg_w, agg_gamma;
+    struct enc_ln final_ln;
+    struct enc_lin pool1, pool2;                         /* MS-SAN FFN_p */
+    struct enc_psa_level psa[ENC_MAX_LEVELS];
+    struct enc_lin mem_g, mem_m, sum1, sum2;
+    struct ws *ws;             /* scratch (backend buffers), grown to the longest group seen */
+};
+
+static struct san_model *M(const struct enc *e) { return e->fam_state; }
+
 
 static struct enc_lin lin(struct enc *e, const char *pfx, const char *nm, int rows, int cols, int bias)
 {
@@ -67,36 +93,34 @@ static void san_layer(struct enc *e, struct enc_san_layer *L, const char *pfx, i
     L->ln2 = lnorm(e, pfx, "ln2", d);
 }
 
-void enc_model_build(struct enc *e)
+static void model_build(struct enc *e)
 {
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model;
     char p[64];
-    e->in_proj = e->pos_fuse = e->pool1 = e->pool2 = (struct enc_lin){ -1, -1 };
-    e->final_ln = (struct enc_ln){ -1, -1 };
-    e->agg_w = e->agg_gamma = -1;
-    if (c->d_input != d) e->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
+    M(e)->in_proj = M(e)->pos_fuse = M(e)->pool1 = M(e)->pool2 = (struct enc_lin){ -1, -1 };
+    M(e)->final_ln = (struct enc_ln){ -1, -1 };
+    M(e)->agg_w = M(e)->agg_gamma = -1;
+    if (c->d_input != d) M(e)->in_proj = lin(e, "input", "proj", c->d_input, d, 1);
     switch (c->kind) {
-    case ENC_BERT:       /* its own registry (enc_bert.c) */
-        break;
     case ENC_SAN: case ENC_SSAN: case ENC_SGNET:
-        if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) e->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
+        if (c->position == ENC_POS_SEQ_STRUCT && c->f_abs == ENC_FABS_TANH) M(e)->pos_fuse = lin(e, "pos", "fuse", 2 * d, d, 1);
         for (int l = 0; l < c->layers; l++) {
             snprintf(p, sizeof p, "layers.%d", l);
-            san_layer(e, &e->layer[l], p, c->kind == ENC_SSAN && c->selective[l]);
+            san_layer(e, &M(e)->layer[l], p, c->kind == ENC_SSAN && c->selective[l]);
         }
-        if (c->norm == ENC_PRE_LN) e->final_ln = lnorm(e, "final", "ln", d);
+        if (c->norm == ENC_PRE_LN) M(e)->final_ln = lnorm(e, "final", "ln", d);
         if (c->kind == ENC_SGNET) {
-            san_layer(e, &e->sdoi, "sdoi", 0);
+            san_layer(e, &M(e)->sdoi, "sdoi", 0);
             if (c->sgnet_code_agg) {
-                e->agg_w = enc_param_add(e, "sdoi.agg.w", 2, 0, ENC_INIT_HALF);
-                e->agg_gamma = enc_param_add(e, "sdoi.agg.gamma", 1, 0, ENC_INIT_ONE);
+                M(e)->agg_w = enc_param_add(e, "sdoi.agg.w", 2, 0, ENC_INIT_HALF);
+                M(e)->agg_gamma = enc_param_add(e, "sdoi.agg.gamma", 1, 0, ENC_INIT_ONE);
             }
         }
         break;
     case ENC_MSSAN:
         for (int l = 0; l < c->layers; l++) {
-            struct enc_san_layer *L = &e->layer[l];
+            struct enc_san_layer *L = &M(e)->layer[l];
             memset(L, 0xff, sizeof *L);                 /* every index -1 unless set */
             snprintf(p, sizeof p, "layers.%d", l);
             L->q = lin(e, p, "attn.q", d, d, 0);        /* Eq. 2: no biases */
@@ -111,12 +135,12 @@ void enc_model_build(struct enc *e)
             L->ff2 = lin(e, p, "ffn.w2", c->d_ff, d, 1);
             L->ln1 = lnorm(e, p, "ln", d);
         }
-        e->pool1 = lin(e, "pool", "w1", d, c->pool_d_h, 1);
-        e->pool2 = lin(e, "pool", "w2", c->pool_d_h, d, 1);
+        M(e)->pool1 = lin(e, "pool", "w1", d, c->pool_d_h, 1);
+        M(e)->pool2 = lin(e, "pool", "w2", c->pool_d_h, d, 1);
         break;
     case ENC_PSAN:
         for (int t = 1; t <= c->levels; t++) {
-            struct enc_psa_level *P = &e->psa[t - 1];
+            struct enc_psa_level *P = &M(e)->psa[t - 1];
             snprintf(p, sizeof p, "psa.%d", t);
             P->a1 = lin(e, p, "a1", d, d, 0);
             P->a2 = lin(e, p, "a2", d, d, 0);
@@ -125,11 +149,38 @@ void enc_model_build(struct enc *e)
             P->a2.b = enc_param_add(e, b, d, 0, ENC_INIT_ZERO);
             P->c = lin(e, p, "c", 2 * d, d, 1);
         }
-        e->mem_g = lin(e, "mem", "g", 2 * d, d, 1);
-        e->mem_m = lin(e, "mem", "m", 2 * d, d, 1);
-        e->sum1 = lin(e, "sum", "e1", d, d, 1);
-        e->sum2 = lin(e, "sum", "e2", d, d, 1);
+        M(e)->mem_g = lin(e, "mem", "g", 2 * d, d, 1);
+        M(e)->mem_m = lin(e, "mem", "m", 2 * d, d, 1);
+        M(e)->sum1 = lin(e, "sum", "e1", d, d, 1);
+        M(e)->sum2 = lin(e, "sum", "e2", d, d, 1);
         break;
+    default:                                            /* not this family's (san_has_kind) */
+        break;
+    }
+}
+
+/* ---- what a config needs ---- */
+
+static unsigned san_needs(const struct enc_config *c)
+{
+    unsigned m = 0;
+    if (c->kind == ENC_SAN || c->kind == ENC_SSAN || c->kind == ENC_SGNET) {
+        if (c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT) m |= ENC_NEED_DEPTH;
+        if (c->rel_struct) m |= ENC_NEED_REL;
+        if (c->kind == ENC_SGNET) m |= ENC_NEED_ANC;
+    }
+    if (c->kind == ENC_MSSAN)
+        for (int r = 0; r < c->heads / 2; r++) if (c->dist[r] == ENC_DIST_DEP) m |= ENC_NEED_DIST;
+    if (c->kind == ENC_PSAN) m |= ENC_NEED_PID;
+    return m;
+}
+
+static int san_attn_layers(const struct enc_config *c)
+{
+    switch (c->kind) {
+    case ENC_SGNET: return c->layers + 1;
+    case ENC_PSAN: return c->levels;
+    default: return c->layers;
     }
 }
 
@@ -140,11 +191,11 @@ void enc_model_build(struct enc *e)
  * add, gates, FFNs) runs once per group with M = N rows; attention, psa and pool work per
  * sentence on pointer offsets into the same buffers, one op call for the group's sentences (the
  * CPU spreads them over the GEMM's threads, CUDA launches once). A group holds whole sentences up to
- * GROUP_TOKENS tokens (a longer sentence forms a group of its own), which bounds the workspace
- * for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
+ * e->group_tokens tokens (enc_set_group_tokens: `encode` passes --batch-tokens, so each of its
+ * batches is one group; ENC_GROUP_TOKENS otherwise; a longer sentence forms a group of its own),
+ * which bounds the workspace for callers that pass a whole corpus as one batch. Row results do not depend on the grouping:
  * on the CPU every element of a product is one FMA chain in a fixed order whatever M, the row's
  * position or the threads (common/gemm.h), and every other op is row- or sentence-local. */
-#define GROUP_TOKENS 4096
 
 struct ws {
     /* backend buffers: [cap_tok, ·] rows, [cap_nn] pair entries, [cap_sent, ·] vectors */
@@ -176,13 +227,12 @@ static void ws_free_dev(struct enc *e, struct ws *w)
 
 static void ws_free(struct enc *e)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     if (!w) return;
     ws_free_dev(e, w);
     free(w->pe_tab);
     free(w);
-    e->ws = NULL;
-    e->cap_n = 0;
+    M(e)->ws = NULL;
 }
 
 /* Every buffer of a group's workspace: allocated when w != NULL, else only sized. Returns the
@@ -190,7 +240,7 @@ static void ws_free(struct enc *e)
 static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_t ns, int want_attn, int *fail)
 {
     const struct enc_config *c = &e->cfg;
-    const unsigned need = enc_needs(e);
+    const unsigned need = san_needs(&e->cfg);
     size_t d = (size_t)c->d_model, total = 0;
     size_t wide = (size_t)c->d_ff;
     if ((size_t)c->pool_d_h > wide) wide = (size_t)c->pool_d_h;
@@ -232,8 +282,8 @@ static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_
  * like a device out of memory, so a caller's batch halving also bounds host memory. */
 static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_attn, char *err, size_t errlen)
 {
-    struct ws *w = e->ws;
-    if (!w) w = e->ws = sp_xcalloc(1, sizeof *w);
+    struct ws *w = M(e)->ws;
+    if (!w) w = M(e)->ws = sp_xcalloc(1, sizeof *w);
     if (tok <= w->cap_tok && nn_need <= w->cap_nn && ns <= w->cap_sent && (!want_attn || w->amap)) return SP_OK;
     want_attn = want_attn || w->amap != NULL;
     size_t exact_nt = (size_t)tok, exact_nn = nn_need ? nn_need : 1, exact_ns = (size_t)ns;
@@ -263,16 +313,14 @@ static int ws_reserve(struct enc *e, int tok, size_t nn_need, int ns, int want_a
         return SP_ENOMEM;
     }
     w->cap_tok = (int)nt; w->cap_nn = nn; w->cap_sent = ns;
-    e->cap_n = (int)nt;
     return SP_OK;
 }
 
-void enc_set_workspace_limit(enc_t *e, size_t bytes) { e->ws_limit = bytes; }
 
 /* PE rows 0..rows-1 in the cached host table */
 static const float *pe_table(struct enc *e, int rows)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const int d = e->cfg.d_model;
     if (rows > w->pe_rows) {
         int nr = rows < 2 * w->pe_rows ? 2 * w->pe_rows : rows;
@@ -322,7 +370,7 @@ struct group {
 static void san_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, int post, enum enc_act act,
                         float eps, int sdoi, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, H = c->heads, dk = d / H, N = g->N;
     const size_t nd = (size_t)N * d;
@@ -375,7 +423,7 @@ static void san_forward(struct enc *e, const struct enc_san_layer *L, const stru
 /* MS-SAN layer (§5.2) in place on w->x */
 static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const struct group *g, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, H = c->heads, h = H / 2, dk = d / H, N = g->N;
     const size_t nd = (size_t)N * d;
@@ -418,14 +466,14 @@ static void mssan_forward(struct enc *e, const struct enc_san_layer *L, const st
 /* PSAN (§5.4): memory steps on w->x (pid levels already uploaded as [T, N]), summary per sentence */
 static void psan_forward(struct enc *e, const struct group *g, int attn_step, float *amap)
 {
-    struct ws *w = e->ws;
+    struct ws *w = M(e)->ws;
     const struct enc_config *c = &e->cfg;
     const int d = c->d_model, T = c->levels, N = g->N;
     const size_t nd = (size_t)N * d;
     struct enc_psa_args *pa = sp_xcalloc((size_t)(g->nb > 0 ? g->nb : 1), sizeof *pa);
     for (int s = 1; s <= T; s++) {
         int t = c->psan_coarse_first ? s : T - s + 1;       /* Q16: fine -> coarse by default */
-        const struct enc_psa_level *P = &e->psa[t - 1];
+        const struct enc_psa_level *P = &M(e)->psa[t - 1];
         linear(e, N, w->x, d, P->a1, w->q);                 /* Pm W^{a1} */
         linear(e, N, w->x, d, P->a2, w->k);                 /* Pm W^{a2} + b^a */
         for (int b = 0; b < g->nb; b++) {                   /* p̃ per sentence, all in one call */
@@ -438,15 +486,15 @@ static void psan_forward(struct enc *e, const struct group *g, int attn_step, fl
         OPS->absdiff_mul(BE, nd, w->x, w->v, w->att, w->z);
         linear_cat(e, N, w->att, w->z, P->c, w->t2);
         OPS->act(BE, ENC_ACT_ELU, nd, w->t2);               /* C */
-        linear_cat(e, N, w->x, w->t2, e->mem_g, w->q);      /* gate pre-activation */
-        linear_cat(e, N, w->x, w->t2, e->mem_m, w->k);
+        linear_cat(e, N, w->x, w->t2, M(e)->mem_g, w->q);      /* gate pre-activation */
+        linear_cat(e, N, w->x, w->t2, M(e)->mem_m, w->k);
         OPS->gate(BE, ENC_GATE_PSAN, nd, w->q, w->k, c->psan_highway_carry ? w->x : NULL, w->y);
         float *tmp = w->x; w->x = w->y; w->y = tmp;
     }
     free(pa);
-    linear(e, N, w->x, d, e->sum1, w->t1);
+    linear(e, N, w->x, d, M(e)->sum1, w->t1);
     OPS->act(BE, ENC_ACT_ELU, nd, w->t1);
-    linear(e, N, w->t1, d, e->sum2, w->t2);
+    linear(e, N, w->t1, d, M(e)->sum2, w->t2);
     OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, d);
 }
 
@@ -469,253 +517,69 @@ static void download_group(struct enc *e, int nb, float **dst, const float *src,
     free(bytes);
 }
 
-/* ---- public ---- */
+/* ---- what a config gives ---- */
 
-unsigned enc_needs(const enc_t *e)
+static int san_has_kind(enum enc_kind k)
+{
+    return k == ENC_SAN || k == ENC_MSSAN || k == ENC_SGNET || k == ENC_PSAN || k == ENC_SSAN;
+}
+
+/* word vectors in, seeded or file weights, one output (the last layer's) */
+static void san_config_caps(const struct enc_config *c, struct enc_caps *caps)
+{
+    (void)c;
+    memset(caps, 0, sizeof *caps);
+    caps->input = ENC_INPUT_ROWS;
+}
+
+static void san_caps(const struct enc *e, struct enc_caps *caps)
 {
     const struct enc_config *c = &e->cfg;
-    unsigned m = 0;
-    if (c->kind == ENC_SAN || c->kind == ENC_SSAN || c->kind == ENC_SGNET) {
-        if (c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT) m |= ENC_NEED_DEPTH;
-        if (c->rel_struct) m |= ENC_NEED_REL;
-        if (c->kind == ENC_SGNET) m |= ENC_NEED_ANC;
-    }
-    if (c->kind == ENC_MSSAN)
-        for (int r = 0; r < c->heads / 2; r++) if (c->dist[r] == ENC_DIST_DEP) m |= ENC_NEED_DIST;
-    if (c->kind == ENC_PSAN) m |= ENC_NEED_PID;
-    return m;
+    san_config_caps(c, caps);
+    caps->dim = c->kind == ENC_MSSAN ? 2 * c->d_model : c->d_model;
+    caps->tok_dim = c->d_model;
+    caps->attn_layers = san_attn_layers(c);
+    caps->needs = san_needs(c);
 }
 
-int enc_dim(const enc_t *e) { return e->cfg.kind == ENC_MSSAN ? 2 * e->cfg.d_model : e->cfg.d_model; }
-int enc_tok_dim(const enc_t *e) { return e->cfg.d_model; }
-int enc_attn_layers(const enc_t *e)
-{
-    switch (e->cfg.kind) {
-    case ENC_SGNET: return e->cfg.layers + 1;
-    case ENC_PSAN: return e->cfg.levels;
-    default: return e->cfg.layers;
-    }
-}
-const char *enc_backend_name(const enc_t *e) { return e->cfg.kind == ENC_BERT ? enc_bert_backend_name(e->bert) : e->be.ops->name; }
-const struct enc_config *enc_get_config(const enc_t *e) { return &e->cfg; }
+static const char *san_backend_name(const struct enc *e) { return e->be.ops->name; }
 
-static int backend_open(struct enc *e, const struct enc_backend_ops *ops, char *err, size_t errlen)
-{
-    memset(&e->be, 0, sizeof e->be);
-    e->be.ops = ops;
-    return ops->open(&e->be, err, errlen);
-}
+/* ---- open / close ---- */
 
-/* e->be is open on SP_OK, and all zero (nothing to close) otherwise */
-int enc_backend_select(struct enc *e, enum enc_device device, const struct sp_logger *log, char *err, size_t errlen)
+static int san_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
+                    char *err, size_t errlen)
 {
-    int rc = -1;
-    if (device == ENC_DEVICE_CUDA || device == ENC_DEVICE_AUTO) {
-        char why[SP_ERRLEN];
-        const struct enc_backend_ops *cuda;
-        rc = enc_cuda_backend(&cuda, why, sizeof why);          /* the plugin (ENC_ENODEV: none) */
-        if (rc == SP_OK) rc = backend_open(e, cuda, why, sizeof why);   /* ENC_ENODEV: no device */
-        if (rc != SP_OK && device == ENC_DEVICE_CUDA) {
-            snprintf(err, errlen, "encoder: device cuda requested: %s", why);
-            memset(&e->be, 0, sizeof e->be);                   /* nothing open to close */
-            return SP_EGPU;
-        }
-        /* auto: a machine without a GPU is normal and gets one plain line (the driver's words
-         * only at DEBUG); a GPU or plugin that is there but unusable says why */
-        if (rc == ENC_ENODEV && sp_log_enabled(log, SP_LOG_DEBUG)) sp_log(log, SP_LOG_DEBUG, "no GPU found: using the CPU (%s)", why);
-        else if (rc == ENC_ENODEV) sp_log(log, SP_LOG_INFO, "no GPU found: using the CPU");
-        else if (rc != SP_OK) sp_log(log, SP_LOG_INFO, "encoder: the GPU cannot be used: %s; using the CPU", why);
-    }
-    if (rc != SP_OK && (rc = backend_open(e, &enc_cpu_ops, err, errlen)) != SP_OK) memset(&e->be, 0, sizeof e->be);
-    return rc;
-}
-
-/* ---- the bert kind: tokenizer + enc_bert forward + M2 pooling, behind the enc_t interface ---- */
-
-static int bert_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
-                     char *err, size_t errlen)
-{
-    if (weights_path) {
-        snprintf(err, errlen, "encoder: kind bert reads its weights from %s/model.safetensors; --weights does not apply",
-                 e->cfg.bert_model);
-        return SP_EUSAGE;
-    }
-    int rc = enc_bert_open(e->cfg.bert_model, device, log, &e->bert, err, errlen);
+    e->fam_state = sp_xcalloc(1, sizeof(struct san_model));
+    int rc = enc_backend_select(e, device, log, err, errlen);
     if (rc != SP_OK) return rc;
-    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
-    struct enc_tok_opts to;
-    enc_tok_opts_defaults(&to);
-    to.mode = e->cfg.wordpiece_only ? ENC_TOK_WORDPIECE_ONLY : ENC_TOK_BASIC_WORDPIECE;
-    to.lower_case = e->cfg.lower_case;
-    to.ptb_unescape = e->cfg.ptb_unescape;
-    to.max_positions = bc->max_positions;
-    char vocab[sizeof e->cfg.bert_model + 16];
-    snprintf(vocab, sizeof vocab, "%s/vocab.txt", enc_bert_model_dir(e->bert));
-    if ((rc = enc_tok_open(vocab, &to, &e->tok, err, errlen)) != SP_OK) return rc;
-    if (e->cfg.bert_layer > bc->layers) {
-        snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, bc->layers);
-        return SP_EUSAGE;
-    }
-    e->cfg.d_model = e->cfg.d_input = bc->hidden_size;
-    e->cfg.layers = bc->layers;
-    e->cfg.heads = bc->heads;
-    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d), layer %d, on %s", enc_bert_model_dir(e->bert), bc->layers,
-           bc->hidden_size, e->cfg.bert_layer < 0 ? bc->layers : e->cfg.bert_layer, enc_bert_backend_name(e->bert));
-    return SP_OK;
-}
-
-int enc_fits(const enc_t *e, const char *const *words, int n)
-{
-    if (e->cfg.kind != ENC_BERT) return 1;
-    struct enc_tok_sentence ts = { 0 };
-    enc_tok_sentence(e->tok, words, n, &ts);
-    int fits = !ts.too_long;
-    enc_tok_sentence_free(&ts);
-    return fits;
-}
-
-/* Tokenize, run the model once for the batch, and for each requested output i pool layer
- * layers[i] into words and sentences and average the heads of attention layer outs[i].attn_layer
- * into word-level maps (M2). */
-static int bert_forward(enc_t *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *outs,
-                        float **const *heads, char *err, size_t errlen)
-{
-    const struct enc_bert_config *bc = enc_bert_get_config(e->bert);
-    const int ns = in->n_sent, d = bc->hidden_size, L = bc->layers, H = bc->heads;
-    int want_attn = 0;
-    uint64_t hid_mask = 0, att_mask = 0;     /* only these layers come back from the model */
-    for (int i = 0; i < n_out; i++) {
-        if (layers[i] < 0 || layers[i] > L) {
-            snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", layers[i], L);
-            return SP_EUSAGE;
-        }
-        hid_mask |= (uint64_t)1 << layers[i];
-        if (!outs[i].attn && !(heads && heads[i])) continue;
-        int al = outs[i].attn_layer < 0 ? L - 1 : outs[i].attn_layer;
-        if (al >= L) {
-            snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", outs[i].attn_layer, L - 1);
-            return SP_EUSAGE;
-        }
-        att_mask |= (uint64_t)1 << al;
-        want_attn = 1;
-    }
-    struct enc_tok_sentence *ts = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *ts);
-    struct enc_bert_input *bi = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *bi);
-    float **hid = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *hid), **att = want_attn ? sp_xcalloc((size_t)ns + 1, sizeof *att) : NULL;
-    int32_t **types = sp_xcalloc((size_t)(ns > 0 ? ns : 1), sizeof *types);
-    int rc = SP_OK;
-    for (int b = 0; b < ns && rc == SP_OK; b++) {
-        const struct enc_sentence *s = &in->sent[b];
-        if (!s->words || s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: kind bert needs its words", b); rc = SP_EUSAGE; break; }
-        int T = enc_tok_sentence(e->tok, s->words, s->n, &ts[b]);
-        if (ts[b].too_long) {
-            snprintf(err, errlen, "encoder: sentence %d: %d pieces, more than the model's %d positions", b, T, bc->max_positions);
-            rc = SP_EUSAGE;
-            break;
-        }
-        if (e->cfg.token_type) {
-            types[b] = sp_xmalloc(sizeof(int32_t) * (size_t)T);
-            for (int p = 0; p < T; p++) types[b][p] = 1;
-        }
-        bi[b] = (struct enc_bert_input){ T, ts[b].ids.id, types[b] };
-        hid[b] = sp_xmalloc(sizeof(float) * (size_t)(L + 1) * (size_t)T * (size_t)d);
-        if (att) att[b] = sp_xmalloc(sizeof(float) * (size_t)L * H * (size_t)T * (size_t)T);
-    }
-    if (rc == SP_OK) rc = enc_bert_forward(e->bert, ns, bi, hid, hid_mask, att, att_mask, err, errlen);
-    int32_t *span = NULL;
-    for (int b = 0; b < ns && rc == SP_OK; b++) {
-        const int T = bi[b].n, n = in->sent[b].n;
-        span = sp_xrealloc(span, sizeof(int32_t) * 2 * (size_t)n);
-        for (int w = 0; w < n; w++) { span[2 * w] = ts[b].start[w]; span[2 * w + 1] = ts[b].end[w]; }
-        for (int i = 0; i < n_out && rc == SP_OK; i++) {
-            struct enc_output *out = &outs[i];
-            const float *X = hid[b] + (size_t)layers[i] * T * d;
-            float *words = out->tok ? out->tok[b] : sp_xmalloc(sizeof(float) * (size_t)n * d);
-            rc = enc_pool_words(T, d, X, n, span, (enum enc_word_pool)e->cfg.word_pool, words, err, errlen);
-            if (rc == SP_OK) enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
-            if (rc == SP_OK && out->attn && out->attn[b]) {
-                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
-                rc = enc_word_attention(T, H, att[b] + (size_t)al * H * T * T, n, span, 1, out->attn[b], err, errlen);
-            }
-            if (rc == SP_OK && heads && heads[i] && heads[i][b]) {
-                int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
-                for (int h = 0; rc == SP_OK && h < H; h++)
-                    rc = enc_word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, span, 1,
-                                            heads[i][b] + (size_t)h * n * n, err, errlen);
-            }
-            if (!out->tok) free(words);
-        }
-    }
-    free(span);
-    for (int b = 0; b < ns; b++) {
-        enc_tok_sentence_free(&ts[b]);
-        free(hid[b]);
-        if (att) free(att[b]);
-        free(types[b]);
-    }
-    free(ts); free(bi); free(hid); free(att); free(types);
-    return rc;
-}
-
-int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const int *layers, struct enc_output *outs,
-                       float **const *heads, char *err, size_t errlen)
-{
-    if (e->cfg.kind != ENC_BERT) {
-        snprintf(err, errlen, "encoder: outputs of several layers apply to bert encoders (this one is %s)", enc_kind_name(e->cfg.kind));
-        return SP_EUSAGE;
-    }
-    return bert_forward(e, in, n_layers, layers, outs, heads, err, errlen);
-}
-
-int enc_hidden_layers(const enc_t *e) { return e->cfg.kind == ENC_BERT ? e->cfg.layers : 0; }
-
-int enc_open(const struct enc_config *cfg, enum enc_device device, const char *weights_path,
-             const struct sp_logger *log, enc_t **out, char *err, size_t errlen)
-{
-    *out = NULL;
-    int rc = enc_config_check(cfg, "config", err, errlen);
-    if (rc) return rc;
-    struct enc *e = sp_xcalloc(1, sizeof *e);
-    e->cfg = *cfg;
-    if (cfg->kind == ENC_BERT) {
-        if ((rc = bert_open(e, device, weights_path, log, err, errlen)) != SP_OK) { enc_close(e); return rc; }
-        *out = e;
-        return SP_OK;
-    }
-    if ((rc = enc_backend_select(e, device, log, err, errlen)) != SP_OK) { free(e); return rc; }
-    sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(cfg->kind), e->be.ops->name);
-    enc_model_build(e);
+    sp_log(log, SP_LOG_INFO, "encoder: %s on %s", enc_kind_name(e->cfg.kind), e->be.ops->name);
+    model_build(e);
     enc_param_alloc_init(e);
     rc = enc_param_upload(e, err, errlen);
     if (rc == SP_OK && weights_path) rc = enc_load_weights(e, weights_path, err, errlen);
-    if (rc != SP_OK) { enc_close(e); return rc; }
-    *out = e;
-    return SP_OK;
+    return rc;
 }
 
-void enc_close(enc_t *e)
+static void san_close(struct enc *e)
 {
-    if (!e) return;
-    if (e->cfg.kind == ENC_BERT) {
-        enc_bert_close(e->bert);
-        enc_tok_close(e->tok);
-        free(e);
-        return;
-    }
+    if (!M(e)) return;
     ws_free(e);
     if (!e->be.host_memory)
         for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
     if (e->be.ops) e->be.ops->close(&e->be);
     free(e->param);
     free(e->host_block);
-    free(e);
+    free(M(e));
+    e->fam_state = NULL;
 }
+
+/* ---- forward ---- */
 
 /* validate one sentence against what the kind needs */
 static int check_sentence(const struct enc *e, const struct enc_batch *in, int b, char *err, size_t errlen)
 {
     const struct enc_sentence *s = &in->sent[b];
-    unsigned need = enc_needs(e);
+    unsigned need = san_needs(&e->cfg);
     if (s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: no tokens", b); return SP_EUSAGE; }
     if (!s->emb && !s->ids) { snprintf(err, errlen, "encoder: sentence %d: neither embedding rows nor token ids", b); return SP_EUSAGE; }
     if (!s->emb) {
@@ -741,151 +605,213 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
     return SP_OK;
 }
 
-int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
+/* SG-Net's aggregation H̄ = agg[0]·H + agg[1]·H': γ·softmax(w) (code form) or α, 1 − α */
+static void sgnet_agg(struct enc *e, float agg[2])
 {
-    if (e->cfg.kind == ENC_BERT) {
-        int layer = e->cfg.bert_layer < 0 ? e->cfg.layers : e->cfg.bert_layer;
-        return bert_forward(e, in, 1, &layer, out, NULL, err, errlen);
-    }
     const struct enc_config *c = &e->cfg;
-    const int d = c->d_model, din = c->d_input, dim = enc_dim(e);
-    const unsigned need = enc_needs(e);
+    if (!c->sgnet_code_agg) { agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha; return; }
+    float w[3];                                              /* w0, w1, γ */
+    OPS->download(BE, w, enc_w(e, M(e)->agg_w), 2 * sizeof(float));
+    OPS->download(BE, w + 2, enc_w(e, M(e)->agg_gamma), sizeof(float));
+    double m = w[0] > w[1] ? w[0] : w[1], e0 = exp(w[0] - m), e1 = exp(w[1] - m);
+    agg[0] = (float)(w[2] * e0 / (e0 + e1));
+    agg[1] = (float)(w[2] * e1 / (e0 + e1));
+}
+
+/* The group from sentence b0: whole sentences up to e->group_tokens rows (at least one). Fills
+ * n/off/off2 (g's arrays, owned by the caller), g->nb, g->N; *nn = Σ n², *maxn the longest. */
+static void next_group(const struct enc *e, const struct enc_batch *in, int b0, struct group *g, int *n, size_t *off,
+                       size_t *off2, size_t *nn, int *maxn)
+{
+    int nb = 0, N = 0;
+    *nn = 0; *maxn = 0;
+    while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= e->group_tokens)) {
+        const struct enc_sentence *s = &in->sent[b0 + nb];
+        n[nb] = s->n; off[nb] = (size_t)N; off2[nb] = *nn;
+        N += s->n; *nn += (size_t)s->n * s->n;
+        if (s->n > *maxn) *maxn = s->n;
+        nb++;
+    }
+    *g = (struct group){ nb, N, n, off, off2, 0, 0, 0 };
+}
+
+/* the group's input rows [N, din] into w->x (through input.proj when d_input != d_model) */
+static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const struct group *g)
+{
+    struct ws *w = M(e)->ws;
+    const int din = e->cfg.d_input;
+    for (int b = 0; b < g->nb; b++) {
+        const struct enc_sentence *s = &in->sent[b0 + b];
+        float *dst = w->hx + g->off[b] * (size_t)din;
+        if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
+        else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
+    }
+    if (M(e)->in_proj.w >= 0) {
+        OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)g->N * din);
+        linear(e, g->N, w->t1, din, M(e)->in_proj, w->x);
+    } else {
+        OPS->upload(BE, w->x, w->hx, sizeof(float) * (size_t)g->N * e->cfg.d_model);
+    }
+}
+
+/* the structures the config needs, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
+static void upload_structures(struct enc *e, const struct enc_batch *in, int b0, struct group *g, size_t nn)
+{
+    struct ws *w = M(e)->ws;
+    const unsigned need = san_needs(&e->cfg);
+    const int nb = g->nb, N = g->N, T = e->cfg.levels, *gn = g->n;
+    const size_t *goff = g->off, *goff2 = g->off2;
+    if (need & ENC_NEED_DIST) {
+        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
+        g->has_dist = 1;
+    }
+    if (need & ENC_NEED_REL) {
+        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
+        g->has_rel = 1;
+    }
+    if (need & ENC_NEED_ANC) {
+        for (int b = 0; b < nb; b++) memcpy(w->h8 + goff2[b], in->sent[b0 + b].anc, (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->anc, w->h8, nn);
+        g->has_anc = 1;
+    }
+    if (need & ENC_NEED_PID) {
+        for (int t = 0; t < T; t++)
+            for (int b = 0; b < nb; b++)
+                memcpy(w->hi + (size_t)t * N + goff[b], in->sent[b0 + b].pid + (size_t)t * gn[b], sizeof(int32_t) * (size_t)gn[b]);
+        OPS->upload(BE, w->pid, w->hi, sizeof(int32_t) * (size_t)T * N);
+    }
+}
+
+/* §5.6 absolute positions added to w->x: rows of the cached PE table by position and/or depth */
+static void add_positions(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn)
+{
+    struct ws *w = M(e)->ws;
+    const struct enc_config *c = &e->cfg;
+    const int d = c->d_model, nb = g->nb, *gn = g->n;
+    const size_t nd = (size_t)g->N * d, *goff = g->off;
+    int seq = c->position == ENC_POS_SEQ || c->position == ENC_POS_SEQ_STRUCT;
+    int str = c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT;
+    int maxdepth = 0;
+    if (str)
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < gn[b]; i++) if (in->sent[b0 + b].depth[i] + 1 > maxdepth) maxdepth = in->sent[b0 + b].depth[i] + 1;
+    const float *pe = pe_table(e, maxn > maxdepth ? maxn : maxdepth);
+    if (seq) {
+        for (int b = 0; b < nb; b++) memcpy(w->hp + goff[b] * (size_t)d, pe, sizeof(float) * (size_t)gn[b] * d);
+        OPS->upload(BE, w->pe1, w->hp, sizeof(float) * nd);
+    }
+    if (str) {
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < gn[b]; i++)
+                memcpy(w->hp + (goff[b] + (size_t)i) * d, pe + (size_t)in->sent[b0 + b].depth[i] * d, sizeof(float) * d);
+        OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
+    }
+    if (seq && str && c->f_abs == ENC_FABS_TANH) {
+        linear_cat(e, g->N, w->pe1, w->pe2, M(e)->pos_fuse, w->t2);
+        OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
+        OPS->add(BE, nd, w->x, w->t2, w->x);
+    } else {
+        if (seq) OPS->add(BE, nd, w->x, w->pe1, w->x);
+        if (str) OPS->add(BE, nd, w->x, w->pe2, w->x);
+    }
+}
+
+/* The kind's stack on w->x, then its sentence vectors into w->vec ([nb, dim]); attention map of
+ * layer al into amap (NULL: none); agg: SG-Net's aggregation (sgnet_agg). */
+static void stack_forward(struct enc *e, const struct enc_batch *in, int b0, const struct group *g, int maxn, int al,
+                          float *amap, const float *agg)
+{
+    struct ws *w = M(e)->ws;
+    const struct enc_config *c = &e->cfg;
+    const int d = c->d_model, dim = c->kind == ENC_MSSAN ? 2 * d : d, N = g->N;
+    const size_t nd = (size_t)N * d;
+    switch (c->kind) {
+    case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
+        if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
+        if (c->position != ENC_POS_NONE) add_positions(e, in, b0, g, maxn);
+        int post = c->norm == ENC_POST_LN;
+        for (int l = 0; l < c->layers; l++)
+            san_forward(e, &M(e)->layer[l], g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
+        if (!post) { layer_norm(e, N, w->x, M(e)->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
+        if (c->kind == ENC_SGNET) {
+            OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
+            san_forward(e, &M(e)->sdoi, g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
+            OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
+        }
+        OPS->pool(BE, c->pooling, g->nb, g->n, g->off, d, w->x, NULL, w->vec, dim);
+        break;
+    }
+    case ENC_MSSAN:
+        for (int l = 0; l < c->layers; l++) mssan_forward(e, &M(e)->layer[l], g, l == al ? amap : NULL);
+        linear(e, N, w->x, d, M(e)->pool1, w->t1);             /* E = FFN_p(U) */
+        OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
+        linear(e, N, w->t1, c->pool_d_h, M(e)->pool2, w->t2);
+        OPS->pool(BE, ENC_POOL_ATT, g->nb, g->n, g->off, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
+        OPS->pool(BE, ENC_POOL_MAX, g->nb, g->n, g->off, d, w->x, NULL, w->vec + d, dim);
+        break;
+    case ENC_PSAN:
+        psan_forward(e, g, al, amap);
+        break;
+    default:                                            /* not this family's (san_has_kind) */
+        break;
+    }
+}
+
+/* The family's forward: one output (enc_api.c refuses several layers for this family), the
+ * batch in groups (steps) of e->group_tokens tokens. */
+static int family_forward(struct enc *e, const struct enc_batch *in, int n_out, const int *layers, struct enc_output *out,
+                          float **const *heads, char *err, size_t errlen)
+{
+    SP_ASSERT(n_out == 1 && !layers && !heads);
+    const struct enc_config *c = &e->cfg;
+    const int d = c->d_model, dim = c->kind == ENC_MSSAN ? 2 * d : d;
     for (int b = 0; b < in->n_sent; b++) {
         int rc = check_sentence(e, in, b, err, errlen);
         if (rc) return rc;
     }
-    int al = out->attn_layer < 0 ? enc_attn_layers(e) - 1 : out->attn_layer;
-    if (out->attn && al >= enc_attn_layers(e)) {
-        snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, enc_attn_layers(e) - 1);
+    int al = out->attn_layer < 0 ? san_attn_layers(c) - 1 : out->attn_layer;
+    if (out->attn && al >= san_attn_layers(c)) {
+        snprintf(err, errlen, "encoder: attn_layer %d: expected -1 or 0..%d", out->attn_layer, san_attn_layers(c) - 1);
         return SP_EUSAGE;
     }
-    float agg[3] = { 0 };
-    if (c->kind == ENC_SGNET && c->sgnet_code_agg) {        /* γ·softmax(w) as two scalars */
-        OPS->download(BE, agg, enc_w(e, e->agg_w), 2 * sizeof(float));
-        OPS->download(BE, agg + 2, enc_w(e, e->agg_gamma), sizeof(float));
-        double m = agg[0] > agg[1] ? agg[0] : agg[1], e0 = exp(agg[0] - m), e1 = exp(agg[1] - m);
-        agg[0] = (float)(agg[2] * e0 / (e0 + e1));
-        agg[1] = (float)(agg[2] * e1 / (e0 + e1));
-    } else if (c->kind == ENC_SGNET) {
-        agg[0] = c->sgnet_alpha; agg[1] = 1.0f - c->sgnet_alpha;
-    }
+    float agg[2] = { 0 };
+    if (c->kind == ENC_SGNET) sgnet_agg(e, agg);             /* once per call: it downloads */
     const int want_attn = out->attn != NULL;
-    const int T = c->kind == ENC_PSAN ? c->levels : 0;
     int *gn = sp_xmalloc(sizeof(int) * (size_t)(in->n_sent + 1));
     size_t *goff = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1)), *goff2 = sp_xmalloc(sizeof(size_t) * (size_t)(in->n_sent + 1));
     int rc = SP_OK;
     for (int b0 = 0; b0 < in->n_sent && rc == SP_OK;) {
-        /* the group: whole sentences up to GROUP_TOKENS rows (at least one sentence) */
-        int nb = 0, N = 0, maxn = 0, maxdepth = 0;
-        size_t nn = 0;
-        while (b0 + nb < in->n_sent && (nb == 0 || N + in->sent[b0 + nb].n <= GROUP_TOKENS)) {
-            const struct enc_sentence *s = &in->sent[b0 + nb];
-            gn[nb] = s->n; goff[nb] = (size_t)N; goff2[nb] = nn;
-            N += s->n; nn += (size_t)s->n * s->n;
-            if (s->n > maxn) maxn = s->n;
-            nb++;
-        }
-        rc = ws_reserve(e, N, nn, nb, want_attn, err, errlen);
+        struct group g;
+        size_t nn;
+        int maxn;
+        next_group(e, in, b0, &g, gn, goff, goff2, &nn, &maxn);
+        rc = ws_reserve(e, g.N, nn, g.nb, want_attn, err, errlen);
         if (rc) break;
-        struct ws *w = e->ws;
-        const size_t nd = (size_t)N * d;
-        struct group g = { nb, N, gn, goff, goff2, 0, 0, 0 };
-        /* input rows [N, din] */
-        for (int b = 0; b < nb; b++) {
-            const struct enc_sentence *s = &in->sent[b0 + b];
-            float *dst = w->hx + goff[b] * (size_t)din;
-            if (s->emb) memcpy(dst, s->emb, sizeof(float) * (size_t)s->n * din);
-            else for (int i = 0; i < s->n; i++) memcpy(dst + (size_t)i * din, in->table + (size_t)s->ids[i] * din, sizeof(float) * din);
-        }
-        if (e->in_proj.w >= 0) {
-            OPS->upload(BE, w->t1, w->hx, sizeof(float) * (size_t)N * din);
-            linear(e, N, w->t1, din, e->in_proj, w->x);
-        } else {
-            OPS->upload(BE, w->x, w->hx, sizeof(float) * nd);
-        }
-        /* per-sentence structures, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
-        if (need & ENC_NEED_DIST) {
-            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
-            g.has_dist = 1;
-        }
-        if (need & ENC_NEED_REL) {
-            for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
-            g.has_rel = 1;
-        }
-        if (need & ENC_NEED_ANC) {
-            for (int b = 0; b < nb; b++) memcpy(w->h8 + goff2[b], in->sent[b0 + b].anc, (size_t)gn[b] * gn[b]);
-            OPS->upload(BE, w->anc, w->h8, nn);
-            g.has_anc = 1;
-        }
-        if (need & ENC_NEED_PID) {
-            for (int t = 0; t < T; t++)
-                for (int b = 0; b < nb; b++)
-                    memcpy(w->hi + (size_t)t * N + goff[b], in->sent[b0 + b].pid + (size_t)t * gn[b], sizeof(int32_t) * (size_t)gn[b]);
-            OPS->upload(BE, w->pid, w->hi, sizeof(int32_t) * (size_t)T * N);
-        }
-        float *amap = want_attn ? w->amap : NULL;
-        switch (c->kind) {
-        case ENC_BERT: break;     /* not reached: enc_forward hands bert to bert_forward */
-        case ENC_SAN: case ENC_SSAN: case ENC_SGNET: {
-            if (c->emb_scale) OPS->axpby(BE, nd, sqrtf((float)d), w->x, 0.0f, w->x, w->x);
-            if (c->position != ENC_POS_NONE) {                 /* §5.6 absolute, rows of the cached PE table */
-                int seq = c->position == ENC_POS_SEQ || c->position == ENC_POS_SEQ_STRUCT;
-                int str = c->position == ENC_POS_STRUCT || c->position == ENC_POS_SEQ_STRUCT;
-                if (str)
-                    for (int b = 0; b < nb; b++)
-                        for (int i = 0; i < gn[b]; i++) if (in->sent[b0 + b].depth[i] + 1 > maxdepth) maxdepth = in->sent[b0 + b].depth[i] + 1;
-                const float *pe = pe_table(e, maxn > maxdepth ? maxn : maxdepth);
-                if (seq) {
-                    for (int b = 0; b < nb; b++) memcpy(w->hp + goff[b] * (size_t)d, pe, sizeof(float) * (size_t)gn[b] * d);
-                    OPS->upload(BE, w->pe1, w->hp, sizeof(float) * nd);
-                }
-                if (str) {
-                    for (int b = 0; b < nb; b++)
-                        for (int i = 0; i < gn[b]; i++)
-                            memcpy(w->hp + (goff[b] + (size_t)i) * d, pe + (size_t)in->sent[b0 + b].depth[i] * d, sizeof(float) * d);
-                    OPS->upload(BE, w->pe2, w->hp, sizeof(float) * nd);
-                }
-                if (seq && str && c->f_abs == ENC_FABS_TANH) {
-                    linear_cat(e, N, w->pe1, w->pe2, e->pos_fuse, w->t2);
-                    OPS->act(BE, ENC_ACT_TANH, nd, w->t2);
-                    OPS->add(BE, nd, w->x, w->t2, w->x);
-                } else {
-                    if (seq) OPS->add(BE, nd, w->x, w->pe1, w->x);
-                    if (str) OPS->add(BE, nd, w->x, w->pe2, w->x);
-                }
-            }
-            int post = c->norm == ENC_POST_LN;
-            for (int l = 0; l < c->layers; l++)
-                san_forward(e, &e->layer[l], &g, post, c->activation, c->ln_eps, 0, l == al ? amap : NULL);
-            if (!post) { layer_norm(e, N, w->x, e->final_ln, w->y); float *t = w->x; w->x = w->y; w->y = t; }
-            if (c->kind == ENC_SGNET) {
-                OPS->axpby(BE, nd, 1.0f, w->x, 0.0f, w->x, w->hb);   /* H */
-                san_forward(e, &e->sdoi, &g, 1, c->activation, c->ln_eps, 1, al == c->layers ? amap : NULL);
-                OPS->axpby(BE, nd, agg[0], w->hb, agg[1], w->x, w->x); /* H̄ = α H + (1-α) H' */
-            }
-            OPS->pool(BE, c->pooling, nb, gn, goff, d, w->x, NULL, w->vec, dim);
-            break;
-        }
-        case ENC_MSSAN:
-            for (int l = 0; l < c->layers; l++) mssan_forward(e, &e->layer[l], &g, l == al ? amap : NULL);
-            linear(e, N, w->x, d, e->pool1, w->t1);             /* E = FFN_p(U) */
-            OPS->act(BE, c->activation, (size_t)N * c->pool_d_h, w->t1);
-            linear(e, N, w->t1, c->pool_d_h, e->pool2, w->t2);
-            OPS->pool(BE, ENC_POOL_ATT, nb, gn, goff, d, w->x, w->t2, w->vec, dim);        /* [att | max] */
-            OPS->pool(BE, ENC_POOL_MAX, nb, gn, goff, d, w->x, NULL, w->vec + d, dim);
-            break;
-        case ENC_PSAN:
-            psan_forward(e, &g, al, amap);
-            break;
-        }
-        OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)nb * dim);
-        download_group(e, nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
-        download_group(e, nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, d, 1);
+        struct ws *w = M(e)->ws;
+        upload_rows(e, in, b0, &g);
+        upload_structures(e, in, b0, &g, nn);
+        stack_forward(e, in, b0, &g, maxn, al, want_attn ? w->amap : NULL, agg);
+        OPS->download(BE, out->sent + (size_t)b0 * dim, w->vec, sizeof(float) * (size_t)g.nb * dim);
+        download_group(e, g.nb, out->tok ? out->tok + b0 : NULL, w->x, goff, gn, d, 0);
+        download_group(e, g.nb, out->attn ? out->attn + b0 : NULL, w->amap, goff2, gn, d, 1);
         rc = OPS->sync(BE, err, errlen);
-        b0 += nb;
+        b0 += g.nb;
     }
     free(gn); free(goff); free(goff2);
     return rc;
 }
+
+const struct enc_family enc_san_family = {
+    .name = "san",
+    .has_kind = san_has_kind,
+    .config_caps = san_config_caps,
+    .config_layers = NULL,
+    .open = san_open,
+    .caps = san_caps,
+    .forward = family_forward,
+    .fits = NULL,
+    .backend_name = san_backend_name,
+    .close = san_close,
+};
