@@ -368,14 +368,16 @@ static void csv_row(FILE *f, const char *const *v)
 }
 
 /* one observation: base row (identity columns) + split, subset, metric, class, pred, value */
-struct obs { FILE *f; const char *v[C_N]; char enc[256], layer[16]; };
+struct obs { FILE *f; const char *v[C_N]; struct sp_buf enc; char layer[16]; };   /* enc: whole, owned */
 
 /* the encoder and layer columns from an encoder label (NAME-L<k>: NAME and k; else the label, "") */
 static void set_encoder(struct obs *o, const char *label)
 {
-    int k = stg_layer_of_run(label, o->enc, sizeof o->enc);
+    o->enc.len = 0;
+    sp_buf_put(&o->enc, label, strlen(label) + 1);   /* the base name is never longer than the label */
+    int k = stg_layer_of_run(label, o->enc.p, o->enc.len);
     if (k >= 0) snprintf(o->layer, sizeof o->layer, "%d", k);
-    o->v[C_ENC] = o->enc;
+    o->v[C_ENC] = o->enc.p;
     o->v[C_LAYER] = o->layer;
 }
 
@@ -460,6 +462,7 @@ static void csv_probe(FILE *f, json_t *row)
                  num_at(g, "dropout"), num_at(g, "l2reg"));
         emit(&o, "dev", cell, "grid_devacc", NULL, NULL, json_object_get(g, "devacc"));
     }
+    sp_buf_free(&o.enc);
 }
 
 static void csv_tree(FILE *f, json_t *row)
@@ -501,6 +504,7 @@ static void csv_tree(FILE *f, json_t *row)
         emit(&o, NULL, sub, "n_sentences", NULL, NULL, json_object_get(bin, "n"));
     }
     emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
+    sp_buf_free(&o.enc);
 }
 
 /* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
@@ -525,20 +529,23 @@ static void csv_aggregate(FILE *f, json_t *a)
     emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
     emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
     emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
+    sp_buf_free(&o.enc);
 }
 
 /* kind "comparison": run = "A vs B", metrics diff, lo, hi, p, mdd80 */
 static void csv_comparison(FILE *f, json_t *c)
 {
-    char who[512];
-    snprintf(who, sizeof who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
+    struct sp_buf who = { 0 };
+    sp_buf_printf(&who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
     struct obs o = { .f = f };
-    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
+    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who.p; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
     static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
     static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",
                                         "accuracy_diff_se", "mdd80" };
     emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(c, "n_test"));
     for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], num_at(c, k[i]));
+    sp_buf_free(&who);
+    sp_buf_free(&o.enc);
 }
 
 static void csv_out(FILE *f, const struct coll *c)

@@ -192,18 +192,24 @@ static void layers_section(FILE *f, json_t *aggs)
     json_t *series = json_object(), *order = json_array(), *a;   /* "base\ttask\tclf" -> {layer: agg} */
     size_t i;
     int max_layer = -1;
+    struct sp_buf base = { 0 }, kb = { 0 };   /* whole names: series of long names cut alike would merge */
     json_array_foreach(aggs, i, a) {
-        char base[256], key[640];
-        int k = stg_layer_of_run(str(a, "encoder"), base, sizeof base);
+        const char *enc = str(a, "encoder");
+        base.len = 0;
+        sp_buf_put(&base, enc, strlen(enc) + 1);  /* the base is never longer than the label */
+        int k = stg_layer_of_run(enc, base.p, base.len);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
-        snprintf(key, sizeof key, "%s\t%s\t%s", base, str(a, "task"), str(a, "classifier"));
-        json_t *s = json_object_get(series, key);
-        if (!s) { s = json_object(); json_object_set_new(series, key, s); json_array_append_new(order, json_string(key)); }
+        kb.len = 0;
+        sp_buf_printf(&kb, "%s\t%s\t%s", base.p, str(a, "task"), str(a, "classifier"));
+        json_t *s = json_object_get(series, kb.p);
+        if (!s) { s = json_object(); json_object_set_new(series, kb.p, s); json_array_append_new(order, json_string(kb.p)); }
         char ks[16];
         snprintf(ks, sizeof ks, "%d", k);
         json_object_set(s, ks, a);
     }
+    sp_buf_free(&base);
+    sp_buf_free(&kb);
     fprintf(f, "<section id=\"layers\"><h2>Accuracy by layer</h2>\n");
     if (max_layer < 0) {
         fprintf(f, "<p>No layer-wise results: runs of an encoder's layers are named <code>NAME-L&lt;k&gt;</code> "
@@ -216,14 +222,12 @@ static void layers_section(FILE *f, json_t *aggs)
     double *v = malloc(sizeof *v * ns * (size_t)nl), *lo = malloc(sizeof *lo * ns * (size_t)nl), *hi = malloc(sizeof *hi * ns * (size_t)nl);
     const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
     char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
-    char (*sname)[300] = malloc(sizeof *sname * ns);
+    char **sname = malloc(sizeof *sname * ns);   /* the series' names, whole */
     for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
     json_t *key;
     json_array_foreach(order, i, key) {
-        char b[640];
-        snprintf(b, sizeof b, "%s", json_string_value(key));
-        for (char *p = b; *p; p++) if (*p == '\t') *p = ' ';
-        snprintf(sname[i], sizeof sname[i], "%s", b);
+        sname[i] = sp_xstrdup(json_string_value(key));
+        for (char *p = sname[i]; *p; p++) if (*p == '\t') *p = ' ';
         sl[i] = sname[i];
         json_t *s = json_object_get(series, json_string_value(key));
         for (int k = 0; k < nl; k++) {
@@ -237,6 +241,7 @@ static void layers_section(FILE *f, json_t *aggs)
                             "accuracy (%)", nl, gl, (int)ns, sl, v, lo, hi, NULL, NULL, 0, 100 };
     stg_svg_lines(f, &ch);
     fprintf(f, "</section>\n");
+    for (size_t k = 0; k < ns; k++) free(sname[k]);
     free(v); free(lo); free(hi); free(sl); free(gl); free(lab); free(sname);
     json_decref(series); json_decref(order);
 }
@@ -378,22 +383,30 @@ static void by_layer_chart(FILE *f, json_t *trees, layer_pick_fn pick, const cha
     json_t *series = json_object(), *order = json_array(), *base_lines = json_object(), *row;
     size_t i;
     int max_layer = -1;
+    /* whole names: series of long run names cut alike would merge. A picked run is part of the
+     * row's method string, so buffers of its length hold it, its label and its base. */
+    struct sp_buf run = { 0 }, label = { 0 }, base = { 0 }, key = { 0 };
     json_array_foreach(trees, i, row) {
-        char variant[128] = "", run[300], label[300], base[300], key[800];
-        const char *corpus = str(row, "corpus");
-        if (!pick(row, metric, run, sizeof run, variant, sizeof variant, base_lines)) continue;
-        stg_report_run_label(run, corpus, label, sizeof label);
-        int k = stg_layer_of_run(label, base, sizeof base);
+        char variant[128] = "";
+        const char *corpus = str(row, "corpus"), *method = str(row, "method");
+        size_t cap = strlen(method) + 1;
+        struct sp_buf *grow[3] = { &run, &label, &base };
+        for (int g = 0; g < 3; g++) { grow[g]->len = 0; sp_buf_put(grow[g], method, cap); }
+        if (!pick(row, metric, run.p, cap, variant, sizeof variant, base_lines)) continue;
+        stg_report_run_label(run.p, corpus, label.p, cap);
+        int k = stg_layer_of_run(label.p, base.p, cap);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
-        snprintf(key, sizeof key, "%s (%s%s%s)", base, corpus, variant[0] ? ", " : "", variant);
-        json_t *sr = json_object_get(series, key);
-        if (!sr) { sr = json_object(); json_object_set_new(series, key, sr); json_array_append_new(order, json_string(key)); }
+        key.len = 0;
+        sp_buf_printf(&key, "%s (%s%s%s)", base.p, corpus, variant[0] ? ", " : "", variant);
+        json_t *sr = json_object_get(series, key.p);
+        if (!sr) { sr = json_object(); json_object_set_new(series, key.p, sr); json_array_append_new(order, json_string(key.p)); }
         char ks[16];
         snprintf(ks, sizeof ks, "%d", k);
         double v = num(json_object_get(row, "result"), metric);
         if (!isnan(v)) json_object_set_new(sr, ks, json_real(v));
     }
+    sp_buf_free(&run); sp_buf_free(&label); sp_buf_free(&base); sp_buf_free(&key);
     if (max_layer >= 0) {
         int nl = max_layer + 1;
         size_t ns = json_array_size(order) + json_object_size(base_lines);
@@ -431,11 +444,13 @@ static int pick_structprobe(json_t *row, const char *metric, char *run, size_t n
 {
     const char *m = str(row, "method");
     if (strncmp(m, "structprobe:trained:run=", 24)) return 0;
-    char path[64], name[300];
+    char path[64];
+    struct sp_buf name = { 0 };       /* whole, as above */
     snprintf(path, sizeof path, "linear_baseline.%s", metric);
-    snprintf(name, sizeof name, "linear baseline (%s, same test sentences)", str(row, "corpus"));
+    sp_buf_printf(&name, "linear baseline (%s, same test sentences)", str(row, "corpus"));
     double lb = num(json_object_get(row, "result"), path);
-    if (!isnan(lb) && !json_object_get(base, name)) json_object_set_new(base, name, json_real(lb));
+    if (!isnan(lb) && !json_object_get(base, name.p)) json_object_set_new(base, name.p, json_real(lb));
+    sp_buf_free(&name);
     snprintf(run, nr, "%s", m + 24);
     return 1;
 }
@@ -446,10 +461,11 @@ static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr
 {
     const char *m = str(row, "method");
     if (!strncmp(m, "dependency:baseline:", 20)) {
-        char name[300];
-        snprintf(name, sizeof name, "%s baseline (%s)", m + 20, str(row, "corpus"));
+        struct sp_buf name = { 0 };   /* whole: two long corpus names cut alike would be one line */
+        sp_buf_printf(&name, "%s baseline (%s)", m + 20, str(row, "corpus"));
         double v = num(json_object_get(row, "result"), metric);
-        if (!isnan(v)) json_object_set_new(base, name, json_real(v));
+        if (!isnan(v)) json_object_set_new(base, name.p, json_real(v));
+        sp_buf_free(&name);
         return 0;
     }
     const char *p = m + 15, *c = strncmp(m, "dependency:run:", 15) ? NULL : strstr(p, ":layer");

@@ -23,10 +23,28 @@ for i in 1 2 3 4 5 6 7 8; do
     printf 'tr\t0\tthe dog runs fast today\ntr\t1\tcats sleep\nva\t0\tthe cat runs\nva\t1\tdogs sleep\nte\t0\ta bird sings loud\nte\t1\tbirds fly\n' >>$TMP/task.txt
 done
 $SP tasks import --db $TMP/s.db --name "$T" $TMP/task.txt >/dev/null 2>&1
-$SP encode --db $TMP/s.db --task "$T" --encoder encoder/configs/san.json --run r --device cpu >/dev/null 2>&1
-rc=0; $SP probe --db $TMP/s.db --task "$T" --run r --preset senteval-fast --no-control --json >$TMP/probe.json 2>$TMP/err || rc=$?
+R=$(printf 'r%.0s' $(seq 1 300))
+$SP encode --db $TMP/s.db --task "$T" --encoder encoder/configs/san.json --run "$R" --device cpu >/dev/null 2>&1
+rc=0; $SP probe --db $TMP/s.db --task "$T" --run "$R" --preset senteval-fast --no-control --json >$TMP/probe.json 2>$TMP/err || rc=$?
 expect_eq "probe of the 300-byte task exits 0 ($(head -c 300 $TMP/err))" "$rc" 0
 $SP report --db $TMP/s.db --format json >$TMP/report.json 2>/dev/null
 check "the stored result names the whole task" grep -qF "\"$T\"" $TMP/report.json
 check "no result under a cut name" sh -c '! grep -qE "\"t{100,299}\"" "$1"' - $TMP/report.json
+# the CSV report's encoder column holds the run's whole name (a 256-byte buffer cut it)
+$SP report --db $TMP/s.db --format csv >$TMP/report.csv 2>/dev/null
+check "the CSV report's encoder column holds the whole run name" grep -qF ",$R," $TMP/report.csv
+check "no cut run name in the CSV report" sh -c '! grep -qE ",r{100,299}," "$1"' - $TMP/report.csv
+
+# The HTML report's accuracy-by-layer chart: one series per encoder, however long its name (the
+# series were keyed by names cut at 255 bytes, so two long encoders alike up to there were one)
+A=$(printf 'a%.0s' $(seq 1 300))
+$SP tasks import --db $TMP/s.db --name tt $TMP/task.txt >/dev/null 2>&1
+for v in x y; do
+    $SP encode --db $TMP/s.db --task tt --encoder encoder/configs/san.json --run "${A}$v-L1-tt" --device cpu >/dev/null 2>&1
+    $SP probe --db $TMP/s.db --task tt --run "${A}$v-L1-tt" --preset senteval-fast --no-control >/dev/null 2>&1
+done
+$SP report --db $TMP/s.db --format html --out $TMP/html >/dev/null 2>&1
+sed -n '/id="layers"/,/<\/section>/p' $TMP/html/report.html >$TMP/layers.html
+check "the layer chart has the first long encoder's series" grep -qF "${A}x tt logreg" $TMP/layers.html
+check "the layer chart has the second long encoder's series" grep -qF "${A}y tt logreg" $TMP/layers.html
 done_testing
