@@ -505,6 +505,13 @@ static int probe_entry(struct parse *P, json_t *e, const char *where)
             o->run = P->runs[r].run;
             if (t.classifier.n) o->classifier = one(P, t.classifier.v[k / ns]);
             if (t.seed.n) o->seed = one(P, t.seed.v[k % ns]);
+            /* an entry for both classifiers gives "nhid"/"dropout" for its mlp steps: its logreg
+             * steps keep their defaults (probe refuses them on a logreg alone) */
+            if (t.classifier.n > 1 && !strcmp(o->classifier.v[0], "logreg")) {
+                const struct stg_probe_opts *d = s->defaults;
+                o->nhid = d->nhid;
+                o->dropout = d->dropout;
+            }
         }
     }
     return SP_OK;

@@ -51,4 +51,15 @@ cat >$TMP/valid.json <<EOF2
 EOF2
 rc=0; $SP run --check $TMP/valid.json >/dev/null 2>$TMP/err || rc=$?
 expect_eq "valid combinations pass run --check ($(cat $TMP/err))" "$rc" 0
+# an entry for both classifiers: nhid and dropout are for its mlp steps, not refused on its logreg ones
+cat >$TMP/both.json <<EOF2
+{"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"]}],
+ "encoders": [{"config": "$J/san.json", "inputs": ["SentLen"]}],
+ "probes": [{"classifier": ["logreg", "mlp"], "dropout": 0.1, "nhid": 10}]}
+EOF2
+rc=0; $SP run --check $TMP/both.json >$TMP/out 2>$TMP/err || rc=$?
+expect_eq "classifier [logreg, mlp] with nhid and dropout passes run --check ($(cat $TMP/err))" "$rc" 0
+check "... its logreg step (no --classifier: the default) carries neither, its mlp step both" \
+    awk '/synprobe probe/ { if (/--classifier mlp/) m += /--nhid 10/ && /--dropout 0.1/; else l += !/--nhid|--dropout/; n++ }
+         END { exit !(n == 2 && m == 1 && l == 1) }' $TMP/out
 done_testing
