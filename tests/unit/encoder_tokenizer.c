@@ -395,8 +395,8 @@ static void real_vocab(void)
 {
     const char *dir = getenv("SP_MODELS");
     char path[512];
-    snprintf(path, sizeof path, "%s/all-MiniLM-L6-v2/vocab.txt", dir ? dir : "../models");
-    if (access(path, R_OK)) { T_SKIP("MiniLM vocab.txt absent (SP_MODELS or ../models)"); return; }
+    snprintf(path, sizeof path, "%s/all-MiniLM-L6-v2/vocab.txt", dir ? dir : "models");
+    if (access(path, R_OK)) { T_SKIP("MiniLM vocab.txt absent (SP_MODELS or models/, make models)"); return; }
     enc_tokenizer_t *t = NULL;
     T_EQ_INT(enc_tok_open(path, NULL, &t, err, sizeof err), SP_OK);
     if (!t) return;
