@@ -522,31 +522,25 @@ static const char *optim_name(enum prb_optim_kind k)
     return k == PRB_OPT_ADAM ? "adam" : k == PRB_OPT_RMSPROP ? "rmsprop" : "sgd";
 }
 
-json_t *prb_result_json(const struct prb_result *r)
+/* Class k's name: its label, or its number when the result has no names */
+static json_t *class_name_json(const struct prb_result *r, int k)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "task", json_string(r->task));
-    json_object_set_new(o, "protocol", json_string("senteval"));
-    json_object_set_new(o, "preset", json_string(r->preset));
-    json_object_set_new(o, "classifier", json_string(r->classifier == PRB_MLP ? "mlp" : "logreg"));
-    if (r->wc_forced_logreg) json_object_set_new(o, "wc_forced_logreg", json_true());
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
-    json_object_set_new(o, "threads", json_integer(r->threads));
-    json_object_set_new(o, "ntrain", json_integer(r->n_train));
-    json_object_set_new(o, "ndev", json_integer(r->n_dev));
-    json_object_set_new(o, "ntest", json_integer(r->n_test));
-    json_object_set_new(o, "dim", json_integer(r->d));
-    json_object_set_new(o, "nclasses", json_integer(r->k));
-    json_t *cls = json_array();
-    for (int k = 0; k < r->k; k++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_array_append_new(cls, json_string(r->class_names ? r->class_names[k] : buf));
-    }
-    json_object_set_new(o, "classes", cls);
-    json_object_set_new(o, "devacc", json_real(r->devacc));
-    json_object_set_new(o, "acc", num_or_null(r->testacc));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", k);
+    return json_string(r->class_names ? r->class_names[k] : buf);
+}
 
+/* Every class name in class order */
+static json_t *class_names_json(const struct prb_result *r)
+{
+    json_t *cls = json_array();
+    for (int k = 0; k < r->k; k++) json_array_append_new(cls, class_name_json(r, k));
+    return cls;
+}
+
+/* "chosen": the selected settings and how its fit went */
+static json_t *chosen_json(const struct prb_result *r)
+{
     json_t *hp = json_object();
     json_object_set_new(hp, "nhid", json_integer(r->nhid));
     json_object_set_new(hp, "dropout", json_real(r->dropout));
@@ -561,8 +555,12 @@ json_t *prb_result_json(const struct prb_result *r)
     json_object_set_new(hp, "passes", json_integer(r->fit.passes));
     json_object_set_new(hp, "best_evaluation", json_integer(r->fit.best_eval));
     json_object_set_new(hp, "early_stopped", json_boolean(r->fit.early_stopped));
-    json_object_set_new(o, "chosen", hp);
+    return hp;
+}
 
+/* "grid": every fit in grid order */
+static json_t *grid_json(const struct prb_result *r)
+{
     json_t *grid = json_array();
     for (int i = 0; i < r->n_fits; i++) {
         const struct prb_fit_rec *f = &r->fits[i];
@@ -577,8 +575,12 @@ json_t *prb_result_json(const struct prb_result *r)
         json_object_set_new(g, "seconds", json_real(f->seconds));
         json_array_append_new(grid, g);
     }
-    json_object_set_new(o, "grid", grid);
+    return grid;
+}
 
+/* "baselines": the majority class, and the control task when it ran */
+static json_t *baselines_json(const struct prb_result *r)
+{
     json_t *bl = json_object();
     json_t *maj = json_object();
     json_object_set_new(maj, "class", json_string(r->class_names ? r->class_names[r->majority_class] : ""));
@@ -594,46 +596,79 @@ json_t *prb_result_json(const struct prb_result *r)
         json_object_set_new(ct, "selectivity", num_or_null(r->selectivity));
         json_object_set_new(bl, "control", ct);
     }
-    json_object_set_new(o, "baselines", bl);
+    return bl;
+}
 
+/* Precision, recall, F1 and support of every class */
+static json_t *per_class_json(const struct prb_result *r)
+{
     json_t *pc = json_array();
     for (int k = 0; k < r->k; k++) {
         const struct prb_class_metrics *m = &r->per_class[k];
         json_t *c = json_object();
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_object_set_new(c, "class", json_string(r->class_names ? r->class_names[k] : buf));
+        json_object_set_new(c, "class", class_name_json(r, k));
         json_object_set_new(c, "precision", json_real(m->precision));
         json_object_set_new(c, "recall", json_real(m->recall));
         json_object_set_new(c, "f1", json_real(m->f1));
         json_object_set_new(c, "support", json_integer(m->support));
         json_array_append_new(pc, c);
     }
-    json_t *met = json_object();
-    json_object_set_new(met, "split", json_string(r->metrics_split));
-    json_object_set_new(met, "per_class", pc);
-    json_object_set_new(met, "macro_f1", json_real(r->macro_f1));
+    return pc;
+}
+
+/* The confusion matrix: one array per gold class, one count per predicted class */
+static json_t *confusion_json(const struct prb_result *r)
+{
     json_t *cm = json_array();
     for (int g = 0; g < r->k; g++) {
         json_t *row = json_array();
         for (int q = 0; q < r->k; q++) json_array_append_new(row, json_integer(r->confusion[(size_t)g * r->k + q]));
         json_array_append_new(cm, row);
     }
-    json_object_set_new(met, "confusion", cm);
-    json_t *cl = json_array();     /* the rows' and columns' classes (the order of "classes") */
-    for (int k = 0; k < r->k; k++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_array_append_new(cl, json_string(r->class_names ? r->class_names[k] : buf));
-    }
-    json_object_set_new(met, "confusion_labels", cl);
+    return cm;
+}
+
+/* "metrics": per-class figures, confusion and per-item correctness on the evaluation split */
+static json_t *metrics_json(const struct prb_result *r)
+{
+    json_t *met = json_object();
+    json_object_set_new(met, "split", json_string(r->metrics_split));
+    json_object_set_new(met, "per_class", per_class_json(r));
+    json_object_set_new(met, "macro_f1", json_real(r->macro_f1));
+    json_object_set_new(met, "confusion", confusion_json(r));
+    /* the rows' and columns' classes (the order of "classes") */
+    json_object_set_new(met, "confusion_labels", class_names_json(r));
     if (r->eval_correct) {
         json_t *rows = json_array();
         for (int i = 0; i < r->n_eval; i++) json_array_append_new(rows, json_integer(r->eval_rows[i]));
         json_object_set_new(met, "item_rows", rows);
         json_object_set_new(met, "item_correct", json_string(r->eval_correct));
     }
-    json_object_set_new(o, "metrics", met);
+    return met;
+}
+
+json_t *prb_result_json(const struct prb_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "task", json_string(r->task));
+    json_object_set_new(o, "protocol", json_string("senteval"));
+    json_object_set_new(o, "preset", json_string(r->preset));
+    json_object_set_new(o, "classifier", json_string(r->classifier == PRB_MLP ? "mlp" : "logreg"));
+    if (r->wc_forced_logreg) json_object_set_new(o, "wc_forced_logreg", json_true());
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "threads", json_integer(r->threads));
+    json_object_set_new(o, "ntrain", json_integer(r->n_train));
+    json_object_set_new(o, "ndev", json_integer(r->n_dev));
+    json_object_set_new(o, "ntest", json_integer(r->n_test));
+    json_object_set_new(o, "dim", json_integer(r->d));
+    json_object_set_new(o, "nclasses", json_integer(r->k));
+    json_object_set_new(o, "classes", class_names_json(r));
+    json_object_set_new(o, "devacc", json_real(r->devacc));
+    json_object_set_new(o, "acc", num_or_null(r->testacc));
+    json_object_set_new(o, "chosen", chosen_json(r));
+    json_object_set_new(o, "grid", grid_json(r));
+    json_object_set_new(o, "baselines", baselines_json(r));
+    json_object_set_new(o, "metrics", metrics_json(r));
     json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "example_passes", json_integer(r->example_passes));
     return o;
