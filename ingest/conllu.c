@@ -537,6 +537,64 @@ static void parse_block(struct lp *L, int nl, long line0, size_t roff, size_t rl
     if (L->warn.len) B.s->warnings = sp_arena_strndup(&L->out->arena, L->warn.p, L->warn.len);
 }
 
+/* Byte offset of the end of the line starting at p (its '\n', or len) */
+static inline size_t line_end(const struct lp *L, size_t p)
+{
+    const char *nl = memchr(L->work + p, '\n', L->len - p);
+    return nl ? (size_t)(nl - L->work) : L->len;
+}
+
+static inline void push_line(struct lp *L, int n, size_t off, size_t len)
+{
+    if (n == L->ln_cap) {
+        L->ln_cap = L->ln_cap ? L->ln_cap * 2 : 256;
+        L->ln = sp_xrealloc(L->ln, (size_t)L->ln_cap * sizeof *L->ln);
+    }
+    L->ln[n].off = off;
+    L->ln[n].len = len;
+}
+
+/* A sentence block: its lines, from the line [*pp, *ep) (not blank), into L->ln up to the next
+ * blank line or the end of the chunk. Returns how many; *pp, *ep: the blank line that ended it
+ * (or *pp = len), *line: its file line; *ws_end: that line was whitespace, not empty. */
+static int scan_block(struct lp *L, size_t *pp, size_t *ep, long *line, int *ws_end)
+{
+    const char *w = L->work;
+    size_t len = L->len, p = *pp, e = *ep;
+    int n = 0, has_word = 0;
+    *ws_end = 0;
+    for (;;) {
+        size_t clen = e - p;
+        if (clen && w[p + clen - 1] == '\r') clen--;
+        if (blank(w + p, clen)) {
+            /* a whitespace-only line inside a sentence (after its comments, or before a word
+             * line that continues it) stays in the block, which is rejected for it */
+            if (!(clen > 0 && L->fmt == SP_FMT_CONLLU &&
+                  (!has_word || ing__ws_line_ends_sentence(w, len, e + 1, 1) == 0))) {
+                *ws_end = clen > 0;
+                break;
+            }
+        } else if (L->fmt != SP_FMT_CONLLU || w[p] != '#') {
+            has_word = 1;
+        }
+        push_line(L, n++, p, clen);
+        (*line)++;
+        p = e < len ? e + 1 : len;
+        if (p >= len) break;
+        e = line_end(L, p);
+    }
+    *pp = p;
+    *ep = e;
+    return n;
+}
+
+static void lp_free(struct lp *L)
+{
+    free(L->ln); free(L->hv); free(L->h0); free(L->hraw); free(L->wline); free(L->st);
+    free(L->ex); free(L->exline);
+    sp_buf_free(&L->warn);
+}
+
 int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
                      long first_line, struct ing_batch *out, char *err, size_t errlen)
 {
@@ -552,52 +610,19 @@ int ing__parse_lines(enum sp_format fmt, enum sp_mode mode, const char *buf, siz
     L.work = sp_arena_alloc(&out->arena, len + 1);
     memcpy(L.work, buf, len);
 
-    char *w = L.work;
     size_t p = 0;
     long line = first_line;
     while (p < len) {
-        const char *nl = memchr(w + p, '\n', len - p);
-        size_t e = nl ? (size_t)(nl - w) : len;
-        if (blank(w + p, e - p)) { p = e + 1; line++; continue; }
-        /* a sentence block: lines up to the next blank line or the end of the chunk */
-        size_t start = p, rend;
+        size_t e = line_end(&L, p);
+        if (blank(L.work + p, e - p)) { p = e + 1; line++; continue; }
+        size_t start = p;
         long line0 = line;
-        int n = 0, ws_end = 0, has_word = 0;
-        for (;;) {
-            size_t clen = e - p;
-            if (clen && w[p + clen - 1] == '\r') clen--;
-            if (blank(w + p, clen)) {
-                /* a whitespace-only line inside a sentence (after its comments, or before a word
-                 * line that continues it) stays in the block, which is rejected for it */
-                if (!(clen > 0 && fmt == SP_FMT_CONLLU &&
-                      (!has_word || ing__ws_line_ends_sentence(w, len, e + 1, 1) == 0))) {
-                    ws_end = clen > 0;
-                    break;
-                }
-            } else if (fmt != SP_FMT_CONLLU || w[p] != '#') {
-                has_word = 1;
-            }
-            if (n == L.ln_cap) {
-                L.ln_cap = L.ln_cap ? L.ln_cap * 2 : 256;
-                L.ln = sp_xrealloc(L.ln, (size_t)L.ln_cap * sizeof *L.ln);
-            }
-            L.ln[n].off = p;
-            L.ln[n].len = clen;
-            n++;
-            line++;
-            p = e < len ? e + 1 : len;
-            if (p >= len) break;
-            nl = memchr(w + p, '\n', len - p);
-            e = nl ? (size_t)(nl - w) : len;
-        }
-        rend = p;                                    /* raw text ends after the last line's '\n' */
-        parse_block(&L, n, line0, start, rend - start, ws_end);
+        int ws_end;
+        int n = scan_block(&L, &p, &e, &line, &ws_end);
+        parse_block(&L, n, line0, start, p - start, ws_end);   /* raw text ends after the last line's '\n' */
         if (p < len) { p = e + 1; line++; }          /* the blank line */
     }
-
-    free(L.ln); free(L.hv); free(L.h0); free(L.hraw); free(L.wline); free(L.st);
-    free(L.ex); free(L.exline);
-    sp_buf_free(&L.warn);
+    lp_free(&L);
     (void)err; (void)errlen;
     return SP_OK;
 }
