@@ -194,10 +194,12 @@ static double phys_mem_bytes(void)
 
 /* ---- checks on the final values ---- */
 
-static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
+#define SKIP(f) (done & (1ull << (f)))   /* field f already reported: not checked again */
+
+/* The layer shapes: widths, heads (dividing d_model; an even count for ms-san), and for
+ * every stacked kind layers, d_ff, activation and ln_eps */
+static void check_shapes(const struct enc_config *c, struct cerr *ce, uint64_t done)
 {
-    const int n0 = ce->n;
-#define SKIP(f) (done & (1ull << (f)))
     if (!SKIP(F_D_MODEL) && (c->d_model <= 0 || c->d_model > 65536))
         bad(ce, "d_model", "expected a positive integer (at most 65536)");
     if (!SKIP(F_D_INPUT) && (c->d_input <= 0 || c->d_input > 65536))
@@ -221,6 +223,13 @@ static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
         if (!SKIP(F_EPS) && !(c->ln_eps > 0 && c->ln_eps < 1))
             bad(ce, "ln_eps", "expected a number in (0, 1)");
     }
+}
+
+/* The fields of one kind: relative-position clips, ms-san's alpha / distances / pooling
+ * width, sg-net's alpha, psan's levels, ssan's selective layers; positions only where the
+ * kind has them */
+static void check_kind_fields(const struct enc_config *c, struct cerr *ce, uint64_t done)
+{
     if (!SKIP(F_REL_CLIP) && (c->rel_clip <= 0 || c->rel_clip > 1024))
         bad(ce, "rel_clip", "expected an integer in 1..1024");
     if (!SKIP(F_REL_SEQ_CLIP) && (c->rel_seq_clip <= 0 || c->rel_seq_clip > 1024))
@@ -251,7 +260,14 @@ static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
         if (!SKIP(F_REL) && (c->rel_struct || c->rel_seq))
             bad(ce, "rel_pos", "not supported by kind %s (expected \"none\")", enc_kind_name(c->kind));
     }
+}
 #undef SKIP
+
+static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
+{
+    const int n0 = ce->n;
+    check_shapes(c, ce, done);
+    check_kind_fields(c, ce, done);
     /* only a config that is otherwise valid has meaningful widths to multiply */
     if (ce->n == n0) {
         double need = enc_config_mem_bytes(c), have = phys_mem_bytes();
