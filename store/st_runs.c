@@ -374,31 +374,30 @@ static int blob_f32(sqlite3_stmt *q, int c, size_t n, float **buf, size_t *cap)
     return 0;
 }
 
-int st_run_items(struct st_db *db, const char *run, unsigned what,
-                 int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+/* The run holds what `what` asks for (token vectors, attention maps); else an error */
+static int run_has(struct st_db *db, const char *run, unsigned what, const struct st_run_info *info,
+                   char *err, size_t errlen)
 {
-    struct st_run_info info;
-    int rc = st_run_info(db, run, &info, err, errlen);
-    if (rc) return rc;
-    if ((what & ST_RUN_TOK) && !info.token_vectors) {
+    if ((what & ST_RUN_TOK) && !info->token_vectors) {
         snprintf(err, errlen, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    if ((what & ST_RUN_ATTN) && info.attn_layer < 0) {
+    if ((what & ST_RUN_ATTN) && info->attn_layer < 0) {
         snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    if ((what & ST_RUN_HEADS) && info.attn_layer < 0) {
+    if ((what & ST_RUN_HEADS) && info->attn_layer < 0) {
         snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER --heads", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    sqlite3_stmt *q = NULL;
-    /* the blobs are selected only when asked, so a metadata walk reads no vector pages */
-    char sql[1280];
-    snprintf(sql, sizeof sql,
+    return SP_OK;
+}
+
+/* The query of a run's items; the blobs are selected only when asked, so a metadata walk reads
+ * no vector pages */
+static void items_sql(unsigned what, char *sql, size_t cap)
+{
+    snprintf(sql, cap,
              "SELECT i.ordinal, coalesce(i.sentence_id, 0), coalesce(i.task_ordinal, 0), i.text_hash, v.n_tokens, v.dim, "
              "%s, v.tok_dim, %s, %s, %s FROM run_item i "
              "LEFT JOIN vector v ON v.encoder_id = ?2 AND v.text_hash = i.text_hash "
@@ -408,56 +407,85 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
              what & ST_RUN_ATTN ? "a.data" : "NULL", what & ST_RUN_HEADS ? "ah.data" : "NULL",
              what & ST_RUN_HEADS ? "LEFT JOIN attention ah ON ah.encoder_id = ?2 AND ah.text_hash = i.text_hash AND ah.layer = ?4"
                                  : "");
+}
+
+/* The arrays an item's blobs are decoded into, reused from item to item */
+struct item_bufs { float *vb, *tb, *ab, *hb; size_t vc, tc, ac, hc; };
+
+/* The asked-for arrays of the item at row q into B and it; what is missing, or NULL */
+static const char *decode_item(sqlite3_stmt *q, unsigned what, struct st_run_item *it, struct item_bufs *B)
+{
+    if (sqlite3_column_type(q, 5) == SQLITE_NULL) return "no cached vector";
+    if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it->dim, &B->vb, &B->vc)) return "sentence vector of the wrong size";
+    if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it->n_tokens * (size_t)it->tok_dim, &B->tb, &B->tc))
+        return "token vectors missing (re-run encode with --token-vectors)";
+    if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it->n_tokens * (size_t)it->n_tokens, &B->ab, &B->ac))
+        return "attention map missing (re-run encode with --attention)";
+    if (what & ST_RUN_HEADS) {
+        size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
+        it->n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
+        if (!it->n_heads || blob_f32(q, 10, (size_t)it->n_heads * nn, &B->hb, &B->hc))
+            return "per-head attention maps missing (re-run encode with --heads)";
+    }
+    if (what & ST_RUN_VEC) it->vec = B->vb;
+    if (what & ST_RUN_TOK) it->tok = B->tb;
+    if (what & ST_RUN_ATTN) it->attn = B->ab;
+    if (what & ST_RUN_HEADS) it->attn_heads = B->hb;
+    return NULL;
+}
+
+/* fn on every item of the bound query q in order; stops at fn's first non-zero return */
+static int walk_items(struct st_db *db, const char *run, unsigned what, sqlite3_stmt *q,
+                      int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+{
+    struct item_bufs B = { 0 };
+    int rc = 0, r;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        struct st_run_item it = {
+            .ordinal = sqlite3_column_int64(q, 0),
+            .sentence_id = sqlite3_column_int64(q, 1),
+            .task_ordinal = sqlite3_column_int64(q, 2),
+            .hash = (const char *)sqlite3_column_text(q, 3),
+            .n_tokens = sqlite3_column_int(q, 4),
+            .dim = sqlite3_column_int(q, 5),
+            .tok_dim = sqlite3_column_int(q, 7),
+        };
+        const char *bad = decode_item(q, what, &it, &B);
+        if (bad) {
+            snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
+            rc = SP_EPARSE;
+            break;
+        }
+        if ((rc = fn(ctx, &it)) != 0) break;
+    }
+    if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
+    free(B.vb);
+    free(B.tb);
+    free(B.ab);
+    free(B.hb);
+    return rc;
+}
+
+int st_run_items(struct st_db *db, const char *run, unsigned what,
+                 int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+{
+    struct st_run_info info;
+    int rc = st_run_info(db, run, &info, err, errlen);
+    if (rc) return rc;
+    rc = run_has(db, run, what, &info, err, errlen);
+    if (rc) { st_run_info_free(&info); return rc; }
+    sqlite3_stmt *q = NULL;
+    char sql[1280];
+    items_sql(what, sql, sizeof sql);
     rc = prep(db, sql, &q, "run items", err, errlen);
-    float *vb = NULL, *tb = NULL, *ab = NULL, *hb = NULL;
-    size_t vc = 0, tc = 0, ac = 0, hc = 0;
     if (!rc) {
         sqlite3_bind_int64(q, 1, info.run_id);
         sqlite3_bind_int64(q, 2, info.encoder_id);
         sqlite3_bind_int(q, 3, info.attn_layer);
         if (what & ST_RUN_HEADS) sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(info.attn_layer));
-        int r;
-        while ((r = sqlite3_step(q)) == SQLITE_ROW) {
-            struct st_run_item it = {
-                .ordinal = sqlite3_column_int64(q, 0),
-                .sentence_id = sqlite3_column_int64(q, 1),
-                .task_ordinal = sqlite3_column_int64(q, 2),
-                .hash = (const char *)sqlite3_column_text(q, 3),
-                .n_tokens = sqlite3_column_int(q, 4),
-                .dim = sqlite3_column_int(q, 5),
-                .tok_dim = sqlite3_column_int(q, 7),
-            };
-            const char *bad = NULL;
-            if (sqlite3_column_type(q, 5) == SQLITE_NULL) bad = "no cached vector";
-            else if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it.dim, &vb, &vc)) bad = "sentence vector of the wrong size";
-            else if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it.n_tokens * (size_t)it.tok_dim, &tb, &tc))
-                bad = "token vectors missing (re-run encode with --token-vectors)";
-            else if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it.n_tokens * (size_t)it.n_tokens, &ab, &ac))
-                bad = "attention map missing (re-run encode with --attention)";
-            else if (what & ST_RUN_HEADS) {
-                size_t nn = (size_t)it.n_tokens * (size_t)it.n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
-                it.n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
-                if (!it.n_heads || blob_f32(q, 10, (size_t)it.n_heads * nn, &hb, &hc))
-                    bad = "per-head attention maps missing (re-run encode with --heads)";
-            }
-            if (bad) {
-                snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
-                rc = SP_EPARSE;
-                break;
-            }
-            if (what & ST_RUN_VEC) it.vec = vb;
-            if (what & ST_RUN_TOK) it.tok = tb;
-            if (what & ST_RUN_ATTN) it.attn = ab;
-            if (what & ST_RUN_HEADS) it.attn_heads = hb;
-            if ((rc = fn(ctx, &it)) != 0) break;
-        }
-        if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
+        rc = walk_items(db, run, what, q, fn, ctx, err, errlen);
     }
     sqlite3_finalize(q);
-    free(vb);
-    free(tb);
-    free(ab);
-    free(hb);
     st_run_info_free(&info);
     return rc;
 }
