@@ -194,10 +194,12 @@ static double phys_mem_bytes(void)
 
 /* ---- checks on the final values ---- */
 
-static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
+#define SKIP(f) (done & (1ull << (f)))   /* field f already reported: not checked again */
+
+/* The layer shapes: widths, heads (dividing d_model; an even count for ms-san), and for
+ * every stacked kind layers, d_ff, activation and ln_eps */
+static void check_shapes(const struct enc_config *c, struct cerr *ce, uint64_t done)
 {
-    const int n0 = ce->n;
-#define SKIP(f) (done & (1ull << (f)))
     if (!SKIP(F_D_MODEL) && (c->d_model <= 0 || c->d_model > 65536))
         bad(ce, "d_model", "expected a positive integer (at most 65536)");
     if (!SKIP(F_D_INPUT) && (c->d_input <= 0 || c->d_input > 65536))
@@ -221,6 +223,13 @@ static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
         if (!SKIP(F_EPS) && !(c->ln_eps > 0 && c->ln_eps < 1))
             bad(ce, "ln_eps", "expected a number in (0, 1)");
     }
+}
+
+/* The fields of one kind: relative-position clips, ms-san's alpha / distances / pooling
+ * width, sg-net's alpha, psan's levels, ssan's selective layers; positions only where the
+ * kind has them */
+static void check_kind_fields(const struct enc_config *c, struct cerr *ce, uint64_t done)
+{
     if (!SKIP(F_REL_CLIP) && (c->rel_clip <= 0 || c->rel_clip > 1024))
         bad(ce, "rel_clip", "expected an integer in 1..1024");
     if (!SKIP(F_REL_SEQ_CLIP) && (c->rel_seq_clip <= 0 || c->rel_seq_clip > 1024))
@@ -251,7 +260,14 @@ static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
         if (!SKIP(F_REL) && (c->rel_struct || c->rel_seq))
             bad(ce, "rel_pos", "not supported by kind %s (expected \"none\")", enc_kind_name(c->kind));
     }
+}
 #undef SKIP
+
+static int check(const struct enc_config *c, struct cerr *ce, uint64_t done)
+{
+    const int n0 = ce->n;
+    check_shapes(c, ce, done);
+    check_kind_fields(c, ce, done);
     /* only a config that is otherwise valid has meaningful widths to multiply */
     if (ce->n == n0) {
         double need = enc_config_mem_bytes(c), have = phys_mem_bytes();
@@ -347,6 +363,220 @@ static int parse_bert(json_t *root, struct cerr *ce, struct enc_config *cfg)
     return bad_n ? SP_EPARSE : SP_OK;
 }
 
+/* What the fields read so far have said: fields already reported (or kind), and which widths
+ * that default to d_model were given */
+struct seen { uint64_t done; int have_dff, have_din, have_pdh; };
+
+/* Number, integer and boolean fields (and "comment"): stores v; 0 when it is not a valid value */
+static int read_scalar_field(json_t *v, enum fid f, struct enc_config *cfg, struct seen *sn)
+{
+    long x;
+    int ok = 1;
+    switch (f) {
+    case F_D_MODEL: if ((ok = !get_int(v, 1, 65536, &x))) cfg->d_model = (int)x; break;
+    case F_D_INPUT: if ((ok = !get_int(v, 1, 65536, &x))) { cfg->d_input = (int)x; sn->have_din = 1; } break;
+    case F_HEADS: if ((ok = !get_int(v, 1, ENC_MAX_HEADS, &x))) cfg->heads = (int)x; break;
+    case F_LAYERS: if ((ok = !get_int(v, 1, ENC_MAX_LAYERS, &x))) cfg->layers = (int)x; break;
+    case F_D_FF: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->d_ff = (int)x; sn->have_dff = 1; } break;
+    case F_POOL_DH: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->pool_d_h = (int)x; sn->have_pdh = 1; } break;
+    case F_SEED: if ((ok = json_is_integer(v) && json_integer_value(v) >= 0)) cfg->seed = (uint64_t)json_integer_value(v); break;
+    case F_REL_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_clip = (int)x; break;
+    case F_REL_SEQ_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_seq_clip = (int)x; break;
+    case F_LEVELS: if ((ok = !get_int(v, 1, ENC_MAX_LEVELS, &x))) cfg->levels = (int)x; break;
+    case F_MINLEN: if ((ok = !get_int(v, 2, 1 << 20, &x))) cfg->min_phrase_len = (int)x; break;
+    case F_EPS: if ((ok = json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1)) cfg->ln_eps = (float)json_number_value(v); break;
+    case F_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0)) cfg->alpha = (float)json_number_value(v); break;
+    case F_SG_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 1)) cfg->sgnet_alpha = (float)json_number_value(v); break;
+    case F_EMB_SCALE: if ((ok = json_is_boolean(v))) cfg->emb_scale = json_is_true(v); break;
+    case F_CARRY: if ((ok = json_is_boolean(v))) cfg->psan_highway_carry = json_is_true(v); break;
+    case F_COMMENT: ok = json_is_string(v); break;
+    default: break;
+    }
+    return ok;
+}
+
+/* The index of the string v among names[0..n), or -1 */
+static int pick_json(json_t *v, const char *const *names, int n)
+{
+    const char *s = get_str(v);
+    return s ? pick(s, names, n) : -1;
+}
+
+/* Fields whose value is one of a few names: stores v; 0 when it is not one of them */
+static int read_name_field(json_t *v, enum fid f, struct enc_config *cfg)
+{
+    static const char *const norm[] = { "post", "pre" }, *const act[] = { "relu", "gelu" };
+    static const char *const pooling[] = { "mean", "max", "first" };
+    static const char *const position[] = { "none", "seq", "struct", "seq+struct" };
+    static const char *const fabs_[] = { "tanh", "sum" }, *const rel[] = { "none", "struct", "seq", "struct+seq" };
+    static const char *const dirmask[] = { "inclusive", "strict" }, *const agg[] = { "fixed", "code" };
+    static const char *const order[] = { "fine-to-coarse", "coarse-to-fine" };
+    int i;
+    switch (f) {
+    case F_NORM: if ((i = pick_json(v, norm, 2)) < 0) return 0; cfg->norm = (enum enc_norm)i; break;
+    case F_ACT: if ((i = pick_json(v, act, 2)) < 0) return 0; cfg->activation = i ? ENC_ACT_GELU : ENC_ACT_RELU; break;
+    case F_POOLING: if ((i = pick_json(v, pooling, 3)) < 0) return 0; cfg->pooling = (enum enc_pooling)i; break;
+    case F_POSITION: if ((i = pick_json(v, position, 4)) < 0) return 0; cfg->position = (enum enc_position)i; break;
+    case F_FABS: if ((i = pick_json(v, fabs_, 2)) < 0) return 0; cfg->f_abs = (enum enc_fabs)i; break;
+    case F_REL:
+        if ((i = pick_json(v, rel, 4)) < 0) return 0;
+        cfg->rel_struct = i == 1 || i == 3; cfg->rel_seq = i == 2 || i == 3;
+        break;
+    case F_DIRMASK: if ((i = pick_json(v, dirmask, 2)) < 0) return 0; cfg->strict_direction = i; break;
+    case F_SG_AGG: if ((i = pick_json(v, agg, 2)) < 0) return 0; cfg->sgnet_code_agg = i; break;
+    case F_ORDER: if ((i = pick_json(v, order, 2)) < 0) return 0; cfg->psan_coarse_first = i; break;
+    default: break;
+    }
+    return 1;
+}
+
+/* "distances": one of "none", "word", "dep" per head pair; 0 when v is not such an array
+ * (the entries before the bad one are kept) */
+static int read_distances(json_t *v, struct enc_config *cfg)
+{
+    static const char *const o[] = { "none", "word", "dep" };
+    int ok = json_is_array(v) && json_array_size(v) >= 1 && json_array_size(v) <= ENC_MAX_HEADS / 2;
+    for (size_t i = 0; ok && i < json_array_size(v); i++) {
+        int t = pick_json(json_array_get(v, i), o, 3);
+        if (t < 0) ok = 0; else cfg->dist[i] = (enum enc_dist)t;
+    }
+    if (ok) cfg->n_dist = (int)json_array_size(v);
+    return ok;
+}
+
+/* "selective_layers": the layer indices whose attention is selective; 0 when v is not an array
+ * of layer indices (the indices before the bad one are kept) */
+static int read_selective(json_t *v, struct enc_config *cfg)
+{
+    long x;
+    int ok = json_is_array(v);
+    memset(cfg->selective, 0, sizeof cfg->selective);
+    for (size_t i = 0; ok && i < json_array_size(v); i++) {
+        if (get_int(json_array_get(v, i), 0, ENC_MAX_LAYERS - 1, &x)) ok = 0; else cfg->selective[x] = 1;
+    }
+    return ok;
+}
+
+/* Field f's value v into cfg; 0 when it is not a valid value */
+static int read_field(json_t *v, enum fid f, struct enc_config *cfg, struct seen *sn)
+{
+    switch (f) {
+    case F_NORM: case F_ACT: case F_POOLING: case F_POSITION: case F_FABS: case F_REL: case F_DIRMASK:
+    case F_SG_AGG: case F_ORDER:
+        return read_name_field(v, f, cfg);
+    case F_DIST: return read_distances(v, cfg);
+    case F_SELECTIVE: return read_selective(v, cfg);
+    default: return read_scalar_field(v, f, cfg, sn);
+    }
+}
+
+/* The one line for a field whose value read_field refused: what was expected */
+static void bad_value(struct cerr *ce, const char *key, enum fid f, enum enc_kind kind)
+{
+    switch (f) {
+    case F_HEADS: bad(ce, key, kind == ENC_MSSAN ? "expected a positive integer dividing d_model (even: 2h heads, forward + backward)"
+                                                 : "expected a positive integer dividing d_model"); break;
+    case F_NORM: bad(ce, key, "expected \"post\" or \"pre\""); break;
+    case F_ACT: bad(ce, key, "expected \"relu\" or \"gelu\""); break;
+    case F_POOLING: bad(ce, key, "expected \"mean\", \"max\" or \"first\""); break;
+    case F_POSITION: bad(ce, key, "expected \"none\", \"seq\", \"struct\" or \"seq+struct\""); break;
+    case F_FABS: bad(ce, key, "expected \"tanh\" or \"sum\""); break;
+    case F_REL: bad(ce, key, "expected \"none\", \"struct\", \"seq\" or \"struct+seq\""); break;
+    case F_DIRMASK: bad(ce, key, "expected \"inclusive\" or \"strict\""); break;
+    case F_SG_AGG: bad(ce, key, "expected \"fixed\" or \"code\""); break;
+    case F_ORDER: bad(ce, key, "expected \"fine-to-coarse\" or \"coarse-to-fine\""); break;
+    case F_DIST: bad(ce, key, "expected an array of \"word\", \"dep\" or \"none\" (one per head pair)"); break;
+    case F_SELECTIVE: bad(ce, key, "expected an array of layer indices (0-based integers)"); break;
+    case F_D_MODEL: case F_D_INPUT: case F_D_FF: case F_POOL_DH: bad(ce, key, "expected a positive integer"); break;
+    case F_LAYERS: bad(ce, key, "expected an integer in 1..%d", ENC_MAX_LAYERS); break;
+    case F_SEED: bad(ce, key, "expected a non-negative integer"); break;
+    case F_REL_CLIP: case F_REL_SEQ_CLIP: bad(ce, key, "expected an integer in 1..1024"); break;
+    case F_LEVELS: bad(ce, key, "expected an integer in 1..%d", ENC_MAX_LEVELS); break;
+    case F_MINLEN: bad(ce, key, "expected an integer >= 2"); break;
+    case F_EPS: bad(ce, key, "expected a number in (0, 1)"); break;
+    case F_ALPHA: bad(ce, key, "expected a finite number >= 0"); break;
+    case F_SG_ALPHA: bad(ce, key, "expected a number in [0, 1]"); break;
+    case F_EMB_SCALE: case F_CARRY: bad(ce, key, "expected true or false"); break;
+    case F_COMMENT: bad(ce, key, "expected a string"); break;
+    default: bad(ce, key, "bad value"); break;
+    }
+}
+
+static int field_id(const char *key)
+{
+    for (int i = 0; i < F_N; i++) if (!strcmp(key, fname[i])) return i;
+    return -1;
+}
+
+/* Every key of root but "kind": known, used by this kind and of a valid value, or one line
+ * saying what is wrong (and its bit in sn->done) */
+static void read_fields(json_t *root, struct cerr *ce, struct enc_config *cfg, struct seen *sn)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        int f = field_id(key);
+        if (f == F_KIND) continue;
+        if (f < 0) {
+            if (!strcmp(key, "$schema")) continue;
+            bad(ce, key, "unknown field (see schemas/encoder.schema.json)");
+            continue;
+        }
+        unsigned kk = field_kinds((enum fid)f);
+        if (kk && !(kk & K(cfg->kind))) {
+            bad(ce, key, "not used by kind %s", enc_kind_name(cfg->kind));
+            sn->done |= 1ull << f;
+            continue;
+        }
+        if (!read_field(v, (enum fid)f, cfg, sn)) {
+            sn->done |= 1ull << f;
+            bad_value(ce, key, (enum fid)f, cfg->kind);
+        }
+    }
+}
+
+/* "base": a bert config whose word vectors are the input; taken out of root. 0, or -1 when it
+ * is not a usable path. */
+static int read_base(json_t *root, struct cerr *ce, struct enc_config *cfg)
+{
+    json_t *base = json_object_get(root, "base");
+    if (!base) return 0;
+    const char *b = get_str(base);
+    if (!b || !*b || strlen(b) >= sizeof cfg->base) {
+        bad(ce, "base", "expected the path of a bert encoder config");
+        return -1;
+    }
+    snprintf(cfg->base, sizeof cfg->base, "%s", b);
+    json_object_del(root, "base");
+    return 0;
+}
+
+/* A config object: "kind" picks bert (its own reader) or the defaults of a trained kind, which
+ * the other fields then override; the final values are checked together. */
+static int parse_object(json_t *root, struct cerr *ce, struct enc_config *cfg)
+{
+    static const char *const kinds[] = { "san", "ms-san", "sg-net", "psan", "ssan" };
+    static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
+    const char *ks = get_str(json_object_get(root, "kind"));
+    int ki = ks ? pick(ks, kinds, 5) : -1;
+    if (ki < 0 && ks && !strcmp(ks, "bert"))       /* a pretrained model (schemas/bert.schema.json) */
+        return parse_bert(root, ce, cfg);
+    if (ki < 0) {
+        bad(ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
+        return SP_EPARSE;
+    }
+    enc_config_defaults(cfg, kind_of[ki]);
+    if (read_base(root, ce, cfg)) return SP_EPARSE;
+    struct seen sn = { 1ull << F_KIND, 0, 0, 0 };
+    read_fields(root, ce, cfg, &sn);
+    /* widths that default to d_model (Q3) follow a d_model given in the file */
+    if (!sn.have_din) cfg->d_input = cfg->d_model;
+    if (!sn.have_pdh) cfg->pool_d_h = cfg->d_model;
+    if (!sn.have_dff) cfg->d_ff = (cfg->kind == ENC_MSSAN || cfg->kind == ENC_PSAN) ? cfg->d_model : 4 * cfg->d_model;
+    check(cfg, ce, sn.done);
+    return ce->n ? SP_EPARSE : SP_OK;
+}
+
 int enc_config_parse(const char *json, const char *name, struct enc_config *cfg, char *err, size_t errlen)
 {
     struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
@@ -357,189 +587,11 @@ int enc_config_parse(const char *json, const char *name, struct enc_config *cfg,
         snprintf(err, errlen, "%s:%d: %s", ce.name, je.line, je.text);
         return SP_EPARSE;
     }
-    if (!json_is_object(root)) { bad(&ce, "(top level)", "expected a JSON object"); json_decref(root); return SP_EPARSE; }
-
-    static const char *const kinds[] = { "san", "ms-san", "sg-net", "psan", "ssan" };
-    static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
-    const char *ks = get_str(json_object_get(root, "kind"));
-    int ki = ks ? pick(ks, kinds, 5) : -1;
-    if (ki < 0 && ks && !strcmp(ks, "bert")) {     /* a pretrained model (schemas/bert.schema.json) */
-        int rc = parse_bert(root, &ce, cfg);
-        json_decref(root);
-        return rc;
-    }
-    if (ki < 0) {
-        bad(&ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
-        json_decref(root);
-        return SP_EPARSE;
-    }
-    enc_config_defaults(cfg, kind_of[ki]);
-    json_t *base = json_object_get(root, "base");
-    if (base) {                 /* a bert config whose word vectors are the input */
-        const char *b = get_str(base);
-        if (!b || !*b || strlen(b) >= sizeof cfg->base) {
-            bad(&ce, "base", "expected the path of a bert encoder config");
-            json_decref(root);
-            return SP_EPARSE;
-        }
-        snprintf(cfg->base, sizeof cfg->base, "%s", b);
-        json_object_del(root, "base");
-    }
-    uint64_t done = 1ull << F_KIND;         /* fields already reported (or kind) */
-    int have_dff = 0, have_din = 0, have_pdh = 0;
-
-    const char *key;
-    json_t *v;
-    json_object_foreach(root, key, v) {
-        int f = -1;
-        for (int i = 0; i < F_N; i++) if (!strcmp(key, fname[i])) { f = i; break; }
-        if (f == F_KIND) continue;
-        if (f < 0) {
-            if (!strcmp(key, "$schema")) continue;
-            bad(&ce, key, "unknown field (see schemas/encoder.schema.json)");
-            continue;
-        }
-        unsigned kk = field_kinds((enum fid)f);
-        if (kk && !(kk & K(cfg->kind))) {
-            bad(&ce, key, "not used by kind %s", enc_kind_name(cfg->kind));
-            done |= 1ull << f;
-            continue;
-        }
-        long x;
-        const char *s;
-        int ok = 1;
-        switch ((enum fid)f) {
-        case F_D_MODEL: if ((ok = !get_int(v, 1, 65536, &x))) cfg->d_model = (int)x; break;
-        case F_D_INPUT: if ((ok = !get_int(v, 1, 65536, &x))) { cfg->d_input = (int)x; have_din = 1; } break;
-        case F_HEADS:
-            if ((ok = !get_int(v, 1, ENC_MAX_HEADS, &x))) cfg->heads = (int)x;
-            else { bad(&ce, key, cfg->kind == ENC_MSSAN ? "expected a positive integer dividing d_model (even: 2h heads, forward + backward)"
-                                                         : "expected a positive integer dividing d_model"); done |= 1ull << f; continue; }
-            break;
-        case F_LAYERS: if ((ok = !get_int(v, 1, ENC_MAX_LAYERS, &x))) cfg->layers = (int)x; break;
-        case F_D_FF: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->d_ff = (int)x; have_dff = 1; } break;
-        case F_POOL_DH: if ((ok = !get_int(v, 1, 1 << 20, &x))) { cfg->pool_d_h = (int)x; have_pdh = 1; } break;
-        case F_SEED: if ((ok = json_is_integer(v) && json_integer_value(v) >= 0)) cfg->seed = (uint64_t)json_integer_value(v); break;
-        case F_REL_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_clip = (int)x; break;
-        case F_REL_SEQ_CLIP: if ((ok = !get_int(v, 1, 1024, &x))) cfg->rel_seq_clip = (int)x; break;
-        case F_LEVELS: if ((ok = !get_int(v, 1, ENC_MAX_LEVELS, &x))) cfg->levels = (int)x; break;
-        case F_MINLEN: if ((ok = !get_int(v, 2, 1 << 20, &x))) cfg->min_phrase_len = (int)x; break;
-        case F_EPS: if ((ok = json_is_number(v) && json_number_value(v) > 0 && json_number_value(v) < 1)) cfg->ln_eps = (float)json_number_value(v); break;
-        case F_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0)) cfg->alpha = (float)json_number_value(v); break;
-        case F_SG_ALPHA: if ((ok = json_is_number(v) && json_number_value(v) >= 0 && json_number_value(v) <= 1)) cfg->sgnet_alpha = (float)json_number_value(v); break;
-        case F_EMB_SCALE: if ((ok = json_is_boolean(v))) cfg->emb_scale = json_is_true(v); break;
-        case F_CARRY: if ((ok = json_is_boolean(v))) cfg->psan_highway_carry = json_is_true(v); break;
-        case F_COMMENT: ok = json_is_string(v); break;
-        case F_NORM: {
-            static const char *const o[] = { "post", "pre" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->norm = (enum enc_norm)i;
-            else { bad(&ce, key, "expected \"post\" or \"pre\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_ACT: {
-            static const char *const o[] = { "relu", "gelu" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->activation = i ? ENC_ACT_GELU : ENC_ACT_RELU;
-            else { bad(&ce, key, "expected \"relu\" or \"gelu\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_POOLING: {
-            static const char *const o[] = { "mean", "max", "first" };
-            int i = (s = get_str(v)) ? pick(s, o, 3) : -1;
-            if ((ok = i >= 0)) cfg->pooling = (enum enc_pooling)i;
-            else { bad(&ce, key, "expected \"mean\", \"max\" or \"first\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_POSITION: {
-            static const char *const o[] = { "none", "seq", "struct", "seq+struct" };
-            int i = (s = get_str(v)) ? pick(s, o, 4) : -1;
-            if ((ok = i >= 0)) cfg->position = (enum enc_position)i;
-            else { bad(&ce, key, "expected \"none\", \"seq\", \"struct\" or \"seq+struct\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_FABS: {
-            static const char *const o[] = { "tanh", "sum" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->f_abs = (enum enc_fabs)i;
-            else { bad(&ce, key, "expected \"tanh\" or \"sum\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_REL: {
-            static const char *const o[] = { "none", "struct", "seq", "struct+seq" };
-            int i = (s = get_str(v)) ? pick(s, o, 4) : -1;
-            if ((ok = i >= 0)) { cfg->rel_struct = i == 1 || i == 3; cfg->rel_seq = i == 2 || i == 3; }
-            else { bad(&ce, key, "expected \"none\", \"struct\", \"seq\" or \"struct+seq\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_DIRMASK: {
-            static const char *const o[] = { "inclusive", "strict" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->strict_direction = i;
-            else { bad(&ce, key, "expected \"inclusive\" or \"strict\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_SG_AGG: {
-            static const char *const o[] = { "fixed", "code" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->sgnet_code_agg = i;
-            else { bad(&ce, key, "expected \"fixed\" or \"code\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_ORDER: {
-            static const char *const o[] = { "fine-to-coarse", "coarse-to-fine" };
-            int i = (s = get_str(v)) ? pick(s, o, 2) : -1;
-            if ((ok = i >= 0)) cfg->psan_coarse_first = i;
-            else { bad(&ce, key, "expected \"fine-to-coarse\" or \"coarse-to-fine\""); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_DIST: {
-            static const char *const o[] = { "none", "word", "dep" };
-            ok = json_is_array(v) && json_array_size(v) >= 1 && json_array_size(v) <= ENC_MAX_HEADS / 2;
-            for (size_t i = 0; ok && i < json_array_size(v); i++) {
-                int t = (s = get_str(json_array_get(v, i))) ? pick(s, o, 3) : -1;
-                if (t < 0) ok = 0; else cfg->dist[i] = (enum enc_dist)t;
-            }
-            if (ok) cfg->n_dist = (int)json_array_size(v);
-            else { bad(&ce, key, "expected an array of \"word\", \"dep\" or \"none\" (one per head pair)"); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_SELECTIVE: {
-            ok = json_is_array(v);
-            memset(cfg->selective, 0, sizeof cfg->selective);
-            for (size_t i = 0; ok && i < json_array_size(v); i++) {
-                if (get_int(json_array_get(v, i), 0, ENC_MAX_LAYERS - 1, &x)) ok = 0; else cfg->selective[x] = 1;
-            }
-            if (!ok) { bad(&ce, key, "expected an array of layer indices (0-based integers)"); done |= 1ull << f; continue; }
-            break;
-        }
-        case F_KIND: case F_N: break;
-        }
-        if (!ok) {
-            done |= 1ull << f;
-            switch ((enum fid)f) {
-            case F_D_MODEL: case F_D_INPUT: case F_D_FF: case F_POOL_DH: bad(&ce, key, "expected a positive integer"); break;
-            case F_LAYERS: bad(&ce, key, "expected an integer in 1..%d", ENC_MAX_LAYERS); break;
-            case F_SEED: bad(&ce, key, "expected a non-negative integer"); break;
-            case F_REL_CLIP: case F_REL_SEQ_CLIP: bad(&ce, key, "expected an integer in 1..1024"); break;
-            case F_LEVELS: bad(&ce, key, "expected an integer in 1..%d", ENC_MAX_LEVELS); break;
-            case F_MINLEN: bad(&ce, key, "expected an integer >= 2"); break;
-            case F_EPS: bad(&ce, key, "expected a number in (0, 1)"); break;
-            case F_ALPHA: bad(&ce, key, "expected a finite number >= 0"); break;
-            case F_SG_ALPHA: bad(&ce, key, "expected a number in [0, 1]"); break;
-            case F_EMB_SCALE: case F_CARRY: bad(&ce, key, "expected true or false"); break;
-            case F_COMMENT: bad(&ce, key, "expected a string"); break;
-            default: bad(&ce, key, "bad value"); break;
-            }
-        }
-    }
-    /* widths that default to d_model (Q3) follow a d_model given in the file */
-    if (!have_din) cfg->d_input = cfg->d_model;
-    if (!have_pdh) cfg->pool_d_h = cfg->d_model;
-    if (!have_dff) cfg->d_ff = (cfg->kind == ENC_MSSAN || cfg->kind == ENC_PSAN) ? cfg->d_model : 4 * cfg->d_model;
+    int rc;
+    if (!json_is_object(root)) { bad(&ce, "(top level)", "expected a JSON object"); rc = SP_EPARSE; }
+    else rc = parse_object(root, &ce, cfg);
     json_decref(root);
-    check(cfg, &ce, done);
-    return ce.n ? SP_EPARSE : SP_OK;
+    return rc;
 }
 
 int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t errlen)

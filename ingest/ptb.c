@@ -123,12 +123,12 @@ static struct ing_item *reject_item(struct pp *P, size_t off, size_t end, long l
 
 static const char *show(const char *label) { return label[0] ? label : "(no label)"; }
 
-/* Build the sentence of a well-formed tree of n raw nodes. */
-static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
+/* Normalisation: which of the n raw nodes stay (P->keep) and how many kept children each has
+ * (P->keepk): -NONE- preterminals go, then phrasal nodes left without children. Reverse
+ * pre-order = children before parents. */
+static void mark_kept(struct pp *P, int n)
 {
     struct rnode *nd = P->nd;
-    grow_aux(P, n + 1);
-    /* normalisation: which nodes stay (reverse pre-order = children before parents) */
     int *keepk = P->keepk;
     memset(keepk, 0, (size_t)n * sizeof *keepk);
     for (int i = n - 1; i >= 0; i--) {
@@ -136,24 +136,12 @@ static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
         P->keep[i] = (unsigned char)k;
         if (k && nd[i].parent >= 0) keepk[nd[i].parent]++;
     }
-    if (!P->keep[0]) {
-        struct ing_item *it = reject_item(P, off, end, line0, line0,
-                                          "tree is empty after removing -NONE- elements (dropped, W_EMPTYTREE)");
-        it->s.warn = SP_W_EMPTYTREE;
-        return;
-    }
-    const char *r = nd[0].label;
-    int wrapper = nd[0].nword == 0 && keepk[0] == 1 &&
-                  (r[0] == 0 || strcmp(r, "ROOT") == 0 || strcmp(r, "TOP") == 0);
-    int m = 0, nw = 0;
-    for (int i = 0; i < n; i++)
-        if (P->keep[i]) { m++; nw += nd[i].nword; }
-    int total = m + !wrapper;
-    if (ing__too_long(P->out, nw, P->msg, sizeof P->msg)) {
-        reject_item(P, off, end, line0, line0, P->msg);
-        return;
-    }
+}
 
+/* The sentence item of a kept tree of nw words and `total` nodes: FORM and XPOS columns (the
+ * others "_") and an empty node array, filled by link_nodes */
+static struct sp_sentence *new_tree_sentence(struct pp *P, int nw, int total, size_t off, size_t end, long line0)
+{
     struct sp_arena *A = &P->out->arena;
     struct ing_item *it = ing__new_item(P->out);
     struct sp_sentence *s = &it->s;
@@ -167,11 +155,18 @@ static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
     s->col[SP_FORM] = form;
     s->col[SP_XPOS] = form + nw;
     struct sp_ctree *t = sp_arena_alloc(A, sizeof *t);
-    struct sp_cnode *cn = sp_arena_alloc(A, (size_t)total * sizeof *cn);
     t->n_nodes = total;
-    t->node = cn;
+    t->node = sp_arena_alloc(A, (size_t)total * sizeof *t->node);
     s->tree = t;
+    return s;
+}
 
+/* The kept raw nodes, in pre-order, as s's tree nodes (under an added unlabelled root unless
+ * the tree has its own wrapper), children linked in order, words numbered */
+static void link_nodes(struct pp *P, int n, int wrapper, struct sp_sentence *s)
+{
+    struct rnode *nd = P->nd;
+    struct sp_cnode *cn = s->tree->node;
     int *last = P->last, o = 0, w = 0;
     if (!wrapper) {
         cn[0] = (struct sp_cnode){ .label = "", .parent = -1, .first_child = -1, .next_sibling = -1,
@@ -207,12 +202,179 @@ static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
             cn[par].n_children++;
         }
     }
+}
+
+/* Build the sentence of a well-formed tree of n raw nodes. */
+static void emit_tree(struct pp *P, int n, size_t off, size_t end, long line0)
+{
+    struct rnode *nd = P->nd;
+    grow_aux(P, n + 1);
+    mark_kept(P, n);
+    if (!P->keep[0]) {
+        struct ing_item *it = reject_item(P, off, end, line0, line0,
+                                          "tree is empty after removing -NONE- elements (dropped, W_EMPTYTREE)");
+        it->s.warn = SP_W_EMPTYTREE;
+        return;
+    }
+    const char *r = nd[0].label;
+    int wrapper = nd[0].nword == 0 && P->keepk[0] == 1 &&
+                  (r[0] == 0 || strcmp(r, "ROOT") == 0 || strcmp(r, "TOP") == 0);
+    int m = 0, nw = 0;
+    for (int i = 0; i < n; i++)
+        if (P->keep[i]) { m++; nw += nd[i].nword; }
+    int total = m + !wrapper;
+    if (ing__too_long(P->out, nw, P->msg, sizeof P->msg)) {
+        reject_item(P, off, end, line0, line0, P->msg);
+        return;
+    }
+    struct sp_sentence *s = new_tree_sentence(P, nw, total, off, end, line0);
+    link_nodes(P, n, wrapper, s);
     /* spans, children before parents */
+    struct sp_cnode *cn = s->tree->node;
     for (int j = total - 1; j > 0; j--) {
         struct sp_cnode *p = &cn[cn[j].parent];
         if (cn[j].start < p->start) p->start = cn[j].start;
         if (cn[j].end > p->end) p->end = cn[j].end;
     }
+}
+
+/* One tree being read: where it started, its first problem, and the parse position */
+struct tree_rd {
+    long line0, eline;          /* the tree's first line; the line its problem is reported at */
+    const char *bad;            /* the first problem (P->msg or a constant), or NULL */
+    int n, cur, depth;          /* raw nodes so far, the open node, open parentheses */
+    int want_label, reopen, seen_word;
+};
+
+/* '(' inside a tree: a new child of the open node, unless that node cannot have subtrees */
+static inline void tree_open(struct pp *P, struct tree_rd *T, long tline)
+{
+    T->depth++;
+    if (T->bad) return;
+    struct rnode *pa = &P->nd[T->cur];
+    if (strcmp(pa->label, "-NONE-") == 0) {
+        snprintf(P->msg, sizeof P->msg, "-NONE- node has subtrees (expected one trace word)");
+        T->bad = P->msg;
+        T->eline = tline;
+        return;
+    }
+    if (pa->nword) {
+        snprintf(P->msg, sizeof P->msg, "node %s mixes a word and subtrees (expected one or the other)", show(pa->label));
+        T->bad = P->msg;
+        T->eline = tline;
+        return;
+    }
+    pa->ntree++;
+    grow_nodes(P, T->n);
+    P->nd[T->n] = (struct rnode){ .label = "", .parent = T->cur };
+    T->cur = T->n++;
+    T->want_label = 1;
+}
+
+/* ')' inside a tree: closes the open node, which must have a child; 1 when it closed the tree */
+static inline int tree_close(struct pp *P, struct tree_rd *T, long tline)
+{
+    T->depth--;
+    if (!T->bad) {
+        struct rnode *c = &P->nd[T->cur];
+        if (c->ntree + c->nword == 0) {
+            snprintf(P->msg, sizeof P->msg, "node %s has no children (expected a word or subtrees)", show(c->label));
+            T->bad = P->msg;
+            T->eline = tline;
+        } else {
+            T->cur = c->parent;
+        }
+    }
+    return T->depth == 0;
+}
+
+/* A word after the open node's label: its one word, unless it already has a child */
+static inline void tree_word(struct pp *P, struct tree_rd *T, char *word, long tline)
+{
+    struct rnode *c = &P->nd[T->cur];
+    if (c->ntree || c->nword) {
+        snprintf(P->msg, sizeof P->msg, c->ntree ? "node %s mixes a word and subtrees (expected one or the other)"
+                                                 : "node %s has more than one word (expected exactly one)",
+                 show(c->label));
+        T->bad = P->msg;
+        T->eline = tline;
+        return;
+    }
+    c->word = word;
+    c->nword = 1;
+}
+
+/* The tokens of a tree after its '(' into raw nodes P->nd[0..T->n), up to the ')' that closes
+ * it, the end of the chunk, or a '(' in the first column after a word (T->reopen: the next
+ * tree starts there). Returns that token; *word and *tline as next_tok left them. After a
+ * problem the tree is only scanned to its end. */
+static int read_tree(struct pp *P, struct tree_rd *T, char **word, long *tline)
+{
+    for (;;) {
+        int tok = next_tok(&P->sc, word, tline);
+        if (tok == TK_END) {
+            snprintf(P->msg, sizeof P->msg, "unbalanced parentheses: %d unclosed", T->depth);
+            T->bad = P->msg;
+            T->eline = T->line0;
+            return tok;
+        }
+        if (tok == TK_WORD && T->want_label) {
+            if (!T->bad) P->nd[T->cur].label = *word;
+            T->want_label = 0;
+            continue;
+        }
+        T->want_label = 0;
+        if (tok == TK_WORD) T->seen_word = 1;
+        if (tok == TK_OPEN && P->sc.col0 && T->seen_word) {
+            /* a '(' in the first column of a line starts the next tree: this one lacks
+             * `depth` closing parentheses and ends here (recovery, see the header) */
+            snprintf(P->msg, sizeof P->msg, "unbalanced parentheses: %d unclosed when the next tree starts at "
+                     "line %ld (a '(' in the first column of a line starts a tree)", T->depth, *tline);
+            T->bad = P->msg;
+            T->eline = T->line0;
+            T->reopen = 1;
+            return tok;
+        }
+        if (tok == TK_OPEN) tree_open(P, T, *tline);
+        else if (tok == TK_CLOSE) { if (tree_close(P, T, *tline)) return tok; }
+        else if (!T->bad) tree_word(P, T, *word, *tline);
+    }
+}
+
+/* A tree: '(' [label] child+ ')', its '(' just read at line *tline: a sentence or a rejected
+ * item. Returns the token after it (the '(' of the next tree when this one was cut short). */
+static int parse_tree(struct pp *P, char **word, long *tline)
+{
+    size_t off = P->sc.p - 1;
+    struct tree_rd T = { .line0 = *tline, .n = 1, .depth = 1, .want_label = 1 };
+    grow_nodes(P, 0);
+    P->nd[0] = (struct rnode){ .label = "", .parent = -1 };
+    int tok = read_tree(P, &T, word, tline);
+    size_t end = tok == TK_END ? P->sc.len : T.reopen ? P->sc.p - 1 : P->sc.p;
+    if (!T.bad && !sp_utf8_valid(P->raw + off, end - off)) {
+        T.bad = "invalid UTF-8 (expected UTF-8 text)";
+        T.eline = T.line0;
+    }
+    if (T.bad) reject_item(P, off, end, T.line0, T.eline, T.bad);
+    else emit_tree(P, T.n, off, end, T.line0);
+    if (tok != TK_END && !T.reopen) tok = next_tok(&P->sc, word, tline);
+    return tok;
+}
+
+/* A run of words outside any tree, its first just read: one rejected item. Returns the token
+ * after the run. */
+static int reject_word_run(struct pp *P, char **word, long *tline)
+{
+    size_t at = (size_t)(*word - P->sc.w), end;
+    long l0 = *tline;
+    int tok;
+    snprintf(P->msg, sizeof P->msg, "expected '(' to start a tree, got '%.40s'", *word);
+    do {
+        end = (size_t)(*word - P->sc.w) + strlen(*word);
+        tok = next_tok(&P->sc, word, tline);
+    } while (tok == TK_WORD);
+    reject_item(P, at, end, l0, l0, P->msg);
+    return tok;
 }
 
 int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_line,
@@ -239,109 +401,11 @@ int ing__parse_ptb(enum sp_mode mode, const char *buf, size_t len, long first_li
             size_t at = P.sc.p - 1;
             reject_item(&P, at, at + 1, tline, tline, "unbalanced parentheses: unexpected ')' outside a tree");
             tok = next_tok(&P.sc, &word, &tline);
-            continue;
+        } else if (tok == TK_WORD) {
+            tok = reject_word_run(&P, &word, &tline);
+        } else {
+            tok = parse_tree(&P, &word, &tline);
         }
-        if (tok == TK_WORD) {
-            /* a run of words outside any tree: one rejected item */
-            size_t at = (size_t)(word - P.sc.w), end;
-            long l0 = tline;
-            snprintf(P.msg, sizeof P.msg, "expected '(' to start a tree, got '%.40s'", word);
-            do {
-                end = (size_t)(word - P.sc.w) + strlen(word);
-                tok = next_tok(&P.sc, &word, &tline);
-            } while (tok == TK_WORD);
-            reject_item(&P, at, end, l0, l0, P.msg);
-            continue;
-        }
-        /* a tree: '(' [label] child+ ')' */
-        size_t off = P.sc.p - 1;
-        long line0 = tline, eline = 0;
-        const char *bad = NULL;
-        int n = 0, cur = 0, depth = 1, want_label = 1, reopen = 0, seen_word = 0;
-        grow_nodes(&P, 0);
-        P.nd[0] = (struct rnode){ .label = "", .parent = -1 };
-        n = 1;
-        for (;;) {
-            tok = next_tok(&P.sc, &word, &tline);
-            if (tok == TK_END) {
-                snprintf(P.msg, sizeof P.msg, "unbalanced parentheses: %d unclosed", depth);
-                bad = P.msg;
-                eline = line0;
-                break;
-            }
-            if (tok == TK_WORD && want_label) {
-                if (!bad) P.nd[cur].label = word;
-                want_label = 0;
-                continue;
-            }
-            want_label = 0;
-            if (tok == TK_WORD && !want_label) seen_word = 1;
-            if (tok == TK_OPEN && P.sc.col0 && seen_word) {
-                /* a '(' in the first column of a line starts the next tree: this one lacks
-                 * `depth` closing parentheses and ends here (recovery, see the header) */
-                snprintf(P.msg, sizeof P.msg, "unbalanced parentheses: %d unclosed when the next tree starts at "
-                         "line %ld (a '(' in the first column of a line starts a tree)", depth, tline);
-                bad = P.msg;
-                eline = line0;
-                reopen = 1;
-                break;
-            }
-            if (tok == TK_OPEN) {
-                depth++;
-                if (bad) continue;
-                struct rnode *pa = &P.nd[cur];
-                if (strcmp(pa->label, "-NONE-") == 0) {
-                    snprintf(P.msg, sizeof P.msg, "-NONE- node has subtrees (expected one trace word)");
-                    bad = P.msg;
-                    eline = tline;
-                    continue;
-                }
-                if (pa->nword) {
-                    snprintf(P.msg, sizeof P.msg, "node %s mixes a word and subtrees (expected one or the other)", show(pa->label));
-                    bad = P.msg;
-                    eline = tline;
-                    continue;
-                }
-                pa->ntree++;
-                grow_nodes(&P, n);
-                P.nd[n] = (struct rnode){ .label = "", .parent = cur };
-                cur = n++;
-                want_label = 1;
-            } else if (tok == TK_CLOSE) {
-                depth--;
-                if (!bad) {
-                    struct rnode *c = &P.nd[cur];
-                    if (c->ntree + c->nword == 0) {
-                        snprintf(P.msg, sizeof P.msg, "node %s has no children (expected a word or subtrees)", show(c->label));
-                        bad = P.msg;
-                        eline = tline;
-                    } else {
-                        cur = c->parent;
-                    }
-                }
-                if (depth == 0) break;
-            } else if (!bad) {
-                struct rnode *c = &P.nd[cur];
-                if (c->ntree || c->nword) {
-                    snprintf(P.msg, sizeof P.msg, c->ntree ? "node %s mixes a word and subtrees (expected one or the other)"
-                                                           : "node %s has more than one word (expected exactly one)",
-                             show(c->label));
-                    bad = P.msg;
-                    eline = tline;
-                    continue;
-                }
-                c->word = word;
-                c->nword = 1;
-            }
-        }
-        size_t end = tok == TK_END ? len : reopen ? P.sc.p - 1 : P.sc.p;
-        if (!bad && !sp_utf8_valid(raw + off, end - off)) {
-            bad = "invalid UTF-8 (expected UTF-8 text)";
-            eline = line0;
-        }
-        if (bad) reject_item(&P, off, end, line0, eline, bad);
-        else emit_tree(&P, n, off, end, line0);
-        if (tok != TK_END && !reopen) tok = next_tok(&P.sc, &word, &tline);
     }
     free(P.nd); free(P.keepk); free(P.newidx); free(P.last); free(P.keep);
     return SP_OK;

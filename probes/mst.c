@@ -45,14 +45,10 @@ void prb_arc_scores(int n, const double *A, enum prb_arc_dir dir, double *S)
 
 /* ---- Chu-Liu/Edmonds ---- */
 
-/* One level of M6.4. nodes[0..nn) increasing; w/has are n×n (row = head, column = dependent).
- * Writes head[v] for every v in nodes (head[r] untouched). Returns 0 or -1 (no entering arc). */
-static int cle_rec(int n, const int *nodes, int nn, const double *w, const uint8_t *has, int r, int *head)
+/* 1. greedy heads pi[v] for every v in nodes but r, ties -> smallest u (nodes are increasing, so
+ * strict >). -1 when some node has no entering arc. */
+static int greedy_heads(int n, const int *nodes, int nn, const double *w, const uint8_t *has, int r, int *pi)
 {
-    int *pi = sp_xmalloc((size_t)n * sizeof *pi);
-    int *mark = sp_xmalloc((size_t)n * sizeof *mark);
-    int rc = 0;
-    /* 1. greedy heads, ties -> smallest u (nodes are increasing, so strict >) */
     for (int a = 0; a < nn; a++) {
         int v = nodes[a];
         pi[v] = -1;
@@ -64,9 +60,15 @@ static int cle_rec(int n, const int *nodes, int nn, const double *w, const uint8
             double x = w[(size_t)u * n + v];
             if (pi[v] < 0 || x > best) { best = x; pi[v] = u; }
         }
-        if (pi[v] < 0) { rc = -1; goto out; }
+        if (pi[v] < 0) return -1;
     }
-    /* 2. the first cycle met, following pi from each node in increasing id order */
+    return 0;
+}
+
+/* 2. the first cycle met, following pi from each node in increasing id order: a node on it, or
+ * -1. mark: n ints of scratch. */
+static int first_cycle(const int *nodes, int nn, int r, const int *pi, int *mark)
+{
     for (int a = 0; a < nn; a++) mark[nodes[a]] = -1;
     int cyc = -1;
     for (int a = 0; a < nn && cyc < 0; a++) {
@@ -74,74 +76,131 @@ static int cle_rec(int n, const int *nodes, int nn, const double *w, const uint8
         while (v != r && mark[v] < 0) { mark[v] = a; v = pi[v]; }
         if (v != r && mark[v] == a) cyc = v;
     }
-    if (cyc < 0) {
-        for (int a = 0; a < nn; a++)
-            if (nodes[a] != r) head[nodes[a]] = pi[nodes[a]];
-        goto out;
+    return cyc;
+}
+
+/* One contraction of a cycle C into its smallest member c: the graph one level down */
+struct cle_contraction {
+    uint8_t *inC;                /* [n] member of C */
+    int c;
+    double *w2;                  /* [n*n] the weights with c for C */
+    uint8_t *has2;               /* [n*n] */
+    int *enter, *leave;          /* [n] per outside u: the member of C that u -> c enters / c -> u leaves */
+    int *nodes2, nn2;            /* the nodes outside C, and c */
+};
+
+/* entering arc u -> c: max over v in C (increasing) of w(u,v) - w(pi(v),v); its score in *best */
+static int best_entering(int n, const int *nodes, int nn, const double *w, const uint8_t *has, const int *pi,
+                         const uint8_t *inC, int u, double *best)
+{
+    int e = -1;
+    double be = 0.0;
+    for (int b = 0; b < nn; b++) {
+        int v = nodes[b];
+        if (!inC[v] || !has[(size_t)u * n + v]) continue;
+        double x = w[(size_t)u * n + v] - w[(size_t)pi[v] * n + v];
+        if (e < 0 || x > be) { be = x; e = v; }
     }
-    /* 3. contract C into c = min(C) */
-    uint8_t *inC = sp_xcalloc((size_t)n, 1);
-    int c = cyc;
+    *best = be;
+    return e;
+}
+
+/* leaving arc c -> u: max over v in C of w(v,u); its score in *best */
+static int best_leaving(int n, const int *nodes, int nn, const double *w, const uint8_t *has, const uint8_t *inC,
+                        int u, double *best)
+{
+    int l = -1;
+    double bl = 0.0;
+    for (int b = 0; b < nn; b++) {
+        int v = nodes[b];
+        if (!inC[v] || !has[(size_t)v * n + u]) continue;
+        double x = w[(size_t)v * n + u];
+        if (l < 0 || x > bl) { bl = x; l = v; }
+    }
+    *best = bl;
+    return l;
+}
+
+/* 3. contract the cycle through cyc into c = min(C) */
+static void contract(int n, const int *nodes, int nn, const double *w, const uint8_t *has, const int *pi, int cyc,
+                     struct cle_contraction *K)
+{
+    K->inC = sp_xcalloc((size_t)n, 1);
+    K->c = cyc;
     for (int v = cyc;;) {
-        inC[v] = 1;
-        if (v < c) c = v;
+        K->inC[v] = 1;
+        if (v < K->c) K->c = v;
         v = pi[v];
         if (v == cyc) break;
     }
-    double *w2 = sp_xmalloc((size_t)n * n * sizeof *w2);
-    uint8_t *has2 = sp_xmalloc((size_t)n * n);
-    memcpy(w2, w, (size_t)n * n * sizeof *w2);
-    memcpy(has2, has, (size_t)n * n);
-    int *enter = sp_xmalloc((size_t)n * sizeof *enter);
-    int *leave = sp_xmalloc((size_t)n * sizeof *leave);
-    int *nodes2 = sp_xmalloc((size_t)nn * sizeof *nodes2);
-    int nn2 = 0;
+    int c = K->c;
+    K->w2 = sp_xmalloc((size_t)n * n * sizeof *K->w2);
+    K->has2 = sp_xmalloc((size_t)n * n);
+    memcpy(K->w2, w, (size_t)n * n * sizeof *K->w2);
+    memcpy(K->has2, has, (size_t)n * n);
+    K->enter = sp_xmalloc((size_t)n * sizeof *K->enter);
+    K->leave = sp_xmalloc((size_t)n * sizeof *K->leave);
+    K->nodes2 = sp_xmalloc((size_t)nn * sizeof *K->nodes2);
+    K->nn2 = 0;
     for (int a = 0; a < nn; a++) {
         int v = nodes[a];
-        if (!inC[v] || v == c) nodes2[nn2++] = v;
+        if (!K->inC[v] || v == c) K->nodes2[K->nn2++] = v;
     }
     for (int a = 0; a < nn; a++) {
         int u = nodes[a];
-        if (inC[u]) continue;
-        /* entering arc u -> c: max over v in C (increasing) of w(u,v) - w(pi(v),v) */
-        enter[u] = -1;
-        double be = 0.0;
-        for (int b = 0; b < nn; b++) {
-            int v = nodes[b];
-            if (!inC[v] || !has[(size_t)u * n + v]) continue;
-            double x = w[(size_t)u * n + v] - w[(size_t)pi[v] * n + v];
-            if (enter[u] < 0 || x > be) { be = x; enter[u] = v; }
-        }
-        has2[(size_t)u * n + c] = enter[u] >= 0;
-        w2[(size_t)u * n + c] = be;
-        /* leaving arc c -> u: max over v in C of w(v,u) */
-        leave[u] = -1;
-        double bl = 0.0;
-        for (int b = 0; b < nn; b++) {
-            int v = nodes[b];
-            if (!inC[v] || !has[(size_t)v * n + u]) continue;
-            double x = w[(size_t)v * n + u];
-            if (leave[u] < 0 || x > bl) { bl = x; leave[u] = v; }
-        }
-        has2[(size_t)c * n + u] = leave[u] >= 0;
-        w2[(size_t)c * n + u] = bl;
+        if (K->inC[u]) continue;
+        double be, bl;
+        K->enter[u] = best_entering(n, nodes, nn, w, has, pi, K->inC, u, &be);
+        K->has2[(size_t)u * n + c] = K->enter[u] >= 0;
+        K->w2[(size_t)u * n + c] = be;
+        K->leave[u] = best_leaving(n, nodes, nn, w, has, K->inC, u, &bl);
+        K->has2[(size_t)c * n + u] = K->leave[u] >= 0;
+        K->w2[(size_t)c * n + u] = bl;
     }
-    has2[(size_t)c * n + c] = 0;
-    /* 4. recurse, 5. expand */
-    int *head2 = sp_xmalloc((size_t)n * sizeof *head2);
-    rc = cle_rec(n, nodes2, nn2, w2, has2, r, head2);
-    if (rc == 0) {
-        for (int a = 0; a < nn; a++) {
-            int v = nodes[a];
-            if (v == r) continue;
-            if (inC[v]) head[v] = pi[v];
-            else head[v] = head2[v] == c ? leave[v] : head2[v];
-        }
-        int u = head2[c];
-        head[enter[u]] = u;
+    K->has2[(size_t)c * n + c] = 0;
+}
+
+static void contraction_free(struct cle_contraction *K)
+{
+    free(K->nodes2); free(K->leave); free(K->enter); free(K->has2); free(K->w2); free(K->inC);
+}
+
+/* 5. expand: the cycle keeps its greedy heads but for the member the chosen entering arc
+ * enters; arcs from c leave from their member */
+static void expand(const int *nodes, int nn, int r, const int *pi, const struct cle_contraction *K, const int *head2,
+                   int *head)
+{
+    for (int a = 0; a < nn; a++) {
+        int v = nodes[a];
+        if (v == r) continue;
+        if (K->inC[v]) head[v] = pi[v];
+        else head[v] = head2[v] == K->c ? K->leave[v] : head2[v];
     }
-    free(head2); free(nodes2); free(leave); free(enter); free(has2); free(w2); free(inC);
-out:
+    int u = head2[K->c];
+    head[K->enter[u]] = u;
+}
+
+/* One level of M6.4. nodes[0..nn) increasing; w/has are n×n (row = head, column = dependent).
+ * Writes head[v] for every v in nodes (head[r] untouched). Returns 0 or -1 (no entering arc). */
+static int cle_rec(int n, const int *nodes, int nn, const double *w, const uint8_t *has, int r, int *head)
+{
+    int *pi = sp_xmalloc((size_t)n * sizeof *pi);
+    int *mark = sp_xmalloc((size_t)n * sizeof *mark);
+    int rc = greedy_heads(n, nodes, nn, w, has, r, pi);
+    int cyc = rc ? -1 : first_cycle(nodes, nn, r, pi, mark);
+    if (rc == 0 && cyc < 0) {
+        for (int a = 0; a < nn; a++)
+            if (nodes[a] != r) head[nodes[a]] = pi[nodes[a]];
+    } else if (rc == 0) {
+        struct cle_contraction K;
+        contract(n, nodes, nn, w, has, pi, cyc, &K);
+        /* 4. recurse, 5. expand */
+        int *head2 = sp_xmalloc((size_t)n * sizeof *head2);
+        rc = cle_rec(n, K.nodes2, K.nn2, K.w2, K.has2, r, head2);
+        if (rc == 0) expand(nodes, nn, r, pi, &K, head2, head);
+        free(head2);
+        contraction_free(&K);
+    }
     free(mark);
     free(pi);
     return rc;

@@ -171,17 +171,304 @@ static void grid_fit_one(void *arg, int item, int worker)
     g->seconds = sp_now() - f0;
 }
 
-int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
-                     char *err, size_t errlen)
+static int check_dataset(const struct prb_dataset *ds, char *err, size_t errlen)
 {
-    memset(r, 0, sizeof *r);
-    double t0 = sp_now();
     if (ds->n < 1 || ds->d < 1 || ds->k < 1) { snprintf(err, errlen, "empty data set"); return SP_EUSAGE; }
     if (ds->k < 2) { snprintf(err, errlen, "one class only: a probing task needs at least two"); return SP_EUSAGE; }
     for (int i = 0; i < ds->n; i++) {
         if (ds->y[i] < 0 || ds->y[i] >= ds->k) { snprintf(err, errlen, "row %d: class %d out of range", i, ds->y[i]); return SP_EUSAGE; }
         if (ds->split[i] > PRB_SPLIT_TEST) { snprintf(err, errlen, "row %d: bad split %d", i, ds->split[i]); return SP_EUSAGE; }
     }
+    return SP_OK;
+}
+
+/* What the result says about its data and settings before anything is fitted */
+static void result_header(struct prb_result *r, const struct prb_dataset *ds, const struct prb_protocol *p,
+                          const struct split_rows *s)
+{
+    r->task = ds->task ? ds->task : "";
+    snprintf(r->preset, sizeof r->preset, "%s", p->preset ? p->preset : "custom");
+    r->n_train = s->ntr; r->n_dev = s->ndv; r->n_test = s->nte;
+    r->d = ds->d; r->k = ds->k;
+    r->class_names = ds->class_names;
+    r->classifier = p->classifier;
+    r->seed = p->train.seed;
+    r->threads = p->train.threads;
+}
+
+/* The grid's axes: hidden sizes, dropouts and L2 penalties tried, in this order (§1.5) */
+struct grid_axes {
+    int n_nhid, n_drop, nl2;
+    const int *nhid;
+    const double *drop, *l2;
+};
+
+static const int zero_nhid[1] = { 0 };
+static const double zero_drop[1] = { 0.0 };
+static const double l2_noreg[1] = { 1e-9 };
+
+/* The protocol's axes, with one hidden size 0 and no dropout for logistic regression (asked for,
+ * or forced for WordContent, which r records) */
+static void grid_axes_of(struct grid_axes *ax, const struct prb_dataset *ds, const struct prb_protocol *p,
+                         struct prb_result *r)
+{
+    ax->n_nhid = p->n_nhid; ax->n_drop = p->n_dropout;
+    ax->nhid = p->nhid; ax->drop = p->dropout;
+    int logreg = p->classifier == PRB_LOGREG || ax->n_nhid < 1;
+    if (!logreg && is_word_content(ds->task)) {
+        /* §1.6: SentEval silently switches WordContent to logistic regression; we say so */
+        r->wc_forced_logreg = 1;
+        sp_log(p->log, SP_LOG_DEBUG, "probe: %s is WordContent: using logistic regression (SentEval §1.6)", ds->task);
+        logreg = 1;
+    }
+    if (logreg) { ax->n_nhid = 1; ax->nhid = zero_nhid; ax->n_drop = 1; ax->drop = zero_drop; }
+    if (ax->n_drop < 1) { ax->n_drop = 1; ax->drop = zero_drop; }
+    ax->nl2 = p->n_l2 > 0 ? p->n_l2 : 1;
+    ax->l2 = p->n_l2 > 0 ? p->l2 : l2_noreg;
+}
+
+/* Every fit of the grid, in grid order (nhid, dropout, l2). Every fit is independent and
+ * deterministic given its settings, so with several threads the fits run side by side, one
+ * thread each (a fit's own products are too small to split well: a few MFLOP per minibatch); a
+ * single fit keeps the threads for itself. The selection reads the fits in grid order either
+ * way: the result does not depend on the thread count. */
+static struct grid_fit *run_grid(const struct prb_dataset *ds, const struct prb_protocol *p,
+                                 const struct split_rows *s, const struct grid_axes *ax, int n_fits)
+{
+    struct grid_fit *gf = sp_xcalloc((size_t)n_fits, sizeof *gf);
+    for (int a = 0, i = 0; a < ax->n_nhid; a++)
+        for (int b = 0; b < ax->n_drop; b++)
+            for (int t = 0; t < ax->nl2; t++, i++) {
+                gf[i].ds = ds; gf[i].s = s;
+                gf[i].tc = p->train;
+                gf[i].tc.nhid = ax->nhid[a];
+                gf[i].tc.dropout = ax->nhid[a] ? ax->drop[b] : 0.0;
+                gf[i].tc.l2 = ax->l2[t];
+                if (n_fits > 1 && p->train.threads > 1) gf[i].tc.threads = 1;
+            }
+    struct sp_pool *pool = n_fits > 1 && p->train.threads > 1 ? sp_pool_new(p->train.threads) : NULL;
+    if (!pool || !sp_pool_try_run(pool, n_fits, grid_fit_one, gf))
+        for (int i = 0; i < n_fits; i++) grid_fit_one(gf, i, 0);
+    sp_pool_free(pool);
+    return gf;
+}
+
+/* A fit whose classifier could not be set up fails the run: says which, frees the others'
+ * models and returns 1. */
+static int grid_init_failed(struct grid_fit *gf, int n_fits, char *err, size_t errlen)
+{
+    for (int i = 0; i < n_fits; i++)
+        if (gf[i].init_failed) {
+            snprintf(err, errlen, "bad classifier settings (nhid %d, dropout %g, l2 %g)", gf[i].tc.nhid, gf[i].tc.dropout,
+                     gf[i].tc.l2);
+            for (int j = 0; j < n_fits; j++) if (!gf[j].init_failed) prb_clf_free(&gf[j].c);
+            return 1;
+        }
+    return 0;
+}
+
+/* Fit g's figures as r->fits[i] and a debug line; returns its rounded dev accuracy */
+static double record_fit(struct prb_result *r, const struct prb_protocol *p, const struct grid_fit *g, int i, int ntr)
+{
+    struct prb_fit_rec *fr = &r->fits[i];
+    fr->nhid = g->tc.nhid; fr->dropout = g->tc.dropout; fr->l2 = g->tc.l2;
+    fr->dev = prb_round_pct(g->info.best_dev);
+    fr->info = g->info;
+    fr->seconds = g->seconds;
+    r->example_passes += (long)g->info.passes * ntr;
+    sp_log(p->log, SP_LOG_DEBUG, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)",
+                g->tc.nhid, g->tc.dropout, g->tc.l2, fr->dev, g->info.nevals, g->info.passes, fr->seconds);
+    return fr->dev;
+}
+
+/* A model chosen from the grid: a cell's (nhid, dropout) best over l2, or the best cell */
+struct choice {
+    struct prb_clf clf;
+    struct prb_fit_info info;
+    int cell, l2i;                   /* cell = nhid index * n_drop + dropout index */
+    double dev;
+};
+
+/* The cell whose fits are gf[first..first+nl2) (one per l2): records each, keeps the model of
+ * the first maximum of dev accuracy in *c and frees the others. l2dev: nl2 doubles of scratch. */
+static void choose_in_cell(struct prb_result *r, const struct prb_protocol *p, struct grid_fit *gf, int first,
+                           int nl2, int ntr, double *l2dev, struct choice *c)
+{
+    for (int t = 0; t < nl2; t++) {
+        struct grid_fit *g = &gf[first + t];
+        l2dev[t] = record_fit(r, p, g, first + t, ntr);
+        /* keep the model of the first maximum of this cell's l2 row so far */
+        if (prb_select_first_max(l2dev, t + 1) == t) {
+            if (t > 0) prb_clf_free(&c->clf);
+            c->clf = g->c;
+            c->info = g->info;
+        } else {
+            prb_clf_free(&g->c);
+        }
+    }
+    c->l2i = prb_select_first_max(l2dev, nl2);
+    c->dev = l2dev[c->l2i];
+}
+
+/* Selected model: we keep the parameters of the best fit instead of re-fitting (§1.5): the
+ * first cell with the highest dev accuracy, at its best l2. Every other model is freed. */
+static void choose_model(struct prb_result *r, const struct prb_protocol *p, struct grid_fit *gf,
+                         const struct grid_axes *ax, int ntr, struct choice *best)
+{
+    double *l2dev = sp_xmalloc((size_t)ax->nl2 * sizeof(double));
+    best->cell = -1;
+    for (int cell = 0; cell < ax->n_nhid * ax->n_drop; cell++) {
+        struct choice c;
+        choose_in_cell(r, p, gf, cell * ax->nl2, ax->nl2, ntr, l2dev, &c);
+        if (best->cell < 0 || c.dev > best->dev) {
+            if (best->cell >= 0) prb_clf_free(&best->clf);
+            c.cell = cell;
+            *best = c;
+        } else {
+            prb_clf_free(&c.clf);
+        }
+    }
+    free(l2dev);
+}
+
+/* The chosen settings and their dev accuracy into r */
+static void set_chosen(struct prb_result *r, const struct prb_protocol *p, const struct grid_axes *ax,
+                       const struct choice *best)
+{
+    int a = best->cell / ax->n_drop, b = best->cell % ax->n_drop;
+    r->nhid = ax->nhid[a];
+    r->dropout = ax->nhid[a] ? ax->drop[b] : 0.0;
+    r->l2 = ax->l2[best->l2i];
+    r->train = p->train;
+    r->train.nhid = r->nhid; r->train.dropout = r->dropout; r->train.l2 = r->l2;
+    r->fit = best->info;
+    r->dev_exact = best->info.best_dev;
+    r->devacc = prb_round_pct(best->info.best_dev);
+}
+
+/* Per-class metrics, confusion and per-item correctness of predictions pred for rows[0..n) */
+static void tally_eval(struct prb_result *r, const struct prb_dataset *ds, const int *rows, int n, const int *pred)
+{
+    int K = ds->k;
+    r->per_class = sp_xcalloc((size_t)K, sizeof *r->per_class);
+    r->confusion = sp_xcalloc((size_t)K * K, sizeof(long));
+    r->n_eval = n;
+    r->eval_rows = sp_xmalloc(sizeof(int) * (size_t)(n + 1));
+    r->eval_correct = sp_xmalloc((size_t)n + 1);
+    r->eval_correct[n] = 0;
+    for (int i = 0; i < n; i++) {
+        int g = ds->y[rows[i]], q = pred[i];
+        r->eval_rows[i] = rows[i];
+        r->eval_correct[i] = g == q ? '1' : '0';
+        r->confusion[(size_t)g * K + q]++;
+        r->per_class[g].support++;
+        r->per_class[q].predicted++;
+        if (g == q) r->per_class[g].correct++;
+    }
+    double f1sum = 0;
+    for (int k = 0; k < K; k++) {
+        struct prb_class_metrics *m = &r->per_class[k];
+        m->precision = m->predicted ? (double)m->correct / m->predicted : 0.0;
+        m->recall = m->support ? (double)m->correct / m->support : 0.0;
+        m->f1 = m->precision + m->recall > 0 ? 2 * m->precision * m->recall / (m->precision + m->recall) : 0.0;
+        f1sum += m->f1;
+    }
+    r->macro_f1 = f1sum / K;
+}
+
+/* The chosen model on the test partition (the dev one when there is no test partition):
+ * accuracy, and the per-class metrics of that split */
+static void evaluate_chosen(struct prb_result *r, const struct prb_dataset *ds, const struct split_rows *s,
+                            struct prb_clf *best)
+{
+    int *pred = sp_xmalloc((size_t)(s->nte > s->ndv ? s->nte : s->ndv) * sizeof(int) + sizeof(int));
+    const int *mrows = s->nte ? s->te : s->dv;
+    int mn = s->nte ? s->nte : s->ndv;
+    if (s->nte) {
+        prb_clf_predict(best, ds->X, s->te, s->nte, pred);
+        r->test_exact = acc_of(pred, ds->y, s->te, s->nte);
+        r->testacc = prb_round_pct(r->test_exact);
+    } else {
+        prb_clf_predict(best, ds->X, s->dv, s->ndv, pred);
+        r->test_exact = NAN;
+        r->testacc = NAN;
+    }
+    r->metrics_split = s->nte ? "test" : "dev";
+    tally_eval(r, ds, mrows, mn, pred);
+    free(pred);
+}
+
+/* The majority class of the training partition and its dev and test accuracy */
+static void majority_baseline(struct prb_result *r, const struct prb_dataset *ds, const struct split_rows *s)
+{
+    long *cnt = sp_xcalloc((size_t)ds->k, sizeof(long));
+    for (int i = 0; i < s->ntr; i++) cnt[ds->y[s->tr[i]]]++;
+    int mc = 0;
+    for (int k = 1; k < ds->k; k++) if (cnt[k] > cnt[mc]) mc = k;
+    r->majority_class = mc;
+    long ok = 0;
+    for (int i = 0; i < s->ndv; i++) ok += ds->y[s->dv[i]] == mc;
+    r->majority_dev = prb_round_pct((double)ok / s->ndv);
+    ok = 0;
+    for (int i = 0; i < s->nte; i++) ok += ds->y[s->te[i]] == mc;
+    r->majority_test = s->nte ? prb_round_pct((double)ok / s->nte) : NAN;
+    free(cnt);
+}
+
+/* A copy of the labels shuffled within each partition (Fisher-Yates, in the order train, dev,
+ * test, from seed) */
+static int *shuffled_labels(const struct prb_dataset *ds, const struct split_rows *s, uint64_t seed)
+{
+    int *yc = sp_xmalloc((size_t)ds->n * sizeof(int));
+    memcpy(yc, ds->y, (size_t)ds->n * sizeof(int));
+    struct sp_rng rng;
+    sp_rng_seed(&rng, seed);
+    const int *part[3] = { s->tr, s->dv, s->te };
+    int np[3] = { s->ntr, s->ndv, s->nte };
+    for (int q = 0; q < 3; q++)
+        for (int i = np[q] - 1; i > 0; i--) {
+            int j = (int)sp_rng_below(&rng, (uint64_t)i + 1);
+            int t = yc[part[q][i]]; yc[part[q][i]] = yc[part[q][j]]; yc[part[q][j]] = t;
+        }
+    return yc;
+}
+
+/* control task: the chosen settings fitted to labels shuffled within each partition (recorded
+ * seed); selectivity = accuracy minus the control's */
+static void control_task(struct prb_result *r, const struct prb_dataset *ds, const struct prb_protocol *p,
+                         const struct split_rows *s)
+{
+    r->control = p->control;
+    r->control_seed = p->control_seed;
+    r->control_dev = r->control_test = r->selectivity = NAN;
+    if (!p->control) return;
+    int *yc = shuffled_labels(ds, s, p->control_seed);
+    struct prb_clf c;
+    double f0 = sp_now();
+    prb_clf_init(&c, ds->d, ds->k, &r->train);
+    struct prb_fit_info info;
+    prb_clf_fit(&c, ds->X, yc, s->tr, s->ntr, s->dv, s->ndv, &info);
+    r->example_passes += (long)info.passes * s->ntr;
+    r->control_dev = prb_round_pct(info.best_dev);
+    if (s->nte) {
+        r->control_test = prb_round_pct(prb_clf_accuracy(&c, ds->X, yc, s->te, s->nte));
+        r->selectivity = r->testacc - r->control_test;
+    } else {
+        r->selectivity = r->devacc - r->control_dev;
+    }
+    sp_log(p->log, SP_LOG_DEBUG, "probe: control task (seed %llu): dev %.2f (%d evaluations, %.1fs)",
+                (unsigned long long)p->control_seed, r->control_dev, info.nevals, sp_now() - f0);
+    prb_clf_free(&c);
+    free(yc);
+}
+
+int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
+                     char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = sp_now();
+    int rc = check_dataset(ds, err, errlen);
+    if (rc) return rc;
     struct split_rows s;
     rows_by_split(ds, &s);
     if (s.ntr == 0 || s.ndv == 0) {
@@ -189,229 +476,31 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
         rows_free(&s);
         return SP_EUSAGE;
     }
-    r->task = ds->task ? ds->task : "";
-    snprintf(r->preset, sizeof r->preset, "%s", p->preset ? p->preset : "custom");
-    r->n_train = s.ntr; r->n_dev = s.ndv; r->n_test = s.nte;
-    r->d = ds->d; r->k = ds->k;
-    r->class_names = ds->class_names;
-    r->classifier = p->classifier;
-    r->seed = p->train.seed;
-    r->threads = p->train.threads;
+    result_header(r, ds, p, &s);
 
-    int n_nhid = p->n_nhid, n_drop = p->n_dropout;
-    const int *nhid = p->nhid;
-    static const int zero_nhid[1] = { 0 };
-    static const double zero_drop[1] = { 0.0 };
-    const double *drop = p->dropout;
-    if (p->classifier == PRB_LOGREG || n_nhid < 1) { n_nhid = 1; nhid = zero_nhid; n_drop = 1; drop = zero_drop; }
-    else if (is_word_content(ds->task)) {
-        /* §1.6: SentEval silently switches WordContent to logistic regression; we say so */
-        r->wc_forced_logreg = 1;
-        sp_log(p->log, SP_LOG_DEBUG, "probe: %s is WordContent: using logistic regression (SentEval §1.6)", ds->task);
-        n_nhid = 1; nhid = zero_nhid; n_drop = 1; drop = zero_drop;
-    }
-    if (n_drop < 1) { n_drop = 1; drop = zero_drop; }
-    int nl2 = p->n_l2 > 0 ? p->n_l2 : 1;
-    double l2_noreg[1] = { 1e-9 };
-    const double *l2 = p->n_l2 > 0 ? p->l2 : l2_noreg;
-
-    r->n_fits = n_nhid * n_drop * nl2;
+    struct grid_axes ax;
+    grid_axes_of(&ax, ds, p, r);
+    r->n_fits = ax.n_nhid * ax.n_drop * ax.nl2;
     r->fits = sp_xcalloc((size_t)r->n_fits, sizeof *r->fits);
-    double *cell_dev = sp_xmalloc((size_t)(n_nhid * n_drop) * sizeof(double));
-    int *cell_l2 = sp_xmalloc((size_t)(n_nhid * n_drop) * sizeof(int));
-    double *l2dev = sp_xmalloc((size_t)nl2 * sizeof(double));
-
-    /* Every fit of the grid is independent and deterministic given its settings, so with several
-     * threads the fits run side by side, one thread each (a fit's own products are too small to
-     * split well: a few MFLOP per minibatch); a single fit keeps the threads for itself. The
-     * selection below reads the fits in grid order either way: the result does not depend on the
-     * thread count. */
-    struct grid_fit *gf = sp_xcalloc((size_t)r->n_fits, sizeof *gf);
-    for (int a = 0, i = 0; a < n_nhid; a++)
-        for (int b = 0; b < n_drop; b++)
-            for (int t = 0; t < nl2; t++, i++) {
-                gf[i].ds = ds; gf[i].s = &s;
-                gf[i].tc = p->train;
-                gf[i].tc.nhid = nhid[a];
-                gf[i].tc.dropout = nhid[a] ? drop[b] : 0.0;
-                gf[i].tc.l2 = l2[t];
-                if (r->n_fits > 1 && p->train.threads > 1) gf[i].tc.threads = 1;
-            }
-    struct sp_pool *pool = r->n_fits > 1 && p->train.threads > 1 ? sp_pool_new(p->train.threads) : NULL;
-    if (!pool || !sp_pool_try_run(pool, r->n_fits, grid_fit_one, gf))
-        for (int i = 0; i < r->n_fits; i++) grid_fit_one(gf, i, 0);
-    sp_pool_free(pool);
-
-    /* Selected model: we keep the parameters of the best fit instead of re-fitting (§1.5). */
-    struct prb_clf best;
-    int have_best = 0, best_cell = -1, fi = 0;
-    struct prb_fit_info best_info = { 0 };
-    for (int i = 0; i < r->n_fits; i++)
-        if (gf[i].init_failed) {
-            snprintf(err, errlen, "bad classifier settings (nhid %d, dropout %g, l2 %g)", gf[i].tc.nhid, gf[i].tc.dropout,
-                     gf[i].tc.l2);
-            for (int j = 0; j < r->n_fits; j++) if (!gf[j].init_failed) prb_clf_free(&gf[j].c);
-            free(gf);
-            goto fail;
-        }
-    for (int a = 0; a < n_nhid; a++)
-        for (int b = 0; b < n_drop; b++) {
-            int cell = a * n_drop + b;
-            struct prb_clf cand;
-            int have_cand = 0;
-            struct prb_fit_info cand_info = { 0 };
-            for (int t = 0; t < nl2; t++) {
-                struct grid_fit *g = &gf[fi];
-                struct prb_fit_rec *fr = &r->fits[fi++];
-                fr->nhid = g->tc.nhid; fr->dropout = g->tc.dropout; fr->l2 = g->tc.l2;
-                fr->dev = prb_round_pct(g->info.best_dev);
-                fr->info = g->info;
-                fr->seconds = g->seconds;
-                r->example_passes += (long)g->info.passes * s.ntr;
-                l2dev[t] = fr->dev;
-                sp_log(p->log, SP_LOG_DEBUG, "probe: nhid %d dropout %.1f l2 %g: dev %.2f (%d evaluations, %d passes, %.1fs)",
-                            g->tc.nhid, g->tc.dropout, g->tc.l2, fr->dev, g->info.nevals, g->info.passes, fr->seconds);
-                /* keep the model of the first maximum of this cell's l2 row so far */
-                int sel = prb_select_first_max(l2dev, t + 1);
-                if (sel == t) {
-                    if (have_cand) prb_clf_free(&cand);
-                    cand = g->c;
-                    have_cand = 1;
-                    cand_info = g->info;
-                } else {
-                    prb_clf_free(&g->c);
-                }
-            }
-            cell_l2[cell] = prb_select_first_max(l2dev, nl2);
-            cell_dev[cell] = l2dev[cell_l2[cell]];
-            if (best_cell < 0 || cell_dev[cell] > cell_dev[best_cell]) {
-                if (have_best) prb_clf_free(&best);
-                best = cand;
-                have_best = 1;
-                best_cell = cell;
-                best_info = cand_info;
-            } else {
-                prb_clf_free(&cand);
-            }
-        }
+    struct grid_fit *gf = run_grid(ds, p, &s, &ax, r->n_fits);
+    if (grid_init_failed(gf, r->n_fits, err, errlen)) {
+        free(gf);
+        rows_free(&s);
+        prb_result_free(r);
+        return SP_EUSAGE;
+    }
+    struct choice best;
+    choose_model(r, p, gf, &ax, s.ntr, &best);
     free(gf);
+    set_chosen(r, p, &ax, &best);
+    evaluate_chosen(r, ds, &s, &best.clf);
+    prb_clf_free(&best.clf);
 
-    {
-        int a = best_cell / n_drop, b = best_cell % n_drop;
-        r->nhid = nhid[a];
-        r->dropout = nhid[a] ? drop[b] : 0.0;
-        r->l2 = l2[cell_l2[best_cell]];
-        r->train = p->train;
-        r->train.nhid = r->nhid; r->train.dropout = r->dropout; r->train.l2 = r->l2;
-        r->fit = best_info;
-        r->dev_exact = best_info.best_dev;
-        r->devacc = prb_round_pct(best_info.best_dev);
-
-        int *pred = sp_xmalloc((size_t)(s.nte > s.ndv ? s.nte : s.ndv) * sizeof(int) + sizeof(int));
-        const int *mrows = s.nte ? s.te : s.dv;
-        int mn = s.nte ? s.nte : s.ndv;
-        if (s.nte) {
-            prb_clf_predict(&best, ds->X, s.te, s.nte, pred);
-            r->test_exact = acc_of(pred, ds->y, s.te, s.nte);
-            r->testacc = prb_round_pct(r->test_exact);
-        } else {
-            prb_clf_predict(&best, ds->X, s.dv, s.ndv, pred);
-            r->test_exact = NAN;
-            r->testacc = NAN;
-        }
-        /* per-class metrics and confusion on the evaluation split */
-        int K = ds->k;
-        r->metrics_split = s.nte ? "test" : "dev";
-        r->per_class = sp_xcalloc((size_t)K, sizeof *r->per_class);
-        r->confusion = sp_xcalloc((size_t)K * K, sizeof(long));
-        r->n_eval = mn;
-        r->eval_rows = sp_xmalloc(sizeof(int) * (size_t)(mn + 1));
-        r->eval_correct = sp_xmalloc((size_t)mn + 1);
-        r->eval_correct[mn] = 0;
-        for (int i = 0; i < mn; i++) {
-            int g = ds->y[mrows[i]], q = pred[i];
-            r->eval_rows[i] = mrows[i];
-            r->eval_correct[i] = g == q ? '1' : '0';
-            r->confusion[(size_t)g * K + q]++;
-            r->per_class[g].support++;
-            r->per_class[q].predicted++;
-            if (g == q) r->per_class[g].correct++;
-        }
-        double f1sum = 0;
-        for (int k = 0; k < K; k++) {
-            struct prb_class_metrics *m = &r->per_class[k];
-            m->precision = m->predicted ? (double)m->correct / m->predicted : 0.0;
-            m->recall = m->support ? (double)m->correct / m->support : 0.0;
-            m->f1 = m->precision + m->recall > 0 ? 2 * m->precision * m->recall / (m->precision + m->recall) : 0.0;
-            f1sum += m->f1;
-        }
-        r->macro_f1 = f1sum / K;
-        free(pred);
-        prb_clf_free(&best);
-        have_best = 0;
-    }
-
-    /* majority class of the training partition */
-    {
-        long *cnt = sp_xcalloc((size_t)ds->k, sizeof(long));
-        for (int i = 0; i < s.ntr; i++) cnt[ds->y[s.tr[i]]]++;
-        int mc = 0;
-        for (int k = 1; k < ds->k; k++) if (cnt[k] > cnt[mc]) mc = k;
-        r->majority_class = mc;
-        long ok = 0;
-        for (int i = 0; i < s.ndv; i++) ok += ds->y[s.dv[i]] == mc;
-        r->majority_dev = prb_round_pct((double)ok / s.ndv);
-        ok = 0;
-        for (int i = 0; i < s.nte; i++) ok += ds->y[s.te[i]] == mc;
-        r->majority_test = s.nte ? prb_round_pct((double)ok / s.nte) : NAN;
-        free(cnt);
-    }
-
-    /* control task: labels shuffled within each partition (Fisher-Yates, recorded seed) */
-    r->control = p->control;
-    r->control_seed = p->control_seed;
-    r->control_dev = r->control_test = r->selectivity = NAN;
-    if (p->control) {
-        int *yc = sp_xmalloc((size_t)ds->n * sizeof(int));
-        memcpy(yc, ds->y, (size_t)ds->n * sizeof(int));
-        struct sp_rng rng;
-        sp_rng_seed(&rng, p->control_seed);
-        const int *part[3] = { s.tr, s.dv, s.te };
-        int np[3] = { s.ntr, s.ndv, s.nte };
-        for (int q = 0; q < 3; q++)
-            for (int i = np[q] - 1; i > 0; i--) {
-                int j = (int)sp_rng_below(&rng, (uint64_t)i + 1);
-                int t = yc[part[q][i]]; yc[part[q][i]] = yc[part[q][j]]; yc[part[q][j]] = t;
-            }
-        struct prb_clf c;
-        double f0 = sp_now();
-        prb_clf_init(&c, ds->d, ds->k, &r->train);
-        struct prb_fit_info info;
-        prb_clf_fit(&c, ds->X, yc, s.tr, s.ntr, s.dv, s.ndv, &info);
-        r->example_passes += (long)info.passes * s.ntr;
-        r->control_dev = prb_round_pct(info.best_dev);
-        if (s.nte) {
-            r->control_test = prb_round_pct(prb_clf_accuracy(&c, ds->X, yc, s.te, s.nte));
-            r->selectivity = r->testacc - r->control_test;
-        } else {
-            r->selectivity = r->devacc - r->control_dev;
-        }
-        sp_log(p->log, SP_LOG_DEBUG, "probe: control task (seed %llu): dev %.2f (%d evaluations, %.1fs)",
-                    (unsigned long long)p->control_seed, r->control_dev, info.nevals, sp_now() - f0);
-        prb_clf_free(&c);
-        free(yc);
-    }
-
-    free(cell_dev); free(cell_l2); free(l2dev);
+    majority_baseline(r, ds, &s);
+    control_task(r, ds, p, &s);
     rows_free(&s);
     r->seconds = sp_now() - t0;
     return SP_OK;
-fail:
-    if (have_best) prb_clf_free(&best);
-    free(cell_dev); free(cell_l2); free(l2dev);
-    rows_free(&s);
-    prb_result_free(r);
-    return SP_EUSAGE;
 }
 
 void prb_result_free(struct prb_result *r)
@@ -433,31 +522,25 @@ static const char *optim_name(enum prb_optim_kind k)
     return k == PRB_OPT_ADAM ? "adam" : k == PRB_OPT_RMSPROP ? "rmsprop" : "sgd";
 }
 
-json_t *prb_result_json(const struct prb_result *r)
+/* Class k's name: its label, or its number when the result has no names */
+static json_t *class_name_json(const struct prb_result *r, int k)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "task", json_string(r->task));
-    json_object_set_new(o, "protocol", json_string("senteval"));
-    json_object_set_new(o, "preset", json_string(r->preset));
-    json_object_set_new(o, "classifier", json_string(r->classifier == PRB_MLP ? "mlp" : "logreg"));
-    if (r->wc_forced_logreg) json_object_set_new(o, "wc_forced_logreg", json_true());
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
-    json_object_set_new(o, "threads", json_integer(r->threads));
-    json_object_set_new(o, "ntrain", json_integer(r->n_train));
-    json_object_set_new(o, "ndev", json_integer(r->n_dev));
-    json_object_set_new(o, "ntest", json_integer(r->n_test));
-    json_object_set_new(o, "dim", json_integer(r->d));
-    json_object_set_new(o, "nclasses", json_integer(r->k));
-    json_t *cls = json_array();
-    for (int k = 0; k < r->k; k++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_array_append_new(cls, json_string(r->class_names ? r->class_names[k] : buf));
-    }
-    json_object_set_new(o, "classes", cls);
-    json_object_set_new(o, "devacc", json_real(r->devacc));
-    json_object_set_new(o, "acc", num_or_null(r->testacc));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d", k);
+    return json_string(r->class_names ? r->class_names[k] : buf);
+}
 
+/* Every class name in class order */
+static json_t *class_names_json(const struct prb_result *r)
+{
+    json_t *cls = json_array();
+    for (int k = 0; k < r->k; k++) json_array_append_new(cls, class_name_json(r, k));
+    return cls;
+}
+
+/* "chosen": the selected settings and how its fit went */
+static json_t *chosen_json(const struct prb_result *r)
+{
     json_t *hp = json_object();
     json_object_set_new(hp, "nhid", json_integer(r->nhid));
     json_object_set_new(hp, "dropout", json_real(r->dropout));
@@ -472,8 +555,12 @@ json_t *prb_result_json(const struct prb_result *r)
     json_object_set_new(hp, "passes", json_integer(r->fit.passes));
     json_object_set_new(hp, "best_evaluation", json_integer(r->fit.best_eval));
     json_object_set_new(hp, "early_stopped", json_boolean(r->fit.early_stopped));
-    json_object_set_new(o, "chosen", hp);
+    return hp;
+}
 
+/* "grid": every fit in grid order */
+static json_t *grid_json(const struct prb_result *r)
+{
     json_t *grid = json_array();
     for (int i = 0; i < r->n_fits; i++) {
         const struct prb_fit_rec *f = &r->fits[i];
@@ -488,8 +575,12 @@ json_t *prb_result_json(const struct prb_result *r)
         json_object_set_new(g, "seconds", json_real(f->seconds));
         json_array_append_new(grid, g);
     }
-    json_object_set_new(o, "grid", grid);
+    return grid;
+}
 
+/* "baselines": the majority class, and the control task when it ran */
+static json_t *baselines_json(const struct prb_result *r)
+{
     json_t *bl = json_object();
     json_t *maj = json_object();
     json_object_set_new(maj, "class", json_string(r->class_names ? r->class_names[r->majority_class] : ""));
@@ -505,46 +596,79 @@ json_t *prb_result_json(const struct prb_result *r)
         json_object_set_new(ct, "selectivity", num_or_null(r->selectivity));
         json_object_set_new(bl, "control", ct);
     }
-    json_object_set_new(o, "baselines", bl);
+    return bl;
+}
 
+/* Precision, recall, F1 and support of every class */
+static json_t *per_class_json(const struct prb_result *r)
+{
     json_t *pc = json_array();
     for (int k = 0; k < r->k; k++) {
         const struct prb_class_metrics *m = &r->per_class[k];
         json_t *c = json_object();
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_object_set_new(c, "class", json_string(r->class_names ? r->class_names[k] : buf));
+        json_object_set_new(c, "class", class_name_json(r, k));
         json_object_set_new(c, "precision", json_real(m->precision));
         json_object_set_new(c, "recall", json_real(m->recall));
         json_object_set_new(c, "f1", json_real(m->f1));
         json_object_set_new(c, "support", json_integer(m->support));
         json_array_append_new(pc, c);
     }
-    json_t *met = json_object();
-    json_object_set_new(met, "split", json_string(r->metrics_split));
-    json_object_set_new(met, "per_class", pc);
-    json_object_set_new(met, "macro_f1", json_real(r->macro_f1));
+    return pc;
+}
+
+/* The confusion matrix: one array per gold class, one count per predicted class */
+static json_t *confusion_json(const struct prb_result *r)
+{
     json_t *cm = json_array();
     for (int g = 0; g < r->k; g++) {
         json_t *row = json_array();
         for (int q = 0; q < r->k; q++) json_array_append_new(row, json_integer(r->confusion[(size_t)g * r->k + q]));
         json_array_append_new(cm, row);
     }
-    json_object_set_new(met, "confusion", cm);
-    json_t *cl = json_array();     /* the rows' and columns' classes (the order of "classes") */
-    for (int k = 0; k < r->k; k++) {
-        char buf[32];
-        snprintf(buf, sizeof buf, "%d", k);
-        json_array_append_new(cl, json_string(r->class_names ? r->class_names[k] : buf));
-    }
-    json_object_set_new(met, "confusion_labels", cl);
+    return cm;
+}
+
+/* "metrics": per-class figures, confusion and per-item correctness on the evaluation split */
+static json_t *metrics_json(const struct prb_result *r)
+{
+    json_t *met = json_object();
+    json_object_set_new(met, "split", json_string(r->metrics_split));
+    json_object_set_new(met, "per_class", per_class_json(r));
+    json_object_set_new(met, "macro_f1", json_real(r->macro_f1));
+    json_object_set_new(met, "confusion", confusion_json(r));
+    /* the rows' and columns' classes (the order of "classes") */
+    json_object_set_new(met, "confusion_labels", class_names_json(r));
     if (r->eval_correct) {
         json_t *rows = json_array();
         for (int i = 0; i < r->n_eval; i++) json_array_append_new(rows, json_integer(r->eval_rows[i]));
         json_object_set_new(met, "item_rows", rows);
         json_object_set_new(met, "item_correct", json_string(r->eval_correct));
     }
-    json_object_set_new(o, "metrics", met);
+    return met;
+}
+
+json_t *prb_result_json(const struct prb_result *r)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "task", json_string(r->task));
+    json_object_set_new(o, "protocol", json_string("senteval"));
+    json_object_set_new(o, "preset", json_string(r->preset));
+    json_object_set_new(o, "classifier", json_string(r->classifier == PRB_MLP ? "mlp" : "logreg"));
+    if (r->wc_forced_logreg) json_object_set_new(o, "wc_forced_logreg", json_true());
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->seed));
+    json_object_set_new(o, "threads", json_integer(r->threads));
+    json_object_set_new(o, "ntrain", json_integer(r->n_train));
+    json_object_set_new(o, "ndev", json_integer(r->n_dev));
+    json_object_set_new(o, "ntest", json_integer(r->n_test));
+    json_object_set_new(o, "dim", json_integer(r->d));
+    json_object_set_new(o, "nclasses", json_integer(r->k));
+    json_object_set_new(o, "classes", class_names_json(r));
+    json_object_set_new(o, "devacc", json_real(r->devacc));
+    json_object_set_new(o, "acc", num_or_null(r->testacc));
+    json_object_set_new(o, "chosen", chosen_json(r));
+    json_object_set_new(o, "grid", grid_json(r));
+    json_object_set_new(o, "baselines", baselines_json(r));
+    json_object_set_new(o, "metrics", metrics_json(r));
     json_object_set_new(o, "seconds", json_real(r->seconds));
     json_object_set_new(o, "example_passes", json_integer(r->example_passes));
     return o;

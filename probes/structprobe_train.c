@@ -320,19 +320,31 @@ static int set_targets(enum prb_sprobe_kind kind, const struct prb_sp_set *set, 
     return 0;
 }
 
-int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
-                     const struct prb_sp_set *train, const struct prb_sp_set *dev,
-                     struct prb_sptrain_info *info, char *err, size_t errlen)
-{
+/* One training run: its inputs, the gold targets, scratch and the regimen's state */
+struct sp_fit {
+    const struct prb_sptrain_cfg *cfg;
+    const struct prb_sp_set *train, *dev;
     struct sp_splitmix rng;
-    sp_splitmix_seed(&rng, cfg->seed);
-    memset(p, 0, sizeof *p);
+    float *ttr, *tdv;                /* gold targets of train and dev ... */
+    long *otr, *odv;                 /* ... and each sentence's offset into them */
+    float *best;                     /* the projection of the best epoch so far */
+    size_t np;
+    int *perm, *dvidx;               /* the epoch's training order; dev in order */
+    struct prb_sp_regimen reg;
+    struct prb_sptrain_info inf;
+};
+
+/* The settings must fit the data; p is initialised (from the seed) once the dimensions agree */
+static int check_and_init(struct prb_sprobe *p, struct sp_fit *F, char *err, size_t errlen)
+{
+    const struct prb_sptrain_cfg *cfg = F->cfg;
+    const struct prb_sp_set *train = F->train, *dev = F->dev;
     if (train->d != dev->d || train->d <= 0) {
         snprintf(err, errlen, "structural probe: train and dev vectors have dimensions %d and %d, expected "
                  "the same positive number", train->d, dev->d);
         return -1;
     }
-    prb_sprobe_init(p, cfg->kind, train->d, cfg->rank, &rng);
+    prb_sprobe_init(p, cfg->kind, train->d, cfg->rank, &F->rng);
     if (train->n_sent <= 0 || dev->n_sent <= 0) {
         snprintf(err, errlen, "structural probe: %s split is empty, expected at least one sentence",
                  train->n_sent <= 0 ? "the training" : "the dev");
@@ -343,71 +355,111 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
                  cfg->batch_size, cfg->max_epochs);
         return -1;
     }
-    openblas_set_num_threads(1);
-    float *ttr = NULL, *tdv = NULL;
-    long *otr = NULL, *odv = NULL;
-    int rc = -1;
-    if (set_targets(cfg->kind, train, "training", &ttr, &otr, err, errlen) != 0) goto out;
-    if (set_targets(cfg->kind, dev, "dev", &tdv, &odv, err, errlen) != 0) goto out;
+    return 0;
+}
 
-    size_t np = (size_t)p->d * p->k;
-    float *best = sp_xmalloc(np * sizeof *best);
-    int *perm = sp_xmalloc((size_t)train->n_sent * sizeof *perm);
-    int *dvidx = sp_xmalloc((size_t)dev->n_sent * sizeof *dvidx);
-    for (int s = 0; s < dev->n_sent; s++) dvidx[s] = s;
-    struct prb_sp_regimen reg;
-    prb_sp_regimen_init(&reg, cfg->lr);
-    struct prb_sptrain_info inf;
-    memset(&inf, 0, sizeof inf);
-    inf.train_mean = info ? info->train_mean : NULL;
-    inf.dev_mean = info ? info->dev_mean : NULL;
-    inf.best_epoch = -1;
-    int N = train->n_sent;
-    for (int e = 0; e < cfg->max_epochs; e++) {
-        for (int i = 0; i < N; i++) perm[i] = i;
-        for (int i = N - 1; i >= 1; i--) {
-            int j = (int)sp_splitmix_below(&rng, (uint64_t)i + 1);
-            int x = perm[i]; perm[i] = perm[j]; perm[j] = x;
-        }
-        double tsum = 0.0;
-        for (int b0 = 0; b0 < N; b0 += cfg->batch_size) {
-            int b1 = b0 + cfg->batch_size < N ? b0 + cfg->batch_size : N;
-            int nb = 0;
-            for (int b = b0; b < b1; b++)
-                if (train->off[perm[b] + 1] > train->off[perm[b]]) nb++;
-            if (nb == 0) continue;
-            prb_sprobe_zero_grad(p);
-            tsum += batch_loss(p, train, ttr, otr, perm + b0, b1 - b0, 1.0 / nb);
-            prb_sprobe_adam_step(p, reg.lr);
-            inf.steps++;
-        }
-        double dsum = 0.0;
-        for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
-            dsum += batch_loss(p, dev, tdv, odv, dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
-        double dmean = dsum / dev->n_sent;
-        if (inf.train_mean) inf.train_mean[e] = tsum / N;
-        if (inf.dev_mean) inf.dev_mean[e] = dmean;
-        inf.epochs = e + 1;
-        int save = 0;
-        int stop = prb_sp_regimen_epoch(&reg, e, dsum, dmean, &save);
-        if (save) memcpy(best, p->proj, np * sizeof *best);
-        if (stop) { inf.early_stopped = 1; break; }
+/* A shuffled pass over the training sentences in minibatches (empty sentences only fill a batch);
+ * returns the sum of the batches' mean losses */
+static double train_pass(struct prb_sprobe *p, struct sp_fit *F)
+{
+    const struct prb_sp_set *train = F->train;
+    int N = train->n_sent, bs = F->cfg->batch_size;
+    for (int i = 0; i < N; i++) F->perm[i] = i;
+    for (int i = N - 1; i >= 1; i--) {
+        int j = (int)sp_splitmix_below(&F->rng, (uint64_t)i + 1);
+        int x = F->perm[i]; F->perm[i] = F->perm[j]; F->perm[j] = x;
     }
-    inf.best_epoch = reg.best_e;
-    inf.best_dev_mean = reg.best_m;
-    inf.lr_final = reg.lr;
-    if (reg.best_e < 0) {
+    double tsum = 0.0;
+    for (int b0 = 0; b0 < N; b0 += bs) {
+        int b1 = b0 + bs < N ? b0 + bs : N;
+        int nb = 0;
+        for (int b = b0; b < b1; b++)
+            if (train->off[F->perm[b] + 1] > train->off[F->perm[b]]) nb++;
+        if (nb == 0) continue;
+        prb_sprobe_zero_grad(p);
+        tsum += batch_loss(p, train, F->ttr, F->otr, F->perm + b0, b1 - b0, 1.0 / nb);
+        prb_sprobe_adam_step(p, F->reg.lr);
+        F->inf.steps++;
+    }
+    return tsum;
+}
+
+/* The summed dev loss, in batches of 20 sentences, without gradients */
+static double dev_loss(struct prb_sprobe *p, const struct sp_fit *F)
+{
+    const struct prb_sp_set *dev = F->dev;
+    double dsum = 0.0;
+    for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
+        dsum += batch_loss(p, dev, F->tdv, F->odv, F->dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
+    return dsum;
+}
+
+/* Epoch e: train, then the regimen on the dev loss (keeping the best projection); 1 to stop */
+static int run_epoch(struct prb_sprobe *p, struct sp_fit *F, int e)
+{
+    double tsum = train_pass(p, F);
+    double dsum = dev_loss(p, F);
+    double dmean = dsum / F->dev->n_sent;
+    if (F->inf.train_mean) F->inf.train_mean[e] = tsum / F->train->n_sent;
+    if (F->inf.dev_mean) F->inf.dev_mean[e] = dmean;
+    F->inf.epochs = e + 1;
+    int save = 0;
+    int stop = prb_sp_regimen_epoch(&F->reg, e, dsum, dmean, &save);
+    if (save) memcpy(F->best, p->proj, F->np * sizeof *F->best);
+    if (stop) F->inf.early_stopped = 1;
+    return stop;
+}
+
+/* The epochs, then the best epoch's projection back into p; -1 when no epoch improved */
+static int fit_epochs(struct prb_sprobe *p, struct sp_fit *F, struct prb_sptrain_info *info, char *err, size_t errlen)
+{
+    int rc = -1;
+    F->np = (size_t)p->d * p->k;
+    F->best = sp_xmalloc(F->np * sizeof *F->best);
+    F->perm = sp_xmalloc((size_t)F->train->n_sent * sizeof *F->perm);
+    F->dvidx = sp_xmalloc((size_t)F->dev->n_sent * sizeof *F->dvidx);
+    for (int s = 0; s < F->dev->n_sent; s++) F->dvidx[s] = s;
+    prb_sp_regimen_init(&F->reg, F->cfg->lr);
+    memset(&F->inf, 0, sizeof F->inf);
+    F->inf.train_mean = info ? info->train_mean : NULL;
+    F->inf.dev_mean = info ? info->dev_mean : NULL;
+    F->inf.best_epoch = -1;
+    for (int e = 0; e < F->cfg->max_epochs; e++)
+        if (run_epoch(p, F, e)) break;
+    F->inf.best_epoch = F->reg.best_e;
+    F->inf.best_dev_mean = F->reg.best_m;
+    F->inf.lr_final = F->reg.lr;
+    if (F->reg.best_e < 0) {
         snprintf(err, errlen, "structural probe: no epoch improved the dev loss (NaN losses?), nothing to keep");
     } else {
-        memcpy(p->proj, best, np * sizeof *best);
+        memcpy(p->proj, F->best, F->np * sizeof *F->best);
         rc = 0;
     }
-    if (info) *info = inf;
-    free(dvidx);
-    free(perm);
-    free(best);
-out:
-    free(ttr); free(otr); free(tdv); free(odv);
+    if (info) *info = F->inf;
+    free(F->dvidx);
+    free(F->perm);
+    free(F->best);
+    return rc;
+}
+
+int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
+                     const struct prb_sp_set *train, const struct prb_sp_set *dev,
+                     struct prb_sptrain_info *info, char *err, size_t errlen)
+{
+    struct sp_fit F;
+    memset(&F, 0, sizeof F);
+    F.cfg = cfg;
+    F.train = train;
+    F.dev = dev;
+    sp_splitmix_seed(&F.rng, cfg->seed);
+    memset(p, 0, sizeof *p);
+    if (check_and_init(p, &F, err, errlen)) return -1;
+    openblas_set_num_threads(1);
+    int rc = -1;
+    if (set_targets(cfg->kind, train, "training", &F.ttr, &F.otr, err, errlen) == 0 &&
+        set_targets(cfg->kind, dev, "dev", &F.tdv, &F.odv, err, errlen) == 0)
+        rc = fit_epochs(p, &F, info, err, errlen);
+    free(F.ttr); free(F.otr); free(F.tdv); free(F.odv);
     return rc;
 }
 

@@ -731,51 +731,108 @@ static int aux_form(const char *low)
     return 0;
 }
 
-/* SOMO ([rec] of §2.3): replace one noun/verb (position 1..n-2) by a word with the same tag,
- * |log2 f' - log2 f| <= 0.5, a different lemma (form when there are no lemmas), preferring words
- * whose bigrams with both neighbours are attested; key = replacement, form-disjoint split. */
-static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
+/* What SOMO draws replacements from: counts over the whole pool of sentences and the
+ * replaceable word types of each tag */
+struct somo {
+    struct sp_strmap uni, bi, seen;   /* lowercased unigram and bigram ("a\tb") counts; form\ttag types */
+    struct somo_tag tags[N_SOMO_TAGS];  /* per tag: alphabetic non-auxiliary types, by frequency */
+    struct sp_buf b;                  /* scratch for keys */
+    const char **pool, **pref;        /* one position's candidates, and those with attested bigrams */
+    int pool_cap;
+};
+
+/* A sentence's lemma of word j, or NULL when it has none */
+static const char *lemma_of(const struct sp_sentence *s, int j)
 {
-    static const char *const label[2] = { "C", "O" };
+    return s->col[SP_LEMMA] && s->col[SP_LEMMA][j] && strcmp(s->col[SP_LEMMA][j], "_") ? s->col[SP_LEMMA][j] : NULL;
+}
+
+/* Word j (lowercased: w) of s as a type of tag k, once per form and tag */
+static void somo_add_type(struct somo *S, struct sp_arena *a, const struct sp_sentence *s, int j, char *w, int k)
+{
+    S->b.len = 0;
+    sp_buf_printf(&S->b, "%s\t%s", w, somo_tags[k]);
+    if (sp_strmap_get(&S->seen, S->b.p)) return;
+    sp_strmap_add(&S->seen, a, S->b.p, 1);
+    struct somo_tag *g = &S->tags[k];
+    if (g->n == g->cap) { g->cap = g->cap ? 2 * g->cap : 256; g->t = sp_xrealloc(g->t, g->cap * sizeof *g->t); }
+    const char *lem = lemma_of(s, j) ? lower(a, lemma_of(s, j)) : w;
+    g->t[g->n++] = (struct somo_type){ w, lem, 0 };
+}
+
+/* Unigram and bigram counts and the types of every tag over all sentences, each tag's types
+ * then sorted by frequency */
+static void somo_count(struct ctx *x, struct somo *S)
+{
     struct sp_arena *a = &x->ts->arena;
-    struct sp_strmap uni, bi, seen;
-    sp_strmap_init(&uni); sp_strmap_init(&bi); sp_strmap_init(&seen);
-    struct somo_tag tags[N_SOMO_TAGS];
-    memset(tags, 0, sizeof tags);
-    struct sp_buf b = { 0 };
     for (int i = 0; i < x->n; i++) {
         const struct sp_sentence *s = &x->s[i];
         for (int j = 0; j < s->n; j++) {
             char *w = lower(a, form(s, j));
-            sp_strmap_add(&uni, a, w, 1);
+            sp_strmap_add(&S->uni, a, w, 1);
             if (j + 1 < s->n) {
-                b.len = 0;
-                sp_buf_printf(&b, "%s\t%s", w, form(s, j + 1));
-                for (size_t q = 0; q < b.len; q++) b.p[q] = (char)tolower((unsigned char)b.p[q]);
-                sp_strmap_add(&bi, a, b.p, 1);
+                S->b.len = 0;
+                sp_buf_printf(&S->b, "%s\t%s", w, form(s, j + 1));
+                for (size_t q = 0; q < S->b.len; q++) S->b.p[q] = (char)tolower((unsigned char)S->b.p[q]);
+                sp_strmap_add(&S->bi, a, S->b.p, 1);
             }
             int k = somo_tag(tag(s, j));
             if (k < 0 || !alpha_word(w) || aux_form(w)) continue;
-            b.len = 0;
-            sp_buf_printf(&b, "%s\t%s", w, somo_tags[k]);
-            if (sp_strmap_get(&seen, b.p)) continue;
-            sp_strmap_add(&seen, a, b.p, 1);
-            struct somo_tag *g = &tags[k];
-            if (g->n == g->cap) { g->cap = g->cap ? 2 * g->cap : 256; g->t = sp_xrealloc(g->t, g->cap * sizeof *g->t); }
-            const char *lem = s->col[SP_LEMMA] && s->col[SP_LEMMA][j] && strcmp(s->col[SP_LEMMA][j], "_")
-                              ? lower(a, s->col[SP_LEMMA][j]) : w;
-            g->t[g->n++] = (struct somo_type){ w, lem, 0 };
+            somo_add_type(S, a, s, j, w, k);
         }
     }
     for (int k = 0; k < N_SOMO_TAGS; k++) {
-        for (int q = 0; q < tags[k].n; q++) tags[k].t[q].freq = sp_strmap_get(&uni, tags[k].t[q].form);
-        if (tags[k].n > 1) qsort(tags[k].t, tags[k].n, sizeof *tags[k].t, cmp_type);
+        struct somo_tag *g = &S->tags[k];
+        for (int q = 0; q < g->n; q++) g->t[q].freq = sp_strmap_get(&S->uni, g->t[q].form);
+        if (g->n > 1) qsort(g->t, g->n, sizeof *g->t, cmp_type);
     }
-    struct clist l = { 0 };
+}
+
+/* 1 when both bigrams of form between left and right are attested */
+static int somo_fits(struct somo *S, const char *left, const char *form_, const char *right)
+{
+    S->b.len = 0; sp_buf_printf(&S->b, "%s\t%s", left, form_);
+    int okl = sp_strmap_get(&S->bi, S->b.p) > 0;
+    S->b.len = 0; sp_buf_printf(&S->b, "%s\t%s", form_, right);
+    return okl && sp_strmap_get(&S->bi, S->b.p) > 0;
+}
+
+/* A replacement for word j of s: a type of its tag within +-0.5 log2 of its frequency, of
+ * another form and lemma, drawn among those with attested bigrams when there are any; NULL
+ * when the word is not replaceable or has no such type */
+static const char *somo_replacement(struct ctx *x, struct somo *S, const struct sp_sentence *s, int j, struct sp_rng *r)
+{
+    struct sp_arena *a = &x->ts->arena;
+    struct somo_tag *g = &S->tags[somo_tag(tag(s, j))];
+    char *w = lower(a, form(s, j));
+    if (!alpha_word(w) || aux_form(w)) return NULL;
+    const char *lem = lemma_of(s, j) ? lemma_of(s, j) : w;
+    double f = sp_strmap_get(&S->uni, w), flo = f / sqrt(2.0), fhi = f * sqrt(2.0);
+    /* first type with freq >= flo (types sorted by freq) */
+    int lo = 0, hi = g->n;
+    while (lo < hi) { int m = (lo + hi) / 2; if (g->t[m].freq < flo - 1e-9) lo = m + 1; else hi = m; }
+    int npool = 0, npref = 0;
+    char *left = lower(a, form(s, j - 1)), *right = lower(a, form(s, j + 1));
+    for (int m = lo; m < g->n && g->t[m].freq <= fhi + 1e-9; m++) {
+        const struct somo_type *ty = &g->t[m];
+        if (!strcmp(ty->form, w) || !strcasecmp(ty->lemma, lem)) continue;
+        if (npool >= S->pool_cap) {
+            S->pool_cap = S->pool_cap ? 2 * S->pool_cap : 256;
+            S->pool = sp_xrealloc(S->pool, S->pool_cap * sizeof *S->pool);
+            S->pref = sp_xrealloc(S->pref, S->pool_cap * sizeof *S->pref);
+        }
+        S->pool[npool++] = ty->form;
+        if (somo_fits(S, left, ty->form, right)) S->pref[npref++] = ty->form;
+    }
+    if (!npool) return NULL;
+    return npref ? S->pref[sp_rng_below(r, (uint64_t)npref)] : S->pool[sp_rng_below(r, (uint64_t)npool)];
+}
+
+/* Candidates: per sentence in the window, the first of its nouns and verbs (position 1..n-2,
+ * in a random order) that has a replacement; repl_at: the position replaced, per candidate */
+static void somo_candidates(struct ctx *x, struct somo *S, struct clist *l, int *repl_at, struct sp_rng *r)
+{
     int *pos = sp_xmalloc(((size_t)x->o->max_len + 2) * sizeof *pos);
-    int *repl_at = sp_xmalloc(((size_t)x->n + 1) * sizeof *repl_at);
-    const char **pool = NULL, **pref = NULL;
-    int pool_cap = 0;
     for (int i = 0; i < x->n; i++) {
         const struct sp_sentence *s = &x->s[i];
         if (!in_window(x->o, s) || !has_tags(s)) continue;
@@ -783,59 +840,59 @@ static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
         for (int j = 1; j + 1 < s->n; j++) if (somo_tag(tag(s, j)) >= 0) pos[np++] = j;
         shuffle(pos, np, r);
         for (int q = 0; q < np; q++) {
-            int j = pos[q];
-            struct somo_tag *g = &tags[somo_tag(tag(s, j))];
-            char *w = lower(a, form(s, j));
-            if (!alpha_word(w) || aux_form(w)) continue;
-            const char *lem = s->col[SP_LEMMA] && s->col[SP_LEMMA][j] && strcmp(s->col[SP_LEMMA][j], "_")
-                              ? s->col[SP_LEMMA][j] : w;
-            double f = sp_strmap_get(&uni, w), flo = f / sqrt(2.0), fhi = f * sqrt(2.0);
-            /* first type with freq >= flo (types sorted by freq) */
-            int lo = 0, hi = g->n;
-            while (lo < hi) { int m = (lo + hi) / 2; if (g->t[m].freq < flo - 1e-9) lo = m + 1; else hi = m; }
-            int npool = 0, npref = 0;
-            char *left = lower(a, form(s, j - 1)), *right = lower(a, form(s, j + 1));
-            for (int m = lo; m < g->n && g->t[m].freq <= fhi + 1e-9; m++) {
-                const struct somo_type *ty = &g->t[m];
-                if (!strcmp(ty->form, w) || !strcasecmp(ty->lemma, lem)) continue;
-                if (npool >= pool_cap) {
-                    pool_cap = pool_cap ? 2 * pool_cap : 256;
-                    pool = sp_xrealloc(pool, pool_cap * sizeof *pool);
-                    pref = sp_xrealloc(pref, pool_cap * sizeof *pref);
-                }
-                pool[npool++] = ty->form;
-                b.len = 0; sp_buf_printf(&b, "%s\t%s", left, ty->form);
-                int okl = sp_strmap_get(&bi, b.p) > 0;
-                b.len = 0; sp_buf_printf(&b, "%s\t%s", ty->form, right);
-                if (okl && sp_strmap_get(&bi, b.p) > 0) pref[npref++] = ty->form;
-            }
-            if (!npool) continue;
-            const char *rep = npref ? pref[sp_rng_below(r, (uint64_t)npref)] : pool[sp_rng_below(r, (uint64_t)npool)];
-            repl_at[l.n] = j;
-            struct cand *c = cl_push(&l);
+            const char *rep = somo_replacement(x, S, s, pos[q], r);
+            if (!rep) continue;
+            repl_at[l->n] = pos[q];
+            struct cand *c = cl_push(l);
             c->sent = i;
             c->key = rep;
             break;
         }
     }
-    t->n_candidates = l.n;
-    int *idx = sp_xmalloc(((size_t)l.n + 1) * sizeof *idx);
-    for (int i = 0; i < l.n; i++) idx[i] = i;
-    shuffle(idx, l.n, r);
-    int half = l.n / 2;
-    for (int q = 0; q < l.n; q++) {
-        struct cand *c = &l.c[idx[q]];
+    free(pos);
+}
+
+/* Half of the candidates (in a random order) get their replacement (class O), the other half
+ * stay as they are (C); an odd one out is left out */
+static void somo_classes(struct ctx *x, struct clist *l, const int *repl_at, struct sp_rng *r)
+{
+    struct sp_arena *a = &x->ts->arena;
+    int *idx = sp_xmalloc(((size_t)l->n + 1) * sizeof *idx);
+    for (int i = 0; i < l->n; i++) idx[i] = i;
+    shuffle(idx, l->n, r);
+    int half = l->n / 2;
+    for (int q = 0; q < l->n; q++) {
+        struct cand *c = &l->c[idx[q]];
         if (q >= 2 * half) { c->split = -1; continue; }
         c->cls = q < half ? 0 : 1;
         c->text = join(a, &x->s[c->sent], -1, c->cls == 0 ? repl_at[idx[q]] : -1, c->key);
     }
+    free(idx);
+}
+
+/* SOMO ([rec] of §2.3): replace one noun/verb (position 1..n-2) by a word with the same tag,
+ * |log2 f' - log2 f| <= 0.5, a different lemma (form when there are no lemmas), preferring words
+ * whose bigrams with both neighbours are attested; key = replacement, form-disjoint split. */
+static void task_somo(struct ctx *x, struct prb_task *t, struct sp_rng *r)
+{
+    static const char *const label[2] = { "C", "O" };
+    struct somo S;
+    memset(&S, 0, sizeof S);
+    sp_strmap_init(&S.uni); sp_strmap_init(&S.bi); sp_strmap_init(&S.seen);
+    somo_count(x, &S);
+    struct clist l = { 0 };
+    int *repl_at = sp_xmalloc(((size_t)x->n + 1) * sizeof *repl_at);
+    somo_candidates(x, &S, &l, repl_at, r);
+    t->n_candidates = l.n;
+    somo_classes(x, &l, repl_at, r);
     split_disjoint(&l, 2, x->o, r);
-    t->note = sp_arena_printf(a, "no frequency band (A13); same-tag replacement within +-0.5 log2 unigram frequency, "
-                              "attested neighbour bigrams preferred; replacement-disjoint partitions, cap %d", x->o->cap);
+    t->note = sp_arena_printf(&x->ts->arena, "no frequency band (A13); same-tag replacement within +-0.5 log2 unigram "
+                              "frequency, attested neighbour bigrams preferred; replacement-disjoint partitions, cap %d",
+                              x->o->cap);
     finish(x->ts, t, &l, label, r);
-    for (int k = 0; k < N_SOMO_TAGS; k++) free(tags[k].t);
-    free(pos); free(repl_at); free(pool); free(pref); free(idx); free(l.c); sp_buf_free(&b);
-    sp_strmap_free(&uni); sp_strmap_free(&bi); sp_strmap_free(&seen);
+    for (int k = 0; k < N_SOMO_TAGS; k++) free(S.tags[k].t);
+    free(repl_at); free(S.pool); free(S.pref); free(l.c); sp_buf_free(&S.b);
+    sp_strmap_free(&S.uni); sp_strmap_free(&S.bi); sp_strmap_free(&S.seen);
 }
 
 /* ---- entry points ---- */

@@ -307,85 +307,128 @@ static int write_batch(struct enc_pass *c, const int *idx, int cnt, float *const
     return rc;
 }
 
+/* One batch's inputs and output arrays, all in c->batch_arena */
+struct batch_io {
+    struct enc_sentence *s;          /* [cnt] the inputs */
+    float **sent;                    /* [no][cnt * dim] sentence vectors */
+    float ***tok, ***attn, ***hd;    /* [no][cnt] -> token vectors, attention maps, per-head maps (or NULL) */
+};
+
+/* The output arrays of every output o, and per sentence its token / attention / per-head rows */
+static void alloc_outputs(struct enc_pass *c, const int *idx, int cnt, struct batch_io *B)
+{
+    struct sp_arena *a = &c->batch_arena;
+    int dim = enc_dim(c->e), td = enc_tok_dim(c->e), no = c->n_out;
+    const size_t H = (size_t)c->cfg->heads;
+    B->tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    B->attn = any_attn(c) ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
+    B->sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
+    B->hd = c->heads && B->attn ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;   /* per-head maps */
+    for (int o = 0; o < no; o++) {
+        B->sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
+        if (B->tok) B->tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+        if (B->attn) B->attn[o] = attn_at(c, o) >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
+        if (B->hd) B->hd[o] = B->attn[o] ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
+    }
+    for (int b = 0; b < cnt; b++) {
+        size_t n = (size_t)c->u[idx[b]].n;
+        for (int o = 0; o < no; o++) {
+            if (B->tok) B->tok[o][b] = sp_arena_alloc(a, sizeof(float) * n * (size_t)td);
+            if (B->attn && B->attn[o]) B->attn[o][b] = sp_arena_alloc(a, sizeof(float) * n * n);
+            if (B->hd && B->hd[o]) B->hd[o][b] = sp_arena_alloc(a, sizeof(float) * H * n * n);
+        }
+    }
+}
+
+/* Unit u as the encoder's input: its words (the model or the base tokenizes them), embedding
+ * ids (a device table) or embedding rows */
+static void unit_input(struct enc_pass *c, const struct unit *u, struct enc_sentence *s)
+{
+    struct sp_arena *a = &c->batch_arena;
+    int n = u->n, din = c->cfg->d_input;
+    *s = (struct enc_sentence){ .n = n, .depth = u->depth, .dist = u->dist, .anc = u->anc, .rel = u->rel,
+                                .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
+    if (c->caps.input == ENC_INPUT_WORDS) {
+        s->words = (const char *const *)u->forms;    /* the model tokenizes them */
+    } else if (c->base) {
+        s->words = (const char *const *)u->forms;    /* the base's word vectors, below */
+    } else if (c->table) {
+        int32_t *ids = sp_arena_alloc(a, 4 * (size_t)n);
+        for (int i = 0; i < n; i++) ids[i] = enc_embed_id(c->emb, u->forms[i]);
+        s->ids = ids;
+    } else {
+        float *emb = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)din);
+        for (int i = 0; i < n; i++) enc_embed_vector(c->emb, u->forms[i], emb + (size_t)i * din);
+        s->emb = emb;
+    }
+}
+
+/* The base encoder's word vectors become the input rows of s[0..cnt) */
+static int base_inputs(struct enc_pass *c, struct enc_sentence *s, int cnt, char *ferr, size_t ferrlen)
+{
+    struct sp_arena *a = &c->batch_arena;
+    int bd = enc_tok_dim(c->base);
+    float **btok = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
+    float *bsent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)enc_dim(c->base));
+    for (int b = 0; b < cnt; b++) btok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)s[b].n * (size_t)bd);
+    struct enc_batch bin = { cnt, s, NULL, 0 };
+    struct enc_output bout = { bsent, btok, NULL, -1 };
+    int rc = enc_forward(c->base, &bin, &bout, ferr, ferrlen);
+    for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
+    return rc;
+}
+
+/* One forward pass of the batch into every output (the layers asked for, or the config's layer
+ * with per-head maps, or the plain pass) */
+static int forward_batch(struct enc_pass *c, int cnt, const struct batch_io *B, char *ferr, size_t ferrlen)
+{
+    int no = c->n_out;
+    struct enc_batch in = { cnt, B->s, c->table, c->table_rows };
+    struct enc_output *out = sp_arena_alloc(&c->batch_arena, sizeof *out * (size_t)no);
+    for (int o = 0; o < no; o++)
+        out[o] = (struct enc_output){ B->sent[o], B->tok ? B->tok[o] : NULL, B->attn ? B->attn[o] : NULL, attn_at(c, o) };
+    int own = c->caps.own_layer;             /* layer_outputs: the config's layer */
+    return c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, B->hd, ferr, ferrlen)
+         : B->hd     ? enc_forward_layers(c->e, &in, 1, &own, out, B->hd, ferr, ferrlen)
+                     : enc_forward(c->e, &in, &out[0], ferr, ferrlen);
+}
+
+static int encode_batch(struct enc_pass *c, const int *idx, int cnt);
+
+/* Out of memory: the batch again as two halves; a single input is skipped with a warning */
+static int encode_halves(struct enc_pass *c, const int *idx, int cnt, const char *ferr)
+{
+    if (cnt == 1) {
+        const struct unit *u = &c->u[idx[0]];
+        sp_log(c->ctx->log, SP_LOG_WARN, "%s (%d tokens): out of memory alone (%s); skipped", u->label, u->n, ferr);
+        c->n_oom++;
+        drop(c, u->ordinal);
+        return SP_OK;
+    }
+    int h = cnt / 2, rc;
+    if ((rc = encode_batch(c, idx, h)) != SP_OK) return rc;
+    return encode_batch(c, idx + h, cnt - h);
+}
+
 /* Encode units idx[0..cnt) as one batch (every output of c->n_out from one forward pass); halve on
  * out-of-memory. */
 static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
 {
-    struct sp_arena *a = &c->batch_arena;
-    sp_arena_reset(a);
-    int din = c->cfg->d_input, dim = enc_dim(c->e), td = enc_tok_dim(c->e), no = c->n_out;
-    struct enc_sentence *s = sp_arena_alloc(a, sizeof *s * (size_t)cnt);
-    float ***tok = c->tok ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
-    float ***attn = any_attn(c) ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;
-    float **sent = sp_arena_alloc(a, sizeof(float *) * (size_t)no);
-    float ***hd = c->heads && attn ? sp_arena_alloc(a, sizeof(float **) * (size_t)no) : NULL;   /* per-head maps */
-    const size_t H = (size_t)c->cfg->heads;
-    for (int o = 0; o < no; o++) {
-        sent[o] = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)dim);
-        if (tok) tok[o] = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
-        if (attn) attn[o] = attn_at(c, o) >= 0 ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-        if (hd) hd[o] = attn[o] ? sp_arena_alloc(a, sizeof(float *) * (size_t)cnt) : NULL;
-    }
-    for (int b = 0; b < cnt; b++) {
-        const struct unit *u = &c->u[idx[b]];
-        int n = u->n;
-        s[b] = (struct enc_sentence){ .n = n, .depth = u->depth, .dist = u->dist, .anc = u->anc, .rel = u->rel,
-                                      .pid = u->pid, .n_levels = u->pid ? c->cfg->levels : 0 };
-        if (c->caps.input == ENC_INPUT_WORDS) {
-            s[b].words = (const char *const *)u->forms;    /* the model tokenizes them */
-        } else if (c->base) {
-            s[b].words = (const char *const *)u->forms;    /* the base's word vectors, below */
-        } else if (c->table) {
-            int32_t *ids = sp_arena_alloc(a, 4 * (size_t)n);
-            for (int i = 0; i < n; i++) ids[i] = enc_embed_id(c->emb, u->forms[i]);
-            s[b].ids = ids;
-        } else {
-            float *emb = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)din);
-            for (int i = 0; i < n; i++) enc_embed_vector(c->emb, u->forms[i], emb + (size_t)i * din);
-            s[b].emb = emb;
-        }
-        for (int o = 0; o < no; o++) {
-            if (tok) tok[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)td);
-            if (attn && attn[o]) attn[o][b] = sp_arena_alloc(a, sizeof(float) * (size_t)n * (size_t)n);
-            if (hd && hd[o]) hd[o][b] = sp_arena_alloc(a, sizeof(float) * H * (size_t)n * (size_t)n);
-        }
-    }
+    sp_arena_reset(&c->batch_arena);
+    int dim = enc_dim(c->e), td = enc_tok_dim(c->e);
+    struct batch_io B;
+    B.s = sp_arena_alloc(&c->batch_arena, sizeof *B.s * (size_t)cnt);
+    alloc_outputs(c, idx, cnt, &B);
+    for (int b = 0; b < cnt; b++) unit_input(c, &c->u[idx[b]], &B.s[b]);
     char ferr[SP_ERRLEN];
-    int rc = SP_OK;
-    if (c->base) {        /* the base encoder's word vectors are the input rows */
-        int bd = enc_tok_dim(c->base);
-        float **btok = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
-        float *bsent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)enc_dim(c->base));
-        for (int b = 0; b < cnt; b++) btok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)s[b].n * (size_t)bd);
-        struct enc_batch bin = { cnt, s, NULL, 0 };
-        struct enc_output bout = { bsent, btok, NULL, -1 };
-        rc = enc_forward(c->base, &bin, &bout, ferr, sizeof ferr);
-        for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
-    }
-    struct enc_batch in = { cnt, s, c->table, c->table_rows };
-    struct enc_output *out = sp_arena_alloc(a, sizeof *out * (size_t)no);
-    for (int o = 0; o < no; o++) out[o] = (struct enc_output){ sent[o], tok ? tok[o] : NULL, attn ? attn[o] : NULL, attn_at(c, o) };
-    int own = c->caps.own_layer;             /* layer_outputs: the config's layer */
-    if (rc == SP_OK)
-        rc = c->layers ? enc_forward_layers(c->e, &in, no, c->layers, out, hd, ferr, sizeof ferr)
-           : hd        ? enc_forward_layers(c->e, &in, 1, &own, out, hd, ferr, sizeof ferr)
-                       : enc_forward(c->e, &in, &out[0], ferr, sizeof ferr);
-    if (rc == SP_ENOMEM) {
-        if (cnt == 1) {
-            const struct unit *u = &c->u[idx[0]];
-            sp_log(c->ctx->log, SP_LOG_WARN, "%s (%d tokens): out of memory alone (%s); skipped", u->label, u->n, ferr);
-            c->n_oom++;
-            drop(c, u->ordinal);
-            return SP_OK;
-        }
-        int h = cnt / 2;
-        if ((rc = encode_batch(c, idx, h)) != SP_OK) return rc;
-        return encode_batch(c, idx + h, cnt - h);
-    }
+    int rc = c->base ? base_inputs(c, B.s, cnt, ferr, sizeof ferr) : SP_OK;
+    if (rc == SP_OK) rc = forward_batch(c, cnt, &B, ferr, sizeof ferr);
+    if (rc == SP_ENOMEM) return encode_halves(c, idx, cnt, ferr);
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
-    for (int o = 0; o < no; o++)
-        if ((rc = outputs_finite(c, idx, cnt, sent[o], dim, tok ? tok[o] : NULL, td, attn ? attn[o] : NULL)) != SP_OK) return rc;
-    rc = write_batch(c, idx, cnt, sent, tok, attn, hd, dim, td);
+    for (int o = 0; o < c->n_out; o++)
+        if ((rc = outputs_finite(c, idx, cnt, B.sent[o], dim, B.tok ? B.tok[o] : NULL, td, B.attn ? B.attn[o] : NULL)) != SP_OK)
+            return rc;
+    rc = write_batch(c, idx, cnt, B.sent, B.tok, B.attn, B.hd, dim, td);
     if (!rc) { c->n_encoded += cnt; c->n_batches++; }
     return rc;
 }

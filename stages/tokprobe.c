@@ -131,6 +131,144 @@ static void take(const struct twalk *w, int part, const int *spart, struct prb_t
 
 static json_t *num_json(double v) { return isnan(v) ? json_null() : json_real(v); }
 
+/* The run must encode this corpus with token vectors */
+static int check_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid)
+{
+    struct st_run_info ri;
+    int rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc;
+    if (ri.corpus_id != cid)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (tokprobe takes a corpus run)", o->run,
+                      ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
+    else if (!ri.token_vectors)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
+    st_run_info_free(&ri);
+    return rc;
+}
+
+/* The corpus's words and labels, then the run's token vectors */
+static int load_walk(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid,
+                     struct twalk *w)
+{
+    int rc = read_corpus(w, db, cid);
+    if (rc != SP_OK) return rc;
+    w->have = sp_xcalloc((size_t)w->n_sent + 1, 1);
+    return st_run_items(db, o->run, ST_RUN_TOK, on_item, w, ctx->err, sizeof ctx->err);
+}
+
+/* Each sentence's partition (0 train, 1 dev, 2 test, else left out) among the usable ones:
+ * the run has the sentence's vectors and every word a label. how: the partition rule. */
+static int *partition_sentences(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, const struct twalk *w,
+                                char *how, size_t howlen)
+{
+    uint8_t *usable = sp_xcalloc((size_t)w->n_sent + 1, 1);
+    long unlabelled = 0;
+    for (int k = 0; k < w->n_sent; k++) {
+        int ok = w->have[k] && w->len[k] > 0;
+        for (long i = w->first[k]; ok && i < w->first[k + 1]; i++) ok = w->t[i].label != NULL;
+        if (w->have[k] && !ok) unlabelled++;
+        usable[k] = (uint8_t)ok;
+    }
+    int *spart = sp_xmalloc(sizeof *spart * (size_t)(w->n_sent + 1));
+    stg_partition(w->n_sent, w->split, usable, (uint64_t)o->split_seed, spart, how, howlen);
+    if (unlabelled)
+        sp_log(ctx->log, SP_LOG_WARN, "%ld sentences have words without a %s label, left out", unlabelled,
+               o->task ? "dependency relation" : "part-of-speech");
+    free(usable);
+    return spart;
+}
+
+/* The tokens of the three partitions, one after the other, and their vectors */
+struct tok_data {
+    const char **form, **label;
+    uint8_t *punct;
+    float *X;
+    struct prb_tok_split s[3];       /* train, dev, test: views into the arrays above */
+    long ntr, ndv, nte;
+};
+
+static void gather_tokens(const struct twalk *w, const int *spart, struct tok_data *td)
+{
+    long tot = w->n_tok ? w->n_tok : 1, ntr, ndv;
+    td->form = sp_xmalloc(sizeof *td->form * (size_t)tot);
+    td->label = sp_xmalloc(sizeof *td->label * (size_t)tot);
+    td->punct = sp_xmalloc((size_t)tot);
+    td->X = sp_xmalloc(sizeof *td->X * ((size_t)tot * (size_t)(w->d ? w->d : 1)));
+    take(w, 0, spart, &td->s[0], td->form, td->label, td->punct, td->X, &td->ntr);
+    ntr = td->ntr;
+    take(w, 1, spart, &td->s[1], td->form + ntr, td->label + ntr, td->punct + ntr, td->X + (size_t)ntr * (size_t)w->d,
+         &td->ndv);
+    ndv = td->ndv;
+    take(w, 2, spart, &td->s[2], td->form + ntr + ndv, td->label + ntr + ndv, td->punct + ntr + ndv,
+         td->X + (size_t)(ntr + ndv) * (size_t)w->d, &td->nte);
+}
+
+static void free_tokens(struct tok_data *td) { free(td->form); free(td->label); free(td->punct); free(td->X); }
+
+/* The probe and its control on the gathered tokens; every partition needs some */
+static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, const struct tok_data *td, int d,
+                       const char *how, struct prb_tokprobe_result *tr)
+{
+    if (!td->ntr || !td->ndv || !td->nte)
+        return stg_fail(ctx, SP_EPARSE, "%s: train %ld, dev %ld, test %ld tokens with vectors and labels: every partition "
+                        "needs some", how, td->ntr, td->ndv, td->nte);
+    struct prb_train_cfg cfg;
+    prb_train_cfg_default(&cfg);
+    cfg.nhid = o->classifier ? (int)o->nhid : 0;
+    cfg.seed = (uint64_t)o->seed;
+    cfg.max_epoch = (int)o->max_epoch;
+    char err[SP_ERRLEN];
+    if (stg_stopping(ctx)) return stg_stopped(ctx);
+    if (prb_tokprobe_run(td->X, d, &td->s[0], &td->s[1], &td->s[2], &cfg, (uint64_t)o->control_seed, tr, err, sizeof err))
+        return stg_fail(ctx, SP_EPARSE, "%s", err);
+    return SP_OK;
+}
+
+/* The result as JSON, with the control task under baselines.control where the report reads it */
+static json_t *result_json(const struct stg_tokprobe_opts *o, const char *task, const struct prb_tokprobe_result *tr,
+                           const struct tok_data *td)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:{s:{s:o, s:s, s:I}}}",
+                          "task", task, "run", o->run, "classifier", o->classifier ? "mlp" : "logreg", "nclasses",
+                          tr->n_labels, "ntrain", (json_int_t)td->ntr, "ndev", (json_int_t)td->ndv, "ntest", (json_int_t)td->nte,
+                          "devacc", num_json(tr->dev_task), "acc", num_json(tr->acc_task), "acc_unseen_types",
+                          num_json(tr->acc_oov_task), "acc_no_punct", num_json(tr->acc_np_task), "selectivity",
+                          num_json(tr->selectivity), "control_acc", num_json(tr->acc_control), "control_acc_unseen_types",
+                          num_json(tr->acc_oov_control), "n_unseen", (json_int_t)tr->n_oov, "baselines", "control", "acc",
+                          num_json(tr->acc_control), "kind", "control task: a random label per word type (Hewitt & Liang)",
+                          "seed", (json_int_t)o->control_seed);
+    json_object_set_new(json_object_get(json_object_get(j, "baselines"), "control"), "selectivity",
+                        num_json(tr->selectivity));
+    return j;
+}
+
+/* The result, with its manifest, as a probe_result row */
+static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o,
+                       struct stg_tokprobe_result *r, const char *task, const char *how,
+                       const struct prb_tokprobe_result *tr)
+{
+    json_t *full = json_deep_copy(r->json);
+    json_t *man = stg_manifest_new(&o->command, stg_tokprobe_options, o);
+    json_object_set_new(man, "partition", json_string(how));
+    json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "SPEC-models M5.2", "seed", (json_int_t)o->control_seed));
+    json_object_set_new(man, "punct", json_string("H&M XPOS list (acc_no_punct)"));
+    json_object_set_new(full, "manifest", man);
+    char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    struct st_probe_result row = { .run = o->run, .task_id = 0, .task_name = task, .classifier = o->classifier ? "mlp" : "logreg",
+                                   .seed = o->seed, .has_dev = !isnan(tr->dev_task), .dev_acc = tr->dev_task,
+                                   .has_test = !isnan(tr->acc_task), .test_acc = tr->acc_task, .result = txt };
+    int rc = st_probe_results_put(db, &row, 1, &r->result_id, ctx->err, sizeof ctx->err);
+    free(txt);
+    json_decref(full);
+    return rc;
+}
+
+static void free_walk(struct twalk *w)
+{
+    free(w->first); free(w->len); free(w->split); free(w->t); free(w->X); free(w->have);
+    sp_arena_free(&w->a);
+}
+
 int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct stg_tokprobe_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -141,109 +279,29 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
     int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
     if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     if (rc == SP_OK) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
-    if (rc == SP_OK) {
-        struct st_run_info ri;
-        if ((rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err)) == SP_OK) {
-            if (ri.corpus_id != cid)
-                rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (tokprobe takes a corpus run)", o->run,
-                              ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
-            else if (!ri.token_vectors)
-                rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
-            st_run_info_free(&ri);
-        }
-    }
-    if (rc == SP_OK) rc = read_corpus(&w, db, cid);
-    if (rc == SP_OK) {
-        w.have = sp_xcalloc((size_t)w.n_sent + 1, 1);
-        rc = st_run_items(db, o->run, ST_RUN_TOK, on_item, &w, ctx->err, sizeof ctx->err);
-    }
+    if (rc == SP_OK) rc = check_run(ctx, db, o, cid);
+    if (rc == SP_OK) rc = load_walk(ctx, db, o, cid, &w);
     int *spart = NULL;
     char how[256] = "";
-    if (rc == SP_OK) {
-        /* usable: the run has the sentence's vectors and every word a label */
-        uint8_t *usable = sp_xcalloc((size_t)w.n_sent + 1, 1);
-        long unlabelled = 0;
-        for (int k = 0; k < w.n_sent; k++) {
-            int ok = w.have[k] && w.len[k] > 0;
-            for (long i = w.first[k]; ok && i < w.first[k + 1]; i++) ok = w.t[i].label != NULL;
-            if (w.have[k] && !ok) unlabelled++;
-            usable[k] = (uint8_t)ok;
-        }
-        spart = sp_xmalloc(sizeof *spart * (size_t)(w.n_sent + 1));
-        stg_partition(w.n_sent, w.split, usable, (uint64_t)o->split_seed, spart, how, sizeof how);
-        if (unlabelled)
-            sp_log(ctx->log, SP_LOG_WARN, "%ld sentences have words without a %s label, left out", unlabelled,
-                   o->task ? "dependency relation" : "part-of-speech");
-        free(usable);
-    }
-    long ntr = 0, ndv = 0, nte = 0;
+    if (rc == SP_OK) spart = partition_sentences(ctx, o, &w, how, sizeof how);
+    struct tok_data td = { 0 };
     struct prb_tokprobe_result tr;
     if (rc == SP_OK) {
-        long tot = w.n_tok ? w.n_tok : 1;
-        const char **form = sp_xmalloc(sizeof *form * (size_t)tot), **label = sp_xmalloc(sizeof *label * (size_t)tot);
-        uint8_t *punct = sp_xmalloc((size_t)tot);
-        float *X = sp_xmalloc(sizeof *X * ((size_t)tot * (size_t)(w.d ? w.d : 1)));
-        struct prb_tok_split s[3];
-        take(&w, 0, spart, &s[0], form, label, punct, X, &ntr);
-        take(&w, 1, spart, &s[1], form + ntr, label + ntr, punct + ntr, X + (size_t)ntr * (size_t)w.d, &ndv);
-        take(&w, 2, spart, &s[2], form + ntr + ndv, label + ntr + ndv, punct + ntr + ndv,
-             X + (size_t)(ntr + ndv) * (size_t)w.d, &nte);
-        if (!ntr || !ndv || !nte) {
-            rc = stg_fail(ctx, SP_EPARSE, "%s: train %ld, dev %ld, test %ld tokens with vectors and labels: every partition "
-                          "needs some", how, ntr, ndv, nte);
-        } else {
-            struct prb_train_cfg cfg;
-            prb_train_cfg_default(&cfg);
-            cfg.nhid = o->classifier ? (int)o->nhid : 0;
-            cfg.seed = (uint64_t)o->seed;
-            cfg.max_epoch = (int)o->max_epoch;
-            char err[SP_ERRLEN];
-            if (stg_stopping(ctx)) rc = stg_stopped(ctx);
-            else if (prb_tokprobe_run(X, w.d, &s[0], &s[1], &s[2], &cfg, (uint64_t)o->control_seed, &tr, err, sizeof err))
-                rc = stg_fail(ctx, SP_EPARSE, "%s", err);
-        }
-        free(form); free(label); free(punct); free(X);
+        gather_tokens(&w, spart, &td);
+        rc = train_probe(ctx, o, &td, w.d, how, &tr);
+        free_tokens(&td);
     }
     const char *task = o->task ? "token:deprel" : "token:upos";
     if (rc == SP_OK) {
         r->acc_task = tr.acc_task;
         r->acc_control = tr.acc_control;
         r->selectivity = tr.selectivity;
-        json_t *ti = json_object();
-        json_object_set_new(ti, "ordinal_base", json_integer(0));
-        r->json = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:{s:{s:o, s:s, s:I}}}",
-                            "task", task, "run", o->run, "classifier", o->classifier ? "mlp" : "logreg", "nclasses",
-                            tr.n_labels, "ntrain", (json_int_t)ntr, "ndev", (json_int_t)ndv, "ntest", (json_int_t)nte,
-                            "devacc", num_json(tr.dev_task), "acc", num_json(tr.acc_task), "acc_unseen_types",
-                            num_json(tr.acc_oov_task), "acc_no_punct", num_json(tr.acc_np_task), "selectivity",
-                            num_json(tr.selectivity), "control_acc", num_json(tr.acc_control), "control_acc_unseen_types",
-                            num_json(tr.acc_oov_control), "n_unseen", (json_int_t)tr.n_oov, "baselines", "control", "acc",
-                            num_json(tr.acc_control), "kind", "control task: a random label per word type (Hewitt & Liang)",
-                            "seed", (json_int_t)o->control_seed);
-        json_decref(ti);
-        /* the selectivity where the report reads it */
-        json_object_set_new(json_object_get(json_object_get(r->json, "baselines"), "control"), "selectivity",
-                            num_json(tr.selectivity));
+        r->json = result_json(o, task, &tr, &td);
     }
-    if (rc == SP_OK && !o->no_save) {
-        json_t *full = json_deep_copy(r->json);
-        json_t *man = stg_manifest_new(&o->command, stg_tokprobe_options, o);
-        json_object_set_new(man, "partition", json_string(how));
-        json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "SPEC-models M5.2", "seed", (json_int_t)o->control_seed));
-        json_object_set_new(man, "punct", json_string("H&M XPOS list (acc_no_punct)"));
-        json_object_set_new(full, "manifest", man);
-        char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-        struct st_probe_result row = { .run = o->run, .task_id = 0, .task_name = task, .classifier = o->classifier ? "mlp" : "logreg",
-                                       .seed = o->seed, .has_dev = !isnan(tr.dev_task), .dev_acc = tr.dev_task,
-                                       .has_test = !isnan(tr.acc_task), .test_acc = tr.acc_task, .result = txt };
-        rc = st_probe_results_put(db, &row, 1, &r->result_id, ctx->err, sizeof ctx->err);
-        free(txt);
-        json_decref(full);
-    }
+    if (rc == SP_OK && !o->no_save) rc = save_result(ctx, db, o, r, task, how, &tr);
     if (w.n_mismatch) sp_log(ctx->log, SP_LOG_WARN, "%ld run items do not match their sentence's words, left out", w.n_mismatch);
     free(spart);
-    free(w.first); free(w.len); free(w.split); free(w.t); free(w.X); free(w.have);
-    sp_arena_free(&w.a);
+    free_walk(&w);
     if (db) st_close(db);
     return rc;
 }

@@ -106,33 +106,150 @@ int stg_trees_dep_check(struct stg_ctx *ctx, const struct stg_trees_opts *o)
     return SP_OK;
 }
 
+/* --run R: the run must exist, encode this corpus and hold attention maps; *layer: their layer */
+static int check_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_trees_opts *o, int64_t cid, int *layer)
+{
+    struct st_run_info ri;
+    int rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
+    if (rc == SP_OK) rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc;
+    if (ri.corpus_id != cid)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s'", o->run, ri.corpus ? "corpus" : "task",
+                      ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
+    else if (ri.attn_layer < 0)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no attention maps: encode the corpus again with --attention LAYER", o->run);
+    *layer = ri.attn_layer;
+    st_run_info_free(&ri);
+    return rc;
+}
+
+/* s's attention map with every row rescaled to sum 1 (a row summing to 0: uniform) */
+static double *row_normalised(const struct dsent *s)
+{
+    int n = s->n;
+    double *A = sp_xmalloc(sizeof *A * (size_t)n * n);
+    for (int i = 0; i < n; i++) {
+        double sum = 0;
+        for (int j = 0; j < n; j++) sum += s->attn[(size_t)i * n + j];
+        for (int j = 0; j < n; j++) A[(size_t)i * n + j] = sum > 0 ? s->attn[(size_t)i * n + j] / sum : 1.0 / n;
+    }
+    return A;
+}
+
+/* Sentence k's directed tree into ad and its undirected MST into au (counted in *scored when
+ * au took it); an error when its map gives no tree */
+static int score_sentence(struct stg_ctx *ctx, const struct stg_trees_opts *o, const struct dsent *s, int k,
+                          enum prb_arc_dir dir, struct prb_dep_acc *ad, struct prb_dep_acc *au, long *scored)
+{
+    int n = s->n, rc = SP_OK;
+    double *A = row_normalised(s);
+    int *head = sp_xmalloc(sizeof *head * (size_t)n), *edge = sp_xmalloc(sizeof *edge * 2 * (size_t)n);
+    char err[SP_ERRLEN];
+    if (prb_attn_tree(n, A, dir, head, err, sizeof err) != 0) {
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s', sentence %d: %s", o->run, k + 1, err);
+    } else {
+        prb_dep_add_directed(ad, n, s->head, head, s->punct, NULL);
+        int ne = prb_attn_umst(n, A, s->punct, edge);
+        if (ne >= 0 && prb_dep_add_undirected(au, n, s->head, s->punct, edge, ne, NULL, err, sizeof err) == 0) (*scored)++;
+    }
+    free(A); free(head); free(edge);
+    return rc;
+}
+
+/* --run R: every sentence with a tree and a map of its length scored; *res: the figures,
+ * *scored: the sentences scored, *unencoded: those without a map */
+static int score_run(struct stg_ctx *ctx, const struct stg_trees_opts *o, const struct dwalk *w,
+                     enum prb_arc_dir dir, json_t **res, long *scored, long *unencoded)
+{
+    struct prb_dep_acc ad, au;
+    prb_dep_init(&ad);
+    prb_dep_init(&au);
+    *scored = 0;
+    int rc = SP_OK;
+    for (int k = 0; rc == SP_OK && k < w->n; k++) {
+        const struct dsent *s = &w->s[k];
+        if (!s->n) continue;
+        if (!s->attn || s->attn_n != s->n) { (*unencoded)++; continue; }
+        if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
+        rc = score_sentence(ctx, o, s, k, dir, &ad, &au, scored);
+    }
+    if (rc == SP_OK) *res = figures(&ad, &au, 1, *scored);
+    return rc;
+}
+
+/* --baseline B: its figures over the corpus (random: the mean over the seeds) */
+static int score_baseline(struct stg_ctx *ctx, const struct stg_trees_opts *o, const struct dwalk *w, long scored,
+                          json_t **res)
+{
+    int *len = sp_xmalloc(sizeof *len * (size_t)(w->n + 1));
+    const int **gold = sp_xmalloc(sizeof *gold * (size_t)(w->n + 1));
+    const uint8_t **pm = sp_xmalloc(sizeof *pm * (size_t)(w->n + 1));
+    for (int k = 0; k < w->n; k++) { len[k] = w->s[k].n; gold[k] = w->s[k].head; pm[k] = w->s[k].punct; }
+    uint64_t seeds[STG_TREES_MAX_SEEDS];
+    int n_seeds = o->seed >= 0 ? 1 : STG_TREES_MAX_SEEDS;
+    for (int k = 0; k < n_seeds; k++) seeds[k] = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)k + 1;
+    struct prb_dep_baselines b;
+    char err[SP_ERRLEN];
+    int rc = SP_OK;
+    if (prb_dep_baselines_run(&b, w->n, len, (const int *const *)gold, (const uint8_t *const *)pm, seeds, n_seeds, err,
+                              sizeof err) != 0)
+        rc = stg_fail(ctx, SP_EPARSE, "corpus '%s': %s", o->corpus, err);
+    else if (!strcmp(o->baseline, "right")) *res = figures(&b.right, NULL, 1, scored);
+    else if (!strcmp(o->baseline, "left")) *res = figures(&b.left, NULL, 1, scored);
+    else if (!strcmp(o->baseline, "adjacent")) *res = figures(NULL, &b.adjacent, 1, scored);
+    else *res = random_figures(&b, scored);
+    if (rc == SP_OK || b.random_dir) prb_dep_baselines_free(&b);
+    free(len); free(gold); free(pm);
+    return rc;
+}
+
+static const char *arc_name(enum prb_arc_dir dir) { return dir == PRB_DEP_TO_HEAD ? "dep_to_head" : "head_to_dep"; }
+
+/* The evaluation r into the store, with its manifest */
+static int save_eval(struct stg_ctx *ctx, struct st_db *db, const struct stg_trees_opts *o, struct stg_trees_result *r,
+                     int64_t cid, int layer, enum prb_arc_dir dir)
+{
+    json_t *man = stg_manifest_new(&o->command, stg_trees_options, o);
+    json_object_set_new(man, "method", json_string(r->method));
+    json_object_set_new(man, "source", o->run ? json_pack("{s:s, s:s, s:i, s:s}", "kind", "run", "run", o->run, "layer",
+                                                          layer, "arc", arc_name(dir))
+                                              : json_pack("{s:s, s:s}", "kind", "baseline", "name", o->baseline));
+    json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I, s:s}", "db", o->db, "corpus", o->corpus, "corpus_id",
+                                                (json_int_t)cid, "trees", "dependency"));
+    json_object_set_new(man, "metrics", json_string("SPEC-models M6: UAS, UUAS of the directed tree's arcs, UUAS of "
+                                                    "the undirected MST against the gold distances' MST; punctuation "
+                                                    "(H&M XPOS list) excluded"));
+    json_object_set_new(man, "sentences_skipped", json_integer(r->n_skipped));
+    return stg_save_tree_eval(ctx, db, o->run, cid, r->method, r->json, man, &r->eval_id);
+}
+
+static void free_walk(struct dwalk *w)
+{
+    for (int k = 0; k < w->n; k++) { free(w->s[k].head); free(w->s[k].punct); free(w->s[k].attn); }
+    free(w->s);
+}
+
+/* The corpus's sentences and, with --run, their attention maps */
+static int load_walk(struct stg_ctx *ctx, struct st_db *db, const struct stg_trees_opts *o, int64_t cid, struct dwalk *w)
+{
+    int rc = read_corpus(w, db, cid);
+    if (rc == SP_OK && o->run)
+        rc = st_run_items(db, o->run, o->head >= 0 ? ST_RUN_HEADS : ST_RUN_ATTN, on_attn, w, ctx->err, sizeof ctx->err);
+    return rc;
+}
+
 int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct stg_trees_result *r)
 {
-    int rc0 = stg_trees_dep_check(ctx, o);
-    if (rc0) return rc0;
+    int rc = stg_trees_dep_check(ctx, o);
+    if (rc) return rc;
     struct st_db *db = NULL;
     int64_t cid = 0;
-    int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
-    if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     int layer = -1;
-    if (rc == SP_OK && o->run) {
-        struct st_run_info ri;
-        rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
-        if (rc == SP_OK) rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
-        if (rc == SP_OK) {
-            if (ri.corpus_id != cid)
-                rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s'", o->run, ri.corpus ? "corpus" : "task",
-                              ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
-            else if (ri.attn_layer < 0)
-                rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no attention maps: encode the corpus again with --attention LAYER", o->run);
-            layer = ri.attn_layer;
-            st_run_info_free(&ri);
-        }
-    }
+    rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
+    if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
+    if (rc == SP_OK && o->run) rc = check_run(ctx, db, o, cid, &layer);
     struct dwalk w = { .ctx = ctx, .head = o->head };
-    if (rc == SP_OK) rc = read_corpus(&w, db, cid);
-    if (rc == SP_OK && o->run)
-        rc = st_run_items(db, o->run, o->head >= 0 ? ST_RUN_HEADS : ST_RUN_ATTN, on_attn, &w, ctx->err, sizeof ctx->err);
+    if (rc == SP_OK) rc = load_walk(ctx, db, o, cid, &w);
     long scored = 0, unencoded = 0;
     for (int k = 0; k < w.n; k++) scored += w.s[k].n > 0;
     if (rc == SP_OK && scored == 0)
@@ -141,57 +258,12 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
     enum prb_arc_dir dir = (enum prb_arc_dir)o->arc;
     json_t *res = NULL;
     if (rc == SP_OK && o->run) {
-        struct prb_dep_acc ad, au;
-        prb_dep_init(&ad);
-        prb_dep_init(&au);
-        scored = 0;
-        for (int k = 0; rc == SP_OK && k < w.n; k++) {
-            struct dsent *s = &w.s[k];
-            if (!s->n) continue;
-            if (!s->attn || s->attn_n != s->n) { unencoded++; continue; }
-            if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
-            int n = s->n;
-            double *A = sp_xmalloc(sizeof *A * (size_t)n * n);
-            for (int i = 0; i < n; i++) {
-                double sum = 0;
-                for (int j = 0; j < n; j++) sum += s->attn[(size_t)i * n + j];
-                for (int j = 0; j < n; j++) A[(size_t)i * n + j] = sum > 0 ? s->attn[(size_t)i * n + j] / sum : 1.0 / n;
-            }
-            int *head = sp_xmalloc(sizeof *head * (size_t)n), *edge = sp_xmalloc(sizeof *edge * 2 * (size_t)n);
-            char err[SP_ERRLEN];
-            if (prb_attn_tree(n, A, dir, head, err, sizeof err) != 0) {
-                rc = stg_fail(ctx, SP_EPARSE, "run '%s', sentence %d: %s", o->run, k + 1, err);
-            } else {
-                prb_dep_add_directed(&ad, n, s->head, head, s->punct, NULL);
-                int ne = prb_attn_umst(n, A, s->punct, edge);
-                if (ne >= 0 && prb_dep_add_undirected(&au, n, s->head, s->punct, edge, ne, NULL, err, sizeof err) == 0) scored++;
-            }
-            free(A); free(head); free(edge);
-        }
-        if (rc == SP_OK) res = figures(&ad, &au, 1, scored);
+        rc = score_run(ctx, o, &w, dir, &res, &scored, &unencoded);
         char hd[32] = "";
         if (o->head >= 0) snprintf(hd, sizeof hd, "head%ld:", o->head);
-        snprintf(r->method, sizeof r->method, "dependency:run:%s:layer%d:%s%s", o->run, layer, hd,
-                 dir == PRB_DEP_TO_HEAD ? "dep_to_head" : "head_to_dep");
+        snprintf(r->method, sizeof r->method, "dependency:run:%s:layer%d:%s%s", o->run, layer, hd, arc_name(dir));
     } else if (rc == SP_OK) {
-        int *len = sp_xmalloc(sizeof *len * (size_t)(w.n + 1));
-        const int **gold = sp_xmalloc(sizeof *gold * (size_t)(w.n + 1));
-        const uint8_t **pm = sp_xmalloc(sizeof *pm * (size_t)(w.n + 1));
-        for (int k = 0; k < w.n; k++) { len[k] = w.s[k].n; gold[k] = w.s[k].head; pm[k] = w.s[k].punct; }
-        uint64_t seeds[STG_TREES_MAX_SEEDS];
-        int n_seeds = o->seed >= 0 ? 1 : STG_TREES_MAX_SEEDS;
-        for (int k = 0; k < n_seeds; k++) seeds[k] = o->seed >= 0 ? (uint64_t)o->seed : (uint64_t)k + 1;
-        struct prb_dep_baselines b;
-        char err[SP_ERRLEN];
-        if (prb_dep_baselines_run(&b, w.n, len, (const int *const *)gold, (const uint8_t *const *)pm, seeds, n_seeds, err,
-                                  sizeof err) != 0)
-            rc = stg_fail(ctx, SP_EPARSE, "corpus '%s': %s", o->corpus, err);
-        else if (!strcmp(o->baseline, "right")) res = figures(&b.right, NULL, 1, scored);
-        else if (!strcmp(o->baseline, "left")) res = figures(&b.left, NULL, 1, scored);
-        else if (!strcmp(o->baseline, "adjacent")) res = figures(NULL, &b.adjacent, 1, scored);
-        else res = random_figures(&b, scored);
-        if (rc == SP_OK || b.random_dir) prb_dep_baselines_free(&b);
-        free(len); free(gold); free(pm);
+        rc = score_baseline(ctx, o, &w, scored, &res);
         snprintf(r->method, sizeof r->method, "dependency:baseline:%s", o->baseline);
     }
     if (rc == SP_OK) {
@@ -202,25 +274,11 @@ int stg_trees_dep(struct stg_ctx *ctx, const struct stg_trees_opts *o, struct st
         r->n_skipped = w.n_no_tree + unencoded;
         if (unencoded) sp_log(ctx->log, SP_LOG_WARN, "%ld sentences have no attention map in run '%s' (the encoder skipped them)",
                               unencoded, o->run);
-        if (!o->no_save) {
-            json_t *man = stg_manifest_new(&o->command, stg_trees_options, o);
-            json_object_set_new(man, "method", json_string(r->method));
-            json_object_set_new(man, "source", o->run ? json_pack("{s:s, s:s, s:i, s:s}", "kind", "run", "run", o->run, "layer",
-                                                                  layer, "arc", dir == PRB_DEP_TO_HEAD ? "dep_to_head" : "head_to_dep")
-                                                      : json_pack("{s:s, s:s}", "kind", "baseline", "name", o->baseline));
-            json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I, s:s}", "db", o->db, "corpus", o->corpus, "corpus_id",
-                                                        (json_int_t)cid, "trees", "dependency"));
-            json_object_set_new(man, "metrics", json_string("SPEC-models M6: UAS, UUAS of the directed tree's arcs, UUAS of "
-                                                            "the undirected MST against the gold distances' MST; punctuation "
-                                                            "(H&M XPOS list) excluded"));
-            json_object_set_new(man, "sentences_skipped", json_integer(r->n_skipped));
-            rc = stg_save_tree_eval(ctx, db, o->run, cid, r->method, r->json, man, &r->eval_id);
-        }
+        if (!o->no_save) rc = save_eval(ctx, db, o, r, cid, layer, dir);
     } else {
         json_decref(res);
     }
-    for (int k = 0; k < w.n; k++) { free(w.s[k].head); free(w.s[k].punct); free(w.s[k].attn); }
-    free(w.s);
+    free_walk(&w);
     if (db) st_close(db);
     return rc;
 }

@@ -97,17 +97,9 @@ static struct st_blobref col_blob(struct st_iter *it, sqlite3_stmt *q, int c)
     return b;
 }
 
-int st_iter_next(struct st_iter *it, const struct st_row **out)
+/* The sentence row's own columns (not its tokens, extra lines or structures) */
+static void read_sentence_row(struct st_iter *it, sqlite3_stmt *q, struct st_row *r)
 {
-    sp_arena_reset(&it->arena);
-    ing_batch_reset(&it->tree_batch);
-    if (it->paused) iter_start(it);
-    int rc = sqlite3_step(it->sent);
-    if (rc == SQLITE_DONE) return 0;
-    if (rc != SQLITE_ROW) { st_sqlerr(it->db, "reading sentences", it->err, sizeof it->err); return -1; }
-
-    sqlite3_stmt *q = it->sent;
-    struct st_row *r = &it->row;
     memset(r, 0, sizeof *r);
     r->sentence_id = it->last_id = sqlite3_column_int64(q, 0);
     struct sp_sentence *s = &r->s;
@@ -121,7 +113,13 @@ int st_iter_next(struct st_iter *it, const struct st_row **out)
     s->warn = (unsigned)sqlite3_column_int(q, 8);
     s->line = (long)sqlite3_column_int64(q, 9);
     s->warnings = col_text(it, q, 21);
+}
 
+/* The sentence's token rows into its columns and heads (NULL when every HEAD is NULL);
+ * -1 when there are not exactly n of them */
+static int read_tokens(struct st_iter *it, struct st_row *r)
+{
+    struct sp_sentence *s = &r->s;
     int n = s->n;
     for (int c = 0; c < SP_NCOLS; c++) s->col[c] = sp_arena_alloc(&it->arena, sizeof(char *) * (size_t)(n ? n : 1));
     int *head = sp_arena_alloc(&it->arena, sizeof(int) * (size_t)(n ? n : 1));
@@ -142,56 +140,83 @@ int st_iter_next(struct st_iter *it, const struct st_row **out)
         return -1;
     }
     s->head = have_head ? head : NULL;
+    return 0;
+}
 
-    if (it->extra) {
-        int cap = 0;
-        while (it->extra_rc == SQLITE_ROW && sqlite3_column_int64(it->extra, 0) < r->sentence_id)
-            it->extra_rc = sqlite3_step(it->extra);
-        while (it->extra_rc == SQLITE_ROW && sqlite3_column_int64(it->extra, 0) == r->sentence_id) {
-            if (s->n_extra == cap) {
-                cap = cap ? 2 * cap : 8;
-                struct sp_extra *nx = sp_arena_alloc(&it->arena, sizeof *nx * (size_t)cap);
-                if (s->n_extra) memcpy(nx, s->extra, sizeof *nx * (size_t)s->n_extra);
-                s->extra = nx;
-            }
-            struct sp_extra *x = &s->extra[s->n_extra++];
-            sqlite3_stmt *e = it->extra;
-            x->pos = sqlite3_column_int(e, 1);
-            x->kind = !strcmp((const char *)sqlite3_column_text(e, 2), "mwt") ? SP_EXTRA_MWT : SP_EXTRA_EMPTY;
-            x->first = sqlite3_column_type(e, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(e, 3);
-            x->last = sqlite3_column_type(e, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(e, 4);
-            x->line = col_text(it, e, 5);
-            it->extra_rc = sqlite3_step(it->extra);
+/* The extra lines (multiword tokens, empty nodes) of sentence sid, in their order */
+static void read_extras(struct st_iter *it, struct sp_sentence *s, int64_t sid)
+{
+    int cap = 0;
+    while (it->extra_rc == SQLITE_ROW && sqlite3_column_int64(it->extra, 0) < sid)
+        it->extra_rc = sqlite3_step(it->extra);
+    while (it->extra_rc == SQLITE_ROW && sqlite3_column_int64(it->extra, 0) == sid) {
+        if (s->n_extra == cap) {
+            cap = cap ? 2 * cap : 8;
+            struct sp_extra *nx = sp_arena_alloc(&it->arena, sizeof *nx * (size_t)cap);
+            if (s->n_extra) memcpy(nx, s->extra, sizeof *nx * (size_t)s->n_extra);
+            s->extra = nx;
         }
+        struct sp_extra *x = &s->extra[s->n_extra++];
+        sqlite3_stmt *e = it->extra;
+        x->pos = sqlite3_column_int(e, 1);
+        x->kind = !strcmp((const char *)sqlite3_column_text(e, 2), "mwt") ? SP_EXTRA_MWT : SP_EXTRA_EMPTY;
+        x->first = sqlite3_column_type(e, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(e, 3);
+        x->last = sqlite3_column_type(e, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(e, 4);
+        x->line = col_text(it, e, 5);
+        it->extra_rc = sqlite3_step(it->extra);
     }
+}
 
-    if ((it->want & ST_WANT_DEP) && sqlite3_column_type(q, 10) != SQLITE_NULL) {
-        r->has_dep = 1;
-        r->depth = col_blob(it, q, 10);
-        r->distance = col_blob(it, q, 11);
-        r->ancestors = col_blob(it, q, 12);
-        r->relpos = col_blob(it, q, 13);
+static void read_dep_structures(struct st_iter *it, sqlite3_stmt *q, struct st_row *r)
+{
+    r->has_dep = 1;
+    r->depth = col_blob(it, q, 10);
+    r->distance = col_blob(it, q, 11);
+    r->ancestors = col_blob(it, q, 12);
+    r->relpos = col_blob(it, q, 13);
+}
+
+/* The constituency structures, and the tree parsed back through the reader that ingested it;
+ * -1 when it does not parse */
+static int read_const_structures(struct st_iter *it, sqlite3_stmt *q, struct st_row *r)
+{
+    r->has_const = 1;
+    r->tree_text = col_text(it, q, 14);
+    r->tree_depth = sqlite3_column_int(q, 15);
+    r->top_const = col_text(it, q, 16);
+    r->top_const_class = col_text(it, q, 17);
+    r->levels = sqlite3_column_int(q, 18);
+    r->phrases = col_blob(it, q, 19);
+    r->spans = col_blob(it, q, 20);
+    char perr[SP_ERRLEN];
+    if (ing_parse_chunk(SP_FMT_PTB, SP_MODE_STRICT, r->tree_text, strlen(r->tree_text), 1, 0,
+                        &it->tree_batch, perr, sizeof perr) ||
+        it->tree_batch.n_items != 1 || it->tree_batch.item[0].error) {
+        snprintf(it->err, sizeof it->err, "%s: stored tree of sentence %lld does not parse", it->db->path,
+                 (long long)r->sentence_id);
+        return -1;
     }
-    if ((it->want & ST_WANT_CONST) && sqlite3_column_type(q, 14) != SQLITE_NULL) {
-        r->has_const = 1;
-        r->tree_text = col_text(it, q, 14);
-        r->tree_depth = sqlite3_column_int(q, 15);
-        r->top_const = col_text(it, q, 16);
-        r->top_const_class = col_text(it, q, 17);
-        r->levels = sqlite3_column_int(q, 18);
-        r->phrases = col_blob(it, q, 19);
-        r->spans = col_blob(it, q, 20);
-        /* the tree comes back through the same reader that ingested it */
-        char perr[SP_ERRLEN];
-        if (ing_parse_chunk(SP_FMT_PTB, SP_MODE_STRICT, r->tree_text, strlen(r->tree_text), 1, 0,
-                            &it->tree_batch, perr, sizeof perr) ||
-            it->tree_batch.n_items != 1 || it->tree_batch.item[0].error) {
-            snprintf(it->err, sizeof it->err, "%s: stored tree of sentence %lld does not parse", it->db->path,
-                     (long long)r->sentence_id);
-            return -1;
-        }
-        s->tree = it->tree_batch.item[0].s.tree;
-    }
+    r->s.tree = it->tree_batch.item[0].s.tree;
+    return 0;
+}
+
+int st_iter_next(struct st_iter *it, const struct st_row **out)
+{
+    sp_arena_reset(&it->arena);
+    ing_batch_reset(&it->tree_batch);
+    if (it->paused) iter_start(it);
+    int rc = sqlite3_step(it->sent);
+    if (rc == SQLITE_DONE) return 0;
+    if (rc != SQLITE_ROW) { st_sqlerr(it->db, "reading sentences", it->err, sizeof it->err); return -1; }
+
+    sqlite3_stmt *q = it->sent;
+    struct st_row *r = &it->row;
+    read_sentence_row(it, q, r);
+    if (read_tokens(it, r)) return -1;
+    if (it->extra) read_extras(it, &r->s, r->sentence_id);
+    if ((it->want & ST_WANT_DEP) && sqlite3_column_type(q, 10) != SQLITE_NULL) read_dep_structures(it, q, r);
+    if ((it->want & ST_WANT_CONST) && sqlite3_column_type(q, 14) != SQLITE_NULL && read_const_structures(it, q, r))
+        return -1;
     *out = r;
     return 1;
 }

@@ -71,10 +71,88 @@ static void source_name(struct st_db *db, int64_t corpus_id, int64_t task_id, ch
     sqlite3_finalize(q);
 }
 
+/* The error for run spec->name made by another encoder: both fingerprints (old_fp: the run's) */
+static int other_encoder(struct st_db *db, const struct st_run_spec *spec, const char *old_fp, char *err, size_t errlen)
+{
+    sqlite3_stmt *f = NULL;
+    char new_fp[80] = "?";
+    if (sqlite3_prepare_v2(db->h, "SELECT fingerprint FROM encoder WHERE encoder_id = ?1", -1, &f, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(f, 1, spec->encoder_id);
+        if (sqlite3_step(f) == SQLITE_ROW) snprintf(new_fp, sizeof new_fp, "%s", (const char *)sqlite3_column_text(f, 0));
+        sqlite3_finalize(f);
+    }
+    snprintf(err, errlen, "%s: run '%s' was made by encoder %s; this encoder is %s "
+             "(choose another --run name)", db->path, spec->name, old_fp, new_fp);
+    return SP_EEXIST;
+}
+
+/* The run of that name, if any (*id, else 0): it must be of the same encoder and source */
+static int find_run(struct st_db *db, const struct st_run_spec *spec, int64_t *id, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = prep(db, "SELECT r.run_id, r.encoder_id, e.fingerprint, coalesce(r.corpus_id, 0), coalesce(r.task_id, 0) "
+                      "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id WHERE r.name = ?1",
+                  &q, "run lookup", err, errlen);
+    if (rc) return rc;
+    sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
+    int r = sqlite3_step(q);
+    if (r == SQLITE_ROW) {
+        *id = sqlite3_column_int64(q, 0);
+        int64_t old_enc = sqlite3_column_int64(q, 1), old_c = sqlite3_column_int64(q, 3), old_t = sqlite3_column_int64(q, 4);
+        if (old_enc != spec->encoder_id) {
+            char *old_fp = sp_xstrdup((const char *)sqlite3_column_text(q, 2));
+            rc = other_encoder(db, spec, old_fp, err, errlen);
+            free(old_fp);
+        } else if (old_c != spec->corpus_id || old_t != spec->task_id) {
+            char a[300], b[300];
+            source_name(db, old_c, old_t, a, sizeof a);
+            source_name(db, spec->corpus_id, spec->task_id, b, sizeof b);
+            snprintf(err, errlen, "%s: run '%s' encodes %s, not %s (choose another --run name)",
+                     db->path, spec->name, a, b);
+            rc = SP_EEXIST;
+        }
+    } else if (r != SQLITE_DONE) {
+        rc = st_sqlerr(db, "run lookup", err, errlen);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* An existing run records what this encoding caches (token vectors, attention layer) */
+static int update_run(struct st_db *db, const struct st_run_spec *spec, int64_t id, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = prep(db, "UPDATE run SET token_vectors = ?2, attn_layer = ?3 WHERE run_id = ?1", &q, "run update", err, errlen);
+    if (rc) return rc;
+    sqlite3_bind_int64(q, 1, id);
+    sqlite3_bind_int(q, 2, spec->token_vectors != 0);
+    if (spec->attn_layer >= 0) sqlite3_bind_int(q, 3, spec->attn_layer); else sqlite3_bind_null(q, 3);
+    if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "run update", err, errlen);
+    sqlite3_finalize(q);
+    return rc;
+}
+
+static int insert_run(struct st_db *db, const struct st_run_spec *spec, int64_t *id, int *created, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = prep(db, "INSERT INTO run (name, encoder_id, corpus_id, task_id, token_vectors, attn_layer) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &q, "create run", err, errlen);
+    if (rc) return rc;
+    sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, spec->encoder_id);
+    if (spec->corpus_id) sqlite3_bind_int64(q, 3, spec->corpus_id); else sqlite3_bind_null(q, 3);
+    if (spec->task_id) sqlite3_bind_int64(q, 4, spec->task_id); else sqlite3_bind_null(q, 4);
+    sqlite3_bind_int(q, 5, spec->token_vectors != 0);
+    if (spec->attn_layer >= 0) sqlite3_bind_int(q, 6, spec->attn_layer); else sqlite3_bind_null(q, 6);
+    if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "create run", err, errlen);
+    else { *id = sqlite3_last_insert_rowid(db->h); *created = 1; }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 int st_run_begin(struct st_db *db, const struct st_run_spec *spec, int64_t *run_id, int *created,
                  char *err, size_t errlen)
 {
-    sqlite3_stmt *q = NULL;
     *run_id = 0;
     *created = 0;
     if (!spec->corpus_id == !spec->task_id) {
@@ -82,67 +160,10 @@ int st_run_begin(struct st_db *db, const struct st_run_spec *spec, int64_t *run_
         return SP_EUSAGE;
     }
     if (st_begin_write(db, err, errlen)) return SP_ESTORE;
-    int rc = prep(db, "SELECT r.run_id, r.encoder_id, e.fingerprint, coalesce(r.corpus_id, 0), coalesce(r.task_id, 0) "
-                      "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id WHERE r.name = ?1",
-                  &q, "run lookup", err, errlen);
     int64_t id = 0;
-    if (!rc) {
-        sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
-        int r = sqlite3_step(q);
-        if (r == SQLITE_ROW) {
-            id = sqlite3_column_int64(q, 0);
-            int64_t old_enc = sqlite3_column_int64(q, 1), old_c = sqlite3_column_int64(q, 3), old_t = sqlite3_column_int64(q, 4);
-            if (old_enc != spec->encoder_id) {
-                char *old_fp = sp_xstrdup((const char *)sqlite3_column_text(q, 2));
-                sqlite3_stmt *f = NULL;
-                char new_fp[80] = "?";
-                if (sqlite3_prepare_v2(db->h, "SELECT fingerprint FROM encoder WHERE encoder_id = ?1", -1, &f, NULL) == SQLITE_OK) {
-                    sqlite3_bind_int64(f, 1, spec->encoder_id);
-                    if (sqlite3_step(f) == SQLITE_ROW) snprintf(new_fp, sizeof new_fp, "%s", (const char *)sqlite3_column_text(f, 0));
-                    sqlite3_finalize(f);
-                }
-                snprintf(err, errlen, "%s: run '%s' was made by encoder %s; this encoder is %s "
-                         "(choose another --run name)", db->path, spec->name, old_fp, new_fp);
-                free(old_fp);
-                rc = SP_EEXIST;
-            } else if (old_c != spec->corpus_id || old_t != spec->task_id) {
-                char a[300], b[300];
-                source_name(db, old_c, old_t, a, sizeof a);
-                source_name(db, spec->corpus_id, spec->task_id, b, sizeof b);
-                snprintf(err, errlen, "%s: run '%s' encodes %s, not %s (choose another --run name)",
-                         db->path, spec->name, a, b);
-                rc = SP_EEXIST;
-            }
-        } else if (r != SQLITE_DONE) {
-            rc = st_sqlerr(db, "run lookup", err, errlen);
-        }
-        sqlite3_finalize(q);
-        q = NULL;
-    }
-    if (!rc && id) {
-        rc = prep(db, "UPDATE run SET token_vectors = ?2, attn_layer = ?3 WHERE run_id = ?1", &q, "run update", err, errlen);
-        if (!rc) {
-            sqlite3_bind_int64(q, 1, id);
-            sqlite3_bind_int(q, 2, spec->token_vectors != 0);
-            if (spec->attn_layer >= 0) sqlite3_bind_int(q, 3, spec->attn_layer); else sqlite3_bind_null(q, 3);
-            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "run update", err, errlen);
-            sqlite3_finalize(q);
-        }
-    } else if (!rc) {
-        rc = prep(db, "INSERT INTO run (name, encoder_id, corpus_id, task_id, token_vectors, attn_layer) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &q, "create run", err, errlen);
-        if (!rc) {
-            sqlite3_bind_text(q, 1, spec->name, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(q, 2, spec->encoder_id);
-            if (spec->corpus_id) sqlite3_bind_int64(q, 3, spec->corpus_id); else sqlite3_bind_null(q, 3);
-            if (spec->task_id) sqlite3_bind_int64(q, 4, spec->task_id); else sqlite3_bind_null(q, 4);
-            sqlite3_bind_int(q, 5, spec->token_vectors != 0);
-            if (spec->attn_layer >= 0) sqlite3_bind_int(q, 6, spec->attn_layer); else sqlite3_bind_null(q, 6);
-            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "create run", err, errlen);
-            else { id = sqlite3_last_insert_rowid(db->h); *created = 1; }
-            sqlite3_finalize(q);
-        }
-    }
+    int rc = find_run(db, spec, &id, err, errlen);
+    if (!rc && id) rc = update_run(db, spec, id, err, errlen);
+    else if (!rc) rc = insert_run(db, spec, &id, created, err, errlen);
     if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
     if (rc) { sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL); *created = 0; return rc; }
     *run_id = id;
@@ -184,6 +205,59 @@ static void bind_f32(sqlite3_stmt *q, int col, const float *v, size_t n, void **
     *tmp = NULL;
 }
 
+/* One attention row (layer key `layer`, count n x n maps) through the prepared qa */
+static int put_attention(sqlite3_stmt *qa, int64_t encoder_id, const char *hash, int layer, int n_tokens,
+                         const float *data, size_t count, void **tmp)
+{
+    sqlite3_reset(qa);
+    sqlite3_bind_int64(qa, 1, encoder_id);
+    sqlite3_bind_text(qa, 2, hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int(qa, 3, layer);
+    sqlite3_bind_int(qa, 4, n_tokens);
+    bind_f32(qa, 5, data, count, tmp);
+    return sqlite3_step(qa) != SQLITE_DONE;
+}
+
+/* One input's vector (and token vectors, attention map, per-head maps when it has them) */
+static int put_vector(struct st_db *db, sqlite3_stmt *qv, sqlite3_stmt *qa, int64_t encoder_id,
+                      const struct st_vector_put *v, void **tmp, char *err, size_t errlen)
+{
+    sqlite3_reset(qv);
+    sqlite3_bind_int64(qv, 1, encoder_id);
+    sqlite3_bind_text(qv, 2, v->hash, -1, SQLITE_STATIC);
+    sqlite3_bind_int(qv, 3, v->dim);
+    bind_f32(qv, 4, v->vec, (size_t)v->dim, tmp);
+    if (v->tok) {
+        bind_f32(qv, 5, v->tok, (size_t)v->n_tokens * (size_t)v->tok_dim, tmp);
+        sqlite3_bind_int(qv, 7, v->tok_dim);
+    } else {
+        sqlite3_bind_null(qv, 5);
+        sqlite3_bind_null(qv, 7);
+    }
+    sqlite3_bind_int(qv, 6, v->n_tokens);
+    if (sqlite3_step(qv) != SQLITE_DONE) return st_sqlerr(db, "write vectors", err, errlen);
+    size_t nn = (size_t)v->n_tokens * (size_t)v->n_tokens;
+    if (v->attn && put_attention(qa, encoder_id, v->hash, v->attn_layer, v->n_tokens, v->attn, nn, tmp))
+        return st_sqlerr(db, "write attention", err, errlen);
+    if (v->attn_heads && v->n_heads > 0 &&
+        put_attention(qa, encoder_id, v->hash, ST_ATTN_HEADS_KEY(v->attn_layer), v->n_tokens, v->attn_heads,
+                      (size_t)v->n_heads * nn, tmp))
+        return st_sqlerr(db, "write attention heads", err, errlen);
+    return 0;
+}
+
+static int put_item(struct st_db *db, sqlite3_stmt *qi, int64_t run_id, const struct st_run_item_put *it,
+                    char *err, size_t errlen)
+{
+    sqlite3_reset(qi);
+    sqlite3_bind_int64(qi, 1, run_id);
+    sqlite3_bind_int64(qi, 2, it->ordinal);
+    if (it->sentence_id) sqlite3_bind_int64(qi, 3, it->sentence_id); else sqlite3_bind_null(qi, 3);
+    if (it->task_ordinal) sqlite3_bind_int64(qi, 4, it->task_ordinal); else sqlite3_bind_null(qi, 4);
+    sqlite3_bind_text(qi, 5, it->hash, -1, SQLITE_STATIC);
+    return sqlite3_step(qi) != SQLITE_DONE ? st_sqlerr(db, "write run items", err, errlen) : 0;
+}
+
 /* the writes of st_run_write inside the caller's transaction */
 static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
                           const struct st_vector_put *vecs, int n_vecs,
@@ -202,51 +276,8 @@ static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
     if (!rc) rc = prep(db, "INSERT OR REPLACE INTO run_item (run_id, ordinal, sentence_id, task_ordinal, text_hash) "
                            "VALUES (?1, ?2, ?3, ?4, ?5)", &qi, "write run items", err, errlen);
     void *tmp = NULL;
-    for (int i = 0; !rc && i < n_vecs; i++) {
-        const struct st_vector_put *v = &vecs[i];
-        sqlite3_reset(qv);
-        sqlite3_bind_int64(qv, 1, encoder_id);
-        sqlite3_bind_text(qv, 2, v->hash, -1, SQLITE_STATIC);
-        sqlite3_bind_int(qv, 3, v->dim);
-        bind_f32(qv, 4, v->vec, (size_t)v->dim, &tmp);
-        if (v->tok) {
-            bind_f32(qv, 5, v->tok, (size_t)v->n_tokens * (size_t)v->tok_dim, &tmp);
-            sqlite3_bind_int(qv, 7, v->tok_dim);
-        } else {
-            sqlite3_bind_null(qv, 5);
-            sqlite3_bind_null(qv, 7);
-        }
-        sqlite3_bind_int(qv, 6, v->n_tokens);
-        if (sqlite3_step(qv) != SQLITE_DONE) { rc = st_sqlerr(db, "write vectors", err, errlen); break; }
-        if (v->attn) {
-            sqlite3_reset(qa);
-            sqlite3_bind_int64(qa, 1, encoder_id);
-            sqlite3_bind_text(qa, 2, v->hash, -1, SQLITE_STATIC);
-            sqlite3_bind_int(qa, 3, v->attn_layer);
-            sqlite3_bind_int(qa, 4, v->n_tokens);
-            bind_f32(qa, 5, v->attn, (size_t)v->n_tokens * (size_t)v->n_tokens, &tmp);
-            if (sqlite3_step(qa) != SQLITE_DONE) { rc = st_sqlerr(db, "write attention", err, errlen); break; }
-        }
-        if (v->attn_heads && v->n_heads > 0) {
-            sqlite3_reset(qa);
-            sqlite3_bind_int64(qa, 1, encoder_id);
-            sqlite3_bind_text(qa, 2, v->hash, -1, SQLITE_STATIC);
-            sqlite3_bind_int(qa, 3, ST_ATTN_HEADS_KEY(v->attn_layer));
-            sqlite3_bind_int(qa, 4, v->n_tokens);
-            bind_f32(qa, 5, v->attn_heads, (size_t)v->n_heads * (size_t)v->n_tokens * (size_t)v->n_tokens, &tmp);
-            if (sqlite3_step(qa) != SQLITE_DONE) { rc = st_sqlerr(db, "write attention heads", err, errlen); break; }
-        }
-    }
-    for (int i = 0; !rc && i < n_items; i++) {
-        const struct st_run_item_put *it = &items[i];
-        sqlite3_reset(qi);
-        sqlite3_bind_int64(qi, 1, run_id);
-        sqlite3_bind_int64(qi, 2, it->ordinal);
-        if (it->sentence_id) sqlite3_bind_int64(qi, 3, it->sentence_id); else sqlite3_bind_null(qi, 3);
-        if (it->task_ordinal) sqlite3_bind_int64(qi, 4, it->task_ordinal); else sqlite3_bind_null(qi, 4);
-        sqlite3_bind_text(qi, 5, it->hash, -1, SQLITE_STATIC);
-        if (sqlite3_step(qi) != SQLITE_DONE) rc = st_sqlerr(db, "write run items", err, errlen);
-    }
+    for (int i = 0; !rc && i < n_vecs; i++) rc = put_vector(db, qv, qa, encoder_id, &vecs[i], &tmp, err, errlen);
+    for (int i = 0; !rc && i < n_items; i++) rc = put_item(db, qi, run_id, &items[i], err, errlen);
     sqlite3_finalize(qv);
     sqlite3_finalize(qa);
     sqlite3_finalize(qi);
@@ -374,31 +405,30 @@ static int blob_f32(sqlite3_stmt *q, int c, size_t n, float **buf, size_t *cap)
     return 0;
 }
 
-int st_run_items(struct st_db *db, const char *run, unsigned what,
-                 int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+/* The run holds what `what` asks for (token vectors, attention maps); else an error */
+static int run_has(struct st_db *db, const char *run, unsigned what, const struct st_run_info *info,
+                   char *err, size_t errlen)
 {
-    struct st_run_info info;
-    int rc = st_run_info(db, run, &info, err, errlen);
-    if (rc) return rc;
-    if ((what & ST_RUN_TOK) && !info.token_vectors) {
+    if ((what & ST_RUN_TOK) && !info->token_vectors) {
         snprintf(err, errlen, "%s: run '%s' has no token vectors: re-run encode with --token-vectors", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    if ((what & ST_RUN_ATTN) && info.attn_layer < 0) {
+    if ((what & ST_RUN_ATTN) && info->attn_layer < 0) {
         snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    if ((what & ST_RUN_HEADS) && info.attn_layer < 0) {
+    if ((what & ST_RUN_HEADS) && info->attn_layer < 0) {
         snprintf(err, errlen, "%s: run '%s' has no attention maps: re-run encode with --attention LAYER --heads", db->path, run);
-        st_run_info_free(&info);
         return SP_EPARSE;
     }
-    sqlite3_stmt *q = NULL;
-    /* the blobs are selected only when asked, so a metadata walk reads no vector pages */
-    char sql[1280];
-    snprintf(sql, sizeof sql,
+    return SP_OK;
+}
+
+/* The query of a run's items; the blobs are selected only when asked, so a metadata walk reads
+ * no vector pages */
+static void items_sql(unsigned what, char *sql, size_t cap)
+{
+    snprintf(sql, cap,
              "SELECT i.ordinal, coalesce(i.sentence_id, 0), coalesce(i.task_ordinal, 0), i.text_hash, v.n_tokens, v.dim, "
              "%s, v.tok_dim, %s, %s, %s FROM run_item i "
              "LEFT JOIN vector v ON v.encoder_id = ?2 AND v.text_hash = i.text_hash "
@@ -408,56 +438,85 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
              what & ST_RUN_ATTN ? "a.data" : "NULL", what & ST_RUN_HEADS ? "ah.data" : "NULL",
              what & ST_RUN_HEADS ? "LEFT JOIN attention ah ON ah.encoder_id = ?2 AND ah.text_hash = i.text_hash AND ah.layer = ?4"
                                  : "");
+}
+
+/* The arrays an item's blobs are decoded into, reused from item to item */
+struct item_bufs { float *vb, *tb, *ab, *hb; size_t vc, tc, ac, hc; };
+
+/* The asked-for arrays of the item at row q into B and it; what is missing, or NULL */
+static const char *decode_item(sqlite3_stmt *q, unsigned what, struct st_run_item *it, struct item_bufs *B)
+{
+    if (sqlite3_column_type(q, 5) == SQLITE_NULL) return "no cached vector";
+    if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it->dim, &B->vb, &B->vc)) return "sentence vector of the wrong size";
+    if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it->n_tokens * (size_t)it->tok_dim, &B->tb, &B->tc))
+        return "token vectors missing (re-run encode with --token-vectors)";
+    if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it->n_tokens * (size_t)it->n_tokens, &B->ab, &B->ac))
+        return "attention map missing (re-run encode with --attention)";
+    if (what & ST_RUN_HEADS) {
+        size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
+        it->n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
+        if (!it->n_heads || blob_f32(q, 10, (size_t)it->n_heads * nn, &B->hb, &B->hc))
+            return "per-head attention maps missing (re-run encode with --heads)";
+    }
+    if (what & ST_RUN_VEC) it->vec = B->vb;
+    if (what & ST_RUN_TOK) it->tok = B->tb;
+    if (what & ST_RUN_ATTN) it->attn = B->ab;
+    if (what & ST_RUN_HEADS) it->attn_heads = B->hb;
+    return NULL;
+}
+
+/* fn on every item of the bound query q in order; stops at fn's first non-zero return */
+static int walk_items(struct st_db *db, const char *run, unsigned what, sqlite3_stmt *q,
+                      int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+{
+    struct item_bufs B = { 0 };
+    int rc = 0, r;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        struct st_run_item it = {
+            .ordinal = sqlite3_column_int64(q, 0),
+            .sentence_id = sqlite3_column_int64(q, 1),
+            .task_ordinal = sqlite3_column_int64(q, 2),
+            .hash = (const char *)sqlite3_column_text(q, 3),
+            .n_tokens = sqlite3_column_int(q, 4),
+            .dim = sqlite3_column_int(q, 5),
+            .tok_dim = sqlite3_column_int(q, 7),
+        };
+        const char *bad = decode_item(q, what, &it, &B);
+        if (bad) {
+            snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
+            rc = SP_EPARSE;
+            break;
+        }
+        if ((rc = fn(ctx, &it)) != 0) break;
+    }
+    if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
+    free(B.vb);
+    free(B.tb);
+    free(B.ab);
+    free(B.hb);
+    return rc;
+}
+
+int st_run_items(struct st_db *db, const char *run, unsigned what,
+                 int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
+{
+    struct st_run_info info;
+    int rc = st_run_info(db, run, &info, err, errlen);
+    if (rc) return rc;
+    rc = run_has(db, run, what, &info, err, errlen);
+    if (rc) { st_run_info_free(&info); return rc; }
+    sqlite3_stmt *q = NULL;
+    char sql[1280];
+    items_sql(what, sql, sizeof sql);
     rc = prep(db, sql, &q, "run items", err, errlen);
-    float *vb = NULL, *tb = NULL, *ab = NULL, *hb = NULL;
-    size_t vc = 0, tc = 0, ac = 0, hc = 0;
     if (!rc) {
         sqlite3_bind_int64(q, 1, info.run_id);
         sqlite3_bind_int64(q, 2, info.encoder_id);
         sqlite3_bind_int(q, 3, info.attn_layer);
         if (what & ST_RUN_HEADS) sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(info.attn_layer));
-        int r;
-        while ((r = sqlite3_step(q)) == SQLITE_ROW) {
-            struct st_run_item it = {
-                .ordinal = sqlite3_column_int64(q, 0),
-                .sentence_id = sqlite3_column_int64(q, 1),
-                .task_ordinal = sqlite3_column_int64(q, 2),
-                .hash = (const char *)sqlite3_column_text(q, 3),
-                .n_tokens = sqlite3_column_int(q, 4),
-                .dim = sqlite3_column_int(q, 5),
-                .tok_dim = sqlite3_column_int(q, 7),
-            };
-            const char *bad = NULL;
-            if (sqlite3_column_type(q, 5) == SQLITE_NULL) bad = "no cached vector";
-            else if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it.dim, &vb, &vc)) bad = "sentence vector of the wrong size";
-            else if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it.n_tokens * (size_t)it.tok_dim, &tb, &tc))
-                bad = "token vectors missing (re-run encode with --token-vectors)";
-            else if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it.n_tokens * (size_t)it.n_tokens, &ab, &ac))
-                bad = "attention map missing (re-run encode with --attention)";
-            else if (what & ST_RUN_HEADS) {
-                size_t nn = (size_t)it.n_tokens * (size_t)it.n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
-                it.n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
-                if (!it.n_heads || blob_f32(q, 10, (size_t)it.n_heads * nn, &hb, &hc))
-                    bad = "per-head attention maps missing (re-run encode with --heads)";
-            }
-            if (bad) {
-                snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
-                rc = SP_EPARSE;
-                break;
-            }
-            if (what & ST_RUN_VEC) it.vec = vb;
-            if (what & ST_RUN_TOK) it.tok = tb;
-            if (what & ST_RUN_ATTN) it.attn = ab;
-            if (what & ST_RUN_HEADS) it.attn_heads = hb;
-            if ((rc = fn(ctx, &it)) != 0) break;
-        }
-        if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
+        rc = walk_items(db, run, what, q, fn, ctx, err, errlen);
     }
     sqlite3_finalize(q);
-    free(vb);
-    free(tb);
-    free(ab);
-    free(hb);
     st_run_info_free(&info);
     return rc;
 }

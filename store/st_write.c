@@ -661,6 +661,88 @@ static int same_as_stored(struct st_file *f, int64_t sid, const char *sent_id, c
     return same && i == s->n;
 }
 
+/* The sentence stored at (this file's stem, position), as st_file_put compares with it */
+struct stored_at {
+    int64_t sid;
+    char have_id[256], other[1024];  /* its sent_id; the file (path) it came from */
+    long other_line;
+    int has_dep, has_const;          /* which annotations it holds */
+    int same_path;                   /* this file's kind of annotation came from a file of this path's stem */
+};
+
+/* Looks up the sentence at (f->stem, position): SQLITE_ROW with *at filled, SQLITE_DONE, or an
+ * error code */
+static int stored_at_position(struct st_file *f, int position, struct stored_at *at)
+{
+    sqlite3_stmt *q = f->q[Q_BY_POS];
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, f->stem, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 3, position);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        at->sid = sqlite3_column_int64(q, 0);
+        snprintf(at->have_id, sizeof at->have_id, "%s", (const char *)sqlite3_column_text(q, 1));
+        at->has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL;
+        at->has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
+        snprintf(at->other, sizeof at->other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
+        at->other_line = (long)sqlite3_column_int64(q, 6);
+        int col_mine = f->fmt != SP_FMT_PTB ? 7 : 8;
+        at->same_path = 0;
+        if (sqlite3_column_type(q, col_mine) != SQLITE_NULL) {
+            char *a = path_stem((const char *)sqlite3_column_text(q, col_mine)), *b = path_stem(f->path);
+            at->same_path = !strcmp(a, b);
+            free(a);
+            free(b);
+        }
+    }
+    sqlite3_reset(q);
+    return rc;
+}
+
+/* A sentence at a position that already holds one: kept when an earlier version of this file
+ * stored the same; rejected when it holds this kind of annotation already; else attached as
+ * the other annotation */
+static int put_at_stored(struct st_file *f, int position, const char *sent_id, const struct ing_item *it,
+                         const struct st_derived *d, const struct stored_at *at, char *err, size_t errlen)
+{
+    const struct sp_sentence *s = &it->s;
+    int mine_dep = f->fmt != SP_FMT_PTB;
+    if (at->same_path && same_as_stored(f, at->sid, sent_id, at->have_id, s, d)) {
+        f->sum.n_kept++;           /* an earlier version of this file stored it already */
+        return SP_OK;
+    }
+    if ((mine_dep && at->has_dep) || (!mine_dep && at->has_const)) {
+        char reason[SP_ERRLEN];
+        if (at->same_path)
+            snprintf(reason, sizeof reason, "position %d of '%s' differs from the sentence an earlier version "
+                     "of this file stored there (%s:%ld)", position, f->stem, at->other, at->other_line);
+        else
+            snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
+                     position, f->stem, mine_dep ? "dependency" : "constituency", at->other, at->other_line);
+        return reject(f, position, s->line, sent_id, reason, it, err, errlen);
+    }
+    return attach(f, position, at->sid, it->s.sent_id ? it->s.sent_id : at->have_id, at->other, at->other_line, it, d,
+                  err, errlen);
+}
+
+/* The UNIQUE (corpus, sent_id) constraint fired: the rejection says where the sent_id is taken */
+static int reject_taken_sent_id(struct st_file *f, int position, const char *sent_id, const struct ing_item *it,
+                                char *err, size_t errlen)
+{
+    sqlite3_stmt *q = f->q[Q_BY_SENT_ID];
+    sqlite3_bind_int64(q, 1, f->corpus_id);
+    sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
+    char reason[SP_ERRLEN];
+    if (sqlite3_step(q) == SQLITE_ROW)
+        snprintf(reason, sizeof reason, "sent_id already used in this corpus by %s:%lld",
+                 sqlite3_column_type(q, 0) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 0),
+                 (long long)sqlite3_column_int64(q, 1));
+    else
+        snprintf(reason, sizeof reason, "sent_id already used in this corpus");
+    sqlite3_reset(q);
+    return reject(f, position, it->s.line, sent_id, reason, it, err, errlen);
+}
+
 int st_file_put(struct st_file *f, int position, const struct ing_item *it, const struct st_derived *d,
                 char *err, size_t errlen)
 {
@@ -676,62 +758,14 @@ int st_file_put(struct st_file *f, int position, const struct ing_item *it, cons
     /* same stem and position already stored? then this is the other annotation of it */
     int rc;
     if (f->doc_seen) {
-        sqlite3_stmt *q = f->q[Q_BY_POS];
-        sqlite3_bind_int64(q, 1, f->corpus_id);
-        sqlite3_bind_text(q, 2, f->stem, -1, SQLITE_STATIC);
-        sqlite3_bind_int(q, 3, position);
-        rc = sqlite3_step(q);
-        if (rc == SQLITE_ROW) {
-            int64_t sid = sqlite3_column_int64(q, 0);
-            char have_id[256], other[1024];
-            snprintf(have_id, sizeof have_id, "%s", (const char *)sqlite3_column_text(q, 1));
-            int has_dep = sqlite3_column_type(q, 2) != SQLITE_NULL, has_const = sqlite3_column_type(q, 3) != SQLITE_NULL;
-            snprintf(other, sizeof other, "%s", sqlite3_column_type(q, 5) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 5));
-            long other_line = (long)sqlite3_column_int64(q, 6);
-            int mine_dep = f->fmt != SP_FMT_PTB, col_mine = mine_dep ? 7 : 8;
-            int same_path = 0;
-            if (sqlite3_column_type(q, col_mine) != SQLITE_NULL) {
-                char *a = path_stem((const char *)sqlite3_column_text(q, col_mine)), *b = path_stem(f->path);
-                same_path = !strcmp(a, b);
-                free(a);
-                free(b);
-            }
-            sqlite3_reset(q);
-            if (same_path && same_as_stored(f, sid, sent_id, have_id, s, d)) {
-                f->sum.n_kept++;           /* an earlier version of this file stored it already */
-                return SP_OK;
-            }
-            if ((mine_dep && has_dep) || (!mine_dep && has_const)) {
-                char reason[SP_ERRLEN];
-                if (same_path)
-                    snprintf(reason, sizeof reason, "position %d of '%s' differs from the sentence an earlier version "
-                             "of this file stored there (%s:%ld)", position, f->stem, other, other_line);
-                else
-                    snprintf(reason, sizeof reason, "position %d of '%s' already holds a %s annotation from %s:%ld",
-                             position, f->stem, mine_dep ? "dependency" : "constituency", other, other_line);
-                return reject(f, position, s->line, sent_id, reason, it, err, errlen);
-            }
-            return attach(f, position, sid, it->s.sent_id ? it->s.sent_id : have_id, other, other_line, it, d, err, errlen);
-        }
-        sqlite3_reset(q);
+        struct stored_at at;
+        rc = stored_at_position(f, position, &at);
+        if (rc == SQLITE_ROW) return put_at_stored(f, position, sent_id, it, d, &at, err, errlen);
         if (rc != SQLITE_DONE) return st_sqlerr(f->db, "looking up the sentence", err, errlen);
     }
 
     rc = insert_sentence(f, position, sent_id, s, d, err, errlen);
-    if (rc == SP_EEXIST) {            /* the UNIQUE (corpus, sent_id) constraint fired: say where it is taken */
-        sqlite3_stmt *q = f->q[Q_BY_SENT_ID];
-        sqlite3_bind_int64(q, 1, f->corpus_id);
-        sqlite3_bind_text(q, 2, sent_id, -1, SQLITE_STATIC);
-        char reason[SP_ERRLEN];
-        if (sqlite3_step(q) == SQLITE_ROW)
-            snprintf(reason, sizeof reason, "sent_id already used in this corpus by %s:%lld",
-                     sqlite3_column_type(q, 0) == SQLITE_NULL ? "?" : (const char *)sqlite3_column_text(q, 0),
-                     (long long)sqlite3_column_int64(q, 1));
-        else
-            snprintf(reason, sizeof reason, "sent_id already used in this corpus");
-        sqlite3_reset(q);
-        return reject(f, position, s->line, sent_id, reason, it, err, errlen);
-    }
+    if (rc == SP_EEXIST) return reject_taken_sent_id(f, position, sent_id, it, err, errlen);
     if (rc) return rc;
     f->sum.n_sentences++;
     f->sum.n_words += s->n;
