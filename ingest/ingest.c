@@ -73,9 +73,13 @@ enum sp_format ing_detect_format(const char *path, const char *head, size_t len)
 
 /* ---- chunk boundaries ---- */
 
-size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof)
+size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof, int bom_ok)
 {
     if (at_eof || len == 0) return len;
+    if (bom_ok && len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {   /* what the parser sees */
+        size_t cut = ing_chunk_end(fmt, buf + 3, len - 3, 0, 0);
+        return cut ? cut + 3 : 0;
+    }
     if (fmt == SP_FMT_PTB) {
         /* after the last ')' that brings the depth back to 0; a stray ')' at depth 0 is a
          * boundary too (the parser reports it as an item of its own), and so is the start of

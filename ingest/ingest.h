@@ -28,9 +28,11 @@ int ing_format_parse(const char *name, enum sp_format *out); /* 0 ok; accepts au
 enum sp_format ing_detect_format(const char *path, const char *head, size_t len);
 
 /* Length of the longest prefix of buf[0..len) that holds only whole sentences.
- * at_eof: the buffer ends the file, so everything left is one last sentence block.
+ * at_eof: the buffer ends the file, so everything left is one last sentence block. bom_ok: buf
+ * starts the file, so a UTF-8 BOM there is skipped, as ing_parse_chunk skips it (a BOM before a
+ * comment must not make the comment look like a word line to the cutter alone).
  * Returns 0 when no boundary is in the buffer yet (read more). */
-size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof);
+size_t ing_chunk_end(enum sp_format fmt, const char *buf, size_t len, int at_eof, int bom_ok);
 
 struct ing_item {
     struct sp_sentence s;     /* valid when error == NULL */

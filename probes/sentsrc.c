@@ -54,7 +54,7 @@ static int each_in_file(const char *path, enum sp_format fmt, prb_sentence_fn fn
                 eof = 1;
             }
         }
-        size_t cut = ing_chunk_end(fmt, buf, len, eof);
+        size_t cut = ing_chunk_end(fmt, buf, len, eof, first);
         if (cut == 0) {
             if (eof) break;
             continue;

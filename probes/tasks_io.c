@@ -39,7 +39,7 @@ int prb_load_file(const char *path, enum sp_format fmt, struct ing_batch *b, int
                 break;
             }
         }
-        size_t cut = ing_chunk_end(fmt, buf, len, eof);
+        size_t cut = ing_chunk_end(fmt, buf, len, eof, first);
         if (cut == 0) continue;                     /* no boundary yet: read more */
         int before = b->n_items;
         rc = ing_parse_chunk(fmt, SP_MODE_DEFAULT, buf, cut, line, first, b, msg, sizeof msg);

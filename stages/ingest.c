@@ -638,7 +638,7 @@ static void job_read(struct pipeline *p, struct job *j, long *seq)
                     }
                 }
             }
-            size_t end = ing_chunk_end(j->fmt, buf, len, eof);
+            size_t end = ing_chunk_end(j->fmt, buf, len, eof, first);
             if (end == 0 && !eof) {           /* one sentence longer than the buffer: read more */
                 carry = len;
                 carry_buf = sp_xmalloc(len);

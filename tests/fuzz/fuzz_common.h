@@ -282,7 +282,7 @@ static int fz_run(enum sp_format fmt, const uint8_t *data, size_t size)
         while (pos < size) {
             size_t win = window < size - pos ? window : size - pos, cut;
             for (;;) {
-                cut = ing_chunk_end(fmt, (const char *)data + pos, win, pos + win == size);
+                cut = ing_chunk_end(fmt, (const char *)data + pos, win, pos + win == size, pos == 0);
                 if (cut) break;
                 win = win * 2 < size - pos ? win * 2 : size - pos;
             }

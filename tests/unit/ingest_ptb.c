@@ -164,20 +164,20 @@ static void test_errors(void)
     T_EQ_INT(ing_parse_chunk(SP_FMT_PTB, SP_MODE_DEFAULT, "(S (NN \0))", 10, 1, 1, &t_b, t_err, sizeof t_err), SP_EPARSE);
 
     /* chunk boundaries */
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(a) (b", 6, 0), 3);
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a) (b))\n(", 11, 0), 9);
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 0), 0);
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, ") x", 3, 0), 1);
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 1), 4);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(a) (b", 6, 0, 0), 3);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a) (b))\n(", 11, 0, 0), 9);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 0, 0), 0);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, ") x", 3, 0, 0), 1);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "((a)", 4, 1, 0), 4);
 
     /* a missing ')': a '(' in column 0 inside a tree that has a word starts the next tree
      * (issue 10, item 6); "( (A b)\n" is 8 bytes, "( (C d) )" ends at byte 17 */
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C d) )\n(", 19, 0), 17);
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C", 13, 0), 8);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C d) )\n(", 19, 0, 0), 17);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "( (A b)\n( (C", 13, 0, 0), 8);
     /* ... but not before the tree's first word: "(\n(X (Y z)))" is one tree (12 bytes) */
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(\n(X (Y z)))\n(", 14, 0), 12);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(\n(X (Y z)))\n(", 14, 0, 0), 12);
     /* a label is not a word: "(S\n(" has none yet */
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(S\n(NP a))\n(", 12, 0), 10);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, "(S\n(NP a))\n(", 12, 0, 0), 10);
     b = t_parse(SP_FMT_PTB, SP_MODE_DEFAULT, "( (A b) )\n( (B c)\n  (D e)\n( (F g) )\n");
     T_EQ_INT(b->n_items, 3);
     T_CHECK(b->item[0].error == NULL);
@@ -202,7 +202,7 @@ static void test_deep(void)
     for (int i = 0; i < depth; i++) sp_buf_puts(&b, "(X ");
     sp_buf_puts(&b, "(NN a) (-NONE- *)");
     for (int i = 0; i < depth; i++) sp_buf_puts(&b, ")");
-    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, b.p, b.len, 0), b.len);
+    T_EQ_INT(ing_chunk_end(SP_FMT_PTB, b.p, b.len, 0, 0), b.len);
     struct ing_batch *r = t_parse(SP_FMT_PTB, SP_MODE_DEFAULT, b.p);
     T_EQ_INT(r->n_items, 1);
     T_CHECK(r->item[0].error == NULL);

@@ -19,7 +19,7 @@ static inline struct ing_batch *t_parse(enum sp_format fmt, enum sp_mode mode, c
 {
     ing_batch_reset(&t_b);
     size_t len = strlen(s);
-    size_t cut = ing_chunk_end(fmt, s, len, 1);
+    size_t cut = ing_chunk_end(fmt, s, len, 1, 1);
     int rc = ing_parse_chunk(fmt, mode, s, cut, 1, 1, &t_b, t_err, sizeof t_err);
     if (rc != SP_OK) fprintf(stderr, "t_parse: rc %d: %s\n", rc, t_err);
     return &t_b;
@@ -51,7 +51,7 @@ static inline int t_parse_chunked(enum sp_format fmt, enum sp_mode mode, const c
         size_t win = chunk, cut;
         for (;;) {
             if (win > len - pos) win = len - pos;
-            cut = ing_chunk_end(fmt, buf + pos, win, pos + win == len);
+            cut = ing_chunk_end(fmt, buf + pos, win, pos + win == len, pos == 0);
             if (cut) break;
             win *= 2;
         }
