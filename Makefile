@@ -231,7 +231,7 @@ test-tsan:
 	@if command -v clang >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory BUILD=build/tsan CUDA=0 CC=clang OPT="-O1 -g" \
 	        CFLAGS="-fsanitize=thread -Wno-unknown-warning-option" LDFLAGS=-fsanitize=thread build/tsan/synprobe \
-	        build/tsan/tests/stages_concurrent && tests/tsan/run.sh build/tsan; \
+	        build/tsan/tests/stages_concurrent && tests/tsan/run_tsan.sh build/tsan; \
 	else echo "1..0 # SKIP test-tsan: clang not installed"; fi
 
 # CPU-vs-CUDA through the public API; links like an encoder unit test (prints SKIP without a GPU).
@@ -247,7 +247,7 @@ $(GPU_BERT_TEST): tests/gpu/bert_cuda_vs_cpu.c $(call layer_libs,encoder)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call layer_libs,encoder) $(LIBS)
 
 test-gpu: all $(GPU_TEST) $(GPU_BERT_TEST)
-	@tests/gpu/run.sh $(BUILD)
+	@tests/gpu/run_gpu.sh $(BUILD)
 
 # the same harnesses with the CPU on both sides, then with one side perturbed: runs without a GPU
 test-gpu-selfcheck: all $(GPU_TEST) $(GPU_BERT_TEST)

@@ -24,7 +24,7 @@
 #        sentences of EWT dev, 0 = all 2001), BUDGET (1024), THREADS ("1 2")
 set -eu
 export LC_ALL=C
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench_lib.sh"
 B=${SP_BUILD:-build}
 DATA=${SP_DATA:-../shared/data}
 MODEL=${SP_MODELS:-models}/all-MiniLM-L6-v2

@@ -18,7 +18,7 @@
 #   Per kind, ROUNDS rounds of A(1 thread) B(1) A(2) B(2); per side the median and min–max of
 #   tokens/s (wall) and the median tokens per user-CPU second, the ratio of the medians, the GEMM
 #   GFLOP/s (counted from the shapes) against the sgemm ceiling measured in the same run
-#   (bench/bert_bench.c through bench/lib.sh: FMA peak, our kernel, OpenBLAS as installed and its
+#   (bench/bert_bench.c through bench/bench_lib.sh: FMA peak, our kernel, OpenBLAS as installed and its
 #   AVX-512/Haswell kernel), our 2-thread/1-thread ratio, the peer's largest |difference| from our
 #   sentence vectors against TOL, and the load average before and after.
 #   Floors (the speed issue): ours >= 2x the peer at equal threads; 2 threads >= 1.8x one thread;
@@ -31,7 +31,7 @@
 #        REPS (2: best of REPS, CUDA section only)
 set -eu
 export LC_ALL=C
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench_lib.sh"
 B=${SP_BUILD:-build}
 DATA=${SP_DATA:-../shared/data}
 LIMIT=${LIMIT:-1500}

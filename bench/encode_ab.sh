@@ -14,7 +14,7 @@
 #        KINDS ("ms-san san psan"), CORPUS (ptb), THREADS ("1 2")
 set -eu
 export LC_ALL=C
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bench_lib.sh"
 [ $# -eq 2 ] || { echo "usage: sh bench/encode_ab.sh A_BUILD B_BUILD" >&2; exit 2; }
 A=$1; B=$2
 DATA=${SP_DATA:-../shared/data}

@@ -25,7 +25,7 @@
  * seeded Glorot init. Throughput does not depend on the values. */
 #include "common/sp.h"
 #include "encoder/encoder.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  *       sum_s (s+1)·(31·sumD_s + maxdepth_s) mod 2^64, which bench/peer_treeops.py also prints.
  * Prints one line "RESULT key=value ...". */
 #include "common/sp.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "treeops/treeops.h"
 
 #include <dirent.h>

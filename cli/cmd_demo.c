@@ -18,11 +18,11 @@
 #include "common/embedded.h"
 #include "common/sp.h"
 #include "cli/cli.h"
-#include "cli/info.h"
+#include "cli/store_summary.h"
 #include "daemon/run.h"
 #include "stages/manifest.h"
-#include "store/results.h"
-#include "store/runs.h"
+#include "store/st_results.h"
+#include "store/st_runs.h"
 
 static int write_file(const char *path, const char *data, size_t len)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/info.h"
+#include "cli/store_summary.h"
 #include "stages/info.h"
 
 static const char usage[] =

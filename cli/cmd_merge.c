@@ -1,9 +1,9 @@
-/* cli/cmd_merge.c — synprobe merge OUT.db SHARD.db...: shard stores into one (store/shards.h). */
+/* cli/cmd_merge.c — synprobe merge OUT.db SHARD.db...: shard stores into one (store/st_shards.h). */
 #include <jansson.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "store/shards.h"
+#include "store/st_shards.h"
 
 static const char usage[] =
     "usage: synprobe merge OUT.db SHARD.db...\n"

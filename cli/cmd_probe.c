@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "cli/layers.h"
+#include "cli/layer_loop.h"
 #include "stages/probe.h"
 
 static const char usage[] =

@@ -1,5 +1,5 @@
 /* cli/cmd_queue.c — the job queue's clients: synprobe submit, status, cancel, logs
- * (daemon/daemon.h, store/queue.h). Four small commands over one table, kept in one file. */
+ * (daemon/daemon.h, store/st_queue.h). Four small commands over one table, kept in one file. */
 #include <errno.h>
 #include <jansson.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "daemon/daemon.h"
-#include "store/queue.h"
+#include "store/st_queue.h"
 
 struct queue_opts { const char *db; long retry; };
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
-#include "cli/layers.h"
+#include "cli/layer_loop.h"
 #include "stages/structprobe.h"
 
 static const char usage[] =

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/layers.h"
+#include "cli/layer_loop.h"
 #include "stages/trees.h"
 
 static const char usage[] =

@@ -1,4 +1,4 @@
-/* common/strmap.c — see strmap.h. (Moved from probes/tasks.c, whose offset basis had lost its
+/* common/strmap.c — see strmap.h. (Moved from probes/task_derive.c, whose offset basis had lost its
  * last digit: a hash all the same, but not FNV-1a. Only slots depend on it, never an order.) */
 #include "common/strmap.h"
 #include "common/sp.h"

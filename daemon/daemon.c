@@ -20,8 +20,8 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "stages/encode.h"
-#include "store/jobs.h"
-#include "store/queue.h"
+#include "store/st_jobs.h"
+#include "store/st_queue.h"
 
 /* wall-clock seconds: queue times are compared across processes and hosts */
 static double wall_now(void)

@@ -1,4 +1,4 @@
-/* daemon/daemon.h — `synprobe daemon`: serve the job queue kept in a store (store/queue.h), and
+/* daemon/daemon.h — `synprobe daemon`: serve the job queue kept in a store (store/st_queue.h), and
  * the queue's client side (submit, the per-job log file).
  *
  * DESIGN. One process, one thread: an event loop (poll) over a self-pipe the signal handlers

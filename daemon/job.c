@@ -9,7 +9,7 @@
 
 #include "common/guard.h"
 #include "daemon/job.h"
-#include "probes/tasks.h"
+#include "probes/task_derive.h"
 #include "stages/encode.h"
 #include "stages/ingest.h"
 #include "stages/layers.h"

@@ -19,8 +19,8 @@
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
 #include "stages/trees.h"
-#include "store/jobs.h"
-#include "store/shards.h"
+#include "store/st_jobs.h"
+#include "store/st_shards.h"
 
 struct step_out { char summary[512]; int nowork; };
 
@@ -173,7 +173,7 @@ static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     }
 }
 
-/* The ledger (store/jobs.h): steps other than ingest and encode, which know by content whether
+/* The ledger (store/st_jobs.h): steps other than ingest and encode, which know by content whether
  * they have work. Begin: 1 when the step was done before (summary filled), 0 when it is to run
  * (*step_id its 'started' row, whose rows from an unfinished attempt are gone), -1 on error. */
 static int ledger_begin(const struct dmn_job *job, const char *command, int64_t *step_id, char *summary, size_t n,

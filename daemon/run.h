@@ -2,7 +2,7 @@
  *
  * Each step calls its stage with the options the job file gave, after printing the command line
  * that would do the same. Steps whose result is stored once per call (tasks, probe, trees,
- * structprobe, report) are recorded in the store's job ledger (store/jobs.h) when they succeed
+ * structprobe, report) are recorded in the store's job ledger (store/st_jobs.h) when they succeed
  * and skipped when already recorded; ingest and encode are idempotent by content (unchanged files,
  * cached vectors) and always run, reporting whether they had any work. So a re-run of a finished
  * job does no work, and a job stopped between or inside steps resumes with no duplicate rows. */

@@ -10,7 +10,7 @@
  * store is the job's store name with ".shard-K-of-N" before its extension, in the job's
  * output folder (out/store.db -> out/store.shard-2-of-8.db).
  *
- * `synprobe merge STORE SHARD...` (store/shards.h) combines them; `synprobe run JOB.json`
+ * `synprobe merge STORE SHARD...` (store/st_shards.h) combines them; `synprobe run JOB.json`
  * then finds ingest and encode done (the same files, every vector cached) and runs the rest. */
 #ifndef DMN_SHARD_H
 #define DMN_SHARD_H

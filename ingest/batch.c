@@ -1,7 +1,7 @@
 /* ingest/batch.c — batches of parsed items, and the helpers every reader uses to fill them
  * (new items, the length limit, the "_" column). Called by the readers and ingest.c; calls
  * nothing of theirs. */
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 #include <limits.h>
 #include <stdlib.h>

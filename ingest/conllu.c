@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "ingest/ing_int.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 #define MAXF 16 /* fields remembered per line; more are only counted */
 

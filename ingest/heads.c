@@ -1,6 +1,6 @@
 /* ingest/heads.c — HEAD values, validation and repair (SPEC §2.1), shared by the readers and
  * the public ing_heads_valid / ing_repair_heads. */
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 /* A new, zeroed item at the end of the batch. */
 struct ing_item *ing__new_item(struct ing_batch *b);

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ingest/ing_int.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 struct scan {
     char *w;            /* work copy, w[len] == 0 */

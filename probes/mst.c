@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "treeops/treeops.h"
 
 int prb_arc_dir_parse(const char *name, enum prb_arc_dir *out)

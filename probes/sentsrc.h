@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "ingest/sentence.h"
 
 struct prb_source {

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "common/sp.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 
 enum prb_sprobe_kind { PRB_SPROBE_DISTANCE = 0, PRB_SPROBE_DEPTH };
 int prb_sprobe_kind_parse(const char *name, enum prb_sprobe_kind *out);   /* "distance" | "depth" */

@@ -15,7 +15,7 @@
 #include "stages/layers.h"
 #include "stages/manifest.h"
 #include "store/blob.h"
-#include "store/encoded.h"
+#include "store/st_encoded.h"
 
 const struct sp_opt stg_encode_options[] = {
 #define O(f) offsetof(struct stg_encode_opts, f)

@@ -31,7 +31,7 @@
 
 #include "stages/encode_int.h"
 #include "store/blob.h"
-#include "store/tasks.h"
+#include "store/st_tasks.h"
 
 #define STORED_MIN_PHRASE_LEN 4     /* the m_min ingest caches phrase ids with (store/st_derive.c) */
 /* The read window: inputs read and looked up in the cache before the misses are sorted by

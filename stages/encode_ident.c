@@ -16,7 +16,7 @@
 
 #include "common/stop.h"
 #include "stages/encode_ident.h"
-#include "store/encoded.h"
+#include "store/st_encoded.h"
 
 /* A regular file's SHA-256 (a device or FIFO is refused: /dev/zero would be hashed forever);
  * a stop request ends a long hash (SP_ESTOPPED). err names the file. */

@@ -5,7 +5,7 @@
 
 #include "encoder/encoder.h"
 #include "stages/stage.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 /* One input: a corpus sentence or a task item, with the structures its encoder needs. */

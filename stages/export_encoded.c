@@ -6,8 +6,8 @@
 #include "common/npy.h"
 #include "common/sp.h"
 #include "stages/export_encoded.h"
-#include "store/encoded.h"
-#include "store/runs.h"
+#include "store/st_encoded.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 static int put_f32(FILE *f, const float *v, size_t n) { return fwrite(v, 4, n, f) == n ? 0 : -1; }

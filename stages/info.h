@@ -1,10 +1,10 @@
 /* stages/info.h — what a store holds: per corpus, and the tasks, runs and results beside them
- * (the figures come from store/info.h; the command prints them). */
+ * (the figures come from store/st_info.h; the command prints them). */
 #ifndef SP_STG_INFO_H
 #define SP_STG_INFO_H
 
 #include "stages/stage.h"
-#include "store/info.h"
+#include "store/st_info.h"
 
 struct stg_info_opts {
     const char *db;

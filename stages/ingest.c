@@ -34,7 +34,7 @@
 
 #include "common/sp.h"
 #include "stages/ingest.h"
-#include "store/derive.h"
+#include "store/st_derive.h"
 
 /* The pipeline's settings, from the stage's options. */
 struct ingest_opts {

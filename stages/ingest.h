@@ -8,7 +8,7 @@
 #ifndef SP_STG_INGEST_H
 #define SP_STG_INGEST_H
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "stages/stage.h"
 #include "store/store.h"
 

@@ -7,7 +7,7 @@
 
 #include "stages/layers.h"
 #include "stages/names.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 const struct sp_opt stg_layer_options[] = {

@@ -19,7 +19,7 @@
 
 #define STG_MAX_LAYER_RUNS (ENC_MAX_LAYERS + 1)     /* layers 0..ENC_MAX_LAYERS */
 
-/* --layer L|all of probe, structprobe, tokprobe and trees (cli/layers.h runs it) */
+/* --layer L|all of probe, structprobe, tokprobe and trees (cli/layer_loop.h runs it) */
 struct stg_layer_opt { const char *layer; };     /* NULL: no --layer */
 extern const struct sp_opt stg_layer_options[];
 

@@ -8,7 +8,7 @@
 
 #include "stages/manifest.h"
 #include "stages/stage.h"
-#include "store/results.h"
+#include "store/st_results.h"
 #include "store/store.h"
 
 const char *stg_build_info(void)

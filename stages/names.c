@@ -5,8 +5,8 @@
 #include "common/opt.h"
 #include "stages/names.h"
 #include "stages/stage.h"
-#include "store/jobs.h"
-#include "store/shards.h"
+#include "store/st_jobs.h"
+#include "store/st_shards.h"
 
 static const char *const kind_word[] = { "corpus", "task", "run" };
 static const char *const how_to_add[] = { "synprobe ingest", "synprobe tasks build or tasks import", "synprobe encode" };

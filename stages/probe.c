@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "common/npy.h"
-#include "ingest/senteval.h"
-#include "probes/senteval.h"
+#include "ingest/senteval_file.h"
+#include "probes/senteval_protocol.h"
 #include "stages/names.h"
 #include "stages/manifest.h"
 #include "stages/probe.h"
-#include "store/runs.h"
-#include "store/tasks.h"
+#include "store/st_runs.h"
+#include "store/st_tasks.h"
 
 #define MAX_RUNS 64                  /* classifier x seed runs per task */
 

@@ -9,14 +9,14 @@
  * Storage. With db (unless no_save) or save, every run becomes one probe_result row whose
  * `result` is the run's JSON plus "manifest" (options, protocol, data hash, sources, versions,
  * time). All rows of one call are written at the end in one transaction: a stopped or failed
- * probe stores nothing. Rows are never replaced (see store/results.h). */
+ * probe stores nothing. Rows are never replaced (see store/st_results.h). */
 #ifndef SP_STG_PROBE_H
 #define SP_STG_PROBE_H
 
 #include <jansson.h>
 
 #include "stages/stage.h"
-#include "store/results.h"
+#include "store/st_results.h"
 
 struct stg_probe_opts {
     const char *db;                  /* the store holding the tasks (and getting the results) */

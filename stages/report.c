@@ -11,7 +11,7 @@
 #include "stages/report_agg.h"
 #include "stages/report_html.h"
 #include "probes/stats.h"
-#include "store/results.h"
+#include "store/st_results.h"
 
 const struct sp_opt stg_report_options[] = {
 #define O(f) offsetof(struct stg_report_opts, f)

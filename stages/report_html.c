@@ -10,7 +10,7 @@
 #include "stages/layers.h"
 #include "stages/report_agg.h"
 #include "stages/report_svg.h"
-#include "store/info.h"
+#include "store/st_info.h"
 
 static const char css[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:2em auto;max-width:1100px;color:#222;"

@@ -34,7 +34,7 @@ struct stg_ctx {
     stg_progress_fn progress;      /* NULL: no progress reports */
     void *progress_arg;
     int64_t job_step;              /* set by the job runner: the probe results, tree evaluations and
-                                    * tasks the stage writes carry this ledger step (store/jobs.h); 0: none */
+                                    * tasks the stage writes carry this ledger step (store/st_jobs.h); 0: none */
     char err[SP_ERRLEN];           /* why the stage failed */
 };
 

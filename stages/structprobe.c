@@ -1,5 +1,5 @@
 /* stages/structprobe.c — the structural-probe stage (see structprobe.h); the metrics are
- * probes/structprobe.c. */
+ * probes/structprobe_metrics.c. */
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>

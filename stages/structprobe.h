@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "stages/stage.h"
 
 struct json_t;

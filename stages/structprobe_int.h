@@ -1,5 +1,5 @@
 /* stages/structprobe_int.h — inside the structural-probe stage: the trained mode
- * (stages/structprobe_train.c), called by stages/structprobe.c with the store and corpus open. */
+ * (stages/structprobe_run.c), called by stages/structprobe.c with the store and corpus open. */
 #ifndef SP_STG_STRUCTPROBE_INT_H
 #define SP_STG_STRUCTPROBE_INT_H
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/sp.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "stages/names.h"
 #include "stages/tasks.h"
 #include "store/store.h"

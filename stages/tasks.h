@@ -2,7 +2,7 @@
  * treebank files or store corpora, and move SentEval files into and out of the store.
  *
  * build: sentences (files, or one or more store corpora in the order given) → one task at a
- * time through probes/tasks.c (a pure function of sentences + seed; each task has its own
+ * time through probes/task_derive.c (a pure function of sentences + seed; each task has its own
  * random stream, so building them one by one gives what building them together gives) → with
  * --db every built task stored, with --out one SentEval file per task plus tasks.json. A stop
  * request is honoured between files, corpora and tasks, and before anything is stored or
@@ -16,9 +16,9 @@
 
 #include <stdio.h>
 
-#include "probes/tasks.h"
+#include "probes/task_derive.h"
 #include "stages/stage.h"
-#include "store/tasks.h"
+#include "store/st_tasks.h"
 
 struct json_t;
 

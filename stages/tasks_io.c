@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "ingest/senteval.h"
+#include "ingest/senteval_file.h"
 #include "stages/names.h"
 #include "stages/tasks.h"
 #include "store/store.h"

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "probes/control.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
 #include "stages/partition.h"
-#include "store/results.h"
-#include "store/runs.h"
+#include "store/st_results.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 const struct sp_opt stg_tokprobe_options[] = {

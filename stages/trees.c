@@ -1,4 +1,4 @@
-/* stages/trees.c — the tree-evaluation stage (see trees.h); the scoring is probes/trees.c, the
+/* stages/trees.c — the tree-evaluation stage (see trees.h); the scoring is probes/tree_scoring.c, the
  * extraction treeops/extract.c. */
 #include <jansson.h>
 #include <math.h>
@@ -15,8 +15,8 @@
 #include "stages/names.h"
 #include "stages/trees.h"
 #include "stages/trees_int.h"
-#include "store/info.h"
-#include "store/runs.h"
+#include "store/st_info.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 #include "treeops/treeops.h"
 

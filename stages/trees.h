@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "probes/trees.h"
+#include "probes/tree_scoring.h"
 #include "stages/stage.h"
 
 struct json_t;

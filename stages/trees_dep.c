@@ -12,12 +12,12 @@
 #include <string.h>
 
 #include "probes/mst.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
 #include "stages/trees.h"
 #include "stages/trees_int.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 struct dsent { int n; int *head; uint8_t *punct; float *attn; int attn_n; };

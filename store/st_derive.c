@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "store/derive.h"
+#include "store/st_derive.h"
 #include "treeops/treeops.h"
 
 void st_derive_scratch_init(struct st_derive_scratch *sc) { memset(sc, 0, sizeof *sc); }

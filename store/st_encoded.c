@@ -1,7 +1,7 @@
-/* store/st_encoded.c — the reads of store/encoded.h (the encode stage's vocabulary, corpus sizes). */
+/* store/st_encoded.c — the reads of store/st_encoded.h (the encode stage's vocabulary, corpus sizes). */
 #include <string.h>
 
-#include "store/encoded.h"
+#include "store/st_encoded.h"
 #include "store/st_int.h"
 
 /* fn for the text column of every row of sql (one int64 parameter). */

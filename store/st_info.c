@@ -1,10 +1,10 @@
-/* store/st_info.c — the store summary behind `synprobe info` (store/info.h). */
+/* store/st_info.c — the store summary behind `synprobe info` (store/st_info.h). */
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/sp.h"
-#include "store/info.h"
+#include "store/st_info.h"
 #include "store/st_int.h"
 
 /* One row of numbers per corpus, columns in enum st_info_col order after the name. */

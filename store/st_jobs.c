@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "store/jobs.h"
+#include "store/st_jobs.h"
 #include "store/st_int.h"
 
 void st_set_job_step(struct st_db *db, int64_t step_id) { db->job_step = step_id; }

@@ -1,4 +1,4 @@
-/* store/st_queue.c — the job queue table (store/queue.h, schemas/migrations/008-job-queue.sql).
+/* store/st_queue.c — the job queue table (store/st_queue.h, schemas/migrations/008-job-queue.sql).
  *
  * Each function that changes who runs a job is one BEGIN IMMEDIATE transaction: SQLite's write
  * lock orders two daemons' leases, and the conditions in the WHERE clauses (state = 'running'
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/queue.h"
+#include "store/st_queue.h"
 #include "store/st_int.h"
 
 void st_queue_job_free(struct st_queue_job *j)

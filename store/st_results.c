@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "store/results.h"
+#include "store/st_results.h"
 #include "store/st_int.h"
 
 /* run id by name; 0 in *id (and SP_EPARSE) when absent */

@@ -1,9 +1,9 @@
-/* store/st_runs.c — encoders, runs, cached vectors/token vectors/attention maps (store/runs.h). */
+/* store/st_runs.c — encoders, runs, cached vectors/token vectors/attention maps (store/st_runs.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/sp.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/st_int.h"
 
 /* float32 little-endian on disk whatever the host: a copy on little-endian hosts, a swap otherwise */

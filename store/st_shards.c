@@ -1,4 +1,4 @@
-/* store/st_shards.c — shard stores and their merge (store/shards.h). */
+/* store/st_shards.c — shard stores and their merge (store/st_shards.h). */
 #include <sqlite3.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "common/sp.h"
-#include "store/shards.h"
+#include "store/st_shards.h"
 #include "store/st_int.h"
 
 #define MERGE_GROUP 9        /* shards attached at once: SQLite's default limit is 10 attached */

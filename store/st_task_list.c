@@ -4,7 +4,7 @@
 
 #include "common/sp.h"
 #include "store/st_int.h"
-#include "store/tasks.h"
+#include "store/st_tasks.h"
 
 int st_task_list(struct st_db *db, struct st_task_row **rows, int *n, char *err, size_t errlen)
 {

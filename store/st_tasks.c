@@ -4,7 +4,7 @@
 
 #include "common/sp.h"
 #include "store/st_int.h"
-#include "store/tasks.h"
+#include "store/st_tasks.h"
 
 int st_task_id(struct st_db *db, const char *name, int64_t *id, char *err, size_t errlen)
 {

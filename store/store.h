@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "store/blob.h"
 
 #define ST_APPLICATION_ID 0x53507262   /* "SPrb" */

@@ -2,7 +2,8 @@
 # tests/check_docs.sh BUILD [COUNTS] — the docs agree with the code (`make check-docs`, part of
 # `make test`), as git's t0012-help checks its commands' help against their option tables:
 #   1. README's layer line ("common < ingest < ...") and its table of folders and prefixes say what
-#      tests/check_symbols.sh's table of layers (the one the build is checked against) says;
+#      tests/check_symbols.sh's table of layers (the one the build is checked against) says; and no
+#      two source or script files share a name;
 #   2. every command's synopsis (the first block of its --help) names only flags of its option
 #      tables, and names all of them (cli/cli.c completes a hand-typed synopsis from the tables);
 #   3. every flag the README shows after `synprobe CMD` (in its code blocks and `inline code`)
@@ -44,6 +45,16 @@ for r, f, p in layers:
 for f in rows:
     if f not in [l[1] for l in layers]: bad.append(f"{f}/: a README row for a folder that is no layer")
 report(not bad, "README's table of folders and prefixes is check_symbols.sh's table", bad)
+
+# file names are unique across the tree (sources and scripts), so a name in a message, a backtrace
+# or a review says which file it is
+import collections, os
+tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.split()
+by_name = collections.defaultdict(list)
+for f in tracked:
+    if f.endswith((".c", ".h", ".cu", ".sh", ".py")): by_name[os.path.basename(f)].append(f)
+dups = [f"{b}: {' '.join(v)}" for b, v in sorted(by_name.items()) if len(v) > 1]
+report(not dups, "source and script file names are unique across the tree", dups)
 
 # 2. synopses against the tables
 def run(*a):

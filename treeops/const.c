@@ -5,7 +5,7 @@
  * recursion (PTB-style trees can be thousands of levels deep in fuzzed input), no scratch. */
 #include <string.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "treeops/treeops.h"
 
 static int is_phrasal(const struct sp_cnode *x) { return x->first_child >= 0; }

@@ -1,4 +1,4 @@
--- Version 3: what `synprobe encode` needs beyond version 2 (store/runs.h, store/st_runs.c).
+-- Version 3: what `synprobe encode` needs beyond version 2 (store/st_runs.h, store/st_runs.c).
 --
 -- vector.text_hash is the *input* hash: SHA-256 of everything the encoder reads for a sentence
 -- (forms plus the structures its kind needs), so equal text with different parses never shares

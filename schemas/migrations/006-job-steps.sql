@@ -1,4 +1,4 @@
--- Version 6: the job ledger (store/jobs.h). `synprobe run JOB.json` records each step it
+-- Version 6: the job ledger (store/st_jobs.h). `synprobe run JOB.json` records each step it
 -- finished, keyed by the command line that does the same step (the stage's words and every
 -- option that differs from its default), so a re-run of the job skips the steps whose result is
 -- already stored: probe, trees and structprobe add a result row on every call, and tasks build

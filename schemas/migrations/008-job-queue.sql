@@ -1,4 +1,4 @@
--- Version 8: the daemon's job queue (store/queue.h). `synprobe submit` adds a row; a daemon
+-- Version 8: the daemon's job queue (store/st_queue.h). `synprobe submit` adds a row; a daemon
 -- (`synprobe daemon`) leases queued rows one at a time in a write transaction (BEGIN IMMEDIATE),
 -- runs each in a child process and renews its leases with a heartbeat; a lease that expires, or
 -- whose daemon is gone, goes back to 'queued'. The job's own rows live in the store its job file

@@ -1,4 +1,4 @@
--- Version 9: shard stores and their merge (store/shards.h). `synprobe run --shard K/N JOB.json`
+-- Version 9: shard stores and their merge (store/st_shards.h). `synprobe run --shard K/N JOB.json`
 -- writes a store holding only the sentences of shard K (stages/ingest.h, stg_shard_of) and
 -- their vectors; it marks itself with a 'self' row. `synprobe merge OUT SHARD...` records each
 -- shard it took in with a 'merged' row, and each shard's per-file counters in shard_source,

@@ -57,7 +57,7 @@ expect_eq "the resumed run: exit 0" "$rc" 0
 expect_eq "resumed: the same rows as the uninterrupted run, no duplicates" "$(rows $TMP/b/out/store.db)" "24 3 29 0"
 expect_eq "integrity_check" "$(sqlite3 $TMP/b/out/store.db 'pragma integrity_check')" ok
 
-# A step's rows and its 'done' are one transaction (store/jobs.h), so SIGKILL leaves a step either
+# A step's rows and its 'done' are one transaction (store/st_jobs.h), so SIGKILL leaves a step either
 # done with its rows or 'started' without them. Every stored result names a step that is done:
 orphans() {
     sqlite3 $1 "select (select count(*) from probe_result where job_step_id is null or job_step_id not in (select step_id from job_step where state = 'done'))

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "common/sp.h"
-#include "ingest/ingest.h"
-#include "probes/trees.h"
+#include "ingest/readers.h"
+#include "probes/tree_scoring.h"
 #include "store/blob.h"
-#include "store/derive.h"
+#include "store/st_derive.h"
 
 #define FZ_CHECK(c) do { if (!(c)) { fprintf(stderr, "invariant failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); abort(); } } while (0)
 
@@ -144,7 +144,7 @@ static void fz_check_derived(const struct sp_sentence *s)
     }
 }
 
-/* What `trees` does with an accepted constituency tree (probes/trees.c walks it without
+/* What `trees` does with an accepted constituency tree (probes/tree_scoring.c walks it without
  * recursion, issue 10 item 2): the gold spans form a binary bracketing (at most n - 1 spans,
  * the first over the whole sentence, any two nested or disjoint), the gold bracket line opens
  * and closes one bracket per node, and the EVALB core takes the tree and those spans. */

@@ -27,7 +27,7 @@
  * SP_GPU_TOL_SCALE multiplies every tolerance (default 1). */
 #include "common/sp.h"
 #include "encoder/encoder.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "ingest/sentence.h"
 #include "tests/unit/encoder_fixture.h"
 

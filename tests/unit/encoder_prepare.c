@@ -3,7 +3,7 @@
  * with a reason, and the prepared sentence encodes. Goes through the ingest readers. */
 #include "common/sp.h"
 #include "encoder/encoder.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "tests/unit/t_harness.h"
 
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "tests/unit/t_harness.h"
 
 #include "common/sp.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 static int same(int n, const int *a, const int *b)
 {

@@ -2,7 +2,7 @@
  * trips (BOM, CRLF, trailing blanks, extra middle fields, no final newline), file:line errors. */
 #include <unistd.h>
 
-#include "ingest/senteval.h"
+#include "ingest/senteval_file.h"
 #include "t_harness.h"
 
 static int round_trip(const char *name, const char *text)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 static struct ing_batch t_b;
 static char t_err[512];

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "probes/classifier.h"
-#include "probes/senteval.h"
+#include "probes/senteval_protocol.h"
 #include "t_harness.h"
 
 /* ---- §6.4: counter semantics ---- */

@@ -9,7 +9,7 @@
 #include "probes/mst.h"
 #include "probes/sentsrc.h"
 #include "common/sp.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "treeops/treeops.h"
 
 static void t_splitmix(void)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "probes/structprobe_train.h"
 
 static void t_init(void)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "probes/sentsrc.h"
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 #include "t_harness.h"
 #include "treeops/treeops.h"
 

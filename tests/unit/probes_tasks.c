@@ -6,8 +6,8 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-#include "ingest/ingest.h"
-#include "probes/tasks.h"
+#include "ingest/readers.h"
+#include "probes/task_derive.h"
 #include "treeops/treeops.h"
 #include "t_harness.h"
 

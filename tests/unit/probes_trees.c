@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "probes/sentsrc.h"
-#include "probes/trees.h"
+#include "probes/tree_scoring.h"
 #include "t_harness.h"
 
 #define T_ROUNDS(x, decimals, expect) do { char _b[32]; snprintf(_b, sizeof _b, "%.*f", decimals, (double)(x)); \

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "stages/layers.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 #include "t_harness.h"
 

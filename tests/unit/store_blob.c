@@ -17,7 +17,7 @@
 
 #include "common/sp.h"
 #include "store/blob.h"
-#include "store/derive.h"
+#include "store/st_derive.h"
 #include "t_harness.h"
 
 #define N5 8

@@ -1,4 +1,4 @@
-/* tests/unit/store_queue.c — the job queue (store/queue.h): submit, lease order and due times,
+/* tests/unit/store_queue.c — the job queue (store/st_queue.h): submit, lease order and due times,
  * heartbeat, progress, finish with each outcome, retries with exponential backoff (times computed
  * by hand from the rule in queue.h: backoff * 2^(failures-1), capped at an hour), cancel, reclaim
  * of expired leases and of a gone owner's jobs, a late finish after losing the lease, and two
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/sp.h"
-#include "store/queue.h"
+#include "store/st_queue.h"
 #include "t_harness.h"
 
 static int count_cb(void *arg, const struct st_queue_job *j) { (*(int *)arg)++; (void)j; return 0; }

@@ -1,4 +1,4 @@
-/* tests/unit/store_results.c — probe_result / tree_eval rows (store/results.h): batched puts are
+/* tests/unit/store_results.c — probe_result / tree_eval rows (store/st_results.h): batched puts are
  * all-or-nothing (an unknown run in the last row leaves no row), ids come back in order, listing
  * filters by run, task, classifier, method and corpus, NULL columns read back as NULL, and the
  * task metadata lookup. Expected values are the inputs written here. */
@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "common/sp.h"
-#include "store/results.h"
-#include "store/tasks.h"
+#include "store/st_results.h"
+#include "store/st_tasks.h"
 #include "t_harness.h"
 
 struct seen { int n; int64_t id[16]; char task[16][32], run[16][32], cls[16][16]; int has_test[16]; double test[16]; };

@@ -1,4 +1,4 @@
-/* tests/unit/store_runs.c — encoders, runs and cached outputs (store/runs.h): upsert by
+/* tests/unit/store_runs.c — encoders, runs and cached outputs (store/st_runs.h): upsert by
  * fingerprint, run reuse and conflicts, batched writes all-or-nothing, read-back in ordinal
  * order with vectors, token vectors and attention maps, cache lookups, finish/drop. */
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "common/sp.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "t_harness.h"
 
 struct seen { int n; int64_t ord[16]; float v0[16], t_last[16], a_diag[16]; int ntok[16]; int has_tok, has_attn; };

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "common/sp.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "treeops/treeops.h"
 #include "t_harness.h"
 #include "t_ptb.h"

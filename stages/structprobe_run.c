@@ -1,4 +1,4 @@
-/* stages/structprobe_train.c — `structprobe --run R`: the trained structural probes of
+/* stages/structprobe_run.c — `structprobe --run R`: the trained structural probes of
  * Hewitt & Manning (SPEC-models M4, probes/structprobe_train.h) on the token vectors a corpus run
  * cached (`encode --token-vectors`), trained on the train partition, checkpointed on dev and
  * scored on test with the metrics of SPEC-probing §3.6: the distance probe gives UUAS and DSpr,
@@ -19,7 +19,7 @@
 #include "stages/partition.h"
 #include "stages/structprobe.h"
 #include "stages/structprobe_int.h"
-#include "store/runs.h"
+#include "store/st_runs.h"
 #include "store/store.h"
 
 struct tsent {

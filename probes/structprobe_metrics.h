@@ -1,4 +1,4 @@
-/* probes/structprobe.h — Hewitt & Manning structural-probe metrics (SPEC-probing §3.6):
+/* probes/structprobe_metrics.h — Hewitt & Manning structural-probe metrics (SPEC-probing §3.6):
  * UUAS, DSpr, root accuracy, NSpr, from predicted distance matrices and depth vectors.
  *
  * HOW IT WORKS. The caller feeds one sentence at a time (gold heads, a punctuation mask and

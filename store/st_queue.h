@@ -1,4 +1,4 @@
-/* store/queue.h — the daemon's job queue (schemas/migrations/008-job-queue.sql).
+/* store/st_queue.h — the daemon's job queue (schemas/migrations/008-job-queue.sql).
  *
  * One row per submitted job: the job file's path and a snapshot of its text (what runs), its
  * state, the step it is in and how far it got, times, the last error and the step it failed in,

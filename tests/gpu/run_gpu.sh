@@ -4,7 +4,7 @@
 # about, e.g. dk >= 128), on PTB-sample sentences from ../shared/data ($SP_DATA).
 # Without a CUDA device (or in a CUDA=0 build) it prints "1..0 # SKIP ..." and exits 0; when
 # nvidia-smi does list a GPU, a CUDA backend that fails to open is a failure, not a skip.
-#   tests/gpu/run.sh [BUILD]        extra: SP_GPU_TOL_SCALE=2 loosens every tolerance 2x
+#   tests/gpu/run_gpu.sh [BUILD]        extra: SP_GPU_TOL_SCALE=2 loosens every tolerance 2x
 set -u
 B=${1:-build}
 BIN=$B/gpu/encoder_cuda_vs_cpu

@@ -1,4 +1,4 @@
-/* probes/trees.h — binary trees over a sentence (baselines, attention trees) scored against
+/* probes/tree_scoring.h — binary trees over a sentence (baselines, attention trees) scored against
  * the gold constituency tree with the two protocols of SPEC-probing §5.
  *
  * HOW IT WORKS. A predicted tree is a list of brackets: (start, end) word spans, inclusive,

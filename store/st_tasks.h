@@ -1,4 +1,4 @@
-/* store/tasks.h — probing tasks in the store (tables task, task_item of migration 002).
+/* store/st_tasks.h — probing tasks in the store (tables task, task_item of migration 002).
  *
  * Tasks are written whole, several in one transaction (st_tasks_put), and read back item by item in
  * ordinal (= file) order (st_task_items). Texts are stored verbatim, so a task imported from

@@ -1,4 +1,4 @@
-/* cli/info.h — the store summary shared by `synprobe info` and `synprobe demo`. */
+/* cli/store_summary.h — the store summary shared by `synprobe info` and `synprobe demo`. */
 #ifndef SP_INFO_H
 #define SP_INFO_H
 #include <stdio.h>

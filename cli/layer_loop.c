@@ -1,5 +1,5 @@
-/* cli/layers.c — the --layer runs of the probing commands (see layers.h). */
-#include "cli/layers.h"
+/* cli/layer_loop.c — the --layer runs of the probing commands (see layers.h). */
+#include "cli/layer_loop.h"
 
 int cli_layers(struct cli *c, const char *db, const char *run, const char *spec, const struct sp_strlist *inputs,
                stg_layer_fn fn, const void *opts, size_t json_flags)

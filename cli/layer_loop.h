@@ -1,4 +1,4 @@
-/* cli/layers.h — `--layer L|all` of probe, structprobe, tokprobe and trees: with --run NAME
+/* cli/layer_loop.h — `--layer L|all` of probe, structprobe, tokprobe and trees: with --run NAME
  * encoded by `encode --layers`, the command runs its stage on each layer's run (NAME-L<k>[-INPUT],
  * the loop of stages/layers.h) and prints one row per layer (--json: an array, each object with
  * "layer" and "run"). The option itself is stg_layer_options (stages/layers.h). */

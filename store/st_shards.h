@@ -1,4 +1,4 @@
-/* store/shards.h — shard stores and their merge (schemas/migrations/008-shards.sql).
+/* store/st_shards.h — shard stores and their merge (schemas/migrations/008-shards.sql).
  *
  * `synprobe run --shard K/N JOB.json` writes a store that holds only the sentences of shard K
  * (stages/ingest.h, stg_shard_of) and their vectors: st_shard_mark makes it say so.

@@ -1,4 +1,4 @@
-/* store/runs.h — encoders, encoder runs and their cached outputs (tables encoder, run, run_item,
+/* store/st_runs.h — encoders, encoder runs and their cached outputs (tables encoder, run, run_item,
  * vector of migration 002; attention and the extra columns of migration 003).
  *
  * Model.

@@ -1,4 +1,4 @@
-/* store/jobs.h — the job ledger: which steps of a job (`synprobe run`) are done.
+/* store/st_jobs.h — the job ledger: which steps of a job (`synprobe run`) are done.
  *
  * A step is named by the command line that does it (stage words and the options that differ
  * from their defaults, as sp_opt_format_args writes them). The runner begins a step before

@@ -1,4 +1,4 @@
-/* probes/tasks_rules.c — per-sentence rules of the probing-task derivation (SPEC-probing §2.2,
+/* probes/task_rules.c — per-sentence rules of the probing-task derivation (SPEC-probing §2.2,
  * §2.3, A10–A15): main clause, finite/lexical verb, subject and object head nouns, TopConst
  * sequence filter, the CoordInv frame and its inversion.
  *
@@ -11,8 +11,8 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "ingest/ingest.h"
-#include "probes/tasks.h"
+#include "ingest/readers.h"
+#include "probes/task_derive.h"
 #include "treeops/treeops.h"
 
 /* ---- small predicates ---- */

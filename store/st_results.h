@@ -1,4 +1,4 @@
-/* store/results.h — probing results and tree evaluations in the store (tables probe_result and
+/* store/st_results.h — probing results and tree evaluations in the store (tables probe_result and
  * tree_eval of migration 002).
  *
  * A result is a row of summary columns plus `result`, the full JSON written by the command

@@ -1,4 +1,4 @@
-/* store/info.h — what a store holds, as numbers (store/st_info.c): the summary `synprobe info`
+/* store/st_info.h — what a store holds, as numbers (store/st_info.c): the summary `synprobe info`
  * and the demo print. Every figure is a plain SQL aggregate; the caller formats them. */
 #ifndef ST_INFO_H
 #define ST_INFO_H

@@ -1,10 +1,10 @@
-/* probes/trees.c — baseline trees and Protocol A/B scoring (SPEC-probing §5), see trees.h.
+/* probes/tree_scoring.c — baseline trees and Protocol A/B scoring (SPEC-probing §5), see trees.h.
  *
  * Protocol A does not re-implement EVALB: it writes the bracket lines EVALB would read and
  * hands them to the EVALB core of probes/evalb.h with COLLINS.prm settings and LABELED 0, so
  * the two can never drift apart. Protocol B is the standard unsupervised-parsing scoring,
  * done here on span sets. */
-#include "probes/trees.h"
+#include "probes/tree_scoring.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* probes/senteval.h — the SentEval probing protocol on arrays (SPEC-probing §1.2, §1.4–§1.10).
+/* probes/senteval_protocol.h — the SentEval probing protocol on arrays (SPEC-probing §1.2, §1.4–§1.10).
  *
  * Input is plain arrays: X (n × d float32, row-major), class ids y and a split per row. Where
  * they came from (a task file + .npy, or the store) is the caller's business.

@@ -1,4 +1,4 @@
-/* store/derive.h — cached structures of one sentence, computed (treeops) and encoded (blob.h). */
+/* store/st_derive.h — cached structures of one sentence, computed (treeops) and encoded (blob.h). */
 #ifndef ST_DERIVE_H
 #define ST_DERIVE_H
 

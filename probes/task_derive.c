@@ -1,4 +1,4 @@
-/* probes/tasks.c — building the 10 probing tasks from sentences (SPEC-probing §2.1, §2.3).
+/* probes/task_derive.c — building the 10 probing tasks from sentences (SPEC-probing §2.1, §2.3).
  *
  * HOW IT WORKS. Each task first collects candidates (one per usable sentence: label, split
  * key, possibly altered text), then applies one of two split schemes of §2.1:
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "common/strmap.h"
-#include "ingest/senteval.h"
-#include "probes/tasks.h"
+#include "ingest/senteval_file.h"
+#include "probes/task_derive.h"
 #include "treeops/treeops.h"
 
 static const struct {

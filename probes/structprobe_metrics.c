@@ -1,9 +1,9 @@
-/* probes/structprobe.c — structural-probe metrics (SPEC-probing §3.6), see structprobe.h.
+/* probes/structprobe_metrics.c — structural-probe metrics (SPEC-probing §3.6), see structprobe.h.
  *
  * Plain reference code: sorts and loops, O(n^2 log n) per sentence for the MST, which is
  * nothing next to computing the predictions. Mirrors structural-probes/reporter.py: the
  * pair order for Kruskal, argmin with punctuation skipped, and NaN propagation. */
-#include "probes/structprobe.h"
+#include "probes/structprobe_metrics.h"
 
 #include <math.h>
 #include <stdio.h>

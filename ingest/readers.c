@@ -1,7 +1,7 @@
-/* ingest/ingest.c — the entry points: format names and detection,
+/* ingest/readers.c — the entry points: format names and detection,
  * chunk boundaries, and the PTB base-label rule. It calls the readers (conllu.c, ptb.c); the
  * helpers they share live below them (batch.c, heads.c, lines.c), so calls go one way. */
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 
 #include <limits.h>
 #include <string.h>

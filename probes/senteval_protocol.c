@@ -1,9 +1,9 @@
-/* probes/senteval.c — SentEval's probing protocol on arrays (see senteval.h), with the
+/* probes/senteval_protocol.c — SentEval's probing protocol on arrays (see senteval.h), with the
  * majority and control-task baselines and the per-class report.
  *
  * Ownership in the JSON writer: jansson's *_new values are stolen by json_object_set_new /
  * json_array_append_new, so only the root is decref'd by the caller. */
-#include "probes/senteval.h"
+#include "probes/senteval_protocol.h"
 #include "common/pool.h"
 
 #include <math.h>

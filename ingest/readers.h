@@ -1,4 +1,4 @@
-/* ingest/ingest.h — treebank readers: CoNLL-U, PTB brackets (.mrg), 3-column dependency (.dp).
+/* ingest/readers.h — treebank readers: CoNLL-U, PTB brackets (.mrg), 3-column dependency (.dp).
  *
  * HOW IT WORKS. A file is read in chunks that end on a sentence boundary
  * (ing_chunk_end); each chunk is parsed independently (ing_parse_chunk), so chunks can go

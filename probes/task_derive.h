@@ -1,4 +1,4 @@
-/* probes/tasks.h — derive the 10 SentEval probing tasks from an annotated treebank
+/* probes/task_derive.h — derive the 10 SentEval probing tasks from an annotated treebank
  * (SPEC-probing §2, with the small-corpus adaptations of A7–A15).
  *
  * HOW IT WORKS. prb_tasks_build is a pure function of (sentences, options, seed): it reads
@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "common/sp.h"
-#include "ingest/ingest.h"
+#include "ingest/readers.h"
 #include "ingest/sentence.h"
 
 enum prb_task_id {

@@ -1,4 +1,4 @@
-/* ingest/senteval.c — reader and writer of SentEval probing-task files (SPEC-probing §1.1).
+/* ingest/senteval_file.c — reader and writer of SentEval probing-task files (SPEC-probing §1.1).
  *
  * HOW IT WORKS. The buffer is cut at '\n'. For each line the trailing ASCII whitespace is split
  * off (kept as `trail`), the rest is split on TAB: tag, label, optional middle fields, sentence.
@@ -6,7 +6,7 @@
  * we do not split there but report such a CR as an error, so the two readers never disagree
  * silently. Empty lines, unknown tags, empty labels or sentences, invalid UTF-8 and NUL bytes
  * are errors too (SentEval would crash on some and silently embed garbage for others). */
-#include "ingest/senteval.h"
+#include "ingest/senteval_file.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/tsan/run.sh BUILD — the ingest pipeline (reader, workers, writer, two SQLite
+# tests/tsan/run_tsan.sh BUILD — the ingest pipeline (reader, workers, writer, two SQLite
 # connections) and two whole stage pipelines in one process (tests/unit/stages_concurrent.c)
 # under ThreadSanitizer: a new store bulk-loaded from many files with
 # attachments (.mrg + .dp), the same into an existing store (WAL), and one large file.

@@ -1,4 +1,4 @@
-/* store/encoded.h — what the encode stage and the export of its outputs read besides runs.h:
+/* store/st_encoded.h — what the encode stage and the export of its outputs read besides runs.h:
  * the words an embeddings file is filtered by, and how many sentences a corpus has (to say
  * which run rows are missing). The SQL lives in store/st_encoded.c. */
 #ifndef ST_ENCODED_H

@@ -1,4 +1,4 @@
-/* probes/tasks_io.c — loading treebank files for task building (CLI `tasks build
+/* probes/task_files.c — loading treebank files for task building (CLI `tasks build
  * --corpus-files`, tests), and pairing .dp heads with their .mrg twins.
  *
  * HOW IT WORKS. A file is read in 1 MiB blocks; ing_chunk_end finds the last sentence
@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "probes/tasks.h"
+#include "probes/task_derive.h"
 
 int prb_load_file(const char *path, enum sp_format fmt, struct ing_batch *b, int *n_rejected,
                   char *err, size_t errlen)

@@ -1,4 +1,4 @@
-# bench/lib.sh — helpers shared by bench/encode.sh, bench/encode_ab.sh and bench/bert.sh (sourced,
+# bench/bench_lib.sh — helpers shared by bench/encode.sh, bench/encode_ab.sh and bench/bert.sh (sourced,
 # POSIX sh). Nothing here runs on its own.
 
 # value of key=VALUE in a "RESULT k=v ..." line: field "$line" tok_s
