@@ -7,6 +7,22 @@
 #include <string.h>
 
 #include "common/sp.h"
+#include "store/st_runs.h"
+
+int stg_corpus_run_check(struct stg_ctx *ctx, struct st_db *db, const char *run, int64_t cid, const char *corpus,
+                         const char *who)
+{
+    struct st_run_info ri;
+    int rc = st_run_info(db, run, &ri, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc;
+    if (ri.corpus_id != cid)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (%s takes a corpus run)", run,
+                      ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", corpus, who);
+    else if (!ri.token_vectors)
+        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", run);
+    st_run_info_free(&ri);
+    return rc;
+}
 
 void stg_partition(int n, const char *const *split, const uint8_t *usable, uint64_t seed, int *part, char *how,
                    size_t how_len)

@@ -199,15 +199,7 @@ static int train_one(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, 
 int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, struct st_db *db, int64_t cid,
                             struct stg_structprobe_result *r, json_t **train_info)
 {
-    struct st_run_info ri;
-    int rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
-    if (rc != SP_OK) return rc;
-    if (ri.corpus_id != cid)
-        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (structprobe --run takes a corpus run)", o->run,
-                      ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
-    else if (!ri.token_vectors)
-        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
-    st_run_info_free(&ri);
+    int rc = stg_corpus_run_check(ctx, db, o->run, cid, o->corpus, "structprobe --run");
     struct tdata t = { .ctx = ctx };
     sp_arena_init(&t.arena);
     char how[256] = "";

@@ -131,21 +131,6 @@ static void take(const struct twalk *w, int part, const int *spart, struct prb_t
 
 static json_t *num_json(double v) { return isnan(v) ? json_null() : json_real(v); }
 
-/* The run must encode this corpus with token vectors */
-static int check_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid)
-{
-    struct st_run_info ri;
-    int rc = st_run_info(db, o->run, &ri, ctx->err, sizeof ctx->err);
-    if (rc != SP_OK) return rc;
-    if (ri.corpus_id != cid)
-        rc = stg_fail(ctx, SP_EPARSE, "run '%s' encodes %s '%s', not corpus '%s' (tokprobe takes a corpus run)", o->run,
-                      ri.corpus ? "corpus" : "task", ri.corpus ? ri.corpus : ri.task ? ri.task : "?", o->corpus);
-    else if (!ri.token_vectors)
-        rc = stg_fail(ctx, SP_EPARSE, "run '%s' has no token vectors: encode the corpus again with --token-vectors", o->run);
-    st_run_info_free(&ri);
-    return rc;
-}
-
 /* The corpus's words and labels, then the run's token vectors */
 static int load_walk(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid,
                      struct twalk *w)
@@ -279,7 +264,7 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
     int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
     if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     if (rc == SP_OK) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
-    if (rc == SP_OK) rc = check_run(ctx, db, o, cid);
+    if (rc == SP_OK) rc = stg_corpus_run_check(ctx, db, o->run, cid, o->corpus, "tokprobe");
     if (rc == SP_OK) rc = load_walk(ctx, db, o, cid, &w);
     int *spart = NULL;
     char how[256] = "";
