@@ -52,8 +52,9 @@ struct ing_item {
 #define ING_MAX_WORDS_LIMIT 65535
 
 /* Non-blank lines a reader kept nothing of without rejecting a sentence: a block of comment
- * lines with no word line (SPEC §2.1 skips it). The caller names and counts them, so no line
- * vanishes without a record. */
+ * lines with no word line (SPEC §2.1 skips it). The callers name them where they name rejected
+ * sentences (ingest counts them too; structprobe's and trees' file readers print both), so no
+ * line vanishes without a record. */
 struct ing_skip {
     long line;                /* file line of the block's first line */
     int n_lines;

@@ -66,6 +66,9 @@ static int each_in_file(const char *path, enum sp_format fmt, prb_sentence_fn fn
             break;
         }
         first = 0;
+        for (int k = 0; k < b.n_skip; k++)            /* named as ingest names them */
+            fprintf(stderr, "%s:%ld: %d comment line%s with no word line after %s skipped (not a sentence)\n", path,
+                    b.skip[k].line, b.skip[k].n_lines, b.skip[k].n_lines > 1 ? "s" : "", b.skip[k].n_lines > 1 ? "them" : "it");
         for (int k = 0; k < b.n_items && rc == SP_OK; k++) {
             const struct ing_item *it = &b.item[k];
             if (it->error) {

@@ -258,7 +258,9 @@ static void write_chunk(struct pipeline *p, struct job *j, struct chunk *c)
         job_stop(p, j);
         return;
     }
-    for (int i = 0; i < c->batch.n_skip; i++) {
+    /* every shard reads the whole file: shard 0 alone reports the skipped lines, so that the
+     * shards' counts add up to a one-machine run's */
+    for (int i = 0; p->o->shard_k == 0 && i < c->batch.n_skip; i++) {
         const struct ing_skip *k = &c->batch.skip[i];
         r->skipped_lines += k->n_lines;
         if (j->skip_messages++ < p->o->max_messages)

@@ -64,4 +64,13 @@ S=$TMP/scr/out/slurm
 check "it wrote shards.sbatch, final.sbatch and submit.sh, each valid sh" \
     sh -c "sh -n $S/shards.sbatch && sh -n $S/final.sbatch && sh -n $S/submit.sh"
 check "shards.sbatch asks for the array 0-1" grep -q '^#SBATCH --array=0-1$' $S/shards.sbatch
+# a comment block with no word line is skipped and reported once, by shard 0: every shard reads
+# the whole file, so the shards' reports add up to one machine's
+mkdir -p $TMP/cm; { printf '# a comment with no sentence\n\n'; cat demo/demo.conllu; } >$TMP/cm/c.conllu
+echo '{"store": "out/store.db", "out": "out", "corpora": [{"name": "c", "paths": ["c.conllu"]}]}' >$TMP/cm/job.json
+for k in 0 1; do
+    $SP run --shard $k/2 $TMP/cm/job.json >$TMP/cm$k.out 2>&1 || true
+    n=$(grep -c "comment line with no word line after it skipped" $TMP/cm$k.out || true)
+    expect_eq "shard $k/2 reports the skipped comment line $((1 - k)) time(s)" "$n" $((1 - k))
+done
 done_testing
