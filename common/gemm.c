@@ -17,6 +17,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,7 +358,8 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
 {
     if (M <= 0 || B->N <= 0) return;
     if (t_set.impl == SP_GEMM_BLAS) {
-        openblas_set_num_threads(t_set.threads);
+        static _Atomic int blas_threads;      /* OpenBLAS's setting is process-wide: set it on a change only */
+        if (atomic_exchange(&blas_threads, t_set.threads) != t_set.threads) openblas_set_num_threads(t_set.threads);
         gemm_blas(M, X, ldx, B, bias, accumulate, Y, ldy);
         return;
     }

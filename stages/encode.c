@@ -314,7 +314,7 @@ static int nothing_encoded(struct stg_ctx *ctx, const struct input *in, const st
         k += (size_t)snprintf(why + k, sizeof why - k, "; %ld out of memory alone (--max-workspace, --batch-tokens)", c->n_oom);
     if (c->n_missing && k < sizeof why)
         snprintf(why + k, sizeof why - k, "; %ld lacking the %s %s needs (--on-missing skip)", c->n_missing,
-                 (c->needs & ENC_NEED_PID) ? "constituency tree" : "dependency tree", enc_kind_name(c->cfg->kind));
+                 (c->caps.needs & ENC_NEED_PID) ? "constituency tree" : "dependency tree", enc_kind_name(c->cfg->kind));
     return stg_fail(ctx, SP_EPARSE, "nothing was encoded: all %ld %s of %s '%s' were skipped: %s", n, unit, what,
                     in->name, why + 2);
 }
@@ -329,7 +329,6 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     c->base = s->base;
     if (o->embeddings) c->table = enc_embed_table(s->emb, &c->table_rows);
     c->cfg = enc_get_config(s->e);
-    c->needs = enc_needs(s->e);
     enc_caps(s->e, &c->caps);
     c->tok = o->token_vectors;
     c->attn_layer = (int)o->attention;
@@ -465,10 +464,8 @@ static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, struct input *in, int n)
 {
     char err[SP_ERRLEN];
-    struct enc_config cfg;
-    if (enc_config_load(o->encoder, &cfg, ctx->err, sizeof ctx->err)) return SP_EPARSE;
-    int rc = stg_encode_check_config(ctx, o, &cfg);
-    if (rc == SP_OK) rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
+    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
+    if (rc == SP_OK) rc = stg_encode_check_config(ctx, o, &s->id.cfg);   /* the config ident read */
     if (rc) return rc;
     struct enc_caps caps;
     enc_config_caps(&s->id.cfg, &caps);

@@ -88,14 +88,14 @@ static void unit_hash(const struct enc_pass *c, struct unit *u)
     }
     sp_sha256_update(&h, "\n", 1);
     size_t n = (size_t)u->n, nn = n * n;
-    if (c->needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL)) hash_i32(&h, "depth", u->depth, n);
-    if (c->needs & ENC_NEED_DIST) hash_i32(&h, "dist", u->dist, nn);
-    if (c->needs & ENC_NEED_ANC) {
+    if (c->caps.needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL)) hash_i32(&h, "depth", u->depth, n);
+    if (c->caps.needs & ENC_NEED_DIST) hash_i32(&h, "dist", u->dist, nn);
+    if (c->caps.needs & ENC_NEED_ANC) {
         sp_sha256_update(&h, "anc", 4);
         sp_sha256_update(&h, u->anc, nn);
     }
-    if (c->needs & ENC_NEED_REL) hash_i32(&h, "rel", u->rel, nn);
-    if (c->needs & ENC_NEED_PID) hash_i32(&h, "pid", u->pid, (size_t)c->cfg->levels * n);
+    if (c->caps.needs & ENC_NEED_REL) hash_i32(&h, "rel", u->rel, nn);
+    if (c->caps.needs & ENC_NEED_PID) hash_i32(&h, "pid", u->pid, (size_t)c->cfg->levels * n);
     sp_sha256_hex(&h, u->hash);
 }
 
@@ -154,7 +154,7 @@ static int unit_from_row(struct enc_pass *c, const struct st_row *r, const char 
         if (m != n || (!same && c->perturbed_no_parse)) {
             u->n = m;
             if (too_long(c, u)) return SP_OK;
-            if (!c->needs) { unit_hash(c, u); return SP_OK; }
+            if (!c->caps.needs) { unit_hash(c, u); return SP_OK; }
             return missing(c, u, m != n ? "structures matching its words (the item's text and its sentence differ in length)"
                                         : "a parse of its own words (--perturbed no-parse)");
         }
@@ -164,30 +164,30 @@ static int unit_from_row(struct enc_pass *c, const struct st_row *r, const char 
     }
     if (too_long(c, u)) return SP_OK;
     size_t nn = (size_t)n * n;
-    unsigned dep = c->needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL);
+    unsigned dep = c->caps.needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL);
     if (dep && !r->has_dep) return missing(c, u, "a dependency tree");
-    if ((c->needs & ENC_NEED_PID) && !r->has_const) return missing(c, u, "a constituency tree");
+    if ((c->caps.needs & ENC_NEED_PID) && !r->has_const) return missing(c, u, "a constituency tree");
     if (dep) {
         u->depth = sp_arena_alloc(a, 4 * (size_t)n);
         for (int i = 0; i < n; i++) u->depth[i] = st_blob_depth_at(r->depth.p, i);
-        int *tmp = (c->needs & (ENC_NEED_DIST | ENC_NEED_REL)) ? sp_xmalloc(sizeof(int) * nn) : NULL;
-        if (c->needs & ENC_NEED_DIST) {
+        int *tmp = (c->caps.needs & (ENC_NEED_DIST | ENC_NEED_REL)) ? sp_xmalloc(sizeof(int) * nn) : NULL;
+        if (c->caps.needs & ENC_NEED_DIST) {
             st_blob_get_distance(r->distance.p, n, tmp);
             u->dist = sp_arena_alloc(a, 4 * nn);
             for (size_t k = 0; k < nn; k++) u->dist[k] = tmp[k];
         }
-        if (c->needs & ENC_NEED_REL) {
+        if (c->caps.needs & ENC_NEED_REL) {
             st_blob_get_relpos(r->relpos.p, n, tmp);
             u->rel = sp_arena_alloc(a, 4 * nn);
             for (size_t k = 0; k < nn; k++) u->rel[k] = tmp[k];
         }
         free(tmp);
-        if (c->needs & (ENC_NEED_ANC | ENC_NEED_REL)) {
+        if (c->caps.needs & (ENC_NEED_ANC | ENC_NEED_REL)) {
             u->anc = sp_arena_alloc(a, nn);
             st_blob_get_ancestors(r->ancestors.p, n, u->anc);
         }
     }
-    if (c->needs & ENC_NEED_PID) {
+    if (c->caps.needs & ENC_NEED_PID) {
         int T = c->cfg->levels;
         u->pid = sp_arena_alloc(a, 4 * (size_t)T * n);
         if (r->levels == T && c->cfg->min_phrase_len == STORED_MIN_PHRASE_LEN) {
@@ -233,7 +233,7 @@ static int unit_from_text(struct enc_pass *c, const char *text, struct unit *u)
 {
     u->forms = split_text(&c->arena, text, &u->n);
     if (too_long(c, u)) return SP_OK;
-    if (c->needs) return missing(c, u, c->needs & ENC_NEED_PID ? "a constituency tree (the item has no stored sentence)"
+    if (c->caps.needs) return missing(c, u, c->caps.needs & ENC_NEED_PID ? "a constituency tree (the item has no stored sentence)"
                                                                : "a dependency tree (the item has no stored sentence)");
     unit_hash(c, u);
     return SP_OK;
@@ -500,8 +500,8 @@ static int unit_done(struct enc_pass *c, const struct unit *u)
 int stg_encode_corpus_pass(struct enc_pass *c, int64_t corpus_id)
 {
     unsigned want = 0;
-    if (c->needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL)) want |= ST_WANT_DEP;
-    if (c->needs & ENC_NEED_PID) want |= ST_WANT_CONST;
+    if (c->caps.needs & (ENC_NEED_DEPTH | ENC_NEED_DIST | ENC_NEED_ANC | ENC_NEED_REL)) want |= ST_WANT_DEP;
+    if (c->caps.needs & ENC_NEED_PID) want |= ST_WANT_CONST;
     struct st_iter *it;
     int rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
     if (rc) return rc;
@@ -558,13 +558,13 @@ int stg_encode_task_pass(struct enc_pass *c, const char *task, int64_t corpus_id
     struct tlist l = { 0 };
     int rc = st_task_items(c->db, task, NULL, collect_item, &l, c->err, sizeof c->err);
     c->n_total = (uint64_t)l.n;
-    if (rc == SP_OK && (!c->needs || !corpus_id)) {
+    if (rc == SP_OK && (!c->caps.needs || !corpus_id)) {
         for (int i = 0; rc == SP_OK && i < l.n; i++) rc = text_unit(c, &l.v[i]);
     } else if (rc == SP_OK) {
         qsort(l.v, (size_t)l.n, sizeof *l.v, by_sentence);
         int i = 0;
         for (; i < l.n && !l.v[i].sentence_id; i++) rc = rc ? rc : text_unit(c, &l.v[i]);
-        unsigned want = ST_WANT_DEP | ((c->needs & ENC_NEED_PID) ? ST_WANT_CONST : 0);
+        unsigned want = ST_WANT_DEP | ((c->caps.needs & ENC_NEED_PID) ? ST_WANT_CONST : 0);
         struct st_iter *it = NULL;
         if (rc == SP_OK) rc = st_iter_open(c->db, corpus_id, want, &it, c->err, sizeof c->err);
         c->it = it;

@@ -30,7 +30,6 @@ struct enc_pass {
     const float *table;
     int table_rows;
     const struct enc_config *cfg;
-    unsigned needs;
     struct enc_caps caps;          /* what the encoder takes and gives (input words or rows, its own layer) */
     int n_out;                     /* outputs per input: 1, or the layers of --layers (a run and an encoder each) */
     const int *layers;             /* [n_out] layers with --layers (one enc_forward_layers pass), else NULL */

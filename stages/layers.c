@@ -30,6 +30,7 @@ static int out_of_range(const char *opt, const char *text, int max, const char *
 int stg_layer_add(struct stg_layer_list *l, long long k, int max, const char *opt, const char *model, char *err,
                   size_t errlen)
 {
+    if (max > ENC_MAX_LAYERS) max = ENC_MAX_LAYERS;   /* l->k holds ENC_MAX_LAYERS + 1 */
     char text[24];
     snprintf(text, sizeof text, "%lld", k);
     if (k < 0 || k > max) return out_of_range(opt, text, max, model, err, errlen);
