@@ -638,7 +638,7 @@ int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_pr
 {
     memset(r, 0, sizeof *r);
     struct plan *pl = sp_xmalloc(sizeof *pl);
-    int rc = stg_probe_check(ctx, o);
+    int rc = check_sources(ctx, o);                  /* stg_probe_check's rules, the plan kept */
     if (rc == SP_OK) rc = plan_make(ctx, o, pl);
     if (rc != SP_OK) { free(pl); return rc; }
     int n_tasks = o->task.n ? o->task.n : 1;
