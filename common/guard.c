@@ -216,6 +216,8 @@ int sp_guard_check_options(const struct sp_guard *g, struct sp_guard *outs, cons
             char role[280];
             snprintf(role, sizeof role, "output %s", what);
             sp_guard_protect(outs, v[i], role);
+            outs->v[outs->n - 1].is_dir = 0;   /* an output folder an earlier run made is no input
+                                                * folder: another output may go inside it */
         }
     }
     return SP_OK;

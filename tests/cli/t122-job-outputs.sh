@@ -69,4 +69,14 @@ job '"reports": [{"format": "json", "out": "r.json"}]' '"out": "out", '
 rc=0; "$SP" run --quiet "$J/job.json" >/dev/null 2>&1 || rc=$?
 expect_eq "a job with its own outputs: exit 0" "$rc" 0
 check "... wrote out/r.json" test -s "$J/out/r.json"
+# a re-run: an output folder the first run made is no input folder, so an output inside it is
+# still allowed (a resumed or retried job must not be refused by its own outputs)
+mkdir -p $TMP/rr; cp demo/demo.conllu $TMP/rr/
+echo '{"store": "out/s.db", "out": "out", "corpora": [{"name": "d", "paths": ["demo.conllu"]}],
+ "tasks": [{"tasks": ["SentLen"], "out": "tk"}], "reports": [{"format": "json", "out": "tk/r.json"}]}' >$TMP/rr/job.json
+rc=0; "$SP" run --check $TMP/rr/job.json >/dev/null 2>&1 || rc=$?
+expect_eq "an output inside another output's folder: run --check exit 0" "$rc" 0
+mkdir -p $TMP/rr/out/tk
+rc=0; "$SP" run --check $TMP/rr/job.json >/dev/null 2>$TMP/rr.err || rc=$?
+expect_eq "... and again once that folder exists, as on a re-run ($(cat $TMP/rr.err))" "$rc" 0
 done_testing
