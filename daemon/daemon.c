@@ -45,19 +45,14 @@ int dmn_submit(const char *store, const char *const *paths, int n, int max_retri
     int rc = SP_OK;
     for (int i = 0; i < n && rc == SP_OK; i++) {
         struct dmn_job job;
-        rc = dmn_job_load(paths[i], &job, err, errlen);
+        rc = dmn_job_read(paths[i], &job, &text[i], err, errlen);   /* the text queued is the text checked */
         struct sp_guard guard = { 0 };
         if (!rc) rc = dmn_job_guard(&job, store, &guard, err, errlen);
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        if (rc) break;
-        size_t len;
         /* the queue keeps the path as given made absolute, a symlinked job file not followed: the
          * daemon then resolves it against the link's folder, as run does (daemon/job.h) */
-        const char *p = abs[i] = sp_path_real(paths[i], 0);
-        char e[SP_ERRLEN];
-        if (!(text[i] = sp_read_file(p, &len, e, sizeof e))) { snprintf(err, errlen, "%s (the job file)", e); rc = SP_EIO; }
-        else if (strlen(text[i]) != len) { snprintf(err, errlen, "%s: the job file holds a NUL byte", p); rc = SP_EPARSE; }
+        if (!rc) abs[i] = sp_path_real(paths[i], 0);
     }
     struct st_db *db = NULL;
     if (rc == SP_OK) rc = st_open(store, ST_OPEN_CREATE, &db, err, errlen);

@@ -765,8 +765,14 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
 
 int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen)
 {
+    return dmn_job_read(path, job, NULL, err, errlen);
+}
+
+int dmn_job_read(const char *path, struct dmn_job *job, char **text_out, char *err, size_t errlen)
+{
     size_t len;
     char e[SP_ERRLEN];
+    if (text_out) *text_out = NULL;
     char *text = sp_read_file(path, &len, e, sizeof e);
     if (!text) {
         memset(job, 0, sizeof *job);
@@ -788,7 +794,8 @@ int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen
     if (dlen) dir[dlen] = 0;
     rc = dmn_job_parse(text, dir, path, job, err, errlen);
     free(dir);
-    free(text);
+    if (text_out && rc == SP_OK) *text_out = text;
+    else free(text);
     return rc;
 }
 

@@ -50,6 +50,9 @@ struct dmn_job {
 /* Read and check path; SP_OK with *job filled, or an error code with err naming the JSON path.
  * Nothing is created or written either way. */
 int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen);
+/* The same, also handing over the text it parsed (*text, the caller frees it; NULL on failure):
+ * what submit queues is exactly what was checked. */
+int dmn_job_read(const char *path, struct dmn_job *job, char **text, char *err, size_t errlen);
 
 /* The same from a JSON text; dir is the folder relative paths resolve against. */
 int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen);
