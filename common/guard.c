@@ -109,6 +109,14 @@ void sp_guard_protect_store(struct sp_guard *g, const char *store, const char *r
     if (!store || !*store) return;
     /* SQLite keeps -wal and -shm beside the file a symlinked store names, not beside the link */
     char *target = realpath(store, NULL), *link = sp_path_real(store, 0);
+    size_t ll = strlen(link);
+    for (int i = 0; i + 1 < g->n; i++)      /* protected as a store already (each step of a job names
+                                             * it): the file, then its -wal beside it */
+        if (!strcmp(g->v[i].real, link) && !strncmp(g->v[i + 1].real, link, ll) && !strcmp(g->v[i + 1].real + ll, "-wal")) {
+            free(target);
+            free(link);
+            return;
+        }
     int linked = target && strcmp(target, link);
     for (size_t i = 0; i < sizeof companion / sizeof companion[0]; i++) {
         char *p = sp_xmalloc(strlen(store) + 16), *r = sp_xmalloc(strlen(role) + 32);
