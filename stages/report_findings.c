@@ -308,8 +308,9 @@ void stg_control_section(struct stg_page *p, json_t *aggs)
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);
         int k = stg_layer_of_run(enc, base.p, base.len);
+        const char *task = is_token_agg(a) ? str(a, "task") + 6 : str(a, "task");
         fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, str(a, "task"));
+        stg_html_text(f, task);
         fputs("</td><td class=\"l\">", f);
         stg_html_text(f, is_token_agg(a) ? "random label per word type" : "shuffled labels");
         fputs("</td><td class=\"l\">", f);
@@ -324,7 +325,7 @@ void stg_control_section(struct stg_page *p, json_t *aggs)
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         key.len = 0;
-        sp_buf_printf(&key, "%s: %s%s", base.p, str(a, "task"), is_token_agg(a) ? " (token)" : "");
+        sp_buf_printf(&key, "%s: %s%s", base.p, task, is_token_agg(a) ? " (token)" : "");
         json_t *s = json_object_get(series, key.p);
         if (!s) { s = json_object(); json_object_set_new(series, key.p, s); json_array_append_new(order, json_string(key.p)); }
         char ks[16];

@@ -381,7 +381,10 @@ static void layers_section(struct stg_page *p, json_t *aggs)
         }
         if (k > num(b, "max")) json_object_set_new(b, "max", json_integer(k));
         kb.len = 0;
-        sp_buf_printf(&kb, "%s%s%s%s", str(a, "task"), one_clf ? "" : " (", one_clf ? "" : str(a, "classifier"), one_clf ? "" : ")");
+        const char *task = str(a, "task");
+        int tok = !is_sentence_agg(a);
+        sp_buf_printf(&kb, "%s%s%s%s%s", tok ? task + 6 : task, tok ? " (token)" : "", one_clf ? "" : " (",
+                      one_clf ? "" : str(a, "classifier"), one_clf ? "" : ")");
         json_t *series = json_object_get(b, "series"), *s = json_object_get(series, kb.p);
         if (!s) { s = json_object(); json_object_set_new(series, kb.p, s); json_array_append_new(json_object_get(b, "order"), json_string(kb.p)); }
         char ks[16];

@@ -236,12 +236,14 @@ static int legend_layout(const struct stg_chart *c, int ml, int place, FILE *f, 
     return row + 1;
 }
 
-static void error_bar(FILE *f, const struct layout *L, double x, double lo, double hi)
+/* colour NULL: dark grey (on a bar); else the series' own (on a line, where bars of several
+ * series at one point must be told apart) */
+static void error_bar(FILE *f, const struct layout *L, double x, double lo, double hi, const char *colour)
 {
     if (isnan(lo) || isnan(hi)) return;
     double a = ypix(L, lo), b = ypix(L, hi);
-    fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"#222\" stroke-width=\"1.2\" fill=\"none\"/>", x, a,
-            b, x - 3, a, x + 3, x - 3, b, x + 3);
+    fprintf(f, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" stroke-width=\"1.2\"%s fill=\"none\"/>", x,
+            a, b, x - 3, a, x + 3, x - 3, b, x + 3, colour ? colour : "#222", colour ? " stroke-opacity=\"0.7\"" : "");
 }
 
 static void mark_title(FILE *f, const struct stg_chart *c, int s, int g, double v)
@@ -277,7 +279,7 @@ void stg_svg_bars(FILE *f, const struct stg_chart *c)
             fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">", x, fmin(y, base), bw * 0.92, fabs(base - y));
             mark_title(f, c, s, g, v);
             fputs("</rect>", f);
-            error_bar(f, &L, x + bw * 0.46, c->lo ? c->lo[i] : NAN, c->hi ? c->hi[i] : NAN);
+            error_bar(f, &L, x + bw * 0.46, c->lo ? c->lo[i] : NAN, c->hi ? c->hi[i] : NAN, NULL);
             fputc('\n', f);
         }
         fputs("</g>\n", f);
@@ -325,7 +327,9 @@ void stg_svg_lines(FILE *f, const struct stg_chart *c)
                 mark_title(f, c, s, g, c->value[i]);
                 fputs("</circle>", f);
             }
-            error_bar(f, &L, xc[g], c->lo ? c->lo[i] : NAN, c->hi ? c->hi[i] : NAN);
+            /* bars of the series at one point side by side, not on top of each other */
+            double dodge = ns > 1 ? (s - (ns - 1) / 2.0) * fmin(4.0, step * 0.5 / ns) : 0;
+            error_bar(f, &L, xc[g] + dodge, c->lo ? c->lo[i] : NAN, c->hi ? c->hi[i] : NAN, palette[s]);
             fputc('\n', f);
         }
         fputs("</g>\n", f);
