@@ -710,6 +710,8 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
 {
     struct sp_out out = { 0 };
     char dest[4096];
+    int crc = stg_report_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
+    if (crc) return crc;
     o->f = stdout;
     snprintf(written, written_len, "stdout");
     if (o->out) {
