@@ -158,7 +158,7 @@ static const char *vectors_of(json_t *row)
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 {
     if (isnan(v)) snprintf(buf, n, "-");
-    else snprintf(buf, n, fmt, v);
+    else stg_fmt_num(buf, n, fmt, v);
 }
 
 static int is_structprobe(json_t *row)

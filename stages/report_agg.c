@@ -297,3 +297,12 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
     json_decref(seen);
     return out;
 }
+
+const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+    if (isnan(v)) { snprintf(buf, n, "–"); return buf; }
+    snprintf(buf, n, fmt, v);
+    /* "-0.0", "-0.00": a negative that rounds to zero prints as zero */
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
+    return buf;
+}

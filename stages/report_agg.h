@@ -38,6 +38,10 @@ json_t *stg_jpath(json_t *j, const char *path);
 double stg_jpath_num(json_t *j, const char *path);
 const char *stg_jpath_str(json_t *j, const char *path);
 
+/* A number formatted with fmt into buf, "–" for NaN, and never "-0.0" (a negative that rounds to
+ * zero prints as zero): every report format writes its numbers through here, so they agree. */
+const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v);
+
 /* The encoder label of one collected probe row (see above), whole, appended to b (cleared
  * first); returns b->p. Run names are the user's: no fixed buffer cuts them (two long names cut
  * alike would be one encoder). */

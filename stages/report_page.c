@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/sp.h"
+#include "stages/report_agg.h"
 
 enum chart_kind { BARS, LINES, HEATMAP };
 
@@ -53,15 +54,6 @@ static void multiples(struct stg_page *p, enum chart_kind k, const struct stg_ch
 void stg_page_bars(struct stg_page *p, const struct stg_chart *c, const char *name) { multiples(p, BARS, c, name); }
 void stg_page_lines(struct stg_page *p, const struct stg_chart *c, const char *name) { multiples(p, LINES, c, name); }
 void stg_page_heatmap(struct stg_page *p, const struct stg_heatmap *h, const char *name) { emit(p, HEATMAP, h, name); }
-
-const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
-{
-    if (isnan(v)) { snprintf(buf, n, "–"); return buf; }
-    snprintf(buf, n, fmt, v);
-    /* "-0.0", "-0.00": a negative that rounds to zero prints as zero */
-    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
-    return buf;
-}
 
 void stg_page_cell(FILE *f, double v, const char *fmt)
 {

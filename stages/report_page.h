@@ -22,8 +22,6 @@ void stg_page_bars(struct stg_page *p, const struct stg_chart *c, const char *na
 void stg_page_lines(struct stg_page *p, const struct stg_chart *c, const char *name);
 void stg_page_heatmap(struct stg_page *p, const struct stg_heatmap *h, const char *name);
 
-/* A number formatted with fmt, "–" for NaN, and never "-0.0": into buf. */
-const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v);
 /* <td>number</td> */
 void stg_page_cell(FILE *f, double v, const char *fmt);
 
