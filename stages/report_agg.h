@@ -10,8 +10,12 @@
  *
  * The encoder of a result is its run's name less the "-TASK" suffix the job runner and the demo
  * give task runs ("san-Tense" -> "san"), else the run name, else the vectors file. The interval
- * needs each seed's per-item correctness (probe results record it as metrics.item_rows/
- * item_correct); a group whose seeds were scored on different items, or results stored before
+ * needs each seed's per-item correctness: probe results record metrics.item_rows and item_correct
+ * (one letter per test item); token probes one item per test sentence, metrics.item_rows,
+ * item_tokens and item_correct_count, so their interval resamples sentences (a ratio, M7.3).
+ * Each aggregate also says probe_kind ("sentence" or "token": task "token:upos") and the control's
+ * accuracy (control_acc: shuffled labels, or the token probes' control task) beside its
+ * selectivity. A group whose seeds were scored on different items, or results stored before
  * items were recorded, gets no interval (null, and "no per-item record" in the text). */
 #ifndef SP_STG_REPORT_AGG_H
 #define SP_STG_REPORT_AGG_H
