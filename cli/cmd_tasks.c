@@ -62,6 +62,7 @@ static int tasks_build(int argc, char **argv)
     int rc = cli_parse(&c, "tasks build", usage_build, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct stg_tasks_build_result r;
+    o.listed = 1;   /* every task's line below, skipped ones with their reason */
     rc = stg_tasks_build(&c.ctx, &o, &r);
     if (rc == SP_OK) {
         cli_progress_clear(&c);
