@@ -15,6 +15,7 @@
 #include "stages/layers.h"
 #include "stages/probe.h"
 #include "stages/report.h"
+#include "stages/splits.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
@@ -43,6 +44,7 @@ struct parse {
     char *err;
     size_t errlen;
     const char **corpora, **tasks;        /* the names the job makes, grown as they come (any number) */
+    struct stg_split_tally *splits;       /* per corpus: the splits its files give (stages/splits.h) */
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
@@ -186,21 +188,6 @@ static int want_string(struct parse *P, json_t *obj, const char *key, const char
 
 /* ---- sections ---- */
 
-/* The split a UD file name gives (en_ewt-ud-dev.conllu -> "dev"), or NULL. */
-static const char *ud_split(const char *path)
-{
-    static const char *const splits[] = { "train", "dev", "test" };
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (int i = 0; i < 3; i++) {
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, "-ud-%s.conllu", splits[i]);
-        size_t n = strlen(base), m = strlen(suffix);
-        if (n > m && !strcmp(base + n - m, suffix)) return splits[i];
-    }
-    return NULL;
-}
-
 /* One ingest step per run of consecutive paths with the same UD split (one step when "split"
  * is given or no name is a UD name). */
 static int corpus_entry(struct parse *P, json_t *e, const char *where)
@@ -228,7 +215,7 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
         if (!json_is_string(p)) { rc = fail(P, "%s.paths[%zu]: expected a string", where, i); break; }
         const char *path = resolve(P, P->job->dir, json_string_value(p));
         if (access(path, F_OK)) { rc = fail(P, "%s.paths[%zu]: %s: no such file or folder", where, i, path); break; }
-        const char *split = given_split ? NULL : ud_split(path);
+        const char *split = given_split ? NULL : stg_ud_split(path);
         struct dmn_step *s = &P->job->steps[P->job->n_steps - 1];
         if (i > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
             s = dup_step(P, first);
@@ -242,7 +229,18 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
         o->inputs.v[o->inputs.n++] = path;
         o->inputs.v[o->inputs.n] = NULL;
     }
-    if (!rc) push_name(&P->corpora, &P->n_corpora, name);
+    if (!rc) {
+        /* the splits the corpus's files will have once ingested: what the tasks built from it can use */
+        P->splits = sp_xrealloc(P->splits, sizeof *P->splits * (size_t)(P->n_corpora + 1));
+        struct stg_split_tally *t = &P->splits[P->n_corpora];
+        memset(t, 0, sizeof *t);
+        const char *given = ((struct stg_ingest_opts *)P->job->steps[first].opts)->split;
+        for (int k = first; k < P->job->n_steps; k++) {
+            const struct stg_ingest_opts *o = P->job->steps[k].opts;
+            for (int f = 0; f < o->inputs.n; f++) stg_split_tally_path(t, o->inputs.v[f], given_split ? given : o->split);
+        }
+        push_name(&P->corpora, &P->n_corpora, name);
+    }
     json_decref(paths);
     json_decref(c);
     return rc;
@@ -261,6 +259,42 @@ static int add_task(struct parse *P, const char *where, const char *name)
     if (find_name(P->tasks, P->n_tasks, name) >= 0) return fail(P, "%s: task '%s' is made twice", where, name);
     push_name(&P->tasks, &P->n_tasks, name);
     return SP_OK;
+}
+
+/* A tasks build without "split": "resplit" needs the official partitions of its corpora, known
+ * from the files the job ingests into them (UD names, the entry's "split", WSJ sections: the
+ * rule tasks build applies to the stored sentences, stages/splits.h); without them the job is
+ * refused now, before any step runs, as the tasks step would stop after the ingest. */
+static int official_or_stop(struct parse *P, const struct stg_tasks_build_opts *o, const char *where)
+{
+    struct stg_split_tally t = { 0 };
+    struct sp_buf who = { 0 };
+    if (o->corpus_files.n) {
+        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(&t, o->corpus_files.v[i], NULL);
+        sp_buf_puts(&who, "its corpus-files have");
+    } else {
+        sp_buf_puts(&who, o->corpus.n == 1 ? "corpus " : "corpora ");
+        for (int i = 0; i < o->corpus.n; i++) {
+            const struct stg_split_tally *c = &P->splits[find_name(P->corpora, P->n_corpora, o->corpus.v[i])];
+            t.n += c->n; t.other += c->other; t.unrecorded += c->unrecorded; t.wsj += c->wsj;
+            for (int k = 0; k < 3; k++) t.have[k] += c->have[k];
+            for (int k = 0; k < 4; k++) t.sec[k] += c->sec[k];
+            sp_buf_printf(&who, "%s'%s'", i ? ", " : "", o->corpus.v[i]);
+        }
+        sp_buf_puts(&who, o->corpus.n == 1 ? " has" : " have");
+    }
+    const char *why;
+    int rc = SP_OK;
+    if (stg_split_decide(&t, &why) == STG_SPLIT_NONE) {
+        char has[256];
+        stg_split_describe(&t, "file", has, sizeof has);
+        rc = fail(P, "%s: %s no official train/test partitions: %s (%s); tasks are not re-split unasked: add "
+                  "\"split\": \"resplit\" to this tasks entry for a seeded 80/10/10 re-split (synprobe tasks build "
+                  "--split resplit), or give the corpus its train and test files (UD: *-ud-train.conllu, *-ud-test.conllu)",
+                  where, who.p, why, has);
+    }
+    sp_buf_free(&who);
+    return rc;
 }
 
 /* tasks build (the default: from corpora) or tasks import (an entry with "file") */
@@ -300,7 +334,7 @@ static int task_entry(struct parse *P, json_t *e, const char *where)
         const char *t = all ? names[i] : o->tasks.v[i];
         if ((rc = add_task(P, where, sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t)))) return rc;
     }
-    return SP_OK;
+    return o->split == STG_SPLIT_RESPLIT ? SP_OK : official_or_stop(P, o, where);
 }
 
 static const char *base_name(struct parse *P, const char *path)
@@ -754,6 +788,7 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     json_decref(root);
     free(P.runs);
     free(P.corpora);
+    free(P.splits);
     free(P.tasks);
     if (rc) {
         char tmp[SP_ERRLEN];

@@ -1,10 +1,13 @@
 /* stages/splits.c — see stages/splits.h. */
 #include "stages/splits.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/sp.h"
+#include "stages/ingest.h"
 
 static const char *const split_names[3] = { "train", "dev", "test" };
 
@@ -44,6 +47,17 @@ void stg_split_tally_add(struct stg_split_tally *t, const char *split, const cha
         t->wsj++;
         t->sec[s >= 2 && s <= 21 ? 0 : s == 22 ? 1 : s == 23 ? 2 : 3]++;
     }
+}
+
+void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split)
+{
+    struct stat st;
+    DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d) { stg_split_tally_add(t, split ? split : stg_ud_split(path), path); return; }
+    for (struct dirent *e; (e = readdir(d));)
+        if (stg_ingest_is_treebank_name(e->d_name))
+            stg_split_tally_add(t, split ? split : stg_ud_split(e->d_name), e->d_name);
+    closedir(d);
 }
 
 enum stg_split_source stg_split_decide(const struct stg_split_tally *t, const char **why)

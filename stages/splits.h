@@ -31,6 +31,10 @@ enum stg_split_source { STG_SPLIT_NONE, STG_SPLIT_RECORDED, STG_SPLIT_WSJ };
 
 /* one unit: its recorded split (NULL: none) and document stem (NULL: none) */
 void stg_split_tally_add(struct stg_split_tally *t, const char *split, const char *doc);
+/* The files a job names, as units before they are ingested: PATH, or the treebank files of
+ * folder PATH (as ingest lists them), each with split (the corpus entry's "split") or else the
+ * split its UD file name gives. */
+void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split);
 /* Which official partitions the units have; STG_SPLIT_NONE with *why otherwise, a static phrase
  * that follows "has" ("no train split"). */
 enum stg_split_source stg_split_decide(const struct stg_split_tally *t, const char **why);
