@@ -80,7 +80,7 @@ void stg_split_describe(const struct stg_split_tally *t, const char *unit, char 
     sp_buf_printf(&b, "%ss: ", unit);
     int k = 0;
     if (t->unrecorded == t->n && t->wsj == t->n && t->n) {
-        static const char *const sec[4] = { "02-21", "22", "23", "other" };
+        static const char *const sec[4] = { "02-21", "22", "23", "outside 02-23" };
         sp_buf_puts(&b, "WSJ sections ");
         for (int i = 0; i < 4; i++)
             if (t->sec[i]) sp_buf_printf(&b, "%s%s %ld", k++ ? ", " : "", sec[i], t->sec[i]);
