@@ -81,9 +81,8 @@ void stg_split_describe(const struct stg_split_tally *t, const char *unit, char 
     int k = 0;
     if (t->unrecorded == t->n && t->wsj == t->n && t->n) {
         static const char *const sec[4] = { "02-21", "22", "23", "outside 02-23" };
-        sp_buf_puts(&b, "WSJ sections ");
         for (int i = 0; i < 4; i++)
-            if (t->sec[i]) sp_buf_printf(&b, "%s%s %ld", k++ ? ", " : "", sec[i], t->sec[i]);
+            if (t->sec[i]) { sp_buf_printf(&b, "%s%ld in %s%s", k ? ", " : "", t->sec[i], k ? "" : "WSJ sections ", sec[i]); k++; }
     } else {
         for (int i = 0; i < 3; i++)
             if (t->have[i]) sp_buf_printf(&b, "%s%s %ld", k++ ? ", " : "", split_names[i], t->have[i]);

@@ -39,7 +39,7 @@ void stg_split_tally_path(struct stg_split_tally *t, const char *path, const cha
  * that follows "has" ("no train split"). */
 enum stg_split_source stg_split_decide(const struct stg_split_tally *t, const char **why);
 /* What the units have, in words (unit "sentence" or "file"): "sentences: dev 1001, test 1000",
- * "sentences: no split 3914", "files: WSJ sections other 199". */
+ * "sentences: no split 3914", "files: 199 in WSJ sections outside 02-23". */
 void stg_split_describe(const struct stg_split_tally *t, const char *unit, char *buf, size_t n);
 
 #endif

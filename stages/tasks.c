@@ -488,11 +488,13 @@ static int write_out(struct stg_ctx *ctx, const char *dir, const struct stg_task
 }
 
 /* Each skipped task and why (a warning when it was named, else a note; not when the caller lists
- * every task itself), and each built task whose test set is too small (a warning). */
+ * every task itself), and the built tasks whose test sets are too small, with their sizes (one
+ * warning). */
 static void say_tasks(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, const struct prb_taskset *ts)
 {
     int named = o->tasks.n > 0;
     for (int i = 0; i < o->tasks.n; i++) named &= strcasecmp(o->tasks.v[i], "all") != 0;
+    struct sp_buf small = { 0 };
     for (int id = 0; id < PRB_NTASKS; id++) {
         const struct prb_task *t = &ts->task[id];
         if (!t->requested) continue;
@@ -500,11 +502,12 @@ static void say_tasks(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o,
             sp_log(ctx->log, named ? SP_LOG_WARN : SP_LOG_INFO, "task %s skipped: %s", prb_task_name(t->id),
                    t->reason ? t->reason : "not built");
         int te = t->built ? test_items(t) : PRB_SMALL_TEST;
-        if (te < PRB_SMALL_TEST)
-            sp_log(ctx->log, SP_LOG_WARN, "task %s: test set too small: %d items, below %d (too few to "
-                   "tell a 10-point difference from chance; its results carry the too-few-items flag)",
-                   prb_task_name(t->id), te, PRB_SMALL_TEST);
+        if (te < PRB_SMALL_TEST) sp_buf_printf(&small, "%s%s %d", small.p ? ", " : "", prb_task_name(t->id), te);
     }
+    if (small.p)
+        sp_log(ctx->log, SP_LOG_WARN, "test sets too small (below %d items: too few to tell a 10-point difference from "
+               "chance; their results carry the too-few-items flag): %s", PRB_SMALL_TEST, small.p);
+    sp_buf_free(&small);
 }
 
 static int load(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct st_db **db, struct sentences *x,
