@@ -290,7 +290,8 @@ static int official_or_stop(struct parse *P, const struct stg_tasks_build_opts *
         stg_split_describe(&t, "file", has, sizeof has);
         rc = fail(P, "%s: %s no official train/test partitions: %s (%s); tasks are not re-split unasked: add "
                   "\"split\": \"resplit\" to this tasks entry for a seeded 80/10/10 re-split (synprobe tasks build "
-                  "--split resplit), or give the corpus its train and test files (UD: *-ud-train.conllu, *-ud-test.conllu)",
+                  "--split resplit), or give the corpus its train and test files (UD names *-ud-train|dev|test.conllu; \"split\" "
+                  "of the corpus entry)",
                   where, who.p, why, has);
     }
     sp_buf_free(&who);
@@ -334,7 +335,7 @@ static int task_entry(struct parse *P, json_t *e, const char *where)
         const char *t = all ? names[i] : o->tasks.v[i];
         if ((rc = add_task(P, where, sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t)))) return rc;
     }
-    return o->split == STG_SPLIT_RESPLIT ? SP_OK : official_or_stop(P, o, where);
+    return SP_OK;
 }
 
 static const char *base_name(struct parse *P, const char *path)
@@ -708,6 +709,10 @@ static int check_steps(struct parse *P)
         const struct dmn_step *s = &P->job->steps[i];
         struct stg_ctx ctx = { 0 };
         int rc = stage_check(&ctx, s);
+        /* the partitions after the options' rules: an option error is what a user fixes first */
+        if (rc == SP_OK && s->kind == DMN_TASKS_BUILD && ((const struct stg_tasks_build_opts *)s->opts)->split != STG_SPLIT_RESPLIT
+            && (rc = official_or_stop(P, s->opts, s->where)) != SP_OK)
+            return rc;
         if (rc == SP_OK) continue;
         size_t n = strncmp(ctx.err, "--", 2) ? 0 : strcspn(ctx.err + 2, ": ");
         if (n && !strncmp(ctx.err + 2 + n, ": ", 2))

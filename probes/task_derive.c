@@ -331,8 +331,8 @@ static void finish(struct prb_taskset *ts, struct prb_task *t, struct clist *l, 
                   : u < 2  ? sp_arena_strdup(a, "only one class left after balancing")
                   : ts->opts.official
                       ? sp_arena_printf(a, "no test items: none of its %d items (%d classes) comes from a test sentence", n, u)
-                      : sp_arena_printf(a, "no test items: %d items in %d classes (%d a class) are too few for the "
-                                        "stratified 80/10/10 split to give any class a test item%s",
+                      : sp_arena_printf(a, "no test items: its %d items (%d classes, %d a class) are too few for the "
+                                        "80/10/10 split to put any in test%s",
                                         n, u, n / u, t->id == PRB_WC ? " (fewer targets, --wc-k, or a larger corpus)" : "");
     free(idx);
 }

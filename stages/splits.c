@@ -70,7 +70,7 @@ enum stg_split_source stg_split_decide(const struct stg_split_tally *t, const ch
     else if (t->unrecorded && t->unrecorded < t->n) *why = "a recorded split on only some sentences";
     else if (!t->unrecorded) *why = !t->have[0] ? "no train split" : "no test split";
     else if (t->wsj == t->n) *why = "WSJ files, but not in both sections 02-21 (train) and 23 (test), the PTB convention";
-    else *why = "no recorded train/dev/test split (UD file names *-ud-train|dev|test.conllu give one)";
+    else *why = "no recorded train/dev/test split";
     return STG_SPLIT_NONE;
 }
 

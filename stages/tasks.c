@@ -173,7 +173,7 @@ static int choose_partition(struct stg_ctx *ctx, const struct stg_tasks_build_op
     } else if (src == STG_SPLIT_NONE) {
         rc = stg_fail(ctx, SP_EPARSE, "%s no official train/test partitions: %s (%s); tasks are not re-split unasked: give "
                       "--split resplit for a seeded 80/10/10 re-split (in a job: \"split\": \"resplit\" in its tasks "
-                      "entry), or add the corpus's train and test files", who.p, why, has);
+                      "entry), or give the corpus its train and test files (UD names *-ud-train|dev|test.conllu; ingest --split)", who.p, why, has);
     } else {
         x->official = sp_xmalloc((size_t)(x->n ? x->n : 1));
         static const char *const names[3] = { "train", "dev", "test" };

@@ -11,7 +11,7 @@ mkjob() {  # folder: the demo corpus, the SAN config and a job over them
   "store": "out/store.db",
   "out": "out",
   "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"], "strict": true}],
-  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
   "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
                {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0}],
   "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2"], "preset": "senteval-fast"}],
@@ -89,7 +89,7 @@ expect_eq "... every step done, every row named by one" \
 # builds tasks, so that no encoder run refers to them.
 mkdir -p $TMP/c && cp demo/demo.conllu $TMP/c/ && cat >$TMP/c/job.json <<'J'
 {"store": "out/store.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum", "BShift"], "seed": 1}]}
+ "tasks": [{"tasks": ["Tense", "SubjNum", "BShift"], "seed": 1, "split": "resplit"}]}
 J
 tasks_of() { sqlite3 $1 "select group_concat(name || ':' || (select count(*) from task_item i where i.task_id = t.task_id), ' ') from task t order by name"; }
 $SP run $TMP/c/job.json >/dev/null 2>&1 && rc=0 || rc=$?
@@ -110,7 +110,7 @@ if [ -f "$EWT" ]; then
     cat >$TMP/r/job.json <<J
 {"store": "ewt.db", "out": "out",
  "corpora": [{"name": "ewt", "paths": ["$(cd "$(dirname $EWT)" && pwd)/en_ewt-ud-dev.conllu"]}],
- "tasks": [{"tasks": ["Tense"]}],
+ "tasks": [{"tasks": ["Tense"], "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
  "probes": [{}],
  "reports": [{"format": "csv", "out": "ewt.csv"}]}
