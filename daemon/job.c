@@ -45,6 +45,7 @@ struct parse {
     size_t errlen;
     const char **corpora, **tasks;        /* the names the job makes, grown as they come (any number) */
     struct stg_split_tally *splits;       /* per corpus: the splits its files give (stages/splits.h) */
+    const char **doomed;                  /* per task: why its build will skip it for certain, or NULL */
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
@@ -257,8 +258,27 @@ static struct sp_strlist one(struct parse *P, const char *name)
 static int add_task(struct parse *P, const char *where, const char *name)
 {
     if (find_name(P->tasks, P->n_tasks, name) >= 0) return fail(P, "%s: task '%s' is made twice", where, name);
+    P->doomed = sp_xrealloc(P->doomed, sizeof *P->doomed * (size_t)(P->n_tasks + 1));
+    P->doomed[P->n_tasks] = NULL;
     push_name(&P->tasks, &P->n_tasks, name);
     return SP_OK;
+}
+
+/* The files a tasks build reads, tallied (its corpus-files, or the files the job ingests into its
+ * corpora); who: "its corpus-files", "corpus 'a'", "corpora 'a', 'b'". */
+static void build_tally(struct parse *P, const struct stg_tasks_build_opts *o, struct stg_split_tally *t, struct sp_buf *who)
+{
+    memset(t, 0, sizeof *t);
+    if (o->corpus_files.n) {
+        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(t, o->corpus_files.v[i], NULL);
+        sp_buf_puts(who, "its corpus-files");
+        return;
+    }
+    sp_buf_puts(who, o->corpus.n == 1 ? "corpus " : "corpora ");
+    for (int i = 0; i < o->corpus.n; i++) {
+        stg_split_tally_sum(t, &P->splits[find_name(P->corpora, P->n_corpora, o->corpus.v[i])]);
+        sp_buf_printf(who, "%s'%s'", i ? ", " : "", o->corpus.v[i]);
+    }
 }
 
 /* A tasks build without "split": "resplit" needs the official partitions of its corpora, known
@@ -267,22 +287,10 @@ static int add_task(struct parse *P, const char *where, const char *name)
  * refused now, before any step runs, as the tasks step would stop after the ingest. */
 static int official_or_stop(struct parse *P, const struct stg_tasks_build_opts *o, const char *where)
 {
-    struct stg_split_tally t = { 0 };
+    struct stg_split_tally t;
     struct sp_buf who = { 0 };
-    if (o->corpus_files.n) {
-        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(&t, o->corpus_files.v[i], NULL);
-        sp_buf_puts(&who, "its corpus-files have");
-    } else {
-        sp_buf_puts(&who, o->corpus.n == 1 ? "corpus " : "corpora ");
-        for (int i = 0; i < o->corpus.n; i++) {
-            const struct stg_split_tally *c = &P->splits[find_name(P->corpora, P->n_corpora, o->corpus.v[i])];
-            t.n += c->n; t.other += c->other; t.unrecorded += c->unrecorded; t.wsj += c->wsj;
-            for (int k = 0; k < 3; k++) t.have[k] += c->have[k];
-            for (int k = 0; k < 4; k++) t.sec[k] += c->sec[k];
-            sp_buf_printf(&who, "%s'%s'", i ? ", " : "", o->corpus.v[i]);
-        }
-        sp_buf_puts(&who, o->corpus.n == 1 ? " has" : " have");
-    }
+    build_tally(P, o, &t, &who);
+    sp_buf_puts(&who, o->corpus_files.n || o->corpus.n > 1 ? " have" : " has");
     const char *why;
     int rc = SP_OK;
     if (stg_split_decide(&t, &why) == STG_SPLIT_NONE) {
@@ -331,11 +339,23 @@ static int task_entry(struct parse *P, json_t *e, const char *where)
         if (find_name(names, PRB_NTASKS, o->tasks.v[i]) < 0)
             return fail_name(P, sp_arena_printf(&P->job->arena, "%s.tasks[%d]", where, i), o->tasks.v[i], "probing task",
                              names, PRB_NTASKS);
+    struct stg_split_tally t;
+    struct sp_buf who = { 0 };
+    build_tally(P, o, &t, &who);
     for (int i = 0; i < (all ? PRB_NTASKS : o->tasks.n); i++) {
-        const char *t = all ? names[i] : o->tasks.v[i];
-        if ((rc = add_task(P, where, sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t)))) return rc;
+        const char *t_name = all ? names[i] : o->tasks.v[i];
+        const char *name = sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t_name);
+        if ((rc = add_task(P, where, name))) break;
+        /* TreeDepth/TopConst from files without constituency trees: skipped when built, so no step may read them */
+        int id = prb_task_lookup(t_name);
+        if (!t.trees && t.n && (id == PRB_TREEDEPTH || id == PRB_TOPCONST))
+            P->doomed[P->n_tasks - 1] = sp_arena_printf(&P->job->arena, "%s builds no %s: it needs constituency trees "
+                                                        "(.mrg files), and %s %s none (dependency corpora, UD "
+                                                        "CoNLL-U, have none)", where, prb_task_name((enum prb_task_id)id),
+                                                        who.p, o->corpus_files.n || o->corpus.n > 1 ? "have" : "has");
     }
-    return SP_OK;
+    sp_buf_free(&who);
+    return rc;
 }
 
 static const char *base_name(struct parse *P, const char *path)
@@ -385,6 +405,9 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
                         sugg[0] ? "; " : "", sugg, n ? all : "none");
         }
         if (is_corpus && is_task) return fail(P, "%s.inputs[%zu]: '%s' is both a corpus and a task", where, i, in);
+        if (is_task && P->doomed[find_name(P->tasks, P->n_tasks, in)])
+            return fail(P, "%s.inputs[%zu]: task '%s' will not exist: %s; leave it out of the inputs", where, i, in,
+                        P->doomed[find_name(P->tasks, P->n_tasks, in)]);
         struct dmn_step *s = i ? dup_step(P, tmpl) : &P->job->steps[tmpl];
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
         o->corpus = is_corpus ? one(P, in) : d->corpus;
@@ -794,6 +817,7 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     free(P.runs);
     free(P.corpora);
     free(P.splits);
+    free(P.doomed);
     free(P.tasks);
     if (rc) {
         char tmp[SP_ERRLEN];

@@ -49,14 +49,30 @@ void stg_split_tally_add(struct stg_split_tally *t, const char *split, const cha
     }
 }
 
+void stg_split_tally_sum(struct stg_split_tally *a, const struct stg_split_tally *b)
+{
+    a->n += b->n; a->other += b->other; a->unrecorded += b->unrecorded; a->wsj += b->wsj; a->trees += b->trees;
+    for (int k = 0; k < 3; k++) a->have[k] += b->have[k];
+    for (int k = 0; k < 4; k++) a->sec[k] += b->sec[k];
+}
+
+static void tally_file(struct stg_split_tally *t, const char *name, const char *split)
+{
+    stg_split_tally_add(t, split ? split : stg_ud_split(name), name);
+    const char *dot = strrchr(name, '.');
+    size_t n = strlen(name);
+    if (n > 3 && !strcmp(name + n - 3, ".gz"))     /* x.mrg.gz: the extension inside */
+        for (dot = name + n - 4; dot > name && *dot != '.'; dot--) {}
+    t->trees += dot && (!strncmp(dot, ".mrg", 4) || !strncmp(dot, ".ptb", 4));
+}
+
 void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split)
 {
     struct stat st;
     DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-    if (!d) { stg_split_tally_add(t, split ? split : stg_ud_split(path), path); return; }
+    if (!d) { tally_file(t, path, split); return; }
     for (struct dirent *e; (e = readdir(d));)
-        if (stg_ingest_is_treebank_name(e->d_name))
-            stg_split_tally_add(t, split ? split : stg_ud_split(e->d_name), e->d_name);
+        if (stg_ingest_is_treebank_name(e->d_name)) tally_file(t, e->d_name, split);
     closedir(d);
 }
 

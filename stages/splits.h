@@ -25,15 +25,18 @@ struct stg_split_tally {
     long have[3];           /* recorded train, dev, test */
     long other, unrecorded; /* a split of another name; none */
     long wsj, sec[4];       /* units with a WSJ stem; by section: 02-21, 22, 23, other */
+    long trees;             /* stg_split_tally_path: files of constituency trees (.mrg, .ptb) */
 };
 
 enum stg_split_source { STG_SPLIT_NONE, STG_SPLIT_RECORDED, STG_SPLIT_WSJ };
 
 /* one unit: its recorded split (NULL: none) and document stem (NULL: none) */
 void stg_split_tally_add(struct stg_split_tally *t, const char *split, const char *doc);
+/* a += b */
+void stg_split_tally_sum(struct stg_split_tally *a, const struct stg_split_tally *b);
 /* The files a job names, as units before they are ingested: PATH, or the treebank files of
  * folder PATH (as ingest lists them), each with split (the corpus entry's "split") or else the
- * split its UD file name gives. */
+ * split its UD file name gives; .mrg and .ptb files are also counted in trees. */
 void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split);
 /* Which official partitions the units have; STG_SPLIT_NONE with *why otherwise, a static phrase
  * that follows "has" ("no train split"). */

@@ -4,7 +4,8 @@
 # or stored. Now: `tasks build` says why each is skipped (TreeDepth/TopConst: a dependency corpus
 # has no constituency trees; WC on EWT dev: 2 items a target word leave no test items, so the task
 # is skipped instead of stored without a test set), a job's run prints the same lines, and every
-# stored task of the build records the skipped ones (params.skipped), which `tasks list` shows.
+# stored task of the build records the skipped ones (params.skipped), which `tasks list` shows;
+# run --check refuses a job that would encode a TreeDepth its CoNLL-U corpus cannot give.
 # Independent expectations: EWT (CoNLL-U) has no constituency trees; WC's items per class come
 # from its 50 targets balanced to the rarest (100 items: 2 a class), too few for 80/10/10 to
 # put any in test (round(0.8*2) = 2 go to train).
@@ -41,4 +42,15 @@ rc=0; $SP run $TMP/j/job.json >$TMP/run 2>&1 || rc=$?
 expect_eq "a job naming TreeDepth on EWT: exit 0" "$rc" 0
 check "... its run warns that TreeDepth is skipped, and why" \
     grep -q 'synprobe run: warning: task TreeDepth skipped: needs constituency trees (PTB .mrg); none of the 2001 sentences has one: dependency corpora (UD CoNLL-U) have no constituency trees' $TMP/run
+# ... and run --check refuses a job whose encoder reads TreeDepth from CoNLL-U files alone, before
+# the encode step would fail on a task that was never stored
+cp encoder/configs/san.json $TMP/j/
+cat >$TMP/j/enc.json <<'J'
+{"store": "s2.db", "corpora": [{"name": "ewt", "paths": ["en_ewt-ud-dev.conllu"]}],
+ "tasks": [{"split": "resplit"}], "encoders": [{"config": "san.json", "inputs": ["SentLen", "TreeDepth"]}]}
+J
+rc=0; $SP run --check $TMP/j/enc.json >/dev/null 2>$TMP/err || rc=$?
+expect_eq "an encoder input TreeDepth over CoNLL-U files: run --check exits 1" "$rc" 1
+expect_eq "... saying why the task will not exist" "$(cat $TMP/err)" \
+    "synprobe run: $TMP/j/enc.json: encoders[0].inputs[1]: task 'TreeDepth' will not exist: tasks[0] builds no TreeDepth: it needs constituency trees (.mrg files), and corpus 'ewt' has none (dependency corpora, UD CoNLL-U, have none); leave it out of the inputs"
 done_testing
