@@ -1,4 +1,5 @@
 /* daemon/job.c — reading and checking a job file, expanding it into steps (daemon/job.h). */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -189,8 +190,45 @@ static int want_string(struct parse *P, json_t *obj, const char *key, const char
 
 /* ---- sections ---- */
 
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A folder that holds UD-named files (*-ud-train|dev|test.conllu) becomes its treebank files, in
+ * name order as ingest lists a folder, appended to *v, so that each file records the split its name
+ * gives (a folder is one input of one ingest step, which records one split); 0 for anything else. */
+static int ud_folder(struct parse *P, const char *path, const char *where, const char ***v, int *n)
+{
+    struct stat st;
+    DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d) return 0;
+    const char **names = NULL;
+    int m = 0, ud = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!stg_ingest_is_treebank_name(e->d_name)) continue;
+        push_name(&names, &m, sp_arena_printf(&P->job->arena, "%s/%s", path, e->d_name));
+        ud |= stg_ud_split(e->d_name) != NULL;
+    }
+    closedir(d);
+    if (ud) {
+        qsort(names, (size_t)m, sizeof *names, cmp_path);
+        for (int k = 0; k < m; k++) push_name(v, n, names[k]);
+        struct dmn_job *j = P->job;   /* still an input folder for the outputs guard */
+        const char **f = sp_arena_alloc(&j->arena, sizeof *f * (size_t)(j->n_ud_folders + 1));
+        const char **l = sp_arena_alloc(&j->arena, sizeof *l * (size_t)(j->n_ud_folders + 1));
+        if (j->n_ud_folders) {
+            memcpy(f, j->ud_folders, sizeof *f * (size_t)j->n_ud_folders);
+            memcpy(l, j->ud_folder_labels, sizeof *l * (size_t)j->n_ud_folders);
+        }
+        f[j->n_ud_folders] = path;
+        l[j->n_ud_folders++] = sp_arena_printf(&j->arena, "input %s.paths", where);
+        j->ud_folders = f;
+        j->ud_folder_labels = l;
+    }
+    free(names);
+    return ud;
+}
+
 /* One ingest step per run of consecutive paths with the same UD split (one step when "split"
- * is given or no name is a UD name). */
+ * is given or no name is a UD name); a folder of UD-named files counts as its files. */
 static int corpus_entry(struct parse *P, json_t *e, const char *where)
 {
     const char *name;
@@ -210,35 +248,41 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
     }
     size_t i;
     json_t *p;
-    const char *cur = NULL;
+    const char **flat = NULL;   /* the paths, a folder of UD-named files expanded into them */
+    int nflat = 0;
     json_array_foreach(paths, i, p) {
         if (rc) break;
         if (!json_is_string(p)) { rc = fail(P, "%s.paths[%zu]: expected a string", where, i); break; }
         const char *path = resolve(P, P->job->dir, json_string_value(p));
         if (access(path, F_OK)) { rc = fail(P, "%s.paths[%zu]: %s: no such file or folder", where, i, path); break; }
+        if (given_split || !ud_folder(P, path, where, &flat, &nflat)) push_name(&flat, &nflat, path);
+    }
+    const char *cur = NULL;
+    for (int k = 0; !rc && k < nflat; k++) {
+        const char *path = flat[k];
         const char *split = given_split ? NULL : stg_ud_split(path);
         struct dmn_step *s = &P->job->steps[P->job->n_steps - 1];
-        if (i > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
+        if (k > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
             s = dup_step(P, first);
             ((struct stg_ingest_opts *)s->opts)->inputs = (struct sp_strlist){ 0 };
         }
         if (!((struct stg_ingest_opts *)s->opts)->inputs.n)
-            ((struct stg_ingest_opts *)s->opts)->inputs.v = sp_arena_alloc(&P->job->arena, sizeof(char *) * (json_array_size(paths) + 1));
+            ((struct stg_ingest_opts *)s->opts)->inputs.v = sp_arena_alloc(&P->job->arena, sizeof(char *) * ((size_t)nflat + 1));
         struct stg_ingest_opts *o = s->opts;
         if (!given_split) o->split = split;
         cur = split;
         o->inputs.v[o->inputs.n++] = path;
         o->inputs.v[o->inputs.n] = NULL;
     }
+    free(flat);
     if (!rc) {
         /* the splits the corpus's files will have once ingested: what the tasks built from it can use */
         P->splits = sp_xrealloc(P->splits, sizeof *P->splits * (size_t)(P->n_corpora + 1));
         struct stg_split_tally *t = &P->splits[P->n_corpora];
         memset(t, 0, sizeof *t);
-        const char *given = ((struct stg_ingest_opts *)P->job->steps[first].opts)->split;
-        for (int k = first; k < P->job->n_steps; k++) {
+        for (int k = first; k < P->job->n_steps; k++) {   /* each step records its split on all its files */
             const struct stg_ingest_opts *o = P->job->steps[k].opts;
-            for (int f = 0; f < o->inputs.n; f++) stg_split_tally_path(t, o->inputs.v[f], given_split ? given : o->split);
+            for (int f = 0; f < o->inputs.n; f++) stg_split_tally_path(t, o->inputs.v[f], o->split, 0);
         }
         push_name(&P->corpora, &P->n_corpora, name);
     }
@@ -270,7 +314,7 @@ static void build_tally(struct parse *P, const struct stg_tasks_build_opts *o, s
 {
     memset(t, 0, sizeof *t);
     if (o->corpus_files.n) {
-        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(t, o->corpus_files.v[i], NULL);
+        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(t, o->corpus_files.v[i], NULL, 1);
         sp_buf_puts(who, "its corpus-files");
         return;
     }
@@ -916,6 +960,7 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
         snprintf(prefix, sizeof prefix, "input %s.paths", s->where);
         for (int k = 0; k < o->inputs.n; k++) sp_guard_protect(g, o->inputs.v[k], prefix);
     }
+    for (int k = 0; k < job->n_ud_folders; k++) sp_guard_protect(g, job->ud_folders[k], job->ud_folder_labels[k]);
     char *out_real = sp_path_real(job->out, 1);
     struct sp_guard outs = { 0 };
     char e[SP_ERRLEN];

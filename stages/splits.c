@@ -56,9 +56,9 @@ void stg_split_tally_sum(struct stg_split_tally *a, const struct stg_split_tally
     for (int k = 0; k < 4; k++) a->sec[k] += b->sec[k];
 }
 
-static void tally_file(struct stg_split_tally *t, const char *name, const char *split)
+static void tally_file(struct stg_split_tally *t, const char *name, const char *split, int by_name)
 {
-    stg_split_tally_add(t, split ? split : stg_ud_split(name), name);
+    stg_split_tally_add(t, by_name ? stg_ud_split(name) : split, name);
     const char *dot = strrchr(name, '.');
     size_t n = strlen(name);
     if (n > 3 && !strcmp(name + n - 3, ".gz"))     /* x.mrg.gz: the extension inside */
@@ -66,13 +66,13 @@ static void tally_file(struct stg_split_tally *t, const char *name, const char *
     t->trees += dot && (!strncmp(dot, ".mrg", 4) || !strncmp(dot, ".ptb", 4));
 }
 
-void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split)
+void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split, int by_name)
 {
     struct stat st;
     DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
-    if (!d) { tally_file(t, path, split); return; }
+    if (!d) { tally_file(t, path, split, by_name); return; }
     for (struct dirent *e; (e = readdir(d));)
-        if (stg_ingest_is_treebank_name(e->d_name)) tally_file(t, e->d_name, split);
+        if (stg_ingest_is_treebank_name(e->d_name)) tally_file(t, e->d_name, split, by_name);
     closedir(d);
 }
 

@@ -34,10 +34,11 @@ enum stg_split_source { STG_SPLIT_NONE, STG_SPLIT_RECORDED, STG_SPLIT_WSJ };
 void stg_split_tally_add(struct stg_split_tally *t, const char *split, const char *doc);
 /* a += b */
 void stg_split_tally_sum(struct stg_split_tally *a, const struct stg_split_tally *b);
-/* The files a job names, as units before they are ingested: PATH, or the treebank files of
- * folder PATH (as ingest lists them), each with split (the corpus entry's "split") or else the
- * split its UD file name gives; .mrg and .ptb files are also counted in trees. */
-void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split);
+/* The files a job names, as units before they are read: PATH, or the treebank files of folder
+ * PATH (as ingest lists them), each with the split its UD file name gives (by_name: how tasks
+ * build --corpus-files reads them) or else with split, NULL for none (an ingest step records its
+ * one split on every file); .mrg and .ptb files are also counted in trees. */
+void stg_split_tally_path(struct stg_split_tally *t, const char *path, const char *split, int by_name);
 /* Which official partitions the units have; STG_SPLIT_NONE with *why otherwise, a static phrase
  * that follows "has" ("no train split"). */
 enum stg_split_source stg_split_decide(const struct stg_split_tally *t, const char **why);

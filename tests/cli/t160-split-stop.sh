@@ -59,6 +59,18 @@ expect_eq "... a re-split indeed: test items from dev sentences and train items 
     "$(sqlite3 $DB "select count(distinct i.split || s.split) from task_item i join sentence s using (sentence_id) where (i.split = 'te' and s.split = 'dev') or (i.split = 'tr' and s.split = 'test')")" 2
 expect_eq "the probe ran on the re-split task" "$(sqlite3 $DB "select count(*) from probe_result")" 1
 
+# a folder of UD-named files: each file records its name's split (the folder used to be one input
+# with none), so the same stop; with a train file beside them the job passes
+mkdir -p $TMP/j/ud && cp $TMP/j/xx-ud-dev.conllu $TMP/j/xx-ud-test.conllu $TMP/j/ud/
+sed 's|"paths": \["xx-ud-dev.conllu", "xx-ud-test.conllu"\]|"paths": ["ud"]|' $TMP/j/plain.json >$TMP/j/folder.json
+rc=0; $SP run --check $TMP/j/folder.json >/dev/null 2>$TMP/err || rc=$?
+check "a folder of dev+test files: run --check exits 1 (got $rc), files: dev 1, test 1" \
+    sh -c "[ $rc = 1 ] && grep -q \"corpus 'xx' has no official train/test partitions: no train split (files: dev 1, test 1)\" $TMP/err"
+head -n 40 $TMP/j/xx-ud-dev.conllu | $PY -c 'import sys; print(sys.stdin.read().split("\n\n")[0] + "\n")' >$TMP/j/ud/xx-ud-train.conllu
+rc=0; $SP run --check $TMP/j/folder.json >$TMP/out 2>$TMP/err || rc=$?
+expect_eq "... with xx-ud-train.conllu beside them: exit 0, one ingest step per file's split" \
+    "$rc $(grep -o 'ingest .*--split [a-z]*' $TMP/out | sed 's/.*--split //' | tr '\n' ' ')" "0 dev test train "
+
 # by hand: tasks build on the same store stops too, and names the command-line opt-in
 rc=0; $SP tasks build --db $DB --corpus xx --tasks SentLen --prefix h- >/dev/null 2>$TMP/err || rc=$?
 expect_eq "tasks build --db (no --split): exit 1" "$rc" 1
