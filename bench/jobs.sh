@@ -26,7 +26,7 @@ write_job() {  # FOLDER
 {
   "store": "out/store.db", "out": "out",
   "corpora": [{"name": "ptb", "paths": ["$DATA/ptb-sample/combined", "$DATA/ptb-sample/dependency"]}],
-  "tasks": [{"seed": 1}],
+  "tasks": [{"seed": 1, "split": "resplit"}],
   "encoders": [{"config": "$CONFIGS/ms-san.json", "inputs": ["ptb", "TreeDepth", "TopConst", "BShift"], "attention": 0}],
   "probes": [{"classifier": "logreg", "seed": "1", "preset": "senteval-fast"}],
   "trees": [{}],

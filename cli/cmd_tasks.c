@@ -1,8 +1,11 @@
 /* cli/cmd_tasks.c — synprobe tasks build|import|export|list (stages/tasks). */
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "probes/stats.h"
 #include "stages/tasks.h"
 
 static const char usage_build[] =
@@ -10,10 +13,14 @@ static const char usage_build[] =
     "                            [--tasks LIST] [--seed N] [--out DIR] [--json] [options]\n"
     "\n"
     "Derives the SentEval probing tasks (SentLen WC TreeDepth TopConst BShift Tense SubjNum ObjNum\n"
-    "SOMO CoordInv) from treebank sentences with the small-corpus rules of SPEC-probing 2: 80/10/10\n"
-    "splits, balanced classes, form-disjoint partitions for Tense/SubjNum/ObjNum/SOMO. Tasks the\n"
+    "SOMO CoordInv) from treebank sentences with the small-corpus rules of SPEC-probing 2: balanced\n"
+    "classes, form-disjoint partitions for Tense/SubjNum/ObjNum/SOMO. The partitions are the corpus's\n"
+    "own train/dev/test (UD file names *-ud-train|dev|test.conllu, ingest --split, PTB WSJ sections\n"
+    "02-21/22/23); a corpus without them stops the build (exit 1) unless --split resplit asks for a\n"
+    "seeded 80/10/10 re-split, which is printed and stored (params \"partition\"). Tasks the\n"
     "annotation does not allow are skipped with the reason (TreeDepth/TopConst need constituency\n"
-    "trees; Tense/SubjNum/ObjNum/CoordInv need trees with function tags or UD relations).\n"
+    "trees; Tense/SubjNum/ObjNum/CoordInv need trees with function tags or UD relations; a task left\n"
+    "with no test item), and test sets under 97 items are named in a warning as too small.\n"
     "With --db the built tasks are also stored (as --prefix + task name). Several corpora\n"
     "(--corpus a,b) are read in the order given and their sentences derived from as one pool;\n"
     "tasks built so belong to no single corpus, so they are stored without one (their items keep\n"
@@ -33,7 +40,9 @@ static const char usage_export[] =
 static const char usage_list[] =
     "usage: synprobe tasks list --db DB\n"
     "\n"
-    "The stored tasks: name, kind, items per split.\n";
+    "The stored tasks: name, kind, items per split; under a task, a re-split (not the corpus's own\n"
+    "partitions) and a test set too small to read (fewer than 97 items); at the end, the tasks their\n"
+    "builds skipped and why.\n";
 
 static void print_task(const struct prb_task *t)
 {
@@ -62,6 +71,7 @@ static int tasks_build(int argc, char **argv)
     int rc = cli_parse(&c, "tasks build", usage_build, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct stg_tasks_build_result r;
+    o.listed = 1;   /* every task's line below, skipped ones with their reason */
     rc = stg_tasks_build(&c.ctx, &o, &r);
     if (rc == SP_OK) {
         cli_progress_clear(&c);
@@ -108,6 +118,30 @@ static int tasks_export(int argc, char **argv)
     return cli_done(&c, cli_finish_stage(&c, stg_tasks_export(&c.ctx, &o, &r)));
 }
 
+/* Under a listed task, what its stored params say a reader must know: a re-split (not the
+ * corpus's own partitions), a test set below PRB_SMALL_TEST; the tasks its build skipped are
+ * gathered into skipped ("TreeDepth: why" keys). */
+static void list_notes(const char *params, long long n_test, json_t *skipped)
+{
+    json_t *p = params ? json_loads(params, 0, NULL) : NULL;
+    json_t *part = json_object_get(p, "partition");
+    const char *kind = json_string_value(json_object_get(part, "kind"));
+    if (kind && !strcmp(kind, "resplit"))
+        printf("    re-split 80/10/10, seed %lld (not the corpus's own partitions)\n",
+               (long long)json_integer_value(json_object_get(part, "seed")));
+    if (json_is_true(json_object_get(p, "small_test")))
+        printf("    test set too small: %lld items, below %d\n", n_test, PRB_SMALL_TEST);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(p, "skipped"), key, v) {
+        char *line = NULL;
+        if (asprintf(&line, "%s: %s", key, json_string_value(v) ? json_string_value(v) : "?") >= 0)
+            json_object_set_new(skipped, line, json_true());
+        free(line);
+    }
+    json_decref(p);
+}
+
 static int tasks_list(int argc, char **argv)
 {
     struct stg_tasks_list_opts o = { 0 };
@@ -119,9 +153,17 @@ static int tasks_list(int argc, char **argv)
     rc = stg_tasks_list(&c.ctx, &o, &r);
     if (rc == SP_OK) {
         printf("%-24s %-12s %7s %6s %6s\n", "name", "kind", "tr", "va", "te");
-        for (int i = 0; i < r.n; i++)
+        json_t *skipped = json_object();   /* "task: reason" once, whatever builds said it */
+        for (int i = 0; i < r.n; i++) {
             printf("%-24s %-12s %7lld %6lld %6lld\n", r.rows[i].name, r.rows[i].kind, (long long)r.rows[i].n[0],
                    (long long)r.rows[i].n[1], (long long)r.rows[i].n[2]);
+            list_notes(r.rows[i].params, r.rows[i].n[2], skipped);
+        }
+        if (json_object_size(skipped)) printf("skipped when these tasks were built:\n");
+        const char *key;
+        json_t *v;
+        json_object_foreach(skipped, key, v) printf("    %s\n", key);
+        json_decref(skipped);
     }
     stg_tasks_list_result_free(&r);
     return cli_done(&c, cli_finish_stage(&c, rc));

@@ -1,4 +1,5 @@
 /* daemon/job.c — reading and checking a job file, expanding it into steps (daemon/job.h). */
+#include <dirent.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "stages/layers.h"
 #include "stages/probe.h"
 #include "stages/report.h"
+#include "stages/splits.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
@@ -43,6 +45,8 @@ struct parse {
     char *err;
     size_t errlen;
     const char **corpora, **tasks;        /* the names the job makes, grown as they come (any number) */
+    struct stg_split_tally *splits;       /* per corpus: the splits its files give (stages/splits.h) */
+    const char **doomed;                  /* per task: why its build will skip it for certain, or NULL */
     int n_corpora, n_tasks;
     struct runref *runs;
     int n_runs;
@@ -186,23 +190,45 @@ static int want_string(struct parse *P, json_t *obj, const char *key, const char
 
 /* ---- sections ---- */
 
-/* The split a UD file name gives (en_ewt-ud-dev.conllu -> "dev"), or NULL. */
-static const char *ud_split(const char *path)
+static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A folder that holds UD-named files (*-ud-train|dev|test.conllu) becomes its treebank files, in
+ * name order as ingest lists a folder, appended to *v, so that each file records the split its name
+ * gives (a folder is one input of one ingest step, which records one split); 0 for anything else. */
+static int ud_folder(struct parse *P, const char *path, const char *where, const char ***v, int *n)
 {
-    static const char *const splits[] = { "train", "dev", "test" };
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    for (int i = 0; i < 3; i++) {
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, "-ud-%s.conllu", splits[i]);
-        size_t n = strlen(base), m = strlen(suffix);
-        if (n > m && !strcmp(base + n - m, suffix)) return splits[i];
+    struct stat st;
+    DIR *d = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+    if (!d) return 0;
+    const char **names = NULL;
+    int m = 0, ud = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!stg_ingest_is_treebank_name(e->d_name)) continue;
+        push_name(&names, &m, sp_arena_printf(&P->job->arena, "%s/%s", path, e->d_name));
+        ud |= stg_ud_split(e->d_name) != NULL;
     }
-    return NULL;
+    closedir(d);
+    if (ud) {
+        qsort(names, (size_t)m, sizeof *names, cmp_path);
+        for (int k = 0; k < m; k++) push_name(v, n, names[k]);
+        struct dmn_job *j = P->job;   /* still an input folder for the outputs guard */
+        const char **f = sp_arena_alloc(&j->arena, sizeof *f * (size_t)(j->n_ud_folders + 1));
+        const char **l = sp_arena_alloc(&j->arena, sizeof *l * (size_t)(j->n_ud_folders + 1));
+        if (j->n_ud_folders) {
+            memcpy(f, j->ud_folders, sizeof *f * (size_t)j->n_ud_folders);
+            memcpy(l, j->ud_folder_labels, sizeof *l * (size_t)j->n_ud_folders);
+        }
+        f[j->n_ud_folders] = path;
+        l[j->n_ud_folders++] = sp_arena_printf(&j->arena, "input %s.paths", where);
+        j->ud_folders = f;
+        j->ud_folder_labels = l;
+    }
+    free(names);
+    return ud;
 }
 
 /* One ingest step per run of consecutive paths with the same UD split (one step when "split"
- * is given or no name is a UD name). */
+ * is given or no name is a UD name); a folder of UD-named files counts as its files. */
 static int corpus_entry(struct parse *P, json_t *e, const char *where)
 {
     const char *name;
@@ -222,27 +248,44 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
     }
     size_t i;
     json_t *p;
-    const char *cur = NULL;
+    const char **flat = NULL;   /* the paths, a folder of UD-named files expanded into them */
+    int nflat = 0;
     json_array_foreach(paths, i, p) {
         if (rc) break;
         if (!json_is_string(p)) { rc = fail(P, "%s.paths[%zu]: expected a string", where, i); break; }
         const char *path = resolve(P, P->job->dir, json_string_value(p));
         if (access(path, F_OK)) { rc = fail(P, "%s.paths[%zu]: %s: no such file or folder", where, i, path); break; }
-        const char *split = given_split ? NULL : ud_split(path);
+        if (given_split || !ud_folder(P, path, where, &flat, &nflat)) push_name(&flat, &nflat, path);
+    }
+    const char *cur = NULL;
+    for (int k = 0; !rc && k < nflat; k++) {
+        const char *path = flat[k];
+        const char *split = given_split ? NULL : stg_ud_split(path);
         struct dmn_step *s = &P->job->steps[P->job->n_steps - 1];
-        if (i > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
+        if (k > 0 && !given_split && (split ? !cur || strcmp(split, cur) : cur != NULL)) {
             s = dup_step(P, first);
             ((struct stg_ingest_opts *)s->opts)->inputs = (struct sp_strlist){ 0 };
         }
         if (!((struct stg_ingest_opts *)s->opts)->inputs.n)
-            ((struct stg_ingest_opts *)s->opts)->inputs.v = sp_arena_alloc(&P->job->arena, sizeof(char *) * (json_array_size(paths) + 1));
+            ((struct stg_ingest_opts *)s->opts)->inputs.v = sp_arena_alloc(&P->job->arena, sizeof(char *) * ((size_t)nflat + 1));
         struct stg_ingest_opts *o = s->opts;
         if (!given_split) o->split = split;
         cur = split;
         o->inputs.v[o->inputs.n++] = path;
         o->inputs.v[o->inputs.n] = NULL;
     }
-    if (!rc) push_name(&P->corpora, &P->n_corpora, name);
+    free(flat);
+    if (!rc) {
+        /* the splits the corpus's files will have once ingested: what the tasks built from it can use */
+        P->splits = sp_xrealloc(P->splits, sizeof *P->splits * (size_t)(P->n_corpora + 1));
+        struct stg_split_tally *t = &P->splits[P->n_corpora];
+        memset(t, 0, sizeof *t);
+        for (int k = first; k < P->job->n_steps; k++) {   /* each step records its split on all its files */
+            const struct stg_ingest_opts *o = P->job->steps[k].opts;
+            for (int f = 0; f < o->inputs.n; f++) stg_split_tally_path(t, o->inputs.v[f], o->split, 0);
+        }
+        push_name(&P->corpora, &P->n_corpora, name);
+    }
     json_decref(paths);
     json_decref(c);
     return rc;
@@ -259,8 +302,52 @@ static struct sp_strlist one(struct parse *P, const char *name)
 static int add_task(struct parse *P, const char *where, const char *name)
 {
     if (find_name(P->tasks, P->n_tasks, name) >= 0) return fail(P, "%s: task '%s' is made twice", where, name);
+    P->doomed = sp_xrealloc(P->doomed, sizeof *P->doomed * (size_t)(P->n_tasks + 1));
+    P->doomed[P->n_tasks] = NULL;
     push_name(&P->tasks, &P->n_tasks, name);
     return SP_OK;
+}
+
+/* The files a tasks build reads, tallied (its corpus-files, or the files the job ingests into its
+ * corpora); who: "its corpus-files", "corpus 'a'", "corpora 'a', 'b'". */
+static void build_tally(struct parse *P, const struct stg_tasks_build_opts *o, struct stg_split_tally *t, struct sp_buf *who)
+{
+    memset(t, 0, sizeof *t);
+    if (o->corpus_files.n) {
+        for (int i = 0; i < o->corpus_files.n; i++) stg_split_tally_path(t, o->corpus_files.v[i], NULL, 1);
+        sp_buf_puts(who, "its corpus-files");
+        return;
+    }
+    sp_buf_puts(who, o->corpus.n == 1 ? "corpus " : "corpora ");
+    for (int i = 0; i < o->corpus.n; i++) {
+        stg_split_tally_sum(t, &P->splits[find_name(P->corpora, P->n_corpora, o->corpus.v[i])]);
+        sp_buf_printf(who, "%s'%s'", i ? ", " : "", o->corpus.v[i]);
+    }
+}
+
+/* A tasks build without "split": "resplit" needs the official partitions of its corpora, known
+ * from the files the job ingests into them (UD names, the entry's "split", WSJ sections: the
+ * rule tasks build applies to the stored sentences, stages/splits.h); without them the job is
+ * refused now, before any step runs, as the tasks step would stop after the ingest. */
+static int official_or_stop(struct parse *P, const struct stg_tasks_build_opts *o, const char *where)
+{
+    struct stg_split_tally t;
+    struct sp_buf who = { 0 };
+    build_tally(P, o, &t, &who);
+    sp_buf_puts(&who, o->corpus_files.n || o->corpus.n > 1 ? " have" : " has");
+    const char *why;
+    int rc = SP_OK;
+    if (stg_split_decide(&t, &why) == STG_SPLIT_NONE) {
+        char has[256];
+        stg_split_describe(&t, "file", has, sizeof has);
+        rc = fail(P, "%s: %s no official train/test partitions: %s (%s); tasks are not re-split unasked: add "
+                  "\"split\": \"resplit\" to this tasks entry for a seeded 80/10/10 re-split (synprobe tasks build "
+                  "--split resplit), or give the corpus its train and test files (UD names *-ud-train|dev|test.conllu; \"split\" "
+                  "of the corpus entry)",
+                  where, who.p, why, has);
+    }
+    sp_buf_free(&who);
+    return rc;
 }
 
 /* tasks build (the default: from corpora) or tasks import (an entry with "file") */
@@ -296,11 +383,23 @@ static int task_entry(struct parse *P, json_t *e, const char *where)
         if (find_name(names, PRB_NTASKS, o->tasks.v[i]) < 0)
             return fail_name(P, sp_arena_printf(&P->job->arena, "%s.tasks[%d]", where, i), o->tasks.v[i], "probing task",
                              names, PRB_NTASKS);
+    struct stg_split_tally t;
+    struct sp_buf who = { 0 };
+    build_tally(P, o, &t, &who);
     for (int i = 0; i < (all ? PRB_NTASKS : o->tasks.n); i++) {
-        const char *t = all ? names[i] : o->tasks.v[i];
-        if ((rc = add_task(P, where, sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t)))) return rc;
+        const char *t_name = all ? names[i] : o->tasks.v[i];
+        const char *name = sp_arena_printf(&P->job->arena, "%s%s", o->prefix ? o->prefix : "", t_name);
+        if ((rc = add_task(P, where, name))) break;
+        /* TreeDepth/TopConst from files without constituency trees: skipped when built, so no step may read them */
+        int id = prb_task_lookup(t_name);
+        if (!t.trees && t.n && (id == PRB_TREEDEPTH || id == PRB_TOPCONST))
+            P->doomed[P->n_tasks - 1] = sp_arena_printf(&P->job->arena, "%s builds no %s: it needs constituency trees "
+                                                        "(.mrg files), and %s %s none (dependency corpora, UD "
+                                                        "CoNLL-U, have none)", where, prb_task_name((enum prb_task_id)id),
+                                                        who.p, o->corpus_files.n || o->corpus.n > 1 ? "have" : "has");
     }
-    return SP_OK;
+    sp_buf_free(&who);
+    return rc;
 }
 
 static const char *base_name(struct parse *P, const char *path)
@@ -350,6 +449,9 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
                         sugg[0] ? "; " : "", sugg, n ? all : "none");
         }
         if (is_corpus && is_task) return fail(P, "%s.inputs[%zu]: '%s' is both a corpus and a task", where, i, in);
+        if (is_task && P->doomed[find_name(P->tasks, P->n_tasks, in)])
+            return fail(P, "%s.inputs[%zu]: task '%s' will not exist: %s; leave it out of the inputs", where, i, in,
+                        P->doomed[find_name(P->tasks, P->n_tasks, in)]);
         struct dmn_step *s = i ? dup_step(P, tmpl) : &P->job->steps[tmpl];
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
         o->corpus = is_corpus ? one(P, in) : d->corpus;
@@ -674,6 +776,10 @@ static int check_steps(struct parse *P)
         const struct dmn_step *s = &P->job->steps[i];
         struct stg_ctx ctx = { 0 };
         int rc = stage_check(&ctx, s);
+        /* the partitions after the options' rules: an option error is what a user fixes first */
+        if (rc == SP_OK && s->kind == DMN_TASKS_BUILD && ((const struct stg_tasks_build_opts *)s->opts)->split != STG_SPLIT_RESPLIT
+            && (rc = official_or_stop(P, s->opts, s->where)) != SP_OK)
+            return rc;
         if (rc == SP_OK) continue;
         size_t n = strncmp(ctx.err, "--", 2) ? 0 : strcspn(ctx.err + 2, ": ");
         if (n && !strncmp(ctx.err + 2 + n, ": ", 2))
@@ -758,6 +864,8 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     json_decref(root);
     free(P.runs);
     free(P.corpora);
+    free(P.splits);
+    free(P.doomed);
     free(P.tasks);
     if (rc) {
         char tmp[SP_ERRLEN];
@@ -856,6 +964,7 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
         snprintf(prefix, sizeof prefix, "input %s.paths", s->where);
         for (int k = 0; k < o->inputs.n; k++) sp_guard_protect(g, o->inputs.v[k], prefix);
     }
+    for (int k = 0; k < job->n_ud_folders; k++) sp_guard_protect(g, job->ud_folders[k], job->ud_folder_labels[k]);
     char *out_real = sp_path_real(job->out, 1);
     struct sp_guard outs = { 0 };
     char e[SP_ERRLEN];

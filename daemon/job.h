@@ -46,6 +46,9 @@ struct dmn_job {
     char sha256[65];              /* of the job file's text, as parsed: the manifests record it */
     struct dmn_step *steps;
     int n_steps;
+    const char **ud_folders;      /* corpus folders of UD-named files, ingested as their files: inputs too */
+    const char **ud_folder_labels;/* "input corpora[i].paths" for each */
+    int n_ud_folders;
 };
 
 /* Read and check path; SP_OK with *job filled, or an error code with err naming the JSON path.

@@ -19,6 +19,11 @@
 #define PRB_BOOT_B 1000           /* default resamples (M7.3) */
 #define PRB_BOOT_SEED 1111        /* default bootstrap_seed */
 #define PRB_WIDE_CI 0.10          /* M7.5: an interval wider than 10 points on a 0-1 scale */
+/* A test set of fewer items is too small: too few to tell a 10-point difference from chance at
+ * 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10 needs
+ * n >= 97). tasks build warns and flags such a task (its params' "test_items"/"small_test"); the
+ * report flags its results (small_test, stages/report_agg.h). */
+#define PRB_SMALL_TEST 97
 
 /* M7.2: mean and sample standard deviation (two passes); sd is NAN for n = 1 (never 0). */
 void prb_mean_sd(const double *x, int n, double *mean, double *sd);

@@ -323,10 +323,17 @@ static void finish(struct prb_taskset *ts, struct prb_task *t, struct clist *l, 
         const char **p = bsearch(&t->item[i].label, cls, u, sizeof *cls, cmp_str);
         t->count[p - cls][t->item[i].split]++;
     }
-    t->built = n > 0 && u >= 2;
-    if (!t->built)
+    int n_test = 0;
+    for (int i = 0; i < n; i++) n_test += t->item[i].split == PRB_TE;
+    t->built = n > 0 && u >= 2 && n_test > 0;
+    if (!t->built)      /* a task without test items gives no test accuracy: skipped, not stored */
         t->reason = n == 0 ? sp_arena_printf(a, "no items left after balancing (%d candidates)", t->n_candidates)
-                           : sp_arena_strdup(a, "only one class left after balancing");
+                  : u < 2  ? sp_arena_strdup(a, "only one class left after balancing")
+                  : ts->opts.official
+                      ? sp_arena_printf(a, "no test items: none of its %d items (%d classes) comes from a test sentence", n, u)
+                      : sp_arena_printf(a, "no test items: its %d items (%d classes, %d a class) are too few for the "
+                                        "80/10/10 split to put any in test%s",
+                                        n, u, n / u, t->id == PRB_WC ? " (fewer targets, --wc-k, or a larger corpus)" : "");
     free(idx);
 }
 
@@ -393,7 +400,7 @@ struct ctx {
     const struct sp_sentence *s;
     int n;
     const struct prb_opts *o;
-    int n_tree, n_rel, n_tags;    /* sentences with a tree / UD relations / tags */
+    int n_tree, n_rel, n_tags, n_heads;   /* sentences with a tree / UD relations / tags / dependency heads */
 };
 
 static const char *const num_labels[] = { "0", "1", "2", "3", "4", "5" };
@@ -918,12 +925,13 @@ int prb_tasks_build(const struct sp_sentence *s, int n, const struct prb_opts *o
         snprintf(err, errlen, "bad task options (length window, cap, WC K/rank, depth range, TopConst or shares)");
         return SP_EUSAGE;
     }
-    struct ctx x = { out, s, n, o, 0, 0, 0 };
+    struct ctx x = { out, s, n, o, 0, 0, 0, 0 };
     for (int i = 0; i < n; i++) {
         x.n_tree += s[i].tree != NULL;
         x.n_rel += !s[i].tree && s[i].head && s[i].n > 0 && s[i].col[SP_DEPREL] &&
                    strcmp(s[i].col[SP_DEPREL][0] ? s[i].col[SP_DEPREL][0] : "_", "_") != 0;
         x.n_tags += has_tags(&s[i]);
+        x.n_heads += s[i].head != NULL && s[i].n > 0;
     }
     struct sp_arena *a = &out->arena;
     for (int id = 0; id < PRB_NTASKS; id++) {
@@ -937,7 +945,10 @@ int prb_tasks_build(const struct sp_sentence *s, int n, const struct prb_opts *o
         case PRB_TREEDEPTH:
         case PRB_TOPCONST:
             if (!x.n_tree) {
-                t->reason = sp_arena_printf(a, "needs constituency trees (PTB .mrg); none of the %d sentences has one", n);
+                t->reason = x.n_heads == n
+                    ? sp_arena_printf(a, "needs constituency trees (PTB .mrg); none of the %d sentences has one: "
+                                      "dependency corpora (UD CoNLL-U) have no constituency trees", n)
+                    : sp_arena_printf(a, "needs constituency trees (PTB .mrg); none of the %d sentences has one", n);
                 continue;
             }
             break;

@@ -3,9 +3,9 @@
  * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
  * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
  *
- * small_test: fewer than STG_SMALL_TEST test items, too few to tell a 10-point difference from
- * chance at 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10
- * needs n >= 97). A bootstrap interval alone does not show this: 2 items both right resample to
+ * small_test: fewer than STG_SMALL_TEST (= PRB_SMALL_TEST, probes/stats.h, which tasks build warns
+ * with too) test items, too few to tell a 10-point difference from chance at 95% even in the best
+ * case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10 needs n >= 97). A bootstrap interval alone does not show this: 2 items both right resample to
  * [100, 100].
  *
  * The encoder of a result is its run's name less the "-TASK" suffix the job runner and the demo
@@ -23,8 +23,9 @@
 #include <jansson.h>
 
 #include "common/sp.h"
+#include "probes/stats.h"
 
-#define STG_SMALL_TEST 97
+#define STG_SMALL_TEST PRB_SMALL_TEST
 
 /* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
  * first-appearance order of (encoder, task, classifier). */

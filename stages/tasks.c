@@ -10,7 +10,9 @@
 
 #include "common/sp.h"
 #include "ingest/readers.h"
+#include "probes/stats.h"
 #include "stages/names.h"
+#include "stages/splits.h"
 #include "stages/tasks.h"
 #include "store/store.h"
 
@@ -40,9 +42,10 @@ const struct sp_opt stg_tasks_build_options[] = {
     { "topconst-min", SP_OPT_INT, O(topconst_min), "30", .lo = 1, .hi = 1000000, .metavar = "N",
       .help = "TopConst: training items a class needs" },
     { "topconst-nopunct", SP_OPT_FLAG, O(topconst_nopunct), .help = "the TopConst-nopunct variant" },
-    { "split", SP_OPT_CHOICE, O(split), "auto", .choices = "auto|official|resplit",
-      .help = "partitions: the corpus's own train/dev/test (UD file names, PTB sections 02-21/22/23) when it has them "
-              "(auto) or always (official), else a seeded 80/10/10 re-split (resplit)" },
+    { "split", SP_OPT_CHOICE, O(split), "official", .choices = "official/auto|resplit",
+      .help = "partitions: the corpus's own train/dev/test (UD file names *-ud-train|dev|test.conllu or ingest --split; "
+              "PTB WSJ sections 02-21/22/23), and a stop when it has none (official; auto is its old name), or a "
+              "seeded 80/10/10 re-split, said so and stored (resplit)" },
 #undef O
     { 0 },
 };
@@ -113,7 +116,7 @@ struct sentences {
     struct sp_arena a;          /* copies of store rows */
     struct sp_sentence *s;
     int64_t *ids;               /* store sentence ids (0 for files) */
-    const char **split, **doc;  /* per sentence: the recorded split and source file stem, or NULL */
+    const char **split, **doc;  /* per sentence: the recorded split (files: the UD name's) and source file stem (or path), or NULL */
     signed char *official;      /* per sentence: its official partition (PRB_TR..), -1: none */
     int n, cap;
     int64_t corpus_id;          /* the one corpus, or 0 when several */
@@ -134,68 +137,66 @@ static void push(struct sentences *x, struct sp_sentence s, int64_t id, const ch
     x->s[x->n++] = s;
 }
 
-/* PTB WSJ section of a file stem "wsj_SSNN" (the parsing convention's unit), or -1 */
-static int wsj_section(const char *doc)
+/* "corpus 'ewt' has", "corpora 'a', 'b' have" or "the files given (--corpus-files) have" */
+static void source_words(const struct stg_tasks_build_opts *o, struct sp_buf *b)
 {
-    const char *b = doc ? strrchr(doc, '/') : NULL;
-    b = b ? b + 1 : doc;
-    if (!b || strncmp(b, "wsj_", 4) || strlen(b) < 8) return -1;
-    for (int i = 4; i < 8; i++) if (b[i] < '0' || b[i] > '9') return -1;
-    return (b[4] - '0') * 10 + (b[5] - '0');
+    if (!o->db) { sp_buf_puts(b, "the files given (--corpus-files) have"); return; }
+    sp_buf_puts(b, o->corpus.n == 1 ? "corpus " : "corpora ");
+    for (int i = 0; i < o->corpus.n; i++) sp_buf_printf(b, "%s'%s'", i ? ", " : "", o->corpus.v[i]);
+    sp_buf_puts(b, o->corpus.n == 1 ? " has" : " have");
 }
 
-/* The official partitions of the sentences (x->official) when they have them, and p->official;
- * r->partition says which, or why the sentences are re-split. */
+/* The official partitions of the sentences (x->official, p->official) when they have them
+ * (stages/splits.h); else, asked for (--split resplit), the seeded §2.1 re-split, said in one
+ * line; else a stop that names the corpus, what splits it has and how to ask for the re-split.
+ * r->partition says which in words, r->resplit whether it is the re-split. */
 static int choose_partition(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct sentences *x,
                             struct prb_opts *p, struct stg_tasks_build_result *r)
 {
     p->official = NULL;
+    struct stg_split_tally t = { 0 };
+    for (int i = 0; i < x->n; i++) stg_split_tally_add(&t, x->split[i], x->doc[i]);
+    const char *why;
+    enum stg_split_source src = stg_split_decide(&t, &why);
+    char has[256], own[320];
+    stg_split_describe(&t, "sentence", has, sizeof has);
+    if (src == STG_SPLIT_NONE) snprintf(own, sizeof own, "no official partitions: %s; %s", why, has);
+    else snprintf(own, sizeof own, "official partitions, not used (%s)", has);
+    struct sp_buf who = { 0 };
+    source_words(o, &who);
+    int rc = SP_OK;
     if (o->split == STG_SPLIT_RESPLIT) {
-        snprintf(r->partition, sizeof r->partition, "re-split 80/10/10, seeded (--split resplit)");
-        return SP_OK;
-    }
-    x->official = sp_xmalloc((size_t)(x->n ? x->n : 1));
-    int have[3] = { 0, 0, 0 }, unrecorded = 0, other = 0;
-    static const char *const names[3] = { "train", "dev", "test" };
-    for (int i = 0; i < x->n; i++) {
-        int k = -1;
-        for (int j = 0; j < 3; j++) if (x->split[i] && !strcmp(x->split[i], names[j])) k = j;
-        if (!x->split[i]) unrecorded++;
-        else if (k < 0) other++;
-        x->official[i] = (signed char)k;
-        if (k >= 0) have[k]++;
-    }
-    const char *why = NULL;
-    if (!unrecorded && !other && have[0] && have[2]) {
-        snprintf(r->partition, sizeof r->partition, "official: the recorded split of each sentence (train %d, dev %d, test %d)",
-                 have[0], have[1], have[2]);
+        r->resplit = 1;
+        snprintf(r->partition, sizeof r->partition, "re-split 80/10/10, seeded (--split resplit): %s %s", who.p, own);
+        sp_log(ctx->log, SP_LOG_WARN, "tasks re-split 80/10/10 with seed %llu, as asked (--split resplit): %s %s",
+               (unsigned long long)p->seed, who.p, own);
+    } else if (src == STG_SPLIT_NONE) {
+        rc = stg_fail(ctx, SP_EPARSE, "%s no official train/test partitions: %s (%s); tasks are not re-split unasked: give "
+                      "--split resplit for a seeded 80/10/10 re-split (in a job: \"split\": \"resplit\" in its tasks "
+                      "entry), or give the corpus its train and test files (UD names *-ud-train|dev|test.conllu; ingest --split)", who.p, why, has);
+    } else {
+        x->official = sp_xmalloc((size_t)(x->n ? x->n : 1));
+        static const char *const names[3] = { "train", "dev", "test" };
+        for (int i = 0; i < x->n; i++) {
+            int k = -1;
+            if (src == STG_SPLIT_RECORDED) {
+                for (int j = 0; j < 3; j++) if (!strcmp(x->split[i], names[j])) k = j;
+            } else {
+                int s = stg_wsj_section(x->doc[i]);
+                k = s >= 2 && s <= 21 ? PRB_TR : s == 22 ? PRB_VA : s == 23 ? PRB_TE : -1;
+            }
+            x->official[i] = (signed char)k;
+        }
         p->official = x->official;
-        return SP_OK;
+        if (src == STG_SPLIT_RECORDED)
+            snprintf(r->partition, sizeof r->partition, "official: the recorded split of each sentence (train %ld, dev %ld, "
+                     "test %ld)", t.have[0], t.have[1], t.have[2]);
+        else
+            snprintf(r->partition, sizeof r->partition, "official: PTB WSJ sections 02-21 train (%ld), 22 dev (%ld), 23 "
+                     "test (%ld); other sections left out", t.sec[0], t.sec[1], t.sec[2]);
     }
-    if (!unrecorded && !other) why = have[0] ? "the corpus has no test split" : "the corpus has no train split";
-    else if (unrecorded < x->n) why = "only some sentences have a recorded split";
-    /* PTB: WSJ sections by the parsing convention */
-    int wsj = 0, sec[3] = { 0, 0, 0 };
-    for (int i = 0; i < x->n; i++) {
-        int s = wsj_section(x->doc[i]);
-        if (s < 0) break;
-        wsj++;
-        x->official[i] = (signed char)(s >= 2 && s <= 21 ? PRB_TR : s == 22 ? PRB_VA : s == 23 ? PRB_TE : -1);
-        if (x->official[i] >= 0) sec[x->official[i]]++;
-    }
-    if (!why && x->n && wsj == x->n && sec[0] && sec[2]) {
-        snprintf(r->partition, sizeof r->partition, "official: PTB WSJ sections 02-21 train (%d), 22 dev (%d), 23 test (%d); "
-                 "other sections left out", sec[0], sec[1], sec[2]);
-        p->official = x->official;
-        return SP_OK;
-    }
-    if (!why && x->n && wsj == x->n) why = "its WSJ files are not in sections 02-21 and 23 (the PTB convention)";
-    if (!why) why = o->db ? "its sentences have no recorded train/dev/test split (UD file names give one at ingest)"
-                          : "sentences read from files have no recorded split";
-    if (o->split == STG_SPLIT_OFFICIAL)
-        return stg_fail(ctx, SP_EPARSE, "--split official: the corpus has no official partitions: %s", why);
-    snprintf(r->partition, sizeof r->partition, "re-split 80/10/10, seeded: %s", why);
-    return SP_OK;
+    sp_buf_free(&who);
+    return rc;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -235,17 +236,21 @@ static int load_files(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o,
     char **files = NULL;
     int nf = 0, cap = 0, rc = SP_OK;
     for (int i = 0; i < o->corpus_files.n; i++) add_path(o->corpus_files.v[i], &files, &nf, &cap);
+    int *file_of = NULL;   /* per item: the file it came from (its UD split and WSJ section, as ingest records them) */
     for (int k = 0; k < nf && rc == SP_OK; k++) {
         if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
         int from = x->b.n_items;
         rc = prb_load_file(files[k], (enum sp_format)o->format, &x->b, rejected, ctx->err, sizeof ctx->err);
+        file_of = sp_xrealloc(file_of, sizeof *file_of * ((size_t)x->b.n_items + 1));
+        for (int i = from; i < x->b.n_items; i++) file_of[i] = k;
         if (rc == SP_OK && from > 0) prb_merge_heads(&x->b, from);
         stg_progress(ctx, "files", (uint64_t)k + 1, (uint64_t)nf);
     }
+    for (int i = 0; rc == SP_OK && i < x->b.n_items; i++)
+        if (!x->b.item[i].error) push(x, x->b.item[i].s, 0, stg_ud_split(files[file_of[i]]), files[file_of[i]]);
     for (int k = 0; k < nf; k++) free(files[k]);
     free(files);
-    for (int i = 0; rc == SP_OK && i < x->b.n_items; i++)
-        if (!x->b.item[i].error) push(x, x->b.item[i].s, 0, NULL, NULL);
+    free(file_of);
     return rc;
 }
 
@@ -309,6 +314,7 @@ static json_t *task_json(const struct prb_task *t)
     }
     for (int s = 0; s < 3; s++) json_object_set_new(sp, prb_split_name(s), json_integer(tot[s]));
     json_object_set_new(o, "splits", sp);
+    json_object_set_new(o, "small_test", json_boolean(tot[PRB_TE] < PRB_SMALL_TEST));
     json_object_set_new(o, "classes", cls);
     if (t->note) json_object_set_new(o, "note", json_string(t->note));
     return o;
@@ -389,6 +395,38 @@ static int check_names(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     return SP_OK;
 }
 
+static int test_items(const struct prb_task *t)
+{
+    int n = 0;
+    for (int c = 0; c < t->n_classes; c++) n += t->count[c][PRB_TE];
+    return n;
+}
+
+/* {"TreeDepth": "why", ...}: the requested tasks the build skipped */
+static json_t *skipped_json(const struct prb_taskset *ts)
+{
+    json_t *o = json_object();
+    for (int id = 0; id < PRB_NTASKS; id++)
+        if (ts->task[id].requested && !ts->task[id].built)
+            json_object_set_new(o, prb_task_name((enum prb_task_id)id), json_string(ts->task[id].reason ? ts->task[id].reason : "not built"));
+    return o;
+}
+
+/* A stored task's params: the build's options (its "partition" among them), the tasks the same
+ * build skipped and why ("skipped"), its test items and whether they are too few ("test_items",
+ * "small_test": fewer than PRB_SMALL_TEST). */
+static char *task_params(json_t *summary, json_t *skipped, const struct prb_task *t)
+{
+    json_t *p = json_deep_copy(json_object_get(summary, "options"));
+    if (json_object_size(skipped)) json_object_set(p, "skipped", skipped);
+    int te = test_items(t);
+    json_object_set_new(p, "test_items", json_integer(te));
+    json_object_set_new(p, "small_test", json_boolean(te < PRB_SMALL_TEST));
+    char *text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(p);
+    return text;
+}
+
 /* every built task, named prefix + task name, in one transaction (st_tasks_put): a stopped or
  * killed build stores all of them or none */
 static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_tasks_build_opts *o,
@@ -396,7 +434,8 @@ static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
 {
     int rc = check_names(ctx, db, o, &r->ts);
     if (rc != SP_OK) return rc;
-    char *params = json_dumps(json_object_get(r->summary, "options"), JSON_COMPACT | JSON_SORT_KEYS);
+    json_t *skipped = skipped_json(&r->ts);
+    char *params[PRB_NTASKS];
     struct st_task_put put[PRB_NTASKS];
     const char *names[PRB_NTASKS];   /* --prefix + the task's name, whole (a fixed buffer cut long prefixes) */
     int n = 0;
@@ -410,14 +449,15 @@ static int store_built(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
             it[i] = (struct st_task_item){ prb_split_name(p->split), p->label, p->text,
                                            p->sent >= 0 && p->sent < x->n ? x->ids[p->sent] : 0, NULL };
         }
-        put[n] = (struct st_task_put){ { names[n], x->corpus_id, prb_task_name(t->id), 1, (int64_t)r->ts.opts.seed, params },
+        params[n] = task_params(r->summary, skipped, t);
+        put[n] = (struct st_task_put){ { names[n], x->corpus_id, prb_task_name(t->id), 1, (int64_t)r->ts.opts.seed, params[n] },
                                        it, t->n_items };
         n++;
     }
     rc = st_tasks_put(db, put, n, o->replace, ctx->err, sizeof ctx->err);
     if (rc == SP_OK) r->n_stored = n;
-    for (int i = 0; i < n; i++) free((void *)put[i].items);
-    free(params);
+    for (int i = 0; i < n; i++) { free((void *)put[i].items); free(params[i]); }
+    json_decref(skipped);
     return rc;
 }
 
@@ -445,6 +485,29 @@ static int write_out(struct stg_ctx *ctx, const char *dir, const struct stg_task
     }
     snprintf(path, sizeof path, "%s/tasks.json", dir);
     return write_file(ctx, path, NULL, r->summary);
+}
+
+/* Each skipped task and why (a warning when it was named, else a note; not when the caller lists
+ * every task itself), and the built tasks whose test sets are too small, with their sizes (one
+ * warning). */
+static void say_tasks(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, const struct prb_taskset *ts)
+{
+    int named = o->tasks.n > 0;
+    for (int i = 0; i < o->tasks.n; i++) named &= strcasecmp(o->tasks.v[i], "all") != 0;
+    struct sp_buf small = { 0 };
+    for (int id = 0; id < PRB_NTASKS; id++) {
+        const struct prb_task *t = &ts->task[id];
+        if (!t->requested) continue;
+        if (!t->built && !o->listed)
+            sp_log(ctx->log, named ? SP_LOG_WARN : SP_LOG_INFO, "task %s skipped: %s", prb_task_name(t->id),
+                   t->reason ? t->reason : "not built");
+        int te = t->built ? test_items(t) : PRB_SMALL_TEST;
+        if (te < PRB_SMALL_TEST) sp_buf_printf(&small, "%s%s %d", small.p ? ", " : "", prb_task_name(t->id), te);
+    }
+    if (small.p)
+        sp_log(ctx->log, SP_LOG_WARN, "test sets too small (below %d items: too few to tell a 10-point difference from "
+               "chance; their results carry the too-few-items flag): %s", PRB_SMALL_TEST, small.p);
+    sp_buf_free(&small);
 }
 
 static int load(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, struct st_db **db, struct sentences *x,
@@ -481,7 +544,10 @@ int stg_tasks_build(struct stg_ctx *ctx, const struct stg_tasks_build_opts *o, s
     if (rc == SP_OK) {
         r->summary = source_summary(o, &r->ts);
         /* in the options, so that every stored task (and every probe result's manifest) says it */
-        json_object_set_new(json_object_get(r->summary, "options"), "partition", json_string(r->partition));
+        json_t *part = json_pack("{s:s, s:s}", "kind", r->resplit ? "resplit" : "official", "text", r->partition);
+        if (r->resplit) json_object_set_new(part, "seed", json_integer((json_int_t)p.seed));
+        json_object_set_new(json_object_get(r->summary, "options"), "partition", part);
+        say_tasks(ctx, o, &r->ts);
     }
     if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);      /* last point before anything is kept */
     if (rc == SP_OK && db) rc = store_built(ctx, db, o, &x, r);

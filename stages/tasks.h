@@ -36,14 +36,18 @@ struct stg_tasks_build_opts {
     const char *depth;               /* "LO-HI" */
     int topconst_nopunct;
     int split;                       /* enum stg_tasks_split */
+    int listed;                      /* not in the table: the caller prints every task's line (skips are not logged) */
 };
 extern const struct sp_opt stg_tasks_build_options[];
 
-/* Where the train/dev/test partitions come from. auto: the corpus's own when it has them (UD
- * file names *-ud-train|dev|test, recorded per sentence at ingest; or PTB WSJ sections by the
- * parsing convention, 02-21 train, 22 dev, 23 test, other sections left out), else a re-split
- * (SPEC-probing §2.1); official: the corpus's own or an error; resplit: always §2.1. */
-enum stg_tasks_split { STG_SPLIT_AUTO, STG_SPLIT_OFFICIAL, STG_SPLIT_RESPLIT };
+/* Where the train/dev/test partitions come from (stages/splits.h). official (the default; "auto"
+ * is its old name, kept for old job files, and no longer re-splits): the corpus's own — the split
+ * recorded on every sentence (UD file names *-ud-train|dev|test.conllu, in a job or read with
+ * --corpus-files; ingest --split), else PTB WSJ sections by the parsing convention (02-21 train,
+ * 22 dev, 23 test, other sections left out) — and without them the build stops (SP_EPARSE, naming
+ * the corpus, the splits it has and the opt-in). resplit: the seeded 80/10/10 re-split of
+ * SPEC-probing §2.1, logged as a warning and stored ("partition" in every task's params). */
+enum stg_tasks_split { STG_SPLIT_OFFICIAL, STG_SPLIT_RESPLIT };
 
 struct stg_tasks_build_result {
     struct prb_taskset ts;                  /* every requested task (task[id] points into part[id]) */
@@ -52,7 +56,8 @@ struct stg_tasks_build_result {
     int n_rejected;                         /* malformed sentences left out of the files */
     int n_built, n_stored;
     double seconds;
-    char partition[256];                    /* where the partitions came from, in words */
+    char partition[768];                    /* where the partitions came from, in words */
+    int resplit;                            /* 1: the §2.1 re-split (asked for), 0: the corpus's own */
 };
 
 /* SP_OK (skipped tasks included: each says why); SP_EUSAGE for options that do not fit

@@ -12,7 +12,7 @@ int st_task_list(struct st_db *db, struct st_task_row **rows, int *n, char *err,
         "SELECT t.name, t.kind,"
         " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'tr'),"
         " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'va'),"
-        " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'te')"
+        " (SELECT count(*) FROM task_item i WHERE i.task_id = t.task_id AND i.split = 'te'), t.params"
         " FROM task t ORDER BY t.name";
     *rows = NULL;
     *n = 0;
@@ -24,7 +24,9 @@ int st_task_list(struct st_db *db, struct st_task_row **rows, int *n, char *err,
         const char *name = (const char *)sqlite3_column_text(q, 0), *kind = (const char *)sqlite3_column_text(q, 1);
         (*rows)[(*n)++] = (struct st_task_row){ sp_xstrdup(name ? name : ""), sp_xstrdup(kind ? kind : ""),
                                                 { sqlite3_column_int64(q, 2), sqlite3_column_int64(q, 3),
-                                                  sqlite3_column_int64(q, 4) } };
+                                                  sqlite3_column_int64(q, 4) },
+                                                sqlite3_column_type(q, 5) == SQLITE_NULL ? NULL
+                                                    : sp_xstrdup((const char *)sqlite3_column_text(q, 5)) };
     }
     sqlite3_finalize(q);
     if (r != SQLITE_DONE) {
@@ -38,6 +40,6 @@ int st_task_list(struct st_db *db, struct st_task_row **rows, int *n, char *err,
 
 void st_task_rows_free(struct st_task_row *rows, int n)
 {
-    for (int i = 0; i < n; i++) { free(rows[i].name); free(rows[i].kind); }
+    for (int i = 0; i < n; i++) { free(rows[i].name); free(rows[i].kind); free(rows[i].params); }
     free(rows);
 }

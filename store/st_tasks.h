@@ -48,7 +48,7 @@ int st_task_items(struct st_db *db, const char *name, char **params,
                   int (*fn)(void *ctx, const struct st_task_item *it), void *ctx, char *err, size_t errlen);
 
 /* One stored task with its item counts per split (st_task_list). */
-struct st_task_row { char *name, *kind; int64_t n[3]; /* tr, va, te */ };
+struct st_task_row { char *name, *kind; int64_t n[3]; /* tr, va, te */ char *params; /* JSON text, or NULL */ };
 
 /* Every stored task, by name (store/st_task_list.c). Free with st_task_rows_free. */
 int st_task_list(struct st_db *db, struct st_task_row **rows, int *n, char *err, size_t errlen);

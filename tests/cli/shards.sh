@@ -8,7 +8,7 @@ mkjob() {  # folder: the demo corpus, the SAN configs and a job over them (the j
   "store": "out/store.db",
   "out": "out",
   "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"], "strict": true}],
-  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
   "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
                {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0}],
   "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2"], "preset": "senteval-fast"}],

@@ -13,7 +13,7 @@ cp demo/demo.conllu demo/demo.mrg $TMP/j/
 printf '{"kind": "bert", "model": "%s"}\n' "$M" >$TMP/j/minilm.json
 cat >$TMP/j/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "minilm.json", "layers": "all", "inputs": ["Tense", "SubjNum"]}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "reports": [{"format": "html", "out": "html"}, {"format": "json", "out": "r.json"}]}

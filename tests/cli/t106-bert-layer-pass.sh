@@ -16,7 +16,7 @@ printf '{"kind": "bert", "model": "%s"}\n' "$M" >$TMP/m.json
 A=$TMP/a.db B=$TMP/b.db
 for db in $A $B; do $SP ingest --db $db --corpus ud demo/demo.conllu >/dev/null 2>&1; done
 $SP ingest --db $A --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
-$SP tasks build --db $A --corpus demo --tasks Tense --seed 1 >/dev/null 2>&1
+$SP tasks build --split resplit --db $A --corpus demo --tasks Tense --seed 1 >/dev/null 2>&1
 
 # one pass, seven runs
 $SP encode --db $A --corpus ud --encoder $TMP/m.json --layers all --run lw --token-vectors --json >$TMP/e.json 2>$TMP/e.err && rc=0 || rc=$?

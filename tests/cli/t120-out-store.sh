@@ -9,7 +9,7 @@
 "$SP" demo --out "$TMP/d" --ingest-only >/dev/null 2>&1
 DB=$TMP/d/demo.db
 "$SP" encode --db "$DB" --corpus demo --encoder encoder/configs/san.json --run r --quiet >/dev/null 2>&1
-"$SP" tasks build --db "$DB" --corpus demo --tasks SentLen >/dev/null 2>&1
+"$SP" tasks build --split resplit --db "$DB" --corpus demo --tasks SentLen >/dev/null 2>&1
 ln -s "$DB" "$TMP/link.db"          # a symlink to the store
 ln -s "$TMP/d" "$TMP/dl"            # a symlinked folder holding it
 test -f "$DB-wal" || : >"$DB-wal"   # the -wal is protected whether or not SQLite left one
@@ -45,12 +45,12 @@ for v in store wal link dirlink; do
     refused "trees --out = $v" "$out" "$shown" "$SP" trees --db "$DB" --corpus demo --baseline right --no-save --out "$out"
     refused "trees --gold-out = $v" "$out" "$shown" "$SP" trees --db "$DB" --corpus demo --baseline right --no-save --gold-out "$out"
     refused "encode --save-weights = $v" "$out" "$shown" "$SP" encode --db "$DB" --corpus demo --encoder encoder/configs/san.json --run w --save-weights "$out" --quiet
-    refused "tasks build --out = $v" "$out" "$shown" "$SP" tasks build --db "$DB" --corpus demo --tasks SentLen --out "$out"
+    refused "tasks build --out = $v" "$out" "$shown" "$SP" tasks build --split resplit --db "$DB" --corpus demo --tasks SentLen --out "$out"
 done
 
 # a store that does not exist yet is protected by name, its -wal too
 refused "tasks build --db NEW --out NEW-wal" "$TMP/new.db-wal" "$TMP/new.db-wal" \
-    "$SP" tasks build --db "$TMP/new.db" --corpus demo --tasks SentLen --out "$TMP/new.db-wal"
+    "$SP" tasks build --split resplit --db "$TMP/new.db" --corpus demo --tasks SentLen --out "$TMP/new.db-wal"
 check "... the new store was not made" test ! -e "$TMP/new.db"
 
 # the queue's store: the daemon's --log may not be it

@@ -73,7 +73,7 @@ check "... wrote out/r.json" test -s "$J/out/r.json"
 # still allowed (a resumed or retried job must not be refused by its own outputs)
 mkdir -p $TMP/rr; cp demo/demo.conllu $TMP/rr/
 echo '{"store": "out/s.db", "out": "out", "corpora": [{"name": "d", "paths": ["demo.conllu"]}],
- "tasks": [{"tasks": ["SentLen"], "out": "tk"}], "reports": [{"format": "json", "out": "tk/r.json"}]}' >$TMP/rr/job.json
+ "tasks": [{"tasks": ["SentLen"], "out": "tk", "split": "resplit"}], "reports": [{"format": "json", "out": "tk/r.json"}]}' >$TMP/rr/job.json
 rc=0; "$SP" run --check $TMP/rr/job.json >/dev/null 2>&1 || rc=$?
 expect_eq "an output inside another output's folder: run --check exit 0" "$rc" 0
 mkdir -p $TMP/rr/out/tk

@@ -20,7 +20,7 @@ many_corpora() {
             printf '{"name": "c%d", "paths": ["demo.conllu"]}' $i
             i=$((i+1))
         done
-        printf '], "tasks": [{"tasks": ["SentLen"]}], "encoders": [{"config": "san.json", "inputs": ["c0", "SentLen"]}], '
+        printf '], "tasks": [{"tasks": ["SentLen"], "split": "resplit"}], "encoders": [{"config": "san.json", "inputs": ["c0", "SentLen"]}], '
         printf '"probes": [{}]}\n'
     } >$J/many.json
 }

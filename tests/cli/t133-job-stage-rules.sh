@@ -9,7 +9,7 @@ J=$TMP/job
 mkdir -p $J
 cp demo/demo.conllu encoder/configs/san.json $J/
 C='"corpora": [{"name": "d", "paths": ["demo.conllu"]}]'
-T='"tasks": [{"tasks": ["SentLen"]}]'
+T='"tasks": [{"tasks": ["SentLen"], "split": "resplit"}]'
 E='"encoders": [{"config": "san.json", "inputs": ["d", "SentLen"], "attention": 0, "token-vectors": true}]'
 case_() {  # description, expected text, job JSON
     printf '%s\n' "$3" >$J/bad.json
@@ -45,7 +45,7 @@ case_ "layer-attention without layers" "encoders[0]: --layer-attention needs --l
     "{\"store\": \"s.db\", $C, \"encoders\": [{\"config\": \"san.json\", \"inputs\": [\"d\"], \"layer-attention\": true}]}"
 # the rules do not refuse what is valid: mlp with a dropout, the random baseline with a seed
 cat >$TMP/valid.json <<EOF2
-{"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"]}],
+{"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"], "split": "resplit"}],
  "encoders": [{"config": "$J/san.json", "inputs": ["d", "SentLen"], "attention": 0}],
  "probes": [{"classifier": "mlp", "dropout": 0.1, "nhid": 10}], "trees": [{"baseline": "random", "seed": 3}]}
 EOF2
@@ -53,7 +53,7 @@ rc=0; $SP run --check $TMP/valid.json >/dev/null 2>$TMP/err || rc=$?
 expect_eq "valid combinations pass run --check ($(cat $TMP/err))" "$rc" 0
 # an entry for both classifiers: nhid and dropout are for its mlp steps, not refused on its logreg ones
 cat >$TMP/both.json <<EOF2
-{"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"]}],
+{"store": "$TMP/s.db", "corpora": [{"name": "d", "paths": ["$J/demo.conllu"]}], "tasks": [{"tasks": ["SentLen"], "split": "resplit"}],
  "encoders": [{"config": "$J/san.json", "inputs": ["SentLen"]}],
  "probes": [{"classifier": ["logreg", "mlp"], "dropout": 0.1, "nhid": 10}]}
 EOF2

@@ -14,7 +14,7 @@ cp demo/demo.conllu demo/demo.mrg $TMP/j/
 printf '{"kind": "bert", "model": "%s"}\n' "$M" >$TMP/j/m.json
 cat >$TMP/j/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "m.json", "run": "p{layer}", "layers": [2, 4], "inputs": ["demo", "Tense"], "token-vectors": true}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "structprobes": [{"max-epochs": 1, "rank": 4}]}

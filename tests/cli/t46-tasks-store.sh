@@ -36,7 +36,7 @@ check "taken name left plain unchanged" cmp -s "$T/plain.txt" "$TMP/p2"
 if [ ! -d "$DATA" ]; then skip_rest "build --db part: $DATA not present"; fi
 PTB=$DATA/ptb-sample
 "$SP" ingest --db "$TMP/s.db" --corpus ptb --quiet "$PTB/combined" "$PTB/dependency" >/dev/null 2>&1
-"$SP" tasks build --db "$TMP/s.db" --corpus ptb --seed 5 --tasks SentLen,TreeDepth,BShift --out "$TMP/b" >/dev/null
+"$SP" tasks build --split resplit --db "$TMP/s.db" --corpus ptb --seed 5 --tasks SentLen,TreeDepth,BShift --out "$TMP/b" >/dev/null
 for p in SentLen:sentence_length TreeDepth:tree_depth BShift:bigram_shift; do
     n=${p%%:*}; f=${p#*:}
     "$SP" tasks export --db "$TMP/s.db" --name "$n" --out "$TMP/$n.txt"
@@ -48,12 +48,12 @@ expect_eq "build --db: every item has its sentence" \
 # SentLen items point at sentences of the same length bin (label from the stored sentence's words)
 expect_eq "build --db: sentence ids point at the right sentences" "$(count "$TMP/s.db" \
     "SELECT count(*) FROM task_item i JOIN task t USING (task_id) JOIN sentence s USING (sentence_id) WHERE t.name = 'SentLen' AND s.n_words <> length(i.text) - length(replace(i.text, ' ', '')) + 1")" 0
-rc=0; "$SP" tasks build --db "$TMP/s.db" --corpus ptb --seed 6 --tasks SentLen >/dev/null 2>"$TMP/err" || rc=$?; expect_eq "rebuild, same name -> exit 1" "$rc" 1
+rc=0; "$SP" tasks build --split resplit --db "$TMP/s.db" --corpus ptb --seed 6 --tasks SentLen >/dev/null 2>"$TMP/err" || rc=$?; expect_eq "rebuild, same name -> exit 1" "$rc" 1
 check "rebuild: message names the task" grep -q "task 'SentLen' already exists" "$TMP/err"
-"$SP" tasks build --db "$TMP/s.db" --corpus ptb --seed 6 --tasks SentLen --replace --out "$TMP/c" >/dev/null
+"$SP" tasks build --split resplit --db "$TMP/s.db" --corpus ptb --seed 6 --tasks SentLen --replace --out "$TMP/c" >/dev/null
 "$SP" tasks export --db "$TMP/s.db" --name SentLen --out "$TMP/SentLen6.txt"
 check "--replace: the new SentLen is stored" cmp -s "$TMP/c/sentence_length.txt" "$TMP/SentLen6.txt"
-"$SP" tasks build --db "$TMP/s.db" --corpus ptb --seed 7 --tasks SentLen --prefix s7- >/dev/null
+"$SP" tasks build --split resplit --db "$TMP/s.db" --corpus ptb --seed 7 --tasks SentLen --prefix s7- >/dev/null
 "$SP" tasks list --db "$TMP/s.db" >"$TMP/list2"
 check "--prefix: s7-SentLen listed with its kind and split counts" grep -Eq '^s7-SentLen +SentLen +[0-9]+ +[0-9]+ +[0-9]+$' "$TMP/list2"
 expect_eq "--prefix: 1128 items" "$(count "$TMP/s.db" "SELECT count(*) FROM task_item JOIN task USING (task_id) WHERE name = 's7-SentLen'")" 1128

@@ -204,7 +204,7 @@ expect_eq "PTB trees only: nothing encoded: exit 1 (issue 11)" "$rc" 1
 expect_eq "after the .dp heads are attached: the same run encodes all $NP" "$(jget encoded <"$TMP/p2.json") $(jget items <"$TMP/p2.json")" "$NP $NP"
 # a task built from the whole PTB sample: items carry their sentences' structures
 "$SP" ingest --db "$TMP/all.db" --corpus ptb "$P/combined" "$P/dependency" >/dev/null 2>&1
-"$SP" tasks build --db "$TMP/all.db" --corpus ptb --tasks WC >/dev/null 2>&1
+"$SP" tasks build --split resplit --db "$TMP/all.db" --corpus ptb --tasks WC >/dev/null 2>&1
 NI=$(q "$TMP/all.db" "select count(*) from task_item join task using (task_id) where name = 'WC'")
 "$SP" encode --db "$TMP/all.db" --task WC --encoder $C/ms-san.json --run wc --json --quiet >"$TMP/t.json"
 expect_eq "task WC ($NI items, from a corpus): all encoded with their dependency structures" \

@@ -12,7 +12,7 @@ D=$TMP/demo
 "$SP" demo --out "$D" --ingest-only >/dev/null 2>&1
 DB=$D/demo.db
 C=encoder/configs
-"$SP" tasks build --db "$DB" --corpus demo --tasks Tense,SOMO >/dev/null 2>&1
+"$SP" tasks build --split resplit --db "$DB" --corpus demo --tasks Tense,SOMO >/dev/null 2>&1
 jq() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 q() { $PY -c "import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone(); print(r[0] if r else '')" "$1" "$2"; }
 

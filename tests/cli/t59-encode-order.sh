@@ -5,6 +5,7 @@
 # whether the corpus is encoded before the tasks built from it or after them, whatever
 # --batch-tokens and --threads, so two runs of the same experiment record the same data.
 # Independent expectation: the two stores' vector tables, compared byte for byte.
+# (SOMO, not TreeDepth: on these 69 sentences TreeDepth has no test items and is skipped, issue 24.)
 . tests/cli/lib.sh
 need_data
 P=$DATA/ptb-sample
@@ -16,18 +17,18 @@ cat >"$TMP/san.json" <<'EOF'
 EOF
 for s in a b; do
     "$SP" ingest --db "$TMP/$s.db" --corpus ptb "$P"/combined/wsj_000[1-9].mrg "$P"/dependency/wsj_000[1-9].dp >/dev/null 2>&1
-    "$SP" tasks build --db "$TMP/$s.db" --corpus ptb --tasks Tense,TreeDepth,BShift >/dev/null 2>&1
+    "$SP" tasks build --split resplit --db "$TMP/$s.db" --corpus ptb --tasks Tense,SOMO,BShift >/dev/null 2>&1
 done
 for e in ms san; do
     # a: corpus first, then the tasks; default batches, one thread
     rc=0
-    for t in "--corpus ptb" "--task Tense" "--task TreeDepth" "--task BShift"; do
+    for t in "--corpus ptb" "--task Tense" "--task SOMO" "--task BShift"; do
         "$SP" encode --db "$TMP/a.db" --encoder "$TMP/$e.json" $t --run "a-$e-${t#--* }" --token-vectors --attention 0 --quiet >/dev/null 2>>"$TMP/err" || rc=$?
     done
     expect_eq "$e: store a (corpus first): every encode exits 0" "$rc" 0
     # b: the tasks first, then the corpus; tiny batches, two threads
     rc=0
-    for t in "--task BShift" "--task TreeDepth" "--task Tense" "--corpus ptb"; do
+    for t in "--task BShift" "--task SOMO" "--task Tense" "--corpus ptb"; do
         "$SP" encode --db "$TMP/b.db" --encoder "$TMP/$e.json" $t --run "b-$e-${t#--* }" --token-vectors --attention 0 --quiet \
             --batch-tokens 64 --threads 2 >/dev/null 2>>"$TMP/err" || rc=$?
     done

@@ -27,7 +27,7 @@ rc=0; $SP export --db "$TMP/d.db" --what structures --format jsonl >"$TMP/s.json
 expect_eq "export structures: exit 0" "$rc" 0
 expect_eq "export structures: tree_depth = $D + 3 (wrapper, S, chain, preterminal)" \
   "$($PY -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['tree_depth'])" "$TMP/s.jsonl")" "$((D + 3))"
-rc=0; $SP tasks build --db "$TMP/d.db" --corpus main --out "$TMP/tasks" >/dev/null 2>&1 || rc=$?
+rc=0; $SP tasks build --split resplit --db "$TMP/d.db" --corpus main --out "$TMP/tasks" >/dev/null 2>&1 || rc=$?
 expect_eq "tasks build over the deep tree: exit 0" "$rc" 0
 rc=0; $SP encode --db "$TMP/d.db" --corpus main --encoder encoder/configs/psan.json --run p --quiet >/dev/null 2>&1 || rc=$?
 expect_eq "encode with PSAN (phrase divisions of the deep tree): exit 0" "$rc" 0

@@ -70,7 +70,7 @@ expect_eq "trees failing: --out and --gold-out untouched" "$(cat "$TMP/t.tst") $
 check "trees failing: no temporary file left" no_tmp "$TMP"
 
 # ---- tasks build --out DIR, encode --save-weights ----
-"$SP" tasks build --db "$DB" --corpus demo --out "$TMP/tasks" >/dev/null 2>&1
+"$SP" tasks build --split resplit --db "$DB" --corpus demo --out "$TMP/tasks" >/dev/null 2>&1
 check "tasks build --out: files written, no temporary left" sh -c "[ -s '$TMP/tasks/tasks.json' ] && ! ls -a '$TMP/tasks' | grep -q '\.tmp-'"
 rc=0; "$SP" encode --db "$DB" --corpus demo --encoder encoder/configs/san.json --run w --save-weights "$TMP/nodir/w.safetensors" --quiet >/dev/null 2>&1 || rc=$?
 check "encode --save-weights into a missing folder: non-zero exit" test "$rc" -ne 0

@@ -11,7 +11,7 @@ mkjob() {  # folder: the demo corpus, the SAN config and a job over them
   "store": "out/store.db",
   "out": "out",
   "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"], "strict": true}],
-  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
   "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
                {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0}],
   "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2"], "preset": "senteval-fast"}],
@@ -86,15 +86,16 @@ expect_eq "... the same rows, no duplicates" "$(rows $TMP/a/out/store.db)" "24 3
 expect_eq "... every step done, every row named by one" \
     "$(sqlite3 $TMP/a/out/store.db "select count(*) from job_step where state <> 'done'") $(orphans $TMP/a/out/store.db)" "0 0"
 # The same for a tasks build (stored in one transaction, all tasks or none), in a job that only
-# builds tasks, so that no encoder run refers to them.
+# builds tasks, so that no encoder run refers to them. (BShift and SOMO: on demo.conllu alone, Tense
+# and SubjNum have no test items and are skipped since issue 24.)
 mkdir -p $TMP/c && cp demo/demo.conllu $TMP/c/ && cat >$TMP/c/job.json <<'J'
 {"store": "out/store.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum", "BShift"], "seed": 1}]}
+ "tasks": [{"tasks": ["BShift", "SOMO"], "seed": 1, "split": "resplit"}]}
 J
 tasks_of() { sqlite3 $1 "select group_concat(name || ':' || (select count(*) from task_item i where i.task_id = t.task_id), ' ') from task t order by name"; }
 $SP run $TMP/c/job.json >/dev/null 2>&1 && rc=0 || rc=$?
 tasks_before=$(tasks_of $TMP/c/out/store.db)
-expect_eq "a tasks-only job: exit 0, 3 tasks" "$rc $(sqlite3 $TMP/c/out/store.db 'select count(*) from task')" "0 3"
+expect_eq "a tasks-only job: exit 0, 2 tasks" "$rc $(sqlite3 $TMP/c/out/store.db 'select count(*) from task')" "0 2"
 undo $TMP/c/out/store.db "select step_id from job_step where command like 'tasks build%'"
 expect_eq "... the simulated kill took the tasks away" "$(sqlite3 $TMP/c/out/store.db 'select count(*) from task, task_item')" 0
 $SP run $TMP/c/job.json >$TMP/out7 2>&1 && rc=0 || rc=$?
@@ -110,7 +111,7 @@ if [ -f "$EWT" ]; then
     cat >$TMP/r/job.json <<J
 {"store": "ewt.db", "out": "out",
  "corpora": [{"name": "ewt", "paths": ["$(cd "$(dirname $EWT)" && pwd)/en_ewt-ud-dev.conllu"]}],
- "tasks": [{"tasks": ["Tense"]}],
+ "tasks": [{"tasks": ["Tense"], "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
  "probes": [{}],
  "reports": [{"format": "csv", "out": "ewt.csv"}]}

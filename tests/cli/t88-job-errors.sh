@@ -8,7 +8,7 @@ J=$TMP/job
 mkdir -p $J
 cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $J/
 C='"corpora": [{"name": "demo", "paths": ["demo.conllu"]}]'
-T='"tasks": [{"tasks": ["Tense"]}]'
+T='"tasks": [{"tasks": ["Tense"], "split": "resplit"}]'
 case_() {  # description, expected text in the message, job JSON
     printf '%s\n' "$3" >$J/bad.json
     before=$(ls $J | sort | tr '\n' ' ')

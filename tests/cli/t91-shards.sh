@@ -222,7 +222,7 @@ if [ -f "$EWT" ]; then
         cat >$TMP/$d/job.json <<J
 {"store": "out/ewt.db", "out": "out",
  "corpora": [{"name": "ewt", "paths": ["$(cd "$(dirname $EWT)" && pwd)/en_ewt-ud-dev.conllu"]}],
- "tasks": [{"tasks": ["Tense", "BShift"]}],
+ "tasks": [{"tasks": ["Tense", "BShift"], "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["ewt", "Tense", "BShift"]}],
  "probes": [{}]}
 J

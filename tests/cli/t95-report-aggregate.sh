@@ -13,7 +13,7 @@ cat >$TMP/j/job.json <<'J'
 {
   "store": "out/store.db", "out": "out",
   "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
-  "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1}],
+  "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
   "encoders": [{"config": "san.json", "inputs": ["Tense", "BShift"], "attention": 0},
                {"config": "ms-san.json", "inputs": ["Tense", "BShift"], "attention": 0}],
   "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2", "3"], "preset": "senteval-fast"}],

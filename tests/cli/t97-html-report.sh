@@ -64,7 +64,7 @@ cp demo/demo.conllu demo/demo.mrg $TMP/L/
 for k in 0 1 2; do cp encoder/configs/san.json $TMP/L/enc-L$k.json; done
 cat >$TMP/L/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "enc-L0.json", "inputs": ["Tense", "BShift"], "seed": 1}, {"config": "enc-L1.json", "inputs": ["Tense", "BShift"], "seed": 2},
               {"config": "enc-L2.json", "inputs": ["Tense", "BShift"], "seed": 3}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],

@@ -1,8 +1,9 @@
 # t99-official-splits.sh — tasks follow a treebank's own train/dev/test partitions when it has them
 # tier: fast
 # Issue 14 item 3: tasks built from a treebank follow its own train/dev/test partitions when it has
-# them (UD file names / a recorded split; PTB WSJ sections 02-21/22/23), re-split only when it has
-# none, and say which in the output and in every stored task's parameters.
+# them (UD file names / a recorded split; PTB WSJ sections 02-21/22/23), and say which in the
+# output and in every stored task's parameters. Issue 24 item 4: without them it stops unless the
+# re-split is asked for (--split resplit); "partition" in the params is an object {kind, text}.
 . tests/cli/lib.sh
 # the demo corpus cut into UD-named train/dev/test files (32 sentences: 20/6/6)
 $PY - demo/demo.conllu $TMP <<'P'
@@ -20,18 +21,18 @@ expect_eq "every item sits in its sentence's partition (items not matching: 0)" 
     "$(sqlite3 $TMP/ud.db "select count(*) from task_item i join sentence s using (sentence_id)
         where not ((i.split = 'tr' and s.split = 'train') or (i.split = 'va' and s.split = 'dev') or (i.split = 'te' and s.split = 'test'))")" 0
 check "... and there are items in all three partitions" sh -c "[ \$(sqlite3 $TMP/ud.db 'select count(distinct split) from task_item') = 3 ]"
-expect_eq "the stored task records it" "$(sqlite3 $TMP/ud.db "select count(*) from task where json_extract(params, '$.partition') like 'official:%'")" \
+expect_eq "the stored task records it" "$(sqlite3 $TMP/ud.db "select count(*) from task where json_extract(params, '$.partition.kind') = 'official' and json_extract(params, '$.partition.text') like 'official:%'")" \
     "$(sqlite3 $TMP/ud.db 'select count(*) from task')"
 # --split resplit: the §2.1 re-split instead, said so
 $SP tasks build --db $TMP/ud.db --corpus demo --tasks SentLen --prefix r- --split resplit >$TMP/out2 2>&1 && rc=0 || rc=$?
 check "--split resplit: re-split, and said so" sh -c "[ $rc = 0 ] && grep -q 'partitions: re-split 80/10/10, seeded (--split resplit)' $TMP/out2"
-# a corpus without recorded splits: re-split with the reason; --split official refuses
+# a corpus without recorded splits: no silent re-split (issue 24), the default and --split official stop
 $SP ingest --db $TMP/plain.db --corpus demo demo/demo.conllu >/dev/null 2>&1
 $SP tasks build --db $TMP/plain.db --corpus demo --tasks SentLen >$TMP/out3 2>&1 && rc=0 || rc=$?
-check "no recorded split: re-split, with the reason" sh -c "[ $rc = 0 ] && grep -q 'partitions: re-split 80/10/10, seeded: its sentences have no recorded train/dev/test split' $TMP/out3"
+check "no recorded split: exit 1, naming the corpus, the reason and the opt-in" sh -c "[ $rc = 1 ] && grep -q \"corpus 'demo' has no official train/test partitions: no recorded train/dev/test split\" $TMP/out3 && grep -q -- '--split resplit' $TMP/out3"
 $SP tasks build --db $TMP/plain.db --corpus demo --tasks SentLen --prefix o- --split official >$TMP/out4 2>&1 && rc=0 || rc=$?
 expect_eq "--split official on it: exit 1" "$rc" 1
-check "... naming why" grep -q -- '--split official: the corpus has no official partitions: its sentences have no recorded' $TMP/out4
+check "... naming why" grep -q -- "corpus 'demo' has no official train/test partitions: no recorded train/dev/test split" $TMP/out4
 # PTB: WSJ sections by the parsing convention (02-21 train, 22 dev, 23 test; others left out):
 # real WSJ files of the sample, renamed into sections 02, 03, 22, 23 and 24
 need_data

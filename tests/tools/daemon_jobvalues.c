@@ -33,15 +33,16 @@ static const struct section sections[] = {
 static const char *dir;
 static int n_cases;
 
-/* the valid job: a corpus, a built and an imported task, an encoder keeping attention and token
- * vectors over the corpus and one task, and one entry of every other section */
+/* the valid job: a corpus, a built task (re-split: the demo corpus has no train/dev/test) and an
+ * imported one, an encoder keeping attention and token vectors over the corpus and one task, and
+ * one entry of every other section */
 static json_t *base_job(void)
 {
-    return json_pack("{s:s, s:[{s:s, s:[s]}], s:[{s:[s]}, {s:s, s:s}], s:[{s:s, s:[s, s], s:i, s:b}],"
+    return json_pack("{s:s, s:[{s:s, s:[s]}], s:[{s:[s], s:s}, {s:s, s:s}], s:[{s:s, s:[s, s], s:i, s:b}],"
                      " s:[{}], s:[{}], s:[{}], s:[{}], s:[{}]}",
                      "store", "s.db",
                      "corpora", "name", "d", "paths", "demo.conllu",
-                     "tasks", "tasks", "SentLen", "name", "imp", "file", "task.txt",
+                     "tasks", "tasks", "SentLen", "split", "resplit", "name", "imp", "file", "task.txt",
                      "encoders", "config", "san.json", "inputs", "d", "SentLen", "attention", 0, "token-vectors", 1,
                      "probes", "trees", "structprobes", "tokprobes", "reports");
 }

@@ -11,7 +11,7 @@
 static const char job_text[] =
     "{\"store\": \"out/s.db\", \"out\": \"out\","
     " \"corpora\": [{\"name\": \"demo\", \"paths\": [\"demo/demo.conllu\", \"demo/demo.mrg\"]}],"
-    " \"tasks\": [{\"tasks\": [\"Tense\", \"SOMO\"]}],"
+    " \"tasks\": [{\"tasks\": [\"Tense\", \"SOMO\"], \"split\": \"resplit\"}],"
     " \"encoders\": [{\"config\": \"encoder/configs/san.json\", \"inputs\": [\"Tense\", \"SOMO\"]},"
     "              {\"config\": \"encoder/configs/ms-san.json\", \"inputs\": [\"demo\", \"Tense\"], \"attention\": 0}],"
     " \"probes\": [{}], \"trees\": [{}], \"reports\": [{\"format\": \"json\", \"out\": \"r.json\"}]}";

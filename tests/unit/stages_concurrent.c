@@ -72,6 +72,7 @@ static int run_tasks(struct pipeline *p)
     o.db = p->db;
     o.corpus = one(p, "demo");
     o.tasks = one(p, "Tense");
+    o.split = STG_SPLIT_RESPLIT;   /* the demo corpus has no train/dev/test of its own */
     struct stg_tasks_build_result r;
     int rc = stg_tasks_build(&p->ctx, &o, &r);
     stg_tasks_build_result_free(&r);
