@@ -84,8 +84,18 @@ static int is_sentence_agg(json_t *a) { return strcmp(str(a, "probe_kind"), "tok
  * params; token and structural probes: the manifest's own). */
 static const char *partition_of(json_t *row)
 {
-    const char *p = str(row, "result.manifest.task.params.partition");
-    return *p ? p : str(row, "result.manifest.partition");
+    json_t *p = at(row, "result.manifest.task.params.partition");
+    if (json_is_object(p)) return str(p, "text");          /* {"kind", "text", "seed"} (tasks build since 0.1.0) */
+    if (json_is_string(p)) return json_string_value(p);    /* a store written before */
+    return str(row, "result.manifest.partition");
+}
+
+/* whether that partition is a seeded re-split rather than the corpus's own */
+static int is_resplit(json_t *row)
+{
+    json_t *p = at(row, "result.manifest.task.params.partition");
+    if (json_is_object(p)) return !strcmp(str(p, "kind"), "resplit");
+    return !strncmp(partition_of(row), "re-split", 8);
 }
 
 static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *d)
@@ -194,8 +204,7 @@ static void caveats(FILE *f, const struct stg_report_data *d)
     }
     json_t *resplit = json_object();
     json_array_foreach(d->probes, i, row) {
-        const char *p = partition_of(row);
-        if (!strncmp(p, "re-split", 8)) { n_resplit++; set_add(resplit, p); }
+        if (is_resplit(row)) { n_resplit++; set_add(resplit, partition_of(row)); }
     }
     if (!n_small && !n_noint && !n_resplit) { json_decref(resplit); return; }
     fputs("<div class=\"warn\"><b>Read with care</b><ul>", f);

@@ -81,7 +81,7 @@ for k in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
 done
 cat >$TMP/L/job.json <<J
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
  "encoders": [$encs],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "structprobes": [{"rank": 8}],
