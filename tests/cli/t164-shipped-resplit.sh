@@ -16,9 +16,11 @@ grep -q 'warning: tasks re-split 80/10/10 with seed 1' $TMP/d/pipeline.log && rc
 expect_eq "demo: pipeline.log has the re-split line" "$rc" 0
 
 need_data
-for j in ptb-sample ptb-minilm ewt-minilm; do
+for j in ptb-sample ptb-minilm ewt-minilm gum-minilm; do
     f=contrib/jobs/$j.job.json
     case $j in *minilm) [ -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ] || { skip "$j: no MiniLM in $MODELS"; continue; };; esac
+    # GUM is not in ../shared/data: the job reads it from a clone beside the checkout (its comment says how)
+    case $j in gum-*) [ -f ../UD_English-GUM/en_gum-ud-dev.conllu ] || { skip "$j: ../UD_English-GUM not cloned"; continue; };; esac
     expect_eq "$j: its tasks entry asks for the re-split" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["tasks"][0]["split"])' $f)" resplit
     rc=0; $SP run --check $f >/dev/null 2>$TMP/err || rc=$?
     expect_eq "$j: run --check exits 0" "$rc" 0
