@@ -149,7 +149,7 @@ json_t *stg_report_aggregate(json_t *probes)
         json_t *g = json_object_get(groups, json_string_value(k)), *members = json_object_get(g, "members");
         size_t S = json_array_size(members), s;
         double *test = malloc(sizeof(double) * S), *dev = malloc(sizeof(double) * S), *maj = malloc(sizeof(double) * S),
-               *sel = malloc(sizeof(double) * S), *len = malloc(sizeof(double) * S);
+               *sel = malloc(sizeof(double) * S), *len = malloc(sizeof(double) * S), *ctl = malloc(sizeof(double) * S);
         json_t *seeds = json_array(), *m;
         long n_test = -1;
         json_array_foreach(members, s, m) {
@@ -158,6 +158,7 @@ json_t *stg_report_aggregate(json_t *probes)
             dev[s] = num_of(json_object_get(m, "dev_acc"));
             maj[s] = num_of(json_object_get(json_object_get(bl, "majority"), "acc"));
             sel[s] = num_of(json_object_get(json_object_get(bl, "control"), "selectivity"));
+            ctl[s] = num_of(json_object_get(json_object_get(bl, "control"), "acc"));
             len[s] = num_of(json_object_get(json_object_get(bl, "length"), "acc"));
             json_array_append(seeds, json_object_get(m, "seed"));
             if (json_is_integer(json_object_get(res, "ntest"))) n_test = (long)json_integer_value(json_object_get(res, "ntest"));
@@ -176,9 +177,10 @@ json_t *stg_report_aggregate(json_t *probes)
         json_object_set_new(a, "dev_acc", mean_sd_json(dev, (int)S));
         json_object_set_new(a, "majority_acc", mean_sd_json(maj, (int)S));
         json_object_set_new(a, "length_acc", mean_sd_json(len, (int)S));
+        json_object_set_new(a, "control_acc", mean_sd_json(ctl, (int)S));
         json_object_set_new(a, "control_selectivity", mean_sd_json(sel, (int)S));
         json_array_append_new(out, a);
-        free(test); free(dev); free(maj); free(sel); free(len);
+        free(test); free(dev); free(maj); free(sel); free(len); free(ctl);
     }
     json_decref(groups);
     json_decref(order);

@@ -1,7 +1,8 @@
 /* stages/report_agg.h — probe results of the same (encoder, task, classifier) aggregated over
  * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
  * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
- * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
+ * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means (majority,
+ * length alone, the control task's accuracy and the selectivity against it).
  *
  * small_test: fewer than STG_SMALL_TEST test items, too few to tell a 10-point difference from
  * chance at 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10
