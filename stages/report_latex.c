@@ -46,11 +46,15 @@ static const struct stg_tab_style tex_style = {
     .escape = stg_latex_escape,
 };
 
-/* a comment line: the text as is (no escape needed after %), line breaks as spaces */
+/* a comment line: the text as is (no escape needed after %), line breaks as spaces, and ^^ apart (TeX
+ * reads ^^M as a line end even in a comment) */
 static void comment(FILE *f, const char *what, const char *s)
 {
     fprintf(f, "%% %s", what);
-    for (const char *p = s; *p; p++) fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+    for (const char *p = s; *p; p++) {
+        fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+        if (p[0] == '^' && p[1] == '^') fputc(' ', f);
+    }
     fputc('\n', f);
 }
 
@@ -106,8 +110,8 @@ void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, jso
     fprintf(f, "%% Needs \\usepackage{booktabs} in the preamble; \\input this file where the tables go. A table wider than\n"
                "%% the text: wrap its tabular in \\resizebox{\\linewidth}{!}{...} (\\usepackage{graphicx}).\n");
     comment(f, "store: ", s.store);
-    for (int i = 0; i < s.n_made_by && i < 8; i++) comment(f, i ? "         " : "made by: ", s.made_by[i]);
-    if (s.n_made_by > 8) fprintf(f, "%%          and %d more commands (each result's manifest has its own)\n", s.n_made_by - 8);
+    for (int i = 0; i < s.n_made_by && i < 3; i++) comment(f, i ? "         " : "made by: ", s.made_by[i]);
+    if (s.n_made_by > 3) fprintf(f, "%%          and %d more commands (each result's manifest has its own)\n", s.n_made_by - 3);
     fprintf(f, "%% %zu probe results, %zu tree evaluations. Percentages with %d decimal, correlations with %d, p-values "
                "with %d.\n", s.n_probe, s.n_tree, STG_TAB_PCT, STG_TAB_CORR, STG_TAB_P);
     if (!s.n) fprintf(f, "%% no probe results or tree evaluations: no tables\n");

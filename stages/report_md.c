@@ -91,11 +91,11 @@ void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t
     fputs("Store: ", f);
     put_escaped(f, &b, s.store);
     fprintf(f, " (%zu probe results, %zu tree evaluations).", s.n_probe, s.n_tree);
-    for (int i = 0; i < s.n_made_by && i < 8; i++) {
+    for (int i = 0; i < s.n_made_by && i < 3; i++) {
         fputs(i ? "; " : " Made by: ", f);
         put_escaped(f, &b, s.made_by[i]);
     }
-    if (s.n_made_by > 8) fprintf(f, "; and %d more commands", s.n_made_by - 8);
+    if (s.n_made_by > 3) fprintf(f, "; and %d more commands", s.n_made_by - 3);
     fprintf(f, "%s Percentages with %d decimal, correlations with %d, p-values with %d.\n", s.n_made_by ? "." : "",
             STG_TAB_PCT, STG_TAB_CORR, STG_TAB_P);
     if (!s.n) fputs("\nNo probe results or tree evaluations: no tables.\n", f);

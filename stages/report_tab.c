@@ -162,6 +162,22 @@ static void c_meansd(struct stg_tab_cell *c, double m, double sd, int prec)
 }
 static void c_count(struct stg_tab_cell *c, double lo, double hi) { c->kind = STG_CELL_COUNT; c->lo = lo; c->hi = hi; }
 
+/* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
+static void c_interval_of(struct stg_tab_cell *c, json_t *a)
+{
+    json_t *ci95 = at(a, "test_acc.ci95");
+    if (json_is_object(ci95)) {
+        c->kind = STG_CELL_INTERVAL;
+        c->lo = num(ci95, "lo");
+        c->hi = num(ci95, "hi");
+        c->prec = STG_TAB_PCT;
+        if (json_is_true(json_object_get(ci95, "wide_ci"))) c->flags |= STG_FLAG_WIDE;
+    } else {
+        c_num(c, NAN, STG_TAB_PCT);
+        c->flags |= STG_FLAG_NOCI;
+    }
+}
+
 /* the table's flags: the union of its cells' */
 static void tab_finish(struct stg_tab *t)
 {
@@ -191,6 +207,7 @@ static json_t *distinct(json_t *arr, const char *key, int (*keep)(json_t *, cons
 static int of_classifier(json_t *a, const void *clf) { return !strcmp(str(a, "classifier"), clf); }
 static int is_token_task(const char *task) { return !strncmp(task, "token:", 6); }
 static int token_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && is_token_task(str(a, "task")); }
+static int sentence_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && !is_token_task(str(a, "task")); }
 
 static json_t *find_agg(json_t *aggs, const char *enc, const char *task, const char *clf)
 {
@@ -220,9 +237,11 @@ static void probing_tables(struct stg_tab_set *s, json_t *aggs)
     size_t ci;
     json_array_foreach(clfs, ci, cj) {
         const char *clf = json_string_value(cj);
-        json_t *encs = distinct(aggs, "encoder", of_classifier, clf), *tasks = distinct(aggs, "task", of_classifier, clf);
+        json_t *encs = distinct(aggs, "encoder", sentence_of_classifier, clf),
+               *tasks = distinct(aggs, "task", sentence_of_classifier, clf);
         size_t nt = json_array_size(tasks), ti, ei;
         json_t *tj, *ej;
+        if (!nt) { json_decref(encs); json_decref(tasks); continue; }
         char id[64];
         snprintf(id, sizeof id, "probing-%s", clf);
         struct stg_tab *t = tab_new(s, id, 1 + (int)nt);
@@ -272,17 +291,7 @@ static void probing_tables(struct stg_tab_set *s, json_t *aggs)
                 json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
                 if (!a) { c_num(&m[1 + ti], NAN, STG_TAB_PCT); continue; }
                 c_meansd(&m[1 + ti], num(a, "test_acc.mean"), num(a, "test_acc.sd"), STG_TAB_PCT);
-                json_t *ci95 = at(a, "test_acc.ci95");
-                if (json_is_object(ci95)) {
-                    iv[1 + ti].kind = STG_CELL_INTERVAL;
-                    iv[1 + ti].lo = num(ci95, "lo");
-                    iv[1 + ti].hi = num(ci95, "hi");
-                    iv[1 + ti].prec = STG_TAB_PCT;
-                    if (json_is_true(json_object_get(ci95, "wide_ci"))) iv[1 + ti].flags |= STG_FLAG_WIDE;
-                } else {
-                    c_num(&iv[1 + ti], NAN, STG_TAB_PCT);
-                    iv[1 + ti].flags |= STG_FLAG_NOCI;
-                }
+                c_interval_of(&iv[1 + ti], a);
                 if (sel) c_num(&sel[1 + ti], num(a, "control_selectivity.mean"), STG_TAB_PCT);
             }
         }
@@ -424,9 +433,11 @@ static void token_tables(struct stg_tab_set *s, json_t *aggs)
         char id[64];
         snprintf(id, sizeof id, "token-%s", clf);
         struct stg_tab *t = tab_new(s, id, 1 + 3 * (int)nt);
-        tab_caption(t, "Token probes, classifier %s: accuracy on the test words (%%, one decimal), mean ± sd over seeds; "
-                       "control: the same probe trained on the control task (a random label per word type, Hewitt and "
-                       "Liang 2019), mean over seeds; selectivity: accuracy minus control (points). n: test words.", clf);
+        tab_caption(t, "Token probes, classifier %s: accuracy on the test words (%%, one decimal), mean ± sd over seeds, "
+                       "under it its 95%% percentile bootstrap interval over the test items (B = %d, seed %d); control: "
+                       "the same probe trained on the control task (a random label per word type, Hewitt and Liang "
+                       "2019), mean over seeds; selectivity: accuracy minus control (points). n: test words; seeds: runs "
+                       "of each probe.", clf, PRB_BOOT_B, PRB_BOOT_SEED);
         struct stg_tab_cell *h1 = row_add(t, STG_ROW_HEAD), *h2 = row_add(t, STG_ROW_HEAD);
         c_text(&h2[0], "encoder");
         json_array_foreach(tasks, ti, tj) {
@@ -438,23 +449,31 @@ static void token_tables(struct stg_tab_set *s, json_t *aggs)
         }
         rule(t);
         json_array_foreach(encs, ei, ej) {
-            struct stg_tab_cell *c = row_add(t, STG_ROW_BODY);
+            struct stg_tab_cell *c = row_add(t, STG_ROW_BODY), *iv = row_add(t, STG_ROW_SUB);
             c_text(&c[0], json_string_value(ej));
+            c_text(&iv[0], "95% interval");
             json_array_foreach(tasks, ti, tj) {
                 json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
                 c_meansd(&c[1 + 3 * ti], a ? num(a, "test_acc.mean") : NAN, a ? num(a, "test_acc.sd") : NAN, STG_TAB_PCT);
                 c_num(&c[2 + 3 * ti], a ? num(a, "control_acc.mean") : NAN, STG_TAB_PCT);
                 c_num(&c[3 + 3 * ti], a ? num(a, "control_selectivity.mean") : NAN, STG_TAB_PCT);
+                if (a) c_interval_of(&iv[1 + 3 * ti], a);
             }
         }
         rule(t);
-        struct stg_tab_cell *n = row_add(t, STG_ROW_BODY);
+        struct stg_tab_cell *n = row_add(t, STG_ROW_BODY), *sd = row_add(t, STG_ROW_BODY);
         c_text(&n[0], "n (test words)");
+        c_text(&sd[0], "seeds");
         json_array_foreach(tasks, ti, tj) {
-            struct nrange rn = { NAN, NAN, 0 };
-            json_array_foreach(encs, ei, ej) nrange_add(&rn, find_agg(aggs, json_string_value(ej), json_string_value(tj), clf), "n_test");
+            struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
+            json_array_foreach(encs, ei, ej) {
+                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
+                nrange_add(&rn, a, "n_test");
+                nrange_add(&rs, a, "n_seeds");
+            }
             c_count(&n[1 + 3 * ti], rn.lo, rn.hi);
             if (rn.small) n[1 + 3 * ti].flags |= STG_FLAG_SMALL;
+            c_count(&sd[1 + 3 * ti], rs.lo, rs.hi);
         }
         tab_finish(t);
         json_decref(encs);
