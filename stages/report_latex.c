@@ -32,6 +32,8 @@ void stg_latex_escape(struct sp_buf *b, const char *s)
         case '<': sp_buf_puts(b, "\\textless{}"); break;
         case '>': sp_buf_puts(b, "\\textgreater{}"); break;
         case '|': sp_buf_puts(b, "\\textbar{}"); break;
+        case '`': sp_buf_puts(b, "\\textasciigrave{}"); break;   /* `` would be a quote, ?` an inverted ? */
+        case '-': sp_buf_puts(b, *p == '-' ? "-{}" : "-"); break;   /* -- and --- would be dashes */
         default:
             if (c < 0x20 || c == 0x7f) sp_buf_put(b, " ", 1);   /* a line break would end a comment or a row */
             else sp_buf_put(b, &c, 1);

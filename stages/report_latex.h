@@ -4,7 +4,8 @@
  * tab:synprobe-ID, the flags' legend under the tabular. A comment at the top names the package it
  * needs (\usepackage{booktabs}), the store and the commands or job that made the results. Every
  * user string (run, task, corpus, method names; the store's path in the comment excepted) is
- * escaped: & % $ # _ { } ~ ^ \ < > | and the few non-ASCII signs the captions use. */
+ * escaped: & % $ # _ { } ~ ^ \ < > | `, -- (a dash otherwise) and the few non-ASCII signs the
+ * captions use. */
 #ifndef SP_STG_REPORT_LATEX_H
 #define SP_STG_REPORT_LATEX_H
 
