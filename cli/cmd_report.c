@@ -1,11 +1,12 @@
-/* cli/cmd_report.c — synprobe report: stored results as a text table, JSON or a tidy CSV
- * (stages/report), on stdout or into --out FILE, renamed into place only on success. */
+/* cli/cmd_report.c — synprobe report: stored results as a text table, JSON, a tidy CSV, an HTML
+ * page or tables for papers (LaTeX, Markdown) (stages/report), on stdout or into --out FILE,
+ * renamed into place only on success. */
 #include "cli/cli.h"
 #include "stages/report.h"
 
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
-    "                       [--compare A,B] [--format text|json|csv|html] [--out FILE|FOLDER]\n"
+    "                       [--compare A,B] [--format text|json|csv|html|latex|md] [--out FILE|FOLDER]\n"
     "\n"
     "Stored probing results (synprobe probe --db / --save) and tree evaluations (synprobe trees --db,\n"
     "structprobe --db), oldest first. --run matches both kinds; --task and --classifier select probe\n"
@@ -21,6 +22,17 @@ static const char usage[] =
     "                  intervals and baselines, comparisons, accuracy by layer, tree F1 by method, structural\n"
     "                  probes, corpus statistics and histograms, every result's manifest; --out FOLDER writes\n"
     "                  FOLDER/report.html\n"
+    "  --format latex  tables for papers, a fragment to \\input (needs \\usepackage{booktabs}; a comment at the top\n"
+    "                  names it, the store and the commands that made the results): per classifier the encoder x\n"
+    "                  task table (mean ± sd over seeds, under it the 95% interval and the selectivity against the\n"
+    "                  control task; majority and length-only baselines as rows; n test items and seeds), layer x\n"
+    "                  task for runs NAME-L<k> (best layer in bold), token probes (accuracy, control, selectivity),\n"
+    "                  structural probes (UUAS, DSpr, root accuracy, NSpr; by layer), tree extraction F1 per method\n"
+    "                  against the baselines, dependency trees, the --compare table. Booktabs rules, a caption and\n"
+    "                  label tab:synprobe-ID per table; percentages with one decimal, correlations two, p three;\n"
+    "                  flags as footnote marks († fewer than 97 test items, * interval wider than 10 points, ‡ no\n"
+    "                  interval) with their legend under the table; every name LaTeX-escaped\n"
+    "  --format md     the same tables as GitHub-flavoured Markdown (pipes and other marks escaped)\n"
     "  --format json   {\"probe_results\":[{id,run,task,classifier,seed,dev_acc,test_acc,created,result}],\n"
     "                   \"tree_evals\":[{id,run,corpus,method,created,result}]}; result = the stored JSON\n"
     "  --format csv    tidy, one observation per row, header:\n"
