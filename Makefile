@@ -46,6 +46,21 @@ UTF8PROC_LIB := $(shell pkg-config --libs libutf8proc 2>/dev/null || echo -lutf8
 LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
+# librsvg + cairo render `report --figures` as PDF and PNG; without them figures are SVG only
+RSVG     ?= auto
+ifeq ($(RSVG),auto)
+  RSVG_ON := $(if $(shell pkg-config --exists librsvg-2.0 cairo-pdf cairo-png 2>/dev/null && echo 1),1,0)
+else
+  RSVG_ON := $(RSVG)
+endif
+ifeq ($(RSVG_ON),1)
+  DEFS   += -DSP_HAVE_RSVG=1
+  LIBS   += $(shell pkg-config --libs librsvg-2.0 cairo-pdf cairo-png)
+  OPT_stages/report_figures.c := $(shell pkg-config --cflags librsvg-2.0 cairo-pdf cairo-png)
+else
+  DEFS   += -DSP_HAVE_RSVG=0
+endif
+
 ifeq ($(SAN),1)
   OPT    := -O1 -g -fno-omit-frame-pointer
   SANFL  := -fsanitize=address,undefined -fno-sanitize-recover=undefined

@@ -7,6 +7,7 @@
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
     "                       [--compare A,B] [--format text|json|csv|html|latex|md] [--out FILE|FOLDER]\n"
+    "                       [--figures DIR [--figure-formats svg,pdf,png]]\n"
     "\n"
     "Stored probing results (synprobe probe --db / --save) and tree evaluations (synprobe trees --db,\n"
     "structprobe --db), oldest first. --run matches both kinds; --task and --classifier select probe\n"
@@ -18,10 +19,12 @@ static const char usage[] =
     "                  dev, test, majority, control, selectivity: test percent; macro F1: fraction), tree\n"
     "                  evaluations (Protocol A F1 all/le40, Protocol B sentence/corpus F1) and structural\n"
     "                  probes (UUAS, DSpr, root accuracy, NSpr)\n"
-    "  --format html   one self-contained page (inline SVG and CSS): the encoder x task table with\n"
-    "                  intervals and baselines, comparisons, accuracy by layer, tree F1 by method, structural\n"
-    "                  probes, corpus statistics and histograms, every result's manifest; --out FOLDER writes\n"
-    "                  FOLDER/report.html\n"
+    "  --format html   one self-contained page (inline SVG and CSS): the experiment (corpora and partitions,\n"
+    "                  encoders and layers, seeds, job file and hash), the caveats once, a layer x measure\n"
+    "                  heatmap, the encoder x task table with intervals and baselines, comparisons, control\n"
+    "                  tasks (accuracy, control accuracy, selectivity by layer), accuracy by layer, trees\n"
+    "                  from attention, structural probes, corpus statistics and histograms, every result's\n"
+    "                  manifest; --out FOLDER writes FOLDER/report.html\n"
     "  --format latex  tables for papers, a fragment to \\input (needs \\usepackage{booktabs}; a comment at the top\n"
     "                  names it, the store and the commands that made the results): per classifier the encoder x\n"
     "                  task table (mean ± sd over seeds, under it the 95% interval and the selectivity against the\n"
@@ -55,6 +58,8 @@ static const char usage[] =
     "     value        accuracies, selectivity, tree F1/recall/precision, uuas, root_acc: percent;\n"
     "                  precision/recall/f1/macro_f1 of probe classes, dspr, nspr: fractions;\n"
     "                  n/support/confusion/n_sentences: counts; empty when not defined (no test split)\n"
+    "--figures DIR writes every chart of the HTML page (whatever --format) as DIR/NN-NAME.svg and, drawn by\n"
+    "librsvg, DIR/NN-NAME.pdf and .png (--figure-formats picks; a build without librsvg writes SVG only).\n"
     "An empty selection prints a message (text) or an empty document (json: empty arrays; csv: the\n"
     "header only) and exits 0. Exit: 0 ok, 1 bad input (missing store, unknown run), 2 usage.\n";
 

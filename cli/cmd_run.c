@@ -79,6 +79,8 @@ int cmd_run(int argc, char **argv)
     if (out && n) printf("synprobe run: %s: shard %d/%d: %d steps (ingest, encode), store %s\n", job.path, k, n, job.n_steps, job.store);
     else if (out) printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
 
+    c.ctx.job_file = job.path;
+    c.ctx.job_sha256 = job.sha256;
     struct dmn_run_opts ro = { .out = out, .ctx = &c.ctx, .command = c.command, .shard_k = k, .shard_n = n };
     struct dmn_run_result r;
     int src = dmn_run(&job, &ro, &r);

@@ -235,7 +235,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     }
     sp_guard_install(&guard);
     struct sp_logger lg = { verbose ? SP_LOG_DEBUG : SP_LOG_INFO, child_log_write, NULL };
-    struct stg_ctx ctx = { .log = &lg, .stop = &sp_stop_signal };
+    struct stg_ctx ctx = { .log = &lg, .stop = &sp_stop_signal, .job_file = job.path, .job_sha256 = job.sha256 };
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
     struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },

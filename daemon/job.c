@@ -743,6 +743,10 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     sp_arena_init(&job->arena);
     job->path = sp_arena_strdup(&job->arena, name);
     job->dir = sp_arena_strdup(&job->arena, dir);
+    struct sp_sha256 h;
+    sp_sha256_init(&h);
+    sp_sha256_update(&h, text, strlen(text));
+    sp_sha256_hex(&h, job->sha256);
     json_error_t je;
     json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
     if (!root) {

@@ -43,6 +43,7 @@ struct dmn_job {
     const char *dir;              /* its folder: relative paths resolve here */
     const char *out;              /* the output folder (resolved) */
     const char *store;            /* the store (resolved) */
+    char sha256[65];              /* of the job file's text, as parsed: the manifests record it */
     struct dmn_step *steps;
     int n_steps;
 };

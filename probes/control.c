@@ -183,6 +183,8 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
         double acc_oov = prb_label_accuracy(nte, y + ntr + ndv, pred, oov);
         double acc_np = prb_label_accuracy(nte, y + ntr + ndv, pred, np);
         if (run == 0) {
+            r->test_correct = sp_xmalloc((size_t)nte);
+            for (int i = 0; i < nte; i++) r->test_correct[i] = pred[i] == y[ntr + ndv + i];
             r->acc_task = acc; r->acc_oov_task = acc_oov; r->acc_np_task = acc_np;
             r->dev_task = 100.0 * fi->best_dev;
         } else {

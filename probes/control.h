@@ -92,6 +92,8 @@ struct prb_tokprobe_result {
     long n_test, n_oov;
     int n_labels;
     struct prb_fit_info fit_task, fit_control;
+    uint8_t *test_correct;                  /* [n_test] 1: the task probe labelled test token i right (the
+                                               report's interval); the caller frees it */
 };
 
 /* Train the probe on X rows [0, train->n) with gold labels and with control labels (same cfg,

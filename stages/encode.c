@@ -261,7 +261,7 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
     char when[32];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    json_t *m = stg_manifest_new(o->command.n ? &o->command : NULL, stg_encode_options, o);
+    json_t *m = stg_manifest_new(NULL, o->command.n ? &o->command : NULL, stg_encode_options, o);
     json_t *add = json_pack("{s:s, s:s, s:O, s:s, s:s, s:I, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:f, s:s}",
                             "synprobe", SP_VERSION, "build", stg_build_info(), "config", id->jcfg, "config_path",
                             o->encoder, "fingerprint", id->fp, "seed", (json_int_t)id->cfg.seed, "device",

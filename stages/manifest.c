@@ -20,7 +20,8 @@ const char *stg_build_info(void)
 #endif
 }
 
-json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *table, const void *opts)
+json_t *stg_manifest_new(const struct stg_ctx *ctx, const struct sp_strlist *command, const struct sp_opt *table,
+                         const void *opts)
 {
     json_t *m = json_object(), *cmd = json_array(), *v = json_object();
     char ts[32];
@@ -31,6 +32,8 @@ json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *
     json_object_set_new(m, "timestamp", json_string(ts));
     for (int i = 0; command && i < command->n; i++) json_array_append_new(cmd, json_string(command->v[i]));
     json_object_set_new(m, "command", cmd);
+    if (ctx && ctx->job_file)
+        json_object_set_new(m, "job", json_pack("{s:s, s:s}", "file", ctx->job_file, "sha256", ctx->job_sha256 ? ctx->job_sha256 : ""));
     json_object_set_new(v, "synprobe", json_string(SP_VERSION));
     json_object_set_new(v, "build", json_string(stg_build_info()));
     json_object_set_new(v, "sqlite", json_string(st_sqlite_version()));

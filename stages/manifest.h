@@ -13,8 +13,10 @@ struct json_t;
 struct st_db;
 struct stg_ctx;
 
-/* A new manifest; command may be NULL (nothing to record), table/opts may be NULL. */
-struct json_t *stg_manifest_new(const struct sp_strlist *command, const struct sp_opt *table, const void *opts);
+/* A new manifest; command may be NULL (nothing to record), table/opts may be NULL. A stage a job
+ * runs (ctx->job_file set) records "job": {"file", "sha256"} too. */
+struct json_t *stg_manifest_new(const struct stg_ctx *ctx, const struct sp_strlist *command, const struct sp_opt *table,
+                                const void *opts);
 
 /* A figure for a result's JSON: NaN (nothing to measure) becomes null. */
 struct json_t *stg_json_num(double v);

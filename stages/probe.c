@@ -376,9 +376,10 @@ static json_t *protocol_json(const struct prb_protocol *p)
     return o;
 }
 
-static json_t *manifest_json(const struct stg_probe_opts *o, const struct prb_protocol *p, const struct probe_data *d)
+static json_t *manifest_json(const struct stg_ctx *ctx, const struct stg_probe_opts *o, const struct prb_protocol *p,
+                            const struct probe_data *d)
 {
-    json_t *m = stg_manifest_new(&o->command, stg_probe_options, o);
+    json_t *m = stg_manifest_new(ctx, &o->command, stg_probe_options, o);
     json_object_set_new(m, "protocol", protocol_json(p));
     json_object_set_new(m, "data", json_pack("{s:s, s:s, s:i, s:i, s:i}", "sha256", d->sha256, "scheme",
                         "synprobe-probe-data-v1: header 'synprobe-probe-data-v1 n d\\n', X float32 LE row-major, "
@@ -516,7 +517,7 @@ static void run_keep(struct probe_run_ctx *pc, const struct probe_data *d, const
     run->text = result_text(res);
     if (!pc->store) return;
     json_t *full = json_deep_copy(j);
-    json_object_set_new(full, "manifest", manifest_json(o, p, d));
+    json_object_set_new(full, "manifest", manifest_json(pc->ctx, o, p, d));
     char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(full);
     run->row = (struct st_probe_result){ .run = o->run, .task_id = d->task_id, .task_name = run->task,

@@ -30,6 +30,12 @@ const struct sp_opt stg_report_options[] = {
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
               "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html", .flags = SP_OPTF_OUTPUT },
+    { "figures", SP_OPT_PATH, O(figures), .metavar = "DIR",
+      .help = "also write every chart of the HTML report as a file of its own, DIR/NN-NAME.svg, .pdf and .png (PDF and PNG "
+              "drawn from the SVG by librsvg), for a paper; DIR is made with its parents", .flags = SP_OPTF_OUTPUT },
+    { "figure-formats", SP_OPT_STR, O(figure_formats), "auto", .metavar = "LIST",
+      .help = "the formats --figures writes, a comma list of svg, pdf, png; auto: all three where synprobe was built with "
+              "librsvg, else svg" },
 #undef O
     { 0 },
 };
@@ -154,7 +160,7 @@ static const char *vectors_of(json_t *row)
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 {
     if (isnan(v)) snprintf(buf, n, "-");
-    else snprintf(buf, n, fmt, v);
+    else stg_fmt_num(buf, n, fmt, v);
 }
 
 static int is_structprobe(json_t *row)
@@ -598,13 +604,34 @@ static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_re
     return rc;
 }
 
+/* --figure-formats, "auto" resolved */
+static int figure_formats(struct stg_ctx *ctx, const struct stg_report_opts *o, int *formats)
+{
+    const char *list = o->figure_formats && strcmp(o->figure_formats, "auto") ? o->figure_formats
+                     : stg_figures_can_render() ? "svg,pdf,png" : "svg";
+    return stg_figures_parse(list, formats, ctx->err, sizeof ctx->err);
+}
+
 static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct stg_report_opts *o,
                         const struct coll *c, int filtered)
 {
+    struct stg_figures fig = { .dir = o->figures };
+    struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL };
+    int rc = SP_OK;
+    if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == STG_REPORT_HTML) {
-        struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp };
-        return stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+        rc = stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+    } else if (o->figures) {
+        /* the figures are the page's charts: the page is drawn for them, and dropped */
+        FILE *null = fopen("/dev/null", "w");
+        if (!null) return stg_fail(ctx, SP_EIO, "/dev/null: cannot open");
+        rc = stg_report_html(null, db, &d, ctx->err, sizeof ctx->err);
+        fclose(null);
     }
+    if (rc == SP_OK && fig.rc) return stg_fail(ctx, fig.rc, "--figures: %s", fig.err);
+    if (rc == SP_OK && o->figures)
+        sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
+    if (rc != SP_OK || o->format == STG_REPORT_HTML) return rc;
     if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
     else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
     else if (o->format == STG_REPORT_JSON) json_out(f, c);
@@ -648,6 +675,10 @@ int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (o->compare.n && o->compare.n != 2)
         return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
+    int formats;
+    if (o->figure_formats && strcmp(o->figure_formats, "auto") && figure_formats(ctx, o, &formats)) return SP_EUSAGE;
+    if (o->figure_formats && strcmp(o->figure_formats, "auto") && !o->figures)
+        return stg_fail(ctx, SP_EUSAGE, "--figure-formats needs --figures DIR");
     return SP_OK;
 }
 
@@ -684,6 +715,8 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
 {
     struct sp_out out = { 0 };
     char dest[4096];
+    int crc = stg_report_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
+    if (crc) return crc;
     o->f = stdout;
     snprintf(written, written_len, "stdout");
     if (o->out) {

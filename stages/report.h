@@ -22,6 +22,8 @@ struct stg_report_opts {
     struct sp_strlist compare;       /* two encoders (or runs): their paired comparison per task */
     int format;                      /* enum stg_report_format */
     const char *out;                 /* the destination's name; NULL: standard output */
+    const char *figures;             /* a folder for the charts as files; NULL: none */
+    const char *figure_formats;      /* "svg,pdf,png", "auto" */
     FILE *f;                         /* not in the table: where the report is written */
 };
 extern const struct sp_opt stg_report_options[];

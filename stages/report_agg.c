@@ -78,28 +78,16 @@ static json_t *mean_sd_json(const double *v, int n)
     return o;
 }
 
+static long member_items(json_t *members, json_t **rows0, double **num, double **den);
+
 /* The interval of one group: every member must have the same item rows; NULL when they do not. */
 static json_t *group_interval(json_t *members)
 {
-    size_t S = json_array_size(members), N = 0;
+    size_t S = json_array_size(members);
     json_t *rows0 = NULL;
-    for (size_t s = 0; s < S; s++) {
-        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
-        json_t *rows = json_object_get(met, "item_rows");
-        const char *corr = json_string_value(json_object_get(met, "item_correct"));
-        if (!json_is_array(rows) || !corr || strlen(corr) != json_array_size(rows) || !json_array_size(rows)) return NULL;
-        if (strcmp(str_of(met, "split"), "test")) return NULL;
-        if (!rows0) { rows0 = rows; N = json_array_size(rows); }
-        else if (!json_equal(rows, rows0)) return NULL;
-    }
-    if (!rows0) return NULL;
-    double *num = malloc(sizeof *num * S * N), *den = malloc(sizeof *den * N);
-    for (size_t i = 0; i < N; i++) den[i] = 1;
-    for (size_t s = 0; s < S; s++) {
-        const char *corr = json_string_value(json_object_get(
-            json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics"), "item_correct"));
-        for (size_t i = 0; i < N; i++) num[s * N + i] = corr[i] == '1';
-    }
+    double *num = NULL, *den = NULL;
+    long N = member_items(members, &rows0, &num, &den);
+    if (N <= 0) { free(num); free(den); return NULL; }
     struct prb_interval iv;
     json_t *o = NULL;
     if (prb_boot_ratio((int)S, (int)N, num, den, PRB_BOOT_B, PRB_BOOT_SEED, &iv) == SP_OK) {
@@ -167,6 +155,7 @@ json_t *stg_report_aggregate(json_t *probes)
         json_object_set(a, "encoder", json_object_get(g, "encoder"));
         json_object_set(a, "task", json_object_get(g, "task"));
         json_object_set(a, "classifier", json_object_get(g, "classifier"));
+        json_object_set_new(a, "probe_kind", json_string(strncmp(str_of(g, "task"), "token:", 6) ? "sentence" : "token"));
         json_object_set_new(a, "n_seeds", json_integer((json_int_t)S));
         json_object_set_new(a, "seeds", seeds);
         json_object_set_new(a, "n_test", n_test >= 0 ? json_integer(n_test) : json_null());
@@ -187,28 +176,54 @@ json_t *stg_report_aggregate(json_t *probes)
     return out;
 }
 
-/* The members' per-item correctness as num[s·N + i] (the caller frees); N, or -1 when the members
- * do not share one list of test item rows. rows0 (in/out) is the list to match. */
-static long member_items(json_t *members, json_t **rows0, double **num)
+/* One member's items: per item its correct count and its size (num[i], den[i]). A probe result
+ * records one letter per test item ("item_correct": "0110...", size 1 each); a token probe one
+ * entry per test sentence, its tokens and how many the probe labelled right ("item_tokens",
+ * "item_correct_count"), so that its interval resamples sentences, not tokens of one sentence
+ * as if they were independent. 0, or -1 when the record is missing or malformed. */
+static int item_values(json_t *met, size_t N, double *num, double *den)
+{
+    const char *corr = json_string_value(json_object_get(met, "item_correct"));
+    json_t *tok = json_object_get(met, "item_tokens"), *cnt = json_object_get(met, "item_correct_count");
+    if (corr) {
+        if (strlen(corr) != N) return -1;
+        for (size_t i = 0; i < N; i++) { num[i] = corr[i] == '1'; den[i] = 1; }
+        return 0;
+    }
+    if (!json_is_array(tok) || !json_is_array(cnt) || json_array_size(tok) != N || json_array_size(cnt) != N) return -1;
+    for (size_t i = 0; i < N; i++) {
+        num[i] = (double)json_integer_value(json_array_get(cnt, i));
+        den[i] = (double)json_integer_value(json_array_get(tok, i));
+    }
+    return 0;
+}
+
+/* The members' per-item figures as num[s·N + i] and den[i] (the caller frees both); N, or -1 when
+ * the members do not share one list of test item rows (or one member's sizes differ from
+ * another's). rows0 (in/out) is the list to match. */
+static long member_items(json_t *members, json_t **rows0, double **num, double **den)
 {
     size_t S = json_array_size(members), N = 0;
-    *num = NULL;
+    *num = *den = NULL;
     for (size_t s = 0; s < S; s++) {
         json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
         json_t *rows = json_object_get(met, "item_rows");
-        const char *corr = json_string_value(json_object_get(met, "item_correct"));
-        if (!json_is_array(rows) || !corr || strlen(corr) != json_array_size(rows) || strcmp(str_of(met, "split"), "test"))
-            return -1;
+        if (!json_is_array(rows) || !json_array_size(rows) || strcmp(str_of(met, "split"), "test")) return -1;
         if (!*rows0) *rows0 = rows;
         else if (!json_equal(rows, *rows0)) return -1;
     }
+    if (!*rows0) return -1;
     N = json_array_size(*rows0);
     *num = malloc(sizeof **num * (S * N + 1));
+    *den = malloc(sizeof **den * (N + 1));
+    double *d = malloc(sizeof *d * (N + 1));
     for (size_t s = 0; s < S; s++) {
-        const char *corr = json_string_value(json_object_get(
-            json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics"), "item_correct"));
-        for (size_t i = 0; i < N; i++) (*num)[s * N + i] = corr[i] == '1';
+        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
+        int bad = item_values(met, N, *num + s * N, s ? d : *den);
+        for (size_t i = 0; !bad && s && i < N; i++) bad = d[i] != (*den)[i];
+        if (bad) { free(d); free(*num); free(*den); *num = *den = NULL; return -1; }
     }
+    free(d);
     return (long)N;
 }
 
@@ -251,15 +266,12 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
             json_object_set_new(c, "b", json_string(b));
             json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)json_array_size(ma)));
             json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)json_array_size(mb)));
-            double *na = NULL, *nb = NULL;
-            long Na = member_items(ma, &rows0, &na), Nb = Na >= 0 ? member_items(mb, &rows0, &nb) : -1;
+            double *na = NULL, *nb = NULL, *den = NULL, *denb = NULL;
+            long Na = member_items(ma, &rows0, &na, &den), Nb = Na >= 0 ? member_items(mb, &rows0, &nb, &denb) : -1;
             struct prb_comparison r;
-            double *den = NULL;
-            if (Na > 0 && Nb == Na) {
-                den = malloc(sizeof *den * (size_t)Na);
-                for (long k = 0; k < Na; k++) den[k] = 1;
-            }
-            if (den && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
+            int same = Na > 0 && Nb == Na;
+            for (long k = 0; same && k < Na; k++) same = den[k] == denb[k];
+            if (same && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
                                        PRB_BOOT_SEED, &r) == SP_OK) {
                 json_object_set_new(c, "n_test", json_integer(r.n_items));
                 json_object_set_new(c, "delta", json_real(100 * r.delta));
@@ -276,7 +288,7 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
                 json_object_set_new(c, "error", json_string("the two were not scored on the same test items (or carry no "
                                                             "per-item record): no paired comparison"));
             }
-            free(den); free(na); free(nb);
+            free(den); free(denb); free(na); free(nb);
             json_array_append_new(out, c);
         }
         json_decref(ma);
@@ -284,4 +296,13 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
     }
     json_decref(seen);
     return out;
+}
+
+const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+    if (isnan(v)) { snprintf(buf, n, "–"); return buf; }
+    snprintf(buf, n, fmt, v);
+    /* "-0.0", "-0.00": a negative that rounds to zero prints as zero */
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
+    return buf;
 }

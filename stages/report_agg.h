@@ -1,8 +1,7 @@
 /* stages/report_agg.h — probe results of the same (encoder, task, classifier) aggregated over
  * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
  * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
- * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means (majority,
- * length alone, the control task's accuracy and the selectivity against it).
+ * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
  *
  * small_test: fewer than STG_SMALL_TEST test items, too few to tell a 10-point difference from
  * chance at 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10
@@ -11,8 +10,12 @@
  *
  * The encoder of a result is its run's name less the "-TASK" suffix the job runner and the demo
  * give task runs ("san-Tense" -> "san"), else the run name, else the vectors file. The interval
- * needs each seed's per-item correctness (probe results record it as metrics.item_rows/
- * item_correct); a group whose seeds were scored on different items, or results stored before
+ * needs each seed's per-item correctness: probe results record metrics.item_rows and item_correct
+ * (one letter per test item); token probes one item per test sentence, metrics.item_rows,
+ * item_tokens and item_correct_count, so their interval resamples sentences (a ratio, M7.3).
+ * Each aggregate also says probe_kind ("sentence" or "token": task "token:upos") and the control's
+ * accuracy (control_acc: shuffled labels, or the token probes' control task) beside its
+ * selectivity. A group whose seeds were scored on different items, or results stored before
  * items were recorded, gets no interval (null, and "no per-item record" in the text). */
 #ifndef SP_STG_REPORT_AGG_H
 #define SP_STG_REPORT_AGG_H
@@ -38,6 +41,10 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
 json_t *stg_jpath(json_t *j, const char *path);
 double stg_jpath_num(json_t *j, const char *path);
 const char *stg_jpath_str(json_t *j, const char *path);
+
+/* A number formatted with fmt into buf, "–" for NaN, and never "-0.0" (a negative that rounds to
+ * zero prints as zero): every report format writes its numbers through here, so they agree. */
+const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v);
 
 /* The encoder label of one collected probe row (see above), whole, appended to b (cleared
  * first); returns b->p. Run names are the user's: no fixed buffer cuts them (two long names cut

@@ -1,19 +1,30 @@
 /* stages/report_html.h — `report --format html`: one self-contained page (inline CSS and SVG, no
- * script, no network, no external file): the encoder × task table with intervals and baselines
- * (SentEval's layout), the comparison of --compare, accuracy by layer where runs are named
- * NAME-L<k>, tree-extraction F1 per method and subset against the baselines, structural probes,
- * corpus statistics with length and depth histograms, and every result's manifest. */
+ * script, no network, no external file), read top down:
+ *   - the experiment: corpora and their partitions (official or re-split), encoders and layers,
+ *     probe seeds, the job file and its hash (or the command), the store;
+ *   - the caveats, said once (test sets too small to be findings, re-splits, missing intervals);
+ *   - the figure of layer-wise probing: a layer × measure heatmap per layered encoder
+ *     (report_findings.c);
+ *   - the probing tasks (SentEval's table: encoder × task, intervals, n, baselines), the
+ *     comparison of --compare, the control tasks (accuracy, control accuracy, selectivity per
+ *     layer), accuracy by layer;
+ *   - trees from attention (constituency, dependency), structural probes, corpora with length and
+ *     depth histograms (report_html_trees.c);
+ *   - every result's manifest.
+ * With d->fig, every chart is also written as a figure (stages/report_figures.h). */
 #ifndef SP_STG_REPORT_HTML_H
 #define SP_STG_REPORT_HTML_H
 
 #include <jansson.h>
 #include <stdio.h>
 
+#include "stages/report_figures.h"
 #include "store/store.h"
 
 struct stg_report_data {
     const char *db;                     /* the store's path, for the page */
     json_t *aggs, *probes, *trees, *cmp; /* as report.c collects them; cmp may be NULL */
+    struct stg_figures *fig;            /* NULL: no figures */
 };
 
 /* SP_OK, or SP_ESTORE with err when the corpus statistics cannot be read. */

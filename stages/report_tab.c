@@ -21,9 +21,9 @@
 const char *stg_tab_num(char *buf, size_t n, double v, int prec)
 {
     if (isnan(v)) { if (n) buf[0] = 0; return buf; }
-    snprintf(buf, n, "%.*f", prec, v);
-    if (buf[0] == '-' && !strpbrk(buf, "123456789")) memmove(buf, buf + 1, strlen(buf));   /* "-0.0" -> "0.0" */
-    return buf;
+    char fmt[16];
+    snprintf(fmt, sizeof fmt, "%%.%df", prec);
+    return stg_fmt_num(buf, n, fmt, v);             /* the reports' one formatter: "-0.0" -> "0.0" */
 }
 
 static const char *const flag_legend[STG_TAB_NFLAGS] = {

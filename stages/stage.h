@@ -33,6 +33,9 @@ struct stg_ctx {
     const atomic_int *stop;        /* NULL or 0: run on; nonzero: stop at the next safe point */
     stg_progress_fn progress;      /* NULL: no progress reports */
     void *progress_arg;
+    const char *job_file;          /* set by the job runner: the job file and the sha256 of its text,
+                                    * recorded in every manifest (the report's header names them); NULL: none */
+    const char *job_sha256;
     int64_t job_step;              /* set by the job runner: the probe results, tree evaluations and
                                     * tasks the stage writes carry this ledger step (store/st_jobs.h); 0: none */
     char err[SP_ERRLEN];           /* why the stage failed */

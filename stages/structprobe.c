@@ -248,7 +248,7 @@ static int save(struct walk *w)
     else snprintf(r->method, sizeof r->method, "structprobe:%s%s%s%s%s", o->distances ? "distances=" : "",
                   o->distances ? o->distances : "", o->distances && o->depths ? "," : "", o->depths ? "depths=" : "",
                   o->depths ? o->depths : "");
-    json_t *man = stg_manifest_new(&o->command, stg_structprobe_options, o);
+    json_t *man = stg_manifest_new(w->ctx, &o->command, stg_structprobe_options, o);
     json_object_set_new(man, "method", json_string(r->method));
     json_object_set_new(man, "source", o->run ? json_pack("{s:s, s:s, s:O}", "kind", "trained", "run", o->run, "training", w->train)
                         : o->baseline ? json_pack("{s:s, s:s}", "kind", "baseline", "name", "linear")

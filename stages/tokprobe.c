@@ -209,8 +209,27 @@ static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, c
     return SP_OK;
 }
 
+/* The test items for the report's interval (stages/report_agg.c): one per test sentence, in corpus
+ * order (take() gathers the test tokens so), with its tokens and how many the probe got right */
+static json_t *test_items_json(const struct twalk *w, const int *spart, const struct prb_tokprobe_result *tr)
+{
+    json_t *rows = json_array(), *tok = json_array(), *cnt = json_array();
+    long t = 0;
+    for (int k = 0; k < w->n_sent; k++) {
+        if (spart[k] != 2) continue;
+        long n = w->first[k + 1] - w->first[k], c = 0;
+        for (long i = 0; i < n && t + i < tr->n_test; i++) c += tr->test_correct[t + i];
+        t += n;
+        json_array_append_new(rows, json_integer(k));
+        json_array_append_new(tok, json_integer(n));
+        json_array_append_new(cnt, json_integer(c));
+    }
+    return json_pack("{s:s, s:o, s:o, s:o}", "split", "test", "item_rows", rows, "item_tokens", tok, "item_correct_count", cnt);
+}
+
 /* The result as JSON, with the control task under baselines.control where the report reads it */
-static json_t *result_json(const struct stg_tokprobe_opts *o, const char *task, const struct prb_tokprobe_result *tr,
+static json_t *result_json(const struct stg_tokprobe_opts *o, const struct twalk *w, const int *spart, const char *task,
+                           const struct prb_tokprobe_result *tr,
                            const struct tok_data *td)
 {
     json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:{s:{s:o, s:s, s:I}}}",
@@ -224,6 +243,7 @@ static json_t *result_json(const struct stg_tokprobe_opts *o, const char *task, 
                           "seed", (json_int_t)o->control_seed);
     json_object_set_new(json_object_get(json_object_get(j, "baselines"), "control"), "selectivity",
                         num_json(tr->selectivity));
+    json_object_set_new(j, "metrics", test_items_json(w, spart, tr));
     return j;
 }
 
@@ -233,7 +253,7 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
                        const struct prb_tokprobe_result *tr)
 {
     json_t *full = json_deep_copy(r->json);
-    json_t *man = stg_manifest_new(&o->command, stg_tokprobe_options, o);
+    json_t *man = stg_manifest_new(ctx, &o->command, stg_tokprobe_options, o);
     json_object_set_new(man, "partition", json_string(how));
     json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "SPEC-models M5.2", "seed", (json_int_t)o->control_seed));
     json_object_set_new(man, "punct", json_string("H&M XPOS list (acc_no_punct)"));
@@ -270,7 +290,7 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
     char how[256] = "";
     if (rc == SP_OK) spart = partition_sentences(ctx, o, &w, how, sizeof how);
     struct tok_data td = { 0 };
-    struct prb_tokprobe_result tr;
+    struct prb_tokprobe_result tr = { 0 };
     if (rc == SP_OK) {
         gather_tokens(&w, spart, &td);
         rc = train_probe(ctx, o, &td, w.d, how, &tr);
@@ -281,10 +301,11 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
         r->acc_task = tr.acc_task;
         r->acc_control = tr.acc_control;
         r->selectivity = tr.selectivity;
-        r->json = result_json(o, task, &tr, &td);
+        r->json = result_json(o, &w, spart, task, &tr, &td);
     }
     if (rc == SP_OK && !o->no_save) rc = save_result(ctx, db, o, r, task, how, &tr);
     if (w.n_mismatch) sp_log(ctx->log, SP_LOG_WARN, "%ld run items do not match their sentence's words, left out", w.n_mismatch);
+    free(tr.test_correct);
     free(spart);
     free_walk(&w);
     if (db) st_close(db);

@@ -441,7 +441,7 @@ static int save(struct walk *w)
 {
     const struct stg_trees_opts *o = w->o;
     struct stg_trees_result *r = w->r;
-    json_t *man = stg_manifest_new(&o->command, stg_trees_options, o), *seeds = json_null();
+    json_t *man = stg_manifest_new(w->ctx, &o->command, stg_trees_options, o), *seeds = json_null();
     json_object_set_new(man, "source", source_json(w, r->method, sizeof r->method));
     json_object_set_new(man, "method", json_string(r->method));
     if (w->kind == K_RANDOM) {

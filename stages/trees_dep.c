@@ -209,7 +209,7 @@ static const char *arc_name(enum prb_arc_dir dir) { return dir == PRB_DEP_TO_HEA
 static int save_eval(struct stg_ctx *ctx, struct st_db *db, const struct stg_trees_opts *o, struct stg_trees_result *r,
                      int64_t cid, int layer, enum prb_arc_dir dir)
 {
-    json_t *man = stg_manifest_new(&o->command, stg_trees_options, o);
+    json_t *man = stg_manifest_new(ctx, &o->command, stg_trees_options, o);
     json_object_set_new(man, "method", json_string(r->method));
     json_object_set_new(man, "source", o->run ? json_pack("{s:s, s:s, s:i, s:s}", "kind", "run", "run", o->run, "layer",
                                                           layer, "arc", arc_name(dir))

@@ -17,6 +17,8 @@ SQLEXT=${SP_BUILD:-build}/synprobe_sql
 DATA=${SP_DATA:-../shared/data}
 MODELS=${SP_MODELS:-models}
 PY=/usr/bin/python3
+# the sanitizer tree: leaks of libraries that are not ours (tests/lsan.supp says which and why)
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 TMP=$(mktemp -d)
 t_n=0; t_fail=0; t_planned=0
 t_exit() {

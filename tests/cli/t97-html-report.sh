@@ -54,9 +54,10 @@ expect_eq "the charts have bars" "$2" True
 check "every table has cells (the emptiest has $3)" test "$3" -gt 0
 check "tables: at least 3 (probing, trees, corpora), got $4" test "$4" -ge 3
 expect_eq "no reference to another file or the network" "$5" 0
-expect_eq "the sections" "$6" "probing,layers,trees,corpora,manifest"
-check "the page says the demo's numbers are not findings" grep -q 'cannot be read as findings' $P
-check "... and every task's table cell names its n" grep -q 'n 2<span class="flag">!</span>' $P
+expect_eq "the sections" "$6" "findings,probing,control,layers,trees,corpora,manifest"
+check "the page says the demo's numbers are not findings" grep -q 'so they are not findings' $P
+check "... every task's column names its n" grep -q '<th>Tense<br><small>n [0-9]*</small></th>' $P
+check "... and flags its too-small test sets" grep -q '<span class="flag">!</span>' $P
 # accuracy by layer: runs named NAME-L<k> give one line per (encoder, task, classifier)
 mkdir -p $TMP/L
 cp demo/demo.conllu demo/demo.mrg $TMP/L/
@@ -75,7 +76,8 @@ $PY - $TMP/L/out/html/report.html >$TMP/L.chk <<'PY'
 import re, sys
 h = open(sys.argv[1], encoding="utf-8").read()
 sec = h[h.index('<section id="layers">'):h.index('</section>', h.index('<section id="layers">'))]
-print(sec.count('fill="none" stroke='), sec.count("<circle"), "enc Tense logreg" in sec and "enc BShift logreg" in sec)
+print(sec.count('fill="none" stroke-width="2"'), sec.count("<circle"), "<title>enc: test accuracy by layer</title>" in sec,
+      ">Tense</text>" in sec and ">BShift</text>" in sec)
 PY
-expect_eq "the layer chart: 2 lines (one per task), 3 points each, labelled by encoder, task, classifier" "$(cat $TMP/L.chk)" "2 6 True"
+expect_eq "the layer chart of encoder enc: 2 lines (one per task), 3 points each, in the legend by task" "$(cat $TMP/L.chk)" "2 6 True True"
 done_testing

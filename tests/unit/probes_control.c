@@ -180,6 +180,12 @@ static void t_probe(void)
     T_EQ_INT(prb_tokprobe_run(X, D, &tr, &dv, &te, &cfg, 11, &res2, err, sizeof err), 0);
     T_NEAR(res2.acc_task, res.acc_task, 0);
     T_NEAR(res2.acc_control, res.acc_control, 0);
+    /* the per-token record the report's interval resamples: its share right is the accuracy */
+    long right = 0;
+    for (int i = 0; i < NTE; i++) right += res.test_correct[i];
+    T_NEAR(100.0 * (double)right / NTE, res.acc_task, 1e-9);
+    free(res.test_correct);
+    free(res2.test_correct);
     printf("# synthetic token probe: task %.1f%% (oov %.1f%%), control %.1f%% (oov %.1f%%), selectivity %.1f\n",
            res.acc_task, res.acc_oov_task, res.acc_control, res.acc_oov_control, res.selectivity);
     struct prb_tok_split none = { 0, NULL, NULL, NULL };

@@ -1,0 +1,33 @@
+/* stages/report_figures.h — `report --figures DIR`: every chart of the report as a standalone
+ * file, DIR/NN-NAME.svg, and as DIR/NN-NAME.pdf and .png rendered from that SVG by librsvg and
+ * cairo (Debian's librsvg2; a build without them writes SVG only and refuses pdf/png by name).
+ *
+ * NN is the chart's place on the page (01, 02, ...), NAME says what it shows ("heatmap-minilm",
+ * "layers-minilm", "probing-logreg"). Each file is written through sp_out (a temporary renamed
+ * into place), so a figure is whole or absent; the folder is made with its parents. PNG is drawn
+ * at twice the SVG's size (about 190 dpi for a 960-px-wide chart), PDF at the SVG's size in
+ * points, vector. */
+#ifndef SP_STG_REPORT_FIGURES_H
+#define SP_STG_REPORT_FIGURES_H
+
+#include <stddef.h>
+
+enum { STG_FIG_SVG = 1, STG_FIG_PDF = 2, STG_FIG_PNG = 4 };
+
+struct stg_figures {
+    const char *dir;        /* NULL: no figures */
+    int formats;            /* STG_FIG_* */
+    int n;                  /* charts written so far */
+    int rc;                 /* the first failure (SP_*), SP_OK */
+    char err[512];
+};
+
+/* Whether this build renders PDF and PNG (librsvg). */
+int stg_figures_can_render(void);
+/* The formats of a comma list ("svg,pdf,png") into *formats: SP_OK, or SP_EUSAGE with err. */
+int stg_figures_parse(const char *list, int *formats, char *err, size_t errlen);
+/* One chart, its SVG text (len bytes), as the next figure named name: nothing when fig->dir is
+ * NULL or an earlier figure failed; a failure is kept in fig->rc/err. */
+void stg_figures_add(struct stg_figures *fig, const char *name, const char *svg, size_t len);
+
+#endif
