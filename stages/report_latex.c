@@ -112,6 +112,7 @@ void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, jso
     fprintf(f, "%% Needs \\usepackage{booktabs} in the preamble; \\input this file where the tables go. A table wider than\n"
                "%% the text: wrap its tabular in \\resizebox{\\linewidth}{!}{...} (\\usepackage{graphicx}).\n");
     comment(f, "store: ", s.store);
+    for (int i = 0; i < s.n_job && i < 3; i++) comment(f, i ? "     " : "job: ", s.job[i]);
     for (int i = 0; i < s.n_made_by && i < 3; i++) comment(f, i ? "         " : "made by: ", s.made_by[i]);
     if (s.n_made_by > 3) fprintf(f, "%%          and %d more commands (each result's manifest has its own)\n", s.n_made_by - 3);
     fprintf(f, "%% %zu probe results, %zu tree evaluations. Percentages with %d decimal, correlations with %d, p-values "

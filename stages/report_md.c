@@ -91,6 +91,11 @@ void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t
     fputs("Store: ", f);
     put_escaped(f, &b, s.store);
     fprintf(f, " (%zu probe results, %zu tree evaluations).", s.n_probe, s.n_tree);
+    for (int i = 0; i < s.n_job && i < 3; i++) {
+        fputs(i ? "; " : " Job: ", f);
+        put_escaped(f, &b, s.job[i]);
+    }
+    if (s.n_job) fputc('.', f);
     for (int i = 0; i < s.n_made_by && i < 3; i++) {
         fputs(i ? "; " : " Made by: ", f);
         put_escaped(f, &b, s.made_by[i]);

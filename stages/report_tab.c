@@ -727,11 +727,27 @@ static void compare_table(struct stg_tab_set *s, json_t *cmp)
 
 /* ---- the set ---- */
 
+static void add_distinct(char ***list, int *n, json_t *seen, const char *text)
+{
+    if (json_object_get(seen, text)) return;
+    json_object_set_new(seen, text, json_true());
+    *list = sp_xrealloc(*list, sizeof **list * (size_t)(*n + 1));
+    (*list)[(*n)++] = sp_xstrdup(text);
+}
+
 static void made_by(struct stg_tab_set *s, json_t *rows, json_t *seen)
 {
     size_t i;
     json_t *row;
     json_array_foreach(rows, i, row) {
+        json_t *job = at(row, "result.manifest.job");
+        if (json_is_object(job) && *str(job, "file")) {
+            struct sp_buf j = { 0 };
+            sp_buf_printf(&j, "%s%s%s%s", str(job, "file"), *str(job, "sha256") ? " (sha256 " : "", str(job, "sha256"),
+                          *str(job, "sha256") ? ")" : "");
+            add_distinct(&s->job, &s->n_job, seen, j.p);
+            sp_buf_free(&j);
+        }
         json_t *cmd = at(row, "result.manifest.command"), *w;
         if (!json_is_array(cmd)) continue;
         struct sp_buf b = { 0 };
@@ -741,11 +757,7 @@ static void made_by(struct stg_tab_set *s, json_t *rows, json_t *seen)
             sp_buf_puts(&b, json_is_string(w) ? json_string_value(w) : "?");
         }
         sp_buf_put(&b, "", 1);
-        if (!json_object_get(seen, b.p)) {
-            json_object_set_new(seen, b.p, json_true());
-            s->made_by = sp_xrealloc(s->made_by, sizeof *s->made_by * (size_t)(s->n_made_by + 1));
-            s->made_by[s->n_made_by++] = sp_xstrdup(b.p);
-        }
+        add_distinct(&s->made_by, &s->n_made_by, seen, b.p);
         sp_buf_free(&b);
     }
 }
@@ -781,7 +793,9 @@ void stg_tab_free(struct stg_tab_set *s)
         free(t->row); free(t->id); free(t->caption); free(t->align);
     }
     for (int i = 0; i < s->n_made_by; i++) free(s->made_by[i]);
+    for (int i = 0; i < s->n_job; i++) free(s->job[i]);
     free(s->made_by);
+    free(s->job);
     free(s->t);
     free(s->store);
     memset(s, 0, sizeof *s);

@@ -80,6 +80,8 @@ struct stg_tab_set {
     char *store;                     /* the store's path */
     char **made_by;                  /* the distinct commands (manifest.command) that made the rows */
     int n_made_by;
+    char **job;                      /* the distinct job files that made them, "FILE (sha256 HEX)" (manifest.job) */
+    int n_job;
     size_t n_probe, n_tree;
     struct stg_tab *t;
     int n, cap;

@@ -3,9 +3,9 @@
 # Issue 24 item 6: the paper tables go where the other formats go: `report --out FILE` (a temporary
 # file renamed into place; a filter that matches nothing leaves FILE as it was), a job's
 # "reports" entries with "format": "latex" / "md" (the same bytes as the command), a bad format
-# refused at `run --check` with its JSON path. The --compare table carries the JSON's comparison
-# (difference, interval, p, mdd80) with the stated precision; a store without results gives a
-# fragment that says so.
+# refused at `run --check` with its JSON path; a job's tables name the job file and its SHA-256.
+# The --compare table carries the JSON's comparison (difference, interval, p, mdd80) with the
+# stated precision; a store without results gives a fragment that says so.
 . tests/cli/lib.sh
 DB=$TMP/s.db
 $SP ingest --db $DB --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
@@ -49,6 +49,20 @@ printf '{"store": "%s", "reports": [{"format": "tex", "out": "x"}]}\n' "$DB" >$T
 rc=0; $SP run --check $TMP/j/bad.json >/dev/null 2>$TMP/e3 || rc=$?
 check "a job's unknown report format: refused at --check with its JSON path" sh -c \
     "[ $rc != 0 ] && grep -q \"reports\[0\].format: expected text, json, csv, html, latex or md, got 'tex'\" $TMP/e3"
+
+# a job that probes: its tables name the job file and the SHA-256 of its text (sha256sum here)
+mkdir -p $TMP/k
+cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $TMP/k/
+cat >$TMP/k/job.json <<'J'
+{"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
+ "tasks": [{"tasks": ["Tense"], "seed": 1}], "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
+ "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "reports": [{"format": "latex", "out": "t.tex"}, {"format": "md", "out": "t.md"}]}
+J
+rc=0; $SP run --quiet $TMP/k/job.json >/dev/null 2>&1 || rc=$?
+H=$(sha256sum $TMP/k/job.json | cut -d' ' -f1)
+check "a job's tables: the LaTeX comment and the Markdown header name the job file and its sha256" sh -c \
+    "[ $rc = 0 ] && grep -qx '% job: $TMP/k/job.json (sha256 $H)' $TMP/k/out/t.tex && grep -q 'Job: .*job.json (sha256 $H)' $TMP/k/out/t.md"
 
 # --compare: the JSON's comparison, one decimal for points, three for p
 $SP report --db $DB --compare san,ms-san --format json >$TMP/c.json 2>/dev/null
