@@ -11,14 +11,18 @@
 #include "store/st_results.h"
 #include "store/store.h"
 
-const char *stg_build_info(void)
-{
 #ifdef SP_HAVE_CUDA
-    return "CUDA yes (cuBLAS), BLAS openblas";
+#define BUILD_CUDA "CUDA yes (cuBLAS)"
 #else
-    return "CUDA no, BLAS openblas";
+#define BUILD_CUDA "CUDA no"
 #endif
-}
+#if SP_HAVE_RSVG
+#define BUILD_RSVG "figures svg, pdf, png (librsvg)"
+#else
+#define BUILD_RSVG "figures svg only (no librsvg)"
+#endif
+
+const char *stg_build_info(void) { return BUILD_CUDA ", BLAS openblas, " BUILD_RSVG; }
 
 json_t *stg_manifest_new(const struct stg_ctx *ctx, const struct sp_strlist *command, const struct sp_opt *table,
                          const void *opts)

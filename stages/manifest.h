@@ -21,7 +21,8 @@ struct json_t *stg_manifest_new(const struct stg_ctx *ctx, const struct sp_strli
 /* A figure for a result's JSON: NaN (nothing to measure) becomes null. */
 struct json_t *stg_json_num(double v);
 
-/* "CUDA yes (cuBLAS), BLAS openblas": the build's options, for --version and the manifest. */
+/* "CUDA yes (cuBLAS), BLAS openblas, figures svg, pdf, png (librsvg)": the build's options, for
+ * --version and the manifest. */
 const char *stg_build_info(void);
 
 /* One tree_eval row (trees, structprobe): result plus "manifest" (reference taken), in one

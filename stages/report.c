@@ -207,9 +207,10 @@ static void text_probes(FILE *f, json_t *probes)
 static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
 {
     double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
+    char a[32], b[32];
     if (isnan(m)) snprintf(buf, n, "-");
-    else if (isnan(sd)) snprintf(buf, n, "%.2f", m);
-    else snprintf(buf, n, "%.2f ± %.2f", m, sd);
+    else if (isnan(sd)) snprintf(buf, n, "%s", stg_fmt_num(a, sizeof a, "%.2f", m));
+    else snprintf(buf, n, "%s ± %s", stg_fmt_num(a, sizeof a, "%.2f", m), stg_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
 static void text_aggregates(FILE *f, json_t *aggs)

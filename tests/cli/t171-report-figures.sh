@@ -7,6 +7,7 @@
 # writes the same figures; bad formats, --figure-formats without --figures and a figures folder
 # that is the store are refused with nothing written.
 . tests/cli/lib.sh
+$SP --version | grep -q 'figures svg, pdf, png' || skip_rest "this build has no librsvg (figures are SVG only): apt-get install librsvg2-dev, rebuild"
 $SP demo --out $TMP/d >$TMP/demo.out 2>&1 && rc=0 || rc=$?
 expect_eq "the demo runs" "$rc" 0
 DB=$TMP/d/demo.db

@@ -46,7 +46,7 @@ for a in agg:
     ok = abs(float(rows[k + ("accuracy_mean",)]) - m) < 1e-6 and abs(float(rows[k + ("accuracy_ci_lo",)]) - lo) < 1e-6
     line = re.search(r"^%s\s+%s\s+logreg\s.*$" % (re.escape(a["encoder"]), re.escape(a["task"])), text, re.M)
     ok = ok and line is not None and ("%.2f" % m) in line.group(0) and ("[%.2f, %.2f]" % (lo, hi)) in line.group(0)
-    ok = ok and ("<b>%.2f</b>" % m) in html and ("[%.2f, %.2f]" % (lo, hi)) in html
+    ok = ok and ("<b>%.1f</b>" % m) in html and ("[%.1f, %.1f]" % (lo, hi)) in html   # the page: one decimal
     if not ok:
         bad += 1
         print("differs:", a["encoder"], a["task"], file=sys.stderr)
@@ -54,7 +54,7 @@ print(bad)
 P
 expect_eq "text, CSV and HTML carry the JSON's means and intervals" "$($PY $TMP/same.py $R)" 0
 check "the comparison page has a row per task" sh -c "[ \$(grep -o '<td class=\"l\">logreg</td>' $R/compare/report.html | wc -l) -eq 10 ]"
-check "tree extraction: attention and the three baselines" sh -c "grep -q '>right<' $R/report/report.html && grep -q '>left<' $R/report/report.html && grep -q '>random<' $R/report/report.html && grep -q 'attention:run:ms-san' $R/report/report.html"
+check "tree extraction: attention and the three baselines" sh -c "grep -q '>right (baseline)<' $R/report/report.html && grep -q '>left (baseline)<' $R/report/report.html && grep -q '>random (baseline)<' $R/report/report.html && grep -q 'title=\"attention:run:ms-san' $R/report/report.html"
 CHROME=$(command -v chromium || true)
 if [ -n "$CHROME" ]; then
     timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --user-data-dir=$TMP/chrome \
