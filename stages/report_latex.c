@@ -83,6 +83,8 @@ static void table(FILE *f, const struct stg_tab *t, struct sp_buf *b)
             } else if (row->kind == STG_ROW_SUB && c->kind != STG_CELL_EMPTY) {
                 fprintf(f, "%s{\\footnotesize %s}", i ? "" : "\\quad", b->p);
             } else {
+                /* the \\ ending the row above would read a [ or * that starts this one as its argument */
+                if (i == 0 && (b->p[0] == '[' || b->p[0] == '*')) fputs("{}", f);
                 fputs(b->p, f);
             }
         }

@@ -1,7 +1,8 @@
 # t165-report-latex-md.sh — `report --format latex|md`: every table's numbers = text = JSON = CSV, cell by cell
 # tier: fast
 # Issue 24 item 6: tables for papers. A store with every kind of result (two encoders over two
-# tasks and two seeds, one named with every LaTeX and Markdown special character; runs toy-L0..L2
+# tasks and two seeds, one named with every LaTeX and Markdown special character, starting with a
+# [ that the \\ ending the row above would take as its argument; runs toy-L0..L2
 # for the layer table; token probes with control tasks; trained and linear structural probes;
 # constituency trees from attention against right/random; a dependency tree and its baseline) is
 # reported in the five formats, and tests/reference/report_tables_ref.py parses each on its own:
@@ -12,7 +13,7 @@
 . tests/cli/lib.sh
 DB=$TMP/t.db
 C=encoder/configs
-W='a_b&c%~^{x}\$#|<y>--z'
+W='[a_b&c%~^{x}\$#|<y>--z*'
 $SP ingest --db $DB --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
 $SP tasks build --db $DB --corpus demo --tasks Tense,SubjNum >/dev/null 2>&1
 for t in Tense SubjNum; do
@@ -57,7 +58,7 @@ import sys
 sys.path.insert(0, "tests/reference")
 from report_tables_ref import latex_escape, md_escape
 w, tex, md = sys.argv[1], open(sys.argv[2], encoding="utf-8").read(), open(sys.argv[3], encoding="utf-8").read()
-print(tex.count("\n" + latex_escape(w) + " & "), md.count("| " + md_escape(w) + " |"))
+print(tex.count("\n" + latex_escape(w, first_cell=True) + " & "), md.count("| " + md_escape(w) + " |"))
 P
 expect_eq "the run named $W: escaped in LaTeX and in Markdown (its row in the probing table)" "$(cat $TMP/esc)" "1 1"
 check "the precision is stated in every caption" sh -c \

@@ -116,6 +116,8 @@ def bare_specials(s):
 
 def latex_cell(raw, problems=None):
     s = raw.strip()
+    if s.startswith("{}"):      # a row may not start with [ or * (the \\ above would take it)
+        s = s[2:]
     if s.startswith("\\quad"):
         s = s[len("\\quad"):]
     inner = strip_group(s, "{\\footnotesize ")
@@ -129,9 +131,10 @@ def latex_cell(raw, problems=None):
     return latex_text(s)
 
 
-def latex_escape(s):
-    """plain text -> LaTeX text, written here from the LaTeX rules (not from the program's table)"""
-    out = []
+def latex_escape(s, first_cell=False):
+    """plain text -> LaTeX text, written here from the LaTeX rules (not from the program's table); a
+    row's first cell may not start with [ or *: the \\\\ ending the row above would read it"""
+    out = ["{}"] if first_cell and s[:1] in ("[", "*") else []
     for i, ch in enumerate(s):
         if ch in "&%$#_{}":
             out.append("\\" + ch)
