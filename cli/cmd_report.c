@@ -1,11 +1,12 @@
-/* cli/cmd_report.c — synprobe report: stored results as a text table, JSON or a tidy CSV
- * (stages/report), on stdout or into --out FILE, renamed into place only on success. */
+/* cli/cmd_report.c — synprobe report: stored results as a text table, JSON, a tidy CSV, an HTML
+ * page or tables for papers (LaTeX, Markdown) (stages/report), on stdout or into --out FILE,
+ * renamed into place only on success. */
 #include "cli/cli.h"
 #include "stages/report.h"
 
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
-    "                       [--compare A,B] [--format text|json|csv|html] [--out FILE|FOLDER]\n"
+    "                       [--compare A,B] [--format text|json|csv|html|latex|md] [--out FILE|FOLDER]\n"
     "                       [--figures DIR [--figure-formats svg,pdf,png]]\n"
     "\n"
     "Stored probing results (synprobe probe --db / --save) and tree evaluations (synprobe trees --db,\n"
@@ -24,6 +25,19 @@ static const char usage[] =
     "                  tasks (accuracy, control accuracy, selectivity by layer), accuracy by layer, trees\n"
     "                  from attention, structural probes, corpus statistics and histograms, every result's\n"
     "                  manifest; --out FOLDER writes FOLDER/report.html\n"
+    "  --format latex  tables for papers, a fragment to \\input (needs \\usepackage{booktabs}; a comment at the\n"
+    "                  top names it, the store, the job file and its sha256, the commands that made the\n"
+    "                  results): per classifier the encoder x task table (mean ± sd over seeds, under it the\n"
+    "                  95% interval and the selectivity against the control task; majority and length-only\n"
+    "                  baselines as rows; n test items and seeds), layer x task for runs NAME-L<k> (best\n"
+    "                  layer in bold), token probes (accuracy, control, selectivity), structural probes\n"
+    "                  (UUAS, DSpr, root accuracy, NSpr; by layer), tree extraction F1 per method against the\n"
+    "                  baselines, dependency trees, the --compare table. Booktabs rules, a caption and label\n"
+    "                  tab:synprobe-ID per table; percentages with one decimal, correlations two, p three;\n"
+    "                  flags as footnote marks (dagger: fewer than 97 test items; *: an interval wider than\n"
+    "                  10 points; double dagger: no interval) with their legend under the table; every name\n"
+    "                  LaTeX-escaped\n"
+    "  --format md     the same tables as GitHub-flavoured Markdown (pipes and other marks escaped)\n"
     "  --format json   {\"probe_results\":[{id,run,task,classifier,seed,dev_acc,test_acc,created,result}],\n"
     "                   \"tree_evals\":[{id,run,corpus,method,created,result}]}; result = the stored JSON\n"
     "  --format csv    tidy, one observation per row, header:\n"

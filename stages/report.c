@@ -10,6 +10,8 @@
 #include "stages/report.h"
 #include "stages/report_agg.h"
 #include "stages/report_html.h"
+#include "stages/report_latex.h"
+#include "stages/report_md.h"
 #include "probes/stats.h"
 #include "store/st_results.h"
 
@@ -24,7 +26,7 @@ const struct sp_opt stg_report_options[] = {
     { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B",
       .help = "compare two encoders (or runs) per task: difference of test accuracy with a paired bootstrap interval and "
               "p-value over the same test items" },
-    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html", .help = "see above" },
+    { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html|latex|md", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
               "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html", .flags = SP_OPTF_OUTPUT },
@@ -535,6 +537,7 @@ static void csv_aggregate(FILE *f, json_t *a)
     emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
     emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
     emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
+    emit_num(&o, "test", NULL, "control_accuracy_mean", num_at(a, "control_acc.mean"));
     emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
     sp_buf_free(&o.enc);
 }
@@ -630,7 +633,9 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == STG_REPORT_HTML) return rc;
-    if (o->format == STG_REPORT_JSON) json_out(f, c);
+    if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
+    else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
+    else if (o->format == STG_REPORT_JSON) json_out(f, c);
     else if (o->format == STG_REPORT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
     return SP_OK;

@@ -1,5 +1,5 @@
 /* stages/report.h — the report stage: stored probing results and tree evaluations as a text
- * table, JSON or a tidy CSV, written to a FILE the caller gives (stdout, or a temporary file the
+ * table, JSON, a tidy CSV, an HTML page or tables for papers (LaTeX, Markdown), written to a FILE the caller gives (stdout, or a temporary file the
  * caller renames into place only when the stage succeeds).
  *
  * The rows come from store/results (probe_result, tree_eval); their `result` JSON is what the
@@ -11,7 +11,7 @@
 
 #include "stages/stage.h"
 
-enum stg_report_format { STG_REPORT_TEXT, STG_REPORT_JSON, STG_REPORT_CSV, STG_REPORT_HTML };
+enum stg_report_format { STG_REPORT_TEXT, STG_REPORT_JSON, STG_REPORT_CSV, STG_REPORT_HTML, STG_REPORT_LATEX, STG_REPORT_MD };
 
 struct stg_report_opts {
     const char *db;                  /* the store (read only) */

@@ -1,0 +1,22 @@
+/* stages/report_latex.h — `report --format latex`: the tables of stages/report_tab.h as a fragment
+ * to \input into a paper: booktabs rules (\toprule, \midrule, \cmidrule, \bottomrule), one table
+ * float per table with its caption (what every number is, and its precision) and label
+ * tab:synprobe-ID, the flags' legend under the tabular. A comment at the top names the package it
+ * needs (\usepackage{booktabs}), the store and the commands or job that made the results. Every
+ * user string (run, task, corpus, method names; the store's path in the comment excepted) is
+ * escaped: & % $ # _ { } ~ ^ \ < > | `, -- (a dash otherwise) and the few non-ASCII signs the
+ * captions use. */
+#ifndef SP_STG_REPORT_LATEX_H
+#define SP_STG_REPORT_LATEX_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "common/sp.h"
+
+/* The fragment of the collected rows (cmp may be NULL) to f. */
+void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp);
+/* s escaped for LaTeX text mode, appended to b. */
+void stg_latex_escape(struct sp_buf *b, const char *s);
+
+#endif

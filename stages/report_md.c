@@ -1,0 +1,113 @@
+/* stages/report_md.c — the Markdown tables (see stages/report_md.h). */
+#include "stages/report_md.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages/report_tab.h"
+
+void stg_md_escape(struct sp_buf *b, const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (strchr("\\`*_|<>[]~$&", c)) { sp_buf_put(b, "\\", 1); sp_buf_put(b, p, 1); }
+        else if (c < 0x20 || c == 0x7f) sp_buf_put(b, " ", 1);   /* a line break would end the table */
+        else sp_buf_put(b, p, 1);
+    }
+}
+
+static const struct stg_tab_style md_style = {
+    .none = "–", .pm = " ± ", .minus = "-", .plus = "+", .range = "–",
+    .iv_open = "[", .iv_sep = ", ", .iv_close = "]", .bold_open = "**", .bold_close = "**",
+    .mark = { "†", "\\*", "‡" },
+    .escape = stg_md_escape,
+};
+
+static void put_escaped(FILE *f, struct sp_buf *b, const char *s)
+{
+    b->len = 0;
+    stg_md_escape(b, s);
+    fwrite(b->p, 1, b->len, f);
+}
+
+static void table(FILE *f, int number, const struct stg_tab *t, struct sp_buf *b)
+{
+    fprintf(f, "**Table %d.** ", number);
+    put_escaped(f, b, t->caption);
+    fputs("\n\n", f);
+    /* one head row: per column, the texts of the head rows that cover it */
+    struct sp_buf *head = sp_xcalloc((size_t)t->ncol, sizeof *head);
+    int r = 0;
+    for (; r < t->nrow && t->row[r].kind == STG_ROW_HEAD; r++) {
+        const struct stg_tab_row *row = &t->row[r];
+        for (int i = 0; i < t->ncol; i++) {
+            const struct stg_tab_cell *c = &row->cell[i];
+            if (c->kind == STG_CELL_EMPTY) continue;
+            for (int j = i; j < i + (c->span > 1 ? c->span : 1) && j < t->ncol; j++) {
+                if (head[j].len) sp_buf_put(&head[j], " ", 1);
+                stg_tab_cell_text(&head[j], c, &md_style);
+            }
+        }
+    }
+    fputc('|', f);
+    for (int i = 0; i < t->ncol; i++) {
+        fputc(' ', f);
+        fwrite(head[i].p ? head[i].p : "", 1, head[i].len, f);
+        fputs(" |", f);
+        sp_buf_free(&head[i]);
+    }
+    free(head);
+    fputs("\n|", f);
+    for (int i = 0; i < t->ncol; i++) fputs(t->align[i] == 'l' ? " :-- |" : " --: |", f);
+    fputc('\n', f);
+    for (; r < t->nrow; r++) {
+        const struct stg_tab_row *row = &t->row[r];
+        if (row->kind == STG_ROW_RULE) continue;
+        fputc('|', f);
+        for (int i = 0; i < t->ncol; i++) {
+            b->len = 0;
+            if (i == 0 && row->kind == STG_ROW_SUB) sp_buf_puts(b, "↳ ");
+            stg_tab_cell_text(b, &row->cell[i], &md_style);
+            fputc(' ', f);
+            fwrite(b->p, 1, b->len, f);
+            fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    for (int i = 0; i < STG_TAB_NFLAGS; i++) {
+        if (!(t->flags & (1 << i))) continue;
+        fprintf(f, "\n%s ", md_style.mark[i]);
+        put_escaped(f, b, stg_tab_flag_legend(1 << i));
+        fputs(".\n", f);
+    }
+}
+
+void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp)
+{
+    struct stg_tab_set s;
+    stg_tab_build(&s, db, aggs, probes, trees, cmp);
+    struct sp_buf b = { 0 };
+    fprintf(f, "<!-- synprobe report: tables for papers (GitHub-flavoured Markdown), synprobe %s -->\n\n", SP_VERSION);
+    fputs("Store: ", f);
+    put_escaped(f, &b, s.store);
+    fprintf(f, " (%zu probe results, %zu tree evaluations).", s.n_probe, s.n_tree);
+    for (int i = 0; i < s.n_job && i < 3; i++) {
+        fputs(i ? "; " : " Job: ", f);
+        put_escaped(f, &b, s.job[i]);
+    }
+    if (s.n_job) fputc('.', f);
+    for (int i = 0; i < s.n_made_by && i < 3; i++) {
+        fputs(i ? "; " : " Made by: ", f);
+        put_escaped(f, &b, s.made_by[i]);
+    }
+    if (s.n_made_by > 3) fprintf(f, "; and %d more commands", s.n_made_by - 3);
+    fprintf(f, "%s Percentages with %d decimal, correlations with %d, p-values with %d.\n", s.n_made_by ? "." : "",
+            STG_TAB_PCT, STG_TAB_CORR, STG_TAB_P);
+    if (!s.n) fputs("\nNo probe results or tree evaluations: no tables.\n", f);
+    for (int k = 0; k < s.n; k++) {
+        fputc('\n', f);
+        table(f, k + 1, &s.t[k], &b);
+    }
+    sp_buf_free(&b);
+    stg_tab_free(&s);
+}
