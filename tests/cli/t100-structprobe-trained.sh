@@ -67,7 +67,9 @@ import sys
 h = open(sys.argv[1], encoding="utf-8").read()
 i = h.index('<section id="structprobe">')
 sec = h[i:h.index('</section>', i)]
-print(sec.count("<svg"), sec.count("<circle"), "lay (ud)" in sec, "linear baseline (ud, same test sentences)" in sec)
+print(sec.count("<svg"), sec.count("<circle"), sec.count('stroke-width="2" stroke-dasharray="6 3"'), "lay (ud)" in sec,
+      "linear baseline (ud, same test sentences)" in sec)
 PY
-expect_eq "HTML: structural probes by layer (2 charts x 2 lines x 2 layers)" "$(cat $TMP/sp.chk)" "2 8 True True"
+expect_eq "HTML: structural probes by layer (2 charts: the probe's line, a point per layer, and the baseline dashed)" \
+    "$(cat $TMP/sp.chk)" "2 4 2 True True"
 done_testing

@@ -33,7 +33,7 @@ $PY - $TMP/j/out/html/report.html >$TMP/L.chk <<'PY'
 import sys
 h = open(sys.argv[1], encoding="utf-8").read()
 sec = h[h.index('<section id="layers">'):h.index('</section>', h.index('<section id="layers">'))]
-print(sec.count('fill="none" stroke='), sec.count("<circle"))
+print(sec.count('fill="none" stroke-width="2"'), sec.count("<circle"))
 PY
 expect_eq "the layer chart: one line per task, a point per layer" "$(cat $TMP/L.chk)" "2 14"
 expect_eq "layers differ: L0 and L6 vectors of the same item are not equal" \

@@ -86,8 +86,8 @@ i = h.index('<section id="dependency">')
 sec = h[i:h.index('</section>', i)]
 svg = sec[sec.index("<svg"):] if "<svg" in sec else ""
 names = re.findall(r"<text[^>]*>(la \(ud, [^<]*\)|[a-z]+ baseline \(ud\))</text>", svg)
-print(sec.count("<svg"), svg.count("<circle"), sorted(names))
+print(sec.count("<svg"), svg.count("<circle"), svg.count('stroke-width="2" stroke-dasharray="6 3"'), sorted(names))
 PY
-expect_eq "HTML: dependency UAS by layer (6 layer points + 1 head point + 3 baselines x 7 layers)" "$(cat $TMP/dl.chk)" \
-    "1 28 ['la (ud, dep_to_head)', 'la (ud, head4:dep_to_head)', 'left baseline (ud)', 'random baseline (ud)', 'right baseline (ud)']"
+expect_eq "HTML: dependency UAS by layer (6 layer points + 1 head point; 3 baselines as dashed lines)" "$(cat $TMP/dl.chk)" \
+    "1 7 3 ['la (ud, dep_to_head)', 'la (ud, head4:dep_to_head)', 'left baseline (ud)', 'random baseline (ud)', 'right baseline (ud)']"
 done_testing

@@ -35,8 +35,9 @@ $SP report --db $TMP/s.db --format csv >$TMP/report.csv 2>/dev/null
 check "the CSV report's encoder column holds the whole run name" grep -qF ",$R," $TMP/report.csv
 check "no cut run name in the CSV report" sh -c '! grep -qE ",r{100,299}," "$1"' - $TMP/report.csv
 
-# The HTML report's accuracy-by-layer chart: one series per encoder, however long its name (the
-# series were keyed by names cut at 255 bytes, so two long encoders alike up to there were one)
+# The HTML report's accuracy-by-layer charts: one per encoder, however long its name (they were
+# keyed by names cut at 255 bytes, so two long encoders alike up to there were one); the whole name
+# in the chart's <title>
 A=$(printf 'a%.0s' $(seq 1 300))
 $SP tasks import --db $TMP/s.db --name tt $TMP/task.txt >/dev/null 2>&1
 for v in x y; do
@@ -45,6 +46,6 @@ for v in x y; do
 done
 $SP report --db $TMP/s.db --format html --out $TMP/html >/dev/null 2>&1
 sed -n '/id="layers"/,/<\/section>/p' $TMP/html/report.html >$TMP/layers.html
-check "the layer chart has the first long encoder's series" grep -qF "${A}x tt logreg" $TMP/layers.html
-check "the layer chart has the second long encoder's series" grep -qF "${A}y tt logreg" $TMP/layers.html
+check "a layer chart for the first long encoder" grep -qF "<title>${A}x: test accuracy by layer</title>" $TMP/layers.html
+check "a layer chart for the second long encoder" grep -qF "<title>${A}y: test accuracy by layer</title>" $TMP/layers.html
 done_testing
