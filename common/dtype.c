@@ -4,22 +4,22 @@
 
 #include "common/dtype.h"
 
-const char *sp_dtype_name(enum sp_dtype t)
+const char *sp_stype_name(enum sp_stype t)
 {
-    return t == SP_DTYPE_F16 ? "f16" : t == SP_DTYPE_BF16 ? "bf16" : "f32";
+    return t == SP_STYPE_F16 ? "f16" : t == SP_STYPE_BF16 ? "bf16" : "f32";
 }
 
-int sp_dtype_parse(const char *name, enum sp_dtype *t)
+int sp_stype_parse(const char *name, enum sp_stype *t)
 {
-    static const enum sp_dtype all[] = { SP_DTYPE_F32, SP_DTYPE_F16, SP_DTYPE_BF16 };
+    static const enum sp_stype all[] = { SP_STYPE_F32, SP_STYPE_F16, SP_STYPE_BF16 };
     for (size_t i = 0; name && i < sizeof all / sizeof *all; i++)
-        if (!strcmp(name, sp_dtype_name(all[i]))) { *t = all[i]; return 0; }
+        if (!strcmp(name, sp_stype_name(all[i]))) { *t = all[i]; return 0; }
     return -1;
 }
 
-size_t sp_dtype_size(enum sp_dtype t)
+size_t sp_stype_size(enum sp_stype t)
 {
-    return t == SP_DTYPE_F32 ? 4 : 2;
+    return t == SP_STYPE_F32 ? 4 : 2;
 }
 
 static uint32_t bits_of(float f) { uint32_t x; memcpy(&x, &f, 4); return x; }
@@ -72,10 +72,10 @@ float sp_bf16_to_f32(uint16_t h)
     return float_of((uint32_t)h << 16);
 }
 
-void sp_dtype_pack(enum sp_dtype t, const float *v, size_t n, void *out)
+void sp_stype_pack(enum sp_stype t, const float *v, size_t n, void *out)
 {
     unsigned char *o = out;
-    if (t == SP_DTYPE_F32) {
+    if (t == SP_STYPE_F32) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(out, v, 4 * n);
         return;
@@ -88,16 +88,16 @@ void sp_dtype_pack(enum sp_dtype t, const float *v, size_t n, void *out)
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        uint16_t h = t == SP_DTYPE_F16 ? sp_f32_to_f16(v[i]) : sp_f32_to_bf16(v[i]);
+        uint16_t h = t == SP_STYPE_F16 ? sp_f32_to_f16(v[i]) : sp_f32_to_bf16(v[i]);
         o[2 * i] = (unsigned char)h;
         o[2 * i + 1] = (unsigned char)(h >> 8);
     }
 }
 
-void sp_dtype_unpack(enum sp_dtype t, const void *in, size_t n, float *out)
+void sp_stype_unpack(enum sp_stype t, const void *in, size_t n, float *out)
 {
     const unsigned char *p = in;
-    if (t == SP_DTYPE_F32) {
+    if (t == SP_STYPE_F32) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         memcpy(out, in, 4 * n);
         return;
@@ -109,6 +109,6 @@ void sp_dtype_unpack(enum sp_dtype t, const void *in, size_t n, float *out)
     }
     for (size_t i = 0; i < n; i++) {
         uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-        out[i] = t == SP_DTYPE_F16 ? sp_f16_to_f32(h) : sp_bf16_to_f32(h);
+        out[i] = t == SP_STYPE_F16 ? sp_f16_to_f32(h) : sp_bf16_to_f32(h);
     }
 }

@@ -9,31 +9,31 @@
  *   bf16  bfloat16, 2 bytes: the top 16 bits of the float (8 significant bits, float's range).
  *         Rounds to nearest, ties to even, on the dropped 16 bits; a NaN stays a NaN (quiet).
  * Half -> float and bf16 -> float are exact. Bytes on disk are little-endian whatever the host. */
-#ifndef SP_DTYPE_H
-#define SP_DTYPE_H
+#ifndef SP_STYPE_H
+#define SP_STYPE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-enum sp_dtype { SP_DTYPE_F32 = 0, SP_DTYPE_F16 = 1, SP_DTYPE_BF16 = 2 };
+enum sp_stype { SP_STYPE_F32 = 0, SP_STYPE_F16 = 1, SP_STYPE_BF16 = 2 };
 
-#define SP_DTYPE_CHOICES "f32|f16|bf16"
+#define SP_STYPE_CHOICES "f32|f16|bf16"
 
 /* "f32", "f16", "bf16" */
-const char *sp_dtype_name(enum sp_dtype t);
+const char *sp_stype_name(enum sp_stype t);
 /* 0 with *t set for one of the names above, -1 otherwise */
-int sp_dtype_parse(const char *name, enum sp_dtype *t);
+int sp_stype_parse(const char *name, enum sp_stype *t);
 /* bytes per element: 4 or 2 */
-size_t sp_dtype_size(enum sp_dtype t);
+size_t sp_stype_size(enum sp_stype t);
 
 uint16_t sp_f32_to_f16(float f);
 float sp_f16_to_f32(uint16_t h);
 uint16_t sp_f32_to_bf16(float f);
 float sp_bf16_to_f32(uint16_t h);
 
-/* n floats to n elements of type t, little-endian, into out (n * sp_dtype_size(t) bytes) */
-void sp_dtype_pack(enum sp_dtype t, const float *v, size_t n, void *out);
+/* n floats to n elements of type t, little-endian, into out (n * sp_stype_size(t) bytes) */
+void sp_stype_pack(enum sp_stype t, const float *v, size_t n, void *out);
 /* n elements of type t, little-endian, at in (any alignment) widened to n floats */
-void sp_dtype_unpack(enum sp_dtype t, const void *in, size_t n, float *out);
+void sp_stype_unpack(enum sp_stype t, const void *in, size_t n, float *out);
 
 #endif

@@ -118,27 +118,27 @@ static void pack_unpack(void)
     const float v[5] = { 1.0f, -2.0f, 65504.0f, 0x1p-24f, 0.1f };
     unsigned char b[20];
     float w[5];
-    sp_dtype_pack(SP_DTYPE_F16, v, 5, b);
+    sp_stype_pack(SP_STYPE_F16, v, 5, b);
     static const unsigned char want16[10] = { 0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00, 0x66, 0x2e };   /* LE */
     T_CHECK(!memcmp(b, want16, 10));
-    sp_dtype_unpack(SP_DTYPE_F16, b, 5, w);
+    sp_stype_unpack(SP_STYPE_F16, b, 5, w);
     T_CHECK(w[0] == 1.0f && w[1] == -2.0f && w[2] == 65504.0f && w[3] == 0x1p-24f);
     T_NEAR(w[4], 0.1, 0.1 * 0x1p-11);
-    sp_dtype_pack(SP_DTYPE_BF16, v, 2, b);
+    sp_stype_pack(SP_STYPE_BF16, v, 2, b);
     static const unsigned char wantb[4] = { 0x80, 0x3f, 0x00, 0xc0 };
     T_CHECK(!memcmp(b, wantb, 4));
-    sp_dtype_pack(SP_DTYPE_F32, v, 5, b);
+    sp_stype_pack(SP_STYPE_F32, v, 5, b);
     static const unsigned char want32[4] = { 0x00, 0x00, 0x80, 0x3f };
     T_CHECK(!memcmp(b, want32, 4));
-    sp_dtype_unpack(SP_DTYPE_F32, b, 5, w);
+    sp_stype_unpack(SP_STYPE_F32, b, 5, w);
     T_CHECK(!memcmp(w, v, sizeof v));
-    enum sp_dtype t = SP_DTYPE_F32;
-    T_CHECK(sp_dtype_parse("bf16", &t) == 0 && t == SP_DTYPE_BF16);
-    T_CHECK(sp_dtype_parse("f16", &t) == 0 && t == SP_DTYPE_F16);
-    T_CHECK(sp_dtype_parse("fp16", &t) == -1 && sp_dtype_parse(NULL, &t) == -1);
-    T_EQ_STR(sp_dtype_name(SP_DTYPE_BF16), "bf16");
-    T_EQ_INT(sp_dtype_size(SP_DTYPE_F16), 2);
-    T_EQ_INT(sp_dtype_size(SP_DTYPE_F32), 4);
+    enum sp_stype t = SP_STYPE_F32;
+    T_CHECK(sp_stype_parse("bf16", &t) == 0 && t == SP_STYPE_BF16);
+    T_CHECK(sp_stype_parse("f16", &t) == 0 && t == SP_STYPE_F16);
+    T_CHECK(sp_stype_parse("fp16", &t) == -1 && sp_stype_parse(NULL, &t) == -1);
+    T_EQ_STR(sp_stype_name(SP_STYPE_BF16), "bf16");
+    T_EQ_INT(sp_stype_size(SP_STYPE_F16), 2);
+    T_EQ_INT(sp_stype_size(SP_STYPE_F32), 4);
 }
 
 /* against the compiler's own float -> _Float16 (libgcc __truncsfhf2: round to nearest even) */
