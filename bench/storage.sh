@@ -7,19 +7,23 @@
 # then per layer: the structural probes (UUAS, DSpr, root), the UPOS token probe (accuracy,
 # control, selectivity), logreg on BShift and SentLen (test accuracy), dependency trees from the
 # layer's attention (UAS). Sizes from `synprobe info` (SQLite dbstat) and the file. Prints a
-# markdown section (append it to bench/RESULTS.md). Not a test: no assertions.
-#   sh bench/storage.sh     env: SP_DATA (../shared/data), SP_BUILD (build), SP_MODELS (models), KEEP=1
+# markdown section (append it to bench/RESULTS.md). For scale, the f32 structural probes once
+# more with --probe-seed 2 (which also re-draws the 80/10/10 split): the spread of another seed.
+# Not a test: no assertions.
+#   sh bench/storage.sh     env: SP_DATA (../shared/data), SP_BUILD (build), SP_MODELS (models),
+#                           KEEP=1 (keep the stores), SUMMARY=DIR (only print the section from a kept DIR)
 set -eu
 export LC_ALL=C
 DATA=$(cd "${SP_DATA:-../shared/data}" 2>/dev/null && pwd) || { echo "SKIP bench/storage.sh: no data"; exit 0; }
 SP=$(cd "${SP_BUILD:-build}" && pwd)/synprobe
 MODELS=$(cd "${SP_MODELS:-models}" 2>/dev/null && pwd) || { echo "SKIP bench/storage.sh: no models (make models)"; exit 0; }
 [ -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ] || { echo "SKIP bench/storage.sh: no MiniLM in $MODELS"; exit 0; }
-TMP=$(mktemp -d); trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+if [ -n "${SUMMARY:-}" ]; then TMP=$SUMMARY; else TMP=$(mktemp -d); trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT; fi
 printf '{"kind": "bert", "model": "%s/all-MiniLM-L6-v2"}\n' "$MODELS" >"$TMP/minilm.json"
 EWT=$DATA/ud-ewt/en_ewt-ud-dev.conllu
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for t in f32 f16 bf16; do
+    [ -z "${SUMMARY:-}" ] || break
     DB=$TMP/$t.db
     "$SP" ingest --db "$DB" --corpus ewt "$EWT" --quiet >/dev/null
     "$SP" tasks build --db "$DB" --corpus ewt --tasks BShift,SentLen --split resplit --seed 1 --quiet >/dev/null
@@ -37,6 +41,8 @@ for t in f32 f16 bf16; do
     "$SP" probe --db "$DB" --task SentLen --run t --layer all --json --no-save --quiet >"$TMP/$t.sentlen.json"
     "$SP" trees --db "$DB" --corpus ewt --run m --layer all --dependency --json --no-save --quiet >"$TMP/$t.trees.json" 2>/dev/null || true
 done
+[ -n "${SUMMARY:-}" ] || "$SP" structprobe --db "$TMP/f32.db" --corpus ewt --run m --layer all --probe-seed 2 --json --no-save \
+    --quiet >"$TMP/f32.sp2.json"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 /usr/bin/python3 - "$TMP" "$(date -u +%Y-%m-%d)" "$load0" "$load1" "$(nproc)" <<'PY'
 import json, re, sys
@@ -111,6 +117,12 @@ for L in layers:
         cells.append(("%.4f" if k == "dspr" else "%.2f") % a + " (" + " / ".join(ds) + ")")
     print("| L%s | " % L + " | ".join(cells) + " |")
 print()
+seed2 = js("f32", "sp2")
+if seed2:
+    spread = {k: max(abs(seed2[L][k] - data["f32"]["sp"][L][k]) for L in layers) for k in ("uuas", "dspr", "root_acc")}
+    print("For scale, f32 with --probe-seed 2 (its own 80/10/10 re-split) against seed 1, largest |difference|")
+    print("over the layers: UUAS %.2f, DSpr %.4f, root %.2f." % (spread["uuas"], spread["dspr"], spread["root_acc"]))
+    print()
 print("Largest |difference| over the 7 layers: " + "; ".join("%s f16 %s, bf16 %s" % (
       n, ("%.4f" if n == "DSpr" else "%.2f") % worst[n]["f16"], ("%.4f" if n == "DSpr" else "%.2f") % worst[n]["bf16"])
       for n in worst) + ".")

@@ -2,14 +2,15 @@
 # tier: fast
 # Issue 24 item 7: encode -> probe round trip on UD EWT dev with a small random-init SAN (64-dim,
 # cheap enough for the fast tier), the same corpus and tasks stored as f32, f16 and bf16.
-# Tolerances, from half precision: a stored value is within half an ulp of the float (relative
-# 2^-11 for f16, 2^-8 for bf16; t150 checks it), so a probe's decision changes only for an item
-# whose margin lies within that perturbation of zero, and a training run sees inputs that
-# differ by the same amount. Allowed: a sentence probe, at most one test item (100/n points);
-# the token probe, 0.5 points (about 12 of 2,315 test tokens); the structural probe, UUAS 1
-# point, DSpr and NSpr 0.01, root accuracy 3 points (6 of 200 sentences: the root is the argmin
-# of a sentence's predicted depths, so one whose two shallowest words lie within rounding of
-# each other flips, and each sentence is 0.5 points).
+# Tolerances. A stored value is within half an ulp of the float (relative 2^-11 for f16, 2^-8 for
+# bf16; t150 checks it), so a fitted logistic regression's decision changes only for an item
+# whose margin lies within that perturbation of zero: a sentence probe may differ by at most one
+# test item (100/n points), the token probe (2,315 test tokens) by 0.5 points. The structural
+# probes are trained by SGD with early stopping, which carries any difference in its inputs into
+# a different fit: their tolerance is the spread one other probe seed gives on f32 vectors
+# (bench/RESULTS.md "storage", MiniLM on EWT dev: UUAS up to 2.9 points, DSpr 0.011, root 5),
+# so UUAS 3 points, DSpr and NSpr 0.015, root accuracy 5 points (10 of 200 sentences): f16 and
+# bf16 must not move them more than re-seeding does.
 . tests/cli/lib.sh
 need_numpy
 need_data
@@ -45,13 +46,13 @@ import json
 a, b = (json.load(open('$TMP/tok-%s.json' % x)) for x in ('f32', '$t'))
 assert a['ntest'] == b['ntest'] > 1000, (a['ntest'], b['ntest'])
 assert abs(a['acc'] - b['acc']) <= 0.5 and abs(a['control_acc'] - b['control_acc']) <= 0.5, (a, b)"
-    check "$t: structural probe: UUAS within 1 point, DSpr/NSpr 0.01, root 3 points of f32" $PY -c "
+    check "$t: structural probe within a probe seed's spread of f32: UUAS 3 points, DSpr/NSpr 0.015, root 5" $PY -c "
 import json
 a, b = (json.load(open('$TMP/sp-%s.json' % x)) for x in ('f32', '$t'))
 assert a['n_sentences'] == b['n_sentences'] == 200, (a['n_sentences'], b['n_sentences'])
-assert abs(a['uuas'] - b['uuas']) <= 1.0, (a['uuas'], b['uuas'])
-assert abs(a['dspr'] - b['dspr']) <= 0.01 and abs(a['nspr'] - b['nspr']) <= 0.01, (a, b)
-assert abs(a['root_acc'] - b['root_acc']) <= 3.0, (a['root_acc'], b['root_acc'])"
+assert abs(a['uuas'] - b['uuas']) <= 3.0, (a['uuas'], b['uuas'])
+assert abs(a['dspr'] - b['dspr']) <= 0.015 and abs(a['nspr'] - b['nspr']) <= 0.015, (a, b)
+assert abs(a['root_acc'] - b['root_acc']) <= 5.0, (a['root_acc'], b['root_acc'])"
 done
 expect_eq "the f16 and bf16 token vectors take half the f32 bytes" \
     "$(sqlite3 $DB "select group_concat(b, ' ') from (select sum(length(v.tokens)) * (e.store_dtype = 'f32') + 2 * sum(length(v.tokens)) * (e.store_dtype <> 'f32') b from vector v join encoder e using (encoder_id) where v.tokens is not null group by e.encoder_id order by e.encoder_id)")" \
