@@ -10,7 +10,7 @@
 static const char usage[] =
     "usage: synprobe encode --db DB (--corpus C[,C...] | --task T[,T...]) --encoder CFG.json --run R\n"
     "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
-    "                       [--token-vectors] [--attention LAYER] [--seed N] [--threads K]\n"
+    "                       [--token-vectors] [--attention LAYER] [--store-dtype f32|f16|bf16] [--seed N] [--threads K]\n"
     "                       [--device auto|cpu|cuda] [--gemm own|blas] [--batch-tokens N] [--max-tokens N]\n"
     "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
     "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
@@ -20,6 +20,9 @@ static const char usage[] =
     "vectors, and with --token-vectors / --attention token vectors and one layer's attention maps.\n"
     "Several corpora or tasks (a,b) are encoded one after the other, each as its own run named\n"
     "R-a, R-b, with its own summary (and --json line).\n"
+    "--store-dtype f16 or bf16 stores every cached array in 2 bytes an element instead of 4 (rounded\n"
+    "to nearest even); every reader widens it back to float. The type is part of the encoder's\n"
+    "fingerprint, so runs of one model in two types never share rows.\n"
     "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
     "different encoder fingerprint is an error. --verbose also says why --device auto did not use a\n"
     "GPU (the CUDA runtime's words). --layers keeps several layers of one forward pass, each its own\n"
@@ -29,7 +32,8 @@ static const char usage[] =
 static void print_json(const struct stg_encode_input *r)
 {
     long skipped = r->missing + r->too_long + r->oom;
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "run", r->run, "fingerprint",
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "run", r->run,
+                          "store_dtype", r->store_dtype, "fingerprint",
                           r->fingerprint, "kind", r->kind, "device", r->device, "dim", r->dim, "items", (json_int_t)r->items,
                           "cached", (json_int_t)r->cached, "encoded", (json_int_t)r->encoded, "skipped", (json_int_t)skipped,
                           "skipped_missing_structure", (json_int_t)r->missing, "skipped_too_long", (json_int_t)r->too_long,

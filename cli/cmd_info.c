@@ -11,7 +11,9 @@ static const char usage[] =
     "usage: synprobe info --db DB [--corpus NAME] [--json]\n"
     "\n"
     "Per corpus: files, sentences, words, dependency and constituency trees, quarantined and repaired\n"
-    "sentences; then (without --corpus, as text) the probing tasks, encoder runs and results.\n"
+    "sentences; then (without --corpus, as text) the probing tasks, encoder runs and results, the\n"
+    "store's size per table (bytes and share of the file, from SQLite's dbstat table, each table with\n"
+    "its indexes) and the encoded vectors' bytes per sentence and per token per layer, by stored type.\n"
     "Exit: 0 ok, 1 no such corpus (or none yet) or an unreadable store, 2 usage.\n";
 
 /* the JSON keys, in enum st_info_col order */
@@ -65,6 +67,51 @@ static void print_work(const struct st_info *in, FILE *out)
     }
 }
 
+/* "1,234,567" */
+static const char *grouped(char *buf, size_t n, int64_t v)
+{
+    char raw[32];
+    int len = snprintf(raw, sizeof raw, "%lld", (long long)(v < 0 ? -v : v)), k = 0;
+    if (v < 0 && (size_t)k + 1 < n) buf[k++] = '-';
+    for (int i = 0; i < len && (size_t)k + 2 < n; i++) {
+        if (i && (len - i) % 3 == 0) buf[k++] = ',';
+        buf[k++] = raw[i];
+    }
+    buf[k] = 0;
+    return buf;
+}
+
+/* The store's bytes per table, then the encoded vectors' bytes (text mode, after the work). */
+static void print_sizes(const struct st_info_sizes *z, FILE *out)
+{
+    char a[32], b[32], c[32];
+    int64_t file = z->pages * z->page_size;
+    fprintf(out, "\nstore: %s bytes (%s pages of %lld bytes, %lld free)\n", grouped(a, sizeof a, file),
+            grouped(b, sizeof b, z->pages), (long long)z->page_size, (long long)z->free_pages);
+    if (!z->dbstat)
+        fprintf(out, "  per-table sizes need SQLite's dbstat table, which this SQLite lacks (SQLITE_ENABLE_DBSTAT_VTAB)\n");
+    else
+        fprintf(out, "  %-18s %15s %6s   (SQLite dbstat: each table with its indexes)\n", "table", "bytes", "share");
+    for (int i = 0; i < z->n_tables; i++)
+        fprintf(out, "  %-18s %15s %5.1f%%\n", z->table[i].name, grouped(a, sizeof a, z->table[i].bytes),
+                file ? 100.0 * (double)z->table[i].bytes / (double)file : 0.0);
+    if (z->dbstat && z->free_pages)
+        fprintf(out, "  %-18s %15s %5.1f%%\n", "(free pages)", grouped(a, sizeof a, z->free_pages * z->page_size),
+                file ? 100.0 * (double)(z->free_pages * z->page_size) / (double)file : 0.0);
+    if (!z->n_vec) return;
+    fprintf(out, "encoded vectors (an encoder is one layer):\n  %-5s %5s %8s %10s %10s %12s %10s %15s %15s\n", "type", "dim",
+            "encoders", "sentences", "B/sentence", "tokens", "B/token", "token bytes", "attention bytes");
+    for (int i = 0; i < z->n_vec; i++) {
+        const struct st_info_vectors *v = &z->vec[i];
+        char bt[32] = "-";
+        if (v->tokens) snprintf(bt, sizeof bt, "%.0f", (double)v->tok_bytes / (double)v->tokens);
+        fprintf(out, "  %-5s %5d %8lld %10lld %10.0f %12s %10s %15s %15s\n", v->dtype, v->dim, (long long)v->encoders,
+                (long long)v->sentences, v->sentences ? (double)v->vec_bytes / (double)v->sentences : 0.0,
+                grouped(a, sizeof a, v->tokens), bt, grouped(b, sizeof b, v->tok_bytes), grouped(c, sizeof c, v->attn_bytes));
+    }
+    fprintf(out, "  (B/token: bytes per token per layer; tokens: token-vector rows over all encoders)\n");
+}
+
 int cli_info_print(struct st_db *db, const char *corpus, int json, FILE *out)
 {
     struct st_info in;
@@ -87,7 +134,7 @@ int cmd_info(int argc, char **argv)
     rc = stg_info(&c.ctx, &o, &in);
     if (rc == SP_OK) {
         print_corpora(&in, c.common.json, stdout);
-        if (!c.common.json && !o.corpus) print_work(&in, stdout);
+        if (!c.common.json && !o.corpus) { print_work(&in, stdout); print_sizes(&in.sizes, stdout); }
         st_info_free(&in);
     }
     return cli_done(&c, cli_finish_stage(&c, rc));

@@ -422,8 +422,10 @@ static int add_run(struct parse *P, const char *where, const char *run, const ch
 }
 
 /* An encoder crossed with its inputs: one encode step per input. A corpus run is named RUN
- * (RUN-CORPUS when the encoder has several corpora), a task run RUN-TASK; attention is kept
- * for corpus runs only (the trees read it; task runs never do). */
+ * (RUN-CORPUS when the encoder has several corpora), a task run RUN-TASK; attention and token
+ * vectors are kept for corpus runs only (the trees and the structural and token probes read
+ * them; the sentence probes of a task run never do, and a task run's token vectors would be
+ * most of the store). */
 static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char *where)
 {
     size_t i, n_corpus = 0;
@@ -456,7 +458,9 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
         struct stg_encode_opts *o = s->opts, *d = s->defaults;
         o->corpus = is_corpus ? one(P, in) : d->corpus;
         o->task = is_task ? one(P, in) : d->task;
-        if (is_task) { o->attention = d->attention; o->layer_attention = 0; o->heads = 0; }
+        if (is_task) {   /* the sentence probes read a task run's sentence vectors only */
+            o->attention = d->attention; o->layer_attention = 0; o->heads = 0; o->token_vectors = d->token_vectors;
+        }
         o->run = is_task || n_corpus > 1 ? sp_arena_printf(&P->job->arena, "%s-%s", run, in) : run;
         int rc = P->lay.n ? SP_OK : add_run(P, where, o->run, in, is_task, o);
         if (rc) return rc;

@@ -31,6 +31,10 @@ const struct sp_opt stg_encode_options[] = {
     { "embeddings", SP_OPT_PATH, O(embeddings), .metavar = "GLOVE.txt",
       .help = "GloVe/word2vec text file of width d_input (default: seeded random vector per word)" },
     { "token-vectors", SP_OPT_FLAG, O(token_vectors), .help = "cache token vectors too (export --what tokens)" },
+    { "store-dtype", SP_OPT_CHOICE, O(store_dtype), "f32", .choices = SP_STYPE_CHOICES,
+      .help = "element type of the cached sentence vectors, token vectors and attention maps: f32 (as computed), "
+              "f16 (IEEE half) or bf16 (bfloat16), both half the bytes, rounded to nearest even; readers widen to "
+              "float. Part of the encoder's fingerprint: runs of one model in two types share no rows" },
     { "attention", SP_OPT_INT, O(attention), "-1", .lo = 0, .hi = ENC_MAX_LAYERS, .metavar = "LAYER", .flags = SP_OPTF_NODEF,
       .help = "cache the head-averaged attention map of this layer (export --what attention)" },
     { "layer", SP_OPT_INT, O(layer), "-2", .lo = -1, .hi = 64, .metavar = "K", .flags = SP_OPTF_NODEF,
@@ -276,6 +280,7 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
                                                                    s->id.e_sha, "file_rows", (json_int_t)enc_embed_file_rows(s->emb),
                                                                    "rows_kept", enc_embed_vocab_size(s->emb))
                                                        : json_pack("{s:s}", "init", "random per word"));
+    json_object_set_new(m, "store_dtype", json_string(sp_stype_name(id->dtype)));
     json_object_set_new(m, "max_workspace_bytes", o->max_workspace ? json_integer((json_int_t)o->max_workspace) : json_null());
     if (in->is_task)
         json_object_set_new(m, "perturbed", json_pack("{s:s, s:I}", "parse", o->perturbed ? "no-parse" : "keep-parse",
@@ -359,6 +364,7 @@ static void input_result(struct stg_encode_input *r, const struct input *in, con
     memcpy(r->fingerprint, id->fp, sizeof r->fingerprint);
     r->kind = enc_kind_name(s->id.cfg.kind);
     r->device = enc_backend_name(s->e);
+    r->store_dtype = sp_stype_name(id->dtype);
     r->dim = enc_dim(s->e);
     r->cached = c->n_cached;
     r->encoded = c->n_encoded;
@@ -420,8 +426,9 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         if (rc) { st_run_info_free(&info); rc = store_fail(ctx, rc, err); break; }
         input_result(&r[k], in, names[k], s, ids[k], &c, info.count, seconds);
         st_run_info_free(&info);
-        sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
+        sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim%s%s): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
                "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r[k].run, r[k].kind, r[k].device, r[k].dim,
+               ids[k]->dtype != SP_STYPE_F32 ? ", stored " : "", ids[k]->dtype != SP_STYPE_F32 ? r[k].store_dtype : "",
                r[k].cached, r[k].encoded, r[k].missing + r[k].too_long + r[k].oom, r[k].missing, r[k].too_long, r[k].oom,
                (long long)r[k].items, seconds);
     }
@@ -449,7 +456,7 @@ static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         if (stg_encode_ident_layer(&s->id, s->layers[k], &s->lid[k])) return stg_fail(ctx, SP_ENOMEM, "out of memory");
         s->n_layers = k + 1;
         s->attn_of[k] = o->layer_attention ? s->layers[k] - 1 : (int)o->attention;
-        struct st_encoder se = { s->lid[k].fp, enc_kind_name(s->id.cfg.kind), s->lid[k].canon, enc_dim(s->e) };
+        struct st_encoder se = { s->lid[k].fp, enc_kind_name(s->id.cfg.kind), s->lid[k].canon, enc_dim(s->e), s->lid[k].dtype };
         int rc = st_encoder_upsert(s->db, &se, &s->lenc[k], err, sizeof err);
         if (rc) return store_fail(ctx, rc, err);
     }
@@ -464,7 +471,8 @@ static int setup_layers(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
 static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s, struct input *in, int n)
 {
     char err[SP_ERRLEN];
-    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, &s->id);
+    int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, (enum sp_stype)o->store_dtype,
+                              &s->id);
     if (rc == SP_OK) rc = stg_encode_check_config(ctx, o, &s->id.cfg);   /* the config ident read */
     if (rc) return rc;
     struct enc_caps caps;
@@ -474,7 +482,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
     if ((rc = resolve_inputs(ctx, o, s->db, in, n)) || (rc = open_encoder(ctx, o, s)) ||
         (caps.input == ENC_INPUT_ROWS && !s->base && (rc = open_embeddings(ctx, o, s, in, n))))
         return rc;
-    struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e) };
+    struct st_encoder se = { s->id.fp, enc_kind_name(s->id.cfg.kind), s->id.canon, enc_dim(s->e), s->id.dtype };
     if (o->layers) return setup_layers(ctx, o, s);     /* no row for the config's own layer */
     if ((rc = st_encoder_upsert(s->db, &se, &s->encoder_id, err, sizeof err))) return store_fail(ctx, rc, err);
     return SP_OK;

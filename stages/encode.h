@@ -41,6 +41,7 @@ struct stg_encode_opts {
     uint64_t max_workspace;       /* bytes; 0: no cap */
     int on_missing;               /* enum stg_encode_missing */
     int perturbed;                /* enum stg_encode_perturbed */
+    int store_dtype;              /* enum sp_stype (common/dtype.h): f32, f16, bf16 */
     struct sp_strlist command;    /* not in the table: the words that ran it, for the manifest */
     int empty_ok;                 /* not in the table: an input without a single item is no failure
                                    * (a shard may hold no sentence of a small corpus) */
@@ -53,6 +54,7 @@ struct stg_encode_input {
     char *source;                 /* "corpus demo", "task WC" */
     char fingerprint[65];
     const char *kind, *device;    /* static strings */
+    const char *store_dtype;      /* static: "f32", "f16", "bf16" */
     int dim;
     long cached, encoded, missing, too_long, oom, batches;
     int64_t items;                /* run items after this pass */

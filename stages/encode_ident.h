@@ -3,6 +3,7 @@
 #ifndef SP_STG_ENCODE_IDENT_H
 #define SP_STG_ENCODE_IDENT_H
 
+#include "common/dtype.h"
 #include "encoder/encoder.h"
 #include "stages/stage.h"
 #include "store/store.h"
@@ -17,15 +18,16 @@ struct enc_ident {
     char w_sha[65], e_sha[65];  /* the weights / embeddings files' SHA-256 ("" without) */
     char fp[65];                /* the fingerprint */
     char base_fp[65];           /* cfg.base: the base encoder's fingerprint ("" without) */
+    enum sp_stype dtype;        /* --store-dtype: part of the fingerprint when not f32 */
 };
 
-/* Read, parse and fingerprint the config (seed >= 0 overrides the config's). SP_EIO / SP_EPARSE
- * with ctx->err. stg_encode_ident_free in every case. */
+/* Read, parse and fingerprint the config (seed >= 0 overrides the config's; dtype: the type the
+ * outputs are stored in). SP_EIO / SP_EPARSE with ctx->err. stg_encode_ident_free in every case. */
 int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
-                     struct enc_ident *id);
+                     enum sp_stype dtype, struct enc_ident *id);
 void stg_encode_ident_free(struct enc_ident *id);
 /* A bert ident (from stg_encode_ident) as --layer `layer` would have made it: the same config
- * with "layer" set, so the same fingerprint. SP_OK; stg_encode_ident_free(out) in every case. */
+ * with "layer" set (and the same store dtype), so the same fingerprint. SP_OK; stg_encode_ident_free(out) in every case. */
 int stg_encode_ident_layer(const struct enc_ident *from, int layer, struct enc_ident *out);
 
 /* The words a run can look up in an embeddings file: every form of the corpora (or every token

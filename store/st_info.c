@@ -37,6 +37,19 @@ static const char *const sql_runs =
     "FROM run r JOIN encoder e USING (encoder_id) LEFT JOIN corpus c ON c.corpus_id = r.corpus_id "
     "LEFT JOIN task t ON t.task_id = r.task_id ORDER BY r.run_id";
 
+/* Each table's pages with its indexes' (an index's dbstat row names the index; sqlite_schema
+ * says its table; sqlite_schema itself has no row there). Aggregate mode: one row per b-tree. */
+static const char *const sql_tables =
+    "SELECT coalesce(m.tbl_name, d.name) AS t, sum(d.pgsize) FROM dbstat('main', 1) d "
+    "LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY t ORDER BY 2 DESC, 1";
+
+static const char *const sql_vectors =
+    "SELECT e.store_dtype, e.dim, count(DISTINCT e.encoder_id), count(*), coalesce(sum(length(v.data)), 0), "
+    "coalesce(sum(CASE WHEN v.tokens IS NOT NULL THEN v.n_tokens END), 0), coalesce(sum(length(v.tokens)), 0), "
+    "(SELECT coalesce(sum(length(a.data)), 0) FROM attention a JOIN encoder x USING (encoder_id) "
+    " WHERE x.store_dtype = e.store_dtype AND x.dim = e.dim) "
+    "FROM vector v JOIN encoder e USING (encoder_id) GROUP BY e.store_dtype, e.dim ORDER BY e.store_dtype DESC, e.dim";
+
 static char *col_str(sqlite3_stmt *q, int k)
 {
     const char *s = (const char *)sqlite3_column_text(q, k);
@@ -91,11 +104,69 @@ static int read_work(struct st_db *db, struct st_info *out, char *err, size_t er
     return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "runs", err, errlen);
 }
 
+static int pragma64(struct st_db *db, const char *sql, int64_t *v, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "sizes", err, errlen);
+    int r = sqlite3_step(q);
+    if (r == SQLITE_ROW) *v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return r == SQLITE_ROW ? SP_OK : st_sqlerr(db, "sizes", err, errlen);
+}
+
+static int read_tables(struct st_db *db, struct st_info_sizes *z, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, sql_tables, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "dbstat", err, errlen);
+    int r, cap = 0;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        if (z->n_tables == cap) { cap = cap ? 2 * cap : 32; z->table = sp_xrealloc(z->table, sizeof *z->table * (size_t)cap); }
+        z->table[z->n_tables++] = (struct st_info_table){ col_str(q, 0), sqlite3_column_int64(q, 1) };
+    }
+    sqlite3_finalize(q);
+    return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "dbstat", err, errlen);
+}
+
+static int read_vectors(struct st_db *db, struct st_info_sizes *z, char *err, size_t errlen)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db->h, sql_vectors, -1, &q, NULL) != SQLITE_OK) return st_sqlerr(db, "vector sizes", err, errlen);
+    int r, cap = 0;
+    while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+        if (z->n_vec == cap) { cap = cap ? 2 * cap : 4; z->vec = sp_xrealloc(z->vec, sizeof *z->vec * (size_t)cap); }
+        struct st_info_vectors *v = &z->vec[z->n_vec++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->dtype, sizeof v->dtype, "%s", (const char *)sqlite3_column_text(q, 0));
+        v->dim = sqlite3_column_int(q, 1);
+        v->encoders = sqlite3_column_int64(q, 2);
+        v->sentences = sqlite3_column_int64(q, 3);
+        v->vec_bytes = sqlite3_column_int64(q, 4);
+        v->tokens = sqlite3_column_int64(q, 5);
+        v->tok_bytes = sqlite3_column_int64(q, 6);
+        v->attn_bytes = sqlite3_column_int64(q, 7);
+    }
+    sqlite3_finalize(q);
+    return r == SQLITE_DONE ? SP_OK : st_sqlerr(db, "vector sizes", err, errlen);
+}
+
+/* The file's pages, per table when dbstat is there, and the encoded vectors' bytes */
+static int read_sizes(struct st_db *db, struct st_info_sizes *z, char *err, size_t errlen)
+{
+    int rc = pragma64(db, "PRAGMA page_size", &z->page_size, err, errlen);
+    if (!rc) rc = pragma64(db, "PRAGMA page_count", &z->pages, err, errlen);
+    if (!rc) rc = pragma64(db, "PRAGMA freelist_count", &z->free_pages, err, errlen);
+    z->dbstat = sqlite3_compileoption_used("ENABLE_DBSTAT_VTAB");
+    if (!rc && z->dbstat) rc = read_tables(db, z, err, errlen);
+    if (!rc) rc = read_vectors(db, z, err, errlen);
+    return rc;
+}
+
 int st_info_summary(struct st_db *db, const char *corpus, int work, struct st_info *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     int rc = read_corpora(db, corpus, out, err, errlen);
     if (rc == SP_OK && work) rc = read_work(db, out, err, errlen);
+    if (rc == SP_OK && work) rc = read_sizes(db, &out->sizes, err, errlen);
     if (rc != SP_OK) st_info_free(out);
     return rc;
 }
@@ -107,6 +178,9 @@ void st_info_free(struct st_info *in)
         struct st_info_run *x = &in->run[i];
         free(x->name); free(x->encoder); free(x->source); free(x->device); free(x->created);
     }
+    for (int i = 0; i < in->sizes.n_tables; i++) free(in->sizes.table[i].name);
+    free(in->sizes.table);
+    free(in->sizes.vec);
     free(in->corpora);
     free(in->run);
     memset(in, 0, sizeof *in);

@@ -6,31 +6,6 @@
 #include "store/st_runs.h"
 #include "store/st_int.h"
 
-/* float32 little-endian on disk whatever the host: a copy on little-endian hosts, a swap otherwise */
-static const void *f32_to_le(const float *v, size_t n, void **tmp)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    uint32_t *o = sp_xmalloc(4 * (n ? n : 1));
-    memcpy(o, v, 4 * n);
-    for (size_t i = 0; i < n; i++) o[i] = __builtin_bswap32(o[i]);
-    *tmp = o;
-    return o;
-#else
-    (void)n;
-    *tmp = NULL;
-    return v;
-#endif
-}
-
-static void f32_from_le(float *out, const void *blob, size_t n)
-{
-    memcpy(out, blob, 4 * n);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    uint32_t *o = (uint32_t *)out;
-    for (size_t i = 0; i < n; i++) o[i] = __builtin_bswap32(o[i]);
-#endif
-}
-
 static int prep(struct st_db *db, const char *sql, sqlite3_stmt **q, const char *what, char *err, size_t errlen)
 {
     if (sqlite3_prepare_v2(db->h, sql, -1, q, NULL) != SQLITE_OK) return st_sqlerr(db, what, err, errlen);
@@ -43,17 +18,28 @@ int st_encoder_upsert(struct st_db *db, const struct st_encoder *enc, int64_t *i
     *id = 0;
     if (st_no_read_open(db, err, errlen)) return SP_ESTORE;
     /* DO UPDATE (a no-op) rather than DO NOTHING so RETURNING yields the existing row's id too */
-    if (prep(db, "INSERT INTO encoder (fingerprint, kind, config, dim) VALUES (?1, ?2, ?3, ?4) "
-                 "ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING encoder_id",
+    if (prep(db, "INSERT INTO encoder (fingerprint, kind, config, dim, store_dtype) VALUES (?1, ?2, ?3, ?4, ?5) "
+                 "ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = excluded.fingerprint RETURNING encoder_id, store_dtype",
              &q, "encoder", err, errlen))
         return SP_ESTORE;
     sqlite3_bind_text(q, 1, enc->fingerprint, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 2, enc->kind, -1, SQLITE_STATIC);
     sqlite3_bind_text(q, 3, enc->config, -1, SQLITE_STATIC);
     sqlite3_bind_int(q, 4, enc->dim);
-    int r = sqlite3_step(q);
-    if (r == SQLITE_ROW) *id = sqlite3_column_int64(q, 0);
-    int rc = r == SQLITE_ROW ? SP_OK : st_sqlerr(db, "encoder", err, errlen);
+    sqlite3_bind_text(q, 5, sp_stype_name(enc->dtype), -1, SQLITE_STATIC);
+    int r = sqlite3_step(q), rc = SP_OK;
+    if (r == SQLITE_ROW) {
+        *id = sqlite3_column_int64(q, 0);
+        const char *had = (const char *)sqlite3_column_text(q, 1);
+        if (had && strcmp(had, sp_stype_name(enc->dtype))) {   /* one row, one element type: never mixed */
+            snprintf(err, errlen, "%s: encoder %s stores its vectors as %s, not %s", db->path, enc->fingerprint, had,
+                     sp_stype_name(enc->dtype));
+            *id = 0;
+            rc = SP_EEXIST;
+        }
+    } else {
+        rc = st_sqlerr(db, "encoder", err, errlen);
+    }
     sqlite3_finalize(q);
     return rc;
 }
@@ -197,16 +183,23 @@ int st_vector_cached(struct st_db *db, int64_t encoder_id, const char *hash, int
     return SP_OK;
 }
 
-static void bind_f32(sqlite3_stmt *q, int col, const float *v, size_t n, void **tmp)
+/* n floats bound as a blob of the encoder's element type (little-endian); f32 on a
+ * little-endian host is bound as it is */
+static void bind_vec(sqlite3_stmt *q, int col, enum sp_stype t, const float *v, size_t n, void **tmp)
 {
-    const void *p = f32_to_le(v, n, tmp);
-    sqlite3_bind_blob64(q, col, p, 4 * (sqlite3_uint64)n, SQLITE_TRANSIENT);
+    size_t bytes = sp_stype_size(t) * n;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (t == SP_STYPE_F32) { sqlite3_bind_blob64(q, col, v, (sqlite3_uint64)bytes, SQLITE_TRANSIENT); return; }
+#endif
+    *tmp = sp_xmalloc(bytes ? bytes : 1);
+    sp_stype_pack(t, v, n, *tmp);
+    sqlite3_bind_blob64(q, col, *tmp, (sqlite3_uint64)bytes, SQLITE_TRANSIENT);
     free(*tmp);
     *tmp = NULL;
 }
 
 /* One attention row (layer key `layer`, count n x n maps) through the prepared qa */
-static int put_attention(sqlite3_stmt *qa, int64_t encoder_id, const char *hash, int layer, int n_tokens,
+static int put_attention(sqlite3_stmt *qa, int64_t encoder_id, enum sp_stype t, const char *hash, int layer, int n_tokens,
                          const float *data, size_t count, void **tmp)
 {
     sqlite3_reset(qa);
@@ -214,21 +207,21 @@ static int put_attention(sqlite3_stmt *qa, int64_t encoder_id, const char *hash,
     sqlite3_bind_text(qa, 2, hash, -1, SQLITE_STATIC);
     sqlite3_bind_int(qa, 3, layer);
     sqlite3_bind_int(qa, 4, n_tokens);
-    bind_f32(qa, 5, data, count, tmp);
+    bind_vec(qa, 5, t, data, count, tmp);
     return sqlite3_step(qa) != SQLITE_DONE;
 }
 
 /* One input's vector (and token vectors, attention map, per-head maps when it has them) */
-static int put_vector(struct st_db *db, sqlite3_stmt *qv, sqlite3_stmt *qa, int64_t encoder_id,
+static int put_vector(struct st_db *db, sqlite3_stmt *qv, sqlite3_stmt *qa, int64_t encoder_id, enum sp_stype t,
                       const struct st_vector_put *v, void **tmp, char *err, size_t errlen)
 {
     sqlite3_reset(qv);
     sqlite3_bind_int64(qv, 1, encoder_id);
     sqlite3_bind_text(qv, 2, v->hash, -1, SQLITE_STATIC);
     sqlite3_bind_int(qv, 3, v->dim);
-    bind_f32(qv, 4, v->vec, (size_t)v->dim, tmp);
+    bind_vec(qv, 4, t, v->vec, (size_t)v->dim, tmp);
     if (v->tok) {
-        bind_f32(qv, 5, v->tok, (size_t)v->n_tokens * (size_t)v->tok_dim, tmp);
+        bind_vec(qv, 5, t, v->tok, (size_t)v->n_tokens * (size_t)v->tok_dim, tmp);
         sqlite3_bind_int(qv, 7, v->tok_dim);
     } else {
         sqlite3_bind_null(qv, 5);
@@ -237,10 +230,10 @@ static int put_vector(struct st_db *db, sqlite3_stmt *qv, sqlite3_stmt *qa, int6
     sqlite3_bind_int(qv, 6, v->n_tokens);
     if (sqlite3_step(qv) != SQLITE_DONE) return st_sqlerr(db, "write vectors", err, errlen);
     size_t nn = (size_t)v->n_tokens * (size_t)v->n_tokens;
-    if (v->attn && put_attention(qa, encoder_id, v->hash, v->attn_layer, v->n_tokens, v->attn, nn, tmp))
+    if (v->attn && put_attention(qa, encoder_id, t, v->hash, v->attn_layer, v->n_tokens, v->attn, nn, tmp))
         return st_sqlerr(db, "write attention", err, errlen);
     if (v->attn_heads && v->n_heads > 0 &&
-        put_attention(qa, encoder_id, v->hash, ST_ATTN_HEADS_KEY(v->attn_layer), v->n_tokens, v->attn_heads,
+        put_attention(qa, encoder_id, t, v->hash, ST_ATTN_HEADS_KEY(v->attn_layer), v->n_tokens, v->attn_heads,
                       (size_t)v->n_heads * nn, tmp))
         return st_sqlerr(db, "write attention heads", err, errlen);
     return 0;
@@ -258,12 +251,37 @@ static int put_item(struct st_db *db, sqlite3_stmt *qi, int64_t run_id, const st
     return sqlite3_step(qi) != SQLITE_DONE ? st_sqlerr(db, "write run items", err, errlen) : 0;
 }
 
+/* The element type the encoder's outputs are stored in (its row's store_dtype) */
+static int encoder_dtype(struct st_db *db, int64_t encoder_id, enum sp_stype *t, char *err, size_t errlen)
+{
+    sqlite3_stmt *q = NULL;
+    *t = SP_STYPE_F32;
+    if (prep(db, "SELECT store_dtype FROM encoder WHERE encoder_id = ?1", &q, "encoder type", err, errlen)) return SP_ESTORE;
+    sqlite3_bind_int64(q, 1, encoder_id);
+    int r = sqlite3_step(q), rc = SP_OK;
+    if (r == SQLITE_ROW && sp_stype_parse((const char *)sqlite3_column_text(q, 0), t)) {
+        snprintf(err, errlen, "%s: encoder %lld: unknown store_dtype '%s'", db->path, (long long)encoder_id,
+                 (const char *)sqlite3_column_text(q, 0));
+        rc = SP_EPARSE;
+    } else if (r == SQLITE_DONE) {
+        snprintf(err, errlen, "%s: no encoder %lld", db->path, (long long)encoder_id);
+        rc = SP_EPARSE;
+    } else if (r != SQLITE_ROW) {
+        rc = st_sqlerr(db, "encoder type", err, errlen);
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
 /* the writes of st_run_write inside the caller's transaction */
 static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
                           const struct st_vector_put *vecs, int n_vecs,
                           const struct st_run_item_put *items, int n_items, char *err, size_t errlen)
 {
     sqlite3_stmt *qv = NULL, *qa = NULL, *qi = NULL;
+    enum sp_stype t;
+    int trc = encoder_dtype(db, encoder_id, &t, err, errlen);
+    if (trc) return trc;
     /* a fresh vector replaces the cached one; fresh token vectors replace cached ones, absent
      * ones keep what is there (same encoder + same input: the same numbers) */
     int rc = prep(db, "INSERT INTO vector (encoder_id, text_hash, dim, data, tokens, n_tokens, tok_dim) "
@@ -276,7 +294,7 @@ static int run_write_body(struct st_db *db, int64_t run_id, int64_t encoder_id,
     if (!rc) rc = prep(db, "INSERT OR REPLACE INTO run_item (run_id, ordinal, sentence_id, task_ordinal, text_hash) "
                            "VALUES (?1, ?2, ?3, ?4, ?5)", &qi, "write run items", err, errlen);
     void *tmp = NULL;
-    for (int i = 0; !rc && i < n_vecs; i++) rc = put_vector(db, qv, qa, encoder_id, &vecs[i], &tmp, err, errlen);
+    for (int i = 0; !rc && i < n_vecs; i++) rc = put_vector(db, qv, qa, encoder_id, t, &vecs[i], &tmp, err, errlen);
     for (int i = 0; !rc && i < n_items; i++) rc = put_item(db, qi, run_id, &items[i], err, errlen);
     sqlite3_finalize(qv);
     sqlite3_finalize(qa);
@@ -347,7 +365,7 @@ int st_run_info(struct st_db *db, const char *name, struct st_run_info *info, ch
                  "r.manifest, r.created, "
                  "(SELECT count(*) FROM run_item i WHERE i.run_id = r.run_id), "
                  "(SELECT coalesce(max(v.n_tokens), 0) FROM run_item i JOIN vector v ON v.encoder_id = r.encoder_id "
-                 " AND v.text_hash = i.text_hash WHERE i.run_id = r.run_id) "
+                 " AND v.text_hash = i.text_hash WHERE i.run_id = r.run_id), e.store_dtype "
                  "FROM run r JOIN encoder e ON e.encoder_id = r.encoder_id LEFT JOIN corpus c ON c.corpus_id = r.corpus_id "
                  "LEFT JOIN task t ON t.task_id = r.task_id WHERE r.name = ?1", &q, "run lookup", err, errlen))
         return SP_ESTORE;
@@ -376,7 +394,12 @@ int st_run_info(struct st_db *db, const char *name, struct st_run_info *info, ch
     info->created = col_dup(q, 14);
     info->count = sqlite3_column_int64(q, 15);
     info->max_tokens = sqlite3_column_int(q, 16);
+    const char *dt = (const char *)sqlite3_column_text(q, 17);
+    int bad_dt = sp_stype_parse(dt, &info->dtype);
+    if (bad_dt) snprintf(err, errlen, "%s: run '%s': its encoder's store_dtype '%s' is none of " SP_STYPE_CHOICES,
+                         db->path, name, dt ? dt : "NULL");
     sqlite3_finalize(q);
+    if (bad_dt) { st_run_info_free(info); return SP_EPARSE; }
     return SP_OK;
 }
 
@@ -394,14 +417,15 @@ void st_run_info_free(struct st_run_info *info)
     memset(info, 0, sizeof *info);
 }
 
-/* aligned native-order copy of a float32 blob; -1 if the size is not n floats */
-static int blob_f32(sqlite3_stmt *q, int c, size_t n, float **buf, size_t *cap)
+/* a blob of n elements of type t widened to an aligned native-order float array; -1 if the
+ * size is not n elements */
+static int blob_vec(sqlite3_stmt *q, int c, enum sp_stype t, size_t n, float **buf, size_t *cap)
 {
     if (sqlite3_column_type(q, c) == SQLITE_NULL) return -1;
     const void *p = sqlite3_column_blob(q, c);
-    if ((size_t)sqlite3_column_bytes(q, c) != 4 * n) return -1;
+    if ((size_t)sqlite3_column_bytes(q, c) != sp_stype_size(t) * n) return -1;
     if (*cap < n) { free(*buf); *cap = n + n / 2 + 16; *buf = sp_xmalloc(4 * *cap); }
-    f32_from_le(*buf, p, n);
+    sp_stype_unpack(t, p, n, *buf);
     return 0;
 }
 
@@ -444,18 +468,19 @@ static void items_sql(unsigned what, char *sql, size_t cap)
 struct item_bufs { float *vb, *tb, *ab, *hb; size_t vc, tc, ac, hc; };
 
 /* The asked-for arrays of the item at row q into B and it; what is missing, or NULL */
-static const char *decode_item(sqlite3_stmt *q, unsigned what, struct st_run_item *it, struct item_bufs *B)
+static const char *decode_item(sqlite3_stmt *q, unsigned what, enum sp_stype t, struct st_run_item *it, struct item_bufs *B)
 {
     if (sqlite3_column_type(q, 5) == SQLITE_NULL) return "no cached vector";
-    if ((what & ST_RUN_VEC) && blob_f32(q, 6, (size_t)it->dim, &B->vb, &B->vc)) return "sentence vector of the wrong size";
-    if ((what & ST_RUN_TOK) && blob_f32(q, 8, (size_t)it->n_tokens * (size_t)it->tok_dim, &B->tb, &B->tc))
+    if ((what & ST_RUN_VEC) && blob_vec(q, 6, t, (size_t)it->dim, &B->vb, &B->vc)) return "sentence vector of the wrong size";
+    if ((what & ST_RUN_TOK) && blob_vec(q, 8, t, (size_t)it->n_tokens * (size_t)it->tok_dim, &B->tb, &B->tc))
         return "token vectors missing (re-run encode with --token-vectors)";
-    if ((what & ST_RUN_ATTN) && blob_f32(q, 9, (size_t)it->n_tokens * (size_t)it->n_tokens, &B->ab, &B->ac))
+    if ((what & ST_RUN_ATTN) && blob_vec(q, 9, t, (size_t)it->n_tokens * (size_t)it->n_tokens, &B->ab, &B->ac))
         return "attention map missing (re-run encode with --attention)";
     if (what & ST_RUN_HEADS) {
         size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens, bytes = (size_t)sqlite3_column_bytes(q, 10);
-        it->n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % (4 * nn) ? 0 : (int)(bytes / (4 * nn));
-        if (!it->n_heads || blob_f32(q, 10, (size_t)it->n_heads * nn, &B->hb, &B->hc))
+        size_t map = sp_stype_size(t) * nn;
+        it->n_heads = sqlite3_column_type(q, 10) == SQLITE_NULL || !nn || bytes % map ? 0 : (int)(bytes / map);
+        if (!it->n_heads || blob_vec(q, 10, t, (size_t)it->n_heads * nn, &B->hb, &B->hc))
             return "per-head attention maps missing (re-run encode with --heads)";
     }
     if (what & ST_RUN_VEC) it->vec = B->vb;
@@ -466,7 +491,7 @@ static const char *decode_item(sqlite3_stmt *q, unsigned what, struct st_run_ite
 }
 
 /* fn on every item of the bound query q in order; stops at fn's first non-zero return */
-static int walk_items(struct st_db *db, const char *run, unsigned what, sqlite3_stmt *q,
+static int walk_items(struct st_db *db, const char *run, unsigned what, enum sp_stype t, sqlite3_stmt *q,
                       int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
 {
     struct item_bufs B = { 0 };
@@ -481,7 +506,7 @@ static int walk_items(struct st_db *db, const char *run, unsigned what, sqlite3_
             .dim = sqlite3_column_int(q, 5),
             .tok_dim = sqlite3_column_int(q, 7),
         };
-        const char *bad = decode_item(q, what, &it, &B);
+        const char *bad = decode_item(q, what, t, &it, &B);
         if (bad) {
             snprintf(err, errlen, "%s: run '%s', item %lld: %s", db->path, run, (long long)it.ordinal, bad);
             rc = SP_EPARSE;
@@ -514,7 +539,7 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
         sqlite3_bind_int64(q, 2, info.encoder_id);
         sqlite3_bind_int(q, 3, info.attn_layer);
         if (what & ST_RUN_HEADS) sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(info.attn_layer));
-        rc = walk_items(db, run, what, q, fn, ctx, err, errlen);
+        rc = walk_items(db, run, what, info.dtype, q, fn, ctx, err, errlen);
     }
     sqlite3_finalize(q);
     st_run_info_free(&info);

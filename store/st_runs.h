@@ -17,13 +17,16 @@
  * run items of the batch in ONE transaction: an interrupted encode leaves whole batches), then
  * st_run_finish. Reading (export, probe --run, trees --run): st_run_info + st_run_items.
  *
- * Floats are stored float32 little-endian; pointers handed to callbacks are aligned, in native
- * byte order, and valid during the call only. */
+ * Floats are stored little-endian in the encoder's element type (encoder.store_dtype, migration
+ * 010: f32, the default and every older store; f16; bf16, common/dtype.h): the writer narrows
+ * them, the reader widens them back to float. Pointers handed to callbacks are aligned float
+ * arrays in native byte order, valid during the call only. */
 #ifndef ST_RUNS_H
 #define ST_RUNS_H
 
 #include <stdint.h>
 
+#include "common/dtype.h"
 #include "store/store.h"
 
 /* ---- encoders ---- */
@@ -33,9 +36,11 @@ struct st_encoder {
     const char *kind;           /* "san", "ms-san", ... */
     const char *config;         /* canonical JSON */
     int dim;                    /* sentence vector width */
+    enum sp_stype dtype;        /* element type its outputs are stored in (part of the fingerprint when not f32) */
 };
 
-/* Id of the encoder with this fingerprint, inserting it when absent. */
+/* Id of the encoder with this fingerprint, inserting it when absent. An existing row of another
+ * store_dtype (a fingerprint that left the type out): SP_EEXIST, err names both types. */
 int st_encoder_upsert(struct st_db *db, const struct st_encoder *enc, int64_t *id, char *err, size_t errlen);
 
 /* ---- runs ---- */
@@ -127,6 +132,7 @@ struct st_run_info {
     char *task;                 /* task name, or NULL */
     int token_vectors;
     int attn_layer;             /* -1: none */
+    enum sp_stype dtype;        /* the encoder's store_dtype: how its blobs are read */
     char *manifest;             /* JSON */
     char *created;
     int64_t count;              /* run items */

@@ -299,7 +299,8 @@ static int copy_shard(struct st_db *db, const char *s, const char *out, struct s
     }
     if (!rc)
         rc = xsql(db, err, errlen,
-                  "INSERT INTO main.encoder (fingerprint, kind, config, dim) SELECT fingerprint, kind, config, dim FROM %w.encoder "
+                  "INSERT INTO main.encoder (fingerprint, kind, config, dim, store_dtype) SELECT fingerprint, kind, config, dim, "
+                  "  store_dtype FROM %w.encoder "
                   "  WHERE fingerprint NOT IN (SELECT fingerprint FROM main.encoder) ORDER BY encoder_id;"
                   "INSERT INTO temp.m_enc SELECT x.encoder_id, y.encoder_id FROM %w.encoder x JOIN main.encoder y USING (fingerprint);",
                   s, s);

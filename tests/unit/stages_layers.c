@@ -114,7 +114,7 @@ static int add_runs(const char *path)
     int64_t corpus, enc, id;
     int created;
     if (st_open(path, ST_OPEN_CREATE, &db, err, sizeof err) || st_corpus_id(db, "c", 1, &corpus, err, sizeof err)) return 1;
-    struct st_encoder e = { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bert", "{}", 4 };
+    struct st_encoder e = { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bert", "{}", 4, SP_STYPE_F32 };
     if (st_encoder_upsert(db, &e, &enc, err, sizeof err)) return 1;
     /* m: layers 0 and 3 for every input, 3 and 5 for input c (preferred over the plain ones) */
     const char *names[] = { "m-L0", "m-L3", "m-L3-c", "m-L5-c", "m-L03", "m-Lx", "solo", "p-2-x", "p-5-x", "q-L1-ud" };

@@ -1,9 +1,14 @@
 /* tests/unit/store_runs.c — encoders, runs and cached outputs (store/st_runs.h): upsert by
  * fingerprint, run reuse and conflicts, batched writes all-or-nothing, read-back in ordinal
- * order with vectors, token vectors and attention maps, cache lookups, finish/drop. */
+ * order with vectors, token vectors and attention maps, cache lookups, finish/drop; an f16 and
+ * a bf16 encoder's outputs stored at 2 bytes an element and read back widened (values exactly
+ * representable in each type, and 1/3: its half and bfloat16 roundings, from their bit patterns
+ * 0x3555 and 0x3eab), and one fingerprint never of two types. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "common/sp.h"
 #include "store/st_runs.h"
@@ -34,6 +39,17 @@ static int heads_of(void *ctx, const struct st_run_item *it)
     return 0;
 }
 
+/* ctx float[3]: the sentence vector's first two values and the last cell of the last head */
+static int narrow_of(void *ctx, const struct st_run_item *it)
+{
+    float *g = ctx;
+    size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    g[0] = it->vec[0];
+    g[1] = it->vec[1];
+    g[2] = it->attn_heads[(size_t)it->n_heads * nn - 1];
+    return 0;
+}
+
 static int stop_at_two(void *ctx, const struct st_run_item *it)
 {
     (void)it;
@@ -56,7 +72,7 @@ int main(void)
     /* encoders: same fingerprint -> same id */
     const char *fa = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     const char *fb = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
-    struct st_encoder ea = { fa, "san", "{\"kind\":\"san\"}", 3 }, eb = { fb, "psan", "{}", 2 };
+    struct st_encoder ea = { fa, "san", "{\"kind\":\"san\"}", 3, SP_STYPE_F32 }, eb = { fb, "psan", "{}", 2, SP_STYPE_F32 };
     int64_t ida, ida2, idb;
     T_CHECK(st_encoder_upsert(db, &ea, &ida, err, sizeof err) == SP_OK);
     T_CHECK(st_encoder_upsert(db, &eb, &idb, err, sizeof err) == SP_OK);
@@ -203,6 +219,48 @@ int main(void)
     T_CHECK(st_run_write_many(db, parts2, 2, err, sizeof err) == SP_ESTORE);
     T_CHECK(st_vector_cached(db, idb, "h5", -1, &have, err, sizeof err) == SP_OK);
     T_EQ_INT(have, 0);                    /* the first run's part rolled back with the second's */
+
+    /* f16 and bf16 encoders: blobs of 2 bytes an element, widened on read */
+    const char *fh = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+    const char *fz = "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd";
+    struct st_encoder eh = { fh, "san", "{}", 3, SP_STYPE_F16 }, ez = { fz, "san", "{}", 3, SP_STYPE_BF16 };
+    int64_t idh, idz;
+    T_CHECK(st_encoder_upsert(db, &eh, &idh, err, sizeof err) == SP_OK);
+    T_CHECK(st_encoder_upsert(db, &ez, &idz, err, sizeof err) == SP_OK);
+    eh.dtype = SP_STYPE_F32;                  /* the same fingerprint of another type: refused */
+    T_EQ_INT(st_encoder_upsert(db, &eh, &ida2, err, sizeof err), SP_EEXIST);
+    T_CHECK(strstr(err, "stores its vectors as f16, not f32") != NULL);
+    float third[3] = { 1.0f / 3.0f, -2.5f, 0.125f };
+    struct st_vector_put nv = { "n1", 3, third, 2, 2, t1, 0, a1, 2, hm };
+    struct st_run_item_put ni = { 1, 0, 0, "n1" };
+    struct st_run_spec sh = { "rh", idh, corpus, 0, 1, 0 }, sz = { "rz", idz, corpus, 0, 1, 0 };
+    int64_t runh, runz;
+    T_CHECK(st_run_begin(db, &sh, &runh, &created, err, sizeof err) == SP_OK);
+    T_CHECK(st_run_begin(db, &sz, &runz, &created, err, sizeof err) == SP_OK);
+    struct st_run_write_part np[2] = { { runh, idh, &nv, 1, &ni, 1 }, { runz, idz, &nv, 1, &ni, 1 } };
+    T_CHECK(st_run_write_many(db, np, 2, err, sizeof err) == SP_OK);
+    float gh[3] = { 0 }, gz[3] = { 0 };
+    T_EQ_INT(st_run_items(db, "rh", ST_RUN_VEC | ST_RUN_HEADS, narrow_of, gh, err, sizeof err), SP_OK);
+    T_EQ_INT(st_run_items(db, "rz", ST_RUN_VEC | ST_RUN_HEADS, narrow_of, gz, err, sizeof err), SP_OK);
+    /* 0x3555 = 2^-2 x (1 + 341/1024); 0x3eab = 2^-2 x (1 + 43/128) */
+    T_CHECK(gh[0] == 0.25f * (1.0f + 341.0f / 1024.0f) && gh[1] == -2.5f && gh[2] == .75f);
+    T_CHECK(gz[0] == 0.25f * (1.0f + 43.0f / 128.0f) && gz[1] == -2.5f && gz[2] == .75f);
+    struct st_run_info ih;
+    T_EQ_INT(st_run_info(db, "rh", &ih, err, sizeof err), SP_OK);
+    T_EQ_INT(ih.dtype, SP_STYPE_F16);
+    st_run_info_free(&ih);
+    sqlite3 *h = NULL;                         /* the bytes on disk: 2 per element */
+    T_CHECK(sqlite3_open(path, &h) == SQLITE_OK);
+    sqlite3_stmt *q = NULL;
+    T_CHECK(sqlite3_prepare_v2(h, "SELECT length(v.data), length(v.tokens), length(a.data) FROM vector v JOIN attention a "
+                                  "USING (encoder_id, text_hash) WHERE v.encoder_id = ?1 AND a.layer = 0", -1, &q, NULL) == SQLITE_OK);
+    sqlite3_bind_int64(q, 1, idz);
+    T_CHECK(sqlite3_step(q) == SQLITE_ROW);
+    T_EQ_INT(sqlite3_column_int(q, 0), 3 * 2);
+    T_EQ_INT(sqlite3_column_int(q, 1), 2 * 2 * 2);
+    T_EQ_INT(sqlite3_column_int(q, 2), 2 * 2 * 2);
+    sqlite3_finalize(q);
+    sqlite3_close(h);
 
     /* task source lookups */
     int64_t tid, tcorp;
