@@ -15,7 +15,7 @@ JSON
 cat >$J/job.json <<'JSON'
 {"store": "s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
- "tasks": [{"tasks": ["Tense", "SOMO"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "tiny.json", "run": "t", "inputs": ["demo", "Tense", "SOMO"], "token-vectors": true}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "tokprobes": [{"task": "upos"}]}
