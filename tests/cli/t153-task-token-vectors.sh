@@ -15,8 +15,8 @@ JSON
 cat >$J/job.json <<'JSON'
 {"store": "s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
- "tasks": [{"tasks": ["Tense", "SOMO"], "seed": 1, "split": "resplit"}],
- "encoders": [{"config": "tiny.json", "run": "t", "inputs": ["demo", "Tense", "SOMO"], "token-vectors": true}],
+ "tasks": [{"tasks": ["BShift", "SOMO"], "seed": 1, "split": "resplit"}],
+ "encoders": [{"config": "tiny.json", "run": "t", "inputs": ["demo", "BShift", "SOMO"], "token-vectors": true}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "tokprobes": [{"task": "upos"}]}
 JSON
@@ -25,7 +25,7 @@ rc=0; $SP run $J/job.json >$TMP/run.out 2>&1 || rc=$?
 expect_eq "the job runs (exit 0)" "$rc" 0
 expect_eq "the corpus run keeps token vectors, the task runs do not" \
     "$(sqlite3 $DB "select group_concat(name || '=' || token_vectors, ' ') from (select name, token_vectors from run order by name)")" \
-    "t=1 t-SOMO=0 t-Tense=0"
+    "t=1 t-BShift=0 t-SOMO=0"
 # SOMO's items replace a word: inputs of their own, not rows of the corpus run
 own="select i.text_hash from run_item i join run r using (run_id) where r.name = 't-SOMO' and i.text_hash not in
      (select text_hash from run_item j join run c using (run_id) where c.name = 't')"
@@ -35,7 +35,7 @@ expect_eq "the corpus run's rows all hold token vectors" \
     "$(sqlite3 $DB "select count(*) from run_item i join run r using (run_id) join vector v on v.encoder_id = r.encoder_id and v.text_hash = i.text_hash where r.name = 't' and v.tokens is null")" 0
 expect_eq "the sentence probes ran on both task runs, the token probe on the corpus run" \
     "$(sqlite3 $DB "select group_concat(x, ' ') from (select r.name || ':' || p.task_name x from probe_result p join run r using (run_id) order by 1)")" \
-    "t-SOMO:SOMO t-Tense:Tense t:token:upos"
+    "t-BShift:BShift t-SOMO:SOMO t:token:upos"
 # the command line: nothing unless asked
 $SP encode --db $DB --task SOMO --encoder $J/tiny.json --seed 7 --run plain --quiet
 expect_eq "encode --task without --token-vectors: none kept" \
