@@ -14,8 +14,21 @@
 #include "daemon/job.h"
 #include "stages/stage.h"
 
+/* What one step did, for a caller that shows it its own way (on_done; the terminal's status line). */
+struct dmn_step_done {
+    int i, n;                     /* step i (0-based) of the job's n */
+    const char *what;             /* "probe Tense minilm-L3 seed 1" (dmn_step_what) */
+    const char *result;           /* its result line: "Tense: test 81.20%, majority 50.10%, ... (result #12)" */
+    double seconds;               /* wall time of the step */
+    int rc;                       /* SP_OK, SP_ESTOPPED or the stage's failure (ctx->err says why) */
+    int done_before;              /* found done in the job ledger: skipped, no work */
+};
+
 struct dmn_run_opts {
-    FILE *out;                    /* "  $ synprobe ..." and one summary line per step; NULL: silent */
+    FILE *out;                    /* one line per step (see steps); NULL: silent */
+    int steps;                    /* out gets "[k/N] WHAT: RESULT (Ss)" per step, the form off a terminal (run,
+                                   * the daemon's job logs, Slurm); 0: "  $ synprobe COMMAND" and an indented
+                                   * result line per step (the demo, run --verbose) */
     FILE *log;                    /* the stages' full results (JSON, probe texts); NULL: none */
     struct stg_ctx *ctx;          /* logger, stop flag, progress: shared by every step */
     struct sp_strlist command;    /* the words recorded in the manifests */
@@ -28,6 +41,9 @@ struct dmn_run_opts {
      * the daemon's job process reports progress and takes the GPU token here (daemon/daemon.c) */
     void (*on_step)(void *arg, int i, const struct dmn_step *s, int begin, int rc);
     void *step_arg;
+    /* (optional) called after each step with what it did (before on_step's begin = 0 call) */
+    void (*on_done)(void *arg, const struct dmn_step_done *d);
+    void *done_arg;
     /* the caller holds STORE.run.lock already (the daemon's job process, which waits for it
      * without polling); else dmn_run takes it: one job at a time per store */
     int no_store_lock;
@@ -42,6 +58,20 @@ struct dmn_run_result {
     int n_failed;
     const char *failed_where;     /* the JSON path of the first failed step, or NULL */
 };
+
+/* A step in a few words, into b (cleared first): its command word and what it works on ("encode
+ * minilm-L{layer} over Tense, layers 0-6", "probe Tense minilm-L3 seed 2", "trees baseline right",
+ * "report html"). */
+void dmn_step_what(const struct dmn_step *s, struct sp_buf *b);
+
+/* The estimate of the time left: each finished step's wall time, by kind. A step found done
+ * before (no work) is not added: it says nothing about the time of the steps still to do. */
+struct dmn_eta { double seconds[DMN_NKINDS]; int n[DMN_NKINDS]; };
+void dmn_eta_add(struct dmn_eta *e, enum dmn_step_kind k, double seconds);
+/* Seconds left for steps from..n_steps-1 of job, each at the mean time of its kind's finished
+ * steps, or at the mean over all kinds where none of its kind has finished; elapsed_in_from is the
+ * time step `from` has run so far (taken off its estimate, down to 0). -1 until a step finished. */
+double dmn_eta_left(const struct dmn_eta *e, const struct dmn_job *job, int from, double elapsed_in_from);
 
 /* Runs the steps while holding STORE.run.lock (waiting for it when another job writes to the
  * store; a stop request ends the wait). SP_OK when every step succeeded; SP_ESTOPPED once the stop flag was seen (ctx->err says
