@@ -20,6 +20,7 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "stages/encode.h"
+#include "stages/report_summary.h"
 #include "store/st_jobs.h"
 #include "store/st_queue.h"
 
@@ -238,7 +239,8 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     struct stg_ctx ctx = { .log = &lg, .stop = &sp_stop_signal };
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
-    struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },
+    /* the log is no terminal: each step as its command (ro.log) and its "[k/N] what: result (Ss)" line */
+    struct dmn_run_opts ro = { .out = stdout, .steps = 1, .log = stdout, .ctx = &ctx, .command = { words, 3 },
                                .on_step = child_step, .step_arg = &h, .no_store_lock = 1 };
     printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     fflush(stdout);
@@ -267,6 +269,12 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     struct dmn_run_result r;
     int rc = dmn_run(&job, &ro, &r);
     st_close(keep);
+    if (rc != SP_ESTOPPED) {   /* the summary `synprobe run` ends with, from the store */
+        struct stg_ctx sc = ctx;
+        int lines;
+        fflush(stderr);
+        (void)stg_report_summary(&sc, job.store, stdout, &lines);
+    }
     if (rc == SP_OK) printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
     else if (rc == SP_ESTOPPED) printf("synprobe run: stopped after %d of %d steps\n", r.n_worked + r.n_nowork, r.n_steps);
     else {
@@ -426,8 +434,13 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
         sp_buf_puts(&cmd, job.steps[i].words);
         dmn_step_format(&job.steps[i], &cmd);
         int rc = st_job_step_done(db, cmd.p, &done, summary, sizeof summary, e, sizeof e);
-        if (!rc && done) sp_buf_printf(&out, "  $ synprobe %s\n    done before, skipped%s%s%s\n", cmd.p, *summary ? " (" : "",
-                                       summary, *summary ? ")" : "");
+        if (!rc && done) {
+            struct sp_buf what = { 0 };
+            dmn_step_what(&job.steps[i], &what);
+            sp_buf_printf(&out, "\n$ synprobe %s\n[%d/%d] %s: done before, skipped%s%s%s (0.0s)\n", cmd.p, i + 1, job.n_steps,
+                          what.p, *summary ? " (" : "", summary, *summary ? ")" : "");
+            sp_buf_free(&what);
+        }
         sp_buf_free(&cmd);
         if (rc || !done) { sp_buf_free(&out); goto out; }
     }

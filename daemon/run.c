@@ -48,8 +48,14 @@ static int do_ingest(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     struct stg_ingest_result r;
     int rc = stg_ingest(ro->ctx, s->opts, &r);
     if (rc == SP_OK) {
-        snprintf(so->summary, sizeof so->summary, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged,
-                 r.sentences);
+        /* what the reader left out: its messages are the stages' lines, which only --verbose shows */
+        struct sp_buf b = { 0 };
+        sp_buf_printf(&b, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged, r.sentences);
+        if (r.rejected) sp_buf_printf(&b, ", %ld rejected (see the quarantine table)", r.rejected);
+        if (r.skipped_lines) sp_buf_printf(&b, ", %ld comment line%s without a sentence skipped", r.skipped_lines,
+                                           r.skipped_lines == 1 ? "" : "s");
+        snprintf(so->summary, sizeof so->summary, "%s", b.p);
+        sp_buf_free(&b);
         so->nowork = r.n_unchanged == r.n_files;
     } else if (r.n_files && r.files[r.n_files - 1].error[0]) {
         snprintf(ro->ctx->err, sizeof ro->ctx->err, "%s", r.files[r.n_files - 1].error);
