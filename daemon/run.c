@@ -147,6 +147,13 @@ static int do_probe(const struct dmn_run_opts *ro, const struct dmn_step *s, str
         snprintf(so->summary, sizeof so->summary, "%s", b.p);
         json_decref(res);
         sp_buf_free(&b);
+    } else if (r.n == 1) {       /* a task without test items: its dev accuracy, said as such */
+        if (r.runs[0].row.has_dev)
+            snprintf(so->summary, sizeof so->summary, "%s: no test items; dev %.2f%% (result #%lld)", r.runs[0].task,
+                     r.runs[0].row.dev_acc, (long long)r.runs[0].result_id);
+        else
+            snprintf(so->summary, sizeof so->summary, "%s: no test items (result #%lld)", r.runs[0].task,
+                     (long long)r.runs[0].result_id);
     } else {
         snprintf(so->summary, sizeof so->summary, "%d results", r.n);
     }
