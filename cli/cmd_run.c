@@ -168,10 +168,8 @@ int cmd_run(int argc, char **argv)
     struct dmn_run_opts ro = { .out = out, .ctx = &c.ctx, .command = c.command, .shard_k = k, .shard_n = n };
     struct status st = { .c = &c, .job = &job, .t0 = sp_now(), .i = -1 };
     int status_line = !quiet && !verbose && c.tty;
-    if (!quiet && !verbose) {
-        ro.steps = 1;
-        if (status_line && isatty(STDOUT_FILENO)) ro.out = NULL;   /* the status line says it; a redirected stdout keeps the lines */
-    }
+    if (!quiet && !verbose)   /* the status line says it; a redirected stdout keeps the lines */
+        ro.steps = status_line && isatty(STDOUT_FILENO) ? DMN_RUN_STATUS : DMN_RUN_STEP_LINES;
     if (status_line) {
         ro.on_step = status_step;
         ro.step_arg = &st;

@@ -240,7 +240,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
     /* the log is no terminal: each step as its command (ro.log) and its "[k/N] what: result (Ss)" line */
-    struct dmn_run_opts ro = { .out = stdout, .steps = 1, .log = stdout, .ctx = &ctx, .command = { words, 3 },
+    struct dmn_run_opts ro = { .out = stdout, .steps = DMN_RUN_STEP_LINES, .log = stdout, .ctx = &ctx, .command = { words, 3 },
                                .on_step = child_step, .step_arg = &h, .no_store_lock = 1 };
     printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     fflush(stdout);

@@ -320,42 +320,41 @@ void dmn_step_what(const struct dmn_step *s, struct sp_buf *b)
     json_t *o = json_object();
     sp_opt_to_json(s->table, s->opts, o);
     struct sp_buf t1 = { 0 }, t2 = { 0 };
-    const char *corpus = opt_text(o, "corpus", &t1), *task = opt_text(o, "task", &t2), *run = opt_text(o, "run", &t2);
-    const char *base = opt_text(o, "baseline", &t2);
+    const char *run = json_string_value(json_object_get(o, "run")), *base = json_string_value(json_object_get(o, "baseline"));
     b->len = 0;
     if (b->p) b->p[0] = 0;
     sp_buf_puts(b, s->words);
     switch (s->kind) {
-    case DMN_INGEST: case DMN_TASKS_BUILD:
+    case DMN_INGEST: case DMN_TASKS_BUILD: {
+        const char *corpus = opt_text(o, "corpus", &t1);
         if (corpus) sp_buf_printf(b, " %s", corpus);
         break;
+    }
     case DMN_ENCODE: {
-        task = opt_text(o, "task", &t2);
-        sp_buf_printf(b, " %s over %s", run ? run : "?", task ? task : corpus ? corpus : "?");
+        const char *corpus = opt_text(o, "corpus", &t1), *task = opt_text(o, "task", &t2);
         const char *layers = json_string_value(json_object_get(o, "layers"));
+        sp_buf_printf(b, " %s over %s", run ? run : "?", task ? task : corpus ? corpus : "?");
         if (layers) sp_buf_printf(b, ", layers %s", layers);
         break;
     }
     case DMN_PROBE: {
-        task = opt_text(o, "task", &t1);
-        run = json_string_value(json_object_get(o, "run"));
+        const char *task = opt_text(o, "task", &t1), *seed = opt_text(o, "seed", &t2);
         char label[512];
         if (task) sp_buf_printf(b, " %s", task);
         if (run) sp_buf_printf(b, " %s", task ? stg_report_run_label(run, task, label, sizeof label) : run);
-        const char *seed = opt_text(o, "seed", &t2);
         if (seed) sp_buf_printf(b, " seed %s", seed);
         break;
     }
     case DMN_TREES: case DMN_STRUCTPROBE:
         if (json_is_true(json_object_get(o, "dependency"))) sp_buf_puts(b, " (dependency)");
         if (base) sp_buf_printf(b, " baseline %s", base);
-        else if ((run = json_string_value(json_object_get(o, "run")))) sp_buf_printf(b, " %s", run);
+        else if (run) sp_buf_printf(b, " %s", run);
         break;
-    case DMN_TOKPROBE:
-        task = json_string_value(json_object_get(o, "task"));
-        run = json_string_value(json_object_get(o, "run"));
+    case DMN_TOKPROBE: {
+        const char *task = json_string_value(json_object_get(o, "task"));
         sp_buf_printf(b, " %s %s", task ? task : "upos", run ? run : "?");
         break;
+    }
     case DMN_REPORT: {
         const char *f = json_string_value(json_object_get(o, "format"));
         sp_buf_printf(b, " %s", f ? f : "text");
@@ -397,7 +396,9 @@ static void print_done(const struct dmn_run_opts *ro, const struct dmn_step_done
 {
     FILE *out = ro->out;
     if (!out) return;
-    if (ro->steps) {
+    if (ro->steps == DMN_RUN_STATUS) {
+        return;                      /* the caller shows it (on_done) */
+    } else if (ro->steps == DMN_RUN_STEP_LINES) {
         fprintf(out, "[%d/%d] %s: %s (%.1fs)\n", d->i + 1, d->n, d->what, d->result, d->seconds);
     } else if (d->done_before) {
         if (!ro->quiet_skips) fprintf(out, "    %s\n", d->result);
@@ -415,7 +416,7 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, in
     dmn_step_what(s, &what);
     FILE *out = ro->out;
     double t0 = sp_now();
-    if (out && !ro->steps) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
+    if (out && ro->steps == DMN_RUN_COMMANDS) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
     if (ro->log) { fprintf(ro->log, "\n$ synprobe %s\n", cmd.p); fflush(ro->log); }
     struct step_out so = { "", 0 };
     int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK, done = 0;

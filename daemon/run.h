@@ -24,11 +24,17 @@ struct dmn_step_done {
     int done_before;              /* found done in the job ledger: skipped, no work */
 };
 
+/* What out gets per step (dmn_run_opts.steps). */
+enum dmn_run_form {
+    DMN_RUN_COMMANDS,             /* "  $ synprobe COMMAND", then the result indented (the demo, run --verbose) */
+    DMN_RUN_STEP_LINES,           /* "[k/N] WHAT: RESULT (Ss)": the form off a terminal (run, the daemon's job logs, Slurm) */
+    DMN_RUN_STATUS,               /* nothing: the caller draws a status line from on_step / on_done (run on a terminal) */
+};
+
 struct dmn_run_opts {
-    FILE *out;                    /* one line per step (see steps); NULL: silent */
-    int steps;                    /* out gets "[k/N] WHAT: RESULT (Ss)" per step, the form off a terminal (run,
-                                   * the daemon's job logs, Slurm); 0: "  $ synprobe COMMAND" and an indented
-                                   * result line per step (the demo, run --verbose) */
+    FILE *out;                    /* the steps in the form `steps` says, and notices (waiting for the store's
+                                   * lock); NULL: silent */
+    int steps;                    /* enum dmn_run_form */
     FILE *log;                    /* the stages' full results (JSON, probe texts); NULL: none */
     struct stg_ctx *ctx;          /* logger, stop flag, progress: shared by every step */
     struct sp_strlist command;    /* the words recorded in the manifests */
