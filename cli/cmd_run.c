@@ -1,8 +1,10 @@
 /* cli/cmd_run.c — synprobe run JOB.json: a job file's steps in the foreground (daemon/run.h). */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -59,9 +61,16 @@ static int list_steps(const struct dmn_job *job)
     return SP_EXIT_OK;
 }
 
-/* ---- the status line on a terminal ---- */
+/* ---- the status line on a terminal ----
+ * Drawn at each step's start, on the stages' progress reports (at most 5 a second), and once a
+ * second by a thread of its own, so that the elapsed time moves during a long step that reports
+ * nothing. mu guards the state; the drawing holds stderr's lock, as the logger does (cli.c). */
 
 struct status {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t ticker;
+    int quit, ticking;
     struct cli *c;
     const struct dmn_job *job;
     struct dmn_eta eta;
@@ -92,9 +101,44 @@ static void status_draw(struct status *st)
     struct winsize ws;
     int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 100;
     if (n >= cols) line[cols - 1] = 0;      /* a wrapped line cannot be redrawn in place */
+    flockfile(stderr);
     fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
     st->c->progress_shown = 1;              /* a warning clears it first (cli.c's logger) */
+    funlockfile(stderr);
+}
+
+static void *status_tick(void *arg)
+{
+    struct status *st = arg;
+    pthread_mutex_lock(&st->mu);
+    while (!st->quit) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+        if (!st->quit && sp_now() - st->last >= 0.9) status_draw(st);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+static void status_start(struct status *st)
+{
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    st->ticking = pthread_create(&st->ticker, NULL, status_tick, st) == 0;
+}
+
+static void status_stop(struct status *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->quit = 1;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    if (st->ticking) pthread_join(st->ticker, NULL);
+    pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->mu);
 }
 
 static void status_step(void *arg, int i, const struct dmn_step *s, int begin, int rc)
@@ -103,27 +147,33 @@ static void status_step(void *arg, int i, const struct dmn_step *s, int begin, i
     if (!begin) return;
     struct sp_buf b = { 0 };
     dmn_step_what(s, &b);
+    pthread_mutex_lock(&st->mu);
     snprintf(st->what, sizeof st->what, "%s", b.p);
-    sp_buf_free(&b);
     st->i = i;
     st->stage[0] = 0;
     st->step_t0 = sp_now();
     status_draw(st);
+    pthread_mutex_unlock(&st->mu);
+    sp_buf_free(&b);
 }
 
 static void status_done(void *arg, const struct dmn_step_done *d)
 {
     struct status *st = arg;
+    pthread_mutex_lock(&st->mu);
     if (d->rc == SP_OK && !d->done_before) dmn_eta_add(&st->eta, st->job->steps[d->i].kind, d->seconds);
+    pthread_mutex_unlock(&st->mu);
 }
 
 /* the stages' progress reports: shown at the end of the status line, at most 5 redraws a second */
 static void status_progress(void *arg, const char *unit, uint64_t done, uint64_t total)
 {
     struct status *st = arg;
+    pthread_mutex_lock(&st->mu);
     if (total) snprintf(st->stage, sizeof st->stage, "%llu/%llu %s", (unsigned long long)done, (unsigned long long)total, unit);
     else snprintf(st->stage, sizeof st->stage, "%llu %s", (unsigned long long)done, unit);
     if (sp_now() - st->last >= 0.2 || done == total) status_draw(st);
+    pthread_mutex_unlock(&st->mu);
 }
 
 int cmd_run(int argc, char **argv)
@@ -177,9 +227,11 @@ int cmd_run(int argc, char **argv)
         ro.done_arg = &st;
         c.ctx.progress = status_progress;
         c.ctx.progress_arg = &st;
+        status_start(&st);
     }
     struct dmn_run_result r;
     int src = dmn_run(&job, &ro, &r);
+    if (status_line) status_stop(&st);
     cli_progress_clear(&c);
     if (out && !n && src != SP_ESTOPPED) {   /* what the store holds now, however the run ended */
         struct stg_ctx sc = c.ctx;
