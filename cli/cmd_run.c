@@ -25,7 +25,7 @@ static const char usage[] =
     "job file: the link's folder, as for submit). Exit 0 only if every step succeeded.\n"
     "\n"
     "What it prints: on a terminal (stderr), one status line redrawn in place, \"step K/N  WHAT  elapsed\n"
-    "M:SS  ETA M:SS\" (ETA from the finished steps' times by step kind; \"ETA \u2014\" until one finished);\n"
+    "M:SS  ETA M:SS\" (ETA from the finished steps' times by step kind; a dash until one has finished);\n"
     "off a terminal (a pipe, a file, cron, systemd, Slurm) and whenever stdout is not a terminal, one\n"
     "line per step on stdout, \"[K/N] WHAT: RESULT (Ss)\", where RESULT is the step's outcome: a probe's\n"
     "test accuracy with its majority and control baselines and selectivity, trees' F1 or UAS (baselines\n"
