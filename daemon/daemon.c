@@ -429,7 +429,7 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
     sp_buf_printf(&out, "synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     for (int i = 0; i < job.n_steps; i++) {
         struct sp_buf cmd = { 0 };
-        char summary[512];
+        char summary[4096];
         int done = 0;
         sp_buf_puts(&cmd, job.steps[i].words);
         dmn_step_format(&job.steps[i], &cmd);

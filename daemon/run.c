@@ -24,7 +24,7 @@
 #include "store/st_jobs.h"
 #include "store/st_shards.h"
 
-struct step_out { char summary[512]; int nowork; };
+struct step_out { char summary[4096]; int nowork; };   /* a result line: names of any length, figures */
 
 /* mkdir -p of path's folder (the output folder itself when dir_too); a failure shows when the
  * file is opened there */

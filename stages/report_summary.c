@@ -218,9 +218,19 @@ static void tree_lines(json_t *trees, struct lines *out)
         x->score = tree_score(best);
         x->n = n_sentences(best);
         x->small = x->n >= 0 && x->n < STG_SMALL_TEST;
+        /* a baseline by its name ("dependency:baseline:right" is "right"); one without a directed
+         * score (adjacent: undirected edges) against the best's UUAS of its MST */
         json_array_foreach(trees, j, o) {
-            if (!same_tree(o, row) || json_string_value(json_object_get(o, "run")) || !strcmp(str(o, "method"), "gold")) continue;
-            baseline_add(x, str(o, "method"), tree_score(o), "%.2f");
+            const char *m = str(o, "method"), *c = strrchr(m, ':');
+            if (!same_tree(o, row) || json_string_value(json_object_get(o, "run")) || !strcmp(c ? c + 1 : m, "gold")) continue;
+            double v = tree_score(o), mst = num(json_object_get(o, "result"), "uuas_mst");
+            if (!isnan(v)) baseline_add(x, c ? c + 1 : m, v, "%.2f");
+            else if (!isnan(mst)) {
+                char name[160];
+                snprintf(name, sizeof name, "%s UUAS-MST", c ? c + 1 : m);
+                baseline_add(x, name, mst, "%.2f");
+                baseline_add(x, "best's UUAS-MST", num(json_object_get(best, "result"), "uuas_mst"), "%.2f");
+            }
         }
     }
     json_decref(seen);
