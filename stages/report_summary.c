@@ -114,6 +114,18 @@ static void probe_lines(json_t *probes, json_t *aggs, int token, struct lines *o
 static int is_sp(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
 static int is_dep(json_t *row) { return json_object_get(json_object_get(row, "result"), "uas") != NULL; }
 
+/* a tree baseline's name ("right", "dependency:baseline:left": "left"), or NULL for trees of an
+ * encoder (attention of a run or of a file) */
+static const char *baseline_name(json_t *row)
+{
+    static const char *const names[] = { "right", "left", "random", "adjacent", "gold" };
+    const char *m = str(row, "method"), *c = strrchr(m, ':'), *last = c ? c + 1 : m;
+    if (c && !strstr(m, ":baseline:")) return NULL;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(last, names[i])) return last;
+    return NULL;
+}
+
 static double tree_score(json_t *row)
 {
     json_t *res = json_object_get(row, "result");
@@ -191,21 +203,21 @@ static void sp_lines(json_t *trees, struct lines *out)
 }
 
 /* trees from attention per corpus and kind: the highest UAS (dependency) or F1 (constituency);
- * the baselines are the rows of no run (right, left, random, adjacent; not gold) */
+ * against the baselines of the same corpus and kind (right, left, random, adjacent; not gold) */
 static void tree_lines(json_t *trees, struct lines *out)
 {
     size_t i, j;
     json_t *row, *o;
     json_t *seen = json_object();
     json_array_foreach(trees, i, row) {
-        if (is_sp(row) || !json_string_value(json_object_get(row, "run"))) continue;
+        if (is_sp(row) || baseline_name(row)) continue;
         char key[400];
         snprintf(key, sizeof key, "%s/%s", str(row, "corpus"), is_dep(row) ? "dep" : "const");
         if (json_object_get(seen, key)) continue;
         json_object_set_new(seen, key, json_true());
         json_t *best = NULL;
         json_array_foreach(trees, j, o) {
-            if (!same_tree(o, row) || !json_string_value(json_object_get(o, "run"))) continue;
+            if (!same_tree(o, row) || baseline_name(o)) continue;
             double v = tree_score(o);
             if (!isnan(v) && (!best || v > tree_score(best))) best = o;
         }
@@ -221,13 +233,13 @@ static void tree_lines(json_t *trees, struct lines *out)
         /* a baseline by its name ("dependency:baseline:right" is "right"); one without a directed
          * score (adjacent: undirected edges) against the best's UUAS of its MST */
         json_array_foreach(trees, j, o) {
-            const char *m = str(o, "method"), *c = strrchr(m, ':');
-            if (!same_tree(o, row) || json_string_value(json_object_get(o, "run")) || !strcmp(c ? c + 1 : m, "gold")) continue;
+            const char *bn = baseline_name(o);
+            if (!same_tree(o, row) || !bn || !strcmp(bn, "gold")) continue;
             double v = tree_score(o), mst = num(json_object_get(o, "result"), "uuas_mst");
-            if (!isnan(v)) baseline_add(x, c ? c + 1 : m, v, "%.2f");
+            if (!isnan(v)) baseline_add(x, bn, v, "%.2f");
             else if (!isnan(mst)) {
                 char name[160];
-                snprintf(name, sizeof name, "%s UUAS-MST", c ? c + 1 : m);
+                snprintf(name, sizeof name, "%s UUAS-MST", bn);
                 baseline_add(x, name, mst, "%.2f");
                 baseline_add(x, "best's UUAS-MST", num(json_object_get(best, "result"), "uuas_mst"), "%.2f");
             }
