@@ -1,7 +1,9 @@
 /* daemon/run.h — running a job's steps in order, in this process (`synprobe run`, the demo).
  *
- * Each step calls its stage with the options the job file gave, after printing the command line
- * that would do the same. Steps whose result is stored once per call (tasks, probe, trees,
+ * Each step calls its stage with the options the job file gave, and says what it did in one result
+ * line (the figures: a probe's test accuracy and baselines, trees' F1 or UAS, ...), printed in the
+ * form the caller asks (enum dmn_run_form: under the command that would do the same, as
+ * "[k/N] what: result (Ss)", or handed to on_done for a status line). Steps whose result is stored once per call (tasks, probe, trees,
  * structprobe, report) are recorded in the store's job ledger (store/st_jobs.h) when they succeed
  * and skipped when already recorded; ingest and encode are idempotent by content (unchanged files,
  * cached vectors) and always run, reporting whether they had any work. So a re-run of a finished
