@@ -410,7 +410,7 @@ static int mkdir_p(const char *dir)
 
 /* A job with nothing to do runs here, without a process: every step is one the job ledger
  * records (no ingest or encode, which look at their inputs each time) and the ledger of its store
- * says each is done, which a read shows. The log gets what `synprobe run` would print, the job is
+ * says each is done, which a read shows. The log gets what the job's process would print, the job is
  * done. 1 when handled; 0 to fork as usual (anything unexpected, including any error, forks). The
  * store is opened read-only and closed again before the daemon forks anything. */
 static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
