@@ -100,7 +100,12 @@ static void status_draw(struct status *st)
                      *st->stage ? "  " : "", st->stage);
     struct winsize ws;
     int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 100;
-    if (n >= cols) line[cols - 1] = 0;      /* a wrapped line cannot be redrawn in place */
+    if (n >= cols) {                        /* a wrapped line cannot be redrawn in place: cut at a character */
+        int col = 0, k = 0;
+        for (; line[k]; k++)
+            if (((unsigned char)line[k] & 0xC0) != 0x80 && ++col >= cols) break;
+        line[k] = 0;
+    }
     flockfile(stderr);
     fprintf(stderr, "\r\033[K%s", line);
     fflush(stderr);
