@@ -68,10 +68,13 @@ void cli_progress_clear(struct cli *c)
 static void log_write(void *arg, enum sp_log_level level, const char *line)
 {
     struct cli *c = arg;
+    flockfile(stderr);        /* clearing the progress line and the line itself are one: run's status
+                               * line is redrawn from a thread of its own (cli/cmd_run.c) */
     cli_progress_clear(c);
     if (level == SP_LOG_ERROR) fprintf(stderr, "synprobe %s: %s\n", c->name, line);
     else if (level == SP_LOG_WARN) fprintf(stderr, "synprobe %s: warning: %s\n", c->name, line);
     else fprintf(stderr, "%s\n", line);
+    funlockfile(stderr);
 }
 
 static void fmt_duration(char *out, size_t n, double s)

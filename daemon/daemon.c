@@ -20,6 +20,7 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "stages/encode.h"
+#include "stages/report_summary.h"
 #include "store/st_jobs.h"
 #include "store/st_queue.h"
 
@@ -238,7 +239,8 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     struct stg_ctx ctx = { .log = &lg, .stop = &sp_stop_signal, .job_file = job.path, .job_sha256 = job.sha256 };
     const char *words[] = { "synprobe", "run", j->path, NULL };
     struct child_hook h = { .status_fd = status_fd, .n = job.n_steps, .gpu_fd = -1, .gpu_lock = gpu_lock };
-    struct dmn_run_opts ro = { .out = stdout, .log = stdout, .ctx = &ctx, .command = { words, 3 },
+    /* the log is no terminal: each step as its command (ro.log) and its "[k/N] what: result (Ss)" line */
+    struct dmn_run_opts ro = { .out = stdout, .steps = DMN_RUN_STEP_LINES, .log = stdout, .ctx = &ctx, .command = { words, 3 },
                                .on_step = child_step, .step_arg = &h, .no_store_lock = 1 };
     printf("synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     fflush(stdout);
@@ -267,6 +269,12 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     struct dmn_run_result r;
     int rc = dmn_run(&job, &ro, &r);
     st_close(keep);
+    if (rc != SP_ESTOPPED) {   /* the summary `synprobe run` ends with, from the store */
+        struct stg_ctx sc = ctx;
+        int lines;
+        fflush(stderr);
+        (void)stg_report_summary(&sc, job.store, stdout, &lines);
+    }
     if (rc == SP_OK) printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
     else if (rc == SP_ESTOPPED) printf("synprobe run: stopped after %d of %d steps\n", r.n_worked + r.n_nowork, r.n_steps);
     else {
@@ -402,7 +410,7 @@ static int mkdir_p(const char *dir)
 
 /* A job with nothing to do runs here, without a process: every step is one the job ledger
  * records (no ingest or encode, which look at their inputs each time) and the ledger of its store
- * says each is done, which a read shows. The log gets what `synprobe run` would print, the job is
+ * says each is done, which a read shows. The log gets what the job's process would print, the job is
  * done. 1 when handled; 0 to fork as usual (anything unexpected, including any error, forks). The
  * store is opened read-only and closed again before the daemon forks anything. */
 static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
@@ -421,13 +429,18 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
     sp_buf_printf(&out, "synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);
     for (int i = 0; i < job.n_steps; i++) {
         struct sp_buf cmd = { 0 };
-        char summary[512];
+        char summary[4096];
         int done = 0;
         sp_buf_puts(&cmd, job.steps[i].words);
         dmn_step_format(&job.steps[i], &cmd);
         int rc = st_job_step_done(db, cmd.p, &done, summary, sizeof summary, e, sizeof e);
-        if (!rc && done) sp_buf_printf(&out, "  $ synprobe %s\n    done before, skipped%s%s%s\n", cmd.p, *summary ? " (" : "",
-                                       summary, *summary ? ")" : "");
+        if (!rc && done) {
+            struct sp_buf what = { 0 };
+            dmn_step_what(&job.steps[i], &what);
+            sp_buf_printf(&out, "\n$ synprobe %s\n[%d/%d] %s: done before, skipped%s%s%s (0.0s)\n", cmd.p, i + 1, job.n_steps,
+                          what.p, *summary ? " (" : "", summary, *summary ? ")" : "");
+            sp_buf_free(&what);
+        }
         sp_buf_free(&cmd);
         if (rc || !done) { sp_buf_free(&out); goto out; }
     }

@@ -1,5 +1,6 @@
 /* daemon/run.c — the foreground job runner (daemon/run.h). */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "stages/ingest.h"
 #include "stages/probe.h"
 #include "stages/report.h"
+#include "stages/report_agg.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
@@ -22,7 +24,7 @@
 #include "store/st_jobs.h"
 #include "store/st_shards.h"
 
-struct step_out { char summary[512]; int nowork; };
+struct step_out { char summary[4096]; int nowork; };   /* a result line: names of any length, figures */
 
 /* mkdir -p of path's folder (the output folder itself when dir_too); a failure shows when the
  * file is opened there */
@@ -46,14 +48,32 @@ static int do_ingest(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     struct stg_ingest_result r;
     int rc = stg_ingest(ro->ctx, s->opts, &r);
     if (rc == SP_OK) {
-        snprintf(so->summary, sizeof so->summary, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged,
-                 r.sentences);
+        /* what the reader left out: its messages are the stages' lines, which only --verbose shows */
+        struct sp_buf b = { 0 };
+        sp_buf_printf(&b, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged, r.sentences);
+        if (r.rejected) sp_buf_printf(&b, ", %ld rejected (see the quarantine table)", r.rejected);
+        if (r.skipped_lines) sp_buf_printf(&b, ", %ld comment line%s without a sentence skipped", r.skipped_lines,
+                                           r.skipped_lines == 1 ? "" : "s");
+        snprintf(so->summary, sizeof so->summary, "%s", b.p);
+        sp_buf_free(&b);
         so->nowork = r.n_unchanged == r.n_files;
     } else if (r.n_files && r.files[r.n_files - 1].error[0]) {
         snprintf(ro->ctx->err, sizeof ro->ctx->err, "%s", r.files[r.n_files - 1].error);
     }
     stg_ingest_result_free(&r);
     return rc;
+}
+
+/* The dtype the step stores vectors as: its "store-dtype" option where the encode stage has one,
+ * else f32 (every store before it). */
+static const char *step_dtype(const struct dmn_step *s, char *buf, size_t n)
+{
+    json_t *o = json_object();
+    sp_opt_to_json(s->table, s->opts, o);
+    const char *d = json_string_value(json_object_get(o, "store-dtype"));
+    snprintf(buf, n, "%s", d ? d : "f32");
+    json_decref(o);
+    return buf;
 }
 
 static int do_encode(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
@@ -64,11 +84,16 @@ static int do_encode(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     int rc = stg_encode(ro->ctx, &o, &r);
     long enc = 0, cached = 0;
     for (int i = 0; i < r.n; i++) { enc += r.in[i].encoded; cached += r.in[i].cached; }
-    if (o.layers && r.n > 0)      /* one pass, a run per layer: the counts are each run's */
-        snprintf(so->summary, sizeof so->summary, "runs %s..%s (%d layers, one pass): %ld encoded, %ld cached", r.in[0].run,
-                 r.in[r.n - 1].run, r.n, r.in[0].encoded, r.in[0].cached);
+    char dt[32], dim[32] = "";
+    step_dtype(s, dt, sizeof dt);
+    if (r.n > 0) snprintf(dim, sizeof dim, "%d-dim ", r.in[0].dim);
+    if (o.layers && r.n > 1)      /* one pass, a run per layer: the counts are each run's */
+        snprintf(so->summary, sizeof so->summary, "runs %s..%s (%d layers, one pass): %ld encoded, %ld cached, %s%s",
+                 r.in[0].run, r.in[r.n - 1].run, r.n, r.in[0].encoded, r.in[0].cached, dim, dt);
+    else if (o.layers && r.n == 1)
+        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached, %s%s", r.in[0].run, enc, cached, dim, dt);
     else
-        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached", o.run, enc, cached);
+        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached, %s%s", o.run, enc, cached, dim, dt);
     so->nowork = enc == 0;
     stg_encode_result_free(&r);
     return rc;
@@ -92,6 +117,16 @@ static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     return rc;
 }
 
+/* " majority M, control C (selectivity S)" of a probe result's baselines, appended to b */
+static void probe_baselines(json_t *res, struct sp_buf *b)
+{
+    double maj = stg_jpath_num(res, "baselines.majority.acc"), ctl = stg_jpath_num(res, "baselines.control.acc"),
+           sel = stg_jpath_num(res, "baselines.control.selectivity");
+    if (!isnan(maj)) sp_buf_printf(b, ", majority %.2f%%", maj);
+    if (!isnan(ctl)) sp_buf_printf(b, ", control %.2f%%", ctl);
+    if (!isnan(sel)) sp_buf_printf(b, " (selectivity %+.2f)", sel);
+}
+
 static int do_probe(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
 {
     struct stg_probe_opts o = *(const struct stg_probe_opts *)s->opts;
@@ -100,26 +135,65 @@ static int do_probe(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     int rc = stg_probe(ro->ctx, &o, &r);
     for (int i = 0; i < r.n; i++)
         if (ro->log && r.runs[i].text) fputs(r.runs[i].text, ro->log);
-    if (r.n == 1 && r.runs[0].row.has_test)
-        snprintf(so->summary, sizeof so->summary, "%s: test %.2f%% (result #%lld)", r.runs[0].task, r.runs[0].row.test_acc,
-                 (long long)r.runs[0].result_id);
-    else snprintf(so->summary, sizeof so->summary, "%d results", r.n);
+    if (r.n == 1 && r.runs[0].row.has_test) {
+        struct sp_buf b = { 0 };
+        json_error_t e;
+        json_t *res = r.runs[0].row.result ? json_loads(r.runs[0].row.result, 0, &e) : NULL;
+        sp_buf_printf(&b, "%s: test %.2f%%", r.runs[0].task, r.runs[0].row.test_acc);
+        probe_baselines(res, &b);
+        if (json_is_integer(json_object_get(res, "ntest")))
+            sp_buf_printf(&b, ", n %lld", (long long)json_integer_value(json_object_get(res, "ntest")));
+        sp_buf_printf(&b, " (result #%lld)", (long long)r.runs[0].result_id);
+        snprintf(so->summary, sizeof so->summary, "%s", b.p);
+        json_decref(res);
+        sp_buf_free(&b);
+    } else if (r.n == 1) {       /* a task without test items: its dev accuracy, said as such */
+        if (r.runs[0].row.has_dev)
+            snprintf(so->summary, sizeof so->summary, "%s: no test items; dev %.2f%% (result #%lld)", r.runs[0].task,
+                     r.runs[0].row.dev_acc, (long long)r.runs[0].result_id);
+        else
+            snprintf(so->summary, sizeof so->summary, "%s: no test items (result #%lld)", r.runs[0].task,
+                     (long long)r.runs[0].result_id);
+    } else {
+        snprintf(so->summary, sizeof so->summary, "%d results", r.n);
+    }
     stg_probe_result_free(&r);
     return rc;
 }
 
+/* "UUAS u, DSpr d, root r" of a structural probe's figures (NaN: "-") */
+static void sp_figures(const struct prb_sp_result *m, struct sp_buf *b)
+{
+    sp_buf_printf(b, isnan(m->uuas) ? "UUAS -" : "UUAS %.2f", m->uuas);
+    sp_buf_printf(b, isnan(m->dspr) ? ", DSpr -" : ", DSpr %.4f", m->dspr);
+    sp_buf_printf(b, isnan(m->root_acc) ? ", root acc -" : ", root acc %.2f", m->root_acc);
+}
+
 static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
 {
+    struct sp_buf b = { 0 };
     if (s->kind == DMN_STRUCTPROBE) {
         struct stg_structprobe_opts o = *(const struct stg_structprobe_opts *)s->opts;
         o.command = ro->command;
         struct stg_structprobe_result r;
         int rc = stg_structprobe(ro->ctx, &o, &r);
         log_json(ro->log, r.json);
-        if (o.run)
-            snprintf(so->summary, sizeof so->summary, "run %s: UUAS %.2f, root %.2f on %ld test sentences of %ld (evaluation #%lld)",
-                     o.run, r.res.uuas, r.res.root_acc, r.res.n_sentences, r.n_total, (long long)r.eval_id);
-        else snprintf(so->summary, sizeof so->summary, "%ld sentences (evaluation #%lld)", r.n_total, (long long)r.eval_id);
+        if (rc == SP_OK && o.run) {
+            sp_buf_printf(&b, "run %s: ", o.run);
+            sp_figures(&r.res, &b);
+            sp_buf_printf(&b, " on %ld test sentences of %ld", r.res.n_sentences, r.n_total);
+            if (r.have_linear) {
+                sp_buf_printf(&b, "; linear baseline there ");
+                sp_figures(&r.linear, &b);
+            }
+        } else if (rc == SP_OK) {
+            sp_buf_printf(&b, "%s: ", o.baseline ? o.baseline : r.method);
+            sp_figures(&r.res, &b);
+            sp_buf_printf(&b, " on %ld sentences", r.res.n_sentences);
+        }
+        sp_buf_printf(&b, " (evaluation #%lld)", (long long)r.eval_id);
+        snprintf(so->summary, sizeof so->summary, "%s", b.p);
+        sp_buf_free(&b);
         stg_structprobe_result_free(&r);
         return rc;
     }
@@ -130,7 +204,23 @@ static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     struct stg_trees_result r;
     int rc = stg_trees(ro->ctx, &o, &r);
     log_json(ro->log, r.json);
-    snprintf(so->summary, sizeof so->summary, "%s (evaluation #%lld)", r.method, (long long)r.eval_id);
+    sp_buf_printf(&b, "%s", r.method);
+    if (rc == SP_OK && r.json) {
+        double uas = stg_jpath_num(r.json, "uas"), f1 = stg_jpath_num(r.json, "protocol_a.all.fmeasure");
+        json_t *n = json_object_get(r.json, "n_sentences");
+        if (json_object_get(r.json, "uas")) {         /* dependency trees */
+            sp_buf_printf(&b, isnan(uas) ? ": UAS -" : ": UAS %.2f", uas);
+            double u = stg_jpath_num(r.json, "uuas_mst");
+            if (!isnan(u)) sp_buf_printf(&b, ", UUAS (MST) %.2f", u);
+        } else {
+            sp_buf_printf(&b, isnan(f1) ? ": F1 -" : ": F1 %.2f (EVALB)", f1);
+        }
+        if (json_is_integer(n)) sp_buf_printf(&b, " on %lld sentences", (long long)json_integer_value(n));
+        if (r.n_runs > 1) sp_buf_printf(&b, ", mean of %d seeds", r.n_runs);
+    }
+    sp_buf_printf(&b, " (evaluation #%lld)", (long long)r.eval_id);
+    snprintf(so->summary, sizeof so->summary, "%s", b.p);
+    sp_buf_free(&b);
     stg_trees_result_free(&r);
     return rc;
 }
@@ -142,8 +232,16 @@ static int do_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s, 
     struct stg_tokprobe_result r = { 0 };
     int rc = stg_tokprobe(ro->ctx, &o, &r);
     log_json(ro->log, r.json);
-    snprintf(so->summary, sizeof so->summary, "run %s: accuracy %.2f, control %.2f, selectivity %.2f points (result #%lld)",
-             o.run, r.acc_task, r.acc_control, r.selectivity, (long long)r.result_id);
+    const char *task = stg_jpath_str(r.json, "task");
+    json_t *n = json_object_get(r.json, "ntest");
+    struct sp_buf b = { 0 };
+    if (*task) sp_buf_printf(&b, "%s, ", task);
+    sp_buf_printf(&b, "run %s: accuracy %.2f, control %.2f, selectivity %.2f points", o.run, r.acc_task, r.acc_control,
+                  r.selectivity);
+    if (json_is_integer(n)) sp_buf_printf(&b, ", n %lld", (long long)json_integer_value(n));
+    sp_buf_printf(&b, " (result #%lld)", (long long)r.result_id);
+    snprintf(so->summary, sizeof so->summary, "%s", b.p);
+    sp_buf_free(&b);
     stg_tokprobe_result_free(&r);
     return rc;
 }
@@ -203,50 +301,165 @@ static void step_command(const struct dmn_step *s, struct sp_buf *b)
     dmn_step_format(s, b);
 }
 
-static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, const struct dmn_step *s, struct dmn_run_result *r)
+/* the option's value as the step has it: a string, or a list's items joined by ','; NULL: none */
+static const char *opt_text(json_t *o, const char *name, struct sp_buf *tmp)
 {
-    struct sp_buf cmd = { 0 };
-    step_command(s, &cmd);
+    json_t *v = json_object_get(o, name);
+    if (json_is_string(v)) return json_string_value(v);
+    if (!json_is_array(v) || !json_array_size(v)) return NULL;
+    size_t i;
+    json_t *x;
+    tmp->len = 0;
+    if (tmp->p) tmp->p[0] = 0;
+    json_array_foreach(v, i, x) sp_buf_printf(tmp, "%s%s", i ? "," : "", json_is_string(x) ? json_string_value(x) : "?");
+    return tmp->p;
+}
+
+void dmn_step_what(const struct dmn_step *s, struct sp_buf *b)
+{
+    json_t *o = json_object();
+    sp_opt_to_json(s->table, s->opts, o);
+    struct sp_buf t1 = { 0 }, t2 = { 0 };
+    const char *run = json_string_value(json_object_get(o, "run")), *base = json_string_value(json_object_get(o, "baseline"));
+    b->len = 0;
+    if (b->p) b->p[0] = 0;
+    sp_buf_puts(b, s->words);
+    switch (s->kind) {
+    case DMN_INGEST: case DMN_TASKS_BUILD: {
+        const char *corpus = opt_text(o, "corpus", &t1);
+        if (corpus) sp_buf_printf(b, " %s", corpus);
+        break;
+    }
+    case DMN_ENCODE: {
+        const char *corpus = opt_text(o, "corpus", &t1), *task = opt_text(o, "task", &t2);
+        const char *layers = json_string_value(json_object_get(o, "layers"));
+        sp_buf_printf(b, " %s over %s", run ? run : "?", task ? task : corpus ? corpus : "?");
+        if (layers) sp_buf_printf(b, ", layers %s", layers);
+        break;
+    }
+    case DMN_PROBE: {
+        const char *task = opt_text(o, "task", &t1), *seed = opt_text(o, "seed", &t2);
+        char label[512];
+        if (task) sp_buf_printf(b, " %s", task);
+        if (run) sp_buf_printf(b, " %s", task ? stg_report_run_label(run, task, label, sizeof label) : run);
+        if (seed) sp_buf_printf(b, " seed %s", seed);
+        break;
+    }
+    case DMN_TREES: case DMN_STRUCTPROBE:
+        if (json_is_true(json_object_get(o, "dependency"))) sp_buf_puts(b, " (dependency)");
+        if (base) sp_buf_printf(b, " baseline %s", base);
+        else if (run) sp_buf_printf(b, " %s", run);
+        break;
+    case DMN_TOKPROBE: {
+        const char *task = json_string_value(json_object_get(o, "task"));
+        sp_buf_printf(b, " %s %s", task ? task : "upos", run ? run : "?");
+        break;
+    }
+    case DMN_REPORT: {
+        const char *f = json_string_value(json_object_get(o, "format"));
+        sp_buf_printf(b, " %s", f ? f : "text");
+        break;
+    }
+    default:
+        break;
+    }
+    sp_buf_free(&t1);
+    sp_buf_free(&t2);
+    json_decref(o);
+}
+
+void dmn_eta_add(struct dmn_eta *e, enum dmn_step_kind k, double seconds)
+{
+    if ((int)k < 0 || k >= DMN_NKINDS || !(seconds >= 0)) return;
+    e->seconds[k] += seconds;
+    e->n[k]++;
+}
+
+double dmn_eta_left(const struct dmn_eta *e, const struct dmn_job *job, int from, double elapsed_in_from)
+{
+    double all = 0;
+    int n_all = 0;
+    for (int k = 0; k < DMN_NKINDS; k++) { all += e->seconds[k]; n_all += e->n[k]; }
+    if (!n_all) return -1;
+    double left = 0;
+    for (int i = from < 0 ? 0 : from; i < job->n_steps; i++) {
+        enum dmn_step_kind k = job->steps[i].kind;
+        double m = e->n[k] ? e->seconds[k] / e->n[k] : all / n_all;
+        if (i == from) m = m > elapsed_in_from ? m - elapsed_in_from : 0;
+        left += m;
+    }
+    return left;
+}
+
+/* The step's line: "[k/N] WHAT: RESULT (Ss)" (steps) or the indented result under its command. */
+static void print_done(const struct dmn_run_opts *ro, const struct dmn_step_done *d)
+{
     FILE *out = ro->out;
-    if (out) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
+    if (!out) return;
+    if (ro->steps == DMN_RUN_STATUS) {
+        return;                      /* the caller shows it (on_done) */
+    } else if (ro->steps == DMN_RUN_STEP_LINES) {
+        fprintf(out, "[%d/%d] %s: %s (%.1fs)\n", d->i + 1, d->n, d->what, d->result, d->seconds);
+    } else if (d->done_before) {
+        if (!ro->quiet_skips) fprintf(out, "    %s\n", d->result);
+    } else {
+        fprintf(out, "    %s\n", d->result);
+    }
+    fflush(out);
+}
+
+static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, int i, struct dmn_run_result *r)
+{
+    const struct dmn_step *s = &job->steps[i];
+    struct sp_buf cmd = { 0 }, what = { 0 }, res = { 0 };
+    step_command(s, &cmd);
+    dmn_step_what(s, &what);
+    FILE *out = ro->out;
+    double t0 = sp_now();
+    if (out && ro->steps == DMN_RUN_COMMANDS) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
     if (ro->log) { fprintf(ro->log, "\n$ synprobe %s\n", cmd.p); fflush(ro->log); }
     struct step_out so = { "", 0 };
-    int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK;
+    int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK, done = 0;
     char err[SP_ERRLEN];
     int64_t step_id = 0;
     ro->ctx->err[0] = 0;
     if (use_ledger) {
-        int done = ledger_begin(job, cmd.p, &step_id, so.summary, sizeof so.summary, err, sizeof err);
+        done = ledger_begin(job, cmd.p, &step_id, so.summary, sizeof so.summary, err, sizeof err);
         if (done < 0) rc = stg_fail(ro->ctx, SP_ESTORE, "the job ledger: %s", err);
-        if (done == 1) {
-            r->n_nowork++;
-            /* a kill between the rows' commit and ledger_finish leaves no summary */
-            if (out && !ro->quiet_skips)
-                fprintf(out, "    done before, skipped%s%s%s\n", *so.summary ? " (" : "", so.summary, *so.summary ? ")" : "");
-            sp_buf_free(&cmd);
-            return SP_OK;
+    }
+    if (done == 1) {
+        r->n_nowork++;
+        /* a kill between the rows' commit and ledger_finish leaves no summary */
+        sp_buf_printf(&res, "done before, skipped%s%s%s", *so.summary ? " (" : "", so.summary, *so.summary ? ")" : "");
+    } else {
+        if (rc == SP_OK) {
+            ro->ctx->job_step = step_id;
+            rc = run_stage(ro, s, &so);
+            ro->ctx->job_step = 0;
+        }
+        if (rc == SP_OK && use_ledger && ledger_finish(job, step_id, so.summary, err, sizeof err))
+            rc = stg_fail(ro->ctx, SP_ESTORE, "recording the step in the job ledger: %s", err);
+        if (rc == SP_OK) {
+            if (so.nowork) r->n_nowork++;
+            else r->n_worked++;
+            sp_buf_printf(&res, "%s%s", so.nowork ? "no work: " : "", so.summary);
+        } else {
+            if (ro->log) fprintf(ro->log, "synprobe %s: %s\n", s->words, ro->ctx->err);
+            if (rc != SP_ESTOPPED) {
+                r->n_failed++;
+                if (!r->failed_where) r->failed_where = s->where;
+                sp_buf_printf(&res, "failed (%s): %s", s->where, ro->ctx->err);
+            } else {
+                sp_buf_puts(&res, "stopped");
+            }
         }
     }
-    if (rc == SP_OK) {
-        ro->ctx->job_step = step_id;
-        rc = run_stage(ro, s, &so);
-        ro->ctx->job_step = 0;
-    }
-    if (rc == SP_OK && use_ledger && ledger_finish(job, step_id, so.summary, err, sizeof err))
-        rc = stg_fail(ro->ctx, SP_ESTORE, "recording the step in the job ledger: %s", err);
+    struct dmn_step_done d = { i, job->n_steps, what.p, res.p, sp_now() - t0, rc, done == 1 };
+    if (rc != SP_ESTOPPED) print_done(ro, &d);
+    if (ro->on_done) ro->on_done(ro->done_arg, &d);
     sp_buf_free(&cmd);
-    if (rc == SP_OK) {
-        if (so.nowork) r->n_nowork++;
-        else r->n_worked++;
-        if (out) fprintf(out, "    %s%s\n", so.nowork ? "no work: " : "", so.summary);
-        return SP_OK;
-    }
-    if (ro->log) fprintf(ro->log, "synprobe %s: %s\n", s->words, ro->ctx->err);
-    if (rc != SP_ESTOPPED) {
-        r->n_failed++;
-        if (!r->failed_where) r->failed_where = s->where;
-        if (out) fprintf(out, "    failed (%s): %s\n", s->where, ro->ctx->err);
-    }
+    sp_buf_free(&what);
+    sp_buf_free(&res);
     return rc;
 }
 
@@ -338,7 +551,7 @@ static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, s
         }
         if (stg_stopping(ro->ctx)) return stg_stopped(ro->ctx);
         if (ro->on_step) ro->on_step(ro->step_arg, i, s, 1, SP_OK);
-        int rc = one_step(job, ro, s, r);
+        int rc = one_step(job, ro, i, r);
         if (ro->on_step) ro->on_step(ro->step_arg, i, s, 0, rc);
         if (rc == SP_ESTOPPED) return rc;
         if (rc != SP_OK && first_rc == SP_OK) { first_rc = rc; snprintf(keep, sizeof keep, "%s", ro->ctx->err); }

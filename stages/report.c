@@ -711,6 +711,22 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     return rc;
 }
 
+int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t **trees)
+{
+    *probes = *trees = NULL;
+    struct st_db *db = NULL;
+    int rc = st_open(db_path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
+    if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
+    struct stg_report_opts o = { .db = db_path };
+    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log };
+    rc = collect(ctx, db, &o, &c);
+    st_close(db);
+    if (rc != SP_OK) { json_decref(c.probes); json_decref(c.trees); return rc; }
+    *probes = c.probes;
+    *trees = c.trees;
+    return SP_OK;
+}
+
 int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
                      size_t written_len)
 {

@@ -41,6 +41,13 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
 int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o);
 
 
+/* Every probe result and tree evaluation of the store db, collected as the report collects them
+ * (the rows of `report --format json`'s "probe_results" and "tree_evals"): two new arrays, oldest
+ * first. SP_OK, or SP_ESTORE with ctx->err (the arrays are NULL then). The run's summary reads them
+ * (stages/report_summary.h). */
+struct json_t;
+int stg_report_rows(struct stg_ctx *ctx, const char *db, struct json_t **probes, struct json_t **trees);
+
 /* stg_report into o->out (NULL: stdout), the one way commands and jobs write a report: a temporary
  * file renamed into place only when the report is complete; for html, o->out is a folder (made
  * with its parents) and the page is FOLDER/report.html. o->f is set here. *written: the path. */

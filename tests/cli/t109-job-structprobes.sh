@@ -49,7 +49,7 @@ expect_eq "the report carries the token probes" "$(cat $TMP/r.chk)" "['token:dep
 $SP run $J/job.json >$TMP/out2 2>$TMP/err2 && rc=0 || rc=$?
 expect_eq "a second run: exit 0" "$rc" 0
 expect_eq "... every structprobe, tokprobe and trees step done before, skipped" \
-    "$(grep -A1 -E 'synprobe (structprobe|tokprobe|trees) ' $TMP/out2 | grep -c 'done before, skipped')" 6
+    "$(grep -cE '^\[[0-9]+/[0-9]+\] (structprobe|tokprobe|trees) [^:]*: done before, skipped' $TMP/out2)" 6
 expect_eq "... and no new row" "$(rows)" "2 2 4 7"
 # a "layers" encoder: one structprobe / tokprobe step per layer run (checked only: no model needed)
 mkdir -p $J/m

@@ -30,8 +30,9 @@ expect_eq "the job runs: exit 0" "$rc" 0
 # by hand: 2 encoders x 3 tasks x 2 classifiers x 2 seeds = 24 probe rows; trees: 2 corpus runs + 1 baseline
 # = 3 rows; ledger: tasks build + 24 probes + 3 trees + 1 report = 29 steps; no duplicates
 expect_eq "rows after one run (probe, trees, ledger, duplicates)" "$(rows $TMP/a/out/store.db)" "24 3 29 0"
-expect_eq "38 steps printed (1 ingest, 1 tasks build, 8 encodes, 24 probes, 3 trees, 1 report)" \
-    "$(grep -c "^  \$ synprobe " $TMP/out1)" 38
+expect_eq "38 step lines printed, [1/38] to [38/38] (1 ingest, 1 tasks build, 8 encodes, 24 probes, 3 trees, 1 report)" \
+    "$(grep -cE '^\[[0-9]+/38\] ' $TMP/out1) $(grep -oE '^\[[0-9]+/38\]' $TMP/out1 | tr -d '[]' | cut -d/ -f1 | sort -n | uniq | tr '\n' ' ')" \
+    "38 $(seq 1 38 | tr '\n' ' ')"
 check "the report is in the output folder" test -s $TMP/a/out/results.json
 $SP run $TMP/a/job.json >$TMP/out2 2>$TMP/err2 && rc=0 || rc=$?
 expect_eq "the second run: exit 0" "$rc" 0
@@ -43,7 +44,7 @@ mkjob $TMP/b
 $SP run $TMP/b/job.json >$TMP/out3 2>&1 &
 pid=$!
 i=0
-while [ $i -lt 600 ] && ! grep -q 'synprobe probe' $TMP/out3 2>/dev/null; do sleep 0.05; i=$((i+1)); done
+while [ $i -lt 600 ] && ! grep -q '^\[[0-9]*/38\] probe ' $TMP/out3 2>/dev/null; do sleep 0.05; i=$((i+1)); done
 kill -TERM $pid 2>/dev/null
 wait $pid && rc=0 || rc=$?
 if [ "$rc" = 143 ]; then
@@ -81,7 +82,7 @@ expect_eq "... the simulated kill took away 1 probe row and 1 tree row" "$(rows 
 $SP run $TMP/a/job.json >$TMP/out6 2>&1 && rc=0 || rc=$?
 [ "$rc" = 0 ] || tail -5 $TMP/out6
 expect_eq "killed before commit: the re-run exits 0" "$rc" 0
-expect_eq "... it redid the 2 unfinished steps and skipped the other 27" "$(grep -c '^    done before, skipped' $TMP/out6)" 27
+expect_eq "... it redid the 2 unfinished steps and skipped the other 27" "$(grep -cE '^\[[0-9]+/38\] [^:]*: done before, skipped' $TMP/out6)" 27
 expect_eq "... the same rows, no duplicates" "$(rows $TMP/a/out/store.db)" "24 3 29 0"
 expect_eq "... every step done, every row named by one" \
     "$(sqlite3 $TMP/a/out/store.db "select count(*) from job_step where state <> 'done'") $(orphans $TMP/a/out/store.db)" "0 0"

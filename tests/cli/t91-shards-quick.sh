@@ -69,7 +69,7 @@ check "shards.sbatch asks for the array 0-1" grep -q '^#SBATCH --array=0-1$' $S/
 mkdir -p $TMP/cm; { printf '# a comment with no sentence\n\n'; cat demo/demo.conllu; } >$TMP/cm/c.conllu
 echo '{"store": "out/store.db", "out": "out", "corpora": [{"name": "c", "paths": ["c.conllu"]}]}' >$TMP/cm/job.json
 for k in 0 1; do
-    $SP run --shard $k/2 $TMP/cm/job.json >$TMP/cm$k.out 2>&1 || true
+    $SP run --verbose --shard $k/2 $TMP/cm/job.json >$TMP/cm$k.out 2>&1 || true   # the reader's lines: --verbose
     n=$(grep -c "comment line with no word line after it skipped" $TMP/cm$k.out || true)
     expect_eq "shard $k/2 reports the skipped comment line $((1 - k)) time(s)" "$n" $((1 - k))
 done
