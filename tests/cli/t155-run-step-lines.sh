@@ -15,7 +15,7 @@ cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json encoder/configs/ms-sa
 cat >$J/job.json <<'JOB'
 {"store": "out/s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "token-vectors": true, "attention": 0},
               {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum"], "attention": 0}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],

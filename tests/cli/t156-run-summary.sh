@@ -18,7 +18,7 @@ printf '{"kind": "bert", "model": "%s"}\n' "$M" >$J/minilm.json
 cat >$J/job.json <<'JOB'
 {"store": "out/s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "minilm.json", "layers": "all", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "token-vectors": true},
               {"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
               {"config": "ms-san.json", "inputs": ["demo"], "attention": 0}],

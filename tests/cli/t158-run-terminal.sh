@@ -14,7 +14,7 @@ cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $J/
 cat >$J/job.json <<'JOB'
 {"store": "out/s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum"]}],
  "probes": [{"classifier": ["logreg"], "seed": ["1", "2"], "preset": "senteval-fast"}],
  "reports": [{"format": "json", "out": "r.json"}]}

@@ -14,7 +14,7 @@ cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $J/
 cat >$J/job.json <<'JOB'
 {"store": "out/s.db", "out": "out",
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1}],
+ "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum"], "attention": 0}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "trees": [{}, {"baseline": "right"}],

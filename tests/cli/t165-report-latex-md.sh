@@ -15,7 +15,7 @@ DB=$TMP/t.db
 C=encoder/configs
 W='[a_b&c%~^{x}\$#|<y>--z*'
 $SP ingest --db $DB --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
-$SP tasks build --db $DB --corpus demo --tasks Tense,SubjNum >/dev/null 2>&1
+$SP tasks build --db $DB --corpus demo --tasks Tense,SubjNum --split resplit >/dev/null 2>&1
 for t in Tense SubjNum; do
     $SP encode --db $DB --task $t --encoder $C/san.json --run san-$t --quiet
     $SP encode --db $DB --task $t --encoder $C/ms-san.json --run "$W-$t" --quiet

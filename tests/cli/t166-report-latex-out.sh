@@ -9,7 +9,7 @@
 . tests/cli/lib.sh
 DB=$TMP/s.db
 $SP ingest --db $DB --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
-$SP tasks build --db $DB --corpus demo --tasks Tense >/dev/null 2>&1
+$SP tasks build --db $DB --corpus demo --tasks Tense --split resplit >/dev/null 2>&1
 for e in san ms-san; do
     $SP encode --db $DB --task Tense --encoder encoder/configs/$e.json --run $e-Tense --quiet
     $SP probe --db $DB --task Tense --run $e-Tense --seed 1,2 >/dev/null 2>&1
@@ -55,7 +55,7 @@ mkdir -p $TMP/k
 cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $TMP/k/
 cat >$TMP/k/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
- "tasks": [{"tasks": ["Tense"], "seed": 1}], "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
+ "tasks": [{"tasks": ["Tense"], "seed": 1, "split": "resplit"}], "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
  "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
  "reports": [{"format": "latex", "out": "t.tex"}, {"format": "md", "out": "t.md"}]}
 J
