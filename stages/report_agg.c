@@ -306,3 +306,19 @@ const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
     return buf;
 }
+
+/* distinct string values of key over arr whose keep(x) holds, first-appearance order (a new array) */
+json_t *stg_report_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
+{
+    json_t *out = json_array(), *seen = json_object(), *x;
+    size_t i;
+    json_array_foreach(arr, i, x) {
+        if (keep && !keep(x, arg)) continue;
+        const char *v = stg_jpath_str(x, key);
+        if (json_object_get(seen, v)) continue;
+        json_object_set_new(seen, v, json_true());
+        json_array_append_new(out, json_string(v));
+    }
+    json_decref(seen);
+    return out;
+}

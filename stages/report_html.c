@@ -34,21 +34,6 @@ static const char css[] =
 #define str stg_jpath_str
 #define cell_num stg_page_cell
 
-/* distinct string values of key over arr, first-appearance order (a new array) */
-static json_t *distinct(json_t *arr, const char *key)
-{
-    json_t *out = json_array(), *seen = json_object(), *x;
-    size_t i;
-    json_array_foreach(arr, i, x) {
-        const char *v = str(x, key);
-        if (json_object_get(seen, v)) continue;
-        json_object_set_new(seen, v, json_true());
-        json_array_append_new(out, json_string(v));
-    }
-    json_decref(seen);
-    return out;
-}
-
 /* a string once into a set (an object) that keeps first-appearance order */
 static void set_add(json_t *set, const char *s)
 {
@@ -251,7 +236,8 @@ static void probing_section(struct stg_page *p, json_t *all)
                "alone; the same probe trained on shuffled labels (control accuracy; selectivity by layer under Control "
                "tasks). <span class=\"flag\">!</span> fewer than %d test items; <span class=\"flag\">*</span> an interval "
                "wider than 10 points.</p>\n", PRB_BOOT_B, PRB_BOOT_SEED, STG_SMALL_TEST);
-    json_t *clfs = distinct(aggs, "classifier"), *encs = distinct(aggs, "encoder"), *tasks = distinct(aggs, "task");
+    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *encs = stg_report_distinct(aggs, "encoder", NULL, NULL),
+           *tasks = stg_report_distinct(aggs, "task", NULL, NULL);
     size_t ci, ei, ti;
     json_t *cj, *ej, *tj;
     size_t nt = json_array_size(tasks), ne = json_array_size(encs);

@@ -188,22 +188,6 @@ static void tab_finish(struct stg_tab *t)
 
 /* ---- reading the rows ---- */
 
-/* distinct string values of key over arr whose keep(x) holds, first-appearance order (a new array) */
-static json_t *distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
-{
-    json_t *out = json_array(), *seen = json_object(), *x;
-    size_t i;
-    json_array_foreach(arr, i, x) {
-        if (keep && !keep(x, arg)) continue;
-        const char *v = str(x, key);
-        if (json_object_get(seen, v)) continue;
-        json_object_set_new(seen, v, json_true());
-        json_array_append_new(out, json_string(v));
-    }
-    json_decref(seen);
-    return out;
-}
-
 static int of_classifier(json_t *a, const void *clf) { return !strcmp(str(a, "classifier"), clf); }
 static int is_token_task(const char *task) { return !strncmp(task, "token:", 6); }
 static int token_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && is_token_task(str(a, "task")); }
@@ -233,12 +217,12 @@ static void nrange_add(struct nrange *r, json_t *a, const char *path)
 
 static void probing_tables(struct stg_tab_set *s, json_t *aggs)
 {
-    json_t *clfs = distinct(aggs, "classifier", NULL, NULL), *cj;
+    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *cj;
     size_t ci;
     json_array_foreach(clfs, ci, cj) {
         const char *clf = json_string_value(cj);
-        json_t *encs = distinct(aggs, "encoder", sentence_of_classifier, clf),
-               *tasks = distinct(aggs, "task", sentence_of_classifier, clf);
+        json_t *encs = stg_report_distinct(aggs, "encoder", sentence_of_classifier, clf),
+               *tasks = stg_report_distinct(aggs, "task", sentence_of_classifier, clf);
         size_t nt = json_array_size(tasks), ti, ei;
         json_t *tj, *ej;
         if (!nt) { json_decref(encs); json_decref(tasks); continue; }
@@ -351,7 +335,7 @@ static void layer_tables(struct stg_tab_set *s, json_t *aggs)
             if (l > max_layer) max_layer = l;
         }
         int nl = max_layer + 1;
-        json_t *tasks = distinct(g, "task", NULL, NULL), *tj;
+        json_t *tasks = stg_report_distinct(g, "task", NULL, NULL), *tj;
         size_t ti;
         key.len = 0;
         sp_buf_printf(&key, "layers-%s-%s", name, clf);
@@ -422,11 +406,11 @@ static void layer_tables(struct stg_tab_set *s, json_t *aggs)
 
 static void token_tables(struct stg_tab_set *s, json_t *aggs)
 {
-    json_t *clfs = distinct(aggs, "classifier", NULL, NULL), *cj;
+    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *cj;
     size_t ci;
     json_array_foreach(clfs, ci, cj) {
         const char *clf = json_string_value(cj);
-        json_t *encs = distinct(aggs, "encoder", token_of_classifier, clf), *tasks = distinct(aggs, "task", token_of_classifier, clf);
+        json_t *encs = stg_report_distinct(aggs, "encoder", token_of_classifier, clf), *tasks = stg_report_distinct(aggs, "task", token_of_classifier, clf);
         size_t nt = json_array_size(tasks), ti, ei;
         json_t *tj, *ej;
         if (!nt) { json_decref(encs); json_decref(tasks); continue; }

@@ -12,7 +12,7 @@
 static const char job_text[] =
     "{\"store\": \"out/s.db\", \"out\": \"out\","
     " \"corpora\": [{\"name\": \"demo\", \"paths\": [\"demo/demo.conllu\", \"demo/demo.mrg\"]}],"
-    " \"tasks\": [{\"tasks\": [\"Tense\", \"SOMO\"]}],"
+    " \"tasks\": [{\"tasks\": [\"Tense\", \"SOMO\"], \"split\": \"resplit\"}],"
     " \"encoders\": [{\"config\": \"encoder/configs/ms-san.json\", \"inputs\": [\"demo\", \"Tense\", \"SOMO\"], \"attention\": 0}],"
     " \"probes\": [{\"seed\": [\"1\"]}], \"trees\": [{}], \"reports\": [{\"format\": \"json\", \"out\": \"r.json\"}]}";
 
