@@ -179,8 +179,11 @@ static void axes(FILE *f, const struct stg_chart *c, const struct layout *L, con
         fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", L->ml - 6, y + 4, fabs(t) < st * 1e-9 ? 0.0 : t);
     }
     fprintf(f, "<path d=\"M%d %dH%dM%d %dV%d\" stroke=\"#333\" fill=\"none\"/>\n", L->ml, L->plot_b, W - MR, L->ml, L->mt, L->plot_b);
-    int every = c->n_groups > 40 ? (c->n_groups + 39) / 40 : 1;
-    for (int g = 0; g < c->n_groups; g += every) {
+    /* past 40 groups every k-th is labelled, and always the last (a histogram's "60-134": where the
+     * data ends), the one before it left out when they would touch */
+    int every = c->n_groups > 40 ? (c->n_groups + 39) / 40 : 1, last = c->n_groups - 1;
+    for (int g = 0; g < c->n_groups; g = g + every > last && g < last ? last : g + every) {
+        if (g != last && g + every > last && last - g < every) continue;
         int y = L->plot_b + 16;
         if (L->slant)
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-%d %.1f %d)\"><title>", xc[g], y,
