@@ -214,7 +214,7 @@ static void grid_finish(struct grid *g)
 }
 
 /* one heatmap: the rows base has cells in, its layers, then the other encoders */
-static void heatmap_of(struct stg_page *p, struct grid *g, const char *base, int max_layer, int n_bases)
+static void heatmap_of(struct stg_page *p, struct grid *g, const char *base, int max_layer)
 {
     size_t nr = 0, i;
     json_t *r;
@@ -255,7 +255,6 @@ static void heatmap_of(struct stg_page *p, struct grid *g, const char *base, int
                                       "colour: points above the row's baseline",
                              (int)nr, nc, rl, cl, "layer (0 = embeddings)", nl, v, fmt, sc, flag, bl, bll };
     stg_page_heatmap(p, &h, name.p);
-    (void)n_bases;
     sp_buf_free(&title); sp_buf_free(&name); sp_buf_free(&col);
     free(v); free(bl); free(sc); free(flag); free(rl); free(fmt); free(bll); free(cl); free(lab);
 }
@@ -274,7 +273,7 @@ void stg_findings_section(struct stg_page *p, json_t *aggs, json_t *trees)
     } else {
         const char *base;
         json_t *m;
-        json_object_foreach(g.bases, base, m) heatmap_of(p, &g, base, (int)json_integer_value(m), (int)json_object_size(g.bases));
+        json_object_foreach(g.bases, base, m) heatmap_of(p, &g, base, (int)json_integer_value(m));
     }
     fprintf(p->f, "</section>\n");
     json_decref(g.rows); json_decref(g.index); json_decref(g.bases); json_decref(g.others); json_decref(g.others_seen);
