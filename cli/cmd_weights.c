@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "encoder/encoder.h"
+#include "stages/encode.h"
 
 static const char usage_check[] =
     "usage: synprobe weights check [--json] CONFIG.json W.safetensors\n"
@@ -19,7 +20,8 @@ static const char usage_check[] =
     "it), so a file that passes loads in `synprobe encode --weights` and one that fails does not.\n"
     "bert: the file is a Hugging Face BertModel's (its sizes from the config's model directory's\n"
     "config.json; a leading `bert.` is stripped, LayerNorm gamma/beta renamed, pooler.* and cls.*\n"
-    "ignored; Linear weights [out, in]).\n"
+    "ignored; Linear weights [out, in]). A config with a \"base\" reads its input width from the base,\n"
+    "as encode does (the base is opened on the CPU).\n"
     "Exit: 0 the file fits, 1 it does not (every problem listed, each naming its tensor) or a file\n"
     "cannot be read (not a safetensors file, truncated: the message names it), 2 usage.\n";
 
@@ -31,10 +33,14 @@ static const char usage_list[] =
     "shapes of a Hugging Face BertModel file for the model directory's config.json.\n"
     "Exit: 0 ok, 1 a bad config, 2 usage.\n";
 
-static int load_config(const char *cmd, const char *path, struct enc_config *cfg)
+/* the config as `encode` opens it: with a "base", d_input is the base's width (the base is opened
+ * on the CPU to learn it, as encode does) */
+static int load_config(struct cli *c, const char *cmd, const char *path, struct enc_config *cfg)
 {
     char err[SP_ERRLEN];
-    if (enc_config_load(path, cfg, err, sizeof err) != SP_OK) return cli_fail(SP_EXIT_INPUT, cmd, "%s", err);
+    int rc = enc_config_load(path, cfg, err, sizeof err);
+    if (rc == SP_OK && cfg->base[0]) rc = stg_encode_open_base(cfg, path, ENC_DEVICE_CPU, &c->log, NULL, err, sizeof err);
+    if (rc != SP_OK) return cli_fail(cli_exit_status(rc), cmd, "%s", err);
     return SP_EXIT_OK;
 }
 
@@ -54,7 +60,7 @@ static int weights_list(int argc, char **argv)
     if (c.operands.n != 1)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "weights list", "expected one encoder config (see --help)"));
     struct enc_config cfg;
-    if ((rc = load_config("weights list", c.operands.v[0], &cfg)) != SP_EXIT_OK) return cli_done(&c, rc);
+    if ((rc = load_config(&c, "weights list", c.operands.v[0], &cfg)) != SP_EXIT_OK) return cli_done(&c, rc);
     struct enc_tensor_spec *t;
     int n;
     char err[SP_ERRLEN];
@@ -96,7 +102,7 @@ static int weights_check(int argc, char **argv)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "weights check", "expected an encoder config and a safetensors file (see --help)"));
     const char *cpath = c.operands.v[0], *wpath = c.operands.v[1];
     struct enc_config cfg;
-    if ((rc = load_config("weights check", cpath, &cfg)) != SP_EXIT_OK) return cli_done(&c, rc);
+    if ((rc = load_config(&c, "weights check", cpath, &cfg)) != SP_EXIT_OK) return cli_done(&c, rc);
     struct enc_weights_report r;
     char err[SP_ERRLEN];
     int src = enc_weights_check(&cfg, wpath, &r, err, sizeof err);
@@ -140,13 +146,18 @@ static int weights_check(int argc, char **argv)
         if (r.n_ignored && !c.common.quiet)
             printf("%s: %d tensor%s ignored (not used for encoding), e.g. %s\n", wpath, r.n_ignored, r.n_ignored == 1 ? "" : "s",
                    r.ignored[0]);
-        if (r.n == 0)
+        if (r.n == 0) {
             printf("%s fits %s (%s): %d tensors\n", wpath, cpath, enc_kind_name(cfg.kind), r.n_expected);
-        else
-            printf("%s does not fit %s (%s): %d problem%s (%d missing, %d unexpected, %d mis-shaped, %d of another dtype, "
-                   "%d given twice, %d not finite); %d tensors expected, %d in the file\n",
-                   wpath, cpath, enc_kind_name(cfg.kind), r.n, r.n == 1 ? "" : "s", count[ENC_WP_MISSING], count[ENC_WP_UNEXPECTED],
-                   count[ENC_WP_SHAPE], count[ENC_WP_DTYPE], count[ENC_WP_TWICE], count[ENC_WP_NONFINITE], r.n_expected, r.n_file);
+        } else {
+            static const char *const what[] = { "missing", "unexpected", "mis-shaped", "of another dtype", "given twice", "not finite" };
+            char parts[256] = "";
+            for (int k = 0; k <= ENC_WP_NONFINITE; k++) {
+                size_t L = strlen(parts);
+                if (count[k]) snprintf(parts + L, sizeof parts - L, "%s%d %s", L ? ", " : "", count[k], what[k]);
+            }
+            printf("%s does not fit %s (%s): %d problem%s (%s); %d tensors expected, %d in the file\n", wpath, cpath,
+                   enc_kind_name(cfg.kind), r.n, r.n == 1 ? "" : "s", parts, r.n_expected, r.n_file);
+        }
     }
     rc = r.n ? SP_EXIT_INPUT : SP_EXIT_OK;
     enc_weights_report_free(&r);
