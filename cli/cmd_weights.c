@@ -1,8 +1,11 @@
 /* cli/cmd_weights.c — synprobe weights check|list: what an encoder config reads from a weights
  * file, and whether a file fits it (encoder.h: enc_weights_expected, enc_weights_check; both
  * from the code that opens the encoder, so a file `check` passes is one `encode --weights` loads). */
+#include <ctype.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -26,12 +29,85 @@ static const char usage_check[] =
     "cannot be read (not a safetensors file, truncated: the message names it), 2 usage.\n";
 
 static const char usage_list[] =
-    "usage: synprobe weights list [--json] CONFIG.json\n"
+    "usage: synprobe weights list [--compact] [--json] CONFIG.json\n"
     "\n"
     "Prints every tensor the encoder config reads from a weights file, in the order `encode\n"
     "--save-weights` writes them: name, shape (as stored in the file) and dtype. bert: the names and\n"
-    "shapes of a Hugging Face BertModel file for the model directory's config.json.\n"
+    "shapes of a Hugging Face BertModel file for the model directory's config.json. --compact\n"
+    "prints tensors that differ only in their first index (a layer, a PSAN level) once, the indices\n"
+    "in braces: layers.{0..5}.attn.q.weight.\n"
     "Exit: 0 ok, 1 a bad config, 2 usage.\n";
+
+struct list_opts { int compact; };
+static const struct sp_opt list_options[] = {
+    { "compact", SP_OPT_FLAG, offsetof(struct list_opts, compact), .flag_value = 1,
+      .help = "one line for the tensors that differ only in their first index (layers.{0..5}.attn.q.weight)", .flags = SP_OPTF_CLI },
+    { 0 },
+};
+
+/* name with its first ".N." (or trailing ".N") component cut out: pre = before it, post = after; -1: none */
+static long first_index(const char *name, size_t *pre_len, const char **post)
+{
+    for (const char *p = name; (p = strchr(p, '.')); p++) {
+        const char *q = p + 1;
+        if (!isdigit((unsigned char)*q)) continue;
+        char *end;
+        long v = strtol(q, &end, 10);
+        if (*end == '.' || !*end) { *pre_len = (size_t)(q - name); *post = end; return v; }
+    }
+    return -1;
+}
+
+/* the indices as "{0..5}", "{0,2}" or "3" */
+static void indices_text(const long *v, int n, char *out, size_t len)
+{
+    int contiguous = 1;
+    for (int i = 1; i < n; i++) contiguous &= v[i] == v[i - 1] + 1;
+    if (n == 1) { snprintf(out, len, "%ld", v[0]); return; }
+    if (contiguous && n > 2) { snprintf(out, len, "{%ld..%ld}", v[0], v[n - 1]); return; }
+    size_t k = (size_t)snprintf(out, len, "{");
+    for (int i = 0; i < n && k < len; i++) k += (size_t)snprintf(out + k, len - k, "%s%ld", i ? "," : "", v[i]);
+    if (k < len) snprintf(out + k, len - k, "}");
+}
+
+static void shape_text(const struct enc_tensor_spec *t, char *sh, size_t n)
+{
+    if (t->ndim == 2) snprintf(sh, n, "[%d,%d]", t->shape[0], t->shape[1]);
+    else snprintf(sh, n, "[%d]", t->shape[0]);
+}
+
+/* --compact: the rows (name, shape) with indexed names grouped, in the order of first appearance */
+static int compact_rows(const struct enc_tensor_spec *t, int n, char (*name)[96], char (*shape)[48])
+{
+    int rows = 0;
+    uint8_t *done = calloc((size_t)n + 1, 1);
+    long *idx = malloc(sizeof *idx * ((size_t)n + 1));
+    for (int i = 0; i < n; i++) {
+        if (done[i]) continue;
+        size_t pl;
+        const char *post;
+        long v = first_index(t[i].name, &pl, &post);
+        shape_text(&t[i], shape[rows], sizeof shape[rows]);
+        if (v < 0) { snprintf(name[rows++], sizeof name[0], "%s", t[i].name); continue; }
+        int k = 0;
+        for (int j = i; j < n; j++) {          /* same prefix, suffix and shape: one row */
+            size_t pl2;
+            const char *post2;
+            long v2 = first_index(t[j].name, &pl2, &post2);
+            if (done[j] || v2 < 0 || pl2 != pl || strncmp(t[j].name, t[i].name, pl) || strcmp(post2, post) ||
+                t[j].ndim != t[i].ndim || t[j].shape[0] != t[i].shape[0] || t[j].shape[1] != t[i].shape[1])
+                continue;
+            done[j] = 1;
+            idx[k++] = v2;
+        }
+        char ix[64];
+        indices_text(idx, k, ix, sizeof ix);
+        snprintf(name[rows++], sizeof name[0], "%.*s%s%s", (int)pl, t[i].name, ix, post);
+    }
+    free(done);
+    free(idx);
+    return rows;
+}
 
 /* the config as `encode` opens it: with a "base", d_input is the base's width (the base is opened
  * on the CPU to learn it, as encode does) */
@@ -54,8 +130,9 @@ static json_t *shape_json(int ndim, const long long *d)
 static int weights_list(int argc, char **argv)
 {
     struct cli c;
-    const struct sp_optbind b[] = { { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "weights list", usage_list, b, 1, argc, argv, 1);
+    struct list_opts o = { 0 };
+    const struct sp_optbind b[] = { { list_options, &o }, { cli_json_option, &c.common } };
+    int rc = cli_parse(&c, "weights list", usage_list, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n != 1)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "weights list", "expected one encoder config (see --help)"));
@@ -78,14 +155,20 @@ static int weights_list(int argc, char **argv)
         cli_print_json(&c, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(j);
     } else {
+        char (*name)[96] = calloc((size_t)n + 1, sizeof *name);
+        char (*shape)[48] = calloc((size_t)n + 1, sizeof *shape);
+        int rows = n;
+        if (o.compact) rows = compact_rows(t, n, name, shape);
+        else
+            for (int i = 0; i < n; i++) {
+                snprintf(name[i], sizeof name[i], "%s", t[i].name);
+                shape_text(&t[i], shape[i], sizeof shape[i]);
+            }
         int w = 4;
-        for (int i = 0; i < n; i++) if ((int)strlen(t[i].name) > w) w = (int)strlen(t[i].name);
-        for (int i = 0; i < n; i++) {
-            char sh[48];
-            if (t[i].ndim == 2) snprintf(sh, sizeof sh, "[%d,%d]", t[i].shape[0], t[i].shape[1]);
-            else snprintf(sh, sizeof sh, "[%d]", t[i].shape[0]);
-            printf("%-*s  %-12s F32\n", w, t[i].name, sh);
-        }
+        for (int i = 0; i < rows; i++) if ((int)strlen(name[i]) > w) w = (int)strlen(name[i]);
+        for (int i = 0; i < rows; i++) printf("%-*s  %-12s F32\n", w, name[i], shape[i]);
+        free(name);
+        free(shape);
         if (!c.common.quiet) fprintf(stderr, "synprobe weights list: %s (%s): %d tensors\n", c.operands.v[0], enc_kind_name(cfg.kind), n);
     }
     free(t);
