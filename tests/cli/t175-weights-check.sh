@@ -101,4 +101,9 @@ check "bert: the Linear's expected shape is [out, in] = [16,8]" \
     grep -qF "tensor encoder.layer.0.intermediate.dense.weight: shape [8,16], expected [16,8]" "$TMP/out"
 check "bert: I32 is refused, F16 and BF16 named as readable" \
     grep -qF "tensor encoder.layer.1.output.dense.bias: dtype I32 is not supported (expected F32, F16 or BF16)" "$TMP/out"
+"$PY" $REF write "$TMP/bert.json" "$TMP/b2.safetensors" extra=bert.embeddings.LayerNorm.weight:8
+rc=0; "$SP" weights check "$TMP/bert.json" "$TMP/b2.safetensors" >"$TMP/out" 2>&1 || rc=$?
+expect_eq "bert: one tensor under two names (bert.X and X): exit 1" "$rc" 1
+check "bert: the second is named, with the name it became" \
+    grep -qF "given twice (as embeddings.LayerNorm.weight after renaming)" "$TMP/out"
 done_testing
