@@ -115,7 +115,8 @@ static int load_config(struct cli *c, const char *cmd, const char *path, struct 
 {
     char err[SP_ERRLEN];
     int rc = enc_config_load(path, cfg, err, sizeof err);
-    if (rc == SP_OK && cfg->base[0]) rc = stg_encode_open_base(cfg, path, ENC_DEVICE_CPU, &c->log, NULL, err, sizeof err);
+    if (rc == SP_OK && cfg->base[0])
+        rc = stg_encode_open_base(cfg, path, ENC_DEVICE_CPU, c->common.verbose ? &c->log : NULL, NULL, err, sizeof err);
     if (rc != SP_OK) return cli_fail(cli_exit_status(rc), cmd, "%s", err);
     return SP_EXIT_OK;
 }

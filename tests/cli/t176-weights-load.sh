@@ -68,6 +68,13 @@ rc=0; "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/bert.json" --run ber
 c=0; "$SP" weights check "$TMP/bert.json" "$TMP/m/model.safetensors" >/dev/null 2>&1 || c=$?
 expect_eq "bert: the intact model passes the check and loads" "$c $rc" "0 0"
 printf '{"kind": "bert", "model": "%s"}\n' "$TMP/m" >"$TMP/bert-abs.json"
+# a config with a base: its input width is the base's (8, the tiny BERT's hidden size), as encode reads it
+printf '{"kind": "psan", "d_model": 6, "levels": 1, "base": "bert.json"}\n' >"$TMP/pbase.json"
+"$SP" weights list --quiet "$TMP/pbase.json" >"$TMP/out" 2>&1
+check "base: input.proj.weight is [8,6] (the base's width 8 into d_model 6)" grep -q "^input.proj.weight  *\[8,6\]" "$TMP/out"
+rc=0; "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/pbase.json" --run pbase --save-weights "$TMP/pbase.st" --quiet >/dev/null 2>&1 || rc=$?
+c=0; "$SP" weights check "$TMP/pbase.json" "$TMP/pbase.st" >/dev/null 2>&1 || c=$?
+expect_eq "base: the file encode saved for it passes the check" "$rc $c" "0 0"
 n=0
 for edit in drop=encoder.layer.1.attention.self.value.bias shape=encoder.layer.0.output.dense.weight:16,8 \
             dtype=embeddings.word_embeddings.weight:F64 nan=encoder.layer.0.attention.self.query.weight; do
