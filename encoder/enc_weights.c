@@ -254,6 +254,7 @@ static int read_one(struct enc_sft *s, const struct enc_sft_tensor *t, const str
 int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct enc_weights_rules *rules, float *block, int all,
                            struct enc_weights_report *r, char *err, size_t errlen)
 {
+    SP_ASSERT(r || !all);
     struct enc_weights_problem one;
     struct enc_weights_report *R = all ? r : NULL;            /* a load keeps the first problem only */
     const struct enc_sft_tensor **of = sp_xcalloc((size_t)e->n_param + 1, sizeof *of);   /* the file's tensor of each param */
