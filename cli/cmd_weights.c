@@ -80,8 +80,8 @@ static void shape_text(const struct enc_tensor_spec *t, char *sh, size_t n)
 static int compact_rows(const struct enc_tensor_spec *t, int n, char (*name)[96], char (*shape)[48])
 {
     int rows = 0;
-    uint8_t *done = calloc((size_t)n + 1, 1);
-    long *idx = malloc(sizeof *idx * ((size_t)n + 1));
+    uint8_t *done = sp_xcalloc((size_t)n + 1, 1);
+    long *idx = sp_xmalloc(sizeof *idx * ((size_t)n + 1));
     for (int i = 0; i < n; i++) {
         if (done[i]) continue;
         size_t pl;
@@ -156,8 +156,8 @@ static int weights_list(int argc, char **argv)
         cli_print_json(&c, j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(j);
     } else {
-        char (*name)[96] = calloc((size_t)n + 1, sizeof *name);
-        char (*shape)[48] = calloc((size_t)n + 1, sizeof *shape);
+        char (*name)[96] = sp_xcalloc((size_t)n + 1, sizeof *name);
+        char (*shape)[48] = sp_xcalloc((size_t)n + 1, sizeof *shape);
         int rows = n;
         if (o.compact) rows = compact_rows(t, n, name, shape);
         else
