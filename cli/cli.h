@@ -42,6 +42,7 @@ int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
+int cmd_weights(int argc, char **argv);
 
 /* The flags every command takes. */
 struct cli_common { int quiet, verbose, help, json; };

@@ -20,6 +20,7 @@ static const struct command {
     { "info",        cmd_info,        "summarise what a store holds" },
     { "tasks",       cmd_tasks,       "build, import and export probing tasks" },
     { "encode",      cmd_encode,      "run an encoder over a corpus or task, caching vectors" },
+    { "weights",     cmd_weights,     "check a safetensors file against an encoder config; list the tensors it reads" },
     { "probe",       cmd_probe,       "train SentEval-style probing classifiers" },
     { "trees",       cmd_trees,       "extract constituency trees from attention and score them" },
     { "evalb",       cmd_evalb,       "EVALB-compatible bracket scorer" },

@@ -96,3 +96,64 @@ const struct enc_config *enc_get_config(const enc_t *e) { return &e->cfg; }
 
 void enc_set_workspace_limit(enc_t *e, size_t bytes) { e->ws_limit = bytes; }
 void enc_set_group_tokens(enc_t *e, int tokens) { e->group_tokens = tokens > 0 ? tokens : ENC_GROUP_TOKENS; }
+
+/* ---- weights files: what a config reads (the family's own registration) ---- */
+
+/* a bare handle holding cfg's tensors (no backend, no values); NULL with err on failure */
+static struct enc *weights_layout(const struct enc_config *cfg, struct enc_weights_rules *rules, char *err, size_t errlen)
+{
+    if (enc_config_check(cfg, "config", err, errlen)) return NULL;
+    const struct enc_family *f = enc_family_of(cfg->kind);
+    SP_ASSERT(f && f->weights_layout);
+    struct enc *e = sp_xcalloc(1, sizeof *e);
+    e->cfg = *cfg;
+    e->fam = f;
+    if (f->weights_layout(e, rules, err, errlen) != SP_OK) {
+        free(e->param);
+        free(e);
+        return NULL;
+    }
+    return e;
+}
+
+static void weights_layout_free(struct enc *e)
+{
+    if (!e) return;
+    free(e->param);
+    free(e);
+}
+
+int enc_weights_expected(const struct enc_config *cfg, struct enc_tensor_spec **out, int *n, char *err, size_t errlen)
+{
+    *out = NULL;
+    *n = 0;
+    struct enc_weights_rules rules;
+    struct enc *e = weights_layout(cfg, &rules, err, errlen);
+    if (!e) return SP_EPARSE;
+    struct enc_tensor_spec *t = sp_xcalloc((size_t)e->n_param + 1, sizeof *t);
+    for (int i = 0; i < e->n_param; i++) {
+        const struct enc_param *p = &e->param[i];
+        snprintf(t[i].name, sizeof t[i].name, "%s", p->name);
+        t[i].ndim = p->ndim;
+        t[i].shape[0] = p->transposed ? p->shape[1] : p->shape[0];
+        t[i].shape[1] = p->transposed ? p->shape[0] : p->shape[1];
+    }
+    *out = t;
+    *n = e->n_param;
+    weights_layout_free(e);
+    return SP_OK;
+}
+
+int enc_weights_check(const struct enc_config *cfg, const char *path, struct enc_weights_report *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    struct enc_weights_rules rules;
+    struct enc *e = weights_layout(cfg, &rules, err, errlen);
+    if (!e) return SP_EPARSE;
+    struct enc_sft s;
+    int rc = enc_sft_open(path, &s, err, errlen);
+    if (rc == SP_OK) rc = enc_weights_match_read(e, &s, &rules, NULL, 1, r, err, errlen);
+    enc_sft_close(&s);
+    weights_layout_free(e);
+    return rc;
+}

@@ -40,7 +40,6 @@ struct enc_bert {
     int word, pos, type;       /* embedding tables (param indices) */
     struct enc_ln emb_ln;
     struct bert_layer *layer;  /* [c.layers] */
-    uint8_t *transposed;       /* per param: stored [out, in] in the file */
     /* workspace (backend buffers), grown only */
     size_t cap_rows, cap_nn;
     int cap_dh;
@@ -147,8 +146,7 @@ out:
 static int add(struct enc_bert *b, const char *name, int rows, int cols, int transposed)
 {
     int i = enc_param_add(&b->e, name, rows, cols, ENC_INIT_ZERO);
-    b->transposed = sp_xrealloc(b->transposed, (size_t)b->e.n_param);
-    b->transposed[i] = (uint8_t)transposed;
+    b->e.param[i].transposed = (uint8_t)transposed;   /* stored [out, in] in the file */
     return i;
 }
 
@@ -215,66 +213,35 @@ static int ignored_name(const char *nm)
     return !strncmp(nm, "pooler.", 7) || !strncmp(nm, "cls.", 4) || !strcmp(nm, "embeddings.position_ids");
 }
 
+/* how a BertModel file maps onto the registry (M3.2) */
+static void bert_rules(struct enc_weights_rules *r, int layers)
+{
+    memset(r, 0, sizeof *r);
+    r->widen = 1;
+    r->normalise = normalise_name;
+    r->ignored = ignored_name;
+    snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
+}
+
 static int load(struct enc_bert *b, const char *path, const struct sp_logger *log, char *err, size_t errlen)
 {
     struct enc_sft s;
     int rc = enc_sft_open(path, &s, err, errlen);
     if (rc) return rc;
-    struct enc *e = &b->e;
-    uint8_t *seen = sp_xcalloc((size_t)e->n_param, 1);
-    float *tmp = NULL;
-    char ign[512] = "";
-    int n_ign = 0;
-    rc = SP_EPARSE;
-    for (int k = 0; k < s.n; k++) {
-        const struct enc_sft_tensor *t = &s.t[k];
-        char nm[256];
-        normalise_name(t->name, nm, sizeof nm);
-        if (ignored_name(nm)) {
+    struct enc_weights_rules rules;
+    struct enc_weights_report r = { 0 };
+    bert_rules(&rules, b->c.layers);
+    rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
+    if (rc == SP_OK && r.n_ignored) {
+        char ign[512] = "";
+        for (int i = 0; i < r.n_ignored && i < 6; i++) {
             size_t L = strlen(ign);
-            if (n_ign++ < 6) snprintf(ign + L, sizeof ign - L, "%s%s", L ? ", " : "", t->name);
-            continue;
+            snprintf(ign + L, sizeof ign - L, "%s%s", L ? ", " : "", r.ignored[i]);
         }
-        int i = strlen(nm) < sizeof e->param[0].name ? enc_param_find(e, nm) : -1;
-        if (i < 0) {
-            snprintf(err, errlen, "%s: tensor %s: unexpected (not a tensor of a BertModel with this config.json: %d layers)",
-                     path, t->name, b->c.layers);
-            goto out;
-        }
-        struct enc_param *p = &e->param[i];
-        if (seen[i]) { snprintf(err, errlen, "%s: tensor %s: given twice (as %s after renaming)", path, t->name, nm); goto out; }
-        seen[i] = 1;
-        int64_t want0 = b->transposed[i] ? p->shape[1] : p->shape[0], want1 = b->transposed[i] ? p->shape[0] : p->shape[1];
-        int ok = t->ndim == p->ndim && t->shape[0] == want0 && (p->ndim == 1 || t->shape[1] == want1);
-        if (!ok) {
-            char got[128] = "[", *g = got + 1;
-            for (int j = 0; j < t->ndim && g < got + 100; j++) g += sprintf(g, "%s%lld", j ? "," : "", (long long)t->shape[j]);
-            snprintf(g, sizeof got - (size_t)(g - got), "]");
-            if (p->ndim == 2) snprintf(err, errlen, "%s: tensor %s: shape %s, expected [%lld,%lld] (from config.json)", path, t->name, got, (long long)want0, (long long)want1);
-            else snprintf(err, errlen, "%s: tensor %s: shape %s, expected [%lld] (from config.json)", path, t->name, got, (long long)want0);
-            goto out;
-        }
-        if (!b->transposed[i]) {
-            if ((rc = enc_sft_read_f32(&s, t, p->host, err, errlen)) != SP_OK) goto out;
-            rc = SP_EPARSE;
-            continue;
-        }
-        tmp = sp_xrealloc(tmp, p->count * sizeof(float));
-        if ((rc = enc_sft_read_f32(&s, t, tmp, err, errlen)) != SP_OK) goto out;
-        rc = SP_EPARSE;
-        const int in = p->shape[0], outw = p->shape[1];     /* file [out, in] -> registry [in, out] */
-        for (int o = 0; o < outw; o++)
-            for (int j = 0; j < in; j++) p->host[(size_t)j * outw + o] = tmp[(size_t)o * in + j];
+        sp_log(log, SP_LOG_INFO, "bert: %s: ignoring %d tensor%s not used for encoding: %s%s", path, r.n_ignored,
+               r.n_ignored == 1 ? "" : "s", ign, r.n_ignored > 6 ? ", ..." : "");
     }
-    for (int i = 0; i < e->n_param; i++)
-        if (!seen[i]) { snprintf(err, errlen, "%s: tensor %s: missing", path, e->param[i].name); goto out; }
-    if (n_ign)
-        sp_log(log, SP_LOG_INFO, "bert: %s: ignoring %d tensor%s not used for encoding: %s%s", path, n_ign, n_ign == 1 ? "" : "s",
-               ign, n_ign > 6 ? ", ..." : "");
-    rc = SP_OK;
-out:
-    free(tmp);
-    free(seen);
+    enc_weights_report_free(&r);
     enc_sft_close(&s);
     return rc;
 }
@@ -334,7 +301,6 @@ void enc_bert_close(enc_bert_t *b)
     free(b->hargs);
     free(b->args);
     free(b->layer);
-    free(b->transposed);
     free(b->dir);
     free(b);
 }
@@ -759,6 +725,24 @@ static int fam_open(struct enc *e, enum enc_device device, const char *weights_p
     return SP_OK;
 }
 
+/* the tensors of the model directory's config.json, by build (the code enc_bert_open runs) */
+static int fam_weights_layout(struct enc *e, struct enc_weights_rules *rules, char *err, size_t errlen)
+{
+    char path[sizeof e->cfg.bert_model + 16];
+    snprintf(path, sizeof path, "%s/config.json", e->cfg.bert_model);
+    struct enc_bert *b = sp_xcalloc(1, sizeof *b);
+    int rc = enc_bert_config_load(path, &b->c, err, errlen);
+    if (rc == SP_OK) {
+        build(b);
+        e->param = b->e.param;
+        e->n_param = b->e.n_param;
+        bert_rules(rules, b->c.layers);
+    }
+    free(b->layer);
+    free(b);
+    return rc;
+}
+
 static void fam_close(struct enc *e)
 {
     struct bert_family *f = e->fam_state;
@@ -915,4 +899,5 @@ const struct enc_family enc_bert_family = {
     .fits = fam_fits,
     .backend_name = fam_backend_name,
     .close = fam_close,
+    .weights_layout = fam_weights_layout,
 };

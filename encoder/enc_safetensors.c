@@ -232,6 +232,19 @@ int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *ds
 
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen)
 {
+    int rc = enc_sft_read_widen(s, t, dst, err, errlen);
+    if (rc) return rc;
+    long bad = sp_first_nonfinite(dst, t->count);
+    if (bad >= 0) {
+        snprintf(err, errlen, "%s: tensor %s: element %ld (flat index) is %s; weights must be finite", s->path, t->name, bad,
+                 sp_nonfinite_kind(dst[bad]));
+        return SP_EPARSE;
+    }
+    return SP_OK;
+}
+
+int enc_sft_read_widen(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen)
+{
     const int f32 = !strcmp(t->dtype, "F32"), f16 = !strcmp(t->dtype, "F16"), bf16 = !strcmp(t->dtype, "BF16");
     if (!f32 && !f16 && !bf16) {
         snprintf(err, errlen, "%s: tensor %s: dtype %s is not supported (F32, F16 and BF16 tensors can be read as weights)",
@@ -247,12 +260,6 @@ int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *d
             if (bf16) { uint32_t bits = (uint32_t)x << 16; memcpy(&dst[i], &bits, 4); }
             else dst[i] = half_to_float(x);
         }
-    }
-    long bad = sp_first_nonfinite(dst, t->count);
-    if (bad >= 0) {
-        snprintf(err, errlen, "%s: tensor %s: element %ld (flat index) is %s; weights must be finite", s->path, t->name, bad,
-                 sp_nonfinite_kind(dst[bad]));
-        return SP_EPARSE;
     }
     return SP_OK;
 }

@@ -560,6 +560,18 @@ static int san_open(struct enc *e, enum enc_device device, const char *weights_p
     return rc;
 }
 
+/* the tensors open registers (model_build), without a backend or values */
+static int san_weights_layout(struct enc *e, struct enc_weights_rules *rules, char *err, size_t errlen)
+{
+    (void)err; (void)errlen;
+    e->fam_state = sp_xcalloc(1, sizeof(struct san_model));
+    model_build(e);
+    free(e->fam_state);
+    e->fam_state = NULL;
+    enc_weights_rules_plain(e, rules);
+    return SP_OK;
+}
+
 static void san_close(struct enc *e)
 {
     if (!M(e)) return;
@@ -814,4 +826,5 @@ const struct enc_family enc_san_family = {
     .fits = NULL,
     .backend_name = san_backend_name,
     .close = san_close,
+    .weights_layout = san_weights_layout,
 };

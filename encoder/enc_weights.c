@@ -140,69 +140,224 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen)
     return sp_out_commit(&o, err, errlen);
 }
 
-/* t's shape as JSON-ish text "[a,b]" for messages */
-static void shape_text(const struct enc_sft_tensor *t, char *out, size_t n)
+/* ---- matching a file against the registry (the loaders and `synprobe weights check`) ---- */
+
+void enc_weights_rules_plain(const struct enc *e, struct enc_weights_rules *rules)
+{
+    memset(rules, 0, sizeof *rules);
+    snprintf(rules->what, sizeof rules->what, "a %s encoder with this config", enc_kind_name(e->cfg.kind));
+}
+
+const char *enc_wproblem_name(enum enc_wproblem k)
+{
+    static const char *const names[] = { "missing", "unexpected", "shape", "dtype", "twice", "nonfinite" };
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+static void dims_text(char *out, size_t n, int ndim, const long long *d)
 {
     size_t k = (size_t)snprintf(out, n, "[");
-    for (int d = 0; d < t->ndim && k < n; d++) k += (size_t)snprintf(out + k, n - k, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+    for (int i = 0; i < ndim && k < n; i++) k += (size_t)snprintf(out + k, n - k, "%s%lld", i ? "," : "", d[i]);
     if (k < n) snprintf(out + k, n - k, "]");
+}
+
+void enc_weights_problem_text(const char *path, const struct enc_weights_report *r, const struct enc_weights_problem *p,
+                              char *out, size_t n)
+{
+    char want[64], got[192];
+    const long long w[2] = { p->want[0], p->want[1] };
+    dims_text(want, sizeof want, p->want_ndim, w);
+    dims_text(got, sizeof got, p->got_ndim, p->got);
+    const char *pp = path ? path : "", *sep = path ? ": " : "";
+    switch (p->kind) {
+    case ENC_WP_MISSING:
+        snprintf(out, n, "%s%stensor %s: missing tensor (expected shape %s)", pp, sep, p->name, want);
+        break;
+    case ENC_WP_UNEXPECTED:
+        snprintf(out, n, "%s%stensor %s: unexpected tensor (%s %s; not read by %s)", pp, sep, p->name, p->got_dtype, got,
+                 r && r->what[0] ? r->what : "this encoder");
+        break;
+    case ENC_WP_SHAPE:
+        snprintf(out, n, "%s%stensor %s: shape %s, expected %s", pp, sep, p->name, got, want);
+        break;
+    case ENC_WP_DTYPE:
+        snprintf(out, n, "%s%stensor %s: dtype %s is not supported (expected %s)", pp, sep, p->name, p->got_dtype, p->want_dtype);
+        break;
+    case ENC_WP_TWICE:
+        snprintf(out, n, "%s%stensor %s: given twice (as %s after renaming)", pp, sep, p->name, p->detail);
+        break;
+    case ENC_WP_NONFINITE:
+        snprintf(out, n, "%s%stensor %s: element %s; weights must be finite", pp, sep, p->name, p->detail);
+        break;
+    }
+}
+
+void enc_weights_report_free(struct enc_weights_report *r)
+{
+    if (!r) return;
+    for (int i = 0; i < r->n_ignored; i++) free(r->ignored[i]);
+    free(r->ignored);
+    free(r->p);
+    memset(r, 0, sizeof *r);
+}
+
+static struct enc_weights_problem *problem(struct enc_weights_report *r, struct enc_weights_problem *one, enum enc_wproblem k,
+                                           const char *name)
+{
+    struct enc_weights_problem *p = one;
+    if (r) {
+        r->p = sp_xrealloc(r->p, sizeof *r->p * (size_t)(r->n + 1));
+        p = &r->p[r->n++];
+    }
+    memset(p, 0, sizeof *p);
+    p->kind = k;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return p;
+}
+
+static void want_shape(struct enc_weights_problem *q, const struct enc_param *p)
+{
+    q->want_ndim = p->ndim;
+    q->want[0] = p->transposed ? p->shape[1] : p->shape[0];
+    q->want[1] = p->transposed ? p->shape[0] : p->shape[1];
+}
+
+static void got_shape(struct enc_weights_problem *q, const struct enc_sft_tensor *t)
+{
+    q->got_ndim = t->ndim;
+    for (int d = 0; d < t->ndim && d < 8; d++) q->got[d] = (long long)t->shape[d];
+}
+
+/* read t into dst (p's registry layout), widened and transposed; a non-finite element -> *bad
+ * (its [row,col] in the file) and 1 */
+static int read_one(struct enc_sft *s, const struct enc_sft_tensor *t, const struct enc_param *p, float *dst, float *scratch,
+                    char *bad, size_t badlen, int *rc, char *err, size_t errlen)
+{
+    float *into = p->transposed ? scratch : dst;
+    *rc = enc_sft_read_widen(s, t, into, err, errlen);
+    if (*rc) return 0;
+    if (p->transposed) {                     /* file [out, in] -> registry [in, out] */
+        const int in = p->shape[0], outw = p->shape[1];
+        for (int o = 0; o < outw; o++)
+            for (int j = 0; j < in; j++) dst[(size_t)j * outw + o] = scratch[(size_t)o * in + j];
+    }
+    /* a NaN or infinite weight poisons every vector it touches, silently */
+    long b = sp_first_nonfinite(dst, p->count);
+    if (b < 0) return 0;
+    const char *kind = sp_nonfinite_kind(dst[b]);
+    if (p->ndim == 1) snprintf(bad, badlen, "[%ld] is %s", b, kind);
+    else if (p->transposed) snprintf(bad, badlen, "[%ld,%ld] is %s", b % p->shape[1], b / p->shape[1], kind);
+    else snprintf(bad, badlen, "[%ld,%ld] is %s", b / p->shape[1], b % p->shape[1], kind);
+    return 1;
+}
+
+int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct enc_weights_rules *rules, float *block, int all,
+                           struct enc_weights_report *r, char *err, size_t errlen)
+{
+    SP_ASSERT(r || !all);
+    struct enc_weights_problem one;
+    struct enc_weights_report *R = all ? r : NULL;            /* a load keeps the first problem only */
+    const struct enc_sft_tensor **of = sp_xcalloc((size_t)e->n_param + 1, sizeof *of);   /* the file's tensor of each param */
+    int rc = SP_OK, n_prob = 0;
+    if (r) {
+        r->n_expected = e->n_param;
+        r->n_file = s->n;
+        snprintf(r->what, sizeof r->what, "%s", rules->what);
+    }
+    for (int k = 0; k < s->n && (all || !n_prob); k++) {
+        const struct enc_sft_tensor *t = &s->t[k];
+        char nm[256];
+        if (rules->normalise) rules->normalise(t->name, nm, sizeof nm);
+        else snprintf(nm, sizeof nm, "%s", t->name);
+        if (rules->ignored && rules->ignored(nm)) {
+            if (r) {
+                r->ignored = sp_xrealloc(r->ignored, sizeof *r->ignored * (size_t)(r->n_ignored + 1));
+                r->ignored[r->n_ignored++] = sp_xstrdup(t->name);
+            }
+            continue;
+        }
+        int i = strlen(nm) < sizeof e->param[0].name ? enc_param_find(e, nm) : -1;
+        if (i < 0) {
+            struct enc_weights_problem *q = problem(R, &one, ENC_WP_UNEXPECTED, t->name);
+            got_shape(q, t);
+            snprintf(q->got_dtype, sizeof q->got_dtype, "%s", t->dtype);
+            n_prob++;
+            continue;
+        }
+        const struct enc_param *p = &e->param[i];
+        if (of[i]) {
+            snprintf(problem(R, &one, ENC_WP_TWICE, t->name)->detail, sizeof one.detail, "%s", nm);
+            n_prob++;
+            continue;
+        }
+        of[i] = t;
+        int dtype_ok = !strcmp(t->dtype, "F32") || (rules->widen && (!strcmp(t->dtype, "F16") || !strcmp(t->dtype, "BF16")));
+        if (!dtype_ok) {
+            struct enc_weights_problem *q = problem(R, &one, ENC_WP_DTYPE, t->name);
+            snprintf(q->got_dtype, sizeof q->got_dtype, "%s", t->dtype);
+            snprintf(q->want_dtype, sizeof q->want_dtype, "%s", rules->widen ? "F32, F16 or BF16" : "F32");
+            n_prob++;
+            if (!all) break;
+        }
+        const int64_t w0 = p->transposed ? p->shape[1] : p->shape[0], w1 = p->transposed ? p->shape[0] : p->shape[1];
+        if (!(t->ndim == p->ndim && t->shape[0] == w0 && (p->ndim == 1 || t->shape[1] == w1))) {
+            struct enc_weights_problem *q = problem(R, &one, ENC_WP_SHAPE, t->name);
+            got_shape(q, t);
+            want_shape(q, p);
+            n_prob++;
+        }
+    }
+    for (int i = 0; i < e->n_param && (all || !n_prob); i++)
+        if (!of[i]) { want_shape(problem(R, &one, ENC_WP_MISSING, e->param[i].name), &e->param[i]); n_prob++; }
+    /* the data: tensors whose name, dtype and shape fit (a load reads only when all do) */
+    float *scratch = NULL, *dst_own = NULL;
+    size_t off = 0;
+    for (int i = 0; i < e->n_param && rc == SP_OK && (all || !n_prob); off += e->param[i].count, i++) {
+        const struct enc_param *p = &e->param[i];
+        const struct enc_sft_tensor *t = of[i];
+        if (!t || t->ndim != p->ndim) continue;
+        int fits = 1;
+        for (int k = 0; k < (all ? r->n : 0); k++)
+            if (r->p[k].kind != ENC_WP_MISSING && r->p[k].kind != ENC_WP_UNEXPECTED && !strcmp(r->p[k].name, t->name)) fits = 0;
+        if (!fits) continue;
+        float *dst = block ? block + off : (dst_own = sp_xrealloc(dst_own, p->count * sizeof(float) + 1));
+        if (p->transposed) scratch = sp_xrealloc(scratch, p->count * sizeof(float) + 1);
+        char bad[64];
+        if (read_one(s, t, p, dst, scratch, bad, sizeof bad, &rc, err, errlen)) {
+            snprintf(problem(R, &one, ENC_WP_NONFINITE, t->name)->detail, sizeof one.detail, "%s", bad);
+            n_prob++;
+        }
+    }
+    free(scratch);
+    free(dst_own);
+    free(of);
+    if (rc == SP_OK && !all && n_prob) {
+        struct enc_weights_report words = { 0 };     /* r may be NULL: the "unexpected" wording needs what */
+        snprintf(words.what, sizeof words.what, "%s", rules->what);
+        enc_weights_problem_text(s->path, &words, &one, err, errlen);
+        rc = SP_EPARSE;
+    }
+    return rc;
 }
 
 /* The file is read and checked by the safetensors reader (enc_safetensors.c: a regular file,
  * sizes bounded by the file's, tensors tiling the data section); here it must hold exactly this
- * encoder's tensors, F32, of its shapes, all finite. */
+ * encoder's tensors, F32, of its shapes, all finite (enc_weights_match_read). */
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen)
 {
     struct enc_sft s;
     int rc = enc_sft_open(path, &s, err, errlen);
     if (rc) return rc;
-    const struct enc_sft_tensor **of = sp_xcalloc((size_t)e->n_param + 1, sizeof *of);   /* the file's tensor of each param */
-    rc = SP_EPARSE;
-    for (int k = 0; k < s.n; k++) {
-        const struct enc_sft_tensor *t = &s.t[k];
-        int i = enc_param_find(e, t->name);
-        if (i < 0) { snprintf(err, errlen, "%s: %s: unexpected tensor (not part of a %s encoder with this config)", path, t->name, enc_kind_name(e->cfg.kind)); goto out; }
-        struct enc_param *p = &e->param[i];
-        if (strcmp(t->dtype, "F32")) { snprintf(err, errlen, "%s: %s: unsupported dtype %s (expected F32)", path, t->name, t->dtype); goto out; }
-        int shape_ok = t->ndim == p->ndim;
-        for (int d = 0; shape_ok && d < p->ndim; d++) shape_ok = t->shape[d] == p->shape[d];
-        if (!shape_ok) {
-            char got[96];
-            shape_text(t, got, sizeof got);
-            if (p->ndim == 2) snprintf(err, errlen, "%s: %s: shape %s, expected [%d,%d]", path, t->name, got, p->shape[0], p->shape[1]);
-            else snprintf(err, errlen, "%s: %s: shape %s, expected [%d]", path, t->name, got, p->shape[0]);
-            goto out;
-        }
-        of[i] = t;
-    }
-    for (int i = 0; i < e->n_param; i++)
-        if (!of[i]) { snprintf(err, errlen, "%s: %s: missing tensor", path, e->param[i].name); goto out; }
+    struct enc_weights_rules rules;
+    enc_weights_rules_plain(e, &rules);
     /* read into a copy: a failed load leaves the current weights untouched */
     float *tmp = sp_xmalloc(e->n_floats * sizeof(float) + 1);
-    for (int i = 0; i < e->n_param; i++) {
-        struct enc_param *p = &e->param[i];
-        float *dst = tmp + (p->host - e->host_block);
-        if ((rc = enc_sft_read_raw(&s, of[i], dst, err, errlen))) break;
-        /* a NaN or infinite weight poisons every vector it touches, silently */
-        long bad = sp_first_nonfinite(dst, p->count);
-        if (bad >= 0) {
-            const char *kind = sp_nonfinite_kind(dst[bad]);
-            if (p->ndim == 2)
-                snprintf(err, errlen, "%s: %s: element [%ld,%ld] is %s; weights must be finite", path, p->name,
-                         bad / p->shape[1], bad % p->shape[1], kind);
-            else
-                snprintf(err, errlen, "%s: %s: element [%ld] is %s; weights must be finite", path, p->name, bad, kind);
-            rc = SP_EPARSE;
-            break;
-        }
-    }
+    rc = enc_weights_match_read(e, &s, &rules, tmp, 0, NULL, err, errlen);
     if (rc == SP_OK) {
         memcpy(e->host_block, tmp, e->n_floats * sizeof(float));
         rc = enc_param_upload(e, err, errlen);
     }
     free(tmp);
-out:
-    free(of);
     enc_sft_close(&s);
     return rc;
 }

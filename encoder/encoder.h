@@ -235,6 +235,49 @@ int enc_save_weights(enc_t *e, const char *path, char *err, size_t errlen);
 int enc_load_weights(enc_t *e, const char *path, char *err, size_t errlen);
 size_t enc_n_params(const enc_t *e);
 
+/* What a config reads from a weights file, and whether a file fits it (`synprobe weights`).
+ * Both come from the code that opens the encoder (each family registers its tensors once, for
+ * open and for these), so they are what enc_open / a load reads: a file enc_weights_check
+ * passes loads, and one it refuses does not. bert: the model directory's config.json gives the
+ * sizes; names as in a Hugging Face BertModel file. */
+struct enc_tensor_spec {
+    char name[64];
+    int ndim;
+    int shape[2];              /* as stored in the file */
+};
+/* every tensor, in registry order (the order enc_save_weights writes); *out malloc'd */
+int enc_weights_expected(const struct enc_config *cfg, struct enc_tensor_spec **out, int *n, char *err, size_t errlen);
+
+enum enc_wproblem { ENC_WP_MISSING, ENC_WP_UNEXPECTED, ENC_WP_SHAPE, ENC_WP_DTYPE, ENC_WP_TWICE, ENC_WP_NONFINITE };
+struct enc_weights_problem {
+    enum enc_wproblem kind;
+    char name[160];            /* the tensor's name in the file (missing: the expected name) */
+    int want_ndim;             /* missing, shape: the expected shape (file layout); 0 otherwise */
+    int want[2];
+    int got_ndim;              /* unexpected, shape: the file's shape; 0 otherwise */
+    long long got[8];
+    char want_dtype[24];       /* dtype: what is read ("F32", or "F32, F16 or BF16") */
+    char got_dtype[12];        /* dtype, unexpected: the file's */
+    char detail[160];          /* twice: the name after renaming; nonfinite: "[3] is NaN" */
+};
+struct enc_weights_report {
+    int n_expected;            /* tensors the config reads */
+    int n_file;                /* tensors in the file */
+    int n_ignored;             /* the file's tensors nobody reads (bert: pooler.*, cls.*) */
+    char **ignored;
+    char what[112];            /* "a san encoder with this config" */
+    int n;                     /* problems; 0: the file fits */
+    struct enc_weights_problem *p;
+};
+/* SP_OK with r filled (r->n problems, every one), or an error reading the config's model or the
+ * file itself (not a safetensors file, truncated: err names the file and tensor). */
+int enc_weights_check(const struct enc_config *cfg, const char *path, struct enc_weights_report *r, char *err, size_t errlen);
+void enc_weights_report_free(struct enc_weights_report *r);
+/* one problem as the loader words it: "PATH: tensor NAME: ..." (path NULL: without it) */
+void enc_weights_problem_text(const char *path, const struct enc_weights_report *r, const struct enc_weights_problem *p,
+                              char *out, size_t n);
+const char *enc_wproblem_name(enum enc_wproblem k);   /* "missing", "unexpected", "shape", "dtype", "twice", "nonfinite" */
+
 /* Cap the forward pass's workspace (activations and staging, backend + host; 0 = no cap, the
  * default). A batch that would need more fails with SP_ENOMEM, as a device out of memory does,
  * so callers that halve their batch on SP_ENOMEM bound host memory the same way. */

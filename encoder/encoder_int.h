@@ -144,12 +144,24 @@ struct enc_param {
     int ndim, shape[2];
     size_t count;
     enum enc_init init;
+    uint8_t transposed;        /* the file holds it [shape[1], shape[0]] (a bert Linear, [out, in]) */
     float *host;               /* view into enc.host_block */
     float *dev;                /* backend copy (== host on a host-memory backend) */
 };
 
 struct enc_lin { int w, b; };  /* parameter indices; b = -1 when absent */
 struct enc_ln { int g, b; };
+
+struct enc_sft;
+
+/* How a family's weights file maps onto its registry (enc_weights.c matches and reads by these
+ * rules, for a load and for `synprobe weights check` alike). */
+struct enc_weights_rules {
+    int widen;                 /* 1: F16 and BF16 tensors are read too (widened exactly); 0: F32 only */
+    void (*normalise)(const char *in, char *out, size_t n);   /* the file's name -> registry name; NULL: as is */
+    int (*ignored)(const char *normalised);                    /* tensors the file may hold and nobody reads; NULL: none */
+    char what[112];            /* for "unexpected": "not read by <what>" */
+};
 
 /* ---- model families (encoder/README.md "Model families") ----
  *
@@ -179,6 +191,10 @@ struct enc_family {
     int  (*fits)(const struct enc *e, const char *const *words, int n);
     const char *(*backend_name)(const struct enc *e);
     void (*close)(struct enc *e);                        /* what open made; not e itself */
+    /* e->cfg is checked and set: register the config's tensors into e's registry (e->param,
+     * n_param; no backend, no values: fam_state stays NULL) by the code open runs, and say how
+     * a weights file's names map onto them (enc_weights_check, enc_weights_expected) */
+    int  (*weights_layout)(struct enc *e, struct enc_weights_rules *rules, char *err, size_t errlen);
 };
 extern const struct enc_family enc_san_family, enc_bert_family;
 const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family has it */
@@ -203,6 +219,18 @@ int  enc_param_add(struct enc *e, const char *name, int rows, int cols, enum enc
 int  enc_param_find(const struct enc *e, const char *name);
 void enc_param_alloc_init(struct enc *e);          /* host block + seeded init */
 int  enc_param_upload(struct enc *e, char *err, size_t errlen);
+/* the rules of a registry whose file names are its own names, F32 only (the SAN family) */
+void enc_weights_rules_plain(const struct enc *e, struct enc_weights_rules *rules);
+/* Every tensor of e's registry from s, by the rules: each of s's tensors matched (name, dtype,
+ * shape), then the matched ones read into block (floats laid out in registry order, as
+ * enc_param_alloc_init lays out host_block; file [out, in] transposed) and checked finite.
+ * all = 0 (a load): stops at the first problem, whose message (path: tensor NAME: ...) goes
+ * to err, SP_EPARSE. all = 1 (the check): block may be NULL (each tensor read into scratch); every
+ * problem goes into r, SP_OK. SP_EIO / SP_ESTOPPED from reading, either way. r may be NULL when
+ * all = 0; r->ignored lists the ignored names either way when given. */
+int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct enc_weights_rules *rules, float *block, int all,
+                           struct enc_weights_report *r, char *err, size_t errlen);
+
 static inline const float *enc_w(const struct enc *e, int idx) { return idx < 0 ? NULL : e->param[idx].dev; }
 
 
@@ -239,6 +267,8 @@ const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *n
 int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *dst, char *err, size_t errlen);
 /* dst holds t->count floats; F32, or F16/BF16 widened exactly; refuses other dtypes and non-finite values */
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
+/* the same without the finiteness check (the caller checks, naming the element its own way) */
+int enc_sft_read_widen(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
 void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */
 
 /* Opens e->be for `device` as enc_open does (AUTO: CUDA when usable, else the CPU with one log

@@ -167,6 +167,26 @@ static int resolve_inputs(struct stg_ctx *ctx, const struct stg_encode_opts *o, 
     return SP_OK;
 }
 
+int stg_encode_open_base(struct enc_config *cfg, const char *name, int device, const struct sp_logger *log, enc_t **base,
+                         char *err, size_t errlen)
+{
+    struct enc_config bc;
+    enc_t *b = NULL;
+    int rc;
+    if (base) *base = NULL;
+    if ((rc = enc_config_load(cfg->base, &bc, err, errlen))) return SP_EPARSE;
+    if ((rc = enc_open(&bc, (enum enc_device)device, NULL, log, &b, err, errlen))) return rc == SP_EUSAGE ? SP_EPARSE : rc;
+    int bd = enc_tok_dim(b);
+    rc = SP_OK;
+    if (cfg->d_input != bd && cfg->d_input != cfg->d_model) {
+        snprintf(err, errlen, "%s: d_input %d, but its base gives %d-dim word vectors", name, cfg->d_input, bd);
+        rc = SP_EPARSE;
+    } else cfg->d_input = bd;   /* d_input != d_model adds the input projection */
+    if (base) *base = b;
+    else enc_close(b);
+    return rc;
+}
+
 /* The encoder, its workspace cap, the --attention check and --save-weights. */
 static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct shared *s)
 {
@@ -175,16 +195,9 @@ static int open_encoder(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     sp_gemm_set_impl(o->gemm == STG_GEMM_BLAS ? SP_GEMM_BLAS : SP_GEMM_OWN);
     int rc;
     if (s->id.cfg.base[0]) {       /* the base first: its width is this encoder's input width */
-        struct enc_config bc;
-        if ((rc = enc_config_load(s->id.cfg.base, &bc, ctx->err, sizeof ctx->err))) return SP_EPARSE;
-        if ((rc = enc_open(&bc, dev[o->device], NULL, ctx->log, &s->base, ctx->err, sizeof ctx->err)))
-            return rc == SP_EUSAGE ? SP_EPARSE : rc;
+        if ((rc = stg_encode_open_base(&s->id.cfg, o->encoder, dev[o->device], ctx->log, &s->base, ctx->err, sizeof ctx->err)))
+            return rc;
         enc_set_group_tokens(s->base, (int)o->batch_tokens);
-        int bd = enc_tok_dim(s->base);
-        if (s->id.cfg.d_input != bd && s->id.cfg.d_input != s->id.cfg.d_model)
-            return stg_fail(ctx, SP_EPARSE, "%s: d_input %d, but its base gives %d-dim word vectors", o->encoder,
-                            s->id.cfg.d_input, bd);
-        s->id.cfg.d_input = bd;   /* d_input != d_model adds the input projection */
     }
     rc = enc_open(&s->id.cfg, dev[o->device], o->weights, ctx->log, &s->e, ctx->err, sizeof ctx->err);
     if (rc) return rc == SP_EUSAGE ? SP_EPARSE : rc;

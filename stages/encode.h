@@ -82,6 +82,14 @@ int stg_encode_check(struct stg_ctx *ctx, const struct stg_encode_opts *o);
 struct enc_config;
 int stg_encode_check_config(struct stg_ctx *ctx, const struct stg_encode_opts *o, const struct enc_config *cfg);
 
+/* A config with a "base" (cfg->base[0]): opens the base on `device` (enum enc_device) and sets
+ * cfg->d_input to the width of its word vectors (d_input != d_model adds the input projection),
+ * refusing a d_input the config gives that is neither. *base is the open base (the caller closes
+ * it), or NULL with base == NULL to close it here. `synprobe weights` resolves a config so too. */
+typedef struct enc enc_t;
+int stg_encode_open_base(struct enc_config *cfg, const char *name, int device, const struct sp_logger *log, enc_t **base,
+                         char *err, size_t errlen);
+
 void stg_encode_result_free(struct stg_encode_result *r);
 
 #endif

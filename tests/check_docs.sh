@@ -60,7 +60,7 @@ report(not dups, "source and script file names are unique across the tree", dups
 def run(*a):
     return subprocess.run([sp, *a], capture_output=True, text=True).stdout
 cmds = re.findall(r"^  ([a-z]+) {2,}", run("help").split("commands:")[1], re.M)
-subs = {"tasks": ["build", "import", "export", "list"]}
+subs = {"tasks": ["build", "import", "export", "list"], "weights": ["check", "list"]}
 common = {"help", "quiet", "verbose"}
 flags_of = {}
 for c in cmds:
@@ -84,8 +84,8 @@ for block in re.findall(r"```[a-z]*\n(.*?)```", readme, re.S):
 spans += re.findall(r"`(synprobe [^`]+)`", readme)
 bad = []
 for s in spans:
-    for m in re.finditer(r"synprobe ([a-z]+)(?: (build|import|export|list)\b)?((?:[^|;&#]|\|(?=[a-z]))*)", s):
-        c = m.group(1) + (" " + m.group(2) if m.group(1) == "tasks" and m.group(2) else "")
+    for m in re.finditer(r"synprobe ([a-z]+)(?: (build|import|export|list|check)\b)?((?:[^|;&#]|\|(?=[a-z]))*)", s):
+        c = m.group(1) + (" " + m.group(2) if m.group(1) in subs and m.group(2) else "")
         if c == "tasks": c = "tasks build"
         if c not in flags_of: continue
         for f in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", m.group(3)):

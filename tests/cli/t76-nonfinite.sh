@@ -34,7 +34,7 @@ runs0=$(q "$DB" "SELECT count(*) FROM run")
 rc=0; "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/small.json" --run inf --weights "$TMP/inf.safetensors" --quiet >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "weights with an Inf: exit 1" "$rc" 1
 check "weights with an Inf: the message names the tensor and element [1,1] (17 = 1*16 + 1)" \
-  grep -q "inf.safetensors: layers.0.ffn.w1.weight: element \[1,1\] is infinite" "$TMP/err"
+  grep -q "inf.safetensors: tensor layers.0.ffn.w1.weight: element \[1,1\] is infinite" "$TMP/err"
 set_tensor "$TMP/w.safetensors" "$TMP/nan.safetensors" layers.0.attn.q.bias 3 nan
 rc=0; "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/small.json" --run nan --weights "$TMP/nan.safetensors" --quiet >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "weights with a NaN: exit 1" "$rc" 1

@@ -1,7 +1,8 @@
 /* tests/unit/encoder_weights.c — safetensors round trip and error cases (wrong shape, missing and
  * extra tensors, unsupported dtype, truncated data, garbage), seeded init, and the word-embedding
  * loader (GloVe / word2vec text, case fallback, OOV buckets, seeded random vectors, bad lines);
- * a stop request ends both loads (SP_ESTOPPED). */
+ * a stop request ends both loads (SP_ESTOPPED); enc_weights_expected and enc_weights_check agree
+ * with what enc_save_weights writes for every SAN kind. */
 #include "common/sp.h"
 #include "encoder/encoder.h"
 #include "tests/unit/encoder_fixture.h"
@@ -280,12 +281,75 @@ static void stop_in_loads(void)
     enc_close(a);
 }
 
+/* enc_weights_expected is what enc_save_weights writes (names, shapes, order) for every SAN
+ * kind, and enc_weights_check passes that file; one tensor less and one more give two problems */
+static void expected_is_saved(void)
+{
+    static const char *const cfgs[] = {
+        "{\"kind\":\"san\",\"d_model\":8,\"heads\":2,\"layers\":2,\"d_ff\":12,\"rel_pos\":\"struct+seq\",\"rel_clip\":2,\"position\":\"seq+struct\",\"norm\":\"pre\"}",
+        "{\"kind\":\"ssan\",\"d_model\":8,\"heads\":2,\"layers\":2,\"d_ff\":12,\"selective_layers\":[1]}",
+        "{\"kind\":\"sg-net\",\"d_model\":8,\"heads\":2,\"layers\":1,\"d_ff\":12,\"sgnet_aggregation\":\"code\"}",
+        "{\"kind\":\"ms-san\",\"d_model\":12,\"heads\":6,\"layers\":1,\"d_ff\":10,\"pool_d_h\":5}",
+        "{\"kind\":\"psan\",\"d_model\":8,\"d_input\":6,\"levels\":2}",
+    };
+    for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+        struct enc_config c;
+        T_EQ_INT(enc_config_parse(cfgs[k], "t.json", &c, err, sizeof err), SP_OK);
+        enc_t *e = open_json(cfgs[k], NULL);
+        T_CHECK(e != NULL);
+        if (!e) continue;
+        T_EQ_INT(enc_save_weights(e, tmp("x.safetensors"), err, sizeof err), SP_OK);
+        struct enc_tensor_spec *t = NULL;
+        int n = 0;
+        T_EQ_INT(enc_weights_expected(&c, &t, &n, err, sizeof err), SP_OK);
+        char *data;
+        long len = file_bytes(tmp("x.safetensors"), &data);
+        T_CHECK(len > 8 && n > 0);
+        size_t total = 0;
+        const char *at = data + 8;
+        for (int i = 0; i < n; i++) {           /* in the header, in this order, with this shape */
+            char want[160];
+            if (t[i].ndim == 2) snprintf(want, sizeof want, "\"%s\":{\"dtype\":\"F32\",\"shape\":[%d,%d]", t[i].name, t[i].shape[0], t[i].shape[1]);
+            else snprintf(want, sizeof want, "\"%s\":{\"dtype\":\"F32\",\"shape\":[%d]", t[i].name, t[i].shape[0]);
+            const char *p = strstr(at, want);
+            T_CHECK(p != NULL);
+            if (p) at = p;
+            total += (size_t)t[i].shape[0] * (size_t)(t[i].ndim == 2 ? t[i].shape[1] : 1);
+        }
+        T_EQ_INT((long)total, (long)enc_n_params(e));
+        struct enc_weights_report r;
+        T_EQ_INT(enc_weights_check(&c, tmp("x.safetensors"), &r, err, sizeof err), SP_OK);
+        T_EQ_INT(r.n, 0);
+        T_EQ_INT(r.n_expected, n);
+        enc_weights_report_free(&r);
+        free(t);
+        free(data);
+        enc_close(e);
+    }
+    /* a 1-layer file for a 2-layer config: every tensor of layer 1 missing, none unexpected */
+    struct enc_config c2;
+    T_EQ_INT(enc_config_parse("{\"kind\":\"san\",\"d_model\":8,\"heads\":2,\"layers\":2,\"d_ff\":12}", "t.json", &c2, err, sizeof err), SP_OK);
+    enc_t *one = open_json("{\"kind\":\"san\",\"d_model\":8,\"heads\":2,\"layers\":1,\"d_ff\":12}", NULL);
+    T_CHECK(one != NULL);
+    if (one) {
+        T_EQ_INT(enc_save_weights(one, tmp("x.safetensors"), err, sizeof err), SP_OK);
+        struct enc_weights_report r;
+        T_EQ_INT(enc_weights_check(&c2, tmp("x.safetensors"), &r, err, sizeof err), SP_OK);
+        T_EQ_INT(r.n, 16);                      /* q,k,v,o (w+b), ln1, ffn.w1, ffn.w2, ln2 (w+b): 16 */
+        int missing = 0;
+        for (int i = 0; i < r.n; i++) missing += r.p[i].kind == ENC_WP_MISSING && !strncmp(r.p[i].name, "layers.1.", 9);
+        T_EQ_INT(missing, 16);
+        enc_weights_report_free(&r);
+        enc_close(one);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
-    round_trip(); init_values(); embeddings(); stop_in_loads();
+    round_trip(); init_values(); embeddings(); stop_in_loads(); expected_is_saved();
     const char *names[] = { "a.safetensors", "b.safetensors", "dff20.safetensors", "l1.safetensors", "f16.safetensors",
-                            "trunc.safetensors", "garbage.safetensors", "p.safetensors", "glove.txt", "w2v.txt", "bad.txt", "long.txt" };
+                            "trunc.safetensors", "garbage.safetensors", "p.safetensors", "x.safetensors", "glove.txt", "w2v.txt", "bad.txt", "long.txt" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
     rmdir(dir);
     return T_DONE();
