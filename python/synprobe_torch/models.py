@@ -152,10 +152,10 @@ def _san(cfg, W):
     rc, rsc = cfg["rel_clip"], cfg["rel_seq_clip"]
     pe_tab = {}
 
-    def pe(rows, dev):
-        t = pe_tab.get(dev)
+    def pe(rows, dev, dtype):
+        t = pe_tab.get((dev, dtype))
         if t is None or rows > t.shape[0]:
-            t = pe_tab[dev] = sinusoid(max(512, 2 * rows), d).to(dev)
+            t = pe_tab[(dev, dtype)] = sinusoid(max(512, 2 * rows), d).to(dev, dtype)
         return t
 
     def lin(x, name):
@@ -212,7 +212,7 @@ def _san(cfg, W):
             X = X * math.sqrt(d)
         if seq_pe or str_pe:
             depth = st.get("depth")
-            tab = pe(max(L, int(depth.max()) + 1 if depth is not None else 0), dev)
+            tab = pe(max(L, int(depth.max()) + 1 if depth is not None else 0), dev, X.dtype)
             p1 = tab[:L][None].expand(B, L, d) if seq_pe else None
             p2 = tab[depth] if str_pe else None
             if fuse:

@@ -2,6 +2,7 @@
 """tests/torch/parity.py — PyTorch twin (python/synprobe_torch) vs synprobe, one encoder config.
 
     parity.py CONFIG DB WORKDIR [--corpus C] [--attention K] [--tol 1e-5] [--from-synprobe]
+              [--weights W.safetensors --embeddings E.txt]
 
 Random weights (every tensor, biases and LN parameters included, drawn here) are saved from
 PyTorch as safetensors; random input word vectors for every word of the corpus go to a GloVe text
@@ -12,7 +13,8 @@ computes the same from the store's structures (`export --what structures`). Prin
 is above --tol (2 on a setup error). The expected values are synprobe's C forward, an independent
 implementation of SPEC-structures §5; neither side's output is produced by the other.
 --from-synprobe: the other direction: synprobe's own seeded weights (`encode --save-weights`)
-loaded into the twin with synprobe_torch.load."""
+loaded into the twin with synprobe_torch.load. --weights/--embeddings: given files (a model trained
+by synprobe_torch.train and its DIR/embeddings.txt) instead of random ones."""
 import argparse
 import os
 import subprocess
@@ -42,6 +44,8 @@ def main():
     ap.add_argument("--attention", type=int, default=-1, help="-1: the last attention layer")
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--weights", help="these weights (loaded with synprobe_torch.load) instead of random ones")
+    ap.add_argument("--embeddings", help="this GloVe text file as the input vectors (with --weights)")
     ap.add_argument("--from-synprobe", action="store_true", help="weights: synprobe's seeded init, loaded in PyTorch")
     a = ap.parse_args()
     torch.manual_seed(a.seed)
@@ -49,23 +53,23 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     sp = spt.data.synprobe_binary()
 
-    m = spt.Encoder(a.config)
+    m = spt.load(a.config, a.weights) if a.weights else spt.Encoder(a.config)
     with torch.no_grad():                   # every tensor random, so no bias or gain goes untested
-        for name, shape, init in m.specs:
+        for name, shape, init in ([] if a.weights else m.specs):
             p = m.get_parameter(name)
             if init == "glorot":
                 continue
             p.copy_(torch.randn(shape) * 0.1 + (1.0 if init in ("one", "half") else 0.0))
-    W = os.path.join(a.work, "w.safetensors")
-    if not a.from_synprobe:
+    W = a.weights or os.path.join(a.work, "w.safetensors")
+    if not a.from_synprobe and not a.weights:
         spt.save(m, W)
 
     sents = spt.usable(spt.read_structures(a.db, a.corpus), m.needs)
     words = sorted({w for s in sents for w in s["words"]})
-    E = os.path.join(a.work, "emb.txt")
+    E = a.embeddings or os.path.join(a.work, "emb.txt")
     din = m.cfg["d_input"]
     a_in = np.sqrt(3.0 / din)      # the scale of synprobe's own random word vectors (unit expected norm)
-    with open(E, "w", encoding="utf-8") as f:
+    with open(os.devnull if a.embeddings else E, "w", encoding="utf-8") as f:
         for w in words:
             f.write(w + " " + " ".join("%.6f" % x for x in rng.uniform(-a_in, a_in, din)) + "\n")
     emb = spt.Embeddings(E)
@@ -103,7 +107,7 @@ def main():
     f64 = "f64_ref: synprobe=%.2e torch=%.2e" % (float(np.abs(ours["vectors"] - s64).max()), float(np.abs(sv - s64).max()))
     worst = max(d_sent, d_tok, d_att)
     print("PARITY kind=%s config=%s weights=%s sentences=%d attn_layer=%d sent=%.2e tokens=%.2e attn=%.2e max_abs_sent=%.3g %s tol=%.0e %s"
-          % (m.kind, os.path.basename(a.config), "synprobe->torch" if a.from_synprobe else "torch->synprobe", len(sents), al, d_sent, d_tok, d_att, scale, f64, a.tol,
+          % (m.kind, os.path.basename(a.config), "synprobe->torch" if a.from_synprobe else "trained:torch->synprobe" if a.weights else "torch->synprobe", len(sents), al, d_sent, d_tok, d_att, scale, f64, a.tol,
              "ok" if worst <= a.tol else "ABOVE"))
     return 0 if worst <= a.tol else 1
 

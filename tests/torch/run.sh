@@ -4,7 +4,9 @@
 # For each kind: tests/torch/configs/KIND.json (small, every option of the kind switched on that the
 # shipped config leaves off) in both directions — random weights saved from PyTorch and loaded by
 # `synprobe encode --weights`, and synprobe's seeded weights (`--save-weights`) loaded by
-# synprobe_torch.load — then each shipped encoder/configs/*.json (full size) PyTorch -> synprobe.
+# synprobe_torch.load — then each shipped encoder/configs/*.json (full size) PyTorch -> synprobe,
+# then each small config trained 40 steps by `python -m synprobe_torch.train` (masked words on the
+# demo corpus) and encoded by synprobe with the files the training wrote.
 # Each compares sentence vectors, token vectors and one layer's attention map over the demo
 # corpus (tests/torch/parity.py): max abs difference <= 1e-5. One line per check names the kind;
 # the last line is "N passed, N failed, N skipped"; COUNTS (BUILD/test-counts convention) gets
@@ -26,6 +28,7 @@ checks() {
         echo "$k tests/torch/configs/$k.json synprobe"
     done
     for k in san san-structpe ms-san sg-net psan ssan; do echo "$k encoder/configs/$k.json torch"; done
+    for k in san san-structpe ms-san sg-net psan ssan; do echo "$k tests/torch/configs/$k.json trained"; done
 }
 if ! $PY -c 'import torch, numpy' 2>/dev/null; then
     checks | while read -r k cfg dir; do echo "SKIP $k ($cfg, $dir weights): $PY has no torch (apt-get install python3-torch)"; done
@@ -42,8 +45,13 @@ else
     while read -r k cfg dir; do
         n=$((n + 1))
         w=""; [ "$dir" = synprobe ] && w=--from-synprobe
+        if [ "$dir" = trained ]; then      # 40 masked-word steps (python -m synprobe_torch.train), then its files
+            PYTHONPATH=python $PY -m synprobe_torch.train "$cfg" --store "$TMP/d.db" --corpus demo --objective mlm \
+                --steps 40 --seed 1 --batch-tokens 256 --log-every 40 --out "$TMP/t$n" >"$TMP/t$n.log" 2>&1 || cat "$TMP/t$n.log"
+            cfg=$TMP/t$n/config.json; w="--weights $TMP/t$n/weights.safetensors --embeddings $TMP/t$n/embeddings.txt"
+        fi
         if out=$($PY tests/torch/parity.py "$cfg" "$TMP/d.db" "$TMP/w$n" --corpus demo --tol "$TOL" $w 2>&1); then
-            pass=$((pass + 1)); echo "ok     $k ($cfg, $dir weights): $(echo "$out" | tail -1 | sed 's/^PARITY //')"
+            pass=$((pass + 1)); echo "ok     $k ($(echo "$cfg" | sed "s|^$TMP/||"), $dir weights): $(echo "$out" | tail -1 | sed 's/^PARITY //')"
         else
             fail=$((fail + 1)); echo "not ok $k ($cfg, $dir weights):"; echo "$out" | sed 's/^/    /'
         fi
