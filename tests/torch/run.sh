@@ -15,7 +15,7 @@
 counts=""
 if [ "${1:-}" = -c ]; then counts=$2; shift 2; fi
 B=${1:-${SP_BUILD:-build}}
-PY=/usr/bin/python3
+PY=${SP_TORCH_PY:-/usr/bin/python3}   # SP_TORCH_PY: another interpreter (one without torch shows the skips)
 # one BLAS thread: torch's sums in one order run to run (synprobe's are fixed whatever the threads)
 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1; export OPENBLAS_NUM_THREADS OMP_NUM_THREADS
 TOL=${TORCH_TOL:-1e-5}
