@@ -29,9 +29,13 @@ checks() {
     done
     for k in san san-structpe ms-san sg-net psan ssan; do echo "$k encoder/configs/$k.json torch"; done
     for k in san san-structpe ms-san sg-net psan ssan; do echo "$k tests/torch/configs/$k.json trained"; done
+    # variants, and the attention map of the first layer (SG-Net: a base layer; PSAN: the first memory step)
+    for k in san-struct-first:san ms-san-strict:ms-san psan-coarse:psan sg-net:sg-net; do
+        echo "${k#*:} tests/torch/configs/${k%:*}.json torch 0"
+    done
 }
 if ! $PY -c 'import torch, numpy' 2>/dev/null; then
-    checks | while read -r k cfg dir; do echo "SKIP $k ($cfg, $dir weights): $PY has no torch (apt-get install python3-torch)"; done
+    checks | while read -r k cfg dir _; do echo "SKIP $k ($cfg, $dir weights): $PY has no torch (apt-get install python3-torch)"; done
     skip=$(checks | wc -l)
 elif [ ! -x "$SYNPROBE" ]; then
     echo "tests/torch/run.sh: $SYNPROBE: not built (make)" >&2
@@ -42,9 +46,10 @@ else
         { echo "tests/torch/run.sh: cannot ingest the demo corpus" >&2; exit 1; }
     n=0
     checks >"$TMP/list"
-    while read -r k cfg dir; do
+    while read -r k cfg dir att; do
         n=$((n + 1))
         w=""; [ "$dir" = synprobe ] && w=--from-synprobe
+        [ -n "$att" ] && w="--attention $att"
         if [ "$dir" = trained ]; then      # 40 masked-word steps (python -m synprobe_torch.train), then its files
             PYTHONPATH=python $PY -m synprobe_torch.train "$cfg" --store "$TMP/d.db" --corpus demo --objective mlm \
                 --steps 40 --seed 1 --batch-tokens 256 --log-every 40 --out "$TMP/t$n" >"$TMP/t$n.log" 2>&1 || cat "$TMP/t$n.log"
