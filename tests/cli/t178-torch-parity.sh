@@ -8,7 +8,7 @@
 . tests/cli/lib.sh
 need_numpy
 $PY -c 'import torch' 2>/dev/null || skip_rest "/usr/bin/python3 has no torch (python3-torch)"
-SYNPROBE=$(pwd)/$SP; export SYNPROBE
+SYNPROBE=$(cd "$(dirname "$SP")" && pwd)/synprobe; export SYNPROBE
 $SP ingest --db $TMP/d.db --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
 for dir in torch synprobe; do
     w=""; [ $dir = synprobe ] && w=--from-synprobe

@@ -10,7 +10,7 @@
 . tests/cli/lib.sh
 need_numpy
 $PY -c 'import torch' 2>/dev/null || skip_rest "/usr/bin/python3 has no torch (python3-torch)"
-SYNPROBE=$(pwd)/$SP; export SYNPROBE
+SYNPROBE=$(cd "$(dirname "$SP")" && pwd)/synprobe; export SYNPROBE
 TRAIN="env PYTHONPATH=python OPENBLAS_NUM_THREADS=1 $PY -m synprobe_torch.train"
 $SP ingest --db $TMP/d.db --corpus demo demo/demo.conllu demo/demo.mrg >/dev/null 2>&1
 $SP ingest --db $TMP/d.db --corpus dep demo/demo.conllu >/dev/null 2>&1
