@@ -6,9 +6,11 @@
 #                        (build/san, ASan + UBSan), the CLI scripts tagged "# tier: fast" two at a
 #                        time; ends with "N passed, N failed, N skipped"
 #   make test-all        everything (what .ci/run runs): the same, with every CLI script in both
-#                        builds, the GPU harness self-check and test-kernels; ends with the same line
+#                        builds, the GPU harness self-check, test-kernels and test-torch; ends with the same line
 #   make test-cli        the CLI scripts (CLI_TIER=fast|full|all, CLI_JOBS=2 at a time), BUILD's tree
 #   make test-kernels    the encoder and GEMM unit tests under each OPENBLAS_CORETYPE
+#   make test-torch      the PyTorch twins (python/synprobe_torch) against synprobe, every encoder kind
+#                        (tests/torch/run.sh; skips visibly without /usr/bin/python3's torch)
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
@@ -101,7 +103,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -229,7 +231,14 @@ test:
 # Everything (what .ci/run runs): every CLI script in both trees, the GPU harness's self-check,
 # the kernel runs.
 test-all:
-	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels,$(GPU_TEST) $(GPU_BERT_TEST))
+	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch,$(GPU_TEST) $(GPU_BERT_TEST))
+
+# The PyTorch twins against synprobe, every encoder kind both ways (part of `make test-all`;
+# tests/torch/run.sh, which skips visibly without torch in /usr/bin/python3)
+run-torch: all
+	@tests/torch/run.sh -c $(COUNTS) $(BUILD)
+test-torch: all
+	@rm -f $(BUILD)/torch-counts; tests/torch/run.sh -c $(BUILD)/torch-counts $(BUILD)
 
 # The encoder's and the GEMM's unit tests under each OpenBLAS kernel (part of `make test-all`)
 KERNEL_TESTS := $(filter $(BUILD)/tests/encoder_% $(BUILD)/tests/common_gemm,$(UNIT_BIN))

@@ -44,6 +44,10 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+# the forwards and the batching are the PyTorch twins' (python/synprobe_torch): one definition
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import synprobe_torch  # noqa: E402
+
 NEED_DEPTH, NEED_DIST, NEED_ANC, NEED_REL, NEED_PID = 1, 2, 4, 8, 16
 
 
@@ -95,52 +99,15 @@ def load_export(dirn):
     return cfg, sents, torch.from_numpy(table.copy()), W, ours
 
 
-def batches(sents, budget, dev, order="sorted", nsent=0):
-    """length-sorted (order "corpus": corpus order) padded batches of at most `budget` padded
-    tokens, or of `nsent` sentences when nsent > 0 (at least one sentence), built once outside
-    the timed loop as a DataLoader would: (idx, ids [B,L], lens [B], struct) with struct holding
-    the padded structures the kind needs (depth [B,L], dist/rel [B,L,L], anc [B,L,L] bool,
-    pid [B,T,L]; zeros in the padding)"""
-    order = list(range(len(sents))) if order == "corpus" else sorted(range(len(sents)), key=lambda k: (sents[k]["n"], k))
-    out, k = [], 0
-    while k < len(order):
-        m, L = 1, sents[order[k]]["n"]
-        while k + m < len(order) and (m < nsent if nsent else (m + 1) * max(L, sents[order[k + m]]["n"]) <= budget):
-            L = max(L, sents[order[k + m]]["n"])
-            m += 1
-        idx = order[k:k + m]
-        k += m
-        L = max(sents[i]["n"] for i in idx)
-        ids = torch.zeros(len(idx), L, dtype=torch.long)
-        st = {}
-        for key in ("depth", "dist", "anc", "rel", "pid"):
-            if key not in sents[idx[0]]:
-                continue
-            shape = (L,) if key == "depth" else (sents[idx[0]]["pid"].shape[0], L) if key == "pid" else (L, L)
-            st[key] = torch.zeros((len(idx),) + shape, dtype=torch.bool if key == "anc" else torch.long)
-        for r, i in enumerate(idx):
-            s, n = sents[i], sents[i]["n"]
-            ids[r, :n] = torch.from_numpy(s["ids"].astype(np.int64))
-            for key, t in st.items():
-                a = torch.from_numpy(s[key].astype(bool if key == "anc" else np.int64))
-                if key == "depth":
-                    t[r, :n] = a
-                elif key == "pid":
-                    t[r, :, :n] = a
-                else:
-                    t[r, :n, :n] = a
-        lens = torch.tensor([sents[i]["n"] for i in idx])
-        out.append((idx, ids.to(dev), lens.to(dev), {k2: v.to(dev) for k2, v in st.items()}))
-    return out
+batches = synprobe_torch.batches     # (moved to python/synprobe_torch/data.py)
+sinusoid = synprobe_torch.sinusoid   # (moved to python/synprobe_torch/models.py)
 
 
-def sinusoid(rows, d):
-    """PE(pos) for pos < rows (SPEC §5.6, interleaved sin/cos), computed in double as ours"""
-    pos = np.arange(rows, dtype=np.float64)[:, None]
-    k2 = (np.arange(d) & ~1).astype(np.float64)
-    ang = pos / np.power(10000.0, k2 / d)
-    pe = np.where(np.arange(d) % 2 == 1, np.cos(ang), np.sin(ang))
-    return torch.from_numpy(pe.astype(np.float32))
+def build(cfg, W, dev):
+    """the kind's forward (synprobe_torch.forward_fn) as the peers call it:
+    forward(table, ids, lens, struct) -> [B, dim] sentence vectors"""
+    f = synprobe_torch.forward_fn(cfg, W)
+    return lambda table, ids, lens, st: f(table[ids], lens, st)["sent"]
 
 
 def arg_parser(doc):
