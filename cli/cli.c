@@ -118,6 +118,54 @@ void cli_help_as_man(int on) { help_man = on; }
 
 int cli_help_is_man(void) { return help_man; }
 
+/* "a, b or c", and the usages followed by "subcommands: a, b, c (...)" */
+static void sub_names(struct sp_buf *b, const struct cli_sub *subs, size_t n, const char *sep, const char *last)
+{
+    for (size_t i = 0; i < n; i++) sp_buf_printf(b, "%s%s", !i ? "" : i + 1 < n ? sep : last, subs[i].name);
+}
+
+static void sub_usages(FILE *f, const char *cmd, const struct cli_sub *subs, size_t n)
+{
+    struct sp_buf names = { 0 };
+    sub_names(&names, subs, n, ", ", ", ");
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? "\n" : "", subs[i].usage);
+    fprintf(f, "\nsubcommands: %s (synprobe %s SUBCOMMAND --help for its options)\n", names.p, cmd);
+    sp_buf_free(&names);
+}
+
+int cli_subcommands(const char *cmd, const struct cli_sub *subs, size_t n, int argc, char **argv)
+{
+    for (size_t i = 0; i < n; i++)
+        if (argc >= 2 && !strcmp(argv[1], subs[i].name)) return subs[i].fn(argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        if (help_man) {        /* the man page: each subcommand's section */
+            for (size_t i = 0; i < n; i++) {
+                char *av[] = { (char *)subs[i].name, "--help", NULL };
+                subs[i].fn(2, av);
+            }
+        } else {
+            sub_usages(stdout, cmd, subs, n);
+        }
+        return SP_EXIT_OK;
+    }
+    sub_usages(stderr, cmd, subs, n);
+    struct sp_buf expected = { 0 };
+    sub_names(&expected, subs, n, ", ", " or ");
+    int rc;
+    if (argc < 2) {
+        rc = cli_fail(SP_EXIT_USAGE, cmd, "a subcommand is required (%s)", expected.p);
+    } else {
+        const char *names[n ? n : 1];
+        for (size_t i = 0; i < n; i++) names[i] = subs[i].name;
+        char sugg[128];
+        sp_suggest(sugg, sizeof sugg, argv[1], names, n);
+        rc = cli_fail(SP_EXIT_USAGE, cmd, "unknown subcommand '%s'%s%s (expected %s)", argv[1], sugg[0] ? "; " : "", sugg,
+                      expected.p);
+    }
+    sp_buf_free(&expected);
+    return rc;
+}
+
 /* ---- the synopsis: the usage's first block, completed from the option tables ---- */
 
 /* s names --name as a whole flag ("--run" is not named by "--run-id") */

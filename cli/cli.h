@@ -85,6 +85,13 @@ void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb);
 void cli_help_as_man(int on);
 int cli_help_is_man(void);
 
+/* A command made of subcommands (tasks, weights): argv[1] names one, which runs with argv from it;
+ * --help prints every subcommand's usage and the list (each one's man section under
+ * `help --man`); no name or an unknown one prints the usages on stderr and is a usage error
+ * naming the nearest subcommand. */
+struct cli_sub { const char *name; sp_cmd_fn fn; const char *usage; };
+int cli_subcommands(const char *cmd, const struct cli_sub *subs, size_t n, int argc, char **argv);
+
 /* Release what cli_parse allocated; returns rc. */
 int cli_done(struct cli *c, int rc);
 

@@ -169,40 +169,12 @@ static int tasks_list(int argc, char **argv)
     return cli_done(&c, cli_finish_stage(&c, rc));
 }
 
-static const struct { const char *name; sp_cmd_fn fn; const char *usage; } subcommands[] = {
+static const struct cli_sub subcommands[] = {
     { "build", tasks_build, usage_build }, { "import", tasks_import, usage_import },
     { "export", tasks_export, usage_export }, { "list", tasks_list, usage_list },
 };
-#define N_SUB (sizeof subcommands / sizeof subcommands[0])
-
-static void usage_all(FILE *f)
-{
-    for (size_t i = 0; i < N_SUB; i++) fprintf(f, "%s%s", i ? "\n" : "", subcommands[i].usage);
-    fputs("\nsubcommands: build, import, export, list (synprobe tasks SUBCOMMAND --help for its options)\n", f);
-}
 
 int cmd_tasks(int argc, char **argv)
 {
-    const char *names[N_SUB];
-    for (size_t i = 0; i < N_SUB; i++) {
-        names[i] = subcommands[i].name;
-        if (argc >= 2 && !strcmp(argv[1], names[i])) return subcommands[i].fn(argc - 1, argv + 1);
-    }
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        if (cli_help_is_man()) {        /* the man page: each subcommand's section */
-            for (size_t i = 0; i < N_SUB; i++) {
-                char *av[] = { (char *)subcommands[i].name, "--help", NULL };
-                subcommands[i].fn(2, av);
-            }
-            return SP_EXIT_OK;
-        }
-        usage_all(stdout);
-        return SP_EXIT_OK;
-    }
-    usage_all(stderr);
-    if (argc < 2) return cli_fail(SP_EXIT_USAGE, "tasks", "a subcommand is required");
-    char sugg[128];
-    sp_suggest(sugg, sizeof sugg, argv[1], names, N_SUB);
-    return cli_fail(SP_EXIT_USAGE, "tasks", "unknown subcommand '%s'%s%s (expected build, import, export or list)",
-                    argv[1], sugg[0] ? "; " : "", sugg);
+    return cli_subcommands("tasks", subcommands, sizeof subcommands / sizeof subcommands[0], argc, argv);
 }

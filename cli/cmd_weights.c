@@ -248,35 +248,12 @@ static int weights_check(int argc, char **argv)
     return cli_done(&c, rc);
 }
 
-static const struct sub { const char *name; sp_cmd_fn fn; const char *usage; } subcommands[] = {
+static const struct cli_sub subcommands[] = {
     { "check", weights_check, usage_check },
     { "list", weights_list, usage_list },
 };
-#define N_SUB (sizeof subcommands / sizeof subcommands[0])
 
 int cmd_weights(int argc, char **argv)
 {
-    const char *names[N_SUB];
-    for (size_t i = 0; i < N_SUB; i++) {
-        names[i] = subcommands[i].name;
-        if (argc >= 2 && !strcmp(argv[1], names[i])) return subcommands[i].fn(argc - 1, argv + 1);
-    }
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        if (cli_help_is_man()) {        /* the man page: each subcommand's section */
-            for (size_t i = 0; i < N_SUB; i++) {
-                char *av[] = { (char *)subcommands[i].name, "--help", NULL };
-                subcommands[i].fn(2, av);
-            }
-            return SP_EXIT_OK;
-        }
-        for (size_t i = 0; i < N_SUB; i++) printf("%s%s", i ? "\n" : "", subcommands[i].usage);
-        puts("\nsubcommands: check, list (synprobe weights SUBCOMMAND --help for its options)");
-        return SP_EXIT_OK;
-    }
-    for (size_t i = 0; i < N_SUB; i++) fprintf(stderr, "%s%s", i ? "\n" : "", subcommands[i].usage);
-    if (argc < 2) return cli_fail(SP_EXIT_USAGE, "weights", "a subcommand is required (check or list)");
-    char sugg[128];
-    sp_suggest(sugg, sizeof sugg, argv[1], names, N_SUB);
-    return cli_fail(SP_EXIT_USAGE, "weights", "unknown subcommand '%s'%s%s (expected check or list)", argv[1], sugg[0] ? "; " : "",
-                    sugg);
+    return cli_subcommands("weights", subcommands, sizeof subcommands / sizeof subcommands[0], argc, argv);
 }

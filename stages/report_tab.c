@@ -213,6 +213,31 @@ static void nrange_add(struct nrange *r, json_t *a, const char *path)
     if (json_is_true(json_object_get(a, "small_test"))) r->small = 1;
 }
 
+/* Under a rule, the rows "n ..." and "seeds": per task the range over the encoders (the task's
+ * first cell at column 1 + stride·task), n flagged when a test set is too small. */
+static void n_seeds_rows(struct stg_tab *t, json_t *aggs, json_t *encs, json_t *tasks, const char *clf, const char *n_label,
+                         int stride)
+{
+    size_t ti, ei;
+    json_t *tj, *ej;
+    rule(t);
+    struct stg_tab_cell *n = row_add(t, STG_ROW_BODY), *sd = row_add(t, STG_ROW_BODY);
+    c_text(&n[0], n_label);
+    c_text(&sd[0], "seeds");
+    json_array_foreach(tasks, ti, tj) {
+        struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
+        json_array_foreach(encs, ei, ej) {
+            json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
+            nrange_add(&rn, a, "n_test");
+            nrange_add(&rs, a, "n_seeds");
+        }
+        size_t col = 1 + (size_t)stride * ti;
+        c_count(&n[col], rn.lo, rn.hi);
+        if (rn.small) n[col].flags |= STG_FLAG_SMALL;
+        c_count(&sd[col], rs.lo, rs.hi);
+    }
+}
+
 /* ---- probing: encoders × tasks, one table per classifier ---- */
 
 static void probing_tables(struct stg_tab_set *s, json_t *aggs)
@@ -279,21 +304,7 @@ static void probing_tables(struct stg_tab_set *s, json_t *aggs)
                 if (sel) c_num(&sel[1 + ti], num(a, "control_selectivity.mean"), STG_TAB_PCT);
             }
         }
-        rule(t);
-        struct stg_tab_cell *n = row_add(t, STG_ROW_BODY), *sd = row_add(t, STG_ROW_BODY);
-        c_text(&n[0], "n (test items)");
-        c_text(&sd[0], "seeds");
-        json_array_foreach(tasks, ti, tj) {
-            struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
-            json_array_foreach(encs, ei, ej) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                nrange_add(&rn, a, "n_test");
-                nrange_add(&rs, a, "n_seeds");
-            }
-            c_count(&n[1 + ti], rn.lo, rn.hi);
-            if (rn.small) n[1 + ti].flags |= STG_FLAG_SMALL;
-            c_count(&sd[1 + ti], rs.lo, rs.hi);
-        }
+        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test items)", 1);
         tab_finish(t);
         json_decref(encs);
         json_decref(tasks);
@@ -444,21 +455,7 @@ static void token_tables(struct stg_tab_set *s, json_t *aggs)
                 if (a) c_interval_of(&iv[1 + 3 * ti], a);
             }
         }
-        rule(t);
-        struct stg_tab_cell *n = row_add(t, STG_ROW_BODY), *sd = row_add(t, STG_ROW_BODY);
-        c_text(&n[0], "n (test words)");
-        c_text(&sd[0], "seeds");
-        json_array_foreach(tasks, ti, tj) {
-            struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
-            json_array_foreach(encs, ei, ej) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                nrange_add(&rn, a, "n_test");
-                nrange_add(&rs, a, "n_seeds");
-            }
-            c_count(&n[1 + 3 * ti], rn.lo, rn.hi);
-            if (rn.small) n[1 + 3 * ti].flags |= STG_FLAG_SMALL;
-            c_count(&sd[1 + 3 * ti], rs.lo, rs.hi);
-        }
+        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test words)", 3);
         tab_finish(t);
         json_decref(encs);
         json_decref(tasks);
