@@ -6,7 +6,7 @@
 
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
-    "                       [--compare A,B] [--format text|json|csv|html|latex|md] [--out FILE|FOLDER]\n"
+    "                       [--compare A,B[,C,D...]] [--format text|json|csv|html|latex|md] [--out FILE|FOLDER]\n"
     "                       [--figures DIR [--figure-formats svg,pdf,png]]\n"
     "\n"
     "Stored probing results (synprobe probe --db / --save) and tree evaluations (synprobe trees --db,\n"

@@ -23,9 +23,10 @@ const struct sp_opt stg_report_options[] = {
     { "classifier", SP_OPT_STR, O(classifier), .metavar = "C", .help = "probe results of this classifier (logreg, mlp)" },
     { "method", SP_OPT_STR, O(method), .metavar = "M", .help = "tree evaluations of this method" },
     { "corpus", SP_OPT_STR, O(corpus), .metavar = "C", .help = "tree evaluations of this corpus" },
-    { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B",
-      .help = "compare two encoders (or runs) per task: difference of test accuracy with a paired bootstrap interval and "
-              "p-value over the same test items" },
+    { "compare", SP_OPT_LIST, O(compare), .metavar = "A,B[,C,D...]",
+      .help = "compare A with B (and C with D, ...) per task: difference of test accuracy with a paired bootstrap "
+              "interval and p-value over the same test items; a name may be a shell pattern ('ms-san-trained-s*' pools "
+              "the runs it matches, e.g. several training seeds, into one side)" },
     { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html|latex|md", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
@@ -259,15 +260,39 @@ static void text_aggregates(FILE *f, json_t *aggs)
     fprintf(f, "\n");
 }
 
+/* "  A pools 3 encoders: x, y, z" where side A's name matched several */
+static void text_pooled(FILE *f, json_t *c, const char *name_key, const char *list_key)
+{
+    json_t *l = json_object_get(c, list_key);
+    if (json_array_size(l) < 2) return;
+    size_t k;
+    json_t *x;
+    fprintf(f, "  %s pools %zu encoders:", str_at(c, name_key), json_array_size(l));
+    json_array_foreach(l, k, x) fprintf(f, "%s %s", k ? "," : "", json_string_value(x));
+    fprintf(f, "\n");
+}
+
+static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to);
+
 static void text_compare(FILE *f, json_t *cmp)
 {
+    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
+        j = stg_report_pair_end(cmp, i);
+        text_compare_pair(f, cmp, i, j);
+    }
+}
+
+static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
+{
     size_t i;
-    json_t *c = json_array_get(cmp, 0);
+    json_t *c = json_array_get(cmp, from);
     fprintf(f, "%s vs %s: difference of test accuracy (%s − %s), 95%% paired bootstrap interval over the same test items, "
                "two-sided p (B = %d, seed %d)\n", str_at(c, "a"), str_at(c, "b"), str_at(c, "a"), str_at(c, "b"), PRB_BOOT_B,
             PRB_BOOT_SEED);
+    text_pooled(f, c, "a", "encoders_a");
+    text_pooled(f, c, "b", "encoders_b");
     fprintf(f, "%-12s  %-10s  %5s  %8s  %17s  %8s  %7s\n", "task", "classifier", "n", "diff", "95% interval", "p", "mdd80");
-    json_array_foreach(cmp, i, c) {
+    for (i = from; i < to && (c = json_array_get(cmp, i)); i++) {
         if (json_object_get(c, "error")) {
             fprintf(f, "%-12s  %-10s  %s\n", str_at(c, "task"), str_at(c, "classifier"), str_at(c, "error"));
             continue;
@@ -646,11 +671,16 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
     c->aggs = stg_report_aggregate(c->probes);
-    if (o->compare.n) {
-        c->cmp = stg_report_compare(c->probes, o->compare.v[0], o->compare.v[1]);
-        if (!json_array_size(c->cmp))
+    if (o->compare.n) c->cmp = json_array();
+    for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
+        json_t *one = stg_report_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
+        int none = !json_array_size(one);
+        json_array_extend(c->cmp, one);
+        json_decref(one);
+        if (none)
             return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
-                            "names less their -TASK suffix)", o->compare.v[0], o->compare.v[1]);
+                            "names less their -TASK suffix, or shell patterns matching them)", o->compare.v[k],
+                            o->compare.v[k + 1]);
     }
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
@@ -674,8 +704,9 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
 int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
 {
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
-    if (o->compare.n && o->compare.n != 2)
-        return stg_fail(ctx, SP_EUSAGE, "--compare: expected two encoders or runs (A,B), got %d", o->compare.n);
+    if (o->compare.n % 2)
+        return stg_fail(ctx, SP_EUSAGE, "--compare: expected pairs of encoders or runs (A,B[,C,D...]), got %d name%s",
+                        o->compare.n, o->compare.n == 1 ? "" : "s");
     int formats;
     if (o->figure_formats && strcmp(o->figure_formats, "auto") && figure_formats(ctx, o, &formats)) return SP_EUSAGE;
     if (o->figure_formats && strcmp(o->figure_formats, "auto") && !o->figures)

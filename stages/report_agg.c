@@ -1,6 +1,7 @@
 /* stages/report_agg.c — aggregation over seeds (see stages/report_agg.h). */
 #include "stages/report_agg.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,8 +228,10 @@ static long member_items(json_t *members, json_t **rows0, double **num, double *
     return (long)N;
 }
 
-/* the members of one side: results whose encoder label or run name is `who` on (task, classifier) */
-static json_t *side(json_t *probes, const char *who, const char *task, const char *clf)
+/* the members of one side: results on (task, classifier) whose encoder label or run name is `who`,
+ * or matches it as a shell pattern (fnmatch: "ms-san-trained-s*" pools the runs of several training
+ * seeds into one side); labels (out, may be NULL) gets the distinct labels matched */
+static json_t *side(json_t *probes, const char *who, const char *task, const char *clf, json_t *labels)
 {
     json_t *out = json_array(), *row;
     size_t i;
@@ -236,10 +239,15 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
     json_array_foreach(probes, i, row) {
         stg_report_encoder_label(row, &label);
         const char *run = json_string_value(json_object_get(row, "run"));
-        if ((strcmp(label.p, who) && (!run || strcmp(run, who))) || strcmp(str_of(row, "task"), task) ||
+        if ((fnmatch(who, label.p, 0) && (!run || fnmatch(who, run, 0))) || strcmp(str_of(row, "task"), task) ||
             strcmp(str_of(row, "classifier"), clf))
             continue;
         json_array_append(out, row);
+        size_t k;
+        json_t *x;
+        int seen = 0;
+        json_array_foreach(labels, k, x) seen |= !strcmp(json_string_value(x), label.p);
+        if (labels && !seen) json_array_append_new(labels, json_string(label.p));
     }
     sp_buf_free(&label);
     return out;
@@ -248,6 +256,7 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
 json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
 {
     json_t *out = json_array(), *seen = json_object(), *row;
+    json_t *labels_a = json_array(), *labels_b = json_array();
     size_t i;
     json_array_foreach(probes, i, row) {
         const char *task = str_of(row, "task"), *clf = str_of(row, "classifier");
@@ -257,21 +266,30 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
         if (!dup) json_object_set_new(seen, key.p, json_true());
         sp_buf_free(&key);
         if (dup) continue;
-        json_t *ma = side(probes, a, task, clf), *mb = side(probes, b, task, clf);
+        json_array_clear(labels_a);
+        json_array_clear(labels_b);
+        json_t *ma = side(probes, a, task, clf, labels_a), *mb = side(probes, b, task, clf, labels_b);
         if (json_array_size(ma) && json_array_size(mb)) {
             json_t *c = json_object(), *rows0 = NULL;
             json_object_set_new(c, "task", json_string(task));
             json_object_set_new(c, "classifier", json_string(clf));
             json_object_set_new(c, "a", json_string(a));
             json_object_set_new(c, "b", json_string(b));
+            json_object_set_new(c, "encoders_a", json_copy(labels_a));
+            json_object_set_new(c, "encoders_b", json_copy(labels_b));
             json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)json_array_size(ma)));
             json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)json_array_size(mb)));
             double *na = NULL, *nb = NULL, *den = NULL, *denb = NULL;
             long Na = member_items(ma, &rows0, &na, &den), Nb = Na >= 0 ? member_items(mb, &rows0, &nb, &denb) : -1;
             struct prb_comparison r;
-            int same = Na > 0 && Nb == Na;
+            int same = Na > 0 && Nb == Na, overlap = 0;
+            size_t ka, kb;
+            json_t *xa, *xb;
+            json_array_foreach(labels_a, ka, xa) json_array_foreach(labels_b, kb, xb) overlap |= json_equal(xa, xb);
             for (long k = 0; same && k < Na; k++) same = den[k] == denb[k];
-            if (same && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
+            if (overlap) {
+                json_object_set_new(c, "error", json_string("an encoder is on both sides: no paired comparison"));
+            } else if (same && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
                                        PRB_BOOT_SEED, &r) == SP_OK) {
                 json_object_set_new(c, "n_test", json_integer(r.n_items));
                 json_object_set_new(c, "delta", json_real(100 * r.delta));
@@ -295,7 +313,19 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
         json_decref(mb);
     }
     json_decref(seen);
+    json_decref(labels_a);
+    json_decref(labels_b);
     return out;
+}
+
+size_t stg_report_pair_end(json_t *cmp, size_t i)
+{
+    json_t *c0 = json_array_get(cmp, i);
+    size_t j = i;
+    while (j < json_array_size(cmp) && !strcmp(str_of(json_array_get(cmp, j), "a"), str_of(c0, "a")) &&
+           !strcmp(str_of(json_array_get(cmp, j), "b"), str_of(c0, "b")))
+        j++;
+    return j;
 }
 
 const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)

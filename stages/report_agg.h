@@ -30,12 +30,17 @@
 /* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
  * first-appearance order of (encoder, task, classifier). */
 json_t *stg_report_aggregate(json_t *probes);
-/* The paired comparison of encoders a and b (labels as above, or run names) on every (task,
- * classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
+/* The paired comparison of encoders a and b (labels as above, or run names, or shell patterns
+ * matching them: "ms-san-trained-s*" makes the runs of several training seeds one side, each run
+ * and probe seed a member, as the seeds of one encoder are) on every (task, classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
  * over each one's seeds), its 95% paired-bootstrap interval over the same test items (the same
  * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
- * results were scored on different items (or carry no per-item record) gets "error" instead. */
+ * results were scored on different items (or carry no per-item record), or where one encoder is on both
+ * sides, gets "error" instead. Each comparison lists the encoders each side pooled (encoders_a, _b). */
 json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
+/* The end of the run of comparisons from index i that share i's pair (a, b): renderers give each
+ * pair of `report --compare A,B,C,D` its own table. */
+size_t stg_report_pair_end(json_t *cmp, size_t i);
 
 /* Reading the collected rows: j at a path of object keys ("a.b.c", NULL when absent); its number
  * (NAN when not a number); its string ("" when not a string). */

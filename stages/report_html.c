@@ -318,20 +318,39 @@ static void probing_section(struct stg_page *p, json_t *all)
 
 /* ---- comparisons ---- */
 
-static void compare_section(FILE *f, json_t *cmp)
+/* "A pools 3 encoders: x, y, z." where a side's name matched several */
+static void pooled_note(FILE *f, json_t *c, const char *name_key, const char *list_key)
 {
-    if (!cmp || !json_array_size(cmp)) return;
-    json_t *c0 = json_array_get(cmp, 0), *c;
-    size_t i;
-    fprintf(f, "<section id=\"compare\"><h2>");
+    json_t *l = json_object_get(c, list_key), *x;
+    if (json_array_size(l) < 2) return;
+    size_t k;
+    fputs(" <b>", f);
+    stg_html_text(f, str(c, name_key));
+    fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", json_array_size(l));
+    json_array_foreach(l, k, x) {
+        if (k) fputs(", ", f);
+        stg_html_text(f, json_string_value(x));
+    }
+    fputs(".", f);
+}
+
+static void compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
+{
+    json_t *c0 = json_array_get(cmp, from), *c;
+    fprintf(f, "<h3>");
     stg_html_text(f, str(c0, "a"));
     fputs(" vs ", f);
     stg_html_text(f, str(c0, "b"));
-    fprintf(f, "</h2><p>Difference of test accuracy (points), its 95%% paired bootstrap interval over the same test items "
-               "and the two-sided p-value (B = %d); mdd80 is the smallest difference this test set detects with 80%% "
-               "power.</p>\n<table><tr><th class=\"l\">task</th><th class=\"l\">classifier</th><th>n</th><th>difference</th>"
-               "<th>95%% interval</th><th>p</th><th>mdd80</th></tr>\n", PRB_BOOT_B);
-    json_array_foreach(cmp, i, c) {
+    fputs("</h3>", f);
+    if (json_array_size(json_object_get(c0, "encoders_a")) > 1 || json_array_size(json_object_get(c0, "encoders_b")) > 1) {
+        fputs("<p>", f);
+        pooled_note(f, c0, "a", "encoders_a");
+        pooled_note(f, c0, "b", "encoders_b");
+        fputs("</p>", f);
+    }
+    fprintf(f, "\n<table><tr><th class=\"l\">task</th><th class=\"l\">classifier</th><th>n</th><th>difference</th>"
+               "<th>95%% interval</th><th>p</th><th>mdd80</th></tr>\n");
+    for (size_t i = from; i < to && (c = json_array_get(cmp, i)); i++) {
         fputs("<tr><td class=\"l\">", f);
         stg_html_text(f, str(c, "task"));
         fputs("</td><td class=\"l\">", f);
@@ -351,7 +370,20 @@ static void compare_section(FILE *f, json_t *cmp)
         cell_num(f, num(c, "mdd80"), "%.2f");
         fputs("</tr>\n", f);
     }
-    fputs("</table></section>\n", f);
+    fputs("</table>\n", f);
+}
+
+static void compare_section(FILE *f, json_t *cmp)
+{
+    if (!cmp || !json_array_size(cmp)) return;
+    fprintf(f, "<section id=\"compare\"><h2>Comparisons</h2><p>Difference of test accuracy (points, A − B), its 95%% "
+               "paired bootstrap interval over the same test items and the two-sided p-value (B = %d); mdd80 is the "
+               "smallest difference this test set detects with 80%% power.</p>\n", PRB_BOOT_B);
+    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
+        j = stg_report_pair_end(cmp, i);
+        compare_pair(f, cmp, i, j);
+    }
+    fputs("</section>\n", f);
 }
 
 /* ---- accuracy by layer: encoders named BASE-L<k>, one chart per BASE, a line per task ---- */

@@ -671,22 +671,49 @@ static void dependency_table(struct stg_tab_set *s, json_t *trees)
 
 /* ---- --compare ---- */
 
+static void compare_pair_table(struct stg_tab_set *s, json_t *cmp, size_t from, size_t to);
+
+/* " A pools 3 encoders: x, y, z." for each side whose name matched several, into b; its text */
+static const char *pooled_note(struct sp_buf *b, json_t *c)
+{
+    static const char *const keys[2][2] = { { "a", "encoders_a" }, { "b", "encoders_b" } };
+    for (int k = 0; k < 2; k++) {
+        json_t *l = json_object_get(c, keys[k][1]), *x;
+        if (json_array_size(l) < 2) continue;
+        size_t i;
+        sp_buf_printf(b, " %s pools %zu encoders:", str(c, keys[k][0]), json_array_size(l));
+        json_array_foreach(l, i, x) sp_buf_printf(b, "%s %s", i ? "," : "", json_string_value(x));
+        sp_buf_puts(b, ".");
+    }
+    sp_buf_put(b, "", 1);
+    return b->p;
+}
+
 static void compare_table(struct stg_tab_set *s, json_t *cmp)
 {
-    if (!json_array_size(cmp)) return;
-    json_t *c0 = json_array_get(cmp, 0), *x;
+    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
+        j = stg_report_pair_end(cmp, i);
+        compare_pair_table(s, cmp, i, j);
+    }
+}
+
+static void compare_pair_table(struct stg_tab_set *s, json_t *cmp, size_t from, size_t to)
+{
+    json_t *c0 = json_array_get(cmp, from), *x;
     size_t i;
     struct stg_tab *t = tab_new(s, "compare", 7);
+    struct sp_buf pool = { 0 };
     t->align[1] = 'l';
     tab_caption(t, "%s vs %s: difference of test accuracy (%s − %s, points, one decimal), its 95%% paired bootstrap "
                    "interval over the same test items (B = %d, seed %d), the two-sided p-value (three decimals) and "
-                   "mdd80, the smallest true difference this test set detects with 80%% power.", str(c0, "a"),
-                str(c0, "b"), str(c0, "a"), str(c0, "b"), PRB_BOOT_B, PRB_BOOT_SEED);
+                   "mdd80, the smallest true difference this test set detects with 80%% power.%s", str(c0, "a"),
+                str(c0, "b"), str(c0, "a"), str(c0, "b"), PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
+    sp_buf_free(&pool);
     struct stg_tab_cell *h = row_add(t, STG_ROW_HEAD);
     static const char *const head[7] = { "task", "classifier", "n", "difference", "95% interval", "p", "mdd80" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
-    json_array_foreach(cmp, i, x) {
+    for (i = from; i < to && (x = json_array_get(cmp, i)); i++) {
         struct stg_tab_cell *c = row_add(t, STG_ROW_BODY);
         c_text(&c[0], str(x, "task"));
         c_text(&c[1], str(x, "classifier"));

@@ -96,7 +96,7 @@ P
 expect_eq "4 comparisons (2 tasks x 2 classifiers), each equal to the independent paired bootstrap" "$($PY $TMP/cmp.py $TMP/cmp.json)" "4 0"
 $SP report --db $R/store.db --compare san >/dev/null 2>$TMP/e1 && rc=0 || rc=$?
 expect_eq "--compare with one name: exit 2 (usage)" "$rc" 2
-check "... it says two are expected" grep -q 'expected two encoders or runs (A,B), got 1' $TMP/e1
+check "... it says pairs are expected" grep -q 'expected pairs of encoders or runs (A,B\[,C,D...\]), got 1 name$' $TMP/e1
 $SP report --db $R/store.db --compare san,nosuch >/dev/null 2>$TMP/e2 && rc=0 || rc=$?
 check "--compare with an unknown encoder: an error naming it" sh -c "[ $rc -ne 0 ] && grep -q 'compare san,nosuch: no task and classifier has results of both' $TMP/e2"
 done_testing
