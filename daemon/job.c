@@ -46,6 +46,7 @@ struct parse {
     size_t errlen;
     const char **corpora, **tasks;        /* the names the job makes, grown as they come (any number) */
     struct stg_split_tally *splits;       /* per corpus: the splits its files give (stages/splits.h) */
+    int *corpus_split_given;              /* per corpus: its (first) entry gives "split" */
     const char **doomed;                  /* per task: why its build will skip it for certain, or NULL */
     int n_corpora, n_tasks;
     struct runref *runs;
@@ -237,7 +238,12 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
     int rc = want_string(P, c, "name", where, 1, &name);
     json_t *paths = json_incref(json_object_get(c, "paths"));
     json_object_del(c, "paths");
-    if (!rc && find_name(P->corpora, P->n_corpora, name) >= 0) rc = fail(P, "%s.name: corpus '%s' is named twice", where, name);
+    /* a corpus may come in several entries, each with its "split" (train files here, test files
+     * there); otherwise a name given twice is a slip */
+    int known = rc ? -1 : find_name(P->corpora, P->n_corpora, name);
+    if (known >= 0 && (!json_object_get(c, "split") || !P->corpus_split_given[known]))
+        rc = fail(P, "%s.name: corpus '%s' is named twice (entries that ingest parts of one corpus each give its "
+                  "\"split\")", where, name);
     if (!rc && (!json_is_array(paths) || !json_array_size(paths)))
         rc = fail(P, "%s.paths: expected a non-empty array of file or folder names", where);
     int first = P->job->n_steps, given_split = json_object_get(c, "split") != NULL;
@@ -277,14 +283,18 @@ static int corpus_entry(struct parse *P, json_t *e, const char *where)
     free(flat);
     if (!rc) {
         /* the splits the corpus's files will have once ingested: what the tasks built from it can use */
-        P->splits = sp_xrealloc(P->splits, sizeof *P->splits * (size_t)(P->n_corpora + 1));
-        struct stg_split_tally *t = &P->splits[P->n_corpora];
-        memset(t, 0, sizeof *t);
+        if (known < 0) {
+            P->splits = sp_xrealloc(P->splits, sizeof *P->splits * (size_t)(P->n_corpora + 1));
+            memset(&P->splits[P->n_corpora], 0, sizeof *P->splits);
+            P->corpus_split_given = sp_xrealloc(P->corpus_split_given, sizeof *P->corpus_split_given * (size_t)(P->n_corpora + 1));
+            P->corpus_split_given[P->n_corpora] = given_split;
+        }
+        struct stg_split_tally *t = &P->splits[known < 0 ? P->n_corpora : known];
         for (int k = first; k < P->job->n_steps; k++) {   /* each step records its split on all its files */
             const struct stg_ingest_opts *o = P->job->steps[k].opts;
             for (int f = 0; f < o->inputs.n; f++) stg_split_tally_path(t, o->inputs.v[f], o->split, 0);
         }
-        push_name(&P->corpora, &P->n_corpora, name);
+        if (known < 0) push_name(&P->corpora, &P->n_corpora, name);
     }
     json_decref(paths);
     json_decref(c);
@@ -869,6 +879,7 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
     free(P.runs);
     free(P.corpora);
     free(P.splits);
+    free(P.corpus_split_given);
     free(P.doomed);
     free(P.tasks);
     if (rc) {
