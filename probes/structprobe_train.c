@@ -4,12 +4,12 @@
  * checkpoint rule), with the initialisation and shuffles drawn from SplitMix64. */
 #include "probes/structprobe_train.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gemm.h"
 #include "common/sp.h"
 #include "treeops/treeops.h"
 
@@ -19,6 +19,8 @@ int prb_sprobe_kind_parse(const char *name, enum prb_sprobe_kind *out)
     if (!strcmp(name, "depth")) { *out = PRB_SPROBE_DEPTH; return 0; }
     return -1;
 }
+
+static void ws_free(struct prb_sprobe *p);
 
 int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int k, struct sp_splitmix *rng)
 {
@@ -40,8 +42,7 @@ int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int 
 void prb_sprobe_free(struct prb_sprobe *p)
 {
     free(p->proj); free(p->grad); free(p->m); free(p->v);
-    free(p->ws_t); free(p->ws_m); free(p->ws_s); free(p->ws_x);
-    free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
+    ws_free(p);
     memset(p, 0, sizeof *p);
 }
 
@@ -64,38 +65,84 @@ int prb_sprobe_target(enum prb_sprobe_kind kind, int n, const int *head, float *
     return rc;
 }
 
-static void ws_grow(struct prb_sprobe *p, int n, long rows)
+/* ---- scratch ---- */
+
+/* one worker's scratch for a sentence: Gram matrix, A, A·T, and a packed operand */
+struct prb_sp_wk {
+    int n;                    /* longest sentence it holds room for */
+    float *G, *A, *AT, *pk;
+};
+
+static void wk_grow(struct prb_sp_wk *w, int n, int k)
 {
-    if (n > p->ws_n) {
-        free(p->ws_s); free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
-        p->ws_s = sp_xmalloc((size_t)n * n);
-        p->ws_sf = sp_xmalloc((size_t)n * n * sizeof *p->ws_sf);
-        p->ws_tt = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_tt);
-        p->ws_st = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_st);
-        p->ws_row = sp_xmalloc((size_t)n * sizeof *p->ws_row);
-        p->ws_n = n;
-    }
+    if (n <= w->n) return;
+    free(w->G); free(w->A); free(w->AT); free(w->pk);
+    size_t pk1 = sp_gemm_packed_floats(k, n), pk2 = sp_gemm_packed_floats(n, k);
+    w->G = sp_xmalloc((size_t)n * n * sizeof *w->G);
+    w->A = sp_xmalloc((size_t)n * n * sizeof *w->A);
+    w->AT = sp_xmalloc((size_t)n * k * sizeof *w->AT);
+    w->pk = sp_gemm_alloc(pk1 > pk2 ? pk1 : pk2);
+    w->n = n;
+}
+
+static void ws_grow(struct prb_sprobe *p, long rows, int nb)
+{
     if (rows > p->ws_rows) {
-        free(p->ws_t); free(p->ws_m); free(p->ws_x);
+        free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m);
         p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
         p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
         p->ws_x = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_x);
+        p->ws_xt = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_xt);
+        p->pk_m = sp_gemm_alloc(sp_gemm_packed_floats((int)rows, p->k));
         p->ws_rows = rows;
     }
+    if (nb > p->ws_nb) {
+        free(p->ws_loss);
+        p->ws_loss = sp_xmalloc((size_t)nb * sizeof *p->ws_loss);
+        p->ws_nb = nb;
+    }
+    int nw = sp_gemm_threads();
+    if (nw > p->n_wk) {
+        p->wk = sp_xrealloc(p->wk, (size_t)nw * sizeof *p->wk);
+        memset(p->wk + p->n_wk, 0, (size_t)(nw - p->n_wk) * sizeof *p->wk);
+        p->n_wk = nw;
+    }
+    if (!p->pk_proj) p->pk_proj = sp_gemm_alloc(sp_gemm_packed_floats(p->d, p->k));
+}
+
+static void ws_free(struct prb_sprobe *p)
+{
+    free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
+    for (int w = 0; w < p->n_wk; w++) { free(p->wk[w].G); free(p->wk[w].A); free(p->wk[w].AT); free(p->wk[w].pk); }
+    free(p->wk);
 }
 
 /* T = X·proj into ws_t, (rows, k) */
 static void project(struct prb_sprobe *p, long rows, const float *X)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, p->k, p->d, 1.0f, X, p->d,
-                p->proj, p->k, 0.0f, p->ws_t, p->k);
+    struct sp_gemm_b b;
+    sp_gemm_pack(&b, p->d, p->k, p->proj, p->k, 0, p->pk_proj);
+    sp_gemm((int)rows, X, p->d, &b, NULL, 0, p->ws_t, p->k);
 }
 
-/* grad += Xᵀ M over rows */
-static void grad_add(struct prb_sprobe *p, long rows, const float *X, const float *M)
+/* grad += Xᵀ M over rows, Xt = Xᵀ (d, rows): one chain per entry over the rows in order */
+static void grad_add(struct prb_sprobe *p, long rows, const float *Xt, const float *M)
 {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, p->k, (int)rows, 1.0f, X, p->d,
-                M, p->k, 1.0f, p->grad, p->k);
+    struct sp_gemm_b b;
+    sp_gemm_pack(&b, (int)rows, p->k, M, p->k, 0, p->pk_m);
+    sp_gemm(p->d, Xt, (int)rows, &b, NULL, 1, p->grad, p->k);
+}
+
+/* (rows, d) -> (d, rows), in tiles */
+static void transpose(const float *X, long rows, int d, float *Xt)
+{
+    for (long r0 = 0; r0 < rows; r0 += 32)
+        for (int c0 = 0; c0 < d; c0 += 32) {
+            long r1 = r0 + 32 < rows ? r0 + 32 : rows;
+            int c1 = c0 + 32 < d ? c0 + 32 : d;
+            for (int c = c0; c < c1; c++)
+                for (long r = r0; r < r1; r++) Xt[(size_t)c * rows + r] = X[(size_t)r * d + c];
+        }
 }
 
 static float dist_hat(const float *T, int k, int i, int j)
@@ -117,102 +164,123 @@ static float depth_hat(const float *T, int k, int i)
 static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
 
 /* L_s of one sentence from its projections T (n, k); when M is not NULL, writes the gradient's
- * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. */
-static double sent_loss_t(struct prb_sprobe *p, int n, const float *T, const float *target, float *M, double gscale)
+ * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. w: this
+ * worker's scratch. */
+static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n, const float *T, const float *target,
+                          float *M, double gscale)
 {
     int k = p->k;
     double sum = 0.0;
     if (p->kind == PRB_SPROBE_DISTANCE) {
-        /* D^ row by row: for word i, all j at once, each D^(i,j) summed over r in increasing
-         * order (the j loop vectorises; every element keeps its own sequential sum) */
-        float *Tt = p->ws_tt, *row = p->ws_row;
-        for (int j = 0; j < n; j++)
-            for (int r = 0; r < k; r++) Tt[(size_t)r * n + j] = T[(size_t)j * k + r];
+        wk_grow(w, n, k);
+        struct sp_gemm_b b;
+        sp_gemm_pack(&b, k, n, T, k, 1, w->pk);               /* B = Tᵀ (k, n) */
+        sp_gemm(n, T, k, &b, NULL, 0, w->G, n);              /* G = T Tᵀ */
+        const float *G = w->G;
+        /* D^ = G_ii + G_jj - 2 G_ij, |D^ - d| summed, A = diag(rowsum S) - S, in one pass */
         for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) row[j] = 0.0f;
-            for (int r = 0; r < k; r++) {
-                const float ti = T[(size_t)i * k + r], *tr = Tt + (size_t)r * n;
-                for (int j = 0; j < n; j++) { float x = ti - tr[j]; row[j] += x * x; }
-            }
+            const float gii = G[(size_t)i * n + i];
+            const float *gi = G + (size_t)i * n, *ti = target + (size_t)i * n;
+            float *ai = w->A + (size_t)i * n;
+            int rs = 0;
             for (int j = 0; j < n; j++) {
-                float diff = row[j] - target[(size_t)i * n + j];
+                float diff = ((gii + G[(size_t)j * n + j]) - 2.0f * gi[j]) - ti[j];
                 sum += fabs((double)diff);
-                p->ws_s[(size_t)i * n + j] = sgn(diff);
+                signed char s = sgn(diff);
+                rs += s;
+                ai[j] = (float)-s;
             }
+            ai[i] += (float)rs;
         }
         sum /= (double)n * n;
         if (!M) return sum;
-        /* M = c (diag(rowsum S) - S) T, c = gscale · 4 / n^2; S·T is exact in its terms (±T, 0),
-         * summed by sgemm */
         double c = gscale * 4.0 / ((double)n * n);
-        for (size_t e = 0; e < (size_t)n * n; e++) p->ws_sf[e] = p->ws_s[e];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, k, n, 1.0f, p->ws_sf, n, T, k, 0.0f, p->ws_st, k);
-        for (int i = 0; i < n; i++) {
-            const signed char *si = p->ws_s + (size_t)i * n;
-            int rs = 0;
-            for (int j = 0; j < n; j++) rs += si[j];
-            for (int r = 0; r < k; r++)
-                M[(size_t)i * k + r] = (float)(c * ((double)rs * T[(size_t)i * k + r] - p->ws_st[(size_t)i * k + r]));
-        }
+        sp_gemm_pack(&b, n, k, T, k, 0, w->pk);               /* B = T (n, k) */
+        sp_gemm(n, w->A, n, &b, NULL, 0, w->AT, k);          /* A T, exact terms */
+        for (size_t e = 0; e < (size_t)n * k; e++) M[e] = (float)(c * (double)w->AT[e]);
     } else {
+        wk_grow(w, n, 1);
+        signed char *sg = (signed char *)w->A;   /* n signs (A has room for n*n floats) */
         for (int i = 0; i < n; i++) {
             float diff = depth_hat(T, k, i) - target[i];
             sum += fabs((double)diff);
-            p->ws_s[i] = sgn(diff);
+            sg[i] = sgn(diff);
         }
         sum /= (double)n;
         if (!M) return sum;
         double c = gscale * 2.0 / (double)n;
         for (int i = 0; i < n; i++)
             for (int r = 0; r < k; r++)
-                M[(size_t)i * k + r] = (float)(c * p->ws_s[i] * (double)T[(size_t)i * k + r]);
+                M[(size_t)i * k + r] = (float)(c * sg[i] * (double)T[(size_t)i * k + r]);
     }
+    return sum;
+}
+
+/* the sentences of a batch, side by side: item b is sentence b, rows r0[b] .. */
+struct sent_job {
+    struct prb_sprobe *p;
+    const int *n;             /* words of each */
+    const long *r0;           /* first row of each in ws_t / ws_m */
+    const float *const *tgt;  /* targets of each */
+    double gscale;
+};
+
+static void sent_item(void *arg, int b, int worker)
+{
+    const struct sent_job *J = arg;
+    struct prb_sprobe *p = J->p;
+    if (J->n[b] == 0) { p->ws_loss[b] = 0.0; return; }
+    p->ws_loss[b] = sent_loss_t(p, &p->wk[worker], J->n[b], p->ws_t + (size_t)J->r0[b] * p->k, J->tgt[b],
+                                J->gscale != 0.0 ? p->ws_m + (size_t)J->r0[b] * p->k : NULL, J->gscale);
+}
+
+/* Sum of L_s over nb sentences (X_b: n_b rows each, targets tgt_b), with one product for T,
+ * the sentences side by side, and, when gscale != 0, one product for the gradient (each
+ * sentence's at gscale). The losses are added in batch order. */
+static double run_batch(struct prb_sprobe *p, int nb, const float *const *X, const int *n, const float *const *tgt,
+                        double gscale)
+{
+    long rows = 0;
+    long *r0 = sp_xmalloc((size_t)(nb > 0 ? nb : 1) * sizeof *r0);
+    for (int b = 0; b < nb; b++) { r0[b] = rows; rows += n[b]; }
+    double sum = 0.0;
+    if (rows > 0) {
+        ws_grow(p, rows, nb);
+        for (int b = 0; b < nb; b++)
+            memcpy(p->ws_x + (size_t)r0[b] * p->d, X[b], (size_t)n[b] * p->d * sizeof(float));
+        project(p, rows, p->ws_x);
+        struct sent_job J = { p, n, r0, tgt, gscale };
+        sp_gemm_parallel(nb, sent_item, &J, p->n_wk);
+        for (int b = 0; b < nb; b++) sum += p->ws_loss[b];
+        if (gscale != 0.0) {
+            transpose(p->ws_x, rows, p->d, p->ws_xt);
+            grad_add(p, rows, p->ws_xt, p->ws_m);
+        }
+    }
+    free(r0);
     return sum;
 }
 
 double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
 {
     if (n <= 0) return 0.0;
-    ws_grow(p, n, n);
-    project(p, n, X);
-    double l = sent_loss_t(p, n, p->ws_t, target, gscale != 0.0 ? p->ws_m : NULL, gscale);
-    if (gscale != 0.0) grad_add(p, n, X, p->ws_m);
-    return l;
+    return run_batch(p, 1, &X, &n, &target, gscale);
 }
 
-/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]), with one product
- * for T and, when gscale != 0, one for the gradient (each sentence's at gscale). */
+/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]) */
 static double batch_loss(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
                          const int *idx, int nb, double gscale)
 {
-    long rows = 0;
-    int maxn = 0;
-    for (int b = 0; b < nb; b++) {
-        int n = (int)(set->off[idx[b] + 1] - set->off[idx[b]]);
-        rows += n;
-        if (n > maxn) maxn = n;
-    }
-    if (rows == 0) return 0.0;
-    ws_grow(p, maxn, rows);
-    long r0 = 0;
+    const float **X = sp_xmalloc((size_t)nb * sizeof *X), **tg = sp_xmalloc((size_t)nb * sizeof *tg);
+    int *n = sp_xmalloc((size_t)nb * sizeof *n);
     for (int b = 0; b < nb; b++) {
         int s = idx[b];
-        long n = set->off[s + 1] - set->off[s];
-        memcpy(p->ws_x + (size_t)r0 * p->d, set->X + (size_t)set->off[s] * p->d, (size_t)n * p->d * sizeof(float));
-        r0 += n;
+        n[b] = (int)(set->off[s + 1] - set->off[s]);
+        X[b] = set->X + (size_t)set->off[s] * p->d;
+        tg[b] = tgt + toff[s];
     }
-    project(p, rows, p->ws_x);
-    double sum = 0.0;
-    r0 = 0;
-    for (int b = 0; b < nb; b++) {
-        int s = idx[b];
-        int n = (int)(set->off[s + 1] - set->off[s]);
-        if (n == 0) continue;
-        sum += sent_loss_t(p, n, p->ws_t + (size_t)r0 * p->k, tgt + toff[s],
-                           gscale != 0.0 ? p->ws_m + (size_t)r0 * p->k : NULL, gscale);
-        r0 += n;
-    }
-    if (gscale != 0.0) grad_add(p, rows, p->ws_x, p->ws_m);
+    double sum = run_batch(p, nb, X, n, tg, gscale);
+    free(X); free(tg); free(n);
     return sum;
 }
 
@@ -221,28 +289,90 @@ void prb_sprobe_zero_grad(struct prb_sprobe *p)
     memset(p->grad, 0, (size_t)p->d * p->k * sizeof *p->grad);
 }
 
+/* ---- Adam: element-wise, the same C compiled for each kernel (IEEE operations, no
+ * contraction: every build gives the same bits), in fixed chunks side by side ---- */
+
+struct adam_job {
+    float *proj, *m, *v;
+    const float *grad;
+    size_t np;
+    float step_size, bc2_sqrt;
+};
+#define ADAM_CHUNK 16384
+
+#define ADAM_BODY                                                                   \
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;                                \
+    for (size_t e = e0; e < e1; e++) {                                              \
+        float g = grad[e];                                                          \
+        float mm = b1 * m[e] + (1.0f - b1) * g;                                     \
+        float vv = b2 * v[e] + (1.0f - b2) * g * g;                                 \
+        m[e] = mm;                                                                  \
+        v[e] = vv;                                                                  \
+        float denom = __builtin_sqrtf(vv) / bc2_sqrt + eps;                         \
+        proj[e] -= step_size * (mm / denom);                                        \
+    }
+
+static void adam_c(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                   size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ADAM_X86 1
+__attribute__((target("avx2")))
+static void adam_avx2(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                      size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+
+__attribute__((target("avx512f")))
+static void adam_avx512(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                        size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+#endif
+
+typedef void (*adam_fn)(float *restrict, float *restrict, float *restrict, const float *restrict, size_t, size_t, float, float);
+
+static adam_fn adam_kernel(void)
+{
+#ifdef ADAM_X86
+    const char *kn = sp_gemm_kernel();
+    if (!strcmp(kn, "avx512")) return adam_avx512;
+    if (!strcmp(kn, "avx2")) return adam_avx2;
+#endif
+    return adam_c;
+}
+
+struct adam_par { const struct adam_job *j; adam_fn fn; };
+
+static void adam_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    const struct adam_par *a = arg;
+    const struct adam_job *j = a->j;
+    size_t e0 = (size_t)item * ADAM_CHUNK, e1 = e0 + ADAM_CHUNK < j->np ? e0 + ADAM_CHUNK : j->np;
+    a->fn(j->proj, j->m, j->v, j->grad, e0, e1, j->step_size, j->bc2_sqrt);
+}
+
 void prb_sprobe_adam_step(struct prb_sprobe *p, double lr)
 {
-    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
     p->step++;
     /* bias corrections in float64 (PyTorch computes them as Python floats) */
     double bc1 = 1.0 - pow(0.9, (double)p->step), bc2 = 1.0 - pow(0.999, (double)p->step);
-    float step_size = (float)(lr / bc1);
-    float bc2_sqrt = (float)sqrt(bc2);
-    size_t np = (size_t)p->d * p->k;
-    for (size_t e = 0; e < np; e++) {
-        float g = p->grad[e];
-        p->m[e] = b1 * p->m[e] + (1.0f - b1) * g;
-        p->v[e] = b2 * p->v[e] + (1.0f - b2) * g * g;
-        float denom = sqrtf(p->v[e]) / bc2_sqrt + eps;
-        p->proj[e] -= step_size * (p->m[e] / denom);
-    }
+    struct adam_job j = { p->proj, p->m, p->v, p->grad, (size_t)p->d * p->k, (float)(lr / bc1), (float)sqrt(bc2) };
+    struct adam_par a = { &j, adam_kernel() };
+    int chunks = (int)((j.np + ADAM_CHUNK - 1) / ADAM_CHUNK);
+    sp_gemm_parallel(chunks, adam_item, &a, sp_gemm_threads());
 }
 
 void prb_sprobe_predict(struct prb_sprobe *p, int n, const float *X, double *out)
 {
     if (n <= 0) return;
-    ws_grow(p, n, n);
+    ws_grow(p, n, 1);
     project(p, n, X);
     if (p->kind == PRB_SPROBE_DISTANCE) {
         for (int i = 0; i < n; i++)
@@ -454,7 +584,6 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
     sp_splitmix_seed(&F.rng, cfg->seed);
     memset(p, 0, sizeof *p);
     if (check_and_init(p, &F, err, errlen)) return -1;
-    openblas_set_num_threads(1);
     int rc = -1;
     if (set_targets(cfg->kind, train, "training", &F.ttr, &F.otr, err, errlen) == 0 &&
         set_targets(cfg->kind, dev, "dev", &F.tdv, &F.odv, err, errlen) == 0)
