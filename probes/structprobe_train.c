@@ -117,32 +117,25 @@ static void ws_free(struct prb_sprobe *p)
     free(p->wk);
 }
 
-/* T = X·proj into ws_t, (rows, k) */
-static void project(struct prb_sprobe *p, long rows, const float *X)
+/* Rows [r0, r1) of a row-major (K, N) matrix W into its packed operand (common/gemm.h's layout:
+ * [ceil(N/NR)][K][NR], zero-padded): what sp_gemm_pack writes for those rows, so that row
+ * blocks can be packed side by side. */
+static void pack_rows(float *pk, int K, int N, const float *W, int r0, int r1)
 {
-    struct sp_gemm_b b;
-    sp_gemm_pack(&b, p->d, p->k, p->proj, p->k, 0, p->pk_proj);
-    sp_gemm((int)rows, X, p->d, &b, NULL, 0, p->ws_t, p->k);
-}
-
-/* grad += Xᵀ M over rows, Xt = Xᵀ (d, rows): one chain per entry over the rows in order */
-static void grad_add(struct prb_sprobe *p, long rows, const float *Xt, const float *M)
-{
-    struct sp_gemm_b b;
-    sp_gemm_pack(&b, (int)rows, p->k, M, p->k, 0, p->pk_m);
-    sp_gemm(p->d, Xt, (int)rows, &b, NULL, 1, p->grad, p->k);
-}
-
-/* (rows, d) -> (d, rows), in tiles */
-static void transpose(const float *X, long rows, int d, float *Xt)
-{
-    for (long r0 = 0; r0 < rows; r0 += 32)
-        for (int c0 = 0; c0 < d; c0 += 32) {
-            long r1 = r0 + 32 < rows ? r0 + 32 : rows;
-            int c1 = c0 + 32 < d ? c0 + 32 : d;
-            for (int c = c0; c < c1; c++)
-                for (long r = r0; r < r1; r++) Xt[(size_t)c * rows + r] = X[(size_t)r * d + c];
+    for (int p0 = 0; p0 < N; p0 += SP_GEMM_NR) {
+        float *dst = pk + (size_t)(p0 / SP_GEMM_NR) * K * SP_GEMM_NR;
+        int w = N - p0 < SP_GEMM_NR ? N - p0 : SP_GEMM_NR;
+        for (int r = r0; r < r1; r++) {
+            memcpy(dst + (size_t)r * SP_GEMM_NR, W + (size_t)r * N + p0, sizeof(float) * w);
+            for (int j = w; j < SP_GEMM_NR; j++) dst[(size_t)r * SP_GEMM_NR + j] = 0.0f;
         }
+    }
+}
+
+static struct sp_gemm_b packed(int K, int N, float *pk, const float *W)
+{
+    struct sp_gemm_b b = { K, N, pk, W, N, 0 };
+    return b;
 }
 
 static float dist_hat(const float *T, int k, int i, int j)
@@ -216,89 +209,8 @@ static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n
     return sum;
 }
 
-/* the sentences of a batch, side by side: item b is sentence b, rows r0[b] .. */
-struct sent_job {
-    struct prb_sprobe *p;
-    const int *n;             /* words of each */
-    const long *r0;           /* first row of each in ws_t / ws_m */
-    const float *const *tgt;  /* targets of each */
-    double gscale;
-};
-
-static void sent_item(void *arg, int b, int worker)
-{
-    const struct sent_job *J = arg;
-    struct prb_sprobe *p = J->p;
-    if (J->n[b] == 0) { p->ws_loss[b] = 0.0; return; }
-    p->ws_loss[b] = sent_loss_t(p, &p->wk[worker], J->n[b], p->ws_t + (size_t)J->r0[b] * p->k, J->tgt[b],
-                                J->gscale != 0.0 ? p->ws_m + (size_t)J->r0[b] * p->k : NULL, J->gscale);
-}
-
-/* Sum of L_s over nb sentences (X_b: n_b rows each, targets tgt_b), with one product for T,
- * the sentences side by side, and, when gscale != 0, one product for the gradient (each
- * sentence's at gscale). The losses are added in batch order. */
-static double run_batch(struct prb_sprobe *p, int nb, const float *const *X, const int *n, const float *const *tgt,
-                        double gscale)
-{
-    long rows = 0;
-    long *r0 = sp_xmalloc((size_t)(nb > 0 ? nb : 1) * sizeof *r0);
-    for (int b = 0; b < nb; b++) { r0[b] = rows; rows += n[b]; }
-    double sum = 0.0;
-    if (rows > 0) {
-        ws_grow(p, rows, nb);
-        for (int b = 0; b < nb; b++)
-            memcpy(p->ws_x + (size_t)r0[b] * p->d, X[b], (size_t)n[b] * p->d * sizeof(float));
-        project(p, rows, p->ws_x);
-        struct sent_job J = { p, n, r0, tgt, gscale };
-        sp_gemm_parallel(nb, sent_item, &J, p->n_wk);
-        for (int b = 0; b < nb; b++) sum += p->ws_loss[b];
-        if (gscale != 0.0) {
-            transpose(p->ws_x, rows, p->d, p->ws_xt);
-            grad_add(p, rows, p->ws_xt, p->ws_m);
-        }
-    }
-    free(r0);
-    return sum;
-}
-
-double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
-{
-    if (n <= 0) return 0.0;
-    return run_batch(p, 1, &X, &n, &target, gscale);
-}
-
-/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]) */
-static double batch_loss(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
-                         const int *idx, int nb, double gscale)
-{
-    const float **X = sp_xmalloc((size_t)nb * sizeof *X), **tg = sp_xmalloc((size_t)nb * sizeof *tg);
-    int *n = sp_xmalloc((size_t)nb * sizeof *n);
-    for (int b = 0; b < nb; b++) {
-        int s = idx[b];
-        n[b] = (int)(set->off[s + 1] - set->off[s]);
-        X[b] = set->X + (size_t)set->off[s] * p->d;
-        tg[b] = tgt + toff[s];
-    }
-    double sum = run_batch(p, nb, X, n, tg, gscale);
-    free(X); free(tg); free(n);
-    return sum;
-}
-
-void prb_sprobe_zero_grad(struct prb_sprobe *p)
-{
-    memset(p->grad, 0, (size_t)p->d * p->k * sizeof *p->grad);
-}
-
 /* ---- Adam: element-wise, the same C compiled for each kernel (IEEE operations, no
- * contraction: every build gives the same bits), in fixed chunks side by side ---- */
-
-struct adam_job {
-    float *proj, *m, *v;
-    const float *grad;
-    size_t np;
-    float step_size, bc2_sqrt;
-};
-#define ADAM_CHUNK 16384
+ * contraction: every build gives the same bits) ---- */
 
 #define ADAM_BODY                                                                   \
     const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;                                \
@@ -347,33 +259,207 @@ static adam_fn adam_kernel(void)
     return adam_c;
 }
 
-struct adam_par { const struct adam_job *j; adam_fn fn; };
+/* the step's scalars: bias corrections in float64 (PyTorch computes them as Python floats) */
+static void adam_scalars(long step, double lr, float *step_size, float *bc2_sqrt)
+{
+    double bc1 = 1.0 - pow(0.9, (double)step), bc2 = 1.0 - pow(0.999, (double)step);
+    *step_size = (float)(lr / bc1);
+    *bc2_sqrt = (float)sqrt(bc2);
+}
+
+/* ---- one batch, in two parallel passes ----
+ * pass 1, items = groups of consecutive sentences: gather their word vectors, T = X·proj for
+ *   their rows, each sentence's loss (ws_loss[b]) and gradient factor M (its rows of ws_m),
+ *   then their columns of Xᵀ and their rows of the packed M;
+ * pass 2, items = blocks of proj's rows: those rows of the gradient, Xᵀ[rows]·M (one chain per
+ *   entry over the batch's words, in order), then Adam on them and their rows of the packed proj.
+ * Every item writes only its own outputs and nothing depends on which thread runs it or on how
+ * the work is cut; the losses are added in batch order afterwards. */
+
+struct batch {
+    struct prb_sprobe *p;
+    int nb;
+    const float *const *X;    /* each sentence's word vectors */
+    const int *n;             /* its words */
+    const float *const *tgt;  /* its targets */
+    long *r0;                 /* its first row in the batch */
+    long rows;
+    double gscale;            /* 0: loss only */
+    int n_groups;
+    int *g0;                  /* group g = sentences g0[g] .. g0[g+1]-1 */
+    struct sp_gemm_b projb, mb;
+    int n_blocks;             /* pass 2 */
+    int accumulate;           /* pass 2: add to grad (1) or write it (0) */
+    adam_fn adam;             /* pass 2: NULL = no step */
+    float step_size, bc2_sqrt;
+};
+
+static void pass1_item(void *arg, int g, int worker)
+{
+    struct batch *B = arg;
+    struct prb_sprobe *p = B->p;
+    const int d = p->d, k = p->k;
+    const int s0 = B->g0[g], s1 = B->g0[g + 1];
+    if (s0 >= s1) return;
+    const long R0 = B->r0[s0], R1 = B->r0[s1 - 1] + B->n[s1 - 1];
+    for (int b = s0; b < s1; b++)
+        memcpy(p->ws_x + (size_t)B->r0[b] * d, B->X[b], (size_t)B->n[b] * d * sizeof(float));
+    if (R1 > R0) sp_gemm((int)(R1 - R0), p->ws_x + (size_t)R0 * d, d, &B->projb, NULL, 0, p->ws_t + (size_t)R0 * k, k);
+    for (int b = s0; b < s1; b++)
+        p->ws_loss[b] = B->n[b] == 0 ? 0.0
+                        : sent_loss_t(p, &p->wk[worker], B->n[b], p->ws_t + (size_t)B->r0[b] * k, B->tgt[b],
+                                      B->gscale != 0.0 ? p->ws_m + (size_t)B->r0[b] * k : NULL, B->gscale);
+    if (B->gscale == 0.0) return;
+    /* Xᵀ columns R0..R1 (tiles of 32 x 32), and the packed M rows R0..R1 */
+    for (long t0 = R0; t0 < R1; t0 += 32)
+        for (int c0 = 0; c0 < d; c0 += 32) {
+            long t1 = t0 + 32 < R1 ? t0 + 32 : R1;
+            int c1 = c0 + 32 < d ? c0 + 32 : d;
+            for (int c = c0; c < c1; c++)
+                for (long r = t0; r < t1; r++) p->ws_xt[(size_t)c * B->rows + r] = p->ws_x[(size_t)r * d + c];
+        }
+    pack_rows(p->pk_m, (int)B->rows, k, p->ws_m, (int)R0, (int)R1);
+}
+
+static void pass2_item(void *arg, int q, int worker)
+{
+    (void)worker;
+    struct batch *B = arg;
+    struct prb_sprobe *p = B->p;
+    const int d = p->d, k = p->k;
+    const int i0 = (int)((long)d * q / B->n_blocks), i1 = (int)((long)d * (q + 1) / B->n_blocks);
+    if (i0 >= i1) return;
+    sp_gemm(i1 - i0, p->ws_xt + (size_t)i0 * B->rows, (int)B->rows, &B->mb, NULL, B->accumulate, p->grad + (size_t)i0 * k, k);
+    if (!B->adam) return;
+    B->adam(p->proj, p->m, p->v, p->grad, (size_t)i0 * k, (size_t)i1 * k, B->step_size, B->bc2_sqrt);
+    pack_rows(p->pk_proj, d, k, p->proj, i0, i1);
+}
+
+/* Sets up B for nb sentences: rows, groups (balanced by words), scratch; the packed proj is
+ * p->pk_proj (packed by the caller) */
+static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const float *const *X, const int *n,
+                       const float *const *tgt, double gscale)
+{
+    memset(B, 0, sizeof *B);
+    B->p = p;
+    B->nb = nb;
+    B->X = X;
+    B->n = n;
+    B->tgt = tgt;
+    B->gscale = gscale;
+    B->r0 = sp_xmalloc((size_t)(nb + 1) * sizeof *B->r0);
+    for (int b = 0; b < nb; b++) { B->r0[b] = B->rows; B->rows += n[b]; }
+    B->r0[nb] = B->rows;
+    ws_grow(p, B->rows > 0 ? B->rows : 1, nb > 0 ? nb : 1);
+    int th = sp_gemm_threads();
+    B->n_groups = th > 1 ? 2 * th : 1;
+    if (B->n_groups > nb) B->n_groups = nb > 0 ? nb : 1;
+    B->g0 = sp_xmalloc((size_t)(B->n_groups + 1) * sizeof *B->g0);
+    /* group g starts at the first sentence whose first row is at or past g·rows/n_groups */
+    int s = 0;
+    for (int g = 0; g < B->n_groups; g++) {
+        long at = B->rows * g / B->n_groups;
+        while (s < nb && B->r0[s] < at) s++;
+        B->g0[g] = s;
+    }
+    B->g0[B->n_groups] = nb;
+    B->n_blocks = th > 1 ? 2 * th : 1;
+    B->projb = packed(p->d, p->k, p->pk_proj, p->proj);
+    B->mb = packed(B->rows > 0 ? (int)B->rows : 0, p->k, p->pk_m, p->ws_m);
+}
+
+static void batch_free(struct batch *B) { free(B->r0); free(B->g0); }
+
+/* the batch's losses, summed in batch order, after pass 1 (and pass 2 when gscale != 0) */
+static double batch_run(struct batch *B)
+{
+    struct prb_sprobe *p = B->p;
+    if (B->rows == 0) return 0.0;
+    sp_gemm_parallel(B->n_groups, pass1_item, B, p->n_wk);
+    if (B->gscale != 0.0) sp_gemm_parallel(B->n_blocks, pass2_item, B, p->n_wk);
+    double sum = 0.0;
+    for (int b = 0; b < B->nb; b++) sum += p->ws_loss[b];
+    return sum;
+}
+
+static void pack_proj(struct prb_sprobe *p)
+{
+    ws_grow(p, 1, 1);
+    pack_rows(p->pk_proj, p->d, p->k, p->proj, 0, p->d);
+}
+
+double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
+{
+    if (n <= 0) return 0.0;
+    pack_proj(p);
+    struct batch B;
+    batch_init(&B, p, 1, &X, &n, &target, gscale);
+    B.accumulate = 1;
+    double l = batch_run(&B);
+    batch_free(&B);
+    return l;
+}
+
+/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]); with lr > 0, the
+ * batch's gradient (each sentence's at gscale) and one Adam step on it. proj must be packed. */
+static double batch_step(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
+                         const int *idx, int nb, double gscale, double lr)
+{
+    const float **X = sp_xmalloc((size_t)nb * sizeof *X), **tg = sp_xmalloc((size_t)nb * sizeof *tg);
+    int *n = sp_xmalloc((size_t)nb * sizeof *n);
+    for (int b = 0; b < nb; b++) {
+        int s = idx[b];
+        n[b] = (int)(set->off[s + 1] - set->off[s]);
+        X[b] = set->X + (size_t)set->off[s] * p->d;
+        tg[b] = tgt + toff[s];
+    }
+    struct batch B;
+    batch_init(&B, p, nb, X, n, tg, gscale);
+    if (gscale != 0.0) {
+        B.accumulate = 0;
+        B.adam = adam_kernel();
+        p->step++;
+        adam_scalars(p->step, lr, &B.step_size, &B.bc2_sqrt);
+    }
+    double sum = batch_run(&B);
+    batch_free(&B);
+    free(X); free(tg); free(n);
+    return sum;
+}
+
+void prb_sprobe_zero_grad(struct prb_sprobe *p)
+{
+    memset(p->grad, 0, (size_t)p->d * p->k * sizeof *p->grad);
+}
+
+struct adam_job { struct prb_sprobe *p; adam_fn fn; float step_size, bc2_sqrt; };
+#define ADAM_CHUNK 16384
 
 static void adam_item(void *arg, int item, int worker)
 {
     (void)worker;
-    const struct adam_par *a = arg;
-    const struct adam_job *j = a->j;
-    size_t e0 = (size_t)item * ADAM_CHUNK, e1 = e0 + ADAM_CHUNK < j->np ? e0 + ADAM_CHUNK : j->np;
-    a->fn(j->proj, j->m, j->v, j->grad, e0, e1, j->step_size, j->bc2_sqrt);
+    const struct adam_job *j = arg;
+    size_t np = (size_t)j->p->d * j->p->k;
+    size_t e0 = (size_t)item * ADAM_CHUNK, e1 = e0 + ADAM_CHUNK < np ? e0 + ADAM_CHUNK : np;
+    j->fn(j->p->proj, j->p->m, j->p->v, j->p->grad, e0, e1, j->step_size, j->bc2_sqrt);
 }
 
 void prb_sprobe_adam_step(struct prb_sprobe *p, double lr)
 {
     p->step++;
-    /* bias corrections in float64 (PyTorch computes them as Python floats) */
-    double bc1 = 1.0 - pow(0.9, (double)p->step), bc2 = 1.0 - pow(0.999, (double)p->step);
-    struct adam_job j = { p->proj, p->m, p->v, p->grad, (size_t)p->d * p->k, (float)(lr / bc1), (float)sqrt(bc2) };
-    struct adam_par a = { &j, adam_kernel() };
-    int chunks = (int)((j.np + ADAM_CHUNK - 1) / ADAM_CHUNK);
-    sp_gemm_parallel(chunks, adam_item, &a, sp_gemm_threads());
+    struct adam_job j = { p, adam_kernel(), 0, 0 };
+    adam_scalars(p->step, lr, &j.step_size, &j.bc2_sqrt);
+    size_t np = (size_t)p->d * p->k;
+    sp_gemm_parallel((int)((np + ADAM_CHUNK - 1) / ADAM_CHUNK), adam_item, &j, sp_gemm_threads());
 }
 
 void prb_sprobe_predict(struct prb_sprobe *p, int n, const float *X, double *out)
 {
     if (n <= 0) return;
+    pack_proj(p);
     ws_grow(p, n, 1);
-    project(p, n, X);
+    struct sp_gemm_b b = packed(p->d, p->k, p->pk_proj, p->proj);
+    sp_gemm(n, X, p->d, &b, NULL, 0, p->ws_t, p->k);
     if (p->kind == PRB_SPROBE_DISTANCE) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) out[(size_t)i * n + j] = dist_hat(p->ws_t, p->k, i, j);
@@ -506,9 +592,7 @@ static double train_pass(struct prb_sprobe *p, struct sp_fit *F)
         for (int b = b0; b < b1; b++)
             if (train->off[F->perm[b] + 1] > train->off[F->perm[b]]) nb++;
         if (nb == 0) continue;
-        prb_sprobe_zero_grad(p);
-        tsum += batch_loss(p, train, F->ttr, F->otr, F->perm + b0, b1 - b0, 1.0 / nb);
-        prb_sprobe_adam_step(p, F->reg.lr);
+        tsum += batch_step(p, train, F->ttr, F->otr, F->perm + b0, b1 - b0, 1.0 / nb, F->reg.lr);
         F->inf.steps++;
     }
     return tsum;
@@ -520,7 +604,7 @@ static double dev_loss(struct prb_sprobe *p, const struct sp_fit *F)
     const struct prb_sp_set *dev = F->dev;
     double dsum = 0.0;
     for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
-        dsum += batch_loss(p, dev, F->tdv, F->odv, F->dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
+        dsum += batch_step(p, dev, F->tdv, F->odv, F->dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0, 0.0);
     return dsum;
 }
 
@@ -554,6 +638,7 @@ static int fit_epochs(struct prb_sprobe *p, struct sp_fit *F, struct prb_sptrain
     F->inf.train_mean = info ? info->train_mean : NULL;
     F->inf.dev_mean = info ? info->dev_mean : NULL;
     F->inf.best_epoch = -1;
+    pack_proj(p);                /* then kept packed by each step's Adam */
     for (int e = 0; e < F->cfg->max_epochs; e++)
         if (run_epoch(p, F, e)) break;
     F->inf.best_epoch = F->reg.best_e;
