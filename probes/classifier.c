@@ -1,35 +1,38 @@
 /* probes/classifier.c — logistic regression and one-hidden-layer MLP trained like SentEval's
- * PyTorch classifier (SPEC-probing §1.4), in float32 with OpenBLAS cblas_sgemm.
+ * PyTorch classifier (SPEC-probing §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
  *
  * HOW IT WORKS. One training step on a batch of B rows (gathered into xb):
  *   logreg  logits = xb·Wᵀ + b                       (one sgemm, calling thread)
  *           dlogits = (softmax − onehot)/B
  *           for each fixed column chunk of W: dW[:,chunk] = dlogitsᵀ·xb[:,chunk], then the
  *           optimizer update of that chunk                        (parallel over chunks)
- *   MLP     for each fixed chunk of 16 hidden units: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
+ *   MLP     for each fixed block of 32 batch rows: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
  *           logits = h·W2ᵀ + b2; dlogits; dW2 = dlogitsᵀ·h; dh = dlogits·W2   (calling thread)
  *           for each hidden chunk: dz = dh·h(1−h)·mask/(1−p), db1, dW1 = dzᵀ·xb, update
  *           W1/b1 rows of the chunk                                (parallel)
  *           update W2, b2                                          (calling thread)
- * Chunk boundaries depend on the shapes only, OpenBLAS runs single-threaded inside each call and
- * every sum runs in a fixed order, so results do not depend on the number of threads.
+ * Every product is sp_gemm (one FMA chain per element, k in order: a row's bits do not depend on
+ * the chunk, the thread or SP_GEMM_KERNEL), its right operand packed once per step on the calling
+ * thread; every other sum runs in a fixed order, so results do not depend on the number of threads.
  *
  * The pool (common/pool.c, sp_pool_new_spin) has its workers spin briefly between jobs (a
  * training step issues a few jobs every ~100 µs, too often for condition-variable wake-ups) and
  * then sleep on a condition variable. */
 #include "probes/classifier.h"
 
-#include <cblas.h>
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
 #include <math.h>
 #include <string.h>
 
+#include "common/gemm.h"
 #include "common/pool.h"
 
-#define HCHUNK 16          /* hidden units per parallel chunk */
-#define DCHUNK 128         /* input columns per logreg backward chunk */
+#define HCHUNK 16          /* hidden units per parallel backward chunk */
+#define FROWS 32           /* batch rows per parallel MLP forward chunk */
+#define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
+_Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
@@ -111,9 +114,6 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     if (d < 1 || k < 1 || cfg->nhid < 0 || cfg->batch_size < 1 || cfg->epoch_size < 1 || cfg->tenacity < 0 ||
         cfg->max_epoch < 0 || !(cfg->dropout >= 0 && cfg->dropout < 1) || !(cfg->l2 >= 0) || cfg->threads < 1)
         return -1;
-    /* OpenBLAS's own threads would split products in thread-count-dependent ways; we parallelise
-     * above it instead (see the file comment). This is a process-wide setting. */
-    openblas_set_num_threads(1);
     c->d = d;
     c->k = k;
     c->nhid = cfg->nhid;
@@ -149,6 +149,14 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->logits = sp_xmalloc((size_t)B * (size_t)k * sizeof(float));
     int T = cfg->threads;
     c->evbuf = sp_xmalloc((size_t)T * EVROWS * ((size_t)d + (size_t)hh) * sizeof(float));
+    int wk = h > k ? h : k;
+    c->pk_w1 = sp_gemm_alloc(sp_gemm_packed_floats(d, wk));
+    c->pk_w2 = sp_gemm_alloc(sp_gemm_packed_floats(hh, k));
+    c->pk_w2n = sp_gemm_alloc(sp_gemm_packed_floats(k, hh));
+    c->pk_x = sp_gemm_alloc(sp_gemm_packed_floats(B, d));
+    c->pk_z = sp_gemm_alloc(sp_gemm_packed_floats(B, hh));
+    c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
+    c->dzt = sp_xmalloc((size_t)T * HCHUNK * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     return 0;
 }
@@ -158,6 +166,7 @@ void prb_clf_free(struct prb_clf *c)
     sp_pool_free(c->pool);
     free(c->param); free(c->grad); free(c->m); free(c->v);
     free(c->xb); free(c->z); free(c->dz); free(c->mask); free(c->logits); free(c->evbuf);
+    free(c->pk_w1); free(c->pk_w2); free(c->pk_w2n); free(c->pk_x); free(c->pk_z); free(c->lt); free(c->dzt);
     memset(c, 0, sizeof *c);
 }
 
@@ -258,23 +267,31 @@ struct step_ctx {
     float scale;                         /* 1/(1-p) */
     int dropout;
     struct opt_scalars s;
+    struct sp_gemm_b w1t;                /* W1ᵀ (d, h or k) */
+    struct sp_gemm_b xbp;                /* the batch xb (B, d) */
 };
+
+/* (R, C) row-major -> (C, R) */
+static void transpose(const float *src, int R, int C, int lds, float *dst)
+{
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < C; j++) dst[(size_t)j * R + r] = src[(size_t)r * lds + j];
+}
 
 static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* MLP forward for hidden units [16·chunk, ...) of the batch */
+/* MLP forward for batch rows [FROWS·chunk, ...) */
 static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
 {
     struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int h0 = chunk * HCHUNK, w = H - h0 < HCHUNK ? H - h0 : HCHUNK;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, w, d, 1.0f, c->xb, d, c->W1 + (size_t)h0 * d, d,
-                0.0f, c->z + h0, H);
-    for (int b = 0; b < B; b++) {
+    int r0 = chunk * FROWS, R = B - r0 < FROWS ? B - r0 : FROWS;
+    sp_gemm(R, c->xb + (size_t)r0 * d, d, &x->w1t, NULL, 0, c->z + (size_t)r0 * H, H);
+    for (int b = r0; b < r0 + R; b++) {
         float *zr = c->z + (size_t)b * H;
         const unsigned char *mr = c->mask + (size_t)b * H;
-        for (int j = h0; j < h0 + w; j++) {
+        for (int j = 0; j < H; j++) {
             float a = zr[j] + c->b1[j];
             if (x->dropout) a = mr[j] ? a * x->scale : 0.0f;
             zr[j] = sigmoidf(a);
@@ -305,8 +322,9 @@ static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
         for (int b = 0; b < B; b++) s += c->dz[(size_t)b * H + j];
         gb1[j] = s;
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w, d, B, 1.0f, c->dz + h0, H, c->xb, d,
-                0.0f, gW1 + (size_t)h0 * d, d);
+    float *dzt = c->dzt + (size_t)tid * HCHUNK * B;      /* this worker's dz[:, chunk]ᵀ */
+    transpose(c->dz + h0, B, w, H, dzt);
+    sp_gemm(w, dzt, B, &x->xbp, NULL, 0, gW1 + (size_t)h0 * d, d);
     if (x->update) {
         opt_update(c, &x->s, (size_t)h0 * d, (size_t)w * d);
         opt_update(c, &x->s, (size_t)H * d + (size_t)h0, (size_t)w);
@@ -320,8 +338,11 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int d = c->d, K = c->k, B = x->B;
     int c0 = chunk * DCHUNK, w = d - c0 < DCHUNK ? d - c0 : DCHUNK;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, w, B, 1.0f, c->logits, K, c->xb + c0, d,
-                0.0f, c->grad + c0, d);
+    struct sp_gemm_b xc = x->xbp;                        /* the chunk's panels of the packed batch */
+    xc.p += (size_t)(c0 / SP_GEMM_NR) * B * SP_GEMM_NR;
+    xc.N = w;
+    xc.w += c0;
+    sp_gemm(K, c->lt, B, &xc, NULL, 0, c->grad + c0, d);
     if (x->update)
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
 }
@@ -354,11 +375,14 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         opt_scalars(c, &x.s);
     }
     double loss;
+    sp_gemm_pack(&x.w1t, d, H ? H : K, c->W1, d, 1, c->pk_w1);
+    sp_gemm_pack(&x.xbp, B, d, c->xb, d, 0, c->pk_x);
     if (H == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, K, d, 1.0f, c->xb, d, c->W1, d, 0.0f, c->logits, K);
+        sp_gemm(B, c->xb, d, &x.w1t, NULL, 0, c->logits, K);
         for (int b = 0; b < B; b++)
             for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b1[k];
         loss = softmax_xent(c->logits, y, B, K);
+        transpose(c->logits, B, K, K, c->lt);
         float *gb = c->grad + (size_t)K * d;
         for (int k = 0; k < K; k++) {
             float s = 0.0f;
@@ -376,20 +400,25 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         for (size_t i = 0; i < n; i++) c->mask[i] = sp_rng_uniform(&c->rng) >= c->cfg.dropout;
     }
     int nch = (H + HCHUNK - 1) / HCHUNK;
-    pool_run(c->pool, nch, mlp_fwd_chunk, &x, 2.0 * B * H * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, K, H, 1.0f, c->z, H, c->W2, H, 0.0f, c->logits, K);
+    pool_run(c->pool, (B + FROWS - 1) / FROWS, mlp_fwd_chunk, &x, 2.0 * B * H * d);
+    struct sp_gemm_b w2t, zb, w2;
+    sp_gemm_pack(&w2t, H, K, c->W2, H, 1, c->pk_w2);
+    sp_gemm(B, c->z, H, &w2t, NULL, 0, c->logits, K);
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b2[k];
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, H, B, 1.0f, c->logits, K, c->z, H, 0.0f, gW2, H);
+    transpose(c->logits, B, K, K, c->lt);
+    sp_gemm_pack(&zb, B, H, c->z, H, 0, c->pk_z);
+    sp_gemm(K, c->lt, B, &zb, NULL, 0, gW2, H);
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, K, 1.0f, c->logits, K, c->W2, H, 0.0f, c->dz, H);
+    sp_gemm_pack(&w2, K, H, c->W2, H, 0, c->pk_w2n);
+    sp_gemm(B, c->logits, K, &w2, NULL, 0, c->dz, H);
     pool_run(c->pool, nch, mlp_bwd_chunk, &x, 2.0 * B * H * d);
     if (update) opt_update(c, &x.s, (size_t)H * d + H, (size_t)K * H + K);
     return loss;
@@ -426,6 +455,7 @@ struct eval_ctx {
     int n;
     float *out;            /* n × k logits, or NULL */
     int *pred;             /* n predictions, or NULL */
+    struct sp_gemm_b w1t, w2t;   /* W1ᵀ, W2ᵀ packed */
 };
 
 static void eval_chunk(void *vctx, int chunk, int tid)
@@ -443,14 +473,14 @@ static void eval_chunk(void *vctx, int chunk, int tid)
     float *heap = NULL;
     if (!lo) lo = heap = sp_xmalloc((size_t)R * K * sizeof(float));
     if (H == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, d, 1.0f, xb, d, c->W1, d, 0.0f, lo, K);
+        sp_gemm(R, xb, d, &e->w1t, NULL, 0, lo, K);
         for (int r = 0; r < R; r++)
             for (int k = 0; k < K; k++) lo[(size_t)r * K + k] += c->b1[k];
     } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, H, d, 1.0f, xb, d, c->W1, d, 0.0f, hb, H);
+        sp_gemm(R, xb, d, &e->w1t, NULL, 0, hb, H);
         for (int r = 0; r < R; r++)
             for (int j = 0; j < H; j++) hb[(size_t)r * H + j] = sigmoidf(hb[(size_t)r * H + j] + c->b1[j]);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, H, 1.0f, hb, H, c->W2, H, 0.0f, lo, K);
+        sp_gemm(R, hb, H, &e->w2t, NULL, 0, lo, K);
         for (int r = 0; r < R; r++)
             for (int k = 0; k < K; k++) lo[(size_t)r * K + k] += c->b2[k];
     }
@@ -467,7 +497,9 @@ static void eval_chunk(void *vctx, int chunk, int tid)
 static void eval_rows(struct prb_clf *c, const float *X, const int *rows, int n, float *out, int *pred)
 {
     if (n <= 0) return;
-    struct eval_ctx e = { c, X, rows, n, out, pred };
+    struct eval_ctx e = { c, X, rows, n, out, pred, { 0 }, { 0 } };
+    sp_gemm_pack(&e.w1t, c->d, c->nhid ? c->nhid : c->k, c->W1, c->d, 1, c->pk_w1);
+    if (c->nhid) sp_gemm_pack(&e.w2t, c->nhid, c->k, c->W2, c->nhid, 1, c->pk_w2);
     pool_run(c->pool, (n + EVROWS - 1) / EVROWS, eval_chunk, &e, 2.0 * n * c->d * (c->nhid ? c->nhid : c->k));
 }
 
