@@ -125,6 +125,14 @@ static void pack_rows(float *pk, int K, int N, const float *W, int r0, int r1)
     for (int p0 = 0; p0 < N; p0 += SP_GEMM_NR) {
         float *dst = pk + (size_t)(p0 / SP_GEMM_NR) * K * SP_GEMM_NR;
         int w = N - p0 < SP_GEMM_NR ? N - p0 : SP_GEMM_NR;
+        if (w == SP_GEMM_NR) {      /* a fixed-length copy the compiler vectorises (memcpy of 128 bytes is not cheap) */
+            for (int r = r0; r < r1; r++) {
+                float *dr = dst + (size_t)r * SP_GEMM_NR;
+                const float *sr = W + (size_t)r * N + p0;
+                for (int j = 0; j < SP_GEMM_NR; j++) dr[j] = sr[j];
+            }
+            continue;
+        }
         for (int r = r0; r < r1; r++) {
             memcpy(dst + (size_t)r * SP_GEMM_NR, W + (size_t)r * N + p0, sizeof(float) * w);
             for (int j = w; j < SP_GEMM_NR; j++) dst[(size_t)r * SP_GEMM_NR + j] = 0.0f;
@@ -146,12 +154,21 @@ static float dist_hat(const float *T, int k, int i, int j)
     return s;
 }
 
+/* sum_r t_i[r]^2 in a fixed order: 16 partial sums (r mod 16, each in increasing r), added
+ * pairwise (0+8, 1+9, ..., then 0+4, ...); plain IEEE operations, so every build vectorises it
+ * to the same bits */
+#define DLANES 16
 static float depth_hat(const float *T, int k, int i)
 {
     const float *a = T + (size_t)i * k;
-    float s = 0.0f;
-    for (int r = 0; r < k; r++) s += a[r] * a[r];
-    return s;
+    float acc[DLANES] = { 0 };
+    int r = 0;
+    for (; r + DLANES <= k; r += DLANES)
+        for (int l = 0; l < DLANES; l++) acc[l] += a[r + l] * a[r + l];
+    for (int l = 0; r + l < k; l++) acc[l] += a[r + l] * a[r + l];
+    for (int h = DLANES / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) acc[l] += acc[l + h];
+    return acc[0];
 }
 
 static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
