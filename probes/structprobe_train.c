@@ -369,7 +369,7 @@ static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const floa
     B->r0[nb] = B->rows;
     ws_grow(p, B->rows > 0 ? B->rows : 1, nb > 0 ? nb : 1);
     int th = sp_gemm_threads();
-    B->n_groups = th > 1 ? 2 * th : 1;
+    B->n_groups = th;
     if (B->n_groups > nb) B->n_groups = nb > 0 ? nb : 1;
     B->g0 = sp_xmalloc((size_t)(B->n_groups + 1) * sizeof *B->g0);
     /* group g starts at the first sentence whose first row is at or past g·rows/n_groups */
@@ -380,7 +380,7 @@ static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const floa
         B->g0[g] = s;
     }
     B->g0[B->n_groups] = nb;
-    B->n_blocks = th > 1 ? 2 * th : 1;
+    B->n_blocks = th;
     B->projb = packed(p->d, p->k, p->pk_proj, p->proj);
     B->mb = packed(B->rows > 0 ? (int)B->rows : 0, p->k, p->pk_m, p->ws_m);
 }
