@@ -117,7 +117,7 @@ read -r ntr ndv sd sp ed ep <"$TMP/steps"
 # the encode: at least one piece per word x MiniLM's 6 layers x (4·384² + 2·384·1536) weights
 awk -v ntr="$ntr" -v ndv="$ndv" -v ed="$ed" -v ep="$ep" -v w="$n_words" -v s="$SENTS" 'BEGIN {
     avg = w / s; probe = (ed + ep) * (2 * ntr + ndv) * avg * 384 * 384; enc = w * 6 * (4 * 384 * 384 + 2 * 384 * 1536)
-    printf "- work, layer 3: %d training and %d dev sentences; distance probe %d epochs, depth %d; about %.0f GFLOP in the probes'"'"' products (2 per step over the batch'"'"'s words, 384 x 384, plus dev), against at most %.0f GFLOP in the encode'"'"'s weight products for all 7 layers (one piece per word: a lower bound on pieces, so an upper bound on the ratio is not implied): the 7 layers'"'"' probes are about %.0fx the encode'"'"'s arithmetic\n", ntr, ndv, ed, ep, 2 * probe / 1e9, 2 * enc / 1e9, 7 * probe / enc }'
+    printf "- work, layer 3: %d training and %d dev sentences; distance probe %d epochs, depth %d; about %.0f GFLOP in the probes'"'"' products (2 per step over the batch'"'"'s words, 384 x 384, plus dev), against %.0f GFLOP in the encode'"'"'s weight products for all 7 layers if it made one piece per word (it makes more, so this undercounts the encode): the 7 layers'"'"' probes are at most %.1fx the encode'"'"'s arithmetic\n", ntr, ndv, ed, ep, 2 * probe / 1e9, 2 * enc / 1e9, 7 * probe / enc }'
 echo
 echo "load after: $(load)"
 echo
