@@ -6,10 +6,11 @@
  *           dlogits = (softmax − onehot)/B
  *           for each fixed column chunk of W: dW[:,chunk] = dlogitsᵀ·xb[:,chunk], then the
  *           optimizer update of that chunk                        (parallel over chunks)
- *   MLP     for each fixed block of 32 batch rows: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
+ *   MLP     for each panel of 32 hidden units: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
  *           logits = h·W2ᵀ + b2; dlogits; dW2 = dlogitsᵀ·h; dh = dlogits·W2   (calling thread)
- *           for each hidden chunk: dz = dh·h(1−h)·mask/(1−p), db1, dW1 = dzᵀ·xb, update
- *           W1/b1 rows of the chunk                                (parallel)
+ *           dz = dh·h(1−h)·mask/(1−p), db1                          (calling thread)
+ *           for each fixed column chunk of W1: dW1[:,chunk] = dzᵀ·xb[:,chunk], then the
+ *           optimizer update of that chunk; then b1's                (parallel)
  *           update W2, b2                                          (calling thread)
  * Every product is sp_gemm (one FMA chain per element, k in order: a row's bits do not depend on
  * the chunk, the thread or SP_GEMM_KERNEL), its right operand packed once per step on the calling
@@ -29,8 +30,8 @@
 #include "common/gemm.h"
 #include "common/pool.h"
 
-#define HCHUNK 16          /* hidden units per parallel backward chunk */
-#define FROWS 32           /* batch rows per parallel MLP forward chunk */
+#define MCHUNK 64          /* input columns per MLP backward chunk: whole panels of the packed xb */
+_Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the packed batch");
 #define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
 _Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
@@ -156,7 +157,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->pk_x = sp_gemm_alloc(sp_gemm_packed_floats(B, d));
     c->pk_z = sp_gemm_alloc(sp_gemm_packed_floats(B, hh));
     c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
-    c->dzt = sp_xmalloc((size_t)T * HCHUNK * (size_t)B * sizeof(float));
+    c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     return 0;
 }
@@ -280,18 +281,22 @@ static void transpose(const float *src, int R, int C, int lds, float *dst)
 
 static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* MLP forward for batch rows [FROWS·chunk, ...) */
+/* MLP forward for hidden units [32·chunk, ...): one panel of the packed W1ᵀ */
 static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
 {
     struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int r0 = chunk * FROWS, R = B - r0 < FROWS ? B - r0 : FROWS;
-    sp_gemm(R, c->xb + (size_t)r0 * d, d, &x->w1t, NULL, 0, c->z + (size_t)r0 * H, H);
-    for (int b = r0; b < r0 + R; b++) {
+    int h0 = chunk * SP_GEMM_NR, w = H - h0 < SP_GEMM_NR ? H - h0 : SP_GEMM_NR;
+    struct sp_gemm_b v = x->w1t;
+    v.p += (size_t)chunk * d * SP_GEMM_NR;
+    v.N = w;
+    v.w += (size_t)h0 * d;
+    sp_gemm(B, c->xb, d, &v, NULL, 0, c->z + h0, H);
+    for (int b = 0; b < B; b++) {
         float *zr = c->z + (size_t)b * H;
         const unsigned char *mr = c->mask + (size_t)b * H;
-        for (int j = 0; j < H; j++) {
+        for (int j = h0; j < h0 + w; j++) {
             float a = zr[j] + c->b1[j];
             if (x->dropout) a = mr[j] ? a * x->scale : 0.0f;
             zr[j] = sigmoidf(a);
@@ -299,36 +304,45 @@ static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
     }
 }
 
-/* MLP backward + update for a hidden chunk; c->dz holds dL/dh on entry */
-static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
+/* dz = dL/dh · h(1−h) · mask/(1−p) and db1, on the calling thread; c->dz holds dL/dh on entry,
+ * c->dzt gets dzᵀ (H, B) */
+static void mlp_dz(struct step_ctx *x)
 {
-    struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int h0 = chunk * HCHUNK, w = H - h0 < HCHUNK ? H - h0 : HCHUNK;
-    float *gW1 = c->grad, *gb1 = c->grad + (size_t)H * d;
+    float *gb1 = c->grad + (size_t)H * d;
     for (int b = 0; b < B; b++) {
         float *dr = c->dz + (size_t)b * H;
         const float *hr = c->z + (size_t)b * H;
         const unsigned char *mr = c->mask + (size_t)b * H;
-        for (int j = h0; j < h0 + w; j++) {
+        for (int j = 0; j < H; j++) {
             float g = dr[j] * hr[j] * (1.0f - hr[j]);
             if (x->dropout) g = mr[j] ? g * x->scale : 0.0f;
             dr[j] = g;
         }
     }
-    for (int j = h0; j < h0 + w; j++) {
+    for (int j = 0; j < H; j++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->dz[(size_t)b * H + j];
         gb1[j] = s;
     }
-    float *dzt = c->dzt + (size_t)tid * HCHUNK * B;      /* this worker's dz[:, chunk]ᵀ */
-    transpose(c->dz + h0, B, w, H, dzt);
-    sp_gemm(w, dzt, B, &x->xbp, NULL, 0, gW1 + (size_t)h0 * d, d);
-    if (x->update) {
-        opt_update(c, &x->s, (size_t)h0 * d, (size_t)w * d);
-        opt_update(c, &x->s, (size_t)H * d + (size_t)h0, (size_t)w);
-    }
+    transpose(c->dz, B, H, H, c->dzt);
+}
+
+/* MLP backward + update for a column chunk of W1: dW1[:, chunk] = dzᵀ·xb[:, chunk] */
+static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
+{
+    struct step_ctx *x = vctx;
+    struct prb_clf *c = x->c;
+    int H = c->nhid, d = c->d, B = x->B;
+    int c0 = chunk * MCHUNK, w = d - c0 < MCHUNK ? d - c0 : MCHUNK;
+    struct sp_gemm_b xc = x->xbp;                        /* the chunk's panels of the packed batch */
+    xc.p += (size_t)(c0 / SP_GEMM_NR) * B * SP_GEMM_NR;
+    xc.N = w;
+    xc.w += c0;
+    sp_gemm(H, c->dzt, B, &xc, NULL, 0, c->grad + c0, d);
+    if (x->update)
+        for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
 }
 
 /* logreg backward + update for a column chunk of W; c->logits holds dL/dlogits */
@@ -399,8 +413,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         size_t n = (size_t)B * H;
         for (size_t i = 0; i < n; i++) c->mask[i] = sp_rng_uniform(&c->rng) >= c->cfg.dropout;
     }
-    int nch = (H + HCHUNK - 1) / HCHUNK;
-    pool_run(c->pool, (B + FROWS - 1) / FROWS, mlp_fwd_chunk, &x, 2.0 * B * H * d);
+    pool_run(c->pool, (H + SP_GEMM_NR - 1) / SP_GEMM_NR, mlp_fwd_chunk, &x, 2.0 * B * H * d);
     struct sp_gemm_b w2t, zb, w2;
     sp_gemm_pack(&w2t, H, K, c->W2, H, 1, c->pk_w2);
     sp_gemm(B, c->z, H, &w2t, NULL, 0, c->logits, K);
@@ -419,8 +432,9 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
     sp_gemm_pack(&w2, K, H, c->W2, H, 0, c->pk_w2n);
     sp_gemm(B, c->logits, K, &w2, NULL, 0, c->dz, H);
-    pool_run(c->pool, nch, mlp_bwd_chunk, &x, 2.0 * B * H * d);
-    if (update) opt_update(c, &x.s, (size_t)H * d + H, (size_t)K * H + K);
+    mlp_dz(&x);
+    pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
+    if (update) opt_update(c, &x.s, (size_t)H * d, (size_t)H + (size_t)K * H + K);   /* b1, W2, b2 */
     return loss;
 }
 

@@ -74,7 +74,7 @@ struct prb_clf {
     float *pk_w1, *pk_w2, *pk_w2n;        /* packed W1ᵀ, W2ᵀ, W2 (common/gemm.h) */
     float *pk_x, *pk_z;                   /* packed xb, h */
     float *lt;                            /* (k, batch) dL/dlogits transposed */
-    float *dzt;                           /* per worker: (16, batch) a hidden chunk of dz transposed */
+    float *dzt;                           /* (h, batch) dz transposed */
     struct sp_pool *pool;
 };
 
