@@ -268,9 +268,44 @@ struct step_ctx {
     float scale;                         /* 1/(1-p) */
     int dropout;
     struct opt_scalars s;
-    struct sp_gemm_b w1t;                /* W1ᵀ (d, h or k) */
+    struct sp_gemm_b w1t;                /* W1ᵀ (d, h or k), kept packed by the update */
+    int hc;                              /* hidden units per forward chunk */
     struct sp_gemm_b xbp;                /* the batch xb (B, d) */
 };
+
+/* W (K, N), row stride ldw, into gemm.h's packed layout ([ceil(N/NR)][K][NR], zero-padded), as
+ * sp_gemm_pack(trans 0) packs it, with fixed-length copies the compiler vectorises */
+static struct sp_gemm_b pack_rows(float *pk, int K, int N, const float *W, int ldw)
+{
+    enum { NR = SP_GEMM_NR };
+    for (int p0 = 0; p0 < N; p0 += NR) {
+        float *dst = pk + (size_t)(p0 / NR) * K * NR;
+        int w = N - p0 < NR ? N - p0 : NR;
+        for (int r = 0; r < K; r++) {
+            float *dr = dst + (size_t)r * NR;
+            const float *sr = W + (size_t)r * ldw + p0;
+            if (w == NR) for (int j = 0; j < NR; j++) dr[j] = sr[j];
+            else for (int j = 0; j < NR; j++) dr[j] = j < w ? sr[j] : 0.0f;
+        }
+    }
+    struct sp_gemm_b b = { K, N, pk, W, ldw, 0 };
+    return b;
+}
+
+/* columns [c0, c0+w) of W1 (n × d) into its packed transpose (K = d, N = n): what
+ * sp_gemm_pack(trans 1) writes there; the padding columns keep their zeros */
+static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
+{
+    enum { NR = SP_GEMM_NR };
+    for (int p0 = 0; p0 < n; p0 += NR) {
+        float *dst = pk + (size_t)(p0 / NR) * d * NR;
+        int jw = n - p0 < NR ? n - p0 : NR;
+        for (int j = 0; j < jw; j++) {
+            const float *src = W1 + (size_t)(p0 + j) * d;
+            for (int cc = c0; cc < c0 + w; cc++) dst[(size_t)cc * NR + j] = src[cc];
+        }
+    }
+}
 
 /* (R, C) row-major -> (C, R) */
 static void transpose(const float *src, int R, int C, int lds, float *dst)
@@ -281,15 +316,15 @@ static void transpose(const float *src, int R, int C, int lds, float *dst)
 
 static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* MLP forward for hidden units [32·chunk, ...): one panel of the packed W1ᵀ */
+/* MLP forward for hidden units [hc·chunk, ...): whole panels of the packed W1ᵀ */
 static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
 {
     struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int h0 = chunk * SP_GEMM_NR, w = H - h0 < SP_GEMM_NR ? H - h0 : SP_GEMM_NR;
+    int h0 = chunk * x->hc, w = H - h0 < x->hc ? H - h0 : x->hc;
     struct sp_gemm_b v = x->w1t;
-    v.p += (size_t)chunk * d * SP_GEMM_NR;
+    v.p += (size_t)(h0 / SP_GEMM_NR) * d * SP_GEMM_NR;
     v.N = w;
     v.w += (size_t)h0 * d;
     sp_gemm(B, c->xb, d, &v, NULL, 0, c->z + h0, H);
@@ -341,8 +376,10 @@ static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
     xc.N = w;
     xc.w += c0;
     sp_gemm(H, c->dzt, B, &xc, NULL, 0, c->grad + c0, d);
-    if (x->update)
+    if (x->update) {
         for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
+        repack_w1t(c->pk_w1, c->W1, d, H, c0, w);
+    }
 }
 
 /* logreg backward + update for a column chunk of W; c->logits holds dL/dlogits */
@@ -357,8 +394,10 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     xc.N = w;
     xc.w += c0;
     sp_gemm(K, c->lt, B, &xc, NULL, 0, c->grad + c0, d);
-    if (x->update)
+    if (x->update) {
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
+        repack_w1t(c->pk_w1, c->W1, d, K, c0, w);
+    }
 }
 
 /* softmax cross-entropy: turns logits into dL/dlogits in place, returns the mean loss */
@@ -379,8 +418,9 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
     return loss / B;
 }
 
-/* xb already holds the batch */
-static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update)
+/* xb already holds the batch; w1_packed: c->pk_w1 holds W1ᵀ as it is (the previous step of
+ * prb_clf_fit kept it so), else it is packed here */
+static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed)
 {
     int d = c->d, K = c->k, H = c->nhid;
     struct step_ctx x = { .c = c, .B = B, .update = update };
@@ -389,8 +429,9 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         opt_scalars(c, &x.s);
     }
     double loss;
-    sp_gemm_pack(&x.w1t, d, H ? H : K, c->W1, d, 1, c->pk_w1);
-    sp_gemm_pack(&x.xbp, B, d, c->xb, d, 0, c->pk_x);
+    if (w1_packed) x.w1t = (struct sp_gemm_b){ d, H ? H : K, c->pk_w1, c->W1, d, 1 };
+    else sp_gemm_pack(&x.w1t, d, H ? H : K, c->W1, d, 1, c->pk_w1);
+    x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
     if (H == 0) {
         sp_gemm(B, c->xb, d, &x.w1t, NULL, 0, c->logits, K);
         for (int b = 0; b < B; b++)
@@ -413,7 +454,8 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         size_t n = (size_t)B * H;
         for (size_t i = 0; i < n; i++) c->mask[i] = sp_rng_uniform(&c->rng) >= c->cfg.dropout;
     }
-    pool_run(c->pool, (H + SP_GEMM_NR - 1) / SP_GEMM_NR, mlp_fwd_chunk, &x, 2.0 * B * H * d);
+    x.hc = c->pool ? SP_GEMM_NR : H;      /* one product on one thread: xb packed once */
+    pool_run(c->pool, (H + x.hc - 1) / x.hc, mlp_fwd_chunk, &x, 2.0 * B * H * d);
     struct sp_gemm_b w2t, zb, w2;
     sp_gemm_pack(&w2t, H, K, c->W2, H, 1, c->pk_w2);
     sp_gemm(B, c->z, H, &w2t, NULL, 0, c->logits, K);
@@ -422,7 +464,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
     transpose(c->logits, B, K, K, c->lt);
-    sp_gemm_pack(&zb, B, H, c->z, H, 0, c->pk_z);
+    zb = pack_rows(c->pk_z, B, H, c->z, H);
     sp_gemm(K, c->lt, B, &zb, NULL, 0, gW2, H);
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
@@ -430,7 +472,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    sp_gemm_pack(&w2, K, H, c->W2, H, 0, c->pk_w2n);
+    w2 = pack_rows(c->pk_w2n, K, H, c->W2, H);
     sp_gemm(B, c->logits, K, &w2, NULL, 0, c->dz, H);
     mlp_dz(&x);
     pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
@@ -442,14 +484,14 @@ double prb_clf_loss_grad(struct prb_clf *c, const float *X, const int *y, int B,
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, train, 0);
+    return batch_pass(c, y, B, train, 0, 0);
 }
 
 double prb_clf_step(struct prb_clf *c, const float *X, const int *y, int B)
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, 1, 1);
+    return batch_pass(c, y, B, 1, 1, 0);
 }
 
 void prb_clf_apply_grad(struct prb_clf *c)
@@ -571,7 +613,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
     memcpy(best, c->param, c->nparam * sizeof(float));
     struct prb_stopper st;
     prb_stopper_init(&st, c->cfg.tenacity);
-    int nepoch = 0, passes = 0;
+    int nepoch = 0, passes = 0, w1_packed = 0;
     while (!st.stop && nepoch <= c->cfg.max_epoch) {
         for (int e = 0; e < c->cfg.epoch_size; e++) {
             /* a fresh permutation of the training rows for every pass (np.random.permutation) */
@@ -591,7 +633,8 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                         for (size_t o = 0; o < (size_t)d * sizeof(float) && o < 512; o += 64) __builtin_prefetch(nx + o);
                     }
                 }
-                batch_pass(c, yb, nb, 1, 1);
+                batch_pass(c, yb, nb, 1, 1, w1_packed);
+                w1_packed = 1;        /* the step's update repacked what it changed */
             }
             passes++;
         }
