@@ -274,7 +274,7 @@ struct step_ctx {
 };
 
 /* W (K, N), row stride ldw, into gemm.h's packed layout ([ceil(N/NR)][K][NR], zero-padded), as
- * sp_gemm_pack(trans 0) packs it, with fixed-length copies the compiler vectorises */
+ * sp_gemm_pack(trans 0) packs it, with fixed-length copies the compiler inlines */
 static struct sp_gemm_b pack_rows(float *pk, int K, int N, const float *W, int ldw)
 {
     enum { NR = SP_GEMM_NR };
@@ -284,12 +284,24 @@ static struct sp_gemm_b pack_rows(float *pk, int K, int N, const float *W, int l
         for (int r = 0; r < K; r++) {
             float *dr = dst + (size_t)r * NR;
             const float *sr = W + (size_t)r * ldw + p0;
-            if (w == NR) for (int j = 0; j < NR; j++) dr[j] = sr[j];
+            if (w == NR) memcpy(dr, sr, NR * sizeof(float));      /* constant size: inlined vector moves */
             else for (int j = 0; j < NR; j++) dr[j] = j < w ? sr[j] : 0.0f;
         }
     }
     struct sp_gemm_b b = { K, N, pk, W, ldw, 0 };
     return b;
+}
+
+/* row r of a (K, N) operand, src, into its packed layout (pack_rows for one row) */
+static void pack_one_row(float *pk, int K, int N, int r, const float *src)
+{
+    enum { NR = SP_GEMM_NR };
+    for (int p0 = 0; p0 < N; p0 += NR) {
+        float *dr = pk + (size_t)(p0 / NR) * K * NR + (size_t)r * NR;
+        const float *sr = src + p0;
+        if (N - p0 >= NR) memcpy(dr, sr, NR * sizeof(float));
+        else for (int j = 0; j < NR; j++) dr[j] = j < N - p0 ? sr[j] : 0.0f;
+    }
 }
 
 /* columns [c0, c0+w) of W1 (n × d) into its packed transpose (K = d, N = n): what
@@ -419,8 +431,9 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
 }
 
 /* xb already holds the batch; w1_packed: c->pk_w1 holds W1ᵀ as it is (the previous step of
- * prb_clf_fit kept it so), else it is packed here */
-static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed)
+ * prb_clf_fit kept it so), else it is packed here; xb_packed: c->pk_x holds xb packed (the
+ * gather of prb_clf_fit wrote it), else it is packed here */
+static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed, int xb_packed)
 {
     int d = c->d, K = c->k, H = c->nhid;
     struct step_ctx x = { .c = c, .B = B, .update = update };
@@ -431,7 +444,8 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     double loss;
     if (w1_packed) x.w1t = (struct sp_gemm_b){ d, H ? H : K, c->pk_w1, c->W1, d, 1 };
     else sp_gemm_pack(&x.w1t, d, H ? H : K, c->W1, d, 1, c->pk_w1);
-    x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
+    if (xb_packed) x.xbp = (struct sp_gemm_b){ B, d, c->pk_x, c->xb, d, 0 };
+    else x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
     if (H == 0) {
         sp_gemm(B, c->xb, d, &x.w1t, NULL, 0, c->logits, K);
         for (int b = 0; b < B; b++)
@@ -484,14 +498,14 @@ double prb_clf_loss_grad(struct prb_clf *c, const float *X, const int *y, int B,
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, train, 0, 0);
+    return batch_pass(c, y, B, train, 0, 0, 0);
 }
 
 double prb_clf_step(struct prb_clf *c, const float *X, const int *y, int B)
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, 1, 1, 0);
+    return batch_pass(c, y, B, 1, 1, 0, 0);
 }
 
 void prb_clf_apply_grad(struct prb_clf *c)
@@ -626,6 +640,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                 int nb = ntr - i < B ? ntr - i : B;
                 for (int r = 0; r < nb; r++) {
                     memcpy(c->xb + (size_t)r * d, X + (size_t)perm[i + r] * d, (size_t)d * sizeof(float));
+                    pack_one_row(c->pk_x, nb, d, r, c->xb + (size_t)r * d);
                     yb[r] = y[perm[i + r]];
                     /* random rows are memory-latency bound: fetch the next batch's rows now */
                     if (i + B + r < ntr) {
@@ -633,7 +648,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                         for (size_t o = 0; o < (size_t)d * sizeof(float) && o < 512; o += 64) __builtin_prefetch(nx + o);
                     }
                 }
-                batch_pass(c, yb, nb, 1, 1, w1_packed);
+                batch_pass(c, yb, nb, 1, 1, w1_packed, 1);
                 w1_packed = 1;        /* the step's update repacked what it changed */
             }
             passes++;

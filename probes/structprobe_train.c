@@ -125,11 +125,11 @@ static void pack_rows(float *pk, int K, int N, const float *W, int r0, int r1)
     for (int p0 = 0; p0 < N; p0 += SP_GEMM_NR) {
         float *dst = pk + (size_t)(p0 / SP_GEMM_NR) * K * SP_GEMM_NR;
         int w = N - p0 < SP_GEMM_NR ? N - p0 : SP_GEMM_NR;
-        if (w == SP_GEMM_NR) {      /* a fixed-length copy the compiler vectorises (memcpy of 128 bytes is not cheap) */
+        if (w == SP_GEMM_NR) {      /* a fixed-length copy (a variable-length memcpy of 128 bytes is not cheap) */
             for (int r = r0; r < r1; r++) {
                 float *dr = dst + (size_t)r * SP_GEMM_NR;
                 const float *sr = W + (size_t)r * N + p0;
-                for (int j = 0; j < SP_GEMM_NR; j++) dr[j] = sr[j];
+                memcpy(dr, sr, SP_GEMM_NR * sizeof(float));    /* constant size: inlined vector moves */
             }
             continue;
         }
