@@ -35,6 +35,8 @@ _Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the
 #define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
 _Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
+#define SG_RB 4            /* small products: rows per block ... */
+#define SG_CB 16           /* ... and columns per block */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
 
@@ -123,7 +125,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     size_t nW1 = (size_t)(h ? h : k) * (size_t)d, nb1 = (size_t)(h ? h : k);
     size_t nW2 = h ? (size_t)k * (size_t)h : 0, nb2 = h ? (size_t)k : 0;
     c->nparam = nW1 + nb1 + nW2 + nb2;
-    c->param = sp_xcalloc(c->nparam, sizeof(float));
+    c->param = sp_xcalloc(c->nparam + SG_CB, sizeof(float));    /* slack: small products read whole blocks */
     c->grad = sp_xcalloc(c->nparam, sizeof(float));
     c->m = sp_xcalloc(c->nparam, sizeof(float));
     c->v = sp_xcalloc(c->nparam, sizeof(float));
@@ -143,8 +145,8 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
 
     int B = cfg->batch_size;
     int hh = h ? h : 1;
-    c->xb = sp_xmalloc((size_t)B * (size_t)d * sizeof(float));
-    c->z = sp_xmalloc((size_t)B * (size_t)hh * sizeof(float));
+    c->xb = sp_xcalloc((size_t)B * (size_t)d + SG_CB, sizeof(float));
+    c->z = sp_xcalloc((size_t)B * (size_t)hh + SG_CB, sizeof(float));
     c->dz = sp_xmalloc((size_t)B * (size_t)hh * sizeof(float));
     c->mask = sp_xmalloc((size_t)B * (size_t)hh);
     c->logits = sp_xmalloc((size_t)B * (size_t)k * sizeof(float));
@@ -157,6 +159,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->pk_x = sp_gemm_alloc(sp_gemm_packed_floats(B, d));
     c->pk_z = sp_gemm_alloc(sp_gemm_packed_floats(B, hh));
     c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
+    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SG_CB - 1) / SG_CB * SG_CB) * sizeof(float));
     c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     return 0;
@@ -167,7 +170,7 @@ void prb_clf_free(struct prb_clf *c)
     sp_pool_free(c->pool);
     free(c->param); free(c->grad); free(c->m); free(c->v);
     free(c->xb); free(c->z); free(c->dz); free(c->mask); free(c->logits); free(c->evbuf);
-    free(c->pk_w1); free(c->pk_w2); free(c->pk_w2n); free(c->pk_x); free(c->pk_z); free(c->lt); free(c->dzt);
+    free(c->pk_w1); free(c->pk_w2); free(c->pk_w2n); free(c->pk_x); free(c->pk_z); free(c->lt); free(c->dzt); free(c->wt);
     memset(c, 0, sizeof *c);
 }
 
@@ -319,6 +322,81 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
     }
 }
 
+/* ---- small products without packing ----
+ * Y[M][N] = X[M][K]·W[K][N], every element one fused multiply-add chain over k = 0..K-1 in order
+ * from 0: the chain of common/gemm.h's contract, so the bits of sp_gemm, for the products too
+ * small to pay for packing (a side of 7 classes). Rows in blocks of 4, columns in blocks of 16
+ * (vectorised by the compiler: the same C compiled per kernel, fmaf exactly rounded in each).
+ * W's rows must be readable up to column 16·ceil(N/16) (the callers pad); those extra columns are
+ * computed and dropped. */
+#define SMALL_GEMM_BODY                                                                          \
+    for (int i0 = 0; i0 < M; i0 += SG_RB) {                                                      \
+        const int rows = M - i0 < SG_RB ? M - i0 : SG_RB;                                        \
+        const float *xr[SG_RB];        /* a short block repeats its last row (computed, dropped) */ \
+        for (int r = 0; r < SG_RB; r++) xr[r] = X + (size_t)(i0 + (r < rows ? r : rows - 1)) * ldx; \
+        for (int j0 = 0; j0 < N; j0 += SG_CB) {                                                  \
+            const int cols = N - j0 < SG_CB ? N - j0 : SG_CB;                                    \
+            float acc[SG_RB][SG_CB] = { { 0 } };                                                 \
+            const float *w = W + j0;                                                             \
+            for (int k = 0; k < K; k++, w += ldw) {                                              \
+                _Pragma("GCC unroll 4")                                                          \
+                for (int r = 0; r < SG_RB; r++) {                                                \
+                    const float a = xr[r][k];                                                    \
+                    _Pragma("GCC unroll 16")                                                     \
+                    for (int j = 0; j < SG_CB; j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
+                }                                                                                \
+            }                                                                                    \
+            for (int r = 0; r < rows; r++)                                                       \
+                memcpy(Y + (size_t)(i0 + r) * ldy + j0, acc[r], sizeof(float) * (size_t)cols);   \
+        }                                                                                        \
+    }
+
+typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
+
+static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    SMALL_GEMM_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SG_X86 1
+__attribute__((target("avx2,fma")))
+static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    SMALL_GEMM_BODY
+}
+
+__attribute__((target("avx512f")))
+static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    SMALL_GEMM_BODY
+}
+#endif
+
+/* this thread's kernel (a pool worker runs the default one: every kernel gives the same bits) */
+static void small_gemm(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    small_gemm_fn fn = small_gemm_c;
+#ifdef SG_X86
+    const char *kn = sp_gemm_kernel();
+    if (!strcmp(kn, "avx512")) fn = small_gemm_avx512;
+    else if (!strcmp(kn, "avx2")) fn = small_gemm_avx2;
+#endif
+    fn(M, N, K, X, ldx, W, ldw, Y, ldy);
+}
+
+/* W (n × d) -> Wᵀ (d × 16·ceil(n/16)), zero-padded: a small product's right operand */
+static int transpose_pad(const float *W, int n, int d, float *Wt)
+{
+    int ld = (n + SG_CB - 1) / SG_CB * SG_CB;
+    for (int c = 0; c < d; c++) {
+        float *dst = Wt + (size_t)c * ld;
+        for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * d + c];
+        for (int j = n; j < ld; j++) dst[j] = 0.0f;
+    }
+    return ld;
+}
+
 /* (R, C) row-major -> (C, R) */
 static void transpose(const float *src, int R, int C, int lds, float *dst)
 {
@@ -401,15 +479,9 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int d = c->d, K = c->k, B = x->B;
     int c0 = chunk * DCHUNK, w = d - c0 < DCHUNK ? d - c0 : DCHUNK;
-    struct sp_gemm_b xc = x->xbp;                        /* the chunk's panels of the packed batch */
-    xc.p += (size_t)(c0 / SP_GEMM_NR) * B * SP_GEMM_NR;
-    xc.N = w;
-    xc.w += c0;
-    sp_gemm(K, c->lt, B, &xc, NULL, 0, c->grad + c0, d);
-    if (x->update) {
+    small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
+    if (x->update)
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
-        repack_w1t(c->pk_w1, c->W1, d, K, c0, w);
-    }
 }
 
 /* softmax cross-entropy: turns logits into dL/dlogits in place, returns the mean loss */
@@ -442,12 +514,13 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         opt_scalars(c, &x.s);
     }
     double loss;
-    if (w1_packed) x.w1t = (struct sp_gemm_b){ d, H ? H : K, c->pk_w1, c->W1, d, 1 };
-    else sp_gemm_pack(&x.w1t, d, H ? H : K, c->W1, d, 1, c->pk_w1);
-    if (xb_packed) x.xbp = (struct sp_gemm_b){ B, d, c->pk_x, c->xb, d, 0 };
-    else x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
+    if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1 };
+    else if (H) sp_gemm_pack(&x.w1t, d, H, c->W1, d, 1, c->pk_w1);
+    if (H && xb_packed) x.xbp = (struct sp_gemm_b){ B, d, c->pk_x, c->xb, d, 0 };
+    else if (H) x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
     if (H == 0) {
-        sp_gemm(B, c->xb, d, &x.w1t, NULL, 0, c->logits, K);
+        int ld = transpose_pad(c->W1, K, d, c->wt);
+        small_gemm(B, K, d, c->xb, d, c->wt, ld, c->logits, K);
         for (int b = 0; b < B; b++)
             for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b1[k];
         loss = softmax_xent(c->logits, y, B, K);
@@ -470,24 +543,21 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     }
     x.hc = c->pool ? SP_GEMM_NR : H;      /* one product on one thread: xb packed once */
     pool_run(c->pool, (H + x.hc - 1) / x.hc, mlp_fwd_chunk, &x, 2.0 * B * H * d);
-    struct sp_gemm_b w2t, zb, w2;
-    sp_gemm_pack(&w2t, H, K, c->W2, H, 1, c->pk_w2);
-    sp_gemm(B, c->z, H, &w2t, NULL, 0, c->logits, K);
+    int ld2 = transpose_pad(c->W2, K, H, c->wt);
+    small_gemm(B, K, H, c->z, H, c->wt, ld2, c->logits, K);
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b2[k];
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
     transpose(c->logits, B, K, K, c->lt);
-    zb = pack_rows(c->pk_z, B, H, c->z, H);
-    sp_gemm(K, c->lt, B, &zb, NULL, 0, gW2, H);
+    small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has 16 floats of slack */
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    w2 = pack_rows(c->pk_w2n, K, H, c->W2, H);
-    sp_gemm(B, c->logits, K, &w2, NULL, 0, c->dz, H);
+    small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has 16 floats of slack */
     mlp_dz(&x);
     pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
     if (update) opt_update(c, &x.s, (size_t)H * d, (size_t)H + (size_t)K * H + K);   /* b1, W2, b2 */
@@ -640,7 +710,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                 int nb = ntr - i < B ? ntr - i : B;
                 for (int r = 0; r < nb; r++) {
                     memcpy(c->xb + (size_t)r * d, X + (size_t)perm[i + r] * d, (size_t)d * sizeof(float));
-                    pack_one_row(c->pk_x, nb, d, r, c->xb + (size_t)r * d);
+                    if (c->nhid) pack_one_row(c->pk_x, nb, d, r, c->xb + (size_t)r * d);
                     yb[r] = y[perm[i + r]];
                     /* random rows are memory-latency bound: fetch the next batch's rows now */
                     if (i + B + r < ntr) {

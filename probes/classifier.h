@@ -75,6 +75,7 @@ struct prb_clf {
     float *pk_x, *pk_z;                   /* packed xb, h */
     float *lt;                            /* (k, batch) dL/dlogits transposed */
     float *dzt;                           /* (h, batch) dz transposed */
+    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to 16 columns */
     struct sp_pool *pool;
 };
 
