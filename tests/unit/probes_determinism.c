@@ -4,9 +4,12 @@
  * step gives the bits of the update written out in plain scalar C, under every kernel.
  * The shapes are chosen so that the products split across threads (a batch's rows x d x k is
  * above the GEMM's 2M multiply-adds), k is no multiple of the 32-column panel, and the Adam step
- * has more than one chunk (d·k > 16384). */
+ * has more than one chunk (d·k > 16384). The SentEval classifier (logreg and MLP, the products
+ * of the token probes and `probe`) likewise: its parameters after prb_clf_fit are the same bits
+ * for 1-3 threads and every kernel. */
 #include "common/gemm.h"
 #include "common/sp.h"
+#include "probes/classifier.h"
 #include "probes/structprobe_train.h"
 #include "tests/unit/t_harness.h"
 
@@ -233,8 +236,66 @@ static void t_adam(void)
     free(g); free(m0); free(v0); free(p0); free(want);
 }
 
+/* the classifier: 3 overlapping classes, 700 rows x 300 dims (its pool takes jobs of >= 4 MFLOP:
+ * an MLP step of 64 x 300 x 120 is above it), d not a multiple of 16 or 32 */
+static void t_classifier(void)
+{
+    enum { N = 700, DIM = 301, NCLS = 3 };
+    float *X = malloc((size_t)N * DIM * sizeof *X);
+    int *y = malloc(N * sizeof *y), tr[500], dv[200];
+    struct sp_splitmix r;
+    sp_splitmix_seed(&r, 31);
+    for (int i = 0; i < N; i++) {
+        y[i] = (int)sp_splitmix_below(&r, NCLS);
+        for (int c = 0; c < DIM; c++)
+            X[(size_t)i * DIM + c] = (float)(sp_splitmix_unif(&r) - 0.5 + (c % NCLS == y[i] ? 0.15 : 0.0));
+    }
+    for (int i = 0; i < 500; i++) tr[i] = i;
+    for (int i = 0; i < 200; i++) dv[i] = 500 + i;
+    static const char *const kernels[] = { "avx512", "avx2", "c" };
+    for (int nhid = 0; nhid <= 120; nhid += 120) {
+        float *ref = NULL;
+        size_t np = 0;
+        struct prb_fit_info ref_info = { 0 };
+        for (int ki = 0; ki < 3; ki++) {
+            if (sp_gemm_use_kernel(kernels[ki]) != 0) continue;
+            for (int th = 1; th <= 3; th++) {
+                struct prb_train_cfg cfg;
+                prb_train_cfg_default(&cfg);
+                cfg.nhid = nhid;
+                cfg.dropout = nhid ? 0.1 : 0.0;
+                cfg.l2 = 1e-4;
+                cfg.max_epoch = 8;
+                cfg.threads = th;
+                struct prb_clf c;
+                T_EQ_INT(prb_clf_init(&c, DIM, NCLS, &cfg), 0);
+                struct prb_fit_info info;
+                prb_clf_fit(&c, X, y, tr, 500, dv, 200, &info);
+                if (!ref) {
+                    np = c.nparam;
+                    ref = malloc(np * sizeof *ref);
+                    memcpy(ref, c.param, np * sizeof *ref);
+                    ref_info = info;
+                    T_CHECK(info.best_dev > 0.5);         /* it learned something (chance: 1/3) */
+                } else {
+                    int same = c.nparam == np && !memcmp(c.param, ref, np * sizeof *ref) && info.passes == ref_info.passes &&
+                               info.best_dev == ref_info.best_dev;
+                    if (!same) printf("# classifier nhid %d, kernel %s, %d threads: parameters differ from the first run\n",
+                                      nhid, kernels[ki], th);
+                    T_CHECK(same);
+                }
+                prb_clf_free(&c);
+            }
+        }
+        free(ref);
+    }
+    free(X);
+    free(y);
+}
+
 int main(void)
 {
+    t_classifier();
     t_adam();
     t_batch_position();
     t_threads_kernels();
