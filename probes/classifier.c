@@ -2,7 +2,7 @@
  * PyTorch classifier (SPEC-probing §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
  *
  * HOW IT WORKS. One training step on a batch of B rows (gathered into xb):
- *   logreg  logits = xb·Wᵀ + b                       (one sgemm, calling thread)
+ *   logreg  logits = xb·Wᵀ + b                       (one product, calling thread)
  *           dlogits = (softmax − onehot)/B
  *           for each fixed column chunk of W: dW[:,chunk] = dlogitsᵀ·xb[:,chunk], then the
  *           optimizer update of that chunk                        (parallel over chunks)
@@ -12,9 +12,12 @@
  *           for each fixed column chunk of W1: dW1[:,chunk] = dzᵀ·xb[:,chunk], then the
  *           optimizer update of that chunk; then b1's                (parallel)
  *           update W2, b2                                          (calling thread)
- * Every product is sp_gemm (one FMA chain per element, k in order: a row's bits do not depend on
- * the chunk, the thread or SP_GEMM_KERNEL), its right operand packed once per step on the calling
- * thread; every other sum runs in a fixed order, so results do not depend on the number of threads.
+ * Every product evaluates common/gemm.h's contract, one FMA chain per element with k in order (a
+ * row's bits do not depend on the chunk, the thread or SP_GEMM_KERNEL): the MLP's forward through
+ * sp_gemm on W1ᵀ, kept packed across the steps of prb_clf_fit (each update repacks the columns it
+ * changed), the products with a side of the class count or of the batch (dW1, dW, W2's three, the
+ * logreg forward) through small_gemm below, unpacked; every other sum runs in a fixed order, so
+ * results do not depend on the number of threads.
  *
  * The pool (common/pool.c, sp_pool_new_spin) has its workers spin briefly between jobs (a
  * training step issues a few jobs every ~100 µs, too often for condition-variable wake-ups) and
@@ -35,7 +38,7 @@ _Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the
 #define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
 _Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
-#define SG_RB 4            /* small products: rows per block ... */
+#define SG_RB 4            /* small products: rows per block (8 with AVX-512: 8 chains in flight) ... */
 #define SG_CB 16           /* ... and columns per block */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
@@ -155,9 +158,6 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     int wk = h > k ? h : k;
     c->pk_w1 = sp_gemm_alloc(sp_gemm_packed_floats(d, wk));
     c->pk_w2 = sp_gemm_alloc(sp_gemm_packed_floats(hh, k));
-    c->pk_w2n = sp_gemm_alloc(sp_gemm_packed_floats(k, hh));
-    c->pk_x = sp_gemm_alloc(sp_gemm_packed_floats(B, d));
-    c->pk_z = sp_gemm_alloc(sp_gemm_packed_floats(B, hh));
     c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
     c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SG_CB - 1) / SG_CB * SG_CB) * sizeof(float));
     c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
@@ -170,7 +170,7 @@ void prb_clf_free(struct prb_clf *c)
     sp_pool_free(c->pool);
     free(c->param); free(c->grad); free(c->m); free(c->v);
     free(c->xb); free(c->z); free(c->dz); free(c->mask); free(c->logits); free(c->evbuf);
-    free(c->pk_w1); free(c->pk_w2); free(c->pk_w2n); free(c->pk_x); free(c->pk_z); free(c->lt); free(c->dzt); free(c->wt);
+    free(c->pk_w1); free(c->pk_w2); free(c->lt); free(c->dzt); free(c->wt);
     memset(c, 0, sizeof *c);
 }
 
@@ -273,39 +273,7 @@ struct step_ctx {
     struct opt_scalars s;
     struct sp_gemm_b w1t;                /* W1ᵀ (d, h or k), kept packed by the update */
     int hc;                              /* hidden units per forward chunk */
-    struct sp_gemm_b xbp;                /* the batch xb (B, d) */
 };
-
-/* W (K, N), row stride ldw, into gemm.h's packed layout ([ceil(N/NR)][K][NR], zero-padded), as
- * sp_gemm_pack(trans 0) packs it, with fixed-length copies the compiler inlines */
-static struct sp_gemm_b pack_rows(float *pk, int K, int N, const float *W, int ldw)
-{
-    enum { NR = SP_GEMM_NR };
-    for (int p0 = 0; p0 < N; p0 += NR) {
-        float *dst = pk + (size_t)(p0 / NR) * K * NR;
-        int w = N - p0 < NR ? N - p0 : NR;
-        for (int r = 0; r < K; r++) {
-            float *dr = dst + (size_t)r * NR;
-            const float *sr = W + (size_t)r * ldw + p0;
-            if (w == NR) memcpy(dr, sr, NR * sizeof(float));      /* constant size: inlined vector moves */
-            else for (int j = 0; j < NR; j++) dr[j] = j < w ? sr[j] : 0.0f;
-        }
-    }
-    struct sp_gemm_b b = { K, N, pk, W, ldw, 0 };
-    return b;
-}
-
-/* row r of a (K, N) operand, src, into its packed layout (pack_rows for one row) */
-static void pack_one_row(float *pk, int K, int N, int r, const float *src)
-{
-    enum { NR = SP_GEMM_NR };
-    for (int p0 = 0; p0 < N; p0 += NR) {
-        float *dr = pk + (size_t)(p0 / NR) * K * NR + (size_t)r * NR;
-        const float *sr = src + p0;
-        if (N - p0 >= NR) memcpy(dr, sr, NR * sizeof(float));
-        else for (int j = 0; j < NR; j++) dr[j] = j < N - p0 ? sr[j] : 0.0f;
-    }
-}
 
 /* columns [c0, c0+w) of W1 (n × d) into its packed transpose (K = d, N = n): what
  * sp_gemm_pack(trans 1) writes there; the padding columns keep their zeros */
@@ -330,17 +298,17 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
  * W's rows must be readable up to column 16·ceil(N/16) (the callers pad); those extra columns are
  * computed and dropped. */
 #define SMALL_GEMM_BODY                                                                          \
-    for (int i0 = 0; i0 < M; i0 += SG_RB) {                                                      \
-        const int rows = M - i0 < SG_RB ? M - i0 : SG_RB;                                        \
-        const float *xr[SG_RB];        /* a short block repeats its last row (computed, dropped) */ \
-        for (int r = 0; r < SG_RB; r++) xr[r] = X + (size_t)(i0 + (r < rows ? r : rows - 1)) * ldx; \
+    for (int i0 = 0; i0 < M; i0 += RBV) {                                                      \
+        const int rows = M - i0 < RBV ? M - i0 : RBV;                                        \
+        const float *xr[RBV];        /* a short block repeats its last row (computed, dropped) */ \
+        for (int r = 0; r < RBV; r++) xr[r] = X + (size_t)(i0 + (r < rows ? r : rows - 1)) * ldx; \
         for (int j0 = 0; j0 < N; j0 += SG_CB) {                                                  \
             const int cols = N - j0 < SG_CB ? N - j0 : SG_CB;                                    \
-            float acc[SG_RB][SG_CB] = { { 0 } };                                                 \
+            float acc[RBV][SG_CB] = { { 0 } };                                                 \
             const float *w = W + j0;                                                             \
             for (int k = 0; k < K; k++, w += ldw) {                                              \
-                _Pragma("GCC unroll 4")                                                          \
-                for (int r = 0; r < SG_RB; r++) {                                                \
+                _Pragma("GCC unroll 8")                                                          \
+                for (int r = 0; r < RBV; r++) {                                                \
                     const float a = xr[r][k];                                                    \
                     _Pragma("GCC unroll 16")                                                     \
                     for (int j = 0; j < SG_CB; j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
@@ -355,6 +323,7 @@ typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, cons
 
 static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
+    enum { RBV = SG_RB };
     SMALL_GEMM_BODY
 }
 
@@ -363,12 +332,14 @@ static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const flo
 __attribute__((target("avx2,fma")))
 static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
+    enum { RBV = SG_RB };
     SMALL_GEMM_BODY
 }
 
 __attribute__((target("avx512f")))
 static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
+    enum { RBV = 2 * SG_RB };
     SMALL_GEMM_BODY
 }
 #endif
@@ -461,11 +432,7 @@ static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
     int c0 = chunk * MCHUNK, w = d - c0 < MCHUNK ? d - c0 : MCHUNK;
-    struct sp_gemm_b xc = x->xbp;                        /* the chunk's panels of the packed batch */
-    xc.p += (size_t)(c0 / SP_GEMM_NR) * B * SP_GEMM_NR;
-    xc.N = w;
-    xc.w += c0;
-    sp_gemm(H, c->dzt, B, &xc, NULL, 0, c->grad + c0, d);
+    small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
     if (x->update) {
         for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
         repack_w1t(c->pk_w1, c->W1, d, H, c0, w);
@@ -503,9 +470,8 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
 }
 
 /* xb already holds the batch; w1_packed: c->pk_w1 holds W1ᵀ as it is (the previous step of
- * prb_clf_fit kept it so), else it is packed here; xb_packed: c->pk_x holds xb packed (the
- * gather of prb_clf_fit wrote it), else it is packed here */
-static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed, int xb_packed)
+ * prb_clf_fit kept it so), else it is packed here */
+static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed)
 {
     int d = c->d, K = c->k, H = c->nhid;
     struct step_ctx x = { .c = c, .B = B, .update = update };
@@ -516,8 +482,6 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     double loss;
     if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1 };
     else if (H) sp_gemm_pack(&x.w1t, d, H, c->W1, d, 1, c->pk_w1);
-    if (H && xb_packed) x.xbp = (struct sp_gemm_b){ B, d, c->pk_x, c->xb, d, 0 };
-    else if (H) x.xbp = pack_rows(c->pk_x, B, d, c->xb, d);
     if (H == 0) {
         int ld = transpose_pad(c->W1, K, d, c->wt);
         small_gemm(B, K, d, c->xb, d, c->wt, ld, c->logits, K);
@@ -568,14 +532,14 @@ double prb_clf_loss_grad(struct prb_clf *c, const float *X, const int *y, int B,
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, train, 0, 0, 0);
+    return batch_pass(c, y, B, train, 0, 0);
 }
 
 double prb_clf_step(struct prb_clf *c, const float *X, const int *y, int B)
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, 1, 1, 0, 0);
+    return batch_pass(c, y, B, 1, 1, 0);
 }
 
 void prb_clf_apply_grad(struct prb_clf *c)
@@ -710,7 +674,6 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                 int nb = ntr - i < B ? ntr - i : B;
                 for (int r = 0; r < nb; r++) {
                     memcpy(c->xb + (size_t)r * d, X + (size_t)perm[i + r] * d, (size_t)d * sizeof(float));
-                    if (c->nhid) pack_one_row(c->pk_x, nb, d, r, c->xb + (size_t)r * d);
                     yb[r] = y[perm[i + r]];
                     /* random rows are memory-latency bound: fetch the next batch's rows now */
                     if (i + B + r < ntr) {
@@ -718,7 +681,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                         for (size_t o = 0; o < (size_t)d * sizeof(float) && o < 512; o += 64) __builtin_prefetch(nx + o);
                     }
                 }
-                batch_pass(c, yb, nb, 1, 1, w1_packed, 1);
+                batch_pass(c, yb, nb, 1, 1, w1_packed);
                 w1_packed = 1;        /* the step's update repacked what it changed */
             }
             passes++;

@@ -71,8 +71,7 @@ struct prb_clf {
     unsigned char *mask;                  /* (batch, h) 1 = kept */
     float *logits;                        /* (max(batch, eval chunk), k) */
     float *evbuf;                         /* (eval chunk, d) and (eval chunk, h) */
-    float *pk_w1, *pk_w2, *pk_w2n;        /* packed W1ᵀ, W2ᵀ, W2 (common/gemm.h) */
-    float *pk_x, *pk_z;                   /* packed xb, h */
+    float *pk_w1, *pk_w2;                 /* packed W1ᵀ, W2ᵀ (common/gemm.h) */
     float *lt;                            /* (k, batch) dL/dlogits transposed */
     float *dzt;                           /* (h, batch) dz transposed */
     float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to 16 columns */
