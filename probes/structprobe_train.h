@@ -25,14 +25,17 @@
  *               the diagonal, exactly symmetric), fused in one pass with |D^ - d| (summed in float64
  *               in increasing (i, j) order), the signs S and A = diag(rowsum S) - S (integers);
  *               M_s = (float)(c · (A T_s)), A T_s a product, c = gscale · 4/n^2
- *     depth     δ^(i) = sum_r t_i[r]^2 (sequential in r), M_i = (float)(c · sgn_i · t_i), c = gscale · 2/n
- *   grad += Xᵀ M               one product over the batch's words, in word order: the gradient
+ *     depth     δ^(i) = sum_r t_i[r]^2 (16 fixed lanes, added pairwise), M_i = (float)(c · sgn_i · t_i),
+ *               c = gscale · 2/n
+ *   grad = Xᵀ M                one product over the batch's words, in word order: the gradient
  *                              is one chain per entry over the batch's rows, whatever the threads
  * (dL_s/dproj = (4/n^2) Hᵀ (diag(rowsum S) - S) T for the distance, (2/n) Hᵀ diag(sgn) T for the
  * depth, with sgn(0) = 0.) The batch's losses are added in batch order after the sentences are done.
- * The Adam step is element-wise IEEE arithmetic without contraction, cut into fixed chunks run
- * side by side, and compiled per kernel (plain, AVX2, AVX-512): every kernel gives the same bits.
- * Threads: the calling thread's GEMM setting (sp_gemm_set_threads). */
+ * A training step is two parallel passes: groups of sentences (their rows of T, their losses and M),
+ * then blocks of proj's rows (their rows of the gradient, Adam on them, their rows of the packed
+ * proj the next step reads). The Adam step is element-wise IEEE arithmetic without contraction,
+ * compiled per kernel (plain, AVX2, AVX-512) from the same C: every kernel gives the same bits.
+ * Threads: the calling thread's GEMM setting (sp_gemm_set_threads; structprobe --threads). */
 #ifndef PRB_STRUCTPROBE_TRAIN_H
 #define PRB_STRUCTPROBE_TRAIN_H
 
