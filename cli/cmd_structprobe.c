@@ -17,6 +17,7 @@ static const char usage[] =
     "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
     "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
     "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
+    "  --threads K         --run: K threads train the probes; the figures do not depend on K\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
 /* --layer: the trained probes on one layer run, one row. */

@@ -10,7 +10,7 @@
 static const char usage[] =
     "usage: synprobe tokprobe --db DB --corpus C --run R [--task upos|deprel] [--strip-subtype]\n"
     "                         [--classifier logreg|mlp] [--nhid H] [--seed N] [--control-seed N]\n"
-    "                         [--split-seed N] [--max-epoch N] [--json] [--no-save]\n"
+    "                         [--split-seed N] [--max-epoch N] [--threads K] [--json] [--no-save]\n"
     "\n"
     "Probes every word's UPOS (or the relation of its arc) from the token vectors of run R (a run of\n"
     "corpus C encoded with --token-vectors), trained on the corpus's train partition (its recorded\n"

@@ -1,36 +1,45 @@
 /* probes/classifier.c — logistic regression and one-hidden-layer MLP trained like SentEval's
- * PyTorch classifier (SPEC-probing §1.4), in float32 with OpenBLAS cblas_sgemm.
+ * PyTorch classifier (SPEC-probing §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
  *
  * HOW IT WORKS. One training step on a batch of B rows (gathered into xb):
- *   logreg  logits = xb·Wᵀ + b                       (one sgemm, calling thread)
+ *   logreg  logits = xb·Wᵀ + b                       (one product, calling thread)
  *           dlogits = (softmax − onehot)/B
  *           for each fixed column chunk of W: dW[:,chunk] = dlogitsᵀ·xb[:,chunk], then the
  *           optimizer update of that chunk                        (parallel over chunks)
- *   MLP     for each fixed chunk of 16 hidden units: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
+ *   MLP     for each panel of 32 hidden units: z = xb·W1ᵀ + b1, dropout, sigmoid (parallel)
  *           logits = h·W2ᵀ + b2; dlogits; dW2 = dlogitsᵀ·h; dh = dlogits·W2   (calling thread)
- *           for each hidden chunk: dz = dh·h(1−h)·mask/(1−p), db1, dW1 = dzᵀ·xb, update
- *           W1/b1 rows of the chunk                                (parallel)
+ *           dz = dh·h(1−h)·mask/(1−p), db1                          (calling thread)
+ *           for each fixed column chunk of W1: dW1[:,chunk] = dzᵀ·xb[:,chunk], then the
+ *           optimizer update of that chunk; then b1's                (parallel)
  *           update W2, b2                                          (calling thread)
- * Chunk boundaries depend on the shapes only, OpenBLAS runs single-threaded inside each call and
- * every sum runs in a fixed order, so results do not depend on the number of threads.
+ * Every product evaluates common/gemm.h's contract, one FMA chain per element with k in order (a
+ * row's bits do not depend on the chunk, the thread or SP_GEMM_KERNEL): the MLP's forward through
+ * sp_gemm on W1ᵀ, kept packed across the steps of prb_clf_fit (each update repacks the columns it
+ * changed), the products with a side of the class count or of the batch (dW1, dW, W2's three, the
+ * logreg forward) through small_gemm below, unpacked; every other sum runs in a fixed order, so
+ * results do not depend on the number of threads.
  *
  * The pool (common/pool.c, sp_pool_new_spin) has its workers spin briefly between jobs (a
  * training step issues a few jobs every ~100 µs, too often for condition-variable wake-ups) and
  * then sleep on a condition variable. */
 #include "probes/classifier.h"
 
-#include <cblas.h>
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
 #include <math.h>
 #include <string.h>
 
+#include "common/gemm.h"
 #include "common/pool.h"
 
-#define HCHUNK 16          /* hidden units per parallel chunk */
-#define DCHUNK 128         /* input columns per logreg backward chunk */
+#define MCHUNK 64          /* input columns per MLP backward chunk: whole panels of the packed xb */
+_Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the packed batch");
+#define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
+_Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
+#define SG_RB 4            /* small products: rows per block (8 with AVX-512: 8 chains in flight) ... */
+#define SG_CB 16           /* ... and columns per block */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
 
@@ -111,9 +120,6 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     if (d < 1 || k < 1 || cfg->nhid < 0 || cfg->batch_size < 1 || cfg->epoch_size < 1 || cfg->tenacity < 0 ||
         cfg->max_epoch < 0 || !(cfg->dropout >= 0 && cfg->dropout < 1) || !(cfg->l2 >= 0) || cfg->threads < 1)
         return -1;
-    /* OpenBLAS's own threads would split products in thread-count-dependent ways; we parallelise
-     * above it instead (see the file comment). This is a process-wide setting. */
-    openblas_set_num_threads(1);
     c->d = d;
     c->k = k;
     c->nhid = cfg->nhid;
@@ -122,7 +128,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     size_t nW1 = (size_t)(h ? h : k) * (size_t)d, nb1 = (size_t)(h ? h : k);
     size_t nW2 = h ? (size_t)k * (size_t)h : 0, nb2 = h ? (size_t)k : 0;
     c->nparam = nW1 + nb1 + nW2 + nb2;
-    c->param = sp_xcalloc(c->nparam, sizeof(float));
+    c->param = sp_xcalloc(c->nparam + SG_CB, sizeof(float));    /* slack: small products read whole blocks */
     c->grad = sp_xcalloc(c->nparam, sizeof(float));
     c->m = sp_xcalloc(c->nparam, sizeof(float));
     c->v = sp_xcalloc(c->nparam, sizeof(float));
@@ -142,13 +148,19 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
 
     int B = cfg->batch_size;
     int hh = h ? h : 1;
-    c->xb = sp_xmalloc((size_t)B * (size_t)d * sizeof(float));
-    c->z = sp_xmalloc((size_t)B * (size_t)hh * sizeof(float));
+    c->xb = sp_xcalloc((size_t)B * (size_t)d + SG_CB, sizeof(float));
+    c->z = sp_xcalloc((size_t)B * (size_t)hh + SG_CB, sizeof(float));
     c->dz = sp_xmalloc((size_t)B * (size_t)hh * sizeof(float));
     c->mask = sp_xmalloc((size_t)B * (size_t)hh);
     c->logits = sp_xmalloc((size_t)B * (size_t)k * sizeof(float));
     int T = cfg->threads;
     c->evbuf = sp_xmalloc((size_t)T * EVROWS * ((size_t)d + (size_t)hh) * sizeof(float));
+    int wk = h > k ? h : k;
+    c->pk_w1 = sp_gemm_alloc(sp_gemm_packed_floats(d, wk));
+    c->pk_w2 = sp_gemm_alloc(sp_gemm_packed_floats(hh, k));
+    c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
+    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SG_CB - 1) / SG_CB * SG_CB) * sizeof(float));
+    c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     return 0;
 }
@@ -158,6 +170,7 @@ void prb_clf_free(struct prb_clf *c)
     sp_pool_free(c->pool);
     free(c->param); free(c->grad); free(c->m); free(c->v);
     free(c->xb); free(c->z); free(c->dz); free(c->mask); free(c->logits); free(c->evbuf);
+    free(c->pk_w1); free(c->pk_w2); free(c->lt); free(c->dzt); free(c->wt);
     memset(c, 0, sizeof *c);
 }
 
@@ -258,19 +271,124 @@ struct step_ctx {
     float scale;                         /* 1/(1-p) */
     int dropout;
     struct opt_scalars s;
+    struct sp_gemm_b w1t;                /* W1ᵀ (d, h or k), kept packed by the update */
+    int hc;                              /* hidden units per forward chunk */
 };
+
+/* columns [c0, c0+w) of W1 (n × d) into its packed transpose (K = d, N = n): what
+ * sp_gemm_pack(trans 1) writes there; the padding columns keep their zeros */
+static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
+{
+    enum { NR = SP_GEMM_NR };
+    for (int p0 = 0; p0 < n; p0 += NR) {
+        float *dst = pk + (size_t)(p0 / NR) * d * NR;
+        int jw = n - p0 < NR ? n - p0 : NR;
+        for (int j = 0; j < jw; j++) {
+            const float *src = W1 + (size_t)(p0 + j) * d;
+            for (int cc = c0; cc < c0 + w; cc++) dst[(size_t)cc * NR + j] = src[cc];
+        }
+    }
+}
+
+/* ---- small products without packing ----
+ * Y[M][N] = X[M][K]·W[K][N], every element one fused multiply-add chain over k = 0..K-1 in order
+ * from 0: the chain of common/gemm.h's contract, so the bits of sp_gemm, for the products too
+ * small to pay for packing (a side of 7 classes). Rows in blocks of 4, columns in blocks of 16
+ * (vectorised by the compiler: the same C compiled per kernel, fmaf exactly rounded in each).
+ * W's rows must be readable up to column 16·ceil(N/16) (the callers pad); those extra columns are
+ * computed and dropped. */
+#define SMALL_GEMM_BODY                                                                          \
+    for (int i0 = 0; i0 < M; i0 += RBV) {                                                      \
+        const int rows = M - i0 < RBV ? M - i0 : RBV;                                        \
+        const float *xr[RBV];        /* a short block repeats its last row (computed, dropped) */ \
+        for (int r = 0; r < RBV; r++) xr[r] = X + (size_t)(i0 + (r < rows ? r : rows - 1)) * ldx; \
+        for (int j0 = 0; j0 < N; j0 += SG_CB) {                                                  \
+            const int cols = N - j0 < SG_CB ? N - j0 : SG_CB;                                    \
+            float acc[RBV][SG_CB] = { { 0 } };                                                 \
+            const float *w = W + j0;                                                             \
+            for (int k = 0; k < K; k++, w += ldw) {                                              \
+                _Pragma("GCC unroll 8")                                                          \
+                for (int r = 0; r < RBV; r++) {                                                \
+                    const float a = xr[r][k];                                                    \
+                    _Pragma("GCC unroll 16")                                                     \
+                    for (int j = 0; j < SG_CB; j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
+                }                                                                                \
+            }                                                                                    \
+            for (int r = 0; r < rows; r++)                                                       \
+                memcpy(Y + (size_t)(i0 + r) * ldy + j0, acc[r], sizeof(float) * (size_t)cols);   \
+        }                                                                                        \
+    }
+
+typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
+
+static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    enum { RBV = SG_RB };
+    SMALL_GEMM_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SG_X86 1
+__attribute__((target("avx2,fma")))
+static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    enum { RBV = SG_RB };
+    SMALL_GEMM_BODY
+}
+
+__attribute__((target("avx512f")))
+static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    enum { RBV = 2 * SG_RB };
+    SMALL_GEMM_BODY
+}
+#endif
+
+/* this thread's kernel (a pool worker runs the default one: every kernel gives the same bits) */
+static void small_gemm(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
+{
+    small_gemm_fn fn = small_gemm_c;
+#ifdef SG_X86
+    const char *kn = sp_gemm_kernel();
+    if (!strcmp(kn, "avx512")) fn = small_gemm_avx512;
+    else if (!strcmp(kn, "avx2")) fn = small_gemm_avx2;
+#endif
+    fn(M, N, K, X, ldx, W, ldw, Y, ldy);
+}
+
+/* W (n × d) -> Wᵀ (d × 16·ceil(n/16)), zero-padded: a small product's right operand */
+static int transpose_pad(const float *W, int n, int d, float *Wt)
+{
+    int ld = (n + SG_CB - 1) / SG_CB * SG_CB;
+    for (int c = 0; c < d; c++) {
+        float *dst = Wt + (size_t)c * ld;
+        for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * d + c];
+        for (int j = n; j < ld; j++) dst[j] = 0.0f;
+    }
+    return ld;
+}
+
+/* (R, C) row-major -> (C, R) */
+static void transpose(const float *src, int R, int C, int lds, float *dst)
+{
+    for (int r = 0; r < R; r++)
+        for (int j = 0; j < C; j++) dst[(size_t)j * R + r] = src[(size_t)r * lds + j];
+}
 
 static float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-/* MLP forward for hidden units [16·chunk, ...) of the batch */
+/* MLP forward for hidden units [hc·chunk, ...): whole panels of the packed W1ᵀ */
 static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
 {
     struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int h0 = chunk * HCHUNK, w = H - h0 < HCHUNK ? H - h0 : HCHUNK;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, w, d, 1.0f, c->xb, d, c->W1 + (size_t)h0 * d, d,
-                0.0f, c->z + h0, H);
+    int h0 = chunk * x->hc, w = H - h0 < x->hc ? H - h0 : x->hc;
+    struct sp_gemm_b v = x->w1t;
+    v.p += (size_t)(h0 / SP_GEMM_NR) * d * SP_GEMM_NR;
+    v.N = w;
+    v.w += (size_t)h0 * d;
+    sp_gemm(B, c->xb, d, &v, NULL, 0, c->z + h0, H);
     for (int b = 0; b < B; b++) {
         float *zr = c->z + (size_t)b * H;
         const unsigned char *mr = c->mask + (size_t)b * H;
@@ -282,34 +400,42 @@ static void mlp_fwd_chunk(void *vctx, int chunk, int tid)
     }
 }
 
-/* MLP backward + update for a hidden chunk; c->dz holds dL/dh on entry */
-static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
+/* dz = dL/dh · h(1−h) · mask/(1−p) and db1, on the calling thread; c->dz holds dL/dh on entry,
+ * c->dzt gets dzᵀ (H, B) */
+static void mlp_dz(struct step_ctx *x)
 {
-    struct step_ctx *x = vctx;
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
-    int h0 = chunk * HCHUNK, w = H - h0 < HCHUNK ? H - h0 : HCHUNK;
-    float *gW1 = c->grad, *gb1 = c->grad + (size_t)H * d;
+    float *gb1 = c->grad + (size_t)H * d;
     for (int b = 0; b < B; b++) {
         float *dr = c->dz + (size_t)b * H;
         const float *hr = c->z + (size_t)b * H;
         const unsigned char *mr = c->mask + (size_t)b * H;
-        for (int j = h0; j < h0 + w; j++) {
+        for (int j = 0; j < H; j++) {
             float g = dr[j] * hr[j] * (1.0f - hr[j]);
             if (x->dropout) g = mr[j] ? g * x->scale : 0.0f;
             dr[j] = g;
         }
     }
-    for (int j = h0; j < h0 + w; j++) {
+    for (int j = 0; j < H; j++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->dz[(size_t)b * H + j];
         gb1[j] = s;
     }
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, w, d, B, 1.0f, c->dz + h0, H, c->xb, d,
-                0.0f, gW1 + (size_t)h0 * d, d);
+    transpose(c->dz, B, H, H, c->dzt);
+}
+
+/* MLP backward + update for a column chunk of W1: dW1[:, chunk] = dzᵀ·xb[:, chunk] */
+static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
+{
+    struct step_ctx *x = vctx;
+    struct prb_clf *c = x->c;
+    int H = c->nhid, d = c->d, B = x->B;
+    int c0 = chunk * MCHUNK, w = d - c0 < MCHUNK ? d - c0 : MCHUNK;
+    small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
     if (x->update) {
-        opt_update(c, &x->s, (size_t)h0 * d, (size_t)w * d);
-        opt_update(c, &x->s, (size_t)H * d + (size_t)h0, (size_t)w);
+        for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
+        repack_w1t(c->pk_w1, c->W1, d, H, c0, w);
     }
 }
 
@@ -320,8 +446,7 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int d = c->d, K = c->k, B = x->B;
     int c0 = chunk * DCHUNK, w = d - c0 < DCHUNK ? d - c0 : DCHUNK;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, w, B, 1.0f, c->logits, K, c->xb + c0, d,
-                0.0f, c->grad + c0, d);
+    small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
     if (x->update)
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
 }
@@ -344,8 +469,9 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
     return loss / B;
 }
 
-/* xb already holds the batch */
-static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update)
+/* xb already holds the batch; w1_packed: c->pk_w1 holds W1ᵀ as it is (the previous step of
+ * prb_clf_fit kept it so), else it is packed here */
+static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int update, int w1_packed)
 {
     int d = c->d, K = c->k, H = c->nhid;
     struct step_ctx x = { .c = c, .B = B, .update = update };
@@ -354,11 +480,15 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         opt_scalars(c, &x.s);
     }
     double loss;
+    if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1 };
+    else if (H) sp_gemm_pack(&x.w1t, d, H, c->W1, d, 1, c->pk_w1);
     if (H == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, K, d, 1.0f, c->xb, d, c->W1, d, 0.0f, c->logits, K);
+        int ld = transpose_pad(c->W1, K, d, c->wt);
+        small_gemm(B, K, d, c->xb, d, c->wt, ld, c->logits, K);
         for (int b = 0; b < B; b++)
             for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b1[k];
         loss = softmax_xent(c->logits, y, B, K);
+        transpose(c->logits, B, K, K, c->lt);
         float *gb = c->grad + (size_t)K * d;
         for (int k = 0; k < K; k++) {
             float s = 0.0f;
@@ -375,23 +505,26 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         size_t n = (size_t)B * H;
         for (size_t i = 0; i < n; i++) c->mask[i] = sp_rng_uniform(&c->rng) >= c->cfg.dropout;
     }
-    int nch = (H + HCHUNK - 1) / HCHUNK;
-    pool_run(c->pool, nch, mlp_fwd_chunk, &x, 2.0 * B * H * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, K, H, 1.0f, c->z, H, c->W2, H, 0.0f, c->logits, K);
+    x.hc = c->pool ? SP_GEMM_NR : H;      /* one product on one thread: xb packed once */
+    pool_run(c->pool, (H + x.hc - 1) / x.hc, mlp_fwd_chunk, &x, 2.0 * B * H * d);
+    int ld2 = transpose_pad(c->W2, K, H, c->wt);
+    small_gemm(B, K, H, c->z, H, c->wt, ld2, c->logits, K);
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b2[k];
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, H, B, 1.0f, c->logits, K, c->z, H, 0.0f, gW2, H);
+    transpose(c->logits, B, K, K, c->lt);
+    small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has 16 floats of slack */
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, K, 1.0f, c->logits, K, c->W2, H, 0.0f, c->dz, H);
-    pool_run(c->pool, nch, mlp_bwd_chunk, &x, 2.0 * B * H * d);
-    if (update) opt_update(c, &x.s, (size_t)H * d + H, (size_t)K * H + K);
+    small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has 16 floats of slack */
+    mlp_dz(&x);
+    pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
+    if (update) opt_update(c, &x.s, (size_t)H * d, (size_t)H + (size_t)K * H + K);   /* b1, W2, b2 */
     return loss;
 }
 
@@ -399,14 +532,14 @@ double prb_clf_loss_grad(struct prb_clf *c, const float *X, const int *y, int B,
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, train, 0);
+    return batch_pass(c, y, B, train, 0, 0);
 }
 
 double prb_clf_step(struct prb_clf *c, const float *X, const int *y, int B)
 {
     SP_ASSERT(B >= 1 && B <= c->cfg.batch_size);
     memcpy(c->xb, X, (size_t)B * c->d * sizeof(float));
-    return batch_pass(c, y, B, 1, 1);
+    return batch_pass(c, y, B, 1, 1, 0);
 }
 
 void prb_clf_apply_grad(struct prb_clf *c)
@@ -426,6 +559,7 @@ struct eval_ctx {
     int n;
     float *out;            /* n × k logits, or NULL */
     int *pred;             /* n predictions, or NULL */
+    struct sp_gemm_b w1t, w2t;   /* W1ᵀ, W2ᵀ packed */
 };
 
 static void eval_chunk(void *vctx, int chunk, int tid)
@@ -443,14 +577,14 @@ static void eval_chunk(void *vctx, int chunk, int tid)
     float *heap = NULL;
     if (!lo) lo = heap = sp_xmalloc((size_t)R * K * sizeof(float));
     if (H == 0) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, d, 1.0f, xb, d, c->W1, d, 0.0f, lo, K);
+        sp_gemm(R, xb, d, &e->w1t, NULL, 0, lo, K);
         for (int r = 0; r < R; r++)
             for (int k = 0; k < K; k++) lo[(size_t)r * K + k] += c->b1[k];
     } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, H, d, 1.0f, xb, d, c->W1, d, 0.0f, hb, H);
+        sp_gemm(R, xb, d, &e->w1t, NULL, 0, hb, H);
         for (int r = 0; r < R; r++)
             for (int j = 0; j < H; j++) hb[(size_t)r * H + j] = sigmoidf(hb[(size_t)r * H + j] + c->b1[j]);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, R, K, H, 1.0f, hb, H, c->W2, H, 0.0f, lo, K);
+        sp_gemm(R, hb, H, &e->w2t, NULL, 0, lo, K);
         for (int r = 0; r < R; r++)
             for (int k = 0; k < K; k++) lo[(size_t)r * K + k] += c->b2[k];
     }
@@ -467,7 +601,9 @@ static void eval_chunk(void *vctx, int chunk, int tid)
 static void eval_rows(struct prb_clf *c, const float *X, const int *rows, int n, float *out, int *pred)
 {
     if (n <= 0) return;
-    struct eval_ctx e = { c, X, rows, n, out, pred };
+    struct eval_ctx e = { c, X, rows, n, out, pred, { 0 }, { 0 } };
+    sp_gemm_pack(&e.w1t, c->d, c->nhid ? c->nhid : c->k, c->W1, c->d, 1, c->pk_w1);
+    if (c->nhid) sp_gemm_pack(&e.w2t, c->nhid, c->k, c->W2, c->nhid, 1, c->pk_w2);
     pool_run(c->pool, (n + EVROWS - 1) / EVROWS, eval_chunk, &e, 2.0 * n * c->d * (c->nhid ? c->nhid : c->k));
 }
 
@@ -525,7 +661,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
     memcpy(best, c->param, c->nparam * sizeof(float));
     struct prb_stopper st;
     prb_stopper_init(&st, c->cfg.tenacity);
-    int nepoch = 0, passes = 0;
+    int nepoch = 0, passes = 0, w1_packed = 0;
     while (!st.stop && nepoch <= c->cfg.max_epoch) {
         for (int e = 0; e < c->cfg.epoch_size; e++) {
             /* a fresh permutation of the training rows for every pass (np.random.permutation) */
@@ -545,7 +681,8 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                         for (size_t o = 0; o < (size_t)d * sizeof(float) && o < 512; o += 64) __builtin_prefetch(nx + o);
                     }
                 }
-                batch_pass(c, yb, nb, 1, 1);
+                batch_pass(c, yb, nb, 1, 1, w1_packed);
+                w1_packed = 1;        /* the step's update repacked what it changed */
             }
             passes++;
         }

@@ -12,9 +12,10 @@
  *
  * Determinism. One PRNG per classifier seeded at init; it draws the initial weights, then the
  * per-pass permutations and the dropout masks, always from the calling thread. All matrix products
- * go through cblas_sgemm with OpenBLAS forced to one thread; parallel work is cut into chunks whose
- * boundaries depend only on the problem shape, never on the thread count, and every reduction
- * runs in a fixed order. So a seed gives bit-identical parameters with 1 or K threads. */
+ * are synprobe's own (common/gemm.h: one FMA chain per element, k in order); parallel work is cut
+ * into chunks whose boundaries depend only on the problem shape, never on the thread count, and
+ * every reduction runs in a fixed order. So a seed gives bit-identical parameters with 1 or K
+ * threads and under every SP_GEMM_KERNEL. */
 #ifndef PRB_CLASSIFIER_H
 #define PRB_CLASSIFIER_H
 
@@ -70,6 +71,10 @@ struct prb_clf {
     unsigned char *mask;                  /* (batch, h) 1 = kept */
     float *logits;                        /* (max(batch, eval chunk), k) */
     float *evbuf;                         /* (eval chunk, d) and (eval chunk, h) */
+    float *pk_w1, *pk_w2;                 /* packed W1ᵀ, W2ᵀ (common/gemm.h) */
+    float *lt;                            /* (k, batch) dL/dlogits transposed */
+    float *dzt;                           /* (h, batch) dz transposed */
+    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to 16 columns */
     struct sp_pool *pool;
 };
 

@@ -4,12 +4,12 @@
  * checkpoint rule), with the initialisation and shuffles drawn from SplitMix64. */
 #include "probes/structprobe_train.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gemm.h"
 #include "common/sp.h"
 #include "treeops/treeops.h"
 
@@ -19,6 +19,8 @@ int prb_sprobe_kind_parse(const char *name, enum prb_sprobe_kind *out)
     if (!strcmp(name, "depth")) { *out = PRB_SPROBE_DEPTH; return 0; }
     return -1;
 }
+
+static void ws_free(struct prb_sprobe *p);
 
 int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int k, struct sp_splitmix *rng)
 {
@@ -40,8 +42,7 @@ int prb_sprobe_init(struct prb_sprobe *p, enum prb_sprobe_kind kind, int d, int 
 void prb_sprobe_free(struct prb_sprobe *p)
 {
     free(p->proj); free(p->grad); free(p->m); free(p->v);
-    free(p->ws_t); free(p->ws_m); free(p->ws_s); free(p->ws_x);
-    free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
+    ws_free(p);
     memset(p, 0, sizeof *p);
 }
 
@@ -64,38 +65,85 @@ int prb_sprobe_target(enum prb_sprobe_kind kind, int n, const int *head, float *
     return rc;
 }
 
-static void ws_grow(struct prb_sprobe *p, int n, long rows)
+/* ---- scratch ---- */
+
+/* one worker's scratch for a sentence: Gram matrix, A, A·T, and a packed operand */
+struct prb_sp_wk {
+    int n;                    /* longest sentence it holds room for */
+    float *G, *A, *AT, *pk;
+};
+
+static void wk_grow(struct prb_sp_wk *w, int n, int k)
 {
-    if (n > p->ws_n) {
-        free(p->ws_s); free(p->ws_sf); free(p->ws_tt); free(p->ws_st); free(p->ws_row);
-        p->ws_s = sp_xmalloc((size_t)n * n);
-        p->ws_sf = sp_xmalloc((size_t)n * n * sizeof *p->ws_sf);
-        p->ws_tt = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_tt);
-        p->ws_st = sp_xmalloc((size_t)n * p->k * sizeof *p->ws_st);
-        p->ws_row = sp_xmalloc((size_t)n * sizeof *p->ws_row);
-        p->ws_n = n;
-    }
+    if (n <= w->n) return;
+    free(w->G); free(w->A); free(w->AT); free(w->pk);
+    size_t pk1 = sp_gemm_packed_floats(k, n), pk2 = sp_gemm_packed_floats(n, k);
+    w->G = sp_xmalloc((size_t)n * n * sizeof *w->G);
+    w->A = sp_xmalloc((size_t)n * n * sizeof *w->A);
+    w->AT = sp_xmalloc((size_t)n * k * sizeof *w->AT);
+    w->pk = sp_gemm_alloc(pk1 > pk2 ? pk1 : pk2);
+    w->n = n;
+}
+
+static void ws_grow(struct prb_sprobe *p, long rows, int nb)
+{
     if (rows > p->ws_rows) {
-        free(p->ws_t); free(p->ws_m); free(p->ws_x);
+        free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m);
         p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
         p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
         p->ws_x = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_x);
+        p->ws_xt = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_xt);
+        p->pk_m = sp_gemm_alloc(sp_gemm_packed_floats((int)rows, p->k));
         p->ws_rows = rows;
+    }
+    if (nb > p->ws_nb) {
+        free(p->ws_loss);
+        p->ws_loss = sp_xmalloc((size_t)nb * sizeof *p->ws_loss);
+        p->ws_nb = nb;
+    }
+    int nw = sp_gemm_threads();
+    if (nw > p->n_wk) {
+        p->wk = sp_xrealloc(p->wk, (size_t)nw * sizeof *p->wk);
+        memset(p->wk + p->n_wk, 0, (size_t)(nw - p->n_wk) * sizeof *p->wk);
+        p->n_wk = nw;
+    }
+    if (!p->pk_proj) p->pk_proj = sp_gemm_alloc(sp_gemm_packed_floats(p->d, p->k));
+}
+
+static void ws_free(struct prb_sprobe *p)
+{
+    free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
+    for (int w = 0; w < p->n_wk; w++) { free(p->wk[w].G); free(p->wk[w].A); free(p->wk[w].AT); free(p->wk[w].pk); }
+    free(p->wk);
+}
+
+/* Rows [r0, r1) of a row-major (K, N) matrix W into its packed operand (common/gemm.h's layout:
+ * [ceil(N/NR)][K][NR], zero-padded): what sp_gemm_pack writes for those rows, so that row
+ * blocks can be packed side by side. */
+static void pack_rows(float *pk, int K, int N, const float *W, int r0, int r1)
+{
+    for (int p0 = 0; p0 < N; p0 += SP_GEMM_NR) {
+        float *dst = pk + (size_t)(p0 / SP_GEMM_NR) * K * SP_GEMM_NR;
+        int w = N - p0 < SP_GEMM_NR ? N - p0 : SP_GEMM_NR;
+        if (w == SP_GEMM_NR) {      /* a fixed-length copy (a variable-length memcpy of 128 bytes is not cheap) */
+            for (int r = r0; r < r1; r++) {
+                float *dr = dst + (size_t)r * SP_GEMM_NR;
+                const float *sr = W + (size_t)r * N + p0;
+                memcpy(dr, sr, SP_GEMM_NR * sizeof(float));    /* constant size: inlined vector moves */
+            }
+            continue;
+        }
+        for (int r = r0; r < r1; r++) {
+            memcpy(dst + (size_t)r * SP_GEMM_NR, W + (size_t)r * N + p0, sizeof(float) * w);
+            for (int j = w; j < SP_GEMM_NR; j++) dst[(size_t)r * SP_GEMM_NR + j] = 0.0f;
+        }
     }
 }
 
-/* T = X·proj into ws_t, (rows, k) */
-static void project(struct prb_sprobe *p, long rows, const float *X)
+static struct sp_gemm_b packed(int K, int N, float *pk, const float *W)
 {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, p->k, p->d, 1.0f, X, p->d,
-                p->proj, p->k, 0.0f, p->ws_t, p->k);
-}
-
-/* grad += Xᵀ M over rows */
-static void grad_add(struct prb_sprobe *p, long rows, const float *X, const float *M)
-{
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, p->d, p->k, (int)rows, 1.0f, X, p->d,
-                M, p->k, 1.0f, p->grad, p->k);
+    struct sp_gemm_b b = { K, N, pk, W, N, 0 };
+    return b;
 }
 
 static float dist_hat(const float *T, int k, int i, int j)
@@ -106,113 +154,293 @@ static float dist_hat(const float *T, int k, int i, int j)
     return s;
 }
 
+/* sum_r t_i[r]^2 in a fixed order: 16 partial sums (r mod 16, each in increasing r), added
+ * pairwise (0+8, 1+9, ..., then 0+4, ...); plain IEEE operations, so every build vectorises it
+ * to the same bits */
+#define DLANES 16
 static float depth_hat(const float *T, int k, int i)
 {
     const float *a = T + (size_t)i * k;
-    float s = 0.0f;
-    for (int r = 0; r < k; r++) s += a[r] * a[r];
-    return s;
+    float acc[DLANES] = { 0 };
+    int r = 0;
+    for (; r + DLANES <= k; r += DLANES)
+        for (int l = 0; l < DLANES; l++) acc[l] += a[r + l] * a[r + l];
+    for (int l = 0; r + l < k; l++) acc[l] += a[r + l] * a[r + l];
+    for (int h = DLANES / 2; h >= 1; h /= 2)
+        for (int l = 0; l < h; l++) acc[l] += acc[l + h];
+    return acc[0];
 }
 
 static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
 
 /* L_s of one sentence from its projections T (n, k); when M is not NULL, writes the gradient's
- * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. */
-static double sent_loss_t(struct prb_sprobe *p, int n, const float *T, const float *target, float *M, double gscale)
+ * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. w: this
+ * worker's scratch. */
+static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n, const float *T, const float *target,
+                          float *M, double gscale)
 {
     int k = p->k;
     double sum = 0.0;
     if (p->kind == PRB_SPROBE_DISTANCE) {
-        /* D^ row by row: for word i, all j at once, each D^(i,j) summed over r in increasing
-         * order (the j loop vectorises; every element keeps its own sequential sum) */
-        float *Tt = p->ws_tt, *row = p->ws_row;
-        for (int j = 0; j < n; j++)
-            for (int r = 0; r < k; r++) Tt[(size_t)r * n + j] = T[(size_t)j * k + r];
+        wk_grow(w, n, k);
+        struct sp_gemm_b b;
+        sp_gemm_pack(&b, k, n, T, k, 1, w->pk);               /* B = Tᵀ (k, n) */
+        sp_gemm(n, T, k, &b, NULL, 0, w->G, n);              /* G = T Tᵀ */
+        const float *G = w->G;
+        /* D^ = G_ii + G_jj - 2 G_ij, |D^ - d| summed, A = diag(rowsum S) - S, in one pass */
         for (int i = 0; i < n; i++) {
-            for (int j = 0; j < n; j++) row[j] = 0.0f;
-            for (int r = 0; r < k; r++) {
-                const float ti = T[(size_t)i * k + r], *tr = Tt + (size_t)r * n;
-                for (int j = 0; j < n; j++) { float x = ti - tr[j]; row[j] += x * x; }
-            }
+            const float gii = G[(size_t)i * n + i];
+            const float *gi = G + (size_t)i * n, *ti = target + (size_t)i * n;
+            float *ai = w->A + (size_t)i * n;
+            int rs = 0;
             for (int j = 0; j < n; j++) {
-                float diff = row[j] - target[(size_t)i * n + j];
+                float diff = ((gii + G[(size_t)j * n + j]) - 2.0f * gi[j]) - ti[j];
                 sum += fabs((double)diff);
-                p->ws_s[(size_t)i * n + j] = sgn(diff);
+                signed char s = sgn(diff);
+                rs += s;
+                ai[j] = (float)-s;
             }
+            ai[i] += (float)rs;
         }
         sum /= (double)n * n;
         if (!M) return sum;
-        /* M = c (diag(rowsum S) - S) T, c = gscale · 4 / n^2; S·T is exact in its terms (±T, 0),
-         * summed by sgemm */
         double c = gscale * 4.0 / ((double)n * n);
-        for (size_t e = 0; e < (size_t)n * n; e++) p->ws_sf[e] = p->ws_s[e];
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, k, n, 1.0f, p->ws_sf, n, T, k, 0.0f, p->ws_st, k);
-        for (int i = 0; i < n; i++) {
-            const signed char *si = p->ws_s + (size_t)i * n;
-            int rs = 0;
-            for (int j = 0; j < n; j++) rs += si[j];
-            for (int r = 0; r < k; r++)
-                M[(size_t)i * k + r] = (float)(c * ((double)rs * T[(size_t)i * k + r] - p->ws_st[(size_t)i * k + r]));
-        }
+        sp_gemm_pack(&b, n, k, T, k, 0, w->pk);               /* B = T (n, k) */
+        sp_gemm(n, w->A, n, &b, NULL, 0, w->AT, k);          /* A T, exact terms */
+        for (size_t e = 0; e < (size_t)n * k; e++) M[e] = (float)(c * (double)w->AT[e]);
     } else {
+        wk_grow(w, n, 1);
+        signed char *sg = (signed char *)w->A;   /* n signs (A has room for n*n floats) */
         for (int i = 0; i < n; i++) {
             float diff = depth_hat(T, k, i) - target[i];
             sum += fabs((double)diff);
-            p->ws_s[i] = sgn(diff);
+            sg[i] = sgn(diff);
         }
         sum /= (double)n;
         if (!M) return sum;
         double c = gscale * 2.0 / (double)n;
         for (int i = 0; i < n; i++)
             for (int r = 0; r < k; r++)
-                M[(size_t)i * k + r] = (float)(c * p->ws_s[i] * (double)T[(size_t)i * k + r]);
+                M[(size_t)i * k + r] = (float)(c * sg[i] * (double)T[(size_t)i * k + r]);
     }
     return sum;
+}
+
+/* ---- Adam: element-wise, the same C compiled for each kernel (IEEE operations, no
+ * contraction: every build gives the same bits) ---- */
+
+#define ADAM_BODY                                                                   \
+    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;                                \
+    for (size_t e = e0; e < e1; e++) {                                              \
+        float g = grad[e];                                                          \
+        float mm = b1 * m[e] + (1.0f - b1) * g;                                     \
+        float vv = b2 * v[e] + (1.0f - b2) * g * g;                                 \
+        m[e] = mm;                                                                  \
+        v[e] = vv;                                                                  \
+        float denom = __builtin_sqrtf(vv) / bc2_sqrt + eps;                         \
+        proj[e] -= step_size * (mm / denom);                                        \
+    }
+
+static void adam_c(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                   size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ADAM_X86 1
+__attribute__((target("avx2")))
+static void adam_avx2(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                      size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+
+__attribute__((target("avx512f")))
+static void adam_avx512(float *restrict proj, float *restrict m, float *restrict v, const float *restrict grad, size_t e0,
+                        size_t e1, float step_size, float bc2_sqrt)
+{
+    ADAM_BODY
+}
+#endif
+
+typedef void (*adam_fn)(float *restrict, float *restrict, float *restrict, const float *restrict, size_t, size_t, float, float);
+
+static adam_fn adam_kernel(void)
+{
+#ifdef ADAM_X86
+    const char *kn = sp_gemm_kernel();
+    if (!strcmp(kn, "avx512")) return adam_avx512;
+    if (!strcmp(kn, "avx2")) return adam_avx2;
+#endif
+    return adam_c;
+}
+
+/* the step's scalars: bias corrections in float64 (PyTorch computes them as Python floats) */
+static void adam_scalars(long step, double lr, float *step_size, float *bc2_sqrt)
+{
+    double bc1 = 1.0 - pow(0.9, (double)step), bc2 = 1.0 - pow(0.999, (double)step);
+    *step_size = (float)(lr / bc1);
+    *bc2_sqrt = (float)sqrt(bc2);
+}
+
+/* ---- one batch, in two parallel passes ----
+ * pass 1, items = groups of consecutive sentences: gather their word vectors, T = X·proj for
+ *   their rows, each sentence's loss (ws_loss[b]) and gradient factor M (its rows of ws_m),
+ *   then their columns of Xᵀ and their rows of the packed M;
+ * pass 2, items = blocks of proj's rows: those rows of the gradient, Xᵀ[rows]·M (one chain per
+ *   entry over the batch's words, in order), then Adam on them and their rows of the packed proj.
+ * Every item writes only its own outputs and nothing depends on which thread runs it or on how
+ * the work is cut; the losses are added in batch order afterwards. */
+
+struct batch {
+    struct prb_sprobe *p;
+    int nb;
+    const float *const *X;    /* each sentence's word vectors */
+    const int *n;             /* its words */
+    const float *const *tgt;  /* its targets */
+    long *r0;                 /* its first row in the batch */
+    long rows;
+    double gscale;            /* 0: loss only */
+    int n_groups;
+    int *g0;                  /* group g = sentences g0[g] .. g0[g+1]-1 */
+    struct sp_gemm_b projb, mb;
+    int n_blocks;             /* pass 2 */
+    int accumulate;           /* pass 2: add to grad (1) or write it (0) */
+    adam_fn adam;             /* pass 2: NULL = no step */
+    float step_size, bc2_sqrt;
+};
+
+static void pass1_item(void *arg, int g, int worker)
+{
+    struct batch *B = arg;
+    struct prb_sprobe *p = B->p;
+    const int d = p->d, k = p->k;
+    const int s0 = B->g0[g], s1 = B->g0[g + 1];
+    if (s0 >= s1) return;
+    const long R0 = B->r0[s0], R1 = B->r0[s1 - 1] + B->n[s1 - 1];
+    for (int b = s0; b < s1; b++)
+        memcpy(p->ws_x + (size_t)B->r0[b] * d, B->X[b], (size_t)B->n[b] * d * sizeof(float));
+    if (R1 > R0) sp_gemm((int)(R1 - R0), p->ws_x + (size_t)R0 * d, d, &B->projb, NULL, 0, p->ws_t + (size_t)R0 * k, k);
+    for (int b = s0; b < s1; b++)
+        p->ws_loss[b] = B->n[b] == 0 ? 0.0
+                        : sent_loss_t(p, &p->wk[worker], B->n[b], p->ws_t + (size_t)B->r0[b] * k, B->tgt[b],
+                                      B->gscale != 0.0 ? p->ws_m + (size_t)B->r0[b] * k : NULL, B->gscale);
+    if (B->gscale == 0.0) return;
+    /* Xᵀ columns R0..R1 (tiles of 32 x 32), and the packed M rows R0..R1 */
+    for (long t0 = R0; t0 < R1; t0 += 32)
+        for (int c0 = 0; c0 < d; c0 += 32) {
+            long t1 = t0 + 32 < R1 ? t0 + 32 : R1;
+            int c1 = c0 + 32 < d ? c0 + 32 : d;
+            for (int c = c0; c < c1; c++)
+                for (long r = t0; r < t1; r++) p->ws_xt[(size_t)c * B->rows + r] = p->ws_x[(size_t)r * d + c];
+        }
+    pack_rows(p->pk_m, (int)B->rows, k, p->ws_m, (int)R0, (int)R1);
+}
+
+static void pass2_item(void *arg, int q, int worker)
+{
+    (void)worker;
+    struct batch *B = arg;
+    struct prb_sprobe *p = B->p;
+    const int d = p->d, k = p->k;
+    const int i0 = (int)((long)d * q / B->n_blocks), i1 = (int)((long)d * (q + 1) / B->n_blocks);
+    if (i0 >= i1) return;
+    sp_gemm(i1 - i0, p->ws_xt + (size_t)i0 * B->rows, (int)B->rows, &B->mb, NULL, B->accumulate, p->grad + (size_t)i0 * k, k);
+    if (!B->adam) return;
+    B->adam(p->proj, p->m, p->v, p->grad, (size_t)i0 * k, (size_t)i1 * k, B->step_size, B->bc2_sqrt);
+    pack_rows(p->pk_proj, d, k, p->proj, i0, i1);
+}
+
+/* Sets up B for nb sentences: rows, groups (balanced by words), scratch; the packed proj is
+ * p->pk_proj (packed by the caller) */
+static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const float *const *X, const int *n,
+                       const float *const *tgt, double gscale)
+{
+    memset(B, 0, sizeof *B);
+    B->p = p;
+    B->nb = nb;
+    B->X = X;
+    B->n = n;
+    B->tgt = tgt;
+    B->gscale = gscale;
+    B->r0 = sp_xmalloc((size_t)(nb + 1) * sizeof *B->r0);
+    for (int b = 0; b < nb; b++) { B->r0[b] = B->rows; B->rows += n[b]; }
+    B->r0[nb] = B->rows;
+    ws_grow(p, B->rows > 0 ? B->rows : 1, nb > 0 ? nb : 1);
+    int th = sp_gemm_threads();
+    B->n_groups = th;
+    if (B->n_groups > nb) B->n_groups = nb > 0 ? nb : 1;
+    B->g0 = sp_xmalloc((size_t)(B->n_groups + 1) * sizeof *B->g0);
+    /* group g starts at the first sentence whose first row is at or past g·rows/n_groups */
+    int s = 0;
+    for (int g = 0; g < B->n_groups; g++) {
+        long at = B->rows * g / B->n_groups;
+        while (s < nb && B->r0[s] < at) s++;
+        B->g0[g] = s;
+    }
+    B->g0[B->n_groups] = nb;
+    B->n_blocks = th;
+    B->projb = packed(p->d, p->k, p->pk_proj, p->proj);
+    B->mb = packed(B->rows > 0 ? (int)B->rows : 0, p->k, p->pk_m, p->ws_m);
+}
+
+static void batch_free(struct batch *B) { free(B->r0); free(B->g0); }
+
+/* the batch's losses, summed in batch order, after pass 1 (and pass 2 when gscale != 0) */
+static double batch_run(struct batch *B)
+{
+    struct prb_sprobe *p = B->p;
+    if (B->rows == 0) return 0.0;
+    sp_gemm_parallel(B->n_groups, pass1_item, B, p->n_wk);
+    if (B->gscale != 0.0) sp_gemm_parallel(B->n_blocks, pass2_item, B, p->n_wk);
+    double sum = 0.0;
+    for (int b = 0; b < B->nb; b++) sum += p->ws_loss[b];
+    return sum;
+}
+
+static void pack_proj(struct prb_sprobe *p)
+{
+    ws_grow(p, 1, 1);
+    pack_rows(p->pk_proj, p->d, p->k, p->proj, 0, p->d);
 }
 
 double prb_sprobe_sent_loss(struct prb_sprobe *p, int n, const float *X, const float *target, double gscale)
 {
     if (n <= 0) return 0.0;
-    ws_grow(p, n, n);
-    project(p, n, X);
-    double l = sent_loss_t(p, n, p->ws_t, target, gscale != 0.0 ? p->ws_m : NULL, gscale);
-    if (gscale != 0.0) grad_add(p, n, X, p->ws_m);
+    pack_proj(p);
+    struct batch B;
+    batch_init(&B, p, 1, &X, &n, &target, gscale);
+    B.accumulate = 1;
+    double l = batch_run(&B);
+    batch_free(&B);
     return l;
 }
 
-/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]), with one product
- * for T and, when gscale != 0, one for the gradient (each sentence's at gscale). */
-static double batch_loss(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
-                         const int *idx, int nb, double gscale)
+/* Sum of L_s over the sentences idx[0..nb) of set (targets at tgt + toff[s]); with lr > 0, the
+ * batch's gradient (each sentence's at gscale) and one Adam step on it. proj must be packed. */
+static double batch_step(struct prb_sprobe *p, const struct prb_sp_set *set, const float *tgt, const long *toff,
+                         const int *idx, int nb, double gscale, double lr)
 {
-    long rows = 0;
-    int maxn = 0;
-    for (int b = 0; b < nb; b++) {
-        int n = (int)(set->off[idx[b] + 1] - set->off[idx[b]]);
-        rows += n;
-        if (n > maxn) maxn = n;
-    }
-    if (rows == 0) return 0.0;
-    ws_grow(p, maxn, rows);
-    long r0 = 0;
+    const float **X = sp_xmalloc((size_t)nb * sizeof *X), **tg = sp_xmalloc((size_t)nb * sizeof *tg);
+    int *n = sp_xmalloc((size_t)nb * sizeof *n);
     for (int b = 0; b < nb; b++) {
         int s = idx[b];
-        long n = set->off[s + 1] - set->off[s];
-        memcpy(p->ws_x + (size_t)r0 * p->d, set->X + (size_t)set->off[s] * p->d, (size_t)n * p->d * sizeof(float));
-        r0 += n;
+        n[b] = (int)(set->off[s + 1] - set->off[s]);
+        X[b] = set->X + (size_t)set->off[s] * p->d;
+        tg[b] = tgt + toff[s];
     }
-    project(p, rows, p->ws_x);
-    double sum = 0.0;
-    r0 = 0;
-    for (int b = 0; b < nb; b++) {
-        int s = idx[b];
-        int n = (int)(set->off[s + 1] - set->off[s]);
-        if (n == 0) continue;
-        sum += sent_loss_t(p, n, p->ws_t + (size_t)r0 * p->k, tgt + toff[s],
-                           gscale != 0.0 ? p->ws_m + (size_t)r0 * p->k : NULL, gscale);
-        r0 += n;
+    struct batch B;
+    batch_init(&B, p, nb, X, n, tg, gscale);
+    if (gscale != 0.0) {
+        B.accumulate = 0;
+        B.adam = adam_kernel();
+        p->step++;
+        adam_scalars(p->step, lr, &B.step_size, &B.bc2_sqrt);
     }
-    if (gscale != 0.0) grad_add(p, rows, p->ws_x, p->ws_m);
+    double sum = batch_run(&B);
+    batch_free(&B);
+    free(X); free(tg); free(n);
     return sum;
 }
 
@@ -221,29 +449,34 @@ void prb_sprobe_zero_grad(struct prb_sprobe *p)
     memset(p->grad, 0, (size_t)p->d * p->k * sizeof *p->grad);
 }
 
+struct adam_job { struct prb_sprobe *p; adam_fn fn; float step_size, bc2_sqrt; };
+#define ADAM_CHUNK 16384
+
+static void adam_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    const struct adam_job *j = arg;
+    size_t np = (size_t)j->p->d * j->p->k;
+    size_t e0 = (size_t)item * ADAM_CHUNK, e1 = e0 + ADAM_CHUNK < np ? e0 + ADAM_CHUNK : np;
+    j->fn(j->p->proj, j->p->m, j->p->v, j->p->grad, e0, e1, j->step_size, j->bc2_sqrt);
+}
+
 void prb_sprobe_adam_step(struct prb_sprobe *p, double lr)
 {
-    const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
     p->step++;
-    /* bias corrections in float64 (PyTorch computes them as Python floats) */
-    double bc1 = 1.0 - pow(0.9, (double)p->step), bc2 = 1.0 - pow(0.999, (double)p->step);
-    float step_size = (float)(lr / bc1);
-    float bc2_sqrt = (float)sqrt(bc2);
+    struct adam_job j = { p, adam_kernel(), 0, 0 };
+    adam_scalars(p->step, lr, &j.step_size, &j.bc2_sqrt);
     size_t np = (size_t)p->d * p->k;
-    for (size_t e = 0; e < np; e++) {
-        float g = p->grad[e];
-        p->m[e] = b1 * p->m[e] + (1.0f - b1) * g;
-        p->v[e] = b2 * p->v[e] + (1.0f - b2) * g * g;
-        float denom = sqrtf(p->v[e]) / bc2_sqrt + eps;
-        p->proj[e] -= step_size * (p->m[e] / denom);
-    }
+    sp_gemm_parallel((int)((np + ADAM_CHUNK - 1) / ADAM_CHUNK), adam_item, &j, sp_gemm_threads());
 }
 
 void prb_sprobe_predict(struct prb_sprobe *p, int n, const float *X, double *out)
 {
     if (n <= 0) return;
-    ws_grow(p, n, n);
-    project(p, n, X);
+    pack_proj(p);
+    ws_grow(p, n, 1);
+    struct sp_gemm_b b = packed(p->d, p->k, p->pk_proj, p->proj);
+    sp_gemm(n, X, p->d, &b, NULL, 0, p->ws_t, p->k);
     if (p->kind == PRB_SPROBE_DISTANCE) {
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++) out[(size_t)i * n + j] = dist_hat(p->ws_t, p->k, i, j);
@@ -376,9 +609,7 @@ static double train_pass(struct prb_sprobe *p, struct sp_fit *F)
         for (int b = b0; b < b1; b++)
             if (train->off[F->perm[b] + 1] > train->off[F->perm[b]]) nb++;
         if (nb == 0) continue;
-        prb_sprobe_zero_grad(p);
-        tsum += batch_loss(p, train, F->ttr, F->otr, F->perm + b0, b1 - b0, 1.0 / nb);
-        prb_sprobe_adam_step(p, F->reg.lr);
+        tsum += batch_step(p, train, F->ttr, F->otr, F->perm + b0, b1 - b0, 1.0 / nb, F->reg.lr);
         F->inf.steps++;
     }
     return tsum;
@@ -390,7 +621,7 @@ static double dev_loss(struct prb_sprobe *p, const struct sp_fit *F)
     const struct prb_sp_set *dev = F->dev;
     double dsum = 0.0;
     for (int s0 = 0; s0 < dev->n_sent; s0 += 20)
-        dsum += batch_loss(p, dev, F->tdv, F->odv, F->dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0);
+        dsum += batch_step(p, dev, F->tdv, F->odv, F->dvidx + s0, dev->n_sent - s0 < 20 ? dev->n_sent - s0 : 20, 0.0, 0.0);
     return dsum;
 }
 
@@ -424,6 +655,7 @@ static int fit_epochs(struct prb_sprobe *p, struct sp_fit *F, struct prb_sptrain
     F->inf.train_mean = info ? info->train_mean : NULL;
     F->inf.dev_mean = info ? info->dev_mean : NULL;
     F->inf.best_epoch = -1;
+    pack_proj(p);                /* then kept packed by each step's Adam */
     for (int e = 0; e < F->cfg->max_epochs; e++)
         if (run_epoch(p, F, e)) break;
     F->inf.best_epoch = F->reg.best_e;
@@ -454,7 +686,6 @@ int prb_sprobe_train(struct prb_sprobe *p, const struct prb_sptrain_cfg *cfg,
     sp_splitmix_seed(&F.rng, cfg->seed);
     memset(p, 0, sizeof *p);
     if (check_and_init(p, &F, err, errlen)) return -1;
-    openblas_set_num_threads(1);
     int rc = -1;
     if (set_targets(cfg->kind, train, "training", &F.ttr, &F.otr, err, errlen) == 0 &&
         set_targets(cfg->kind, dev, "dev", &F.tdv, &F.odv, err, errlen) == 0)

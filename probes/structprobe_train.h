@@ -16,14 +16,26 @@
  *               checkpoint when dev_mean < best - 1e-4; stop at the first non-improving epoch
  *               more than 4 epochs after the checkpoint; the checkpoint is the result.
  *
- * Precision. Parameters, Adam state, t and D^ are float32 (t and the gradient products via
- * cblas_sgemm, OpenBLAS forced to one thread); |D^ - d| is summed in float64 in increasing
- * (i, j) order. Gradient, using the symmetry of sgn(D^ - d) (S):
- *   distance  dL_s/dproj = (4/n^2) Hᵀ (diag(rowsum S) - S) T,   depth  (2/n) Hᵀ diag(sgn) T,
- * with sgn(0) = 0; the n×k right factor (scale included) is accumulated in float64 and rounded
- * to float32. Training gathers a batch's word vectors and runs one product for t and one for
- * the gradient per batch (dev: per 20 sentences), which is what makes d = k = 768 affordable.
- * Bits can depend on the OpenBLAS kernel (OPENBLAS_CORETYPE); compare with a tolerance. */
+ * Arithmetic (issue 26). Parameters, Adam state, t and D^ are float32; every matrix product is
+ * synprobe's own (common/gemm.h: one fused multiply-add chain per element, k in order), so the
+ * results are the same bits for any thread count, batch split and SP_GEMM_KERNEL. Per step:
+ *   T = X·proj                 one product over the batch's words (rows)
+ *   per sentence (side by side on the GEMM's threads, each writing its own rows):
+ *     distance  G = T_s T_sᵀ (a product), D^(i,j) = (G_ii + G_jj) - 2 G_ij (the Gram form: exact 0 on
+ *               the diagonal, exactly symmetric), fused in one pass with |D^ - d| (summed in float64
+ *               in increasing (i, j) order), the signs S and A = diag(rowsum S) - S (integers);
+ *               M_s = (float)(c · (A T_s)), A T_s a product, c = gscale · 4/n^2
+ *     depth     δ^(i) = sum_r t_i[r]^2 (16 fixed lanes, added pairwise), M_i = (float)(c · sgn_i · t_i),
+ *               c = gscale · 2/n
+ *   grad = Xᵀ M                one product over the batch's words, in word order: the gradient
+ *                              is one chain per entry over the batch's rows, whatever the threads
+ * (dL_s/dproj = (4/n^2) Hᵀ (diag(rowsum S) - S) T for the distance, (2/n) Hᵀ diag(sgn) T for the
+ * depth, with sgn(0) = 0.) The batch's losses are added in batch order after the sentences are done.
+ * A training step is two parallel passes: groups of sentences (their rows of T, their losses and M),
+ * then blocks of proj's rows (their rows of the gradient, Adam on them, their rows of the packed
+ * proj the next step reads). The Adam step is element-wise IEEE arithmetic without contraction,
+ * compiled per kernel (plain, AVX2, AVX-512) from the same C: every kernel gives the same bits.
+ * Threads: the calling thread's GEMM setting (sp_gemm_set_threads; structprobe --threads). */
 #ifndef PRB_STRUCTPROBE_TRAIN_H
 #define PRB_STRUCTPROBE_TRAIN_H
 
@@ -46,6 +58,7 @@ struct prb_sp_set {
     const uint8_t *punct;     /* [total words], 1 = punctuation; NULL = none (evaluation only) */
 };
 
+struct prb_sp_wk;
 struct prb_sprobe {
     enum prb_sprobe_kind kind;
     int d, k;
@@ -54,15 +67,16 @@ struct prb_sprobe {
     float *m, *v;             /* (d, k) Adam moments */
     long step;                /* Adam steps taken */
     /* scratch, grown as needed */
-    int ws_n;                 /* longest sentence seen */
-    signed char *ws_s;        /* (n, n) signs */
-    float *ws_sf;             /* (n, n) signs as floats, for S·T */
-    float *ws_tt;             /* (k, n) one sentence's T transposed */
-    float *ws_st;             /* (n, k) S·T */
-    float *ws_row;            /* (n) one row of D^ */
     long ws_rows;             /* rows of one batch */
     float *ws_t, *ws_m;       /* (rows, k) projections, gradient factors */
     float *ws_x;              /* (rows, d) the batch's word vectors, gathered */
+    float *ws_xt;             /* (d, rows) the same, transposed (the gradient's left operand) */
+    float *pk_proj;           /* proj packed for the GEMM */
+    float *pk_m;              /* (rows, k) M packed */
+    double *ws_loss;          /* one loss per sentence of a batch */
+    int ws_nb;
+    int n_wk;                 /* per-worker scratch for the sentences side by side */
+    struct prb_sp_wk *wk;
 };
 
 /* Allocate; draw the initial proj from rng (d·k draws). k <= 0 means k = d. 0 ok, -1 bad shape. */

@@ -33,6 +33,7 @@ struct stg_structprobe_opts {
     const char *distances, *depths;
     const char *run;               /* trained probes on this run's token vectors, or NULL */
     long rank, probe_seed, max_epochs;
+    long threads;                  /* --run: the training's threads (results do not depend on it) */
     int punct;                     /* enum prb_punct */
     int no_save;
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */

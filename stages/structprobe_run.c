@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gemm.h"
 #include "probes/structprobe_train.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
@@ -223,9 +224,12 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
         prb_sp_init(&acc_d);
         prb_sp_init(&acc_p);
         json_t *id = NULL, *ip = NULL;
+        int threads0 = sp_gemm_threads();    /* this thread's GEMM setting, for the training only */
+        sp_gemm_set_threads(o->threads > 0 ? (int)o->threads : 1);
         if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DISTANCE, &tr, &dv, &te, &acc_d, &id);
         if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
         if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DEPTH, &tr, &dv, &te, &acc_p, &ip);
+        sp_gemm_set_threads(threads0);
         if (rc == SP_OK) {
             struct prb_sp_result rd, rp;
             prb_sp_result(&acc_d, &rd);

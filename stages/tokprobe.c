@@ -34,6 +34,8 @@ const struct sp_opt stg_tokprobe_options[] = {
     { "split-seed", SP_OPT_INT, O(split_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "the re-split of a corpus without train/dev/test" },
     { "max-epoch", SP_OPT_INT, O(max_epoch), "200", .lo = 1, .hi = 100000, .metavar = "N", .help = "the most epochs" },
+    { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
+      .help = "worker threads of the probe and its control; results do not depend on K" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "do not store the result" },
 #undef O
     { 0 },
@@ -202,6 +204,7 @@ static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, c
     cfg.nhid = o->classifier ? (int)o->nhid : 0;
     cfg.seed = (uint64_t)o->seed;
     cfg.max_epoch = (int)o->max_epoch;
+    cfg.threads = o->threads > 0 ? (int)o->threads : 1;
     char err[SP_ERRLEN];
     if (stg_stopping(ctx)) return stg_stopped(ctx);
     if (prb_tokprobe_run(td->X, d, &td->s[0], &td->s[1], &td->s[2], &cfg, (uint64_t)o->control_seed, tr, err, sizeof err))

@@ -22,6 +22,7 @@ struct stg_tokprobe_opts {
     int strip_subtype;             /* deprel: nmod:poss -> nmod */
     int classifier;                /* 0 logreg, 1 mlp */
     long nhid, seed, control_seed, split_seed, max_epoch;
+    long threads;                  /* the classifier's threads (results do not depend on it) */
     int no_save;
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */
 };
