@@ -365,6 +365,105 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     }
 }
 
+/* BERT's attention (every head plain: no mask, prior, selector, bucket or map) without the GEMM:
+ * the products of one head are n×dk×n and n×n×dk, too small for common/gemm.c's packing and
+ * padded edge tiles (they were 12% of a MiniLM forward, attention_one's loops and packing most of
+ * it). The same arithmetic, so the same bits as attention_one on every kernel: S[i][j] is one FMA
+ * chain over k = 0..dk-1 from +0 (q[i][k]·k[j][k]), the softmax the same float loops in the same
+ * order, out[i][c] one FMA chain over j = 0..n-1 from +0 (P[i][j]·v[j][c]) — common/gemm.h's
+ * contract, which attention_one's products keep — lanes across j (scores) and c (context), rows
+ * side by side for independent chains. AVX-512, dk a multiple of 16 up to 64. */
+#ifdef __x86_64__
+#include <immintrin.h>
+#define ATT_FAST 1
+#define ATT_RS 8                               /* score rows per block */
+#define ATT_RV 4                               /* context rows per block */
+__attribute__((target("avx512f")))
+static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a)
+{
+    const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk, ld = a->ld_qkv, np = (n + 15) & ~15, nv = dk / 16;
+    float *Kt = scratch(sc, SC_BPACK, sizeof(float) * (size_t)dk * np);     /* K_hᵀ [dk][np], zero past n */
+    float *S = scratch(sc, SC_S, sizeof(float) * (size_t)n * np);           /* scores, then P [n][np] */
+    float *Qp = scratch(sc, SC_E, sizeof(float) * (size_t)ATT_RS * dk);     /* a short last row block, zero-padded */
+    for (int h = 0; h < H; h++) {
+        const int off = h * dk;
+        const float *q = a->q + off, *k = a->k + off, *v = a->v + off;
+        for (int kk = 0; kk < dk; kk++) {
+            float *t = Kt + (size_t)kk * np;
+            for (int j = 0; j < n; j++) t[j] = k[(size_t)j * ld + kk];
+            for (int j = n; j < np; j++) t[j] = 0.0f;
+        }
+        /* S = Q_h K_hᵀ: ATT_RS rows × 16 keys, one chain per element over k in order */
+        for (int i0 = 0; i0 < n; i0 += ATT_RS) {
+            const int rows = n - i0 < ATT_RS ? n - i0 : ATT_RS;
+            const float *qr[ATT_RS];
+            int ldq = ld;
+            const float *qb = q + (size_t)i0 * ld;
+            if (rows < ATT_RS) {
+                memset(Qp, 0, sizeof(float) * (size_t)ATT_RS * dk);
+                for (int r = 0; r < rows; r++) memcpy(Qp + (size_t)r * dk, q + (size_t)(i0 + r) * ld, sizeof(float) * dk);
+                qb = Qp; ldq = dk;
+            }
+            for (int r = 0; r < ATT_RS; r++) qr[r] = qb + (size_t)r * ldq;
+            for (int j0 = 0; j0 < np; j0 += 16) {
+                __m512 c[ATT_RS];
+                for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_setzero_ps();
+                for (int kk = 0; kk < dk; kk++) {
+                    const __m512 kv = _mm512_loadu_ps(Kt + (size_t)kk * np + j0);
+                    for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_fmadd_ps(_mm512_set1_ps(qr[r][kk]), kv, c[r]);
+                }
+                for (int r = 0; r < rows; r++) _mm512_storeu_ps(S + (size_t)(i0 + r) * np + j0, c[r]);
+            }
+        }
+        /* the softmax of each row, as attention_one's plain path (float, the sum in key order) */
+        for (int i = 0; i < n; i++) {
+            float *f = S + (size_t)i * np, mf = -INFINITY, zf = 0.0f;
+            for (int j = 0; j < n; j++) { f[j] = f[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
+            for (int j = 0; j < n; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+            for (int j = 0; j < n; j++) zf += f[j];
+            const float izf = 1.0f / zf;
+            for (int j = 0; j < n; j++) f[j] = f[j] * izf;
+        }
+        /* out_h = P V_h: ATT_RV rows × dk, one chain per element over j in order */
+        for (int i0 = 0; i0 < n; i0 += ATT_RV) {
+            const int rows = n - i0 < ATT_RV ? n - i0 : ATT_RV;
+            __m512 c[ATT_RV][4];
+            for (int r = 0; r < ATT_RV; r++)
+                for (int u = 0; u < 4; u++) c[r][u] = _mm512_setzero_ps();
+            const float *pr[ATT_RV];
+            for (int r = 0; r < ATT_RV; r++) pr[r] = S + (size_t)(i0 + (r < rows ? r : 0)) * np;
+            if (nv == 2) {
+                for (int j = 0; j < n; j++) {
+                    const __m512 v0 = _mm512_loadu_ps(v + (size_t)j * ld), v1 = _mm512_loadu_ps(v + (size_t)j * ld + 16);
+                    for (int r = 0; r < ATT_RV; r++) {
+                        const __m512 pv = _mm512_set1_ps(pr[r][j]);
+                        c[r][0] = _mm512_fmadd_ps(pv, v0, c[r][0]);
+                        c[r][1] = _mm512_fmadd_ps(pv, v1, c[r][1]);
+                    }
+                }
+            } else {
+                for (int j = 0; j < n; j++)
+                    for (int u = 0; u < nv; u++) {
+                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * ld + 16 * u);
+                        for (int r = 0; r < ATT_RV; r++) c[r][u] = _mm512_fmadd_ps(_mm512_set1_ps(pr[r][j]), vv, c[r][u]);
+                    }
+            }
+            for (int r = 0; r < rows; r++)
+                for (int u = 0; u < nv; u++) _mm512_storeu_ps(a->out + (size_t)(i0 + r) * ldo + off + 16 * u, c[r][u]);
+        }
+    }
+}
+#endif
+
+/* attention_plain_avx512 applies: every head plain, no maps, the CPU and the GEMM kernel AVX-512
+ * (SP_GEMM_KERNEL=avx2/c keep the GEMM path: the same bits, tests/unit/encoder_attn_fast.c) */
+static int attention_is_plain(const struct enc_attn_args *a)
+{
+    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
+    for (int h = 0; h < a->H; h++) if (a->dir[h] != ENC_DIR_ALL || a->dis[h] != ENC_DIST_NONE) return 0;
+    return 1;
+}
+
 /* A batch's sentences on the GEMM's threads, one sentence (args[i], size bytes each) per item,
  * each item with its worker's scratch: the same bytes as one call per sentence on any thread. */
 typedef void (*sentence_fn)(struct scr *sc, const void *args);
@@ -384,7 +483,13 @@ static void per_sentence(struct enc_backend *be, int n, const void *args, size_t
     sp_gemm_parallel(n, sentence_item, &j, nw);
 }
 
-static void attention_item(struct scr *sc, const void *a) { attention_one(sc, a); }
+static void attention_item(struct scr *sc, const void *a)
+{
+#ifdef ATT_FAST
+    if (attention_is_plain(a) && !strcmp(sp_gemm_kernel(), "avx512")) { attention_plain_avx512(sc, a); return; }
+#endif
+    attention_one(sc, a);
+}
 
 static void cpu_attention(struct enc_backend *be, int n, const struct enc_attn_args *a)
 {
