@@ -39,15 +39,17 @@
 struct kernel {
     const char *name;
     int mr, mc, kc;            /* micro-panel rows, rows per item (a multiple of mr), k per block */
-    void (*tile)(int kc, const float *A, const float *B, float *C, int ldc);   /* mr × NR, C in/out */
+    /* mr × NR: C = init + A·B; init = the rows of In (stride ldi: 0 repeats one row, the bias)
+     * or, In NULL, C's own values */
+    void (*tile)(int kc, const float *A, const float *B, float *C, int ldc, const float *In, int ldi);
 };
 
 /* ---- kernels: C[i][j] = fmaf(A[k][i], B[k][j], C[i][j]) for k = 0..kc-1 ---- */
 
-static void tile_c(int kc, const float *A, const float *B, float *C, int ldc)
+static void tile_c(int kc, const float *A, const float *B, float *C, int ldc, const float *In, int ldi)
 {
     float c[4][NR];
-    for (int i = 0; i < 4; i++) memcpy(c[i], C + (size_t)i * ldc, sizeof c[i]);
+    for (int i = 0; i < 4; i++) memcpy(c[i], In ? In + (size_t)i * ldi : C + (size_t)i * ldc, sizeof c[i]);
     for (int k = 0; k < kc; k++, A += 4, B += NR)
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < NR; j++) c[i][j] = fmaf(A[i], B[j], c[i][j]);
@@ -57,13 +59,14 @@ static void tile_c(int kc, const float *A, const float *B, float *C, int ldc)
 #ifdef GEMM_X86
 #define MR512 14
 __attribute__((target("avx512f")))
-static void tile_avx512(int kc, const float *A, const float *B, float *C, int ldc)
+static void tile_avx512(int kc, const float *A, const float *B, float *C, int ldc, const float *In, int ldi)
 {
     __m512 c0[MR512], c1[MR512];
+    if (!In) { In = C; ldi = ldc; }
     UNROLL
     for (int i = 0; i < MR512; i++) {
-        c0[i] = _mm512_loadu_ps(C + (size_t)i * ldc);
-        c1[i] = _mm512_loadu_ps(C + (size_t)i * ldc + 16);
+        c0[i] = _mm512_loadu_ps(In + (size_t)i * ldi);
+        c1[i] = _mm512_loadu_ps(In + (size_t)i * ldi + 16);
     }
     for (int k = 0; k < kc; k++, A += MR512, B += NR) {
         const __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
@@ -83,14 +86,15 @@ static void tile_avx512(int kc, const float *A, const float *B, float *C, int ld
 
 #define MR256 6
 __attribute__((target("avx2,fma")))
-static void tile_avx2(int kc, const float *A, const float *B, float *C, int ldc)
+static void tile_avx2(int kc, const float *A, const float *B, float *C, int ldc, const float *In, int ldi)
 {
+    if (!In) { In = C; ldi = ldc; }
     for (int h = 0; h < NR; h += 16) {           /* the panel in two halves of 16 columns */
         __m256 c0[MR256], c1[MR256];
         UNROLL
         for (int i = 0; i < MR256; i++) {
-            c0[i] = _mm256_loadu_ps(C + (size_t)i * ldc + h);
-            c1[i] = _mm256_loadu_ps(C + (size_t)i * ldc + h + 8);
+            c0[i] = _mm256_loadu_ps(In + (size_t)i * ldi + h);
+            c1[i] = _mm256_loadu_ps(In + (size_t)i * ldi + h + 8);
         }
         const float *a = A, *b = B + h;
         for (int k = 0; k < kc; k++, a += MR256, b += NR) {
@@ -286,18 +290,24 @@ struct job {
     const float *bias; int accumulate;
     float *Y; int ldy;
     int n_cb, panels_per_cb;   /* items: row block = item / n_cb, column block = item % n_cb */
+    sp_gemm_post_fn post; void *post_arg;
 };
 
-/* one tile through a zero-padded copy when it is cut by M or N: same instructions as a full one */
-static void run_tile(const struct kernel *kn, int kc, const float *A, const float *B, float *C, int ldc, int rows, int cols)
+/* one tile through a zero-padded copy when it is cut by M or N: same instructions as a full one.
+ * In: the initial rows (stride ldi, 0 = one row repeated) or NULL (C's own values). */
+static void run_tile(const struct kernel *kn, int kc, const float *A, const float *B, float *C, int ldc, int rows, int cols,
+                     const float *In, int ldi)
 {
-    if (rows == kn->mr && cols == NR) { kn->tile(kc, A, B, C, ldc); return; }
+    if (rows == kn->mr && cols == NR) { kn->tile(kc, A, B, C, ldc, In, ldi); return; }
+    if (!In) { In = C; ldi = ldc; }
     float t[MAX_MR * NR];
     for (int i = 0; i < kn->mr; i++)
-        for (int j = 0; j < NR; j++) t[i * NR + j] = i < rows && j < cols ? C[(size_t)i * ldc + j] : 0.0f;
-    kn->tile(kc, A, B, t, NR);
+        for (int j = 0; j < NR; j++) t[i * NR + j] = i < rows && j < cols ? In[(size_t)i * ldi + j] : 0.0f;
+    kn->tile(kc, A, B, t, NR, NULL, 0);
     for (int i = 0; i < rows; i++) memcpy(C + (size_t)i * ldc, t + i * NR, sizeof(float) * cols);
 }
+
+static const float zero_row[NR] __attribute__((aligned(64)));
 
 static void job_item(void *arg, int item, int worker)
 {
@@ -309,26 +319,37 @@ static void job_item(void *arg, int item, int worker)
     const int p0 = cb * j->panels_per_cb, p1 = p0 + j->panels_per_cb < n_panels ? p0 + j->panels_per_cb : n_panels;
     const int c0 = p0 * NR, c1 = p1 * NR < j->N ? p1 * NR : j->N;
     if (p0 >= p1) return;
-    /* initial values: bias, the existing Y, or zero */
-    for (int i = 0; i < rows; i++) {
+    /* initial values: bias or zero straight into the first block's accumulators; to accumulate,
+     * the existing Y (+ bias, added first) */
+    for (int i = 0; j->accumulate && j->bias && i < rows; i++) {
         float *y = j->Y + (size_t)(i0 + i) * j->ldy;
-        if (!j->accumulate && !j->bias) memset(y + c0, 0, sizeof(float) * (c1 - c0));
-        else if (!j->accumulate) memcpy(y + c0, j->bias + c0, sizeof(float) * (c1 - c0));
-        else if (j->bias) for (int c = c0; c < c1; c++) y[c] += j->bias[c];
+        for (int c = c0; c < c1; c++) y[c] += j->bias[c];
     }
+    if (j->K <= 0 && !j->accumulate)
+        for (int i = 0; i < rows; i++) {
+            float *y = j->Y + (size_t)(i0 + i) * j->ldy;
+            if (j->bias) memcpy(y + c0, j->bias + c0, sizeof(float) * (c1 - c0));
+            else memset(y + c0, 0, sizeof(float) * (c1 - c0));
+        }
     float *ap = thread_abuf((size_t)kn->mc * kn->kc);
     for (int k0 = 0; k0 < j->K; k0 += kn->kc) {
-        const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc;
+        const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc, last = k0 + kc >= j->K;
         pack_x(ap, j->X + (size_t)i0 * j->ldx + k0, j->ldx, rows, kc, kn->mr);
         for (int p = p0; p < p1; p++) {
             const float *bp = j->B->p + ((size_t)p * j->K + k0) * NR;
             const int cols = j->N - p * NR < NR ? j->N - p * NR : NR;
+            const float *init = k0 || j->accumulate ? NULL : j->bias ? j->bias + p * NR : zero_row;
             for (int r0 = 0; r0 < rows; r0 += kn->mr) {
                 const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
-                run_tile(kn, kc, ap + (size_t)r0 * kc, bp, j->Y + (size_t)(i0 + r0) * j->ldy + p * NR, j->ldy, h, cols);
+                float *y = j->Y + (size_t)(i0 + r0) * j->ldy + p * NR;
+                run_tile(kn, kc, ap + (size_t)r0 * kc, bp, y, j->ldy, h, cols, init, 0);
+                if (last && j->post) j->post(j->post_arg, y, h, cols, j->ldy);
             }
         }
     }
+    if (j->K <= 0 && j->post)
+        for (int p = p0; p < p1; p++)
+            j->post(j->post_arg, j->Y + (size_t)i0 * j->ldy + p * NR, rows, j->N - p * NR < NR ? j->N - p * NR : NR, j->ldy);
 }
 
 /* below this many multiply-adds a product runs on the calling thread (waking workers costs more) */
@@ -356,14 +377,21 @@ static void gemm_blas(int M, const float *X, int ldx, const struct sp_gemm_b *B,
 void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
              int accumulate, float *Y, int ldy)
 {
+    sp_gemm_post(M, X, ldx, B, bias, accumulate, Y, ldy, NULL, NULL);
+}
+
+void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
+                  int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg)
+{
     if (M <= 0 || B->N <= 0) return;
     if (t_set.impl == SP_GEMM_BLAS) {
         static _Atomic int blas_threads;      /* OpenBLAS's setting is process-wide: set it on a change only */
         if (atomic_exchange(&blas_threads, t_set.threads) != t_set.threads) openblas_set_num_threads(t_set.threads);
         gemm_blas(M, X, ldx, B, bias, accumulate, Y, ldy);
+        for (int i0 = 0; post && i0 < M; i0 += 64) post(post_arg, Y + (size_t)i0 * ldy, M - i0 < 64 ? M - i0 : 64, B->N, ldy);
         return;
     }
-    struct job j = { kernel(), M, B->N, B->K, X, ldx, B, bias, accumulate, Y, ldy, 1, 0 };
+    struct job j = { kernel(), M, B->N, B->K, X, ldx, B, bias, accumulate, Y, ldy, 1, 0, post, post_arg };
     const int n_rb = (M + j.kn->mc - 1) / j.kn->mc, n_panels = (j.N + NR - 1) / NR;
     const int threads = sp_gemm_threads();
     const int parallel = threads > 1 && (double)M * j.N * (j.K > 0 ? j.K : 1) >= (double)PARALLEL_MACS;
