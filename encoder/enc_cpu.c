@@ -137,6 +137,22 @@ static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float 
     sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, accumulate, Y, ldy);
 }
 
+/* the activation on each finished tile of the product, while it is in cache (element-wise: the
+ * same bits as linear, then act) */
+static void act_rows(enum enc_act a, size_t n, float *x);
+static void act_post(void *arg, float *Y, int rows, int cols, int ldy)
+{
+    const enum enc_act a = *(const enum enc_act *)arg;
+    for (int r = 0; r < rows; r++) act_rows(a, (size_t)cols, Y + (size_t)r * ldy);
+}
+
+static void cpu_linear_act(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                           const float *W, int ldw, const float *b, float *Y, int ldy, enum enc_act a)
+{
+    if (M <= 0 || N <= 0) return;
+    sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, ldy, act_post, &a);
+}
+
 /* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
 static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx,
                     const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
@@ -189,6 +205,8 @@ static void act_serial(enum enc_act a, size_t n, float *x)
     }
 }
 
+static void act_rows(enum enc_act a, size_t n, float *x) { act_serial(a, n, x); }
+
 static void add_serial(size_t n, const float *a, const float *b, float *out)
 {
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
@@ -199,19 +217,49 @@ static void cpu_axpby(struct enc_backend *be, size_t n, float alpha, const float
     for (size_t i = 0; i < n; i++) out[i] = alpha * a[i] + beta * b[i];
 }
 
-/* LN over the last axis, biased variance, two passes in double (stable for large residuals) */
-static void ln_serial(int rows, int d, const float *x, const float *g, const float *b, float eps, float *out)
+/* LN over the last axis, biased variance, two passes in double (stable for large residuals).
+ * Each row's sums run in k order, one double chain per row; LN_ROWS rows side by side, so the
+ * chains overlap instead of each waiting on its adds' latency (the same bits as one row at a
+ * time). res (optional): the row is x + res (one float add per element, as cpu_add), made in
+ * out first. */
+#define LN_ROWS 8
+CPU_CLONES
+static void ln_serial(int rows, int d, const float *x, const float *res, const float *g, const float *b, float eps, float *out)
 {
-    for (int r = 0; r < rows; r++) {
-        const float *xr = x + (size_t)r * d;
-        float *o = out + (size_t)r * d;
-        double mu = 0, var = 0;
-        for (int k = 0; k < d; k++) mu += xr[k];
-        mu /= d;
-        for (int k = 0; k < d; k++) { double t = xr[k] - mu; var += t * t; }
-        var /= d;
-        double inv = 1.0 / sqrt(var + (double)eps);
-        for (int k = 0; k < d; k++) o[k] = (float)((xr[k] - mu) * inv) * g[k] + b[k];
+    for (int r0 = 0; r0 < rows; r0 += LN_ROWS) {
+        const int h = rows - r0 < LN_ROWS ? rows - r0 : LN_ROWS;
+        const float *xr[LN_ROWS];
+        for (int r = 0; r < h; r++) {
+            const float *xi = x + (size_t)(r0 + r) * d;
+            if (res) {
+                const float *ri = res + (size_t)(r0 + r) * d;
+                float *o = out + (size_t)(r0 + r) * d;
+                for (int k = 0; k < d; k++) o[k] = xi[k] + ri[k];
+                xi = o;
+            }
+            xr[r] = xi;
+        }
+        double mu[LN_ROWS] = { 0 }, var[LN_ROWS] = { 0 }, inv[LN_ROWS];
+        if (h == LN_ROWS) {
+            for (int k = 0; k < d; k++)
+                for (int r = 0; r < LN_ROWS; r++) mu[r] += xr[r][k];
+            for (int r = 0; r < LN_ROWS; r++) mu[r] /= d;
+            for (int k = 0; k < d; k++)
+                for (int r = 0; r < LN_ROWS; r++) { double t = xr[r][k] - mu[r]; var[r] += t * t; }
+        } else {
+            for (int r = 0; r < h; r++) {
+                for (int k = 0; k < d; k++) mu[r] += xr[r][k];
+                mu[r] /= d;
+                for (int k = 0; k < d; k++) { double t = xr[r][k] - mu[r]; var[r] += t * t; }
+            }
+        }
+        for (int r = 0; r < h; r++) {
+            inv[r] = 1.0 / sqrt(var[r] / d + (double)eps);
+            const float *xi = xr[r];
+            float *o = out + (size_t)(r0 + r) * d;
+            const double m = mu[r], iv = inv[r];
+            for (int k = 0; k < d; k++) o[k] = (float)((xi[k] - m) * iv) * g[k] + b[k];
+        }
     }
 }
 
@@ -229,7 +277,7 @@ struct ew_job {
     int op; enum enc_act act; enum enc_gate gate;
     const float *pre;                      /* gate */
     size_t n; int d;                       /* elements (act, add) or rows of d (LN) */
-    float *x; const float *a, *b, *g; float eps;
+    float *x; const float *a, *b, *g, *res; float eps;
     size_t per;                            /* elements or rows per item */
 };
 
@@ -241,7 +289,7 @@ static void ew_item(void *arg, int item, int worker)
     case EW_ACT: act_serial(j->act, m, j->x + i0); break;
     case EW_ADD: add_serial(m, j->a + i0, j->b + i0, j->x + i0); break;
     case EW_GATE: gate_serial(j->gate, m, j->pre + i0, j->a + i0, j->b ? j->b + i0 : NULL, j->x + i0); break;
-    case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->g, j->b, j->eps, j->x + i0 * j->d); break;
+    case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->res ? j->res + i0 * j->d : NULL, j->g, j->b, j->eps, j->x + i0 * j->d); break;
     }
 }
 
@@ -270,6 +318,15 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
 {
     if (rows <= 0) return;
     struct ew_job j = { .op = EW_LN, .n = (size_t)rows, .d = d, .x = out, .a = x, .g = g, .b = b, .eps = eps };
+    ew_run(&j, (size_t)(d > 0 ? d : 1));
+}
+
+/* LN(x + res): the residual add and the norm in one pass over the rows (the same bits as add, then LN) */
+static void cpu_add_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *res, const float *g,
+                               const float *b, float eps, float *out)
+{
+    if (rows <= 0) return;
+    struct ew_job j = { .op = EW_LN, .n = (size_t)rows, .d = d, .x = out, .a = x, .res = res, .g = g, .b = b, .eps = eps };
     ew_run(&j, (size_t)(d > 0 ? d : 1));
 }
 
@@ -571,6 +628,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
     .params_changed = cpu_params_changed,
+    .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
 };
 
 /* ---- small shared helpers ---- */
