@@ -333,7 +333,7 @@ static void job_item(void *arg, int item, int worker)
         }
     float *ap = thread_abuf((size_t)kn->mc * kn->kc);
     for (int k0 = 0; k0 < j->K; k0 += kn->kc) {
-        const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc, last = k0 + kc >= j->K;
+        const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc;
         pack_x(ap, j->X + (size_t)i0 * j->ldx + k0, j->ldx, rows, kc, kn->mr);
         for (int p = p0; p < p1; p++) {
             const float *bp = j->B->p + ((size_t)p * j->K + k0) * NR;
@@ -343,13 +343,12 @@ static void job_item(void *arg, int item, int worker)
                 const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
                 float *y = j->Y + (size_t)(i0 + r0) * j->ldy + p * NR;
                 run_tile(kn, kc, ap + (size_t)r0 * kc, bp, y, j->ldy, h, cols, init, 0);
-                if (last && j->post) j->post(j->post_arg, y, h, cols, j->ldy);
             }
         }
     }
-    if (j->K <= 0 && j->post)
-        for (int p = p0; p < p1; p++)
-            j->post(j->post_arg, j->Y + (size_t)i0 * j->ldy + p * NR, rows, j->N - p * NR < NR ? j->N - p * NR : NR, j->ldy);
+    /* the item's block of Y is final: the epilogue on it while it is in L2 (whole rows of the
+     * block: per 32-column tile the activation's loops ran too short) */
+    if (j->post) j->post(j->post_arg, j->Y + (size_t)i0 * j->ldy + c0, rows, c1 - c0, j->ldy);
 }
 
 /* below this many multiply-adds a product runs on the calling thread (waking workers costs more) */
