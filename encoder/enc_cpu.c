@@ -439,17 +439,24 @@ __attribute__((target("avx512f")))
 static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a)
 {
     const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk, ld = a->ld_qkv, np = (n + 15) & ~15, nv = dk / 16;
-    float *Kt = scratch(sc, SC_BPACK, sizeof(float) * (size_t)dk * np);     /* K_hᵀ [dk][np], zero past n */
+    const int d = H * dk;
+    float *KtA = scratch(sc, SC_BPACK, sizeof(float) * ((size_t)d * np + (size_t)n * d));   /* K_hᵀ per head [H][dk][np], then V [n][d] */
     float *S = scratch(sc, SC_S, sizeof(float) * (size_t)n * np);           /* scores, then P [n][np] */
     float *Qp = scratch(sc, SC_E, sizeof(float) * (size_t)ATT_RS * dk);     /* a short last row block, zero-padded */
+    float *Vc = KtA + (size_t)d * np;
+    /* one pass over the sentence's key and value rows, whole (per head and column, every access
+     * missed the cache: the batch's Q|K|V is past L2): K transposed per head, V contiguous */
+    for (int j = 0; j < n; j++) {
+        const float *kr = a->k + (size_t)j * ld;
+        for (int c = 0; c < d; c++) KtA[(size_t)c * np + j] = kr[c];
+        memcpy(Vc + (size_t)j * d, a->v + (size_t)j * ld, sizeof(float) * d);
+    }
+    for (int c = 0; c < d; c++)
+        for (int j = n; j < np; j++) KtA[(size_t)c * np + j] = 0.0f;
     for (int h = 0; h < H; h++) {
         const int off = h * dk;
-        const float *q = a->q + off, *k = a->k + off, *v = a->v + off;
-        for (int kk = 0; kk < dk; kk++) {
-            float *t = Kt + (size_t)kk * np;
-            for (int j = 0; j < n; j++) t[j] = k[(size_t)j * ld + kk];
-            for (int j = n; j < np; j++) t[j] = 0.0f;
-        }
+        const float *q = a->q + off, *v = Vc + off;
+        const float *Kt = KtA + (size_t)off * np;
         /* S = Q_h K_hᵀ: ATT_RS rows × 16 keys, one chain per element over k in order */
         for (int i0 = 0; i0 < n; i0 += ATT_RS) {
             const int rows = n - i0 < ATT_RS ? n - i0 : ATT_RS;
@@ -491,7 +498,7 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
             for (int r = 0; r < ATT_RV; r++) pr[r] = S + (size_t)(i0 + (r < rows ? r : 0)) * np;
             if (nv == 2) {
                 for (int j = 0; j < n; j++) {
-                    const __m512 v0 = _mm512_loadu_ps(v + (size_t)j * ld), v1 = _mm512_loadu_ps(v + (size_t)j * ld + 16);
+                    const __m512 v0 = _mm512_loadu_ps(v + (size_t)j * d), v1 = _mm512_loadu_ps(v + (size_t)j * d + 16);
                     for (int r = 0; r < ATT_RV; r++) {
                         const __m512 pv = _mm512_set1_ps(pr[r][j]);
                         c[r][0] = _mm512_fmadd_ps(pv, v0, c[r][0]);
@@ -501,7 +508,7 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
             } else {
                 for (int j = 0; j < n; j++)
                     for (int u = 0; u < nv; u++) {
-                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * ld + 16 * u);
+                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * d + 16 * u);
                         for (int r = 0; r < ATT_RV; r++) c[r][u] = _mm512_fmadd_ps(_mm512_set1_ps(pr[r][j]), vv, c[r][u]);
                     }
             }
