@@ -69,6 +69,11 @@ static void tile_avx512(int kc, const float *A, const float *B, float *C, int ld
         c1[i] = _mm512_loadu_ps(In + (size_t)i * ldi + 16);
     }
     for (int k = 0; k < kc; k++, A += MR512, B += NR) {
+        /* 16 k ahead: the panel (kc·NR floats, 48 KiB at kc 384) does not stay in L1 beside the
+         * micro-panels; +4-6% per CPU-second on MiniLM's forward (Sapphire Rapids, interleaved) */
+        _mm_prefetch((const char *)(B + 16 * NR), _MM_HINT_T0);
+        _mm_prefetch((const char *)(B + 16 * NR + 16), _MM_HINT_T0);
+        _mm_prefetch((const char *)(A + 16 * MR512), _MM_HINT_T0);
         const __m512 b0 = _mm512_load_ps(B), b1 = _mm512_load_ps(B + 16);
         UNROLL
         for (int i = 0; i < MR512; i++) {
