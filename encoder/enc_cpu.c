@@ -153,6 +153,38 @@ static void cpu_linear_act(struct enc_backend *be, int M, int K, int N, const fl
     sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, ldy, act_post, &a);
 }
 
+/* residual + LayerNorm on each finished block of the product's rows while they are in cache (the
+ * residual rows and Y were read from L3 by a separate pass). Only for a block of whole rows (one
+ * thread: the product does not split columns); otherwise it leaves the block and the caller runs
+ * the pass. The same arithmetic as add_layer_norm, so the same bits. */
+static void ln_serial(int rows, int d, const float *x, const float *res, const float *g, const float *b, float eps, float *out);
+struct resln { const float *Y0; int N; const float *res, *g, *b; float eps; float *out; int missed; };
+static void resln_post(void *arg, float *Y, int rows, int cols, int ldy)
+{
+    struct resln *r = arg;
+    const size_t off = (size_t)(Y - r->Y0);
+    if (cols != r->N || ldy != r->N || off % (size_t)r->N) { r->missed = 1; return; }
+    const size_t r0 = off / (size_t)r->N;
+    ln_serial(rows, r->N, Y, r->res + r0 * r->N, r->g, r->b, r->eps, r->out + r0 * r->N);
+}
+
+static void cpu_add_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *res, const float *g,
+                               const float *b, float eps, float *out);
+static void cpu_linear_add_layer_norm(struct enc_backend *be, int M, int K, int N, const float *X, int ldx, const float *W,
+                                      int ldw, const float *b, float *Y, const float *res, const float *g,
+                                      const float *beta, float eps, float *out)
+{
+    if (M <= 0 || N <= 0) return;
+    if (sp_gemm_threads() > 1) {                /* the columns may be split: the two passes */
+        sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N);
+        cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
+        return;
+    }
+    struct resln r = { Y, N, res, g, beta, eps, out, 0 };
+    sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N, resln_post, &r);
+    if (r.missed) cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
+}
+
 /* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
 static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx,
                     const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
@@ -636,6 +668,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
     .params_changed = cpu_params_changed,
     .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
+    .linear_add_layer_norm = cpu_linear_add_layer_norm,
 };
 
 /* ---- small shared helpers ---- */

@@ -117,6 +117,10 @@ struct enc_backend_ops {
                         const float *W, int ldw, const float *b, float *Y, int ldy, enum enc_act a);
     void  (*add_layer_norm)(struct enc_backend *be, int rows, int d, const float *x, const float *res,
                             const float *g, const float *b, float eps, float *out);
+    /* (optional) linear (no accumulate) into Y [M, N] (ldy = N), then add_layer_norm(Y, res) into out */
+    void  (*linear_add_layer_norm)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                                   const float *W, int ldw, const float *b, float *Y, const float *res,
+                                   const float *g, const float *beta, float eps, float *out);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
