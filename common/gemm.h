@@ -58,6 +58,15 @@ float *sp_gemm_alloc(size_t floats);
 void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
              int accumulate, float *Y, int ldy);
 
+/* sp_gemm, then post(arg, Y block, rows, cols, ldy) on each finished block of Y (one item's block
+ * on the own path: at most a hundred-odd rows of a range of columns; the whole Y in row blocks on
+ * the BLAS path), on the thread that computed it, while it is still in cache: for element-wise work that follows
+ * the product (an activation). post must be element-wise (each element's result from its own
+ * value only), so the bits do not depend on the blocking. */
+typedef void (*sp_gemm_post_fn)(void *arg, float *Y, int rows, int cols, int ldy);
+void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
+                  int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg);
+
 void sp_gemm_set_threads(int n);   /* this thread's products, default 1 */
 
 enum sp_gemm_impl { SP_GEMM_OWN = 0, SP_GEMM_BLAS };

@@ -420,6 +420,28 @@ static void lin(struct enc *e, int n, const float *X, struct enc_lin L, float *Y
     OPS->linear(BE, n, W->shape[0], W->shape[1], X, W->shape[0], W->dev, W->shape[1], enc_w(e, L.b), Y, W->shape[1], 0);
 }
 
+/* out = LN(x + res), fused where the backend has it (the same bits either way) */
+static void residual_ln(struct enc *e, int n, int d, float *x, const float *res, struct enc_ln L, float eps, float *out)
+{
+    if (OPS->add_layer_norm) { OPS->add_layer_norm(BE, n, d, x, res, enc_w(e, L.g), enc_w(e, L.b), eps, out); return; }
+    OPS->add(BE, (size_t)n * d, x, res, x);
+    OPS->layer_norm(BE, n, d, x, enc_w(e, L.g), enc_w(e, L.b), eps, out);
+}
+
+/* out = LN(X·W + b + res), in one op where the backend has it (the same bits either way) */
+static void lin_ln(struct enc *e, int n, const float *X, struct enc_lin L, float *Y, const float *res, struct enc_ln ln,
+                   float eps, float *out)
+{
+    const struct enc_param *W = &e->param[L.w];
+    if (OPS->linear_add_layer_norm) {
+        OPS->linear_add_layer_norm(BE, n, W->shape[0], W->shape[1], X, W->shape[0], W->dev, W->shape[1], enc_w(e, L.b), Y,
+                                   res, enc_w(e, ln.g), enc_w(e, ln.b), eps, out);
+        return;
+    }
+    lin(e, n, X, L, Y);
+    residual_ln(e, n, W->shape[1], Y, res, ln, eps, out);
+}
+
 /* rows of x into each sentence's hidden[b] at layer l */
 static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert_input *in, const float *x, int l, float **hidden)
 {
@@ -524,7 +546,6 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
     if (hidden_layers & 1) download_layer(b, n_sent, in, b->x, 0, hidden);
     /* 3. post-LN layers */
-    const size_t nd = rows * (size_t)d;
     for (int l = 0; l < c->layers; l++) {
         const struct bert_layer *L = &b->layer[l];
         /* Q | K | V in one product: each element is the same FMA chain as in three (common/gemm.h) */
@@ -542,14 +563,16 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         }
         OPS->attention(BE, n_sent, b->args);          /* every sentence in one call */
         if (attn_layers >> l & 1) head_maps(b, n_sent, in, l, nn, attn);
-        lin(e, N, b->ctx, L->o, b->t);                                  /* C·W_oᵀ + b_o */
-        OPS->add(BE, nd, b->t, b->x, b->t);                            /* + X */
-        OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln1.g), enc_w(e, L->ln1.b), c->ln_eps, b->y);
-        lin(e, N, b->y, L->ff1, b->z);                                  /* [N, F] */
-        OPS->act(BE, c->act, rows * (size_t)F, b->z);
-        lin(e, N, b->z, L->ff2, b->t);
-        OPS->add(BE, nd, b->t, b->y, b->t);
-        OPS->layer_norm(BE, N, d, b->t, enc_w(e, L->ln2.g), enc_w(e, L->ln2.b), c->ln_eps, b->x);
+        lin_ln(e, N, b->ctx, L->o, b->t, b->x, L->ln1, c->ln_eps, b->y);  /* LN(C·W_oᵀ + b_o + X) */
+        if (OPS->linear_act) {                                          /* GELU(Y·W_1ᵀ + b_1) [N, F] */
+            const struct enc_param *W = &e->param[L->ff1.w];
+            OPS->linear_act(BE, N, W->shape[0], W->shape[1], b->y, W->shape[0], W->dev, W->shape[1], enc_w(e, L->ff1.b),
+                            b->z, W->shape[1], c->act);
+        } else {
+            lin(e, N, b->y, L->ff1, b->z);
+            OPS->act(BE, c->act, rows * (size_t)F, b->z);
+        }
+        lin_ln(e, N, b->z, L->ff2, b->t, b->y, L->ln2, c->ln_eps, b->x);  /* LN(Z·W_2ᵀ + b_2 + Y) */
         if (hidden_layers >> (l + 1) & 1) download_layer(b, n_sent, in, b->x, l + 1, hidden);
     }
     return OPS->sync(BE, err, errlen);

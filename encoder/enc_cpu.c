@@ -137,6 +137,54 @@ static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float 
     sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, accumulate, Y, ldy);
 }
 
+/* the activation on each finished tile of the product, while it is in cache (element-wise: the
+ * same bits as linear, then act) */
+static void act_rows(enum enc_act a, size_t n, float *x);
+static void act_post(void *arg, float *Y, int rows, int cols, int ldy)
+{
+    const enum enc_act a = *(const enum enc_act *)arg;
+    for (int r = 0; r < rows; r++) act_rows(a, (size_t)cols, Y + (size_t)r * ldy);
+}
+
+static void cpu_linear_act(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                           const float *W, int ldw, const float *b, float *Y, int ldy, enum enc_act a)
+{
+    if (M <= 0 || N <= 0) return;
+    sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, ldy, act_post, &a);
+}
+
+/* residual + LayerNorm on each finished block of the product's rows while they are in cache (the
+ * residual rows and Y were read from L3 by a separate pass). Only for a block of whole rows (one
+ * thread: the product does not split columns); otherwise it leaves the block and the caller runs
+ * the pass. The same arithmetic as add_layer_norm, so the same bits. */
+static void ln_serial(int rows, int d, const float *x, const float *res, const float *g, const float *b, float eps, float *out);
+struct resln { const float *Y0; int N; const float *res, *g, *b; float eps; float *out; int missed; };
+static void resln_post(void *arg, float *Y, int rows, int cols, int ldy)
+{
+    struct resln *r = arg;
+    const size_t off = (size_t)(Y - r->Y0);
+    if (cols != r->N || ldy != r->N || off % (size_t)r->N) { r->missed = 1; return; }
+    const size_t r0 = off / (size_t)r->N;
+    ln_serial(rows, r->N, Y, r->res + r0 * r->N, r->g, r->b, r->eps, r->out + r0 * r->N);
+}
+
+static void cpu_add_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *res, const float *g,
+                               const float *b, float eps, float *out);
+static void cpu_linear_add_layer_norm(struct enc_backend *be, int M, int K, int N, const float *X, int ldx, const float *W,
+                                      int ldw, const float *b, float *Y, const float *res, const float *g,
+                                      const float *beta, float eps, float *out)
+{
+    if (M <= 0 || N <= 0) return;
+    if (sp_gemm_threads() > 1) {                /* the columns may be split: the two passes */
+        sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N);
+        cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
+        return;
+    }
+    struct resln r = { Y, N, res, g, beta, eps, out, 0 };
+    sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N, resln_post, &r);
+    if (r.missed) cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
+}
+
 /* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
 static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx,
                     const float *W, int ldw, int trans, int accumulate, float *Y, int ldy)
@@ -189,6 +237,8 @@ static void act_serial(enum enc_act a, size_t n, float *x)
     }
 }
 
+static void act_rows(enum enc_act a, size_t n, float *x) { act_serial(a, n, x); }
+
 static void add_serial(size_t n, const float *a, const float *b, float *out)
 {
     for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i];
@@ -199,19 +249,49 @@ static void cpu_axpby(struct enc_backend *be, size_t n, float alpha, const float
     for (size_t i = 0; i < n; i++) out[i] = alpha * a[i] + beta * b[i];
 }
 
-/* LN over the last axis, biased variance, two passes in double (stable for large residuals) */
-static void ln_serial(int rows, int d, const float *x, const float *g, const float *b, float eps, float *out)
+/* LN over the last axis, biased variance, two passes in double (stable for large residuals).
+ * Each row's sums run in k order, one double chain per row; LN_ROWS rows side by side, so the
+ * chains overlap instead of each waiting on its adds' latency (the same bits as one row at a
+ * time). res (optional): the row is x + res (one float add per element, as cpu_add), made in
+ * out first. */
+#define LN_ROWS 8
+CPU_CLONES
+static void ln_serial(int rows, int d, const float *x, const float *res, const float *g, const float *b, float eps, float *out)
 {
-    for (int r = 0; r < rows; r++) {
-        const float *xr = x + (size_t)r * d;
-        float *o = out + (size_t)r * d;
-        double mu = 0, var = 0;
-        for (int k = 0; k < d; k++) mu += xr[k];
-        mu /= d;
-        for (int k = 0; k < d; k++) { double t = xr[k] - mu; var += t * t; }
-        var /= d;
-        double inv = 1.0 / sqrt(var + (double)eps);
-        for (int k = 0; k < d; k++) o[k] = (float)((xr[k] - mu) * inv) * g[k] + b[k];
+    for (int r0 = 0; r0 < rows; r0 += LN_ROWS) {
+        const int h = rows - r0 < LN_ROWS ? rows - r0 : LN_ROWS;
+        const float *xr[LN_ROWS];
+        for (int r = 0; r < h; r++) {
+            const float *xi = x + (size_t)(r0 + r) * d;
+            if (res) {
+                const float *ri = res + (size_t)(r0 + r) * d;
+                float *o = out + (size_t)(r0 + r) * d;
+                for (int k = 0; k < d; k++) o[k] = xi[k] + ri[k];
+                xi = o;
+            }
+            xr[r] = xi;
+        }
+        double mu[LN_ROWS] = { 0 }, var[LN_ROWS] = { 0 }, inv[LN_ROWS];
+        if (h == LN_ROWS) {
+            for (int k = 0; k < d; k++)
+                for (int r = 0; r < LN_ROWS; r++) mu[r] += xr[r][k];
+            for (int r = 0; r < LN_ROWS; r++) mu[r] /= d;
+            for (int k = 0; k < d; k++)
+                for (int r = 0; r < LN_ROWS; r++) { double t = xr[r][k] - mu[r]; var[r] += t * t; }
+        } else {
+            for (int r = 0; r < h; r++) {
+                for (int k = 0; k < d; k++) mu[r] += xr[r][k];
+                mu[r] /= d;
+                for (int k = 0; k < d; k++) { double t = xr[r][k] - mu[r]; var[r] += t * t; }
+            }
+        }
+        for (int r = 0; r < h; r++) {
+            inv[r] = 1.0 / sqrt(var[r] / d + (double)eps);
+            const float *xi = xr[r];
+            float *o = out + (size_t)(r0 + r) * d;
+            const double m = mu[r], iv = inv[r];
+            for (int k = 0; k < d; k++) o[k] = (float)((xi[k] - m) * iv) * g[k] + b[k];
+        }
     }
 }
 
@@ -229,7 +309,7 @@ struct ew_job {
     int op; enum enc_act act; enum enc_gate gate;
     const float *pre;                      /* gate */
     size_t n; int d;                       /* elements (act, add) or rows of d (LN) */
-    float *x; const float *a, *b, *g; float eps;
+    float *x; const float *a, *b, *g, *res; float eps;
     size_t per;                            /* elements or rows per item */
 };
 
@@ -241,7 +321,7 @@ static void ew_item(void *arg, int item, int worker)
     case EW_ACT: act_serial(j->act, m, j->x + i0); break;
     case EW_ADD: add_serial(m, j->a + i0, j->b + i0, j->x + i0); break;
     case EW_GATE: gate_serial(j->gate, m, j->pre + i0, j->a + i0, j->b ? j->b + i0 : NULL, j->x + i0); break;
-    case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->g, j->b, j->eps, j->x + i0 * j->d); break;
+    case EW_LN: ln_serial((int)m, j->d, j->a + i0 * j->d, j->res ? j->res + i0 * j->d : NULL, j->g, j->b, j->eps, j->x + i0 * j->d); break;
     }
 }
 
@@ -270,6 +350,15 @@ static void cpu_layer_norm(struct enc_backend *be, int rows, int d, const float 
 {
     if (rows <= 0) return;
     struct ew_job j = { .op = EW_LN, .n = (size_t)rows, .d = d, .x = out, .a = x, .g = g, .b = b, .eps = eps };
+    ew_run(&j, (size_t)(d > 0 ? d : 1));
+}
+
+/* LN(x + res): the residual add and the norm in one pass over the rows (the same bits as add, then LN) */
+static void cpu_add_layer_norm(struct enc_backend *be, int rows, int d, const float *x, const float *res, const float *g,
+                               const float *b, float eps, float *out)
+{
+    if (rows <= 0) return;
+    struct ew_job j = { .op = EW_LN, .n = (size_t)rows, .d = d, .x = out, .a = x, .res = res, .g = g, .b = b, .eps = eps };
     ew_run(&j, (size_t)(d > 0 ? d : 1));
 }
 
@@ -365,6 +454,112 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     }
 }
 
+/* BERT's attention (every head plain: no mask, prior, selector, bucket or map) without the GEMM:
+ * the products of one head are n×dk×n and n×n×dk, too small for common/gemm.c's packing and
+ * padded edge tiles (they were 12% of a MiniLM forward, attention_one's loops and packing most of
+ * it). The same arithmetic, so the same bits as attention_one on every kernel: S[i][j] is one FMA
+ * chain over k = 0..dk-1 from +0 (q[i][k]·k[j][k]), the softmax the same float loops in the same
+ * order, out[i][c] one FMA chain over j = 0..n-1 from +0 (P[i][j]·v[j][c]) — common/gemm.h's
+ * contract, which attention_one's products keep — lanes across j (scores) and c (context), rows
+ * side by side for independent chains. AVX-512, dk a multiple of 16 up to 64. */
+#ifdef __x86_64__
+#include <immintrin.h>
+#define ATT_FAST 1
+#define ATT_RS 8                               /* score rows per block */
+#define ATT_RV 4                               /* context rows per block */
+__attribute__((target("avx512f")))
+static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a)
+{
+    const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk, ld = a->ld_qkv, np = (n + 15) & ~15, nv = dk / 16;
+    const int d = H * dk;
+    float *KtA = scratch(sc, SC_BPACK, sizeof(float) * ((size_t)d * np + (size_t)n * d));   /* K_hᵀ per head [H][dk][np], then V [n][d] */
+    float *S = scratch(sc, SC_S, sizeof(float) * (size_t)n * np);           /* scores, then P [n][np] */
+    float *Qp = scratch(sc, SC_E, sizeof(float) * (size_t)ATT_RS * dk);     /* a short last row block, zero-padded */
+    float *Vc = KtA + (size_t)d * np;
+    /* one pass over the sentence's key and value rows, whole (per head and column, every access
+     * missed the cache: the batch's Q|K|V is past L2): K transposed per head, V contiguous */
+    for (int j = 0; j < n; j++) {
+        const float *kr = a->k + (size_t)j * ld;
+        for (int c = 0; c < d; c++) KtA[(size_t)c * np + j] = kr[c];
+        memcpy(Vc + (size_t)j * d, a->v + (size_t)j * ld, sizeof(float) * d);
+    }
+    for (int c = 0; c < d; c++)
+        for (int j = n; j < np; j++) KtA[(size_t)c * np + j] = 0.0f;
+    for (int h = 0; h < H; h++) {
+        const int off = h * dk;
+        const float *q = a->q + off, *v = Vc + off;
+        const float *Kt = KtA + (size_t)off * np;
+        /* S = Q_h K_hᵀ: ATT_RS rows × 16 keys, one chain per element over k in order */
+        for (int i0 = 0; i0 < n; i0 += ATT_RS) {
+            const int rows = n - i0 < ATT_RS ? n - i0 : ATT_RS;
+            const float *qr[ATT_RS];
+            int ldq = ld;
+            const float *qb = q + (size_t)i0 * ld;
+            if (rows < ATT_RS) {
+                memset(Qp, 0, sizeof(float) * (size_t)ATT_RS * dk);
+                for (int r = 0; r < rows; r++) memcpy(Qp + (size_t)r * dk, q + (size_t)(i0 + r) * ld, sizeof(float) * dk);
+                qb = Qp; ldq = dk;
+            }
+            for (int r = 0; r < ATT_RS; r++) qr[r] = qb + (size_t)r * ldq;
+            for (int j0 = 0; j0 < np; j0 += 16) {
+                __m512 c[ATT_RS];
+                for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_setzero_ps();
+                for (int kk = 0; kk < dk; kk++) {
+                    const __m512 kv = _mm512_loadu_ps(Kt + (size_t)kk * np + j0);
+                    for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_fmadd_ps(_mm512_set1_ps(qr[r][kk]), kv, c[r]);
+                }
+                for (int r = 0; r < rows; r++) _mm512_storeu_ps(S + (size_t)(i0 + r) * np + j0, c[r]);
+            }
+        }
+        /* the softmax of each row, as attention_one's plain path (float, the sum in key order) */
+        for (int i = 0; i < n; i++) {
+            float *f = S + (size_t)i * np, mf = -INFINITY, zf = 0.0f;
+            for (int j = 0; j < n; j++) { f[j] = f[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
+            for (int j = 0; j < n; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+            for (int j = 0; j < n; j++) zf += f[j];
+            const float izf = 1.0f / zf;
+            for (int j = 0; j < n; j++) f[j] = f[j] * izf;
+        }
+        /* out_h = P V_h: ATT_RV rows × dk, one chain per element over j in order */
+        for (int i0 = 0; i0 < n; i0 += ATT_RV) {
+            const int rows = n - i0 < ATT_RV ? n - i0 : ATT_RV;
+            __m512 c[ATT_RV][4];
+            for (int r = 0; r < ATT_RV; r++)
+                for (int u = 0; u < 4; u++) c[r][u] = _mm512_setzero_ps();
+            const float *pr[ATT_RV];
+            for (int r = 0; r < ATT_RV; r++) pr[r] = S + (size_t)(i0 + (r < rows ? r : 0)) * np;
+            if (nv == 2) {
+                for (int j = 0; j < n; j++) {
+                    const __m512 v0 = _mm512_loadu_ps(v + (size_t)j * d), v1 = _mm512_loadu_ps(v + (size_t)j * d + 16);
+                    for (int r = 0; r < ATT_RV; r++) {
+                        const __m512 pv = _mm512_set1_ps(pr[r][j]);
+                        c[r][0] = _mm512_fmadd_ps(pv, v0, c[r][0]);
+                        c[r][1] = _mm512_fmadd_ps(pv, v1, c[r][1]);
+                    }
+                }
+            } else {
+                for (int j = 0; j < n; j++)
+                    for (int u = 0; u < nv; u++) {
+                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * d + 16 * u);
+                        for (int r = 0; r < ATT_RV; r++) c[r][u] = _mm512_fmadd_ps(_mm512_set1_ps(pr[r][j]), vv, c[r][u]);
+                    }
+            }
+            for (int r = 0; r < rows; r++)
+                for (int u = 0; u < nv; u++) _mm512_storeu_ps(a->out + (size_t)(i0 + r) * ldo + off + 16 * u, c[r][u]);
+        }
+    }
+}
+#endif
+
+/* attention_plain_avx512 applies: every head plain, no maps, the CPU and the GEMM kernel AVX-512
+ * (SP_GEMM_KERNEL=avx2/c keep the GEMM path: the same bits, tests/unit/encoder_attn_fast.c) */
+static int attention_is_plain(const struct enc_attn_args *a)
+{
+    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
+    for (int h = 0; h < a->H; h++) if (a->dir[h] != ENC_DIR_ALL || a->dis[h] != ENC_DIST_NONE) return 0;
+    return 1;
+}
+
 /* A batch's sentences on the GEMM's threads, one sentence (args[i], size bytes each) per item,
  * each item with its worker's scratch: the same bytes as one call per sentence on any thread. */
 typedef void (*sentence_fn)(struct scr *sc, const void *args);
@@ -384,7 +579,13 @@ static void per_sentence(struct enc_backend *be, int n, const void *args, size_t
     sp_gemm_parallel(n, sentence_item, &j, nw);
 }
 
-static void attention_item(struct scr *sc, const void *a) { attention_one(sc, a); }
+static void attention_item(struct scr *sc, const void *a)
+{
+#ifdef ATT_FAST
+    if (attention_is_plain(a) && !strcmp(sp_gemm_kernel(), "avx512")) { attention_plain_avx512(sc, a); return; }
+#endif
+    attention_one(sc, a);
+}
 
 static void cpu_attention(struct enc_backend *be, int n, const struct enc_attn_args *a)
 {
@@ -466,6 +667,8 @@ const struct enc_backend_ops enc_cpu_ops = {
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
     .params_changed = cpu_params_changed,
+    .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
+    .linear_add_layer_norm = cpu_linear_add_layer_norm,
 };
 
 /* ---- small shared helpers ---- */

@@ -963,6 +963,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .layer_norm = cuda_layer_norm, .gate = cuda_gate, .absdiff_mul = cuda_absdiff_mul,
     .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,
     .params_changed = NULL,   /* weights are used as uploaded: nothing derived to drop */
+    .linear_act = NULL, .add_layer_norm = NULL, .linear_add_layer_norm = NULL,   /* the unfused ops: separate kernels */
 };
 
 } /* extern "C" */

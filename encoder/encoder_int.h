@@ -111,6 +111,16 @@ struct enc_backend_ops {
                   int d, const float *x, const float *e, float *out, int ldo);
     /* (optional) the parameters were (re)uploaded: drop anything derived from them (packed copies) */
     void  (*params_changed)(struct enc_backend *be);
+    /* (optional) fused forms, the same bits as the ops they replace (NULL: the caller runs those):
+     * linear (no accumulate), then act on Y; add (x + res), then layer_norm into out */
+    void  (*linear_act)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                        const float *W, int ldw, const float *b, float *Y, int ldy, enum enc_act a);
+    void  (*add_layer_norm)(struct enc_backend *be, int rows, int d, const float *x, const float *res,
+                            const float *g, const float *b, float eps, float *out);
+    /* (optional) linear (no accumulate) into Y [M, N] (ldy = N), then add_layer_norm(Y, res) into out */
+    void  (*linear_add_layer_norm)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
+                                   const float *W, int ldw, const float *b, float *Y, const float *res,
+                                   const float *g, const float *beta, float eps, float *out);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
