@@ -70,8 +70,8 @@ awk -v n="$N" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' "$EWT" >"$TMP/ewt.conllu
 printf '{"kind": "bert", "model": "%s"}\n' "$MODEL" >"$TMP/minilm.json"
 # the tasks the corpus gives with train, dev and test items (the protocol needs all three)
 mkdir -p "$TMP/prep" "$TMP/tasks"
-"$SP" ingest --db "$TMP/prep/s.db" --corpus ewt "$TMP/ewt.conllu" --quiet
-"$SP" tasks build --db "$TMP/prep/s.db" --corpus ewt --split resplit --seed 1 --quiet 2>/dev/null
+"$SP" ingest --db "$TMP/prep/s.db" --corpus ewt "$TMP/ewt.conllu" --quiet >/dev/null
+"$SP" tasks build --db "$TMP/prep/s.db" --corpus ewt --split resplit --seed 1 --quiet >/dev/null 2>&1
 TASKS=$("$SP" tasks list --db "$TMP/prep/s.db" | awk 'NF == 5 && $3 > 0 && $4 > 0 && $5 > 0 && $3 ~ /^[0-9]+$/ { print $1 }' | paste -sd, -)
 [ -n "$TASKS" ] || { echo "bench/e2e.sh: no task with train, dev and test items on $N sentences" >&2; exit 2; }
 for t in $(echo "$TASKS" | tr , ' '); do "$SP" tasks export --db "$TMP/prep/s.db" --name "$t" --out "$TMP/tasks/$t.txt"; done
@@ -81,6 +81,8 @@ thr() { if "$SP" "$1" --help 2>/dev/null | grep -q -- '--threads'; then echo "--
 SP_THR=$(thr structprobe); TP_THR=$(thr tokprobe)
 
 now() { date +%s.%N; }
+# CMD...: run CMD, its messages to the round folder's log (shown, and the script stopped, if it fails)
+q() { "$@" 2>>log.txt || { echo "bench/e2e.sh: failed: $*" >&2; cat log.txt >&2; exit 1; }; }
 STEPS="ingest encode structprobe tokprobe tasks"
 # STEP SIDE R CMD...: run CMD in the side's folder, add its wall seconds to the step's file
 t_begin() { T0=$(now); }
@@ -95,36 +97,36 @@ record() {  # SIDE R: each step's parts summed into SIDE.STEP, the round's total
 }
 side_a() {  # R
     d=$TMP/A$1; mkdir -p "$d"; cd "$d"
-    t_begin; "$SP" ingest --db s.db --corpus ewt "$TMP/ewt.conllu" --quiet; t_end ingest A "$1"
-    t_begin; "$SP" tasks build --db s.db --corpus ewt --split resplit --seed 1 --quiet 2>/dev/null; t_end tasks A "$1"
+    t_begin; q "$SP" ingest --db s.db --corpus ewt "$TMP/ewt.conllu" --quiet >/dev/null; t_end ingest A "$1"
+    t_begin; q "$SP" tasks build --db s.db --corpus ewt --split resplit --seed 1 --quiet >/dev/null; t_end tasks A "$1"
     t_begin
-    "$SP" encode --db s.db --corpus ewt --encoder "$TMP/minilm.json" --run m --layers all --token-vectors --threads "$TH" --quiet
-    "$SP" encode --db s.db --task "$TASKS" --encoder "$TMP/minilm.json" --run t --layers all --threads "$TH" --quiet
+    q "$SP" encode --db s.db --corpus ewt --encoder "$TMP/minilm.json" --run m --layers all --token-vectors --threads "$TH" --quiet
+    q "$SP" encode --db s.db --task "$TASKS" --encoder "$TMP/minilm.json" --run t --layers all --threads "$TH" --quiet
     t_end encode A "$1"
     # shellcheck disable=SC2086
-    { t_begin; "$SP" structprobe --db s.db --corpus ewt --run m --layer all $SP_THR --json --quiet >sp.json; t_end structprobe A "$1"; }
+    { t_begin; q "$SP" structprobe --db s.db --corpus ewt --run m --layer all $SP_THR --json --quiet >sp.json; t_end structprobe A "$1"; }
     t_begin
     # shellcheck disable=SC2086
-    "$SP" tokprobe --db s.db --corpus ewt --run m --layer all --task upos $TP_THR --json --quiet >upos.json
+    q "$SP" tokprobe --db s.db --corpus ewt --run m --layer all --task upos $TP_THR --json --quiet >upos.json
     # shellcheck disable=SC2086
-    "$SP" tokprobe --db s.db --corpus ewt --run m --layer all --task deprel $TP_THR --json --quiet >deprel.json
+    q "$SP" tokprobe --db s.db --corpus ewt --run m --layer all --task deprel $TP_THR --json --quiet >deprel.json
     t_end tokprobe A "$1"
-    t_begin; "$SP" probe --db s.db --task "$TASKS" --run t --layer all --no-control --threads "$TH" --json --quiet >tasks.json; t_end tasks A "$1"
+    t_begin; q "$SP" probe --db s.db --task "$TASKS" --run t --layer all --no-control --threads "$TH" --json --quiet >tasks.json; t_end tasks A "$1"
     cd - >/dev/null
 }
 side_b() {  # R
     d=$TMP/B$1; mkdir -p "$d"; cd "$d"
     o="--threads $TH --torch-threads $PTT"
     # shellcheck disable=SC2086
-    { t_begin; "$PY" "$PEER" ingest "$TMP/ewt.conllu" ing.pkl $o >>steps.log; t_end ingest B "$1"; }
+    { t_begin; q "$PY" "$PEER" ingest "$TMP/ewt.conllu" ing.pkl $o >>steps.log; t_end ingest B "$1"; }
     # shellcheck disable=SC2086
-    { t_begin; "$PY" "$PEER" encode ing.pkl "$TMP/tasks" "$MODEL" vec.h5 $o >>steps.log; t_end encode B "$1"; }
+    { t_begin; q "$PY" "$PEER" encode ing.pkl "$TMP/tasks" "$MODEL" vec.h5 $o >>steps.log; t_end encode B "$1"; }
     # shellcheck disable=SC2086
-    { t_begin; "$PY" "$PEER" structprobe ing.pkl vec.h5 sp.json $o >>steps.log; t_end structprobe B "$1"; }
+    { t_begin; q "$PY" "$PEER" structprobe ing.pkl vec.h5 sp.json $o >>steps.log; t_end structprobe B "$1"; }
     # shellcheck disable=SC2086
-    { t_begin; "$PY" "$PEER" tokprobe ing.pkl vec.h5 tok.json $o >>steps.log; t_end tokprobe B "$1"; }
+    { t_begin; q "$PY" "$PEER" tokprobe ing.pkl vec.h5 tok.json $o >>steps.log; t_end tokprobe B "$1"; }
     # shellcheck disable=SC2086
-    { t_begin; "$PY" "$PEER" tasks "$TMP/tasks" vec.h5 tasks.json $o >>steps.log; t_end tasks B "$1"; }
+    { t_begin; q "$PY" "$PEER" tasks "$TMP/tasks" vec.h5 tasks.json $o >>steps.log; t_end tasks B "$1"; }
     cd - >/dev/null
 }
 
@@ -166,7 +168,7 @@ if [ -z "$skip_b" ]; then
     a=$(stats %.4f <"$TMP/A.total" | cut -d' ' -f1); b=$(stats %.4f <"$TMP/B.total" | cut -d' ' -f1)
     echo "whole job: B/A = $(ratio "$b" "$a")x (the issue's floor: >= 6x: $(floor_met "$(ratio "$b" "$a")" 6))"
     # the same vectors? B's word vectors against synprobe's, every layer, every word
-    (cd "$TMP/A$last" && "$SP" export --db s.db --run m --layers all --what tokens --format npy --out tok.npy --quiet)
+    (cd "$TMP/A$last" && "$SP" export --db s.db --run m --layers all --what tokens --format npy --out tok.npy --quiet 2>/dev/null)
     echo "same vectors: $("$PY" "$PEER" check "$TMP/B$last/ing.pkl" "$TMP/B$last/vec.h5" "$TMP/A$last/tok.npy" | sed 's/^STEP check seconds=[0-9.]* threads=[0-9]* //') (B's word vectors vs synprobe export --what tokens, all layers)"
     echo
     echo "the same work, round $ROUNDS, test partition (probes seeded differently on the two sides: equal up to seed noise):"
