@@ -87,13 +87,16 @@ STEPS="ingest encode structprobe tokprobe tasks"
 # STEP SIDE R CMD...: run CMD in the side's folder, add its wall seconds to the step's file
 t_begin() { T0=$(now); }
 t_end() { echo "$(now) - $T0" | bc -l >>"$TMP/$2.$1.part$3"; }
-record() {  # SIDE R: each step's parts summed into SIDE.STEP, the round's total into SIDE.total
-    tot=0
+record() {  # SIDE R: each step's parts summed into SIDE.STEP, the round's total into SIDE.total,
+            # ingest + encode + structprobe (the job the issue measured) into SIDE.scope
+    tot=0; scope=0
     for s in $STEPS; do
         v=$(awk '{ s += $1 } END { printf "%.4f", s }' "$TMP/$1.$s.part$2")
         echo "$v" >>"$TMP/$1.$s"; tot=$(echo "$tot + $v" | bc -l)
+        case $s in ingest|encode|structprobe) scope=$(echo "$scope + $v" | bc -l) ;; esac
     done
     echo "$tot" >>"$TMP/$1.total"
+    echo "$scope" >>"$TMP/$1.scope"
 }
 side_a() {  # R
     d=$TMP/A$1; mkdir -p "$d"; cd "$d"
@@ -149,17 +152,18 @@ while [ "$r" -lt "$ROUNDS" ]; do
     r=$((r + 1))
 done
 
+label() { case $1 in total) echo "**total**" ;; scope) echo "ingest + encode + structprobe (the issue's 2.3x job)" ;; *) echo "$1" ;; esac; }
 echo "| step | A synprobe: s median (min–max) | B Python: s median (min–max) | B/A |"
 echo "|---|---|---|---|"
-for s in $STEPS total; do
+for s in $STEPS total scope; do
     # shellcheck disable=SC2046
     set -- $(stats %.2f <"$TMP/A.$s")
     if [ -z "$skip_b" ]; then
         # shellcheck disable=SC2046
         set -- "$@" $(stats %.2f <"$TMP/B.$s")
-        printf '| %s | %s (%s–%s) | %s (%s–%s) | %s |\n' "$s" "$1" "$2" "$3" "$4" "$5" "$6" "$(ratio "$4" "$1")"
+        printf '| %s | %s (%s–%s) | %s (%s–%s) | %s |\n' "$(label "$s")" "$1" "$2" "$3" "$4" "$5" "$6" "$(ratio "$4" "$1")"
     else
-        printf '| %s | %s (%s–%s) | – | – |\n' "$s" "$1" "$2" "$3"
+        printf '| %s | %s (%s–%s) | – | – |\n' "$(label "$s")" "$1" "$2" "$3"
     fi
 done
 echo
