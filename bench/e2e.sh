@@ -55,7 +55,7 @@ if [ -n "${PEER_PY:-}" ]; then PY=$PEER_PY
 elif [ -x build/e2e-venv/bin/python ]; then PY=$(pwd)/build/e2e-venv/bin/python
 else PY=/usr/bin/python3; fi
 PEER=$(pwd)/bench/peer_e2e.py
-export OPENBLAS_NUM_THREADS=$TH OMP_NUM_THREADS=$TH MKL_NUM_THREADS=$TH
+export OPENBLAS_NUM_THREADS="$TH" OMP_NUM_THREADS="$TH" MKL_NUM_THREADS="$TH"
 TMP=$(mktemp -d /tmp/sp_bench_e2e.XXXXXX); trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 
 # B's dependencies, each missing one named
