@@ -35,7 +35,7 @@ case_ "a TreeDepth range tasks build cannot read" "tasks[0]: --depth expects LO-
     "{\"store\": \"s.db\", $C, \"tasks\": [{\"tasks\": [\"TreeDepth\"], \"depth\": \"deep\"}]}"
 case_ "max-len below min-len" "tasks[0]: --max-len is below --min-len" \
     "{\"store\": \"s.db\", $C, \"tasks\": [{\"tasks\": [\"SentLen\"], \"min-len\": 10, \"max-len\": 5}]}"
-case_ "a comparison of three" "reports[0].compare: expected two encoders or runs" \
+case_ "a comparison of three" "reports[0].compare: expected pairs of encoders or runs" \
     "{\"store\": \"s.db\", $C, \"reports\": [{\"compare\": [\"a\", \"b\", \"c\"]}]}"
 case_ "heads on a san config" "encoders[0]: --heads applies to bert configs" \
     "{\"store\": \"s.db\", $C, \"encoders\": [{\"config\": \"san.json\", \"inputs\": [\"d\"], \"attention\": 0, \"heads\": true}]}"
