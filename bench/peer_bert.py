@@ -39,6 +39,8 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+import bert_pieces  # noqa: E402  (after the thread variables, as numpy)
+
 
 def read_safetensors(path):
     with open(path, "rb") as f:
@@ -102,14 +104,8 @@ def main():
     cfg = json.load(open(os.path.join(model, "config.json")))
     W = {k: v.to(dev) for k, v in read_safetensors(os.path.join(model, "model.safetensors")).items()}
     m = Bert(cfg, W)
-    raw = open(os.path.join(exp, "pieces.bin"), "rb").read()
-    (n,) = struct.unpack_from("<i", raw, 0)
-    at, sents = 4, []
-    for _ in range(n):
-        (T,) = struct.unpack_from("<i", raw, at)
-        sents.append(np.frombuffer(raw, "<i4", T, at + 4).astype(np.int64))
-        at += 4 + 4 * T
-    ours = np.fromfile(os.path.join(exp, "ours.f32"), "<f4").reshape(n, -1)
+    sents, ours = bert_pieces.read(exp)
+    n = len(sents)
     batches = []
     for i in range(0, n, batch):   # already length-sorted
         bs = sents[i:i + batch]

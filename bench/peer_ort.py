@@ -22,7 +22,6 @@
 """
 import os
 import resource
-import struct
 import sys
 import time
 
@@ -124,6 +123,7 @@ def run(onnx_path, exp):
     batch = int(_arg("--batch", "32"))
     reps = int(_arg("--reps", "1"))
     import numpy as np
+    import bert_pieces
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
@@ -131,14 +131,8 @@ def run(onnx_path, exp):
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     sess = ort.InferenceSession(onnx_path, so, providers=["CPUExecutionProvider"])
-    raw = open(os.path.join(exp, "pieces.bin"), "rb").read()
-    (n,) = struct.unpack_from("<i", raw, 0)
-    at, sents = 4, []
-    for _ in range(n):
-        (T,) = struct.unpack_from("<i", raw, at)
-        sents.append(np.frombuffer(raw, "<i4", T, at + 4).astype(np.int64))
-        at += 4 + 4 * T
-    ours = np.fromfile(os.path.join(exp, "ours.f32"), "<f4").reshape(n, -1)
+    sents, ours = bert_pieces.read(exp)
+    n = len(sents)
     batches = []
     for i in range(0, n, batch):      # already length-sorted
         bs = sents[i:i + batch]
