@@ -293,38 +293,45 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
 /* ---- small products without packing ----
  * Y[M][N] = X[M][K]·W[K][N], every element one fused multiply-add chain over k = 0..K-1 in order
  * from 0: the chain of common/gemm.h's contract, so the bits of sp_gemm, for the products too
- * small to pay for packing (a side of 7 classes). Rows in blocks of 4, columns in blocks of 16
- * (vectorised by the compiler: the same C compiled per kernel, fmaf exactly rounded in each).
- * W's rows must be readable up to column 16·ceil(N/16) (the callers pad); those extra columns are
- * computed and dropped. */
-#define SMALL_GEMM_BODY                                                                          \
-    for (int i0 = 0; i0 < M; i0 += RBV) {                                                      \
-        const int rows = M - i0 < RBV ? M - i0 : RBV;                                        \
-        const float *xr[RBV];        /* a short block repeats its last row (computed, dropped) */ \
-        for (int r = 0; r < RBV; r++) xr[r] = X + (size_t)(i0 + (r < rows ? r : rows - 1)) * ldx; \
+ * small to pay for packing (a side of 7 classes). Rows in blocks of RB (4, or 8 with AVX-512:
+ * that many chains in flight), the last rows in blocks of 4, 2 and 1 (a side of 17 classes is
+ * 8 + 8 + 1 rows, not 24), columns in blocks of 16 (vectorised by the compiler: the same C
+ * compiled per kernel, fmaf exactly rounded in each). W's rows must be readable up to column
+ * 16·ceil(N/16) (the callers pad); those extra columns are computed and dropped. */
+#define SMALL_GEMM_ROWS(RBV, I0, I1)                                                             \
+    for (int i0 = (I0); i0 + (RBV) <= (I1); i0 += (RBV)) {                                       \
+        const float *xr[RBV];                                                                    \
+        for (int r = 0; r < (RBV); r++) xr[r] = X + (size_t)(i0 + r) * ldx;                      \
         for (int j0 = 0; j0 < N; j0 += SG_CB) {                                                  \
             const int cols = N - j0 < SG_CB ? N - j0 : SG_CB;                                    \
-            float acc[RBV][SG_CB] = { { 0 } };                                                 \
+            float acc[RBV][SG_CB] = { { 0 } };                                                   \
             const float *w = W + j0;                                                             \
             for (int k = 0; k < K; k++, w += ldw) {                                              \
                 _Pragma("GCC unroll 8")                                                          \
-                for (int r = 0; r < RBV; r++) {                                                \
+                for (int r = 0; r < (RBV); r++) {                                                \
                     const float a = xr[r][k];                                                    \
                     _Pragma("GCC unroll 16")                                                     \
                     for (int j = 0; j < SG_CB; j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
                 }                                                                                \
             }                                                                                    \
-            for (int r = 0; r < rows; r++)                                                       \
+            for (int r = 0; r < (RBV); r++)                                                      \
                 memcpy(Y + (size_t)(i0 + r) * ldy + j0, acc[r], sizeof(float) * (size_t)cols);   \
         }                                                                                        \
     }
+
+/* the full blocks of RB rows, then the rest in blocks of 4, 2, 1 */
+#define SMALL_GEMM_BODY(RB)                                                                      \
+    int m0 = M / (RB) * (RB);                                                                    \
+    SMALL_GEMM_ROWS(RB, 0, m0)                                                                   \
+    if ((RB) > 4 && M - m0 >= 4) { SMALL_GEMM_ROWS(4, m0, m0 + 4) m0 += 4; }                    \
+    if (M - m0 >= 2) { SMALL_GEMM_ROWS(2, m0, m0 + 2) m0 += 2; }                                \
+    if (M - m0 >= 1) { SMALL_GEMM_ROWS(1, m0, m0 + 1) }
 
 typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
 
 static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    enum { RBV = SG_RB };
-    SMALL_GEMM_BODY
+    SMALL_GEMM_BODY(SG_RB)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -332,15 +339,13 @@ static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const flo
 __attribute__((target("avx2,fma")))
 static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    enum { RBV = SG_RB };
-    SMALL_GEMM_BODY
+    SMALL_GEMM_BODY(SG_RB)
 }
 
 __attribute__((target("avx512f")))
 static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    enum { RBV = 2 * SG_RB };
-    SMALL_GEMM_BODY
+    SMALL_GEMM_BODY(2 * SG_RB)
 }
 #endif
 

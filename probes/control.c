@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pool.h"
 #include "common/sp.h"
 
 int prb_tok_task_parse(const char *name, enum prb_tok_task *out)
@@ -136,6 +137,44 @@ double prb_label_accuracy(int n, const int *gold, const int *pred, const uint8_t
     return tot ? 100.0 * (double)ok / (double)tot : NAN;
 }
 
+/* One classifier of prb_tokprobe_run (the probe or its control): trained on rows [0, ntr),
+ * stopped on [ntr, ntr+ndv), scored on the test rows after them */
+struct tok_fit {
+    const float *X;
+    int d, n_labels;
+    const int *y, *rows;
+    int ntr, ndv, nte;
+    struct prb_train_cfg cfg;
+    const uint8_t *oov, *np;
+    struct prb_fit_info fi;
+    double acc, acc_oov, acc_np;
+    uint8_t *correct;                  /* per test row: predicted right */
+    int rc;
+};
+
+static void tok_fit_run(struct tok_fit *f)
+{
+    struct prb_clf clf;
+    if (prb_clf_init(&clf, f->d, f->n_labels, &f->cfg) != 0) { f->rc = -1; return; }
+    int *pred = sp_xmalloc((size_t)f->nte * sizeof *pred);
+    const int *yte = f->y + f->ntr + f->ndv;
+    prb_clf_fit(&clf, f->X, f->y, f->rows, f->ntr, f->rows + f->ntr, f->ndv, &f->fi);
+    prb_clf_predict(&clf, f->X, f->rows + f->ntr + f->ndv, f->nte, pred);
+    f->acc = prb_label_accuracy(f->nte, yte, pred, NULL);
+    f->acc_oov = prb_label_accuracy(f->nte, yte, pred, f->oov);
+    f->acc_np = prb_label_accuracy(f->nte, yte, pred, f->np);
+    f->correct = sp_xmalloc((size_t)f->nte);
+    for (int i = 0; i < f->nte; i++) f->correct[i] = pred[i] == yte[i];
+    free(pred);
+    prb_clf_free(&clf);
+}
+
+static void tok_fit_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    tok_fit_run((struct tok_fit *)arg + item);
+}
+
 int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
                      const struct prb_tok_split *test, const struct prb_train_cfg *cfg, uint64_t control_seed,
                      struct prb_tokprobe_result *r, char *err, size_t errlen)
@@ -155,7 +194,6 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     int *ytask = sp_xmalloc((size_t)ntot * sizeof *ytask);
     int *yctl = sp_xmalloc((size_t)ntot * sizeof *yctl);
     int *rows = sp_xmalloc((size_t)ntot * sizeof *rows);
-    int *pred = sp_xmalloc((size_t)nte * sizeof *pred);
     uint8_t *oov = sp_xmalloc((size_t)nte);
     uint8_t *np = sp_xmalloc((size_t)nte);
     for (int i = 0; i < nte; i++) np[i] = test->punct ? !test->punct[i] : 0;
@@ -167,34 +205,40 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     r->n_labels = c.n_labels;
     r->n_test = nte;
     for (int i = 0; i < nte; i++) r->n_oov += oov[i];
+    struct tok_fit f[2];
+    for (int run = 0; run < 2; run++)
+        f[run] = (struct tok_fit){ .X = X, .d = d, .n_labels = c.n_labels, .y = run == 0 ? ytask : yctl, .rows = rows,
+                                   .ntr = ntr, .ndv = ndv, .nte = nte, .cfg = *cfg, .oov = oov, .np = np };
+    /* the probe and its control side by side, each with half the threads (a fit's result does
+     * not depend on its thread count: the figures are those of one thread) */
+    struct sp_pool *pool = cfg->threads >= 2 ? sp_pool_new(2) : NULL;
+    if (pool) {
+        f[0].cfg.threads = f[1].cfg.threads = cfg->threads / 2;
+        if (!sp_pool_try_run(pool, 2, tok_fit_item, f)) { tok_fit_run(&f[0]); tok_fit_run(&f[1]); }
+        sp_pool_free(pool);
+    } else {
+        tok_fit_run(&f[0]);
+        tok_fit_run(&f[1]);
+    }
     int rc = 0;
-    for (int run = 0; run < 2 && rc == 0; run++) {
-        const int *y = run == 0 ? ytask : yctl;
-        struct prb_clf clf;
-        if (prb_clf_init(&clf, d, c.n_labels, cfg) != 0) {
+    for (int run = 0; run < 2 && rc == 0; run++)
+        if (f[run].rc) {
             snprintf(err, errlen, "token probe: bad classifier configuration (d %d, %d labels)", d, c.n_labels);
             rc = -1;
-            break;
         }
-        struct prb_fit_info *fi = run == 0 ? &r->fit_task : &r->fit_control;
-        prb_clf_fit(&clf, X, y, rows, ntr, rows + ntr, ndv, fi);
-        prb_clf_predict(&clf, X, rows + ntr + ndv, nte, pred);
-        double acc = prb_label_accuracy(nte, y + ntr + ndv, pred, NULL);
-        double acc_oov = prb_label_accuracy(nte, y + ntr + ndv, pred, oov);
-        double acc_np = prb_label_accuracy(nte, y + ntr + ndv, pred, np);
-        if (run == 0) {
-            r->test_correct = sp_xmalloc((size_t)nte);
-            for (int i = 0; i < nte; i++) r->test_correct[i] = pred[i] == y[ntr + ndv + i];
-            r->acc_task = acc; r->acc_oov_task = acc_oov; r->acc_np_task = acc_np;
-            r->dev_task = 100.0 * fi->best_dev;
-        } else {
-            r->acc_control = acc; r->acc_oov_control = acc_oov; r->acc_np_control = acc_np;
-            r->dev_control = 100.0 * fi->best_dev;
-        }
-        prb_clf_free(&clf);
+    if (rc == 0) {
+        r->test_correct = f[0].correct;
+        f[0].correct = NULL;
+        r->acc_task = f[0].acc; r->acc_oov_task = f[0].acc_oov; r->acc_np_task = f[0].acc_np;
+        r->dev_task = 100.0 * f[0].fi.best_dev;
+        r->fit_task = f[0].fi;
+        r->acc_control = f[1].acc; r->acc_oov_control = f[1].acc_oov; r->acc_np_control = f[1].acc_np;
+        r->dev_control = 100.0 * f[1].fi.best_dev;
+        r->fit_control = f[1].fi;
     }
+    free(f[0].correct); free(f[1].correct);
     r->selectivity = r->acc_task - r->acc_control;
-    free(np); free(oov); free(pred); free(rows); free(yctl); free(ytask);
+    free(np); free(oov); free(rows); free(yctl); free(ytask);
     prb_control_free(&c);
     return rc;
 }

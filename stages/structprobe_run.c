@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/gemm.h"
+#include "common/pool.h"
 #include "probes/structprobe_train.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
@@ -174,27 +175,75 @@ static json_t *train_json(const struct prb_sptrain_info *in, const struct prb_sp
 
 static void tdata_free(struct tdata *t) { free(t->s); free(t->head); free(t->punct); free(t->X); sp_arena_free(&t->arena); }
 
-/* Train one probe on train (checkpoint on dev) and add its test predictions to acc. */
-static int train_one(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, enum prb_sprobe_kind kind,
-                     const struct tset *tr, const struct tset *dv, const struct tset *te, struct prb_sp_acc *acc, json_t **info)
+/* One probe's training: its inputs, and what it gives back (its test predictions in acc, its
+ * training record in info, or an error in err) */
+struct probe_fit {
+    const struct stg_structprobe_opts *o;
+    enum prb_sprobe_kind kind;
+    const struct tset *tr, *dv, *te;
+    int threads;                       /* GEMM threads of the thread that trains it */
+    struct prb_sp_acc acc;
+    json_t *info;
+    int rc;
+    char err[SP_ERRLEN];
+};
+
+/* Train one probe on train (checkpoint on dev) and add its test predictions to f->acc, with
+ * f->threads GEMM threads on the calling thread (its setting put back after) */
+static void train_one(struct probe_fit *f)
 {
+    const struct stg_structprobe_opts *o = f->o;
     struct prb_sptrain_cfg cfg;
     prb_sptrain_cfg_default(&cfg);
-    cfg.kind = kind;
+    cfg.kind = f->kind;
     cfg.rank = (int)o->rank;
     cfg.seed = (uint64_t)o->probe_seed;
     if (o->max_epochs > 0) cfg.max_epochs = (int)o->max_epochs;
     struct prb_sprobe p;
     struct prb_sptrain_info in = { 0 };
     char err[SP_ERRLEN];
-    int rc = SP_OK;
-    if (prb_sprobe_train(&p, &cfg, &tr->set, &dv->set, &in, err, sizeof err) != 0)
-        rc = stg_fail(ctx, SP_EPARSE, "training the %s probe: %s", kind == PRB_SPROBE_DISTANCE ? "distance" : "depth", err);
-    else if (prb_sprobe_eval(&p, &te->set, acc, err, sizeof err) != 0)
-        rc = stg_fail(ctx, SP_EPARSE, "scoring the %s probe: %s", kind == PRB_SPROBE_DISTANCE ? "distance" : "depth", err);
-    if (rc == SP_OK) *info = train_json(&in, &p);
+    const char *what = f->kind == PRB_SPROBE_DISTANCE ? "distance" : "depth";
+    int threads0 = sp_gemm_threads();
+    sp_gemm_set_threads(f->threads);
+    f->rc = SP_OK;
+    if (prb_sprobe_train(&p, &cfg, &f->tr->set, &f->dv->set, &in, err, sizeof err) != 0) {
+        snprintf(f->err, sizeof f->err, "training the %s probe: %s", what, err);
+        f->rc = SP_EPARSE;
+    } else if (prb_sprobe_eval(&p, &f->te->set, &f->acc, err, sizeof err) != 0) {
+        snprintf(f->err, sizeof f->err, "scoring the %s probe: %s", what, err);
+        f->rc = SP_EPARSE;
+    }
+    if (f->rc == SP_OK) f->info = train_json(&in, &p);
     prb_sprobe_free(&p);
-    return rc;
+    sp_gemm_set_threads(threads0);
+}
+
+static void train_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    train_one((struct probe_fit *)arg + item);
+}
+
+/* The distance and the depth probe: with two threads or more, side by side, each with half the
+ * threads for its products (a probe's products are small: two whole probes on two cores beat one
+ * probe's products split in two, and a probe's result does not depend on its thread count, so the
+ * figures are those of --threads 1); otherwise one after the other. The first error wins. */
+static int train_both(struct stg_ctx *ctx, struct probe_fit f[2])
+{
+    int threads = f[0].threads;
+    struct sp_pool *pool = threads >= 2 ? sp_pool_new(2) : NULL;
+    if (pool) {
+        f[0].threads = f[1].threads = threads / 2;
+        if (!sp_pool_try_run(pool, 2, train_item, f)) { train_one(&f[0]); train_one(&f[1]); }
+        sp_pool_free(pool);
+    } else {
+        train_one(&f[0]);
+        if (f[0].rc == SP_OK && stg_stopping(ctx)) return stg_stopped(ctx);
+        train_one(&f[1]);
+    }
+    for (int i = 0; i < 2; i++)
+        if (f[i].rc != SP_OK) return stg_fail(ctx, f[i].rc, "%s", f[i].err);
+    return stg_stopping(ctx) ? stg_stopped(ctx) : SP_OK;
 }
 
 int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_opts *o, struct st_db *db, int64_t cid,
@@ -220,20 +269,17 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
         if (!tr.set.n_sent || !dv.set.n_sent || !te.set.n_sent)
             rc = stg_fail(ctx, SP_EPARSE, "%s: train %d, dev %d, test %d sentences with vectors: every partition needs some",
                           how, tr.set.n_sent, dv.set.n_sent, te.set.n_sent);
-        struct prb_sp_acc acc_d, acc_p;
-        prb_sp_init(&acc_d);
-        prb_sp_init(&acc_p);
-        json_t *id = NULL, *ip = NULL;
-        int threads0 = sp_gemm_threads();    /* this thread's GEMM setting, for the training only */
-        sp_gemm_set_threads(o->threads > 0 ? (int)o->threads : 1);
-        if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DISTANCE, &tr, &dv, &te, &acc_d, &id);
-        if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
-        if (rc == SP_OK) rc = train_one(ctx, o, PRB_SPROBE_DEPTH, &tr, &dv, &te, &acc_p, &ip);
-        sp_gemm_set_threads(threads0);
+        struct probe_fit f[2];
+        for (int i = 0; i < 2; i++) {
+            f[i] = (struct probe_fit){ .o = o, .kind = i ? PRB_SPROBE_DEPTH : PRB_SPROBE_DISTANCE, .tr = &tr, .dv = &dv,
+                                       .te = &te, .threads = o->threads > 0 ? (int)o->threads : 1, .rc = SP_OK };
+            prb_sp_init(&f[i].acc);
+        }
+        if (rc == SP_OK) rc = train_both(ctx, f);
         if (rc == SP_OK) {
             struct prb_sp_result rd, rp;
-            prb_sp_result(&acc_d, &rd);
-            prb_sp_result(&acc_p, &rp);
+            prb_sp_result(&f[0].acc, &rd);
+            prb_sp_result(&f[1].acc, &rp);
             r->res = rd;                      /* UUAS, DSpr from the distance probe ... */
             r->res.root_acc = rp.root_acc;    /* ... root accuracy and NSpr from the depth probe */
             r->res.nspr = rp.nspr;
@@ -243,13 +289,10 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
             r->n_skipped = t.n_sent - te.set.n_sent - tr.set.n_sent - dv.set.n_sent;
             *train_info = json_pack("{s:s, s:i, s:i, s:i, s:I, s:o, s:o}", "partition", how, "train", tr.set.n_sent, "dev",
                                     dv.set.n_sent, "test", te.set.n_sent, "token_mismatch", (json_int_t)t.n_mismatch,
-                                    "distance", id, "depth", ip);
-            id = ip = NULL;
+                                    "distance", f[0].info, "depth", f[1].info);
+            f[0].info = f[1].info = NULL;
         }
-        json_decref(id);
-        json_decref(ip);
-        prb_sp_free(&acc_d);
-        prb_sp_free(&acc_p);
+        for (int i = 0; i < 2; i++) { json_decref(f[i].info); prb_sp_free(&f[i].acc); }
         tset_free(&tr); tset_free(&dv); tset_free(&te);
     }
     if (t.n_mismatch)

@@ -27,8 +27,10 @@ m['options'].pop('threads', None)
 print(json.dumps(r, sort_keys=True))"
 }
 n=0
+# --threads 2: the distance and the depth probe side by side, one thread each; 4: two each, the
+# products split
 for kn in avx512 avx2 c; do
-    for th in 1 2; do
+    for th in 1 2 4; do
         SP_GEMM_KERNEL=$kn $SP structprobe --db $DB --corpus ud --run san --rank 64 --max-epochs 8 --threads $th --json \
             >$TMP/o-$kn-$th.json 2>$TMP/e-$kn-$th && rc=0 || rc=$?
         expect_eq "SP_GEMM_KERNEL=$kn --threads $th: exit 0" "$rc" 0
@@ -40,14 +42,14 @@ check "the stored training record is there (distance and depth probe, epochs)" $
 import json; t = json.load(open('$TMP/r-c-1.json'))['manifest']['source']['training']
 assert t['distance']['epochs'] >= 1 and t['depth']['epochs'] >= 1 and t['distance']['rank'] == 64, t"
 for kn in avx512 avx2 c; do
-    for th in 1 2; do
+    for th in 1 2 4; do
         [ "$kn-$th" = c-1 ] && continue
         check "SP_GEMM_KERNEL=$kn --threads $th: printed figures byte for byte those of c, 1 thread" cmp -s $TMP/o-$kn-$th.json $TMP/o-c-1.json
         check "SP_GEMM_KERNEL=$kn --threads $th: stored row byte for byte (less timestamp, command, threads)" \
             cmp -s $TMP/r-$kn-$th.json $TMP/r-c-1.json
     done
 done
-expect_eq "the manifest records the threads" "$(sqlite3 $DB "select json_extract(result, '$.manifest.options.threads') from tree_eval where eval_id = (select max(eval_id) from tree_eval)")" 2
+expect_eq "the manifest records the threads" "$(sqlite3 $DB "select json_extract(result, '$.manifest.options.threads') from tree_eval where eval_id = (select max(eval_id) from tree_eval)")" 4
 $SP structprobe --db $DB --corpus ud --run san --threads 0 >/dev/null 2>$TMP/e0 && rc=0 || rc=$?
 check "--threads 0: usage error naming the option" sh -c "[ $rc = 2 ] && grep -q -- '--threads' $TMP/e0"
 check "--help lists --threads" sh -c "$SP structprobe --help 2>&1 | grep -q -- '--threads K'"

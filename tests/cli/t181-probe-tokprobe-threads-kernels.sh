@@ -59,8 +59,9 @@ done
 DB=$T/t.db
 $SP ingest --db $DB --corpus demo demo/demo.conllu >/dev/null 2>&1
 $SP encode --db $DB --corpus demo --encoder encoder/configs/san.json --run san --token-vectors --quiet >/dev/null 2>&1
+# --threads 2: the probe and its control side by side, one thread each; 4: two each, the products split
 for kn in avx512 avx2 c; do
-    for th in 1 2; do
+    for th in 1 2 4; do
         SP_GEMM_KERNEL=$kn $SP tokprobe --db $DB --corpus demo --run san --classifier mlp --nhid 64 --max-epoch 8 \
             --threads $th --json --no-save >$T/t-$kn-$th.json 2>$T/t.err && rc=0 || rc=$?
         [ "$rc" = 0 ] || cat $T/t.err
@@ -71,7 +72,7 @@ done
 OPENBLAS_CORETYPE=Haswell $SP tokprobe --db $DB --corpus demo --run san --classifier mlp --nhid 64 --max-epoch 8 \
     --threads 2 --json --no-save >$T/t-hw.json 2>/dev/null
 norm $T/t-hw.json >$T/tn-hw
-for v in avx512-1 avx512-2 avx2-1 avx2-2 c-2 hw; do
+for v in avx512-1 avx512-2 avx512-4 avx2-1 avx2-2 avx2-4 c-2 c-4 hw; do
     check "tokprobe $v: the same result as kernel c, 1 thread" cmp -s $T/tn-$v $T/tn-c-1
 done
 $SP tokprobe --db $DB --corpus demo --run san --threads 0 >/dev/null 2>$T/e0 && rc=0 || rc=$?

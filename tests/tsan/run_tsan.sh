@@ -24,6 +24,22 @@ run() {   # label, then the ingest arguments
 run "new store, PTB .mrg + .dp (bulk first commit, then WAL)" --db "$TMP/a.db" --corpus ptb "$DATA/ptb-sample/combined" "$DATA/ptb-sample/dependency"
 run "existing store, EWT dev (WAL)" --db "$TMP/a.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
 run "new store, one large file" --db "$TMP/b.db" --corpus ewt "$DATA/ud-ewt/en_ewt-ud-dev.conllu"
+# the probes that train two models side by side (structprobe: distance and depth; tokprobe: the
+# probe and its control), each with its own GEMM threads
+sp() {   # label, then the synprobe arguments
+    label=$1; shift
+    timeout 600 "$B/synprobe" "$@" > "$TMP/out" 2>&1; rc=$?
+    if [ $rc -ne 0 ] || ls "$TMP"/tsan.* >/dev/null 2>&1; then
+        echo "not ok - $label (exit $rc)"; cat "$TMP"/tsan.* "$TMP/out" 2>/dev/null | head -60; fail=1
+        rm -f "$TMP"/tsan.*
+    else
+        echo "ok - $label"
+    fi
+}
+sp "demo ingest" ingest --quiet --db "$TMP/p.db" --corpus demo demo/demo.conllu
+sp "demo encode (SAN, token vectors)" encode --quiet --db "$TMP/p.db" --corpus demo --encoder encoder/configs/san.json --run san --token-vectors
+sp "structprobe --threads 4: the two probes side by side, two threads each" structprobe --db "$TMP/p.db" --corpus demo --run san --rank 32 --max-epochs 3 --threads 4 --no-save
+sp "tokprobe --threads 4: the probe and its control side by side" tokprobe --db "$TMP/p.db" --corpus demo --run san --max-epoch 4 --threads 4 --no-save
 # two whole pipelines (ingest, tasks, encode, trees, probe) in two threads of one process
 if [ -x "$B/tests/stages_concurrent" ]; then
     if "$B/tests/stages_concurrent" >"$TMP/out" 2>&1 && ! ls "$TMP"/tsan.* >/dev/null 2>&1; then
