@@ -93,7 +93,7 @@ int cmd_probe(int argc, char **argv)
                                      "given to encode --layers)"));
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &o.task, probe_layer, &o,
-                                       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
+                                       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), 1));
 
     struct stg_probe_result r;
     rc = stg_probe(&c.ctx, &o, &r);

@@ -17,7 +17,8 @@ static const char usage[] =
     "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
     "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
     "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
-    "  --threads K         --run: K threads train the probes; the figures do not depend on K\n"
+    "  --threads K         --run: K threads train the probes (the two probes side by side; with --layer,\n"
+    "                      two layers at a time); the figures do not depend on K\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
 /* --layer: the trained probes on one layer run, one row. */
@@ -26,8 +27,11 @@ static int structprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l,
     const struct cli_layer_arg *a = arg;
     struct stg_structprobe_opts ol = *(const struct stg_structprobe_opts *)a->opts;
     ol.run = l->run;
+    if (ol.threads >= 2) ol.threads = ol.threads / 2 > 2 ? ol.threads / 2 : 2;   /* two layers side by side */
     struct stg_structprobe_result r;
     int rc = stg_structprobe(ctx, &ol, &r);
+    int turn = stg_turn_take(ctx);        /* the layers before have printed (layers side by side) */
+    if (rc == SP_OK) rc = turn;
     cli_progress_clear(a->c);
     if (rc == SP_OK && r.json) {
         if (!a->c->common.json) {
@@ -59,7 +63,7 @@ int cmd_structprobe(int argc, char **argv)
                                      "to encode --layers)"));
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, structprobe_layer, &o,
-                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), o.threads >= 2 ? 2 : 1));
 
     struct stg_structprobe_result r;
     rc = stg_structprobe(&c.ctx, &o, &r);

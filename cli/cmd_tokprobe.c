@@ -27,8 +27,11 @@ static int tokprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, js
     const struct cli_layer_arg *a = arg;
     struct stg_tokprobe_opts ol = *(const struct stg_tokprobe_opts *)a->opts;
     ol.run = l->run;
+    if (ol.threads >= 2) ol.threads = ol.threads / 2 > 2 ? ol.threads / 2 : 2;   /* two layers side by side */
     struct stg_tokprobe_result r;
     int rc = stg_tokprobe(ctx, &ol, &r);
+    int turn = stg_turn_take(ctx);        /* the layers before have printed (layers side by side) */
+    if (rc == SP_OK) rc = turn;
     cli_progress_clear(a->c);
     if (rc == SP_OK && r.json) {
         if (!a->c->common.json) {
@@ -59,7 +62,7 @@ int cmd_tokprobe(int argc, char **argv)
                                      "to encode --layers)"));
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, tokprobe_layer, &o,
-                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), o.threads >= 2 ? 2 : 1));
     struct stg_tokprobe_result r;
     rc = stg_tokprobe(&c.ctx, &o, &r);
     if (rc == SP_EUSAGE) fputs(usage, stderr);

@@ -103,7 +103,7 @@ int cmd_trees(int argc, char **argv)
                                      "to encode --layers --layer-attention)"));
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, trees_layer, &o,
-                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)));
+                                       JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), 1));
 
     struct stg_trees_result r;
     rc = stg_trees(&c.ctx, &o, &r);

@@ -12,8 +12,9 @@
 struct cli_layer_arg { struct cli *c; const void *opts; const char *spec; };
 
 /* fn on the layer runs of run in spec, for each of inputs in turn (none: once, without an input);
- * with --json the rows as one array (json_flags as cli_print_json takes them). The exit status. */
+ * with --json the rows as one array (json_flags as cli_print_json takes them); workers > 1: that
+ * many layers side by side (stg_layers_each). The exit status. */
 int cli_layers(struct cli *c, const char *db, const char *run, const char *spec, const struct sp_strlist *inputs,
-               stg_layer_fn fn, const void *opts, size_t json_flags);
+               stg_layer_fn fn, const void *opts, size_t json_flags, int workers);
 
 #endif

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "stages/layers.h"
+
+#include <stdatomic.h>
+
+#include "common/pool.h"
 #include "stages/names.h"
 #include "store/st_runs.h"
 #include "store/store.h"
@@ -249,11 +253,82 @@ void stg_layer_runs_free(struct stg_layer_runs *l)
 
 /* ---- the loop ---- */
 
+/* the layers side by side: workers take the next layer run, run the stage on it with a context
+ * of their own (no progress reports: they would interleave), and write and print in layer order
+ * (the turn each stage takes before it writes, then the loop's own turn for the rows) */
+struct layers_par {
+    struct stg_ctx *ctx;
+    const struct stg_layer_runs *lr;
+    const char *input;
+    stg_layer_fn fn;
+    void *arg;
+    json_t *rows;
+    size_t tagged;                 /* rows before this index have their "layer" and "run" */
+    struct stg_turn turn;
+    atomic_int next_layer;
+    int rc;                        /* the first failure in layer order */
+};
+
+static void layer_worker(void *arg, int item, int worker)
+{
+    (void)item; (void)worker;
+    struct layers_par *P = arg;
+    for (;;) {
+        int i = atomic_fetch_add(&P->next_layer, 1);
+        if (i >= P->lr->n) return;
+        struct stg_ctx wc = *P->ctx;
+        wc.progress = NULL;
+        wc.turn = &P->turn;
+        wc.turn_no = i;
+        wc.err[0] = 0;
+        struct stg_layer_run l = { P->lr->layer[i], P->lr->run[i], P->lr->attn_layer[i], P->input };
+        pthread_mutex_lock(&P->turn.mu);
+        int failed = P->turn.failed;
+        pthread_mutex_unlock(&P->turn.mu);
+        int rc = failed ? SP_ESTOPPED : P->fn(&wc, &l, P->rows, P->arg);
+        int ok = stg_turn_take(&wc) == SP_OK;         /* this layer's turn (the stage may have it already) */
+        pthread_mutex_lock(&P->turn.mu);
+        if (ok && rc != SP_OK) {
+            P->turn.failed = 1;
+            P->rc = rc;
+            memcpy(P->ctx->err, wc.err, sizeof wc.err);
+        }
+        for (; ok && P->tagged < json_array_size(P->rows); P->tagged++) {
+            json_object_set_new(json_array_get(P->rows, P->tagged), "layer", json_integer(l.layer));
+            json_object_set_new(json_array_get(P->rows, P->tagged), "run", json_string(l.run));
+        }
+        P->turn.next++;
+        pthread_cond_broadcast(&P->turn.cv);
+        pthread_mutex_unlock(&P->turn.mu);
+    }
+}
+
+static int layers_side_by_side(struct stg_ctx *ctx, const struct stg_layer_runs *lr, const char *input, stg_layer_fn fn,
+                               void *arg, json_t *rows, int workers)
+{
+    struct layers_par P = { .ctx = ctx, .lr = lr, .input = input, .fn = fn, .arg = arg, .rows = rows,
+                            .tagged = json_array_size(rows), .rc = SP_OK };
+    pthread_mutex_init(&P.turn.mu, NULL);
+    pthread_cond_init(&P.turn.cv, NULL);
+    atomic_init(&P.next_layer, 0);
+    struct sp_pool *pool = sp_pool_new(workers);
+    if (!sp_pool_try_run(pool, workers, layer_worker, &P)) layer_worker(&P, 0, 0);
+    sp_pool_free(pool);
+    pthread_cond_destroy(&P.turn.cv);
+    pthread_mutex_destroy(&P.turn.mu);
+    return P.rc;
+}
+
 int stg_layers_each(struct stg_ctx *ctx, const char *db_path, const char *name, const char *spec, const char *input,
-                    stg_layer_fn fn, void *arg, json_t *rows)
+                    stg_layer_fn fn, void *arg, json_t *rows, int workers)
 {
     struct stg_layer_runs lr;
     int rc = stg_layer_runs(ctx, db_path, "--layer", name, spec, input, &lr);
+    if (rc == SP_OK && workers > 1 && lr.n > 1) {
+        rc = layers_side_by_side(ctx, &lr, input, fn, arg, rows, workers < lr.n ? workers : lr.n);
+        stg_layer_runs_free(&lr);
+        return rc;
+    }
     for (int i = 0; rc == SP_OK && i < lr.n; i++) {
         size_t before = json_array_size(rows);
         struct stg_layer_run l = { lr.layer[i], lr.run[i], lr.attn_layer[i], input };

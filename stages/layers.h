@@ -91,13 +91,19 @@ struct stg_layer_run {
 };
 
 /* A stage on one layer run: SP_OK or the stage's code (ctx->err set); it may append its result
- * objects to rows. */
+ * objects to rows. With workers > 1 (below) it runs beside the stages of other layers and must
+ * call stg_turn_take(ctx) before it writes to the store, prints, or touches rows (the stage's
+ * save does; a function that prints takes it again, at no cost), and stop when that fails. */
 typedef int (*stg_layer_fn)(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg);
 
 /* fn once per layer run of name (found as stg_layer_runs finds them, opt "--layer"), layer by
  * layer, until one fails; every object fn appends to rows gets "layer": k and "run": the layer
- * run's name. SP_OK or the first failure's code. */
+ * run's name. SP_OK or the first failure's code. workers > 1: that many layers at a time, each
+ * fn on a thread and a copy of ctx of its own (no progress reports), the store's rows, the
+ * printed lines and rows still in layer order (stg_turn_take); for the stages whose work is
+ * training, where one layer's models leave cores idle while the last of them finishes. A layer
+ * after a failed one writes nothing. */
 int stg_layers_each(struct stg_ctx *ctx, const char *db_path, const char *name, const char *spec, const char *input,
-                    stg_layer_fn fn, void *arg, json_t *rows);
+                    stg_layer_fn fn, void *arg, json_t *rows, int workers);
 
 #endif

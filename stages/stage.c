@@ -13,6 +13,17 @@ int stg_fail(struct stg_ctx *c, int code, const char *fmt, ...)
     return code;
 }
 
+int stg_turn_take(struct stg_ctx *ctx)
+{
+    struct stg_turn *t = ctx->turn;
+    if (!t) return SP_OK;
+    pthread_mutex_lock(&t->mu);
+    while (t->next < ctx->turn_no) pthread_cond_wait(&t->cv, &t->mu);
+    int failed = t->failed;
+    pthread_mutex_unlock(&t->mu);
+    return failed ? stg_fail(ctx, SP_ESTOPPED, "not written: a stage before this one failed") : SP_OK;
+}
+
 int stg_stopped(struct stg_ctx *c)
 {
     return stg_fail(c, SP_ESTOPPED, "stopped before the end (nothing half-written is kept; run it again to go on)");

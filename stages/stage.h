@@ -17,6 +17,7 @@
 #ifndef SP_STAGE_H
 #define SP_STAGE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -38,7 +39,26 @@ struct stg_ctx {
     const char *job_sha256;
     int64_t job_step;              /* set by the job runner: the probe results, tree evaluations and
                                     * tasks the stage writes carry this ledger step (store/st_jobs.h); 0: none */
+    struct stg_turn *turn;         /* set by a loop that runs stages side by side (stg_layers_each with
+                                    * workers > 1): the stage takes its turn (stg_turn_take) before it
+                                    * writes to the store; NULL: no one else runs */
+    int turn_no;                   /* this stage's place in that order */
     char err[SP_ERRLEN];           /* why the stage failed */
+};
+
+/* Before a stage writes its result: with ctx->turn set, wait until every stage before this one in
+ * the loop's order has written and printed its result (so ids and rows come in that order);
+ * SP_ESTOPPED when one of them failed (write nothing then). SP_OK at once without a turn, or when
+ * the turn is taken already. */
+int stg_turn_take(struct stg_ctx *ctx);
+
+/* The order itself (stages/layers.c's loop owns one): turn `next` is served, the others wait;
+ * failed: a stage before failed. */
+struct stg_turn {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int next;
+    int failed;
 };
 
 /* Whether the stage was asked to stop. */

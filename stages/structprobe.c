@@ -35,8 +35,8 @@ const struct sp_opt stg_structprobe_options[] = {
       .help = "with --run: the probes' initialisation and shuffles, and the re-split of a corpus without partitions" },
     { "max-epochs", SP_OPT_INT, O(max_epochs), "40", .lo = 1, .hi = 100000, .metavar = "N", .help = "with --run: the most epochs" },
     { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
-      .help = "with --run: threads that train the probes (the sentences of a batch side by side, the products split); "
-              "results do not depend on K" },
+      .help = "with --run: threads that train the probes (K >= 2: the distance and the depth probe side by side, "
+              "each with K/2 threads for its products; with --layer, two layers at a time); results do not depend on K" },
     { "punct", SP_OPT_CHOICE, O(punct), "xpos", .choices = "xpos|upos",
       .help = "punctuation for UUAS and root accuracy: the H&M XPOS list, or UPOS = PUNCT" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the figures" },
@@ -246,6 +246,8 @@ static int save(struct walk *w)
 {
     const struct stg_structprobe_opts *o = w->o;
     struct stg_structprobe_result *r = w->r;
+    int rc = stg_turn_take(w->ctx);         /* layers side by side: the ids in layer order */
+    if (rc != SP_OK) return rc;
     if (o->run) snprintf(r->method, sizeof r->method, "structprobe:trained:run=%s", o->run);
     else if (o->baseline) snprintf(r->method, sizeof r->method, "structprobe:linear");
     else snprintf(r->method, sizeof r->method, "structprobe:%s%s%s%s%s", o->distances ? "distances=" : "",

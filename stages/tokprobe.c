@@ -35,7 +35,8 @@ const struct sp_opt stg_tokprobe_options[] = {
       .help = "the re-split of a corpus without train/dev/test" },
     { "max-epoch", SP_OPT_INT, O(max_epoch), "200", .lo = 1, .hi = 100000, .metavar = "N", .help = "the most epochs" },
     { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
-      .help = "worker threads of the probe and its control; results do not depend on K" },
+      .help = "threads that train the probe and its control (K >= 2: the two side by side, each with K/2 threads; "
+              "with --layer, two layers at a time); results do not depend on K" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "do not store the result" },
 #undef O
     { 0 },
@@ -255,6 +256,8 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
                        struct stg_tokprobe_result *r, const char *task, const char *how,
                        const struct prb_tokprobe_result *tr)
 {
+    int rc = stg_turn_take(ctx);            /* layers side by side: the ids in layer order */
+    if (rc != SP_OK) return rc;
     json_t *full = json_deep_copy(r->json);
     json_t *man = stg_manifest_new(ctx, &o->command, stg_tokprobe_options, o);
     json_object_set_new(man, "partition", json_string(how));
@@ -265,7 +268,7 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     struct st_probe_result row = { .run = o->run, .task_id = 0, .task_name = task, .classifier = o->classifier ? "mlp" : "logreg",
                                    .seed = o->seed, .has_dev = !isnan(tr->dev_task), .dev_acc = tr->dev_task,
                                    .has_test = !isnan(tr->acc_task), .test_acc = tr->acc_task, .result = txt };
-    int rc = st_probe_results_put(db, &row, 1, &r->result_id, ctx->err, sizeof ctx->err);
+    rc = st_probe_results_put(db, &row, 1, &r->result_id, ctx->err, sizeof ctx->err);
     free(txt);
     json_decref(full);
     return rc;

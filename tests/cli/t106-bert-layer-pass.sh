@@ -75,6 +75,18 @@ import json; print([r['layer'] for r in json.load(open('$TMP/s.json'))])") $(sql
     "0 [0, 1, 2, 3, 4, 5, 6] 7"
 $SP tokprobe --db $A --corpus ud --run lw --layer 0,6 --no-save >$TMP/k.txt 2>/dev/null && rc=0 || rc=$?
 expect_eq "tokprobe --layer 0,6: exit 0, two rows" "$rc $(awk 'NR > 1 {printf "%s:%s ", $1, $2}' $TMP/k.txt)" "0 0:lw-L0 6:lw-L6 "
+# --threads 2: two layers side by side (issue 26); the same figures, rows and stored order as one thread
+$SP structprobe --db $A --corpus ud --run lw --layer all --rank 16 --max-epochs 3 --threads 2 --json >$TMP/s2.json 2>/dev/null && rc=0 || rc=$?
+expect_eq "structprobe --layer all --threads 2: exit 0, the rows of --threads 1 byte for byte" "$rc $(cmp -s $TMP/s.json $TMP/s2.json && echo same)" "0 same"
+expect_eq "... stored in layer order: the newest seven rows by id are layers 6..0" \
+    "$(sqlite3 $A "select group_concat(m, ',') from (select substr(method, -1) m from tree_eval where method like 'structprobe:trained:run=lw-L%' order by eval_id desc limit 7)")" \
+    "6,5,4,3,2,1,0"
+$SP tokprobe --db $A --corpus ud --run lw --layer all --max-epoch 4 --threads 1 >$TMP/k1.txt 2>$TMP/k1.err && rc1=0 || rc1=$?
+$SP tokprobe --db $A --corpus ud --run lw --layer all --max-epoch 4 --threads 2 >$TMP/k2.txt 2>$TMP/k2.err && rc2=0 || rc2=$?
+expect_eq "tokprobe --layer all --threads 1 and 2: exit 0, the same table" "$rc1 $rc2 $(cmp -s $TMP/k1.txt $TMP/k2.txt && echo same) $(wc -l <$TMP/k2.txt)" "0 0 same 8"
+expect_eq "... the stored results announced in layer order" \
+    "$(sed 's/.*stored result \([0-9]*\) .*/\1/' $TMP/k2.err | tr '\n' ' ')" \
+    "$(sed 's/.*stored result \([0-9]*\) .*/\1/' $TMP/k1.err | awk '{ printf "%d ", $1 + 7 }')"
 
 $SP export --db $A --run 'tl-L{layer}' --layers 2,4 --what vectors --out $TMP/tp.npy 2>/dev/null && rc=0 || rc=$?
 expect_eq "export --run with {layer}: the runs it names (task runs tl-L2, tl-L4)" \

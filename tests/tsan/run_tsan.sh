@@ -40,6 +40,17 @@ sp "demo ingest" ingest --quiet --db "$TMP/p.db" --corpus demo demo/demo.conllu
 sp "demo encode (SAN, token vectors)" encode --quiet --db "$TMP/p.db" --corpus demo --encoder encoder/configs/san.json --run san --token-vectors
 sp "structprobe --threads 4: the two probes side by side, two threads each" structprobe --db "$TMP/p.db" --corpus demo --run san --rank 32 --max-epochs 3 --threads 4 --no-save
 sp "tokprobe --threads 4: the probe and its control side by side" tokprobe --db "$TMP/p.db" --corpus demo --run san --max-epoch 4 --threads 4 --no-save
+# layers side by side (structprobe/tokprobe --layer all --threads 2: two layers at a time, their
+# rows and store writes in layer order): needs the MiniLM model (make models)
+M=${SP_MODELS:-models}/all-MiniLM-L6-v2
+if [ -f "$M/model.safetensors" ]; then
+    printf '{"kind": "bert", "model": "%s"}\n' "$(cd "$M" && pwd)" >"$TMP/m.json"
+    sp "demo encode (MiniLM, every layer)" encode --quiet --db "$TMP/p.db" --corpus demo --encoder "$TMP/m.json" --run lw --layers all --token-vectors
+    sp "structprobe --layer all --threads 2: two layers side by side" structprobe --db "$TMP/p.db" --corpus demo --run lw --layer all --rank 16 --max-epochs 2 --threads 2
+    sp "tokprobe --layer all --threads 2: two layers side by side" tokprobe --db "$TMP/p.db" --corpus demo --run lw --layer all --max-epoch 4 --threads 2
+else
+    echo "ok - layers side by side # SKIP $M not present (make models)"
+fi
 # two whole pipelines (ingest, tasks, encode, trees, probe) in two threads of one process
 if [ -x "$B/tests/stages_concurrent" ]; then
     if "$B/tests/stages_concurrent" >"$TMP/out" 2>&1 && ! ls "$TMP"/tsan.* >/dev/null 2>&1; then

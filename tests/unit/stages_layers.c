@@ -2,6 +2,7 @@
  * errors, the run names and their reading back, and the loop over a store's layer runs (which
  * run, which layer, in which order, what each result row is stamped with, where it stops).
  * Expected values by hand, from the naming rule NAME-L<k>[-INPUT] and the messages' wording. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +108,62 @@ static int record(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *ro
     return SP_OK;
 }
 
+/* the loop's fn for layers side by side: layer 0 takes longest (the others finish first), a stage
+ * fails on layer fail_layer; rows and the record only in this layer's turn */
+struct seen_par { int fail_layer; atomic_int started; char order[256]; };
+static int record_par(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
+{
+    struct seen_par *s = arg;
+    atomic_fetch_add(&s->started, 1);
+    usleep(l->layer == 0 ? 200000 : 20000);
+    int rc = l->layer == s->fail_layer ? stg_fail(ctx, SP_EPARSE, "stage failed on %s", l->run) : SP_OK;
+    if (stg_turn_take(ctx) != SP_OK) return SP_ESTOPPED;
+    size_t len = strlen(s->order);
+    snprintf(s->order + len, sizeof s->order - len, "%s%d", len ? " " : "", l->layer);
+    if (rc == SP_OK) json_array_append_new(rows, json_pack("{s:i}", "mine", l->layer));
+    return rc;
+}
+
+static void side_by_side(const char *path)
+{
+    struct stg_ctx ctx = { 0 };
+    json_t *rows = json_array();
+    struct seen_par s = { .fail_layer = -1 };
+    atomic_init(&s.started, 0);
+    /* three workers: every layer starts at once, layer 0 ends last, yet rows come in layer order */
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record_par, &s, rows, 3), SP_OK);
+    T_EQ_STR(s.order, "0 3 5");
+    T_EQ_INT(json_array_size(rows), 3);
+    for (int i = 0; i < 3; i++) {
+        const int want[] = { 0, 3, 5 };
+        json_t *r = json_array_get(rows, (size_t)i);
+        T_EQ_INT(json_integer_value(json_object_get(r, "mine")), want[i]);
+        T_EQ_INT(json_integer_value(json_object_get(r, "layer")), want[i]);
+    }
+    T_EQ_STR(json_string_value(json_object_get(json_array_get(rows, 1), "run")), "m-L3-c");
+    /* the stage fails on layer 3 while layer 5 has already run: the loop returns layer 3's code
+     * and message, layer 5 writes nothing */
+    memset(s.order, 0, sizeof s.order);
+    s.fail_layer = 3;
+    atomic_store(&s.started, 0);
+    json_array_clear(rows);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record_par, &s, rows, 3), SP_EPARSE);
+    T_EQ_STR(ctx.err, "stage failed on m-L3-c");
+    T_EQ_STR(s.order, "0 3");
+    T_EQ_INT(json_array_size(rows), 1);
+    T_EQ_INT(atomic_load(&s.started), 3);
+    /* two workers for three layers, one layer (workers > layers: one per layer), one worker */
+    for (int w = 1; w <= 4; w++) {
+        memset(s.order, 0, sizeof s.order);
+        s.fail_layer = -1;
+        json_array_clear(rows);
+        T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record_par, &s, rows, w), SP_OK);
+        T_EQ_STR(s.order, "0 3 5");
+        T_EQ_INT(json_array_size(rows), 3);
+    }
+    json_decref(rows);
+}
+
 static int add_runs(const char *path)
 {
     char err[SP_ERRLEN];
@@ -138,7 +195,7 @@ static void loop(void)
     json_t *rows = json_array();
 
     /* all, over input c: m-L0 (no m-L0-c), m-L3-c (over m-L3), m-L5-c; "m-L03" and "m-Lx" are no layer runs */
-    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record, &s, rows), SP_OK);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record, &s, rows, 1), SP_OK);
     T_EQ_STR(s.runs, "0:m-L0:-1:c 3:m-L3-c:2:c 5:m-L5-c:-1:c");
     T_EQ_INT(json_array_size(rows), 3);
     T_EQ_INT(json_integer_value(json_object_get(json_array_get(rows, 1), "layer")), 3);
@@ -148,19 +205,19 @@ static void loop(void)
     /* named layers, without an input: the plain runs only, in layer order */
     memset(&s, 0, sizeof s);
     json_array_clear(rows);
-    T_EQ_INT(stg_layers_each(&ctx, path, "m", "3,0", NULL, record, &s, rows), SP_OK);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "3,0", NULL, record, &s, rows, 1), SP_OK);
     T_EQ_STR(s.runs, "0:m-L0:-1:- 3:m-L3:-1:-");
 
     /* a pattern names the runs itself */
     memset(&s, 0, sizeof s);
-    T_EQ_INT(stg_layers_each(&ctx, path, "p-{layer}-x", "all", "c", record, &s, rows), SP_OK);
+    T_EQ_INT(stg_layers_each(&ctx, path, "p-{layer}-x", "all", "c", record, &s, rows, 1), SP_OK);
     T_EQ_STR(s.runs, "2:p-2-x:-1:c 5:p-5-x:-1:c");
 
     /* the stage fails on the second layer run: the loop stops there with its code and message */
     memset(&s, 0, sizeof s);
     s.fail_at = 2;
     json_array_clear(rows);
-    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record, &s, rows), SP_EPARSE);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "all", "c", record, &s, rows, 1), SP_EPARSE);
     T_EQ_INT(s.n, 2);
     T_EQ_STR(ctx.err, "stage failed on m-L3-c");
     T_EQ_INT(json_array_size(rows), 1);
@@ -168,21 +225,23 @@ static void loop(void)
     /* what is missing, said before any stage runs */
     char want[512];
     memset(&s, 0, sizeof s);
-    T_EQ_INT(stg_layers_each(&ctx, path, "m", "0,4", "c", record, &s, rows), SP_EPARSE);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "0,4", "c", record, &s, rows, 1), SP_EPARSE);
     snprintf(want, sizeof want, "%s: no run m-L4-c or m-L4: the layers of 'm' there are 0,3,5", path);
     T_EQ_STR(ctx.err, want);
     T_EQ_INT(s.n, 0);
-    T_EQ_INT(stg_layers_each(&ctx, path, "solo", "all", "c", record, &s, rows), SP_EPARSE);
+    T_EQ_INT(stg_layers_each(&ctx, path, "solo", "all", "c", record, &s, rows, 1), SP_EPARSE);
     snprintf(want, sizeof want, "%s: run 'solo' has no layer runs (solo-L<k>[-INPUT], made by encode --layers); it is a "
              "run of one layer", path);
     T_EQ_STR(ctx.err, want);
-    T_EQ_INT(stg_layers_each(&ctx, path, "q", "all", "c", record, &s, rows), SP_EPARSE);
+    T_EQ_INT(stg_layers_each(&ctx, path, "q", "all", "c", record, &s, rows, 1), SP_EPARSE);
     snprintf(want, sizeof want, "%s: name 'q' has no layer runs (q-L<k>[-INPUT], made by encode --layers); the store has "
              "q-L1-ud: name its input (--corpus, --task, or a --run pattern such as q-L{layer}-INPUT)", path);
     T_EQ_STR(ctx.err, want);
-    T_EQ_INT(stg_layers_each(&ctx, path, "m", "0,0", "c", record, &s, rows), SP_EUSAGE);
+    T_EQ_INT(stg_layers_each(&ctx, path, "m", "0,0", "c", record, &s, rows, 1), SP_EUSAGE);
     T_EQ_STR(ctx.err, "--layer: layer 0 is named twice");
     T_EQ_INT(s.n, 0);
+
+    side_by_side(path);
 
     json_decref(rows);
     unlink(path);
