@@ -300,14 +300,34 @@ static void pack14_avx512(float *dst, const float *const *x, int kc)
 }
 #endif
 
-/* X rows [rows, kc] -> micro-panels [ceil(rows/mr)][kc][mr], rows past `rows` zero; k outer,
- * so the stores are contiguous (rows inner was 10% of an encoder forward) */
-static void pack_x(float *dst, const float *X, int ldx, int rows, int kc, int mr, int avx512)
+/* rows [i0, i0+rows) and columns [k0, k0+kc) of A -> micro-panels [ceil(rows/mr)][kc][mr], rows
+ * past `rows` zero; k outer, so the stores are contiguous (rows inner was 10% of an encoder
+ * forward). A is X (ldx) when a is NULL, else a's rows or their transpose. */
+static void pack_x(float *dst, const float *X, int ldx, const struct sp_gemm_a *a, int i0, int k0, int rows, int kc, int mr,
+                   int avx512)
 {
     for (int r0 = 0; r0 < rows; r0 += mr, dst += (size_t)kc * mr) {
         int h = rows - r0 < mr ? rows - r0 : mr;
+        if (a && a->trans) {            /* A[i][k] = rows[k][off + i]: each k's h values are contiguous */
+            const int c = a->off + i0 + r0;
+            /* a constant-size copy for the full panels (a variable-length memcpy of 56 bytes is a call) */
+#define PACK_T_FULL(MRC)                                                                              \
+            if (h == (MRC) && mr == (MRC)) {                                                          \
+                for (int k = 0; k < kc; k++) memcpy(dst + (size_t)k * (MRC), a->rows[k0 + k] + c, sizeof(float) * (MRC)); \
+                continue;                                                                             \
+            }
+            PACK_T_FULL(MR512)
+            PACK_T_FULL(MR256)
+#undef PACK_T_FULL
+            for (int k = 0; k < kc; k++) {
+                const float *src = a->rows[k0 + k] + c;
+                for (int r = 0; r < h; r++) dst[(size_t)k * mr + r] = src[r];
+                for (int r = h; r < mr; r++) dst[(size_t)k * mr + r] = 0.0f;
+            }
+            continue;
+        }
         const float *x[MAX_MR];
-        for (int r = 0; r < h; r++) x[r] = X + (size_t)(r0 + r) * ldx;
+        for (int r = 0; r < h; r++) x[r] = (a ? a->rows[i0 + r0 + r] : X + (size_t)(i0 + r0 + r) * ldx) + k0;
 #ifdef GEMM_X86
         if (h == mr && avx512 && mr == MR512) { pack14_avx512(dst, x, kc); continue; }
 #else
@@ -331,6 +351,7 @@ struct job {
     const struct kernel *kn;
     int M, N, K;
     const float *X; int ldx;
+    const struct sp_gemm_a *A;   /* NULL: X, ldx */
     const struct sp_gemm_b *B;
     const float *bias; int accumulate;
     float *Y; int ldy;
@@ -379,7 +400,7 @@ static void job_item(void *arg, int item, int worker)
     float *ap = thread_abuf((size_t)kn->mc * kn->kc);
     for (int k0 = 0; k0 < j->K; k0 += kn->kc) {
         const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc;
-        pack_x(ap, j->X + (size_t)i0 * j->ldx + k0, j->ldx, rows, kc, kn->mr,
+        pack_x(ap, j->X, j->ldx, j->A, i0, k0, rows, kc, kn->mr,
 #ifdef GEMM_X86
                kn->tile == tile_avx512
 #else
@@ -430,8 +451,8 @@ void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const fl
     sp_gemm_post(M, X, ldx, B, bias, accumulate, Y, ldy, NULL, NULL);
 }
 
-void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
-                  int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg)
+static void gemm_run(int M, const float *X, int ldx, const struct sp_gemm_a *A, const struct sp_gemm_b *B, const float *bias,
+                     int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg)
 {
     if (M <= 0 || B->N <= 0) return;
     if (t_set.impl == SP_GEMM_BLAS) {
@@ -441,7 +462,7 @@ void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, con
         for (int i0 = 0; post && i0 < M; i0 += 64) post(post_arg, Y + (size_t)i0 * ldy, M - i0 < 64 ? M - i0 : 64, B->N, ldy);
         return;
     }
-    struct job j = { kernel(), M, B->N, B->K, X, ldx, B, bias, accumulate, Y, ldy, 1, 0, post, post_arg };
+    struct job j = { kernel(), M, B->N, B->K, X, ldx, A, B, bias, accumulate, Y, ldy, 1, 0, post, post_arg };
     const int n_rb = (M + j.kn->mc - 1) / j.kn->mc, n_panels = (j.N + NR - 1) / NR;
     const int threads = sp_gemm_threads();
     const int parallel = threads > 1 && (double)M * j.N * (j.K > 0 ? j.K : 1) >= (double)PARALLEL_MACS;
@@ -462,4 +483,26 @@ void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, con
         if (t_set.pool && sp_pool_try_run(t_set.pool, items, job_item, &j)) return;
     }
     for (int it = 0; it < items; it++) job_item(&j, it, 0);
+}
+
+void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
+                  int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg)
+{
+    gemm_run(M, X, ldx, NULL, B, bias, accumulate, Y, ldy, post, post_arg);
+}
+
+void sp_gemm_rows(int M, const struct sp_gemm_a *A, const struct sp_gemm_b *B, const float *bias, int accumulate, float *Y,
+                  int ldy)
+{
+    if (M <= 0 || B->N <= 0) return;
+    if (t_set.impl == SP_GEMM_BLAS) {     /* BLAS takes one strided matrix: A gathered into one */
+        const int K = B->K;
+        float *x = sp_xmalloc(sizeof *x * ((size_t)M * (size_t)(K > 0 ? K : 1)));
+        for (int i = 0; i < M; i++)
+            for (int k = 0; k < K; k++) x[(size_t)i * K + k] = A->trans ? A->rows[k][A->off + i] : A->rows[i][k];
+        gemm_run(M, x, K, NULL, B, bias, accumulate, Y, ldy, NULL, NULL);
+        free(x);
+        return;
+    }
+    gemm_run(M, NULL, 0, A, B, bias, accumulate, Y, ldy, NULL, NULL);
 }

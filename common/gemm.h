@@ -67,6 +67,15 @@ typedef void (*sp_gemm_post_fn)(void *arg, float *Y, int rows, int cols, int ldy
 void sp_gemm_post(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,
                   int accumulate, float *Y, int ldy, sp_gemm_post_fn post, void *post_arg);
 
+/* sp_gemm with A given by its rows where they lie (trans = 0: A[i][k] = rows[i][k]) or as the
+ * transpose of such rows (trans = 1: A[i][k] = rows[k][off + i], K = B's rows), instead of one
+ * strided matrix: a batch of sentences whose word vectors stay where they are, and its Xᵀ·M,
+ * without gathering or transposing them first (the packing reads them). The same bits as sp_gemm
+ * on the gathered A. */
+struct sp_gemm_a { const float *const *rows; int trans, off; };
+void sp_gemm_rows(int M, const struct sp_gemm_a *A, const struct sp_gemm_b *B, const float *bias, int accumulate, float *Y,
+                  int ldy);
+
 void sp_gemm_set_threads(int n);   /* this thread's products, default 1 */
 
 enum sp_gemm_impl { SP_GEMM_OWN = 0, SP_GEMM_BLAS };

@@ -3,7 +3,8 @@
  * Why a plugin: linking cuBLAS and the CUDA runtime into build/synprobe costs every command about
  * 0.1 s and 220 MB of resident memory at start-up (the loader maps and relocates libcublasLt),
  * even `synprobe info` or an ingest. So the .cu objects and the CUDA libraries go into
- * build/synprobe_cuda.so, and the encoder loads it on the first CUDA or auto open. The binary
+ * build/synprobe_cuda.so, and the encoder loads it on the first CUDA open, or auto open where an
+ * NVIDIA driver is present (enc_backend.c; $SYNPROBE_CUDA_PLUGIN always loads). The binary
  * then also runs on a machine where the CUDA libraries are missing: auto falls back to the CPU.
  *
  * Where: $SYNPROBE_CUDA_PLUGIN if set, else the first synprobe_cuda.so found

@@ -88,11 +88,10 @@ static void wk_grow(struct prb_sp_wk *w, int n, int k)
 static void ws_grow(struct prb_sprobe *p, long rows, int nb)
 {
     if (rows > p->ws_rows) {
-        free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m);
+        free(p->ws_t); free(p->ws_m); free(p->ws_xr); free(p->pk_m);
         p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
         p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
-        p->ws_x = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_x);
-        p->ws_xt = sp_xmalloc((size_t)rows * p->d * sizeof *p->ws_xt);
+        p->ws_xr = sp_xmalloc((size_t)rows * sizeof *p->ws_xr);
         p->pk_m = sp_gemm_alloc(sp_gemm_packed_floats((int)rows, p->k));
         p->ws_rows = rows;
     }
@@ -112,7 +111,7 @@ static void ws_grow(struct prb_sprobe *p, long rows, int nb)
 
 static void ws_free(struct prb_sprobe *p)
 {
-    free(p->ws_t); free(p->ws_m); free(p->ws_x); free(p->ws_xt); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
+    free(p->ws_t); free(p->ws_m); free(p->ws_xr); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
     for (int w = 0; w < p->n_wk; w++) { free(p->wk[w].G); free(p->wk[w].A); free(p->wk[w].AT); free(p->wk[w].pk); }
     free(p->wk);
 }
@@ -285,11 +284,12 @@ static void adam_scalars(long step, double lr, float *step_size, float *bc2_sqrt
 }
 
 /* ---- one batch, in two parallel passes ----
- * pass 1, items = groups of consecutive sentences: gather their word vectors, T = X·proj for
- *   their rows, each sentence's loss (ws_loss[b]) and gradient factor M (its rows of ws_m),
- *   then their columns of Xᵀ and their rows of the packed M;
+ * pass 1, items = groups of consecutive sentences: T = X·proj for their rows (X read where the
+ *   word vectors lie, ws_xr: no gathered copy), each sentence's loss (ws_loss[b]) and gradient
+ *   factor M (its rows of ws_m), then their rows of the packed M;
  * pass 2, items = blocks of proj's rows: those rows of the gradient, Xᵀ[rows]·M (one chain per
- *   entry over the batch's words, in order), then Adam on them and their rows of the packed proj.
+ *   entry over the batch's words, in order; Xᵀ packed straight from the word vectors, no
+ *   transposed copy), then Adam on them and their rows of the packed proj.
  * Every item writes only its own outputs and nothing depends on which thread runs it or on how
  * the work is cut; the losses are added in batch order afterwards. */
 
@@ -315,26 +315,20 @@ static void pass1_item(void *arg, int g, int worker)
 {
     struct batch *B = arg;
     struct prb_sprobe *p = B->p;
-    const int d = p->d, k = p->k;
+    const int k = p->k;
     const int s0 = B->g0[g], s1 = B->g0[g + 1];
     if (s0 >= s1) return;
     const long R0 = B->r0[s0], R1 = B->r0[s1 - 1] + B->n[s1 - 1];
-    for (int b = s0; b < s1; b++)
-        memcpy(p->ws_x + (size_t)B->r0[b] * d, B->X[b], (size_t)B->n[b] * d * sizeof(float));
-    if (R1 > R0) sp_gemm((int)(R1 - R0), p->ws_x + (size_t)R0 * d, d, &B->projb, NULL, 0, p->ws_t + (size_t)R0 * k, k);
+    if (R1 > R0) {
+        struct sp_gemm_a xa = { p->ws_xr + R0, 0, 0 };
+        sp_gemm_rows((int)(R1 - R0), &xa, &B->projb, NULL, 0, p->ws_t + (size_t)R0 * k, k);
+    }
     for (int b = s0; b < s1; b++)
         p->ws_loss[b] = B->n[b] == 0 ? 0.0
                         : sent_loss_t(p, &p->wk[worker], B->n[b], p->ws_t + (size_t)B->r0[b] * k, B->tgt[b],
                                       B->gscale != 0.0 ? p->ws_m + (size_t)B->r0[b] * k : NULL, B->gscale);
     if (B->gscale == 0.0) return;
-    /* Xᵀ columns R0..R1 (tiles of 32 x 32), and the packed M rows R0..R1 */
-    for (long t0 = R0; t0 < R1; t0 += 32)
-        for (int c0 = 0; c0 < d; c0 += 32) {
-            long t1 = t0 + 32 < R1 ? t0 + 32 : R1;
-            int c1 = c0 + 32 < d ? c0 + 32 : d;
-            for (int c = c0; c < c1; c++)
-                for (long r = t0; r < t1; r++) p->ws_xt[(size_t)c * B->rows + r] = p->ws_x[(size_t)r * d + c];
-        }
+    /* the packed M rows R0..R1 */
     pack_rows(p->pk_m, (int)B->rows, k, p->ws_m, (int)R0, (int)R1);
 }
 
@@ -346,7 +340,8 @@ static void pass2_item(void *arg, int q, int worker)
     const int d = p->d, k = p->k;
     const int i0 = (int)((long)d * q / B->n_blocks), i1 = (int)((long)d * (q + 1) / B->n_blocks);
     if (i0 >= i1) return;
-    sp_gemm(i1 - i0, p->ws_xt + (size_t)i0 * B->rows, (int)B->rows, &B->mb, NULL, B->accumulate, p->grad + (size_t)i0 * k, k);
+    struct sp_gemm_a xta = { p->ws_xr, 1, i0 };        /* rows i0..i1 of Xᵀ */
+    sp_gemm_rows(i1 - i0, &xta, &B->mb, NULL, B->accumulate, p->grad + (size_t)i0 * k, k);
     if (!B->adam) return;
     B->adam(p->proj, p->m, p->v, p->grad, (size_t)i0 * k, (size_t)i1 * k, B->step_size, B->bc2_sqrt);
     pack_rows(p->pk_proj, d, k, p->proj, i0, i1);
@@ -368,6 +363,8 @@ static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const floa
     for (int b = 0; b < nb; b++) { B->r0[b] = B->rows; B->rows += n[b]; }
     B->r0[nb] = B->rows;
     ws_grow(p, B->rows > 0 ? B->rows : 1, nb > 0 ? nb : 1);
+    for (int b = 0; b < nb; b++)
+        for (int i = 0; i < n[b]; i++) p->ws_xr[B->r0[b] + i] = X[b] + (size_t)i * p->d;
     int th = sp_gemm_threads();
     B->n_groups = th;
     if (B->n_groups > nb) B->n_groups = nb > 0 ? nb : 1;

@@ -69,8 +69,8 @@ struct prb_sprobe {
     /* scratch, grown as needed */
     long ws_rows;             /* rows of one batch */
     float *ws_t, *ws_m;       /* (rows, k) projections, gradient factors */
-    float *ws_x;              /* (rows, d) the batch's word vectors, gathered */
-    float *ws_xt;             /* (d, rows) the same, transposed (the gradient's left operand) */
+    const float **ws_xr;      /* (rows) the batch's word vectors, where they lie (sp_gemm_rows reads them
+                               * as X and, transposed, as the gradient's left operand) */
     float *pk_proj;           /* proj packed for the GEMM */
     float *pk_m;              /* (rows, k) M packed */
     double *ws_loss;          /* one loss per sentence of a batch */

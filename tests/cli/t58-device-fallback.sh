@@ -32,6 +32,11 @@ else
     enc auto --verbose
     expect_eq "auto --verbose: exit 0" "$rc" 0
     expect_eq "auto --verbose: the line with the reason" "$(lines '^no GPU found: using the CPU (.*CUDA.*)$')" 1
+    if [ ! -e /dev/nvidiactl ] && [ ! -e /proc/driver/nvidia ] && [ ! -e /dev/dxg ]; then
+        # no NVIDIA driver at all: auto does not even load the plugin (dlopen of cuBLAS, ~0.1 s an encode)
+        expect_eq "auto --verbose, no driver: the plugin is not loaded, and the reason says so" \
+            "$(lines '^no GPU found: using the CPU (no NVIDIA driver here (no /dev/nvidiactl, /proc/driver/nvidia or /dev/dxg): the CUDA plugin was not loaded)$')" 1
+    fi
     enc auto --quiet
     expect_eq "auto --quiet: nothing on stderr" "$(wc -c <"$TMP/err" | tr -d ' ')" 0
     enc cuda
