@@ -38,8 +38,9 @@ _Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the
 #define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
 _Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
-#define SG_RB 4            /* small products: rows per block (8 with AVX-512: 8 chains in flight) ... */
-#define SG_CB 16           /* ... and columns per block */
+#define SG_RB 4            /* small products: rows per block (8 with AVX-512) ... */
+#define SG_CB 32           /* ... and the widest column block (AVX-512: 8 x 32 = 16 chains in flight;
+                            * AVX2 and C take 16): operands are padded and slack'd to it */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
 
@@ -162,6 +163,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SG_CB - 1) / SG_CB * SG_CB) * sizeof(float));
     c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
+    c->avx512 = !strcmp(sp_gemm_kernel(), "avx512");
     return 0;
 }
 
@@ -199,6 +201,32 @@ static void opt_scalars(const struct prb_clf *c, struct opt_scalars *s)
  * On x86-64 the Adam and RMSprop loops use SSE by hand: gcc will not vectorise sqrtf under
  * -fmath-errno. The SSE operations are the same IEEE single-precision operations in the same
  * order as the scalar loop, so the bits are the same; only the speed changes. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define OPT_X86 1
+/* Adam's loop 16 lanes at a time: the SSE loop's operations, in its order, on wider registers
+ * (the same IEEE single-precision operations: the same bits) */
+__attribute__((target("avx512f")))
+static size_t adam_avx512(float *restrict p, float *restrict m, float *restrict v, const float *restrict g, size_t n,
+                          const struct opt_scalars *s)
+{
+    const __m512 vwd = _mm512_set1_ps(s->wd), vb1 = _mm512_set1_ps(s->b1), vb2 = _mm512_set1_ps(s->b2);
+    const __m512 vomb1 = _mm512_set1_ps(s->omb1), vomb2 = _mm512_set1_ps(s->omb2), veps = _mm512_set1_ps(s->eps);
+    const __m512 vstep = _mm512_set1_ps(s->step_size), vbc2 = _mm512_set1_ps(s->bc2_sqrt);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 pi = _mm512_loadu_ps(p + i);
+        __m512 gi = _mm512_add_ps(_mm512_loadu_ps(g + i), _mm512_mul_ps(vwd, pi));
+        __m512 mi = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(m + i), vb1), _mm512_mul_ps(vomb1, gi));
+        __m512 vi = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(v + i), vb2), _mm512_mul_ps(_mm512_mul_ps(vomb2, gi), gi));
+        _mm512_storeu_ps(m + i, mi);
+        _mm512_storeu_ps(v + i, vi);
+        __m512 den = _mm512_add_ps(_mm512_div_ps(_mm512_sqrt_ps(vi), vbc2), veps);
+        _mm512_storeu_ps(p + i, _mm512_sub_ps(pi, _mm512_mul_ps(vstep, _mm512_div_ps(mi, den))));
+    }
+    return i;
+}
+#endif
+
 static void opt_update(struct prb_clf *c, const struct opt_scalars *s, size_t off, size_t n)
 {
     float *restrict p = c->param + off, *restrict m = c->m + off, *restrict v = c->v + off;
@@ -209,6 +237,9 @@ static void opt_update(struct prb_clf *c, const struct opt_scalars *s, size_t of
     case PRB_OPT_ADAM: {
         const float b1 = s->b1, b2 = s->b2, omb1 = s->omb1, omb2 = s->omb2;
         const float step_size = s->step_size, bc2_sqrt = s->bc2_sqrt;
+#ifdef OPT_X86
+        if (c->avx512) i = adam_avx512(p, m, v, g, n, s);
+#endif
 #ifdef __SSE2__
         const __m128 vwd = _mm_set1_ps(wd), vb1 = _mm_set1_ps(b1), vb2 = _mm_set1_ps(b2);
         const __m128 vomb1 = _mm_set1_ps(omb1), vomb2 = _mm_set1_ps(omb2), veps = _mm_set1_ps(eps);
@@ -295,23 +326,24 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
  * from 0: the chain of common/gemm.h's contract, so the bits of sp_gemm, for the products too
  * small to pay for packing (a side of 7 classes). Rows in blocks of RB (4, or 8 with AVX-512:
  * that many chains in flight), the last rows in blocks of 4, 2 and 1 (a side of 17 classes is
- * 8 + 8 + 1 rows, not 24), columns in blocks of 16 (vectorised by the compiler: the same C
- * compiled per kernel, fmaf exactly rounded in each). W's rows must be readable up to column
- * 16·ceil(N/16) (the callers pad); those extra columns are computed and dropped. */
-#define SMALL_GEMM_ROWS(RBV, I0, I1)                                                             \
+ * 8 + 8 + 1 rows, not 24), columns in blocks of 32 with AVX-512 (16 chains in flight), else 16
+ * (vectorised by the compiler: the same C compiled per kernel, fmaf exactly rounded in each).
+ * W's rows must be readable up to column SG_CB·ceil(N/SG_CB) (the callers pad); those extra
+ * columns are computed and dropped. */
+#define SMALL_GEMM_ROWS(RBV, CBV, I0, I1)                                                        \
     for (int i0 = (I0); i0 + (RBV) <= (I1); i0 += (RBV)) {                                       \
         const float *xr[RBV];                                                                    \
         for (int r = 0; r < (RBV); r++) xr[r] = X + (size_t)(i0 + r) * ldx;                      \
-        for (int j0 = 0; j0 < N; j0 += SG_CB) {                                                  \
-            const int cols = N - j0 < SG_CB ? N - j0 : SG_CB;                                    \
-            float acc[RBV][SG_CB] = { { 0 } };                                                   \
+        for (int j0 = 0; j0 < N; j0 += (CBV)) {                                                  \
+            const int cols = N - j0 < (CBV) ? N - j0 : (CBV);                                    \
+            float acc[RBV][CBV] = { { 0 } };                                                     \
             const float *w = W + j0;                                                             \
             for (int k = 0; k < K; k++, w += ldw) {                                              \
                 _Pragma("GCC unroll 8")                                                          \
                 for (int r = 0; r < (RBV); r++) {                                                \
                     const float a = xr[r][k];                                                    \
-                    _Pragma("GCC unroll 16")                                                     \
-                    for (int j = 0; j < SG_CB; j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
+                    _Pragma("GCC unroll 32")                                                     \
+                    for (int j = 0; j < (CBV); j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
                 }                                                                                \
             }                                                                                    \
             for (int r = 0; r < (RBV); r++)                                                      \
@@ -319,19 +351,19 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
         }                                                                                        \
     }
 
-/* the full blocks of RB rows, then the rest in blocks of 4, 2, 1 */
-#define SMALL_GEMM_BODY(RB)                                                                      \
+/* the full blocks of RB rows, then the rest in blocks of 4, 2, 1; CB columns a block */
+#define SMALL_GEMM_BODY(RB, CB)                                                                  \
     int m0 = M / (RB) * (RB);                                                                    \
-    SMALL_GEMM_ROWS(RB, 0, m0)                                                                   \
-    if ((RB) > 4 && M - m0 >= 4) { SMALL_GEMM_ROWS(4, m0, m0 + 4) m0 += 4; }                    \
-    if (M - m0 >= 2) { SMALL_GEMM_ROWS(2, m0, m0 + 2) m0 += 2; }                                \
-    if (M - m0 >= 1) { SMALL_GEMM_ROWS(1, m0, m0 + 1) }
+    SMALL_GEMM_ROWS(RB, CB, 0, m0)                                                               \
+    if ((RB) > 4 && M - m0 >= 4) { SMALL_GEMM_ROWS(4, CB, m0, m0 + 4) m0 += 4; }                \
+    if (M - m0 >= 2) { SMALL_GEMM_ROWS(2, CB, m0, m0 + 2) m0 += 2; }                            \
+    if (M - m0 >= 1) { SMALL_GEMM_ROWS(1, CB, m0, m0 + 1) }
 
 typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
 
 static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    SMALL_GEMM_BODY(SG_RB)
+    SMALL_GEMM_BODY(SG_RB, 16)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -339,13 +371,56 @@ static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const flo
 __attribute__((target("avx2,fma")))
 static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    SMALL_GEMM_BODY(SG_RB)
+    SMALL_GEMM_BODY(SG_RB, 16)
+}
+
+/* 8 rows x 32 columns by hand: 16 accumulators in registers (the compiler spilled the C body's),
+ * each element the same fmaf chain (_mm512_fmadd_ps rounds once, as fmaf) */
+__attribute__((target("avx512f")))
+static void rows8_avx512(int N, int K, const float *const *xrows, const float *W, int ldw, float *Y, int ldy)
+{
+    const float *xr0 = xrows[0], *xr1 = xrows[1], *xr2 = xrows[2], *xr3 = xrows[3];
+    const float *xr4 = xrows[4], *xr5 = xrows[5], *xr6 = xrows[6], *xr7 = xrows[7];
+    const float *const xr[8] = { xr0, xr1, xr2, xr3, xr4, xr5, xr6, xr7 };
+    for (int j0 = 0; j0 < N; j0 += 32) {
+        __m512 acc[16];
+        _Pragma("GCC unroll 16")
+        for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
+        const float *w = W + j0;
+        for (int k = 0; k < K; k++, w += ldw) {
+            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+            _Pragma("GCC unroll 8")
+            for (int r = 0; r < 8; r++) {
+                const __m512 a = _mm512_set1_ps(xr[r][k]);
+                acc[2 * r] = _mm512_fmadd_ps(a, w0, acc[2 * r]);
+                acc[2 * r + 1] = _mm512_fmadd_ps(a, w1, acc[2 * r + 1]);
+            }
+        }
+        const int cols = N - j0 < 32 ? N - j0 : 32;
+        const __mmask16 m0 = cols >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
+        const __mmask16 m1 = cols >= 32 ? (__mmask16)0xffff : cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1) : 0;
+        _Pragma("GCC unroll 8")
+        for (int r = 0; r < 8; r++) {
+            _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0, m0, acc[2 * r]);
+            _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0 + 16, m1, acc[2 * r + 1]);
+        }
+    }
 }
 
 __attribute__((target("avx512f")))
 static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
 {
-    SMALL_GEMM_BODY(2 * SG_RB)
+    int full = M / 8 * 8;
+    for (int i0 = 0; i0 < full; i0 += 8) {
+        const float *xr[8];
+        for (int r = 0; r < 8; r++) xr[r] = X + (size_t)(i0 + r) * ldx;
+        rows8_avx512(N, K, xr, W, ldw, Y + (size_t)i0 * ldy, ldy);
+    }
+    /* the last rows (4, 2, 1) by the C body */
+    X += (size_t)full * ldx;
+    Y += (size_t)full * ldy;
+    M -= full;
+    SMALL_GEMM_BODY(2 * SG_RB, SG_CB)
 }
 #endif
 
@@ -437,7 +512,7 @@ static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
     int c0 = chunk * MCHUNK, w = d - c0 < MCHUNK ? d - c0 : MCHUNK;
-    small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
+    small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SG_CB floats of slack */
     if (x->update) {
         for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
         repack_w1t(c->pk_w1, c->W1, d, H, c0, w);
@@ -451,7 +526,7 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int d = c->d, K = c->k, B = x->B;
     int c0 = chunk * DCHUNK, w = d - c0 < DCHUNK ? d - c0 : DCHUNK;
-    small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has 16 floats of slack */
+    small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SG_CB floats of slack */
     if (x->update)
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
 }
@@ -519,14 +594,14 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
     transpose(c->logits, B, K, K, c->lt);
-    small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has 16 floats of slack */
+    small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has SG_CB floats of slack */
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has 16 floats of slack */
+    small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has SG_CB floats of slack */
     mlp_dz(&x);
     pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
     if (update) opt_update(c, &x.s, (size_t)H * d, (size_t)H + (size_t)K * H + K);   /* b1, W2, b2 */

@@ -74,8 +74,9 @@ struct prb_clf {
     float *pk_w1, *pk_w2;                 /* packed W1ᵀ, W2ᵀ (common/gemm.h) */
     float *lt;                            /* (k, batch) dL/dlogits transposed */
     float *dzt;                           /* (h, batch) dz transposed */
-    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to 16 columns */
+    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to SG_CB (32) columns */
     struct sp_pool *pool;
+    int avx512;                    /* the optimizer's loop on AVX-512 (this thread's GEMM kernel; same bits) */
 };
 
 /* Allocate and initialise (draws the initial weights from the seed). 0 ok, -1 on bad config. */
