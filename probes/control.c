@@ -142,7 +142,8 @@ double prb_label_accuracy(int n, const int *gold, const int *pred, const uint8_t
 struct tok_fit {
     const float *X;
     int d, n_labels;
-    const int *y, *rows;
+    const int *y, *rows;             /* y: labels in token order (train, dev, test); rows: X row of each */
+    const int *yrow;                   /* the same labels by X row (what the classifier reads) */
     int ntr, ndv, nte;
     struct prb_train_cfg cfg;
     const uint8_t *oov, *np;
@@ -158,7 +159,7 @@ static void tok_fit_run(struct tok_fit *f)
     if (prb_clf_init(&clf, f->d, f->n_labels, &f->cfg) != 0) { f->rc = -1; return; }
     int *pred = sp_xmalloc((size_t)f->nte * sizeof *pred);
     const int *yte = f->y + f->ntr + f->ndv;
-    prb_clf_fit(&clf, f->X, f->y, f->rows, f->ntr, f->rows + f->ntr, f->ndv, &f->fi);
+    prb_clf_fit(&clf, f->X, f->yrow, f->rows, f->ntr, f->rows + f->ntr, f->ndv, &f->fi);
     prb_clf_predict(&clf, f->X, f->rows + f->ntr + f->ndv, f->nte, pred);
     f->acc = prb_label_accuracy(f->nte, yte, pred, NULL);
     f->acc_oov = prb_label_accuracy(f->nte, yte, pred, f->oov);
@@ -175,7 +176,7 @@ static void tok_fit_item(void *arg, int item, int worker)
     tok_fit_run((struct tok_fit *)arg + item);
 }
 
-int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
+int prb_tokprobe_run(const float *X, const int *xrow, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
                      const struct prb_tok_split *test, const struct prb_train_cfg *cfg, uint64_t control_seed,
                      struct prb_tokprobe_result *r, char *err, size_t errlen)
 {
@@ -200,7 +201,17 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     prb_control_ids(&c, train, ytask, yctl);
     prb_control_ids(&c, dev, ytask + ntr, yctl + ntr);
     prb_control_ids(&c, test, ytask + ntr + ndv, yctl + ntr + ndv);
-    for (int i = 0; i < ntot; i++) rows[i] = i;
+    for (int i = 0; i < ntot; i++) rows[i] = xrow ? xrow[i] : i;
+    /* the labels by X row, for the classifier (rows no token uses: -1, never read) */
+    int nrow = ntot;
+    for (int i = 0; xrow && i < ntot; i++) if (xrow[i] >= nrow) nrow = xrow[i] + 1;
+    int *ytask_row = ytask, *yctl_row = yctl;
+    if (xrow) {
+        ytask_row = sp_xmalloc((size_t)nrow * sizeof *ytask_row);
+        yctl_row = sp_xmalloc((size_t)nrow * sizeof *yctl_row);
+        for (int i = 0; i < nrow; i++) ytask_row[i] = yctl_row[i] = -1;
+        for (int i = 0; i < ntot; i++) { ytask_row[rows[i]] = ytask[i]; yctl_row[rows[i]] = yctl[i]; }
+    }
     for (int i = 0; i < nte; i++) oov[i] = !c.type_in_train[prb_control_type_id(&c, test->form[i])];
     r->n_labels = c.n_labels;
     r->n_test = nte;
@@ -208,6 +219,7 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     struct tok_fit f[2];
     for (int run = 0; run < 2; run++)
         f[run] = (struct tok_fit){ .X = X, .d = d, .n_labels = c.n_labels, .y = run == 0 ? ytask : yctl, .rows = rows,
+                                   .yrow = run == 0 ? ytask_row : yctl_row,
                                    .ntr = ntr, .ndv = ndv, .nte = nte, .cfg = *cfg, .oov = oov, .np = np };
     /* the probe and its control side by side, each with half the threads (a fit's result does
      * not depend on its thread count: the figures are those of one thread) */
@@ -238,6 +250,7 @@ int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, c
     }
     free(f[0].correct); free(f[1].correct);
     r->selectivity = r->acc_task - r->acc_control;
+    if (xrow) { free(ytask_row); free(yctl_row); }
     free(np); free(oov); free(rows); free(yctl); free(ytask);
     prb_control_free(&c);
     return rc;

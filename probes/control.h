@@ -98,8 +98,10 @@ struct prb_tokprobe_result {
 
 /* Train the probe on X rows [0, train->n) with gold labels and with control labels (same cfg,
  * same seed), select on dev rows [train->n, +dev->n), score on test rows after them.
- * X is (train->n + dev->n + test->n, d). Needs a non-empty dev split. 0, or -1 with a message. */
-int prb_tokprobe_run(const float *X, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
+ * Token i (train, then dev, then test) has its vector in row xrow[i] of X (d floats a row), or in
+ * row i when xrow is NULL: a caller's array of every word's vector serves as it is, without a
+ * gathered copy. Needs a non-empty dev split. 0, or -1 with a message. */
+int prb_tokprobe_run(const float *X, const int *xrow, int d, const struct prb_tok_split *train, const struct prb_tok_split *dev,
                      const struct prb_tok_split *test, const struct prb_train_cfg *cfg, uint64_t control_seed,
                      struct prb_tokprobe_result *r, char *err, size_t errlen);
 

@@ -115,7 +115,7 @@ static int on_item(void *ctx, const struct st_run_item *it)
 
 /* One partition's tokens (corpus order) into a split and the matching rows of X at xo. */
 static void take(const struct twalk *w, int part, const int *spart, struct prb_tok_split *sp, const char **form,
-                 const char **label, uint8_t *punct, float *xo, long *n_out)
+                 const char **label, uint8_t *punct, int *xrow, long *n_out)
 {
     long n = 0;
     for (int k = 0; k < w->n_sent; k++) {
@@ -124,7 +124,7 @@ static void take(const struct twalk *w, int part, const int *spart, struct prb_t
             form[n] = w->t[i].form;
             label[n] = w->t[i].label;
             punct[n] = w->t[i].punct;
-            memcpy(xo + (size_t)n * (size_t)w->d, w->X + (size_t)i * (size_t)w->d, sizeof(float) * (size_t)w->d);
+            xrow[n] = (int)i;              /* its vector: row i of w->X, read there (no copy) */
             n++;
         }
     }
@@ -170,7 +170,7 @@ static int *partition_sentences(struct stg_ctx *ctx, const struct stg_tokprobe_o
 struct tok_data {
     const char **form, **label;
     uint8_t *punct;
-    float *X;
+    int *xrow;                       /* each token's row in the walk's vectors (w->X) */
     struct prb_tok_split s[3];       /* train, dev, test: views into the arrays above */
     long ntr, ndv, nte;
 };
@@ -181,21 +181,20 @@ static void gather_tokens(const struct twalk *w, const int *spart, struct tok_da
     td->form = sp_xmalloc(sizeof *td->form * (size_t)tot);
     td->label = sp_xmalloc(sizeof *td->label * (size_t)tot);
     td->punct = sp_xmalloc((size_t)tot);
-    td->X = sp_xmalloc(sizeof *td->X * ((size_t)tot * (size_t)(w->d ? w->d : 1)));
-    take(w, 0, spart, &td->s[0], td->form, td->label, td->punct, td->X, &td->ntr);
+    td->xrow = sp_xmalloc(sizeof *td->xrow * (size_t)tot);
+    take(w, 0, spart, &td->s[0], td->form, td->label, td->punct, td->xrow, &td->ntr);
     ntr = td->ntr;
-    take(w, 1, spart, &td->s[1], td->form + ntr, td->label + ntr, td->punct + ntr, td->X + (size_t)ntr * (size_t)w->d,
-         &td->ndv);
+    take(w, 1, spart, &td->s[1], td->form + ntr, td->label + ntr, td->punct + ntr, td->xrow + ntr, &td->ndv);
     ndv = td->ndv;
-    take(w, 2, spart, &td->s[2], td->form + ntr + ndv, td->label + ntr + ndv, td->punct + ntr + ndv,
-         td->X + (size_t)(ntr + ndv) * (size_t)w->d, &td->nte);
+    take(w, 2, spart, &td->s[2], td->form + ntr + ndv, td->label + ntr + ndv, td->punct + ntr + ndv, td->xrow + ntr + ndv,
+         &td->nte);
 }
 
-static void free_tokens(struct tok_data *td) { free(td->form); free(td->label); free(td->punct); free(td->X); }
+static void free_tokens(struct tok_data *td) { free(td->form); free(td->label); free(td->punct); free(td->xrow); }
 
 /* The probe and its control on the gathered tokens; every partition needs some */
-static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, const struct tok_data *td, int d,
-                       const char *how, struct prb_tokprobe_result *tr)
+static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, const float *X, const struct tok_data *td,
+                       int d, const char *how, struct prb_tokprobe_result *tr)
 {
     if (!td->ntr || !td->ndv || !td->nte)
         return stg_fail(ctx, SP_EPARSE, "%s: train %ld, dev %ld, test %ld tokens with vectors and labels: every partition "
@@ -208,7 +207,7 @@ static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, c
     cfg.threads = o->threads > 0 ? (int)o->threads : 1;
     char err[SP_ERRLEN];
     if (stg_stopping(ctx)) return stg_stopped(ctx);
-    if (prb_tokprobe_run(td->X, d, &td->s[0], &td->s[1], &td->s[2], &cfg, (uint64_t)o->control_seed, tr, err, sizeof err))
+    if (prb_tokprobe_run(X, td->xrow, d, &td->s[0], &td->s[1], &td->s[2], &cfg, (uint64_t)o->control_seed, tr, err, sizeof err))
         return stg_fail(ctx, SP_EPARSE, "%s", err);
     return SP_OK;
 }
@@ -299,7 +298,7 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
     struct prb_tokprobe_result tr = { 0 };
     if (rc == SP_OK) {
         gather_tokens(&w, spart, &td);
-        rc = train_probe(ctx, o, &td, w.d, how, &tr);
+        rc = train_probe(ctx, o, w.X, &td, w.d, how, &tr);
         free_tokens(&td);
     }
     const char *task = o->task ? "token:deprel" : "token:upos";

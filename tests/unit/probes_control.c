@@ -165,7 +165,7 @@ static void t_probe(void)
     cfg.seed = 3;
     struct prb_tokprobe_result res, res2;
     char err[200];
-    T_EQ_INT(prb_tokprobe_run(X, D, &tr, &dv, &te, &cfg, 11, &res, err, sizeof err), 0);
+    T_EQ_INT(prb_tokprobe_run(X, NULL, D, &tr, &dv, &te, &cfg, 11, &res, err, sizeof err), 0);
     T_EQ_INT(res.n_labels, 4);
     T_EQ_INT(res.n_test, NTE);
     T_CHECK(res.n_oov > 0 && res.n_oov < NTE);
@@ -177,19 +177,42 @@ static void t_probe(void)
     T_CHECK(res.selectivity > 5.0);
     T_CHECK(res.acc_np_task > 95.0);
     T_CHECK(!isnan(res.acc_np_control));
-    T_EQ_INT(prb_tokprobe_run(X, D, &tr, &dv, &te, &cfg, 11, &res2, err, sizeof err), 0);
+    T_EQ_INT(prb_tokprobe_run(X, NULL, D, &tr, &dv, &te, &cfg, 11, &res2, err, sizeof err), 0);
     T_NEAR(res2.acc_task, res.acc_task, 0);
     T_NEAR(res2.acc_control, res.acc_control, 0);
     /* the per-token record the report's interval resamples: its share right is the accuracy */
     long right = 0;
     for (int i = 0; i < NTE; i++) right += res.test_correct[i];
     T_NEAR(100.0 * (double)right / NTE, res.acc_task, 1e-9);
+    /* the same tokens with their vectors scattered (X rows in another order, two rows no token
+     * uses, named through xrow): the same fits and figures, per test token too */
+    {
+        int nrow = ntot + 2, *xrow = malloc((size_t)ntot * sizeof *xrow);
+        float *Xs = malloc((size_t)nrow * D * sizeof *Xs);
+        for (int i = 0; i < nrow * D; i++) Xs[i] = 1e6f;              /* the unused rows: poison */
+        for (int i = 0; i < ntot; i++) {
+            xrow[i] = (int)(((long)i * 7919 + 3) % ntot);           /* a permutation (7919 prime, ntot not its multiple) */
+            if (xrow[i] >= ntot / 2) xrow[i] += 2;                  /* skip two rows */
+            memcpy(Xs + (size_t)xrow[i] * D, X + (size_t)i * D, D * sizeof *Xs);
+        }
+        struct prb_tokprobe_result rs;
+        T_EQ_INT(prb_tokprobe_run(Xs, xrow, D, &tr, &dv, &te, &cfg, 11, &rs, err, sizeof err), 0);
+        T_NEAR(rs.acc_task, res.acc_task, 0);
+        T_NEAR(rs.acc_control, res.acc_control, 0);
+        T_NEAR(rs.acc_oov_task, res.acc_oov_task, 0);
+        T_NEAR(rs.dev_task, res.dev_task, 0);
+        T_EQ_INT(rs.fit_task.passes, res.fit_task.passes);
+        T_EQ_INT(memcmp(rs.test_correct, res.test_correct, (size_t)NTE), 0);
+        free(rs.test_correct);
+        free(xrow);
+        free(Xs);
+    }
     free(res.test_correct);
     free(res2.test_correct);
     printf("# synthetic token probe: task %.1f%% (oov %.1f%%), control %.1f%% (oov %.1f%%), selectivity %.1f\n",
            res.acc_task, res.acc_oov_task, res.acc_control, res.acc_oov_control, res.selectivity);
     struct prb_tok_split none = { 0, NULL, NULL, NULL };
-    T_EQ_INT(prb_tokprobe_run(X, D, &tr, &none, &te, &cfg, 11, &res2, err, sizeof err), -1);
+    T_EQ_INT(prb_tokprobe_run(X, NULL, D, &tr, &none, &te, &cfg, 11, &res2, err, sizeof err), -1);
     T_CHECK(strstr(err, "dev split has no tokens") != NULL);
     free(X); free(form); free(lab); free(pu);
 }
