@@ -437,10 +437,48 @@ static void small_gemm(int M, int N, int K, const float *X, int ldx, const float
 }
 
 /* W (n × d) -> Wᵀ (d × 16·ceil(n/16)), zero-padded: a small product's right operand */
+#ifdef SG_X86
+/* columns [0, d16) of transpose_pad, 16 x 16 blocks transposed in registers (the scalar loop
+ * stored one float at a time: 6% of a token probe's training). Only moves data. */
+__attribute__((target("avx512f")))
+static void transpose_pad_avx512(const float *W, int n, int d, int d16, int ld, float *Wt)
+{
+    for (int j0 = 0; j0 < ld; j0 += 16)
+        for (int c0 = 0; c0 < d16; c0 += 16) {
+            __m512 r[16], t[16], u[4][4];
+            for (int i = 0; i < 16; i++) r[i] = j0 + i < n ? _mm512_loadu_ps(W + (size_t)(j0 + i) * d + c0) : _mm512_setzero_ps();
+            for (int i = 0; i < 8; i++) {                 /* per 128-bit lane: rows 2i, 2i+1 interleaved */
+                t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+                t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+            }
+            for (int g = 0; g < 4; g++) {                 /* u[g][j], lane L: rows 4g..4g+3 at column 4L + j */
+                u[g][0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * g]), _mm512_castps_pd(t[4 * g + 2])));
+                u[g][1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * g]), _mm512_castps_pd(t[4 * g + 2])));
+                u[g][2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * g + 1]), _mm512_castps_pd(t[4 * g + 3])));
+                u[g][3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * g + 1]), _mm512_castps_pd(t[4 * g + 3])));
+            }
+            for (int j = 0; j < 4; j++) {                 /* 128-bit lanes transposed: column 4L + j, rows 0..15 */
+                const __m512 v0 = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0x44), v1 = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0xEE);
+                const __m512 v2 = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0x44), v3 = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0xEE);
+                _mm512_storeu_ps(Wt + (size_t)(c0 + j) * ld + j0, _mm512_shuffle_f32x4(v0, v2, 0x88));
+                _mm512_storeu_ps(Wt + (size_t)(c0 + 4 + j) * ld + j0, _mm512_shuffle_f32x4(v0, v2, 0xDD));
+                _mm512_storeu_ps(Wt + (size_t)(c0 + 8 + j) * ld + j0, _mm512_shuffle_f32x4(v1, v3, 0x88));
+                _mm512_storeu_ps(Wt + (size_t)(c0 + 12 + j) * ld + j0, _mm512_shuffle_f32x4(v1, v3, 0xDD));
+            }
+        }
+}
+#endif
+
 static int transpose_pad(const float *W, int n, int d, float *Wt)
 {
-    int ld = (n + SG_CB - 1) / SG_CB * SG_CB;
-    for (int c = 0; c < d; c++) {
+    int ld = (n + SG_CB - 1) / SG_CB * SG_CB, c = 0;
+#ifdef SG_X86
+    if (!strcmp(sp_gemm_kernel(), "avx512")) {      /* ld is a multiple of 16: whole blocks of rows */
+        c = d / 16 * 16;
+        transpose_pad_avx512(W, n, d, c, ld, Wt);
+    }
+#endif
+    for (; c < d; c++) {
         float *dst = Wt + (size_t)c * ld;
         for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * d + c];
         for (int j = n; j < ld; j++) dst[j] = 0.0f;
