@@ -382,7 +382,8 @@ static void rows8_avx512(int N, int K, const float *const *xrows, const float *W
     const float *xr0 = xrows[0], *xr1 = xrows[1], *xr2 = xrows[2], *xr3 = xrows[3];
     const float *xr4 = xrows[4], *xr5 = xrows[5], *xr6 = xrows[6], *xr7 = xrows[7];
     const float *const xr[8] = { xr0, xr1, xr2, xr3, xr4, xr5, xr6, xr7 };
-    for (int j0 = 0; j0 < N; j0 += 32) {
+    int j0 = 0;
+    for (; j0 + 16 < N; j0 += 32) {
         __m512 acc[16];
         _Pragma("GCC unroll 16")
         for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
@@ -404,6 +405,20 @@ static void rows8_avx512(int N, int K, const float *const *xrows, const float *W
             _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0, m0, acc[2 * r]);
             _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0 + 16, m1, acc[2 * r + 1]);
         }
+    }
+    if (j0 < N) {                   /* at most 16 columns left: one vector a row (37 classes: 32 + 16, not 64) */
+        __m512 acc[8];
+        _Pragma("GCC unroll 8")
+        for (int i = 0; i < 8; i++) acc[i] = _mm512_setzero_ps();
+        const float *w = W + j0;
+        for (int k = 0; k < K; k++, w += ldw) {
+            const __m512 w0 = _mm512_loadu_ps(w);
+            _Pragma("GCC unroll 8")
+            for (int r = 0; r < 8; r++) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(xr[r][k]), w0, acc[r]);
+        }
+        const __mmask16 m0 = (__mmask16)((1u << (N - j0)) - 1);      /* N - j0 in 1..16 */
+        _Pragma("GCC unroll 8")
+        for (int r = 0; r < 8; r++) _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0, m0, acc[r]);
     }
 }
 
