@@ -135,6 +135,17 @@ void sp_pool_free(struct sp_pool *p)
 
 int sp_pool_size(const struct sp_pool *p) { return p ? p->size : 1; }
 
+void sp_pool_run_once(int threads, int n, sp_pool_fn fn, void *arg)
+{
+    if (threads < 2 || n < 2) {
+        for (int i = 0; i < n; i++) fn(arg, i, 0);
+        return;
+    }
+    struct sp_pool *p = sp_pool_new(threads < n ? threads : n);
+    sp_pool_try_run(p, n, fn, arg);           /* its own pool: never busy */
+    sp_pool_free(p);
+}
+
 int sp_pool_try_run(struct sp_pool *p, int n, sp_pool_fn fn, void *arg)
 {
     if (pthread_mutex_trylock(&p->use) != 0) return 0;

@@ -25,5 +25,9 @@ void sp_pool_free(struct sp_pool *p);
 int  sp_pool_size(const struct sp_pool *p);
 /* runs the job and returns 1, or returns 0 at once when the pool is busy with another caller */
 int  sp_pool_try_run(struct sp_pool *p, int n, sp_pool_fn fn, void *arg);
+/* One job on `threads` threads (the caller among them) started for it and gone after: for work
+ * done once, a few big items side by side (two probes, two layers); threads <= 1 or n <= 1: the
+ * items in order on the caller. */
+void sp_pool_run_once(int threads, int n, sp_pool_fn fn, void *arg);
 
 #endif

@@ -223,15 +223,8 @@ int prb_tokprobe_run(const float *X, const int *xrow, int d, const struct prb_to
                                    .ntr = ntr, .ndv = ndv, .nte = nte, .cfg = *cfg, .oov = oov, .np = np };
     /* the probe and its control side by side, each with half the threads (a fit's result does
      * not depend on its thread count: the figures are those of one thread) */
-    struct sp_pool *pool = cfg->threads >= 2 ? sp_pool_new(2) : NULL;
-    if (pool) {
-        f[0].cfg.threads = f[1].cfg.threads = cfg->threads / 2;
-        if (!sp_pool_try_run(pool, 2, tok_fit_item, f)) { tok_fit_run(&f[0]); tok_fit_run(&f[1]); }
-        sp_pool_free(pool);
-    } else {
-        tok_fit_run(&f[0]);
-        tok_fit_run(&f[1]);
-    }
+    if (cfg->threads >= 2) f[0].cfg.threads = f[1].cfg.threads = cfg->threads / 2;
+    sp_pool_run_once(cfg->threads >= 2 ? 2 : 1, 2, tok_fit_item, f);
     int rc = 0;
     for (int run = 0; run < 2 && rc == 0; run++)
         if (f[run].rc) {

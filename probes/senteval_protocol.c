@@ -246,10 +246,7 @@ static struct grid_fit *run_grid(const struct prb_dataset *ds, const struct prb_
                 gf[i].tc.l2 = ax->l2[t];
                 if (n_fits > 1 && p->train.threads > 1) gf[i].tc.threads = 1;
             }
-    struct sp_pool *pool = n_fits > 1 && p->train.threads > 1 ? sp_pool_new(p->train.threads) : NULL;
-    if (!pool || !sp_pool_try_run(pool, n_fits, grid_fit_one, gf))
-        for (int i = 0; i < n_fits; i++) grid_fit_one(gf, i, 0);
-    sp_pool_free(pool);
+    sp_pool_run_once(p->train.threads, n_fits, grid_fit_one, gf);
     return gf;
 }
 

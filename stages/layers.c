@@ -311,9 +311,7 @@ static int layers_side_by_side(struct stg_ctx *ctx, const struct stg_layer_runs 
     pthread_mutex_init(&P.turn.mu, NULL);
     pthread_cond_init(&P.turn.cv, NULL);
     atomic_init(&P.next_layer, 0);
-    struct sp_pool *pool = sp_pool_new(workers);
-    if (!sp_pool_try_run(pool, workers, layer_worker, &P)) layer_worker(&P, 0, 0);
-    sp_pool_free(pool);
+    sp_pool_run_once(workers, workers, layer_worker, &P);
     pthread_cond_destroy(&P.turn.cv);
     pthread_mutex_destroy(&P.turn.mu);
     return P.rc;

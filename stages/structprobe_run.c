@@ -231,11 +231,9 @@ static void train_item(void *arg, int item, int worker)
 static int train_both(struct stg_ctx *ctx, struct probe_fit f[2])
 {
     int threads = f[0].threads;
-    struct sp_pool *pool = threads >= 2 ? sp_pool_new(2) : NULL;
-    if (pool) {
+    if (threads >= 2) {
         f[0].threads = f[1].threads = threads / 2;
-        if (!sp_pool_try_run(pool, 2, train_item, f)) { train_one(&f[0]); train_one(&f[1]); }
-        sp_pool_free(pool);
+        sp_pool_run_once(2, 2, train_item, f);
     } else {
         train_one(&f[0]);
         if (f[0].rc == SP_OK && stg_stopping(ctx)) return stg_stopped(ctx);
