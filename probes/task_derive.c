@@ -195,7 +195,8 @@ static void balance(struct clist *l, int ncls, int within_split, struct sp_rng *
     free(idx);
 }
 
-static const struct clist *sort_list;   /* qsort has no context argument in C11 */
+static _Thread_local const struct clist *sort_list;   /* qsort has no context argument in C11; one per
+                                                     * thread: stages run side by side (the daemon, stages_concurrent) */
 static int cmp_by_key(const void *a, const void *b)
 {
     const struct cand *x = &sort_list->c[*(const int *)a], *y = &sort_list->c[*(const int *)b];
@@ -208,7 +209,7 @@ static int cmp_by_key(const void *a, const void *b)
  * fill ratio (items / share; ties to the earlier partition), then balance classes inside
  * each partition. With official partitions, each item goes where its sentence is, and a group
  * found in several keeps only its items of the earliest (train, then dev, then test), so that a
- * form still occurs in one partition only. Single-threaded use only (sort_list). */
+ * form still occurs in one partition only. */
 static void split_disjoint(struct clist *l, int ncls, const struct prb_opts *o, struct sp_rng *r)
 {
     int cap = o->cap;
