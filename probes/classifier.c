@@ -16,7 +16,7 @@
  * row's bits do not depend on the chunk, the thread or SP_GEMM_KERNEL): the MLP's forward through
  * sp_gemm on W1ᵀ, kept packed across the steps of prb_clf_fit (each update repacks the columns it
  * changed), the products with a side of the class count or of the batch (dW1, dW, W2's three, the
- * logreg forward) through small_gemm below, unpacked; every other sum runs in a fixed order, so
+ * logreg forward) through sp_small_gemm (common/small_gemm.h), unpacked; every other sum runs in a fixed order, so
  * results do not depend on the number of threads.
  *
  * The pool (common/pool.c, sp_pool_new_spin) has its workers spin briefly between jobs (a
@@ -30,17 +30,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/expf.h"
 #include "common/gemm.h"
 #include "common/pool.h"
+#include "common/small_gemm.h"
 
 #define MCHUNK 64          /* input columns per MLP backward chunk: whole panels of the packed xb */
 _Static_assert(MCHUNK % SP_GEMM_NR == 0, "an MLP chunk reads whole panels of the packed batch");
 #define DCHUNK 128         /* input columns per logreg backward chunk: whole panels of the packed xb */
 _Static_assert(DCHUNK % SP_GEMM_NR == 0, "a logreg chunk reads whole panels of the packed batch");
 #define EVROWS 256         /* rows per evaluation chunk */
-#define SG_RB 4            /* small products: rows per block (8 with AVX-512) ... */
-#define SG_CB 32           /* ... and the widest column block (AVX-512: 8 x 32 = 16 chains in flight;
-                            * AVX2 and C take 16): operands are padded and slack'd to it */
 
 /* ---- thread pool (common/pool.c, spinning between jobs) ---- */
 
@@ -129,7 +128,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     size_t nW1 = (size_t)(h ? h : k) * (size_t)d, nb1 = (size_t)(h ? h : k);
     size_t nW2 = h ? (size_t)k * (size_t)h : 0, nb2 = h ? (size_t)k : 0;
     c->nparam = nW1 + nb1 + nW2 + nb2;
-    c->param = sp_xcalloc(c->nparam + SG_CB, sizeof(float));    /* slack: small products read whole blocks */
+    c->param = sp_xcalloc(c->nparam + SP_SMALL_CB, sizeof(float));    /* slack: small products read whole blocks */
     c->grad = sp_xcalloc(c->nparam, sizeof(float));
     c->m = sp_xcalloc(c->nparam, sizeof(float));
     c->v = sp_xcalloc(c->nparam, sizeof(float));
@@ -149,8 +148,8 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
 
     int B = cfg->batch_size;
     int hh = h ? h : 1;
-    c->xb = sp_xcalloc((size_t)B * (size_t)d + SG_CB, sizeof(float));
-    c->z = sp_xcalloc((size_t)B * (size_t)hh + SG_CB, sizeof(float));
+    c->xb = sp_xcalloc((size_t)B * (size_t)d + SP_SMALL_CB, sizeof(float));
+    c->z = sp_xcalloc((size_t)B * (size_t)hh + SP_SMALL_CB, sizeof(float));
     c->dz = sp_xmalloc((size_t)B * (size_t)hh * sizeof(float));
     c->mask = sp_xmalloc((size_t)B * (size_t)hh);
     c->logits = sp_xmalloc((size_t)B * (size_t)k * sizeof(float));
@@ -160,7 +159,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->pk_w1 = sp_gemm_alloc(sp_gemm_packed_floats(d, wk));
     c->pk_w2 = sp_gemm_alloc(sp_gemm_packed_floats(hh, k));
     c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
-    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SG_CB - 1) / SG_CB * SG_CB) * sizeof(float));
+    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB) * sizeof(float));
     c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     c->avx512 = !strcmp(sp_gemm_kernel(), "avx512");
@@ -321,186 +320,6 @@ static void repack_w1t(float *pk, const float *W1, int d, int n, int c0, int w)
     }
 }
 
-/* ---- small products without packing ----
- * Y[M][N] = X[M][K]·W[K][N], every element one fused multiply-add chain over k = 0..K-1 in order
- * from 0: the chain of common/gemm.h's contract, so the bits of sp_gemm, for the products too
- * small to pay for packing (a side of 7 classes). Rows in blocks of RB (4, or 8 with AVX-512:
- * that many chains in flight), the last rows in blocks of 4, 2 and 1 (a side of 17 classes is
- * 8 + 8 + 1 rows, not 24), columns in blocks of 32 with AVX-512 (16 chains in flight), else 16
- * (vectorised by the compiler: the same C compiled per kernel, fmaf exactly rounded in each).
- * W's rows must be readable up to column SG_CB·ceil(N/SG_CB) (the callers pad); those extra
- * columns are computed and dropped. */
-#define SMALL_GEMM_ROWS(RBV, CBV, I0, I1)                                                        \
-    for (int i0 = (I0); i0 + (RBV) <= (I1); i0 += (RBV)) {                                       \
-        const float *xr[RBV];                                                                    \
-        for (int r = 0; r < (RBV); r++) xr[r] = X + (size_t)(i0 + r) * ldx;                      \
-        for (int j0 = 0; j0 < N; j0 += (CBV)) {                                                  \
-            const int cols = N - j0 < (CBV) ? N - j0 : (CBV);                                    \
-            float acc[RBV][CBV] = { { 0 } };                                                     \
-            const float *w = W + j0;                                                             \
-            for (int k = 0; k < K; k++, w += ldw) {                                              \
-                _Pragma("GCC unroll 8")                                                          \
-                for (int r = 0; r < (RBV); r++) {                                                \
-                    const float a = xr[r][k];                                                    \
-                    _Pragma("GCC unroll 32")                                                     \
-                    for (int j = 0; j < (CBV); j++) acc[r][j] = fmaf(a, w[j], acc[r][j]);       \
-                }                                                                                \
-            }                                                                                    \
-            for (int r = 0; r < (RBV); r++)                                                      \
-                memcpy(Y + (size_t)(i0 + r) * ldy + j0, acc[r], sizeof(float) * (size_t)cols);   \
-        }                                                                                        \
-    }
-
-/* the full blocks of RB rows, then the rest in blocks of 4, 2, 1; CB columns a block */
-#define SMALL_GEMM_BODY(RB, CB)                                                                  \
-    int m0 = M / (RB) * (RB);                                                                    \
-    SMALL_GEMM_ROWS(RB, CB, 0, m0)                                                               \
-    if ((RB) > 4 && M - m0 >= 4) { SMALL_GEMM_ROWS(4, CB, m0, m0 + 4) m0 += 4; }                \
-    if (M - m0 >= 2) { SMALL_GEMM_ROWS(2, CB, m0, m0 + 2) m0 += 2; }                            \
-    if (M - m0 >= 1) { SMALL_GEMM_ROWS(1, CB, m0, m0 + 1) }
-
-typedef void (*small_gemm_fn)(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
-
-static void small_gemm_c(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
-{
-    SMALL_GEMM_BODY(SG_RB, 16)
-}
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SG_X86 1
-__attribute__((target("avx2,fma")))
-static void small_gemm_avx2(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
-{
-    SMALL_GEMM_BODY(SG_RB, 16)
-}
-
-/* 8 rows x 32 columns by hand: 16 accumulators in registers (the compiler spilled the C body's),
- * each element the same fmaf chain (_mm512_fmadd_ps rounds once, as fmaf) */
-__attribute__((target("avx512f")))
-static void rows8_avx512(int N, int K, const float *const *xrows, const float *W, int ldw, float *Y, int ldy)
-{
-    const float *xr0 = xrows[0], *xr1 = xrows[1], *xr2 = xrows[2], *xr3 = xrows[3];
-    const float *xr4 = xrows[4], *xr5 = xrows[5], *xr6 = xrows[6], *xr7 = xrows[7];
-    const float *const xr[8] = { xr0, xr1, xr2, xr3, xr4, xr5, xr6, xr7 };
-    int j0 = 0;
-    for (; j0 + 16 < N; j0 += 32) {
-        __m512 acc[16];
-        _Pragma("GCC unroll 16")
-        for (int i = 0; i < 16; i++) acc[i] = _mm512_setzero_ps();
-        const float *w = W + j0;
-        for (int k = 0; k < K; k++, w += ldw) {
-            const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
-            _Pragma("GCC unroll 8")
-            for (int r = 0; r < 8; r++) {
-                const __m512 a = _mm512_set1_ps(xr[r][k]);
-                acc[2 * r] = _mm512_fmadd_ps(a, w0, acc[2 * r]);
-                acc[2 * r + 1] = _mm512_fmadd_ps(a, w1, acc[2 * r + 1]);
-            }
-        }
-        const int cols = N - j0 < 32 ? N - j0 : 32;
-        const __mmask16 m0 = cols >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
-        const __mmask16 m1 = cols >= 32 ? (__mmask16)0xffff : cols > 16 ? (__mmask16)((1u << (cols - 16)) - 1) : 0;
-        _Pragma("GCC unroll 8")
-        for (int r = 0; r < 8; r++) {
-            _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0, m0, acc[2 * r]);
-            _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0 + 16, m1, acc[2 * r + 1]);
-        }
-    }
-    if (j0 < N) {                   /* at most 16 columns left: one vector a row (37 classes: 32 + 16, not 64) */
-        __m512 acc[8];
-        _Pragma("GCC unroll 8")
-        for (int i = 0; i < 8; i++) acc[i] = _mm512_setzero_ps();
-        const float *w = W + j0;
-        for (int k = 0; k < K; k++, w += ldw) {
-            const __m512 w0 = _mm512_loadu_ps(w);
-            _Pragma("GCC unroll 8")
-            for (int r = 0; r < 8; r++) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(xr[r][k]), w0, acc[r]);
-        }
-        const __mmask16 m0 = (__mmask16)((1u << (N - j0)) - 1);      /* N - j0 in 1..16 */
-        _Pragma("GCC unroll 8")
-        for (int r = 0; r < 8; r++) _mm512_mask_storeu_ps(Y + (size_t)r * ldy + j0, m0, acc[r]);
-    }
-}
-
-__attribute__((target("avx512f")))
-static void small_gemm_avx512(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
-{
-    int full = M / 8 * 8;
-    for (int i0 = 0; i0 < full; i0 += 8) {
-        const float *xr[8];
-        for (int r = 0; r < 8; r++) xr[r] = X + (size_t)(i0 + r) * ldx;
-        rows8_avx512(N, K, xr, W, ldw, Y + (size_t)i0 * ldy, ldy);
-    }
-    /* the last rows (4, 2, 1) by the C body */
-    X += (size_t)full * ldx;
-    Y += (size_t)full * ldy;
-    M -= full;
-    SMALL_GEMM_BODY(2 * SG_RB, SG_CB)
-}
-#endif
-
-/* this thread's kernel (a pool worker runs the default one: every kernel gives the same bits) */
-static void small_gemm(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy)
-{
-    small_gemm_fn fn = small_gemm_c;
-#ifdef SG_X86
-    const char *kn = sp_gemm_kernel();
-    if (!strcmp(kn, "avx512")) fn = small_gemm_avx512;
-    else if (!strcmp(kn, "avx2")) fn = small_gemm_avx2;
-#endif
-    fn(M, N, K, X, ldx, W, ldw, Y, ldy);
-}
-
-/* W (n × d) -> Wᵀ (d × 16·ceil(n/16)), zero-padded: a small product's right operand */
-#ifdef SG_X86
-/* columns [0, d16) of transpose_pad, 16 x 16 blocks transposed in registers (the scalar loop
- * stored one float at a time: 6% of a token probe's training). Only moves data. */
-__attribute__((target("avx512f")))
-static void transpose_pad_avx512(const float *W, int n, int d, int d16, int ld, float *Wt)
-{
-    for (int j0 = 0; j0 < ld; j0 += 16)
-        for (int c0 = 0; c0 < d16; c0 += 16) {
-            __m512 r[16], t[16], u[4][4];
-            for (int i = 0; i < 16; i++) r[i] = j0 + i < n ? _mm512_loadu_ps(W + (size_t)(j0 + i) * d + c0) : _mm512_setzero_ps();
-            for (int i = 0; i < 8; i++) {                 /* per 128-bit lane: rows 2i, 2i+1 interleaved */
-                t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-                t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-            }
-            for (int g = 0; g < 4; g++) {                 /* u[g][j], lane L: rows 4g..4g+3 at column 4L + j */
-                u[g][0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * g]), _mm512_castps_pd(t[4 * g + 2])));
-                u[g][1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * g]), _mm512_castps_pd(t[4 * g + 2])));
-                u[g][2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[4 * g + 1]), _mm512_castps_pd(t[4 * g + 3])));
-                u[g][3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[4 * g + 1]), _mm512_castps_pd(t[4 * g + 3])));
-            }
-            for (int j = 0; j < 4; j++) {                 /* 128-bit lanes transposed: column 4L + j, rows 0..15 */
-                const __m512 v0 = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0x44), v1 = _mm512_shuffle_f32x4(u[0][j], u[1][j], 0xEE);
-                const __m512 v2 = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0x44), v3 = _mm512_shuffle_f32x4(u[2][j], u[3][j], 0xEE);
-                _mm512_storeu_ps(Wt + (size_t)(c0 + j) * ld + j0, _mm512_shuffle_f32x4(v0, v2, 0x88));
-                _mm512_storeu_ps(Wt + (size_t)(c0 + 4 + j) * ld + j0, _mm512_shuffle_f32x4(v0, v2, 0xDD));
-                _mm512_storeu_ps(Wt + (size_t)(c0 + 8 + j) * ld + j0, _mm512_shuffle_f32x4(v1, v3, 0x88));
-                _mm512_storeu_ps(Wt + (size_t)(c0 + 12 + j) * ld + j0, _mm512_shuffle_f32x4(v1, v3, 0xDD));
-            }
-        }
-}
-#endif
-
-static int transpose_pad(const float *W, int n, int d, float *Wt)
-{
-    int ld = (n + SG_CB - 1) / SG_CB * SG_CB, c = 0;
-#ifdef SG_X86
-    if (!strcmp(sp_gemm_kernel(), "avx512")) {      /* ld is a multiple of 16: whole blocks of rows */
-        c = d / 16 * 16;
-        transpose_pad_avx512(W, n, d, c, ld, Wt);
-    }
-#endif
-    for (; c < d; c++) {
-        float *dst = Wt + (size_t)c * ld;
-        for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * d + c];
-        for (int j = n; j < ld; j++) dst[j] = 0.0f;
-    }
-    return ld;
-}
-
 /* (R, C) row-major -> (C, R) */
 static void transpose(const float *src, int R, int C, int lds, float *dst)
 {
@@ -565,7 +384,7 @@ static void mlp_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int H = c->nhid, d = c->d, B = x->B;
     int c0 = chunk * MCHUNK, w = d - c0 < MCHUNK ? d - c0 : MCHUNK;
-    small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SG_CB floats of slack */
+    sp_small_gemm(H, w, B, c->dzt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SP_SMALL_CB floats of slack */
     if (x->update) {
         for (int h = 0; h < H; h++) opt_update(c, &x->s, (size_t)h * d + (size_t)c0, (size_t)w);
         repack_w1t(c->pk_w1, c->W1, d, H, c0, w);
@@ -579,7 +398,7 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
     struct prb_clf *c = x->c;
     int d = c->d, K = c->k, B = x->B;
     int c0 = chunk * DCHUNK, w = d - c0 < DCHUNK ? d - c0 : DCHUNK;
-    small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SG_CB floats of slack */
+    sp_small_gemm(K, w, B, c->lt, B, c->xb + c0, d, c->grad + c0, d);   /* xb has SP_SMALL_CB floats of slack */
     if (x->update)
         for (int k = 0; k < K; k++) opt_update(c, &x->s, (size_t)k * d + (size_t)c0, (size_t)w);
 }
@@ -594,7 +413,9 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
         float mx = l[0];
         for (int k = 1; k < K; k++) if (l[k] > mx) mx = l[k];
         float sum = 0.0f;
-        for (int k = 0; k < K; k++) { l[k] = expf(l[k] - mx); sum += l[k]; }
+        for (int k = 0; k < K; k++) l[k] -= mx;
+        sp_expf_array(l, K);                  /* vectorised, the same bits on every CPU (common/expf.h) */
+        for (int k = 0; k < K; k++) sum += l[k];
         float ly = l[y[b]];
         loss -= log((double)ly / (double)sum);
         for (int k = 0; k < K; k++) l[k] = (l[k] / sum - (k == y[b] ? 1.0f : 0.0f)) * invB;
@@ -616,8 +437,8 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1 };
     else if (H) sp_gemm_pack(&x.w1t, d, H, c->W1, d, 1, c->pk_w1);
     if (H == 0) {
-        int ld = transpose_pad(c->W1, K, d, c->wt);
-        small_gemm(B, K, d, c->xb, d, c->wt, ld, c->logits, K);
+        int ld = sp_transpose_pad(c->W1, K, d, c->wt);
+        sp_small_gemm(B, K, d, c->xb, d, c->wt, ld, c->logits, K);
         for (int b = 0; b < B; b++)
             for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b1[k];
         loss = softmax_xent(c->logits, y, B, K);
@@ -640,21 +461,21 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
     }
     x.hc = c->pool ? SP_GEMM_NR : H;      /* one product on one thread: xb packed once */
     pool_run(c->pool, (H + x.hc - 1) / x.hc, mlp_fwd_chunk, &x, 2.0 * B * H * d);
-    int ld2 = transpose_pad(c->W2, K, H, c->wt);
-    small_gemm(B, K, H, c->z, H, c->wt, ld2, c->logits, K);
+    int ld2 = sp_transpose_pad(c->W2, K, H, c->wt);
+    sp_small_gemm(B, K, H, c->z, H, c->wt, ld2, c->logits, K);
     for (int b = 0; b < B; b++)
         for (int k = 0; k < K; k++) c->logits[(size_t)b * K + k] += c->b2[k];
     loss = softmax_xent(c->logits, y, B, K);
     float *gW2 = c->grad + (size_t)H * d + H, *gb2 = gW2 + (size_t)K * H;
     transpose(c->logits, B, K, K, c->lt);
-    small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has SG_CB floats of slack */
+    sp_small_gemm(K, H, B, c->lt, B, c->z, H, gW2, H);          /* z has SP_SMALL_CB floats of slack */
     for (int k = 0; k < K; k++) {
         float s = 0.0f;
         for (int b = 0; b < B; b++) s += c->logits[(size_t)b * K + k];
         gb2[k] = s;
     }
     /* dL/dh with W2 as it was in the forward pass (it is updated last) */
-    small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has SG_CB floats of slack */
+    sp_small_gemm(B, H, K, c->logits, K, c->W2, H, c->dz, H);    /* param has SP_SMALL_CB floats of slack */
     mlp_dz(&x);
     pool_run(c->pool, (d + MCHUNK - 1) / MCHUNK, mlp_bwd_chunk, &x, 2.0 * B * H * d);
     if (update) opt_update(c, &x.s, (size_t)H * d, (size_t)H + (size_t)K * H + K);   /* b1, W2, b2 */
@@ -811,7 +632,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
                     /* random rows are memory-latency bound: fetch the next batch's rows now */
                     if (i + B + r < ntr) {
                         const char *nx = (const char *)(X + (size_t)perm[i + B + r] * d);
-                        for (size_t o = 0; o < (size_t)d * sizeof(float) && o < 512; o += 64) __builtin_prefetch(nx + o);
+                        for (size_t o = 0; o < (size_t)d * sizeof(float); o += 64) __builtin_prefetch(nx + o);
                     }
                 }
                 batch_pass(c, yb, nb, 1, 1, w1_packed);

@@ -74,7 +74,7 @@ struct prb_clf {
     float *pk_w1, *pk_w2;                 /* packed W1ᵀ, W2ᵀ (common/gemm.h) */
     float *lt;                            /* (k, batch) dL/dlogits transposed */
     float *dzt;                           /* (h, batch) dz transposed */
-    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to SG_CB (32) columns */
+    float *wt;                            /* W1ᵀ (logreg) or W2ᵀ (MLP), zero-padded to SP_SMALL_CB (32) columns */
     struct sp_pool *pool;
     int avx512;                    /* the optimizer's loop on AVX-512 (this thread's GEMM kernel; same bits) */
 };

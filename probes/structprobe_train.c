@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/gemm.h"
+#include "common/small_gemm.h"
 #include "common/sp.h"
 #include "treeops/treeops.h"
 
@@ -67,30 +68,30 @@ int prb_sprobe_target(enum prb_sprobe_kind kind, int n, const int *head, float *
 
 /* ---- scratch ---- */
 
-/* one worker's scratch for a sentence: Gram matrix, A, A·T, and a packed operand */
+/* one worker's scratch for a sentence: Gram matrix, A, A·T, and Tᵀ (zero-padded) */
 struct prb_sp_wk {
     int n;                    /* longest sentence it holds room for */
-    float *G, *A, *AT, *pk;
+    float *G, *A, *AT, *tt;
 };
 
 static void wk_grow(struct prb_sp_wk *w, int n, int k)
 {
     if (n <= w->n) return;
-    free(w->G); free(w->A); free(w->AT); free(w->pk);
-    size_t pk1 = sp_gemm_packed_floats(k, n), pk2 = sp_gemm_packed_floats(n, k);
+    free(w->G); free(w->A); free(w->AT); free(w->tt);
+    size_t ld = (size_t)(n + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB;
     w->G = sp_xmalloc((size_t)n * n * sizeof *w->G);
     w->A = sp_xmalloc((size_t)n * n * sizeof *w->A);
     w->AT = sp_xmalloc((size_t)n * k * sizeof *w->AT);
-    w->pk = sp_gemm_alloc(pk1 > pk2 ? pk1 : pk2);
+    w->tt = sp_xmalloc((size_t)k * ld * sizeof *w->tt);
     w->n = n;
 }
 
 static void ws_grow(struct prb_sprobe *p, long rows, int nb)
 {
     if (rows > p->ws_rows) {
-        free(p->ws_t); free(p->ws_m); free(p->ws_xr); free(p->pk_m);
-        p->ws_t = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_t);
-        p->ws_m = sp_xmalloc((size_t)rows * p->k * sizeof *p->ws_m);
+        free(p->ws_t); free(p->ws_xr); free(p->pk_m);
+        /* slack: a sentence's T is the right operand of a small product, read in whole blocks */
+        p->ws_t = sp_xmalloc(((size_t)rows * p->k + SP_SMALL_CB) * sizeof *p->ws_t);
         p->ws_xr = sp_xmalloc((size_t)rows * sizeof *p->ws_xr);
         p->pk_m = sp_gemm_alloc(sp_gemm_packed_floats((int)rows, p->k));
         p->ws_rows = rows;
@@ -111,8 +112,8 @@ static void ws_grow(struct prb_sprobe *p, long rows, int nb)
 
 static void ws_free(struct prb_sprobe *p)
 {
-    free(p->ws_t); free(p->ws_m); free(p->ws_xr); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
-    for (int w = 0; w < p->n_wk; w++) { free(p->wk[w].G); free(p->wk[w].A); free(p->wk[w].AT); free(p->wk[w].pk); }
+    free(p->ws_t); free(p->ws_xr); free(p->pk_m); free(p->pk_proj); free(p->ws_loss);
+    for (int w = 0; w < p->n_wk; w++) { free(p->wk[w].G); free(p->wk[w].A); free(p->wk[w].AT); free(p->wk[w].tt); }
     free(p->wk);
 }
 
@@ -172,19 +173,34 @@ static float depth_hat(const float *T, int k, int i)
 
 static signed char sgn(float x) { return x > 0.0f ? 1 : x < 0.0f ? -1 : 0; }
 
+/* Where a sentence's gradient factor M goes: its rows of the batch's packed M (common/gemm.h's
+ * layout, [ceil(k/NR)][rows][NR], zero-padded), written in place: no unpacked copy to pack. */
+struct mdst { float *pk; long rows, r0; };
+
+/* row i of the sentence's M = (float)(c · src[r]) for r < k */
+static void m_row(const struct mdst *d, int k, int i, double c, const float *src)
+{
+    for (int p0 = 0; p0 < k; p0 += SP_GEMM_NR) {
+        float *dst = d->pk + ((size_t)(p0 / SP_GEMM_NR) * (size_t)d->rows + (size_t)(d->r0 + i)) * SP_GEMM_NR;
+        const int w = k - p0 < SP_GEMM_NR ? k - p0 : SP_GEMM_NR;
+        for (int j = 0; j < w; j++) dst[j] = (float)(c * (double)src[p0 + j]);
+        for (int j = w; j < SP_GEMM_NR; j++) dst[j] = 0.0f;
+    }
+}
+
 /* L_s of one sentence from its projections T (n, k); when M is not NULL, writes the gradient's
  * right factor, gscale · dL_s/dT-like rows, so that dL_s/dproj · gscale = Hᵀ M. w: this
  * worker's scratch. */
 static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n, const float *T, const float *target,
-                          float *M, double gscale)
+                          const struct mdst *M, double gscale)
 {
     int k = p->k;
     double sum = 0.0;
     if (p->kind == PRB_SPROBE_DISTANCE) {
         wk_grow(w, n, k);
-        struct sp_gemm_b b;
-        sp_gemm_pack(&b, k, n, T, k, 1, w->pk);               /* B = Tᵀ (k, n) */
-        sp_gemm(n, T, k, &b, NULL, 0, w->G, n);              /* G = T Tᵀ */
+        /* small products (a side of n words: packing cost more than they do), sp_gemm's chains */
+        int ld = sp_transpose_pad(T, n, k, w->tt);
+        sp_small_gemm(n, n, k, T, k, w->tt, ld, w->G, n);     /* G = T Tᵀ */
         const float *G = w->G;
         /* D^ = G_ii + G_jj - 2 G_ij, |D^ - d| summed, A = diag(rowsum S) - S, in one pass */
         for (int i = 0; i < n; i++) {
@@ -204,9 +220,8 @@ static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n
         sum /= (double)n * n;
         if (!M) return sum;
         double c = gscale * 4.0 / ((double)n * n);
-        sp_gemm_pack(&b, n, k, T, k, 0, w->pk);               /* B = T (n, k) */
-        sp_gemm(n, w->A, n, &b, NULL, 0, w->AT, k);          /* A T, exact terms */
-        for (size_t e = 0; e < (size_t)n * k; e++) M[e] = (float)(c * (double)w->AT[e]);
+        sp_small_gemm(n, k, n, w->A, n, T, k, w->AT, k);     /* A T, exact terms (T has slack) */
+        for (int i = 0; i < n; i++) m_row(M, k, i, c, w->AT + (size_t)i * k);
     } else {
         wk_grow(w, n, 1);
         signed char *sg = (signed char *)w->A;   /* n signs (A has room for n*n floats) */
@@ -218,9 +233,7 @@ static double sent_loss_t(const struct prb_sprobe *p, struct prb_sp_wk *w, int n
         sum /= (double)n;
         if (!M) return sum;
         double c = gscale * 2.0 / (double)n;
-        for (int i = 0; i < n; i++)
-            for (int r = 0; r < k; r++)
-                M[(size_t)i * k + r] = (float)(c * sg[i] * (double)T[(size_t)i * k + r]);
+        for (int i = 0; i < n; i++) m_row(M, k, i, c * sg[i], T + (size_t)i * k);
     }
     return sum;
 }
@@ -286,7 +299,7 @@ static void adam_scalars(long step, double lr, float *step_size, float *bc2_sqrt
 /* ---- one batch, in two parallel passes ----
  * pass 1, items = groups of consecutive sentences: T = X·proj for their rows (X read where the
  *   word vectors lie, ws_xr: no gathered copy), each sentence's loss (ws_loss[b]) and gradient
- *   factor M (its rows of ws_m), then their rows of the packed M;
+ *   factor M, written straight into its rows of the packed M;
  * pass 2, items = blocks of proj's rows: those rows of the gradient, Xᵀ[rows]·M (one chain per
  *   entry over the batch's words, in order; Xᵀ packed straight from the word vectors, no
  *   transposed copy), then Adam on them and their rows of the packed proj.
@@ -323,13 +336,12 @@ static void pass1_item(void *arg, int g, int worker)
         struct sp_gemm_a xa = { p->ws_xr + R0, 0, 0 };
         sp_gemm_rows((int)(R1 - R0), &xa, &B->projb, NULL, 0, p->ws_t + (size_t)R0 * k, k);
     }
-    for (int b = s0; b < s1; b++)
+    for (int b = s0; b < s1; b++) {
+        const struct mdst M = { p->pk_m, B->rows, B->r0[b] };
         p->ws_loss[b] = B->n[b] == 0 ? 0.0
                         : sent_loss_t(p, &p->wk[worker], B->n[b], p->ws_t + (size_t)B->r0[b] * k, B->tgt[b],
-                                      B->gscale != 0.0 ? p->ws_m + (size_t)B->r0[b] * k : NULL, B->gscale);
-    if (B->gscale == 0.0) return;
-    /* the packed M rows R0..R1 */
-    pack_rows(p->pk_m, (int)B->rows, k, p->ws_m, (int)R0, (int)R1);
+                                      B->gscale != 0.0 ? &M : NULL, B->gscale);
+    }
 }
 
 static void pass2_item(void *arg, int q, int worker)
@@ -379,7 +391,7 @@ static void batch_init(struct batch *B, struct prb_sprobe *p, int nb, const floa
     B->g0[B->n_groups] = nb;
     B->n_blocks = th;
     B->projb = packed(p->d, p->k, p->pk_proj, p->proj);
-    B->mb = packed(B->rows > 0 ? (int)B->rows : 0, p->k, p->pk_m, p->ws_m);
+    B->mb = packed(B->rows > 0 ? (int)B->rows : 0, p->k, p->pk_m, NULL);   /* no unpacked M: own path only */
 }
 
 static void batch_free(struct batch *B) { free(B->r0); free(B->g0); }
@@ -389,8 +401,13 @@ static double batch_run(struct batch *B)
 {
     struct prb_sprobe *p = B->p;
     if (B->rows == 0) return 0.0;
+    /* the own GEMM whatever this thread was set to: the bits are the contract's, and the packed
+     * M has no unpacked twin for the BLAS path to read (pool workers run the own path) */
+    const enum sp_gemm_impl impl0 = sp_gemm_get_impl();
+    sp_gemm_set_impl(SP_GEMM_OWN);
     sp_gemm_parallel(B->n_groups, pass1_item, B, p->n_wk);
     if (B->gscale != 0.0) sp_gemm_parallel(B->n_blocks, pass2_item, B, p->n_wk);
+    sp_gemm_set_impl(impl0);
     double sum = 0.0;
     for (int b = 0; b < B->nb; b++) sum += p->ws_loss[b];
     return sum;

@@ -68,11 +68,11 @@ struct prb_sprobe {
     long step;                /* Adam steps taken */
     /* scratch, grown as needed */
     long ws_rows;             /* rows of one batch */
-    float *ws_t, *ws_m;       /* (rows, k) projections, gradient factors */
+    float *ws_t;              /* (rows, k) projections */
     const float **ws_xr;      /* (rows) the batch's word vectors, where they lie (sp_gemm_rows reads them
                                * as X and, transposed, as the gradient's left operand) */
     float *pk_proj;           /* proj packed for the GEMM */
-    float *pk_m;              /* (rows, k) M packed */
+    float *pk_m;              /* (rows, k) the gradient factors M, written packed */
     double *ws_loss;          /* one loss per sentence of a batch */
     int ws_nb;
     int n_wk;                 /* per-worker scratch for the sentences side by side */
