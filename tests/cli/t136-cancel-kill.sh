@@ -17,6 +17,10 @@ field() { sqlite3 $Q "select $2 from queue_job where job_id = $1"; }
 running_with_pid() { [ "$(field $1 state)" = running ] && [ -n "$(field $1 pid)" ]; }
 gone() { [ -n "${1:-}" ] && ! kill -0 "$1" 2>/dev/null; }
 is_state() { [ "$(field $1 state)" = "$2" ]; }
+# the job's process has the FIFO open and sleeps (its read blocked): before that, a SIGTERM finds
+# it at a safe point and it stops cleanly (no SIGKILL to test; under load a job can take a while
+# to get there)
+blocked_on() { ls -l /proc/$1/fd 2>/dev/null | grep -q "$2" && [ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" = S ]; }
 
 mkdir $TMP/j
 cp demo/demo.conllu $TMP/j/
@@ -33,7 +37,7 @@ $SP submit --db $Q $TMP/j/hang1.json $TMP/j/demo.json >/dev/null
 $SP daemon --db $Q --log $TMP/d.log --workers 1 --grace 2 & dpid=$!
 check "job 1 runs (its ingest blocked on the silent FIFO)" wait_for 20 running_with_pid 1
 jpid=$(field 1 pid)
-sleep 1
+check "... blocked in its read of the FIFO" wait_for 20 blocked_on "$jpid" silent1.conllu
 expect_eq "job 2 waits: the only worker slot is job 1's" "$(field 2 state)" queued
 $SP cancel --db $Q 1 >/dev/null
 t0=$(date +%s)
@@ -50,8 +54,9 @@ expect_eq "... and stored its sentences" "$(sqlite3 $TMP/j/st.db "select count(*
 
 # a drain with a job that ignores SIGTERM
 $SP submit --db $Q $TMP/j/hang2.json >/dev/null
-check "job 3 runs (blocked)" wait_for 20 running_with_pid 3
+check "job 3 runs" wait_for 20 running_with_pid 3
 jpid=$(field 3 pid)
+check "... blocked in its read of the FIFO" wait_for 20 blocked_on "$jpid" silent2.conllu
 kill -TERM $dpid
 check "the drain finishes within grace 2 s + 6 s" wait_for 8 gone $dpid
 kill -9 $dpid 2>/dev/null || true
