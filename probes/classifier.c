@@ -407,18 +407,24 @@ static void lr_bwd_chunk(void *vctx, int chunk, int tid)
 static double softmax_xent(float *logits, const int *y, int B, int K)
 {
     double loss = 0.0;
-    float invB = 1.0f / (float)B;
-    for (int b = 0; b < B; b++) {
+    const float invB = 1.0f / (float)B;
+    for (int b = 0; b < B; b++) {            /* each row less its largest logit ... */
         float *l = logits + (size_t)b * K;
         float mx = l[0];
         for (int k = 1; k < K; k++) if (l[k] > mx) mx = l[k];
-        float sum = 0.0f;
         for (int k = 0; k < K; k++) l[k] -= mx;
-        sp_expf_array(l, K);                  /* vectorised, the same bits on every CPU (common/expf.h) */
-        for (int k = 0; k < K; k++) sum += l[k];
-        float ly = l[y[b]];
-        loss -= log((double)ly / (double)sum);
-        for (int k = 0; k < K; k++) l[k] = (l[k] / sum - (k == y[b] ? 1.0f : 0.0f)) * invB;
+    }
+    sp_expf_array(logits, B * K);            /* ... exponentiated in one pass: vectorised, the same bits on every CPU */
+    for (int b = 0; b < B; b++) {
+        float *l = logits + (size_t)b * K;
+        float sum = 0.0f;
+        for (int k = 0; k < K; k++) sum += l[k];      /* in class order */
+        loss -= log((double)l[y[b]] / (double)sum);
+        /* (p − onehot)/B: the division and the scaling as loops of their own (they vectorise);
+         * p − 0 is p, so the bits are those of (p − onehot)·(1/B) element by element */
+        for (int k = 0; k < K; k++) l[k] = l[k] / sum;
+        l[y[b]] -= 1.0f;
+        for (int k = 0; k < K; k++) l[k] *= invB;
     }
     return loss / B;
 }
