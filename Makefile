@@ -153,6 +153,8 @@ $(BUILD)/encoder/enc_cuda_load.o: $(call list_stamp,$(BUILD)/gen/pkglibdir.list,
 OPT_encoder/enc_cpu.c := -O3 -fno-trapping-math
 # The GEMM kernels are unrolled by hand-given pragmas; -O3 keeps the accumulators in registers.
 OPT_common/gemm.c := -O3
+# sp_exp_nonpos_array's loop vectorises at -O3 (plain float operations: the same bits).
+OPT_common/expf.c := -O3
 # The Adam step's loop vectorises (sqrtf inline without errno); neither flag reassociates.
 OPT_probes/structprobe_train.c := -O3 -fno-math-errno
 # The softmax's per-class loops vectorise at -O3 (no reassociation, no contraction: the same bits).

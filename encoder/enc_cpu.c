@@ -195,7 +195,7 @@ static void product(struct scr *sc, int M, int K, int N, const float *X, int ldx
 }
 
 /* GELU with a vectorisable erf: Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7 on erf) over
- * enc_f_exp_nonpos, so the loop runs 8 lanes wide instead of calling libm's erff per element
+ * sp_exp_nonpos, so the loop runs 8 lanes wide instead of calling libm's erff per element
  * (erff was 11% of a BERT forward). The result is within 3 float ulp of enc_f_gelu (tests/unit/
  * encoder_formulas.c checks it over [-12, 12]); the CUDA twin keeps erff. Same bits on every
  * clone: -std=c11 keeps fp-contract off. */
@@ -212,7 +212,7 @@ static void act_gelu(size_t n, float *x)
         float *y = x + i0;
         for (size_t i = 0; i < m; i++) {
             const float z = fabsf(y[i]) * 0.70710678118654752440f;
-            e[i] = enc_f_exp_nonpos(-z * z);
+            e[i] = sp_exp_nonpos(-z * z);
         }
         for (size_t i = 0; i < m; i++) t[i] = 1.0f / (1.0f + 0.3275911f * (fabsf(y[i]) * 0.70710678118654752440f));
         for (size_t i = 0; i < m; i++) {
@@ -416,7 +416,7 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
                 if (lo > hi) continue;
                 float *f = (float *)sr, mf = -INFINITY, zf = 0.0f;
                 for (int j = lo; j <= hi; j++) { f[j] = Si[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
-                for (int j = lo; j <= hi; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+                for (int j = lo; j <= hi; j++) f[j] = sp_exp_nonpos(f[j] - mf);
                 for (int j = lo; j <= hi; j++) zf += f[j];
                 const float izf = 1.0f / zf;
                 for (int j = lo; j <= hi; j++) Pi[j] = f[j] * izf;
@@ -515,7 +515,7 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
         for (int i = 0; i < n; i++) {
             float *f = S + (size_t)i * np, mf = -INFINITY, zf = 0.0f;
             for (int j = 0; j < n; j++) { f[j] = f[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
-            for (int j = 0; j < n; j++) f[j] = enc_f_exp_nonpos(f[j] - mf);
+            for (int j = 0; j < n; j++) f[j] = sp_exp_nonpos(f[j] - mf);
             for (int j = 0; j < n; j++) zf += f[j];
             const float izf = 1.0f / zf;
             for (int j = 0; j < n; j++) f[j] = f[j] * izf;
@@ -624,7 +624,7 @@ static void psa_one(struct scr *sc, const struct enc_psa_args *a)
                 if (j == i) continue;
                 const float *pj = a->pm + (size_t)j * d;
                 float *wj = W + (size_t)(j - s0) * d;
-                for (int k = 0; k < d; k++) { wj[k] = enc_f_exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
+                for (int k = 0; k < d; k++) { wj[k] = sp_exp_nonpos(wj[k] - mx[k]); z[k] += wj[k]; acc[k] += wj[k] * pj[k]; }
             }
             for (int k = 0; k < d; k++) o[k] = acc[k] / z[k];
             if (a->attn_mean)

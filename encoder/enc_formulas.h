@@ -11,8 +11,8 @@
  * normalises in double, the GPU in float, so the score is written once as a macro body and
  * instantiated for both types (enc_f_score_d / enc_f_score_f), and so is the masked softmax
  * numerator (enc_f_masked_exp_d / _f). The CPU's phrase attention (PSA)
- * uses enc_f_exp_nonpos / enc_f_elu_fast, vectorisable forms of e^x and ELU within 2 ulp of
- * expf / expm1f; the GPU's PSA uses expf / enc_f_elu (the same formula). */
+ * uses sp_exp_nonpos (common/expf.h) / enc_f_elu_fast, vectorisable forms of e^x and ELU within
+ * 2 ulp of expf / expm1f; the GPU's PSA uses expf / enc_f_elu (the same formula). */
 #ifndef ENC_FORMULAS_H
 #define ENC_FORMULAS_H
 
@@ -23,6 +23,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "common/expf.h"
 
 #ifdef __CUDACC__
 #define ENC_F static __forceinline__ __host__ __device__
@@ -137,41 +139,13 @@ ENC_F float enc_f_pool(int mode, int n, int d, int k, const float *x, const floa
     return 0.0f;
 }
 
-/* ---- the CPU PSA's vectorisable e^x and ELU ---- */
+/* ---- the CPU PSA's vectorisable ELU ---- */
 
-/* e^x for x <= 0 in straight-line float code that GCC vectorises (libm's expf/expm1f are scalar
- * calls and were 40% of PSAN's time: PSA takes d exponentials per pair of words in a phrase).
- * Cephes' expf: x = m·ln2 + r with |r| <= ln2/2, a degree-7 polynomial for e^r, 2^m assembled
- * in the exponent bits; within 2 ulp of expf. Arguments below -87 give 2^-126·e^r instead of a
- * denormal or 0, which no softmax weight can tell apart. */
-ENC_F float enc_f_exp_nonpos(float x)
-{
-    x = x > 0.0f ? 0.0f : x;
-    x = x < -87.0f ? -87.0f : x;
-    /* round to nearest by adding and removing 1.5·2^23 (SSE2 has no vector roundf) */
-    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float r = x - m * 0.693359375f + m * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    /* x is in [-87, 0] here unless it is NaN; a NaN must come out as NaN (the encoder's
-     * non-finite check names it) without an undefined float-to-int conversion on the way:
-     * m's exponent is taken as 0 (m >= -126 for every number) and p, NaN, carries it out */
-    float mc = m > -127.0f ? m : -127.0f;
-    union { float f; int32_t i; } scale;
-    scale.i = ((int32_t)mc + 127) << 23;
-    return p * scale.f;
-}
-
-/* ELU with the exponential above: e^x - 1 loses relative (not absolute: < 1e-7) precision as
+/* ELU with sp_exp_nonpos (common/expf.h): e^x - 1 loses relative (not absolute: < 1e-7) precision as
  * x -> 0-, which is what the attention scores it feeds care about */
 ENC_F float enc_f_elu_fast(float x)
 {
-    float em1 = enc_f_exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
+    float em1 = sp_exp_nonpos(x) - 1.0f;   /* computed for every x: a select, not a branch, vectorises */
     return x > 0.0f ? x : em1;
 }
 

@@ -414,7 +414,7 @@ static double softmax_xent(float *logits, const int *y, int B, int K)
         for (int k = 1; k < K; k++) if (l[k] > mx) mx = l[k];
         for (int k = 0; k < K; k++) l[k] -= mx;
     }
-    sp_expf_array(logits, B * K);            /* ... exponentiated in one pass: vectorised, the same bits on every CPU */
+    sp_exp_nonpos_array(logits, B * K);      /* ... exponentiated in one vectorised pass (common/expf.h) */
     for (int b = 0; b < B; b++) {
         float *l = logits + (size_t)b * K;
         float sum = 0.0f;

@@ -2,7 +2,7 @@
  * prior, selector or bucket), which takes a path of its own on AVX-512 (enc_cpu.c,
  * attention_plain_avx512), against an independent scalar reference of the contract it keeps:
  * S[i][j] one fmaf chain over k = 0..dk-1 from +0 of q[i][k]·k[j][k]; per row f = S·scale, m =
- * max, f = enc_f_exp_nonpos(f - m), z = Σ_j f in key order, P = f·(1/z); out[i][c] one fmaf chain
+ * max, f = sp_exp_nonpos(f - m), z = Σ_j f in key order, P = f·(1/z); out[i][c] one fmaf chain
  * over j = 0..n-1 from +0 of P[i][j]·v[j][c]. Expected: the same bytes from the default kernel,
  * from SP_GEMM_KERNEL's others (the GEMM path), for sentences batched on 2 threads, and the
  * per-sentence reference — for n across the row-block edges (1, 7, 8, 9, 15, 16, 17, 33, 100)
@@ -38,7 +38,7 @@ static void reference(int n, int H, int dk, const float *qkv, int ld, float scal
                 f[j] = acc * scale;
                 if (f[j] > m) m = f[j];
             }
-            for (int j = 0; j < n; j++) f[j] = enc_f_exp_nonpos(f[j] - m);
+            for (int j = 0; j < n; j++) f[j] = sp_exp_nonpos(f[j] - m);
             for (int j = 0; j < n; j++) z += f[j];
             const float iz = 1.0f / z;
             for (int j = 0; j < n; j++) f[j] = f[j] * iz;
