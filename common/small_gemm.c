@@ -182,7 +182,7 @@ static void transpose_avx512(const float *W, int n, int d, int d16, int ld, floa
 
 int sp_transpose_pad(const float *W, int n, int d, float *Wt)
 {
-    int ld = (n + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB, c = 0;
+    int ld = sp_transpose_ld(n), c = 0;
 #ifdef SMALL_X86
     if (!strcmp(sp_gemm_kernel(), "avx512")) {      /* ld is a multiple of 16: whole blocks of rows */
         c = d / 16 * 16;

@@ -17,8 +17,11 @@
 /* Y[M][N] (row stride ldy) = X[M][K] (ldx) · W[K][N] (ldw), this thread's kernel (sp_gemm_kernel) */
 void sp_small_gemm(int M, int N, int K, const float *X, int ldx, const float *W, int ldw, float *Y, int ldy);
 
-/* W (n rows × d, row stride d) -> Wᵀ (d rows × ld), ld = n rounded up to SP_SMALL_CB, the padding
- * columns zero: a small product's right operand. Returns ld. Wt holds d·ld floats. */
+/* the row stride of sp_transpose_pad's result for n rows: n rounded up to SP_SMALL_CB */
+static inline int sp_transpose_ld(int n) { return (n + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB; }
+
+/* W (n rows × d, row stride d) -> Wᵀ (d rows × ld), ld = sp_transpose_ld(n), the padding columns
+ * zero: a small product's right operand. Returns ld. Wt holds d·ld floats. */
 int sp_transpose_pad(const float *W, int n, int d, float *Wt);
 
 #endif

@@ -159,7 +159,7 @@ int prb_clf_init(struct prb_clf *c, int d, int k, const struct prb_train_cfg *cf
     c->pk_w1 = sp_gemm_alloc(sp_gemm_packed_floats(d, wk));
     c->pk_w2 = sp_gemm_alloc(sp_gemm_packed_floats(hh, k));
     c->lt = sp_xmalloc((size_t)k * (size_t)B * sizeof(float));
-    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)((k + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB) * sizeof(float));
+    c->wt = sp_xmalloc((size_t)(d > hh ? d : hh) * (size_t)sp_transpose_ld(k) * sizeof(float));
     c->dzt = sp_xmalloc((size_t)hh * (size_t)B * sizeof(float));
     c->pool = T > 1 ? sp_pool_new_spin(T, POOL_SPIN) : NULL;
     c->avx512 = !strcmp(sp_gemm_kernel(), "avx512");

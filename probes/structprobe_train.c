@@ -78,11 +78,10 @@ static void wk_grow(struct prb_sp_wk *w, int n, int k)
 {
     if (n <= w->n) return;
     free(w->G); free(w->A); free(w->AT); free(w->tt);
-    size_t ld = (size_t)(n + SP_SMALL_CB - 1) / SP_SMALL_CB * SP_SMALL_CB;
     w->G = sp_xmalloc((size_t)n * n * sizeof *w->G);
     w->A = sp_xmalloc((size_t)n * n * sizeof *w->A);
     w->AT = sp_xmalloc((size_t)n * k * sizeof *w->AT);
-    w->tt = sp_xmalloc((size_t)k * ld * sizeof *w->tt);
+    w->tt = sp_xmalloc((size_t)k * (size_t)sp_transpose_ld(n) * sizeof *w->tt);
     w->n = n;
 }
 
