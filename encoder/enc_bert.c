@@ -442,6 +442,14 @@ static void lin_ln(struct enc *e, int n, const float *X, struct enc_lin L, float
     residual_ln(e, n, W->shape[1], Y, res, ln, eps, out);
 }
 
+/* pieces of src to the host, read by the caller only after the forward's sync: on a device the
+ * copy runs beside the next layer (download_pieces_later) */
+static void download_later(struct enc *e, int count, void *const *dst, const size_t *bytes, const void *src)
+{
+    if (OPS->download_pieces_later) OPS->download_pieces_later(BE, count, dst, bytes, src);
+    else OPS->download_pieces(BE, count, dst, bytes, src);
+}
+
 /* rows of x into each sentence's hidden[b] at layer l */
 static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert_input *in, const float *x, int l, float **hidden)
 {
@@ -451,7 +459,7 @@ static void download_layer(struct enc_bert *b, int n_sent, const struct enc_bert
         b->pdst[s] = hidden[s] + (size_t)l * in[s].n * d;
         b->pbytes[s] = sizeof(float) * (size_t)in[s].n * d;
     }
-    OPS->download_pieces(BE, n_sent, b->pdst, b->pbytes, x);   /* one pass, one wait */
+    download_later(e, n_sent, b->pdst, b->pbytes, x);
 }
 
 /* P_h of layer l for every sentence and head: each head alone (H = 1, its mean over one head is
@@ -489,7 +497,7 @@ static void head_maps(struct enc_bert *b, int n_sent, const struct enc_bert_inpu
             b->pdst[(size_t)h * n_sent + s] = attn[s] + ((size_t)l * H + h) * n * n;
             b->pbytes[(size_t)h * n_sent + s] = sizeof(float) * n * n;
         }
-    OPS->download_pieces(BE, n_sent * H, b->pdst, b->pbytes, b->amap);
+    download_later(e, n_sent * H, b->pdst, b->pbytes, b->amap);
 }
 
 int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in, float **hidden, uint64_t hidden_layers,

@@ -38,6 +38,7 @@ extern "C" {
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EW_THREADS 256         /* elementwise kernels (grid-stride) */
 #define LN_THREADS 256         /* layer norm: one block per row */
@@ -48,6 +49,37 @@ extern "C" {
 #define FULL_MASK 0xffffffffu
 #define STAGE_BYTES ((size_t)4 << 20)  /* each of the two page-locked halves of a staged copy */
 #define STAGE_MIN ((size_t)256 << 10)  /* smaller copies go direct */
+#define LATER_SLOTS 2          /* download_pieces_later: copies in flight (this one, the one before) */
+#define COPY_HELPERS 3         /* threads beside the caller's that copy a slot out (fewer on small hosts) */
+
+/* One download_pieces_later in flight: src copied aside on the device (snap, on the main stream,
+ * so the ops after the call may overwrite src), then to page-locked memory on the copy stream
+ * while the main stream goes on; the host copies it out into the pieces when the slot is needed
+ * again or at sync. snapped/copied mark the two copies' ends. */
+struct later_slot {
+    char *snap, *host;
+    size_t cap, total;
+    cudaEvent_t snapped, copied;
+    void **dst;                /* [cap_pieces] the caller's pieces (it may reuse its own arrays) */
+    size_t *bytes;
+    int count, cap_pieces, pending;
+};
+
+/* Threads that copy a slot's page-locked image out beside the caller (fork-join, one job at a
+ * time): the copy out into pageable memory, not PCIe, bounds a forward that delivers every
+ * layer (one thread moves ~5 GB/s). Part p of n is bytes [total·p/n, total·(p+1)/n). */
+struct copy_pool;
+struct copy_helper_arg { struct copy_pool *p; int part; };
+struct copy_pool {
+    pthread_t th[COPY_HELPERS];
+    struct copy_helper_arg arg[COPY_HELPERS];
+    int n;                     /* helpers running (parts = n + 1: the caller takes part 0) */
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned gen;              /* job number: a helper runs each job once */
+    int left, stop;            /* helpers still copying the current job; closing */
+    const struct later_slot *job;
+};
 
 struct cuda_state {
     cudaStream_t stream;
@@ -67,6 +99,12 @@ struct cuda_state {
     char *stage[2];
     cudaEvent_t stage_done[2];
     int stage_ok;
+    /* download_pieces_later: the copy stream, its slots (used in turn) and the copy-out helpers.
+     * later_ok: 1 ready, 0 not tried, -1 unavailable (download_pieces then) */
+    cudaStream_t copy_stream;
+    struct later_slot later[LATER_SLOTS];
+    int later_next, later_ok;
+    struct copy_pool *pool;
     /* SP_CUDA_PROFILE=1: device time per op (events around every op, read at sync) */
     struct prof *prof;
     int latched;               /* SP_OK, or the first error since the last sync (SP_EGPU / SP_ENOMEM) */
@@ -348,17 +386,21 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
     }
 }
 
-/* PSA for query row i = blockIdx.x and features k = blockIdx.y*PSA_THREADS + threadIdx.x, keys
- * in i's phrase block without i (cpu_psa). The block bounds are found once per CUDA block; all
- * threads walk the same j sequence, so the map's per-feature mean is a warp sum + one atomic
- * per warp (threads past d contribute 0). */
-__global__ void __launch_bounds__(PSA_THREADS) enc_psa_cuda(const struct enc_psa_args a)
+/* PSA for sentence blockIdx.z of arr, query row i = blockIdx.x and features k = blockIdx.y*PSA_THREADS
+ * + threadIdx.x, keys in i's phrase block without i (cpu_psa): a whole batch's sentences in one
+ * launch, the grid sized by the longest sentence and the widest d (blocks past a sentence's n or d
+ * return at once). The block bounds are found once per CUDA block; all threads walk the same j
+ * sequence, so the map's per-feature mean is a warp sum + one atomic per warp (threads past d
+ * contribute 0). */
+__global__ void __launch_bounds__(PSA_THREADS) enc_psa_cuda(const struct enc_psa_args *__restrict__ arr, int count)
 {
     __shared__ int blk[2];
+    if ((int)blockIdx.z >= count) return;                     /* only the empty warm-up launch */
+    const struct enc_psa_args a = arr[blockIdx.z];
     const int n = a.n, d = a.d, i = blockIdx.x;
     const int k = blockIdx.y * PSA_THREADS + threadIdx.x;
     const int active = k < d;
-    if (i >= n) return;                                        /* only the empty warm-up launch */
+    if (i >= n || (int)blockIdx.y * PSA_THREADS >= d) return;  /* block-uniform: past this sentence */
     if (threadIdx.x == 0) {
         const int p = a.pid[i];
         int s0 = i, e0 = i;
@@ -430,8 +472,6 @@ static unsigned ew_blocks(size_t n)
 /* One empty launch of every kernel (no element to touch), see the header comment. */
 static void warm_kernels(void)
 {
-    struct enc_psa_args pa;
-    memset(&pa, 0, sizeof pa);
     enc_bias_cuda<<<1, 32>>>(0, 1, NULL, NULL, 1, 0);
     enc_act_cuda<<<1, 32>>>(0, 0, NULL);
     enc_add_cuda<<<1, 32>>>(0, NULL, NULL, NULL);
@@ -442,7 +482,7 @@ static void warm_kernels(void)
     enc_pool_cuda<<<1, 32>>>(0, NULL, 0, 0, NULL, NULL, NULL, 0);
     enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
     enc_attention_plain_cuda<<<1, PLAIN_WARPS * 32>>>(NULL, 0, 0);
-    enc_psa_cuda<<<1, PSA_THREADS>>>(pa);
+    enc_psa_cuda<<<1, PSA_THREADS>>>(NULL, 0);
     cudaDeviceSynchronize();
     cudaGetLastError();                                        /* a real problem shows up again later */
 }
@@ -606,11 +646,185 @@ static void staged_download(struct cuda_state *st, int count, void *const *dst, 
     }
 }
 
+/* ---- download_pieces_later: copies that overlap the next ops (a second stream) ---- */
+
+static void copy_part(const struct later_slot *s, int part, int parts)
+{
+    const size_t a = s->total / parts * part & ~(size_t)63, b = part + 1 == parts ? s->total : s->total / parts * (part + 1) & ~(size_t)63;
+    if (b > a) enc_pieces_range(s->count, s->dst, s->bytes, s->host, a, b - a);
+}
+
+static void *copy_helper(void *arg)
+{
+    struct copy_pool *p = ((struct copy_helper_arg *)arg)->p;
+    const int me = ((struct copy_helper_arg *)arg)->part;
+    unsigned seen = 0;                                         /* jobs are numbered from 1 */
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->stop && p->gen == seen) pthread_cond_wait(&p->go, &p->mu);
+        if (p->stop) { pthread_mutex_unlock(&p->mu); return NULL; }
+        seen = p->gen;
+        const struct later_slot *s = p->job;
+        const int parts = p->n + 1;
+        pthread_mutex_unlock(&p->mu);
+        copy_part(s, me, parts);
+        pthread_mutex_lock(&p->mu);
+        if (--p->left == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+static struct copy_pool *copy_pool_new(void)
+{
+    struct copy_pool *p = (struct copy_pool *)calloc(1, sizeof *p);
+    if (!p) return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const int want = cpus - 1 < COPY_HELPERS ? (int)(cpus > 1 ? cpus - 1 : 0) : COPY_HELPERS;
+    for (int k = 0; k < want; k++) {
+        p->arg[k] = (struct copy_helper_arg){ p, k + 1 };
+        if (pthread_create(&p->th[k], NULL, copy_helper, &p->arg[k]) != 0) break;
+        p->n = k + 1;                                          /* before any job: no lock needed */
+    }
+    return p;
+}
+
+static void copy_pool_free(struct copy_pool *p)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->go);
+    const int n = p->n;
+    pthread_mutex_unlock(&p->mu);
+    for (int k = 0; k < n; k++) pthread_join(p->th[k], NULL);
+    pthread_cond_destroy(&p->go); pthread_cond_destroy(&p->done); pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* s's page-locked image into its pieces, on the caller and the helpers */
+static void copy_pool_run(struct copy_pool *p, const struct later_slot *s)
+{
+    if (!p || !p->n) { copy_part(s, 0, 1); return; }
+    pthread_mutex_lock(&p->mu);
+    p->job = s;
+    p->left = p->n;
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    copy_part(s, 0, p->n + 1);
+    pthread_mutex_lock(&p->mu);
+    while (p->left) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static int later_ready(struct cuda_state *st)
+{
+    if (st->later_ok) return st->later_ok > 0;
+    st->later_ok = -1;
+    if (cudaStreamCreateWithFlags(&st->copy_stream, cudaStreamNonBlocking) != cudaSuccess) { cudaGetLastError(); st->copy_stream = NULL; return 0; }
+    for (int k = 0; k < LATER_SLOTS; k++)
+        if (cudaEventCreateWithFlags(&st->later[k].snapped, cudaEventDisableTiming) != cudaSuccess
+            || cudaEventCreateWithFlags(&st->later[k].copied, cudaEventDisableTiming) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+    st->pool = copy_pool_new();
+    st->later_ok = 1;
+    return 1;
+}
+
+/* the slot's copy out, once its device-to-host copy is done (nothing when it has none pending) */
+static void later_drain(struct cuda_state *st, struct later_slot *s)
+{
+    if (!s->pending) return;
+    s->pending = 0;
+    cudaError_t e = cudaEventSynchronize(s->copied);
+    if (e != cudaSuccess) { check_cuda(st, e, "download"); return; }   /* latched: sync reports it */
+    copy_pool_run(st->pool, s);
+}
+
+/* room for total bytes and count pieces in a slot that has nothing pending */
+static int later_reserve(struct cuda_state *st, struct later_slot *s, size_t total, int count)
+{
+    if (count > s->cap_pieces) {
+        void **d = (void **)realloc(s->dst, sizeof *d * (size_t)count);
+        if (d) s->dst = d;
+        size_t *b = (size_t *)realloc(s->bytes, sizeof *b * (size_t)count);
+        if (b) s->bytes = b;
+        if (!d || !b) return 0;
+        s->cap_pieces = count;
+    }
+    if (total <= s->cap) return 1;
+    size_t cap = s->cap ? s->cap : (size_t)1 << 20;
+    while (cap < total) cap *= 2;
+    if (s->snap) cudaFree(s->snap);
+    if (s->host) cudaFreeHost(s->host);
+    s->snap = s->host = NULL; s->cap = 0;
+    if (cudaMalloc((void **)&s->snap, cap) != cudaSuccess || cudaMallocHost((void **)&s->host, cap) != cudaSuccess) {
+        cudaGetLastError();
+        if (s->snap) cudaFree(s->snap);
+        s->snap = NULL;
+        return 0;
+    }
+    s->cap = cap;
+    return 1;
+}
+
+static void cuda_download_pieces(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src);
+
+/* download_pieces whose copies overlap the ops enqueued after it: src is copied aside on the
+ * device at once (in stream order), then to page-locked memory on the copy stream; the host
+ * copies the previous call's slot out meanwhile, and the rest at sync. Without a slot (no
+ * memory) it is download_pieces. */
+static void cuda_download_pieces_later(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src)
+{
+    struct cuda_state *st = st_of(be);
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += bytes[i];
+    if (!total) return;
+    if (!later_ready(st)) { cuda_download_pieces(be, count, dst, bytes, src); return; }
+    prof_scope ps(st, PR_DOWNLOAD, total);
+    struct later_slot *s = &st->later[st->later_next];
+    later_drain(st, s);                                        /* normally done at the call before */
+    if (!later_reserve(st, s, total, count)) { cuda_download_pieces(be, count, dst, bytes, src); return; }
+    memcpy(s->dst, dst, sizeof *dst * (size_t)count);
+    memcpy(s->bytes, bytes, sizeof *bytes * (size_t)count);
+    s->count = count;
+    s->total = total;
+    check_cuda(st, cudaMemcpyAsync(s->snap, src, total, cudaMemcpyDeviceToDevice, st->stream), "download");
+    check_cuda(st, cudaEventRecord(s->snapped, st->stream), "download");
+    check_cuda(st, cudaStreamWaitEvent(st->copy_stream, s->snapped, 0), "download");
+    check_cuda(st, cudaMemcpyAsync(s->host, s->snap, total, cudaMemcpyDeviceToHost, st->copy_stream), "download");
+    check_cuda(st, cudaEventRecord(s->copied, st->copy_stream), "download");
+    s->pending = 1;
+    st->later_next = (st->later_next + 1) % LATER_SLOTS;
+    later_drain(st, &st->later[st->later_next]);               /* the call before: the GPU has this one's ops */
+}
+
+static void later_drain_all(struct cuda_state *st)
+{
+    for (int k = 0; k < LATER_SLOTS; k++) later_drain(st, &st->later[(st->later_next + k) % LATER_SLOTS]);
+}
+
 static void cuda_close(struct enc_backend *be)
 {
     struct cuda_state *st = st_of(be);
     if (!st) return;
     if (st->stream) cudaStreamSynchronize(st->stream);
+    if (st->copy_stream) cudaStreamSynchronize(st->copy_stream);   /* pending slots are dropped */
+    copy_pool_free(st->pool);
+    for (int k = 0; k < LATER_SLOTS; k++) {
+        struct later_slot *s = &st->later[k];
+        if (s->snap) cudaFree(s->snap);
+        if (s->host) cudaFreeHost(s->host);
+        if (s->snapped) cudaEventDestroy(s->snapped);
+        if (s->copied) cudaEventDestroy(s->copied);
+        free(s->dst); free(s->bytes);
+    }
+    if (st->copy_stream) cudaStreamDestroy(st->copy_stream);
     if (st->table_host) cudaFreeHost(st->table_host);
     if (st->table_dev) cudaFree(st->table_dev);
     if (st->table_copied) cudaEventDestroy(st->table_copied);
@@ -743,6 +957,7 @@ static void cuda_download_pieces(struct enc_backend *be, int count, void *const 
 static int cuda_sync(struct enc_backend *be, char *err, size_t n)
 {
     struct cuda_state *st = st_of(be);
+    later_drain_all(st);
     check_cuda(st, cudaStreamSynchronize(st->stream), "stream");
     check_launch(st, "pending");
     prof_harvest(st);
@@ -914,18 +1129,27 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
     }
 }
 
-/* one launch per sentence (a batched launch, as for attention, is still to do) */
+/* All sentences of a batch in one launch (as attention): grid (longest n, widest d / PSA_THREADS,
+ * sentences), at most 65535 sentences per launch (the grid's z limit). */
 static void cuda_psa(struct enc_backend *be, int count, const struct enc_psa_args *args)
 {
     struct cuda_state *st = st_of(be);
     prof_scope ps(st, PR_PSA);
+    int max_n = 0, max_d = 0;
     for (int s = 0; s < count; s++) {
         const struct enc_psa_args *a = &args[s];
         if (a->n <= 0) continue;
         if (a->attn_mean) check_cuda(st, cudaMemsetAsync(a->attn_mean, 0, sizeof(float) * (size_t)a->n * a->n, st->stream), "psa map");
-        if (a->d <= 0) continue;
-        dim3 grid((unsigned)a->n, (unsigned)((a->d + PSA_THREADS - 1) / PSA_THREADS));
-        enc_psa_cuda<<<grid, PSA_THREADS, 0, st->stream>>>(*a);
+        if (a->n > max_n) max_n = a->n;
+        if (a->d > max_d) max_d = a->d;
+    }
+    if (max_n == 0 || max_d <= 0) return;
+    const struct enc_psa_args *da = (const struct enc_psa_args *)dev_table(st, args, sizeof *args * (size_t)count, "psa args");
+    if (!da) return;
+    for (int s0 = 0; s0 < count; s0 += 65535) {
+        const int c = count - s0 < 65535 ? count - s0 : 65535;
+        dim3 grid((unsigned)max_n, (unsigned)((max_d + PSA_THREADS - 1) / PSA_THREADS), (unsigned)c);
+        enc_psa_cuda<<<grid, PSA_THREADS, 0, st->stream>>>(da + s0, c);
         check_launch(st, "psa");
     }
 }
@@ -964,6 +1188,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .attention = cuda_attention, .psa = cuda_psa, .pool = cuda_pool,
     .params_changed = NULL,   /* weights are used as uploaded: nothing derived to drop */
     .linear_act = NULL, .add_layer_norm = NULL, .linear_add_layer_norm = NULL,   /* the unfused ops: separate kernels */
+    .download_pieces_later = cuda_download_pieces_later,
 };
 
 } /* extern "C" */

@@ -85,7 +85,7 @@ ENC_F int enc_f_sel_allows(float es) { return es > 0.0f; }
 
 /* distance prior d(i, j) of a head (enc_dist): |i − j| (WORD), the tree distance (DEP, dist_ij
  * read only then), 0 (NONE) */
-ENC_F int enc_f_prior_dist(int dis, int i, int j, const int32_t *dist_ij)
+ENC_F int enc_f_prior_dist(int dis, int i, int j, const int16_t *dist_ij)
 {
     if (dis == ENC_DIST_WORD) return abs(i - j);
     if (dis == ENC_DIST_DEP) return *dist_ij;
@@ -99,8 +99,8 @@ ENC_F int enc_f_prior_dist(int dis, int i, int j, const int32_t *dist_ij)
         if (dis != ENC_DIST_NONE) s -= (T)alpha * (T)enc_f_prior_dist(dis, i, j, dist_ij);   \
         return s;                                                                           \
     }
-ENC_F double enc_f_score_d(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(double)
-ENC_F float enc_f_score_f(float t, float scale, int dis, float alpha, int i, int j, const int32_t *dist_ij) ENC_F_SCORE_BODY(float)
+ENC_F double enc_f_score_d(float t, float scale, int dis, float alpha, int i, int j, const int16_t *dist_ij) ENC_F_SCORE_BODY(double)
+ENC_F float enc_f_score_f(float t, float scale, int dis, float alpha, int i, int j, const int16_t *dist_ij) ENC_F_SCORE_BODY(float)
 #undef ENC_F_SCORE_BODY
 
 /* masked softmax numerator: e^(s − m) for an allowed key, 0 for a masked one, m = the row's

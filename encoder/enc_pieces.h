@@ -29,4 +29,13 @@ static inline void enc_pieces_chunk(struct enc_pieces_walk *w, size_t off, const
     }
 }
 
+/* bytes [off, off + len) of src (the pieces' concatenation) into the pieces they overlap: one
+ * thread's part when several copy one image out (each its own range) */
+static inline void enc_pieces_range(int count, void *const *dst, const size_t *bytes, const char *src, size_t off, size_t len)
+{
+    struct enc_pieces_walk w = { count, 0, 0, dst, bytes };
+    while (w.piece < count && w.piece_at + bytes[w.piece] <= off) w.piece_at += bytes[w.piece++];
+    enc_pieces_chunk(&w, off, src + off, len);
+}
+
 #endif

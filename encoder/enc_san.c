@@ -200,7 +200,8 @@ static int san_attn_layers(const struct enc_config *c)
 struct ws {
     /* backend buffers: [cap_tok, ·] rows, [cap_nn] pair entries, [cap_sent, ·] vectors */
     float *x, *y, *q, *k, *v, *att, *t1, *t2, *z, *sel, *pe1, *pe2, *hb, *amap, *vec;
-    int32_t *dist, *rel, *pid;
+    int16_t *dist, *rel;       /* pair arrays as int16 (check_sentence: the values fit) */
+    int32_t *pid;
     uint8_t *anc;
     int cap_tok, cap_sent;
     size_t cap_nn;
@@ -259,8 +260,8 @@ static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_
     if (c->kind == ENC_SGNET) A(w->hb, nt * d * 4);
     if (want_attn) A(w->amap, nn * 4);
     A(w->vec, ns * 2 * d * 4);
-    if (need & ENC_NEED_DIST) A(w->dist, nn * 4);
-    if (need & ENC_NEED_REL) A(w->rel, nn * 4);
+    if (need & ENC_NEED_DIST) A(w->dist, nn * 2);
+    if (need & ENC_NEED_REL) A(w->rel, nn * 2);
     if (need & ENC_NEED_ANC) A(w->anc, nn);
     if (need & ENC_NEED_PID) A(w->pid, levels * nt * 4);
 #undef A
@@ -603,6 +604,16 @@ static int check_sentence(const struct enc *e, const struct enc_batch *in, int b
                      : (need & ENC_NEED_ANC) && !s->anc ? "anc (SDOI mask)" : (need & ENC_NEED_REL) && !s->rel ? "rel (relative structural positions)"
                      : (need & ENC_NEED_PID) && !s->pid ? "pid (phrase ids; no constituency tree?)" : NULL;
     if (miss) { snprintf(err, errlen, "encoder: sentence %d: kind %s needs %s", b, enc_kind_name(e->cfg.kind), miss); return SP_EUSAGE; }
+    /* the pair arrays go to the backend as int16 (half the upload and cache of int32) */
+    const int32_t *pair[2] = { need & ENC_NEED_DIST ? s->dist : NULL, need & ENC_NEED_REL ? s->rel : NULL };
+    for (int a = 0; a < 2; a++)
+        for (size_t k = 0, nn = (size_t)s->n * s->n; pair[a] && k < nn; k++)
+            if (pair[a][k] < INT16_MIN || pair[a][k] > INT16_MAX) {
+                snprintf(err, errlen, "encoder: sentence %d: %s[%zu][%zu] = %d outside %d..%d (a sentence of %d tokens; the encoder keeps tree "
+                         "distances and relative positions as int16)", b, a ? "rel" : "dist", k / s->n, k % s->n, (int)pair[a][k], INT16_MIN,
+                         INT16_MAX, s->n);
+                return SP_EUSAGE;
+            }
     if (need & ENC_NEED_PID) {
         if (s->n_levels < e->cfg.levels) { snprintf(err, errlen, "encoder: sentence %d: %d phrase levels, need %d", b, s->n_levels, e->cfg.levels); return SP_EUSAGE; }
         for (int t = 0; t < e->cfg.levels; t++) {
@@ -666,21 +677,28 @@ static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const
     }
 }
 
-/* the structures the config needs, concatenated: [Σ n²] pair arrays, [T, N] phrase ids */
+/* int32 pair entries that check_sentence found inside int16 */
+static void narrow16(int16_t *dst, const int32_t *src, size_t n)
+{
+    for (size_t k = 0; k < n; k++) dst[k] = (int16_t)src[k];
+}
+
+/* the structures the config needs, concatenated: [Σ n²] pair arrays (int16), [T, N] phrase ids */
 static void upload_structures(struct enc *e, const struct enc_batch *in, int b0, struct group *g, size_t nn)
 {
     struct ws *w = M(e)->ws;
     const unsigned need = san_needs(&e->cfg);
     const int nb = g->nb, N = g->N, T = e->cfg.levels, *gn = g->n;
     const size_t *goff = g->off, *goff2 = g->off2;
+    int16_t *h16 = (int16_t *)w->hi;                          /* the int32 staging holds nn int16 */
     if (need & ENC_NEED_DIST) {
-        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].dist, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-        OPS->upload(BE, w->dist, w->hi, sizeof(int32_t) * nn);
+        for (int b = 0; b < nb; b++) narrow16(h16 + goff2[b], in->sent[b0 + b].dist, (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->dist, h16, sizeof(int16_t) * nn);
         g->has_dist = 1;
     }
     if (need & ENC_NEED_REL) {
-        for (int b = 0; b < nb; b++) memcpy(w->hi + goff2[b], in->sent[b0 + b].rel, sizeof(int32_t) * (size_t)gn[b] * gn[b]);
-        OPS->upload(BE, w->rel, w->hi, sizeof(int32_t) * nn);
+        for (int b = 0; b < nb; b++) narrow16(h16 + goff2[b], in->sent[b0 + b].rel, (size_t)gn[b] * gn[b]);
+        OPS->upload(BE, w->rel, h16, sizeof(int16_t) * nn);
         g->has_rel = 1;
     }
     if (need & ENC_NEED_ANC) {

@@ -38,11 +38,12 @@ struct enc_attn_args {
     int8_t dir[ENC_MAX_HEADS];  /* enum enc_dir per head */
     int8_t dis[ENC_MAX_HEADS];  /* enum enc_dist per head */
     float alpha;               /* distance prior weight */
-    const int32_t *dist;       /* [n*n] tree distance (needed if any dis == DEP) */
+    const int16_t *dist;       /* [n*n] tree distance (needed if any dis == DEP); int16: half the
+                                * upload and cache of int32 (enc_san.c checks the values fit) */
     const uint8_t *allow;      /* [n*n] structural mask (SDOI), NULL = all allowed */
     const float *sel_q, *sel_k;/* SSAN selector halves [n, ld_sel] (head h at h*dk), or NULL */
     int ld_sel;
-    const int32_t *rel;        /* [n*n] structural relative positions (raw), or NULL */
+    const int16_t *rel;        /* [n*n] structural relative positions (raw), or NULL (int16 as dist) */
     int rel_clip;
     const float *rel_k, *rel_v;/* [2*rel_clip+1, dk] (both or neither) */
     int seq_clip;
@@ -121,6 +122,12 @@ struct enc_backend_ops {
     void  (*linear_add_layer_norm)(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
                                    const float *W, int ldw, const float *b, float *Y, const float *res,
                                    const float *g, const float *beta, float eps, float *out);
+    /* (optional) download_pieces for copies read only after the next sync (every layer of a
+     * forward): returns without waiting; the ops enqueued after it may overwrite src (the backend
+     * copies it aside first) while the copy runs beside them; dst[i] are complete when sync
+     * returns and must be neither read nor freed before. dst and bytes are the caller's again at
+     * once. NULL: the caller uses download_pieces. */
+    void  (*download_pieces_later)(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -138,7 +145,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 2
+#define ENC_PLUGIN_ABI 3
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */

@@ -12,10 +12,17 @@
 # It runs: the bert encoder CUDA vs CPU on MiniLM (F16 weights widened exactly: MiniLM's shapes and
 # 6 layers); every encoder config CUDA vs CPU (40 PTB files); then throughput on the GPU, ours and
 # the PyTorch eager peers interleaved ROUNDS (3) times, one process each: MiniLM on EWT dev's first
-# 1000 sentences (bert_bench vs bench/peer_bert.py, batches 64 and 256), MS-SAN on the whole PTB
-# sample (encode_bench vs bench/peer_mssan.py, length-sorted and corpus order), the other kinds
-# ours only; medians (min-max) and GFLOP/s at the end of $OUT/lent.log. LENT_CPU=1 adds the CPU
-# figures of bench/bert_device.sh on the idle machine.
+# 1000 sentences (bert_bench vs bench/peer_bert.py, batch 64: the peer's faster one), MS-SAN on the
+# whole PTB sample (encode_bench vs bench/peer_mssan.py in corpus order, its faster), PSAN ours,
+# the other kinds ours only; medians (min-max) and GFLOP/s at the end of $OUT/lent.log, each line
+# appended as it comes (a run cut short by the device's limit still returns what it measured).
+# LENT_CPU=1 adds the CPU figures of bench/bert_device.sh on the idle machine.
+#   sh tests/gpu/lent.sh prepare-before DIR   DIR: another checkout (a git worktree of the
+#                                           commit before a change) where both prepare steps ran:
+#                                           its bert_bench, encode_bench and plugin go to
+#                                           device-carry/before, and the rounds then interleave
+#                                           them as *-before (the change's A/B in the same call).
+# The carry limit is 64 MiB: the binaries travel gzipped and the PTB sample as one tar.gz.
 set -u
 case "${1:-}" in
 prepare)
@@ -25,20 +32,30 @@ prepare)
     printf '#include <stdio.h>\n#include <stdlib.h>\nvoid cblas_sgemm(void) { fputs("blas stub\\n", stderr); abort(); }\n'\
 'void openblas_set_num_threads(int n) { (void)n; }\nchar *openblas_get_config(void) { return "stub"; }\n' >device-carry/blas_stub.c
     for t in tests/gpu/bert_cuda_vs_cpu tests/gpu/encoder_cuda_vs_cpu bench/encode_bench tests/unit/encoder_bert; do
-        cc -std=c11 -D_GNU_SOURCE -O2 -I. -o device-carry/bin/$(case $t in tests/gpu/*) echo gpu/;; esac)$(basename $t) $t.c \
+        o=device-carry/bin/$(case $t in tests/gpu/*) echo gpu/;; esac)$(basename $t)
+        cc -std=c11 -D_GNU_SOURCE -O2 -I. -o $o $t.c \
             device-carry/blas_stub.c $LIBS -Wl,-Bstatic -ljansson -lutf8proc -lsqlite3 -lcsv -lz -Wl,-Bdynamic -lpthread -lm -ldl || exit 1
+        gzip -f $o
     done
     for f in $(ls ${SP_DATA:-../shared/data}/ptb-sample/combined | sort | head -n 40); do
         cp ${SP_DATA:-../shared/data}/ptb-sample/combined/$f device-carry/data/ptb-sample/combined/
         cp ${SP_DATA:-../shared/data}/ptb-sample/dependency/${f%.mrg}.dp device-carry/data/ptb-sample/dependency/
     done
     # the whole PTB sample (199 files) for the throughput figures: a GPU needs more than 40 files' work
-    mkdir -p device-carry/data-all/ptb-sample
-    cp -r ${SP_DATA:-../shared/data}/ptb-sample/combined ${SP_DATA:-../shared/data}/ptb-sample/dependency device-carry/data-all/ptb-sample/
+    tar czf device-carry/data-all.tgz -C ${SP_DATA:-../shared/data} --transform 's#^#data-all/#' ptb-sample/combined ptb-sample/dependency || exit 1
+    du -sh device-carry build/devcarry
+    exit 0 ;;
+prepare-before)
+    S=${2:?usage: sh tests/gpu/lent.sh prepare-before DIR}
+    rm -rf device-carry/before; mkdir -p device-carry/before
+    cp "$S/build/devcarry/bert_bench.gz" "$S/build/devcarry/synprobe_cuda.so" device-carry/before/ || exit 1
+    if [ -f "$S/device-carry/bin/encode_bench.gz" ]; then cp "$S/device-carry/bin/encode_bench.gz" device-carry/before/
+    else gzip -c "$S/device-carry/bin/encode_bench" >device-carry/before/encode_bench.gz || exit 1; fi
+    echo "before: $(git -C "$S" log --oneline -1 2>/dev/null)" | tee device-carry/before/commit.txt
     du -sh device-carry build/devcarry
     exit 0 ;;
 run) ;;
-*) echo "usage: sh tests/gpu/lent.sh prepare | run" >&2; exit 2 ;;
+*) echo "usage: sh tests/gpu/lent.sh prepare | prepare-before DIR | run" >&2; exit 2 ;;
 esac
 OUT=${OUT:-/tmp/sp-lent}
 mkdir -p "$OUT"
@@ -48,7 +65,14 @@ log "device: $(nvidia-smi -L 2>&1 | head -1); $(nproc) CPUs; $(lscpu | grep 'Mod
 grep -o 'avx512[a-z]*' /proc/cpuinfo | sort -u | tr '\n' ' ' >>"$OUT/lent.log"; echo >>"$OUT/lent.log"
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' >>"$OUT/lent.log" 2>&1
 gunzip -kf $D/m16/model.safetensors.gz; M=$D/m16
+for f in $C/bin/*.gz $C/bin/gpu/*.gz; do gunzip -f $f; done; chmod +x $C/bin/* $C/bin/gpu/*
+tar xzf $C/data-all.tgz -C $C
 mkdir -p build/gpu; cp $C/bin/gpu/* build/gpu/; cp $D/synprobe_cuda.so build/; cp $C/bin/encode_bench build/
+BEF=$C/before
+if [ -d $BEF ]; then
+    gunzip -f $BEF/bert_bench.gz $BEF/encode_bench.gz; chmod +x $BEF/bert_bench $BEF/encode_bench
+    log "A/B: *-before = $(cat $BEF/commit.txt)"
+fi
 log "bert: CUDA vs CPU"
 SP_GPU_REQUIRED=1 timeout 150 build/gpu/bert_cuda_vs_cpu $M $DATA >$OUT/bert.log 2>&1; bst=$?
 log "bert exit $bst"; grep -v '^#   sentence' $OUT/bert.log | tee -a $OUT/lent.log; grep '^#   sentence' $OUT/bert.log | head -5 >>$OUT/lent.log
@@ -66,25 +90,30 @@ gunzip -c $D/bert_bench.gz >$D/bert_bench; chmod +x $D/bert_bench
 BB="env SYNPROBE_CUDA_PLUGIN=build/synprobe_cuda.so $D/bert_bench"
 mkdir -p /tmp/bx; timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 --export /tmp/bx >/dev/null 2>&1
 mkdir -p /tmp/mexp; timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --limit 0 --export /tmp/mexp encoder/configs/ms-san.json >/dev/null 2>&1
+# one line of $OUT/rounds.txt per process, appended as it ends
+R() { lab=$1; shift; echo "R $lab $("$@" 2>&1 | grep -E "${PAT:-RESULT}" | tail -1)" >>$OUT/rounds.txt; }
+BBB="env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/bert_bench"
+EB="--data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0"
 r=1
 while [ $r -le $ROUNDS ]; do
-    echo "R bert-ours $(timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | grep RESULT)" >>$OUT/rounds.txt
-    for bs in 64 256; do
-        echo "R bert-torch-b$bs $(timeout 90 python3 bench/peer_bert.py $M /tmp/bx --threads 8 --device cuda --batch $bs --reps 1 2>&1 | tail -1)" >>$OUT/rounds.txt
-    done
-    echo "R ms-san-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
-    for o in sorted corpus; do
-        echo "R ms-san-torch-$o $(timeout 90 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order $o --reps 1 2>&1 | tail -1)" >>$OUT/rounds.txt
-    done
+    R bert-ours timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192
+    [ -d $BEF ] && R bert-before timeout 60 $BBB encode $M $D/sents.txt --device cuda --budget 8192
+    PAT=. R bert-torch-b64 timeout 90 python3 bench/peer_bert.py $M /tmp/bx --threads 8 --device cuda --batch 64 --reps 1
+    R ms-san-ours timeout 60 build/encode_bench $EB encoder/configs/ms-san.json
+    [ -d $BEF ] && R ms-san-before timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/ms-san.json
+    PAT=. R ms-san-torch-corpus timeout 90 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order corpus --reps 1
+    R psan-ours timeout 60 build/encode_bench $EB encoder/configs/psan.json
+    [ -d $BEF ] && R psan-before timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/psan.json
     r=$((r + 1))
 done
-for k in san psan sg-net ssan san-structpe; do
-    echo "R $k-ours $(timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 --reps $ROUNDS encoder/configs/$k.json 2>&1 | grep RESULT)" >>$OUT/rounds.txt
+for k in san sg-net ssan san-structpe; do
+    R $k-ours timeout 60 build/encode_bench $EB --reps $ROUNDS encoder/configs/$k.json
 done
 cat $OUT/rounds.txt >>$OUT/lent.log
 log "where the GPU time goes (SP_CUDA_PROFILE=4: load and warm-up left out; one untimed run each)"
 SP_CUDA_PROFILE=4 timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 2>&1 | tail -11 | tee -a $OUT/lent.log
-SP_CUDA_PROFILE=4 timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0 encoder/configs/ms-san.json 2>&1 | tail -11 | tee -a $OUT/lent.log
+SP_CUDA_PROFILE=4 timeout 60 build/encode_bench $EB encoder/configs/ms-san.json 2>&1 | tail -11 | tee -a $OUT/lent.log
+SP_CUDA_PROFILE=4 timeout 60 build/encode_bench $EB encoder/configs/psan.json 2>&1 | tail -11 | tee -a $OUT/lent.log
 # medians (min-max) per label of the rate each line reports, and TFLOP/s where it is ours
 awk '{ lab = $2; for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "tok_s" || kv[1] == "pieces_s") v[lab] = v[lab] " " kv[2];
        if (kv[1] == "gflop_s") g[lab] = g[lab] " " kv[2] } }

@@ -146,6 +146,16 @@ static void needs(void)
     T_EQ_INT(enc_forward(m, &in, &o, err, sizeof err), SP_EUSAGE);
     T_EQ_STR(err, "encoder: sentence 0: kind ms-san needs dist (tree distance)");
     s[0] = f[0].s;
+    /* the pair arrays travel as int16: a value outside is refused, not wrapped */
+    const int n0 = f[0].s.n;
+    int32_t keep_d = f[0].dist[1 * n0 + 2];
+    f[0].dist[1 * n0 + 2] = 40000;
+    T_EQ_INT(enc_forward(m, &in, &o, err, sizeof err), SP_EUSAGE);
+    T_CHECK(strstr(err, "encoder: sentence 0: dist[1][2] = 40000 outside -32768..32767") == err);
+    f[0].dist[1 * n0 + 2] = -32769;
+    T_EQ_INT(enc_forward(m, &in, &o, err, sizeof err), SP_EUSAGE);
+    T_CHECK(strstr(err, "dist[1][2] = -32769 outside") != NULL);
+    f[0].dist[1 * n0 + 2] = keep_d;
     s[0].n = 0;
     T_EQ_INT(enc_forward(m, &in, &o, err, sizeof err), SP_EUSAGE);
     T_EQ_STR(err, "encoder: sentence 0: no tokens");

@@ -68,7 +68,7 @@ int main(void)
 
     /* SSAN selection and the score: t·scale − α·d */
     T_CHECK(enc_f_sel_allows(1e-30f) && !enc_f_sel_allows(0.0f) && !enc_f_sel_allows(-1.0f));
-    const int32_t d3 = 3;
+    const int16_t d3 = 3;
     T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_NONE, 0.25f, 1, 4, NULL), 1.0, 0);
     T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_WORD, 0.25f, 1, 4, NULL), 1.0 - 0.75, 0);
     T_NEAR(enc_f_score_d(2.0f, 0.5f, ENC_DIST_DEP, 0.25f, 1, 4, &d3), 1.0 - 0.75, 0);

@@ -1,7 +1,9 @@
 /* tests/unit/encoder_pieces.c — download_pieces' walk (encoder/enc_pieces.h), which the CUDA
  * backend runs over its page-locked chunks: for random piece sizes (zero-length and skipped pieces
  * included) and chunk sizes from 1 byte to the whole, every wanted piece gets exactly its bytes of
- * src and every skipped piece's buffer is untouched. The expected bytes are src's own slices. */
+ * src and every skipped piece's buffer is untouched; the same when 1-8 threads' ranges
+ * (enc_pieces_range, cut at random, done in any order) copy the image out. The expected bytes
+ * are src's own slices. */
 #include "encoder/enc_pieces.h"
 #include "tests/unit/t_harness.h"
 
@@ -11,7 +13,7 @@
 static uint64_t rng = 88172645463325252ull;
 static unsigned next(unsigned m) { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return (unsigned)(rng % m); }
 
-static void one(int count, size_t chunk)
+static void one(int count, size_t chunk, int parts)
 {
     size_t bytes[64], total = 0;
     void *dst[64];
@@ -26,8 +28,17 @@ static void one(int count, size_t chunk)
     char *src = malloc(total + 1);
     for (size_t k = 0; k < total; k++) src[k] = (char)(next(251) + 1);
     struct enc_pieces_walk w = { count, 0, 0, dst, bytes };
-    for (size_t off = 0; off < total; off += chunk)
-        enc_pieces_chunk(&w, off, src + off, total - off < chunk ? total - off : chunk);
+    if (parts) {                                           /* enc_pieces_range: parts at random cuts, any order */
+        size_t cut[9];
+        cut[0] = 0; cut[parts] = total;
+        for (int p = 1; p < parts; p++) cut[p] = total ? next((unsigned)total + 1) : 0;
+        for (int p = 1; p < parts; p++)                    /* sorted */
+            for (int q = p + 1; q < parts; q++) if (cut[q] < cut[p]) { size_t t = cut[p]; cut[p] = cut[q]; cut[q] = t; }
+        for (int p = parts - 1; p >= 0; p--) enc_pieces_range(count, dst, bytes, src, cut[p], cut[p + 1] - cut[p]);
+        w.piece = count;
+    } else
+        for (size_t off = 0; off < total; off += chunk)
+            enc_pieces_chunk(&w, off, src + off, total - off < chunk ? total - off : chunk);
     int ok = 1;
     size_t at = 0;
     for (int i = 0; i < count; at += bytes[i++]) {
@@ -45,7 +56,9 @@ int main(void)
 {
     static const size_t chunks[] = { 1, 3, 64, 700, 4096, 1u << 20 };
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
-        for (int r = 0; r < 200; r++) one(1 + (int)next(64), chunks[c]);
-    one(1, 5);
+        for (int r = 0; r < 200; r++) one(1 + (int)next(64), chunks[c], 0);
+    one(1, 5, 0);
+    for (int parts = 1; parts <= 8; parts++)               /* the CUDA backend's parallel copy-out */
+        for (int r = 0; r < 200; r++) one(1 + (int)next(64), 0, parts);
     return T_DONE();
 }

@@ -26,7 +26,7 @@ static void near_vec(const float *got, const double *exp_, int n, const char *wh
 }
 
 /* one head, L = 3, d_k = 2, Q = K = V = [[1,0],[0,1],[1,1]] */
-static void run_tv12(int dir, int dis, const int32_t *dist, float *P, float *PV)
+static void run_tv12(int dir, int dis, const int16_t *dist, float *P, float *PV)
 {
     static const float X[6] = { 1, 0, 0, 1, 1, 1 };
     struct enc_attn_args a;
@@ -43,7 +43,7 @@ static void tv12(void)
     run_tv12(ENC_DIR_FWD, ENC_DIST_WORD, NULL, P, PV);
     near_vec(P, (double[]){ 1, 0, 0, 0.153539, 0.846461, 0, 0.053464, 0.145331, 0.801205 }, 9, "TV-12 fwd+WORD P");
     near_vec(PV, (double[]){ 1, 0, 0.153539, 0.846461, 0.854669, 0.946536 }, 6, "TV-12 fwd+WORD PV");
-    static const int32_t D[9] = { 0, 1, 2, 1, 0, 1, 2, 1, 0 };    /* heads [2,0,2] (1-based) */
+    static const int16_t D[9] = { 0, 1, 2, 1, 0, 1, 2, 1, 0 };    /* heads [2,0,2] (1-based) */
     run_tv12(ENC_DIR_BWD, ENC_DIST_DEP, D, P, PV);
     near_vec(P, (double[]){ 0.759460, 0.137758, 0.102782, 0, 0.731059, 0.268941, 0, 0, 1 }, 9, "TV-12 bwd+DEP P");
     near_vec(PV, (double[]){ 0.862242, 0.240540, 0.268941, 1, 1, 1 }, 6, "TV-12 bwd+DEP PV");
@@ -219,7 +219,7 @@ static void tv19(void)
 static void rel_naive(void)
 {
     enum { N = 8, DK = 3, C = 2, R = 2 * C + 1 };
-    static const int32_t rel[N * N] = {
+    static const int16_t rel[N * N] = {
         0, 1, 5, 5, 4, 2, 4, 3,   -1, 0, -2, -2, -1, 1, 3, 2,   -5, 2, 0, 6, 1, 3, 5, 4,   -5, 2, -6, 0, 1, 3, 5, 4,
         -4, 1, -1, -1, 0, 2, 4, 3,   -2, -1, -3, -3, -2, 0, -2, -1,   -4, -3, -5, -5, -4, 2, 0, 1,   -3, -2, -4, -4, -3, 1, -1, 0 };
     float q[N * DK], k[N * DK], v[N * DK], rk[R * DK], rv[R * DK], sk[7 * DK], sv[7 * DK], out[N * DK];
