@@ -32,6 +32,10 @@ NVCC     ?= nvcc
 CUDA     ?= auto
 SAN      ?= 0
 BUILD    ?= build
+# One spelling of the build folder: the CLI tests run `make BUILD=$PWD/build ...`; without this the
+# objects they rebuild get dependency files whose targets a plain `make` does not match, and a
+# changed header then no longer rebuilds those objects (a stale plugin ABI check, for one).
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 
 ifeq ($(CUDA),auto)
   CUDA_ON := $(if $(shell command -v $(NVCC) 2>/dev/null),1,0)

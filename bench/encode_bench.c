@@ -288,7 +288,7 @@ int main(int argc, char **argv)
         int m = 0;
         long t = 0;
         while (m < ns && (m == 0 || t + bs[ns - 1 - m].n <= budget) && (!bsents || m < bsents)) t += bs[ns - 1 - m++].n;
-        struct enc_batch in = { m, bs + ns - m, table, voc.n };
+        struct enc_batch in = { m, bs + ns - m, table, voc.n, 1 };
         struct enc_output out = { vec + (size_t)(ns - m) * dim, NULL, NULL, -1 };
         if (ns && enc_forward(e, &in, &out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     }
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
             long t = 0;
             if (bsents) m = ns - k < bsents ? ns - k : bsents;
             else while (k + m < ns && (m == 0 || t + bs[k + m].n <= budget)) t += bs[k + m++].n;
-            struct enc_batch in = { m, bs + k, table, voc.n };
+            struct enc_batch in = { m, bs + k, table, voc.n, 1 };
             struct enc_output out = { vec + (size_t)k * dim, NULL, NULL, -1 };
             if (enc_forward(e, &in, &out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
             k += m;

@@ -8,7 +8,8 @@
  *
  * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
  * asynchronously and only upload(), download() and sync() wait (the caller reuses its host
- * buffers at once). Errors never abort: a failed launch or cuBLAS call is latched (the first
+ * buffers at once). download_pieces_later() copies on a second stream, beside the ops after it,
+ * and its host side is finished at the next such call or at sync(). Errors never abort: a failed launch or cuBLAS call is latched (the first
  * one wins) and reported by sync() as SP_EGPU with a message, or SP_ENOMEM when the device
  * ran out of memory, so a caller can retry with a smaller batch. open() answers ENC_ENODEV when
  * the runtime finds no driver or no device (--device auto then says only "no GPU found").
@@ -154,6 +155,12 @@ __global__ void enc_bias_cuda(int M, int N, const float *b, float *Y, int ldy, i
         float *y = Y + i * (size_t)ldy + j;
         *y = (accumulate ? *y : 0.0f) + (b ? b[j] : 0.0f);
     }
+}
+
+/* out[r][k] = tab[ids[r]][k], n = N·d elements (ids checked against the table by the caller) */
+__global__ void enc_gather_cuda(size_t n, int d, const float *tab, const int32_t *ids, float *out)
+{
+    GRID_STRIDE(i, n) out[i] = tab[(size_t)ids[i / d] * d + i % d];
 }
 
 __global__ void enc_act_cuda(int a, size_t n, float *x)
@@ -474,6 +481,7 @@ static void warm_kernels(void)
 {
     enc_bias_cuda<<<1, 32>>>(0, 1, NULL, NULL, 1, 0);
     enc_act_cuda<<<1, 32>>>(0, 0, NULL);
+    enc_gather_cuda<<<1, 32>>>(0, 1, NULL, NULL, NULL);
     enc_add_cuda<<<1, 32>>>(0, NULL, NULL, NULL);
     enc_axpby_cuda<<<1, 32>>>(0, 0.0f, NULL, 0.0f, NULL, NULL);
     enc_gate_cuda<<<1, 32>>>(0, 0, NULL, NULL, NULL, NULL);
@@ -993,6 +1001,16 @@ static void cuda_linear(struct enc_backend *be, int M, int K, int N, const float
     check_blas(st, cublasSgemm(st->blas, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, W, ldw, X, ldx, &beta, Y, ldy), "cublasSgemm");
 }
 
+static void cuda_gather_rows(struct enc_backend *be, int N, int d, const float *table, const int32_t *ids, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    const size_t n = (size_t)N * d;
+    if (!n) return;
+    prof_scope ps(st, PR_ELEMENTWISE);
+    enc_gather_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, d, table, ids, out);
+    check_launch(st, "gather rows");
+}
+
 static void cuda_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
     struct cuda_state *st = st_of(be);
@@ -1189,6 +1207,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .params_changed = NULL,   /* weights are used as uploaded: nothing derived to drop */
     .linear_act = NULL, .add_layer_norm = NULL, .linear_add_layer_norm = NULL,   /* the unfused ops: separate kernels */
     .download_pieces_later = cuda_download_pieces_later,
+    .gather_rows = cuda_gather_rows,
 };
 
 } /* extern "C" */

@@ -40,6 +40,11 @@ struct san_model {
     struct enc_psa_level psa[ENC_MAX_LEVELS];
     struct enc_lin mem_g, mem_m, sum1, sum2;
     struct ws *ws;             /* scratch (backend buffers), grown to the longest group seen */
+    /* a device backend's copy of the caller's embedding table (enc_batch.table_fixed): the ids'
+     * rows are gathered there instead of uploaded a group at a time */
+    float *dtab;
+    const float *dtab_src;
+    int dtab_rows;
 };
 
 static struct san_model *M(const struct enc *e) { return e->fam_state; }
@@ -201,7 +206,7 @@ struct ws {
     /* backend buffers: [cap_tok, ·] rows, [cap_nn] pair entries, [cap_sent, ·] vectors */
     float *x, *y, *q, *k, *v, *att, *t1, *t2, *z, *sel, *pe1, *pe2, *hb, *amap, *vec;
     int16_t *dist, *rel;       /* pair arrays as int16 (check_sentence: the values fit) */
-    int32_t *pid;
+    int32_t *pid, *ids;        /* ids: a group's token ids (device table only) */
     uint8_t *anc;
     int cap_tok, cap_sent;
     size_t cap_nn;
@@ -217,7 +222,7 @@ struct ws {
 static void ws_free_dev(struct enc *e, struct ws *w)
 {
     void *ptrs[] = { w->x, w->y, w->q, w->k, w->v, w->att, w->t1, w->t2, w->z, w->sel, w->pe1, w->pe2,
-                     w->hb, w->amap, w->vec, w->dist, w->rel, w->pid, w->anc };
+                     w->hb, w->amap, w->vec, w->dist, w->rel, w->pid, w->anc, w->ids };
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) if (ptrs[i]) e->be.ops->free(&e->be, ptrs[i]);
     free(w->hx); free(w->hp); free(w->hi); free(w->h8);
     float *pe = w->pe_tab;
@@ -264,6 +269,7 @@ static size_t ws_layout(struct enc *e, struct ws *w, size_t nt, size_t nn, size_
     if (need & ENC_NEED_REL) A(w->rel, nn * 2);
     if (need & ENC_NEED_ANC) A(w->anc, nn);
     if (need & ENC_NEED_PID) A(w->pid, levels * nt * 4);
+    if (!e->be.host_memory && e->be.ops->gather_rows) A(w->ids, nt * 4);
 #undef A
     /* host staging: input rows, PE rows, int pair arrays / phrase ids, byte pair arrays */
     size_t hx_w = (size_t)c->d_input > d ? (size_t)c->d_input : d;
@@ -577,6 +583,7 @@ static void san_close(struct enc *e)
 {
     if (!M(e)) return;
     ws_free(e);
+    if (M(e)->dtab) e->be.ops->free(&e->be, M(e)->dtab);
     if (!e->be.host_memory)
         for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
     if (e->be.ops) e->be.ops->close(&e->be);
@@ -658,11 +665,37 @@ static void next_group(const struct enc *e, const struct enc_batch *in, int b0, 
     *g = (struct group){ nb, N, n, off, off2, 0, 0, 0 };
 }
 
+/* 1 when the batch's ids can take their rows from a device copy of its table (uploaded here
+ * when the caller's fixed table is new to this handle); 0: gather on the host */
+static int device_table(struct enc *e, const struct enc_batch *in, int b0, const struct group *g)
+{
+    struct san_model *m = M(e);
+    if (e->be.host_memory || !OPS->gather_rows || !in->table || !in->table_fixed || in->table_rows <= 0) return 0;
+    for (int b = 0; b < g->nb; b++) if (in->sent[b0 + b].emb) return 0;
+    if (m->dtab && m->dtab_src == in->table && m->dtab_rows == in->table_rows) return 1;
+    if (m->dtab) OPS->free(BE, m->dtab);
+    const size_t bytes = sizeof(float) * (size_t)in->table_rows * e->cfg.d_input;
+    m->dtab_src = NULL;
+    if (!(m->dtab = OPS->alloc(BE, bytes))) return 0;                  /* no room: rows from the host */
+    OPS->upload(BE, m->dtab, in->table, bytes);
+    m->dtab_src = in->table;
+    m->dtab_rows = in->table_rows;
+    return 1;
+}
+
 /* the group's input rows [N, din] into w->x (through input.proj when d_input != d_model) */
 static void upload_rows(struct enc *e, const struct enc_batch *in, int b0, const struct group *g)
 {
     struct ws *w = M(e)->ws;
     const int din = e->cfg.d_input;
+    float *rows = M(e)->in_proj.w >= 0 ? w->t1 : w->x;
+    if (device_table(e, in, b0, g)) {                                   /* ids up, rows gathered there */
+        for (int b = 0; b < g->nb; b++) memcpy(w->hi + g->off[b], in->sent[b0 + b].ids, sizeof(int32_t) * (size_t)g->n[b]);
+        OPS->upload(BE, w->ids, w->hi, sizeof(int32_t) * (size_t)g->N);
+        OPS->gather_rows(BE, g->N, din, M(e)->dtab, w->ids, rows);
+        if (rows == w->t1) linear(e, g->N, w->t1, din, M(e)->in_proj, w->x);
+        return;
+    }
     for (int b = 0; b < g->nb; b++) {
         const struct enc_sentence *s = &in->sent[b0 + b];
         float *dst = w->hx + g->off[b] * (size_t)din;

@@ -157,6 +157,10 @@ struct enc_batch {
     const struct enc_sentence *sent;
     const float *table;        /* [table_rows, d_input] for ids (enc_embed_table), or NULL */
     int table_rows;
+    /* 1: the table's contents stay the same in every call that passes this pointer and row count
+     * (a stage's embedding table): a device backend keeps a copy and gathers the ids' rows there
+     * instead of uploading every batch's rows. 0: the rows are gathered on the host each call. */
+    int table_fixed;
 };
 
 struct enc_output {

@@ -128,6 +128,9 @@ struct enc_backend_ops {
      * returns and must be neither read nor freed before. dst and bytes are the caller's again at
      * once. NULL: the caller uses download_pieces. */
     void  (*download_pieces_later)(struct enc_backend *be, int count, void *const *dst, const size_t *bytes, const void *src);
+    /* (optional, device backends) out[r] = table[ids[r]] for r < N, rows of d floats, all three
+     * backend buffers (enc_batch.table_fixed: the table uploaded once) */
+    void  (*gather_rows)(struct enc_backend *be, int N, int d, const float *table, const int32_t *ids, float *out);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -145,7 +148,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 3
+#define ENC_PLUGIN_ABI 4
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */

@@ -371,7 +371,7 @@ static int base_inputs(struct enc_pass *c, struct enc_sentence *s, int cnt, char
     float **btok = sp_arena_alloc(a, sizeof(float *) * (size_t)cnt);
     float *bsent = sp_arena_alloc(a, sizeof(float) * (size_t)cnt * (size_t)enc_dim(c->base));
     for (int b = 0; b < cnt; b++) btok[b] = sp_arena_alloc(a, sizeof(float) * (size_t)s[b].n * (size_t)bd);
-    struct enc_batch bin = { cnt, s, NULL, 0 };
+    struct enc_batch bin = { cnt, s, NULL, 0, 0 };
     struct enc_output bout = { bsent, btok, NULL, -1 };
     int rc = enc_forward(c->base, &bin, &bout, ferr, ferrlen);
     for (int b = 0; b < cnt; b++) s[b].emb = btok[b];
@@ -383,7 +383,7 @@ static int base_inputs(struct enc_pass *c, struct enc_sentence *s, int cnt, char
 static int forward_batch(struct enc_pass *c, int cnt, const struct batch_io *B, char *ferr, size_t ferrlen)
 {
     int no = c->n_out;
-    struct enc_batch in = { cnt, B->s, c->table, c->table_rows };
+    struct enc_batch in = { cnt, B->s, c->table, c->table_rows, 1 };   /* the stage's table: fixed */
     struct enc_output *out = sp_arena_alloc(&c->batch_arena, sizeof *out * (size_t)no);
     for (int o = 0; o < no; o++)
         out[o] = (struct enc_output){ B->sent[o], B->tok ? B->tok[o] : NULL, B->attn ? B->attn[o] : NULL, attn_at(c, o) };

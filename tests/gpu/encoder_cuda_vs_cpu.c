@@ -206,10 +206,11 @@ static void outs_free(struct outs *o, int B)
 }
 
 /* sentences [b0, b0+nb) in one call into o (indices of o are global); other = the side under
- * test (perturbed with --perturb) */
-static int run(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer, struct outs *o, int other)
+ * test (perturbed with --perturb); table: s are ids into it, a fixed table (a device keeps it) */
+static int run_table(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer, struct outs *o, int other,
+                     const float *table, int rows)
 {
-    struct enc_batch in = { nb, s + b0, NULL, 0 };
+    struct enc_batch in = { nb, s + b0, table, rows, table != NULL };
     struct enc_output out = { o->sent + (size_t)b0 * enc_dim(e), o->tok + b0, o->attn + b0, layer };
     int rc = enc_forward(e, &in, &out, err, sizeof err);
     if (rc) printf("#   enc_forward on %s: %s\n", enc_backend_name(e), err);
@@ -220,6 +221,32 @@ static int run(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer
         free(n);
     }
     return rc;
+}
+
+static int run(enc_t *e, const struct enc_sentence *s, int b0, int nb, int layer, struct outs *o, int other)
+{
+    return run_table(e, s, b0, nb, layer, o, other, NULL, 0);
+}
+
+/* s[0..nB) with their rows in one table (sentence after sentence) and ids into it instead: the
+ * same input through the device table's gather (enc_batch.table_fixed) */
+static struct enc_sentence *as_table(const struct enc_sentence *s, int nB, int din, float **table, int *rows)
+{
+    int n = 0;
+    for (int b = 0; b < nB; b++) n += s[b].n;
+    struct enc_sentence *t = sp_xmalloc(sizeof *t * (size_t)nB);
+    float *tab = sp_xmalloc(sizeof(float) * (size_t)n * din);
+    int32_t *ids = sp_xmalloc(sizeof(int32_t) * (size_t)n);
+    for (int b = 0, r = 0; b < nB; r += s[b++].n) {
+        t[b] = s[b];
+        t[b].emb = NULL;
+        t[b].ids = ids + r;
+        for (int i = 0; i < s[b].n; i++) ids[r + i] = n - 1 - (r + i);        /* rows in reverse order */
+        for (int i = 0; i < s[b].n; i++) memcpy(tab + (size_t)(n - 1 - (r + i)) * din, s[b].emb + (size_t)i * din, sizeof(float) * din);
+    }
+    *table = tab;
+    *rows = n;
+    return t;
 }
 
 static int test_config(const char *path, const char *tmp, const struct real *real, int n_real, int cpu_only, int *tap)
@@ -281,7 +308,12 @@ static int test_config(const char *path, const char *tmp, const struct real *rea
         outs_alloc(&ref, cpu, s, nB);
         outs_alloc(&got, gpu, s, nB);
         outs_alloc(&one_by_one, gpu, s, nB);
-        int rc = run(cpu, s, 0, nB, layer, &ref, 0) || run(gpu, s, 0, nB, layer, &got, 1);
+        /* the side under test reads its rows from a fixed table by ids (a device gathers them) */
+        float *tab;
+        int tab_rows;
+        struct enc_sentence *st = as_table(s, nB, din, &tab, &tab_rows);
+        int rc = run(cpu, s, 0, nB, layer, &ref, 0) || run_table(gpu, st, 0, nB, layer, &got, 1, tab, tab_rows);
+        free((void *)st[0].ids); free(st); free(tab);
         for (int b = 0; !rc && li == n_layers - 1 && b < nB; b++) rc = run(gpu, s, b, 1, layer, &one_by_one, 1);
         if (rc) { printf("not ok %d - %s layer %d: enc_forward failed\n", ++*tap, name, layer); failed = 1; goto next; }
         struct cmp cs = { 0 }, ct = { 0 }, ca = { 0 }, c1 = { 0 };

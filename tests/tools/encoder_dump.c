@@ -56,7 +56,7 @@ static int cmd_run(const char *cfgp, const char *wp, const char *inp, const char
     }
     fclose(f);
     float *sent = sp_xmalloc(sizeof(float) * (size_t)B * enc_dim(e));
-    struct enc_batch in = { B, s, NULL, 0 };
+    struct enc_batch in = { B, s, NULL, 0, 0 };
     struct enc_output out = { sent, tok, attn, layer };
     if (enc_forward(e, &in, &out, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     char path[4096];

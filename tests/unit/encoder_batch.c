@@ -40,7 +40,7 @@ static void encode(enc_t *e, const struct enc_sentence *s, const int *idx, int c
     float **tok = sp_xcalloc((size_t)count, sizeof *tok), **attn = sp_xcalloc((size_t)count, sizeof *attn);
     float *sent = sp_xcalloc((size_t)count * enc_dim(e), sizeof(float));
     for (int k = 0; k < count; k++) { b[k] = s[idx[k]]; tok[k] = r->tok[idx[k]]; attn[k] = r->attn[idx[k]]; }
-    struct enc_batch in = { count, b, NULL, 0 };
+    struct enc_batch in = { count, b, NULL, 0, 0 };
     struct enc_output out = { sent, tok, attn, -1 };
     int rc = enc_forward(e, &in, &out, err, sizeof err);
     if (rc) fprintf(stderr, "%s\n", err);

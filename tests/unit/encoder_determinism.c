@@ -44,7 +44,7 @@ static float *run(enc_t *e, int first, int count, size_t *len)
     float *v = sp_xcalloc(total, sizeof(float));
     size_t at = (size_t)count * dim;
     for (int b = 0; b < count; b++) { attn[b] = v + at; at += (size_t)s[b].n * s[b].n; }
-    struct enc_batch in = { count, s, NULL, 0 };
+    struct enc_batch in = { count, s, NULL, 0, 0 };
     struct enc_output out = { v, NULL, attn, 0 };
     int rc = enc_forward(e, &in, &out, err, sizeof err);
     if (rc) fprintf(stderr, "%s\n", err);
@@ -124,7 +124,7 @@ static void needs(void)
     fx_batch(f, 128, 1);
     struct enc_sentence s[2] = { f[0].s, f[2].s };
     s[1].anc = NULL;
-    struct enc_batch in = { 2, s, NULL, 0 };
+    struct enc_batch in = { 2, s, NULL, 0, 0 };
     struct enc_output o = { out, NULL, NULL, 0 };
     T_EQ_INT(enc_forward(g, &in, &o, err, sizeof err), SP_EUSAGE);
     T_EQ_STR(err, "encoder: sentence 1: kind sg-net needs anc (SDOI mask)");

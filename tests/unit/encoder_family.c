@@ -128,7 +128,7 @@ static void test_open_caps(void)
         static const int one[1] = { -1 };
         fx_make(&f, 1, one, cfg.d_input, 9, cfg.levels);
         float sent[64];
-        struct enc_batch in = { 1, &f.s, NULL, 0 };
+        struct enc_batch in = { 1, &f.s, NULL, 0, 0 };
         struct enc_output out = { sent, NULL, NULL, -1 };
         int layer = 0;
         T_EQ_INT(enc_forward_layers(e, &in, 1, &layer, &out, NULL, err, sizeof err), SP_EUSAGE);
@@ -173,7 +173,7 @@ static int outs_same(enc_t *e, const struct enc_sentence *s, const struct outs *
 static int run(enc_t *e, const struct enc_sentence *s, int group, struct outs *o)
 {
     enc_set_group_tokens(e, group);
-    struct enc_batch in = { NS, s, NULL, 0 };
+    struct enc_batch in = { NS, s, NULL, 0, 0 };
     struct enc_output out = { o->sent, o->tok, o->attn, -1 };
     return enc_forward(e, &in, &out, err, sizeof err);
 }

@@ -65,7 +65,7 @@ int main(void)
     for (int j = 0; j < 13; j++) sd += es.anc[11 * 13 + j] << j;
     T_EQ_INT(sd, (1 << 2) | (1 << 3) | (1 << 4) | (1 << 11));   /* TV-6: SDOI row of `group` */
     float out[16], maps[169], *mp[1] = { maps };
-    struct enc_batch in = { 1, &es, NULL, 0 };
+    struct enc_batch in = { 1, &es, NULL, 0, 0 };
     struct enc_output o = { out, NULL, mp, 1 };
     T_EQ_INT(enc_forward(g, &in, &o, err, sizeof err), SP_OK);
     for (int j = 0; j < 13; j++) if (!((1 << j) & sd)) T_CHECK(maps[11 * 13 + j] == 0.0f);   /* SDOI layer map obeys the mask */

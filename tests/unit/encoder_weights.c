@@ -46,7 +46,7 @@ static float *encode(enc_t *e, size_t *len)
     float *v = sp_xcalloc(total, sizeof(float)), *tok[FX_B];
     size_t at = FX_B * dim;
     for (int b = 0; b < FX_B; b++) { tok[b] = v + at; at += (size_t)f[b].s.n * td; }
-    struct enc_batch in = { FX_B, s, NULL, 0 };
+    struct enc_batch in = { FX_B, s, NULL, 0, 0 };
     struct enc_output out = { v, tok, NULL, 0 };
     int rc = enc_forward(e, &in, &out, err, sizeof err);
     if (rc) fprintf(stderr, "%s\n", err);
@@ -222,7 +222,7 @@ static void embeddings(void)
         float emb[9], o1[8], o2[8];
         for (int i = 0; i < 3; i++) { ids[i] = enc_embed_id(m, words[i]); enc_embed_vector(m, words[i], emb + 3 * i); }
         struct enc_sentence s1 = { .n = 3, .emb = emb }, s2 = { .n = 3, .ids = ids };
-        struct enc_batch b1 = { 1, &s1, NULL, 0 }, b2 = { 1, &s2, tab, rows };
+        struct enc_batch b1 = { 1, &s1, NULL, 0, 0 }, b2 = { 1, &s2, tab, rows, 1 };
         struct enc_output out1 = { o1, NULL, NULL, 0 }, out2 = { o2, NULL, NULL, 0 };
         T_EQ_INT(enc_forward(e, &b1, &out1, err, sizeof err), SP_OK);
         T_EQ_INT(enc_forward(e, &b2, &out2, err, sizeof err), SP_OK);
