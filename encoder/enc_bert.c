@@ -44,7 +44,8 @@ struct enc_bert {
     size_t cap_rows, cap_nn;
     int cap_dh;
     float *x, *y, *qkv, *ctx, *t, *z, *ho, *amap;   /* qkv: [rows, 3d] */
-    float *hE;                 /* host: embedding sums */
+    float *hE;                 /* host: embedding sums (or, with ops->embed_sum, idx's staging) */
+    int32_t *idx;              /* backend (ops->embed_sum): [cap_rows, 3] word id, token type, position */
     void **pdst;               /* [cap_args·heads] download_pieces' destinations and sizes */
     size_t *pbytes;
     struct enc_attn_args *args;/* [cap_args] one per sentence of a batch */
@@ -283,7 +284,7 @@ void enc_bert_close(enc_bert_t *b)
     if (!b) return;
     struct enc *e = &b->e;
     if (e->be.ops) {
-        float *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap };
+        void *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap, b->idx };
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
         for (int l = 0; b->layer && l < b->c.layers; l++) {
             if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
@@ -394,6 +395,7 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
     if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
     float **bufs[] = { &b->x, &b->y, &b->qkv, &b->ctx, &b->t, &b->z, &b->ho, &b->amap };
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (*bufs[i]) { OPS->free(BE, *bufs[i]); *bufs[i] = NULL; }
+    if (b->idx) { OPS->free(BE, b->idx); b->idx = NULL; }
     b->cap_rows = 0; b->cap_nn = 0;
     int fail = 0;
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
@@ -403,11 +405,12 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
      * host backend writes the maps straight into the caller's arrays */
     if (want_attn) { A(b->ho, rows * d); if (!BE->host_memory) A(b->amap, H * nn); }
 #undef A
+    if (!BE->host_memory && OPS->embed_sum && !(b->idx = OPS->alloc(BE, sizeof(int32_t) * 3 * rows))) fail = 1;
     if (fail) {
         snprintf(err, errlen, "bert: cannot allocate the workspace for %zu pieces on %s", rows, OPS->name);
         return SP_ENOMEM;
     }
-    b->hE = sp_xrealloc(b->hE, sizeof(float) * rows * d);
+    b->hE = sp_xrealloc(b->hE, b->idx ? sizeof(int32_t) * 3 * rows : sizeof(float) * rows * d);
 
     b->cap_rows = rows;
     b->cap_nn = want_attn ? nn : 0;
@@ -539,17 +542,30 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         b->cap_args = n_sent;
     }
     const int N = (int)rows;
-    /* 1. E = (word + token type) + position, on the host (the tables' host copies) */
-    const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
+    /* 1. E = (word + token type) + position: on a device from its copies of the tables (only the
+     * indices travel), else on the host (the tables' host copies); the same sum either way */
     size_t r = 0;
-    for (int s = 0; s < n_sent; s++)
-        for (int p = 0; p < in[s].n; p++, r++) {
-            const float *w = tw + (size_t)in[s].ids[p] * d, *ty = tt + (size_t)(in[s].types ? in[s].types[p] : 0) * d;
-            const float *ps = tp + (size_t)p * d;
-            float *o = b->hE + r * d;
-            for (int j = 0; j < d; j++) o[j] = (w[j] + ty[j]) + ps[j];
-        }
-    OPS->upload(BE, b->t, b->hE, rows * d * sizeof(float));
+    if (b->idx) {
+        int32_t *h = (int32_t *)(void *)b->hE;
+        for (int s = 0; s < n_sent; s++)
+            for (int p = 0; p < in[s].n; p++, r++) {
+                h[3 * r] = in[s].ids[p];
+                h[3 * r + 1] = in[s].types ? in[s].types[p] : 0;
+                h[3 * r + 2] = p;
+            }
+        OPS->upload(BE, b->idx, h, sizeof(int32_t) * 3 * rows);
+        OPS->embed_sum(BE, N, d, enc_w(e, b->word), enc_w(e, b->type), enc_w(e, b->pos), b->idx, b->t);
+    } else {
+        const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
+        for (int s = 0; s < n_sent; s++)
+            for (int p = 0; p < in[s].n; p++, r++) {
+                const float *w = tw + (size_t)in[s].ids[p] * d, *ty = tt + (size_t)(in[s].types ? in[s].types[p] : 0) * d;
+                const float *ps = tp + (size_t)p * d;
+                float *o = b->hE + r * d;
+                for (int j = 0; j < d; j++) o[j] = (w[j] + ty[j]) + ps[j];
+            }
+        OPS->upload(BE, b->t, b->hE, rows * d * sizeof(float));
+    }
     /* 2. X^0 = LN_emb(E) */
     OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
     if (hidden_layers & 1) download_layer(b, n_sent, in, b->x, 0, hidden);

@@ -9,10 +9,11 @@
  * How it works: one stream per handle, the cuBLAS handle bound to it; every op is enqueued
  * asynchronously and only upload(), download() and sync() wait (the caller reuses its host
  * buffers at once). download_pieces_later() copies on a second stream, beside the ops after it,
- * and its host side is finished at the next such call or at sync(). Errors never abort: a failed launch or cuBLAS call is latched (the first
- * one wins) and reported by sync() as SP_EGPU with a message, or SP_ENOMEM when the device
- * ran out of memory, so a caller can retry with a smaller batch. open() answers ENC_ENODEV when
- * the runtime finds no driver or no device (--device auto then says only "no GPU found").
+ * and its host side is finished at the next such call or at sync(). Errors never abort: a failed
+ * launch or cuBLAS call is latched (the first one wins) and reported by sync() as SP_EGPU with a
+ * message, or SP_ENOMEM when the device ran out of memory, so a caller can retry with a smaller
+ * batch. open() answers ENC_ENODEV when the runtime finds no driver or no device (--device auto
+ * then says only "no GPU found").
  * alloc() returns NULL on failure and the graph reports that itself (SP_ENOMEM from ws_reserve).
  * Masks are never materialised: the attention kernel derives direction, distance priors, the
  * SDOI allow mask, SSAN selection and relative buckets per (query row, key) from the compact int
@@ -161,6 +162,18 @@ __global__ void enc_bias_cuda(int M, int N, const float *b, float *Y, int ldy, i
 __global__ void enc_gather_cuda(size_t n, int d, const float *tab, const int32_t *ids, float *out)
 {
     GRID_STRIDE(i, n) out[i] = tab[(size_t)ids[i / d] * d + i % d];
+}
+
+/* BERT's embeddings, (word + type) + position per element as the host sums them (adds only:
+ * nothing to contract, the same bits); idx[3r..3r+2] = word id, token type, position of row r */
+__global__ void enc_embed_sum_cuda(size_t n, int d, const float *word, const float *type, const float *pos,
+                                   const int32_t *idx, float *out)
+{
+    GRID_STRIDE(i, n) {
+        const int32_t *x = idx + 3 * (i / d);
+        const size_t k = i % d;
+        out[i] = (word[(size_t)x[0] * d + k] + type[(size_t)x[1] * d + k]) + pos[(size_t)x[2] * d + k];
+    }
 }
 
 __global__ void enc_act_cuda(int a, size_t n, float *x)
@@ -482,6 +495,7 @@ static void warm_kernels(void)
     enc_bias_cuda<<<1, 32>>>(0, 1, NULL, NULL, 1, 0);
     enc_act_cuda<<<1, 32>>>(0, 0, NULL);
     enc_gather_cuda<<<1, 32>>>(0, 1, NULL, NULL, NULL);
+    enc_embed_sum_cuda<<<1, 32>>>(0, 1, NULL, NULL, NULL, NULL, NULL);
     enc_add_cuda<<<1, 32>>>(0, NULL, NULL, NULL);
     enc_axpby_cuda<<<1, 32>>>(0, 0.0f, NULL, 0.0f, NULL, NULL);
     enc_gate_cuda<<<1, 32>>>(0, 0, NULL, NULL, NULL, NULL);
@@ -1011,6 +1025,17 @@ static void cuda_gather_rows(struct enc_backend *be, int N, int d, const float *
     check_launch(st, "gather rows");
 }
 
+static void cuda_embed_sum(struct enc_backend *be, int N, int d, const float *word, const float *type, const float *pos,
+                           const int32_t *idx, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    const size_t n = (size_t)N * d;
+    if (!n) return;
+    prof_scope ps(st, PR_ELEMENTWISE);
+    enc_embed_sum_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(n, d, word, type, pos, idx, out);
+    check_launch(st, "embeddings");
+}
+
 static void cuda_act(struct enc_backend *be, enum enc_act a, size_t n, float *x)
 {
     struct cuda_state *st = st_of(be);
@@ -1208,6 +1233,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .linear_act = NULL, .add_layer_norm = NULL, .linear_add_layer_norm = NULL,   /* the unfused ops: separate kernels */
     .download_pieces_later = cuda_download_pieces_later,
     .gather_rows = cuda_gather_rows,
+    .embed_sum = cuda_embed_sum,
 };
 
 } /* extern "C" */

@@ -131,6 +131,10 @@ struct enc_backend_ops {
     /* (optional, device backends) out[r] = table[ids[r]] for r < N, rows of d floats, all three
      * backend buffers (enc_batch.table_fixed: the table uploaded once) */
     void  (*gather_rows)(struct enc_backend *be, int N, int d, const float *table, const int32_t *ids, float *out);
+    /* (optional, device backends) BERT's embeddings: out[r] = (word[idx[3r]] + type[idx[3r+1]]) +
+     * pos[idx[3r+2]], rows of d floats, in that order (the host sum's bits); all backend buffers */
+    void  (*embed_sum)(struct enc_backend *be, int N, int d, const float *word, const float *type, const float *pos,
+                       const int32_t *idx, float *out);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -148,7 +152,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 4
+#define ENC_PLUGIN_ABI 5
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
