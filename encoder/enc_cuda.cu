@@ -69,7 +69,9 @@ struct later_slot {
 
 /* Threads that copy a slot's page-locked image out beside the caller (fork-join, one job at a
  * time): the copy out into pageable memory, not PCIe, bounds a forward that delivers every
- * layer (one thread moves ~5 GB/s). Part p of n is bytes [total·p/n, total·(p+1)/n). */
+ * layer (one thread moves ~5 GB/s). Part p of n is bytes [total·p/n, total·(p+1)/n). Its own
+ * few lines rather than common/pool.h: the plugin is this file alone and links no synprobe
+ * library (the executable's objects are not position-independent). */
 struct copy_pool;
 struct copy_helper_arg { struct copy_pool *p; int part; };
 struct copy_pool {

@@ -90,24 +90,25 @@ gunzip -c $D/bert_bench.gz >$D/bert_bench; chmod +x $D/bert_bench
 BB="env SYNPROBE_CUDA_PLUGIN=build/synprobe_cuda.so $D/bert_bench"
 mkdir -p /tmp/bx; timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192 --export /tmp/bx >/dev/null 2>&1
 mkdir -p /tmp/mexp; timeout 60 build/encode_bench --data $DATA_ALL --corpus ptb --limit 0 --export /tmp/mexp encoder/configs/ms-san.json >/dev/null 2>&1
-# one line of $OUT/rounds.txt per process, appended as it ends
-R() { lab=$1; shift; echo "R $lab $("$@" 2>&1 | grep -E "${PAT:-RESULT}" | tail -1)" >>$OUT/rounds.txt; }
+# R LABEL PATTERN CMD...: one line of $OUT/rounds.txt per process (its last line matching PATTERN),
+# appended as it ends
+R() { lab=$1; pat=$2; shift 2; echo "R $lab $("$@" 2>&1 | grep -E "$pat" | tail -1)" >>$OUT/rounds.txt; }
 BBB="env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/bert_bench"
 EB="--data $DATA_ALL --corpus ptb --device cuda --budget 8192 --limit 0"
 r=1
 while [ $r -le $ROUNDS ]; do
-    R bert-ours timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192
-    [ -d $BEF ] && R bert-before timeout 60 $BBB encode $M $D/sents.txt --device cuda --budget 8192
-    PAT=. R bert-torch-b64 timeout 90 python3 bench/peer_bert.py $M /tmp/bx --threads 8 --device cuda --batch 64 --reps 1
-    R ms-san-ours timeout 60 build/encode_bench $EB encoder/configs/ms-san.json
-    [ -d $BEF ] && R ms-san-before timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/ms-san.json
-    PAT=. R ms-san-torch-corpus timeout 90 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order corpus --reps 1
-    R psan-ours timeout 60 build/encode_bench $EB encoder/configs/psan.json
-    [ -d $BEF ] && R psan-before timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/psan.json
+    R bert-ours RESULT timeout 60 $BB encode $M $D/sents.txt --device cuda --budget 8192
+    [ -d $BEF ] && R bert-before RESULT timeout 60 $BBB encode $M $D/sents.txt --device cuda --budget 8192
+    R bert-torch-b64 . timeout 90 python3 bench/peer_bert.py $M /tmp/bx --threads 8 --device cuda --batch 64 --reps 1
+    R ms-san-ours RESULT timeout 60 build/encode_bench $EB encoder/configs/ms-san.json
+    [ -d $BEF ] && R ms-san-before RESULT timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/ms-san.json
+    R ms-san-torch-corpus . timeout 90 python3 bench/peer_mssan.py /tmp/mexp encoder/configs/ms-san.json --device cuda --order corpus --reps 1
+    R psan-ours RESULT timeout 60 build/encode_bench $EB encoder/configs/psan.json
+    [ -d $BEF ] && R psan-before RESULT timeout 60 env SYNPROBE_CUDA_PLUGIN=$BEF/synprobe_cuda.so $BEF/encode_bench $EB encoder/configs/psan.json
     r=$((r + 1))
 done
 for k in san sg-net ssan san-structpe; do
-    R $k-ours timeout 60 build/encode_bench $EB --reps $ROUNDS encoder/configs/$k.json
+    R $k-ours RESULT timeout 60 build/encode_bench $EB --reps $ROUNDS encoder/configs/$k.json
 done
 cat $OUT/rounds.txt >>$OUT/lent.log
 log "where the GPU time goes (SP_CUDA_PROFILE=4: load and warm-up left out; one untimed run each)"

@@ -109,7 +109,7 @@ static void bert(const char *model)
     const struct enc_bert_config *c = enc_bert_get_config(a);
     const int L = c->layers, d = c->hidden_size, H = c->heads;
     enum { NS = 5 };
-    static const int len[NS] = { 3, 17, 1 + 1, 40, 9 };
+    static const int len[NS] = { 3, 17, 2, 40, 9 };
     struct enc_bert_input in[NS];
     float *ha[NS], *hb[NS], *aa[NS], *ab[NS];
     struct sp_rng r;
