@@ -422,12 +422,14 @@ static void job_item(void *arg, int item, int worker)
                0
 #endif
                );
-        for (int p = p0; p < p1; p++) {
-            const float *bp = j->B->p + ((size_t)p * j->K + k0) * NR;
-            const int cols = j->N - p * NR < NR ? j->N - p * NR : NR;
-            const float *init = k0 || j->accumulate ? NULL : j->bias ? j->bias + p * NR : zero_row;
-            for (int r0 = 0; r0 < rows; r0 += kn->mr) {
-                const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
+        /* micro-panel outer: its kc·MR floats stay in L1 while the panels stream from L2 (panels
+         * outer, both came from L2 for every tile at kc 384) */
+        for (int r0 = 0; r0 < rows; r0 += kn->mr) {
+            const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
+            for (int p = p0; p < p1; p++) {
+                const float *bp = j->B->p + ((size_t)p * j->K + k0) * NR;
+                const int cols = j->N - p * NR < NR ? j->N - p * NR : NR;
+                const float *init = k0 || j->accumulate ? NULL : j->bias ? j->bias + p * NR : zero_row;
                 float *y = j->Y + (size_t)(i0 + r0) * j->ldy + p * NR;
                 run_tile(kn, kc, ap + (size_t)r0 * kc, bp, y, j->ldy, h, cols, init, 0);
             }

@@ -148,13 +148,13 @@ void sp_small_gemm(int M, int N, int K, const float *X, int ldx, const float *W,
  * stored one float at a time: 6% of a token probe's training). Only moves data; the loops unrolled
  * (at -O2 the register arrays went to the stack: 10% of a token probe's training). */
 __attribute__((target("avx512f")))
-static void transpose_avx512(const float *W, int n, int d, int d16, int ld, float *Wt)
+static void transpose_avx512(const float *W, int ldw, int n, int d16, int ld, float *Wt)
 {
     for (int j0 = 0; j0 < ld; j0 += 16)
         for (int c0 = 0; c0 < d16; c0 += 16) {
             __m512 r[16], t[16], u[4][4];
             _Pragma("GCC unroll 16")
-            for (int i = 0; i < 16; i++) r[i] = j0 + i < n ? _mm512_loadu_ps(W + (size_t)(j0 + i) * d + c0) : _mm512_setzero_ps();
+            for (int i = 0; i < 16; i++) r[i] = j0 + i < n ? _mm512_loadu_ps(W + (size_t)(j0 + i) * ldw + c0) : _mm512_setzero_ps();
             _Pragma("GCC unroll 8")
             for (int i = 0; i < 8; i++) {                 /* per 128-bit lane: rows 2i, 2i+1 interleaved */
                 t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -180,19 +180,25 @@ static void transpose_avx512(const float *W, int n, int d, int d16, int ld, floa
 }
 #endif
 
-int sp_transpose_pad(const float *W, int n, int d, float *Wt)
+void sp_transpose_strided(const float *W, int ldw, int n, int d, float *Wt, int ld)
 {
-    int ld = sp_transpose_ld(n), c = 0;
+    int c = 0;
 #ifdef SMALL_X86
-    if (!strcmp(sp_gemm_kernel(), "avx512")) {      /* ld is a multiple of 16: whole blocks of rows */
+    if (!(ld % 16) && !strcmp(sp_gemm_kernel(), "avx512")) {   /* whole blocks of 16 rows */
         c = d / 16 * 16;
-        transpose_avx512(W, n, d, c, ld, Wt);
+        transpose_avx512(W, ldw, n, c, ld, Wt);
     }
 #endif
     for (; c < d; c++) {
         float *dst = Wt + (size_t)c * ld;
-        for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * d + c];
+        for (int j = 0; j < n; j++) dst[j] = W[(size_t)j * ldw + c];
         for (int j = n; j < ld; j++) dst[j] = 0.0f;
     }
+}
+
+int sp_transpose_pad(const float *W, int n, int d, float *Wt)
+{
+    const int ld = sp_transpose_ld(n);
+    sp_transpose_strided(W, d, n, d, Wt, ld);
     return ld;
 }

@@ -23,5 +23,8 @@ static inline int sp_transpose_ld(int n) { return (n + SP_SMALL_CB - 1) / SP_SMA
 /* W (n rows × d, row stride d) -> Wᵀ (d rows × ld), ld = sp_transpose_ld(n), the padding columns
  * zero: a small product's right operand. Returns ld. Wt holds d·ld floats. */
 int sp_transpose_pad(const float *W, int n, int d, float *Wt);
+/* the same with W's row stride (ldw) and Wt's (ld >= n, zero in columns n..ld-1) given; 16 x 16
+ * blocks in AVX-512 registers where ld is a multiple of 16 and the kernel is avx512 */
+void sp_transpose_strided(const float *W, int ldw, int n, int d, float *Wt, int ld);
 
 #endif

@@ -23,6 +23,7 @@
 #include "encoder/enc_pieces.h"     /* download_pieces' walk, shared with enc_cuda.cu */
 
 #include "common/gemm.h"
+#include "common/small_gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -458,81 +459,84 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
  * the products of one head are n×dk×n and n×n×dk, too small for common/gemm.c's packing and
  * padded edge tiles (they were 12% of a MiniLM forward, attention_one's loops and packing most of
  * it). The same arithmetic, so the same bits as attention_one on every kernel: S[i][j] is one FMA
- * chain over k = 0..dk-1 from +0 (q[i][k]·k[j][k]), the softmax the same float loops in the same
- * order, out[i][c] one FMA chain over j = 0..n-1 from +0 (P[i][j]·v[j][c]) — common/gemm.h's
- * contract, which attention_one's products keep — lanes across j (scores) and c (context), rows
- * side by side for independent chains. AVX-512, dk a multiple of 16 up to 64. */
+ * chain over k = 0..dk-1 from +0 (k[j][k]·q[i][k]: the product commutes), the softmax the same
+ * float loops in the same order, out[i][c] one FMA chain over j = 0..n-1 from +0 (P[i][j]·v[j][c])
+ * — common/gemm.h's contract, which attention_one's products keep.
+ * The scores are kept transposed, Sᵀ[j][i] (key j, sixteen queries in the lanes): each query's
+ * softmax then runs over j in order in its own lane, sixteen queries at a time (row by row, its max
+ * and its float sum were scalar chains: 43% of this function). AVX-512, dk a multiple of 16 up to 64. */
 #ifdef __x86_64__
 #include <immintrin.h>
 #define ATT_FAST 1
-#define ATT_RS 8                               /* score rows per block */
+#define ATT_RK 8                               /* key rows per score block */
 #define ATT_RV 4                               /* context rows per block */
 __attribute__((target("avx512f")))
 static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a)
 {
     const int n = a->n, H = a->H, dk = a->dk, ldo = H * dk, ld = a->ld_qkv, np = (n + 15) & ~15, nv = dk / 16;
-    const int d = H * dk;
-    float *KtA = scratch(sc, SC_BPACK, sizeof(float) * ((size_t)d * np + (size_t)n * d));   /* K_hᵀ per head [H][dk][np], then V [n][d] */
-    float *S = scratch(sc, SC_S, sizeof(float) * (size_t)n * np);           /* scores, then P [n][np] */
-    float *Qp = scratch(sc, SC_E, sizeof(float) * (size_t)ATT_RS * dk);     /* a short last row block, zero-padded */
-    float *Vc = KtA + (size_t)d * np;
-    /* one pass over the sentence's key and value rows, whole (per head and column, every access
-     * missed the cache: the batch's Q|K|V is past L2): K transposed per head, V contiguous */
-    for (int j = 0; j < n; j++) {
-        const float *kr = a->k + (size_t)j * ld;
-        for (int c = 0; c < d; c++) KtA[(size_t)c * np + j] = kr[c];
-        memcpy(Vc + (size_t)j * d, a->v + (size_t)j * ld, sizeof(float) * d);
-    }
-    for (int c = 0; c < d; c++)
-        for (int j = n; j < np; j++) KtA[(size_t)c * np + j] = 0.0f;
+    const int d = H * dk, nk = (n + ATT_RK - 1) / ATT_RK * ATT_RK;
+    float *Qt = scratch(sc, SC_BPACK, sizeof(float) * ((size_t)d * np + (size_t)nk * d));   /* Qᵀ [d][np], then K [nk][d] */
+    float *St = scratch(sc, SC_S, sizeof(float) * (size_t)nk * np);        /* Sᵀ, then Pᵀ [nk][np] */
+    float *Kc = Qt + (size_t)d * np;
+    /* one pass over the sentence's query and key rows, whole (per head and column, every access
+     * missed the cache: the batch's Q|K|V is past L2): Q transposed (zero past query n), K
+     * contiguous (zero rows past key n, so a score block is always whole) */
+    sp_transpose_strided(a->q, ld, n, d, Qt, np);
+    for (int j = 0; j < n; j++) memcpy(Kc + (size_t)j * d, a->k + (size_t)j * ld, sizeof(float) * d);
+    memset(Kc + (size_t)n * d, 0, sizeof(float) * (size_t)(nk - n) * d);
     for (int h = 0; h < H; h++) {
         const int off = h * dk;
-        const float *q = a->q + off, *v = Vc + off;
-        const float *Kt = KtA + (size_t)off * np;
-        /* S = Q_h K_hᵀ: ATT_RS rows × 16 keys, one chain per element over k in order */
-        for (int i0 = 0; i0 < n; i0 += ATT_RS) {
-            const int rows = n - i0 < ATT_RS ? n - i0 : ATT_RS;
-            const float *qr[ATT_RS];
-            int ldq = ld;
-            const float *qb = q + (size_t)i0 * ld;
-            if (rows < ATT_RS) {
-                memset(Qp, 0, sizeof(float) * (size_t)ATT_RS * dk);
-                for (int r = 0; r < rows; r++) memcpy(Qp + (size_t)r * dk, q + (size_t)(i0 + r) * ld, sizeof(float) * dk);
-                qb = Qp; ldq = dk;
-            }
-            for (int r = 0; r < ATT_RS; r++) qr[r] = qb + (size_t)r * ldq;
-            for (int j0 = 0; j0 < np; j0 += 16) {
-                __m512 c[ATT_RS];
-                for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_setzero_ps();
+        const float *qt = Qt + (size_t)off * np, *kh = Kc + off, *v = a->v + off;
+        /* Sᵀ = K_h Q_hᵀ: ATT_RK keys × 16 queries, one chain per element over k in order */
+        for (int j0 = 0; j0 < nk; j0 += ATT_RK) {
+            const float *kr[ATT_RK];
+            for (int r = 0; r < ATT_RK; r++) kr[r] = kh + (size_t)(j0 + r) * d;
+            for (int i0 = 0; i0 < np; i0 += 16) {
+                __m512 c[ATT_RK];
+                for (int r = 0; r < ATT_RK; r++) c[r] = _mm512_setzero_ps();
                 for (int kk = 0; kk < dk; kk++) {
-                    const __m512 kv = _mm512_loadu_ps(Kt + (size_t)kk * np + j0);
-                    for (int r = 0; r < ATT_RS; r++) c[r] = _mm512_fmadd_ps(_mm512_set1_ps(qr[r][kk]), kv, c[r]);
+                    const __m512 qv = _mm512_loadu_ps(qt + (size_t)kk * np + i0);
+                    for (int r = 0; r < ATT_RK; r++) c[r] = _mm512_fmadd_ps(_mm512_set1_ps(kr[r][kk]), qv, c[r]);
                 }
-                for (int r = 0; r < rows; r++) _mm512_storeu_ps(S + (size_t)(i0 + r) * np + j0, c[r]);
+                for (int r = 0; r < ATT_RK; r++) _mm512_storeu_ps(St + (size_t)(j0 + r) * np + i0, c[r]);
             }
         }
-        /* the softmax of each row, as attention_one's plain path (float, the sum in key order) */
-        for (int i = 0; i < n; i++) {
-            float *f = S + (size_t)i * np, mf = -INFINITY, zf = 0.0f;
-            for (int j = 0; j < n; j++) { f[j] = f[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
-            for (int j = 0; j < n; j++) f[j] = sp_exp_nonpos(f[j] - mf);
-            for (int j = 0; j < n; j++) zf += f[j];
-            const float izf = 1.0f / zf;
-            for (int j = 0; j < n; j++) f[j] = f[j] * izf;
+        /* each query's softmax as attention_one's plain path (float, the max and the sum in key
+         * order), a lane per query; the loops over the lanes vectorise */
+        for (int i0 = 0; i0 < np; i0 += 16) {
+            float mf[16], zf[16], izf[16];
+            for (int l = 0; l < 16; l++) { mf[l] = -INFINITY; zf[l] = 0.0f; }
+            for (int j = 0; j < n; j++) {
+                float *f = St + (size_t)j * np + i0;
+                for (int l = 0; l < 16; l++) { f[l] = f[l] * a->scale; mf[l] = f[l] > mf[l] ? f[l] : mf[l]; }
+            }
+            for (int j = 0; j < n; j++) {
+                float *f = St + (size_t)j * np + i0;
+                for (int l = 0; l < 16; l++) f[l] = sp_exp_nonpos(f[l] - mf[l]);
+            }
+            for (int j = 0; j < n; j++) {
+                const float *f = St + (size_t)j * np + i0;
+                for (int l = 0; l < 16; l++) zf[l] += f[l];
+            }
+            for (int l = 0; l < 16; l++) izf[l] = 1.0f / zf[l];
+            for (int j = 0; j < n; j++) {
+                float *f = St + (size_t)j * np + i0;
+                for (int l = 0; l < 16; l++) f[l] = f[l] * izf[l];
+            }
         }
-        /* out_h = P V_h: ATT_RV rows × dk, one chain per element over j in order */
+        /* out_h = P V_h: ATT_RV queries × dk, one chain per element over j in order (P[i][j] = Pᵀ[j][i]) */
         for (int i0 = 0; i0 < n; i0 += ATT_RV) {
             const int rows = n - i0 < ATT_RV ? n - i0 : ATT_RV;
             __m512 c[ATT_RV][4];
             for (int r = 0; r < ATT_RV; r++)
                 for (int u = 0; u < 4; u++) c[r][u] = _mm512_setzero_ps();
-            const float *pr[ATT_RV];
-            for (int r = 0; r < ATT_RV; r++) pr[r] = S + (size_t)(i0 + (r < rows ? r : 0)) * np;
+            const float *pc = St + i0;         /* lanes past query n hold finite values, never stored */
             if (nv == 2) {
                 for (int j = 0; j < n; j++) {
-                    const __m512 v0 = _mm512_loadu_ps(v + (size_t)j * d), v1 = _mm512_loadu_ps(v + (size_t)j * d + 16);
+                    const float *vr = v + (size_t)j * ld, *pj = pc + (size_t)j * np;
+                    const __m512 v0 = _mm512_loadu_ps(vr), v1 = _mm512_loadu_ps(vr + 16);
                     for (int r = 0; r < ATT_RV; r++) {
-                        const __m512 pv = _mm512_set1_ps(pr[r][j]);
+                        const __m512 pv = _mm512_set1_ps(pj[r]);
                         c[r][0] = _mm512_fmadd_ps(pv, v0, c[r][0]);
                         c[r][1] = _mm512_fmadd_ps(pv, v1, c[r][1]);
                     }
@@ -540,8 +544,8 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
             } else {
                 for (int j = 0; j < n; j++)
                     for (int u = 0; u < nv; u++) {
-                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * d + 16 * u);
-                        for (int r = 0; r < ATT_RV; r++) c[r][u] = _mm512_fmadd_ps(_mm512_set1_ps(pr[r][j]), vv, c[r][u]);
+                        const __m512 vv = _mm512_loadu_ps(v + (size_t)j * ld + 16 * u);
+                        for (int r = 0; r < ATT_RV; r++) c[r][u] = _mm512_fmadd_ps(_mm512_set1_ps(pc[(size_t)j * np + r]), vv, c[r][u]);
                     }
             }
             for (int r = 0; r < rows; r++)
