@@ -26,6 +26,7 @@
 #include "common/small_gemm.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* AVX-512 and AVX2 builds of the element-wise loops beside the baseline, picked at load time (GCC
@@ -155,16 +156,16 @@ static void cpu_linear_act(struct enc_backend *be, int M, int K, int N, const fl
 }
 
 /* residual + LayerNorm on each finished block of the product's rows while they are in cache (the
- * residual rows and Y were read from L3 by a separate pass). Only for a block of whole rows (one
- * thread: the product does not split columns); otherwise it leaves the block and the caller runs
- * the pass. The same arithmetic as add_layer_norm, so the same bits. */
+ * residual rows and Y were read from L3 by a separate pass), on whichever thread finished it. Only
+ * for a block of whole rows: where the product split the columns among threads it leaves every
+ * block and the caller runs the pass. The same arithmetic as add_layer_norm, so the same bits. */
 static void ln_serial(int rows, int d, const float *x, const float *res, const float *g, const float *b, float eps, float *out);
-struct resln { const float *Y0; int N; const float *res, *g, *b; float eps; float *out; int missed; };
+struct resln { const float *Y0; int N; const float *res, *g, *b; float eps; float *out; atomic_int missed; };
 static void resln_post(void *arg, float *Y, int rows, int cols, int ldy)
 {
     struct resln *r = arg;
     const size_t off = (size_t)(Y - r->Y0);
-    if (cols != r->N || ldy != r->N || off % (size_t)r->N) { r->missed = 1; return; }
+    if (cols != r->N || ldy != r->N || off % (size_t)r->N) { atomic_store_explicit(&r->missed, 1, memory_order_relaxed); return; }
     const size_t r0 = off / (size_t)r->N;
     ln_serial(rows, r->N, Y, r->res + r0 * r->N, r->g, r->b, r->eps, r->out + r0 * r->N);
 }
@@ -176,14 +177,10 @@ static void cpu_linear_add_layer_norm(struct enc_backend *be, int M, int K, int 
                                       const float *beta, float eps, float *out)
 {
     if (M <= 0 || N <= 0) return;
-    if (sp_gemm_threads() > 1) {                /* the columns may be split: the two passes */
-        sp_gemm(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N);
-        cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
-        return;
-    }
     struct resln r = { Y, N, res, g, beta, eps, out, 0 };
     sp_gemm_post(M, X, ldx, packed_weight(be, K, N, W, ldw), b, 0, Y, N, resln_post, &r);
-    if (r.missed) cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
+    /* the columns were split among threads (an item held part of each row): the second pass */
+    if (atomic_load(&r.missed)) cpu_add_layer_norm(be, M, N, Y, res, g, beta, eps, out);
 }
 
 /* Y[M,N] (+)= X[M,K]·op(W) for an operand of this call only (trans: W is [N, K]) */
