@@ -1,10 +1,11 @@
 /* common/gemm.c — see gemm.h for the contract (one FMA chain per element, k in order).
  *
  * How it works (BLIS-style blocking, B already packed):
- *   the product is cut into items of MC rows × a range of NR-column panels; an item fills its
+ *   the product is cut into items of at most MC rows (the micro-panels shared out evenly, as many
+ *   items as a multiple of the threads) × a range of NR-column panels; an item fills its
  *   block of Y with the initial values, then for each block of KC k-values packs its rows of X
  *   into micro-panels of MR rows ([k][MR], zero rows past M) and runs the micro-kernel on every
- *   (micro-panel, panel) pair: an MR × NR tile of accumulators loaded from Y, a chain of KC FMAs
+ *   (micro-panel, panel) pair, micro-panel outer: an MR × NR tile of accumulators loaded from Y, a chain of KC FMAs
  *   per element, stored back. Tiles cut by M or N go through a zero-padded copy, so they run the
  *   same instructions as full ones. Items own disjoint blocks of Y, so threads may take them in
  *   any order.

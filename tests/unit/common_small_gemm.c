@@ -46,6 +46,17 @@ static int one(int M, int N, int K, int ldw_extra)
     return same;
 }
 
+/* Wt[c][j] = W[j·ldw + c] for j < n, +0 for n <= j < ld, byte for byte */
+static int transpose_exact(const float *W, int ldw, int n, int d, const float *Wt, int ld)
+{
+    for (int c = 0; c < d; c++)
+        for (int j = 0; j < ld; j++) {
+            float want = j < n ? W[(size_t)j * ldw + c] : 0.0f;
+            if (memcmp(&Wt[(size_t)c * ld + j], &want, sizeof want)) return 0;
+        }
+    return 1;
+}
+
 /* sp_transpose_pad on an n × d matrix: Wt[c][j] = W[j][c], zeros in columns n..ld-1 */
 static int transposed(int n, int d)
 {
@@ -54,12 +65,7 @@ static int transposed(int n, int d)
     float *Wt = sp_xmalloc(sizeof(float) * ((size_t)d * ld_expect + 1));
     for (size_t i = 0; i < (size_t)n * d; i++) W[i] = frand();
     for (size_t i = 0; i < (size_t)d * ld_expect; i++) Wt[i] = NAN;
-    int ld = sp_transpose_pad(W, n, d, Wt), ok = ld == ld_expect;
-    for (int c = 0; ok && c < d; c++)
-        for (int j = 0; ok && j < ld; j++) {
-            float want = j < n ? W[(size_t)j * d + c] : 0.0f;
-            ok = memcmp(&Wt[(size_t)c * ld + j], &want, sizeof want) == 0;
-        }
+    int ld = sp_transpose_pad(W, n, d, Wt), ok = ld == ld_expect && transpose_exact(W, d, n, d, Wt, ld);
     free(W); free(Wt);
     return ok;
 }
@@ -73,12 +79,7 @@ static int transposed_strided(int n, int d, int ldw, int ld)
     for (size_t i = 0; i < (size_t)n * ldw; i++) W[i] = frand();
     for (size_t i = 0; i < (size_t)d * ld; i++) Wt[i] = NAN;
     sp_transpose_strided(W, ldw, n, d, Wt, ld);
-    int ok = 1;
-    for (int c = 0; ok && c < d; c++)
-        for (int j = 0; ok && j < ld; j++) {
-            float want = j < n ? W[(size_t)j * ldw + c] : 0.0f;
-            ok = memcmp(&Wt[(size_t)c * ld + j], &want, sizeof want) == 0;
-        }
+    int ok = transpose_exact(W, ldw, n, d, Wt, ld);
     free(W); free(Wt);
     return ok;
 }
