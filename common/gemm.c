@@ -2,13 +2,13 @@
  *
  * How it works (BLIS-style blocking, B already packed):
  *   the product is cut into items of at most MC rows (the micro-panels shared out evenly, as many
- *   items as a multiple of the threads) × a range of NR-column panels; an item fills its
- *   block of Y with the initial values, then for each block of KC k-values packs its rows of X
- *   into micro-panels of MR rows ([k][MR], zero rows past M) and runs the micro-kernel on every
- *   (micro-panel, panel) pair, micro-panel outer: an MR × NR tile of accumulators loaded from Y, a chain of KC FMAs
- *   per element, stored back. Tiles cut by M or N go through a zero-padded copy, so they run the
- *   same instructions as full ones. Items own disjoint blocks of Y, so threads may take them in
- *   any order.
+ *   items as a multiple of the threads) × a range of NR-column panels; an item fills its block of
+ *   Y with the initial values, then for each block of KC k-values packs its rows of X into
+ *   micro-panels of MR rows ([k][MR], zero rows past M) and runs the micro-kernel on every
+ *   (micro-panel, panel) pair, micro-panel outer: an MR × NR tile of accumulators loaded from Y,
+ *   a chain of KC FMAs per element, stored back. Tiles cut by M or N go through a zero-padded
+ *   copy, so they run the same instructions as full ones. Items own disjoint blocks of Y, so
+ *   threads may take them in any order.
  * Kernels: AVX-512 (14 × 32: 28 zmm accumulators), AVX2+FMA (6 × 16 twice: 12 ymm), plain C
  * (4 × 32, fmaf); picked once from the CPU, or by $SP_GEMM_KERNEL for tests and benchmarks. */
 #include "common/gemm.h"
