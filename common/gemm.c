@@ -492,8 +492,8 @@ static void gemm_run(int M, const float *X, int ldx, const struct sp_gemm_a *A, 
      * idle for most of a block in every product (the same chains whatever the cut) */
     int n_rb = (j.n_mp + per_rb - 1) / per_rb;
     if (parallel) n_rb = (n_rb + threads - 1) / threads * threads;
-    j.n_rb = n_rb < j.n_mp ? n_rb : j.n_mp;
-    n_rb = j.n_rb;
+    if (n_rb > j.n_mp) n_rb = j.n_mp;
+    j.n_rb = n_rb;
     if (parallel) {
         /* split the columns too where that balances the threads: the fewest column blocks whose
          * makespan (rounds of items × panels per item) is least. 9 row blocks of a 1,000-row

@@ -16,8 +16,8 @@
  * Weights are packed for the GEMM on first use and kept per handle until the encoder uploads
  * new ones (params_changed).
  *
- * What it does not do: no hand-written SIMD, no training path (the Gumbel selector of §5.5 is
- * only provided as a scalar helper for TV-18). */
+ * What it does not do: no hand-written SIMD but BERT's plain attention (AVX-512), no training
+ * path (the Gumbel selector of §5.5 is only provided as a scalar helper for TV-18). */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"   /* the per-element formulas, shared with enc_cuda.cu */
 #include "encoder/enc_pieces.h"     /* download_pieces' walk, shared with enc_cuda.cu */
