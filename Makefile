@@ -15,6 +15,7 @@
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
 #   make check-docs      README's layers and flags, every command's synopsis, against the code
+#   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
 #   make bench           every bench/*.sh
@@ -107,7 +108,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -236,12 +237,12 @@ endef
 # both trees, the fast CLI scripts in the normal tree. (The GPU harness's self-check, 35 s of CPU,
 # checks test code only: test-all.)
 test:
-	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-cli-fast)
+	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-cli-fast)
 
 # Everything (what .ci/run runs): every CLI script in both trees, the GPU harness's self-check,
 # the kernel runs.
 test-all:
-	$(call run_steps,check-cuda check-symbols check-docs check-tests test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch,$(GPU_TEST) $(GPU_BERT_TEST))
+	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch,$(GPU_TEST) $(GPU_BERT_TEST))
 
 # The PyTorch twins against synprobe, every encoder kind both ways (part of `make test-all`;
 # tests/torch/run.sh, which skips visibly without torch in /usr/bin/python3)
@@ -301,6 +302,10 @@ check-docs: all
 # The CLI scripts' headers (purpose line, tier tag) and no check that cannot fail.
 check-tests:
 	@tests/check_tests.sh $(COUNTS)
+
+# Every program the tests run comes from a package of contrib/setup/packages.txt or a bare Debian.
+check-programs:
+	@tests/check_programs.sh $(COUNTS)
 
 # The CUDA source (with encoder/enc_formulas.h as device code) compiled on its own: a visible
 # ok or SKIP in make test. NVFLAGS turn nvcc's own warnings into errors: a __host__ __device__
@@ -374,7 +379,8 @@ uninstall:
 fuzz:
 	$(MAKE) -C tests/fuzz
 
-# the README's first command on a bare Debian 12 (debootstrap minbase chroot; root and network)
+# the README's two commands on a bare Debian 12 (debootstrap minbase chroot; root and network):
+# the demo, then the tests (SETUP_TEST=0: the demo only)
 test-setup:
 	@tests/setup/bare-debian.sh
 

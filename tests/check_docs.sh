@@ -48,8 +48,14 @@ report(not bad, "README's table of folders and prefixes is check_symbols.sh's ta
 
 # file names are unique across the tree (sources and scripts), so a name in a message, a backtrace
 # or a review says which file it is
+# (the tree walked, not `git ls-files`: a release tarball or a bare machine has no git; what is
+# ignored by name below is what .gitignore keeps out of the tree: builds, models, scratch)
 import collections, os
-tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True).stdout.split()
+SKIP = {".git", "build", "models", "__pycache__", ".team", "synprobe-demo", "synprobe-ptb", "device-carry"}
+tracked = []
+for d, subs, files in os.walk("."):
+    subs[:] = sorted(s for s in subs if s not in SKIP and not os.path.islink(os.path.join(d, s)))
+    tracked += [os.path.relpath(os.path.join(d, f)) for f in files]
 by_name = collections.defaultdict(list)
 for f in tracked:
     if f.endswith((".c", ".h", ".cu", ".sh", ".py")): by_name[os.path.basename(f)].append(f)
