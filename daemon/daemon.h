@@ -46,7 +46,20 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen);
  * invalid (err names it and its JSON path), none; nothing is written then. */
 int dmn_submit(const char *store, const char *const *paths, int n, int max_retries, int64_t *ids, char *err, size_t errlen);
 
-/* The log file of job id of a store: "STORE.logs/ID.log", into out. */
-void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n);
+struct st_queue_job;
+
+/* The name of a queued job's log in STORE.logs: "ID-T.log", T the row's submit time in whole
+ * microseconds, so a queue made again at the same path (ids restart at 1) never appends to or
+ * shows an earlier queue's log. */
+void dmn_job_log_name(const struct st_queue_job *j, char *out, size_t n);
+
+/* Open job j's log, STORE.logs/ID-T.log (its path into path): for writing (the daemon: appended,
+ * made when missing, the folder too) or reading (`synprobe logs`). Neither follows a symbolic
+ * link, the folder's or the file's; the file must be a regular file with one link (a FIFO, a
+ * device, a folder or another name of some other file is refused), opened relative to the folder.
+ * Writing, the folder must be the daemon user's and writable by no one else, and the file the
+ * daemon user's. A file descriptor, or -1 with err naming the path and errno (ENOENT: no log). */
+int dmn_job_log_open(const char *store, const struct st_queue_job *j, int writing, char *path, size_t pathlen, char *err,
+                     size_t errlen);
 
 #endif
