@@ -1,10 +1,12 @@
 /* daemon/daemon.c — the job queue's server and client side (daemon/daemon.h says the design). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -430,6 +432,35 @@ struct daemon {
     char lost_why[SP_ERRLEN];
 };
 
+/* The queue's store is gone from its path, its -wal and -shm files may not be: SQLite ties a WAL
+ * to its database by name only, so the next store made or renamed to that path would take this
+ * WAL's frames for its own (the old queue's pages in the new store) and share its index. Each of
+ * the two that is a file this process has open (the daemon's connection to the old store) is
+ * removed; anything else at those paths is left alone. (SQLite itself refuses to write to a
+ * store moved under it, so the old connection checkpoints nothing into them either.) */
+static void drop_side_files(struct daemon *d)
+{
+    static const char *const sfx[] = { "-wal", "-shm" };
+    for (int i = 0; i < 2; i++) {
+        char p[4200];
+        struct stat st, fs;
+        snprintf(p, sizeof p, "%s%s", d->o->store, sfx[i]);
+        if (lstat(p, &st) || !S_ISREG(st.st_mode)) continue;
+        DIR *fds = opendir("/proc/self/fd");
+        struct dirent *e;
+        int ours = 0;
+        while (fds && !ours && (e = readdir(fds))) {
+            int fd = atoi(e->d_name);
+            if (e->d_name[0] != '.' && fd != dirfd(fds) && fstat(fd, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino)
+                ours = 1;
+        }
+        if (fds) closedir(fds);
+        if (!ours) continue;
+        if (unlink(p)) dlog(&d->log, "%s: the old store's, left: %s", p, strerror(errno));
+        else dlog(&d->log, "%s: removed (the old store's: a store made at that path would take it for its own)", p);
+    }
+}
+
 /* 0 while the path STORE names the file the daemon opened. Deleted (rm) or replaced (a rename
  * over it, a symlink repointed): the daemon must not serve, or write to, a queue no one can
  * submit to any more, while the jobs submitted to the new file at that path wait for ever. Then
@@ -454,6 +485,7 @@ static int store_moved(struct daemon *d)
                  (unsigned long)st.st_ino, (unsigned long)d->dev, (unsigned long)d->ino, tail);
     d->lost = 1;
     dlog(&d->log, "error: %s", d->lost_why);
+    drop_side_files(d);
     return 1;
 }
 
