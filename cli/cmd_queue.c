@@ -227,7 +227,7 @@ int cmd_cancel(int argc, char **argv)
 static const char logs_usage[] =
     "usage: synprobe logs --db STORE JOB\n"
     "\n"
-    "Prints the job's log (STORE.logs/JOB-T.log, T its submit time in microseconds): each attempt's\n"
+    "Prints the job's log (STORE.logs/ID-T.log, T its submit time in microseconds): each attempt's\n"
     "steps as the commands that do them, their summaries and full results, warnings and errors. A log\n"
     "that is a symbolic link, not a regular file or a file with other names (hard links) is refused.\n";
 

@@ -6,8 +6,12 @@
  * from the daemon (no exec: a trivial job then costs a fork, not a program start, see
  * bench/queue.sh); the child parses the job text snapshotted at submit time, runs it with the
  * foreground runner (daemon/run.h) into the store its job file names, writes its output to
- * STORE.logs/JOB.log, and reports each step ("S i n where") and a failure ("E where TAB message")
+ * STORE.logs/ID-T.log (dmn_job_log_open: never through a link, in a folder only the daemon's user
+ * can write to), and reports each step ("S i n where") and a failure ("E where TAB message")
  * on its status pipe. Only the daemon writes the queue: lease, progress, heartbeat, finish.
+ * The daemon serves the file it opened: at each turn of its loop and before each lease it checks
+ * that STORE still names it (device, inode); deleted or replaced, it stops its jobs, removes that
+ * file's -wal and -shm, writes nothing more and returns an error.
  * The child has PR_SET_PDEATHSIG(SIGTERM): a daemon killed with SIGKILL takes its jobs to their
  * next safe point (the job ledger makes the re-run exact). A daemon that starts re-queues jobs
  * whose lease expired, and at once those of a daemon on this host whose process and job process
