@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,8 +227,9 @@ int cmd_cancel(int argc, char **argv)
 static const char logs_usage[] =
     "usage: synprobe logs --db STORE JOB\n"
     "\n"
-    "Prints the job's log (STORE.logs/JOB.log): each attempt's steps as the commands that do them,\n"
-    "their summaries and full results, warnings and errors.\n";
+    "Prints the job's log (STORE.logs/ID-T.log, T its submit time in microseconds): each attempt's\n"
+    "steps as the commands that do them, their summaries and full results, warnings and errors. A log\n"
+    "that is a symbolic link, not a regular file or a file with other names (hard links) is refused.\n";
 
 int cmd_logs(int argc, char **argv)
 {
@@ -247,12 +249,20 @@ int cmd_logs(int argc, char **argv)
     st_close(db);
     if (rc || !found) return cli_done(&c, rc);
     char p[4200];
-    dmn_job_log_path(o.db, id, p, sizeof p);
-    FILE *f = fopen(p, "r");
-    if (!f && errno == ENOENT) {
+    int fd = dmn_job_log_open(o.db, &j, 0, p, sizeof p, c.ctx.err, sizeof c.ctx.err);   /* no link followed, regular files only */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+    if (fd < 0 && errno == ENOENT) {
         if (!c.common.quiet) printf("job %lld (%s) has no log yet: it has not run\n", (long long)id, j.state);
+        /* an older synprobe named logs by the id alone: such a file may be an earlier queue's job */
+        char old[4200];
+        struct stat st;
+        snprintf(old, sizeof old, "%s.logs/%lld.log", o.db, (long long)id);
+        if (!c.common.quiet && lstat(old, &st) == 0)
+            printf("(%s is named by the job id alone, as an older synprobe named logs: it may be a job of an earlier queue at "
+                   "this path, so it is not shown)\n", old);
     } else if (!f) {
-        rc = cli_fail(SP_EXIT_INPUT, "logs", "%s: %s", p, strerror(errno));
+        rc = cli_fail(SP_EXIT_INPUT, "logs", "%s", fd < 0 ? c.ctx.err : strerror(errno));
+        if (fd >= 0) close(fd);
     } else {
         char buf[65536];
         size_t k;

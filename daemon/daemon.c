@@ -1,10 +1,12 @@
 /* daemon/daemon.c — the job queue's server and client side (daemon/daemon.h says the design). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
@@ -32,9 +34,107 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n)
+/* ---- job logs: STORE.logs/ID-T.log, opened without following links ---- */
+
+void dmn_job_log_name(const struct st_queue_job *j, char *out, size_t n)
 {
-    snprintf(out, n, "%s.logs/%lld.log", store, (long long)id);
+    /* T, the submit time in whole microseconds, tells this queue row from a job with the same id
+     * in an earlier queue at the same path (a store deleted and made again restarts at 1) */
+    snprintf(out, n, "%lld-%lld.log", (long long)j->id, (long long)(j->submitted_at * 1e6));
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISREG(m) ? "a regular file" : "not a regular file";
+}
+
+/* STORE.logs opened as a folder (its path into dir), never through a symbolic link. For the
+ * daemon (writing) it is made when missing (mode 0750 less the umask) and must be owned by the
+ * daemon's user and writable by no one else: whoever else can write to it could put a link or a
+ * FIFO where the next job's log goes, or swap the file between a check and its use. -1 with err
+ * (naming the path) and errno on failure; ENOENT: no folder (for a reader). */
+static int log_dir_open(const char *store, int writing, char *dir, size_t dirlen, char *err, size_t errlen)
+{
+    snprintf(dir, dirlen, "%s.logs", store);
+    if (writing && mkdir(dir, 0750) && errno != EEXIST) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot make the job logs' folder: %s", dir, strerror(e));
+        errno = e;
+        return -1;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        int e = errno;
+        if (e != ENOENT && lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+            snprintf(err, errlen, "%s: %s, not a folder: the job logs' folder must be a real folder (not followed)", dir,
+                     file_kind(st.st_mode));
+        else snprintf(err, errlen, "%s: %s", dir, strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &st)) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        close(fd);
+        errno = EIO;
+        return -1;
+    }
+    if (writing && st.st_uid != geteuid())
+        snprintf(err, errlen, "%s: the job logs' folder is owned by uid %ld, not by the daemon's user (uid %ld): whoever owns it "
+                 "could put a link where a job's log goes; refusing to write job logs in it", dir, (long)st.st_uid, (long)geteuid());
+    else if (writing && (st.st_mode & (S_IWGRP | S_IWOTH)))
+        snprintf(err, errlen, "%s: the job logs' folder is writable by %s (mode %04o): anyone who can write to it could put a link "
+                 "where a job's log goes; refusing to write job logs in it (chmod go-w it)", dir,
+                 (st.st_mode & S_IWOTH) ? "everyone" : "its group", (unsigned)(st.st_mode & 07777));
+    else return fd;
+    close(fd);
+    errno = EPERM;
+    return -1;
+}
+
+int dmn_job_log_open(const char *store, const struct st_queue_job *j, int writing, char *path, size_t pathlen, char *err,
+                     size_t errlen)
+{
+    char dir[4200], name[64];
+    dmn_job_log_name(j, name, sizeof name);
+    snprintf(path, pathlen, "%s.logs/%s", store, name);
+    int dfd = log_dir_open(store, writing, dir, sizeof dir, err, errlen);
+    if (dfd < 0) return -1;
+    /* relative to the folder checked: a folder swapped since cannot redirect it. O_NONBLOCK: a
+     * FIFO put there is refused below instead of blocking the open (a device is never opened for
+     * writing: O_NOFOLLOW, and the folder holds only what the daemon's user put there) */
+    const char *verb = writing ? "write to" : "print";
+    int fd = openat(dfd, name, (writing ? O_WRONLY | O_APPEND | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                    0640);
+    int e = errno;
+    struct stat st;
+    if (fd < 0) {
+        if (e != ENOENT && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+            snprintf(err, errlen, "%s: %s: a job's log must be a regular file; refusing to %s it", path, file_kind(st.st_mode), verb);
+        else snprintf(err, errlen, "%s: %s", path, strerror(e));
+        close(dfd);
+        errno = e;
+        return -1;
+    }
+    close(dfd);
+    const char *bad = NULL;
+    char why[200];
+    if (fstat(fd, &st)) snprintf(why, sizeof why, "%s", strerror(errno)), bad = why;
+    else if (!S_ISREG(st.st_mode)) snprintf(why, sizeof why, "%s: a job's log must be a regular file", file_kind(st.st_mode)), bad = why;
+    else if (st.st_nlink > 1)
+        snprintf(why, sizeof why, "has %ld hard links (another name for the same file): a job's log must be a file of its own",
+                 (long)st.st_nlink), bad = why;
+    else if (writing && st.st_uid != geteuid())
+        snprintf(why, sizeof why, "owned by uid %ld, not by the daemon's user (uid %ld)", (long)st.st_uid, (long)geteuid()), bad = why;
+    if (bad) {
+        snprintf(err, errlen, "%s: %s; refusing to %s it", path, bad, verb);
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
 }
 
 /* ---- submit ---- */
@@ -303,6 +403,7 @@ struct child {
     double term_at;               /* when SIGTERM was sent (sp_now) */
     const char *term_why;         /* why: "the job was cancelled", "the daemon is draining", ... */
     int killed;                   /* SIGKILL sent: it had not stopped within the grace period */
+    struct st_queue_job job;      /* its queue row when leased (path and text NULL): its log's name */
 };
 
 /* A job's end that could not be recorded yet (a full disk, a store that cannot be opened): the
@@ -325,18 +426,89 @@ struct daemon {
     int n_pending;
     struct dlog log;
     char err[SP_ERRLEN];
+    dev_t dev;                    /* the queue's store the daemon opened: STORE must go on naming it */
+    ino_t ino;
+    int lost;                     /* it does not: the daemon stops (store_moved), writing no more to it */
+    char lost_why[SP_ERRLEN];
 };
 
+/* The queue's store is gone from its path, its -wal and -shm files may not be: SQLite ties a WAL
+ * to its database by name only, so the next store made or renamed to that path would take this
+ * WAL's frames for its own (the old queue's pages in the new store) and share its index. Each of
+ * the two that is a file this process has open (the daemon's connection to the old store) is
+ * removed; anything else at those paths is left alone. (SQLite itself refuses to write to a
+ * store moved under it, so the old connection checkpoints nothing into them either.) */
+static void drop_side_files(struct daemon *d)
+{
+    static const char *const sfx[] = { "-wal", "-shm" };
+    for (int i = 0; i < 2; i++) {
+        char p[4200];
+        struct stat st, fs;
+        snprintf(p, sizeof p, "%s%s", d->o->store, sfx[i]);
+        if (lstat(p, &st) || !S_ISREG(st.st_mode)) continue;
+        DIR *fds = opendir("/proc/self/fd");
+        struct dirent *e;
+        int ours = 0;
+        while (fds && !ours && (e = readdir(fds))) {
+            int fd = atoi(e->d_name);
+            if (e->d_name[0] != '.' && fd != dirfd(fds) && fstat(fd, &fs) == 0 && fs.st_dev == st.st_dev && fs.st_ino == st.st_ino)
+                ours = 1;
+        }
+        if (fds) closedir(fds);
+        if (!ours) continue;
+        if (unlink(p)) dlog(&d->log, "%s: the old store's, left: %s", p, strerror(errno));
+        else dlog(&d->log, "%s: removed (the old store's: a store made at that path would take it for its own)", p);
+    }
+}
+
+/* 0 while the path STORE names the file the daemon opened. Deleted (rm) or replaced (a rename
+ * over it, a symlink repointed): the daemon must not serve, or write to, a queue no one can
+ * submit to any more, while the jobs submitted to the new file at that path wait for ever. Then
+ * 1, with d->lost set and the reason logged; the loop stops the running jobs and exits non-zero.
+ * Checked at each turn of the loop and before each lease. */
+static int store_moved(struct daemon *d)
+{
+    if (d->lost) return 1;
+    struct stat st;
+    int e = stat(d->o->store, &st) ? errno : 0;
+    if (!e && st.st_dev == d->dev && st.st_ino == d->ino) return 0;
+    const char *tail = "; the daemon stops (jobs submitted to a new store at that path need a daemon started on it)";
+    if (e == ENOENT)
+        snprintf(d->lost_why, sizeof d->lost_why, "%s: the queue's store was deleted under the daemon (no file at that path now)%s",
+                 d->o->store, tail);
+    else if (e)
+        snprintf(d->lost_why, sizeof d->lost_why, "%s: cannot check that the queue's store is still there: %s%s", d->o->store,
+                 strerror(e), tail);
+    else
+        snprintf(d->lost_why, sizeof d->lost_why, "%s: the queue's store was replaced under the daemon: the path names another "
+                 "file now (device %lu, inode %lu; the daemon's was device %lu, inode %lu)%s", d->o->store, (unsigned long)st.st_dev,
+                 (unsigned long)st.st_ino, (unsigned long)d->dev, (unsigned long)d->ino, tail);
+    d->lost = 1;
+    dlog(&d->log, "error: %s", d->lost_why);
+    drop_side_files(d);
+    return 1;
+}
+
+/* the connection, reopened when it was closed around a fork: only if STORE is still the daemon's */
 static int db_ready(struct daemon *d)
 {
     if (d->db) return SP_OK;
-    return st_open(d->o->store, 0, &d->db, d->err, sizeof d->err);
+    if (store_moved(d)) { snprintf(d->err, sizeof d->err, "%s", d->lost_why); return SP_ESTORE; }
+    if (st_open(d->o->store, 0, &d->db, d->err, sizeof d->err)) return SP_ESTORE;
+    if (store_moved(d)) {   /* replaced between the check and the open: not ours, nothing written to it */
+        st_close(d->db);
+        d->db = NULL;
+        snprintf(d->err, sizeof d->err, "%s", d->lost_why);
+        return SP_ESTORE;
+    }
+    return SP_OK;
 }
 
 /* Record a job's end (st_queue_finish); state (16 bytes) receives its state after. When that
  * fails, the end is kept to be tried again (retry_ends) and state says "not recorded". */
 static int finish_job(struct daemon *d, int64_t id, enum st_queue_outcome out, const char *error, const char *step, char *state)
 {
+    if (d->lost) { snprintf(state, 16, "not recorded"); return SP_ESTORE; }   /* the queue is gone: kept nowhere */
     int rc = db_ready(d);
     if (!rc) rc = st_queue_finish(d->db, id, d->owner, out, error, step, wall_now(), d->o->backoff_s, state, d->err, sizeof d->err);
     if (!rc) return SP_OK;
@@ -403,11 +575,6 @@ static int same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static int mkdir_p(const char *dir)
-{
-    return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 /* A job with nothing to do runs here, without a process: every step is one the job ledger
  * records (no ingest or encode, which look at their inputs each time) and the ledger of its store
  * says each is done, which a read shows. The log gets what the job's process would print, the job is
@@ -446,10 +613,10 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
     }
     st_close(db);
     db = NULL;
-    char logp[4200], logdir[4200];
-    snprintf(logdir, sizeof logdir, "%s.logs", d->o->store);
-    dmn_job_log_path(d->o->store, j->id, logp, sizeof logp);
-    FILE *f = mkdir_p(logdir) ? NULL : fopen(logp, "a");
+    char logp[4200];
+    int logfd = dmn_job_log_open(d->o->store, j, 1, logp, sizeof logp, e, sizeof e);   /* refused: the fork path says why */
+    FILE *f = logfd < 0 ? NULL : fdopen(logfd, "a");
+    if (!f && logfd >= 0) close(logfd);
     if (f) {
         time_t t = time(NULL);
         fprintf(f, "==== job %lld, attempt %d, %s%ssynprobe run: nothing to do: all %d steps were done before (checked by the daemon)\n",
@@ -474,13 +641,10 @@ out:
 /* Fork the job's process. On failure the job is finished as failed here. */
 static void start_child(struct daemon *d, struct child *c, struct st_queue_job *j)
 {
-    char logp[4200], logdir[4200];
-    snprintf(logdir, sizeof logdir, "%s.logs", d->o->store);
-    dmn_job_log_path(d->o->store, j->id, logp, sizeof logp);
-    int p[2] = { -1, -1 }, logfd = -1;
+    char logp[4200], logerr[SP_ERRLEN];
+    int p[2] = { -1, -1 }, logfd = dmn_job_log_open(d->o->store, j, 1, logp, sizeof logp, logerr, sizeof logerr);
     const char *why = NULL;
-    if (mkdir_p(logdir)) why = "cannot make the log folder";
-    else if ((logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0) why = "cannot open the job's log";
+    if (logfd < 0) why = logerr;
     else if (pipe2(p, O_CLOEXEC)) why = "pipe";
     /* the job's store: if it is the queue's own file, the child must not inherit our connection's
      * SQLite state for that file (locks and WAL index are per process): close it across the fork */
@@ -534,8 +698,9 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
     if (p[1] >= 0) close(p[1]);
     if (why) {
         if (p[0] >= 0) close(p[0]);
-        char msg[SP_ERRLEN];
-        snprintf(msg, sizeof msg, "the daemon could not start the job: %s (%s): %s", why, logp, strerror(errno));
+        char msg[SP_ERRLEN + 64];
+        if (why == logerr) snprintf(msg, sizeof msg, "the daemon could not start the job: %s", logerr);
+        else snprintf(msg, sizeof msg, "the daemon could not start the job: %s: %s", why, strerror(errno));
         dlog(&d->log, "job %lld: %s", (long long)j->id, msg);
         char state[16];
         finish_job(d, j->id, ST_QUEUE_FAILED, msg, NULL, state);
@@ -546,6 +711,8 @@ static void start_child(struct daemon *d, struct child *c, struct st_queue_job *
     c->pid = pid;
     c->id = j->id;
     c->fd = p[0];
+    c->job = *j;                  /* for its log's name: the strings are not kept */
+    c->job.path = c->job.text = NULL;
     d->n_running++;
     dlog(&d->log, "job %lld: started (attempt %d, process %ld): %s", (long long)j->id, j->attempts, (long)pid, j->path);
     if (db_ready(d) || st_queue_set_pid(d->db, j->id, d->owner, (long)pid, d->err, sizeof d->err))
@@ -588,6 +755,7 @@ static void read_status(struct child *c)
 
 static void flush_progress(struct daemon *d)
 {
+    if (d->lost) return;
     for (int k = 0; k < (int)d->o->workers; k++) {
         struct child *c = &d->kids[k];
         if (!c->pid || !c->progress_dirty) continue;
@@ -597,13 +765,13 @@ static void flush_progress(struct daemon *d)
     }
 }
 
-/* A line from the daemon at the end of job id's log file (what the job's own output cannot say). */
-static void job_log_note(struct daemon *d, int64_t id, const char *msg)
+/* A line from the daemon at the end of job c's log file (what the job's own output cannot say). */
+static void job_log_note(struct daemon *d, const struct child *c, const char *msg)
 {
-    char logp[4200];
-    dmn_job_log_path(d->o->store, id, logp, sizeof logp);
-    FILE *f = fopen(logp, "a");
-    if (!f) { dlog(&d->log, "job %lld: %s: %s", (long long)id, logp, strerror(errno)); return; }
+    char logp[4200], e[SP_ERRLEN];
+    int fd = dmn_job_log_open(d->o->store, &c->job, 1, logp, sizeof logp, e, sizeof e);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+    if (!f) { dlog(&d->log, "job %lld: %s", (long long)c->id, fd < 0 ? e : strerror(errno)); if (fd >= 0) close(fd); return; }
     fprintf(f, "synprobe daemon: %s\n", msg);
     fclose(f);
 }
@@ -660,7 +828,7 @@ static void reap(struct daemon *d)
             what = "killed";
             snprintf(c->error, sizeof c->error, "killed with SIGKILL: still running %g s after SIGTERM (%s)", d->o->grace_s,
                      c->term_why);
-            job_log_note(d, c->id, c->error);
+            job_log_note(d, c, c->error);
         } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { out = ST_QUEUE_DONE; what = "done"; }
         else if (WIFEXITED(status) && (WEXITSTATUS(status) == 143 || WEXITSTATUS(status) == 130)) {
             out = ST_QUEUE_REQUEUE; what = c->cancelled ? "stopped (cancelled)" : "stopped at a safe point, queued again";
@@ -728,6 +896,7 @@ static int reclaim_cb(void *arg, const struct st_queue_job *j)
 /* heartbeat, re-queue what others left, stop our jobs that were cancelled */
 static void housekeeping(struct daemon *d)
 {
+    if (d->lost) return;
     if (db_ready(d)) { dlog(&d->log, "%s", d->err); return; }
     retry_ends(d);   /* first: before an expired lease of such a job is taken for an abandoned one */
     double now = wall_now();
@@ -781,7 +950,25 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
         d->log.f = fopen(o->log, "a");
         if (!d->log.f) { snprintf(err, errlen, "%s: cannot open the log file: %s", o->log, strerror(errno)); return SP_EIO; }
     }
+    /* the job logs' folder: one that will be refused is refused at once (before the store is
+     * made), not job by job; a missing one is made once the store is open */
+    struct stat sst;
+    char logdir[4200];
+    int dfd = -1;
+    snprintf(logdir, sizeof logdir, "%s.logs", o->store);
+    if (lstat(logdir, &sst) == 0 && (dfd = log_dir_open(o->store, 1, logdir, sizeof logdir, err, errlen)) < 0) {
+        if (o->log) fclose(d->log.f);
+        return SP_EIO;
+    }
+    if (dfd >= 0) close(dfd);
     if (st_open(o->store, ST_OPEN_CREATE, &d->db, err, errlen)) { if (o->log) fclose(d->log.f); return SP_ESTORE; }
+    dfd = -1;
+    if (stat(o->store, &sst)) snprintf(err, errlen, "%s: %s", o->store, strerror(errno));
+    else dfd = log_dir_open(o->store, 1, logdir, sizeof logdir, err, errlen);
+    if (dfd < 0) { st_close(d->db); if (o->log) fclose(d->log.f); return SP_EIO; }
+    close(dfd);
+    d->dev = sst.st_dev;
+    d->ino = sst.st_ino;
     gethostname(d->host, sizeof d->host - 1);
     for (char *s = d->host; *s; s++) if (*s == ':') *s = '_';
     char rid[16];
@@ -806,6 +993,14 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     int draining = 0, idle = 0;
     struct pollfd *pfd = sp_xcalloc((size_t)o->workers + 1, sizeof *pfd);
     for (;;) {
+        if (!d->lost && store_moved(d)) {
+            if (d->n_running)
+                dlog(&d->log, "stopping %d running job%s at their next safe point; their ends are not recorded", d->n_running,
+                     d->n_running == 1 ? "" : "s");
+            draining = 1;
+            for (int k = 0; k < (int)o->workers; k++)
+                if (d->kids[k].pid) stop_child(&d->kids[k], "the queue's store is gone");
+        }
         if (g_hup) {
             g_hup = 0;
             if (d->log.path) {
@@ -831,6 +1026,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
         if (now >= next_house) { housekeeping(d); next_house = now + beat; }
         idle = 0;
         while (!draining && d->n_running < o->workers) {
+            if (store_moved(d)) break;   /* before each lease: the next turn stops */
             if (db_ready(d)) { dlog(&d->log, "%s", d->err); break; }
             struct st_queue_job j;
             int got = 0;
@@ -867,17 +1063,19 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
             while (read(g_wake[0], buf, sizeof buf) > 0) {}
         }
     }
-    if (d->n_pending) retry_ends(d);
+    if (d->n_pending && !d->lost) retry_ends(d);
     for (int i = 0; i < d->n_pending; i++)
         dlog(&d->log, "job %lld: its end could not be recorded (%s): it stays 'running' under this daemon's lease, which "
              "expires in %.0f s; then another daemon on this store queues it again", (long long)d->pending[i].id, d->err,
              o->lease_s);
-    dlog(&d->log, "drained: every job of this daemon finished or queued again; exiting");
+    if (d->lost) dlog(&d->log, "stopped: the queue's store is gone; exiting with an error");
+    else dlog(&d->log, "drained: every job of this daemon finished or queued again; exiting");
     free(d->pending);
     free(pfd);
     free(d->kids);
     st_close(d->db);
     close(g_wake[0]); close(g_wake[1]); g_wake[0] = g_wake[1] = -1;
     if (o->log) fclose(d->log.f);
+    if (d->lost) { snprintf(err, errlen, "%s", d->lost_why); return SP_ESTORE; }
     return SP_OK;
 }

@@ -6,8 +6,12 @@
  * from the daemon (no exec: a trivial job then costs a fork, not a program start, see
  * bench/queue.sh); the child parses the job text snapshotted at submit time, runs it with the
  * foreground runner (daemon/run.h) into the store its job file names, writes its output to
- * STORE.logs/JOB.log, and reports each step ("S i n where") and a failure ("E where TAB message")
+ * STORE.logs/ID-T.log (dmn_job_log_open: never through a link, in a folder only the daemon's user
+ * can write to), and reports each step ("S i n where") and a failure ("E where TAB message")
  * on its status pipe. Only the daemon writes the queue: lease, progress, heartbeat, finish.
+ * The daemon serves the file it opened: at each turn of its loop and before each lease it checks
+ * that STORE still names it (device, inode); deleted or replaced, it stops its jobs, removes that
+ * file's -wal and -shm, writes nothing more and returns an error.
  * The child has PR_SET_PDEATHSIG(SIGTERM): a daemon killed with SIGKILL takes its jobs to their
  * next safe point (the job ledger makes the re-run exact). A daemon that starts re-queues jobs
  * whose lease expired, and at once those of a daemon on this host whose process and job process
@@ -46,7 +50,20 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen);
  * invalid (err names it and its JSON path), none; nothing is written then. */
 int dmn_submit(const char *store, const char *const *paths, int n, int max_retries, int64_t *ids, char *err, size_t errlen);
 
-/* The log file of job id of a store: "STORE.logs/ID.log", into out. */
-void dmn_job_log_path(const char *store, int64_t id, char *out, size_t n);
+struct st_queue_job;
+
+/* The name of a queued job's log in STORE.logs: "ID-T.log", T the row's submit time in whole
+ * microseconds, so a queue made again at the same path (ids restart at 1) never appends to or
+ * shows an earlier queue's log. */
+void dmn_job_log_name(const struct st_queue_job *j, char *out, size_t n);
+
+/* Open job j's log, STORE.logs/ID-T.log (its path into path): for writing (the daemon: appended,
+ * made when missing, the folder too) or reading (`synprobe logs`). Neither follows a symbolic
+ * link, the folder's or the file's; the file must be a regular file with one link (a FIFO, a
+ * device, a folder or another name of some other file is refused), opened relative to the folder.
+ * Writing, the folder must be the daemon user's and writable by no one else, and the file the
+ * daemon user's. A file descriptor, or -1 with err naming the path and errno (ENOENT: no log). */
+int dmn_job_log_open(const char *store, const struct st_queue_job *j, int writing, char *path, size_t pathlen, char *err,
+                     size_t errlen);
 
 #endif

@@ -36,7 +36,7 @@ done
 check "the test holds both stores' job locks" wait_for 10 sh -c "test -e $TMP/j/a.db.run.lock.held && test -e $M/b/b.db.run.lock.held"
 $SP daemon --db $Q --log $TMP/d.log --lease 3 --backoff 1 --workers 2 &
 dpid=$!
-check "both jobs start and wait for their locks" wait_for 20 sh -c "[ \$(grep -c 'waiting for the store' $Q.logs/1.log $Q.logs/2.log | grep -c ':1') = 2 ]"
+check "both jobs start and wait for their locks" wait_for 20 sh -c "[ \$(grep -c 'waiting for the store' $Q.logs/1-*.log $Q.logs/2-*.log | grep -c ':1') = 2 ]"
 dd if=/dev/zero of=$M/fill bs=4k 2>/dev/null || true
 expect_eq "the tmpfs is full" "$(df -P $M | awk 'NR == 2 {print $4}')" 0
 touch $TMP/release

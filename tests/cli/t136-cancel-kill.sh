@@ -47,7 +47,7 @@ expect_eq "the row stays cancelled" "$(field 1 state)" cancelled
 check "the row says it was killed and why" sh -c "sqlite3 $Q 'select error from queue_job where job_id = 1' |
     grep -q 'killed with SIGKILL: still running 2 s after SIGTERM (the job was cancelled)'"
 expect_eq "... and the step it was in" "$(field 1 error_step)" "corpora[0]"
-check "the job's log says so" grep -q 'synprobe daemon: killed with SIGKILL' $Q.logs/1.log
+check "the job's log says so" sh -c "$SP logs --db $Q 1 | grep -q 'synprobe daemon: killed with SIGKILL'"
 check "the daemon's log says so" grep -q 'job 1: still running 2 s after SIGTERM (the job was cancelled): SIGKILL' $TMP/d.log
 check "the slot and the store's job lock are free: job 2 (same store) runs to the end" wait_for 20 is_state 2 done
 expect_eq "... and stored its sentences" "$(sqlite3 $TMP/j/st.db "select count(*) > 0 from sentence")" 1
