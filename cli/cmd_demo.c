@@ -7,6 +7,7 @@
  * stage's option table) and logs the stages' output to DIR/pipeline.log; so a new user sees the
  * job format on the first day, and `synprobe run DIR/demo.job.json` is the same experiment. */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stddef.h>
@@ -351,7 +352,18 @@ int cmd_demo(int argc, char **argv)
     if ((rc = prepare_dir(&o, db_path, sizeof db_path)) != SP_EXIT_OK || (rc = write_inputs(o.out, job_path, sizeof job_path)))
         return cli_done(&c, rc);
     snprintf(log_path, sizeof log_path, "%s/pipeline.log", o.out);
-    struct demo d = { .dir = o.out, .db = db_path, .log = fopen(log_path, "w"), .ingest_only = o.ingest_only };
+    /* written as the steps run (not through sp_out_open's rename at the end); never through a
+     * link, and emptied only once known to be a file of its own (not a hard link's other name) */
+    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    struct stat log_st;
+    if (log_fd < 0 || fstat(log_fd, &log_st) != 0 || !S_ISREG(log_st.st_mode) || log_st.st_nlink > 1 || ftruncate(log_fd, 0) != 0) {
+        rc = cli_fail(SP_EXIT_INPUT, "demo", "%s: %s; expected a regular file or none (not followed)", log_path,
+                      log_fd < 0 && errno == ELOOP ? "is a symbolic link" : log_fd < 0 ? strerror(errno) :
+                      !S_ISREG(log_st.st_mode) ? "is not a regular file" : log_st.st_nlink > 1 ? "has another hard link" : strerror(errno));
+        if (log_fd >= 0) close(log_fd);
+        return cli_done(&c, rc);
+    }
+    struct demo d = { .dir = o.out, .db = db_path, .log = fdopen(log_fd, "w"), .ingest_only = o.ingest_only };
     printf("synprobe demo: %s (store %s)\n\n", stg_build_info(), db_path);
     rc = run_job(&c, &d, job_path);
     if (d.log) fclose(d.log);

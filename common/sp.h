@@ -65,6 +65,14 @@ void sp_buf_free(struct sp_buf *b);
  * file". sp_fopen_input is the same for a regular file, as a stdio stream ("rb"). */
 int   sp_open_input(const char *path, int allow_fifo, char *err, size_t errlen);
 FILE *sp_fopen_input(const char *path, char *err, size_t errlen);
+/* A lock file beside a store (STORE.run.lock, STORE.gpu.lock), opened read-write and created if
+ * missing, never through a link: a symlink planted there (or a FIFO, a folder, a device, a file
+ * with a second hard link) is refused, so taking a lock never creates or opens another file.
+ * Returns the descriptor (O_CLOEXEC), or -1 with errno set and err "PATH: is a symbolic link;
+ * expected a regular lock file" / "PATH: cannot open: REASON". *refused is 1 when the path was
+ * there but of the wrong kind (the caller fails), 0 when it could not be opened at all (a
+ * read-only folder: the caller may run without the lock). */
+int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen);
 /* Exactly n bytes from f into dst, read in chunks with the stop flag (common/stop.h) checked
  * between them: SP_OK; SP_EIO with err "WHAT: truncated (N of M bytes)" or "WHAT: read error";
  * SP_ESTOPPED with err "WHAT: stopped while reading". */

@@ -194,6 +194,38 @@ refuse:
     return -1;
 }
 
+int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
+{
+    struct stat st;
+    *refused = 0;
+    /* O_NONBLOCK: a FIFO put there opens at once (and is refused below) instead of waiting */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))) {
+            *refused = 1;
+            snprintf(err, errlen, "%s: is a symbolic link; expected a regular lock file (not followed)", path);
+        } else if (e == ENXIO || e == EISDIR || e == EWOULDBLOCK) {
+            *refused = 1;
+            snprintf(err, errlen, "%s: is not a regular file; expected a regular lock file", path);
+        } else snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); close(fd); return -1; }
+    if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
+        *refused = 1;
+        snprintf(err, errlen, "%s: is %s; expected a regular lock file", path,
+                 !S_ISREG(st.st_mode) ? file_kind(st.st_mode) : "a file with another hard link");
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 FILE *sp_fopen_input(const char *path, char *err, size_t errlen)
 {
     int fd = sp_open_input(path, 0, err, errlen);

@@ -280,8 +280,10 @@ static void child_step(void *arg, int i, const struct dmn_step *s, int begin, in
     int cuda = s->kind == DMN_ENCODE && ((const struct stg_encode_opts *)s->opts)->device == STG_DEVICE_CUDA;
     if (!cuda) return;
     if (begin) {
-        if (h->gpu_fd < 0) h->gpu_fd = open(h->gpu_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (h->gpu_fd < 0) { printf("synprobe daemon: %s: %s (running without the GPU token)\n", h->gpu_lock, strerror(errno)); return; }
+        char err[SP_ERRLEN];
+        int refused = 0;
+        if (h->gpu_fd < 0) h->gpu_fd = sp_open_lockfile(h->gpu_lock, &refused, err, sizeof err);
+        if (h->gpu_fd < 0) { printf("synprobe daemon: %s (running without the GPU token)\n", err); return; }
         h->gpu_held = wait_lock(h->gpu_fd, "the GPU token (another job's CUDA encode)", s->where);
     } else if (h->gpu_held) {
         flock(h->gpu_fd, LOCK_UN);
@@ -349,8 +351,18 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     char lockp[4200];
     snprintf(lockp, sizeof lockp, "%s.run.lock", job.store);
     make_parent(lockp);
-    int lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (lockfd < 0) printf("synprobe daemon: %s: %s (running without the store's job lock)\n", lockp, strerror(errno));
+    char lockerr[SP_ERRLEN];
+    int refused;
+    int lockfd = sp_open_lockfile(lockp, &refused, lockerr, sizeof lockerr);
+    if (refused) {                                      /* a link or a FIFO planted there: never followed */
+        fprintf(stderr, "synprobe daemon: %s\n", lockerr);
+        status_line(status_fd, "E (store lock)\t%s", lockerr);
+        sp_guard_install(NULL);
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return 1;
+    }
+    if (lockfd < 0) printf("synprobe daemon: %s (running without the store's job lock)\n", lockerr);
     else if (!wait_lock(lockfd, "the store's job lock (another job writes to it)", job.store)) {
         sp_guard_install(NULL);
         sp_guard_free(&guard);

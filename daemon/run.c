@@ -478,7 +478,13 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
         char p[4200];
         snprintf(p, sizeof p, "%s.run.lock", job->store);
         make_parents(p, 0);
-        fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);   /* none (a read-only folder): run unlocked */
+        int refused;
+        fd = sp_open_lockfile(p, &refused, ro->ctx->err, sizeof ro->ctx->err);
+        if (refused) {                                  /* a link or a FIFO planted there: never followed */
+            if (ro->out) { fprintf(ro->out, "synprobe run: %s\n", ro->ctx->err); fflush(ro->out); }
+            return SP_EUSAGE;
+        }
+        ro->ctx->err[0] = 0;                            /* none (a read-only folder): run unlocked */
         if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
             if (ro->out) { fprintf(ro->out, "  (waiting for %s: another job is writing to this store)\n", p); fflush(ro->out); }
             while (flock(fd, LOCK_EX | LOCK_NB)) {
