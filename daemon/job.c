@@ -581,7 +581,13 @@ static int layer_list(struct parse *P, const char *cfg, json_t *layers, const ch
  * name; a "run" with {layer} names them itself), for layer-wise probing. */
 static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *inputs, const char *where)
 {
-    const char *cfg = json_string_value(json_object_get(c, json_object_get(c, "config") ? "config" : "encoder"));
+    const char *key = json_object_get(c, "config") ? "config" : "encoder";
+    json_t *cv = json_object_get(c, key);
+    const char *cfg = json_string_value(cv);
+    if (cv && (!cfg || !cfg[0]))
+        return fail(P, "%s.%s: expected the encoder configuration file's path, got %s", where, key,
+                    cfg ? "an empty string" : json_is_array(cv) ? "an array" : json_is_object(cv) ? "an object"
+                    : json_is_number(cv) ? "a number" : json_is_boolean(cv) ? "true or false" : "null");
     if (!cfg) return fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
     if (json_object_get(c, "layer")) return fail(P, "%s: give \"layers\" or \"layer\", not both", where);
     int rc = layer_list(P, cfg, layers, where, &P->lay);
