@@ -10,14 +10,25 @@ static const char usage[] =
     "\n"
     "Combines the stores `synprobe run --shard K/N JOB.json` wrote into OUT.db (created if missing):\n"
     "sentences with their tokens and cached structures, quarantined sentences, encoders, vectors and\n"
-    "attention maps. Merging is idempotent: a shard merged twice, or a merge run again, adds nothing.\n"
+    "attention maps. Merging is idempotent: a shard merged again, or a merge run again, adds nothing.\n"
     "The merged sentences are numbered as a one-machine ingest numbers them, so `synprobe run JOB.json`\n"
     "on OUT.db (the job's store) finds ingest and encode done and gives the one-machine results.\n"
     "Refused (exit 1, nothing written): stores that are no shards, shards of different N, shards whose\n"
     "corpus contents (files, SHA-256) or encoder fingerprints differ, a target that is a shard itself, a\n"
     "shard that fails SQLite's integrity_check (each is checked before anything is read from it).\n"
+    "Refused (exit 2, nothing written): one file named twice among the shards, or the target among them\n"
+    "(by identity: a hard link, a symlink or ./x is the same file).\n"
     "Until every shard is merged, `synprobe run` and every step that writes refuse OUT.db.\n"
     "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n";
+
+/* One file named twice among the shards (a hard link, a symlink, "./x"), or the target among them:
+ * a usage error (exit 2) naming both, before the target is created or any store opened. */
+static int merge_distinct(struct cli *c)
+{
+    char err[SP_ERRLEN];
+    if (!st_merge_distinct(c->operands.v[0], c->operands.v + 1, c->operands.n - 1, err, sizeof err)) return SP_EXIT_OK;
+    return cli_fail(SP_EXIT_USAGE, "merge", "%s", err);
+}
 
 int cmd_merge(int argc, char **argv)
 {
@@ -27,6 +38,7 @@ int cmd_merge(int argc, char **argv)
     if (rc >= 0) return rc;
     if (c.operands.n < 2)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "merge", "expected the target store and at least one shard store (see --help)"));
+    if ((rc = merge_distinct(&c))) return cli_done(&c, rc);
     struct st_merge_result r;
     char err[SP_ERRLEN];
     int src = st_merge(c.operands.v[0], c.operands.v + 1, c.operands.n - 1, &r, err, sizeof err);

@@ -18,7 +18,7 @@ static const char usage[] =
     "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
     "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
     "  --threads K         --run: K threads train the probes (the two probes side by side; with --layer,\n"
-    "                      two layers at a time); the figures do not depend on K\n"
+    "                      two layers at a time; default: the CPUs it may run on); the figures do not depend on K\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
 
 /* --layer: the trained probes on one layer run, one row. */
@@ -61,6 +61,7 @@ int cmd_structprobe(int argc, char **argv)
     if (lay.layer && (!o.run || !o.db || !o.corpus))
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "structprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given "
                                      "to encode --layers)"));
+    if (lay.layer && !o.threads) o.threads = sp_cpu_count();   /* the default: the CPUs it may run on */
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, structprobe_layer, &o,
                                        JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), o.threads >= 2 ? 2 : 1));

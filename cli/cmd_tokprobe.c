@@ -60,6 +60,7 @@ int cmd_tokprobe(int argc, char **argv)
     if (lay.layer && (!o.run || !o.db || !o.corpus))
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "tokprobe", "--layer needs --db DB --corpus C --run NAME (the --run name given "
                                      "to encode --layers)"));
+    if (lay.layer && !o.threads) o.threads = sp_cpu_count();   /* the default: the CPUs it may run on */
     if (lay.layer)
         return cli_done(&c, cli_layers(&c, o.db, o.run, lay.layer, &(struct sp_strlist){ &o.corpus, 1 }, tokprobe_layer, &o,
                                        JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), o.threads >= 2 ? 2 : 1));

@@ -411,6 +411,65 @@ static const char *json_type_name(const json_t *v)
          : json_is_boolean(v) ? "true or false" : json_is_null(v) ? "null" : json_is_array(v) ? "an array" : "an object";
 }
 
+/* What one item of list o is, for "expected at least one ...": "integer", "of logreg or mlp",
+ * "path", "name". */
+static void list_noun(const struct sp_opt *o, char *out, size_t n)
+{
+    if (o->type == SP_OPT_LIST && o->lo < o->hi) snprintf(out, n, "integer (%lld..%lld)", o->lo, o->hi);
+    else if (o->type == SP_OPT_LIST && o->choices) {
+        char c[256];
+        choices_text(c, sizeof c, o->choices);
+        snprintf(out, n, "of %s", c);
+    } else snprintf(out, n, "%s", o->type == SP_OPT_PATHS ? "path" : "name");
+}
+
+/* One element e of a JSON array for list option o, at JSON path at ("probes[0].seed[1]"):
+ * of the item's JSON type (an integer for a list of integers, else a string), then the
+ * command line's check of one item; appended. */
+static int json_list_item(const struct sp_opt *o, void *dst, json_t *e, const char *at, struct sp_arena *a,
+                          char *err, size_t errlen)
+{
+    struct sp_strlist *l = FIELD(dst, o, struct sp_strlist);
+    if (o->type == SP_OPT_LIST && o->lo < o->hi) {
+        if (!json_is_integer(e)) {
+            snprintf(err, errlen, "%s: expected an integer, got %s", at, json_type_name(e));
+            return SP_EUSAGE;
+        }
+        json_int_t x = json_integer_value(e);
+        if (x < o->lo || x > o->hi) {
+            snprintf(err, errlen, "%s: expected an integer in %lld..%lld, got %lld", at, o->lo, o->hi, (long long)x);
+            return SP_EUSAGE;
+        }
+        char num[32];
+        snprintf(num, sizeof num, "%lld", (long long)x);
+        list_append(l, num, strlen(num), a);
+        return SP_OK;
+    }
+    if (!json_is_string(e)) {
+        snprintf(err, errlen, "%s: expected a string, got %s", at, json_type_name(e));
+        return SP_EUSAGE;
+    }
+    const char *s = json_string_value(e);
+    if (!s[0]) {
+        snprintf(err, errlen, "%s: expected a %s, got an empty string", at, o->type == SP_OPT_PATHS ? "path" : "name");
+        return SP_EUSAGE;
+    }
+    if (o->type == SP_OPT_PATHS) {
+        list_append(l, s, strlen(s), a);
+        return SP_OK;
+    }
+    /* a LIST element: its comma-separated names, each checked as the command line checks it */
+    char inner[SP_ERRLEN];
+    if (sp_opt_set(o, dst, s, a, inner, sizeof inner)) {
+        const char *colon = strstr(inner, ": ");
+        snprintf(err, errlen, "%s%s", at, colon ? colon : inner);
+        char *cs = strstr(err, " (comma-separated)");   /* the command line's word: an element is no such list */
+        if (cs) memmove(cs, cs + 18, strlen(cs + 18) + 1);
+        return SP_EUSAGE;
+    }
+    return SP_OK;
+}
+
 int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen)
 {
@@ -441,30 +500,36 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, json_t *obj, const char *
         }
         if (o->type == SP_OPT_LIST || o->type == SP_OPT_PATHS) {
             *FIELD(dst, o, struct sp_strlist) = (struct sp_strlist){ 0 };   /* replaces the default */
-            if (json_is_string(v)) {
-                rc = sp_opt_set(o, dst, json_string_value(v), a, inner, sizeof inner);
-            } else if (json_is_array(v)) {
+            int ints = o->type == SP_OPT_LIST && o->lo < o->hi;
+            if (json_is_array(v)) {
+                if (!json_array_size(v)) {
+                    char what[300];
+                    list_noun(o, what, sizeof what);
+                    snprintf(err, errlen, "%s.%s: expected at least one %s, got an empty array (leave \"%s\" out for its "
+                             "default)", path, key, what, key);
+                    return SP_EUSAGE;
+                }
                 size_t i;
                 json_t *e;
                 json_array_foreach(v, i, e) {
-                    char num[32];
-                    const char *item = json_string_value(e);
-                    /* a list of integers (seeds) may hold JSON integers */
-                    if (!item && o->type == SP_OPT_LIST && o->lo < o->hi && json_is_integer(e)) {
-                        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(e));
-                        item = num;
-                    }
-                    if (!item) {
-                        snprintf(err, errlen, "%s.%s[%zu]: expected a %s", path, key, i,
-                                 o->type == SP_OPT_LIST && o->lo < o->hi ? "whole number" : "string");
-                        return SP_EUSAGE;
-                    }
-                    if ((rc = sp_opt_set(o, dst, item, a, inner, sizeof inner))) break;
+                    char at[512];
+                    snprintf(at, sizeof at, "%s.%s[%zu]", path, key, i);
+                    if ((rc = json_list_item(o, dst, e, at, a, err, errlen))) return rc;
                 }
-            } else {
-                snprintf(err, errlen, "%s.%s: expected a string or an array of strings", path, key);
+                continue;
+            }
+            if (ints && json_is_integer(v)) {   /* one seed: 7 as [7] */
+                char at[512];
+                snprintf(at, sizeof at, "%s.%s", path, key);
+                if ((rc = json_list_item(o, dst, v, at, a, err, errlen))) return rc;
+                continue;
+            }
+            if (ints || !json_is_string(v)) {
+                snprintf(err, errlen, "%s.%s: expected %s, got %s", path, key,
+                         ints ? "an integer or an array of integers" : "a string or an array of strings", json_type_name(v));
                 return SP_EUSAGE;
             }
+            rc = sp_opt_set(o, dst, json_string_value(v), a, inner, sizeof inner);
         } else {
             /* the JSON type the option's type asks for: a number for INT and DOUBLE (an integer for
              * INT), a string for names, paths and choices; a SIZE either ("512M" or 1048576) */

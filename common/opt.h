@@ -90,9 +90,10 @@ void sp_opt_to_json(const struct sp_opt *t, const void *src, struct json_t *obj)
 /* The job file's reader: every member of obj must name an option of t (else err names the JSON
  * path and the nearest option). Each value has the JSON type of its option: a whole number
  * (INT), a number (DOUBLE), a number or a string (SIZE: 1048576 or "1M"), a string (STR, PATH,
- * CHOICE), a boolean (FLAG), a string or an array of strings (LIST, PATHS; a list of integers
- * may hold numbers), and is checked exactly as sp_opt_set checks the command line's. path
- * ("encoders[1]") prefixes messages. */
+ * CHOICE), a boolean (FLAG), a string or a non-empty array of strings (LIST, PATHS; a list of
+ * integers, such as seeds: an integer or a non-empty array of integers), and is checked exactly as
+ * sp_opt_set checks the command line's, an array element by element. path ("encoders[1]")
+ * prefixes messages; an element's names its index ("probes[0].seed[1]: expected an integer"). */
 int sp_opt_set_json(const struct sp_opt *t, void *dst, struct json_t *obj, const char *path,
                     struct sp_arena *a, char *err, size_t errlen);
 

@@ -134,5 +134,9 @@ double   sp_splitmix_unif(struct sp_splitmix *r);                /* (next() >> 1
 
 /* Monotonic seconds, for benchmarks and progress. */
 double sp_now(void);
+/* The CPUs this process may run on (sched_getaffinity; the online CPUs where that fails), at
+ * least 1, at most 256: the default thread count of the probes (probe, tokprobe, structprobe),
+ * whose results do not depend on it. */
+int sp_cpu_count(void);
 
 #endif

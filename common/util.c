@@ -1,6 +1,7 @@
 /* common/util.c — allocation, arena, buffers, inputs a user names, UTF-8 check, non-finite scan, PRNG,
  * clock. */
 #include "common/sp.h"
+#include <sched.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -362,6 +363,15 @@ uint64_t sp_rng_below(struct sp_rng *r, uint64_t n)
     uint64_t lim = UINT64_MAX - UINT64_MAX % n, x;
     do x = sp_rng_next(r); while (x >= lim);
     return x % n;
+}
+
+int sp_cpu_count(void)
+{
+    cpu_set_t set;
+    long n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 double sp_now(void)

@@ -412,6 +412,7 @@ struct child {
     size_t len;
     char error[SP_ERRLEN], error_step[128], step[128];
     int done, total, progress_dirty, term_sent, cancelled;
+    int progress_failing;         /* the last progress write failed (logged once; tried again each loop) */
     double term_at;               /* when SIGTERM was sent (sp_now) */
     const char *term_why;         /* why: "the job was cancelled", "the daemon is draining", ... */
     int killed;                   /* SIGKILL sent: it had not stopped within the grace period */
@@ -425,7 +426,13 @@ struct pending_end {
     int64_t id;
     enum st_queue_outcome out;
     char error[SP_ERRLEN], step[128];
+    int has_progress;             /* the job's last step (progress_step, done of total) to record first */
+    char progress_step[128];
+    int done, total;
 };
+
+/* What a job's process said last: the step it was in, how many were done, of how many. */
+struct progress { const char *step; int done, total; };
 
 struct daemon {
     const struct dmn_daemon_opts *o;
@@ -516,12 +523,16 @@ static int db_ready(struct daemon *d)
     return SP_OK;
 }
 
-/* Record a job's end (st_queue_finish); state (16 bytes) receives its state after. When that
- * fails, the end is kept to be tried again (retry_ends) and state says "not recorded". */
-static int finish_job(struct daemon *d, int64_t id, enum st_queue_outcome out, const char *error, const char *step, char *state)
+/* Record a job's end (st_queue_finish), after its last progress (pr, may be NULL: none unrecorded),
+ * so that the row never shows a step older than the one the job ended in; state (16 bytes)
+ * receives its state after. When that fails, both are kept to be tried again (retry_ends) and
+ * state says "not recorded". */
+static int finish_job_after(struct daemon *d, int64_t id, enum st_queue_outcome out, const char *error, const char *step,
+                            const struct progress *pr, char *state)
 {
     if (d->lost) { snprintf(state, 16, "not recorded"); return SP_ESTORE; }   /* the queue is gone: kept nowhere */
     int rc = db_ready(d);
+    if (!rc && pr) rc = st_queue_progress(d->db, id, d->owner, pr->step, pr->done, pr->total, d->err, sizeof d->err);
     if (!rc) rc = st_queue_finish(d->db, id, d->owner, out, error, step, wall_now(), d->o->backoff_s, state, d->err, sizeof d->err);
     if (!rc) return SP_OK;
     snprintf(state, 16, "not recorded");
@@ -533,7 +544,18 @@ static int finish_job(struct daemon *d, int64_t id, enum st_queue_outcome out, c
     p->out = out;
     snprintf(p->error, sizeof p->error, "%s", error ? error : "");
     snprintf(p->step, sizeof p->step, "%s", step ? step : "");
+    if (pr) {
+        p->has_progress = 1;
+        snprintf(p->progress_step, sizeof p->progress_step, "%s", pr->step);
+        p->done = pr->done;
+        p->total = pr->total;
+    }
     return rc;
+}
+
+static int finish_job(struct daemon *d, int64_t id, enum st_queue_outcome out, const char *error, const char *step, char *state)
+{
+    return finish_job_after(d, id, out, error, step, NULL, state);
 }
 
 /* The ends not recorded before, tried again (in order); those that land are dropped. */
@@ -544,6 +566,8 @@ static void retry_ends(struct daemon *d)
         struct pending_end *p = &d->pending[i];
         char state[16] = "";
         int rc = db_ready(d);
+        if (!rc && p->has_progress)
+            rc = st_queue_progress(d->db, p->id, d->owner, p->progress_step, p->done, p->total, d->err, sizeof d->err);
         if (!rc)
             rc = st_queue_finish(d->db, p->id, d->owner, p->out, p->error, p->step[0] ? p->step : NULL, wall_now(),
                                  d->o->backoff_s, state, d->err, sizeof d->err);
@@ -771,9 +795,17 @@ static void flush_progress(struct daemon *d)
     for (int k = 0; k < (int)d->o->workers; k++) {
         struct child *c = &d->kids[k];
         if (!c->pid || !c->progress_dirty) continue;
-        c->progress_dirty = 0;
-        if (db_ready(d) || st_queue_progress(d->db, c->id, d->owner, c->step, c->done, c->total, d->err, sizeof d->err))
-            dlog(&d->log, "job %lld: progress: %s", (long long)c->id, d->err);
+        /* a write that fails (a full disk, a lock held past the busy timeout) is tried again at the
+         * next turn of the loop, and the job's end records it first (reap): the row's step is never
+         * left behind the job's */
+        if (db_ready(d) || st_queue_progress(d->db, c->id, d->owner, c->step, c->done, c->total, d->err, sizeof d->err)) {
+            if (!c->progress_failing)
+                dlog(&d->log, "job %lld: recording its step (%s): %s; trying again", (long long)c->id, c->step, d->err);
+            c->progress_failing = 1;
+            continue;
+        }
+        if (c->progress_failing) dlog(&d->log, "job %lld: its step is recorded now (%s)", (long long)c->id, c->step);
+        c->progress_dirty = c->progress_failing = 0;
     }
 }
 
@@ -853,7 +885,9 @@ static void reap(struct daemon *d)
             }
         }
         char state[16] = "";
-        finish_job(d, c->id, out, c->error[0] ? c->error : NULL, c->error_step[0] ? c->error_step : c->step, state);
+        struct progress pr = { c->step, c->done, c->total };   /* its last step lines, not recorded yet */
+        finish_job_after(d, c->id, out, c->error[0] ? c->error : NULL, c->error_step[0] ? c->error_step : c->step,
+                         c->progress_dirty ? &pr : NULL, state);
         if (c->killed) snprintf(msg, sizeof msg, "%s -> %s", c->error, state);
         else if (out == ST_QUEUE_FAILED)
             snprintf(msg, sizeof msg, "failed in %s: %s -> %s", c->error_step[0] ? c->error_step : "?", c->error, state);

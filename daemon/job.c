@@ -128,6 +128,7 @@ static struct dmn_step *dup_step(struct parse *P, int i)
 {
     struct dmn_step *s = new_step(P, P->job->steps[i].kind, P->job->steps[i].where);
     memcpy(s->opts, P->job->steps[i].opts, kinds[s->kind].size);
+    s->config_key = P->job->steps[i].config_key;
     return s;
 }
 
@@ -162,12 +163,40 @@ static int resolve_paths(struct parse *P, struct dmn_step *s, json_t *obj, const
     return SP_OK;
 }
 
+/* The job file's key for option name of step s: what the user wrote ("config" for encode's
+ * "encoder" when the entry said "config"). */
+static const char *job_key(const struct dmn_step *s, const char *name)
+{
+    return s->config_key && !strcmp(name, "encoder") ? "config" : name;
+}
+
+/* A message "WHERE.NAME: ..." or "WHERE.NAME[i]: ..." about an option the user gave under another
+ * key: NAME becomes that key. */
+static void rename_key(struct parse *P, const struct dmn_step *s, const char *where)
+{
+    size_t w = strlen(where);
+    if (strncmp(P->err, where, w) || P->err[w] != '.') return;
+    const char *name = P->err + w + 1;
+    size_t n = strcspn(name, ":[");
+    if (!name[n]) return;
+    char opt[64];
+    if (n >= sizeof opt) return;
+    memcpy(opt, name, n);
+    opt[n] = 0;
+    const char *key = job_key(s, opt);
+    if (!strcmp(key, opt)) return;
+    char tmp[SP_ERRLEN];
+    snprintf(tmp, sizeof tmp, "%s.%s%s", where, key, name + n);
+    snprintf(P->err, P->errlen, "%s", tmp);
+}
+
 /* Fill step s from obj (a copy without the job's own keys) through the stage's table. */
 static int fill(struct parse *P, struct dmn_step *s, json_t *obj, const char *where, const char *alias)
 {
     if (json_object_get(obj, "db"))
         return fail(P, "%s.db: the store is set once, by the job's \"store\"", where);
     int rc = sp_opt_set_json(s->table, s->opts, obj, where, &P->job->arena, P->err, P->errlen);
+    if (rc) rename_key(P, s, where);
     return rc ? rc : resolve_paths(P, s, obj, where, alias);
 }
 
@@ -493,16 +522,31 @@ static int encoder_inputs(struct parse *P, int tmpl, json_t *inputs, const char 
 
 static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *where);
 
+/* A stage's message about step s: "--name: ..." becomes "where.KEY: ..." (KEY the job's key for
+ * the flag, job_key); any other message is prefixed with where. Then "(synprobe WORDS)". */
+static int stage_fail(struct parse *P, const struct dmn_step *s, const char *where, const char *msg)
+{
+    size_t n = strncmp(msg, "--", 2) ? 0 : strcspn(msg + 2, ": ");
+    if (n && n < 64 && !strncmp(msg + 2 + n, ": ", 2)) {
+        char opt[64];
+        memcpy(opt, msg + 2, n);
+        opt[n] = 0;
+        return fail(P, "%s.%s%s (synprobe %s)", where, job_key(s, opt), msg + 2 + n, s->words);
+    }
+    return fail(P, "%s: %s (synprobe %s)", where, msg, s->words);
+}
+
 /* The encoder's config read and checked now (its values, a NUL byte in it, the options that need
  * it: stg_encode_check_config), not when the encode step comes, after the steps before it have
  * written. */
-static int check_config(struct parse *P, const struct stg_encode_opts *o, const char *where, const char *key)
+static int check_config(struct parse *P, const struct dmn_step *s, const char *where, const char *key)
 {
+    const struct stg_encode_opts *o = s->opts;
     struct enc_config ec;
     char err[SP_ERRLEN];
     if (enc_config_load(o->encoder, &ec, err, sizeof err)) return fail(P, "%s.%s: %s", where, key, err);
     struct stg_ctx ctx = { 0 };
-    if (stg_encode_check_config(&ctx, o, &ec)) return fail(P, "%s: %s (synprobe encode)", where, ctx.err);
+    if (stg_encode_check_config(&ctx, o, &ec)) return stage_fail(P, s, where, ctx.err);
     return SP_OK;
 }
 
@@ -537,7 +581,13 @@ static int layer_list(struct parse *P, const char *cfg, json_t *layers, const ch
  * name; a "run" with {layer} names them itself), for layer-wise probing. */
 static int encoder_layers(struct parse *P, json_t *c, json_t *layers, json_t *inputs, const char *where)
 {
-    const char *cfg = json_string_value(json_object_get(c, json_object_get(c, "config") ? "config" : "encoder"));
+    const char *key = json_object_get(c, "config") ? "config" : "encoder";
+    json_t *cv = json_object_get(c, key);
+    const char *cfg = json_string_value(cv);
+    if (cv && (!cfg || !cfg[0]))
+        return fail(P, "%s.%s: expected the encoder configuration file's path, got %s", where, key,
+                    cfg ? "an empty string" : json_is_array(cv) ? "an array" : json_is_object(cv) ? "an object"
+                    : json_is_number(cv) ? "a number" : json_is_boolean(cv) ? "true or false" : "null");
     if (!cfg) return fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
     if (json_object_get(c, "layer")) return fail(P, "%s: give \"layers\" or \"layer\", not both", where);
     int rc = layer_list(P, cfg, layers, where, &P->lay);
@@ -581,6 +631,7 @@ static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *w
     if (cfg) { json_object_set(c, "encoder", cfg); json_object_del(c, "config"); }
     int tmpl = P->job->n_steps, rc = SP_OK;
     struct dmn_step *s = new_step(P, DMN_ENCODE, where);
+    s->config_key = alias != NULL;
     if (!json_object_get(c, "encoder")) rc = fail(P, "%s: \"config\" (the encoder configuration file) is required", where);
     if (!rc) rc = fill(P, s, c, where, alias);
     if (!rc && (!json_is_array(inputs) || !json_array_size(inputs)))
@@ -588,7 +639,7 @@ static int encoder_one(struct parse *P, json_t *c, json_t *inputs, const char *w
     struct stg_encode_opts *o = P->job->steps[tmpl].opts;
     if (!rc && (o->corpus.n || o->task.n)) rc = fail(P, "%s: name corpora and tasks in \"inputs\", not \"corpus\" or \"task\"", where);
     if (!rc && !o->run) o->run = base_name(P, o->encoder);
-    if (!rc) rc = check_config(P, o, where, alias ? alias : "encoder");
+    if (!rc) rc = check_config(P, &P->job->steps[tmpl], where, alias ? alias : "encoder");
     if (!rc) rc = encoder_inputs(P, tmpl, inputs, where);
     return rc;
 }
@@ -795,10 +846,7 @@ static int check_steps(struct parse *P)
             && (rc = official_or_stop(P, s->opts, s->where)) != SP_OK)
             return rc;
         if (rc == SP_OK) continue;
-        size_t n = strncmp(ctx.err, "--", 2) ? 0 : strcspn(ctx.err + 2, ": ");
-        if (n && !strncmp(ctx.err + 2 + n, ": ", 2))
-            return fail(P, "%s.%.*s%s (synprobe %s)", s->where, (int)n, ctx.err + 2, ctx.err + 2 + n, s->words);
-        return fail(P, "%s: %s (synprobe %s)", s->where, ctx.err, s->words);
+        return stage_fail(P, s, s->where, ctx.err);
     }
     return SP_OK;
 }

@@ -35,6 +35,8 @@ struct dmn_step {
     void *opts;                   /* the stage's options struct (in the job's arena) */
     void *defaults;               /* the same struct at its defaults: what the printed command leaves out */
     const char *where;            /* the JSON path it came from: "encoders[1]" */
+    int config_key;               /* an encode step whose entry named its config "config" (the job's key for the
+                                   * option "encoder"): messages name the key the user wrote */
 };
 
 struct dmn_job {

@@ -16,17 +16,29 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The one table of kinds: their names in configs, in messages and in the store; the list a config
+ * with an unknown kind is told (kinds_text) comes from here, so a new kind is named everywhere. */
+static const struct { enum enc_kind kind; const char *name; } kinds[] = {
+    { ENC_SAN, "san" }, { ENC_MSSAN, "ms-san" }, { ENC_SGNET, "sg-net" }, { ENC_PSAN, "psan" }, { ENC_SSAN, "ssan" },
+    { ENC_BERT, "bert" },
+};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
 const char *enc_kind_name(enum enc_kind k)
 {
-    switch (k) {
-    case ENC_SAN: return "san";
-    case ENC_MSSAN: return "ms-san";
-    case ENC_SGNET: return "sg-net";
-    case ENC_PSAN: return "psan";
-    case ENC_SSAN: return "ssan";
-    case ENC_BERT: return "bert";
-    }
+    for (size_t i = 0; i < N_KINDS; i++)
+        if (kinds[i].kind == k) return kinds[i].name;
     return "?";
+}
+
+/* "\"san\", \"ms-san\", ... or \"bert\"": every kind of the table, into text (returned) */
+static const char *kinds_text(char *text, size_t cap)
+{
+    size_t len = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < N_KINDS && len < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s\"%s\"", !i ? "" : i + 1 < N_KINDS ? ", " : " or ", kinds[i].name);
+    return text;
 }
 
 void enc_config_defaults(struct enc_config *c, enum enc_kind kind)
@@ -287,7 +299,11 @@ int enc_config_check(const struct enc_config *cfg, const char *name, char *err, 
         if (!cfg->bert_model[0]) { bad(&ce, "model", "expected the path of a BertModel directory"); return SP_EPARSE; }
         return SP_OK;
     }
-    if (cfg->kind < ENC_SAN || cfg->kind > ENC_SSAN) { bad(&ce, "kind", "expected one of san, ms-san, sg-net, psan, ssan"); return SP_EPARSE; }
+    if (!strcmp(enc_kind_name(cfg->kind), "?")) {
+        char k[256];
+        bad(&ce, "kind", "expected one of %s", kinds_text(k, sizeof k));
+        return SP_EPARSE;
+    }
     return check(cfg, &ce, 0) ? SP_EPARSE : SP_OK;
 }
 
@@ -555,17 +571,18 @@ static int read_base(json_t *root, struct cerr *ce, struct enc_config *cfg)
  * the other fields then override; the final values are checked together. */
 static int parse_object(json_t *root, struct cerr *ce, struct enc_config *cfg)
 {
-    static const char *const kinds[] = { "san", "ms-san", "sg-net", "psan", "ssan" };
-    static const enum enc_kind kind_of[] = { ENC_SAN, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN };
     const char *ks = get_str(json_object_get(root, "kind"));
-    int ki = ks ? pick(ks, kinds, 5) : -1;
-    if (ki < 0 && ks && !strcmp(ks, "bert"))       /* a pretrained model (schemas/bert.schema.json) */
-        return parse_bert(root, ce, cfg);
+    int ki = -1;
+    for (size_t i = 0; ks && i < N_KINDS && ki < 0; i++)
+        if (!strcmp(ks, kinds[i].name)) ki = (int)i;
     if (ki < 0) {
-        bad(ce, "kind", "expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\"");
+        char k[256];
+        bad(ce, "kind", "expected one of %s", kinds_text(k, sizeof k));
         return SP_EPARSE;
     }
-    enc_config_defaults(cfg, kind_of[ki]);
+    if (kinds[ki].kind == ENC_BERT)       /* a pretrained model (schemas/bert.schema.json) */
+        return parse_bert(root, ce, cfg);
+    enc_config_defaults(cfg, kinds[ki].kind);
     if (read_base(root, ce, cfg)) return SP_EPARSE;
     struct seen sn = { 1ull << F_KIND, 0, 0, 0 };
     read_fields(root, ce, cfg, &sn);

@@ -7,7 +7,10 @@
 #include <time.h>
 
 #include "stages/manifest.h"
+#include "stages/probe.h"
 #include "stages/stage.h"
+#include "stages/structprobe.h"
+#include "stages/tokprobe.h"
 #include "store/st_results.h"
 #include "store/store.h"
 
@@ -58,6 +61,11 @@ json_t *stg_manifest_new(const struct stg_ctx *ctx, const struct sp_strlist *com
     if (table && opts) {
         json_t *o = json_object();
         sp_opt_to_json(table, opts, o);
+        /* the probes' threads left at their default (0): the count they ran with, the CPUs */
+        json_t *th = json_object_get(o, "threads");
+        if ((table == stg_probe_options || table == stg_tokprobe_options || table == stg_structprobe_options) &&
+            json_is_integer(th) && json_integer_value(th) == 0)
+            json_object_set_new(o, "threads", json_integer(sp_cpu_count()));
         json_object_set_new(m, "options", o);
     }
     return m;

@@ -55,8 +55,8 @@ const struct sp_opt stg_probe_options[] = {
     { "max-epoch", SP_OPT_INT, O(max_epoch), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N",
       .help = "override max_epoch", .flags = SP_OPTF_NODEF },
     { "noreg", SP_OPT_FLAG, O(noreg), .help = "l2 grid {1e-9} instead of {1e-5, 1e-4, 1e-3, 1e-2}" },
-    { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
-      .help = "worker threads; results do not depend on K" },
+    { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 256, .metavar = "K", .flags = SP_OPTF_NODEF,
+      .help = "worker threads (default: the CPUs it may run on); results do not depend on K" },
 #undef O
     { 0 },
 };
@@ -431,7 +431,7 @@ static int protocol_set(struct stg_ctx *ctx, const struct stg_probe_opts *o, str
     if (o->optim && prb_optim_parse(o->optim, &p->train.optim, err, sizeof err))
         return stg_fail(ctx, SP_EUSAGE, "--optim: %s", err);
     p->train.seed = (uint64_t)seed;
-    p->train.threads = (int)o->threads;
+    p->train.threads = o->threads > 0 ? (int)o->threads : sp_cpu_count();
     p->control_seed = o->control_seed >= 0 ? (uint64_t)o->control_seed : (uint64_t)seed;
     p->control = !o->no_control;
     p->log = ctx->log;

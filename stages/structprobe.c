@@ -34,9 +34,10 @@ const struct sp_opt stg_structprobe_options[] = {
     { "probe-seed", SP_OPT_INT, O(probe_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "with --run: the probes' initialisation and shuffles, and the re-split of a corpus without partitions" },
     { "max-epochs", SP_OPT_INT, O(max_epochs), "40", .lo = 1, .hi = 100000, .metavar = "N", .help = "with --run: the most epochs" },
-    { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
+    { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 256, .metavar = "K", .flags = SP_OPTF_NODEF,
       .help = "with --run: threads that train the probes (K >= 2: the distance and the depth probe side by side, "
-              "each with K/2 threads for its products; with --layer, two layers at a time); results do not depend on K" },
+              "each with K/2 threads for its products; with --layer, two layers at a time; default: the CPUs it may "
+              "run on); results do not depend on K" },
     { "punct", SP_OPT_CHOICE, O(punct), "xpos", .choices = "xpos|upos",
       .help = "punctuation for UUAS and root accuracy: the H&M XPOS list, or UPOS = PUNCT" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "with --db: do not store the figures" },

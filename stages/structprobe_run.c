@@ -270,7 +270,7 @@ int stg_structprobe_trained(struct stg_ctx *ctx, const struct stg_structprobe_op
         struct probe_fit f[2];
         for (int i = 0; i < 2; i++) {
             f[i] = (struct probe_fit){ .o = o, .kind = i ? PRB_SPROBE_DEPTH : PRB_SPROBE_DISTANCE, .tr = &tr, .dv = &dv,
-                                       .te = &te, .threads = o->threads > 0 ? (int)o->threads : 1, .rc = SP_OK };
+                                       .te = &te, .threads = o->threads > 0 ? (int)o->threads : sp_cpu_count(), .rc = SP_OK };
             prb_sp_init(&f[i].acc);
         }
         if (rc == SP_OK) rc = train_both(ctx, f);

@@ -34,8 +34,9 @@ const struct sp_opt stg_tokprobe_options[] = {
     { "split-seed", SP_OPT_INT, O(split_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "the re-split of a corpus without train/dev/test" },
     { "max-epoch", SP_OPT_INT, O(max_epoch), "200", .lo = 1, .hi = 100000, .metavar = "N", .help = "the most epochs" },
-    { "threads", SP_OPT_INT, O(threads), "1", .lo = 1, .hi = 256, .metavar = "K",
-      .help = "threads that train the probe and its control (K >= 2: the two side by side, each with K/2 threads; "
+    { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 256, .metavar = "K", .flags = SP_OPTF_NODEF,
+      .help = "threads that train the probe and its control (default: the CPUs it may run on; K >= 2: the two side by "
+              "side, each with K/2 threads; "
               "with --layer, two layers at a time); results do not depend on K" },
     { "no-save", SP_OPT_FLAG, O(no_save), .help = "do not store the result" },
 #undef O
@@ -204,7 +205,7 @@ static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, c
     cfg.nhid = o->classifier ? (int)o->nhid : 0;
     cfg.seed = (uint64_t)o->seed;
     cfg.max_epoch = (int)o->max_epoch;
-    cfg.threads = o->threads > 0 ? (int)o->threads : 1;
+    cfg.threads = o->threads > 0 ? (int)o->threads : sp_cpu_count();
     char err[SP_ERRLEN];
     if (stg_stopping(ctx)) return stg_stopped(ctx);
     if (prb_tokprobe_run(X, td->xrow, d, &td->s[0], &td->s[1], &td->s[2], &cfg, (uint64_t)o->control_seed, tr, err, sizeof err))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/sp.h"
@@ -461,28 +462,72 @@ static int merge_group(struct st_db *db, const char *out, struct st_merge_shard 
     return rc;
 }
 
+/* One argument of a merge by identity: what stat finds at it (a symlink followed). */
+struct merge_arg { dev_t dev; ino_t ino; int i; };
+
+static int merge_arg_cmp(const void *a, const void *b)
+{
+    const struct merge_arg *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    return x->i - y->i;
+}
+
+int st_merge_distinct(const char *out, const char *const *paths, int n, char *err, size_t errlen)
+{
+    struct merge_arg *a = sp_xcalloc((size_t)(n ? n : 1), sizeof *a);
+    struct stat st, so;
+    int m = 0, rc = SP_OK, have_out = stat(out, &so) == 0;
+    for (int i = 0; i < n && !rc; i++) {
+        if (stat(paths[i], &st)) continue;      /* missing: opening it says so, before the target is made */
+        if (have_out && st.st_dev == so.st_dev && st.st_ino == so.st_ino) {
+            if (!strcmp(out, paths[i]))
+                snprintf(err, errlen, "%s is named as the target and as a shard; a store cannot be merged into itself: merge "
+                         "into another store", out);
+            else
+                snprintf(err, errlen, "the target %s and shard %s are one file (the same device and inode: a hard link, a "
+                         "symlink or another spelling of one path); a store cannot be merged into itself: merge into another "
+                         "store", out, paths[i]);
+            rc = SP_EUSAGE;
+        }
+        a[m++] = (struct merge_arg){ st.st_dev, st.st_ino, i };
+    }
+    if (!rc) qsort(a, (size_t)m, sizeof *a, merge_arg_cmp);
+    /* the pair with the earliest second argument: what a reader finds first going left to right */
+    int bi = -1, bj = -1;
+    for (int k = 1; k < m && !rc; k++)
+        if (a[k].dev == a[k - 1].dev && a[k].ino == a[k - 1].ino) {
+            int first = k - 1;
+            while (first > 0 && a[first - 1].dev == a[k].dev && a[first - 1].ino == a[k].ino) first--;
+            if (bj < 0 || a[k].i < bj) { bi = a[first].i; bj = a[k].i; }
+        }
+    if (!rc && bj >= 0) {
+        if (!strcmp(paths[bi], paths[bj]))
+            snprintf(err, errlen, "shard %s is named twice (arguments %d and %d of the shards): name each shard once",
+                     paths[bi], bi + 1, bj + 1);
+        else
+            snprintf(err, errlen, "shards %s and %s are one file (the same device and inode: a hard link, a symlink or another "
+                     "spelling of one path; arguments %d and %d of the shards): name each shard once", paths[bi], paths[bj],
+                     bi + 1, bj + 1);
+        rc = SP_EUSAGE;
+    }
+    free(a);
+    return rc;
+}
+
 int st_merge(const char *out, const char **paths, int n, struct st_merge_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->n = n;
     r->shard = sp_xcalloc((size_t)(n ? n : 1), sizeof *r->shard);
-    int rc = SP_OK;
+    /* one file named twice, or the target among the shards: refused before anything is opened
+     * (SQLite cannot attach one file twice; through two names it waits for its own lock) */
+    int rc = st_merge_distinct(out, paths, n, err, errlen);
+    if (rc) return rc;
     /* each shard: a synprobe store (migrated when older), marked as a shard, all of one N */
     for (int i = 0; i < n && !rc; i++) {
         struct st_db *s;
         r->shard[i].path = paths[i];
-        /* the same file named twice: merged once (SQLite cannot attach one file twice) */
-        char ri[PATH_MAX], rj[PATH_MAX];
-        int dup = 0;
-        for (int j = 0; j < i && !dup; j++)
-            dup = realpath(paths[i], ri) && realpath(paths[j], rj) && !strcmp(ri, rj);
-        if (dup) {
-            memmove(paths + i, paths + i + 1, sizeof *paths * (size_t)(n - i - 1));
-            n--;
-            r->n--;
-            i--;
-            continue;
-        }
         if (!strcmp(paths[i], out)) {
             snprintf(err, errlen, "%s is both the target and a shard", out);
             return SP_EUSAGE;

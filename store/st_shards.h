@@ -63,8 +63,14 @@ struct st_merge_result {
 
 /* Merge the shard stores paths[0..n) into out (created if missing). SP_OK; SP_EUSAGE for a
  * refusal (err names both stores and what differs); SP_ESTORE/SP_EIO. r is filled as far as
- * it got; free with st_merge_result_free. A file named twice is merged once (paths is compacted). */
+ * it got; free with st_merge_result_free. One file named twice, or the target among the shards,
+ * is refused first (st_merge_distinct): nothing is opened or created. */
 int st_merge(const char *out, const char **paths, int n, struct st_merge_result *r, char *err, size_t errlen);
+/* Whether the shards paths[0..n) are n files, none of them out, by identity (device and inode,
+ * a symlink followed: a hard link, a symlink, "./x" and "x" twice all count). Opens nothing;
+ * a path that does not exist is left to the open that follows. SP_OK, or SP_EUSAGE with err
+ * naming both paths. */
+int st_merge_distinct(const char *out, const char *const *paths, int n, char *err, size_t errlen);
 void st_merge_result_free(struct st_merge_result *r);
 
 #endif

@@ -15,7 +15,7 @@ cat >$TMP/j/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "minilm.json", "layers": "all", "inputs": ["Tense", "SubjNum"]}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "reports": [{"format": "html", "out": "html"}, {"format": "json", "out": "r.json"}]}
 J
 $SP run --check $TMP/j/job.json >$TMP/check 2>&1 && rc=0 || rc=$?

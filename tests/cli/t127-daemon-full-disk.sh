@@ -6,7 +6,8 @@
 # them go: job A (its store on the normal disk) succeeds, job B (its store on the full tmpfs)
 # fails. Neither end can be written to the queue (SQLite: disk full). The daemon must not leave
 # them 'running' for good: once the test frees the space, A is 'done' and B 'failed' with its
-# reason recorded, and the daemon's log says what happened.
+# reason recorded, and the daemon's log says what happened; each row shows the step it ended in
+# (issue 40: the step lines sent while the disk was full are written before the end).
 if [ -z "${T127_NS:-}" ] && command -v unshare >/dev/null 2>&1 && unshare -m --propagation private true 2>/dev/null; then
     T127_NS=1 exec unshare -m --propagation private sh "$0" "$@"
 fi
@@ -49,6 +50,13 @@ check "... job B 'failed'" wait_for 10 state_is 2 failed
 check "... with its reason (the full disk) recorded" sh -c "sqlite3 $Q 'select error from queue_job where job_id = 2' | grep -q 'full'"
 check "... and the daemon's log says the ends are recorded now" \
     sh -c "grep -q 'job 1: its end is recorded now -> done' $TMP/d.log && grep -q 'job 2: its end is recorded now -> failed' $TMP/d.log"
+# issue 40 item 8: the step lines the jobs sent while the disk was full were not written; the
+# rows must not show a stale step: each ended in corpora[0], its only step
+expect_eq "job A's row: the step it ended in, 1 of 1 done (written before its end)" \
+    "$(sqlite3 $Q "select step || ' ' || steps_done || '/' || steps_total from queue_job where job_id = 1")" "corpora[0] 1/1"
+expect_eq "job B's row: the step it failed in" "$(sqlite3 $Q "select step || ' ' || error_step from queue_job where job_id = 2")" \
+    "corpora[0] corpora[0]"
+check "status says so too" sh -c "$SP status --db $Q 1 | grep -q 'step  *corpora\[0\] (1 of 1 steps done)'"
 kill -TERM $dpid; rc=0; wait $dpid || rc=$?; dpid=
 expect_eq "the daemon drains: exit 0" "$rc" 0
 expect_eq "job A's store holds the corpus (32 sentences)" "$(sqlite3 $TMP/j/a.db 'select count(*) from sentence')" 32

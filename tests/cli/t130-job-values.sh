@@ -43,7 +43,7 @@ rc=0; $SP submit --db $TMP/q.db $J/$(grep "	probes\[0\]\.dropout	1.5" $TMP/cases
 check "submit refuses the job (exit $rc), naming the path" sh -c '[ "$1" = 1 ] && grep -qF "probes[0].dropout:" "$2"' - "$rc" $TMP/err
 check "submit created no queue store" [ ! -e $TMP/q.db ]
 # and through slurm: refused before its scripts are written
-rc=0; $SP slurm $J/$(grep "	probes\[0\]\.seed	\[\"-1\"\]" $TMP/cases | cut -f1 | head -1) --shards 2 --out $TMP/slurm >/dev/null 2>$TMP/err || rc=$?
-check "slurm refuses the job (exit $rc), naming the path" sh -c '[ "$1" = 1 ] && grep -qF "probes[0].seed:" "$2"' - "$rc" $TMP/err
+rc=0; $SP slurm $J/$(grep "	probes\[0\]\.seed	\[-1\]" $TMP/cases | cut -f1 | head -1) --shards 2 --out $TMP/slurm >/dev/null 2>$TMP/err || rc=$?
+check "slurm refuses the job (exit $rc), naming the path" sh -c '[ "$1" = 1 ] && grep -qF "probes[0].seed[0]:" "$2"' - "$rc" $TMP/err
 check "slurm wrote no scripts" [ ! -e $TMP/slurm ]
 done_testing

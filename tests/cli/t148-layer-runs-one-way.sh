@@ -16,7 +16,7 @@ cat >$TMP/j/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "m.json", "run": "p{layer}", "layers": [2, 4], "inputs": ["demo", "Tense"], "token-vectors": true}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "structprobes": [{"max-epochs": 1, "rank": 4}]}
 J
 rc=0; $SP run --check $TMP/j/job.json >$TMP/check 2>&1 || rc=$?

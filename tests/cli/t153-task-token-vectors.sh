@@ -17,7 +17,7 @@ cat >$J/job.json <<'JSON'
  "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
  "tasks": [{"tasks": ["BShift", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "tiny.json", "run": "t", "inputs": ["demo", "BShift", "SOMO"], "token-vectors": true}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "tokprobes": [{"task": "upos"}]}
 JSON
 DB=$J/s.db

@@ -18,7 +18,7 @@ cat >$J/job.json <<'JOB'
  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "token-vectors": true, "attention": 0},
               {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum"], "attention": 0}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "trees": [{}, {"baseline": "right"}, {"dependency": true}, {"baseline": "left", "dependency": true},
            {"baseline": "adjacent", "dependency": true}],
  "structprobes": [{"rank": 16, "max-epochs": 5}, {"baseline": "linear"}],

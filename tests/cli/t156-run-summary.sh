@@ -22,7 +22,7 @@ cat >$J/job.json <<'JOB'
  "encoders": [{"config": "minilm.json", "layers": "all", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "token-vectors": true},
               {"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
               {"config": "ms-san.json", "inputs": ["demo"], "attention": 0}],
- "probes": [{"classifier": ["logreg"], "seed": ["1", "2"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1, 2], "preset": "senteval-fast"}],
  "trees": [{}, {"baseline": "right"}, {"dependency": true}, {"baseline": "left", "dependency": true}],
  "structprobes": [{"rank": 16, "max-epochs": 5}, {"baseline": "linear"}],
  "tokprobes": [{"task": "upos", "max-epoch": 20}],

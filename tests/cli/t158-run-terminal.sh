@@ -16,7 +16,7 @@ cat >$J/job.json <<'JOB'
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum"]}],
- "probes": [{"classifier": ["logreg"], "seed": ["1", "2"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1, 2], "preset": "senteval-fast"}],
  "reports": [{"format": "json", "out": "r.json"}]}
 JOB
 N=10

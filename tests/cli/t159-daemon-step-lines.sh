@@ -16,7 +16,7 @@ cat >$J/job.json <<'JOB'
  "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense", "SubjNum"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum"], "attention": 0}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "trees": [{}, {"baseline": "right"}],
  "reports": [{"format": "json", "out": "r.json"}]}
 JOB

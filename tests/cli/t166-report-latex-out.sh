@@ -56,7 +56,7 @@ cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json $TMP/k/
 cat >$TMP/k/job.json <<'J'
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense"], "seed": 1, "split": "resplit"}], "encoders": [{"config": "san.json", "inputs": ["Tense"]}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "reports": [{"format": "latex", "out": "t.tex"}, {"format": "md", "out": "t.md"}]}
 J
 rc=0; $SP run --quiet $TMP/k/job.json >/dev/null 2>&1 || rc=$?

@@ -83,7 +83,7 @@ cat >$TMP/L/job.json <<J
 {"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu", "demo.mrg"]}],
  "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
  "encoders": [$encs],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "structprobes": [{"rank": 8}],
  "reports": [{"format": "html", "out": "html"}]}
 J

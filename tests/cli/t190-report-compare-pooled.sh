@@ -18,7 +18,7 @@ cat >$TMP/j/job.json <<'J'
                {"config": "san.json", "run": "san-s2", "seed": 2, "inputs": ["Tense", "BShift"], "attention": 0},
                {"config": "ms-san.json", "run": "ms-san-s1", "seed": 1, "inputs": ["Tense", "BShift"], "attention": 0},
                {"config": "ms-san.json", "run": "ms-san-s2", "seed": 2, "inputs": ["Tense", "BShift"], "attention": 0}],
-  "probes": [{"classifier": ["logreg"], "seed": ["1", "2"], "preset": "senteval-fast"}]
+  "probes": [{"classifier": ["logreg"], "seed": [1, 2], "preset": "senteval-fast"}]
 }
 J
 $SP run $TMP/j/job.json >$TMP/out 2>&1 && rc=0 || rc=$?

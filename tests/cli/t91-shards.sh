@@ -84,10 +84,12 @@ def norm(x, d):
 a = norm(json.load(open(sys.argv[1])), sys.argv[2]); b = norm(json.load(open(sys.argv[3])), sys.argv[4])
 sys.exit(a != b)' $TMP/one/out/results.json $TMP/one $SH/results.json $TMP/sh
 
-# idempotence: merging again, or one shard twice, changes nothing
+# idempotence: merging again changes nothing; one shard named twice is refused (exit 2, t204)
 sqlite3 $SH/store.db .dump >$TMP/dump1
 $SP merge $SH/store.db $SH/store.shard-2-of-3.db $SH/store.shard-2-of-3.db $SH/store.shard-0-of-3.db >$TMP/merge2.out 2>&1 && rc=0 || rc=$?
-expect_eq "merging again (a shard named twice): exit 0" "$rc" 0
+expect_eq "a shard named twice: usage error (exit 2), named" "$rc $(grep -c 'store.shard-2-of-3.db is named twice' $TMP/merge2.out)" "2 1"
+$SP merge $SH/store.db $SH/store.shard-2-of-3.db $SH/store.shard-0-of-3.db >$TMP/merge2.out 2>&1 && rc=0 || rc=$?
+expect_eq "merging again: exit 0" "$rc" 0
 check "... it says nothing was new" grep -q 'merged before, nothing new' $TMP/merge2.out
 sqlite3 $SH/store.db .dump >$TMP/dump2
 check "... the store is unchanged (sqlite3 .dump identical)" cmp -s $TMP/dump1 $TMP/dump2

@@ -19,7 +19,7 @@ mkjob() {
  "tasks": [{"tasks": ["Tense", "SubjNum", "SOMO"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0},
               {"config": "ms-san.json", "inputs": ["demo", "Tense", "SubjNum", "SOMO"], "attention": 0}],
- "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg", "mlp"], "seed": [1, 2], "preset": "senteval-fast"}],
  "trees": [{}, {"baseline": "right"}],
  "reports": [{"format": "json", "out": "results.json"}]}
 J

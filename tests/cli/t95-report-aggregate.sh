@@ -16,7 +16,7 @@ cat >$TMP/j/job.json <<'J'
   "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
   "encoders": [{"config": "san.json", "inputs": ["Tense", "BShift"], "attention": 0},
                {"config": "ms-san.json", "inputs": ["Tense", "BShift"], "attention": 0}],
-  "probes": [{"classifier": ["logreg", "mlp"], "seed": ["1", "2", "3"], "preset": "senteval-fast"}],
+  "probes": [{"classifier": ["logreg", "mlp"], "seed": [1, 2, 3], "preset": "senteval-fast"}],
   "reports": [{"format": "json", "out": "r.json"}, {"format": "text", "out": "r.txt"}, {"format": "csv", "out": "r.csv"}]
 }
 J

@@ -67,7 +67,7 @@ cat >$TMP/L/job.json <<'J'
  "tasks": [{"tasks": ["Tense", "BShift"], "seed": 1, "split": "resplit"}],
  "encoders": [{"config": "enc-L0.json", "inputs": ["Tense", "BShift"], "seed": 1}, {"config": "enc-L1.json", "inputs": ["Tense", "BShift"], "seed": 2},
               {"config": "enc-L2.json", "inputs": ["Tense", "BShift"], "seed": 3}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "reports": [{"format": "html", "out": "html"}]}
 J
 $SP run --quiet $TMP/L/job.json >$TMP/L.out 2>&1 && rc=0 || rc=$?

@@ -132,12 +132,16 @@ static int cases_of(const struct section *sec, const struct sp_opt *o)
         if (!rc) rc = each_choice(sec, o, 0);
         break;
     case SP_OPT_LIST:
-        BAD(json_integer(5)); BAD(json_pack("[b]", 1)); BAD(json_string("")); BAD(json_pack("{}"));
-        if (o->lo < o->hi) {
-            if (o->lo > LONG_MIN) BAD(json_pack("[o]", str_of_ll(o->lo - 1)));
-            if (o->hi < LONG_MAX) BAD(json_pack("[o]", str_of_ll(o->hi + 1)));
+        BAD(json_pack("[b]", 1)); BAD(json_string("")); BAD(json_pack("{}")); BAD(json_array());
+        if (o->lo < o->hi) {   /* integers (seeds): an integer or an array of integers, element by element */
+            if (o->lo > LONG_MIN) { BAD(json_pack("[I]", (json_int_t)o->lo - 1)); BAD(json_integer(o->lo - 1)); }
+            if (o->hi < LONG_MAX) BAD(json_pack("[I, I]", (json_int_t)o->lo, (json_int_t)o->hi + 1));
             BAD(json_pack("[s]", "1.5")); BAD(json_pack("[s]", "x")); BAD(json_pack("[f]", 1.5));
-            OK(json_pack("[o, o]", str_of_ll(o->lo), str_of_ll(o->hi))); OK(json_pack("[I]", (json_int_t)o->lo));
+            BAD(json_pack("[o]", str_of_ll(o->lo))); BAD(json_pack("[I, o]", (json_int_t)o->lo, str_of_ll(o->hi)));
+            BAD(str_of_ll(o->lo)); BAD(json_pack("[n]"));
+            OK(json_pack("[I, I]", (json_int_t)o->lo, (json_int_t)o->hi)); OK(json_integer(o->lo));
+        } else {
+            BAD(json_integer(5)); BAD(json_pack("[s, i]", "a", 1)); BAD(json_pack("[s, s]", "a", ""));
         }
         if (o->choices) {
             BAD(json_pack("[s]", "no-such-word"));
@@ -145,7 +149,7 @@ static int cases_of(const struct section *sec, const struct sp_opt *o)
         }
         break;
     case SP_OPT_PATHS:
-        BAD(json_integer(5)); BAD(json_pack("[i]", 1)); BAD(json_string(""));
+        BAD(json_integer(5)); BAD(json_pack("[i]", 1)); BAD(json_string("")); BAD(json_array()); BAD(json_pack("[s]", ""));
         break;
     }
 #undef BAD

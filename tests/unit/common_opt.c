@@ -323,9 +323,17 @@ static void test_json(void)
     T_EQ_INT(set_json(&x, "{\"json\": true}"), SP_EUSAGE);          /* a terminal flag */
     T_EQ_STR(err, "encoders[1].json: no such option");
     T_EQ_INT(set_json(&x, "{\"task\": [\"A\", 1]}"), SP_EUSAGE);
-    T_EQ_STR(err, "encoders[1].task[1]: expected a string");
+    T_EQ_STR(err, "encoders[1].task[1]: expected a string, got a whole number");
+    T_EQ_INT(set_json(&x, "{\"task\": [\"A\", \"\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].task[1]: expected a name, got an empty string");
     T_EQ_INT(set_json(&x, "{\"task\": 3}"), SP_EUSAGE);
-    T_EQ_STR(err, "encoders[1].task: expected a string or an array of strings");
+    T_EQ_STR(err, "encoders[1].task: expected a string or an array of strings, got a whole number");
+    T_EQ_INT(set_json(&x, "{\"task\": []}"), SP_EUSAGE);     /* an empty list names nothing */
+    T_EQ_STR(err, "encoders[1].task: expected at least one name, got an empty array (leave \"task\" out for its default)");
+    T_EQ_INT(set_json(&x, "{\"mrg\": []}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].mrg: expected at least one path, got an empty array (leave \"mrg\" out for its default)");
+    T_EQ_INT(set_json(&x, "{\"mrg\": [\"a.mrg\", null]}"), SP_EUSAGE);
+    T_EQ_STR(err, "encoders[1].mrg[1]: expected a string, got null");
     T_EQ_INT(set_json(&x, "{\"verbose\": 1}"), SP_EUSAGE);
     T_EQ_STR(err, "encoders[1].verbose: expected true or false");
     T_EQ_INT(set_json(&x, "{\"format\": \"xml\"}"), SP_EUSAGE);
@@ -488,15 +496,33 @@ static void test_bounded(void)
     T_EQ_STR(err, "--p: expected a number in [0, 1), got '1'");
     T_EQ_INT(sp_opt_set(&B[2], &x, "-0.1", &A, err, sizeof err), SP_EUSAGE);
 
-    T_EQ_INT(set_b(&x, "{\"seed\": [\"3\", 4], \"clf\": [\"logreg\", \"mlp\"], \"p\": 0.5}"), SP_OK);
+    T_EQ_INT(set_b(&x, "{\"seed\": [3, 4], \"clf\": [\"logreg\", \"mlp\"], \"p\": 0.5}"), SP_OK);
     T_EQ_INT(x.seed.n, 2);
     T_EQ_STR(x.seed.v[1], "4");
-    T_EQ_INT(set_b(&x, "{\"seed\": [\"-5\"]}"), SP_EUSAGE);
-    T_EQ_STR(err, "probes[0].seed: expected integers 0..100 (comma-separated), got '-5'");
+    T_EQ_INT(set_b(&x, "{\"seed\": 7}"), SP_OK);             /* one seed: an integer */
+    T_EQ_INT(x.seed.n, 1);
+    T_EQ_STR(x.seed.v[0], "7");
+    /* a list of integers holds integers, element by element, each named by its index */
+    T_EQ_INT(set_b(&x, "{\"seed\": [1, \"2\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed[1]: expected an integer, got a string");
+    T_EQ_INT(set_b(&x, "{\"seed\": [\"3\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed[0]: expected an integer, got a string");
+    T_EQ_INT(set_b(&x, "{\"seed\": \"3\"}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed: expected an integer or an array of integers, got a string");
+    T_EQ_INT(set_b(&x, "{\"seed\": [1, -5]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed[1]: expected an integer in 0..100, got -5");
+    T_EQ_INT(set_b(&x, "{\"seed\": 101}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed: expected an integer in 0..100, got 101");
     T_EQ_INT(set_b(&x, "{\"seed\": [1.5]}"), SP_EUSAGE);
-    T_EQ_STR(err, "probes[0].seed[0]: expected a whole number");
+    T_EQ_STR(err, "probes[0].seed[0]: expected an integer, got a number");
+    T_EQ_INT(set_b(&x, "{\"seed\": []}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed: expected at least one integer (0..100), got an empty array (leave \"seed\" out for its default)");
     T_EQ_INT(set_b(&x, "{\"clf\": [1]}"), SP_EUSAGE);
-    T_EQ_STR(err, "probes[0].clf[0]: expected a string");
+    T_EQ_STR(err, "probes[0].clf[0]: expected a string, got a whole number");
+    T_EQ_INT(set_b(&x, "{\"clf\": [\"mlp\", \"svm\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].clf[1]: expected logreg or mlp, got 'svm'");
+    T_EQ_INT(set_b(&x, "{\"clf\": []}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].clf: expected at least one of logreg or mlp, got an empty array (leave \"clf\" out for its default)");
     T_EQ_INT(set_b(&x, "{\"p\": 1.0}"), SP_EUSAGE);
     T_EQ_STR(err, "probes[0].p: expected a number in [0, 1), got '1'");
 }

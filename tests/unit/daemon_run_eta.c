@@ -14,7 +14,7 @@ static const char job_text[] =
     " \"corpora\": [{\"name\": \"demo\", \"paths\": [\"demo/demo.conllu\", \"demo/demo.mrg\"]}],"
     " \"tasks\": [{\"tasks\": [\"Tense\", \"SOMO\"], \"split\": \"resplit\"}],"
     " \"encoders\": [{\"config\": \"encoder/configs/ms-san.json\", \"inputs\": [\"demo\", \"Tense\", \"SOMO\"], \"attention\": 0}],"
-    " \"probes\": [{\"seed\": [\"1\"]}], \"trees\": [{}], \"reports\": [{\"format\": \"json\", \"out\": \"r.json\"}]}";
+    " \"probes\": [{\"seed\": [1]}], \"trees\": [{}], \"reports\": [{\"format\": \"json\", \"out\": \"r.json\"}]}";
 
 int main(void)
 {
