@@ -190,10 +190,11 @@ int cmd_run(int argc, char **argv)
     if (rc >= 0) return rc;
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "expected one job file (see --help)"));
     struct dmn_job job;
-    if (dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err)) {
-        cli_fail(SP_EXIT_INPUT, "run", "%s", c.ctx.err);
+    if ((rc = dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err))) {   /* stopped: 130/143 */
+        int ex = rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_INPUT;
+        cli_fail(ex, "run", "%s", c.ctx.err);
         dmn_job_free(&job);
-        return cli_done(&c, SP_EXIT_INPUT);
+        return cli_done(&c, ex);
     }
     int k = 0, n = 0;
     if (o.shard) {
@@ -205,10 +206,10 @@ int cmd_run(int argc, char **argv)
         dmn_job_shard(&job, k, n, err, sizeof err);
     }
     struct sp_guard guard = { 0 };   /* the job's store and inputs: no output may be one */
-    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+    if ((rc = dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err))) {
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "%s", c.ctx.err));
+        return cli_done(&c, cli_fail(rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_USAGE, "run", "%s", c.ctx.err));
     }
     if (o.check) { rc = list_steps(&job); sp_guard_free(&guard); dmn_job_free(&job); return cli_done(&c, rc); }
     sp_guard_install(&guard);

@@ -46,16 +46,17 @@ int cmd_slurm(int argc, char **argv)
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "expected one job file (see --help)"));
     if (!o.shards) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "--shards N is required"));
     struct dmn_job job;
-    if (dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err)) {
-        cli_fail(SP_EXIT_INPUT, "slurm", "%s", c.ctx.err);
+    if ((rc = dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err))) {   /* stopped: 130/143 */
+        int ex = rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_INPUT;
+        cli_fail(ex, "slurm", "%s", c.ctx.err);
         dmn_job_free(&job);
-        return cli_done(&c, SP_EXIT_INPUT);
+        return cli_done(&c, ex);
     }
     struct sp_guard guard = { 0 };   /* the job refused as run and submit refuse it; the scripts checked too */
-    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+    if ((rc = dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err))) {
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
+        return cli_done(&c, cli_fail(rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
     }
     char self[PATH_MAX], dir[PATH_MAX + 16], cwd[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
