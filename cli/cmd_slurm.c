@@ -13,8 +13,9 @@ static const char usage[] =
     "usage: synprobe slurm JOB.json --shards N [--gpus G] [--partition P] [--time T] [--out DIR]\n"
     "\n"
     "Writes DIR/shards.sbatch (a job array: task K runs `synprobe run --shard K/N JOB.json`, ingest and\n"
-    "encode of shard K), DIR/final.sbatch (merges the shard stores into the job's store, then runs the\n"
-    "job on it: tasks, probes, trees, reports) and DIR/submit.sh, which submits both, the second with\n"
+    "encode of shard K), DIR/final.sbatch (merges the shard stores DIR/shards.list names, one a line, into\n"
+    "the job's store with `merge --from-list`, then runs the job on it: tasks, probes, trees, reports; its\n"
+    "size does not grow with N) and DIR/submit.sh, which submits both, the second with\n"
     "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
     "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
     "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
@@ -77,7 +78,7 @@ int cmd_slurm(int argc, char **argv)
     dmn_job_free(&job);
     if (rc) return cli_done(&c, cli_fail(cli_exit_status(rc), "slurm", "%s", c.ctx.err));
     if (!c.common.quiet)
-        printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/final.sbatch, %s/submit.sh\nsubmit with: sh %s/submit.sh\n",
-               dir, o.shards, dir, dir, dir);
+        printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/shards.list, %s/final.sbatch, %s/submit.sh\n"
+               "submit with: sh %s/submit.sh\n", dir, o.shards, dir, dir, dir, dir);
     return cli_done(&c, SP_EXIT_OK);
 }
