@@ -249,7 +249,8 @@ int cmd_run(int argc, char **argv)
     if (out && src == SP_OK && r.n_worked == 0)
         printf("synprobe run: nothing to do: all %d steps were done before\n", r.n_steps);
     else if (out && src == SP_OK)
-        printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
+        printf("synprobe run: done: %d steps did work, %d had none%s\n", r.n_worked, r.n_nowork,
+               r.n_skipped ? " (some skipped: a task the probing protocol cannot run on, said above)" : "");
     else if (out && src == SP_ESTOPPED)
         printf("synprobe run: stopped after %d of %d steps; run it again to resume\n", r.n_worked + r.n_nowork, r.n_steps);
     sp_guard_install(NULL);

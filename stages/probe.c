@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/npy.h"
 #include "ingest/senteval_file.h"
@@ -674,4 +675,32 @@ void stg_probe_result_free(struct stg_probe_result *r)
     }
     free(r->runs);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- tasks the protocol cannot run on ---- */
+
+int stg_probe_unfit_tasks(struct stg_ctx *ctx, struct st_db *db, json_t **unfit)
+{
+    *unfit = json_object();
+    struct st_task_row *rows = NULL;
+    int n = 0;
+    if (st_task_list(db, &rows, &n, ctx->err, sizeof ctx->err)) { json_decref(*unfit); *unfit = NULL; return SP_ESTORE; }
+    for (int i = 0; i < n; i++) {
+        char why[256];
+        if (prb_senteval_unfit((long)rows[i].n[0], (long)rows[i].n[1], why, sizeof why))
+            json_object_set_new(*unfit, rows[i].name, json_string(why));
+    }
+    st_task_rows_free(rows, n);
+    return SP_OK;
+}
+
+int stg_probe_unfit_tasks_at(struct stg_ctx *ctx, const char *path, json_t **unfit)
+{
+    struct stat sb;
+    if (stat(path, &sb) || sb.st_size == 0) { *unfit = json_object(); return SP_OK; }
+    struct st_db *db;
+    if (st_open(path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err)) { *unfit = NULL; return SP_ESTORE; }
+    int rc = stg_probe_unfit_tasks(ctx, db, unfit);
+    st_close(db);
+    return rc;
 }
