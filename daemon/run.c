@@ -112,7 +112,25 @@ static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     struct stg_tasks_build_result r;
     int rc = stg_tasks_build(ro->ctx, o, &r);
     log_json(ro->log, r.summary);
-    snprintf(so->summary, sizeof so->summary, "%d tasks built, %d stored", r.n_built, r.n_stored);
+    struct sp_buf b = { 0 };
+    sp_buf_printf(&b, "%d tasks built, %d stored", r.n_built, r.n_stored);
+    /* what the build knows now and the probes would find out after the encodes: said here */
+    json_t *unfit = NULL;
+    struct stg_ctx c = *ro->ctx;
+    if (rc == SP_OK && o->db && stg_probe_unfit_tasks_at(&c, o->db, &unfit) == SP_OK) {
+        int k = 0;
+        for (int id = 0; id < PRB_NTASKS; id++) {
+            if (!r.ts.task[id].built) continue;
+            char name[512];
+            snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
+            const char *why = json_string_value(json_object_get(unfit, name));
+            if (why) sp_buf_printf(&b, "%s%s (%s)", k++ ? ", " : "; the probing protocol cannot run on ", name, why);
+        }
+        if (k) sp_buf_printf(&b, ": %s encodes and probes are skipped", k == 1 ? "its" : "their");
+    }
+    json_decref(unfit);
+    snprintf(so->summary, sizeof so->summary, "%s", b.p);
+    sp_buf_free(&b);
     stg_tasks_build_result_free(&r);
     return rc;
 }
