@@ -70,7 +70,9 @@ void stg_probe_result_free(struct stg_probe_result *r);
 
 /* The stored tasks the probing protocol cannot run on (prb_senteval_unfit: no training or no dev
  * items, e.g. a small corpus re-split), each with the reason: *unfit a new object {"Tense": "the
- * protocol needs training and dev instances (have 28 train, 0 dev)", ...} (empty when none). A job
+ * protocol needs training and dev instances (have 28 train, 0 dev)", ...} (empty when none), and
+ * the tasks a build skipped that its stored tasks' params name ("tasks build skipped it: no test
+ * items ..."), which no step can read. A job
  * skips the encodes and probes of these tasks with that reason, and the run's summary and the
  * report say "skipped: REASON" (tasks build already knows it: the job learns it there, not after
  * the encodes). stg_probe_unfit_tasks_at opens db read-only (a store that does not exist yet holds
