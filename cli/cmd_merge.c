@@ -1,12 +1,18 @@
 /* cli/cmd_merge.c — synprobe merge OUT.db SHARD.db...: shard stores into one (store/st_shards.h). */
+#include <errno.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "store/st_shards.h"
 
 static const char usage[] =
-    "usage: synprobe merge OUT.db SHARD.db...\n"
+    "usage: synprobe merge OUT.db [SHARD.db...] [--from-list FILE]\n"
     "\n"
     "Combines the stores `synprobe run --shard K/N JOB.json` wrote into OUT.db (created if missing):\n"
     "sentences with their tokens and cached structures, quarantined sentences, encoders, vectors and\n"
@@ -19,7 +25,70 @@ static const char usage[] =
     "Refused (exit 2, nothing written): one file named twice among the shards, or the target among them\n"
     "(by identity: a hard link, a symlink or ./x is the same file).\n"
     "Until every shard is merged, `synprobe run` and every step that writes refuse OUT.db.\n"
-    "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n";
+    "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n"
+    "--from-list FILE reads more shard stores from FILE, one path a line (relative ones against the current\n"
+    "folder, as on the command line), for more shards than a command line holds (`synprobe slurm` writes\n"
+    "one). Refused (exit 1, nothing merged, FILE:LINE named): an empty line, a control character (a CR\n"
+    "of a DOS line end too), a path of PATH_MAX bytes or more, a path that is no regular file, the target.\n";
+
+struct merge_opts { const char *from_list; };
+static const struct sp_opt merge_options[] = {
+    { "from-list", SP_OPT_PATH, offsetof(struct merge_opts, from_list), .metavar = "FILE",
+      .help = "more shard stores, one path a line" },
+    { 0 },
+};
+
+/* The shard stores FILE lists, appended to *v (grown; the paths in a): each line a path, checked
+ * as a shard named on the command line is, with FILE:LINE in the message. SP_OK or SP_EUSAGE/SP_EIO
+ * with err. */
+static int read_list(const char *file, const char *target, struct sp_arena *a, const char ***v, int *n, char *err, size_t errlen)
+{
+    size_t len;
+    char e[SP_ERRLEN];
+    char *text = sp_read_file(file, &len, e, sizeof e);
+    if (!text) { snprintf(err, errlen, "--from-list: %s", e); return SP_EIO; }
+    int rc = sp_text_no_nul(file, text, len, err, errlen);
+    struct stat tst;
+    int have_target = stat(target, &tst) == 0;
+    int cap = *n;
+    size_t line = 0;
+    for (char *p = text; !rc && p < text + len; line++) {
+        char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(text + len - p);
+        char *next = nl ? nl + 1 : text + len;
+        p[l] = 0;
+        struct stat st;
+        const unsigned char *bad = NULL;
+        for (const unsigned char *q = (const unsigned char *)p; *q && !bad; q++)
+            if (*q < 0x20 || *q == 0x7f) bad = q;
+        if (!l)
+            snprintf(err, errlen, "%s:%zu: an empty line: expected the path of a shard store", file, line + 1), rc = SP_EUSAGE;
+        else if (bad)
+            snprintf(err, errlen, "%s:%zu: byte 0x%02x at column %ld: a control character in a shard store's path%s", file, line + 1,
+                     *bad, (long)(bad - (const unsigned char *)p) + 1, *bad == '\r' ? " (a DOS line end? one path a line, ended by \\n)" : ""),
+            rc = SP_EUSAGE;
+        else if (l >= PATH_MAX)
+            snprintf(err, errlen, "%s:%zu: a path of %zu bytes (at most %d)", file, line + 1, l, PATH_MAX - 1), rc = SP_EUSAGE;
+        else if (stat(p, &st))
+            snprintf(err, errlen, "%s:%zu: %s: %s", file, line + 1, p, strerror(errno)), rc = SP_EUSAGE;
+        else if (!S_ISREG(st.st_mode))
+            snprintf(err, errlen, "%s:%zu: %s: not a regular file (expected a shard store)", file, line + 1, p), rc = SP_EUSAGE;
+        else if (have_target && st.st_dev == tst.st_dev && st.st_ino == tst.st_ino)
+            snprintf(err, errlen, "%s:%zu: %s is the target %s itself: a store is no shard of itself", file, line + 1, p, target),
+            rc = SP_EUSAGE;
+        if (!rc) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 64;
+                *v = sp_xrealloc(*v, sizeof **v * (size_t)cap);
+            }
+            (*v)[(*n)++] = sp_arena_strdup(a, p);
+        }
+        p = next;
+    }
+    if (!rc && !line) snprintf(err, errlen, "%s: no shard store listed (one path a line)", file), rc = SP_EUSAGE;
+    free(text);
+    return rc;
+}
 
 /* One file named twice among the shards (a hard link, a symlink, "./x"), or the target among them:
  * a usage error (exit 2) naming both, before the target is created or any store opened. */
@@ -33,15 +102,24 @@ static int merge_distinct(struct cli *c)
 int cmd_merge(int argc, char **argv)
 {
     struct cli c;
-    const struct sp_optbind b[] = { { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "merge", usage, b, 1, argc, argv, 1);
+    struct merge_opts o;
+    const struct sp_optbind b[] = { { merge_options, &o }, { cli_json_option, &c.common } };
+    int rc = cli_parse(&c, "merge", usage, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
-    if (c.operands.n < 2)
+    if (c.operands.n < 1 || (c.operands.n < 2 && !o.from_list))
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "merge", "expected the target store and at least one shard store (see --help)"));
     if ((rc = merge_distinct(&c))) return cli_done(&c, rc);
     struct st_merge_result r;
     char err[SP_ERRLEN];
-    int src = st_merge(c.operands.v[0], c.operands.v + 1, c.operands.n - 1, &r, err, sizeof err);
+    int nsh = c.operands.n - 1;   /* the shards: those named, then those listed */
+    const char **shards = sp_xmalloc(sizeof *shards * (size_t)(nsh ? nsh : 1));
+    for (int i = 0; i < nsh; i++) shards[i] = c.operands.v[i + 1];
+    if (o.from_list && (rc = read_list(o.from_list, c.operands.v[0], &c.arena, &shards, &nsh, err, sizeof err))) {
+        free(shards);
+        return cli_done(&c, cli_fail(SP_EXIT_INPUT, "merge", "%s", err));
+    }
+    int src = st_merge(c.operands.v[0], shards, nsh, &r, err, sizeof err);
+    free(shards);
     if (src) {
         cli_fail(SP_EXIT_INPUT, "merge", "%s", err);
         st_merge_result_free(&r);

@@ -68,7 +68,8 @@ int cmd_submit(int argc, char **argv)
     if (c.operands.n < 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "submit", "expected a job file (see --help)"));
     int64_t *ids = sp_xcalloc((size_t)c.operands.n, sizeof *ids);
     rc = dmn_submit(o.db, c.operands.v, c.operands.n, (int)o.retry, ids, c.ctx.err, sizeof c.ctx.err);
-    if (rc) rc = cli_fail(rc == SP_EEXIST ? SP_EXIT_USAGE : SP_EXIT_INPUT, "submit", "%s", c.ctx.err);   /* EEXIST: an output clash */
+    if (rc)   /* EEXIST: an output clash; ESTOPPED: a signal while a job file was checked (130/143) */
+        rc = cli_fail(rc == SP_EEXIST ? SP_EXIT_USAGE : rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_INPUT, "submit", "%s", c.ctx.err);
     else for (int i = 0; i < c.operands.n; i++) printf("%lld\n", (long long)ids[i]);
     free(ids);
     return cli_done(&c, rc);

@@ -190,10 +190,11 @@ int cmd_run(int argc, char **argv)
     if (rc >= 0) return rc;
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "expected one job file (see --help)"));
     struct dmn_job job;
-    if (dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err)) {
-        cli_fail(SP_EXIT_INPUT, "run", "%s", c.ctx.err);
+    if ((rc = dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err))) {   /* stopped: 130/143 */
+        int ex = rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_INPUT;
+        cli_fail(ex, "run", "%s", c.ctx.err);
         dmn_job_free(&job);
-        return cli_done(&c, SP_EXIT_INPUT);
+        return cli_done(&c, ex);
     }
     int k = 0, n = 0;
     if (o.shard) {
@@ -205,10 +206,10 @@ int cmd_run(int argc, char **argv)
         dmn_job_shard(&job, k, n, err, sizeof err);
     }
     struct sp_guard guard = { 0 };   /* the job's store and inputs: no output may be one */
-    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+    if ((rc = dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err))) {
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "%s", c.ctx.err));
+        return cli_done(&c, cli_fail(rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_USAGE, "run", "%s", c.ctx.err));
     }
     if (o.check) { rc = list_steps(&job); sp_guard_free(&guard); dmn_job_free(&job); return cli_done(&c, rc); }
     sp_guard_install(&guard);
@@ -248,7 +249,8 @@ int cmd_run(int argc, char **argv)
     if (out && src == SP_OK && r.n_worked == 0)
         printf("synprobe run: nothing to do: all %d steps were done before\n", r.n_steps);
     else if (out && src == SP_OK)
-        printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
+        printf("synprobe run: done: %d steps did work, %d had none%s\n", r.n_worked, r.n_nowork,
+               r.n_skipped ? " (some skipped: a task the probing protocol cannot run on, said above)" : "");
     else if (out && src == SP_ESTOPPED)
         printf("synprobe run: stopped after %d of %d steps; run it again to resume\n", r.n_worked + r.n_nowork, r.n_steps);
     sp_guard_install(NULL);

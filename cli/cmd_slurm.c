@@ -13,8 +13,9 @@ static const char usage[] =
     "usage: synprobe slurm JOB.json --shards N [--gpus G] [--partition P] [--time T] [--out DIR]\n"
     "\n"
     "Writes DIR/shards.sbatch (a job array: task K runs `synprobe run --shard K/N JOB.json`, ingest and\n"
-    "encode of shard K), DIR/final.sbatch (merges the shard stores into the job's store, then runs the\n"
-    "job on it: tasks, probes, trees, reports) and DIR/submit.sh, which submits both, the second with\n"
+    "encode of shard K), DIR/final.sbatch (merges the shard stores DIR/shards.list names, one a line, into\n"
+    "the job's store with `merge --from-list`, then runs the job on it: tasks, probes, trees, reports; its\n"
+    "size does not grow with N) and DIR/submit.sh, which submits both, the second with\n"
     "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
     "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
     "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
@@ -46,16 +47,17 @@ int cmd_slurm(int argc, char **argv)
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "expected one job file (see --help)"));
     if (!o.shards) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "--shards N is required"));
     struct dmn_job job;
-    if (dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err)) {
-        cli_fail(SP_EXIT_INPUT, "slurm", "%s", c.ctx.err);
+    if ((rc = dmn_job_load(c.operands.v[0], &job, c.ctx.err, sizeof c.ctx.err))) {   /* stopped: 130/143 */
+        int ex = rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_INPUT;
+        cli_fail(ex, "slurm", "%s", c.ctx.err);
         dmn_job_free(&job);
-        return cli_done(&c, SP_EXIT_INPUT);
+        return cli_done(&c, ex);
     }
     struct sp_guard guard = { 0 };   /* the job refused as run and submit refuse it; the scripts checked too */
-    if (dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err)) {
+    if ((rc = dmn_job_guard(&job, NULL, &guard, c.ctx.err, sizeof c.ctx.err))) {
         sp_guard_free(&guard);
         dmn_job_free(&job);
-        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
+        return cli_done(&c, cli_fail(rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
     }
     char self[PATH_MAX], dir[PATH_MAX + 16], cwd[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -76,7 +78,7 @@ int cmd_slurm(int argc, char **argv)
     dmn_job_free(&job);
     if (rc) return cli_done(&c, cli_fail(cli_exit_status(rc), "slurm", "%s", c.ctx.err));
     if (!c.common.quiet)
-        printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/final.sbatch, %s/submit.sh\nsubmit with: sh %s/submit.sh\n",
-               dir, o.shards, dir, dir, dir);
+        printf("synprobe slurm: wrote %s/shards.sbatch (%ld array tasks), %s/shards.list, %s/final.sbatch, %s/submit.sh\n"
+               "submit with: sh %s/submit.sh\n", dir, o.shards, dir, dir, dir, dir);
     return cli_done(&c, SP_EXIT_OK);
 }

@@ -238,3 +238,88 @@ static const struct sp_guard *installed;
 void sp_guard_install(const struct sp_guard *g) { installed = g; }
 
 const struct sp_guard *sp_guard_installed(void) { return installed; }
+
+/* ---- many outputs: checked against each other once, sorted ---- */
+
+int sp_guard_collect_options(const struct sp_guard *g, struct sp_guard *outs, const struct sp_opt *t, const void *src,
+                             const char *prefix, char *err, size_t errlen)
+{
+    for (const struct sp_opt *o = t; o->name; o++) {
+        if ((o->type != SP_OPT_PATH && o->type != SP_OPT_PATHS) || !(o->flags & SP_OPTF_OUTPUT)) continue;
+        int n;
+        const char *const *v = path_values(o, src, &n);
+        char what[256];
+        snprintf(what, sizeof what, "%s%s", prefix, o->name);
+        for (int i = 0; i < n; i++) {
+            if (!v[i]) continue;
+            int rc = sp_guard_check(g, v[i], what, err, errlen);
+            if (rc) return rc;
+            char role[280];
+            snprintf(role, sizeof role, "output %s", what);
+            sp_guard_protect(outs, v[i], role);
+            outs->v[outs->n - 1].is_dir = 0;   /* as sp_guard_check_options: no input folder */
+        }
+    }
+    return SP_OK;
+}
+
+/* qsort_r comparators over indices into the outputs v, ties by index */
+static int by_real(const void *a, const void *b, void *arg)
+{
+    const struct sp_guard_file *v = arg;
+    int i = *(const int *)a, j = *(const int *)b;
+    int c = strcmp(v[i].real, v[j].real);
+    return c ? c : (i > j) - (i < j);
+}
+
+static int same_id(const struct sp_guard_file *x, const struct sp_guard_file *y)
+{
+    return x->have_id && y->have_id && x->dev == y->dev && x->ino == y->ino;
+}
+
+static int by_id(const void *a, const void *b, void *arg)
+{
+    const struct sp_guard_file *v = arg;
+    int i = *(const int *)a, j = *(const int *)b;
+    const struct sp_guard_file *x = &v[i], *y = &v[j];
+    if (x->have_id != y->have_id) return y->have_id - x->have_id;
+    if (x->have_id && x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->have_id && x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+/* Sorted by one key (runs of equal keys, each run by index): the smallest index that repeats an
+ * earlier one's key, the second of its run; best when that is smaller (-1: none yet). */
+static int first_repeat(const struct sp_guard_file *v, int *ix, int n, int by_name, int best)
+{
+    for (int k = 0; k < n; k++) ix[k] = k;
+    qsort_r(ix, (size_t)n, sizeof *ix, by_name ? by_real : by_id, (void *)v);
+    for (int k = 1; k < n; k++) {
+        const struct sp_guard_file *x = &v[ix[k - 1]], *y = &v[ix[k]];
+        if ((by_name ? !strcmp(x->real, y->real) : same_id(x, y)) && (best < 0 || ix[k] < best)) best = ix[k];
+    }
+    return best;
+}
+
+int sp_guard_check_distinct(const struct sp_guard *outs, char *err, size_t errlen)
+{
+    int n = outs->n;
+    if (n < 2) return SP_OK;
+    int *ix = sp_xmalloc(sizeof *ix * (size_t)n);
+    int j = first_repeat(outs->v, ix, n, 1, -1);
+    j = first_repeat(outs->v, ix, n, 0, j);
+    free(ix);
+    if (j < 0) return SP_OK;
+    /* named as sp_guard_check_options names it: the later output, and the first earlier one that
+     * is the same file */
+    const struct sp_guard_file *y = &outs->v[j];
+    for (int i = 0; i < j; i++) {
+        const struct sp_guard_file *x = &outs->v[i];
+        if (!same_id(x, y) && strcmp(x->real, y->real)) continue;
+        const char *what = strncmp(y->role, "output ", 7) ? y->role : y->role + 7;
+        snprintf(err, errlen, "%s %s: the same file as %s %s; an output never replaces the store, an input "
+                 "or another output (write it elsewhere)", what, y->shown, x->role, x->shown);
+        break;
+    }
+    return SP_EUSAGE;
+}

@@ -47,6 +47,17 @@ void sp_guard_protect_options(struct sp_guard *g, const struct sp_opt *t, const 
 int sp_guard_check_options(const struct sp_guard *g, struct sp_guard *outs, const struct sp_opt *t, const void *src,
                            const char *prefix, char *err, size_t errlen);
 
+/* For a caller with many outputs (a job with 600,000 report entries): sp_guard_collect_options checks
+ * each output of the struct against g only and adds it to outs; sp_guard_check_distinct then
+ * checks the outputs collected against each other at once, in O(n log n) (sorted by resolved name
+ * and by device and inode) where a check of each against outs one by one takes O(n^2). Together
+ * they refuse what sp_guard_check_options refuses, and sp_guard_check_distinct names the clash as
+ * it does: the earliest output that is the same file as an earlier one, with the first such one.
+ * SP_OK or SP_EUSAGE. */
+int sp_guard_collect_options(const struct sp_guard *g, struct sp_guard *outs, const struct sp_opt *t, const void *src,
+                             const char *prefix, char *err, size_t errlen);
+int sp_guard_check_distinct(const struct sp_guard *outs, char *err, size_t errlen);
+
 /* The guard sp_out_open checks every destination against (NULL: none). The caller keeps g alive
  * until it installs NULL. */
 void sp_guard_install(const struct sp_guard *g);

@@ -330,7 +330,14 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
     time_t t = time(NULL);
     printf("==== job %lld, attempt %d, %s", (long long)j->id, j->attempts, ctime(&t));
     struct sp_guard guard = { 0 };   /* checked at submit; again here, the inputs may have changed since */
-    if (dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err) || dmn_job_guard(&job, queue_store, &guard, err, sizeof err)) {
+    int grc = dmn_job_parse(j->text, dir, j->path, &job, err, sizeof err);
+    if (!grc) grc = dmn_job_guard(&job, queue_store, &guard, err, sizeof err);
+    if (grc == SP_ESTOPPED) {   /* cancelled or stopped while its outputs were checked */
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return 128 + atomic_load(&sp_stop_signal);
+    }
+    if (grc) {
         fprintf(stderr, "synprobe daemon: %s\n", err);
         status_line(status_fd, "E (job file)\t%s", err);
         sp_guard_free(&guard);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "common/guard.h"
+#include "common/stop.h"
+#include "common/strmap.h"
 #include "daemon/job.h"
 #include "probes/task_derive.h"
 #include "stages/encode.h"
@@ -52,7 +54,16 @@ struct parse {
     struct runref *runs;
     int n_runs;
     struct stg_layer_list lay;            /* the layers of the encoder entry being parsed ("layers") */
+    int stoppable;                        /* SIGINT/SIGTERM stop the parse (a command's, not the daemon's) */
 };
+
+/* SP_ESTOPPED with err when a stop was asked for (a job with 600,000 entries takes a while) */
+static int stopped(struct parse *P, const char *doing, const char *where)
+{
+    if (!P->stoppable || !sp_stopping()) return SP_OK;
+    snprintf(P->err, P->errlen, "stopped by a signal while %s (at %s)", doing, where);
+    return SP_ESTOPPED;
+}
 
 static int fail(struct parse *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parse *P, const char *fmt, ...)
@@ -840,7 +851,9 @@ static int check_steps(struct parse *P)
     for (int i = 0; i < P->job->n_steps; i++) {
         const struct dmn_step *s = &P->job->steps[i];
         struct stg_ctx ctx = { 0 };
-        int rc = stage_check(&ctx, s);
+        int rc = stopped(P, "checking the job's steps", s->where);
+        if (rc) return rc;
+        rc = stage_check(&ctx, s);
         /* the partitions after the options' rules: an option error is what a user fixes first */
         if (rc == SP_OK && s->kind == DMN_TASKS_BUILD && ((const struct stg_tasks_build_opts *)s->opts)->split != STG_SPLIT_RESPLIT
             && (rc = official_or_stop(P, s->opts, s->where)) != SP_OK)
@@ -898,14 +911,15 @@ static int parse_root(struct parse *P, json_t *root)
         json_array_foreach(arr, i, e) {
             char where[64];
             snprintf(where, sizeof where, "%s[%zu]", sections[k].key, i);
-            if ((rc = sections[k].fn(P, e, where))) return rc;
+            if ((rc = stopped(P, "reading the job", where)) || (rc = sections[k].fn(P, e, where))) return rc;
         }
     }
     if (!j->n_steps) return fail(P, "(top level): the job has no steps (give corpora, tasks, encoders, ...)");
     return check_steps(P);
 }
 
-int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen)
+static int parse_text(const char *text, const char *dir, const char *name, int stoppable, struct dmn_job *job, char *err,
+                      size_t errlen)
 {
     memset(job, 0, sizeof *job);
     sp_arena_init(&job->arena);
@@ -921,7 +935,7 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
         snprintf(err, errlen, "%s:%d:%d: not JSON: %s", name, je.line, je.column, je.text);
         return SP_EPARSE;
     }
-    struct parse P = { .job = job, .err = err, .errlen = errlen };
+    struct parse P = { .job = job, .err = err, .errlen = errlen, .stoppable = stoppable };
     int rc = parse_root(&P, root);
     json_decref(root);
     free(P.runs);
@@ -936,6 +950,11 @@ int dmn_job_parse(const char *text, const char *dir, const char *name, struct dm
         snprintf(err, errlen, "%s: %s", name, tmp);
     }
     return rc;
+}
+
+int dmn_job_parse(const char *text, const char *dir, const char *name, struct dmn_job *job, char *err, size_t errlen)
+{
+    return parse_text(text, dir, name, 0, job, err, errlen);
 }
 
 int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen)
@@ -967,7 +986,7 @@ int dmn_job_read(const char *path, struct dmn_job *job, char **text_out, char *e
     size_t dlen = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
     char *dir = dlen ? sp_xstrdup(path) : sp_xstrdup(".");
     if (dlen) dir[dlen] = 0;
-    rc = dmn_job_parse(text, dir, path, job, err, errlen);
+    rc = parse_text(text, dir, path, 1, job, err, errlen);
     free(dir);
     if (text_out && rc == SP_OK) *text_out = text;
     else free(text);
@@ -982,15 +1001,6 @@ void dmn_job_free(struct dmn_job *job)
 }
 
 /* ---- outputs by identity (common/guard.h) ---- */
-
-/* Whether step i repeats an entry an earlier step came from: a crossed entry's steps share its
- * outputs, checked once. */
-static int entry_seen(const struct dmn_job *job, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (!strcmp(job->steps[j].where, job->steps[i].where)) return 1;
-    return 0;
-}
 
 /* Every output of step s stays in the output folder by identity: the folder that will hold it
  * (a folder output: itself) resolved, symlinks followed, lies in the resolved "out". The text
@@ -1013,6 +1023,13 @@ static int outputs_inside(const struct dmn_job *job, const struct dmn_step *s, c
     return SP_OK;
 }
 
+static int guard_stopped(const struct dmn_job *job, const char *what, int i, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: stopped by a signal while checking the %s of its steps (at step %d of %d, %s)", job->path, what,
+             i + 1, job->n_steps, job->steps[i].where);
+    return SP_ESTOPPED;
+}
+
 int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_guard *g, char *err, size_t errlen)
 {
     sp_guard_protect(g, job->path, "the job file");
@@ -1020,6 +1037,7 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
     if (queue_store) sp_guard_protect_store(g, queue_store, "the queue's store");
     for (int i = 0; i < job->n_steps; i++) {
         const struct dmn_step *s = &job->steps[i];
+        if (sp_stopping()) return guard_stopped(job, "inputs", i, err, errlen);
         char prefix[96];
         snprintf(prefix, sizeof prefix, "%s.", s->where);
         if (s->kind != DMN_INGEST) { sp_guard_protect_options(g, s->table, s->opts, prefix); continue; }
@@ -1029,21 +1047,36 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
     }
     for (int k = 0; k < job->n_ud_folders; k++) sp_guard_protect(g, job->ud_folders[k], job->ud_folder_labels[k]);
     char *out_real = sp_path_real(job->out, 1);
+    /* each entry's outputs once (a crossed entry's steps share them), checked against the store
+     * and the inputs as they come, against each other at the end, sorted: a job with 600,000
+     * report entries is checked in seconds (one by one against those before: hours) */
     struct sp_guard outs = { 0 };
+    struct sp_strmap seen;
+    struct sp_arena names;
+    sp_strmap_init(&seen);
+    sp_arena_init(&names);
     char e[SP_ERRLEN];
     int rc = SP_OK;
     for (int i = 0; i < job->n_steps && rc == SP_OK; i++) {
         const struct dmn_step *s = &job->steps[i];
-        if (entry_seen(job, i)) continue;
+        if (sp_stopping()) { rc = guard_stopped(job, "outputs", i, err, errlen); break; }
+        if (sp_strmap_get(&seen, s->where)) continue;
+        sp_strmap_add(&seen, &names, s->where, 1);
         char prefix[96];
         snprintf(prefix, sizeof prefix, "%s.", s->where);
-        if (sp_guard_check_options(g, &outs, s->table, s->opts, prefix, e, sizeof e)) {
+        if (sp_guard_collect_options(g, &outs, s->table, s->opts, prefix, e, sizeof e)) {
             snprintf(err, errlen, "%s: %s", job->path, e);
             rc = SP_EEXIST;
         } else {
             rc = outputs_inside(job, s, out_real, err, errlen);
         }
     }
+    if (rc == SP_OK && sp_guard_check_distinct(&outs, e, sizeof e)) {
+        snprintf(err, errlen, "%s: %s", job->path, e);
+        rc = SP_EEXIST;
+    }
+    sp_strmap_free(&seen);
+    sp_arena_free(&names);
     sp_guard_free(&outs);
     free(out_real);
     return rc;

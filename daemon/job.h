@@ -54,7 +54,9 @@ struct dmn_job {
 };
 
 /* Read and check path; SP_OK with *job filled, or an error code with err naming the JSON path.
- * Nothing is created or written either way. */
+ * Nothing is created or written either way. Both check the stop flag (common/stop.h) between
+ * entries and steps: SP_ESTOPPED with err saying where (dmn_job_parse, which the daemon calls on
+ * queued text, does not). */
 int dmn_job_load(const char *path, struct dmn_job *job, char *err, size_t errlen);
 /* The same, also handing over the text it parsed (*text, the caller frees it; NULL on failure):
  * what submit queues is exactly what was checked. */
@@ -70,8 +72,9 @@ void dmn_job_free(struct dmn_job *job);
  * step, then checks every output: not one of those files, not another entry's output, and
  * inside the output folder once symlinks are resolved (a symlinked folder in "out" that points
  * elsewhere is refused). SP_OK, or SP_EEXIST with err naming the job file, the JSON path and
- * both files: a usage error (the command exits 2). g stays filled for sp_guard_install while the
- * job runs; the caller frees it either way. */
+ * both files: a usage error (the command exits 2); SP_ESTOPPED when a stop was asked for (checked
+ * between steps). Linear in the steps but for one sort of the outputs. g stays filled for
+ * sp_guard_install while the job runs; the caller frees it either way. */
 struct sp_guard;
 int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_guard *g, char *err, size_t errlen);
 /* The option table a job entry of kind k is filled through (the stage's table), for tools that

@@ -112,7 +112,25 @@ static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     struct stg_tasks_build_result r;
     int rc = stg_tasks_build(ro->ctx, o, &r);
     log_json(ro->log, r.summary);
-    snprintf(so->summary, sizeof so->summary, "%d tasks built, %d stored", r.n_built, r.n_stored);
+    struct sp_buf b = { 0 };
+    sp_buf_printf(&b, "%d tasks built, %d stored", r.n_built, r.n_stored);
+    /* what the build knows now and the probes would find out after the encodes: said here */
+    json_t *unfit = NULL;
+    struct stg_ctx c = *ro->ctx;
+    if (rc == SP_OK && o->db && stg_probe_unfit_tasks_at(&c, o->db, &unfit) == SP_OK) {
+        int k = 0;
+        for (int id = 0; id < PRB_NTASKS; id++) {
+            if (!r.ts.task[id].built) continue;
+            char name[512];
+            snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
+            const char *why = json_string_value(json_object_get(unfit, name));
+            if (why) sp_buf_printf(&b, "%s%s (%s)", k++ ? ", " : "; the probing protocol cannot run on ", name, why);
+        }
+        if (k) sp_buf_printf(&b, ": %s encodes and probes are skipped", k == 1 ? "its" : "their");
+    }
+    json_decref(unfit);
+    snprintf(so->summary, sizeof so->summary, "%s", b.p);
+    sp_buf_free(&b);
     stg_tasks_build_result_free(&r);
     return rc;
 }
@@ -408,6 +426,42 @@ static void print_done(const struct dmn_run_opts *ro, const struct dmn_step_done
     fflush(out);
 }
 
+/* An encode or probe of stored tasks the probing protocol cannot run on (every task it names):
+ * "task 'T': REASON" into why, 1. Known once tasks build has stored them, before any encode of
+ * them: the job skips the step, not fails after the expensive ones. 0 otherwise (or the store
+ * unreadable: the step reports that). */
+static int unfit_step(const struct dmn_run_opts *ro, const struct dmn_step *s, char *why, size_t n)
+{
+    const struct sp_strlist *tasks;
+    const char *db;
+    if (s->kind == DMN_PROBE) {
+        const struct stg_probe_opts *o = s->opts;
+        tasks = &o->task;
+        db = o->db;
+    } else if (s->kind == DMN_ENCODE) {
+        const struct stg_encode_opts *o = s->opts;
+        tasks = &o->task;
+        db = o->db;
+    } else {
+        return 0;
+    }
+    if (!tasks->n || !db) return 0;
+    json_t *unfit = NULL;
+    struct stg_ctx c = *ro->ctx;
+    if (stg_probe_unfit_tasks_at(&c, db, &unfit)) return 0;
+    struct sp_buf b = { 0 };
+    int all = 1;
+    for (int k = 0; k < tasks->n && all; k++) {
+        const char *w = json_string_value(json_object_get(unfit, tasks->v[k]));
+        if (w) sp_buf_printf(&b, "%stask '%s': %s", k ? "; " : "", tasks->v[k], w);
+        all = w != NULL;
+    }
+    if (all) snprintf(why, n, "%s", b.p);
+    sp_buf_free(&b);
+    json_decref(unfit);
+    return all;
+}
+
 static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, int i, struct dmn_run_result *r)
 {
     const struct dmn_step *s = &job->steps[i];
@@ -423,11 +477,20 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, in
     char err[SP_ERRLEN];
     int64_t step_id = 0;
     ro->ctx->err[0] = 0;
-    if (use_ledger) {
+    char unfit[2048];
+    if (unfit_step(ro, s, unfit, sizeof unfit)) {
+        r->n_nowork++;
+        r->n_skipped++;
+        sp_buf_printf(&res, "skipped: %s", unfit);
+        if (ro->log) fprintf(ro->log, "skipped: %s\n", unfit);
+        done = 2;
+    } else if (use_ledger) {
         done = ledger_begin(job, cmd.p, &step_id, so.summary, sizeof so.summary, err, sizeof err);
         if (done < 0) rc = stg_fail(ro->ctx, SP_ESTORE, "the job ledger: %s", err);
     }
-    if (done == 1) {
+    if (done == 2) {
+        /* said above */
+    } else if (done == 1) {
         r->n_nowork++;
         /* a kill between the rows' commit and ledger_finish leaves no summary */
         sp_buf_printf(&res, "done before, skipped%s%s%s", *so.summary ? " (" : "", so.summary, *so.summary ? ")" : "");

@@ -63,6 +63,8 @@ struct dmn_run_result {
     int n_steps;                  /* steps of the job */
     int n_worked;                 /* steps that did work */
     int n_nowork;                 /* steps found done (ledger) or with nothing new (ingest, encode) */
+    int n_skipped;                /* of those: encodes and probes of a task the probing protocol cannot run on
+                                   * (stg_probe_unfit_tasks: no training or no dev items), "skipped: REASON" */
     int n_failed;
     const char *failed_where;     /* the JSON path of the first failed step, or NULL */
 };

@@ -218,7 +218,7 @@ int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, c
     snprintf(logs, sizeof logs, "%s/logs", o->dir);
     if (mkdir(logs, 0777) && errno != EEXIST) { snprintf(err, errlen, "%s: %s", logs, strerror(errno)); return SP_EIO; }
 
-    struct sp_buf a = { 0 }, f = { 0 }, s = { 0 };
+    struct sp_buf a = { 0 }, f = { 0 }, s = { 0 }, l = { 0 };
     /* the array: one task per shard */
     sp_buf_puts(&a, "#!/bin/sh\n# Shards of a synprobe job, written by `synprobe slurm`: task K runs\n"
                     "# `synprobe run --shard K/N JOB` (ingest + encode of shard K into its own store).\n"
@@ -243,15 +243,21 @@ int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, c
     sp_buf_puts(&f, "\nJOB=");
     shq(&f, jobabs);
     sp_buf_printf(&f, "\nJOBREF=\"$SLURM_JOB_ID\"\n%s", run_fn);
-    sp_buf_puts(&f, "\"$SYNPROBE\" merge ");
-    shq(&f, store);
+    /* the shard stores in a list beside the scripts, one a line: the script stays the same size
+     * for any N (10,000 paths on merge's command line would pass the kernel's argument limit,
+     * and the script Slurm's 4 MB limit) */
     for (int k = 0; k < o->shards; k++) {
         char p[PATH_MAX + 64], q[PATH_MAX + 128];
         dmn_shard_path(job, k, o->shards, p, sizeof p);
         absolute(p, q, sizeof q);
-        sp_buf_puts(&f, " \\\n    ");
-        shq(&f, q);
+        sp_buf_printf(&l, "%s\n", q);
     }
+    char list[PATH_MAX + 16];
+    snprintf(list, sizeof list, "%s/shards.list", o->dir);
+    sp_buf_puts(&f, "\"$SYNPROBE\" merge ");
+    shq(&f, store);
+    sp_buf_puts(&f, " --from-list ");
+    shq(&f, list);
     sp_buf_puts(&f, " || exit $?\nrun \"$SYNPROBE\" run \"$JOB\"\n");
 
     sp_buf_puts(&s, "#!/bin/sh\n# Submits the shards and the job that merges them, probes and reports (written by\n"
@@ -263,10 +269,12 @@ int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, c
     sp_buf_puts(&s, "echo \"shards: Slurm job $array; merge, probes, reports: Slurm job $final (after every shard succeeded)\"\n"
                     "echo \"$array $final\" >\"$dir/jobs\"\n");
     rc = write_file(o->dir, "shards.sbatch", a.p, 1, err, errlen);
+    if (!rc) rc = write_file(o->dir, "shards.list", l.p, 0, err, errlen);
     if (!rc) rc = write_file(o->dir, "final.sbatch", f.p, 1, err, errlen);
     if (!rc) rc = write_file(o->dir, "submit.sh", s.p, 1, err, errlen);
     sp_buf_free(&a);
     sp_buf_free(&f);
     sp_buf_free(&s);
+    sp_buf_free(&l);
     return rc;
 }

@@ -41,9 +41,10 @@ struct dmn_slurm_opts {
     const char *synprobe;         /* the binary the scripts call (absolute) */
 };
 
-/* Write DIR/shards.sbatch (the array), DIR/final.sbatch (merge, then the whole job on the
- * merged store) and DIR/submit.sh (submits both, the second with --dependency=afterok on
- * the first); the scripts name absolute paths. SP_OK or SP_EIO with err. */
+/* Write DIR/shards.sbatch (the array), DIR/shards.list (the N shard stores, one absolute path a
+ * line), DIR/final.sbatch (`merge STORE --from-list DIR/shards.list`, then the whole job on the
+ * merged store: its size does not grow with N) and DIR/submit.sh (submits both, the second with
+ * --dependency=afterok on the first); the scripts name absolute paths. SP_OK or SP_EIO with err. */
 int dmn_slurm_write(const struct dmn_job *job, const struct dmn_slurm_opts *o, char *err, size_t errlen);
 
 #endif

@@ -459,6 +459,13 @@ static void control_task(struct prb_result *r, const struct prb_dataset *ds, con
     free(yc);
 }
 
+int prb_senteval_unfit(long ntr, long ndv, char *why, size_t whylen)
+{
+    if (ntr > 0 && ndv > 0) return 0;
+    snprintf(why, whylen, "the protocol needs training and dev instances (have %ld train, %ld dev)", ntr, ndv);
+    return 1;
+}
+
 int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
                      char *err, size_t errlen)
 {
@@ -468,8 +475,7 @@ int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p,
     if (rc) return rc;
     struct split_rows s;
     rows_by_split(ds, &s);
-    if (s.ntr == 0 || s.ndv == 0) {
-        snprintf(err, errlen, "the protocol needs training and dev instances (have %d train, %d dev)", s.ntr, s.ndv);
+    if (prb_senteval_unfit(s.ntr, s.ndv, err, errlen)) {
         rows_free(&s);
         return SP_EUSAGE;
     }

@@ -116,6 +116,13 @@ struct prb_result {
     long example_passes;                 /* training rows × passes, summed over every fit */
 };
 
+/* Whether a task with ntr training and ndv dev items can be probed: the protocol trains on train and
+ * chooses its model on dev, so it needs both. 0 when it can; else 1 with why ("the protocol needs
+ * training and dev instances (have 28 train, 0 dev)"), the words prb_senteval_run refuses with. A
+ * job skips such a task's probes with these words (daemon/run.c) instead of failing after the
+ * encodes. */
+int prb_senteval_unfit(long ntr, long ndv, char *why, size_t whylen);
+
 int prb_senteval_run(const struct prb_dataset *ds, const struct prb_protocol *p, struct prb_result *r,
                      char *err, size_t errlen);
 void prb_result_free(struct prb_result *r);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/npy.h"
 #include "ingest/senteval_file.h"
@@ -674,4 +675,54 @@ void stg_probe_result_free(struct stg_probe_result *r)
     }
     free(r->runs);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- tasks the protocol cannot run on ---- */
+
+int stg_probe_unfit_tasks(struct stg_ctx *ctx, struct st_db *db, json_t **unfit)
+{
+    *unfit = json_object();
+    struct st_task_row *rows = NULL;
+    int n = 0;
+    if (st_task_list(db, &rows, &n, ctx->err, sizeof ctx->err)) { json_decref(*unfit); *unfit = NULL; return SP_ESTORE; }
+    for (int i = 0; i < n; i++) {
+        char why[256];
+        if (prb_senteval_unfit((long)rows[i].n[0], (long)rows[i].n[1], why, sizeof why))
+            json_object_set_new(*unfit, rows[i].name, json_string(why));
+    }
+    /* the tasks a build skipped (no items, no test items, no trees ...): its stored tasks' params
+     * name them ("skipped"), under the build's prefix (a stored name less its kind) */
+    for (int i = 0; i < n; i++) {
+        json_error_t e;
+        json_t *p = rows[i].params ? json_loads(rows[i].params, 0, &e) : NULL;
+        json_t *sk = json_object_get(p, "skipped");
+        size_t ln = strlen(rows[i].name), lk = rows[i].kind ? strlen(rows[i].kind) : 0;
+        if (json_is_object(sk) && lk && ln >= lk && !strcmp(rows[i].name + ln - lk, rows[i].kind)) {
+            const char *task;
+            json_t *why;
+            json_object_foreach(sk, task, why) {
+                char full[1024];
+                snprintf(full, sizeof full, "%.*s%s", (int)(ln - lk), rows[i].name, task);
+                int stored = 0;
+                for (int k = 0; k < n && !stored; k++) stored = !strcmp(rows[k].name, full);
+                if (!stored && !json_object_get(*unfit, full))
+                    json_object_set_new(*unfit, full, json_sprintf("tasks build skipped it: %s",
+                                                                    json_is_string(why) ? json_string_value(why) : "not built"));
+            }
+        }
+        json_decref(p);
+    }
+    st_task_rows_free(rows, n);
+    return SP_OK;
+}
+
+int stg_probe_unfit_tasks_at(struct stg_ctx *ctx, const char *path, json_t **unfit)
+{
+    struct stat sb;
+    if (stat(path, &sb) || sb.st_size == 0) { *unfit = json_object(); return SP_OK; }
+    struct st_db *db;
+    if (st_open(path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err)) { *unfit = NULL; return SP_ESTORE; }
+    int rc = stg_probe_unfit_tasks(ctx, db, unfit);
+    st_close(db);
+    return rc;
 }

@@ -68,4 +68,17 @@ int stg_probe(struct stg_ctx *ctx, const struct stg_probe_opts *o, struct stg_pr
 int stg_probe_check(struct stg_ctx *ctx, const struct stg_probe_opts *o);
 void stg_probe_result_free(struct stg_probe_result *r);
 
+/* The stored tasks the probing protocol cannot run on (prb_senteval_unfit: no training or no dev
+ * items, e.g. a small corpus re-split), each with the reason: *unfit a new object {"Tense": "the
+ * protocol needs training and dev instances (have 28 train, 0 dev)", ...} (empty when none), and
+ * the tasks a build skipped that its stored tasks' params name ("tasks build skipped it: no test
+ * items ..."), which no step can read. A job
+ * skips the encodes and probes of these tasks with that reason, and the run's summary and the
+ * report say "skipped: REASON" (tasks build already knows it: the job learns it there, not after
+ * the encodes). stg_probe_unfit_tasks_at opens db read-only (a store that does not exist yet holds
+ * none). SP_OK or SP_ESTORE with ctx->err. */
+struct st_db;
+int stg_probe_unfit_tasks(struct stg_ctx *ctx, struct st_db *db, json_t **unfit);
+int stg_probe_unfit_tasks_at(struct stg_ctx *ctx, const char *db, json_t **unfit);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stages/names.h"
+#include "stages/probe.h"
 #include "stages/layers.h"
 #include "stages/report.h"
 #include "stages/report_agg.h"
@@ -43,7 +44,8 @@ const struct sp_opt stg_report_options[] = {
 
 /* ---- collecting rows ---- */
 
-struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log; };
+struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log;
+              json_t *unfit;   /* {"Tense": "why"}: tasks the protocol cannot run on (a job skipped them), or NULL */ };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -360,11 +362,22 @@ static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
     }
 }
 
+/* the stored tasks the probing protocol cannot run on: a job skipped their probes, saying why */
+static void text_unfit(FILE *f, const json_t *unfit, int after)
+{
+    if (!json_object_size(unfit)) return;
+    const char *name;
+    json_t *why;
+    fprintf(f, "%stasks without results (the probing protocol cannot run on them):\n", after ? "\n" : "");
+    json_object_foreach((json_t *)unfit, name, why) fprintf(f, "  %s: skipped: %s\n", name, json_string_value(why));
+}
+
 static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
 {
     size_t np = json_array_size(c->probes), nt = json_array_size(c->trees);
     if (!np && !nt) {
         fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
+        text_unfit(f, c->unfit, 1);
         return;
     }
     if (np) text_aggregates(f, c->aggs);
@@ -376,6 +389,7 @@ static void text_out(FILE *f, const struct coll *c, const char *db, int filtered
     json_array_foreach(c->trees, i, row) { if (is_structprobe(row)) n_sp++; else n_tree++; }
     if (n_tree) text_trees(f, c->trees, n_tree, np > 0);
     if (n_sp) text_structprobes(f, c->trees, n_sp, np || n_tree);
+    text_unfit(f, c->unfit, 1);
 }
 
 /* ---- CSV ---- */
@@ -604,6 +618,7 @@ static void json_out(FILE *f, const struct coll *c)
     if (c->cmp) json_object_set(o, "comparisons", c->cmp);
     json_object_set(o, "probe_results", c->probes);
     json_object_set(o, "tree_evals", c->trees);
+    if (json_object_size(c->unfit)) json_object_set(o, "skipped_tasks", c->unfit);   /* {"Tense": "why"} */
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     if (s) { fputs(s, f); fputc('\n', f); free(s); }
     json_decref(o);
@@ -671,6 +686,17 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
     c->aggs = stg_report_aggregate(c->probes);
+    struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
+    if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
+        const char *name;
+        json_t *why;
+        void *tmp;
+        json_object_foreach_safe(c->unfit, tmp, name, why) {
+            int keep = 0;
+            for (int k = 0; k < o->task.n && !keep; k++) keep = !strcmp(o->task.v[k], name);
+            if (!keep) json_object_del(c->unfit, name);
+        }
+    }
     if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
         json_t *one = stg_report_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
@@ -724,7 +750,7 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log };
+    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
@@ -732,6 +758,7 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     json_decref(c.trees);
     json_decref(c.aggs);
     json_decref(c.cmp);
+    json_decref(c.unfit);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
@@ -749,7 +776,7 @@ int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, j
     int rc = st_open(db_path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
     struct stg_report_opts o = { .db = db_path };
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log };
+    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
     rc = collect(ctx, db, &o, &c);
     st_close(db);
     if (rc != SP_OK) { json_decref(c.probes); json_decref(c.trees); return rc; }

@@ -9,6 +9,7 @@
 
 #include "stages/report.h"
 #include "stages/report_agg.h"
+#include "stages/probe.h"
 
 #define num stg_jpath_num
 #define str stg_jpath_str
@@ -293,6 +294,17 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
             ++*n_lines;
         }
     }
+    json_t *unfit = NULL;   /* the tasks a job skipped, and why */
+    struct stg_ctx uc = *ctx;
+    if (stg_probe_unfit_tasks_at(&uc, db, &unfit) == SP_OK) {
+        const char *name;
+        json_t *why;
+        json_object_foreach(unfit, name, why) {
+            fprintf(f, "task %s: skipped: %s\n", name, json_string_value(why));
+            ++*n_lines;
+        }
+    }
+    json_decref(unfit);
     free(l.v);
     json_decref(aggs);
     json_decref(probes);
