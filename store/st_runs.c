@@ -510,11 +510,14 @@ static const char *decode_item(sqlite3_stmt *q, unsigned what, enum sp_stype t, 
     return NULL;
 }
 
-/* The layer a run's encoder config names ("layer":K of its canonical JSON), for messages; -99: none */
-static int config_layer(const char *config)
+/* The layer of a run's vectors, for messages: "layer":K of its encoder's canonical JSON (bert,
+ * --layer/--layers), else "layers":N (the encoder's last layer, its output); "" when neither */
+static void config_layer(const char *config, char *out, size_t len)
 {
-    const char *p = config ? strstr(config, "\"layer\":") : NULL;
-    return p ? atoi(p + 8) : -99;
+    const char *p = config ? strstr(config, "\"layer\":") : NULL, *q = config ? strstr(config, "\"layers\":") : NULL;
+    if (p) snprintf(out, len, ", layer %d", atoi(p + 8));
+    else if (q) snprintf(out, len, ", layer %d (the encoder's last)", atoi(q + 9));
+    else out[0] = 0;
 }
 
 /* The first NaN or infinite value of what the item holds: SP_EPARSE with err naming the run, its
@@ -533,7 +536,7 @@ static int item_finite(struct st_db *db, const struct st_run_info *info, const s
     for (int k = 0; k < 4; k++) {
         long bad = arr[k].v ? sp_first_nonfinite(arr[k].v, arr[k].len) : -1;
         if (bad < 0) continue;
-        char el[96], sent[160] = "", layer[32] = "";
+        char el[96], sent[160] = "", layer[48];
         size_t b = (size_t)bad;
         if (k == 0) snprintf(el, sizeof el, "component %zu", b);
         else if (k == 1) snprintf(el, sizeof el, "token %zu, component %zu", b / arr[k].w, b % arr[k].w);
@@ -545,8 +548,7 @@ static int item_finite(struct st_db *db, const struct st_run_info *info, const s
             if (sqlite3_step(q) == SQLITE_ROW) snprintf(sent, sizeof sent, " (sentence %s)", (const char *)sqlite3_column_text(q, 0));
         }
         sqlite3_finalize(q);
-        int l = config_layer(info->config);
-        if (l != -99) snprintf(layer, sizeof layer, ", layer %d", l);
+        config_layer(info->config, layer, sizeof layer);
         snprintf(err, errlen, "%s: run '%s'%s (%s of %s %s), item %lld%s: %s %s (0-based) is %s; vectors must be finite "
                  "(re-encode the run)", db->path, info->name, layer, info->dtype == SP_STYPE_F32 ? "f32" : sp_stype_name(info->dtype),
                  info->corpus ? "corpus" : "task", info->corpus ? info->corpus : info->task ? info->task : "?",

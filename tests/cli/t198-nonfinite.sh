@@ -118,7 +118,7 @@ plant "$DB" s 5 vector.data 3 nan
 rc=0; "$SP" probe --db "$DB" --task Tense --run s --quiet >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "probe on a NaN sentence vector: exit 1" "$rc" 1
 check "probe: run, item, sentence and component named" \
-    grep -q "run 's' (f32 of task Tense), item 5 (sentence $(sent_of s 5)): sentence vector component 3 (0-based) is NaN" "$TMP/err"
+    grep -q "run 's', layer 2 (the encoder's last) (f32 of task Tense), item 5 (sentence $(sent_of s 5)): sentence vector component 3 (0-based) is NaN" "$TMP/err"
 expect_eq "probe: nothing stored" "$(q "$DB" "SELECT count(*) FROM probe_result")" "$res0"
 
 # a corpus item's token vectors: +inf at token 1, component 5 of item 7 (12-dim: element 17)
@@ -127,7 +127,7 @@ for cmd in tokprobe structprobe; do
     rc=0; "$SP" $cmd --db "$DB" --corpus demo --run c --quiet >/dev/null 2>"$TMP/err" || rc=$?
     expect_eq "$cmd on an infinite token vector: exit 1" "$rc" 1
     check "$cmd: run, item, sentence and element named" \
-        grep -q "run 'c' (f32 of corpus demo), item 7 (sentence $(sent_of c 7)): token vectors token 1, component 5 (0-based) is infinite" "$TMP/err"
+        grep -q "run 'c', layer 2 (the encoder's last) (f32 of corpus demo), item 7 (sentence $(sent_of c 7)): token vectors token 1, component 5 (0-based) is infinite" "$TMP/err"
 done
 expect_eq "tokprobe, structprobe: nothing stored" "$(q "$DB" "SELECT count(*) FROM probe_result")" "$res0"
 
@@ -135,7 +135,7 @@ expect_eq "tokprobe, structprobe: nothing stored" "$(q "$DB" "SELECT count(*) FR
 plant "$DB" c 9 attention.data 1 -inf
 rc=0; "$SP" trees --db "$DB" --corpus demo --run c --quiet >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "trees on an infinite attention weight: exit 1" "$rc" 1
-check "trees: the run, item and cell named" grep -q "run 'c' (f32 of corpus demo), item 9 (sentence $(sent_of c 9)): attention map \[0\]\[1\] (0-based) is infinite" "$TMP/err"
+check "trees: the run, item and cell named" grep -q "run 'c', layer 2 (the encoder's last) (f32 of corpus demo), item 9 (sentence $(sent_of c 9)): attention map \[0\]\[1\] (0-based) is infinite" "$TMP/err"
 expect_eq "trees: nothing stored" "$(q "$DB" "SELECT count(*) FROM tree_eval")" "$ev0"
 rc=0; "$SP" export --db "$DB" --run c --what attention --out "$TMP/a.npy" 2>"$TMP/err" || rc=$?
 expect_eq "export of a run holding -inf: exit 1, no file" "$rc:$(test -e "$TMP/a.npy" && echo file)" "1:"
@@ -144,8 +144,23 @@ expect_eq "export of a run holding -inf: exit 1, no file" "$rc:$(test -e "$TMP/a
 plant "$DB" h 2 vector.tokens 0 inf
 rc=0; "$SP" tokprobe --db "$DB" --corpus demo --run h --quiet >/dev/null 2>"$TMP/err" || rc=$?
 expect_eq "tokprobe on an f16 run holding inf: exit 1" "$rc" 1
-check "tokprobe on f16: the type, run and item named" grep -q "run 'h' (f16 of corpus demo), item 2 (sentence $(sent_of h 2)): token vectors token 0, component 0 (0-based) is infinite" "$TMP/err"
+check "tokprobe on f16: the type, run and item named" grep -q "run 'h', layer 2 (the encoder's last) (f16 of corpus demo), item 2 (sentence $(sent_of h 2)): token vectors token 0, component 0 (0-based) is infinite" "$TMP/err"
 expect_eq "tokprobe on f16: nothing stored" "$(q "$DB" "SELECT count(*) FROM probe_result")" "$res0"
 rc=0; "$SP" tokprobe --db "$DB" --corpus demo --run t16 --quiet >/dev/null 2>&1 || rc=$?
 expect_eq "tokprobe on the saturated (finite) f16 run: exit 0" "$rc" 0
+
+# a layer run of a bert model (encode --layers): the message names its layer
+if [ -d "$MODELS/all-MiniLM-L6-v2" ]; then
+    printf '{"kind": "bert", "model": "%s"}\n' "$(cd "$MODELS/all-MiniLM-L6-v2" && pwd)" >"$TMP/minilm.json"
+    "$SP" encode --db "$DB" --corpus demo --encoder "$TMP/minilm.json" --run m --layers 1,4 --token-vectors --threads 1 --quiet
+    plant "$DB" m-L4 11 vector.tokens 770 nan        # 384-dim: token 2, component 2
+    rc=0; "$SP" structprobe --db "$DB" --corpus demo --run m-L4 --quiet >/dev/null 2>"$TMP/err" || rc=$?
+    expect_eq "structprobe on a bert layer run holding NaN: exit 1" "$rc" 1
+    check "structprobe on a bert layer run: its layer named" \
+        grep -q "run 'm-L4', layer 4 (f32 of corpus demo), item 11 (sentence $(sent_of m-L4 11)): token vectors token 2, component 2 (0-based) is NaN" "$TMP/err"
+    rc=0; "$SP" structprobe --db "$DB" --corpus demo --run m-L1 --quiet --no-save >/dev/null 2>&1 || rc=$?
+    expect_eq "structprobe on the other layer of the same pass (no NaN): exit 0" "$rc" 0
+else
+    skip "no MiniLM in \$MODELS (make models): the bert layer-run message"
+fi
 done_testing
