@@ -18,6 +18,8 @@
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
+#   make run-fuzz        FUZZ_SECS (25) s of libFuzzer on the job-file and safetensors readers (clang;
+#                        in make test-all, a visible skip without clang)
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
@@ -108,7 +110,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -242,7 +244,13 @@ test:
 # Everything (what .ci/run runs): every CLI script in both trees, the GPU harness's self-check,
 # the kernel runs.
 test-all:
-	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch,$(GPU_TEST) $(GPU_BERT_TEST))
+	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch run-fuzz,$(GPU_TEST) $(GPU_BERT_TEST))
+
+# A short libFuzzer pass over the job-file and safetensors readers, FUZZ_SECS each (part of `make
+# test-all`; tests/run_fuzz.sh, which builds them with clang and skips visibly without it)
+FUZZ_SECS ?= 25
+run-fuzz:
+	@tests/run_fuzz.sh $(COUNTS) $(FUZZ_SECS) job safetensors
 
 # The PyTorch twins against synprobe, every encoder kind both ways (part of `make test-all`;
 # tests/torch/run.sh, which skips visibly without torch in /usr/bin/python3)

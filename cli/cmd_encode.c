@@ -10,7 +10,8 @@
 static const char usage[] =
     "usage: synprobe encode --db DB (--corpus C[,C...] | --task T[,T...]) --encoder CFG.json --run R\n"
     "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
-    "                       [--token-vectors] [--attention LAYER] [--store-dtype f32|f16|bf16] [--seed N] [--threads K]\n"
+    "                       [--token-vectors] [--attention LAYER] [--store-dtype f32|f16|bf16]\n"
+    "                       [--store-overflow error|saturate] [--seed N] [--threads K]\n"
     "                       [--device auto|cpu|cuda] [--gemm own|blas] [--batch-tokens N] [--max-tokens N]\n"
     "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
     "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
@@ -38,6 +39,7 @@ static void print_json(const struct stg_encode_input *r)
                           "cached", (json_int_t)r->cached, "encoded", (json_int_t)r->encoded, "skipped", (json_int_t)skipped,
                           "skipped_missing_structure", (json_int_t)r->missing, "skipped_too_long", (json_int_t)r->too_long,
                           "skipped_out_of_memory", (json_int_t)r->oom);
+    if (r->saturated) json_object_set_new(o, "saturated", json_integer((json_int_t)r->saturated));
     char *s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
     puts(s);
     free(s);

@@ -72,6 +72,27 @@ float sp_bf16_to_f32(uint16_t h)
     return float_of((uint32_t)h << 16);
 }
 
+float sp_stype_max(enum sp_stype t)
+{
+    return t == SP_STYPE_F16 ? 65504.0f : t == SP_STYPE_BF16 ? float_of(0x7f7f0000u) : float_of(0x7f7fffffu);
+}
+
+size_t sp_stype_overflow(enum sp_stype t, float *v, size_t n, int saturate, size_t *first)
+{
+    if (t == SP_STYPE_F32) return 0;
+    size_t k = 0;
+    float top = sp_stype_max(t);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ax = bits_of(v[i]) & 0x7fffffffu;
+        if (ax >= 0x7f800000u) continue;          /* inf or NaN: not an overflow of the narrowing */
+        uint16_t h = t == SP_STYPE_F16 ? sp_f32_to_f16(v[i]) : sp_f32_to_bf16(v[i]);
+        if ((h & 0x7fffu) != (t == SP_STYPE_F16 ? 0x7c00u : 0x7f80u)) continue;
+        if (!k++ && first) *first = i;
+        if (saturate) v[i] = v[i] < 0 ? -top : top;
+    }
+    return k;
+}
+
 void sp_stype_pack(enum sp_stype t, const float *v, size_t n, void *out)
 {
     unsigned char *o = out;

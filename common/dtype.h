@@ -31,6 +31,13 @@ float sp_f16_to_f32(uint16_t h);
 uint16_t sp_f32_to_bf16(float f);
 float sp_bf16_to_f32(uint16_t h);
 
+/* The largest finite value of type t: 65504 (f16), 0x1.fep127 = 3.3895e38 (bf16), FLT_MAX (f32) */
+float sp_stype_max(enum sp_stype t);
+/* How many of the finite v[0..n) type t cannot hold: they would round to +-inf (f16: |x| >= 65520;
+ * bf16: |x| >= 0x1.ff8p127; f32: none). NaN and inf are not counted (callers refuse them first).
+ * With saturate, each is replaced by +-sp_stype_max(t). *first: the index of the first (when any). */
+size_t sp_stype_overflow(enum sp_stype t, float *v, size_t n, int saturate, size_t *first);
+
 /* n floats to n elements of type t, little-endian, into out (n * sp_stype_size(t) bytes) */
 void sp_stype_pack(enum sp_stype t, const float *v, size_t n, void *out);
 /* n elements of type t, little-endian, at in (any alignment) widened to n floats */

@@ -5,9 +5,13 @@
  * relative to the start of the data section. enc_sft_open reads and checks the whole header
  * before any data: the file must be a regular file (common/util.c: a device or FIFO is refused),
  * the header length must fit the file's size as fstat gives it (and 100 MiB); every entry must
- * have a known dtype, a shape of non-negative integers and offsets whose length is exactly the
- * shape's element count times the dtype's size and that lie inside the file, so a truncated
- * file is reported at open, naming the first tensor that does not fit. As the format requires
+ * have a known dtype, a shape of non-negative integers (JSON integers, read exactly: 1.5, 1e3, a
+ * string or a negative number is refused naming header["NAME"].shape[k]) and offsets whose
+ * length is exactly the shape's element count times the dtype's size and that lie inside the
+ * file, so a truncated file is reported at open, naming the first tensor that does not fit. The
+ * byte count is multiplied with overflow checks: a shape whose bytes pass 2^64, or exceed the
+ * data section while the offsets disagree with it, is "shape too large" (never wrapped to a
+ * small size); a number beyond 2^63-1 is refused by the JSON parser, with its position. As the format requires
  * ("the byte buffer needs to be entirely indexed, and cannot contain holes"), the tensors,
  * sorted by offset, must tile the data section exactly: two that overlap, a gap between two,
  * and bytes after the last are each refused, naming the tensors. Every read is then bounded by
@@ -66,17 +70,22 @@ static int parse_entry(const struct enc_sft *s, const char *key, json_t *v, stru
         return -1;
     }
     t->ndim = (int)json_array_size(sh);
-    uint64_t count = 1;
+    uint64_t count = 1, bytes = 0;
+    int wraps = 0;
     for (int k = 0; k < t->ndim; k++) {
         json_t *x = json_array_get(sh, (size_t)k);
-        if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) > (json_int_t)1 << 40) {
-            snprintf(err, errlen, "%s: tensor %s: shape[%d]: expected a non-negative integer", s->path, key, k);
+        if (!json_is_integer(x) || json_integer_value(x) < 0) {   /* jansson reads integers exactly (no double) */
+            char *got = json_dumps(x, JSON_ENCODE_ANY);
+            snprintf(err, errlen, "%s: tensor %s: header[\"%s\"].shape[%d]: expected a non-negative integer, got %.40s%s",
+                     s->path, key, key, k, got ? got : "?", got && strlen(got) > 40 ? "..." : "");
+            free(got);
             return -1;
         }
         t->shape[k] = (int64_t)json_integer_value(x);
-        count *= (uint64_t)t->shape[k];
-        if (count > (uint64_t)1 << 40) { snprintf(err, errlen, "%s: tensor %s: shape too large", s->path, key); return -1; }
+        wraps |= __builtin_mul_overflow(count, (uint64_t)t->shape[k], &count);
     }
+    for (int k = 0; k < t->ndim; k++) if (!t->shape[k]) count = 0, wraps = 0;   /* no elements, whatever the others */
+    wraps |= __builtin_mul_overflow(count, (uint64_t)es, &bytes);
     t->count = count;
     if (!json_is_array(of) || json_array_size(of) != 2 || !json_is_integer(json_array_get(of, 0)) ||
         !json_is_integer(json_array_get(of, 1))) {
@@ -84,9 +93,27 @@ static int parse_entry(const struct enc_sft *s, const char *key, json_t *v, stru
         return -1;
     }
     json_int_t b0 = json_integer_value(json_array_get(of, 0)), b1 = json_integer_value(json_array_get(of, 1));
-    if (b0 < 0 || b1 < b0 || (uint64_t)(b1 - b0) != count * es) {
-        snprintf(err, errlen, "%s: tensor %s: data_offsets [%lld, %lld] hold %lld bytes, but shape and dtype %s need %llu",
-                 s->path, key, (long long)b0, (long long)b1, (long long)(b1 - b0), dt, (unsigned long long)(count * es));
+    char dims[ENC_SFT_MAXDIM * 24 + 4] = "[";
+    for (int k = 0; k < t->ndim; k++)
+        snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", k ? ", " : "", (long long)t->shape[k]);
+    strcat(dims, "]");
+    if (wraps) {                       /* its bytes pass 2^64: never wrapped to a small size */
+        snprintf(err, errlen, "%s: tensor %s: header[\"%s\"].shape %s: shape too large (elements of %s, %zu bytes each: more than "
+                 "2^64 bytes; the data section has %llu)", s->path, key, key, dims, dt, es, (unsigned long long)s->data_len);
+        return -1;
+    }
+    if (b0 < 0 || b1 < b0) {
+        snprintf(err, errlen, "%s: tensor %s: header[\"%s\"].data_offsets [%lld, %lld]: expected 0 <= begin <= end",
+                 s->path, key, key, (long long)b0, (long long)b1);
+        return -1;
+    }
+    if ((uint64_t)(b1 - b0) != bytes) {   /* offsets that agree with the shape, past the end: truncated, below */
+        char more[SP_ERRLEN / 2] = "";
+        if (bytes > s->data_len)
+            snprintf(more, sizeof more, "; header[\"%s\"].shape %s: shape too large (the data section has %llu bytes)", key, dims,
+                     (unsigned long long)s->data_len);
+        snprintf(err, errlen, "%s: tensor %s: data_offsets [%lld, %lld] hold %lld bytes, but shape and dtype %s need %llu%s",
+                 s->path, key, (long long)b0, (long long)b1, (long long)(b1 - b0), dt, (unsigned long long)bytes, more);
         return -1;
     }
     if ((uint64_t)b1 > s->data_len) {
@@ -172,7 +199,9 @@ int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen)
     json_error_t je;
     hdr = json_loadb(hs, hl, JSON_REJECT_DUPLICATES, &je);
     if (!hdr || !json_is_object(hdr)) {
-        snprintf(err, errlen, "%s: header is not a JSON object%s%s", path, hdr ? "" : ": ", hdr ? "" : je.text);
+        if (hdr) snprintf(err, errlen, "%s: header is not a JSON object", path);
+        else snprintf(err, errlen, "%s: header is not a JSON object: %s (header line %d, column %d)%s", path, je.text, je.line,
+                      je.column, strstr(je.text, "too big integer") ? ": beyond 2^63-1, so shape too large" : "");
         goto out;
     }
     s->data_start = 8 + hl;

@@ -35,6 +35,10 @@ const struct sp_opt stg_encode_options[] = {
       .help = "element type of the cached sentence vectors, token vectors and attention maps: f32 (as computed), "
               "f16 (IEEE half) or bf16 (bfloat16), both half the bytes, rounded to nearest even; readers widen to "
               "float. Part of the encoder's fingerprint: runs of one model in two types share no rows" },
+    { "store-overflow", SP_OPT_CHOICE, O(store_overflow), "error", .choices = "error|saturate",
+      .help = "a finite value beyond --store-dtype's range (f16: |x| >= 65520, which would round to inf; bf16: near float's "
+              "max): error (exit 1 naming the input and the layer; the run is not kept) or saturate (clamped to +-65504 for "
+              "f16, counted in the summary and the manifest; part of the fingerprint)" },
     { "attention", SP_OPT_INT, O(attention), "-1", .lo = 0, .hi = ENC_MAX_LAYERS, .metavar = "LAYER", .flags = SP_OPTF_NODEF,
       .help = "cache the head-averaged attention map of this layer (export --what attention)" },
     { "layer", SP_OPT_INT, O(layer), "-2", .lo = -1, .hi = 64, .metavar = "K", .flags = SP_OPTF_NODEF,
@@ -294,6 +298,7 @@ static char *manifest_text(const struct stg_encode_opts *o, const struct shared 
                                                                    "rows_kept", enc_embed_vocab_size(s->emb))
                                                        : json_pack("{s:s}", "init", "random per word"));
     json_object_set_new(m, "store_dtype", json_string(sp_stype_name(id->dtype)));
+    if (c->saturate) json_object_set_new(m, "saturated", json_integer((json_int_t)c->n_saturated));
     json_object_set_new(m, "max_workspace_bytes", o->max_workspace ? json_integer((json_int_t)o->max_workspace) : json_null());
     if (in->is_task)
         json_object_set_new(m, "perturbed", json_pack("{s:s, s:I}", "parse", o->perturbed ? "no-parse" : "keep-parse",
@@ -355,6 +360,8 @@ static void pass_init(struct enc_pass *c, struct stg_ctx *ctx, const struct stg_
     c->max_tokens = o->max_tokens;
     c->on_missing_fail = o->on_missing == STG_MISSING_FAIL;
     c->perturbed_no_parse = o->perturbed == STG_PERTURBED_NO_PARSE;
+    c->dtype = (enum sp_stype)o->store_dtype;
+    c->saturate = o->store_overflow == STG_OVERFLOW_SATURATE;
     sp_arena_init(&c->arena);
     sp_arena_init(&c->batch_arena);
 }
@@ -385,6 +392,7 @@ static void input_result(struct stg_encode_input *r, const struct input *in, con
     r->too_long = c->n_long;
     r->oom = c->n_oom;
     r->batches = c->n_batches;
+    r->saturated = c->n_saturated;
     r->items = items;
     r->seconds = seconds;
 }
@@ -399,7 +407,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     int64_t run_ids[ENC_MAX_LAYERS + 1], enc_ids[ENC_MAX_LAYERS + 1];
     char *names[ENC_MAX_LAYERS + 1] = { 0 };
     const struct enc_ident *ids[ENC_MAX_LAYERS + 1];
-    int created, rc = SP_OK;
+    int created[ENC_MAX_LAYERS + 1] = { 0 }, rc = SP_OK;
     for (int k = 0; k < no; k++) {
         names[k] = s->n_layers ? stg_layer_run_name(o->run, s->layers[k], n_inputs > 1 ? in->name : NULL) : sp_xstrdup(in->run);
         enc_ids[k] = s->n_layers ? s->lenc[k] : s->encoder_id;
@@ -408,7 +416,7 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     for (int k = 0; !rc && k < no; k++) {
         struct st_run_spec spec = { names[k], enc_ids[k], in->corpus_id, in->task_id, o->token_vectors,
                                     s->n_layers ? s->attn_of[k] : (int)o->attention };
-        if ((rc = st_run_begin(s->db, &spec, &run_ids[k], &created, err, sizeof err)))
+        if ((rc = st_run_begin(s->db, &spec, &run_ids[k], &created[k], err, sizeof err)))
             rc = rc == SP_EEXIST ? run_taken(ctx, o, s, ids[k], enc_ids[k], names[k], err) : store_fail(ctx, rc, err);
     }
     if (rc) goto out;
@@ -419,11 +427,26 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
     c.encoder_ids = enc_ids;
     c.attn_of = s->n_layers ? s->attn_of : NULL;
     c.run_ids = run_ids;
+    c.run_names = names;
+    char source[300];
+    snprintf(source, sizeof source, "%s %s", in->is_task ? "task" : "corpus", in->name);
+    c.source = source;
     double t0 = sp_now();
     int64_t total = 0;          /* progress: a task pass counts its items itself */
     if (!in->is_task) rc = st_corpus_sentence_count(s->db, in->corpus_id, &total, err, sizeof err);
     c.n_total = (uint64_t)total;
     if (!rc) rc = in->is_task ? stg_encode_task_pass(&c, in->name, in->task_corpus) : stg_encode_corpus_pass(&c, in->corpus_id);
+    if (rc == SP_EPARSE && c.err[0]) {   /* its data (an output beyond the store's range...): no part of a new run is kept */
+        int64_t gone[ENC_MAX_LAYERS + 1];
+        int ng = 0;
+        for (int k = 0; k < no; k++) if (created[k]) gone[ng++] = run_ids[k];
+        char derr[SP_ERRLEN];
+        if (ng && st_run_discard(s->db, gone, ng, derr, sizeof derr))
+            sp_log(ctx->log, SP_LOG_ERROR, "%s", derr);
+        else if (ng)
+            snprintf(c.err + strlen(c.err), sizeof c.err - strlen(c.err), "; run%s %s%s not kept", ng > 1 ? "s" : "",
+                     names[0], ng > 1 ? " ..." : "");
+    }
     if (rc) {
         rc = rc == SP_ESTOPPED ? stg_stopped(ctx) : stg_fail(ctx, rc == SP_EUSAGE ? SP_EPARSE : rc, "%s", c.err[0] ? c.err : err);
         pass_free(&c);
@@ -439,6 +462,9 @@ static int encode_input(struct stg_ctx *ctx, const struct stg_encode_opts *o, st
         if (rc) { st_run_info_free(&info); rc = store_fail(ctx, rc, err); break; }
         input_result(&r[k], in, names[k], s, ids[k], &c, info.count, seconds);
         st_run_info_free(&info);
+        if (k == 0 && c.n_saturated)
+            sp_log(ctx->log, SP_LOG_WARN, "%s: %ld values beyond %s's range clamped to +-%g (--store-overflow saturate)",
+                   no > 1 ? "these runs" : names[k], c.n_saturated, sp_stype_name(c.dtype), (double)sp_stype_max(c.dtype));
         sp_log(ctx->log, SP_LOG_INFO, "run %s (%s on %s, %d-dim%s%s): %ld cached, %ld encoded, %ld skipped (%ld lacking structure, "
                "%ld over --max-tokens, %ld out of memory); %lld items in %.2fs", r[k].run, r[k].kind, r[k].device, r[k].dim,
                ids[k]->dtype != SP_STYPE_F32 ? ", stored " : "", ids[k]->dtype != SP_STYPE_F32 ? r[k].store_dtype : "",
@@ -485,7 +511,7 @@ static int setup(struct stg_ctx *ctx, const struct stg_encode_opts *o, struct sh
 {
     char err[SP_ERRLEN];
     int rc = stg_encode_ident(ctx, o->encoder, o->seed, o->layer, o->weights, o->embeddings, (enum sp_stype)o->store_dtype,
-                              &s->id);
+                              o->store_overflow == STG_OVERFLOW_SATURATE, &s->id);
     if (rc == SP_OK) rc = stg_encode_check_config(ctx, o, &s->id.cfg);   /* the config ident read */
     if (rc) return rc;
     struct enc_caps caps;

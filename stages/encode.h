@@ -17,6 +17,7 @@ enum stg_encode_device { STG_DEVICE_AUTO, STG_DEVICE_CPU, STG_DEVICE_CUDA };
 enum stg_encode_missing { STG_MISSING_SKIP, STG_MISSING_FAIL };
 enum stg_encode_perturbed { STG_PERTURBED_KEEP, STG_PERTURBED_NO_PARSE };
 enum stg_encode_gemm { STG_GEMM_OWN, STG_GEMM_BLAS };
+enum stg_encode_overflow { STG_OVERFLOW_ERROR, STG_OVERFLOW_SATURATE };
 
 struct stg_encode_opts {
     const char *db;
@@ -42,6 +43,7 @@ struct stg_encode_opts {
     int on_missing;               /* enum stg_encode_missing */
     int perturbed;                /* enum stg_encode_perturbed */
     int store_dtype;              /* enum sp_stype (common/dtype.h): f32, f16, bf16 */
+    int store_overflow;           /* enum stg_encode_overflow: a value beyond f16/bf16's range */
     struct sp_strlist command;    /* not in the table: the words that ran it, for the manifest */
     int empty_ok;                 /* not in the table: an input without a single item is no failure
                                    * (a shard may hold no sentence of a small corpus) */
@@ -57,6 +59,7 @@ struct stg_encode_input {
     const char *store_dtype;      /* static: "f32", "f16", "bf16" */
     int dim;
     long cached, encoded, missing, too_long, oom, batches;
+    long saturated;               /* values clamped to the store dtype's range (--store-overflow saturate) */
     int64_t items;                /* run items after this pass */
     double seconds;
     int nothing_encoded;          /* every item skipped (or none): the stage fails once all inputs ran */

@@ -252,11 +252,23 @@ static struct st_run_item_put item_of(const struct unit *u)
     return (struct st_run_item_put){ u->ordinal, u->sentence_id, u->task_ordinal, u->hash };
 }
 
+/* "corpus demo, sentence s7 (input 7), run R, layer 3" of output o: what a message names */
+static void where(const struct enc_pass *c, const struct unit *u, int o, char *out, size_t len)
+{
+    int layer = c->layers ? c->layers[o] : c->caps.layer_outputs ? c->caps.own_layer : c->cfg->layers;
+    snprintf(out, len, "%s, %s (input %lld), run '%s', layer %d%s", c->source ? c->source : "?", u->label,
+             (long long)u->ordinal, c->run_names ? c->run_names[o] : "?", layer,
+             c->layers || c->caps.layer_outputs ? "" : " (the encoder's output)");
+}
+
 /* Finite weights and embeddings can still overflow (huge weights, exp in softmax): a NaN or
- * infinite output is never stored. SP_EPARSE with c->err naming the sentence and the output. */
-static int outputs_finite(struct enc_pass *c, const int *idx, int cnt, const float *sent, int dim,
+ * infinite output is never stored. Then a finite value the store's type cannot hold (f16 beyond
+ * 65504: it would be stored as inf) is refused, or with --store-overflow saturate clamped and
+ * counted. SP_EPARSE with c->err naming the input, the run and layer, and the output. */
+static int outputs_finite(struct enc_pass *c, int o, const int *idx, int cnt, float *sent, int dim,
                           float *const *tok, int td, float *const *attn)
 {
+    char at[SP_ERRLEN];
     for (int b = 0; b < cnt; b++) {
         const struct unit *u = &c->u[idx[b]];
         size_t n = (size_t)u->n;
@@ -264,8 +276,31 @@ static int outputs_finite(struct enc_pass *c, const int *idx, int cnt, const flo
                          : tok && sp_first_nonfinite(tok[b], n * (size_t)td) >= 0 ? "token vectors"
                          : attn && sp_first_nonfinite(attn[b], n * n) >= 0 ? "attention map" : NULL;
         if (what) {
+            where(c, u, o, at, sizeof at);
             snprintf(c->err, sizeof c->err, "%s: the encoder's %s holds NaN or infinite values (weights or "
-                     "embeddings too large?); encoding stopped", u->label, what);
+                     "embeddings too large?); encoding stopped", at, what);
+            return SP_EPARSE;
+        }
+        struct { const char *name; float *v; size_t len; } arr[3] = {
+            { "sentence vector", sent + (size_t)b * dim, (size_t)dim },
+            { "token vectors", tok ? tok[b] : NULL, n * (size_t)td },
+            { "attention map", attn ? attn[b] : NULL, n * n },
+        };
+        for (int k = 0; k < 3; k++) {
+            if (!arr[k].v) continue;
+            size_t first = 0, over = sp_stype_overflow(c->dtype, arr[k].v, arr[k].len, c->saturate, &first);
+            if (!over) continue;
+            if (c->saturate) { c->n_saturated += (long)over; continue; }
+            where(c, u, o, at, sizeof at);
+            size_t w = k == 0 ? (size_t)dim : k == 1 ? (size_t)td : n;   /* [row][column] of the first */
+            char el[64];
+            if (k == 0) snprintf(el, sizeof el, "component %zu", first);
+            else snprintf(el, sizeof el, "%s %zu, %s %zu", k == 1 ? "token" : "row", first / w, k == 1 ? "component" : "column",
+                          first % w);
+            snprintf(c->err, sizeof c->err, "%s: the encoder's %s: %zu value%s beyond %s's range (+-%g), the first %g at %s "
+                     "(0-based; it would be stored as infinite); encoding stopped (--store-dtype f32 keeps them; "
+                     "--store-overflow saturate clamps them)", at, arr[k].name, over, over > 1 ? "s" : "",
+                     sp_stype_name(c->dtype), (double)sp_stype_max(c->dtype), (double)arr[k].v[first], el);
             return SP_EPARSE;
         }
     }
@@ -426,7 +461,7 @@ static int encode_batch(struct enc_pass *c, const int *idx, int cnt)
     if (rc == SP_ENOMEM) return encode_halves(c, idx, cnt, ferr);
     if (rc) { snprintf(c->err, sizeof c->err, "%s", ferr); return rc; }
     for (int o = 0; o < c->n_out; o++)
-        if ((rc = outputs_finite(c, idx, cnt, B.sent[o], dim, B.tok ? B.tok[o] : NULL, td, B.attn ? B.attn[o] : NULL)) != SP_OK)
+        if ((rc = outputs_finite(c, o, idx, cnt, B.sent[o], dim, B.tok ? B.tok[o] : NULL, td, B.attn ? B.attn[o] : NULL)) != SP_OK)
             return rc;
     rc = write_batch(c, idx, cnt, B.sent, B.tok, B.attn, B.hd, dim, td);
     if (!rc) { c->n_encoded += cnt; c->n_batches++; }

@@ -5,7 +5,8 @@
  * seed set, re-serialised with sorted keys and no spaces (jansson); the weights file's SHA-256,
  * or "glorot seed N" without --weights; the embeddings file's SHA-256, or "random seed N"
  * without --embeddings; with --store-dtype f16 or bf16, that type (f32, the default, adds nothing,
- * so f32 fingerprints are those of stores written before the option existed). Two files that
+ * so f32 fingerprints are those of stores written before the option existed), and with it
+ * --store-overflow saturate (clamped vectors are never shared with a run that refuses them). Two files that
  * differ only in spacing, key order or comment share a fingerprint; spelling out a default value
  * gives a new one (a cache miss, never a wrong hit). */
 #include <ctype.h>
@@ -76,6 +77,7 @@ static void fingerprint(struct enc_ident *id, int weights, int embeddings)
     else if (embeddings) sp_buf_printf(&b, "embeddings sha256 %s\n", id->e_sha);
     else sp_buf_printf(&b, "embeddings random seed %llu\n", (unsigned long long)id->cfg.seed);
     if (id->dtype != SP_STYPE_F32) sp_buf_printf(&b, "store-dtype %s\n", sp_stype_name(id->dtype));
+    if (id->saturate) sp_buf_printf(&b, "store-overflow saturate\n");
     sp_sha256_init(&h);
     sp_sha256_update(&h, b.p, b.len);
     sp_sha256_hex(&h, id->fp);
@@ -83,10 +85,11 @@ static void fingerprint(struct enc_ident *id, int weights, int embeddings)
 }
 
 int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
-                     enum sp_stype dtype, struct enc_ident *id)
+                     enum sp_stype dtype, int saturate, struct enc_ident *id)
 {
     memset(id, 0, sizeof *id);
     id->dtype = dtype;
+    id->saturate = saturate && dtype != SP_STYPE_F32;
     size_t len;
     char *text = sp_read_file(cfg_path, &len, ctx->err, sizeof ctx->err);
     if (!text) return SP_EIO;
@@ -128,7 +131,7 @@ int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long 
         return rc == SP_ESTOPPED ? stg_stopped(ctx) : rc;
     if (id->cfg.base[0]) {             /* the base's identity is part of this one's */
         struct enc_ident bid;
-        rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, SP_STYPE_F32, &bid);
+        rc = stg_encode_ident(ctx, id->cfg.base, -1, -2, NULL, NULL, SP_STYPE_F32, 0, &bid);
         struct enc_caps bcaps = { 0 }; /* a base turns words into the word vectors this one reads */
         if (rc == SP_OK) enc_config_caps(&bid.cfg, &bcaps);
         if (rc == SP_OK && bcaps.input != ENC_INPUT_WORDS)
@@ -155,6 +158,7 @@ int stg_encode_ident_layer(const struct enc_ident *from, int layer, struct enc_i
     memcpy(out->e_sha, from->e_sha, sizeof out->e_sha);
     memcpy(out->base_fp, from->base_fp, sizeof out->base_fp);
     out->dtype = from->dtype;
+    out->saturate = from->saturate;
     fingerprint(out, 1, from->e_sha[0] != 0);
     return SP_OK;
 }

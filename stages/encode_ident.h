@@ -19,12 +19,13 @@ struct enc_ident {
     char fp[65];                /* the fingerprint */
     char base_fp[65];           /* cfg.base: the base encoder's fingerprint ("" without) */
     enum sp_stype dtype;        /* --store-dtype: part of the fingerprint when not f32 */
+    int saturate;               /* --store-overflow saturate (not f32): part of the fingerprint */
 };
 
 /* Read, parse and fingerprint the config (seed >= 0 overrides the config's; dtype: the type the
  * outputs are stored in). SP_EIO / SP_EPARSE with ctx->err. stg_encode_ident_free in every case. */
 int stg_encode_ident(struct stg_ctx *ctx, const char *cfg_path, long seed, long layer, const char *weights, const char *embeddings,
-                     enum sp_stype dtype, struct enc_ident *id);
+                     enum sp_stype dtype, int saturate, struct enc_ident *id);
 void stg_encode_ident_free(struct enc_ident *id);
 /* A bert ident (from stg_encode_ident) as --layer `layer` would have made it: the same config
  * with "layer" set (and the same store dtype), so the same fingerprint. SP_OK; stg_encode_ident_free(out) in every case. */

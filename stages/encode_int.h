@@ -3,6 +3,7 @@
 #ifndef SP_STG_ENCODE_INT_H
 #define SP_STG_ENCODE_INT_H
 
+#include "common/dtype.h"
 #include "encoder/encoder.h"
 #include "stages/stage.h"
 #include "store/st_runs.h"
@@ -51,6 +52,11 @@ struct enc_pass {
     struct st_iter *it;            /* the corpus being read: paused before each window's writes */
     /* results */
     long n_cached, n_encoded, n_missing, n_long, n_oom, n_batches;
+    enum sp_stype dtype;           /* --store-dtype: what the store keeps */
+    int saturate;                  /* --store-overflow saturate: values beyond dtype's range are clamped */
+    long n_saturated;              /* ... how many */
+    const char *source;            /* "corpus NAME" / "task NAME", for messages */
+    char *const *run_names;        /* [n_out], for messages */
     int64_t *dropped;
     int n_dropped, cap_dropped;
     char err[SP_ERRLEN * 2];

@@ -350,6 +350,26 @@ int st_run_finish(struct st_db *db, int64_t run_id, const char *manifest,
     return rc;
 }
 
+int st_run_discard(struct st_db *db, const int64_t *run_ids, int n, char *err, size_t errlen)
+{
+    if (st_begin_write(db, err, errlen)) return SP_ESTORE;
+    static const char *const sql[2] = { "DELETE FROM run_item WHERE run_id = ?1", "DELETE FROM run WHERE run_id = ?1" };
+    int rc = SP_OK;
+    for (int s = 0; !rc && s < 2; s++) {
+        sqlite3_stmt *q = NULL;
+        rc = prep(db, sql[s], &q, "discard run", err, errlen);
+        for (int i = 0; !rc && i < n; i++) {
+            sqlite3_reset(q);
+            sqlite3_bind_int64(q, 1, run_ids[i]);
+            if (sqlite3_step(q) != SQLITE_DONE) rc = st_sqlerr(db, "discard run", err, errlen);
+        }
+        sqlite3_finalize(q);
+    }
+    if (!rc && sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = st_sqlerr(db, "commit", err, errlen);
+    if (rc) sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
 static char *col_dup(sqlite3_stmt *q, int c)
 {
     return sqlite3_column_type(q, c) == SQLITE_NULL ? NULL : sp_xstrdup((const char *)sqlite3_column_text(q, c));
@@ -490,10 +510,60 @@ static const char *decode_item(sqlite3_stmt *q, unsigned what, enum sp_stype t, 
     return NULL;
 }
 
+/* The layer of a run's vectors, for messages: "layer":K of its encoder's canonical JSON (bert,
+ * --layer/--layers), else "layers":N (the encoder's last layer, its output); "" when neither */
+static void config_layer(const char *config, char *out, size_t len)
+{
+    const char *p = config ? strstr(config, "\"layer\":") : NULL, *q = config ? strstr(config, "\"layers\":") : NULL;
+    if (p) snprintf(out, len, ", layer %d", atoi(p + 8));
+    else if (q) snprintf(out, len, ", layer %d (the encoder's last)", atoi(q + 9));
+    else out[0] = 0;
+}
+
+/* The first NaN or infinite value of what the item holds: SP_EPARSE with err naming the run, its
+ * layer, the item and its sentence, the array and the element; else SP_OK. Whatever wrote it (a
+ * store from before encode checked its outputs, an f16 store of a version that let overflow
+ * become inf, a merged shard, a hand edit), no reader computes on it. */
+static int item_finite(struct st_db *db, const struct st_run_info *info, const struct st_run_item *it, char *err, size_t errlen)
+{
+    size_t nn = (size_t)it->n_tokens * (size_t)it->n_tokens;
+    const struct { const char *name; const float *v; size_t len, w; } arr[4] = {
+        { "sentence vector", it->vec, (size_t)it->dim, 0 },
+        { "token vectors", it->tok, (size_t)it->n_tokens * (size_t)it->tok_dim, (size_t)it->tok_dim },
+        { "attention map", it->attn, nn, (size_t)it->n_tokens },
+        { "per-head attention maps", it->attn_heads, (size_t)it->n_heads * nn, (size_t)it->n_tokens },
+    };
+    for (int k = 0; k < 4; k++) {
+        long bad = arr[k].v ? sp_first_nonfinite(arr[k].v, arr[k].len) : -1;
+        if (bad < 0) continue;
+        char el[96], sent[160] = "", layer[48];
+        size_t b = (size_t)bad;
+        if (k == 0) snprintf(el, sizeof el, "component %zu", b);
+        else if (k == 1) snprintf(el, sizeof el, "token %zu, component %zu", b / arr[k].w, b % arr[k].w);
+        else if (k == 2) snprintf(el, sizeof el, "[%zu][%zu]", b / arr[k].w, b % arr[k].w);
+        else snprintf(el, sizeof el, "head %zu, [%zu][%zu]", b / nn, b % nn / arr[k].w, b % arr[k].w);
+        sqlite3_stmt *q = NULL;
+        if (it->sentence_id && sqlite3_prepare_v2(db->h, "SELECT sent_id FROM sentence WHERE sentence_id = ?1", -1, &q, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(q, 1, it->sentence_id);
+            if (sqlite3_step(q) == SQLITE_ROW) snprintf(sent, sizeof sent, " (sentence %s)", (const char *)sqlite3_column_text(q, 0));
+        }
+        sqlite3_finalize(q);
+        config_layer(info->config, layer, sizeof layer);
+        snprintf(err, errlen, "%s: run '%s'%s (%s of %s %s), item %lld%s: %s %s (0-based) is %s; vectors must be finite "
+                 "(re-encode the run)", db->path, info->name, layer, info->dtype == SP_STYPE_F32 ? "f32" : sp_stype_name(info->dtype),
+                 info->corpus ? "corpus" : "task", info->corpus ? info->corpus : info->task ? info->task : "?",
+                 (long long)it->ordinal, sent, arr[k].name, el, sp_nonfinite_kind(arr[k].v[bad]));
+        return SP_EPARSE;
+    }
+    return SP_OK;
+}
+
 /* fn on every item of the bound query q in order; stops at fn's first non-zero return */
-static int walk_items(struct st_db *db, const char *run, unsigned what, enum sp_stype t, sqlite3_stmt *q,
+static int walk_items(struct st_db *db, const struct st_run_info *info, unsigned what, sqlite3_stmt *q,
                       int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen)
 {
+    const char *run = info->name;
+    enum sp_stype t = info->dtype;
     struct item_bufs B = { 0 };
     int rc = 0, r;
     while ((r = sqlite3_step(q)) == SQLITE_ROW) {
@@ -512,6 +582,7 @@ static int walk_items(struct st_db *db, const char *run, unsigned what, enum sp_
             rc = SP_EPARSE;
             break;
         }
+        if ((rc = item_finite(db, info, &it, err, errlen)) != SP_OK) break;
         if ((rc = fn(ctx, &it)) != 0) break;
     }
     if (!rc && r != SQLITE_DONE) rc = st_sqlerr(db, "run items", err, errlen);
@@ -539,7 +610,7 @@ int st_run_items(struct st_db *db, const char *run, unsigned what,
         sqlite3_bind_int64(q, 2, info.encoder_id);
         sqlite3_bind_int(q, 3, info.attn_layer);
         if (what & ST_RUN_HEADS) sqlite3_bind_int(q, 4, ST_ATTN_HEADS_KEY(info.attn_layer));
-        rc = walk_items(db, run, what, info.dtype, q, fn, ctx, err, errlen);
+        rc = walk_items(db, &info, what, q, fn, ctx, err, errlen);
     }
     sqlite3_finalize(q);
     st_run_info_free(&info);

@@ -117,6 +117,11 @@ int st_run_write_many(struct st_db *db, const struct st_run_write_part *parts, i
  * (inputs skipped this time that an earlier pass had encoded). One transaction. */
 int st_run_finish(struct st_db *db, int64_t run_id, const char *manifest,
                   const int64_t *dropped, int n_dropped, char *err, size_t errlen);
+/* An encoding that failed on its data (an output beyond the store's range, say): the runs
+ * run_ids[0..n) it created are removed, items and row, in one transaction, so no reader sees a
+ * part of them. The vectors written stay cached for their encoder (finite and in range: checked
+ * before they were written). */
+int st_run_discard(struct st_db *db, const int64_t *run_ids, int n, char *err, size_t errlen);
 
 /* ---- reading a run back ---- */
 
@@ -162,7 +167,9 @@ struct st_run_item {
  * (ST_RUN_VEC | ST_RUN_TOK | ST_RUN_ATTN; 0 = metadata only). A non-zero return of fn stops
  * the walk and is returned. Errors (SP_EPARSE with a message): unknown run; ST_RUN_TOK on a run
  * without token vectors ("re-run encode with --token-vectors"); ST_RUN_ATTN on a run without
- * attention ("re-run encode with --attention LAYER"); a cached part missing or of the wrong size. */
+ * attention ("re-run encode with --attention LAYER"); a cached part missing or of the wrong size; a
+ * NaN or infinite value in a part asked for (naming the run, its layer, the item, its sentence
+ * and the element), checked here once for every reader (probe, tokprobe, structprobe, trees, export). */
 int st_run_items(struct st_db *db, const char *run, unsigned what,
                  int (*fn)(void *ctx, const struct st_run_item *item), void *ctx, char *err, size_t errlen);
 

@@ -161,6 +161,29 @@ static void against_compiler(void)
 #endif
 }
 
+/* sp_stype_overflow: the thresholds by hand (f16: 65504 + half its last step 32 = 65520 rounds to
+ * even, inf; 65519.996 rounds down to 65504), NaN and inf not counted, saturation to the type's max */
+static void overflow(void)
+{
+    float v[8] = { 65504.0f, f_of(bits(65520.0f) - 1), 65520.0f, -1e6f, INFINITY, NAN, 1.0f, -65520.0f };
+    size_t first = 99;
+    T_EQ_INT((int)sp_stype_overflow(SP_STYPE_F16, v, 8, 0, &first), 3);
+    T_EQ_INT((int)first, 2);
+    T_CHECK(v[2] == 65520.0f);                        /* without saturate: untouched */
+    T_EQ_INT((int)sp_stype_overflow(SP_STYPE_F16, v, 8, 1, &first), 3);
+    T_CHECK(v[2] == 65504.0f && v[3] == -65504.0f && v[7] == -65504.0f && v[1] == f_of(bits(65520.0f) - 1));
+    T_CHECK(isinf(v[4]) && isnan(v[5]) && v[6] == 1.0f);
+    T_EQ_INT((int)sp_stype_overflow(SP_STYPE_F16, v, 8, 0, &first), 0);
+    T_CHECK(sp_stype_max(SP_STYPE_F16) == 65504.0f);
+    /* bf16: 0x7f7f8000 is the tie between 0x7f7f (odd) and inf: up; 0x7f7f7fff down */
+    float b[3] = { f_of(0x7f7f7fffu), f_of(0xff7f8000u), 3e38f };
+    T_EQ_INT((int)sp_stype_overflow(SP_STYPE_BF16, b, 3, 1, &first), 1);
+    T_EQ_INT((int)first, 1);
+    T_CHECK(bits(b[1]) == 0xff7f0000u && bits(b[0]) == 0x7f7f7fffu && b[2] == 3e38f);
+    float f[1] = { f_of(0x7f7fffffu) };
+    T_EQ_INT((int)sp_stype_overflow(SP_STYPE_F32, f, 1, 1, &first), 0);
+}
+
 int main(void)
 {
     f16_patterns();
@@ -168,5 +191,6 @@ int main(void)
     round_trips();
     pack_unpack();
     against_compiler();
+    overflow();
     return T_DONE();
 }
