@@ -50,6 +50,8 @@ def scan_shell(code, where, funcs, depth=0):
     that the $(...) inside double quotes and the script of `sh -c '...'` are scanned as shell."""
     if depth > 3: return
     for m in ABS.finditer(code): use(m.group(1), where)
+    # `command -v prog` / `command -v "${CC:-prog}"`: the program a test looks for is one it runs
+    for m in re.finditer(r"command -v [\"']?(?:\$\{\w+:-)?([A-Za-z][\w.+-]*)", code): use(m.group(1), where)
     inner = []
     def hide(m):
         q = m.group(0)

@@ -8,7 +8,7 @@
 # Counts go to COUNTS as "PASSED FAILED SKIPPED fuzz ...", like the other runners'.
 counts=$1; secs=$2; shift 2
 n=$#
-if ! command -v "${CLANG:-clang}" >/dev/null 2>&1; then
+if ! command -v "${CLANG:-clang}" >/dev/null 2>&1; then   # clang: in contrib/setup/packages.txt
     echo "1..0 # SKIP fuzz: clang not installed (${*})"
     echo "0 0 $n fuzz ($*: clang not installed, skipped)" >>"$counts"
     exit 0
