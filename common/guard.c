@@ -10,6 +10,7 @@
 #include "common/guard.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,10 +125,12 @@ void sp_guard_protect_store(struct sp_guard *g, const char *store, const char *r
         if (i) sprintf(r, "%s's %s file", role, companion[i]);
         else sprintf(r, "%s", role);
         add(g, p, p, r);
+        g->v[g->n - 1].store = 1;
         if (linked) {
             char *q = sp_xmalloc(strlen(target) + 16);
             sprintf(q, "%s%s", target, companion[i]);
             add(g, q, p, r);
+            g->v[g->n - 1].store = 1;
             free(q);
         }
         free(p);
@@ -167,9 +170,188 @@ int sp_guard_check(const struct sp_guard *g, const char *path, const char *what,
     return rc;
 }
 
+/* ---- the store is no input ---- */
+
+/* the store entries of s against the inputs of g */
+static int stores_against(const struct sp_guard *s_g, const struct sp_guard *g, char *err, size_t errlen)
+{
+    for (int i = 0; i < s_g->n; i++) {
+        const struct sp_guard_file *s = &s_g->v[i];
+        if (!s->store) continue;
+        for (int j = 0; j < g->n; j++) {
+            const struct sp_guard_file *f = &g->v[j];
+            if (f->store) continue;
+            if (!(s->have_id && f->have_id && s->dev == f->dev && s->ino == f->ino) && strcmp(s->real, f->real)) continue;
+            snprintf(err, errlen, "%s %s: the same file as %s %s; a store and its side files are written, so none may be "
+                     "an input (SQLite would make an empty file a database): name another store", s->role, s->shown, f->role, f->shown);
+            return SP_EUSAGE;
+        }
+    }
+    return SP_OK;
+}
+
+int sp_guard_check_stores(const struct sp_guard *g, char *err, size_t errlen)
+{
+    return g ? stores_against(g, g, err, errlen) : SP_OK;
+}
+
+int sp_guard_check_store(const struct sp_guard *g, const char *store, const char *role, char *err, size_t errlen)
+{
+    struct sp_guard one = { 0 };
+    sp_guard_protect_store(&one, store, role);
+    int rc = g ? stores_against(&one, g, err, errlen) : SP_OK;
+    sp_guard_free(&one);
+    return rc;
+}
+
+/* ---- outputs against each other ---- */
+
+const char *sp_guard_holds_all(const void *src) { (void)src; return "*"; }
+
+static int has_wildcard(const char *s) { return strpbrk(s, "*?[") != NULL; }
+
+/* the next '|'-separated item of *p into buf (cap bytes); 0 at the end */
+static int next_item(const char **p, char *buf, size_t cap)
+{
+    if (!**p) return 0;
+    size_t n = strcspn(*p, "|");
+    snprintf(buf, cap, "%.*s", (int)n, *p);
+    *p += n + ((*p)[n] == '|');
+    return 1;
+}
+
+/* Whether a folder that holds holds writes a file named name (one component) */
+static int holds_name(const char *holds, const char *name)
+{
+    char pat[256];
+    for (const char *p = holds; next_item(&p, pat, sizeof pat);)
+        if (!fnmatch(pat, name, 0)) return 1;
+    return 0;
+}
+
+/* Whether two folders' names may meet: a literal name of one that the other writes; two patterns
+ * are taken to meet */
+static int holds_meet(const char *a, const char *b)
+{
+    char x[256], y[256];
+    for (const char *p = a; next_item(&p, x, sizeof x);)
+        for (const char *q = b; next_item(&q, y, sizeof y);) {
+            int px = has_wildcard(x), py = has_wildcard(y);
+            if (px && py) return 1;
+            if (!fnmatch(px ? x : y, px ? y : x, 0)) return 1;
+        }
+    return 0;
+}
+
+/* The first component of p below folder dir (p inside dir, not dir itself), into buf. */
+static const char *first_below(const char *p, const char *dir, char *buf, size_t cap)
+{
+    const char *rel = p + strlen(dir);
+    while (*rel == '/') rel++;
+    snprintf(buf, cap, "%.*s", (int)strcspn(rel, "/"), rel);
+    return buf;
+}
+
+static void add_output(struct sp_guard *outs, const char *path, const char *holds, const char *role)
+{
+    add(outs, path, path, role);
+    struct sp_guard_file *f = &outs->v[outs->n - 1];
+    f->is_dir = 0;                       /* an output folder an earlier run made is no input folder */
+    f->holds = holds ? sp_xstrdup(holds) : NULL;
+}
+
+int sp_guard_check_output(const struct sp_guard *g, struct sp_guard *outs, const char *path, const char *holds,
+                          const char *what, char *err, size_t errlen)
+{
+    if (!path || !*path || !strcmp(path, "-")) return SP_OK;
+    struct stat st;
+    int have = stat(path, &st) == 0;
+    int rc = sp_guard_check(g, path, what, err, errlen);   /* the store or an input first: the worst */
+    if (rc) return rc;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!holds && (!*base || !strcmp(base, ".") || !strcmp(base, ".."))) {
+        snprintf(err, errlen, "%s %s: names a folder, and a file is expected here (name the file to write)", what, path);
+        return SP_EUSAGE;
+    }
+    if (!holds && have && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %s: an existing folder, and a file is expected here (name a file to write, "
+                 "inside it or elsewhere)", what, path);
+        return SP_EUSAGE;
+    }
+    if (holds && have && !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s %s: an existing file, and a folder is expected here (name a folder)", what, path);
+        return SP_EUSAGE;
+    }
+    char *real = sp_path_real(path, holds != NULL), name[256], lit[256];
+    /* a folder: what it writes in it, by name (a literal name also by identity: a hard link) */
+    for (const char *p = holds ? holds : ""; rc == SP_OK && next_item(&p, lit, sizeof lit);) {
+        if (has_wildcard(lit)) continue;
+        char *one = sp_xmalloc(strlen(path) + strlen(lit) + 2);
+        sprintf(one, "%s/%s", path, lit);
+        rc = sp_guard_check(g, one, what, err, errlen);
+        free(one);
+    }
+    for (int i = 0; holds && rc == SP_OK && g && i < g->n; i++) {
+        const struct sp_guard_file *f = &g->v[i];
+        if (strcmp(f->real, real) && sp_path_inside(f->real, real) && holds_name(holds, first_below(f->real, real, name, sizeof name))) {
+            snprintf(err, errlen, "%s %s: the folder would hold %s %s, under a name it writes (%s); an output never "
+                     "replaces the store or an input (write it elsewhere)", what, path, f->role, f->shown, holds);
+            rc = SP_EUSAGE;
+        }
+    }
+    for (int i = 0; rc == SP_OK && i < outs->n; i++) {
+        const struct sp_guard_file *f = &outs->v[i];
+        int one = (have && f->have_id && st.st_dev == f->dev && st.st_ino == f->ino) || !strcmp(real, f->real);
+        if (one && (!holds || !f->holds)) {
+            if (!holds && !f->holds)
+                snprintf(err, errlen, "%s %s: the same file as %s %s; one output would replace the other (write "
+                         "them to two files)", what, path, f->role, f->shown);
+            else
+                snprintf(err, errlen, "%s %s: the same path as %s %s, one a file and the other a folder (write them to "
+                         "two places)", what, path, f->role, f->shown);
+            rc = SP_EUSAGE;
+        } else if (one && holds_meet(holds, f->holds)) {
+            snprintf(err, errlen, "%s %s: the same folder as %s %s, and both write files named alike there (%s and %s); "
+                     "one would replace the other's (write them to two folders)", what, path, f->role, f->shown, holds, f->holds);
+            rc = SP_EUSAGE;
+        } else if (!one && sp_path_inside(real, f->real) && (!f->holds || holds_name(f->holds, first_below(real, f->real, name, sizeof name)))) {
+            if (!f->holds)
+                snprintf(err, errlen, "%s %s: inside %s %s, which is a file (write it elsewhere)", what, path, f->role, f->shown);
+            else
+                snprintf(err, errlen, "%s %s: inside %s %s, under a name that folder writes (%s); one output would "
+                         "replace the other (write it elsewhere)", what, path, f->role, f->shown, f->holds);
+            rc = SP_EUSAGE;
+        } else if (!one && sp_path_inside(f->real, real) && (!holds || holds_name(holds, first_below(f->real, real, name, sizeof name)))) {
+            if (!holds)
+                snprintf(err, errlen, "%s %s: %s %s lies inside it, and this output is a file (write it elsewhere)", what,
+                         path, f->role, f->shown);
+            else
+                snprintf(err, errlen, "%s %s: %s %s lies inside this folder, under a name it writes (%s); one output "
+                         "would replace the other (write it elsewhere)", what, path, f->role, f->shown, holds);
+            rc = SP_EUSAGE;
+        }
+    }
+    if (rc == SP_OK) {
+        char *role = sp_xmalloc(strlen(what) + 16);
+        sprintf(role, "output %s", what);
+        for (const char *p = holds ? holds : ""; next_item(&p, lit, sizeof lit);) {
+            if (has_wildcard(lit)) continue;
+            char *one = sp_xmalloc(strlen(path) + strlen(lit) + 2);
+            sprintf(one, "%s/%s", path, lit);
+            add_output(outs, one, NULL, role);
+            free(one);
+        }
+        add_output(outs, path, holds, role);
+        free(role);
+    }
+    free(real);
+    return rc;
+}
+
 void sp_guard_free(struct sp_guard *g)
 {
     for (int i = 0; i < g->n; i++) {
+        free(g->v[i].holds);
         free(g->v[i].real);
         free(g->v[i].shown);
         free(g->v[i].role);
@@ -216,16 +398,11 @@ int sp_guard_check_options(const struct sp_guard *g, struct sp_guard *outs, cons
         const char *const *v = path_values(o, src, &n);
         char what[256];
         snprintf(what, sizeof what, "%s%s", prefix, o->name);
+        const char *holds = o->holds ? o->holds(src) : NULL;
         for (int i = 0; i < n; i++) {
             if (!v[i]) continue;
-            int rc = sp_guard_check(g, v[i], what, err, errlen);
-            if (!rc) rc = sp_guard_check(outs, v[i], what, err, errlen);
+            int rc = sp_guard_check_output(g, outs, v[i], holds, what, err, errlen);
             if (rc) return rc;
-            char role[280];
-            snprintf(role, sizeof role, "output %s", what);
-            sp_guard_protect(outs, v[i], role);
-            outs->v[outs->n - 1].is_dir = 0;   /* an output folder an earlier run made is no input
-                                                * folder: another output may go inside it */
         }
     }
     return SP_OK;
