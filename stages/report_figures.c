@@ -91,8 +91,8 @@ void stg_figures_slug(char *out, size_t cap, const char *name)
     for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p && n < lim; p++) {
         int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_';
         char c = keep ? (char)*p : '-';
-        if (c == '.' && (!n || out[n - 1] == '-' || out[n - 1] == '.')) c = '-';   /* a dot only after a letter or
-                                                                                 * digit: no hidden file, no ".." */
+        if (c == '.' && (!n || out[n - 1] == '-' || out[n - 1] == '.')) c = '-';   /* a dot only after a letter,
+                                                                                 * digit or '_': no hidden file, no ".." */
         if (c == '-' && (!n || out[n - 1] == '-')) continue;   /* no leading dash; "a//b", "x/../y": one dash */
         out[n++] = c;
     }

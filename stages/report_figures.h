@@ -5,14 +5,14 @@
  * NN is the chart's place on the page (01, 02, ...), NAME says what it shows ("heatmap-minilm",
  * "layers-minilm", "probing-logreg"). NAME comes from the store's data (corpus, encoder and
  * classifier names), so it is a slug of them, never a path: only [A-Za-z0-9._-] (any other byte,
- * a '/' or a UTF-8 byte, becomes '-', runs of them one), no leading '.' or '-', no "..", at most
- * STG_FIG_SLUG_MAX bytes, "chart" when nothing is left; NN makes it unique. The label itself is
- * shown, escaped, in the chart. So every figure is a file of the folder, named
- * [0-9][0-9]*-*.{svg,pdf,png} (STG_FIG_PATTERNS, what the output guard keeps other outputs off).
- * Each file is written through sp_out (a temporary renamed
- * into place), so a figure is whole or absent; the folder is made with its parents. PNG is drawn
- * at twice the SVG's size (about 190 dpi for a 960-px-wide chart), PDF at the SVG's size in
- * points, vector. */
+ * a '/' or a UTF-8 byte, becomes '-', runs of them one; a '.' only after a letter, digit or '_'),
+ * so no leading '.' or '-' and no "..", at most STG_FIG_SLUG_MAX bytes, "chart" when nothing is
+ * left; NN makes it unique. The label itself is shown, escaped, in the chart. Every figure is
+ * thus a file of the folder named [0-9][0-9]*-*.{svg,pdf,png} (STG_FIG_PATTERNS: the names the
+ * output guard keeps other outputs off). Each file is written through sp_out (a temporary
+ * renamed into place), so a figure is whole or absent; the folder is made with its parents. PNG
+ * is drawn at twice the SVG's size (about 190 dpi for a 960-px-wide chart), PDF at the SVG's
+ * size in points, vector. */
 #ifndef SP_STG_REPORT_FIGURES_H
 #define SP_STG_REPORT_FIGURES_H
 
