@@ -26,6 +26,9 @@ static const char usage[] =
     "the log files' names as filename patterns).\n";
 
 struct slurm_opts { long shards, gpus; const char *partition, *time, *out; };
+/* what --out names (common/guard.h): the folder of the scripts dmn_slurm_write writes and the logs */
+static const char *slurm_holds(const void *src) { (void)src; return "shards.sbatch|final.sbatch|submit.sh|logs"; }
+
 static const struct sp_opt slurm_options[] = {
     { "shards", SP_OPT_INT, offsetof(struct slurm_opts, shards), .lo = 1, .hi = 10000, .metavar = "N",
       .help = "number of shards (array tasks)" },
@@ -34,7 +37,7 @@ static const struct sp_opt slurm_options[] = {
     { "partition", SP_OPT_STR, offsetof(struct slurm_opts, partition), .metavar = "P", .help = "Slurm partition of both jobs" },
     { "time", SP_OPT_STR, offsetof(struct slurm_opts, time), .metavar = "T", .help = "time limit of each job (sbatch --time)" },
     { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)", .flags = SP_OPTF_OUTPUT,
-      .holds = sp_guard_holds_all },
+      .holds = slurm_holds },
     { 0 },
 };
 
