@@ -10,7 +10,8 @@
  * paths; commands check their outputs this way before anything runs, and sp_out_open checks the
  * guard installed for the process (sp_guard_install) on every file it creates, so an output
  * whose name is only known late (export's FILE.lengths.npy, a task file in tasks build's folder)
- * is checked too. */
+ * is checked too. Outputs are compared with each other by the files each writes (a folder output
+ * names them: sp_opt's holds), and the store with the inputs by the same identity. */
 #ifndef SP_GUARD_H
 #define SP_GUARD_H
 
