@@ -269,14 +269,15 @@ void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
     sp_opt_help(f, cli_common_options);
 }
 
-/* The store, the inputs (path options and operands) into c->guard; every output checked against
- * them and against each other. SP_OK, or SP_EUSAGE with the clash in err. */
+/* The store, the inputs (path options and operands) into c->guard; the store checked against the
+ * inputs, every output against them and against each other. SP_OK, or SP_EUSAGE with the clash in
+ * err. */
 static int guard_outputs(struct cli *c, const struct sp_optbind *b, int nb, char *err, size_t errlen)
 {
     for (int i = 0; i < nb; i++) sp_guard_protect_options(&c->guard, b[i].table, b[i].dst, "--");
     for (int i = 0; i < c->operands.n; i++) sp_guard_protect(&c->guard, c->operands.v[i], "input");
     struct sp_guard outs = { 0 };
-    int rc = SP_OK;
+    int rc = sp_guard_check_stores(&c->guard, err, errlen);   /* `ingest --db X X`: X is no store */
     for (int i = 0; i < nb && rc == SP_OK; i++) rc = sp_guard_check_options(&c->guard, &outs, b[i].table, b[i].dst, "--", err, errlen);
     sp_guard_free(&outs);
     return rc;

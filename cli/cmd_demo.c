@@ -240,7 +240,8 @@ static const char usage[] =
 struct demo_opts { const char *out; int ingest_only, force; };
 static const struct sp_opt demo_options[] = {
 #define O(f) offsetof(struct demo_opts, f)
-    { "out", SP_OPT_PATH, O(out), "synprobe-demo", .metavar = "DIR", .help = "where the corpus, configs, store and results go", .flags = SP_OPTF_OUTPUT },
+    { "out", SP_OPT_PATH, O(out), "synprobe-demo", .metavar = "DIR", .help = "where the corpus, configs, store and results go", .flags = SP_OPTF_OUTPUT,
+      .holds = sp_guard_holds_all },
     { "ingest-only", SP_OPT_FLAG, O(ingest_only), .help = "stop after the store summary" },
     { "force", SP_OPT_FLAG, O(force), .help = "delete an existing DIR/demo.db and start from a fresh store" },
 #undef O

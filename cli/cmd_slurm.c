@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -26,6 +27,9 @@ static const char usage[] =
     "the log files' names as filename patterns).\n";
 
 struct slurm_opts { long shards, gpus; const char *partition, *time, *out; };
+/* what --out names (common/guard.h): the folder of the scripts dmn_slurm_write writes and the logs */
+static const char *slurm_holds(const void *src) { (void)src; return "shards.sbatch|final.sbatch|submit.sh|shards.list|logs"; }
+
 static const struct sp_opt slurm_options[] = {
     { "shards", SP_OPT_INT, offsetof(struct slurm_opts, shards), .lo = 1, .hi = 10000, .metavar = "N",
       .help = "number of shards (array tasks)" },
@@ -33,9 +37,32 @@ static const struct sp_opt slurm_options[] = {
       .help = "GPUs per shard task (--gres=gpu:G)" },
     { "partition", SP_OPT_STR, offsetof(struct slurm_opts, partition), .metavar = "P", .help = "Slurm partition of both jobs" },
     { "time", SP_OPT_STR, offsetof(struct slurm_opts, time), .metavar = "T", .help = "time limit of each job (sbatch --time)" },
-    { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)", .flags = SP_OPTF_OUTPUT },
+    { "out", SP_OPT_PATH, offsetof(struct slurm_opts, out), .metavar = "DIR", .help = "folder for the scripts (default OUT/slurm)", .flags = SP_OPTF_OUTPUT,
+      .holds = slurm_holds },
     { 0 },
 };
+
+/* No shard's store (OUT/STORE.shard-K-of-N.EXT, written by the array tasks) is an input of the job:
+ * checked only where an input lies in OUT itself, the only place one could be. SP_OK or SP_EUSAGE. */
+static int shard_stores(struct dmn_job *job, const struct sp_guard *g, int n, char *err, size_t errlen)
+{
+    char *out_real = sp_path_real(job->out, 1);
+    size_t ol = strlen(out_real);
+    int near = 0;
+    for (int i = 0; i < g->n && !near; i++)
+        near = !g->v[i].store && sp_path_inside(g->v[i].real, out_real) && g->v[i].real[ol] == '/' &&
+               !strchr(g->v[i].real + ol + 1, '/');
+    free(out_real);
+    int rc = SP_OK;
+    for (int k = 0; near && k < n && rc == SP_OK; k++) {
+        char role[64];
+        snprintf(role, sizeof role, "the store of shard %d/%d", k, n);
+        char e[SP_ERRLEN];
+        rc = sp_guard_check_store(g, dmn_shard_store(job, k, n), role, e, sizeof e);
+        if (rc) snprintf(err, errlen, "%s: %s", job->path, e);
+    }
+    return rc;
+}
 
 int cmd_slurm(int argc, char **argv)
 {
@@ -58,6 +85,11 @@ int cmd_slurm(int argc, char **argv)
         sp_guard_free(&guard);
         dmn_job_free(&job);
         return cli_done(&c, cli_fail(rc == SP_ESTOPPED ? cli_exit_status(rc) : SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
+    }
+    if (shard_stores(&job, &guard, (int)o.shards, c.ctx.err, sizeof c.ctx.err)) {
+        sp_guard_free(&guard);
+        dmn_job_free(&job);
+        return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "%s", c.ctx.err));
     }
     char self[PATH_MAX], dir[PATH_MAX + 16], cwd[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

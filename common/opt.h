@@ -55,6 +55,10 @@ struct sp_opt {
     const char *choices;    /* SP_OPT_CHOICE, SP_OPT_LIST: the values, '|'-separated */
     int flag_value;         /* SP_OPT_FLAG: the value stored (several flags may share a field) */
     unsigned flags;
+    /* SP_OPTF_OUTPUT: what the path names, given the filled struct: NULL (or no function): one
+     * file; else a folder and the names of the files written in it, fnmatch patterns separated
+     * by '|' ("report.html"), "*" for anything, subfolders too (common/guard.h) */
+    const char *(*holds)(const void *src);
 };
 
 /* A table bound to the struct it fills; a command parses several at once (its stage's table and

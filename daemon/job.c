@@ -1046,6 +1046,11 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
         for (int k = 0; k < o->inputs.n; k++) sp_guard_protect(g, o->inputs.v[k], prefix);
     }
     for (int k = 0; k < job->n_ud_folders; k++) sp_guard_protect(g, job->ud_folders[k], job->ud_folder_labels[k]);
+    char e[SP_ERRLEN];
+    if (sp_guard_check_stores(g, e, sizeof e)) {   /* the store (a shard's too) is none of the inputs */
+        snprintf(err, errlen, "%s: %s", job->path, e);
+        return SP_EEXIST;
+    }
     char *out_real = sp_path_real(job->out, 1);
     /* each entry's outputs once (a crossed entry's steps share them), checked against the store
      * and the inputs as they come, against each other at the end, sorted: a job with 600,000
@@ -1055,7 +1060,6 @@ int dmn_job_guard(const struct dmn_job *job, const char *queue_store, struct sp_
     struct sp_arena names;
     sp_strmap_init(&seen);
     sp_arena_init(&names);
-    char e[SP_ERRLEN];
     int rc = SP_OK;
     for (int i = 0; i < job->n_steps && rc == SP_OK; i++) {
         const struct dmn_step *s = &job->steps[i];

@@ -16,6 +16,14 @@
 #include "probes/stats.h"
 #include "store/st_results.h"
 
+/* what --out and --figures name (common/guard.h): the HTML page's folder holds report.html, the
+ * figures folder its NN-NAME files (stages/report_figures.h), any other format one file */
+static const char *out_holds(const void *src)
+{
+    return ((const struct stg_report_opts *)src)->format == STG_REPORT_HTML ? "report.html" : NULL;
+}
+static const char *figures_holds(const void *src) { (void)src; return STG_FIG_PATTERNS; }
+
 const struct sp_opt stg_report_options[] = {
 #define O(f) offsetof(struct stg_report_opts, f)
     { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store (read only)", .flags = SP_OPTF_REQUIRED },
@@ -31,10 +39,12 @@ const struct sp_opt stg_report_options[] = {
     { "format", SP_OPT_CHOICE, O(format), "text", .choices = "text|json|csv|html|latex|md", .help = "see above" },
     { "out", SP_OPT_PATH, O(out), .metavar = "FILE",
       .help = "write there instead of stdout (a temporary file renamed over FILE on success; a filter that matches "
-              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html", .flags = SP_OPTF_OUTPUT },
+              "nothing is an error and leaves FILE as it was); with --format html a folder, written as FOLDER/report.html", .flags = SP_OPTF_OUTPUT,
+      .holds = out_holds },
     { "figures", SP_OPT_PATH, O(figures), .metavar = "DIR",
       .help = "also write every chart of the HTML report as a file of its own, DIR/NN-NAME.svg, .pdf and .png (PDF and PNG "
-              "drawn from the SVG by librsvg), for a paper; DIR is made with its parents", .flags = SP_OPTF_OUTPUT },
+              "drawn from the SVG by librsvg), for a paper; DIR is made with its parents", .flags = SP_OPTF_OUTPUT,
+      .holds = figures_holds },
     { "figure-formats", SP_OPT_STR, O(figure_formats), "auto", .metavar = "LIST",
       .help = "the formats --figures writes, a comma list of svg, pdf, png; auto: all three where synprobe was built with "
               "librsvg, else svg" },
@@ -362,6 +372,8 @@ static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
     }
 }
 
+static char *text_escape(const char *s);
+
 /* the stored tasks the probing protocol cannot run on: a job skipped their probes, saying why */
 static void text_unfit(FILE *f, const json_t *unfit, int after)
 {
@@ -369,10 +381,78 @@ static void text_unfit(FILE *f, const json_t *unfit, int after)
     const char *name;
     json_t *why;
     fprintf(f, "%stasks without results (the probing protocol cannot run on them):\n", after ? "\n" : "");
-    json_object_foreach((json_t *)unfit, name, why) fprintf(f, "  %s: skipped: %s\n", name, json_string_value(why));
+    json_object_foreach((json_t *)unfit, name, why) {
+        char *en = text_escape(name), *ew = text_escape(json_string_value(why) ? json_string_value(why) : "");
+        fprintf(f, "  %s: skipped: %s\n", en ? en : name, ew ? ew : json_string_value(why));
+        free(en);
+        free(ew);
+    }
 }
 
+/* s with what a terminal would act on written out, so that one name is one line of one width: a
+ * control byte as \n, \t, \r or \xHH, a C1 control (U+0080..U+009F) as \uHHHH (a backslash stays
+ * as it is: names with one are shown as stored, and the JSON report has them exactly); NULL when s
+ * needs none. Caller frees. */
+static char *text_escape(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) break;
+    if (!*p) return NULL;
+    struct sp_buf b = { 0 };
+    sp_buf_put(&b, s, (size_t)((const char *)p - s));
+    for (; *p; p++) {
+        if (*p == '\n') sp_buf_puts(&b, "\\n");
+        else if (*p == '\t') sp_buf_puts(&b, "\\t");
+        else if (*p == '\r') sp_buf_puts(&b, "\\r");
+        else if (*p < 0x20 || *p == 0x7f) sp_buf_printf(&b, "\\x%02x", *p);
+        else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) sp_buf_printf(&b, "\\u%04x", *++p);
+        else sp_buf_put(&b, p, 1);
+    }
+    return b.p;
+}
+
+/* every string of j (deep) through text_escape, in place */
+static void text_escape_json(json_t *j)
+{
+    const char *k;
+    size_t i;
+    json_t *v;
+    if (json_is_string(j)) {
+        char *e = text_escape(json_string_value(j));
+        if (e) json_string_set(j, e);
+        free(e);
+    } else if (json_is_object(j)) {
+        json_object_foreach(j, k, v) text_escape_json(v);
+    } else if (json_is_array(j)) {
+        json_array_foreach(j, i, v) text_escape_json(v);
+    }
+}
+
+static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered);
+
+/* The text report of copies of the rows with their strings escaped (text_escape). */
 static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
+{
+    struct coll e = *c;
+    e.probes = json_deep_copy(c->probes);
+    e.trees = json_deep_copy(c->trees);
+    e.aggs = c->aggs ? json_deep_copy(c->aggs) : NULL;
+    e.cmp = c->cmp ? json_deep_copy(c->cmp) : NULL;
+    text_escape_json(e.probes);
+    text_escape_json(e.trees);
+    text_escape_json(e.aggs);
+    text_escape_json(e.cmp);
+    char *d = text_escape(db);
+    text_out_raw(f, &e, d ? d : db, filtered);
+    free(d);
+    json_decref(e.probes);
+    json_decref(e.trees);
+    json_decref(e.aggs);
+    json_decref(e.cmp);
+}
+
+static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered)
 {
     size_t np = json_array_size(c->probes), nt = json_array_size(c->trees);
     if (!np && !nt) {

@@ -85,10 +85,27 @@ static int render(const char *svg, size_t len, int format, FILE *f, char *err, s
 }
 #endif
 
+void stg_figures_slug(char *out, size_t cap, const char *name)
+{
+    size_t n = 0, lim = cap - 1 < STG_FIG_SLUG_MAX ? cap - 1 : STG_FIG_SLUG_MAX;
+    for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p && n < lim; p++) {
+        int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_';
+        char c = keep ? (char)*p : '-';
+        if (c == '.' && (!n || out[n - 1] == '-' || out[n - 1] == '.')) c = '-';   /* a dot only after a letter,
+                                                                                 * digit or '_': no hidden file, no ".." */
+        if (c == '-' && (!n || out[n - 1] == '-')) continue;   /* no leading dash; "a//b", "x/../y": one dash */
+        out[n++] = c;
+    }
+    while (n && (out[n - 1] == '-' || out[n - 1] == '.')) n--;
+    out[n] = 0;
+    if (!n) snprintf(out, cap, "chart");
+}
+
 static int write_one(struct stg_figures *fig, const char *name, const char *ext, int format, const char *svg, size_t len)
 {
-    char path[4096], why[400];
-    snprintf(path, sizeof path, "%s/%02d-%s.%s", fig->dir, fig->n, name, ext);
+    char path[4096], why[400], slug[STG_FIG_SLUG_MAX + 1];
+    stg_figures_slug(slug, sizeof slug, name);
+    snprintf(path, sizeof path, "%s/%02d-%s.%s", fig->dir, fig->n, slug, ext);
     struct sp_out out;
     int rc = sp_out_open(&out, path, fig->err, sizeof fig->err);
     if (rc) return rc;

@@ -3,10 +3,16 @@
  * cairo (Debian's librsvg2; a build without them writes SVG only and refuses pdf/png by name).
  *
  * NN is the chart's place on the page (01, 02, ...), NAME says what it shows ("heatmap-minilm",
- * "layers-minilm", "probing-logreg"). Each file is written through sp_out (a temporary renamed
- * into place), so a figure is whole or absent; the folder is made with its parents. PNG is drawn
- * at twice the SVG's size (about 190 dpi for a 960-px-wide chart), PDF at the SVG's size in
- * points, vector. */
+ * "layers-minilm", "probing-logreg"). NAME comes from the store's data (corpus, encoder and
+ * classifier names), so it is a slug of them, never a path: only [A-Za-z0-9._-] (any other byte,
+ * a '/' or a UTF-8 byte, becomes '-', runs of them one; a '.' only after a letter, digit or '_'),
+ * so no leading '.' or '-' and no "..", at most STG_FIG_SLUG_MAX bytes, "chart" when nothing is
+ * left; NN makes it unique. The label itself is shown, escaped, in the chart. Every figure is
+ * thus a file of the folder named [0-9][0-9]*-*.{svg,pdf,png} (STG_FIG_PATTERNS: the names the
+ * output guard keeps other outputs off). Each file is written through sp_out (a temporary
+ * renamed into place), so a figure is whole or absent; the folder is made with its parents. PNG
+ * is drawn at twice the SVG's size (about 190 dpi for a 960-px-wide chart), PDF at the SVG's
+ * size in points, vector. */
 #ifndef SP_STG_REPORT_FIGURES_H
 #define SP_STG_REPORT_FIGURES_H
 
@@ -22,6 +28,12 @@ struct stg_figures {
     char err[512];
 };
 
+enum { STG_FIG_SLUG_MAX = 64 };
+/* the names a figures folder may hold (fnmatch patterns, '|'-separated; common/guard.h) */
+#define STG_FIG_PATTERNS "[0-9][0-9]*-*.svg|[0-9][0-9]*-*.pdf|[0-9][0-9]*-*.png"
+
+/* The file-name slug of a figure's name (above) into out (cap bytes, at least 6). */
+void stg_figures_slug(char *out, size_t cap, const char *name);
 /* Whether this build renders PDF and PNG (librsvg). */
 int stg_figures_can_render(void);
 /* The formats of a comma list ("svg,pdf,png") into *formats: SP_OK, or SP_EUSAGE with err. */

@@ -6,15 +6,31 @@
 #include <math.h>
 #include <string.h>
 
+/* the length of the valid UTF-8 sequence at p (2..4), 0 when it is not one */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80) return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) || (p[0] == 0xf0 && p[1] < 0x90) ||
+        (p[0] == 0xf4 && p[1] > 0x8f))
+        return 0;                                   /* overlong, a surrogate, past U+10FFFF */
+    return n;
+}
+
 void stg_html_text(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        switch (*p) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        default:
+            if (*p < 0x80 && (*p >= 0x20 || *p == '\t' || *p == '\n' || *p == '\r')) { fputc(*p, f); break; }
+            int n = *p >= 0x80 ? utf8_len(p) : 0;
+            if (n) { fwrite(p, 1, (size_t)n, f); p += n - 1; }
+            else fprintf(f, "\\x%02x", *p);   /* no XML character (ESC, NUL's kin) or no UTF-8: shown, not dropped */
         }
     }
 }

@@ -64,7 +64,8 @@ struct stg_heatmap {
 };
 void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h);
 
-/* Text with &, <, >, " escaped (for HTML and SVG). */
+/* Text with &, <, >, " escaped (for HTML and SVG); a byte XML does not allow (a control other than
+ * tab and line breaks) or that is no UTF-8 written as the text \xHH, so the page and the SVG parse. */
 void stg_html_text(FILE *f, const char *s);
 
 #endif

@@ -16,6 +16,20 @@
 #include "stages/tasks.h"
 #include "store/store.h"
 
+/* what --out names (common/guard.h): a folder of every task's SentEval file and tasks.json */
+static const char *out_holds(const void *src)
+{
+    static char names[2048];
+    (void)src;
+    if (!names[0]) {
+        size_t n = 0;
+        for (int id = 0; id < PRB_NTASKS; id++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s|", prb_task_file((enum prb_task_id)id));
+        snprintf(names + n, sizeof names - n, "tasks.json");
+    }
+    return names;
+}
+
 const struct sp_opt stg_tasks_build_options[] = {
 #define O(f) offsetof(struct stg_tasks_build_opts, f)
     { "corpus-files", SP_OPT_PATHS, O(corpus_files), .metavar = "FILE|DIR",
@@ -29,7 +43,8 @@ const struct sp_opt stg_tasks_build_options[] = {
     { "tasks", SP_OPT_LIST, O(tasks), .metavar = "LIST", .help = "task names (comma-separated, repeatable), or all (default)" },
     { "seed", SP_OPT_INT, O(seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "seed of every random choice; recorded in tasks.json" },
-    { "out", SP_OPT_PATH, O(out), .metavar = "DIR", .help = "write DIR/<senteval file>.txt per built task and DIR/tasks.json", .flags = SP_OPTF_OUTPUT },
+    { "out", SP_OPT_PATH, O(out), .metavar = "DIR", .help = "write DIR/<senteval file>.txt per built task and DIR/tasks.json", .flags = SP_OPTF_OUTPUT,
+      .holds = out_holds },
     { "prefix", SP_OPT_STR, O(prefix), .metavar = "P", .help = "with --db: store each built task as P<task name>" },
     { "replace", SP_OPT_FLAG, O(replace), .help = "with --db: replace stored tasks of the same name" },
     { "min-len", SP_OPT_INT, O(min_len), "5", .lo = 1, .hi = 100000, .metavar = "N", .help = "shortest sentence used (tokens)" },

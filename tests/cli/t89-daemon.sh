@@ -33,10 +33,9 @@ cat >$TMP/j/demo.json <<'J'
  "trees": [{}, {"baseline": "right"}],
  "reports": [{"format": "json", "out": "results.json"}]}
 J
-# a job that passes the checks at submit time and fails each time it runs: its report's output
-# path is a folder
-mkdir -p $TMP/j/rdir/r.json
-echo '{"store": "bad.db", "reports": [{"format": "json", "out": "rdir/r.json"}]}' >$TMP/j/fails.json
+# a job that passes the checks at submit time and fails each time it runs: its report's filter
+# matches nothing (an output path that is a folder is refused at submit now, issue 40)
+echo '{"store": "bad.db", "reports": [{"format": "json", "out": "r.json", "classifier": "nosuch"}]}' >$TMP/j/fails.json
 echo '{"store": "x.db", "encoders": [{"config": "nosuch.json", "inputs": ["demo"]}]}' >$TMP/j/invalid.json
 
 # ---- submit-time checks: nothing written ----
@@ -75,7 +74,7 @@ expect_eq "... 2 attempts, 2 failures, 1 retry allowed" \
     "$($PY -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['attempts'], j['failures'], j['max_retries'])" $TMP/s2.json)" "2 2 1"
 expect_eq "... it keeps the step it failed in" \
     "$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['error_step'])" $TMP/s2.json)" "reports[0]"
-check "... and the error, naming the file" sh -c "$SP status --db $Q 2 | grep -q 'error      reports\[0\]: .*rdir/r.json: is a directory'"
+check "... and the error, naming the file" sh -c "$SP status --db $Q 2 | grep -q 'error      reports\[0\]: .*bad.db: no probe results or tree evaluations match --classifier nosuch'"
 expect_eq "... its log has both attempts" "$($SP logs --db $Q 2 | grep -c '^==== job 2, attempt')" 2
 check "... the second attempt waited for the backoff (>= 1 s)" \
     sh -c "[ \$(sqlite3 $Q 'select started_at - (select submitted_at from queue_job where job_id = 2) >= 1 from queue_job where job_id = 2') = 1 ]"

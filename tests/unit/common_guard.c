@@ -1,8 +1,9 @@
 /* tests/unit/common_guard.c — outputs by identity (common/guard.h): resolved names, the guard's
  * clashes (same inode through a symlink, a hard link, a symlinked folder, "./" and "..", a store
- * companion that does not exist yet, a file in an input folder), the option-table walk, and
- * sp_out_open refusing a protected destination. Expected answers are what the kernel says
- * (realpath(3), the files made here), not the module's own output. */
+ * companion that does not exist yet, a file in an input folder), outputs by the files they write
+ * (sp_guard_check_output), a store that is an input (sp_guard_check_stores), the option-table
+ * walk, and sp_out_open refusing a protected destination. Expected answers are what the kernel
+ * says (realpath(3), the files made here), not the module's own output. */
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -139,6 +140,74 @@ static void test_options(void)
     T_CHECK(strstr(err, "output --out"));      /* two outputs that are one file */
 }
 
+/* two outputs of given shapes (holds: NULL a file, else a folder's names), in that order */
+static int outs2(const char *a, const char *ha, const char *b, const char *hb, char *err)
+{
+    struct sp_guard g = { 0 }, outs = { 0 };
+    sp_guard_protect(&g, at("a.txt"), "input --mrg");
+    int rc = sp_guard_check_output(&g, &outs, a, ha, "--out", err, SP_ERRLEN);
+    if (!rc) rc = sp_guard_check_output(&g, &outs, b, hb, "--figures", err, SP_ERRLEN);
+    sp_guard_free(&g);
+    sp_guard_free(&outs);
+    return rc;
+}
+
+static void test_outputs(void)
+{
+    static const char page[] = "report.html", figs[] = "[0-9][0-9]*-*.svg|[0-9][0-9]*-*.png";
+    char err[SP_ERRLEN];
+    T_EQ_INT(outs2(at("D"), page, at("D"), figs, err), SP_OK);                 /* names that cannot meet */
+    T_EQ_INT(outs2(at("F/01-x.svg"), NULL, at("F"), figs, err), SP_EUSAGE);   /* a file where a folder writes */
+    T_CHECK(strstr(err, "--figures ") && strstr(err, "output --out ") && strstr(err, "01-x.svg"));
+    T_EQ_INT(outs2(at("F/1-x.svg"), NULL, at("F"), figs, err), SP_OK);        /* one digit: no figure's name */
+    T_EQ_INT(outs2(at("F/notes.json"), NULL, at("dl/../F"), figs, err), SP_OK);
+    T_EQ_INT(outs2(at("h"), page, at("h/report.html"), NULL, err), SP_EUSAGE); /* the page itself */
+    T_EQ_INT(outs2(at("h"), page, at("h/report.html/x"), figs, err), SP_EUSAGE); /* a folder below the page */
+    T_EQ_INT(outs2(at("F"), figs, at("F"), figs, err), SP_EUSAGE);            /* two patterns: taken to meet */
+    T_EQ_INT(outs2(at("o"), NULL, at("o/sub"), figs, err), SP_EUSAGE);        /* inside a file output */
+    T_EQ_INT(outs2(at("all"), "*", at("all/x/y.json"), NULL, err), SP_EUSAGE);  /* "*": the whole tree */
+    T_EQ_INT(outs2(at("d"), NULL, at("x.json"), NULL, err), SP_EUSAGE);       /* an existing folder as a file */
+    T_CHECK(strstr(err, "an existing folder"));
+    T_EQ_INT(outs2(at("new/."), NULL, at("x.json"), NULL, err), SP_EUSAGE);   /* "." names a folder */
+    T_EQ_INT(outs2(at("a.txt"), page, at("x.json"), NULL, err), SP_EUSAGE);   /* the input first */
+    T_CHECK(strstr(err, "input --mrg"));
+    T_EQ_INT(outs2(at("real.db"), page, at("x.json"), NULL, err), SP_EUSAGE); /* an existing file as a folder */
+    T_EQ_INT(outs2(at("in2"), "*", at("x.json"), NULL, err), SP_OK);
+    /* a folder that holds an input under a name it writes */
+    struct sp_guard g = { 0 }, outs = { 0 };
+    sp_guard_protect(&g, at("d/report.html"), "input --mrg");
+    T_EQ_INT(sp_guard_check_output(&g, &outs, at("d"), page, "--out", err, sizeof err), SP_EUSAGE);
+    T_EQ_INT(sp_guard_check_output(&g, &outs, at("d"), figs, "--figures", err, sizeof err), SP_OK);
+    sp_guard_free(&g);
+    sp_guard_free(&outs);
+}
+
+static void test_stores(void)
+{
+    char err[SP_ERRLEN];
+    static const char *const same[] = { "a.txt", "la.txt", "ha.txt", "dl/../a.txt" };
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        struct sp_guard g = { 0 };
+        sp_guard_protect_store(&g, at(same[i]), "the store");
+        sp_guard_protect(&g, at("a.txt"), "input");
+        T_EQ_INT(sp_guard_check_stores(&g, err, sizeof err), SP_EUSAGE);
+        T_CHECK(strstr(err, "the store ") && strstr(err, "input "));
+        sp_guard_free(&g);
+    }
+    struct sp_guard g = { 0 };
+    sp_guard_protect(&g, at("a.txt"), "input");
+    T_EQ_INT(sp_guard_check_store(&g, at("b.db"), "the store", err, sizeof err), SP_OK);
+    T_EQ_INT(sp_guard_check_store(&g, at("a.txt"), "the store of shard 1/2", err, sizeof err), SP_EUSAGE);
+    T_CHECK(strstr(err, "the store of shard 1/2 "));
+    T_EQ_INT(sp_guard_check_store(&g, at("a"), "the store", err, sizeof err), SP_OK);   /* a-wal: not a.txt */
+    sp_guard_free(&g);
+    put("x.db-journal", "input\n");
+    sp_guard_protect(&g, at("x.db-journal"), "input");
+    T_EQ_INT(sp_guard_check_store(&g, at("x.db"), "the store", err, sizeof err), SP_EUSAGE);   /* a side file */
+    T_CHECK(strstr(err, "-journal file"));
+    sp_guard_free(&g);
+}
+
 static void test_out_open(void)
 {
     struct sp_guard g = { 0 };
@@ -178,6 +247,8 @@ int main(void)
     test_real();
     test_guard();
     test_options();
+    test_outputs();
+    test_stores();
     test_out_open();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
