@@ -37,7 +37,7 @@ cat >$J/job.json <<'EOF2'
  "corpora": [{"name": "c", "paths": ["t-ud-train.conllu", "t-ud-dev.conllu", "t-ud-test.conllu"], "strict": true}],
  "tasks": [{"tasks": ["Tense", "SubjNum", "BShift", "SOMO", "ObjNum"], "seed": 1}],
  "encoders": [{"config": "san.json", "inputs": ["Tense", "SubjNum", "BShift", "SOMO", "ObjNum"]}],
- "probes": [{"classifier": ["logreg"], "seed": ["1"], "preset": "senteval-fast"}],
+ "probes": [{"classifier": ["logreg"], "seed": [1], "preset": "senteval-fast"}],
  "reports": [{"format": "json", "out": "r.json"}, {"format": "text", "out": "r.txt"}]}
 EOF2
 rc=0; $SP run --check $J/job.json >/dev/null 2>$TMP/e || rc=$?
