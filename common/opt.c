@@ -432,7 +432,12 @@ static int json_list_item(const struct sp_opt *o, void *dst, json_t *e, const ch
     struct sp_strlist *l = FIELD(dst, o, struct sp_strlist);
     if (o->type == SP_OPT_LIST && o->lo < o->hi) {
         if (!json_is_integer(e)) {
-            snprintf(err, errlen, "%s: expected an integer, got %s", at, json_type_name(e));
+            /* "seed": ["1"] was the documented form before integers were required: say how to write it */
+            const char *sv = json_is_string(e) ? json_string_value(e) : NULL;
+            char *end = NULL;
+            if (sv && *sv && (strtoll(sv, &end, 10), !*end))
+                snprintf(err, errlen, "%s: expected an integer, got the string \"%s\" (write it without quotes: %s)", at, sv, sv);
+            else snprintf(err, errlen, "%s: expected an integer, got %s", at, json_type_name(e));
             return SP_EUSAGE;
         }
         json_int_t x = json_integer_value(e);

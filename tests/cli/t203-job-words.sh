@@ -39,9 +39,9 @@ refused "the option's own name, when written, is named" "encoders[0].encoder: ex
     "{\"store\": \"s.db\", $C, \"encoders\": [{\"encoder\": true, \"inputs\": [\"d\"]}]}"
 # list elements, each named by its index; empty arrays refused
 P="{\"store\": \"s.db\", $C, $T, $E, \"probes\": [{"
-refused "seed [1, \"2\"]: the string element" "probes[0].seed[1]: expected an integer, got a string" "$P\"seed\": [1, \"2\"]}]}"
+refused "seed [1, \"2\"]: the string element" "probes[0].seed[1]: expected an integer, got the string \"2\" (write it without quotes: 2)" "$P\"seed\": [1, \"2\"]}]}"
 refused "seed [3, 4, 2.5]" "probes[0].seed[2]: expected an integer, got a number" "$P\"seed\": [3, 4, 2.5]}]}"
-refused "seed [\"7\"]" "probes[0].seed[0]: expected an integer, got a string" "$P\"seed\": [\"7\"]}]}"
+refused "seed [\"7\"]" "probes[0].seed[0]: expected an integer, got the string \"7\" (write it without quotes: 7)" "$P\"seed\": [\"7\"]}]}"
 refused "seed \"7\"" "probes[0].seed: expected an integer or an array of integers, got a string" "$P\"seed\": \"7\"}]}"
 refused "seed [5, -1]" "probes[0].seed[1]: expected an integer in 0..2147483647, got -1" "$P\"seed\": [5, -1]}]}"
 refused "seed []" "probes[0].seed: expected at least one integer" "$P\"seed\": []}]}"

@@ -504,8 +504,10 @@ static void test_bounded(void)
     T_EQ_STR(x.seed.v[0], "7");
     /* a list of integers holds integers, element by element, each named by its index */
     T_EQ_INT(set_b(&x, "{\"seed\": [1, \"2\"]}"), SP_EUSAGE);
-    T_EQ_STR(err, "probes[0].seed[1]: expected an integer, got a string");
+    T_EQ_STR(err, "probes[0].seed[1]: expected an integer, got the string \"2\" (write it without quotes: 2)");
     T_EQ_INT(set_b(&x, "{\"seed\": [\"3\"]}"), SP_EUSAGE);
+    T_EQ_STR(err, "probes[0].seed[0]: expected an integer, got the string \"3\" (write it without quotes: 3)");
+    T_EQ_INT(set_b(&x, "{\"seed\": [\"x\"]}"), SP_EUSAGE);
     T_EQ_STR(err, "probes[0].seed[0]: expected an integer, got a string");
     T_EQ_INT(set_b(&x, "{\"seed\": \"3\"}"), SP_EUSAGE);
     T_EQ_STR(err, "probes[0].seed: expected an integer or an array of integers, got a string");
