@@ -31,8 +31,17 @@ fi
 if chroot "$ch" sh -c 'command -v cc || command -v make' >/dev/null 2>&1; then
     echo "# $ch has cc or make already: remove it to test a bare root"; fi
 cp /etc/resolv.conf "$ch/etc/resolv.conf"
+# a network that intercepts TLS signs with a CA of its own, which a fresh root lacks: the host's
+# local CAs are copied in (ca-certificates, on the tests' list, adds them when it installs)
+if [ -d /usr/local/share/ca-certificates ]; then
+    mkdir -p "$ch/usr/local/share/ca-certificates"
+    cp -r /usr/local/share/ca-certificates/. "$ch/usr/local/share/ca-certificates/"
+    [ ! -x "$ch/usr/sbin/update-ca-certificates" ] || chroot "$ch" update-ca-certificates >/dev/null 2>&1 || true
+fi
+# what a booted machine has: /proc, and /dev with its pseudo-terminals (t158 runs under script)
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
-trap 'umount "$ch/proc" 2>/dev/null || true' EXIT
+mountpoint -q "$ch/dev" || mount --rbind /dev "$ch/dev"
+trap 'umount "$ch/proc" 2>/dev/null || true; umount -R "$ch/dev" 2>/dev/null || true' EXIT
 rm -rf "$ch/root/synprobe" "$ch/home/u/synprobe"
 mkdir -p "$ch/root/synprobe"
 if [ -d "$root/.git" ] && command -v git >/dev/null 2>&1; then
