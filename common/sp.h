@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 enum sp_err {
     SP_OK = 0,
@@ -64,6 +65,9 @@ void sp_buf_free(struct sp_buf *b);
  * "PATH: cannot open: REASON" or "PATH: is a directory|character device|...; expected a regular
  * file". sp_fopen_input is the same for a regular file, as a stdio stream ("rb"). */
 int   sp_open_input(const char *path, int allow_fifo, char *err, size_t errlen);
+/* What a file of mode m is, for messages: "a directory", "a FIFO (named pipe)", "a symbolic link"
+ * (from lstat), "a character device", ... */
+const char *sp_file_kind(mode_t m);
 FILE *sp_fopen_input(const char *path, char *err, size_t errlen);
 /* A lock file beside a store (STORE.run.lock, STORE.gpu.lock), opened read-write and created if
  * missing, never through a link: a symlink planted there (or a FIFO, a folder, a device, a file

@@ -158,8 +158,10 @@ void sp_buf_free(struct sp_buf *b) { free(b->p); b->p = NULL; b->len = b->cap = 
 
 atomic_int sp_stop_signal;
 
-static const char *file_kind(mode_t m)
+const char *sp_file_kind(mode_t m)
 {
+    if (S_ISLNK(m)) return "a symbolic link";
+    if (S_ISREG(m)) return "a regular file";
     if (S_ISDIR(m)) return "a directory";
     if (S_ISCHR(m)) return "a character device";
     if (S_ISBLK(m)) return "a block device";
@@ -189,7 +191,7 @@ fail:
     if (fd >= 0) close(fd);
     return -1;
 refuse:
-    snprintf(err, errlen, "%s: is %s; expected a regular file%s", path, file_kind(st.st_mode),
+    snprintf(err, errlen, "%s: is %s; expected a regular file%s", path, sp_file_kind(st.st_mode),
              allow_fifo ? ", a FIFO or a pipe" : "");
     if (fd >= 0) close(fd);
     return -1;
@@ -217,7 +219,7 @@ int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
     if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
         *refused = 1;
         snprintf(err, errlen, "%s: is %s; expected a regular lock file", path,
-                 !S_ISREG(st.st_mode) ? file_kind(st.st_mode) : "a file with another hard link");
+                 !S_ISREG(st.st_mode) ? sp_file_kind(st.st_mode) : "a file with another hard link");
         close(fd);
         errno = EINVAL;
         return -1;

@@ -43,12 +43,6 @@ void dmn_job_log_name(const struct st_queue_job *j, char *out, size_t n)
     snprintf(out, n, "%lld-%lld.log", (long long)j->id, (long long)(j->submitted_at * 1e6));
 }
 
-static const char *file_kind(mode_t m)
-{
-    return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a folder" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : S_ISREG(m) ? "a regular file" : "not a regular file";
-}
-
 /* STORE.logs opened as a folder (its path into dir), never through a symbolic link. For the
  * daemon (writing) it is made when missing (mode 0750 less the umask) and must be owned by the
  * daemon's user and writable by no one else: whoever else can write to it could put a link or a
@@ -69,7 +63,7 @@ static int log_dir_open(const char *store, int writing, char *dir, size_t dirlen
         int e = errno;
         if (e != ENOENT && lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
             snprintf(err, errlen, "%s: %s, not a folder: the job logs' folder must be a real folder (not followed)", dir,
-                     file_kind(st.st_mode));
+                     sp_file_kind(st.st_mode));
         else snprintf(err, errlen, "%s: %s", dir, strerror(e));
         errno = e;
         return -1;
@@ -111,7 +105,7 @@ int dmn_job_log_open(const char *store, const struct st_queue_job *j, int writin
     struct stat st;
     if (fd < 0) {
         if (e != ENOENT && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
-            snprintf(err, errlen, "%s: %s: a job's log must be a regular file; refusing to %s it", path, file_kind(st.st_mode), verb);
+            snprintf(err, errlen, "%s: %s: a job's log must be a regular file; refusing to %s it", path, sp_file_kind(st.st_mode), verb);
         else snprintf(err, errlen, "%s: %s", path, strerror(e));
         close(dfd);
         errno = e;
@@ -121,7 +115,7 @@ int dmn_job_log_open(const char *store, const struct st_queue_job *j, int writin
     const char *bad = NULL;
     char why[200];
     if (fstat(fd, &st)) snprintf(why, sizeof why, "%s", strerror(errno)), bad = why;
-    else if (!S_ISREG(st.st_mode)) snprintf(why, sizeof why, "%s: a job's log must be a regular file", file_kind(st.st_mode)), bad = why;
+    else if (!S_ISREG(st.st_mode)) snprintf(why, sizeof why, "%s: a job's log must be a regular file", sp_file_kind(st.st_mode)), bad = why;
     else if (st.st_nlink > 1)
         snprintf(why, sizeof why, "has %ld hard links (another name for the same file): a job's log must be a file of its own",
                  (long)st.st_nlink), bad = why;

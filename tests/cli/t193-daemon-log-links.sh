@@ -52,7 +52,7 @@ err_has 2 "$Q.logs/$(logname 2): a symbolic link"
 err_has 3 "$Q.logs/$(logname 3): a symbolic link"
 err_has 4 "$Q.logs/$(logname 4): has 2 hard links (another name for the same file)"
 err_has 5 "$Q.logs/$(logname 5): a FIFO"
-err_has 6 "$Q.logs/$(logname 6): a folder"
+err_has 6 "$Q.logs/$(logname 6): a directory"
 expect_eq "the text file behind the symlinks and the hard link: same bytes" "$(sum $TMP/notes.txt)" "$notes0"
 expect_eq "the other job's store: same bytes" "$(sum $TMP/other.db)" "$other0"
 check "the dangling link's target was not made" test ! -e $TMP/made-by-link.txt
