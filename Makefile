@@ -110,7 +110,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models hf-fixtures all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -396,6 +396,15 @@ test-setup:
 MODELS ?= models
 models:
 	sh contrib/models/fetch.sh $(MODELS)
+
+# the tiny Hugging Face models of every encoder family of kind "hf" and what transformers computes
+# on them (tests/data/hf, committed; the tests read only those). HF_PYTHON: a venv with transformers
+# 4.40.2 over Debian's python3-torch (python3 -m venv --system-site-packages V; V/bin/pip install
+# transformers==4.40.2), e.g. make hf-fixtures HF_PYTHON=V/bin/python
+HF_PYTHON ?= python3
+hf-fixtures:
+	rm -rf tests/data/hf
+	$(HF_PYTHON) tests/reference/hf_family_fixtures.py tests/data/hf
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done

@@ -64,6 +64,7 @@ void enc_caps(const enc_t *e, struct enc_caps *caps)
 {
     memset(caps, 0, sizeof *caps);
     e->fam->caps(e, caps);
+    if (caps->attn_layers > 0) caps->attention = 1;    /* every family's maps are non-causal today */
 }
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
@@ -77,7 +78,7 @@ int enc_forward_layers(enc_t *e, const struct enc_batch *in, int n_layers, const
     struct enc_caps caps;
     enc_caps(e, &caps);
     if (!caps.layer_outputs) {
-        snprintf(err, errlen, "encoder: outputs of several layers apply to bert encoders (this one is %s)", enc_kind_name(e->cfg.kind));
+        snprintf(err, errlen, "encoder: outputs of several layers apply to encoders with layer outputs (bert, hf; this one is %s)", enc_kind_name(e->cfg.kind));
         return SP_EUSAGE;
     }
     return e->fam->forward(e, in, n_layers, layers, outs, heads, err, errlen);

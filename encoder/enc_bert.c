@@ -36,9 +36,13 @@ struct bert_layer {
 struct enc_bert {
     struct enc e;              /* registry + backend (e.cfg is unused) */
     struct enc_bert_config c;
+    const struct enc_hf_arch *arch;   /* the family's names and variations (enc_hf.c) */
     char *dir;
-    int word, pos, type;       /* embedding tables (param indices) */
+    int word, pos, type;       /* embedding tables (param indices; type -1: the family has none) */
     struct enc_ln emb_ln;
+    struct enc_lin proj;       /* ELECTRA's embeddings_project (w -1: none) */
+    float *ztype;              /* a family without token types: one zero row [embedding_size] (backend; host) */
+    float *hztype;
     struct bert_layer *layer;  /* [c.layers] */
     /* workspace (backend buffers), grown only */
     size_t cap_rows, cap_nn;
@@ -54,93 +58,7 @@ struct enc_bert {
     int cap_hargs;
 };
 
-/* ---- config.json (M3.1) ---- */
-
-static int get_int(json_t *root, const char *path, const char *key, int min, int *out, char *err, size_t errlen)
-{
-    json_t *v = json_object_get(root, key);
-    if (!v) { snprintf(err, errlen, "%s: %s: missing (expected an integer >= %d)", path, key, min); return -1; }
-    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > (1 << 30)) {
-        snprintf(err, errlen, "%s: %s: expected an integer >= %d", path, key, min);
-        return -1;
-    }
-    *out = (int)json_integer_value(v);
-    return 0;
-}
-
-/* A JSON file (a regular file: sp_read_file refuses a device or FIFO) into *root. */
-static int load_json(const char *path, json_t **root, char *err, size_t errlen)
-{
-    size_t len;
-    char *text = sp_read_file(path, &len, err, errlen);
-    if (!text) return SP_EIO;
-    json_error_t je;
-    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    free(text);
-    if (!*root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return SP_EPARSE; }
-    return SP_OK;
-}
-
-int enc_bert_config_load(const char *path, struct enc_bert_config *c, char *err, size_t errlen)
-{
-    memset(c, 0, sizeof *c);
-    json_t *root = NULL;
-    int rc = load_json(path, &root, err, errlen);
-    if (rc) return rc;
-    rc = SP_EPARSE;
-    if (!json_is_object(root)) { snprintf(err, errlen, "%s: expected a JSON object", path); goto out; }
-    if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen) ||
-        get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
-        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
-        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
-        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
-        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
-        get_int(root, path, "type_vocab_size", 1, &c->type_vocab_size, err, errlen))
-        goto out;
-    if (c->hidden_size % c->heads) {
-        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
-        goto out;
-    }
-    /* layers 0..L (0 = embeddings) must fit the 64 bits of enc_bert_forward's layer masks */
-    if (c->layers > ENC_BERT_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
-        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_BERT_MAX_LAYERS ? "num_hidden_layers" : "num_attention_heads",
-                 c->layers > ENC_BERT_MAX_LAYERS ? ENC_BERT_MAX_LAYERS : ENC_MAX_HEADS);
-        goto out;
-    }
-    json_t *v = json_object_get(root, "layer_norm_eps");       /* HF default 1e-12 */
-    c->ln_eps = 1e-12f;
-    if (v) {
-        if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1) {
-            snprintf(err, errlen, "%s: layer_norm_eps: expected a number in (0, 1]", path);
-            goto out;
-        }
-        c->ln_eps = (float)json_number_value(v);
-    }
-    v = json_object_get(root, "hidden_act");                   /* HF default "gelu" */
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
-        snprintf(err, errlen, "%s: hidden_act: %s%s%s is not supported (only \"gelu\", the exact erf GELU of BERT)", path,
-                 json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string value",
-                 json_is_string(v) ? "\"" : "");
-        goto out;
-    }
-    c->act = ENC_ACT_GELU;
-    v = json_object_get(root, "model_type");           /* absent in some old BERT configs */
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "bert"))) {
-        snprintf(err, errlen, "%s: model_type: %s%s%s is not supported (only BERT-family checkpoints, model_type \"bert\")", path,
-                 json_is_string(v) ? "\"" : "", json_is_string(v) ? json_string_value(v) : "a non-string value",
-                 json_is_string(v) ? "\"" : "");
-        goto out;
-    }
-    v = json_object_get(root, "position_embedding_type");
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "absolute"))) {
-        snprintf(err, errlen, "%s: position_embedding_type: only \"absolute\" is supported", path);
-        goto out;
-    }
-    rc = SP_OK;
-out:
-    json_decref(root);
-    return rc;
-}
+/* config.json (M3.1) is read by enc_hf.c (enc_hf_config_read): the family's row of its table. */
 
 /* ---- the tensor map (M3.2) ---- */
 
@@ -177,51 +95,51 @@ static struct enc_ln add_ln(struct enc_bert *b, const char *pfx, int d)
 static void build(struct enc_bert *b)
 {
     const struct enc_bert_config *c = &b->c;
-    const int d = c->hidden_size, F = c->intermediate_size;
-    b->word = add(b, "embeddings.word_embeddings.weight", c->vocab_size, d, 0);
-    b->pos = add(b, "embeddings.position_embeddings.weight", c->max_positions, d, 0);
-    b->type = add(b, "embeddings.token_type_embeddings.weight", c->type_vocab_size, d, 0);
-    b->emb_ln = add_ln(b, "embeddings.LayerNorm", d);
+    const struct enc_hf_arch *a = b->arch;
+    const int d = c->hidden_size, F = c->intermediate_size, E = c->embedding_size;
+    b->word = add(b, a->emb_word, c->vocab_size, E, 0);
+    b->pos = add(b, a->emb_pos, c->max_positions, E, 0);
+    b->type = a->emb_type ? add(b, a->emb_type, c->type_vocab_size, E, 0) : -1;
+    b->emb_ln = add_ln(b, a->emb_ln, E);
+    b->proj = a->emb_proj && E != d ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
     for (int l = 0; l < c->layers; l++) {
         struct bert_layer *L = &b->layer[l];
-        char p[64];
-#define PFX(s) (snprintf(p, sizeof p, "encoder.layer.%d.%s", l, s), p)
-        L->q = add_lin(b, PFX("attention.self.query"), d, d);
-        L->k = add_lin(b, PFX("attention.self.key"), d, d);
-        L->v = add_lin(b, PFX("attention.self.value"), d, d);
-        L->o = add_lin(b, PFX("attention.output.dense"), d, d);
-        L->ln1 = add_ln(b, PFX("attention.output.LayerNorm"), d);
-        L->ff1 = add_lin(b, PFX("intermediate.dense"), d, F);
-        L->ff2 = add_lin(b, PFX("output.dense"), F, d);
-        L->ln2 = add_ln(b, PFX("output.LayerNorm"), d);
+        char p[64], lp[32];
+        snprintf(lp, sizeof lp, a->layer, l);
+#define PFX(s) (snprintf(p, sizeof p, "%s%s", lp, s), p)
+        L->q = add_lin(b, PFX(a->q), d, d);
+        L->k = add_lin(b, PFX(a->k), d, d);
+        L->v = add_lin(b, PFX(a->v), d, d);
+        L->o = add_lin(b, PFX(a->o), d, d);
+        L->ln1 = add_ln(b, PFX(a->ln1), d);
+        L->ff1 = add_lin(b, PFX(a->ff1), d, F);
+        L->ff2 = add_lin(b, PFX(a->ff2), F, d);
+        L->ln2 = add_ln(b, PFX(a->ln2), d);
 #undef PFX
     }
 }
 
-/* M3.2 name rules: one leading "bert." stripped, LayerNorm.gamma/.beta -> .weight/.bias */
+/* M3.2 name rules: the family prefix ("bert.", "roberta.", ...) is stripped by the rules,
+ * LayerNorm.gamma/.beta -> .weight/.bias */
 static void normalise_name(const char *in, char *out, size_t n)
 {
-    if (!strncmp(in, "bert.", 5)) in += 5;
     snprintf(out, n, "%s", in);
     size_t L = strlen(out);
     if (L >= 15 && !strcmp(out + L - 15, "LayerNorm.gamma")) snprintf(out + L - 5, n - (L - 5), "weight");
     else if (L >= 14 && !strcmp(out + L - 14, "LayerNorm.beta")) snprintf(out + L - 4, n - (L - 4), "bias");
 }
 
-static int ignored_name(const char *nm)
-{
-    return !strncmp(nm, "pooler.", 7) || !strncmp(nm, "cls.", 4) || !strcmp(nm, "embeddings.position_ids");
-}
-
-/* how a BertModel file maps onto the registry (M3.2) */
-static void bert_rules(struct enc_weights_rules *r, int layers)
+/* how the family's checkpoint maps onto the registry (M3.2): its prefix stripped, its heads ignored */
+static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a, int layers)
 {
     memset(r, 0, sizeof *r);
     r->widen = 1;
     r->normalise = normalise_name;
-    r->ignored = ignored_name;
-    snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
+    r->prefix = a->prefix;
+    r->ignore = a->heads;
+    if (!strcmp(a->model_type, "bert")) snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
+    else snprintf(r->what, sizeof r->what, "a %s model with this config.json: %d layers", a->model_type, layers);
 }
 
 static int load(struct enc_bert *b, const char *path, const struct sp_logger *log, char *err, size_t errlen)
@@ -231,7 +149,7 @@ static int load(struct enc_bert *b, const char *path, const struct sp_logger *lo
     if (rc) return rc;
     struct enc_weights_rules rules;
     struct enc_weights_report r = { 0 };
-    bert_rules(&rules, b->c.layers);
+    bert_rules(&rules, b->arch, b->c.layers);
     rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
     if (rc == SP_OK && r.n_ignored) {
         char ign[512] = "";
@@ -239,7 +157,7 @@ static int load(struct enc_bert *b, const char *path, const struct sp_logger *lo
             size_t L = strlen(ign);
             snprintf(ign + L, sizeof ign - L, "%s%s", L ? ", " : "", r.ignored[i]);
         }
-        sp_log(log, SP_LOG_INFO, "bert: %s: ignoring %d tensor%s not used for encoding: %s%s", path, r.n_ignored,
+        sp_log(log, SP_LOG_INFO, "%s: %s: ignoring %d tensor%s not used for encoding: %s%s", b->c.model_type, path, r.n_ignored,
                r.n_ignored == 1 ? "" : "s", ign, r.n_ignored > 6 ? ", ..." : "");
     }
     enc_weights_report_free(&r);
@@ -292,11 +210,13 @@ void enc_bert_close(enc_bert_t *b)
         }
         if (!e->be.host_memory)
             for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
+        if (b->ztype && b->ztype != b->hztype) e->be.ops->free(&e->be, b->ztype);
         e->be.ops->close(&e->be);
     }
     free(e->param);
     free(e->host_block);
     free(b->hE);
+    free(b->hztype);
     free(b->pdst);
     free(b->pbytes);
     free(b->hargs);
@@ -306,14 +226,14 @@ void enc_bert_close(enc_bert_t *b)
     free(b);
 }
 
-/* path is a directory, or a synprobe config {"kind": "bert", "model": DIR}: the directory */
+/* path is a directory, or a synprobe config {"kind": "bert" or "hf", "model": DIR}: the directory */
 static char *model_dir(const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) != 0) { snprintf(err, errlen, "%s: cannot open", path); return NULL; }
     if (S_ISDIR(st.st_mode)) return sp_xstrdup(path);
     json_t *root = NULL;
-    if (load_json(path, &root, err, errlen)) return NULL;
+    if (enc_hf_json_load(path, &root, err, errlen)) return NULL;
     char *dir = NULL;
     const char *key;
     json_t *v;
@@ -326,7 +246,7 @@ static char *model_dir(const char *path, char *err, size_t errlen)
     }
     const char *kind = json_string_value(json_object_get(root, "kind"));
     const char *m = json_string_value(json_object_get(root, "model"));
-    if (!kind || strcmp(kind, "bert")) { snprintf(err, errlen, "%s: kind: expected \"bert\"", path); goto out; }
+    if (!kind || (strcmp(kind, "bert") && strcmp(kind, "hf"))) { snprintf(err, errlen, "%s: kind: expected \"bert\" or \"hf\"", path); goto out; }
     if (!m || !*m) { snprintf(err, errlen, "%s: model: expected the path of a model directory (string)", path); goto out; }
     if (m[0] == '/') dir = sp_xstrdup(m);
     else {
@@ -347,18 +267,50 @@ out:
     return dir;
 }
 
-int enc_bert_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
-                  char *err, size_t errlen)
+/* the folder's files a save_pretrained folder has: a clear word for the ones it lacks */
+static int check_files(const char *dir, char *err, size_t errlen)
+{
+    char f[4096];
+    struct stat st;
+    snprintf(f, sizeof f, "%s/config.json", dir);
+    if (stat(f, &st) != 0) {
+        snprintf(err, errlen, "%s/config.json: cannot open (a model folder is what save_pretrained writes: config.json, "
+                 "model.safetensors)", dir);
+        return SP_EIO;
+    }
+    snprintf(f, sizeof f, "%s/model.safetensors", dir);
+    if (stat(f, &st) == 0) return SP_OK;
+    const char *bin = NULL;
+    static const char *const bins[] = { "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json" };
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0] && !bin; i++) {
+        snprintf(f, sizeof f, "%s/%s", dir, bins[i]);
+        if (stat(f, &st) == 0) bin = bins[i];
+    }
+    if (bin && strstr(bin, "pytorch"))
+        snprintf(err, errlen, "%s/model.safetensors: cannot open: the folder has %s only, which synprobe does not read; convert "
+                 "it: python -c \"from transformers import AutoModel; AutoModel.from_pretrained('%s').save_pretrained('%s', "
+                 "safe_serialization=True)\"", dir, bin, dir, dir);
+    else if (bin)
+        snprintf(err, errlen, "%s/model.safetensors: cannot open: the folder has %s (a sharded checkpoint), not read yet", dir, bin);
+    else snprintf(err, errlen, "%s/model.safetensors: cannot open", dir);
+    return SP_EIO;
+}
+
+/* want: the model_type the folder must have ("bert": kind bert), or NULL: any family (kind hf) */
+static int open_model(const char *path, const char *want, enum enc_device device, const struct sp_logger *log,
+                      enc_bert_t **out, char *err, size_t errlen)
 {
     *out = NULL;
     char *dir = model_dir(path, err, errlen);
     if (!dir) return SP_EPARSE;
+    int rc = check_files(dir, err, errlen);
+    if (rc) { free(dir); return rc; }
     struct enc_bert *b = sp_xcalloc(1, sizeof *b);
     b->dir = dir;
     size_t n = strlen(dir) + 32;
     char *f = sp_xmalloc(n);
     snprintf(f, n, "%s/config.json", dir);
-    int rc = enc_bert_config_load(f, &b->c, err, errlen);
+    rc = enc_hf_config_read(f, want, &b->c, &b->arch, err, errlen);
     if (rc == SP_OK) rc = enc_backend_select(&b->e, device, log, err, errlen);
     if (rc == SP_OK) {
         build(b);
@@ -368,12 +320,30 @@ int enc_bert_open(const char *path, enum enc_device device, const struct sp_logg
     }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
     if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);
+    if (rc == SP_OK && b->type < 0) {       /* no token types: (word + 0) + position is word + position exactly */
+        const size_t E = (size_t)b->c.embedding_size;
+        b->hztype = sp_xcalloc(E, sizeof(float));
+        b->ztype = b->e.be.host_memory ? b->hztype : b->e.be.ops->alloc(&b->e.be, sizeof(float) * E);
+        if (!b->ztype) { snprintf(err, errlen, "%s: cannot allocate %zu bytes on %s", b->c.model_type, sizeof(float) * E, b->e.be.ops->name); rc = SP_ENOMEM; }
+    }
     free(f);
     if (rc != SP_OK) { enc_bert_close(b); return rc; }
-    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d, %d heads, vocab %d) on %s", dir, b->c.layers,
+    sp_log(log, SP_LOG_INFO, "encoder: %s %s (%d layers, d %d, %d heads, vocab %d) on %s", b->c.model_type, dir, b->c.layers,
            b->c.hidden_size, b->c.heads, b->c.vocab_size, b->e.be.ops->name);
     *out = b;
     return SP_OK;
+}
+
+int enc_bert_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
+                  char *err, size_t errlen)
+{
+    return open_model(path, "bert", device, log, out, err, errlen);
+}
+
+int enc_hf_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
+                char *err, size_t errlen)
+{
+    return open_model(path, NULL, device, log, out, err, errlen);
 }
 
 const struct enc_bert_config *enc_bert_get_config(const enc_bert_t *b) { return &b->c; }
@@ -389,6 +359,7 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
 {
     struct enc *e = &b->e;
     const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, H = (size_t)b->c.heads;
+    const size_t dE = d > (size_t)b->c.embedding_size ? d : (size_t)b->c.embedding_size;   /* t, y: the embeddings too */
     if (rows <= b->cap_rows && (!want_attn || (b->ho && nn <= b->cap_nn))) return SP_OK;
     /* grow geometrically, so a run of growing batches does not reallocate every time */
     if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
@@ -399,8 +370,8 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
     b->cap_rows = 0; b->cap_nn = 0;
     int fail = 0;
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
-    A(b->x, rows * d); A(b->y, rows * d); A(b->qkv, rows * 3 * d);
-    A(b->ctx, rows * d); A(b->t, rows * d); A(b->z, rows * F);
+    A(b->x, rows * d); A(b->y, rows * dE); A(b->qkv, rows * 3 * d);
+    A(b->ctx, rows * d); A(b->t, rows * dE); A(b->z, rows * F);
     /* per-head maps: every head's context and (device backends) map of every sentence at once; a
      * host backend writes the maps straight into the caller's arrays */
     if (want_attn) { A(b->ho, rows * d); if (!BE->host_memory) A(b->amap, H * nn); }
@@ -410,7 +381,7 @@ static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, ch
         snprintf(err, errlen, "bert: cannot allocate the workspace for %zu pieces on %s", rows, OPS->name);
         return SP_ENOMEM;
     }
-    b->hE = sp_xrealloc(b->hE, b->idx ? sizeof(int32_t) * 3 * rows : sizeof(float) * rows * d);
+    b->hE = sp_xrealloc(b->hE, b->idx ? sizeof(int32_t) * 3 * rows : sizeof(float) * rows * dE);
 
     b->cap_rows = rows;
     b->cap_nn = want_attn ? nn : 0;
@@ -512,9 +483,9 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     size_t rows = 0, nn = 0;
     for (int s = 0; s < n_sent; s++) {
         const struct enc_bert_input *x = &in[s];
-        if (x->n < 1 || x->n > c->max_positions) {
-            snprintf(err, errlen, "bert: sentence %d: %d pieces (expected 1..%d, the model's max_position_embeddings)", s, x->n,
-                     c->max_positions);
+        if (x->n < 1 || x->n > c->max_pieces) {
+            snprintf(err, errlen, "%s: sentence %d: %d pieces (expected 1..%d, the model's max_position_embeddings%s)", c->model_type,
+                     s, x->n, c->max_pieces, c->pad_positions >= 0 ? " less pad_token_id + 1" : "");
             return SP_EUSAGE;
         }
         if (!x->ids) { snprintf(err, errlen, "bert: sentence %d: no piece ids", s); return SP_EUSAGE; }
@@ -523,8 +494,9 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
                 snprintf(err, errlen, "bert: sentence %d, piece %d: id %d outside the vocabulary 0..%d", s, p, (int)x->ids[p], c->vocab_size - 1);
                 return SP_EUSAGE;
             }
-            if (x->types && (x->types[p] < 0 || x->types[p] >= c->type_vocab_size)) {
-                snprintf(err, errlen, "bert: sentence %d, piece %d: token type %d outside 0..%d", s, p, (int)x->types[p], c->type_vocab_size - 1);
+            if (x->types && (x->types[p] < 0 || x->types[p] >= (c->type_vocab_size > 0 ? c->type_vocab_size : 1))) {
+                snprintf(err, errlen, "%s: sentence %d, piece %d: token type %d outside 0..%d", c->model_type, s, p, (int)x->types[p],
+                         c->type_vocab_size > 0 ? c->type_vocab_size - 1 : 0);
                 return SP_EUSAGE;
             }
         }
@@ -543,31 +515,41 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     }
     const int N = (int)rows;
     /* 1. E = (word + token type) + position: on a device from its copies of the tables (only the
-     * indices travel), else on the host (the tables' host copies); the same sum either way */
+     * indices travel), else on the host (the tables' host copies); the same sum either way. A
+     * family without token types adds a zero row (exact); RoBERTa's positions count the
+     * sentence's non-padding pieces from padding_idx + 1 (create_position_ids_from_input_ids). */
+    const int E = c->embedding_size, pad = c->pad_positions;
     size_t r = 0;
     if (b->idx) {
         int32_t *h = (int32_t *)(void *)b->hE;
         for (int s = 0; s < n_sent; s++)
-            for (int p = 0; p < in[s].n; p++, r++) {
+            for (int p = 0, np = 0; p < in[s].n; p++, r++) {
                 h[3 * r] = in[s].ids[p];
-                h[3 * r + 1] = in[s].types ? in[s].types[p] : 0;
-                h[3 * r + 2] = p;
+                h[3 * r + 1] = in[s].types && b->type >= 0 ? in[s].types[p] : 0;
+                h[3 * r + 2] = pad < 0 ? p : in[s].ids[p] == pad ? pad : pad + ++np;
             }
         OPS->upload(BE, b->idx, h, sizeof(int32_t) * 3 * rows);
-        OPS->embed_sum(BE, N, d, enc_w(e, b->word), enc_w(e, b->type), enc_w(e, b->pos), b->idx, b->t);
+        OPS->embed_sum(BE, N, E, enc_w(e, b->word), b->type >= 0 ? enc_w(e, b->type) : b->ztype, enc_w(e, b->pos), b->idx, b->t);
     } else {
-        const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
+        const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host;
+        const float *tt = b->type >= 0 ? e->param[b->type].host : b->hztype;
         for (int s = 0; s < n_sent; s++)
-            for (int p = 0; p < in[s].n; p++, r++) {
-                const float *w = tw + (size_t)in[s].ids[p] * d, *ty = tt + (size_t)(in[s].types ? in[s].types[p] : 0) * d;
-                const float *ps = tp + (size_t)p * d;
-                float *o = b->hE + r * d;
-                for (int j = 0; j < d; j++) o[j] = (w[j] + ty[j]) + ps[j];
+            for (int p = 0, np = 0; p < in[s].n; p++, r++) {
+                const int ty_i = in[s].types && b->type >= 0 ? in[s].types[p] : 0;
+                const int pos = pad < 0 ? p : in[s].ids[p] == pad ? pad : pad + ++np;
+                const float *w = tw + (size_t)in[s].ids[p] * E, *ty = tt + (size_t)ty_i * E;
+                const float *ps = tp + (size_t)pos * E;
+                float *o = b->hE + r * E;
+                for (int j = 0; j < E; j++) o[j] = (w[j] + ty[j]) + ps[j];
             }
-        OPS->upload(BE, b->t, b->hE, rows * d * sizeof(float));
+        OPS->upload(BE, b->t, b->hE, rows * E * sizeof(float));
     }
-    /* 2. X^0 = LN_emb(E) */
-    OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
+    /* 2. X^0 = LN_emb(E) (ELECTRA: then embeddings_project, E -> d) */
+    if (b->proj.w >= 0) {
+        OPS->layer_norm(BE, N, E, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->y);
+        lin(e, N, b->y, b->proj, b->x);
+    } else
+        OPS->layer_norm(BE, N, d, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
     if (hidden_layers & 1) download_layer(b, n_sent, in, b->x, 0, hidden);
     /* 3. post-LN layers */
     for (int l = 0; l < c->layers; l++) {
@@ -695,7 +677,9 @@ struct bert_family {
 
 static const char *const model_files[] = { "config.json", "model.safetensors", "vocab.txt", NULL };
 
-static int fam_has_kind(enum enc_kind k) { return k == ENC_BERT; }
+/* "bert": a BertModel folder (model_type "bert" or none); "hf": the family its config.json names */
+static int fam_has_kind(enum enc_kind k) { return k == ENC_BERT || k == ENC_HF; }
+static const char *fam_want(const struct enc_config *c) { return c->kind == ENC_BERT ? "bert" : NULL; }
 
 /* words in, the weights are the model directory's files, outputs of every layer */
 static void fam_config_caps(const struct enc_config *c, struct enc_caps *caps)
@@ -704,15 +688,17 @@ static void fam_config_caps(const struct enc_config *c, struct enc_caps *caps)
     caps->input = ENC_INPUT_WORDS;
     caps->layer_outputs = 1;
     caps->model_dir = c->bert_model;
-    caps->model_files = model_files;
+    caps->model_files = c->kind == ENC_BERT ? model_files : enc_hf_model_files(c->bert_model);
+    caps->attention = 1;
 }
 
 static int fam_config_layers(const struct enc_config *c, int *layers, char *err, size_t errlen)
 {
     char path[sizeof c->bert_model + 16];
     struct enc_bert_config bc;
+    const struct enc_hf_arch *a;
     snprintf(path, sizeof path, "%s/config.json", c->bert_model);
-    int rc = enc_bert_config_load(path, &bc, err, errlen);
+    int rc = enc_hf_config_read(path, fam_want(c), &bc, &a, err, errlen);
     *layers = rc == SP_OK ? bc.layers : 0;
     return rc;
 }
@@ -725,6 +711,8 @@ static void fam_caps(const struct enc *e, struct enc_caps *caps)
     caps->dim = caps->tok_dim = e->cfg.d_model;
     caps->attn_layers = e->cfg.layers;
     caps->needs = 0;                      /* the words only */
+    const struct bert_family *f = e->fam_state;
+    caps->max_positions = f && f->bert ? enc_bert_get_config(f->bert)->max_pieces : 0;
 }
 
 static const char *fam_backend_name(const struct enc *e)
@@ -741,10 +729,8 @@ static int fam_open_tokenizer(struct enc *e, struct bert_family *f, char *err, s
     to.mode = e->cfg.wordpiece_only ? ENC_TOK_WORDPIECE_ONLY : ENC_TOK_BASIC_WORDPIECE;
     to.lower_case = e->cfg.lower_case;
     to.ptb_unescape = e->cfg.ptb_unescape;
-    to.max_positions = bc->max_positions;
-    char vocab[sizeof e->cfg.bert_model + 16];
-    snprintf(vocab, sizeof vocab, "%s/vocab.txt", enc_bert_model_dir(f->bert));
-    return enc_tok_open(vocab, &to, &f->tok, err, errlen);
+    to.max_positions = bc->max_pieces;
+    return enc_hf_tokenizer_open(enc_bert_model_dir(f->bert), &to, &f->tok, err, errlen);
 }
 
 static int fam_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
@@ -756,7 +742,8 @@ static int fam_open(struct enc *e, enum enc_device device, const char *weights_p
         return SP_EUSAGE;
     }
     struct bert_family *f = e->fam_state = sp_xcalloc(1, sizeof *f);
-    int rc = enc_bert_open(e->cfg.bert_model, device, log, &f->bert, err, errlen);
+    int rc = e->cfg.kind == ENC_BERT ? enc_bert_open(e->cfg.bert_model, device, log, &f->bert, err, errlen)
+                                     : enc_hf_open(e->cfg.bert_model, device, log, &f->bert, err, errlen);
     if (rc != SP_OK) return rc;
     if ((rc = fam_open_tokenizer(e, f, err, errlen)) != SP_OK) return rc;
     const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
@@ -767,7 +754,7 @@ static int fam_open(struct enc *e, enum enc_device device, const char *weights_p
     e->cfg.d_model = e->cfg.d_input = bc->hidden_size;
     e->cfg.layers = bc->layers;
     e->cfg.heads = bc->heads;
-    sp_log(log, SP_LOG_INFO, "encoder: bert %s (%d layers, d %d), layer %d, on %s", enc_bert_model_dir(f->bert), bc->layers,
+    sp_log(log, SP_LOG_INFO, "encoder: %s %s (%d layers, d %d), layer %d, on %s", bc->model_type, enc_bert_model_dir(f->bert), bc->layers,
            bc->hidden_size, e->cfg.bert_layer < 0 ? bc->layers : e->cfg.bert_layer, enc_bert_backend_name(f->bert));
     return SP_OK;
 }
@@ -778,12 +765,12 @@ static int fam_weights_layout(struct enc *e, struct enc_weights_rules *rules, ch
     char path[sizeof e->cfg.bert_model + 16];
     snprintf(path, sizeof path, "%s/config.json", e->cfg.bert_model);
     struct enc_bert *b = sp_xcalloc(1, sizeof *b);
-    int rc = enc_bert_config_load(path, &b->c, err, errlen);
+    int rc = enc_hf_config_read(path, fam_want(&e->cfg), &b->c, &b->arch, err, errlen);
     if (rc == SP_OK) {
         build(b);
         e->param = b->e.param;
         e->n_param = b->e.n_param;
-        bert_rules(rules, b->c.layers);
+        bert_rules(rules, b->arch, b->c.layers);
     }
     free(b->layer);
     free(b);

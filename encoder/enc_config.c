@@ -20,7 +20,7 @@
  * with an unknown kind is told (kinds_text) comes from here, so a new kind is named everywhere. */
 static const struct { enum enc_kind kind; const char *name; } kinds[] = {
     { ENC_SAN, "san" }, { ENC_MSSAN, "ms-san" }, { ENC_SGNET, "sg-net" }, { ENC_PSAN, "psan" }, { ENC_SSAN, "ssan" },
-    { ENC_BERT, "bert" },
+    { ENC_BERT, "bert" }, { ENC_HF, "hf" },
 };
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -58,7 +58,7 @@ void enc_config_defaults(struct enc_config *c, enum enc_kind kind)
     for (int r = 0; r < ENC_MAX_HEADS / 2; r++)          /* P0: [WORD, DEP, NONE], cycled */
         c->dist[r] = r % 3 == 0 ? ENC_DIST_WORD : r % 3 == 1 ? ENC_DIST_DEP : ENC_DIST_NONE;
     switch (kind) {
-    case ENC_BERT:                        /* shapes come from the model's config.json */
+    case ENC_BERT: case ENC_HF:          /* shapes come from the model's config.json */
         c->bert_layer = -1; c->lower_case = 1;
         break;
     case ENC_SAN: case ENC_SSAN:         /* Transformer-base (THUMT for SSAN: pre-LN) */
@@ -177,7 +177,7 @@ double enc_config_n_params(const struct enc_config *c)
         n += c->levels * (2 * d * d + d + 2 * d * d + d);
         n += 2 * (2 * d * d + d) + 2 * (d * d + d);
         break;
-    case ENC_BERT:       /* the model's own, not known from the config */
+    case ENC_BERT: case ENC_HF:   /* the model's own, not known from the config */
         break;
     }
     return n;
@@ -295,7 +295,7 @@ int enc_config_check(const struct enc_config *cfg, const char *name, char *err, 
 {
     struct cerr ce = { err, errlen, 0, 0, name ? name : "config" };
     if (err && errlen) err[0] = 0;
-    if (cfg->kind == ENC_BERT) {      /* the model directory is checked when it opens */
+    if (cfg->kind == ENC_BERT || cfg->kind == ENC_HF) {   /* the model directory is checked when it opens */
         if (!cfg->bert_model[0]) { bad(&ce, "model", "expected the path of a BertModel directory"); return SP_EPARSE; }
         return SP_OK;
     }
@@ -334,10 +334,10 @@ int enc_sent_pool_parse(const char *s)
 }
 
 /* "kind": "bert": the model directory and the M1/M2 choices; every other key is refused. */
-static int parse_bert(json_t *root, struct cerr *ce, struct enc_config *cfg)
+static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct enc_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->kind = ENC_BERT;
+    cfg->kind = kind;
     cfg->bert_layer = -1;
     cfg->lower_case = 1;
     const char *key;
@@ -370,8 +370,8 @@ static int parse_bert(json_t *root, struct cerr *ce, struct enc_config *cfg)
             else if (key[0] == 'l') cfg->lower_case = json_is_true(v);
             else cfg->ptb_unescape = json_is_true(v);
         } else {
-            bad(ce, key, "unknown field for kind bert (model, layer, word_pool, sent_pool, token_type, tokenizer_mode, "
-                "lower_case, ptb_unescape)");
+            bad(ce, key, "unknown field for kind %s (model, layer, word_pool, sent_pool, token_type, tokenizer_mode, "
+                "lower_case, ptb_unescape)", enc_kind_name(kind));
             bad_n++;
         }
     }
@@ -580,8 +580,8 @@ static int parse_object(json_t *root, struct cerr *ce, struct enc_config *cfg)
         bad(ce, "kind", "expected one of %s", kinds_text(k, sizeof k));
         return SP_EPARSE;
     }
-    if (kinds[ki].kind == ENC_BERT)       /* a pretrained model (schemas/bert.schema.json) */
-        return parse_bert(root, ce, cfg);
+    if (kinds[ki].kind == ENC_BERT || kinds[ki].kind == ENC_HF)   /* a pretrained model (schemas/bert.schema.json) */
+        return parse_bert(root, ce, kinds[ki].kind, cfg);
     enc_config_defaults(cfg, kinds[ki].kind);
     if (read_base(root, ce, cfg)) return SP_EPARSE;
     struct seen sn = { 1ull << F_KIND, 0, 0, 0 };
@@ -623,7 +623,7 @@ int enc_config_load(const char *path, struct enc_config *cfg, char *err, size_t 
     rc = enc_config_parse(text, base ? base + 1 : path, cfg, err, errlen);
     free(text);
     /* paths in the config are relative to its file */
-    char *rel[2] = { cfg->kind == ENC_BERT ? cfg->bert_model : NULL, cfg->base[0] ? cfg->base : NULL };
+    char *rel[2] = { cfg->kind == ENC_BERT || cfg->kind == ENC_HF ? cfg->bert_model : NULL, cfg->base[0] ? cfg->base : NULL };
     for (int i = 0; rc == SP_OK && base && i < 2; i++) {
         if (!rel[i] || rel[i][0] == '/') continue;
         char full[sizeof cfg->bert_model];

@@ -267,9 +267,13 @@ int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct 
     for (int k = 0; k < s->n && (all || !n_prob); k++) {
         const struct enc_sft_tensor *t = &s->t[k];
         char nm[256];
-        if (rules->normalise) rules->normalise(t->name, nm, sizeof nm);
-        else snprintf(nm, sizeof nm, "%s", t->name);
-        if (rules->ignored && rules->ignored(nm)) {
+        const char *tn = t->name;
+        if (rules->prefix && !strncmp(tn, rules->prefix, strlen(rules->prefix))) tn += strlen(rules->prefix);
+        if (rules->normalise) rules->normalise(tn, nm, sizeof nm);
+        else snprintf(nm, sizeof nm, "%s", tn);
+        int ign = rules->ignored && rules->ignored(nm);
+        for (int h = 0; !ign && rules->ignore && rules->ignore[h]; h++) ign = !strncmp(nm, rules->ignore[h], strlen(rules->ignore[h]));
+        if (ign) {
             if (r) {
                 r->ignored = sp_xrealloc(r->ignored, sizeof *r->ignored * (size_t)(r->n_ignored + 1));
                 r->ignored[r->n_ignored++] = sp_xstrdup(t->name);

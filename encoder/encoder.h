@@ -47,7 +47,7 @@
 #define ENC_MAX_LAYERS 64
 #define ENC_MAX_LEVELS 8
 
-enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN, ENC_BERT };
+enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN, ENC_BERT, ENC_HF };
 enum enc_norm { ENC_POST_LN = 0, ENC_PRE_LN };
 enum enc_act { ENC_ACT_RELU = 0, ENC_ACT_GELU, ENC_ACT_ELU, ENC_ACT_TANH, ENC_ACT_SIGMOID };
 enum enc_pooling { ENC_POOL_MEAN = 0, ENC_POOL_MAX, ENC_POOL_FIRST, ENC_POOL_ATT };
@@ -104,7 +104,9 @@ struct enc_config {
      * (instead of GloVe/random; the caller runs the base, see stages/encode_batch.c); "" none */
     char base[1024];
     /* BERT ("kind": "bert"): a Hugging Face BertModel directory run through enc_bert (below);
-     * d_model, layers, heads come from its config.json when the encoder opens. */
+     * "kind": "hf": any encoder folder save_pretrained wrote, its family (bert, roberta, ...) from
+     * its config.json's model_type (encoder/enc_hf.c). d_model, layers, heads come from the
+     * config.json when the encoder opens. */
     char bert_model[1024];     /* "model": the directory (relative to the config file) */
     int bert_layer;            /* "layer": 0 = embeddings .. L; -1 (default) = the last (M2.1) */
     int word_pool;             /* "word_pool": mean | first | last (enum enc_word_pool) */
@@ -207,6 +209,9 @@ struct enc_caps {
     int dim, tok_dim;          /* as enc_dim, enc_tok_dim */
     int attn_layers;           /* as enc_attn_layers */
     unsigned needs;            /* as enc_needs */
+    int attention;             /* 1: the encoder has attention maps (attn_layers of them) */
+    int causal;                /* 1: a position attends only to itself and those before it */
+    int max_positions;         /* ENC_INPUT_WORDS: the most pieces a sentence may have; 0: no limit */
 };
 /* From the config alone (no file is read): input, layer_outputs, model_dir, model_files. */
 void enc_config_caps(const struct enc_config *cfg, struct enc_caps *caps);
@@ -359,26 +364,41 @@ struct enc_bert_config {
     int type_vocab_size;
     float ln_eps;              /* layer_norm_eps */
     enum enc_act act;          /* hidden_act: only "gelu" (exact erf GELU) is accepted */
+    /* the family's variations on BertModel (encoder/enc_hf.c); a BertModel's values first */
+    char model_type[24];       /* config.json's ("bert" when absent) */
+    int embedding_size;        /* word/position/type rows and their LayerNorm (ELECTRA: projected to
+                                * hidden_size by embeddings_project); = hidden_size */
+    int pad_positions;         /* -1: position p is p; >= 0: RoBERTa's padding_idx (pad_token_id): a
+                                * piece's position is padding_idx + its 1-based index among the
+                                * sentence's non-padding pieces, a padding piece's padding_idx */
+    int max_pieces;            /* the most pieces a sentence may have: max_positions (RoBERTa: less
+                                * padding_idx + 1) */
 };
 /* config.json of a BertModel (M3.1). SP_EPARSE with "PATH: key: what was expected". */
 int enc_bert_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen);
+/* config.json of any encoder family synprobe has (kind "hf"; model_type picks it, encoder/enc_hf.c):
+ * a model_type it lacks is SP_EPARSE naming the ones it has. type_vocab_size 0: no token types. */
+int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen);
 
 typedef struct enc_bert enc_bert_t;
 /* path: the model directory, or a synprobe encoder config {"kind": "bert", "model": DIR}
  * (DIR relative to the config file's folder unless absolute). device as enc_open. */
 int enc_bert_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
                   char *err, size_t errlen);
+/* the same for any family enc_hf_config_load reads (a directory, or a config of kind "hf" or "bert") */
+int enc_hf_open(const char *path, enum enc_device device, const struct sp_logger *log, enc_bert_t **out,
+                char *err, size_t errlen);
 void enc_bert_close(enc_bert_t *b);
 const struct enc_bert_config *enc_bert_get_config(const enc_bert_t *b);
 const char *enc_bert_backend_name(const enc_bert_t *b);
 const char *enc_bert_model_dir(const enc_bert_t *b);
 
 /* One sentence of T pieces: ids [T] (vocabulary ids, [CLS] first, [SEP] last), types [T] token
- * type ids (NULL: all 0; M0 D2). 1 <= T <= max_positions. */
+ * type ids (NULL: all 0; M0 D2). 1 <= T <= max_pieces. */
 struct enc_bert_input {
     int n;
     const int32_t *ids;
-    const int32_t *types;
+    const int32_t *types;      /* a family without token types (DistilBERT): must be NULL or all 0 */
 };
 /* OUT per sentence b (caller-allocated):
  *   hidden[b] -> [layers+1, n_b, d]: layer 0 = embeddings after their LayerNorm, layer l = the

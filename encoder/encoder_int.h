@@ -185,6 +185,9 @@ struct enc_weights_rules {
     void (*normalise)(const char *in, char *out, size_t n);   /* the file's name -> registry name; NULL: as is */
     int (*ignored)(const char *normalised);                    /* tensors the file may hold and nobody reads; NULL: none */
     char what[112];            /* for "unexpected": "not read by <what>" */
+    const char *prefix;        /* (optional) one leading prefix stripped before normalise ("roberta.") */
+    const char *const *ignore; /* (optional) NULL-terminated: a normalised name starting with one of
+                                * these is ignored too (heads: "lm_head.", "cls.", ...) */
 };
 
 /* ---- model families (encoder/README.md "Model families") ----
@@ -221,6 +224,45 @@ struct enc_family {
     int  (*weights_layout)(struct enc *e, struct enc_weights_rules *rules, char *err, size_t errlen);
 };
 extern const struct enc_family enc_san_family, enc_bert_family;
+
+/* ---- Hugging Face encoder families (enc_hf.c; encoder/README.md "Hugging Face families") ----
+ *
+ * One row per model_type that is a BertModel variant: how its config.json names the sizes, how
+ * its checkpoint names the tensors, and what it changes in the embeddings. enc_bert.c builds and
+ * runs every row with one graph; the table is the only place a model_type is named. */
+struct enc_hf_arch {
+    const char *model_type;    /* config.json's "model_type" */
+    const char *prefix;        /* the base model's prefix in a *For* checkpoint ("roberta.") */
+    /* config.json keys (k_types NULL: no token type embeddings; k_eps NULL: LayerNorm eps 1e-12) */
+    const char *k_hidden, *k_layers, *k_heads, *k_inter, *k_act, *k_types, *k_eps;
+    int roberta_positions;     /* positions from pad_token_id + 1 (RoBERTa's create_position_ids) */
+    int factorised;            /* embedding_size may differ from hidden_size: embeddings_project */
+    /* tensor names (the layer's with "%d" for the layer) */
+    const char *emb_word, *emb_pos, *emb_type, *emb_ln, *emb_proj;
+    const char *layer;         /* "encoder.layer.%d." */
+    const char *q, *k, *v, *o, *ln1, *ff1, *ff2, *ln2;
+    const char *const *heads;  /* name prefixes of this family's heads, ignored */
+};
+/* the row of a model_type; NULL: synprobe lacks it */
+const struct enc_hf_arch *enc_hf_arch_find(const char *model_type);
+/* "bert, camembert, ...": every model_type of the table, into text (returned) */
+const char *enc_hf_arch_list(char *text, size_t cap);
+/* config.json at path into cfg and the row that reads it; want: a model_type the file must have
+ * ("bert": kind bert), or NULL: any row of the table (kind hf) */
+int enc_hf_config_read(const char *path, const char *want, struct enc_bert_config *cfg, const struct enc_hf_arch **arch,
+                       char *err, size_t errlen);
+/* a JSON file (a regular file) into *root: SP_EIO, SP_EPARSE "PATH:LINE: not valid JSON: ..." */
+struct json_t;
+int enc_hf_json_load(const char *path, struct json_t **root, char *err, size_t errlen);
+/* The tokenizer of a model folder: vocab.txt (BERT's WordPiece) where the folder has one; a
+ * folder with only tokenizer.json is refused until the tokenizer.json reader plugs in here. */
+struct enc_tokenizer;
+struct enc_tok_opts;
+int enc_hf_tokenizer_open(const char *dir, const struct enc_tok_opts *opts, struct enc_tokenizer **out, char *err,
+                          size_t errlen);
+/* the files of a model folder that are its weights (hashed into the fingerprint): config.json,
+ * model.safetensors and its tokenizer's file */
+const char *const *enc_hf_model_files(const char *dir);
 const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family has it */
 
 struct enc {

@@ -6,7 +6,7 @@
 #      with its layer's prefix, so a reader of a link error or a backtrace knows the folder;
 #   2. no .c/.h file of a layer includes a header of a layer above it, or of a sibling on the
 #      same rank (store and encoder know nothing of each other);
-#   3. no source file names an encoder kind (ENC_SAN ... ENC_BERT) except the files that own the
+#   3. no source file names an encoder kind (ENC_SAN ... ENC_HF) except the files that own the
 #      kinds (KIND_FILES: the enum, the config parser, the model families): everything else asks
 #      the encoder's capabilities (struct enc_caps; encoder/README.md "Model families").
 # Prints one TAP line per layer and rule ("ok N - ..." / "not ok N - ..."), each violation under
@@ -104,7 +104,7 @@ check_kinds() {
         for f in "$dir"/*.c "$dir"/*.h; do
             [ -f "$f" ] || continue
             case " $KIND_FILES " in *" $f "*) continue ;; esac
-            grep -nE '\bENC_(SAN|MSSAN|SGNET|PSAN|SSAN|BERT)\b' "$f" | sed "s|^\([0-9]*\):.*|$f:\1: names an encoder kind (ask enc_caps / enc_config_caps)|"
+            grep -nE '\bENC_(SAN|MSSAN|SGNET|PSAN|SSAN|BERT|HF)\b' "$f" | sed "s|^\([0-9]*\):.*|$f:\1: names an encoder kind (ask enc_caps / enc_config_caps)|"
         done
     done
 }

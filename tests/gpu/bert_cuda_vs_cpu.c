@@ -1,6 +1,6 @@
 /* tests/gpu/bert_cuda_vs_cpu.c — the bert encoder on CUDA agrees with the CPU oracle.
  *
- * Through the public API only: one model directory is opened with enc_bert_open on the CPU and
+ * Through the public API only: one model directory (any family enc_hf_open reads) is opened on the CPU and
  * on CUDA; both run the same batch in ONE enc_bert_forward call: real PTB-sample sentences
  * (words of the .dp files, tokenized with the model's vocab.txt as `synprobe encode` does), a
  * 1-word sentence and one sentence as long as the model's positions allow (long rows, the last
@@ -224,7 +224,7 @@ static void bench(enc_bert_t *m, const enc_tokenizer_t *tok, const struct corpus
 {
     const struct enc_bert_config *cfg = enc_bert_get_config(m);
     struct batch all = { 0 };
-    for (int i = 0; i < c->n; i++) add(&all, tok, c->s[i].w, c->s[i].n_words, cfg->max_positions);
+    for (int i = 0; i < c->n; i++) add(&all, tok, c->s[i].w, c->s[i].n_words, cfg->max_pieces);
     long pieces = 0;
     for (int i = 0; i < all.n; i++) pieces += all.in[i].n;
     double fl = flops_of(cfg, all.in, all.n), rate[3], tf[3];
@@ -275,8 +275,8 @@ int main(int argc, char **argv)
     if (c.n < N_CHECK) { printf("SKIP: %s: fewer than %d sentences\n", path, N_CHECK); return 0; }
 
     enc_bert_t *ref = NULL, *got = NULL;
-    if (enc_bert_open(model, ENC_DEVICE_CPU, NULL, &ref, err, sizeof err)) { printf("not ok - open %s on the CPU: %s\n", model, err); return 1; }
-    if (enc_bert_open(model, cpu_vs_cpu ? ENC_DEVICE_CPU : ENC_DEVICE_CUDA, NULL, &got, err, sizeof err)) {
+    if (enc_hf_open(model, ENC_DEVICE_CPU, NULL, &ref, err, sizeof err)) { printf("not ok - open %s on the CPU: %s\n", model, err); return 1; }
+    if (enc_hf_open(model, cpu_vs_cpu ? ENC_DEVICE_CPU : ENC_DEVICE_CUDA, NULL, &got, err, sizeof err)) {
         enc_bert_close(ref);
         if (required) { printf("not ok - a GPU is listed but the CUDA backend does not open: %s\n", err); return 1; }
         printf("SKIP: no CUDA device (%s)\n", err);
@@ -286,15 +286,15 @@ int main(int argc, char **argv)
     struct enc_tok_opts to;
     enc_tok_opts_defaults(&to);
     to.ptb_unescape = 1;
-    to.max_positions = cfg->max_positions;
+    to.max_positions = cfg->max_pieces;
     snprintf(path, sizeof path, "%s/vocab.txt", enc_bert_model_dir(ref));
     enc_tokenizer_t *tok;
     if (enc_tok_open(path, &to, &tok, err, sizeof err)) { printf("not ok - %s\n", err); return 1; }
 
     struct batch b = { 0 };
-    for (int i = 0; i < N_CHECK; i++) add(&b, tok, c.s[i].w, c.s[i].n_words, cfg->max_positions);
+    for (int i = 0; i < N_CHECK; i++) add(&b, tok, c.s[i].w, c.s[i].n_words, cfg->max_pieces);
     char *one[] = { "Hello" };
-    add(&b, tok, one, 1, cfg->max_positions);
+    add(&b, tok, one, 1, cfg->max_pieces);
     /* the longest sentence the positions allow: whole PTB sentences joined until the next would not fit */
     int nl = 0, capl = 0;
     char **lw = NULL;
@@ -303,12 +303,12 @@ int main(int argc, char **argv)
         int add_n = 0;
         for (int w = 0; w < c.s[i].n_words; w++) add_n += enc_tok_word(tok, c.s[i].w[w], strlen(c.s[i].w[w]), &p);
         enc_pieces_free(&p);
-        if (pieces + add_n > cfg->max_positions) break;
+        if (pieces + add_n > cfg->max_pieces) break;
         pieces += add_n;
         if (nl + c.s[i].n_words > capl) { capl = 2 * (nl + c.s[i].n_words); lw = realloc(lw, sizeof *lw * (size_t)capl); }
         for (int w = 0; w < c.s[i].n_words; w++) lw[nl++] = c.s[i].w[w];
     }
-    add(&b, tok, lw, nl, cfg->max_positions);
+    add(&b, tok, lw, nl, cfg->max_pieces);
     free(lw);
     int max_t = 0;
     for (int i = 0; i < b.n; i++) if (b.in[i].n > max_t) max_t = b.in[i].n;

@@ -30,6 +30,12 @@ if [ -f "$MODEL/model.safetensors" ]; then
 else
     echo "# bert: $MODEL absent (make models): not checked"
 fi
+# every tiny family of kind hf whose folder has a vocab.txt (tests/data/hf; the others need tokenizer.json)
+for f in tests/data/hf/*/vocab.txt; do
+    brc=0; "$B/gpu/bert_cuda_vs_cpu" "${f%/vocab.txt}" "$DATA" >"$TMP/hf.out" 2>&1 || brc=$?
+    sed "s|^|# ${f%/vocab.txt}: |" "$TMP/hf.out" | tail -n 3
+    [ $brc -eq 0 ] || rc=$brc
+done
 # the CLI tests' TAP words: a run without a CUDA device is a whole-run skip ("1..0 # SKIP"), not a pass
 skip=$(sed -n 's/^SKIP: //p' "$TMP/run.out" | head -n 1)
 if [ $rc -eq 0 ] && [ -n "$skip" ]; then echo "1..0 # SKIP test-gpu: $skip"

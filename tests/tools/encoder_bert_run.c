@@ -1,5 +1,7 @@
 /* tests/tools/encoder_bert_run.c — driver for the NumPy reference comparison of kind "bert"
- * (tests/reference/bert_ref.py, tests/cli/t51-bert-ref.sh). Public encoder API only.
+ * (tests/reference/bert_ref.py, tests/cli/t51-bert-ref.sh) and of every family of kind "hf"
+ * against transformers (tests/reference/hf_family_fixtures.py, tests/cli/t236-hf-families.sh):
+ * MODEL is opened with enc_hf_open, so any family's folder. Public encoder API only.
  *
  *   encoder_bert_run MODEL REFDIR [THREADS [REPEAT]]
  *
@@ -35,7 +37,7 @@ int main(int argc, char **argv)
     char err[SP_ERRLEN * 4], f[4096];
     enc_set_threads(threads);
     enc_bert_t *b = NULL;
-    if (enc_bert_open(model, ENC_DEVICE_CPU, NULL, &b, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (enc_hf_open(model, ENC_DEVICE_CPU, NULL, &b, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     const struct enc_bert_config *c = enc_bert_get_config(b);
     const size_t L = (size_t)c->layers, H = (size_t)c->heads, d = (size_t)c->hidden_size;
     static struct sp_npy ids[MAX_SENT], types[MAX_SENT];

@@ -81,7 +81,7 @@ static void errors(void)
     T_EQ_INT(parse("{\"kind\":\"san\",\"colour\":1}", "x.json", &c), SP_EPARSE);
     T_EQ_STR(err, "x.json: colour: unknown field (see schemas/encoder.schema.json)");
     T_EQ_INT(parse("{\"kind\":\"transformer\"}", "x.json", &c), SP_EPARSE);
-    T_EQ_STR(err, "x.json: kind: expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\" or \"bert\"");
+    T_EQ_STR(err, "x.json: kind: expected one of \"san\", \"ms-san\", \"sg-net\", \"psan\", \"ssan\", \"bert\" or \"hf\"");
     T_EQ_INT(parse("{\"d_model\":4}", "x.json", &c), SP_EPARSE);
     T_CHECK(strstr(err, "x.json: kind: expected") != NULL);
     T_EQ_INT(parse("{\"kind\":\"san\",\"layers\":\"six\"}", "x.json", &c), SP_EPARSE);

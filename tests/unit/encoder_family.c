@@ -4,6 +4,8 @@
  *     the README's family table gives (input, layer outputs, model files);
  *   - enc_config_layers reads L from a bert model's config.json without opening it, and refuses
  *     a config without layer outputs;
+ *   - kind hf: the family from the folder's config.json (tests/data/hf), the capabilities of an
+ *     open one (attention, not causal, max positions; RoBERTa's less pad_token_id + 1);
  *   - an open SAN-family encoder's enc_caps agree with the single getters and with the values of
  *     SPEC-structures §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
  *     structures each config needs), and enc_forward_layers is refused;
@@ -88,6 +90,55 @@ static void test_config_layers(void)
     T_EQ_INT(L, 3);
     unlink(path);
     rmdir(dir);
+}
+
+/* kind hf: the folder's family from config.json (tests/data/hf, run from the repository root);
+ * the capabilities the rest of the program asks instead of the kind */
+static void test_hf_caps(void)
+{
+    struct enc_config cfg;
+    int L = -1;
+    T_EQ_INT(enc_config_parse("{\"kind\":\"hf\",\"model\":\"tests/data/hf/roberta\"}", "t.json", &cfg, err, sizeof err), SP_OK);
+    T_EQ_INT(enc_config_layers(&cfg, &L, err, sizeof err), SP_OK);
+    T_EQ_INT(L, 2);
+    T_EQ_INT(enc_config_parse("{\"kind\":\"bert\",\"model\":\"tests/data/hf/roberta\"}", "t.json", &cfg, err, sizeof err), SP_OK);
+    T_CHECK(enc_config_layers(&cfg, &L, err, sizeof err) != SP_OK);     /* kind bert: BertModel folders only */
+    T_CHECK(strstr(err, "model_type: \"roberta\" is not supported") != NULL);
+    static const struct { const char *dir; int maxpos; } f[] = {
+        { "tests/data/hf/distilbert", 64 }, { "tests/data/hf/electra", 64 }, { "tests/data/hf/bert", 64 },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{\"kind\":\"hf\",\"model\":\"%s\"}", f[i].dir);
+        enc_t *e;
+        open_config(json, &cfg, &e);
+        T_CHECK(e != NULL);
+        if (!e) continue;
+        struct enc_caps caps;
+        enc_caps(e, &caps);
+        T_EQ_INT(caps.input, ENC_INPUT_WORDS);
+        T_EQ_INT(caps.layer_outputs, 1);
+        T_EQ_INT(caps.attention, 1);
+        T_EQ_INT(caps.causal, 0);
+        T_EQ_INT(caps.max_positions, f[i].maxpos);
+        T_EQ_INT(caps.layers, 2);
+        T_EQ_INT(caps.dim, 32);
+        T_EQ_INT(caps.tok_dim, 32);
+        T_EQ_INT(caps.attn_layers, 2);
+        T_EQ_STR(caps.model_files[2], "vocab.txt");
+        enc_close(e);
+    }
+    /* RoBERTa's positions start at pad_token_id + 1: 64 - 2 pieces (read without opening) */
+    struct enc_bert_config bc;
+    T_EQ_INT(enc_hf_config_load("tests/data/hf/roberta/config.json", &bc, err, sizeof err), SP_OK);
+    T_EQ_INT(bc.max_pieces, 62);
+    T_EQ_INT(bc.pad_positions, 1);
+    T_EQ_INT(enc_hf_config_load("tests/data/hf/electra/config.json", &bc, err, sizeof err), SP_OK);
+    T_EQ_INT(bc.embedding_size, 24);
+    T_EQ_INT(bc.hidden_size, 32);
+    T_EQ_INT(enc_hf_config_load("tests/data/hf/distilbert/config.json", &bc, err, sizeof err), SP_OK);
+    T_EQ_INT(bc.type_vocab_size, 0);
+    T_EQ_STR(bc.model_type, "distilbert");
 }
 
 /* ---- capabilities of an open SAN-family encoder ---- */
@@ -256,6 +307,7 @@ int main(void)
 {
     test_config_caps();
     test_config_layers();
+    test_hf_caps();
     test_open_caps();
     test_step();
     return T_DONE();

@@ -1,0 +1,273 @@
+/* encoder/enc_hf.c — the Hugging Face encoder families of kind "hf" (and "bert"): one table row
+ * per model_type that is a BertModel variant, and the config.json reader the rows drive.
+ *
+ * How it works: config.json's "model_type" picks the row (absent: an old BERT config); the row
+ * says which keys hold the sizes (DistilBERT's "dim", "n_layers", ...), whether the family has
+ * token types, RoBERTa's positions (from pad_token_id + 1), ELECTRA's factorised embeddings, and
+ * the tensor names of its checkpoint. enc_bert.c registers and runs every row with one graph
+ * (the tensors by these names, the embeddings by these variations). A model_type without a row
+ * is refused with the list of the rows, never approximated.
+ *
+ * Adding a BertModel variant is one row here, its fixture in tests/reference/hf_family_fixtures.py
+ * and its README row; a family with another graph (MPNet's relative buckets, ALBERT's shared
+ * layers, DeBERTa's disentangled attention) needs its own fields here and in enc_bert.c's build
+ * and forward, or its own family file (encoder/README.md "Model families"). */
+#include "encoder/encoder_int.h"
+#include "encoder/tokenizer.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* every family's heads and buffers: read by nobody here (after the family prefix is stripped) */
+static const char *const bert_heads[] = { "pooler.", "cls.", "embeddings.position_ids", "embeddings.token_type_ids",
+                                          "classifier.", "qa_outputs.", NULL };
+static const char *const roberta_heads[] = { "pooler.", "lm_head.", "embeddings.position_ids", "embeddings.token_type_ids",
+                                             "classifier.", "qa_outputs.", NULL };
+static const char *const distilbert_heads[] = { "vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
+                                                "embeddings.position_ids", "pre_classifier.", "classifier.",
+                                                "qa_outputs.", NULL };
+static const char *const electra_heads[] = { "discriminator_predictions.", "generator_predictions.", "generator_lm_head.",
+                                             "embeddings.position_ids", "embeddings.token_type_ids", "classifier.",
+                                             "qa_outputs.", NULL };
+
+#define BERT_KEYS "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act", \
+                  "type_vocab_size", "layer_norm_eps"
+#define BERT_EMB "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", \
+                 "embeddings.token_type_embeddings.weight", "embeddings.LayerNorm"
+#define BERT_LAYER "encoder.layer.%d.", "attention.self.query", "attention.self.key", "attention.self.value", \
+                   "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense", "output.dense", \
+                   "output.LayerNorm"
+
+/* the table, sorted by model_type (the list a refused folder is told) */
+static const struct enc_hf_arch arches[] = {
+    { "bert", "bert.", BERT_KEYS, 0, 0, BERT_EMB, NULL, BERT_LAYER, bert_heads },
+    { "camembert", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
+    { "distilbert", "distilbert.", "dim", "n_layers", "n_heads", "hidden_dim", "activation", NULL, NULL, 0, 0,
+      "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", NULL, "embeddings.LayerNorm", NULL,
+      "transformer.layer.%d.", "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm", distilbert_heads },
+    { "electra", "electra.", BERT_KEYS, 0, 1, BERT_EMB, "embeddings_project", BERT_LAYER, electra_heads },
+    { "roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
+    { "xlm-roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
+};
+#define N_ARCHES (sizeof arches / sizeof arches[0])
+
+const struct enc_hf_arch *enc_hf_arch_find(const char *model_type)
+{
+    for (size_t i = 0; i < N_ARCHES; i++)
+        if (!strcmp(arches[i].model_type, model_type)) return &arches[i];
+    return NULL;
+}
+
+const char *enc_hf_arch_list(char *text, size_t cap)
+{
+    size_t len = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < N_ARCHES && len < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? ", " : "", arches[i].model_type);
+    return text;
+}
+
+int enc_hf_json_load(const char *path, json_t **root, char *err, size_t errlen)
+{
+    size_t len;
+    char *text = sp_read_file(path, &len, err, errlen);
+    if (!text) return SP_EIO;
+    json_error_t je;
+    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!*root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return SP_EPARSE; }
+    return SP_OK;
+}
+
+static int get_int(json_t *root, const char *path, const char *key, int min, int *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    if (!v) { snprintf(err, errlen, "%s: %s: missing (expected an integer >= %d)", path, key, min); return -1; }
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > (1 << 30)) {
+        snprintf(err, errlen, "%s: %s: expected an integer >= %d", path, key, min);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+/* "\"x\"" or "a non-string value", for messages */
+static const char *quoted(json_t *v, char *buf, size_t n)
+{
+    if (json_is_string(v)) snprintf(buf, n, "\"%s\"", json_string_value(v));
+    else snprintf(buf, n, "a non-string value");
+    return buf;
+}
+
+/* the row of root's model_type: want (kind bert) or any of the table */
+static const struct enc_hf_arch *pick(json_t *root, const char *path, const char *want, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, "model_type");
+    char q[96], list[256];
+    if (!v) {                          /* absent in some old BERT configs: a BertModel, unless it says otherwise */
+        json_t *a = json_array_get(json_object_get(root, "architectures"), 0);
+        if (a && (!json_is_string(a) || strncmp(json_string_value(a), "Bert", 4))) {
+            snprintf(err, errlen, "%s: model_type: missing, and architectures[0] %s is no BertModel (synprobe has: %s)", path,
+                     quoted(a, q, sizeof q), enc_hf_arch_list(list, sizeof list));
+            return NULL;
+        }
+        return enc_hf_arch_find("bert");
+    }
+    if (want) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), want)) return enc_hf_arch_find(want);
+        snprintf(err, errlen, "%s: model_type: %s is not supported (only BERT-family checkpoints, model_type \"bert\"; "
+                 "\"kind\": \"hf\" reads %s)", path, quoted(v, q, sizeof q), enc_hf_arch_list(list, sizeof list));
+        return NULL;
+    }
+    const struct enc_hf_arch *a = json_is_string(v) ? enc_hf_arch_find(json_string_value(v)) : NULL;
+    if (!a) {
+        json_t *ar = json_array_get(json_object_get(root, "architectures"), 0);
+        char aq[96] = "";
+        if (json_is_string(ar)) snprintf(aq, sizeof aq, " (%s)", json_string_value(ar));
+        snprintf(err, errlen, "%s: model_type: %s%s is not an encoder family synprobe has (it has: %s)", path,
+                 quoted(v, q, sizeof q), aq, enc_hf_arch_list(list, sizeof list));
+    }
+    return a;
+}
+
+static int read_sizes(json_t *root, const char *path, const struct enc_hf_arch *a, struct enc_bert_config *c, char *err,
+                      size_t errlen)
+{
+    if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen) ||
+        get_int(root, path, a->k_hidden, 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, a->k_layers, 1, &c->layers, err, errlen) ||
+        get_int(root, path, a->k_heads, 1, &c->heads, err, errlen) ||
+        get_int(root, path, a->k_inter, 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        (a->k_types && get_int(root, path, a->k_types, 1, &c->type_vocab_size, err, errlen)))
+        return -1;
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: %s: %d does not divide %s %d", path, a->k_heads, c->heads, a->k_hidden, c->hidden_size);
+        return -1;
+    }
+    /* layers 0..L (0 = embeddings) must fit the 64 bits of enc_bert_forward's layer masks */
+    if (c->layers > ENC_BERT_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
+        int many = c->layers > ENC_BERT_MAX_LAYERS;
+        snprintf(err, errlen, "%s: %s: at most %d supported", path, many ? a->k_layers : a->k_heads,
+                 many ? ENC_BERT_MAX_LAYERS : ENC_MAX_HEADS);
+        return -1;
+    }
+    c->embedding_size = c->hidden_size;
+    if (a->factorised) {               /* ElectraConfig's default embedding_size is 128 */
+        json_t *v = json_object_get(root, "embedding_size");
+        c->embedding_size = 128;
+        if (v && get_int(root, path, "embedding_size", 1, &c->embedding_size, err, errlen)) return -1;
+    }
+    c->max_pieces = c->max_positions;
+    c->pad_positions = -1;
+    if (a->roberta_positions) {        /* RobertaConfig's default pad_token_id is 1 */
+        json_t *v = json_object_get(root, "pad_token_id");
+        c->pad_positions = 1;
+        if (v && get_int(root, path, "pad_token_id", 0, &c->pad_positions, err, errlen)) return -1;
+        c->max_pieces = c->max_positions - c->pad_positions - 1;
+        if (c->max_pieces < 1) {
+            snprintf(err, errlen, "%s: max_position_embeddings: %d leaves no position after pad_token_id %d + 1", path,
+                     c->max_positions, c->pad_positions);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_kinds(json_t *root, const char *path, const struct enc_hf_arch *a, struct enc_bert_config *c, char *err,
+                      size_t errlen)
+{
+    char q[96];
+    c->ln_eps = 1e-12f;                /* HF's default, and DistilBERT's fixed value */
+    json_t *v = a->k_eps ? json_object_get(root, a->k_eps) : NULL;
+    if (v) {
+        if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1) {
+            snprintf(err, errlen, "%s: %s: expected a number in (0, 1]", path, a->k_eps);
+            return -1;
+        }
+        c->ln_eps = (float)json_number_value(v);
+    }
+    v = json_object_get(root, a->k_act);                      /* HF default "gelu" */
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
+        snprintf(err, errlen, "%s: %s: %s is not supported (only \"gelu\", the exact erf GELU of BERT)", path, a->k_act,
+                 quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->act = ENC_ACT_GELU;
+    v = json_object_get(root, "position_embedding_type");
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "absolute"))) {
+        snprintf(err, errlen, "%s: position_embedding_type: only \"absolute\" is supported", path);
+        return -1;
+    }
+    return 0;
+}
+
+int enc_hf_config_read(const char *path, const char *want, struct enc_bert_config *c, const struct enc_hf_arch **arch,
+                       char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    *arch = NULL;
+    json_t *root = NULL;
+    int rc = enc_hf_json_load(path, &root, err, errlen);
+    if (rc) return rc;
+    rc = SP_EPARSE;
+    const struct enc_hf_arch *a = NULL;
+    if (!json_is_object(root)) snprintf(err, errlen, "%s: expected a JSON object", path);
+    else if ((a = pick(root, path, want, err, errlen)) && !read_sizes(root, path, a, c, err, errlen) &&
+             !read_kinds(root, path, a, c, err, errlen)) {
+        snprintf(c->model_type, sizeof c->model_type, "%s", a->model_type);
+        *arch = a;
+        rc = SP_OK;
+    }
+    json_decref(root);
+    return rc;
+}
+
+int enc_bert_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen)
+{
+    const struct enc_hf_arch *a;
+    return enc_hf_config_read(path, "bert", cfg, &a, err, errlen);
+}
+
+int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen)
+{
+    const struct enc_hf_arch *a;
+    return enc_hf_config_read(path, NULL, cfg, &a, err, errlen);
+}
+
+static int is_file(const char *dir, const char *name)
+{
+    char p[4096];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The hook of the tokenizer.json reader (issue 36): today vocab.txt only. */
+int enc_hf_tokenizer_open(const char *dir, const struct enc_tok_opts *opts, struct enc_tokenizer **out, char *err,
+                          size_t errlen)
+{
+    *out = NULL;
+    if (!is_file(dir, "vocab.txt") && is_file(dir, "tokenizer.json")) {
+        snprintf(err, errlen, "%s: this folder has tokenizer.json but no vocab.txt: it needs tokenizer.json support, "
+                 "coming (issue 36); synprobe reads vocab.txt (WordPiece) today", dir);
+        return SP_EUSAGE;
+    }
+    char vocab[4096];
+    snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
+    return enc_tok_open(vocab, opts, out, err, errlen);
+}
+
+const char *const *enc_hf_model_files(const char *dir)
+{
+    /* a folder with pytorch_model.bin only is hashed as it is, so that opening it says how to convert it */
+    static const char *const files[2][2][4] = {
+        { { "config.json", "model.safetensors", "vocab.txt", NULL }, { "config.json", "model.safetensors", "tokenizer.json", NULL } },
+        { { "config.json", "pytorch_model.bin", "vocab.txt", NULL }, { "config.json", "pytorch_model.bin", "tokenizer.json", NULL } },
+    };
+    const int bin = !is_file(dir, "model.safetensors") && is_file(dir, "pytorch_model.bin");
+    const int json = !is_file(dir, "vocab.txt") && is_file(dir, "tokenizer.json");
+    return files[bin][json];
+}
