@@ -284,6 +284,30 @@ static int busy_wait(void *arg, int n)
     return 1;
 }
 
+/* The files SQLite writes beside a store (PATH-wal, PATH-shm, PATH-journal) are opened by name
+ * and written in place, a reader's -shm included: one planted there as a symbolic link, or as a
+ * hard link to another file, would have that file overwritten (SQLite refuses a symlinked -shm
+ * only with "unable to open database file", and writes through a hard link). So each that exists
+ * must be a regular file with no other name; else SP_EIO naming it, before SQLite opens any. */
+static int side_files_own(const char *path, char *err, size_t errlen)
+{
+    static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+        char side[4200];
+        struct stat sb;
+        snprintf(side, sizeof side, "%s%s", path, sfx[i]);
+        if (lstat(side, &sb) != 0) continue;
+        const char *bad = S_ISLNK(sb.st_mode) ? "is a symbolic link" : !S_ISREG(sb.st_mode) ? "is not a regular file"
+                        : sb.st_nlink > 1 ? "has another hard link (a second name for another file)" : NULL;
+        if (bad) {
+            snprintf(err, errlen, "%s: %s; the store's side files are written in place, so each must be a regular file of "
+                     "its own (not followed; remove it if no process has the store open)", side, bad);
+            return SP_EIO;
+        }
+    }
+    return SP_OK;
+}
+
 enum { OPEN_KEEP_JOURNAL = 1 << 8 };   /* internal: leave the journal mode as the store has it */
 
 static int open_impl(const char *path, unsigned flags, int target, struct st_db **out, char *err, size_t errlen)
@@ -294,6 +318,8 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     db->owner = pthread_self();
     int oflags = (flags & ST_OPEN_READONLY) ? SQLITE_OPEN_READONLY
                : SQLITE_OPEN_READWRITE | ((flags & ST_OPEN_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    int src = side_files_own(path, err, errlen);
+    if (src) { st_close(db); return src; }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open store: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         st_close(db);
