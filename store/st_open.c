@@ -24,9 +24,20 @@ static int schema_versions(void)
 
 int st_schema_version(void) { return st_schema_versions; }
 
+/* " (REASON)" when SQLite's error is a failed system call (a full disk gives only "disk I/O
+ * error" while the shared-memory file grows), else "" */
+static const char *os_reason(sqlite3 *h, char *buf, size_t n)
+{
+    int c = sqlite3_errcode(h) & 0xff, e = sqlite3_system_errno(h);
+    buf[0] = 0;
+    if ((c == SQLITE_IOERR || c == SQLITE_FULL || c == SQLITE_CANTOPEN) && e > 0) snprintf(buf, n, " (%s)", strerror(e));
+    return buf;
+}
+
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+    char os[128];
+    snprintf(err, errlen, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h), os_reason(db->h, os, sizeof os));
     return SP_ESTORE;
 }
 
@@ -34,7 +45,8 @@ int st_exec(struct st_db *db, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return SP_OK;
-    snprintf(err, errlen, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+    char os[128];
+    snprintf(err, errlen, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h), os_reason(db->h, os, sizeof os));
     sqlite3_free(msg);
     return SP_ESTORE;
 }
