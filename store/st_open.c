@@ -309,10 +309,10 @@ static int side_files_own(const char *path, char *err, size_t errlen)
         struct stat sb;
         snprintf(side, sizeof side, "%s%s", path, sfx[i]);
         if (lstat(side, &sb) != 0) continue;
-        const char *bad = S_ISLNK(sb.st_mode) ? "is a symbolic link" : !S_ISREG(sb.st_mode) ? "is not a regular file"
-                        : sb.st_nlink > 1 ? "has another hard link (a second name for another file)" : NULL;
+        const char *bad = !S_ISREG(sb.st_mode) ? sp_file_kind(sb.st_mode)
+                        : sb.st_nlink > 1 ? "a file with another hard link (a second name for another file)" : NULL;
         if (bad) {
-            snprintf(err, errlen, "%s: %s; the store's side files are written in place, so each must be a regular file of "
+            snprintf(err, errlen, "%s: is %s; the store's side files are written in place, so each must be a regular file of "
                      "its own (not followed; remove it if no process has the store open)", side, bad);
             return SP_EIO;
         }
