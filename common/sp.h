@@ -77,6 +77,11 @@ FILE *sp_fopen_input(const char *path, char *err, size_t errlen);
  * there but of the wrong kind (the caller fails), 0 when it could not be opened at all (a
  * read-only folder: the caller may run without the lock). */
 int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen);
+/* A log file appended to (a daemon's --log), opened the same way: created if missing, never
+ * through a link, refused unless a regular file with no other hard link ("PATH: is a symbolic
+ * link; expected a regular log file (not followed)"): a name planted in a shared folder cannot
+ * make the log grow into another file, nor a FIFO hang the open. NULL with err on failure. */
+FILE *sp_fopen_log(const char *path, char *err, size_t errlen);
 /* Exactly n bytes from f into dst, read in chunks with the stop flag (common/stop.h) checked
  * between them: SP_OK; SP_EIO with err "WHAT: truncated (N of M bytes)" or "WHAT: read error";
  * SP_ESTOPPED with err "WHAT: stopped while reading". */

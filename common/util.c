@@ -197,20 +197,22 @@ refuse:
     return -1;
 }
 
-int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
+/* path opened with flags (plus O_CREAT, never following a link), as a regular file of its own;
+ * what names it in messages ("lock file", "log file") */
+static int open_own_file(const char *path, int flags, const char *what, int *refused, char *err, size_t errlen)
 {
     struct stat st;
     *refused = 0;
     /* O_NONBLOCK: a FIFO put there opens at once (and is refused below) instead of waiting */
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+    int fd = open(path, flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
     if (fd < 0) {
         int e = errno;
         if (e == ELOOP || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))) {
             *refused = 1;
-            snprintf(err, errlen, "%s: is a symbolic link; expected a regular lock file (not followed)", path);
+            snprintf(err, errlen, "%s: is a symbolic link; expected a regular %s (not followed)", path, what);
         } else if (e == ENXIO || e == EISDIR || e == EWOULDBLOCK) {
             *refused = 1;
-            snprintf(err, errlen, "%s: is not a regular file; expected a regular lock file", path);
+            snprintf(err, errlen, "%s: is not a regular file; expected a regular %s", path, what);
         } else snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
         errno = e;
         return -1;
@@ -218,8 +220,8 @@ int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
     if (fstat(fd, &st) != 0) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); close(fd); return -1; }
     if (!S_ISREG(st.st_mode) || st.st_nlink > 1) {
         *refused = 1;
-        snprintf(err, errlen, "%s: is %s; expected a regular lock file", path,
-                 !S_ISREG(st.st_mode) ? sp_file_kind(st.st_mode) : "a file with another hard link");
+        snprintf(err, errlen, "%s: is %s; expected a regular %s", path,
+                 !S_ISREG(st.st_mode) ? sp_file_kind(st.st_mode) : "a file with another hard link", what);
         close(fd);
         errno = EINVAL;
         return -1;
@@ -227,6 +229,21 @@ int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     return fd;
+}
+
+int sp_open_lockfile(const char *path, int *refused, char *err, size_t errlen)
+{
+    return open_own_file(path, O_RDWR, "lock file", refused, err, errlen);
+}
+
+FILE *sp_fopen_log(const char *path, char *err, size_t errlen)
+{
+    int refused;
+    int fd = open_own_file(path, O_WRONLY | O_APPEND, "log file", &refused, err, errlen);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "a");
+    if (!f) { snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno)); close(fd); }
+    return f;
 }
 
 FILE *sp_fopen_input(const char *path, char *err, size_t errlen)

@@ -994,8 +994,8 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     d->log.f = stderr;
     if (o->log) {
         d->log.path = o->log;
-        d->log.f = fopen(o->log, "a");
-        if (!d->log.f) { snprintf(err, errlen, "%s: cannot open the log file: %s", o->log, strerror(errno)); return SP_EIO; }
+        d->log.f = sp_fopen_log(o->log, err, errlen);   /* never through a link planted at its name */
+        if (!d->log.f) return SP_EIO;
     }
     /* the job logs' folder: one that will be refused is refused at once (before the store is
      * made), not job by job; a missing one is made once the store is open */
@@ -1004,7 +1004,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     int dfd = -1;
     snprintf(logdir, sizeof logdir, "%s.logs", o->store);
     if (lstat(logdir, &sst) == 0 && (dfd = log_dir_open(o->store, 1, logdir, sizeof logdir, err, errlen)) < 0) {
-        if (o->log) fclose(d->log.f);
+        if (d->log.f != stderr) fclose(d->log.f);
         return SP_EIO;
     }
     if (dfd >= 0) close(dfd);
@@ -1051,11 +1051,13 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
         if (g_hup) {
             g_hup = 0;
             if (d->log.path) {
-                FILE *f = freopen(d->log.path, "a", d->log.f);
-                if (!f) { d->log.f = stderr; dlog(&d->log, "%s: cannot reopen the log file: %s", d->log.path, strerror(errno)); }
-                else d->log.f = f;
+                char lerr[SP_ERRLEN];
+                FILE *f = sp_fopen_log(d->log.path, lerr, sizeof lerr);   /* a link put there since is refused too */
+                if (d->log.f != stderr) fclose(d->log.f);
+                d->log.f = f ? f : stderr;
+                if (!f) dlog(&d->log, "SIGHUP: cannot reopen the log file: %s; logging to standard error", lerr);
             }
-            dlog(&d->log, "SIGHUP: log file reopened");
+            if (d->log.f != stderr || !d->log.path) dlog(&d->log, "SIGHUP: log file reopened");
         }
         for (int k = 0; k < (int)o->workers; k++) if (d->kids[k].pid) read_status(&d->kids[k]);
         reap(d);
@@ -1122,7 +1124,7 @@ int dmn_daemon_serve(const struct dmn_daemon_opts *o, char *err, size_t errlen)
     free(d->kids);
     st_close(d->db);
     close(g_wake[0]); close(g_wake[1]); g_wake[0] = g_wake[1] = -1;
-    if (o->log) fclose(d->log.f);
+    if (d->log.f != stderr) fclose(d->log.f);
     if (d->lost) { snprintf(err, errlen, "%s", d->lost_why); return SP_ESTORE; }
     return SP_OK;
 }

@@ -250,7 +250,14 @@ int enc_embed_open_filtered(const char *path, int dim, uint64_t seed, int (*keep
             char *e;
             errno = 0;
             vals[k] = strtof(fld[w0 + k], &e);
-            if (*e || errno == ERANGE) { snprintf(err, errlen, "%s:%ld: field %zu: expected a number, got \"%s\"", path, lineno, w0 + k + 1, fld[w0 + k]); rc = SP_EPARSE; break; }
+            if (*e || e == fld[w0 + k]) { snprintf(err, errlen, "%s:%ld: field %zu: expected a number, got \"%s\"", path, lineno, w0 + k + 1, fld[w0 + k]); rc = SP_EPARSE; break; }
+            /* ERANGE: an overflow is refused by name; an underflow (1e-50) is the nearest float, 0 or subnormal */
+            if (errno == ERANGE && fabsf(vals[k]) == HUGE_VALF) {
+                snprintf(err, errlen, "%s:%ld: field %zu: \"%s\" is beyond float32's range (+-3.4e38)", path, lineno, w0 + k + 1,
+                         fld[w0 + k]);
+                rc = SP_EPARSE;
+                break;
+            }
             if (!isfinite(vals[k])) {       /* strtof takes "nan" and "inf"; a vector must be finite */
                 snprintf(err, errlen, "%s:%ld: field %zu: expected a finite number, got \"%s\"", path, lineno, w0 + k + 1, fld[w0 + k]);
                 rc = SP_EPARSE;

@@ -4,6 +4,7 @@
  * the alignment, maps labels to classes (§1.2) and hashes the data, and the protocol of
  * probes/senteval runs on those arrays. A new vector source only has to fill d->X and
  * d->vectors_meta. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,15 @@ static int dataset_build(struct stg_ctx *ctx, struct probe_data *d, struct prb_d
     }
     if (d->X.shape[1] < 1 || d->X.shape[1] > 1000000)
         return stg_fail(ctx, SP_EPARSE, "%s: bad dimension %zu", d->vectors_name, d->X.shape[1]);
+    if (d->X.dtype == SP_DT_F64) {   /* a finite float64 beyond float32's range would become infinite here */
+        const double *x64 = d->X.data;
+        const size_t nc64 = d->X.shape[1];
+        for (size_t i = 0; i < d->X.count; i++)
+            if (isfinite(x64[i]) && fabs(x64[i]) > FLT_MAX)
+                return stg_fail(ctx, SP_EPARSE, "%s: row %zu, column %zu (0-based): %g is beyond float32's range (+-%g), "
+                                "which the probes compute in; vectors must be finite in float32",
+                                d->vectors_name, i / nc64, i % nc64, x64[i], (double)FLT_MAX);
+    }
     sp_npy_to_f32(&d->X);
     /* a NaN or infinite component would train to the majority class and be stored as a result */
     const float *x = d->X.data;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "stages/names.h"
 #include "stages/probe.h"
@@ -874,20 +876,24 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
     if (crc) return crc;
     o->f = stdout;
     snprintf(written, written_len, "stdout");
+    int made_dir = 0;   /* the page's folder made here: removed again when the report fails (when empty) */
     if (o->out) {
         if (o->format == STG_REPORT_HTML) {
+            struct stat dst;
+            made_dir = stat(o->out, &dst) != 0;
             if (sp_mkdirs(o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
             snprintf(dest, sizeof dest, "%s/report.html", o->out);
         } else {
             snprintf(dest, sizeof dest, "%s", o->out);
         }
         int orc = sp_out_open(&out, dest, ctx->err, sizeof ctx->err);
-        if (orc) return orc;
+        if (orc) { if (made_dir) rmdir(o->out); return orc; }
         o->f = out.f;
         snprintf(written, written_len, "%s", dest);
     }
     int rc = stg_report(ctx, o, r);
     if (o->out && rc == SP_OK) rc = sp_out_commit(&out, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
     else if (o->out) sp_out_abort(&out);
+    if (rc != SP_OK && made_dir) rmdir(o->out);
     return rc;
 }

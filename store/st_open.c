@@ -24,9 +24,20 @@ static int schema_versions(void)
 
 int st_schema_version(void) { return st_schema_versions; }
 
+/* " (REASON)" when SQLite's error is a failed system call (a full disk gives only "disk I/O
+ * error" while the shared-memory file grows), else "" */
+static const char *os_reason(sqlite3 *h, char *buf, size_t n)
+{
+    int c = sqlite3_errcode(h) & 0xff, e = sqlite3_system_errno(h);
+    buf[0] = 0;
+    if ((c == SQLITE_IOERR || c == SQLITE_FULL || c == SQLITE_CANTOPEN) && e > 0) snprintf(buf, n, " (%s)", strerror(e));
+    return buf;
+}
+
 int st_sqlerr(struct st_db *db, const char *what, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+    char os[128];
+    snprintf(err, errlen, "%s: %s: %s%s", db->path, what, sqlite3_errmsg(db->h), os_reason(db->h, os, sizeof os));
     return SP_ESTORE;
 }
 
@@ -34,7 +45,8 @@ int st_exec(struct st_db *db, const char *sql, char *err, size_t errlen)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) == SQLITE_OK) return SP_OK;
-    snprintf(err, errlen, "%s: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+    char os[128];
+    snprintf(err, errlen, "%s: %s%s", db->path, msg ? msg : sqlite3_errmsg(db->h), os_reason(db->h, os, sizeof os));
     sqlite3_free(msg);
     return SP_ESTORE;
 }
@@ -284,6 +296,30 @@ static int busy_wait(void *arg, int n)
     return 1;
 }
 
+/* The files SQLite writes beside a store (PATH-wal, PATH-shm, PATH-journal) are opened by name
+ * and written in place, a reader's -shm included: one planted there as a symbolic link, or as a
+ * hard link to another file, would have that file overwritten (SQLite refuses a symlinked -shm
+ * only with "unable to open database file", and writes through a hard link). So each that exists
+ * must be a regular file with no other name; else SP_EIO naming it, before SQLite opens any. */
+static int side_files_own(const char *path, char *err, size_t errlen)
+{
+    static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+    for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+        char side[4200];
+        struct stat sb;
+        snprintf(side, sizeof side, "%s%s", path, sfx[i]);
+        if (lstat(side, &sb) != 0) continue;
+        const char *bad = !S_ISREG(sb.st_mode) ? sp_file_kind(sb.st_mode)
+                        : sb.st_nlink > 1 ? "a file with another hard link (a second name for another file)" : NULL;
+        if (bad) {
+            snprintf(err, errlen, "%s: is %s; the store's side files are written in place, so each must be a regular file of "
+                     "its own (not followed; remove it if no process has the store open)", side, bad);
+            return SP_EIO;
+        }
+    }
+    return SP_OK;
+}
+
 enum { OPEN_KEEP_JOURNAL = 1 << 8 };   /* internal: leave the journal mode as the store has it */
 
 static int open_impl(const char *path, unsigned flags, int target, struct st_db **out, char *err, size_t errlen)
@@ -294,6 +330,8 @@ static int open_impl(const char *path, unsigned flags, int target, struct st_db 
     db->owner = pthread_self();
     int oflags = (flags & ST_OPEN_READONLY) ? SQLITE_OPEN_READONLY
                : SQLITE_OPEN_READWRITE | ((flags & ST_OPEN_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    int src = side_files_own(path, err, errlen);
+    if (src) { st_close(db); return src; }
     if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: cannot open store: %s", path, db->h ? sqlite3_errmsg(db->h) : "out of memory");
         st_close(db);

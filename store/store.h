@@ -21,7 +21,9 @@ enum st_open_flags { ST_OPEN_CREATE = 1, ST_OPEN_READONLY = 2 };
 struct st_db;
 
 /* Open (and with ST_OPEN_CREATE create) a store, apply forward migrations, refuse stores
- * newer than this build or not made by synprobe. */
+ * newer than this build or not made by synprobe. A side file SQLite would write in place
+ * (PATH-wal, -shm, -journal) that is a symbolic link, not a regular file, or a file with another
+ * hard link is refused first (SP_EIO naming it): writing it would overwrite another file. */
 int  st_open(const char *path, unsigned flags, struct st_db **out, char *err, size_t errlen);
 
 /* Bulk loading a store this process has just created (ingest into a new file): a rollback
