@@ -224,11 +224,12 @@ static void bert_rules(struct enc_weights_rules *r, int layers)
     snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
 }
 
-static int load(struct enc_bert *b, const char *path, const struct sp_logger *log, char *err, size_t errlen)
+static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log, char *err, size_t errlen)
 {
     struct enc_sft s;
-    int rc = enc_sft_open(path, &s, err, errlen);
+    int rc = enc_sft_open_model(dir, &s, err, errlen);   /* model.safetensors, or shards and their index */
     if (rc) return rc;
+    const char *path = s.path;
     struct enc_weights_rules rules;
     struct enc_weights_report r = { 0 };
     bert_rules(&rules, b->c.layers);
@@ -363,8 +364,7 @@ int enc_bert_open(const char *path, enum enc_device device, const struct sp_logg
     if (rc == SP_OK) {
         build(b);
         enc_param_alloc_init(&b->e);
-        snprintf(f, n, "%s/model.safetensors", dir);
-        rc = load(b, f, log, err, errlen);
+        rc = load(b, dir, log, err, errlen);
     }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
     if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);

@@ -267,25 +267,52 @@ uint64_t enc_fnv1a(const char *s, uint64_t h);
 /* ---- safetensors reader (enc_safetensors.c) ---- */
 
 #define ENC_SFT_MAXDIM 8
+/* the dtypes a weight may have: F32, or F16 / BF16 kept as they are until a GEMM packs them */
+enum enc_dtype { ENC_DT_F32 = 0, ENC_DT_F16, ENC_DT_BF16, ENC_DT_OTHER };
 struct enc_sft_tensor {
     char *name;                /* as in the header */
     char dtype[12];            /* "F32", "I64", ... */
+    enum enc_dtype dt;         /* ENC_DT_OTHER: listed, never read as floats */
     size_t elem_size;
     int ndim;
     int64_t shape[ENC_SFT_MAXDIM];
     uint64_t count;            /* product of shape */
     uint64_t offset;           /* in the data section */
+    const void *data;          /* its bytes in the (read-only) mapping of its file */
+    int shard;                 /* which of enc_sft.shard holds it */
 };
+struct enc_sft_shard { char *path; void *map; size_t len; };
 struct enc_sft {
-    char *path;
-    FILE *f;
-    uint64_t data_start, data_len;
+    char *path;                /* the file, or a sharded checkpoint's model.safetensors.index.json */
+    uint64_t data_start, data_len;   /* (one file) the data section in the file */
     int n;
-    struct enc_sft_tensor *t;  /* header order */
+    struct enc_sft_tensor *t;  /* header order (sharded: each shard's, in the order the index names them) */
+    int n_shard;
+    struct enc_sft_shard *shard;/* the files, each mapped once (MAP_PRIVATE, PROT_READ) */
 };
-/* Reads and checks the header (see enc_safetensors.c); err names the file and the tensor. */
+/* A tensor's data as it is in the file: dtype, shape and the bytes (little-endian, row-major) */
+struct enc_tview {
+    const char *name;
+    enum enc_dtype dt;
+    int ndim;
+    int64_t shape[ENC_SFT_MAXDIM];
+    uint64_t count;
+    const void *p;
+};
+/* Reads and checks the header (see enc_safetensors.c) and maps the file; err names the file and the tensor. */
 int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen);
+/* A model folder's weights as one enc_sft: DIR/model.safetensors, else the shards that
+ * DIR/model.safetensors.index.json names (each opened once and checked against the index). A
+ * folder with only PyTorch pickles (*.bin, *.pt) is refused with the one line that converts it. */
+int enc_sft_open_model(const char *dir, struct enc_sft *s, char *err, size_t errlen);
+/* the file the tensor is in (a shard's path, or s->path) */
+const char *enc_sft_file(const struct enc_sft *s, const struct enc_sft_tensor *t);
 const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *name);
+/* the typed view of t: F32, F16 or BF16; any other dtype is refused naming the tensor and dtype
+ * (SP_EPARSE) */
+int enc_sft_view(const struct enc_sft *s, const struct enc_sft_tensor *t, struct enc_tview *v, char *err, size_t errlen);
+/* drops t's pages from memory (they are read again from the file if touched): after a copy was made */
+void enc_sft_release(const struct enc_sft *s, const struct enc_sft_tensor *t);
 /* t's bytes as stored (t->count * t->elem_size into dst): SP_OK, SP_EIO, SP_ESTOPPED (a stop
  * request, seen between chunks) */
 int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *dst, char *err, size_t errlen);
@@ -293,6 +320,10 @@ int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *ds
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
 /* the same without the finiteness check (the caller checks, naming the element its own way) */
 int enc_sft_read_widen(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
+/* n elements of a typed array (F32, F16 or BF16) from element `from` widened into dst, exactly */
+void enc_dt_widen(enum enc_dtype dt, const void *src, uint64_t from, size_t n, float *dst);
+/* the first non-finite element of a typed array, or -1 (without widening it) */
+long enc_dt_first_nonfinite(enum enc_dtype dt, const void *src, uint64_t n);
 void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */
 
 /* Opens e->be for `device` as enc_open does (AUTO: CUDA when usable, else the CPU with one log
