@@ -30,12 +30,15 @@
 struct bert_layer {
     struct enc_lin q, k, v, o, ff1, ff2;
     struct enc_ln ln1, ln2;
-    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product */
+    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product; with
+                                * ops->pack_weight wqkv is only the key of the packed weight */
 };
 
 struct enc_bert {
     struct enc e;              /* registry + backend (e.cfg is unused) */
     struct enc_bert_config c;
+    struct enc_sft sft;        /* the weights file(s), mapped: the view parameters point into it */
+    float *erow;               /* host: [3, d] embedding rows widened from the file's dtype */
     char *dir;
     int word, pos, type;       /* embedding tables (param indices) */
     struct enc_ln emb_ln;
@@ -158,6 +161,7 @@ static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int o
     struct enc_lin L;
     snprintf(nm, sizeof nm, "%s.weight", pfx);
     L.w = add(b, nm, in, out, 1);
+    b->e.param[L.w].view = 1;          /* kept in the file's dtype until the GEMM packs it */
     snprintf(nm, sizeof nm, "%s.bias", pfx);
     L.b = add(b, nm, out, 0, 0);
     return L;
@@ -181,6 +185,7 @@ static void build(struct enc_bert *b)
     b->word = add(b, "embeddings.word_embeddings.weight", c->vocab_size, d, 0);
     b->pos = add(b, "embeddings.position_embeddings.weight", c->max_positions, d, 0);
     b->type = add(b, "embeddings.token_type_embeddings.weight", c->type_vocab_size, d, 0);
+    b->e.param[b->word].view = b->e.param[b->pos].view = b->e.param[b->type].view = 1;   /* rows widened when gathered */
     b->emb_ln = add_ln(b, "embeddings.LayerNorm", d);
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
     for (int l = 0; l < c->layers; l++) {
@@ -234,6 +239,7 @@ static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log
     struct enc_weights_report r = { 0 };
     bert_rules(&rules, b->c.layers);
     rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
+    if (rc == SP_OK) enc_weights_bind_views(&b->e, &s, &rules);
     if (rc == SP_OK && r.n_ignored) {
         char ign[512] = "";
         for (int i = 0; i < r.n_ignored && i < 6; i++) {
@@ -244,22 +250,66 @@ static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log
                r.n_ignored == 1 ? "" : "s", ign, r.n_ignored > 6 ? ", ..." : "");
     }
     enc_weights_report_free(&r);
-    enc_sft_close(&s);
+    if (rc == SP_OK) b->sft = s;       /* the views point into it: kept until close */
+    else enc_sft_close(&s);
     return rc;
+}
+
+/* a view parameter (a Linear's weight, [out, in] in the file) as a part of a packed weight */
+static struct enc_wpart wpart(const struct enc_param *p)
+{
+    return (struct enc_wpart){ p->src, p->dtype, p->shape[1], p->shape[0], 1 };
+}
+
+/* its pages of the mapping given back once packed (read again from the file if ever touched) */
+static void release(struct enc_bert *b, const struct enc_param *p)
+{
+    for (int i = 0; i < b->sft.n; i++)
+        if (b->sft.t[i].data == p->src) { enc_sft_release(&b->sft, &b->sft.t[i]); return; }
+}
+
+/* On a backend that packs weights itself (the CPU): every Linear packed from the file's tensors
+ * in their dtype (an f16/bf16 model's weights stay halves, common/gemm.h), Q|K|V as one
+ * [d, 3d] weight from its three parts; the bias of Q|K|V on the backend. */
+static int pack_weights(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const int d = b->c.hidden_size;
+    for (int l = 0; l < b->c.layers; l++) {
+        struct bert_layer *L = &b->layer[l];
+        const struct enc_lin part[3] = { L->q, L->k, L->v };
+        const struct enc_wpart qkv[3] = { wpart(&e->param[L->q.w]), wpart(&e->param[L->k.w]), wpart(&e->param[L->v.w]) };
+        L->wqkv = (float *)(void *)&L->wqkv;           /* the key: never read */
+        int rc = e->be.ops->pack_weight(&e->be, L->wqkv, d, 3 * d, qkv, 3);
+        const struct enc_lin one[3] = { L->o, L->ff1, L->ff2 };
+        for (int k = 0; rc == SP_OK && k < 3; k++) {
+            struct enc_param *p = &e->param[one[k].w];
+            const struct enc_wpart w = wpart(p);
+            p->dev = (float *)(uintptr_t)p->src;       /* the key: never read as floats */
+            rc = e->be.ops->pack_weight(&e->be, p->dev, p->shape[0], p->shape[1], &w, 1);
+        }
+        if (rc != SP_OK) { snprintf(err, errlen, "bert: layer %d: cannot pack the weights", l); return rc; }
+        L->bqkv = sp_xmalloc(sizeof(float) * 3 * (size_t)d);
+        for (int p = 0; p < 3; p++) memcpy(L->bqkv + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * (size_t)d);
+        for (int p = 0; p < 3; p++) release(b, &e->param[part[p].w]);
+        for (int k = 0; k < 3; k++) release(b, &e->param[one[k].w]);
+    }
+    return SP_OK;
 }
 
 /* the fused [d, 3d] query/key/value weights of every layer, on the backend */
 static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
+    if (e->be.ops->pack_weight) return pack_weights(b, err, errlen);
     const size_t d = (size_t)b->c.hidden_size, d3 = 3 * d;
-    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3);
+    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3), *src = sp_xmalloc(sizeof(float) * d * d);
     int rc = SP_OK;
     for (int l = 0; l < b->c.layers && rc == SP_OK; l++) {
         struct bert_layer *L = &b->layer[l];
         const struct enc_lin part[3] = { L->q, L->k, L->v };
         for (int p = 0; p < 3; p++) {
-            const float *src = e->param[part[p].w].host;          /* [d, d] = W_pᵀ */
+            enc_param_widen(&e->param[part[p].w], src);          /* [d, d] = W_pᵀ */
             for (size_t i = 0; i < d; i++) memcpy(w + i * d3 + (size_t)p * d, src + i * d, sizeof(float) * d);
             memcpy(bias + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * d);
         }
@@ -275,6 +325,7 @@ static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
     }
     free(w);
     free(bias);
+    free(src);
     return rc == SP_OK ? e->be.ops->sync(&e->be, err, errlen) : rc;
 }
 
@@ -288,6 +339,7 @@ void enc_bert_close(enc_bert_t *b)
         void *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap, b->idx };
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
         for (int l = 0; b->layer && l < b->c.layers; l++) {
+            if (e->be.ops->pack_weight) { free(b->layer[l].bqkv); continue; }   /* wqkv: a key (pack_weights) */
             if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
             if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
         }
@@ -297,6 +349,8 @@ void enc_bert_close(enc_bert_t *b)
     }
     free(e->param);
     free(e->host_block);
+    enc_sft_close(&b->sft);
+    free(b->erow);
     free(b->hE);
     free(b->pdst);
     free(b->pbytes);
@@ -556,11 +610,15 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         OPS->upload(BE, b->idx, h, sizeof(int32_t) * 3 * rows);
         OPS->embed_sum(BE, N, d, enc_w(e, b->word), enc_w(e, b->type), enc_w(e, b->pos), b->idx, b->t);
     } else {
-        const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host, *tt = e->param[b->type].host;
+        /* the tables stay in the file's dtype: each row widened exactly (the same floats) */
+        const struct enc_param *tw = &e->param[b->word], *tp = &e->param[b->pos], *tt = &e->param[b->type];
+        if (!b->erow) b->erow = sp_xmalloc(sizeof(float) * 3 * (size_t)d);
+        float *w = b->erow, *ty = w + d, *ps = ty + d;
         for (int s = 0; s < n_sent; s++)
             for (int p = 0; p < in[s].n; p++, r++) {
-                const float *w = tw + (size_t)in[s].ids[p] * d, *ty = tt + (size_t)(in[s].types ? in[s].types[p] : 0) * d;
-                const float *ps = tp + (size_t)p * d;
+                enc_dt_widen((enum enc_dtype)tw->dtype, tw->src, (uint64_t)in[s].ids[p] * d, (size_t)d, w);
+                enc_dt_widen((enum enc_dtype)tt->dtype, tt->src, (uint64_t)(in[s].types ? in[s].types[p] : 0) * d, (size_t)d, ty);
+                enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)p * d, (size_t)d, ps);
                 float *o = b->hE + r * d;
                 for (int j = 0; j < d; j++) o[j] = (w[j] + ty[j]) + ps[j];
             }

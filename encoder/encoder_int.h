@@ -74,6 +74,10 @@ struct enc_backend {
  * back to the CPU saying only "no GPU found"; any other failure carries its reason */
 enum { ENC_ENODEV = 100 };
 
+/* a block of columns of a weight as a file holds it: B[k][j0 + j] = w[j*ldw + k] (trans) or
+ * w[k*ldw + j], j < cols, of dtype (enum enc_dtype: F32, F16, BF16) */
+struct enc_wpart { const void *w; int dtype, cols, ldw, trans; };
+
 struct enc_backend_ops {
     const char *name;                                           /* "cpu", "cuda" */
     int   (*open)(struct enc_backend *be, char *err, size_t n); /* SP_OK, ENC_ENODEV, SP_EGPU, SP_ENOMEM */
@@ -135,6 +139,11 @@ struct enc_backend_ops {
      * pos[idx[3r+2]], rows of d floats, in that order (the host sum's bits); all backend buffers */
     void  (*embed_sum)(struct enc_backend *be, int N, int d, const float *word, const float *type, const float *pos,
                        const int32_t *idx, float *out);
+    /* (optional, host backends) packs the weight B [K, N] = [parts[0] | parts[1] | ...] in the
+     * parts' dtype when they share one (F16 / BF16 stay halves; mixed ones are widened to F32) and
+     * keeps it as the weight linear* are given as key (key is only compared, never read); the
+     * parts need not stay valid. NULL: the caller gives linear f32 weights in backend memory. */
+    int   (*pack_weight)(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -152,7 +161,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 5
+#define ENC_PLUGIN_ABI 6
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
@@ -169,7 +178,11 @@ struct enc_param {
     size_t count;
     enum enc_init init;
     uint8_t transposed;        /* the file holds it [shape[1], shape[0]] (a bert Linear, [out, in]) */
-    float *host;               /* view into enc.host_block */
+    uint8_t view;              /* kept as the file holds it (its dtype and layout): src, dtype; host is
+                                * NULL (not in host_block); enc_param_upload widens it for a device */
+    uint8_t dtype;             /* (view) enum enc_dtype of src */
+    const void *src;           /* (view) the tensor in the mapped file (enc_weights_bind_views) */
+    float *host;               /* view into enc.host_block (NULL for a view parameter) */
     float *dev;                /* backend copy (== host on a host-memory backend) */
 };
 
@@ -243,6 +256,11 @@ int  enc_param_add(struct enc *e, const char *name, int rows, int cols, enum enc
 int  enc_param_find(const struct enc *e, const char *name);
 void enc_param_alloc_init(struct enc *e);          /* host block + seeded init */
 int  enc_param_upload(struct enc *e, char *err, size_t errlen);
+/* a view parameter's values as floats in the registry layout ([in, out] for a transposed one), widened exactly */
+void enc_param_widen(const struct enc_param *p, float *dst);
+/* after enc_weights_match_read succeeded: every view parameter's src and dtype from s (the
+ * mapping must outlive the registry) */
+void enc_weights_bind_views(struct enc *e, const struct enc_sft *s, const struct enc_weights_rules *rules);
 /* the rules of a registry whose file names are its own names, F32 only (the SAN family) */
 void enc_weights_rules_plain(const struct enc *e, struct enc_weights_rules *rules);
 /* Every tensor of e's registry from s, by the rules: each of s's tensors matched (name, dtype,
