@@ -253,6 +253,7 @@ size_t sp_gemm_packed_floats(int K, int N)
 
 void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, int trans, float *buf)
 {
+    memset(b, 0, sizeof *b);
     b->K = K; b->N = N; b->p = buf;
     b->w = W; b->ldw = ldw; b->trans = trans;
     for (int p0 = 0; p0 < N; p0 += NR) {
@@ -264,6 +265,89 @@ void sp_gemm_pack(struct sp_gemm_b *b, int K, int N, const float *W, int ldw, in
             for (int j = w; j < NR; j++) dst[j] = 0.0f;
         }
     }
+}
+
+size_t sp_gemm_packed_bytes(int K, int N, int dtype)
+{
+    return sp_gemm_packed_floats(K, N) * (dtype == SP_GEMM_F32 ? sizeof(float) : sizeof(uint16_t));
+}
+
+/* IEEE half -> float, exact (subnormals, infinities and NaN included) */
+static float half_to_float(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h >> 15) << 31, ex = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits;
+    if (ex == 0x1f) bits = sign | 0x7f800000u | (man << 13);
+    else if (ex) bits = sign | ((ex + 112) << 23) | (man << 13);
+    else {
+        float v = ldexpf((float)man, -24);
+        memcpy(&bits, &v, 4);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+#ifdef GEMM_X86
+__attribute__((target("avx,f16c"), noinline))
+static void widen_f16c(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t b = n / 8; b > 0; b--, src += 8, dst += 8)
+        _mm256_storeu_ps(dst, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)src)));
+    for (size_t r = n % 8; r > 0; r--) *dst++ = half_to_float(*src++);
+}
+#endif
+
+void sp_gemm_widen(int dtype, const uint16_t *src, float *dst, size_t n)
+{
+    if (dtype == SP_GEMM_BF16) {
+        uint32_t *d = (uint32_t *)(void *)dst;
+        for (size_t i = 0; i < n; i++) d[i] = (uint32_t)src[i] << 16;
+        return;
+    }
+#ifdef GEMM_X86
+    static _Atomic int f16c = -1;      /* the F16C instruction is exact too (IEEE conversion) */
+    int has = atomic_load_explicit(&f16c, memory_order_relaxed);
+    if (has < 0) {
+        __builtin_cpu_init();
+        atomic_store_explicit(&f16c, has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"), memory_order_relaxed);
+    }
+    if (has) { widen_f16c(src, dst, n); return; }
+#endif
+    for (size_t i = 0; i < n; i++) dst[i] = half_to_float(src[i]);
+}
+
+void sp_gemm_pack_parts(struct sp_gemm_b *b, int K, int N, const struct sp_gemm_part *parts, int n_parts, int dtype,
+                        void *buf)
+{
+    memset(b, 0, sizeof *b);
+    b->K = K; b->N = N; b->dtype = dtype;
+    if (dtype == SP_GEMM_F32) b->p = buf;
+    else b->h = buf;
+    float *pf = buf;
+    uint16_t *ph = buf;
+    memset(buf, 0, sp_gemm_packed_bytes(K, N, dtype));      /* the padding columns */
+    int j0 = 0;
+    for (int q = 0; q < n_parts; j0 += parts[q].cols, q++) {
+        const struct sp_gemm_part *P = &parts[q];
+        SP_ASSERT(dtype == SP_GEMM_F32 || P->dtype == dtype);
+        const float *wf = P->w;
+        const uint16_t *wh = P->w;
+        for (int j = 0; j < P->cols; j++) {
+            const int c = j0 + j;
+            const size_t base = (size_t)(c / NR) * K * NR + c % NR;
+            for (int k = 0; k < K; k++) {
+                const size_t at = P->trans ? (size_t)j * P->ldw + k : (size_t)k * P->ldw + j;
+                const size_t to = base + (size_t)k * NR;
+                if (dtype != SP_GEMM_F32) ph[to] = wh[at];
+                else if (P->dtype == SP_GEMM_F32) pf[to] = wf[at];
+                else if (P->dtype == SP_GEMM_BF16) { const uint32_t bits = (uint32_t)wh[at] << 16; memcpy(pf + to, &bits, 4); }
+                else pf[to] = half_to_float(wh[at]);
+            }
+        }
+    }
+    SP_ASSERT(j0 == N);
 }
 
 #ifdef GEMM_X86
@@ -415,7 +499,9 @@ static void job_item(void *arg, int item, int worker)
             if (j->bias) memcpy(y + c0, j->bias + c0, sizeof(float) * (c1 - c0));
             else memset(y + c0, 0, sizeof(float) * (c1 - c0));
         }
-    float *ap = thread_abuf((size_t)kn->mc * kn->kc);
+    /* the packed X, then (half panels) one panel's block of kc k-values widened */
+    float *ap = thread_abuf((size_t)kn->mc * kn->kc + (j->B->dtype != SP_GEMM_F32 ? (size_t)kn->kc * NR : 0));
+    float *bw = ap + (size_t)kn->mc * kn->kc;      /* 64-byte aligned: mc·kc floats are a multiple of 16 */
     for (int k0 = 0; k0 < j->K; k0 += kn->kc) {
         const int kc = j->K - k0 < kn->kc ? j->K - k0 : kn->kc;
         pack_x(ap, j->X, j->ldx, j->A, i0, k0, rows, kc, kn->mr,
@@ -425,6 +511,21 @@ static void job_item(void *arg, int item, int worker)
                0
 #endif
                );
+        if (j->B->dtype != SP_GEMM_F32) {
+            /* half panels: panel outer, each panel's kc·NR halves widened once for all the
+             * micro-panels (the same tiles as below, so the same bits) */
+            for (int p = p0; p < p1; p++) {
+                sp_gemm_widen(j->B->dtype, j->B->h + ((size_t)p * j->K + k0) * NR, bw, (size_t)kc * NR);
+                const int cols = j->N - p * NR < NR ? j->N - p * NR : NR;
+                const float *init = k0 || j->accumulate ? NULL : j->bias ? j->bias + p * NR : zero_row;
+                for (int r0 = 0; r0 < rows; r0 += kn->mr) {
+                    const int h = rows - r0 < kn->mr ? rows - r0 : kn->mr;
+                    float *y = j->Y + (size_t)(i0 + r0) * j->ldy + p * NR;
+                    run_tile(kn, kc, ap + (size_t)r0 * kc, bw, y, j->ldy, h, cols, init, 0);
+                }
+            }
+            continue;
+        }
         /* micro-panel outer: its kc·MR floats stay in L1 while the panels stream from L2 (panels
          * outer, both came from L2 for every tile at kc 384) */
         for (int r0 = 0; r0 < rows; r0 += kn->mr) {
@@ -461,8 +562,27 @@ static void gemm_blas(int M, const float *X, int ldx, const struct sp_gemm_b *B,
         for (int i = 0; !beta && i < M; i++) memset(Y + (size_t)i * ldy, 0, sizeof(float) * (size_t)N);
         return;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, B->trans ? CblasTrans : CblasNoTrans, M, N, B->K, 1.0f, X, ldx,
-                B->w, B->ldw, beta, Y, ldy);
+    if (B->w) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, B->trans ? CblasTrans : CblasNoTrans, M, N, B->K, 1.0f, X, ldx,
+                    B->w, B->ldw, beta, Y, ldy);
+        return;
+    }
+    /* packed from parts (or halves): B unpacked into a [K, N] float matrix for this product */
+    const int K = B->K;
+    float *w = sp_xmalloc(sizeof *w * (size_t)K * (size_t)N + 1);
+    float *row = sp_xmalloc(sizeof *row * NR);
+    for (int p = 0; p * NR < N; p++) {
+        const int cols = N - p * NR < NR ? N - p * NR : NR;
+        for (int k = 0; k < K; k++) {
+            const size_t at = ((size_t)p * K + k) * NR;
+            if (B->dtype == SP_GEMM_F32) memcpy(row, B->p + at, sizeof *row * NR);
+            else sp_gemm_widen(B->dtype, B->h + at, row, NR);
+            memcpy(w + (size_t)k * N + (size_t)p * NR, row, sizeof *row * (size_t)cols);
+        }
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, X, ldx, w, N, beta, Y, ldy);
+    free(row);
+    free(w);
 }
 
 void sp_gemm(int M, const float *X, int ldx, const struct sp_gemm_b *B, const float *bias,

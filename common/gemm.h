@@ -23,22 +23,46 @@
  * states the tolerance). It is there to compare against, not the default: see README "GEMM".
  *
  * B is packed once into panels of SP_GEMM_NR columns (zero-padded), the layout every kernel
- * reads: weights are packed when loaded, per-call operands (attention) into a caller's buffer. */
+ * reads: weights are packed when loaded, per-call operands (attention) into a caller's buffer.
+ * Weights in f16 or bf16 (a checkpoint's dtype) are packed in that dtype, half the bytes, and
+ * each panel's block of k-values is widened to float on the thread that uses it, just before
+ * the kernel reads it: the widening is exact, so the product has the same bits as the f32
+ * product of the widened matrix, on every kernel (tests/unit/common_gemm.c). */
 #ifndef SP_GEMM_H
 #define SP_GEMM_H
 
 #include "common/pool.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SP_GEMM_NR 32          /* columns per packed panel */
 
+/* element types of a weight operand: f32, IEEE binary16, bfloat16 (little-endian uint16) */
+enum sp_gemm_dtype { SP_GEMM_F32 = 0, SP_GEMM_F16, SP_GEMM_BF16 };
+
 struct sp_gemm_b {
     int K, N;
-    float *p;                  /* [ceil(N/NR)][K][NR], 64-byte aligned */
-    const float *w;            /* the operand as given to sp_gemm_pack (the BLAS path reads it) */
+    float *p;                  /* [ceil(N/NR)][K][NR], 64-byte aligned (dtype SP_GEMM_F32) */
+    const float *w;            /* the operand as given to sp_gemm_pack (the BLAS path reads it); NULL:
+                                * the BLAS path unpacks the panels */
     int ldw, trans;
+    int dtype;                 /* enum sp_gemm_dtype of the panels: F16/BF16 ones are h */
+    uint16_t *h;               /* [ceil(N/NR)][K][NR] halves, 64-byte aligned */
 };
+
+/* One block of columns of B given by a weight in its own layout and dtype: B[k][j0 + j] for
+ * j < cols is w[k*ldw + j] (trans = 0) or w[j*ldw + k] (trans = 1), of dtype (enum sp_gemm_dtype). */
+struct sp_gemm_part { const void *w; int dtype, cols, ldw, trans; };
+/* bytes a packed [K, N] operand of dtype takes */
+size_t sp_gemm_packed_bytes(int K, int N, int dtype);
+/* Packs B = [parts[0] | parts[1] | ...] (sum of cols = N) into buf (64-byte aligned,
+ * sp_gemm_packed_bytes(K, N, dtype)) as dtype: SP_GEMM_F32 widens every part exactly; F16 or
+ * BF16 needs every part of that dtype (the halves are copied). The parts need not stay valid. */
+void sp_gemm_pack_parts(struct sp_gemm_b *b, int K, int N, const struct sp_gemm_part *parts, int n_parts, int dtype,
+                        void *buf);
+/* exact widening of n halves of dtype (SP_GEMM_F16 or SP_GEMM_BF16) */
+void sp_gemm_widen(int dtype, const uint16_t *src, float *dst, size_t n);
 
 /* floats a packed [K, N] operand takes (a buffer for sp_gemm_pack must hold this many) */
 size_t sp_gemm_packed_floats(int K, int N);

@@ -5,6 +5,7 @@
 #include "encoder/encoder_int.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct enc_family *const families[] = {
     &enc_san_family,           /* enc_san.c: san, ms-san, sg-net, psan, ssan */
@@ -152,7 +153,8 @@ int enc_weights_check(const struct enc_config *cfg, const char *path, struct enc
     struct enc *e = weights_layout(cfg, &rules, err, errlen);
     if (!e) return SP_EPARSE;
     struct enc_sft s;
-    int rc = enc_sft_open(path, &s, err, errlen);
+    struct stat st;                      /* a model folder: its file, or its shards */
+    int rc = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? enc_sft_open_model(path, &s, err, errlen) : enc_sft_open(path, &s, err, errlen);
     if (rc == SP_OK) rc = enc_weights_match_read(e, &s, &rules, NULL, 1, r, err, errlen);
     enc_sft_close(&s);
     weights_layout_free(e);

@@ -30,13 +30,16 @@
 struct bert_layer {
     struct enc_lin q, k, v, o, ff1, ff2;
     struct enc_ln ln1, ln2;
-    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product */
+    float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product; with
+                                * ops->pack_weight wqkv is only the key of the packed weight */
 };
 
 struct enc_bert {
     struct enc e;              /* registry + backend (e.cfg is unused) */
     struct enc_bert_config c;
     const struct enc_hf_arch *arch;   /* the family's names and variations (enc_hf.c) */
+    struct enc_sft sft;        /* the weights file(s), mapped: the view parameters point into it */
+    float *erow;               /* host: [3, embedding_size] embedding rows widened from the file's dtype */
     char *dir;
     int word, pos, type;       /* embedding tables (param indices; type -1: the family has none) */
     struct enc_ln emb_ln;
@@ -76,6 +79,7 @@ static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int o
     struct enc_lin L;
     snprintf(nm, sizeof nm, "%s.weight", pfx);
     L.w = add(b, nm, in, out, 1);
+    b->e.param[L.w].view = 1;          /* kept in the file's dtype until the GEMM packs it */
     snprintf(nm, sizeof nm, "%s.bias", pfx);
     L.b = add(b, nm, out, 0, 0);
     return L;
@@ -100,6 +104,8 @@ static void build(struct enc_bert *b)
     b->word = add(b, a->emb_word, c->vocab_size, E, 0);
     b->pos = add(b, a->emb_pos, c->max_positions, E, 0);
     b->type = a->emb_type ? add(b, a->emb_type, c->type_vocab_size, E, 0) : -1;
+    b->e.param[b->word].view = b->e.param[b->pos].view = 1;   /* rows widened when gathered */
+    if (b->type >= 0) b->e.param[b->type].view = 1;
     b->emb_ln = add_ln(b, a->emb_ln, E);
     b->proj = a->emb_proj && E != d ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
@@ -142,15 +148,17 @@ static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a,
     else snprintf(r->what, sizeof r->what, "a %s model with this config.json: %d layers", a->model_type, layers);
 }
 
-static int load(struct enc_bert *b, const char *path, const struct sp_logger *log, char *err, size_t errlen)
+static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log, char *err, size_t errlen)
 {
     struct enc_sft s;
-    int rc = enc_sft_open(path, &s, err, errlen);
+    int rc = enc_sft_open_model(dir, &s, err, errlen);   /* model.safetensors, or shards and their index */
     if (rc) return rc;
+    const char *path = s.path;
     struct enc_weights_rules rules;
     struct enc_weights_report r = { 0 };
     bert_rules(&rules, b->arch, b->c.layers);
     rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
+    if (rc == SP_OK) enc_weights_bind_views(&b->e, &s, &rules);
     if (rc == SP_OK && r.n_ignored) {
         char ign[512] = "";
         for (int i = 0; i < r.n_ignored && i < 6; i++) {
@@ -161,22 +169,76 @@ static int load(struct enc_bert *b, const char *path, const struct sp_logger *lo
                r.n_ignored == 1 ? "" : "s", ign, r.n_ignored > 6 ? ", ..." : "");
     }
     enc_weights_report_free(&r);
-    enc_sft_close(&s);
+    if (rc == SP_OK) b->sft = s;       /* the views point into it: kept until close */
+    else enc_sft_close(&s);
     return rc;
+}
+
+/* a view parameter (a Linear's weight, [out, in] in the file) as a part of a packed weight */
+static struct enc_wpart wpart(const struct enc_param *p)
+{
+    return (struct enc_wpart){ p->src, p->dtype, p->shape[1], p->shape[0], 1 };
+}
+
+/* its pages of the mapping given back once packed (read again from the file if ever touched) */
+static void release(struct enc_bert *b, const struct enc_param *p)
+{
+    for (int i = 0; i < b->sft.n; i++)
+        if (b->sft.t[i].data == p->src) { enc_sft_release(&b->sft, &b->sft.t[i]); return; }
+}
+
+/* On a backend that packs weights itself (the CPU): every Linear packed from the file's tensors
+ * in their dtype (an f16/bf16 model's weights stay halves, common/gemm.h), Q|K|V as one
+ * [d, 3d] weight from its three parts; the bias of Q|K|V on the backend. */
+static int pack_weights(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const int d = b->c.hidden_size;
+    for (int l = 0; l < b->c.layers; l++) {
+        struct bert_layer *L = &b->layer[l];
+        const struct enc_lin part[3] = { L->q, L->k, L->v };
+        const struct enc_wpart qkv[3] = { wpart(&e->param[L->q.w]), wpart(&e->param[L->k.w]), wpart(&e->param[L->v.w]) };
+        L->wqkv = (float *)(void *)&L->wqkv;           /* the key: never read */
+        int rc = e->be.ops->pack_weight(&e->be, L->wqkv, d, 3 * d, qkv, 3);
+        const struct enc_lin one[3] = { L->o, L->ff1, L->ff2 };
+        for (int k = 0; rc == SP_OK && k < 3; k++) {
+            struct enc_param *p = &e->param[one[k].w];
+            const struct enc_wpart w = wpart(p);
+            p->dev = (float *)(uintptr_t)p->src;       /* the key: never read as floats */
+            rc = e->be.ops->pack_weight(&e->be, p->dev, p->shape[0], p->shape[1], &w, 1);
+        }
+        if (rc != SP_OK) { snprintf(err, errlen, "bert: layer %d: cannot pack the weights", l); return rc; }
+        L->bqkv = sp_xmalloc(sizeof(float) * 3 * (size_t)d);
+        for (int p = 0; p < 3; p++) memcpy(L->bqkv + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * (size_t)d);
+        for (int p = 0; p < 3; p++) release(b, &e->param[part[p].w]);
+        for (int k = 0; k < 3; k++) release(b, &e->param[one[k].w]);
+    }
+    if (b->proj.w >= 0) {                              /* ELECTRA's embeddings_project, E -> d */
+        struct enc_param *p = &e->param[b->proj.w];
+        const struct enc_wpart w = wpart(p);
+        p->dev = (float *)(uintptr_t)p->src;
+        if (e->be.ops->pack_weight(&e->be, p->dev, p->shape[0], p->shape[1], &w, 1) != SP_OK) {
+            snprintf(err, errlen, "%s: embeddings_project: cannot pack the weights", b->c.model_type);
+            return SP_ENOMEM;
+        }
+        release(b, p);
+    }
+    return SP_OK;
 }
 
 /* the fused [d, 3d] query/key/value weights of every layer, on the backend */
 static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
+    if (e->be.ops->pack_weight) return pack_weights(b, err, errlen);
     const size_t d = (size_t)b->c.hidden_size, d3 = 3 * d;
-    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3);
+    float *w = sp_xmalloc(sizeof(float) * d * d3), *bias = sp_xmalloc(sizeof(float) * d3), *src = sp_xmalloc(sizeof(float) * d * d);
     int rc = SP_OK;
     for (int l = 0; l < b->c.layers && rc == SP_OK; l++) {
         struct bert_layer *L = &b->layer[l];
         const struct enc_lin part[3] = { L->q, L->k, L->v };
         for (int p = 0; p < 3; p++) {
-            const float *src = e->param[part[p].w].host;          /* [d, d] = W_pᵀ */
+            enc_param_widen(&e->param[part[p].w], src);          /* [d, d] = W_pᵀ */
             for (size_t i = 0; i < d; i++) memcpy(w + i * d3 + (size_t)p * d, src + i * d, sizeof(float) * d);
             memcpy(bias + (size_t)p * d, e->param[part[p].b].host, sizeof(float) * d);
         }
@@ -192,6 +254,7 @@ static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
     }
     free(w);
     free(bias);
+    free(src);
     return rc == SP_OK ? e->be.ops->sync(&e->be, err, errlen) : rc;
 }
 
@@ -205,6 +268,7 @@ void enc_bert_close(enc_bert_t *b)
         void *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap, b->idx };
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
         for (int l = 0; b->layer && l < b->c.layers; l++) {
+            if (e->be.ops->pack_weight) { free(b->layer[l].bqkv); continue; }   /* wqkv: a key (pack_weights) */
             if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
             if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
         }
@@ -215,6 +279,8 @@ void enc_bert_close(enc_bert_t *b)
     }
     free(e->param);
     free(e->host_block);
+    enc_sft_close(&b->sft);
+    free(b->erow);
     free(b->hE);
     free(b->hztype);
     free(b->pdst);
@@ -278,22 +344,7 @@ static int check_files(const char *dir, char *err, size_t errlen)
                  "model.safetensors)", dir);
         return SP_EIO;
     }
-    snprintf(f, sizeof f, "%s/model.safetensors", dir);
-    if (stat(f, &st) == 0) return SP_OK;
-    const char *bin = NULL;
-    static const char *const bins[] = { "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json" };
-    for (size_t i = 0; i < sizeof bins / sizeof bins[0] && !bin; i++) {
-        snprintf(f, sizeof f, "%s/%s", dir, bins[i]);
-        if (stat(f, &st) == 0) bin = bins[i];
-    }
-    if (bin && strstr(bin, "pytorch"))
-        snprintf(err, errlen, "%s/model.safetensors: cannot open: the folder has %s only, which synprobe does not read; convert "
-                 "it: python -c \"from transformers import AutoModel; AutoModel.from_pretrained('%s').save_pretrained('%s', "
-                 "safe_serialization=True)\"", dir, bin, dir, dir);
-    else if (bin)
-        snprintf(err, errlen, "%s/model.safetensors: cannot open: the folder has %s (a sharded checkpoint), not read yet", dir, bin);
-    else snprintf(err, errlen, "%s/model.safetensors: cannot open", dir);
-    return SP_EIO;
+    return SP_OK;      /* the weights (one file, shards, or pickles refused): enc_sft_open_model */
 }
 
 /* want: the model_type the folder must have ("bert": kind bert), or NULL: any family (kind hf) */
@@ -315,8 +366,7 @@ static int open_model(const char *path, const char *want, enum enc_device device
     if (rc == SP_OK) {
         build(b);
         enc_param_alloc_init(&b->e);
-        snprintf(f, n, "%s/model.safetensors", dir);
-        rc = load(b, f, log, err, errlen);
+        rc = load(b, dir, log, err, errlen);
     }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
     if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);
@@ -531,14 +581,19 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
         OPS->upload(BE, b->idx, h, sizeof(int32_t) * 3 * rows);
         OPS->embed_sum(BE, N, E, enc_w(e, b->word), b->type >= 0 ? enc_w(e, b->type) : b->ztype, enc_w(e, b->pos), b->idx, b->t);
     } else {
-        const float *tw = e->param[b->word].host, *tp = e->param[b->pos].host;
-        const float *tt = b->type >= 0 ? e->param[b->type].host : b->hztype;
+        /* the tables stay in the file's dtype: each row widened exactly (the same floats) */
+        const struct enc_param *tw = &e->param[b->word], *tp = &e->param[b->pos];
+        const struct enc_param *tt = b->type >= 0 ? &e->param[b->type] : NULL;
+        if (!b->erow) b->erow = sp_xmalloc(sizeof(float) * 3 * (size_t)E);
+        float *w = b->erow, *ty = w + E, *ps = ty + E;
         for (int s = 0; s < n_sent; s++)
             for (int p = 0, np = 0; p < in[s].n; p++, r++) {
-                const int ty_i = in[s].types && b->type >= 0 ? in[s].types[p] : 0;
+                const int ty_i = in[s].types && tt ? in[s].types[p] : 0;
                 const int pos = pad < 0 ? p : in[s].ids[p] == pad ? pad : pad + ++np;
-                const float *w = tw + (size_t)in[s].ids[p] * E, *ty = tt + (size_t)ty_i * E;
-                const float *ps = tp + (size_t)pos * E;
+                enc_dt_widen((enum enc_dtype)tw->dtype, tw->src, (uint64_t)in[s].ids[p] * E, (size_t)E, w);
+                if (tt) enc_dt_widen((enum enc_dtype)tt->dtype, tt->src, (uint64_t)ty_i * E, (size_t)E, ty);
+                else memcpy(ty, b->hztype, sizeof(float) * (size_t)E);   /* no token types: a zero row */
+                enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)pos * E, (size_t)E, ps);
                 float *o = b->hE + r * E;
                 for (int j = 0; j < E; j++) o[j] = (w[j] + ty[j]) + ps[j];
             }

@@ -84,7 +84,7 @@ static int cpu_open(struct enc_backend *be, char *err, size_t n)
 static void cpu_params_changed(struct enc_backend *be)
 {
     struct cpu_state *st = be->state;
-    for (int i = 0; i < st->n_pw; i++) free(st->pw[i].b.p);
+    for (int i = 0; i < st->n_pw; i++) { free(st->pw[i].b.p); free(st->pw[i].b.h); }
     st->n_pw = 0;
 }
 
@@ -130,6 +130,32 @@ static const struct sp_gemm_b *packed_weight(struct enc_backend *be, int K, int 
     p->w = W; p->K = K; p->N = N; p->ldw = ldw;
     sp_gemm_pack(&p->b, K, N, W, ldw, 0, sp_gemm_alloc(sp_gemm_packed_floats(K, N)));
     return &p->b;
+}
+
+/* a weight as the file holds it (f32, f16 or bf16; [out, in] parts side by side), packed in its
+ * dtype and kept under key: the f16/bf16 panels are widened inside the product (common/gemm.h),
+ * so the weight is never held as f32 */
+static int cpu_pack_weight(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts)
+{
+    struct cpu_state *st = be->state;
+    struct sp_gemm_part gp[8];
+    SP_ASSERT(n_parts >= 1 && n_parts <= 8);
+    int dt = parts[0].dtype;
+    for (int i = 0; i < n_parts; i++) {
+        SP_ASSERT(parts[i].dtype >= ENC_DT_F32 && parts[i].dtype <= ENC_DT_BF16);
+        gp[i] = (struct sp_gemm_part){ parts[i].w, parts[i].dtype == ENC_DT_F16 ? SP_GEMM_F16 : parts[i].dtype == ENC_DT_BF16 ? SP_GEMM_BF16 : SP_GEMM_F32,
+                                       parts[i].cols, parts[i].ldw, parts[i].trans };
+        if (parts[i].dtype != dt) dt = ENC_DT_F32;           /* mixed: widened */
+    }
+    const int gdt = dt == ENC_DT_F16 ? SP_GEMM_F16 : dt == ENC_DT_BF16 ? SP_GEMM_BF16 : SP_GEMM_F32;
+    if (st->n_pw == st->cap_pw) {
+        st->cap_pw = st->cap_pw ? 2 * st->cap_pw : 32;
+        st->pw = sp_xrealloc(st->pw, sizeof *st->pw * (size_t)st->cap_pw);
+    }
+    struct packed_w *p = &st->pw[st->n_pw++];
+    p->w = key; p->K = K; p->N = N; p->ldw = N;
+    sp_gemm_pack_parts(&p->b, K, N, gp, n_parts, gdt, sp_gemm_alloc((sp_gemm_packed_bytes(K, N, gdt) + 3) / sizeof(float)));
+    return SP_OK;
 }
 
 static void cpu_linear(struct enc_backend *be, int M, int K, int N, const float *X, int ldx,
@@ -668,6 +694,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .layer_norm = cpu_layer_norm, .gate = cpu_gate, .absdiff_mul = cpu_absdiff_mul,
     .attention = cpu_attention, .psa = cpu_psa, .pool = cpu_pool,
     .params_changed = cpu_params_changed,
+    .pack_weight = cpu_pack_weight,
     .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
     .linear_add_layer_norm = cpu_linear_add_layer_norm,
 };

@@ -1236,6 +1236,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .download_pieces_later = cuda_download_pieces_later,
     .gather_rows = cuda_gather_rows,
     .embed_sum = cuda_embed_sum,
+    .pack_weight = NULL,          /* the graph uploads f32 weights (widened from f16/bf16 on the host) */
 };
 
 } /* extern "C" */

@@ -45,13 +45,17 @@ int enc_param_find(const struct enc *e, const char *name)
 
 void enc_param_alloc_init(struct enc *e)
 {
-    size_t total = 0;
-    for (int i = 0; i < e->n_param; i++) total += e->param[i].count;
+    size_t total = 0, held = 0;        /* view parameters stay in the file: not in host_block */
+    for (int i = 0; i < e->n_param; i++) {
+        total += e->param[i].count;
+        if (!e->param[i].view) held += e->param[i].count;
+    }
     e->n_floats = total;
-    e->host_block = sp_xcalloc(total ? total : 1, sizeof(float));
+    e->host_block = sp_xcalloc(held ? held : 1, sizeof(float));
     size_t off = 0;
     for (int i = 0; i < e->n_param; i++) {
         struct enc_param *p = &e->param[i];
+        if (p->view) { p->host = NULL; continue; }
         p->host = e->host_block + off;
         off += p->count;
         switch (p->init) {
@@ -70,17 +74,39 @@ void enc_param_alloc_init(struct enc *e)
     }
 }
 
+void enc_param_widen(const struct enc_param *p, float *dst)
+{
+    if (!p->transposed) { enc_dt_widen((enum enc_dtype)p->dtype, p->src, 0, p->count, dst); return; }
+    const int in = p->shape[0], out = p->shape[1];      /* file [out, in] -> registry [in, out] */
+    float *row = sp_xmalloc(sizeof *row * (size_t)in + 1);
+    for (int o = 0; o < out; o++) {
+        enc_dt_widen((enum enc_dtype)p->dtype, p->src, (uint64_t)o * in, (size_t)in, row);
+        for (int j = 0; j < in; j++) dst[(size_t)j * out + o] = row[j];
+    }
+    free(row);
+}
+
 int enc_param_upload(struct enc *e, char *err, size_t errlen)
 {
+    float *tmp = NULL;
     for (int i = 0; i < e->n_param; i++) {
         struct enc_param *p = &e->param[i];
-        if (e->be.host_memory) { p->dev = p->host; continue; }
+        if (e->be.host_memory) { p->dev = p->host; continue; }   /* a view: the family packs it (ops->pack_weight) */
         if (!p->dev) {
             p->dev = e->be.ops->alloc(&e->be, p->count * sizeof(float));
-            if (!p->dev) { snprintf(err, errlen, "encoder: %s: cannot allocate %zu bytes on %s", p->name, p->count * 4, e->be.ops->name); return SP_ENOMEM; }
+            if (!p->dev) { free(tmp); snprintf(err, errlen, "encoder: %s: cannot allocate %zu bytes on %s", p->name, p->count * 4, e->be.ops->name); return SP_ENOMEM; }
         }
-        e->be.ops->upload(&e->be, p->dev, p->host, p->count * sizeof(float));
+        const float *from = p->host;
+        if (p->view) {             /* widened on the host one tensor at a time; the device holds f32 */
+            tmp = sp_xrealloc(tmp, p->count * sizeof(float) + 1);
+            enc_param_widen(p, tmp);
+            from = tmp;
+            e->be.ops->upload(&e->be, p->dev, from, p->count * sizeof(float));
+            continue;
+        }
+        e->be.ops->upload(&e->be, p->dev, from, p->count * sizeof(float));
     }
+    free(tmp);
     if (e->be.ops->params_changed) e->be.ops->params_changed(&e->be);
     return e->be.ops->sync(&e->be, err, errlen);
 }
@@ -251,6 +277,18 @@ static int read_one(struct enc_sft *s, const struct enc_sft_tensor *t, const str
     return 1;
 }
 
+/* A file tensor's name as the registry names it (the family's prefix taken off, the rules'
+ * normalisation) into nm; 1 when the rules ignore it (a head, a buffer) */
+static int param_name(const struct enc_weights_rules *rules, const char *name, char *nm, size_t n)
+{
+    if (rules->prefix && !strncmp(name, rules->prefix, strlen(rules->prefix))) name += strlen(rules->prefix);
+    if (rules->normalise) rules->normalise(name, nm, n);
+    else snprintf(nm, n, "%s", name);
+    int ign = rules->ignored && rules->ignored(nm);
+    for (int h = 0; !ign && rules->ignore && rules->ignore[h]; h++) ign = !strncmp(nm, rules->ignore[h], strlen(rules->ignore[h]));
+    return ign;
+}
+
 int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct enc_weights_rules *rules, float *block, int all,
                            struct enc_weights_report *r, char *err, size_t errlen)
 {
@@ -267,13 +305,7 @@ int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct 
     for (int k = 0; k < s->n && (all || !n_prob); k++) {
         const struct enc_sft_tensor *t = &s->t[k];
         char nm[256];
-        const char *tn = t->name;
-        if (rules->prefix && !strncmp(tn, rules->prefix, strlen(rules->prefix))) tn += strlen(rules->prefix);
-        if (rules->normalise) rules->normalise(tn, nm, sizeof nm);
-        else snprintf(nm, sizeof nm, "%s", tn);
-        int ign = rules->ignored && rules->ignored(nm);
-        for (int h = 0; !ign && rules->ignore && rules->ignore[h]; h++) ign = !strncmp(nm, rules->ignore[h], strlen(rules->ignore[h]));
-        if (ign) {
+        if (param_name(rules, t->name, nm, sizeof nm)) {
             if (r) {
                 r->ignored = sp_xrealloc(r->ignored, sizeof *r->ignored * (size_t)(r->n_ignored + 1));
                 r->ignored[r->n_ignored++] = sp_xstrdup(t->name);
@@ -316,10 +348,23 @@ int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct 
     /* the data: tensors whose name, dtype and shape fit (a load reads only when all do) */
     float *scratch = NULL, *dst_own = NULL;
     size_t off = 0;
-    for (int i = 0; i < e->n_param && rc == SP_OK && (all || !n_prob); off += e->param[i].count, i++) {
+    for (int i = 0; i < e->n_param && rc == SP_OK && (all || !n_prob); off += block && e->param[i].view ? 0 : e->param[i].count, i++) {
         const struct enc_param *p = &e->param[i];
         const struct enc_sft_tensor *t = of[i];
         if (!t || t->ndim != p->ndim) continue;
+        if (block && p->view) {      /* stays in the file: checked there, not copied */
+            long b = enc_dt_first_nonfinite(t->dt, t->data, t->count);
+            if (b >= 0) {
+                const long cols = t->ndim == 2 ? (long)t->shape[1] : 1;
+                float x;
+                enc_dt_widen(t->dt, t->data, (uint64_t)b, 1, &x);
+                struct enc_weights_problem *q = problem(R, &one, ENC_WP_NONFINITE, t->name);
+                if (t->ndim == 1) snprintf(q->detail, sizeof q->detail, "[%ld] is %s", b, sp_nonfinite_kind(x));
+                else snprintf(q->detail, sizeof q->detail, "[%ld,%ld] is %s", b / cols, b % cols, sp_nonfinite_kind(x));
+                n_prob++;
+            }
+            continue;
+        }
         int fits = 1;
         for (int k = 0; k < (all ? r->n : 0); k++)
             if (r->p[k].kind != ENC_WP_MISSING && r->p[k].kind != ENC_WP_UNEXPECTED && !strcmp(r->p[k].name, t->name)) fits = 0;
@@ -342,6 +387,19 @@ int enc_weights_match_read(const struct enc *e, struct enc_sft *s, const struct 
         rc = SP_EPARSE;
     }
     return rc;
+}
+
+void enc_weights_bind_views(struct enc *e, const struct enc_sft *s, const struct enc_weights_rules *rules)
+{
+    for (int k = 0; k < s->n; k++) {
+        const struct enc_sft_tensor *t = &s->t[k];
+        char nm[256];
+        if (param_name(rules, t->name, nm, sizeof nm)) continue;
+        int i = strlen(nm) < sizeof e->param[0].name ? enc_param_find(e, nm) : -1;
+        if (i < 0 || !e->param[i].view) continue;
+        e->param[i].src = t->data;
+        e->param[i].dtype = (uint8_t)t->dt;
+    }
 }
 
 /* The file is read and checked by the safetensors reader (enc_safetensors.c: a regular file,

@@ -74,6 +74,10 @@ struct enc_backend {
  * back to the CPU saying only "no GPU found"; any other failure carries its reason */
 enum { ENC_ENODEV = 100 };
 
+/* a block of columns of a weight as a file holds it: B[k][j0 + j] = w[j*ldw + k] (trans) or
+ * w[k*ldw + j], j < cols, of dtype (enum enc_dtype: F32, F16, BF16) */
+struct enc_wpart { const void *w; int dtype, cols, ldw, trans; };
+
 struct enc_backend_ops {
     const char *name;                                           /* "cpu", "cuda" */
     int   (*open)(struct enc_backend *be, char *err, size_t n); /* SP_OK, ENC_ENODEV, SP_EGPU, SP_ENOMEM */
@@ -135,6 +139,11 @@ struct enc_backend_ops {
      * pos[idx[3r+2]], rows of d floats, in that order (the host sum's bits); all backend buffers */
     void  (*embed_sum)(struct enc_backend *be, int N, int d, const float *word, const float *type, const float *pos,
                        const int32_t *idx, float *out);
+    /* (optional, host backends) packs the weight B [K, N] = [parts[0] | parts[1] | ...] in the
+     * parts' dtype when they share one (F16 / BF16 stay halves; mixed ones are widened to F32) and
+     * keeps it as the weight linear* are given as key (key is only compared, never read); the
+     * parts need not stay valid. NULL: the caller gives linear f32 weights in backend memory. */
+    int   (*pack_weight)(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -152,7 +161,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 5
+#define ENC_PLUGIN_ABI 6
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
@@ -169,7 +178,11 @@ struct enc_param {
     size_t count;
     enum enc_init init;
     uint8_t transposed;        /* the file holds it [shape[1], shape[0]] (a bert Linear, [out, in]) */
-    float *host;               /* view into enc.host_block */
+    uint8_t view;              /* kept as the file holds it (its dtype and layout): src, dtype; host is
+                                * NULL (not in host_block); enc_param_upload widens it for a device */
+    uint8_t dtype;             /* (view) enum enc_dtype of src */
+    const void *src;           /* (view) the tensor in the mapped file (enc_weights_bind_views) */
+    float *host;               /* view into enc.host_block (NULL for a view parameter) */
     float *dev;                /* backend copy (== host on a host-memory backend) */
 };
 
@@ -285,6 +298,11 @@ int  enc_param_add(struct enc *e, const char *name, int rows, int cols, enum enc
 int  enc_param_find(const struct enc *e, const char *name);
 void enc_param_alloc_init(struct enc *e);          /* host block + seeded init */
 int  enc_param_upload(struct enc *e, char *err, size_t errlen);
+/* a view parameter's values as floats in the registry layout ([in, out] for a transposed one), widened exactly */
+void enc_param_widen(const struct enc_param *p, float *dst);
+/* after enc_weights_match_read succeeded: every view parameter's src and dtype from s (the
+ * mapping must outlive the registry) */
+void enc_weights_bind_views(struct enc *e, const struct enc_sft *s, const struct enc_weights_rules *rules);
 /* the rules of a registry whose file names are its own names, F32 only (the SAN family) */
 void enc_weights_rules_plain(const struct enc *e, struct enc_weights_rules *rules);
 /* Every tensor of e's registry from s, by the rules: each of s's tensors matched (name, dtype,
@@ -309,25 +327,52 @@ uint64_t enc_fnv1a(const char *s, uint64_t h);
 /* ---- safetensors reader (enc_safetensors.c) ---- */
 
 #define ENC_SFT_MAXDIM 8
+/* the dtypes a weight may have: F32, or F16 / BF16 kept as they are until a GEMM packs them */
+enum enc_dtype { ENC_DT_F32 = 0, ENC_DT_F16, ENC_DT_BF16, ENC_DT_OTHER };
 struct enc_sft_tensor {
     char *name;                /* as in the header */
     char dtype[12];            /* "F32", "I64", ... */
+    enum enc_dtype dt;         /* ENC_DT_OTHER: listed, never read as floats */
     size_t elem_size;
     int ndim;
     int64_t shape[ENC_SFT_MAXDIM];
     uint64_t count;            /* product of shape */
     uint64_t offset;           /* in the data section */
+    const void *data;          /* its bytes in the (read-only) mapping of its file */
+    int shard;                 /* which of enc_sft.shard holds it */
 };
+struct enc_sft_shard { char *path; void *map; size_t len; };
 struct enc_sft {
-    char *path;
-    FILE *f;
-    uint64_t data_start, data_len;
+    char *path;                /* the file, or a sharded checkpoint's model.safetensors.index.json */
+    uint64_t data_start, data_len;   /* (one file) the data section in the file */
     int n;
-    struct enc_sft_tensor *t;  /* header order */
+    struct enc_sft_tensor *t;  /* header order (sharded: each shard's, in the order the index names them) */
+    int n_shard;
+    struct enc_sft_shard *shard;/* the files, each mapped once (MAP_PRIVATE, PROT_READ) */
 };
-/* Reads and checks the header (see enc_safetensors.c); err names the file and the tensor. */
+/* A tensor's data as it is in the file: dtype, shape and the bytes (little-endian, row-major) */
+struct enc_tview {
+    const char *name;
+    enum enc_dtype dt;
+    int ndim;
+    int64_t shape[ENC_SFT_MAXDIM];
+    uint64_t count;
+    const void *p;
+};
+/* Reads and checks the header (see enc_safetensors.c) and maps the file; err names the file and the tensor. */
 int enc_sft_open(const char *path, struct enc_sft *s, char *err, size_t errlen);
+/* A model folder's weights as one enc_sft: DIR/model.safetensors, else the shards that
+ * DIR/model.safetensors.index.json names (each opened once and checked against the index). A
+ * folder with only PyTorch pickles (*.bin, *.pt) is refused with the one line that converts it. */
+int enc_sft_open_model(const char *dir, struct enc_sft *s, char *err, size_t errlen);
+/* the file the tensor is in (a shard's path, or s->path) */
+const char *enc_sft_file(const struct enc_sft *s, const struct enc_sft_tensor *t);
 const struct enc_sft_tensor *enc_sft_find(const struct enc_sft *s, const char *name);
+/* the typed view of t: F32, F16 or BF16; any other dtype is refused naming the tensor and dtype
+ * (SP_EPARSE) */
+int enc_sft_view(const struct enc_sft *s, const struct enc_sft_tensor *t, struct enc_tview *v, char *err, size_t errlen);
+/* drops t's pages from memory (they are read again from the file if touched): after a copy was made */
+void enc_sft_release(const struct enc_sft *s, const struct enc_sft_tensor *t);
 /* t's bytes as stored (t->count * t->elem_size into dst): SP_OK, SP_EIO, SP_ESTOPPED (a stop
  * request, seen between chunks) */
 int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *dst, char *err, size_t errlen);
@@ -335,6 +380,10 @@ int enc_sft_read_raw(struct enc_sft *s, const struct enc_sft_tensor *t, void *ds
 int enc_sft_read_f32(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
 /* the same without the finiteness check (the caller checks, naming the element its own way) */
 int enc_sft_read_widen(struct enc_sft *s, const struct enc_sft_tensor *t, float *dst, char *err, size_t errlen);
+/* n elements of a typed array (F32, F16 or BF16) from element `from` widened into dst, exactly */
+void enc_dt_widen(enum enc_dtype dt, const void *src, uint64_t from, size_t n, float *dst);
+/* the first non-finite element of a typed array, or -1 (without widening it) */
+long enc_dt_first_nonfinite(enum enc_dtype dt, const void *src, uint64_t n);
 void enc_sft_close(struct enc_sft *s);   /* safe on a zeroed or closed struct */
 
 /* Opens e->be for `device` as enc_open does (AUTO: CUDA when usable, else the CPU with one log

@@ -440,7 +440,7 @@ static double batch_pass(struct prb_clf *c, const int *y, int B, int train, int 
         opt_scalars(c, &x.s);
     }
     double loss;
-    if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1 };
+    if (H && w1_packed) x.w1t = (struct sp_gemm_b){ d, H, c->pk_w1, c->W1, d, 1, SP_GEMM_F32, NULL };
     else if (H) sp_gemm_pack(&x.w1t, d, H, c->W1, d, 1, c->pk_w1);
     if (H == 0) {
         int ld = sp_transpose_pad(c->W1, K, d, c->wt);

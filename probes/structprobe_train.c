@@ -141,7 +141,7 @@ static void pack_rows(float *pk, int K, int N, const float *W, int r0, int r1)
 
 static struct sp_gemm_b packed(int K, int N, float *pk, const float *W)
 {
-    struct sp_gemm_b b = { K, N, pk, W, N, 0 };
+    struct sp_gemm_b b = { K, N, pk, W, N, 0, SP_GEMM_F32, NULL };
     return b;
 }
 

@@ -66,6 +66,6 @@ check "a truncated safetensors header: exit 1, one line naming the file" sh -c "
 
 folder bin; mv "$TMP/bin/model.safetensors" "$TMP/bin/pytorch_model.bin"; run bin
 check "pytorch_model.bin only: exit 1, one line with the command that converts it" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'pytorch_model.bin only.*save_pretrained(.*safe_serialization=True)' $TMP/bin.err"
+    grep -q 'pytorch_model.bin: PyTorch pickles are not read.*save_pretrained(.*safe_serialization=True)' $TMP/bin.err"
 for f in nocfg gpt shape miss trunc bin; do sed "s/^/# $f: /" "$TMP/$f.err"; done
 done_testing

@@ -9,7 +9,8 @@
  * encodes all of them as one batch on the CPU and writes REFDIR/c_hidden_S.npy (float32
  * [layers+1, T, d]) and REFDIR/c_attn_S.npy (float32 [layers, heads, T, T]). Then, without
  * attention maps, encodes the batch REPEAT times (default 1) and prints one line
- * "pieces N threads K seconds X pieces_per_s Y". Exit 0, or 1 with the error. */
+ * "pieces N threads K seconds X pieces_per_s Y", then "peak_rss_kb N" (VmHWM of /proc/self/status:
+ * the model's weights in memory and one batch's work). Exit 0, or 1 with the error. */
 #include "common/npy.h"
 #include "common/sp.h"
 #include "encoder/encoder.h"
@@ -74,6 +75,11 @@ int main(int argc, char **argv)
         if (enc_bert_forward(b, n, in, hid, ENC_BERT_ALL_LAYERS, NULL, ENC_BERT_ALL_LAYERS, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     double dt = now() - t0;
     printf("pieces %ld threads %d seconds %.3f pieces_per_s %.1f\n", pieces * repeat, threads, dt, dt > 0 ? pieces * repeat / dt : 0.0);
+    FILE *st = fopen("/proc/self/status", "r");
+    char line[256];
+    while (st && fgets(line, sizeof line, st))
+        if (!strncmp(line, "VmHWM:", 6)) printf("peak_rss_kb %ld\n", strtol(line + 6, NULL, 10));
+    if (st) fclose(st);
     for (int s = 0; s < n; s++) { free(hid[s]); free(att[s]); sp_npy_free(&ids[s]); sp_npy_free(&types[s]); }
     enc_bert_close(b);
     return 0;
