@@ -52,7 +52,8 @@ OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 UTF8PROC_LIB := $(shell pkg-config --libs libutf8proc 2>/dev/null || echo -lutf8proc)
-LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) -lpthread -lm
+PCRE2_LIB := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) $(PCRE2_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 # librsvg + cairo render `report --figures` as PDF and PNG; without them figures are SVG only
