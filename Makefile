@@ -22,6 +22,7 @@
 #                        in make test-all, a visible skip without clang)
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
+#   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_VENV=/work/venv-hf)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
@@ -111,7 +112,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models tokjson-fixtures all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -397,6 +398,13 @@ test-setup:
 MODELS ?= models
 models:
 	sh contrib/models/fetch.sh $(MODELS)
+
+# the tokenizer.json fixtures (tests/data/hf/tok, read by t230) rewritten by tokenizers and
+# transformers 4.40.2 from a venv (HF_VENV; never needed by the tests themselves)
+HF_VENV ?= /work/venv-hf
+tokjson-fixtures:
+	$(HF_VENV)/bin/python tests/reference/tokjson_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf/tok
+SP_DATA_DIR ?= ../shared/data
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done

@@ -12,6 +12,8 @@ An expected line: the ids (post-processor's specials included) ' '-separated, a 
 START-END piece span per word. The ids come from transformers' AutoTokenizer-style fast classes
 called with is_split_into_words=True (checked equal to tokenizers' encode(is_pretokenized=True));
 the one rule synprobe adds: a word that gets no piece gets the unknown token.
+tokenizers' trainers break ties in hash order, so a rerun writes other vocabularies (each with its
+own expected ids, as consistent as the committed ones; t230 passes on either).
 Usage: python tests/reference/tokjson_fixtures.py EWT_DEV_CONLLU OUTDIR"""
 import gzip, json, os, sys, tempfile
 
