@@ -116,16 +116,109 @@ static int tj_is_ws(int c)
            (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
 }
 static int tj_cat(int c) { return utf8proc_category(c); }
+
+/* tokenizers' is_punctuation, is_other and is_mark_nonspacing (the unicode_categories crate) use
+ * Unicode 8.0 tables: the characters of those categories assigned since (9.0 to 14.0; from
+ * perl's \p{In=8.0}, Unicode 14) are none of them there, e.g. U+061D, U+2E43, U+08E2. */
+static const int32_t TJ_AFTER8[][2] = {
+    {0x61D, 0x61D}, {0x7FD, 0x7FD}, {0x890, 0x891}, {0x898, 0x89F}, {0x8CA, 0x8E2}, {0x9FD, 0x9FE},
+    {0xA76, 0xA76}, {0xAFA, 0xAFF}, {0xB55, 0xB55}, {0xC04, 0xC04}, {0xC3C, 0xC3C}, {0xC77, 0xC77},
+    {0xC84, 0xC84}, {0xD00, 0xD00}, {0xD3B, 0xD3C}, {0xD81, 0xD81}, {0xEBA, 0xEBA},
+    {0x180F, 0x180F}, {0x1ABF, 0x1ACE}, {0x1B7D, 0x1B7E}, {0x1DF6, 0x1DFB}, {0x2E43, 0x2E4F},
+    {0x2E52, 0x2E5D}, {0xA82C, 0xA82C}, {0xA8C5, 0xA8C5}, {0xA8FF, 0xA8FF}, {0x10D24, 0x10D27},
+    {0x10EAB, 0x10EAD}, {0x10F46, 0x10F50}, {0x10F55, 0x10F59}, {0x10F82, 0x10F89},
+    {0x11070, 0x11070}, {0x11073, 0x11074}, {0x110C2, 0x110C2}, {0x110CD, 0x110CD},
+    {0x111CF, 0x111CF}, {0x1123E, 0x1123E}, {0x1133B, 0x1133B}, {0x11438, 0x1143F},
+    {0x11442, 0x11444}, {0x11446, 0x11446}, {0x1144B, 0x1144F}, {0x1145A, 0x1145B},
+    {0x1145D, 0x1145E}, {0x11660, 0x1166C}, {0x116B9, 0x116B9}, {0x1182F, 0x11837},
+    {0x11839, 0x1183B}, {0x1193B, 0x1193C}, {0x1193E, 0x1193E}, {0x11943, 0x11946},
+    {0x119D4, 0x119D7}, {0x119DA, 0x119DB}, {0x119E0, 0x119E0}, {0x119E2, 0x119E2},
+    {0x11A01, 0x11A0A}, {0x11A33, 0x11A38}, {0x11A3B, 0x11A47}, {0x11A51, 0x11A56},
+    {0x11A59, 0x11A5B}, {0x11A8A, 0x11A96}, {0x11A98, 0x11A9C}, {0x11A9E, 0x11AA2},
+    {0x11C30, 0x11C36}, {0x11C38, 0x11C3D}, {0x11C3F, 0x11C3F}, {0x11C41, 0x11C45},
+    {0x11C70, 0x11C71}, {0x11C92, 0x11CA7}, {0x11CAA, 0x11CB0}, {0x11CB2, 0x11CB3},
+    {0x11CB5, 0x11CB6}, {0x11D31, 0x11D36}, {0x11D3A, 0x11D3A}, {0x11D3C, 0x11D3D},
+    {0x11D3F, 0x11D45}, {0x11D47, 0x11D47}, {0x11D90, 0x11D91}, {0x11D95, 0x11D95},
+    {0x11D97, 0x11D97}, {0x11EF3, 0x11EF4}, {0x11EF7, 0x11EF8}, {0x11FFF, 0x11FFF},
+    {0x12FF1, 0x12FF2}, {0x13430, 0x13438}, {0x16E97, 0x16E9A}, {0x16F4F, 0x16F4F},
+    {0x16FE2, 0x16FE2}, {0x16FE4, 0x16FE4}, {0x1CF00, 0x1CF2D}, {0x1CF30, 0x1CF46},
+    {0x1E000, 0x1E006}, {0x1E008, 0x1E018}, {0x1E01B, 0x1E021}, {0x1E023, 0x1E024},
+    {0x1E026, 0x1E02A}, {0x1E130, 0x1E136}, {0x1E2AE, 0x1E2AE}, {0x1E2EC, 0x1E2EF},
+    {0x1E944, 0x1E94A}, {0x1E95E, 0x1E95F}
+};
+
+/* StripAccents' is_combining_mark (unicode-normalization-alignments) uses Unicode 9.0 tables:
+ * the marks (Mn, Mc, Me) assigned since (perl's \p{In=9.0}, Unicode 14), e.g. U+0D00, U+08D3 */
+static const int32_t TJ_AFTER9_MARK[][2] = {
+    {0x7FD, 0x7FD}, {0x898, 0x89F}, {0x8CA, 0x8D3}, {0x9FE, 0x9FE}, {0xAFA, 0xAFF}, {0xB55, 0xB55},
+    {0xC04, 0xC04}, {0xC3C, 0xC3C}, {0xD00, 0xD00}, {0xD3B, 0xD3C}, {0xD81, 0xD81}, {0xEBA, 0xEBA},
+    {0x1715, 0x1715}, {0x180F, 0x180F}, {0x1ABF, 0x1ACE}, {0x1CF7, 0x1CF7}, {0x1DF6, 0x1DFA},
+    {0xA82C, 0xA82C}, {0xA8FF, 0xA8FF}, {0x10D24, 0x10D27}, {0x10EAB, 0x10EAC}, {0x10F46, 0x10F50},
+    {0x10F82, 0x10F85}, {0x11070, 0x11070}, {0x11073, 0x11074}, {0x110C2, 0x110C2},
+    {0x11145, 0x11146}, {0x111CE, 0x111CF}, {0x1133B, 0x1133B}, {0x1145E, 0x1145E},
+    {0x1182C, 0x1183A}, {0x11930, 0x11935}, {0x11937, 0x11938}, {0x1193B, 0x1193E},
+    {0x11940, 0x11940}, {0x11942, 0x11943}, {0x119D1, 0x119D7}, {0x119DA, 0x119E0},
+    {0x119E4, 0x119E4}, {0x11A01, 0x11A0A}, {0x11A33, 0x11A39}, {0x11A3B, 0x11A3E},
+    {0x11A47, 0x11A47}, {0x11A51, 0x11A5B}, {0x11A8A, 0x11A99}, {0x11D31, 0x11D36},
+    {0x11D3A, 0x11D3A}, {0x11D3C, 0x11D3D}, {0x11D3F, 0x11D45}, {0x11D47, 0x11D47},
+    {0x11D8A, 0x11D8E}, {0x11D90, 0x11D91}, {0x11D93, 0x11D97}, {0x11EF3, 0x11EF6},
+    {0x16F4F, 0x16F4F}, {0x16F7F, 0x16F87}, {0x16FE4, 0x16FE4}, {0x16FF0, 0x16FF1},
+    {0x1CF00, 0x1CF2D}, {0x1CF30, 0x1CF46}, {0x1E130, 0x1E136}, {0x1E2AE, 0x1E2AE},
+    {0x1E2EC, 0x1E2EF}
+};
+
+/* NFC/NFD/NFKC/NFKD (unicode-normalization-alignments) use Unicode 9.0 tables too: the
+ * characters assigned since that are marks, decompose or have a combining class are, there,
+ * unassigned starters that neither decompose, compose nor reorder (same source) */
+static const int32_t TJ_AFTER9_NORM[][2] = {
+    {0x7FD, 0x7FD}, {0x898, 0x89F}, {0x8CA, 0x8D3}, {0x9FE, 0x9FE}, {0xAFA, 0xAFF}, {0xB55, 0xB55},
+    {0xC04, 0xC04}, {0xC3C, 0xC3C}, {0xD00, 0xD00}, {0xD3B, 0xD3C}, {0xD81, 0xD81}, {0xEBA, 0xEBA},
+    {0x1715, 0x1715}, {0x180F, 0x180F}, {0x1ABF, 0x1ACE}, {0x1CF7, 0x1CF7}, {0x1DF6, 0x1DFA},
+    {0x32FF, 0x32FF}, {0xA7F2, 0xA7F4}, {0xA82C, 0xA82C}, {0xA8FF, 0xA8FF}, {0xAB69, 0xAB69},
+    {0x10781, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA}, {0x10D24, 0x10D27},
+    {0x10EAB, 0x10EAC}, {0x10F46, 0x10F50}, {0x10F82, 0x10F85}, {0x11070, 0x11070},
+    {0x11073, 0x11074}, {0x110C2, 0x110C2}, {0x11145, 0x11146}, {0x111CE, 0x111CF},
+    {0x1133B, 0x1133B}, {0x1145E, 0x1145E}, {0x1182C, 0x1183A}, {0x11930, 0x11935},
+    {0x11937, 0x11938}, {0x1193B, 0x1193E}, {0x11940, 0x11940}, {0x11942, 0x11943},
+    {0x119D1, 0x119D7}, {0x119DA, 0x119E0}, {0x119E4, 0x119E4}, {0x11A01, 0x11A0A},
+    {0x11A33, 0x11A39}, {0x11A3B, 0x11A3E}, {0x11A47, 0x11A47}, {0x11A51, 0x11A5B},
+    {0x11A8A, 0x11A99}, {0x11D31, 0x11D36}, {0x11D3A, 0x11D3A}, {0x11D3C, 0x11D3D},
+    {0x11D3F, 0x11D45}, {0x11D47, 0x11D47}, {0x11D8A, 0x11D8E}, {0x11D90, 0x11D91},
+    {0x11D93, 0x11D97}, {0x11EF3, 0x11EF6}, {0x16F4F, 0x16F4F}, {0x16F7F, 0x16F87},
+    {0x16FE4, 0x16FE4}, {0x16FF0, 0x16FF1}, {0x1CF00, 0x1CF2D}, {0x1CF30, 0x1CF46},
+    {0x1E130, 0x1E136}, {0x1E2AE, 0x1E2AE}, {0x1E2EC, 0x1E2EF}, {0x1F16C, 0x1F16C},
+    {0x1FBF0, 0x1FBF9}
+};
+
+static int tj_in_ranges(const int32_t (*t)[2], int n, int c)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int m = (lo + hi) / 2;
+        if (c < t[m][0]) hi = m - 1;
+        else if (c > t[m][1]) lo = m + 1;
+        else return 1;
+    }
+    return 0;
+}
+static int tj_after8(int c) { return tj_in_ranges(TJ_AFTER8, (int)(sizeof TJ_AFTER8 / sizeof TJ_AFTER8[0]), c); }
+static int tj_after9_norm(int c) { return tj_in_ranges(TJ_AFTER9_NORM, (int)(sizeof TJ_AFTER9_NORM / sizeof TJ_AFTER9_NORM[0]), c); }
+static int tj_after9_mark(int c) { return tj_in_ranges(TJ_AFTER9_MARK, (int)(sizeof TJ_AFTER9_MARK / sizeof TJ_AFTER9_MARK[0]), c); }
+
 static int tj_is_punct(int c)
 {
     if (c < 128) return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
+    if (tj_after8(c)) return 0;
     int k = tj_cat(c);
     return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;
 }
+/* BertNormalizer's is_control: Cc, Cf, Co, Cs; unassigned code points (Cn) stay (tokenizers'
+ * tables hold assigned characters only) */
 static int tj_is_other(int c)
 {
+    if (tj_after8(c)) return 0;
     int k = tj_cat(c);
-    return k == UTF8PROC_CATEGORY_CN || k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF ||
+    return k == UTF8PROC_CATEGORY_CC || k == UTF8PROC_CATEGORY_CF ||
            k == UTF8PROC_CATEGORY_CO || k == UTF8PROC_CATEGORY_CS;
 }
 static int tj_is_numeric(int c)
@@ -473,14 +566,31 @@ static void tj_lower_cp(struct sp_buf *b, int c)
     tj_put_cp(b, utf8proc_tolower(c));
 }
 
-static void tj_unicode_form(struct sp_buf *out, const char *s, size_t len, int opt)
+static void tj_unicode_form1(struct sp_buf *out, const char *s, size_t len, int opt)
 {
-    /* utf8proc wants valid UTF-8: re-encode (invalid bytes are already U+FFFD from the start) */
+    if (!len) return;
     utf8proc_uint8_t *r = NULL;
     utf8proc_ssize_t k = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, &r, (utf8proc_option_t)(opt | UTF8PROC_STABLE));
     if (k >= 0) sp_buf_put(out, r, (size_t)k);
     else sp_buf_put(out, s, len);
     free(r);
+}
+
+/* s is valid UTF-8 (the word was re-encoded on entry); characters new since Unicode 9.0 are
+ * kept as they are and split the text, as unassigned starters would (TJ_AFTER9_NORM) */
+static void tj_unicode_form(struct sp_buf *out, const char *s, size_t len, int opt)
+{
+    size_t a = 0, i = 0;
+    while (i < len) {
+        size_t w = i;
+        int c = tj_next(s, len, &i);
+        if (c >= 0x300 && tj_after9_norm(c)) {
+            tj_unicode_form1(out, s + a, w - a, opt);
+            sp_buf_put(out, s + w, i - w);
+            a = i;
+        }
+    }
+    tj_unicode_form1(out, s + a, len - a, opt);
 }
 
 /* one normalizer on s (in place through b); *at0 cleared when the first character is removed */
@@ -513,7 +623,7 @@ static void tj_normalize(const struct tj_norm *z, struct sp_buf *s, int *at0)
             size_t q = 0; first = 1;
             while (q < d.len) {
                 int c = tj_next(d.p, d.len, &q);
-                if (tj_cat(c) == UTF8PROC_CATEGORY_MN) { if (first) *at0 = 0; first = 0; continue; }
+                if (tj_cat(c) == UTF8PROC_CATEGORY_MN && !tj_after8(c)) { if (first) *at0 = 0; first = 0; continue; }
                 first = 0;
                 tj_put_cp(&t, c);
             }
@@ -537,7 +647,7 @@ static void tj_normalize(const struct tj_norm *z, struct sp_buf *s, int *at0)
         while (i < len) {
             int c = tj_next(p, len, &i);
             int k = tj_cat(c);
-            if (k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_MC || k == UTF8PROC_CATEGORY_ME) { if (first) *at0 = 0; first = 0; continue; }
+            if ((k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_MC || k == UTF8PROC_CATEGORY_ME) && !tj_after9_mark(c)) { if (first) *at0 = 0; first = 0; continue; }
             first = 0;
             tj_put_cp(&o, c);
         }

@@ -6,7 +6,9 @@
 # SentencePiece Unigram with Precompiled charsmaps as XLM-R and ALBERT convert them, Llama-style
 # BPE with byte fallback), each with the ids tokenizers 0.19 / transformers 4.40.2 give in
 # pre-tokenized mode for a multilingual sample (Russian, Chinese, Arabic, Hindi, emoji with ZWJ,
-# control characters, words past the piece limit) and for every sentence of EWT dev. Every line
+# control characters, words past the piece limit), for 400 sentences of random characters of
+# many scripts and kinds (marks, format, private use, tags, unassigned, emoji), and for every
+# sentence of EWT dev. Every line
 # must be identical (the first difference is shown). Then the prefix-space rule, and bad files:
 # each refused with exit 1 and one line naming the JSON path.
 . tests/cli/lib.sh
@@ -39,6 +41,8 @@ for dir in "$FX"/*/; do
     rc=0; "$DRV" "$TMP/$name.json" <"$FX/sample.words" >"$TMP/$name.sample" 2>"$TMP/err" || rc=$?
     expect_eq "$name: the sample encodes (exit 0)" "$rc $(head -c 200 "$TMP/err")" "0 "
     same "$name: multilingual sample ids and spans identical to tokenizers" "$TMP/$name.sample" "$dir/sample.expected"
+    "$DRV" "$TMP/$name.json" <"$FX/random.words" >"$TMP/$name.random" 2>&1 || true
+    same "$name: 400 sentences of random characters identical to tokenizers" "$TMP/$name.random" "$dir/random.expected"
     if [ -f "$EWT" ]; then
         "$DRV" "$TMP/$name.json" tsv <"$TMP/ewt.tsv" >"$TMP/$name.ewt" || true
         gzip -dc "$dir/ewt.expected.gz" >"$TMP/$name.ewt.want"

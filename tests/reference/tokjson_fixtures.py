@@ -4,9 +4,10 @@ Run by `make tokjson-fixtures` in /work/venv-hf (tokenizers 0.19, transformers 4
 sentencepiece): trains small tokenizers on UD EWT dev plus a multilingual sample written here, and
 writes under tests/data/hf/tok/:
   sample.words            the multilingual sample: one sentence a line, words in UTF-8 hex, ' '-separated
+  random.words            400 sentences of random words over many scripts and kinds of character
   NAME/tokenizer.json.gz  the tokenizer (vocabulary of a few hundred to 2k; gzip: a Precompiled
                           charsmap alone is 250 KB)
-  NAME/sample.expected    the ids for sample.words
+  NAME/sample.expected    the ids for sample.words (NAME/random.expected: for random.words)
   NAME/ewt.expected.gz    the ids for every sentence of EWT dev (syntactic words, no multiword tokens)
 An expected line: the ids (post-processor's specials included) ' '-separated, a TAB, then one
 START-END piece span per word. The ids come from transformers' AutoTokenizer-style fast classes
@@ -15,7 +16,7 @@ the one rule synprobe adds: a word that gets no piece gets the unknown token.
 tokenizers' trainers break ties in hash order, so a rerun writes other vocabularies (each with its
 own expected ids, as consistent as the committed ones; t230 passes on either).
 Usage: python tests/reference/tokjson_fixtures.py EWT_DEV_CONLLU OUTDIR"""
-import gzip, json, os, sys, tempfile
+import gzip, json, os, random, sys, tempfile
 
 import sentencepiece as spm
 from tokenizers import (Tokenizer, Regex, models, normalizers, pre_tokenizers, processors,
@@ -39,6 +40,22 @@ SAMPLE = [
     ["<s>", "</s>", "<unk>", "[CLS]", "[UNK]", "<mask>", "[MASK]", "a<s>b"],
     ["  spaced ", "\u3000", "x  y", "end."],
 ]
+
+
+# random words over many scripts, marks, controls, format characters, private use, tags,
+# unassigned code points and emoji: 400 sentences, fixed seed
+RANGES = [(0x20, 0x7e)] * 6 + [(0x1, 0x1f), (0x7f, 0xbf), (0xc0, 0x24f), (0x300, 0x36f), (0x370, 0x3ff), (0x400, 0x4ff),
+          (0x590, 0x6ff), (0x8a0, 0x8ff), (0x900, 0x97f), (0xe00, 0xe7f), (0x1100, 0x11ff), (0x2000, 0x206f),
+          (0x2e00, 0x2e5f), (0x3000, 0x30ff), (0x4e00, 0x4e80), (0xac00, 0xac80), (0xe000, 0xe010), (0xfe00, 0xfe0f),
+          (0xff00, 0xffef), (0xfff0, 0xfffd), (0x10000, 0x1007f), (0x1f300, 0x1f6ff), (0x1f900, 0x1f9ff), (0xe0000, 0xe007f)]
+
+
+def random_sentences(n=400, seed=36):
+    rng = random.Random(seed)
+    def word():
+        w = "".join(chr(rng.randint(*rng.choice(RANGES))) for _ in range(rng.randint(1, 12)))
+        return w.replace("\x00", "") or "x"
+    return [[word() for _ in range(rng.randint(1, 6))] for _ in range(n)]
 
 
 def ewt_sentences(path):
@@ -67,19 +84,22 @@ def expected(tok, sents, unk_id, raw):
     """One line per sentence: ids, TAB, spans. tok: a transformers fast tokenizer; raw: the
     tokenizers.Tokenizer it wraps (cross-check)."""
     out = []
+    # the post-processor's leading specials, counted once on a word that has pieces (a sentence
+    # whose words all have none shows only specials)
+    probe = tok([["a"]], is_split_into_words=True, add_special_tokens=True).word_ids(0)
+    n_pre = probe.index(0)
     encs = tok(sents, is_split_into_words=True, add_special_tokens=True)
     rawencs = raw.encode_batch(sents, is_pretokenized=True, add_special_tokens=True)
     for i, s in enumerate(sents):
         ids = encs["input_ids"][i]
         assert ids == rawencs[i].ids, (s, ids, rawencs[i].ids)
         wid = encs.word_ids(i)
-        pre, post, per = [], [], [[] for _ in s]
-        seen = False
-        for t, w in zip(ids, wid):
+        pre, post, per = list(ids[:n_pre]), [], [[] for _ in s]
+        assert all(w is None for w in wid[:n_pre])
+        for t, w in zip(ids[n_pre:], wid[n_pre:]):
             if w is None:
-                (post if seen else pre).append(t)
+                post.append(t)
             else:
-                seen = True
                 assert not post, "special token between words"
                 per[w].append(t)
         res, spans = list(pre), []
@@ -99,6 +119,8 @@ def save(outdir, name, tok, raw, unk_id, ewt):
         f.write(raw.to_str().encode())
     with open(os.path.join(d, "sample.expected"), "w", encoding="utf-8") as f:
         f.write("\n".join(expected(tok, SAMPLE, unk_id, raw)) + "\n")
+    with open(os.path.join(d, "random.expected"), "w", encoding="utf-8") as f:
+        f.write("\n".join(expected(tok, random_sentences(), unk_id, raw)) + "\n")
     with gzip.GzipFile(os.path.join(d, "ewt.expected.gz"), "wb", mtime=0) as f:
         f.write(("\n".join(expected(tok, ewt, unk_id, raw)) + "\n").encode())
     print("wrote", d)
@@ -116,9 +138,10 @@ def main():
     ewt = ewt_sentences(ewt_path)
     text = corpus(ewt)
     os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "sample.words"), "w") as f:
-        for s in SAMPLE:
-            f.write(" ".join(w.encode().hex() for w in s) + "\n")
+    for fn, sents in (("sample.words", SAMPLE), ("random.words", random_sentences())):
+        with open(os.path.join(outdir, fn), "w") as f:
+            for s in sents:
+                f.write(" ".join(w.encode().hex() for w in s) + "\n")
 
     # 1. BERT-like WordPiece, uncased
     wp = Tokenizer(models.WordPiece(unk_token="[UNK]", max_input_chars_per_word=100))
