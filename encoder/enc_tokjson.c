@@ -1052,6 +1052,8 @@ static int tj_vocab_add(struct enc_tokjson *t, const char *s, size_t n, int id)
     return 0;
 }
 
+static void tj_piece_set(struct enc_tokjson *t, int id, const char *s, size_t n);
+
 static int tj_model_parse(struct enc_tokjson *t, json_t *j, struct tj_err *e)
 {
     if (!json_is_object(j)) { tj_fail(e, "model", "missing or not an object"); return -1; }
@@ -1151,6 +1153,8 @@ static int tj_model_parse(struct enc_tokjson *t, json_t *j, struct tj_err *e)
             }
             size_t l = json_string_length(json_array_get(x, 0));
             tj_vocab_add(t, json_string_value(json_array_get(x, 0)), l, (int)i);
+            /* every position is an id, a repeated piece too (its text maps to the last one) */
+            tj_piece_set(t, (int)i, json_string_value(json_array_get(x, 0)), l);
             t->score[i] = json_number_value(json_array_get(x, 1));
             if (t->score[i] < t->min_score) t->min_score = t->score[i];
             if (l > t->max_piece_len) t->max_piece_len = l;
