@@ -22,6 +22,7 @@
 #                        in make test-all, a visible skip without clang)
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
+#   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
@@ -52,7 +53,8 @@ OPT      ?= -O2 -g
 INC      := -I. -I/usr/include/x86_64-linux-gnu
 BLAS_LIB := $(shell pkg-config --libs openblas 2>/dev/null || echo -lopenblas)
 UTF8PROC_LIB := $(shell pkg-config --libs libutf8proc 2>/dev/null || echo -lutf8proc)
-LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) -lpthread -lm
+PCRE2_LIB := $(shell pkg-config --libs libpcre2-8 2>/dev/null || echo -lpcre2-8)
+LIBS     := -lsqlite3 -ljansson -lcsv -lz $(BLAS_LIB) $(UTF8PROC_LIB) $(PCRE2_LIB) -lpthread -lm
 DEFS     := -DSP_VERSION=\"0.1.0\"
 
 # librsvg + cairo render `report --figures` as PDF and PNG; without them figures are SVG only
@@ -110,7 +112,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models hf-fixtures all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models hf-fixtures tokjson-fixtures all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -398,13 +400,18 @@ models:
 	sh contrib/models/fetch.sh $(MODELS)
 
 # the tiny Hugging Face models of every encoder family of kind "hf" and what transformers computes
-# on them (tests/data/hf, committed; the tests read only those). HF_PYTHON: a venv with transformers
-# 4.40.2 over Debian's python3-torch (python3 -m venv --system-site-packages V; V/bin/pip install
-# transformers==4.40.2), e.g. make hf-fixtures HF_PYTHON=V/bin/python
+# on them, and the tokenizer.json fixtures (tests/data/hf/FAMILY and tests/data/hf/tok, committed;
+# the tests read only those). HF_PYTHON: a venv with transformers 4.40.2 over Debian's
+# python3-torch (python3 -m venv --system-site-packages V; V/bin/pip install transformers==4.40.2
+# sentencepiece protobuf), e.g. make hf-fixtures HF_PYTHON=V/bin/python
 HF_PYTHON ?= python3
+SP_DATA_DIR ?= ../shared/data
+HF_FAMILIES := $(filter-out tests/data/hf/tok,$(wildcard tests/data/hf/*))
 hf-fixtures:
-	rm -rf tests/data/hf
+	rm -rf $(HF_FAMILIES)
 	$(HF_PYTHON) tests/reference/hf_family_fixtures.py tests/data/hf
+tokjson-fixtures:
+	$(HF_PYTHON) tests/reference/tokjson_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf/tok
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
