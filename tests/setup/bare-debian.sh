@@ -67,7 +67,7 @@ else not_ok "run again: exit $rc (see $ch.again.out)"; fi
 
 if [ "${SETUP_TEST:-1}" = 1 ]; then
     rc=0; chroot "$ch" sh -c 'cd /root/synprobe && sh contrib/setup/setup.sh test' >"$ch.test.out" 2>&1 || rc=$?
-    last=$(tail -1 "$ch.test.out")
+    last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$ch.test.out" | tail -1)   # make prints its own lines after it
     if [ "$rc" = 0 ] && echo "$last" | grep -q ' 0 failed'; then ok "setup.sh test: $last"
     else not_ok "setup.sh test: exit $rc, '$last' (see $ch.test.out)"; fi
 fi
