@@ -23,7 +23,7 @@
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
-#   make models          the real models (MiniLM-L6, GloVe 6B 50d) into MODELS=models, sha256-checked
+#   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
 #                        examples, man page, systemd units (see README "Installation"); make uninstall

