@@ -300,7 +300,11 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
         const char *name;
         json_t *why;
         json_object_foreach(unfit, name, why) {
-            fprintf(f, "task %s: skipped: %s\n", name, json_string_value(why));
+            const char *w = json_string_value(why) ? json_string_value(why) : "";
+            char *en = stg_report_text_escape(name), *ew = stg_report_text_escape(w);   /* one task, one line */
+            fprintf(f, "task %s: skipped: %s\n", en ? en : name, ew ? ew : w);
+            free(en);
+            free(ew);
             ++*n_lines;
         }
     }
