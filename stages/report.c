@@ -414,6 +414,8 @@ static char *text_escape(const char *s)
     return b.p;
 }
 
+char *stg_report_text_escape(const char *s) { return text_escape(s); }
+
 /* every string of j (deep) through text_escape, in place */
 static void text_escape_json(json_t *j)
 {
@@ -679,6 +681,16 @@ static void csv_comparison(FILE *f, json_t *c)
     sp_buf_free(&o.enc);
 }
 
+/* kind "skipped_task": a task without results (the probing protocol cannot run on it, a job skipped
+ * its encodes and probes): task = its name, metric "reason", value = why */
+static void csv_skipped(FILE *f, const char *name, json_t *why)
+{
+    const char *v[C_N] = { 0 };
+    v[C_KIND] = "skipped_task"; v[C_TASK] = name; v[C_METRIC] = "reason";
+    v[C_VALUE] = json_string_value(why) ? json_string_value(why) : "";
+    csv_row(f, v);
+}
+
 static void csv_out(FILE *f, const struct coll *c)
 {
     csv_row(f, csv_header);
@@ -688,6 +700,8 @@ static void csv_out(FILE *f, const struct coll *c)
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
+    const char *name;
+    json_object_foreach(c->unfit, name, row) csv_skipped(f, name, row);
 }
 
 
@@ -739,7 +753,7 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
                         const struct coll *c, int filtered)
 {
     struct stg_figures fig = { .dir = o->figures };
-    struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL };
+    struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == STG_REPORT_HTML) {
@@ -755,8 +769,8 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == STG_REPORT_HTML) return rc;
-    if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
-    else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp);
+    if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
     else if (o->format == STG_REPORT_JSON) json_out(f, c);
     else if (o->format == STG_REPORT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);

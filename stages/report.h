@@ -48,6 +48,10 @@ int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o);
 struct json_t;
 int stg_report_rows(struct stg_ctx *ctx, const char *db, struct json_t **probes, struct json_t **trees);
 
+/* s as the text report writes a name, one line of one width (a control byte as \n, \t, \r or \xHH,
+ * a C1 control as \uHHHH); NULL when s needs no escape. Caller frees. The run's summary uses it. */
+char *stg_report_text_escape(const char *s);
+
 /* stg_report into o->out (NULL: stdout), the one way commands and jobs write a report: a temporary
  * file renamed into place only when the report is complete; for html, o->out is a folder (made
  * with its parents) and the page is FOLDER/report.html. o->f is set here. *written: the path. */

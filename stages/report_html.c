@@ -191,7 +191,8 @@ static void caveats(FILE *f, const struct stg_report_data *d)
     json_array_foreach(d->probes, i, row) {
         if (is_resplit(row)) { n_resplit++; set_add(resplit, partition_of(row)); }
     }
-    if (!n_small && !n_noint && !n_resplit) { json_decref(resplit); return; }
+    size_t n_unfit = json_object_size(d->unfit);
+    if (!n_small && !n_noint && !n_resplit && !n_unfit) { json_decref(resplit); return; }
     fputs("<div class=\"warn\"><b>Read with care</b><ul>", f);
     if (n_small)
         fprintf(f, "<li>%zu of %zu results (marked <span class=\"flag\">!</span>) have fewer than %d test items: too few to "
@@ -203,6 +204,10 @@ static void caveats(FILE *f, const struct stg_report_data *d)
     if (n_noint)
         fprintf(f, "<li>%zu of %zu results carry no interval (no per-item scores recorded).</li>", n_noint,
                 json_array_size(d->aggs));
+    if (n_unfit)
+        fprintf(f, "<li>%zu task%s ha%s no results: the probing protocol cannot run on %s, and a job skipped %s encodes "
+                   "and probes (<a href=\"#skipped\">the tasks and why</a>).</li>", n_unfit, n_unfit == 1 ? "" : "s",
+                n_unfit == 1 ? "s" : "ve", n_unfit == 1 ? "it" : "them", n_unfit == 1 ? "its" : "their");
     fputs("</ul></div>\n", f);
     json_decref(resplit);
 }
@@ -223,14 +228,38 @@ static void probing_cell(FILE *f, json_t *a)
     fputs("</td>", f);
 }
 
-static void probing_section(struct stg_page *p, json_t *all)
+/* the tasks the probing protocol cannot run on (a job skipped their encodes and probes), each with its reason */
+static void unfit_list(FILE *f, json_t *unfit)
+{
+    if (!json_object_size(unfit)) return;
+    const char *name;
+    json_t *why;
+    fputs("<h3 id=\"skipped\">Tasks without results</h3>\n<p>The probing protocol cannot run on these tasks: a job "
+          "skipped their encodes and probes.</p>\n<ul class=\"skipped\">", f);
+    json_object_foreach(unfit, name, why) {
+        fputs("<li><b>", f);
+        stg_html_text(f, name);
+        fputs("</b>: skipped: ", f);
+        stg_html_text(f, json_string_value(why) ? json_string_value(why) : "");
+        fputs("</li>", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+static void probing_section(struct stg_page *p, json_t *all, json_t *unfit)
 {
     FILE *f = p->f;
     json_t *aggs = json_array(), *x;
     size_t xi;
     json_array_foreach(all, xi, x) if (is_sentence_agg(x)) json_array_append(aggs, x);
     fprintf(f, "<section id=\"probing\"><h2>Probing tasks</h2>\n");
-    if (!json_array_size(aggs)) { fprintf(f, "<p>No probing-task results.</p></section>\n"); json_decref(aggs); return; }
+    if (!json_array_size(aggs)) {
+        fprintf(f, "<p>No probing-task results.</p>\n");
+        unfit_list(f, unfit);
+        fprintf(f, "</section>\n");
+        json_decref(aggs);
+        return;
+    }
     fprintf(f, "<p>Test accuracy (%%), mean ± sd over seeds; under it the 95%% percentile bootstrap interval over test "
                "items (B = %d, seed %d). n: test items. Baselines: the majority class; the same probe on sentence length "
                "alone; the same probe trained on shuffled labels (control accuracy; selectivity by layer under Control "
@@ -312,6 +341,7 @@ static void probing_section(struct stg_page *p, json_t *all)
         sp_buf_free(&title); sp_buf_free(&name);
         free(v); free(lo); free(hi); free(mark); free(gl); free(sl);
     }
+    unfit_list(f, unfit);
     fprintf(f, "</section>\n");
     json_decref(clfs); json_decref(encs); json_decref(tasks); json_decref(aggs);
 }
@@ -506,7 +536,7 @@ static void nav(FILE *f, const struct stg_report_data *d)
         n_ctl += !isnan(num(a, "control_acc.mean"));
     }
     struct { const char *id, *name; int on; } s[] = {
-        { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 },
+        { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 || json_object_size(d->unfit) },
         { "compare", "Comparison", d->cmp && json_array_size(d->cmp) }, { "control", "Control tasks", n_ctl > 0 },
         { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->trees, "", 0) },
         { "dependency", "Dependency trees", has_method(d->trees, "dependency:", 1) },
@@ -530,7 +560,7 @@ int stg_report_html(FILE *f, struct st_db *db, const struct stg_report_data *d, 
     caveats(f, d);
     nav(f, d);
     stg_findings_section(p, d->aggs, d->trees);
-    probing_section(p, d->aggs);
+    probing_section(p, d->aggs, d->unfit);
     compare_section(f, d->cmp);
     stg_control_section(p, d->aggs);
     layers_section(p, d->aggs);

@@ -5,7 +5,8 @@
  *   - the caveats, said once (test sets too small to be findings, re-splits, missing intervals);
  *   - the figure of layer-wise probing: a layer × measure heatmap per layered encoder
  *     (report_findings.c);
- *   - the probing tasks (SentEval's table: encoder × task, intervals, n, baselines), the
+ *   - the probing tasks (SentEval's table: encoder × task, intervals, n, baselines; under it the
+ *     tasks without results, each with the reason a job skipped it), the
  *     comparison of --compare, the control tasks (accuracy, control accuracy, selectivity per
  *     layer), accuracy by layer;
  *   - trees from attention (constituency, dependency), structural probes, corpora with length and
@@ -25,6 +26,7 @@ struct stg_report_data {
     const char *db;                     /* the store's path, for the page */
     json_t *aggs, *probes, *trees, *cmp; /* as report.c collects them; cmp may be NULL */
     struct stg_figures *fig;            /* NULL: no figures */
+    json_t *unfit;                      /* {"TASK": "why"}: tasks without results (a job skipped them), or NULL */
 };
 
 /* SP_OK, or SP_ESTORE with err when the corpus statistics cannot be read. */

@@ -106,7 +106,36 @@ static void table(FILE *f, const struct stg_tab *t, struct sp_buf *b)
     fputs("\\end{table}\n", f);
 }
 
-void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp)
+/* a cell's text at the start of a row: the \\ ending the row above would read a [ or * as its argument */
+static void row_start(FILE *f, const struct sp_buf *b)
+{
+    if (b->len && (b->p[0] == '[' || b->p[0] == '*')) fputs("{}", f);
+    fwrite(b->p, 1, b->len, f);
+}
+
+/* the tasks without results (a job skipped them), each with its reason, as one more table */
+static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
+{
+    if (!json_object_size(unfit)) return;
+    const char *name;
+    json_t *why;
+    fputs("\n\\begin{table}[htbp]\n\\centering\n\\small\n\\caption{Tasks without results: the probing protocol cannot "
+          "run on them, and a job skipped their encodes and probes.}\n\\label{tab:synprobe-skipped-tasks}\n"
+          "\\begin{tabular}{lp{0.6\\linewidth}}\n\\toprule\nTask & Why \\\\\n\\midrule\n", f);
+    json_object_foreach(unfit, name, why) {
+        b->len = 0;
+        stg_latex_escape(b, name);
+        row_start(f, b);
+        b->len = 0;
+        stg_latex_escape(b, json_string_value(why) ? json_string_value(why) : "");
+        fputs(" & skipped: ", f);
+        fwrite(b->p, 1, b->len, f);
+        fputs(" \\\\\n", f);
+    }
+    fputs("\\bottomrule\n\\end{tabular}\n\\end{table}\n", f);
+}
+
+void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
 {
     struct stg_tab_set s;
     stg_tab_build(&s, db, aggs, probes, trees, cmp);
@@ -125,6 +154,7 @@ void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, jso
         fputc('\n', f);
         table(f, &s.t[k], &b);
     }
+    unfit_table(f, unfit, &b);
     sp_buf_free(&b);
     stg_tab_free(&s);
 }

@@ -5,7 +5,8 @@
  * needs (\usepackage{booktabs}), the store and the commands or job that made the results. Every
  * user string (run, task, corpus, method names; the store's path in the comment excepted) is
  * escaped: & % $ # _ { } ~ ^ \ < > | `, -- (a dash otherwise) and the few non-ASCII signs the
- * captions use. */
+ * captions use. Last, the tasks without results (unfit: {"TASK": "why"}, a job skipped them) as a
+ * table of task and reason, label tab:synprobe-skipped-tasks. */
 #ifndef SP_STG_REPORT_LATEX_H
 #define SP_STG_REPORT_LATEX_H
 
@@ -14,8 +15,8 @@
 
 #include "common/sp.h"
 
-/* The fragment of the collected rows (cmp may be NULL) to f. */
-void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp);
+/* The fragment of the collected rows (cmp and unfit may be NULL) to f. */
+void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit);
 /* s escaped for LaTeX text mode, appended to b. */
 void stg_latex_escape(struct sp_buf *b, const char *s);
 

@@ -82,7 +82,24 @@ static void table(FILE *f, int number, const struct stg_tab *t, struct sp_buf *b
     }
 }
 
-void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp)
+/* the tasks without results (a job skipped them), each with its reason, as one more table */
+static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
+{
+    if (!json_object_size(unfit)) return;
+    const char *name;
+    json_t *why;
+    fputs("\n**Tasks without results.** The probing protocol cannot run on these tasks: a job skipped their encodes and "
+          "probes.\n\n| task | why |\n| :-- | :-- |\n", f);
+    json_object_foreach(unfit, name, why) {
+        fputs("| ", f);
+        put_escaped(f, b, name);
+        fputs(" | skipped: ", f);
+        put_escaped(f, b, json_string_value(why) ? json_string_value(why) : "");
+        fputs(" |\n", f);
+    }
+}
+
+void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
 {
     struct stg_tab_set s;
     stg_tab_build(&s, db, aggs, probes, trees, cmp);
@@ -108,6 +125,7 @@ void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t
         fputc('\n', f);
         table(f, k + 1, &s.t[k], &b);
     }
+    unfit_table(f, unfit, &b);
     sp_buf_free(&b);
     stg_tab_free(&s);
 }

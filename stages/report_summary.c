@@ -249,6 +249,14 @@ static void tree_lines(json_t *trees, struct lines *out)
     json_decref(seen);
 }
 
+/* a field as the text report writes a name (stg_report_text_escape): one line per task */
+static void escape_field(char *s, size_t n)
+{
+    char *e = stg_report_text_escape(s);
+    if (e) snprintf(s, n, "%s", e);
+    free(e);
+}
+
 static int width(const struct lines *l, size_t off, int min)
 {
     int w = min;
@@ -271,6 +279,11 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
     probe_lines(probes, aggs, 1, &l);
     sp_lines(trees, &l);
     tree_lines(trees, &l);
+    for (int i = 0; i < l.n; i++) {
+        escape_field(l.v[i].task, sizeof l.v[i].task);
+        escape_field(l.v[i].best, sizeof l.v[i].best);
+        escape_field(l.v[i].base, sizeof l.v[i].base);
+    }
     if (l.n) {
         int wk = width(&l, offsetof(struct line, kind), 4), wt = width(&l, offsetof(struct line, task), 4),
             wb = width(&l, offsetof(struct line, best), 4), wm = width(&l, offsetof(struct line, metric), 6), small = 0;
@@ -300,7 +313,11 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
         const char *name;
         json_t *why;
         json_object_foreach(unfit, name, why) {
-            fprintf(f, "task %s: skipped: %s\n", name, json_string_value(why));
+            const char *w = json_string_value(why) ? json_string_value(why) : "";
+            char *en = stg_report_text_escape(name), *ew = stg_report_text_escape(w);   /* one task, one line */
+            fprintf(f, "task %s: skipped: %s\n", en ? en : name, ew ? ew : w);
+            free(en);
+            free(ew);
             ++*n_lines;
         }
     }
