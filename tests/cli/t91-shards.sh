@@ -202,8 +202,9 @@ want_a="sbatch --parsable --job-name='synprobe-job' --output=\"\$dir/logs/shard-
 want_f="sbatch --parsable --job-name='synprobe-job' --output=\"\$dir/logs/final.out\" --partition='gpu' --time='1:00:00' --dependency=afterok:\$array \"\$dir/final.sbatch\""
 check "submit.sh gives both jobs the name, log file, partition and time; the final job depends on the array (afterok)" \
     sh -c 'grep -qF -- "$1" "$3" && grep -qF -- "$2" "$3"' sh "$want_a" "$want_f" $S/submit.sh
-check "final.sbatch merges the 3 shard stores into the job's store, then runs the job" sh -c "
-    grep -q \"merge '$TMP/scr/out/store.db'\" $S/final.sbatch && grep -c 'store.shard-[012]-of-3.db' $S/final.sbatch | grep -qx 3 &&
+check "final.sbatch merges the 3 shard stores (listed in shards.list) into the job's store, then runs the job" sh -c "
+    grep -q \"merge '$TMP/scr/out/store.db' --from-list '\$(cd $S && pwd)/shards.list'\" $S/final.sbatch &&
+    grep -c 'store.shard-[012]-of-3.db\$' $S/shards.list | grep -qx 3 &&
     grep -q '^run \"\$SYNPROBE\" run \"\$JOB\"' $S/final.sbatch && ! grep -q '^#SBATCH.*gres' $S/final.sbatch"
 for k in 0 1 2; do
     (cd /tmp && SLURM_ARRAY_TASK_ID=$k SLURM_ARRAY_JOB_ID=1 sh $S/shards.sbatch) >$TMP/task$k.out 2>&1 || rc=$?
