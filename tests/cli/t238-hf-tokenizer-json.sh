@@ -101,6 +101,15 @@ printf '{"tokenizer_class": "PreTrainedTokenizerFast", "model_max_length": 10000
 "$DRV" "$R" <"$TMP/words.tsv" >"$TMP/gen.pieces" 2>"$TMP/gen.what"
 check "as PreTrainedTokenizerFast: the file's add_prefix_space (false), so other ids" \
     sh -c "! cmp -s $TMP/gen.pieces $H/roberta/ref/pieces.txt && grep -q '(PreTrainedTokenizerFast)$' $TMP/gen.what"
+"$PY" - "$R/tokenizer.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [j["pre_tokenizer"]]}
+json.dump(j, open(sys.argv[1], "w"))
+PY
+rm "$R/tokenizer_config.json"
+"$DRV" "$R" <"$TMP/words.tsv" >"$TMP/seq.pieces" 2>/dev/null
+check "RobertaTokenizerFast with its ByteLevel inside a Sequence: the file's false, as transformers leaves it" \
+    cmp -s "$TMP/seq.pieces" "$TMP/gen.pieces"
 printf '{"tokenizer_class": 3}\n' >"$R/tokenizer_config.json"
 rc=0; "$DRV" "$R" <"$TMP/words.tsv" >/dev/null 2>"$TMP/bad.err" || rc=$?
 check "tokenizer_class not a string: exit 1, naming the file and the key" \
