@@ -409,7 +409,7 @@ SP_DATA_DIR ?= ../shared/data
 HF_FAMILIES := $(filter-out tests/data/hf/tok,$(wildcard tests/data/hf/*))
 hf-fixtures:
 	rm -rf $(HF_FAMILIES)
-	$(HF_PYTHON) tests/reference/hf_family_fixtures.py tests/data/hf
+	$(HF_PYTHON) tests/reference/hf_family_fixtures.py tests/data/hf $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu
 tokjson-fixtures:
 	$(HF_PYTHON) tests/reference/tokjson_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf/tok
 real-tokenizer-ids:

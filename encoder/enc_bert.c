@@ -727,7 +727,7 @@ int enc_word_attention(int T, int n_heads, const float *R, int n_words, const in
 
 struct bert_family {
     enc_bert_t *bert;
-    struct enc_tokenizer *tok;
+    struct enc_hf_tok *tok;
 };
 
 static const char *const model_files[] = { "config.json", "model.safetensors", "vocab.txt", NULL };
@@ -785,7 +785,7 @@ static int fam_open_tokenizer(struct enc *e, struct bert_family *f, char *err, s
     to.lower_case = e->cfg.lower_case;
     to.ptb_unescape = e->cfg.ptb_unescape;
     to.max_positions = bc->max_pieces;
-    return enc_hf_tokenizer_open(enc_bert_model_dir(f->bert), &to, &f->tok, err, errlen);
+    return enc_hf_tokenizer_open(enc_bert_model_dir(f->bert), e->cfg.kind == ENC_HF, &to, &f->tok, err, errlen);
 }
 
 static int fam_open(struct enc *e, enum enc_device device, const char *weights_path, const struct sp_logger *log,
@@ -801,6 +801,8 @@ static int fam_open(struct enc *e, enum enc_device device, const char *weights_p
                                      : enc_hf_open(e->cfg.bert_model, device, log, &f->bert, err, errlen);
     if (rc != SP_OK) return rc;
     if ((rc = fam_open_tokenizer(e, f, err, errlen)) != SP_OK) return rc;
+    if (e->cfg.kind == ENC_HF)
+        sp_log(log, SP_LOG_INFO, "encoder: tokenizer %s/%s", e->cfg.bert_model, enc_hf_tok_what(f->tok));
     const struct enc_bert_config *bc = enc_bert_get_config(f->bert);
     if (e->cfg.bert_layer > bc->layers) {
         snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, bc->layers);
@@ -837,7 +839,7 @@ static void fam_close(struct enc *e)
     struct bert_family *f = e->fam_state;
     if (!f) return;
     enc_bert_close(f->bert);
-    enc_tok_close(f->tok);
+    enc_hf_tok_close(f->tok);
     free(f);
     e->fam_state = NULL;
 }
@@ -846,8 +848,8 @@ static int fam_fits(const struct enc *e, const char *const *words, int n)
 {
     const struct bert_family *f = e->fam_state;
     struct enc_tok_sentence ts = { 0 };
-    enc_tok_sentence(f->tok, words, n, &ts);
-    int fits = !ts.too_long;
+    char err[SP_ERRLEN];              /* a sentence the tokenizer refuses: forward says why */
+    int fits = enc_hf_tok_sentence(f->tok, words, n, &ts, err, sizeof err) < 0 || !ts.too_long;
     enc_tok_sentence_free(&ts);
     return fits;
 }
@@ -909,7 +911,8 @@ static int fam_tokenize(const struct enc *e, const struct enc_batch *in, int wan
     for (int b = 0; b < ns; b++) {
         const struct enc_sentence *s = &in->sent[b];
         if (!s->words || s->n <= 0) { snprintf(err, errlen, "encoder: sentence %d: kind bert needs its words", b); return SP_EUSAGE; }
-        int T = enc_tok_sentence(f->tok, s->words, s->n, &fb->ts[b]);
+        int T = enc_hf_tok_sentence(f->tok, s->words, s->n, &fb->ts[b], err, errlen);
+        if (T < 0) return -T;
         if (fb->ts[b].too_long) {
             snprintf(err, errlen, "encoder: sentence %d: %d pieces, more than the model's %d positions", b, T, bc->max_positions);
             return SP_EUSAGE;

@@ -15,7 +15,10 @@
 #include "encoder/encoder_int.h"
 #include "encoder/tokenizer.h"
 
+#include "encoder/tokjson.h"
+
 #include <jansson.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -69,16 +72,21 @@ const char *enc_hf_arch_list(char *text, size_t cap)
     return text;
 }
 
-int enc_hf_json_load(const char *path, json_t **root, char *err, size_t errlen)
+static int json_load_flags(const char *path, size_t flags, json_t **root, char *err, size_t errlen)
 {
     size_t len;
     char *text = sp_read_file(path, &len, err, errlen);
     if (!text) return SP_EIO;
     json_error_t je;
-    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &je);
     free(text);
     if (!*root) { snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text); return SP_EPARSE; }
     return SP_OK;
+}
+
+int enc_hf_json_load(const char *path, json_t **root, char *err, size_t errlen)
+{
+    return json_load_flags(path, 0, root, err, errlen);
 }
 
 static int get_int(json_t *root, const char *path, const char *key, int min, int *out, char *err, size_t errlen)
@@ -245,29 +253,192 @@ static int is_file(const char *dir, const char *name)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The hook of the tokenizer.json reader (issue 36): today vocab.txt only. */
-int enc_hf_tokenizer_open(const char *dir, const struct enc_tok_opts *opts, struct enc_tokenizer **out, char *err,
-                          size_t errlen)
+/* ---- the tokenizer of a model folder ---- */
+
+struct enc_hf_tok {
+    struct enc_tokenizer *wp;  /* vocab.txt (BERT's basic + WordPiece) */
+    struct enc_tokjson *tj;    /* or tokenizer.json */
+    int max_positions, ptb_unescape;
+    char what[160];
+};
+
+/* The tokenizer class transformers' AutoTokenizer builds for the folder: tokenizer_config.json's
+ * "tokenizer_class", else config.json's, else the one of config.json's model_type. */
+static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t errlen)
+{
+    static const char *const by_type[][2] = {
+        { "bert", "BertTokenizerFast" }, { "camembert", "CamembertTokenizerFast" },
+        { "distilbert", "DistilBertTokenizerFast" }, { "electra", "ElectraTokenizerFast" },
+        { "roberta", "RobertaTokenizerFast" }, { "xlm-roberta", "XLMRobertaTokenizerFast" },
+    };
+    static const char *const files[] = { "tokenizer_config.json", "config.json" };
+    cls[0] = 0;
+    for (int f = 0; f < 2 && !cls[0]; f++) {
+        if (!is_file(dir, files[f])) continue;
+        char p[4096];
+        json_t *root = NULL;
+        snprintf(p, sizeof p, "%s/%s", dir, files[f]);
+        /* integers as reals: save_pretrained writes model_max_length 1000000000000000019884624838656 */
+        int rc = json_load_flags(p, JSON_DECODE_INT_AS_REAL, &root, err, errlen);
+        if (rc) return rc;
+        json_t *v = json_object_get(root, "tokenizer_class");
+        if (v && !json_is_null(v) && !json_is_string(v)) {
+            snprintf(err, errlen, "%s: tokenizer_class: expected a string (a transformers tokenizer class)", p);
+            json_decref(root);
+            return SP_EPARSE;
+        }
+        if (v && !json_is_null(v)) snprintf(cls, n, "%s", json_string_value(v));
+        else if (f == 1 && json_is_string(json_object_get(root, "model_type")))
+            for (size_t i = 0; i < sizeof by_type / sizeof by_type[0]; i++)
+                if (!strcmp(by_type[i][0], json_string_value(json_object_get(root, "model_type"))))
+                    snprintf(cls, n, "%s", by_type[i][1]);
+        json_decref(root);
+    }
+    return SP_OK;
+}
+
+int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                          char *err, size_t errlen)
 {
     *out = NULL;
-    if (!is_file(dir, "vocab.txt") && is_file(dir, "tokenizer.json")) {
-        snprintf(err, errlen, "%s: this folder has tokenizer.json but no vocab.txt: it needs tokenizer.json support, "
-                 "coming (issue 36); synprobe reads vocab.txt (WordPiece) today", dir);
-        return SP_EUSAGE;
+    struct enc_hf_tok *t = sp_xcalloc(1, sizeof *t);
+    t->max_positions = opts->max_positions;
+    t->ptb_unescape = opts->ptb_unescape;
+    char path[4096];
+    int rc;
+    if (is_file(dir, "tokenizer.json") && (prefer_json || !is_file(dir, "vocab.txt"))) {
+        if (opts->mode == ENC_TOK_WORDPIECE_ONLY) {
+            snprintf(err, errlen, "%s: tokenizer_mode \"wordpiece-only\" applies to a vocab.txt tokenizer; this folder's "
+                     "tokenizer.json says how it splits", dir);
+            free(t);
+            return SP_EUSAGE;
+        }
+        char cls[128];
+        if ((rc = tok_class(dir, cls, sizeof cls, err, errlen))) { free(t); return rc; }
+        /* the byte-level classes take words only with add_prefix_space=True (tokjson.h) */
+        struct enc_tokjson_opts to = { enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
+        snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+        if (!(t->tj = enc_tokjson_load(path, &to, err, errlen))) { free(t); return SP_EPARSE; }
+        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
+                 to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "");
+        *out = t;
+        return SP_OK;
     }
-    char vocab[4096];
-    snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
-    return enc_tok_open(vocab, opts, out, err, errlen);
+    snprintf(path, sizeof path, "%s/vocab.txt", dir);
+    if ((rc = enc_tok_open(path, opts, &t->wp, err, errlen)) != SP_OK) { free(t); return rc; }
+    snprintf(t->what, sizeof t->what, "vocab.txt");
+    *out = t;
+    return SP_OK;
+}
+
+void enc_hf_tok_close(struct enc_hf_tok *t)
+{
+    if (!t) return;
+    enc_tok_close(t->wp);
+    enc_tokjson_free(t->tj);
+    free(t);
+}
+
+const char *enc_hf_tok_what(const struct enc_hf_tok *t) { return t->what; }
+
+int enc_hf_tok_sentence(const struct enc_hf_tok *t, const char *const *words, int n, struct enc_tok_sentence *s,
+                        char *err, size_t errlen)
+{
+    if (t->wp) return enc_tok_sentence(t->wp, words, n, s);
+    const char **w = (const char **)words;
+    char **unesc = NULL;
+    if (t->ptb_unescape && n > 0) {           /* M1.2, as the vocab.txt tokenizer does it */
+        unesc = sp_xcalloc((size_t)n, sizeof *unesc);
+        w = sp_xcalloc((size_t)n, sizeof *w);
+        for (int i = 0; i < n; i++) {
+            size_t len;
+            w[i] = unesc[i] = enc_tok_ptb_unescape(words[i], strlen(words[i]), &len);
+        }
+    }
+    int T = enc_tokjson_sentence(t->tj, w, n, s, err, errlen);
+    if (unesc) {
+        for (int i = 0; i < n; i++) free(unesc[i]);
+        free(unesc);
+        free(w);
+    }
+    if (T >= 0) s->too_long = T > t->max_positions;
+    return T;
+}
+
+/* ---- the files of a model folder that are its weights ---- */
+
+/* the shard files model.safetensors.index.json names (sorted, each once), appended to v; the
+ * index itself is hashed, so a malformed one still changes the fingerprint (opening says what is wrong) */
+static void shard_files(const char *dir, const char ***v, int *n)
+{
+    char p[4096], err[256];
+    json_t *root = NULL;
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+    if (enc_hf_json_load(p, &root, err, sizeof err)) return;
+    const char *key;
+    json_t *val;
+    const int first = *n;
+    json_object_foreach(json_object_get(root, "weight_map"), key, val) {
+        const char *f = json_string_value(val);
+        if (!f || strchr(f, '/') || !is_file(dir, f)) continue;
+        int k = first;
+        while (k < *n && strcmp((*v)[k], f) < 0) k++;
+        if (k < *n && !strcmp((*v)[k], f)) continue;
+        *v = sp_xrealloc(*v, sizeof **v * (size_t)(*n + 2));
+        memmove(*v + k + 1, *v + k, sizeof **v * (size_t)(*n - k));
+        (*v)[k] = sp_xstrdup(f);
+        (*n)++;
+    }
+    json_decref(root);
+}
+
+/* The lists handed out, kept for the life of the process (callers hold them in enc_caps): one per
+ * distinct list, so a folder asked about again costs nothing new. */
+static pthread_mutex_t lists_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hf_list { struct hf_list *next; const char **files; } *lists;
+
+static const char *const *intern(const char **v, int n)
+{
+    pthread_mutex_lock(&lists_lock);
+    struct hf_list *l;
+    for (l = lists; l; l = l->next) {
+        int i = 0;
+        while (i < n && l->files[i] && !strcmp(l->files[i], v[i])) i++;
+        if (i == n && !l->files[n]) break;
+    }
+    if (!l) {
+        l = sp_xcalloc(1, sizeof *l);
+        l->files = sp_xcalloc((size_t)n + 1, sizeof *l->files);
+        for (int i = 0; i < n; i++) l->files[i] = sp_xstrdup(v[i]);
+        l->next = lists;
+        lists = l;
+    }
+    pthread_mutex_unlock(&lists_lock);
+    return l->files;
 }
 
 const char *const *enc_hf_model_files(const char *dir)
 {
+    const char **v = sp_xcalloc(2, sizeof *v);
+    int n = 0, own = 0;
+    v[n++] = "config.json";
     /* a folder with pytorch_model.bin only is hashed as it is, so that opening it says how to convert it */
-    static const char *const files[2][2][4] = {
-        { { "config.json", "model.safetensors", "vocab.txt", NULL }, { "config.json", "model.safetensors", "tokenizer.json", NULL } },
-        { { "config.json", "pytorch_model.bin", "vocab.txt", NULL }, { "config.json", "pytorch_model.bin", "tokenizer.json", NULL } },
-    };
-    const int bin = !is_file(dir, "model.safetensors") && is_file(dir, "pytorch_model.bin");
-    const int json = !is_file(dir, "vocab.txt") && is_file(dir, "tokenizer.json");
-    return files[bin][json];
+    if (is_file(dir, "model.safetensors") || (!is_file(dir, "model.safetensors.index.json") && !is_file(dir, "pytorch_model.bin")))
+        v[n++] = "model.safetensors";
+    else if (is_file(dir, "model.safetensors.index.json")) {
+        v[n++] = "model.safetensors.index.json";
+        own = n;
+        shard_files(dir, &v, &n);
+    } else v[n++] = "pytorch_model.bin";
+    const int shards_end = n;
+    /* the tokenizer's files, as enc_hf_tokenizer_open reads them for kind hf: tokenizer.json (with
+     * tokenizer_config.json for its class) where there is one, vocab.txt otherwise */
+    const int json = is_file(dir, "tokenizer.json");
+    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 2));
+    v[n++] = json ? "tokenizer.json" : "vocab.txt";
+    if (json && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
+    const char *const *r = intern(v, n);
+    for (int i = own; own && i < shards_end; i++) free((char *)v[i]);
+    free(v);
+    return r;
 }

@@ -524,6 +524,8 @@ static char *ptb_unescape(const char *s, size_t n, size_t *outn)
     return r;
 }
 
+char *enc_tok_ptb_unescape(const char *word, size_t len, size_t *outn) { return ptb_unescape(word, len, outn); }
+
 /* The basic tokens of one word into w->toks (-1 after each; a special token of step 0 is
  * stored as -(2 + k)). */
 static void word_tokens(const enc_tokenizer_t *t, const char *word, size_t len, struct work *w)

@@ -816,7 +816,8 @@ static int tj_pretok_parse(struct tj_pretok *t, json_t *j, int force_prefix, str
         t->sub = sp_xcalloc((size_t)t->n_sub + 1, sizeof *t->sub);
         for (int i = 0; i < t->n_sub; i++) {
             snprintf(sub, sizeof sub, "%s.pretokenizers[%d]", path, i);
-            if (tj_pretok_parse(&t->sub[i], json_array_get(a, (size_t)i), force_prefix, e, sub)) { t->n_sub = i + 1; return -1; }
+            /* transformers sets add_prefix_space on a top-level ByteLevel only: one in a Sequence keeps the file's */
+            if (tj_pretok_parse(&t->sub[i], json_array_get(a, (size_t)i), 0, e, sub)) { t->n_sub = i + 1; return -1; }
         }
     } else {
         tj_fail(e, sub, "\"%s\" is not supported (supported: %s)", ty, PT_SUPPORTED);

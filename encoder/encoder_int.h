@@ -267,14 +267,29 @@ int enc_hf_config_read(const char *path, const char *want, struct enc_bert_confi
 /* a JSON file (a regular file) into *root: SP_EIO, SP_EPARSE "PATH:LINE: not valid JSON: ..." */
 struct json_t;
 int enc_hf_json_load(const char *path, struct json_t **root, char *err, size_t errlen);
-/* The tokenizer of a model folder: vocab.txt (BERT's WordPiece) where the folder has one; a
- * folder with only tokenizer.json is refused until the tokenizer.json reader plugs in here. */
+/* The tokenizer of a model folder. prefer_json (kind hf): tokenizer.json where the folder has one,
+ * with the prefix-space rule of the tokenizer class transformers builds for it (tokenizer_config.json's
+ * or config.json's "tokenizer_class", else its model_type's: tokjson.h); vocab.txt otherwise.
+ * prefer_json 0 (kind bert): vocab.txt, tokenizer.json only where there is no vocab.txt. opts: the
+ * BERT tokenizer's (max_positions and ptb_unescape apply to both; tokenizer_mode "wordpiece-only"
+ * is refused with tokenizer.json). */
 struct enc_tokenizer;
 struct enc_tok_opts;
-int enc_hf_tokenizer_open(const char *dir, const struct enc_tok_opts *opts, struct enc_tokenizer **out, char *err,
-                          size_t errlen);
-/* the files of a model folder that are its weights (hashed into the fingerprint): config.json,
- * model.safetensors and its tokenizer's file */
+struct enc_tok_sentence;
+struct enc_hf_tok;
+int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                          char *err, size_t errlen);
+void enc_hf_tok_close(struct enc_hf_tok *t);
+/* "vocab.txt" or "tokenizer.json (RobertaTokenizerFast, add_prefix_space=True)", for the log */
+const char *enc_hf_tok_what(const struct enc_hf_tok *t);
+/* One sentence as enc_tok_sentence (too_long: more than max_positions pieces); T, or -SP_E* with
+ * err (a tokenizer.json word that gets no piece where the tokenizer has no unknown token). */
+int enc_hf_tok_sentence(const struct enc_hf_tok *t, const char *const *words, int n, struct enc_tok_sentence *s,
+                        char *err, size_t errlen);
+/* the files of a model folder that are its weights (hashed into the fingerprint), for kind hf:
+ * config.json, model.safetensors (or model.safetensors.index.json and its shards, sorted), and
+ * the tokenizer's files (tokenizer.json and tokenizer_config.json, or vocab.txt). The list lives
+ * as long as the process. */
 const char *const *enc_hf_model_files(const char *dir);
 const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family has it */
 

@@ -70,6 +70,10 @@ int enc_tok_id(const enc_tokenizer_t *t, const char *token); /* id, or -1 when a
 const char *enc_tok_piece(const enc_tokenizer_t *t, int id); /* the token string of an id */
 const char *enc_tok_unicode_version(void);                  /* utf8proc's, e.g. "15.0.0" */
 
+/* M1.2 on one stored word form of len bytes: a malloc'd NUL-terminated copy with PTB escapes
+ * undone (-LRB- -> "(", \/ -> /, ...), its length in *outn. For other tokenizers of words. */
+char *enc_tok_ptb_unescape(const char *word, size_t len, size_t *outn);
+
 /* Growable list of piece ids. */
 struct enc_pieces { int32_t *id; int n, cap; };
 void enc_pieces_free(struct enc_pieces *p);

@@ -27,8 +27,9 @@
  * was made with add_prefix_space=True, which sets the ByteLevel pre-tokenizer's
  * add_prefix_space: every word then starts with a space ("Ġ"). roberta-base's tokenizer.json
  * says add_prefix_space false, so enc_tokjson_opts.prefix_space chooses: ENC_TOKJSON_PREFIX_ON
- * (the default) forces it on as those classes must; ENC_TOKJSON_PREFIX_FILE keeps the file's
- * (the generic PreTrainedTokenizerFast). enc_tokjson_class_prefix_space names the classes.
+ * (the default) forces it on as those classes must (on a top-level ByteLevel only: the classes
+ * leave one inside a Sequence as the file says); ENC_TOKJSON_PREFIX_FILE keeps the file's (the
+ * generic PreTrainedTokenizerFast). enc_tokjson_class_prefix_space names the classes.
  * Metaspace follows the file (prepend_scheme "first" applies to every word: each word is its
  * own input in pre-tokenized mode).
  *

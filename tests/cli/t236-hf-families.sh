@@ -8,8 +8,8 @@
 # `make hf-fixtures`). The driver tests/tools/encoder_bert_run.c opens each folder by its
 # config.json (enc_hf_open) and runs the same ids as one packed batch on the CPU: every layer's
 # hidden states (0 = embeddings) and every head's attention within 1e-5. Then `synprobe encode`
-# with {"kind": "hf"} on the demo corpus for the families whose folder has a vocab.txt; a folder
-# with only tokenizer.json is refused, saying so.
+# with {"kind": "hf"} on the demo corpus for the families whose folder has a vocab.txt (the
+# tokenizer.json folders: t238); a folder whose tokenizer.json is broken is refused, naming it.
 . tests/cli/lib.sh
 need_numpy
 DRV=${SP_BUILD:-build}/tools/encoder_bert_run
@@ -62,6 +62,6 @@ rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/kb-rob.json" --run kr >/
 check "kind bert on a RoBERTa folder: exit 1, points to kind hf" sh -c "[ $rc = 1 ] && grep -q 'model_type: \"roberta\" is not supported.*\"kind\": \"hf\" reads' $TMP/e1"
 printf '{"kind": "hf", "model": "%s"}\n' "$TMP/rob" >"$TMP/hf-rob.json"
 rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/hf-rob.json" --run hr >/dev/null 2>"$TMP/e2" || rc=$?
-check "kind hf on a folder with tokenizer.json only: exit 1, needs tokenizer.json support" \
-    sh -c "[ $rc = 1 ] && grep -q 'needs tokenizer.json support' $TMP/e2"
+check "kind hf on a folder whose tokenizer.json is {}: exit 1, naming the file and its JSON path" \
+    sh -c "[ $rc = 1 ] && grep -q 'rob/tokenizer.json: model: missing' $TMP/e2"
 done_testing

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/reference/hf_family_fixtures.py — the reference fixtures of `"kind": "hf"` (issue 36).
 
-    /work/venv-hf/bin/python tests/reference/hf_family_fixtures.py OUTDIR   (`make hf-fixtures`)
+    /work/venv-hf/bin/python tests/reference/hf_family_fixtures.py OUTDIR [EWT_DEV_CONLLU]   (`make hf-fixtures`)
 
 For each encoder family synprobe reads, builds a tiny random model with `transformers` (seeded:
 hidden 32, 2 layers, 4 heads, intermediate 37, vocab 100, 64 positions), saves it with
@@ -14,6 +14,24 @@ what synprobe must not see):
 Some families are saved with their pre-training heads (and so the family prefix: `roberta.`,
 `electra.`), so that the names synprobe must strip and the heads it must ignore are tested.
 The test (tests/cli/t236-hf-families.sh) reads only these files; it never needs transformers.
+
+The folders of roberta, xlm-roberta and camembert also carry a tokenizer that `tokenizers` trains
+on UD EWT dev and the multilingual sample of tokjson_fixtures.py (a byte-level BPE saved by
+RobertaTokenizerFast with add_prefix_space false, as roberta-base's; a Unigram with Metaspace,
+NFKC and a whitespace Replace for XLMRobertaTokenizerFast and CamembertTokenizerFast; no
+Precompiled charsmap, 250 KB: t230 tests that one), written by save_pretrained (tokenizer.json,
+tokenizer_config.json, special_tokens_map.json); the model's vocab_size is the tokenizer's. On
+OUTDIR/ud-sample.conllu (EWT dev sentences and hand-written Russian and Chinese ones, one of them
+too long for the 62 positions), transformers in pre-tokenized mode (AutoTokenizer, with
+add_prefix_space=True where the class demands it, is_split_into_words=True) gives:
+    OUTDIR/FAMILY/ref/pieces.txt       a line a sentence: the ids ' '-separated, TAB, START-END spans
+                                       of its words, TAB, 1 when longer than the model's positions
+    OUTDIR/FAMILY/ref/words.npy        float32 [words of the sentences that fit, layers+1, hidden]:
+                                       each word the mean of its pieces (SPEC-models M2.2, float64)
+    OUTDIR/FAMILY/ref/sents.npy        float32 [sentences that fit, layers+1, hidden]: the mean of
+                                       the sentence's word vectors (M2.3)
+(tests/cli/t238-hf-tokenizer-json.sh). tokenizers' trainers break ties in hash order, so a rerun
+may write other vocabularies, each with its own consistent references.
 """
 import os
 import sys
@@ -23,6 +41,10 @@ import torch
 import transformers as tf
 
 assert tf.__version__ == "4.40.2", "expected transformers 4.40.2, found " + tf.__version__
+from tokenizers import Tokenizer, Regex, models, normalizers, pre_tokenizers, processors, trainers, decoders  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tokjson_fixtures as tj  # noqa: E402  (the EWT reader and the multilingual sample)
 
 SIZES = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37,
              vocab_size=100, max_position_embeddings=64)
@@ -38,15 +60,100 @@ def vocab_txt(path, n):
         f.write("\n".join(words[:n]) + "\n")
 
 
-def families():
+# hand-written UD-like sentences of other scripts (CoNLL-U columns ID FORM UPOS HEAD DEPREL)
+OTHER = [
+    ("ru-1", "Москва — столица России.", [("Москва", "PROPN", 3, "nsubj"), ("—", "PUNCT", 3, "punct"),
+                                            ("столица", "NOUN", 0, "root"), ("России", "PROPN", 3, "nmod"),
+                                            (".", "PUNCT", 3, "punct")]),
+    ("zh-1", "我们在北京学习中文。", [("我们", "PRON", 4, "nsubj"), ("在", "ADP", 3, "case"), ("北京", "PROPN", 4, "obl"),
+                                   ("学习", "VERB", 0, "root"), ("中文", "NOUN", 4, "obj"), ("。", "PUNCT", 4, "punct")]),
+    ("ru-2", "Ёжик любит яблоки и грибы.", [("Ёжик", "NOUN", 2, "nsubj"), ("любит", "VERB", 0, "root"),
+                                             ("яблоки", "NOUN", 2, "obj"), ("и", "CCONJ", 5, "cc"),
+                                             ("грибы", "NOUN", 3, "conj"), (".", "PUNCT", 2, "punct")]),
+    ("zh-2", "東京是日本的首都。", [("東京", "PROPN", 5, "nsubj"), ("是", "AUX", 5, "cop"), ("日本", "PROPN", 5, "nmod"),
+                                 ("的", "PART", 3, "case"), ("首都", "NOUN", 0, "root"), ("。", "PUNCT", 5, "punct")]),
+    ("ru-3", "Мы любим Café 👍🏽!", [("Мы", "PRON", 2, "nsubj"), ("любим", "VERB", 0, "root"), ("Café", "PROPN", 2, "obj"),
+                                    ("👍🏽", "SYM", 2, "discourse"), ("!", "PUNCT", 2, "punct")]),
+]
+N_EWT = 10            # short EWT dev sentences (4..10 words), then one too long for 62 positions
+
+
+def ewt_blocks(path):
+    """EWT dev's sentence blocks (lines) without multiword tokens or empty nodes, and their words"""
+    blocks, cur = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line:
+                cur.append(line)
+                continue
+            if cur:
+                rows = [r.split("\t") for r in cur if not r.startswith("#")]
+                if all(r[0].isdigit() for r in rows):
+                    blocks.append((cur, [r[1] for r in rows]))
+                cur = []
+    return blocks
+
+
+def ud_sample(ewt_path, out):
+    """OUTDIR/ud-sample.conllu; returns its sentences' words"""
+    blocks = ewt_blocks(ewt_path)
+    short = [b for b in blocks if 4 <= len(b[1]) <= 10][:N_EWT]
+    long_one = next(b for b in blocks if 45 <= len(b[1]) <= 60)
+    lines, sents = [], []
+    for b, words in short + [long_one]:
+        lines += b + [""]
+        sents.append(words)
+    for sid, text, rows in OTHER:
+        lines += ["# sent_id = %s" % sid, "# text = %s" % text]
+        for i, (form, upos, head, rel) in enumerate(rows):
+            lines.append("\t".join([str(i + 1), form, form, upos, "_", "_", str(head), rel, "_", "_"]))
+        lines.append("")
+        sents.append([r[0] for r in rows])
+    with open(os.path.join(out, "ud-sample.conllu"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return sents
+
+
+def train_tokenizers(ewt_path):
+    """{family: a transformers fast tokenizer} trained on EWT dev and the multilingual sample"""
+    text = tj.corpus(tj.ewt_sentences(ewt_path)) + [" ".join(r[0] for r in rows) for _, _, rows in OTHER] * 3
+    special = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    bb = Tokenizer(models.BPE())        # RoBERTa's: byte-level BPE, saved with add_prefix_space false
+    bb.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bb.decoder = decoders.ByteLevel()
+    bb.train_from_iterator(text, trainers.BpeTrainer(vocab_size=420, special_tokens=special,
+                                                     initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    bb.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False)
+    toks = {"roberta": tf.RobertaTokenizerFast(tokenizer_object=bb, add_prefix_space=False)}
+    uni = Tokenizer(models.Unigram())   # XLM-R's shape: Unigram, Metaspace (no Precompiled charsmap)
+    uni.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")])
+    uni.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    uni.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    uni.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=500, special_tokens=special[:4], unk_token="<unk>"))
+    uni.add_special_tokens(["<mask>"])
+    uni.post_processor = processors.TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+                                                       special_tokens=[("<s>", 0), ("</s>", 2)])
+    kw = dict(bos_token="<s>", eos_token="</s>", sep_token="</s>", cls_token="<s>", unk_token="<unk>", pad_token="<pad>",
+              mask_token="<mask>")
+    toks["xlm-roberta"] = tf.XLMRobertaTokenizerFast(tokenizer_object=uni, **kw)
+    toks["camembert"] = tf.CamembertTokenizerFast(tokenizer_object=Tokenizer.from_str(uni.to_str()), **kw)
+    for t in toks.values():
+        assert t.convert_tokens_to_ids(special[:4]) == [0, 1, 2, 3], t
+    return toks
+
+
+def families(toks):
     """(dir name, config, model class to save, attribute of the base model or None, bos, eos, pad, vocab.txt?)"""
     s = dict(SIZES)
     yield ("bert", tf.BertConfig(**s, hidden_act="gelu", type_vocab_size=2), tf.BertModel, None, 2, 3, 0, True)
 
+    s["vocab_size"] = len(toks["roberta"])
     yield ("roberta", tf.RobertaConfig(**s, hidden_act="gelu", type_vocab_size=1, pad_token_id=1, bos_token_id=0,
                                        eos_token_id=2, layer_norm_eps=1e-5), tf.RobertaForMaskedLM, "roberta", 0, 2, 1, False)
+    s["vocab_size"] = len(toks["xlm-roberta"])
     yield ("xlm-roberta", tf.XLMRobertaConfig(**s, hidden_act="gelu", type_vocab_size=1, pad_token_id=1, bos_token_id=0,
                                               eos_token_id=2, layer_norm_eps=1e-5), tf.XLMRobertaModel, None, 0, 2, 1, False)
+    s["vocab_size"] = len(toks["camembert"])
     yield ("camembert", tf.CamembertConfig(**s, hidden_act="gelu", type_vocab_size=1, pad_token_id=1, bos_token_id=5,
                                            eos_token_id=6, layer_norm_eps=1e-5), tf.CamembertModel, None, 5, 6, 1, False)
     yield ("distilbert", tf.DistilBertConfig(vocab_size=100, dim=32, n_layers=2, n_heads=4, hidden_dim=37,
@@ -55,13 +162,50 @@ def families():
     yield ("distilbert-sin", tf.DistilBertConfig(vocab_size=100, dim=32, n_layers=2, n_heads=4, hidden_dim=37,
                                                  max_position_embeddings=64, activation="gelu", pad_token_id=0,
                                                  sinusoidal_pos_embds=True), tf.DistilBertModel, None, 2, 3, 0, True)
+    s["vocab_size"] = SIZES["vocab_size"]
     yield ("electra", tf.ElectraConfig(**s, embedding_size=24, hidden_act="gelu", type_vocab_size=2),
            tf.ElectraForPreTraining, "electra", 2, 3, 0, True)
 
 
+def word_refs(d, base, cfg, sents):
+    """What transformers gives for the sample's words on the folder d (its saved tokenizer)"""
+    kw = dict(add_prefix_space=True) if cfg.model_type == "roberta" else {}
+    tok = tf.AutoTokenizer.from_pretrained(d, **kw)
+    max_pieces = cfg.max_position_embeddings - cfg.pad_token_id - 1
+    lines, W, S = [], [], []
+    for words in sents:
+        enc = tok(words, is_split_into_words=True)
+        ids, wid = enc["input_ids"], enc.word_ids()
+        spans = []
+        for w in range(len(words)):
+            at = [i for i, x in enumerate(wid) if x == w]
+            assert at and at == list(range(at[0], at[-1] + 1)), (words, w, wid)   # every word has pieces
+            spans.append((at[0], at[-1] + 1))
+        long_ = len(ids) > max_pieces
+        lines.append("%s\t%s\t%d" % (" ".join(map(str, ids)), " ".join("%d-%d" % sp for sp in spans), long_))
+        if long_:
+            continue
+        with torch.no_grad():
+            o = base(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                     output_hidden_states=True)
+        H = np.stack([h[0].numpy() for h in o.hidden_states]).astype(np.float64)   # [L+1, T, d]
+        wv = np.stack([H[:, a:b].mean(axis=1) for a, b in spans]).astype(np.float32)  # [n, L+1, d]
+        W.append(wv)
+        S.append(wv.astype(np.float64).mean(axis=0).astype(np.float32))
+    assert any(x.endswith("\t1") for x in lines), "the sample has no sentence too long for the model"
+    with open(os.path.join(d, "ref", "pieces.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    np.save(os.path.join(d, "ref", "words.npy"), np.concatenate(W))
+    np.save(os.path.join(d, "ref", "sents.npy"), np.stack(S))
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/hf"
-    for i, (name, cfg, cls, base_attr, bos, eos, pad, has_vocab) in enumerate(families()):
+    ewt_path = sys.argv[2] if len(sys.argv) > 2 else "../shared/data/ud-ewt/en_ewt-ud-dev.conllu"
+    toks = train_tokenizers(ewt_path)
+    os.makedirs(out, exist_ok=True)
+    sents = ud_sample(ewt_path, out)
+    for i, (name, cfg, cls, base_attr, bos, eos, pad, has_vocab) in enumerate(families(toks)):
         torch.manual_seed(1000 + i)
         model = cls(cfg).eval()
         with torch.no_grad():                 # visible LayerNorms and biases (default init: 1 and 0)
@@ -73,6 +217,8 @@ def main():
         model.save_pretrained(d, safe_serialization=True)
         if has_vocab:
             vocab_txt(os.path.join(d, "vocab.txt"), cfg.vocab_size)
+        if name in toks:
+            toks[name].save_pretrained(d)
         base = getattr(model, base_attr) if base_attr else model
         # one padded batch, with its mask
         seqs = [[bos] + b + [eos] for b in BODIES]
@@ -95,6 +241,8 @@ def main():
             a = np.stack([x[s, :, :T, :T].numpy() for x in o.attentions]).astype(np.float32)
             np.save(os.path.join(d, "ref", "hidden_%d.npy" % s), h)
             np.save(os.path.join(d, "ref", "attn_%d.npy" % s), a)
+        if name in toks:
+            word_refs(d, base, cfg, sents)
         size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
         print("%s: %s, %d bytes" % (d, type(model).__name__, size))
 

@@ -1,0 +1,63 @@
+/* tests/tools/encoder_hf_pieces.c — driver for the tokenizer of a model folder as kind "hf" opens
+ * it (enc_hf_tokenizer_open: tokenizer.json with its class's prefix-space rule, or vocab.txt;
+ * tests/cli/t238-hf-tokenizer-json.sh). Uses the encoder's internal API (encoder_int.h).
+ *
+ *   encoder_hf_pieces DIR [bert] <SENTENCES >OUT
+ *
+ * SENTENCES: one sentence a line, its words separated by TABs. OUT: one line a sentence, as
+ * tests/reference/hf_family_fixtures.py writes ref/pieces.txt: the ids separated by spaces, a TAB,
+ * one START-END piece span per word, a TAB, 1 when the sentence has more pieces than the model's
+ * positions (config.json) else 0. "bert": open it as kind "bert" does (vocab.txt first).
+ * Errors: the message, exit 1. A driver, not a test: built into $(BUILD)/tools by `make test-cli`. */
+#include "common/sp.h"
+#include "encoder/encoder_int.h"
+#include "encoder/tokenizer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return 0;
+    const int prefer_json = !(argc > 2 && !strcmp(argv[2], "bert"));
+    char err[SP_ERRLEN], path[4096];
+    struct enc_bert_config bc;
+    snprintf(path, sizeof path, "%s/config.json", argv[1]);
+    if (enc_hf_config_load(path, &bc, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    struct enc_tok_opts o;
+    enc_tok_opts_defaults(&o);
+    o.max_positions = bc.max_pieces;
+    struct enc_hf_tok *t;
+    if (enc_hf_tokenizer_open(argv[1], prefer_json, &o, &t, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    fprintf(stderr, "tokenizer: %s\n", enc_hf_tok_what(t));
+    char *line = NULL, **words = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int wcap = 0, rc = 0;
+    long lineno = 0;
+    struct enc_tok_sentence s = { 0 };
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+        int nw = 0;
+        for (char *p = line; n > 0;) {
+            char *q = strchr(p, '\t');
+            if (q) *q = 0;
+            if (nw == wcap) { wcap = wcap ? 2 * wcap : 64; words = sp_xrealloc(words, (size_t)wcap * sizeof *words); }
+            words[nw++] = p;
+            if (!q) break;
+            p = q + 1;
+        }
+        int T = enc_hf_tok_sentence(t, (const char *const *)words, nw, &s, err, sizeof err);
+        if (T < 0) { fprintf(stderr, "stdin:%ld: %s\n", lineno, err); rc = 1; break; }
+        for (int i = 0; i < T; i++) printf(i ? " %d" : "%d", s.ids.id[i]);
+        putchar('\t');
+        for (int w = 0; w < nw; w++) printf(w ? " %d-%d" : "%d-%d", s.start[w], s.end[w]);
+        printf("\t%d\n", s.too_long);
+    }
+    free(line);
+    free(words);
+    enc_tok_sentence_free(&s);
+    enc_hf_tok_close(t);
+    return rc;
+}
