@@ -97,6 +97,26 @@ static void as_device(struct enc *e, int on)
 
 static int same(const float *a, const float *b, size_t n) { return memcmp(a, b, sizeof(float) * n) == 0; }
 
+/* A CPU handle keeps its embedding tables as views of the file (its dtype; no host or device
+ * copy: the CPU gathers rows from the file), where a real device gets widened copies at upload
+ * (enc_param_upload): the fake device gets them here, and gives them back before the close. */
+static void device_copies(struct enc *e, int on)
+{
+    for (int i = 0; i < e->n_param; i++) {
+        struct enc_param *p = &e->param[i];
+        if (!p->view) continue;
+        if (on && !p->host && !p->dev) {
+            float *w = sp_xmalloc(sizeof(float) * p->count);
+            enc_param_widen(p, w);
+            p->dev = w;
+            p->host = w;                                   /* marks it ours, for the way back */
+        } else if (!on && p->host && p->host == p->dev) {
+            free(p->dev);
+            p->dev = p->host = NULL;
+        }
+    }
+}
+
 /* ---- bert: hidden states and per-head maps of every layer ---- */
 
 static void bert(const char *model)
@@ -106,6 +126,7 @@ static void bert(const char *model)
     T_EQ_INT(enc_bert_open(model, ENC_DEVICE_CPU, NULL, &b, err, sizeof err), SP_OK);
     if (!a || !b) { enc_bert_close(a); enc_bert_close(b); return; }
     as_device((struct enc *)b, 1);                         /* struct enc_bert starts with its struct enc */
+    device_copies((struct enc *)b, 1);
     const struct enc_bert_config *c = enc_bert_get_config(a);
     const int L = c->layers, d = c->hidden_size, H = c->heads;
     enum { NS = 5 };
@@ -157,6 +178,7 @@ static void bert(const char *model)
     T_CHECK(ok_sel);
     printf("# bert (%s): %d layers, %d sentences: device routes against the CPU handle\n", model, L, NS);
     for (int s = 0; s < NS; s++) { free((void *)in[s].ids); free((void *)in[s].types); free(ha[s]); free(hb[s]); free(aa[s]); free(ab[s]); }
+    device_copies((struct enc *)b, 0);
     as_device((struct enc *)b, 0);
     enc_bert_close(a);
     enc_bert_close(b);
