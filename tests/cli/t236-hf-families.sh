@@ -3,8 +3,11 @@
 # Issue 36. tests/data/hf/FAMILY holds a tiny random model of each family that save_pretrained
 # wrote (bert, roberta saved with its MLM head and "roberta." prefix, xlm-roberta, camembert,
 # distilbert with learned and sinusoidal positions, electra's discriminator with embedding_size
-# 24 != hidden 32 and its "electra." prefix) and what transformers 4.40.2 computed on four id
-# sequences run as one padded batch with its attention mask (tests/reference/hf_family_fixtures.py,
+# 24 != hidden 32 and its "electra." prefix, mpnet with its MLM head, "mpnet." prefix and a
+# relative attention bias scaled to move the maps, albert's pre-training model: embedding_size 24,
+# one shared layer run 3 times, gelu_new) and what transformers 4.40.2 computed on four id
+# sequences (mpnet: five, the last 40 pieces long, for the logarithmic buckets) run as one padded
+# batch with its attention mask (tests/reference/hf_family_fixtures.py,
 # `make hf-fixtures`). The driver tests/tools/encoder_bert_run.c opens each folder by its
 # config.json (enc_hf_open) and runs the same ids as one packed batch on the CPU: every layer's
 # hidden states (0 = embeddings) and every head's attention within 1e-5. Then `synprobe encode`
@@ -34,18 +37,19 @@ PY
 }
 
 H=tests/data/hf
-for f in bert roberta xlm-roberta camembert distilbert distilbert-sin electra; do
+for f in bert roberta xlm-roberta camembert distilbert distilbert-sin electra mpnet albert; do
     mkdir -p "$TMP/$f"
     cp "$H/$f"/ref/ids_*.npy "$H/$f"/ref/types_*.npy "$H/$f"/ref/hidden_*.npy "$H/$f"/ref/attn_*.npy "$TMP/$f/"
+    ns=$(ls "$H/$f"/ref/ids_*.npy | wc -l)
     rc=0; "$DRV" "$H/$f" "$TMP/$f" 1 >"$TMP/$f.out" 2>&1 || rc=$?
-    expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
-    check "$f: all layers' hidden states and attentions within 1e-5 of transformers" compare "$TMP/$f" 4
+    expect_eq "$f: the C forward runs on its $ns sentences" "$rc" 0
+    check "$f: all layers' hidden states and attentions within 1e-5 of transformers" compare "$TMP/$f" "$ns"
 done
 
 # the CLI path: {"kind": "hf"} through encode (the folders with a vocab.txt)
 DB=$TMP/d.db
 $SP ingest --db $DB --corpus demo demo/demo.conllu >/dev/null 2>&1
-for f in bert distilbert electra; do
+for f in bert distilbert electra mpnet albert; do
     printf '{"kind": "hf", "model": "%s"}\n' "$(pwd)/$H/$f" >"$TMP/$f.json"
     rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/$f.json" --run "$f" --layers all >"$TMP/enc-$f" 2>&1 || rc=$?
     expect_eq "encode with {\"kind\": \"hf\"} on $f, --layers all: exit 0" "$rc" 0
