@@ -12,7 +12,9 @@
 # config.json (enc_hf_open) and runs the same ids as one packed batch on the CPU: every layer's
 # hidden states (0 = embeddings) and every head's attention within 1e-5. Then `synprobe encode`
 # with {"kind": "hf"} on the demo corpus for the families whose folder has a vocab.txt; a folder
-# with only tokenizer.json is refused, saying so.
+# with only tokenizer.json is refused, saying so; and the ALBERT/MPNet config values synprobe cannot
+# honour (inner_group_num 2, groups that do not divide the layers, fewer than MPNet's 32 buckets,
+# another activation) are each one line naming the key.
 . tests/cli/lib.sh
 need_numpy
 DRV=${SP_BUILD:-build}/tools/encoder_bert_run
@@ -68,4 +70,23 @@ printf '{"kind": "hf", "model": "%s"}\n' "$TMP/rob" >"$TMP/hf-rob.json"
 rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/hf-rob.json" --run hr >/dev/null 2>"$TMP/e2" || rc=$?
 check "kind hf on a folder with tokenizer.json only: exit 1, needs tokenizer.json support" \
     sh -c "[ $rc = 1 ] && grep -q 'needs tokenizer.json support' $TMP/e2"
+# MPNet's and ALBERT's config keys that synprobe cannot honour: one line naming the key
+bad() {  # NAME FAMILY SED-EXPR: a copy of FAMILY's folder with its config.json edited; rc, lines
+    rm -rf "$TMP/$1"; cp -r "$H/$2" "$TMP/$1"; rm -rf "$TMP/$1/ref"; sed -i "$3" "$TMP/$1/config.json"
+    printf '{"kind": "hf", "model": "%s"}\n' "$TMP/$1" >"$TMP/$1.json"
+    rc=0; $SP encode --device cpu --db $DB --corpus demo --encoder "$TMP/$1.json" --run "$1" >/dev/null 2>"$TMP/$1.err" || rc=$?
+    lines=$(grep -c . "$TMP/$1.err" || true)
+}
+bad inner albert 's/"inner_group_num": 1/"inner_group_num": 2/'
+check "albert, inner_group_num 2: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'inner_group_num: 2 is not supported' $TMP/inner.err"
+bad groups albert 's/"num_hidden_groups": 1/"num_hidden_groups": 2/'
+check "albert, 2 groups for 3 layers: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'num_hidden_groups: 2 does not divide num_hidden_layers 3' $TMP/groups.err"
+bad buckets mpnet 's/"relative_attention_num_buckets": 32/"relative_attention_num_buckets": 16/'
+check "mpnet, 16 relative buckets (MPNet indexes 32): exit 1, one line naming the key" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'relative_attention_num_buckets: expected an integer >= 32' $TMP/buckets.err"
+bad act albert 's/"gelu_new"/"gelu_fast"/'
+check "albert, hidden_act gelu_fast: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'hidden_act: \"gelu_fast\" is not supported' $TMP/act.err"
 done_testing
