@@ -19,6 +19,7 @@
  * Not done: hidden_act other than "gelu", relative position embeddings,
  * a workspace cap (enc_set_workspace_limit applies to the other kinds only). */
 #include "encoder/encoder_int.h"
+#include "encoder/enc_formulas.h"   /* enc_f_t5_bucket */
 #include "encoder/tokenizer.h"
 
 #include <jansson.h>
@@ -32,7 +33,13 @@ struct bert_layer {
     struct enc_ln ln1, ln2;
     float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product; with
                                 * ops->pack_weight wqkv is only the key of the packed weight */
+    int shared;                /* ALBERT: an earlier layer's tensors, wqkv and bqkv (that layer owns them) */
 };
+
+/* MPNet's buckets (MPNetEncoder.compute_position_bias): 32 of them, logarithmic up to distance 128,
+ * constant beyond: the bias table by offset needs the offsets -128..128 only */
+#define ENC_REL_NBUCKETS 32
+#define ENC_REL_MAXD 128
 
 struct enc_bert {
     struct enc e;              /* registry + backend (e.cfg is unused) */
@@ -43,7 +50,9 @@ struct enc_bert {
     char *dir;
     int word, pos, type;       /* embedding tables (param indices; type -1: the family has none) */
     struct enc_ln emb_ln;
-    struct enc_lin proj;       /* ELECTRA's embeddings_project (w -1: none) */
+    struct enc_lin proj;       /* ELECTRA's embeddings_project, ALBERT's embedding_hidden_mapping_in (w -1: none) */
+    int rel;                   /* MPNet's relative attention bias [rel_buckets, heads] (param index; -1: none) */
+    float *pbias;              /* (rel) backend: [2·ENC_REL_MAXD + 1, heads] its rows by offset j − i */
     float *ztype;              /* a family without token types: one zero row [embedding_size] (backend; host) */
     float *hztype;
     struct bert_layer *layer;  /* [c.layers] */
@@ -75,7 +84,7 @@ static int add(struct enc_bert *b, const char *name, int rows, int cols, int tra
 /* a Linear "pfx.weight" [out, in] (+ "pfx.bias" [out]), held as [in, out] */
 static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int out)
 {
-    char nm[64];
+    char nm[128];
     struct enc_lin L;
     snprintf(nm, sizeof nm, "%s.weight", pfx);
     L.w = add(b, nm, in, out, 1);
@@ -87,7 +96,7 @@ static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int o
 
 static struct enc_ln add_ln(struct enc_bert *b, const char *pfx, int d)
 {
-    char nm[64];
+    char nm[128];
     struct enc_ln L;
     snprintf(nm, sizeof nm, "%s.weight", pfx);
     L.g = add(b, nm, d, 0, 0);
@@ -107,12 +116,19 @@ static void build(struct enc_bert *b)
     b->e.param[b->word].view = b->e.param[b->pos].view = 1;   /* rows widened when gathered */
     if (b->type >= 0) b->e.param[b->type].view = 1;
     b->emb_ln = add_ln(b, a->emb_ln, E);
-    b->proj = a->emb_proj && E != d ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
+    b->proj = a->emb_proj && (E != d || a->factorised == 2) ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
+    b->rel = a->rel_bias ? add(b, a->rel_bias, c->rel_buckets, c->heads, 0) : -1;
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
+    const int per_group = c->layer_groups > 0 ? c->layers / c->layer_groups : 1;
     for (int l = 0; l < c->layers; l++) {
         struct bert_layer *L = &b->layer[l];
-        char p[64], lp[32];
-        snprintf(lp, sizeof lp, a->layer, l);
+        if (c->layer_groups > 0 && l % per_group) {   /* ALBERT: the group's tensors, registered once */
+            *L = b->layer[l - 1];
+            L->shared = 1;
+            continue;
+        }
+        char p[128], lp[96];
+        snprintf(lp, sizeof lp, a->layer, c->layer_groups > 0 ? l / per_group : l);
 #define PFX(s) (snprintf(p, sizeof p, "%s%s", lp, s), p)
         L->q = add_lin(b, PFX(a->q), d, d);
         L->k = add_lin(b, PFX(a->k), d, d);
@@ -196,6 +212,7 @@ static int pack_weights(struct enc_bert *b, char *err, size_t errlen)
     const int d = b->c.hidden_size;
     for (int l = 0; l < b->c.layers; l++) {
         struct bert_layer *L = &b->layer[l];
+        if (L->shared) { L->wqkv = L[-1].wqkv; L->bqkv = L[-1].bqkv; continue; }   /* ALBERT: packed once */
         const struct enc_lin part[3] = { L->q, L->k, L->v };
         const struct enc_wpart qkv[3] = { wpart(&e->param[L->q.w]), wpart(&e->param[L->k.w]), wpart(&e->param[L->v.w]) };
         L->wqkv = (float *)(void *)&L->wqkv;           /* the key: never read */
@@ -213,7 +230,7 @@ static int pack_weights(struct enc_bert *b, char *err, size_t errlen)
         for (int p = 0; p < 3; p++) release(b, &e->param[part[p].w]);
         for (int k = 0; k < 3; k++) release(b, &e->param[one[k].w]);
     }
-    if (b->proj.w >= 0) {                              /* ELECTRA's embeddings_project, E -> d */
+    if (b->proj.w >= 0) {                              /* ELECTRA's embeddings_project (ALBERT's mapping), E -> d */
         struct enc_param *p = &e->param[b->proj.w];
         const struct enc_wpart w = wpart(p);
         p->dev = (float *)(uintptr_t)p->src;
@@ -236,6 +253,7 @@ static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
     int rc = SP_OK;
     for (int l = 0; l < b->c.layers && rc == SP_OK; l++) {
         struct bert_layer *L = &b->layer[l];
+        if (L->shared) { L->wqkv = L[-1].wqkv; L->bqkv = L[-1].bqkv; continue; }   /* ALBERT: uploaded once */
         const struct enc_lin part[3] = { L->q, L->k, L->v };
         for (int p = 0; p < 3; p++) {
             enc_param_widen(&e->param[part[p].w], src);          /* [d, d] = W_pᵀ */
@@ -258,6 +276,30 @@ static int fuse_qkv(struct enc_bert *b, char *err, size_t errlen)
     return rc == SP_OK ? e->be.ops->sync(&e->be, err, errlen) : rc;
 }
 
+/* MPNet: the relative attention bias of every offset j − i in -ENC_REL_MAXD..ENC_REL_MAXD, rows
+ * [2·ENC_REL_MAXD + 1, heads] on the backend: row r + ENC_REL_MAXD is the table's row of r's bucket
+ * (enc_f_t5_bucket; the bucket is the same for every farther offset, so the attention op clips) */
+static int rel_bias_table(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const int H = b->c.heads, rows = 2 * ENC_REL_MAXD + 1;
+    const float *w = e->param[b->rel].host;                    /* [rel_buckets, H], f32 (not a view) */
+    float *t = sp_xmalloc(sizeof(float) * (size_t)rows * H);
+    for (int r = -ENC_REL_MAXD; r <= ENC_REL_MAXD; r++) {
+        const int bk = enc_f_t5_bucket(r, ENC_REL_NBUCKETS, ENC_REL_MAXD);
+        SP_ASSERT(bk >= 0 && bk < b->c.rel_buckets);
+        memcpy(t + (size_t)(r + ENC_REL_MAXD) * H, w + (size_t)bk * H, sizeof(float) * (size_t)H);
+    }
+    b->pbias = e->be.ops->alloc(&e->be, sizeof(float) * (size_t)rows * H);
+    if (b->pbias) e->be.ops->upload(&e->be, b->pbias, t, sizeof(float) * (size_t)rows * H);
+    free(t);
+    if (!b->pbias) {
+        snprintf(err, errlen, "%s: cannot allocate %zu bytes on %s", b->c.model_type, sizeof(float) * (size_t)rows * H, e->be.ops->name);
+        return SP_ENOMEM;
+    }
+    return e->be.ops->sync(&e->be, err, errlen);
+}
+
 /* ---- open / close ---- */
 
 void enc_bert_close(enc_bert_t *b)
@@ -268,6 +310,7 @@ void enc_bert_close(enc_bert_t *b)
         void *bufs[] = { b->x, b->y, b->qkv, b->ctx, b->t, b->z, b->ho, b->amap, b->idx };
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
         for (int l = 0; b->layer && l < b->c.layers; l++) {
+            if (b->layer[l].shared) continue;             /* ALBERT: its owner frees them */
             if (e->be.ops->pack_weight) { free(b->layer[l].bqkv); continue; }   /* wqkv: a key (pack_weights) */
             if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
             if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
@@ -275,6 +318,7 @@ void enc_bert_close(enc_bert_t *b)
         if (!e->be.host_memory)
             for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
         if (b->ztype && b->ztype != b->hztype) e->be.ops->free(&e->be, b->ztype);
+        if (b->pbias) e->be.ops->free(&e->be, b->pbias);
         e->be.ops->close(&e->be);
     }
     free(e->param);
@@ -376,6 +420,7 @@ static int open_model(const char *path, const char *want, enum enc_device device
         b->ztype = b->e.be.host_memory ? b->hztype : b->e.be.ops->alloc(&b->e.be, sizeof(float) * E);
         if (!b->ztype) { snprintf(err, errlen, "%s: cannot allocate %zu bytes on %s", b->c.model_type, sizeof(float) * E, b->e.be.ops->name); rc = SP_ENOMEM; }
     }
+    if (rc == SP_OK && b->rel >= 0) rc = rel_bias_table(b, err, errlen);
     free(f);
     if (rc != SP_OK) { enc_bert_close(b); return rc; }
     sp_log(log, SP_LOG_INFO, "encoder: %s %s (%d layers, d %d, %d heads, vocab %d) on %s", b->c.model_type, dir, b->c.layers,
@@ -508,6 +553,7 @@ static void head_maps(struct enc_bert *b, int n_sent, const struct enc_bert_inpu
             *a = b->args[s];
             a->H = 1;
             a->q = b->args[s].q + (size_t)h * dh; a->k = a->q + d; a->v = a->q + 2 * d;
+            if (a->pos_bias) a->pos_bias += h;             /* head h's column of MPNet's bias */
             a->out = b->ho + ((size_t)h * rows + r0) * dh;
             a->attn_mean = BE->host_memory ? attn[s] + ((size_t)l * H + h) * n * n : b->amap + (size_t)h * nn + p0;
         }
@@ -620,6 +666,7 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             aa->n = n; aa->H = H; aa->dk = dh; aa->ld_qkv = 3 * d;
             aa->q = b->qkv + r3; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
             aa->out = b->ctx + r0; aa->scale = 1.0f / sqrtf((float)dh);
+            if (b->pbias) { aa->pos_bias = b->pbias; aa->pos_clip = ENC_REL_MAXD; aa->pos_ld = H; }   /* MPNet */
             off += (size_t)n;
         }
         OPS->attention(BE, n_sent, b->args);          /* every sentence in one call */

@@ -258,6 +258,7 @@ static void act_serial(enum enc_act a, size_t n, float *x)
     case ENC_ACT_ELU: for (size_t i = 0; i < n; i++) x[i] = enc_f_elu(x[i]); break;
     case ENC_ACT_TANH: for (size_t i = 0; i < n; i++) x[i] = tanhf(x[i]); break;
     case ENC_ACT_SIGMOID: for (size_t i = 0; i < n; i++) x[i] = enc_f_sigmoid(x[i]); break;
+    case ENC_ACT_GELU_TANH: for (size_t i = 0; i < n; i++) x[i] = enc_f_gelu_tanh(x[i]); break;
     }
 }
 
@@ -439,7 +440,13 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
             if (plain) {                              /* no mask, prior or bucket: float softmax */
                 if (lo > hi) continue;
                 float *f = (float *)sr, mf = -INFINITY, zf = 0.0f;
-                for (int j = lo; j <= hi; j++) { f[j] = Si[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
+                if (a->pos_bias)                      /* MPNet: + its head's bias, after the scale */
+                    for (int j = lo; j <= hi; j++) {
+                        f[j] = Si[j] * a->scale + enc_f_pos_bias(a->pos_bias, a->pos_ld, a->pos_clip, h, i, j);
+                        mf = f[j] > mf ? f[j] : mf;
+                    }
+                else
+                    for (int j = lo; j <= hi; j++) { f[j] = Si[j] * a->scale; mf = f[j] > mf ? f[j] : mf; }
                 for (int j = lo; j <= hi; j++) f[j] = sp_exp_nonpos(f[j] - mf);
                 for (int j = lo; j <= hi; j++) zf += f[j];
                 const float izf = 1.0f / zf;
@@ -458,6 +465,7 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
                 if (nrk) t += Ri[bk[(size_t)i * n + j]];
                 if (nsk) t += Ri[nrk + enc_f_rel_bucket(j - i, a->seq_clip)];
                 double sc = enc_f_score_d(t, a->scale, dis, a->alpha, i, j, a->dist ? a->dist + (size_t)i * n + j : NULL);
+                if (a->pos_bias) sc += enc_f_pos_bias(a->pos_bias, a->pos_ld, a->pos_clip, h, i, j);
                 sr[j] = sc;
                 if (sc > m) m = sc;
                 any = 1;
@@ -478,7 +486,8 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     }
 }
 
-/* BERT's attention (every head plain: no mask, prior, selector, bucket or map) without the GEMM:
+/* BERT's attention (every head plain: no mask, prior, selector, bucket or map; MPNet's additive
+ * position bias allowed) without the GEMM:
  * the products of one head are n×dk×n and n×n×dk, too small for common/gemm.c's packing and
  * padded edge tiles (they were 12% of a MiniLM forward, attention_one's loops and packing most of
  * it). The same arithmetic, so the same bits as attention_one on every kernel: S[i][j] is one FMA
@@ -507,9 +516,12 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
     sp_transpose_strided(a->q, ld, n, d, Qt, np);
     for (int j = 0; j < n; j++) memcpy(Kc + (size_t)j * d, a->k + (size_t)j * ld, sizeof(float) * d);
     memset(Kc + (size_t)n * d, 0, sizeof(float) * (size_t)(nk - n) * d);
+    /* MPNet's bias by offset: bb[j − i + np − 1] for key j, query i < np (lanes past n included) */
+    float *bb = a->pos_bias ? scratch(sc, SC_ROW, sizeof(float) * (size_t)(n + np)) : NULL;
     for (int h = 0; h < H; h++) {
         const int off = h * dk;
         const float *qt = Qt + (size_t)off * np, *kh = Kc + off, *v = a->v + off;
+        for (int t = 0; bb && t < n + np - 1; t++) bb[t] = enc_f_pos_bias(a->pos_bias, a->pos_ld, a->pos_clip, h, 0, t - (np - 1));
         /* Sᵀ = K_h Q_hᵀ: ATT_RK keys × 16 queries, one chain per element over k in order */
         for (int j0 = 0; j0 < nk; j0 += ATT_RK) {
             const float *kr[ATT_RK];
@@ -529,10 +541,17 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
         for (int i0 = 0; i0 < np; i0 += 16) {
             float mf[16], zf[16], izf[16];
             for (int l = 0; l < 16; l++) { mf[l] = -INFINITY; zf[l] = 0.0f; }
-            for (int j = 0; j < n; j++) {
-                float *f = St + (size_t)j * np + i0;
-                for (int l = 0; l < 16; l++) { f[l] = f[l] * a->scale; mf[l] = f[l] > mf[l] ? f[l] : mf[l]; }
-            }
+            if (bb)                            /* + the bias of (i0 + l, j): bb[j − i0 − l + np − 1] */
+                for (int j = 0; j < n; j++) {
+                    float *f = St + (size_t)j * np + i0;
+                    const float *bj = bb + (j - i0 + np - 1);
+                    for (int l = 0; l < 16; l++) { f[l] = f[l] * a->scale + bj[-l]; mf[l] = f[l] > mf[l] ? f[l] : mf[l]; }
+                }
+            else
+                for (int j = 0; j < n; j++) {
+                    float *f = St + (size_t)j * np + i0;
+                    for (int l = 0; l < 16; l++) { f[l] = f[l] * a->scale; mf[l] = f[l] > mf[l] ? f[l] : mf[l]; }
+                }
             for (int j = 0; j < n; j++) {
                 float *f = St + (size_t)j * np + i0;
                 for (int l = 0; l < 16; l++) f[l] = sp_exp_nonpos(f[l] - mf[l]);

@@ -297,6 +297,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
             if (nrk) t += rk[enc_f_rel_bucket(a.rel[(size_t)i * n + j], a.rel_clip)];
             if (nsk) t += rk[nrk + enc_f_rel_bucket(j - i, a.seq_clip)];
             sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
+            if (a.pos_bias) sc += enc_f_pos_bias(a.pos_bias, a.pos_ld, a.pos_clip, h, i, j);
             mloc = fmaxf(mloc, sc);
             anyloc = 1;
         }
@@ -353,7 +354,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
 }
 
 /* The same attention for "plain" heads (no relative buckets, no SSAN selection, no structural
- * mask: BERT, vanilla SAN, MS-SAN's directions and distance priors) with one warp per (query row,
+ * mask: BERT, MPNet's position bias, vanilla SAN, MS-SAN's directions and distance priors) with one warp per (query row,
  * head) instead of a block: rows of short sentences leave most of a block idle, and a warp needs
  * no barrier. Lane l scores keys l, l+32, ... (q_i from shared memory), the row's softmax is two
  * warp reductions, and P·V runs with lanes over the value columns (coalesced). Warp w of block x
@@ -381,7 +382,8 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
         const float *kj = a.k + (size_t)j * a.ld_qkv + off;
         float t = 0.0f;
         for (int c = 0; c < dk; c++) t += q[c] * kj[c];
-        const float sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
+        float sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
+        if (a.pos_bias) sc += enc_f_pos_bias(a.pos_bias, a.pos_ld, a.pos_clip, h, i, j);   /* MPNet */
         p[j] = sc;
         m = fmaxf(m, sc);
     }
@@ -1135,6 +1137,7 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
         SP_ASSERT(!x->rel_k || (x->rel && x->rel_v && x->rel_clip >= 0));
         SP_ASSERT(!x->seq_k || (x->seq_v && x->seq_clip >= 0));
         SP_ASSERT(!x->sel_q || x->sel_k);
+        SP_ASSERT(!x->pos_bias || (x->pos_clip >= 0 && x->pos_ld >= x->H));
         if (x->n <= 0) continue;
         if (x->attn_mean) check_cuda(st, cudaMemsetAsync(x->attn_mean, 0, sizeof(float) * (size_t)x->n * x->n, st->stream), "attention map");
         const size_t nb = (x->rel_k ? 2 * (size_t)x->rel_clip + 1 : 0) + (x->seq_k ? 2 * (size_t)x->seq_clip + 1 : 0);

@@ -39,6 +39,12 @@ ENC_F float enc_f_relu(float x) { return x > 0 ? x : 0.0f; }
 ENC_F float enc_f_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
 ENC_F float enc_f_elu(float x) { return x > 0 ? x : expm1f(x); }
 ENC_F float enc_f_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* the tanh GELU ("gelu_new": ALBERT, GPT-2), transformers' NewGELUActivation in its order:
+ * 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))); the constant is √(2/π) rounded to float */
+ENC_F float enc_f_gelu_tanh(float x)
+{
+    return 0.5f * x * (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * (x * x * x))));
+}
 
 ENC_F float enc_f_act(int a, float x)
 {
@@ -48,6 +54,7 @@ ENC_F float enc_f_act(int a, float x)
     case ENC_ACT_ELU: return enc_f_elu(x);
     case ENC_ACT_TANH: return tanhf(x);
     case ENC_ACT_SIGMOID: return enc_f_sigmoid(x);
+    case ENC_ACT_GELU_TANH: return enc_f_gelu_tanh(x);
     }
     return x;
 }
@@ -65,6 +72,30 @@ ENC_F float enc_f_gate(int mode, float pre, float a, float b, int has_b)
 
 /* relative position -> bucket: clip(rel, -clip, clip) + clip, in [0, 2·clip] */
 ENC_F int enc_f_rel_bucket(int rel, int clip) { return (rel < -clip ? -clip : rel > clip ? clip : rel) + clip; }
+
+/* T5's and MPNet's bidirectional relative position bucket of key j for query i, rel = j − i
+ * (MPNetEncoder.relative_position_bucket, its float arithmetic in its order): half the buckets
+ * for keys after the query; |rel| < num_buckets/4 exact, then logarithmic up to max_distance,
+ * the last bucket of each half beyond. Constant for |rel| >= max_distance. */
+ENC_F int enc_f_t5_bucket(int rel, int num_buckets, int max_distance)
+{
+    int ret = 0, n = -rel;
+    num_buckets /= 2;
+    if (n < 0) { ret += num_buckets; n = -n; }
+    const int max_exact = num_buckets / 2;
+    if (n < max_exact) return ret + n;
+    const float l = logf((float)n / (float)max_exact) / (float)log((double)max_distance / max_exact)
+                    * (float)(num_buckets - max_exact);
+    const int large = max_exact + (int)l;
+    return ret + (large < num_buckets - 1 ? large : num_buckets - 1);
+}
+
+/* additive score bias of head h for key j of query i from a table by relative offset (MPNet's
+ * relative attention bias resolved once per offset): row clip(j − i) + clip of tab [2·clip+1, ld] */
+ENC_F float enc_f_pos_bias(const float *tab, int ld, int clip, int h, int i, int j)
+{
+    return tab[(size_t)enc_f_rel_bucket(j - i, clip) * (size_t)ld + (size_t)h];
+}
 
 /* keys query i of an n-word sentence may attend to under a direction mask: j in [*lo, *hi]
  * (empty when *lo > *hi) */

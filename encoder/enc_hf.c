@@ -9,9 +9,10 @@
  * is refused with the list of the rows, never approximated.
  *
  * Adding a BertModel variant is one row here, its fixture in tests/reference/hf_family_fixtures.py
- * and its README row; a family with another graph (MPNet's relative buckets, ALBERT's shared
- * layers, DeBERTa's disentangled attention) needs its own fields here and in enc_bert.c's build
- * and forward, or its own family file (encoder/README.md "Model families"). */
+ * and its README row; a family with another graph needs its own fields here and in enc_bert.c's
+ * build and forward (MPNet's relative attention bias: rel_bias; ALBERT's factorised embeddings and
+ * shared layers: factorised 2, shared_layers), or its own family file (DeBERTa's disentangled
+ * attention; encoder/README.md "Model families"). */
 #include "encoder/encoder_int.h"
 #include "encoder/tokenizer.h"
 
@@ -30,6 +31,10 @@ static const char *const roberta_heads[] = { "pooler.", "lm_head.", "embeddings.
 static const char *const distilbert_heads[] = { "vocab_transform.", "vocab_layer_norm.", "vocab_projector.",
                                                 "embeddings.position_ids", "pre_classifier.", "classifier.",
                                                 "qa_outputs.", NULL };
+static const char *const albert_heads[] = { "pooler.", "predictions.", "sop_classifier.", "embeddings.position_ids",
+                                            "embeddings.token_type_ids", "classifier.", "qa_outputs.", NULL };
+static const char *const mpnet_heads[] = { "pooler.", "lm_head.", "embeddings.position_ids", "classifier.", "qa_outputs.",
+                                           NULL };
 static const char *const electra_heads[] = { "discriminator_predictions.", "generator_predictions.", "generator_lm_head.",
                                              "embeddings.position_ids", "embeddings.token_type_ids", "classifier.",
                                              "qa_outputs.", NULL };
@@ -44,15 +49,23 @@ static const char *const electra_heads[] = { "discriminator_predictions.", "gene
 
 /* the table, sorted by model_type (the list a refused folder is told) */
 static const struct enc_hf_arch arches[] = {
-    { "bert", "bert.", BERT_KEYS, 0, 0, BERT_EMB, NULL, BERT_LAYER, bert_heads },
-    { "camembert", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
+    { "albert", "albert.", BERT_KEYS, 0, 2, BERT_EMB, "encoder.embedding_hidden_mapping_in",
+      "encoder.albert_layer_groups.%d.albert_layers.0.", "attention.query", "attention.key", "attention.value",
+      "attention.dense", "attention.LayerNorm", "ffn", "ffn_output", "full_layer_layer_norm", albert_heads, NULL, 1 },
+    { "bert", "bert.", BERT_KEYS, 0, 0, BERT_EMB, NULL, BERT_LAYER, bert_heads, NULL, 0 },
+    { "camembert", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
     { "distilbert", "distilbert.", "dim", "n_layers", "n_heads", "hidden_dim", "activation", NULL, NULL, 0, 0,
       "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", NULL, "embeddings.LayerNorm", NULL,
       "transformer.layer.%d.", "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
-      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm", distilbert_heads },
-    { "electra", "electra.", BERT_KEYS, 0, 1, BERT_EMB, "embeddings_project", BERT_LAYER, electra_heads },
-    { "roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
-    { "xlm-roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads },
+      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm", distilbert_heads, NULL, 0 },
+    { "electra", "electra.", BERT_KEYS, 0, 1, BERT_EMB, "embeddings_project", BERT_LAYER, electra_heads, NULL, 0 },
+    { "mpnet", "mpnet.", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act", NULL,
+      "layer_norm_eps", 2, 0, "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", NULL,
+      "embeddings.LayerNorm", NULL, "encoder.layer.%d.", "attention.attn.q", "attention.attn.k", "attention.attn.v",
+      "attention.attn.o", "attention.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm", mpnet_heads,
+      "encoder.relative_attention_bias.weight", 0 },
+    { "roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
+    { "xlm-roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
 };
 #define N_ARCHES (sizeof arches / sizeof arches[0])
 
@@ -163,21 +176,43 @@ static int read_sizes(json_t *root, const char *path, const struct enc_hf_arch *
         return -1;
     }
     c->embedding_size = c->hidden_size;
-    if (a->factorised) {               /* ElectraConfig's default embedding_size is 128 */
+    if (a->factorised) {               /* ElectraConfig's and AlbertConfig's default embedding_size is 128 */
         json_t *v = json_object_get(root, "embedding_size");
         c->embedding_size = 128;
         if (v && get_int(root, path, "embedding_size", 1, &c->embedding_size, err, errlen)) return -1;
     }
     c->max_pieces = c->max_positions;
     c->pad_positions = -1;
-    if (a->roberta_positions) {        /* RobertaConfig's default pad_token_id is 1 */
+    if (a->roberta_positions) {        /* RobertaConfig's default pad_token_id is 1; MPNet's padding_idx is 1 */
         json_t *v = json_object_get(root, "pad_token_id");
         c->pad_positions = 1;
-        if (v && get_int(root, path, "pad_token_id", 0, &c->pad_positions, err, errlen)) return -1;
+        if (a->roberta_positions == 1 && v && get_int(root, path, "pad_token_id", 0, &c->pad_positions, err, errlen)) return -1;
         c->max_pieces = c->max_positions - c->pad_positions - 1;
         if (c->max_pieces < 1) {
             snprintf(err, errlen, "%s: max_position_embeddings: %d leaves no position after pad_token_id %d + 1", path,
                      c->max_positions, c->pad_positions);
+            return -1;
+        }
+    }
+    if (a->rel_bias) {                 /* MPNet buckets with 32 whatever the table has (MPNetEncoder) */
+        json_t *v = json_object_get(root, "relative_attention_num_buckets");
+        c->rel_buckets = 32;
+        if (v && get_int(root, path, "relative_attention_num_buckets", 32, &c->rel_buckets, err, errlen)) return -1;
+    }
+    if (a->shared_layers) {            /* AlbertConfig: num_hidden_groups 1, inner_group_num 1 */
+        json_t *v = json_object_get(root, "num_hidden_groups");
+        int inner = 1;
+        c->layer_groups = 1;
+        if (v && get_int(root, path, "num_hidden_groups", 1, &c->layer_groups, err, errlen)) return -1;
+        if ((v = json_object_get(root, "inner_group_num")) && get_int(root, path, "inner_group_num", 1, &inner, err, errlen))
+            return -1;
+        if (inner != 1) {
+            snprintf(err, errlen, "%s: inner_group_num: %d is not supported (only 1, every released ALBERT's)", path, inner);
+            return -1;
+        }
+        if (c->layer_groups > c->layers || c->layers % c->layer_groups) {
+            snprintf(err, errlen, "%s: num_hidden_groups: %d does not divide %s %d", path, c->layer_groups, a->k_layers,
+                     c->layers);
             return -1;
         }
     }
@@ -197,13 +232,15 @@ static int read_kinds(json_t *root, const char *path, const struct enc_hf_arch *
         }
         c->ln_eps = (float)json_number_value(v);
     }
-    v = json_object_get(root, a->k_act);                      /* HF default "gelu" */
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
-        snprintf(err, errlen, "%s: %s: %s is not supported (only \"gelu\", the exact erf GELU of BERT)", path, a->k_act,
-                 quoted(v, q, sizeof q));
+    v = json_object_get(root, a->k_act);                      /* HF default "gelu" (ALBERT's "gelu_new") */
+    c->act = a->shared_layers ? ENC_ACT_GELU_TANH : ENC_ACT_GELU;
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu_new")) c->act = ENC_ACT_GELU_TANH;
+    else if (v) {
+        snprintf(err, errlen, "%s: %s: %s is not supported (only \"gelu\", the exact erf GELU of BERT, and \"gelu_new\", "
+                 "its tanh approximation)", path, a->k_act, quoted(v, q, sizeof q));
         return -1;
     }
-    c->act = ENC_ACT_GELU;
     v = json_object_get(root, "position_embedding_type");
     if (v && (!json_is_string(v) || strcmp(json_string_value(v), "absolute"))) {
         snprintf(err, errlen, "%s: position_embedding_type: only \"absolute\" is supported", path);

@@ -49,7 +49,8 @@
 
 enum enc_kind { ENC_SAN = 1, ENC_MSSAN, ENC_SGNET, ENC_PSAN, ENC_SSAN, ENC_BERT, ENC_HF };
 enum enc_norm { ENC_POST_LN = 0, ENC_PRE_LN };
-enum enc_act { ENC_ACT_RELU = 0, ENC_ACT_GELU, ENC_ACT_ELU, ENC_ACT_TANH, ENC_ACT_SIGMOID };
+enum enc_act { ENC_ACT_RELU = 0, ENC_ACT_GELU, ENC_ACT_ELU, ENC_ACT_TANH, ENC_ACT_SIGMOID,
+               ENC_ACT_GELU_TANH /* "gelu_new": the tanh approximation (ALBERT) */ };
 enum enc_pooling { ENC_POOL_MEAN = 0, ENC_POOL_MAX, ENC_POOL_FIRST, ENC_POOL_ATT };
 enum enc_dist { ENC_DIST_NONE = 0, ENC_DIST_WORD, ENC_DIST_DEP };
 enum enc_position { ENC_POS_NONE = 0, ENC_POS_SEQ, ENC_POS_STRUCT, ENC_POS_SEQ_STRUCT };
@@ -250,7 +251,7 @@ size_t enc_n_params(const enc_t *e);
  * passes loads, and one it refuses does not. bert: the model directory's config.json gives the
  * sizes; names as in a Hugging Face BertModel file. */
 struct enc_tensor_spec {
-    char name[64];
+    char name[128];            /* ALBERT's names are long: encoder.albert_layer_groups.0.albert_layers.0.… */
     int ndim;
     int shape[2];              /* as stored in the file */
 };
@@ -363,7 +364,7 @@ struct enc_bert_config {
     int max_positions;         /* max_position_embeddings */
     int type_vocab_size;
     float ln_eps;              /* layer_norm_eps */
-    enum enc_act act;          /* hidden_act: only "gelu" (exact erf GELU) is accepted */
+    enum enc_act act;          /* hidden_act: "gelu" (exact erf GELU) or "gelu_new" (tanh) */
     /* the family's variations on BertModel (encoder/enc_hf.c); a BertModel's values first */
     char model_type[24];       /* config.json's ("bert" when absent) */
     int embedding_size;        /* word/position/type rows and their LayerNorm (ELECTRA: projected to
@@ -373,6 +374,10 @@ struct enc_bert_config {
                                 * sentence's non-padding pieces, a padding piece's padding_idx */
     int max_pieces;            /* the most pieces a sentence may have: max_positions (RoBERTa: less
                                 * padding_idx + 1) */
+    int rel_buckets;           /* MPNet: rows of the relative attention bias shared by every layer
+                                * (relative_attention_num_buckets); 0: none */
+    int layer_groups;          /* ALBERT: num_hidden_groups, layer l runs group l / (layers / groups);
+                                * 0: every layer its own tensors */
 };
 /* config.json of a BertModel (M3.1). SP_EPARSE with "PATH: key: what was expected". */
 int enc_bert_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen);

@@ -26,7 +26,7 @@ enum enc_gate {
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
 enum enc_dir { ENC_DIR_ALL = 0, ENC_DIR_FWD, ENC_DIR_BWD, ENC_DIR_FWD_STRICT, ENC_DIR_BWD_STRICT };
 
-/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ structural/direction masks,
+/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ B_h: pos_bias) (+ structural/direction masks,
  * selection); P_h = safe_softmax(S_h) over allowed keys (an empty row gives zeros, §0);
  * out_h = Σ_j P_h[i][j]·(v_h[j] + aV_ij). Head h uses columns h*dk..h*dk+dk-1 of q/k/v/out. */
 struct enc_attn_args {
@@ -48,6 +48,10 @@ struct enc_attn_args {
     const float *rel_k, *rel_v;/* [2*rel_clip+1, dk] (both or neither) */
     int seq_clip;
     const float *seq_k, *seq_v;/* [2*seq_clip+1, dk], or NULL */
+    const float *pos_bias;     /* [2*pos_clip+1, pos_ld], or NULL: head h's score of key j for query i
+                                * gets + pos_bias[(clip(j − i) + pos_clip)·pos_ld + h] after the scale
+                                * (enc_f_pos_bias; MPNet's relative attention bias) */
+    int pos_clip, pos_ld;
     float *attn_mean;          /* OUT (optional): [n*n] mean over heads of P */
 };
 
@@ -161,7 +165,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 6
+#define ENC_PLUGIN_ABI 7
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
@@ -173,7 +177,7 @@ const struct enc_plugin_abi *enc_cuda_abi(void);
 enum enc_init { ENC_INIT_GLOROT = 0, ENC_INIT_ZERO, ENC_INIT_ONE, ENC_INIT_HALF };
 
 struct enc_param {
-    char name[64];
+    char name[128];
     int ndim, shape[2];
     size_t count;
     enum enc_init init;
@@ -248,13 +252,20 @@ struct enc_hf_arch {
     const char *prefix;        /* the base model's prefix in a *For* checkpoint ("roberta.") */
     /* config.json keys (k_types NULL: no token type embeddings; k_eps NULL: LayerNorm eps 1e-12) */
     const char *k_hidden, *k_layers, *k_heads, *k_inter, *k_act, *k_types, *k_eps;
-    int roberta_positions;     /* positions from pad_token_id + 1 (RoBERTa's create_position_ids) */
-    int factorised;            /* embedding_size may differ from hidden_size: embeddings_project */
+    int roberta_positions;     /* 1: positions from pad_token_id + 1 (RoBERTa's create_position_ids);
+                                * 2: the same from a padding_idx fixed at 1 whatever pad_token_id says (MPNet) */
+    int factorised;            /* embedding_size may differ from hidden_size: 1: embeddings_project when
+                                * they differ (ELECTRA); 2: always (ALBERT's embedding_hidden_mapping_in) */
     /* tensor names (the layer's with "%d" for the layer) */
     const char *emb_word, *emb_pos, *emb_type, *emb_ln, *emb_proj;
-    const char *layer;         /* "encoder.layer.%d." */
+    const char *layer;         /* "encoder.layer.%d." (shared_layers: %d is the group) */
     const char *q, *k, *v, *o, *ln1, *ff1, *ff2, *ln2;
     const char *const *heads;  /* name prefixes of this family's heads, ignored */
+    /* (MPNet) the relative attention bias [relative_attention_num_buckets, heads] every layer adds
+     * to its scores, by T5's bidirectional buckets (32, max distance 128); NULL: none */
+    const char *rel_bias;
+    /* (ALBERT) the layers run num_hidden_groups shared groups of one layer (inner_group_num 1) */
+    int shared_layers;
 };
 /* the row of a model_type; NULL: synprobe lacks it */
 const struct enc_hf_arch *enc_hf_arch_find(const char *model_type);

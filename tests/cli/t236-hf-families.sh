@@ -3,13 +3,18 @@
 # Issue 36. tests/data/hf/FAMILY holds a tiny random model of each family that save_pretrained
 # wrote (bert, roberta saved with its MLM head and "roberta." prefix, xlm-roberta, camembert,
 # distilbert with learned and sinusoidal positions, electra's discriminator with embedding_size
-# 24 != hidden 32 and its "electra." prefix) and what transformers 4.40.2 computed on four id
-# sequences run as one padded batch with its attention mask (tests/reference/hf_family_fixtures.py,
+# 24 != hidden 32 and its "electra." prefix, mpnet with its MLM head, "mpnet." prefix and a
+# relative attention bias scaled to move the maps, albert's pre-training model: embedding_size 24,
+# one shared layer run 3 times, gelu_new) and what transformers 4.40.2 computed on four id
+# sequences (mpnet: five, the last 40 pieces long, for the logarithmic buckets) run as one padded
+# batch with its attention mask (tests/reference/hf_family_fixtures.py,
 # `make hf-fixtures`). The driver tests/tools/encoder_bert_run.c opens each folder by its
 # config.json (enc_hf_open) and runs the same ids as one packed batch on the CPU: every layer's
 # hidden states (0 = embeddings) and every head's attention within 1e-5. Then `synprobe encode`
 # with {"kind": "hf"} on the demo corpus for the families whose folder has a vocab.txt (the
-# tokenizer.json folders: t238); a folder whose tokenizer.json is broken is refused, naming it.
+# tokenizer.json folders: t238); a folder whose tokenizer.json is broken is refused, naming it; and
+# the ALBERT/MPNet config values synprobe cannot honour (inner_group_num 2, groups that do not
+# divide the layers, fewer than MPNet's 32 buckets, another activation) are each one line naming the key.
 . tests/cli/lib.sh
 need_numpy
 DRV=${SP_BUILD:-build}/tools/encoder_bert_run
@@ -34,18 +39,19 @@ PY
 }
 
 H=tests/data/hf
-for f in bert roberta xlm-roberta camembert distilbert distilbert-sin electra; do
+for f in bert roberta xlm-roberta camembert distilbert distilbert-sin electra mpnet albert; do
     mkdir -p "$TMP/$f"
     cp "$H/$f"/ref/ids_*.npy "$H/$f"/ref/types_*.npy "$H/$f"/ref/hidden_*.npy "$H/$f"/ref/attn_*.npy "$TMP/$f/"
+    ns=$(ls "$H/$f"/ref/ids_*.npy | wc -l)
     rc=0; "$DRV" "$H/$f" "$TMP/$f" 1 >"$TMP/$f.out" 2>&1 || rc=$?
-    expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
-    check "$f: all layers' hidden states and attentions within 1e-5 of transformers" compare "$TMP/$f" 4
+    expect_eq "$f: the C forward runs on its $ns sentences" "$rc" 0
+    check "$f: all layers' hidden states and attentions within 1e-5 of transformers" compare "$TMP/$f" "$ns"
 done
 
 # the CLI path: {"kind": "hf"} through encode (the folders with a vocab.txt)
 DB=$TMP/d.db
 $SP ingest --db $DB --corpus demo demo/demo.conllu >/dev/null 2>&1
-for f in bert distilbert electra; do
+for f in bert distilbert electra mpnet albert; do
     printf '{"kind": "hf", "model": "%s"}\n' "$(pwd)/$H/$f" >"$TMP/$f.json"
     rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/$f.json" --run "$f" --layers all >"$TMP/enc-$f" 2>&1 || rc=$?
     expect_eq "encode with {\"kind\": \"hf\"} on $f, --layers all: exit 0" "$rc" 0
@@ -64,4 +70,23 @@ printf '{"kind": "hf", "model": "%s"}\n' "$TMP/rob" >"$TMP/hf-rob.json"
 rc=0; $SP encode --db $DB --corpus demo --encoder "$TMP/hf-rob.json" --run hr >/dev/null 2>"$TMP/e2" || rc=$?
 check "kind hf on a folder whose tokenizer.json is {}: exit 1, naming the file and its JSON path" \
     sh -c "[ $rc = 1 ] && grep -q 'rob/tokenizer.json: model: missing' $TMP/e2"
+# MPNet's and ALBERT's config keys that synprobe cannot honour: one line naming the key
+bad() {  # NAME FAMILY SED-EXPR: a copy of FAMILY's folder with its config.json edited; rc, lines
+    rm -rf "$TMP/$1"; cp -r "$H/$2" "$TMP/$1"; rm -rf "$TMP/$1/ref"; sed -i "$3" "$TMP/$1/config.json"
+    printf '{"kind": "hf", "model": "%s"}\n' "$TMP/$1" >"$TMP/$1.json"
+    rc=0; $SP encode --device cpu --db $DB --corpus demo --encoder "$TMP/$1.json" --run "$1" >/dev/null 2>"$TMP/$1.err" || rc=$?
+    lines=$(grep -c . "$TMP/$1.err" || true)
+}
+bad inner albert 's/"inner_group_num": 1/"inner_group_num": 2/'
+check "albert, inner_group_num 2: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'inner_group_num: 2 is not supported' $TMP/inner.err"
+bad groups albert 's/"num_hidden_groups": 1/"num_hidden_groups": 2/'
+check "albert, 2 groups for 3 layers: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'num_hidden_groups: 2 does not divide num_hidden_layers 3' $TMP/groups.err"
+bad buckets mpnet 's/"relative_attention_num_buckets": 32/"relative_attention_num_buckets": 16/'
+check "mpnet, 16 relative buckets (MPNet indexes 32): exit 1, one line naming the key" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'relative_attention_num_buckets: expected an integer >= 32' $TMP/buckets.err"
+bad act albert 's/"gelu_new"/"gelu_fast"/'
+check "albert, hidden_act gelu_fast: exit 1, one line naming it" \
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'hidden_act: \"gelu_fast\" is not supported' $TMP/act.err"
 done_testing

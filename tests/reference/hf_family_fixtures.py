@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/reference/hf_family_fixtures.py — the reference fixtures of `"kind": "hf"` (issue 36).
 
-    /work/venv-hf/bin/python tests/reference/hf_family_fixtures.py OUTDIR [EWT_DEV_CONLLU]   (`make hf-fixtures`)
+    /work/venv-hf/bin/python tests/reference/hf_family_fixtures.py OUTDIR [EWT_DEV_CONLLU [FAMILY...]]   (`make hf-fixtures`)
 
 For each encoder family synprobe reads, builds a tiny random model with `transformers` (seeded:
 hidden 32, 2 layers, 4 heads, intermediate 37, vocab 100, 64 positions), saves it with
@@ -11,6 +11,10 @@ what synprobe must not see):
     OUTDIR/FAMILY/ref/ids_S.npy, types_S.npy   int32 [T_S] (the sentence's real pieces)
     OUTDIR/FAMILY/ref/hidden_S.npy             float32 [layers+1, T_S, hidden] (every layer)
     OUTDIR/FAMILY/ref/attn_S.npy               float32 [layers, heads, T_S, T_S]
+MPNet gets a fifth, long sentence (40 pieces: relative distances up to 39, in the log buckets) and
+    OUTDIR/mpnet/ref/buckets.npy               int32 [601] MPNet's bucket of relative position -300..300
+ALBERT (3 applications of its one shared layer, embedding_size 24, gelu_new) is checked as the
+others. Naming families regenerates only their folders.
 Some families are saved with their pre-training heads (and so the family prefix: `roberta.`,
 `electra.`), so that the names synprobe must strip and the heads it must ignore are tested.
 The test (tests/cli/t236-hf-families.sh) reads only these files; it never needs transformers.
@@ -165,6 +169,16 @@ def families(toks):
     s["vocab_size"] = SIZES["vocab_size"]
     yield ("electra", tf.ElectraConfig(**s, embedding_size=24, hidden_act="gelu", type_vocab_size=2),
            tf.ElectraForPreTraining, "electra", 2, 3, 0, True)
+    yield ("mpnet", tf.MPNetConfig(**s, hidden_act="gelu", pad_token_id=1, bos_token_id=0, eos_token_id=2),
+           tf.MPNetForMaskedLM, "mpnet", 0, 2, 1, True)
+    yield ("albert", tf.AlbertConfig(vocab_size=100, embedding_size=24, hidden_size=32, num_hidden_layers=3,
+                                     num_attention_heads=4, intermediate_size=37, max_position_embeddings=64,
+                                     hidden_act="gelu_new", type_vocab_size=2, pad_token_id=0, bos_token_id=2,
+                                     eos_token_id=3), tf.AlbertForPreTraining, "albert", 2, 3, 0, True)
+
+
+# sentences only some families get (appended to BODIES)
+EXTRA = {"mpnet": [[5 + (7 * k) % 90 for k in range(38)]]}
 
 
 def word_refs(d, base, cfg, sents):
@@ -202,16 +216,21 @@ def word_refs(d, base, cfg, sents):
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/hf"
     ewt_path = sys.argv[2] if len(sys.argv) > 2 else "../shared/data/ud-ewt/en_ewt-ud-dev.conllu"
+    only = sys.argv[3:]
     toks = train_tokenizers(ewt_path)
     os.makedirs(out, exist_ok=True)
     sents = ud_sample(ewt_path, out)
     for i, (name, cfg, cls, base_attr, bos, eos, pad, has_vocab) in enumerate(families(toks)):
+        if only and name not in only:
+            continue
         torch.manual_seed(1000 + i)
         model = cls(cfg).eval()
         with torch.no_grad():                 # visible LayerNorms and biases (default init: 1 and 0)
             for n, p in model.named_parameters():
                 if "LayerNorm" in n or "layer_norm" in n or n.endswith(".bias"):
                     p.add_(0.1 * torch.randn_like(p))
+                if "relative_attention_bias" in n:     # MPNet: a bias that moves the attention (std 1)
+                    p.mul_(50.0)
         d = os.path.join(out, name)
         os.makedirs(os.path.join(d, "ref"), exist_ok=True)
         model.save_pretrained(d, safe_serialization=True)
@@ -221,7 +240,7 @@ def main():
             toks[name].save_pretrained(d)
         base = getattr(model, base_attr) if base_attr else model
         # one padded batch, with its mask
-        seqs = [[bos] + b + [eos] for b in BODIES]
+        seqs = [[bos] + b + [eos] for b in BODIES + EXTRA.get(name, [])]
         Tm = max(len(s) for s in seqs)
         ids = torch.tensor([s + [pad] * (Tm - len(s)) for s in seqs])
         mask = torch.tensor([[1] * len(s) + [0] * (Tm - len(s)) for s in seqs])
@@ -229,7 +248,7 @@ def main():
         if getattr(cfg, "type_vocab_size", 1) > 1:
             types[1, :] = 1                    # the second sentence: token type 1
         kw = dict(input_ids=ids, attention_mask=mask, output_hidden_states=True, output_attentions=True)
-        if name.startswith(("bert", "electra")):
+        if name.startswith(("bert", "electra", "albert")):
             kw["token_type_ids"] = types
         with torch.no_grad():
             o = base(**kw)
@@ -243,6 +262,10 @@ def main():
             np.save(os.path.join(d, "ref", "attn_%d.npy" % s), a)
         if name in toks:
             word_refs(d, base, cfg, sents)
+        if name == "mpnet":
+            rel = torch.arange(-300, 301)
+            b = tf.models.mpnet.modeling_mpnet.MPNetEncoder.relative_position_bucket(rel)
+            np.save(os.path.join(d, "ref", "buckets.npy"), b.numpy().astype(np.int32))
         size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
         print("%s: %s, %d bytes" % (d, type(model).__name__, size))
 

@@ -414,7 +414,7 @@ static void test_errors(void)
         { "{\"vocab_size\": 6, \"hidden_size\": 4, \"num_hidden_layers\": 1, \"num_attention_heads\": 3, \"intermediate_size\": 8,"
           " \"max_position_embeddings\": 8, \"type_vocab_size\": 2}", "num_attention_heads: 3 does not divide hidden_size 4" },
         { "{\"vocab_size\": 6, \"hidden_size\": 4, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"intermediate_size\": 8,"
-          " \"max_position_embeddings\": 8, \"type_vocab_size\": 2, \"hidden_act\": \"gelu_new\"}", "hidden_act: \"gelu_new\" is not supported" },
+          " \"max_position_embeddings\": 8, \"type_vocab_size\": 2, \"hidden_act\": \"gelu_fast\"}", "hidden_act: \"gelu_fast\" is not supported" },
         { "{\"vocab_size\": 6, \"hidden_size\": \"4\"}", "hidden_size: expected an integer >= 1" },
         { "{\"vocab_size\": 6, \"hidden_size\": 4, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"intermediate_size\": 8,"
           " \"max_position_embeddings\": 8, \"type_vocab_size\": 2, \"position_embedding_type\": \"relative_key\"}",

@@ -3,12 +3,36 @@
  * encoder_tv.c; the same functions are compiled as device code by make check-cuda).
  * Expected values: GELU(1) = Φ(1) = 0.8413447461, ELU(-1) = e^-1 - 1 = -0.6321205588,
  * σ(0) = 1/2, σ(2) = 0.8807970780; buckets and direction ranges by the definitions of
- * encoder_int.h (clip to [-clip, clip], shift by clip; FWD = keys <= i, ...). */
+ * encoder_int.h (clip to [-clip, clip], shift by clip; FWD = keys <= i, ...).
+ * The tanh GELU ("gelu_new") against 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) in double
+ * (Python's math: 0.8411919906 at 1, -0.1588080094 at -1, 2.4849157339 at 2.5, -0.0036373921 at
+ * -3). MPNet's buckets (enc_f_t5_bucket) against what transformers 4.40.2 gives for relative
+ * positions -300..300 (tests/data/hf/mpnet/ref/buckets.npy, written by
+ * tests/reference/hf_family_fixtures.py; read from the repository root), and the bias lookup
+ * by offset (enc_f_pos_bias) by its definition. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "tests/unit/t_harness.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* an int32 .npy of n values (version 1 header) into out; 0 when it is not one */
+static int read_npy_i32(const char *path, int32_t *out, int n)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char h[10];
+    int ok = 0;
+    if (f && fread(h, 1, 10, f) == 10 && !memcmp(h, "\x93NUMPY", 6) && h[6] == 1) {
+        const long hl = h[8] | (long)h[9] << 8;
+        char hdr[512] = "";
+        ok = hl < (long)sizeof hdr && fread(hdr, 1, (size_t)hl, f) == (size_t)hl && strstr(hdr, "'<i4'") &&
+             fread(out, sizeof(int32_t), (size_t)n, f) == (size_t)n;
+    }
+    if (f) fclose(f);
+    return ok;
+}
 
 static void dir_range(int dir, int i, int n, int want_lo, int want_hi)
 {
@@ -43,6 +67,29 @@ int main(void)
     T_NEAR(enc_f_sigmoid(2.0f), 0.8807970780, 1e-7);
     T_NEAR(enc_f_act(ENC_ACT_TANH, 0.5f), 0.4621171573, 1e-7);
     T_NEAR(enc_f_act(ENC_ACT_ELU, -1.0f), -0.6321205588, 1e-7);
+    T_NEAR(enc_f_gelu_tanh(1.0f), 0.8411919906, 1e-6);
+    T_NEAR(enc_f_gelu_tanh(-1.0f), -0.1588080094, 1e-6);
+    T_NEAR(enc_f_act(ENC_ACT_GELU_TANH, 2.5f), 2.4849157339, 2e-6);
+    T_NEAR(enc_f_act(ENC_ACT_GELU_TANH, -3.0f), -0.0036373921, 1e-7);
+
+    /* MPNet's buckets: every relative position of -300..300 as transformers gives it */
+    static int32_t want_bk[601];
+    T_CHECK(read_npy_i32("tests/data/hf/mpnet/ref/buckets.npy", want_bk, 601));
+    int bk_bad = 0;
+    for (int r = -300; r <= 300; r++)
+        if (enc_f_t5_bucket(r, 32, 128) != want_bk[r + 300]) {
+            if (bk_bad++ < 5) printf("# relative position %d: bucket %d, transformers %d\n", r, enc_f_t5_bucket(r, 32, 128), want_bk[r + 300]);
+        }
+    T_EQ_INT(bk_bad, 0);
+    T_EQ_INT(enc_f_t5_bucket(0, 32, 128), 0);
+    T_EQ_INT(enc_f_t5_bucket(-1, 32, 128), 1);      /* a key before the query: the first half */
+    T_EQ_INT(enc_f_t5_bucket(1, 32, 128), 17);      /* after: the second half */
+    /* the bias by offset, clip 2, ld 3: row clip(j − i) + 2, column h */
+    static const float tab[15] = { 0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42 };
+    T_NEAR(enc_f_pos_bias(tab, 3, 2, 1, 5, 5), 21.0, 0);
+    T_NEAR(enc_f_pos_bias(tab, 3, 2, 2, 0, 9), 42.0, 0);
+    T_NEAR(enc_f_pos_bias(tab, 3, 2, 0, 9, 0), 0.0, 0);
+    T_NEAR(enc_f_pos_bias(tab, 3, 2, 0, 3, 2), 10.0, 0);
 
     /* gates: pre = 0 gives f = 1/2 */
     T_NEAR(enc_f_gate(ENC_GATE_FUSION, 0.0f, 2.0f, 4.0f, 1), 3.0, 1e-7);
