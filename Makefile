@@ -112,7 +112,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models hf-fixtures tokjson-fixtures real-tokenizer-ids all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models hf-fixtures tokjson-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -414,6 +414,8 @@ tokjson-fixtures:
 	$(HF_PYTHON) tests/reference/tokjson_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf/tok
 real-tokenizer-ids:
 	$(HF_PYTHON) tests/reference/real_tokenizer_ids.py $(MODELS) $(SP_DATA_DIR) tests/data/real-tokenizer-ids.txt
+real-model-refs:
+	$(HF_PYTHON) tests/reference/real_model_refs.py $(MODELS) $(SP_DATA_DIR) tests/data/real-mpnet-ewt10.npz
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
