@@ -25,6 +25,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GEMM_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -311,7 +312,11 @@ void sp_gemm_widen(int dtype, const uint16_t *src, float *dst, size_t n)
     int has = atomic_load_explicit(&f16c, memory_order_relaxed);
     if (has < 0) {
         __builtin_cpu_init();
-        atomic_store_explicit(&f16c, has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx"), memory_order_relaxed);
+        /* F16C from CPUID.1:ECX bit 29 (clang 14's __builtin_cpu_supports does not know "f16c");
+         * "avx" also says the OS saves the registers */
+        unsigned a, b, c, d;
+        has = __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+        atomic_store_explicit(&f16c, has, memory_order_relaxed);
     }
     if (has) { widen_f16c(src, dst, n); return; }
 #endif
