@@ -21,7 +21,7 @@ machine() { echo "$(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d:
 
 # the libraries a bench driver links (public API of the layers) and their system libraries
 bench_libs() { echo "$1/lib/libsp_encoder.a $1/lib/libsp_store.a $1/lib/libsp_treeops.a $1/lib/libsp_ingest.a $1/lib/libsp_common.a"; }
-bench_ldx() { echo "-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpthread -lm"; }
+bench_ldx() { echo "-lsqlite3 -ljansson -lcsv -lz $(pkg-config --libs openblas 2>/dev/null || echo -lopenblas) -lutf8proc -lpcre2-8 -lpthread -lm"; }
 
 # build_driver BUILD NAME: bench/NAME.c -> BUILD/NAME, linked like a unit test against BUILD's
 # layer libraries (made first)

@@ -25,7 +25,7 @@ prepare)
     LIBS="$B/lib/libsp_encoder.a $B/lib/libsp_store.a $B/lib/libsp_treeops.a $B/lib/libsp_ingest.a $B/lib/libsp_common.a"
     make -s --no-print-directory BUILD="$B" all $LIBS
     cc -std=c11 -D_GNU_SOURCE -O2 -I. $(pkg-config --cflags openblas) -o "$D/bert_bench" bench/bert_bench.c $LIBS \
-        $(pkg-config --libs-only-L openblas) -Wl,-Bstatic -ljansson -lutf8proc -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lpthread -lm -ldl
+        $(pkg-config --libs-only-L openblas) -Wl,-Bstatic -ljansson -lutf8proc -lpcre2-8 -lopenblas -lgfortran -lquadmath -Wl,-Bdynamic -lpthread -lm -ldl
     gzip -f "$D/bert_bench"
     cp "$B/synprobe_cuda.so" bench/peer_bert.py "$0" "$D/"
     cp "$MODEL/config.json" "$MODEL/vocab.txt" "$D/m16/"

@@ -34,7 +34,7 @@ prepare)
     for t in tests/gpu/bert_cuda_vs_cpu tests/gpu/encoder_cuda_vs_cpu bench/encode_bench tests/unit/encoder_bert; do
         o=device-carry/bin/$(case $t in tests/gpu/*) echo gpu/;; esac)$(basename $t)
         cc -std=c11 -D_GNU_SOURCE -O2 -I. -o $o $t.c \
-            device-carry/blas_stub.c $LIBS -Wl,-Bstatic -ljansson -lutf8proc -lsqlite3 -lcsv -lz -Wl,-Bdynamic -lpthread -lm -ldl || exit 1
+            device-carry/blas_stub.c $LIBS -Wl,-Bstatic -ljansson -lutf8proc -lpcre2-8 -lsqlite3 -lcsv -lz -Wl,-Bdynamic -lpthread -lm -ldl || exit 1
         gzip -f $o
     done
     for f in $(ls ${SP_DATA:-../shared/data}/ptb-sample/combined | sort | head -n 40); do
