@@ -4,6 +4,7 @@
 #   demo      installs the build's packages that are missing, builds, runs `synprobe demo`
 #   test      also the tests' packages and the real models (`make models`), then `make test`
 #   test-all  the same, then `make test-all` (what .ci/run runs)
+# In a git checkout it also sets core.hooksPath to contrib/git-hooks (the commit-msg rule) unless set.
 # Packages come from contrib/setup/packages.txt (one list). Missing ones are installed with
 # apt-get as root, or through sudo when it works without a password; otherwise the script stops
 # and prints the one command to run. Nothing is installed that is already there.
@@ -42,6 +43,12 @@ if [ -n "$missing" ]; then
 fi
 
 cd "$root"
+# the commit-msg rule (contrib/git-hooks/commit-msg) for whoever commits from this checkout; a
+# hooks path the user set is kept
+if command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1 &&
+    [ -z "$(git config core.hooksPath || true)" ]; then
+    git config core.hooksPath contrib/git-hooks
+fi
 jobs=$(nproc 2>/dev/null || echo 2)
 case $what in
     demo)

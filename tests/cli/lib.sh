@@ -40,6 +40,18 @@ not_ok() { t_n=$((t_n+1)); t_fail=$((t_fail+1)); echo "not ok $t_n - $1"; }
 check()  { desc=$1; shift; if "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
 # expect_eq DESC GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', expected '$3')"; fi; }
+# expect_grep DESC PATTERN FILE: FILE has a line matching PATTERN (grep -E); on failure the file's
+# first 20 lines are printed as TAP comments, so the evidence is in the log (git's test_grep)
+expect_grep() {
+    if grep -Eq -- "$2" "$3" 2>/dev/null; then ok "$1"
+    else not_ok "$1 (no line matches '$2' in $3)"; sed -n '1,20s/^/#   /p' "$3" 2>/dev/null; fi
+}
+# expect_cmp DESC EXPECTED-FILE ACTUAL-FILE: the two files are equal; on failure their diff is
+# printed as TAP comments (git's test_cmp)
+expect_cmp() {
+    if cmp -s -- "$2" "$3"; then ok "$1"
+    else not_ok "$1 ($3 differs from $2)"; diff -- "$2" "$3" 2>&1 | sed -n '1,30s/^/#   /p'; fi
+}
 skip() { t_n=$((t_n+1)); echo "ok $t_n # SKIP $1"; }
 skip_rest() {
     if [ "$t_n" -eq 0 ]; then t_planned=1; echo "1..0 # SKIP $(basename "$0"): $1"; exit 0; fi
