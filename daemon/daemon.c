@@ -21,7 +21,7 @@
 #include "daemon/daemon.h"
 #include "daemon/job.h"
 #include "daemon/run.h"
-#include "stages/encode.h"
+#include "daemon/step.h"
 #include "stages/report_summary.h"
 #include "store/st_jobs.h"
 #include "store/st_queue.h"
@@ -271,7 +271,7 @@ static void child_step(void *arg, int i, const struct dmn_step *s, int begin, in
     struct child_hook *h = arg;
     if (begin) status_line(h->status_fd, "S %d %d %s", i, h->n, s->where);
     else if (rc != SP_OK && rc != SP_ESTOPPED) status_line(h->status_fd, "F %s", s->where);
-    int cuda = s->kind == DMN_ENCODE && ((const struct stg_encode_opts *)s->opts)->device == STG_DEVICE_CUDA;
+    int cuda = dmn_steps[s->kind]->uses_gpu && dmn_steps[s->kind]->uses_gpu(s->opts);
     if (!cuda) return;
     if (begin) {
         char err[SP_ERRLEN];
@@ -627,7 +627,7 @@ static int run_if_nothing_to_do(struct daemon *d, const struct st_queue_job *j)
     struct stat sb;
     if (dmn_job_parse(j->text, dir, j->path, &job, e, sizeof e) || stat(job.store, &sb) || sb.st_size == 0) goto out;
     for (int i = 0; i < job.n_steps; i++)
-        if (job.steps[i].kind == DMN_INGEST || job.steps[i].kind == DMN_ENCODE) goto out;
+        if (!(dmn_steps[job.steps[i].kind]->flags & DMN_STEP_LEDGER)) goto out;
     if (st_open(job.store, ST_OPEN_READONLY, &db, e, sizeof e)) goto out;
     struct sp_buf out = { 0 };
     sp_buf_printf(&out, "synprobe run: %s: %d steps, store %s\n", job.path, job.n_steps, job.store);

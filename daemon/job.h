@@ -23,8 +23,11 @@
 #include "common/opt.h"
 #include "common/sp.h"
 
+/* the step kinds, one line each in daemon/step_list.h (each defined in daemon/step_<name>.c) */
 enum dmn_step_kind {
-    DMN_INGEST, DMN_TASKS_BUILD, DMN_TASKS_IMPORT, DMN_ENCODE, DMN_PROBE, DMN_TREES, DMN_STRUCTPROBE, DMN_TOKPROBE, DMN_REPORT,
+#define DMN_STEP(E, name) DMN_##E,
+#include "daemon/step_list.h"
+#undef DMN_STEP
     DMN_NKINDS
 };
 

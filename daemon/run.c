@@ -11,24 +11,15 @@
 #include <unistd.h>
 
 #include "daemon/run.h"
+#include "daemon/step.h"
 #include "daemon/shard.h"
-#include "stages/encode.h"
-#include "stages/ingest.h"
 #include "stages/probe.h"
-#include "stages/report.h"
-#include "stages/report_agg.h"
-#include "stages/structprobe.h"
-#include "stages/tasks.h"
-#include "stages/tokprobe.h"
-#include "stages/trees.h"
 #include "store/st_jobs.h"
 #include "store/st_shards.h"
 
-struct step_out { char summary[4096]; int nowork; };   /* a result line: names of any length, figures */
-
 /* mkdir -p of path's folder (the output folder itself when dir_too); a failure shows when the
  * file is opened there */
-static void make_parents(const char *path, int dir_too)
+void dmn_run_make_parents(const char *path, int dir_too)
 {
     char p[4096], err[SP_ERRLEN];
     snprintf(p, sizeof p, "%s", path);
@@ -36,257 +27,11 @@ static void make_parents(const char *path, int dir_too)
     (void)sp_mkdirs(p, err, sizeof err);
 }
 
-static void log_json(FILE *log, json_t *j)
+void dmn_run_log_json(FILE *log, json_t *j)
 {
     if (!log || !j) return;
     json_dumpf(j, log, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     fputc('\n', log);
-}
-
-static int do_ingest(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct stg_ingest_result r;
-    int rc = stg_ingest(ro->ctx, s->opts, &r);
-    if (rc == SP_OK) {
-        /* what the reader left out: its messages are the stages' lines, which only --verbose shows */
-        struct sp_buf b = { 0 };
-        sp_buf_printf(&b, "%d files (%d unchanged), %ld sentences added", r.n_files, r.n_unchanged, r.sentences);
-        if (r.rejected) sp_buf_printf(&b, ", %ld rejected (see the quarantine table)", r.rejected);
-        if (r.skipped_lines) sp_buf_printf(&b, ", %ld comment line%s without a sentence skipped", r.skipped_lines,
-                                           r.skipped_lines == 1 ? "" : "s");
-        snprintf(so->summary, sizeof so->summary, "%s", b.p);
-        sp_buf_free(&b);
-        so->nowork = r.n_unchanged == r.n_files;
-    } else if (r.n_files && r.files[r.n_files - 1].error[0]) {
-        snprintf(ro->ctx->err, sizeof ro->ctx->err, "%s", r.files[r.n_files - 1].error);
-    }
-    stg_ingest_result_free(&r);
-    return rc;
-}
-
-/* The dtype the step stores vectors as: its "store-dtype" option where the encode stage has one,
- * else f32 (every store before it). */
-static const char *step_dtype(const struct dmn_step *s, char *buf, size_t n)
-{
-    json_t *o = json_object();
-    sp_opt_to_json(s->table, s->opts, o);
-    const char *d = json_string_value(json_object_get(o, "store-dtype"));
-    snprintf(buf, n, "%s", d ? d : "f32");
-    json_decref(o);
-    return buf;
-}
-
-static int do_encode(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct stg_encode_opts o = *(const struct stg_encode_opts *)s->opts;
-    o.command = ro->command;
-    struct stg_encode_result r;
-    int rc = stg_encode(ro->ctx, &o, &r);
-    long enc = 0, cached = 0;
-    for (int i = 0; i < r.n; i++) { enc += r.in[i].encoded; cached += r.in[i].cached; }
-    char dt[32], dim[32] = "";
-    step_dtype(s, dt, sizeof dt);
-    if (r.n > 0) snprintf(dim, sizeof dim, "%d-dim ", r.in[0].dim);
-    if (o.layers && r.n > 1)      /* one pass, a run per layer: the counts are each run's */
-        snprintf(so->summary, sizeof so->summary, "runs %s..%s (%d layers, one pass): %ld encoded, %ld cached, %s%s",
-                 r.in[0].run, r.in[r.n - 1].run, r.n, r.in[0].encoded, r.in[0].cached, dim, dt);
-    else if (o.layers && r.n == 1)
-        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached, %s%s", r.in[0].run, enc, cached, dim, dt);
-    else
-        snprintf(so->summary, sizeof so->summary, "run %s: %ld encoded, %ld cached, %s%s", o.run, enc, cached, dim, dt);
-    so->nowork = enc == 0;
-    stg_encode_result_free(&r);
-    return rc;
-}
-
-static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    if (s->kind == DMN_TASKS_IMPORT) {
-        struct stg_tasks_import_result r;
-        int rc = stg_tasks_import(ro->ctx, s->opts, &r);
-        snprintf(so->summary, sizeof so->summary, "%d items imported", rc ? 0 : r.n_items);
-        return rc;
-    }
-    const struct stg_tasks_build_opts *o = s->opts;
-    if (o->out) make_parents(o->out, 1);
-    struct stg_tasks_build_result r;
-    int rc = stg_tasks_build(ro->ctx, o, &r);
-    log_json(ro->log, r.summary);
-    struct sp_buf b = { 0 };
-    sp_buf_printf(&b, "%d tasks built, %d stored", r.n_built, r.n_stored);
-    /* what the build knows now and the probes would find out after the encodes: said here */
-    json_t *unfit = NULL;
-    struct stg_ctx c = *ro->ctx;
-    if (rc == SP_OK && o->db && stg_probe_unfit_tasks_at(&c, o->db, &unfit) == SP_OK) {
-        int k = 0;
-        for (int id = 0; id < PRB_NTASKS; id++) {
-            if (!r.ts.task[id].built) continue;
-            char name[512];
-            snprintf(name, sizeof name, "%s%s", o->prefix ? o->prefix : "", prb_task_name((enum prb_task_id)id));
-            const char *why = json_string_value(json_object_get(unfit, name));
-            if (why) sp_buf_printf(&b, "%s%s (%s)", k++ ? ", " : "; the probing protocol cannot run on ", name, why);
-        }
-        if (k) sp_buf_printf(&b, ": %s encodes and probes are skipped", k == 1 ? "its" : "their");
-    }
-    json_decref(unfit);
-    snprintf(so->summary, sizeof so->summary, "%s", b.p);
-    sp_buf_free(&b);
-    stg_tasks_build_result_free(&r);
-    return rc;
-}
-
-/* " majority M, control C (selectivity S)" of a probe result's baselines, appended to b */
-static void probe_baselines(json_t *res, struct sp_buf *b)
-{
-    double maj = stg_jpath_num(res, "baselines.majority.acc"), ctl = stg_jpath_num(res, "baselines.control.acc"),
-           sel = stg_jpath_num(res, "baselines.control.selectivity");
-    if (!isnan(maj)) sp_buf_printf(b, ", majority %.2f%%", maj);
-    if (!isnan(ctl)) sp_buf_printf(b, ", control %.2f%%", ctl);
-    if (!isnan(sel)) sp_buf_printf(b, " (selectivity %+.2f)", sel);
-}
-
-static int do_probe(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct stg_probe_opts o = *(const struct stg_probe_opts *)s->opts;
-    o.command = ro->command;
-    struct stg_probe_result r;
-    int rc = stg_probe(ro->ctx, &o, &r);
-    for (int i = 0; i < r.n; i++)
-        if (ro->log && r.runs[i].text) fputs(r.runs[i].text, ro->log);
-    if (r.n == 1 && r.runs[0].row.has_test) {
-        struct sp_buf b = { 0 };
-        json_error_t e;
-        json_t *res = r.runs[0].row.result ? json_loads(r.runs[0].row.result, 0, &e) : NULL;
-        sp_buf_printf(&b, "%s: test %.2f%%", r.runs[0].task, r.runs[0].row.test_acc);
-        probe_baselines(res, &b);
-        if (json_is_integer(json_object_get(res, "ntest")))
-            sp_buf_printf(&b, ", n %lld", (long long)json_integer_value(json_object_get(res, "ntest")));
-        sp_buf_printf(&b, " (result #%lld)", (long long)r.runs[0].result_id);
-        snprintf(so->summary, sizeof so->summary, "%s", b.p);
-        json_decref(res);
-        sp_buf_free(&b);
-    } else if (r.n == 1) {       /* a task without test items: its dev accuracy, said as such */
-        if (r.runs[0].row.has_dev)
-            snprintf(so->summary, sizeof so->summary, "%s: no test items; dev %.2f%% (result #%lld)", r.runs[0].task,
-                     r.runs[0].row.dev_acc, (long long)r.runs[0].result_id);
-        else
-            snprintf(so->summary, sizeof so->summary, "%s: no test items (result #%lld)", r.runs[0].task,
-                     (long long)r.runs[0].result_id);
-    } else {
-        snprintf(so->summary, sizeof so->summary, "%d results", r.n);
-    }
-    stg_probe_result_free(&r);
-    return rc;
-}
-
-/* "UUAS u, DSpr d, root r" of a structural probe's figures (NaN: "-") */
-static void sp_figures(const struct prb_sp_result *m, struct sp_buf *b)
-{
-    sp_buf_printf(b, isnan(m->uuas) ? "UUAS -" : "UUAS %.2f", m->uuas);
-    sp_buf_printf(b, isnan(m->dspr) ? ", DSpr -" : ", DSpr %.4f", m->dspr);
-    sp_buf_printf(b, isnan(m->root_acc) ? ", root acc -" : ", root acc %.2f", m->root_acc);
-}
-
-static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct sp_buf b = { 0 };
-    if (s->kind == DMN_STRUCTPROBE) {
-        struct stg_structprobe_opts o = *(const struct stg_structprobe_opts *)s->opts;
-        o.command = ro->command;
-        struct stg_structprobe_result r;
-        int rc = stg_structprobe(ro->ctx, &o, &r);
-        log_json(ro->log, r.json);
-        if (rc == SP_OK && o.run) {
-            sp_buf_printf(&b, "run %s: ", o.run);
-            sp_figures(&r.res, &b);
-            sp_buf_printf(&b, " on %ld test sentences of %ld", r.res.n_sentences, r.n_total);
-            if (r.have_linear) {
-                sp_buf_printf(&b, "; linear baseline there ");
-                sp_figures(&r.linear, &b);
-            }
-        } else if (rc == SP_OK) {
-            sp_buf_printf(&b, "%s: ", o.baseline ? o.baseline : r.method);
-            sp_figures(&r.res, &b);
-            sp_buf_printf(&b, " on %ld sentences", r.res.n_sentences);
-        }
-        sp_buf_printf(&b, " (evaluation #%lld)", (long long)r.eval_id);
-        snprintf(so->summary, sizeof so->summary, "%s", b.p);
-        sp_buf_free(&b);
-        stg_structprobe_result_free(&r);
-        return rc;
-    }
-    struct stg_trees_opts o = *(const struct stg_trees_opts *)s->opts;
-    o.command = ro->command;
-    if (o.out) make_parents(o.out, 0);
-    if (o.gold_out) make_parents(o.gold_out, 0);
-    struct stg_trees_result r;
-    int rc = stg_trees(ro->ctx, &o, &r);
-    log_json(ro->log, r.json);
-    sp_buf_printf(&b, "%s", r.method);
-    if (rc == SP_OK && r.json) {
-        double uas = stg_jpath_num(r.json, "uas"), f1 = stg_jpath_num(r.json, "protocol_a.all.fmeasure");
-        json_t *n = json_object_get(r.json, "n_sentences");
-        if (json_object_get(r.json, "uas")) {         /* dependency trees */
-            sp_buf_printf(&b, isnan(uas) ? ": UAS -" : ": UAS %.2f", uas);
-            double u = stg_jpath_num(r.json, "uuas_mst");
-            if (!isnan(u)) sp_buf_printf(&b, ", UUAS (MST) %.2f", u);
-        } else {
-            sp_buf_printf(&b, isnan(f1) ? ": F1 -" : ": F1 %.2f (EVALB)", f1);
-        }
-        if (json_is_integer(n)) sp_buf_printf(&b, " on %lld sentences", (long long)json_integer_value(n));
-        if (r.n_runs > 1) sp_buf_printf(&b, ", mean of %d seeds", r.n_runs);
-    }
-    sp_buf_printf(&b, " (evaluation #%lld)", (long long)r.eval_id);
-    snprintf(so->summary, sizeof so->summary, "%s", b.p);
-    sp_buf_free(&b);
-    stg_trees_result_free(&r);
-    return rc;
-}
-
-static int do_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct stg_tokprobe_opts o = *(const struct stg_tokprobe_opts *)s->opts;
-    o.command = ro->command;
-    struct stg_tokprobe_result r = { 0 };
-    int rc = stg_tokprobe(ro->ctx, &o, &r);
-    log_json(ro->log, r.json);
-    const char *task = stg_jpath_str(r.json, "task");
-    json_t *n = json_object_get(r.json, "ntest");
-    struct sp_buf b = { 0 };
-    if (*task) sp_buf_printf(&b, "%s, ", task);
-    sp_buf_printf(&b, "run %s: accuracy %.2f, control %.2f, selectivity %.2f points", o.run, r.acc_task, r.acc_control,
-                  r.selectivity);
-    if (json_is_integer(n)) sp_buf_printf(&b, ", n %lld", (long long)json_integer_value(n));
-    sp_buf_printf(&b, " (result #%lld)", (long long)r.result_id);
-    snprintf(so->summary, sizeof so->summary, "%s", b.p);
-    sp_buf_free(&b);
-    stg_tokprobe_result_free(&r);
-    return rc;
-}
-
-static int do_report(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    struct stg_report_opts o = *(const struct stg_report_opts *)s->opts;
-    struct stg_report_result r = { 0 };
-    char written[4096];
-    if (o.out && o.format != STG_REPORT_HTML) make_parents(o.out, 0);
-    int rc = stg_report_write(ro->ctx, &o, &r, written, sizeof written);
-    snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree, written);
-    return rc;
-}
-
-static int run_stage(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
-{
-    switch (s->kind) {
-    case DMN_INGEST: return do_ingest(ro, s, so);
-    case DMN_TASKS_BUILD: case DMN_TASKS_IMPORT: return do_tasks(ro, s, so);
-    case DMN_ENCODE: return do_encode(ro, s, so);
-    case DMN_PROBE: return do_probe(ro, s, so);
-    case DMN_TREES: case DMN_STRUCTPROBE: return do_trees(ro, s, so);
-    case DMN_TOKPROBE: return do_tokprobe(ro, s, so);
-    case DMN_REPORT: return do_report(ro, s, so);
-    default: return stg_fail(ro->ctx, SP_EUSAGE, "unknown step");
-    }
 }
 
 /* The ledger (store/st_jobs.h): steps other than ingest and encode, which know by content whether
@@ -320,7 +65,7 @@ static void step_command(const struct dmn_step *s, struct sp_buf *b)
 }
 
 /* the option's value as the step has it: a string, or a list's items joined by ','; NULL: none */
-static const char *opt_text(json_t *o, const char *name, struct sp_buf *tmp)
+const char *dmn_step_opt_text(json_t *o, const char *name, struct sp_buf *tmp)
 {
     json_t *v = json_object_get(o, name);
     if (json_is_string(v)) return json_string_value(v);
@@ -335,54 +80,13 @@ static const char *opt_text(json_t *o, const char *name, struct sp_buf *tmp)
 
 void dmn_step_what(const struct dmn_step *s, struct sp_buf *b)
 {
-    json_t *o = json_object();
-    sp_opt_to_json(s->table, s->opts, o);
-    struct sp_buf t1 = { 0 }, t2 = { 0 };
-    const char *run = json_string_value(json_object_get(o, "run")), *base = json_string_value(json_object_get(o, "baseline"));
     b->len = 0;
     if (b->p) b->p[0] = 0;
     sp_buf_puts(b, s->words);
-    switch (s->kind) {
-    case DMN_INGEST: case DMN_TASKS_BUILD: {
-        const char *corpus = opt_text(o, "corpus", &t1);
-        if (corpus) sp_buf_printf(b, " %s", corpus);
-        break;
-    }
-    case DMN_ENCODE: {
-        const char *corpus = opt_text(o, "corpus", &t1), *task = opt_text(o, "task", &t2);
-        const char *layers = json_string_value(json_object_get(o, "layers"));
-        sp_buf_printf(b, " %s over %s", run ? run : "?", task ? task : corpus ? corpus : "?");
-        if (layers) sp_buf_printf(b, ", layers %s", layers);
-        break;
-    }
-    case DMN_PROBE: {
-        const char *task = opt_text(o, "task", &t1), *seed = opt_text(o, "seed", &t2);
-        char label[512];
-        if (task) sp_buf_printf(b, " %s", task);
-        if (run) sp_buf_printf(b, " %s", task ? stg_report_run_label(run, task, label, sizeof label) : run);
-        if (seed) sp_buf_printf(b, " seed %s", seed);
-        break;
-    }
-    case DMN_TREES: case DMN_STRUCTPROBE:
-        if (json_is_true(json_object_get(o, "dependency"))) sp_buf_puts(b, " (dependency)");
-        if (base) sp_buf_printf(b, " baseline %s", base);
-        else if (run) sp_buf_printf(b, " %s", run);
-        break;
-    case DMN_TOKPROBE: {
-        const char *task = json_string_value(json_object_get(o, "task"));
-        sp_buf_printf(b, " %s %s", task ? task : "upos", run ? run : "?");
-        break;
-    }
-    case DMN_REPORT: {
-        const char *f = json_string_value(json_object_get(o, "format"));
-        sp_buf_printf(b, " %s", f ? f : "text");
-        break;
-    }
-    default:
-        break;
-    }
-    sp_buf_free(&t1);
-    sp_buf_free(&t2);
+    if (!dmn_steps[s->kind]->what) return;
+    json_t *o = json_object();
+    sp_opt_to_json(s->table, s->opts, o);
+    dmn_steps[s->kind]->what(o, b);
     json_decref(o);
 }
 
@@ -432,19 +136,9 @@ static void print_done(const struct dmn_run_opts *ro, const struct dmn_step_done
  * unreadable: the step reports that). */
 static int unfit_step(const struct dmn_run_opts *ro, const struct dmn_step *s, char *why, size_t n)
 {
-    const struct sp_strlist *tasks;
-    const char *db;
-    if (s->kind == DMN_PROBE) {
-        const struct stg_probe_opts *o = s->opts;
-        tasks = &o->task;
-        db = o->db;
-    } else if (s->kind == DMN_ENCODE) {
-        const struct stg_encode_opts *o = s->opts;
-        tasks = &o->task;
-        db = o->db;
-    } else {
-        return 0;
-    }
+    if (!(dmn_steps[s->kind]->flags & DMN_STEP_TASK_RUNS)) return 0;
+    const struct sp_strlist *tasks = (const struct sp_strlist *)((const char *)s->opts + sp_opt_find(s->table, "task")->offset);
+    const char *db = *(const char *const *)((const char *)s->opts + sp_opt_find(s->table, "db")->offset);
     if (!tasks->n || !db) return 0;
     json_t *unfit = NULL;
     struct stg_ctx c = *ro->ctx;
@@ -472,8 +166,8 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, in
     double t0 = sp_now();
     if (out && ro->steps == DMN_RUN_COMMANDS) { fprintf(out, "  $ synprobe %s\n", cmd.p); fflush(out); }
     if (ro->log) { fprintf(ro->log, "\n$ synprobe %s\n", cmd.p); fflush(ro->log); }
-    struct step_out so = { "", 0 };
-    int use_ledger = s->kind != DMN_INGEST && s->kind != DMN_ENCODE, rc = SP_OK, done = 0;
+    struct dmn_step_out so = { "", 0 };
+    int use_ledger = (dmn_steps[s->kind]->flags & DMN_STEP_LEDGER) != 0, rc = SP_OK, done = 0;
     char err[SP_ERRLEN];
     int64_t step_id = 0;
     ro->ctx->err[0] = 0;
@@ -497,7 +191,7 @@ static int one_step(const struct dmn_job *job, const struct dmn_run_opts *ro, in
     } else {
         if (rc == SP_OK) {
             ro->ctx->job_step = step_id;
-            rc = run_stage(ro, s, &so);
+            rc = dmn_steps[s->kind]->run(ro, s, &so);
             ro->ctx->job_step = 0;
         }
         if (rc == SP_OK && use_ledger && ledger_finish(job, step_id, so.summary, err, sizeof err))
@@ -535,12 +229,12 @@ int dmn_run(const struct dmn_job *job, const struct dmn_run_opts *ro, struct dmn
 {
     memset(r, 0, sizeof *r);
     r->n_steps = job->n_steps;
-    make_parents(job->out, 1);
+    dmn_run_make_parents(job->out, 1);
     int fd = -1;
     if (!ro->no_store_lock) {
         char p[4200];
         snprintf(p, sizeof p, "%s.run.lock", job->store);
-        make_parents(p, 0);
+        dmn_run_make_parents(p, 0);
         int refused;
         fd = sp_open_lockfile(p, &refused, ro->ctx->err, sizeof ro->ctx->err);
         if (refused) {                                  /* a link or a FIFO planted there: never followed */
@@ -614,7 +308,7 @@ static int run_steps(const struct dmn_job *job, const struct dmn_run_opts *ro, s
     char keep[SP_ERRLEN] = "";   /* the first failure's message, kept while later steps run */
     for (int i = 0; i < job->n_steps; i++) {
         const struct dmn_step *s = &job->steps[i];
-        if (!ingested && s->kind != DMN_INGEST) {
+        if (!ingested && !(dmn_steps[s->kind]->flags & DMN_STEP_SENTENCES)) {
             ingested = 1;
             if (ro->after_ingest) ro->after_ingest(ro->arg);
         }

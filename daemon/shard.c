@@ -10,8 +10,7 @@
 
 #include "common/guard.h"
 #include "daemon/shard.h"
-#include "stages/encode.h"
-#include "stages/ingest.h"
+#include "daemon/step.h"
 
 int dmn_shard_parse(const char *s, int *k, int *n, char *err, size_t errlen)
 {
@@ -56,15 +55,7 @@ int dmn_job_shard(struct dmn_job *job, int k, int n, char *err, size_t errlen)
     int m = 0;
     for (int i = 0; i < job->n_steps; i++) {
         struct dmn_step *s = &job->steps[i];
-        if (s->kind == DMN_INGEST) {
-            struct stg_ingest_opts *o = s->opts;
-            o->shard_k = k;
-            o->shard_n = n;
-        } else if (s->kind != DMN_ENCODE || !((struct stg_encode_opts *)s->opts)->corpus.n) {
-            continue;
-        } else {   /* a shard of a small corpus may hold none of its sentences */
-            ((struct stg_encode_opts *)s->opts)->empty_ok = 1;
-        }
+        if (!dmn_steps[s->kind]->shard || !dmn_steps[s->kind]->shard(s->opts, k, n)) continue;
         *DB(s) = job->store;
         job->steps[m++] = *s;
     }
