@@ -18,7 +18,10 @@ others. DeBERTa-v2 (disentangled attention) gets three folders, each with the 40
 deberta-v3 (v3's shape: c2p and p2c through the shared key/query projections, log buckets, the
 relative embeddings LayerNorm'd, no absolute positions or token types, saved as its MaskedLM with
 the "deberta." prefix, and a Unigram tokenizer.json like v3's), deberta-v2-c2p (pos_key_proj,
-absolute positions, token types, embed_proj, 3 layers) and deberta-v2-p2c (pos_query_proj). Naming families regenerates only their folders.
+absolute positions, token types, embed_proj, 3 layers) and deberta-v2-p2c (pos_query_proj), and
+    OUTDIR/deberta-v3/ref/buckets.npy          int32 [2, 1025] make_log_bucket_position of relative
+                                               positions -512..512 with (position_buckets, max_relative_positions)
+                                               (8, 16), the fixture's, and (256, 512), deberta-v3-base's Naming families regenerates only their folders.
 Some families are saved with their pre-training heads (and so the family prefix: `roberta.`,
 `electra.`), so that the names synprobe must strip and the heads it must ignore are tested.
 The test (tests/cli/t236-hf-families.sh) reads only these files; it never needs transformers.
@@ -324,6 +327,11 @@ def main():
         if name == "mpnet":
             rel = torch.arange(-300, 301)
             b = tf.models.mpnet.modeling_mpnet.MPNetEncoder.relative_position_bucket(rel)
+            np.save(os.path.join(d, "ref", "buckets.npy"), b.numpy().astype(np.int32))
+        if name == "deberta-v3":             # make_log_bucket_position of -512..512: the fixture's (8, 16), v3-base's (256, 512)
+            rel = torch.arange(-512, 513)
+            mk = tf.models.deberta_v2.modeling_deberta_v2.make_log_bucket_position
+            b = torch.stack([mk(rel, 8, 16), mk(rel, 256, 512)]).to(torch.long)
             np.save(os.path.join(d, "ref", "buckets.npy"), b.numpy().astype(np.int32))
         size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
         print("%s: %s, %d bytes" % (d, type(model).__name__, size))
