@@ -176,13 +176,15 @@ static void normalise_name(const char *in, char *out, size_t n)
 }
 
 /* how the family's checkpoint maps onto the registry (M3.2): its prefix stripped, its heads ignored */
-static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a, int layers)
+static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a, const struct enc_bert_config *c)
 {
     memset(r, 0, sizeof *r);
     r->widen = 1;
     r->normalise = normalise_name;
     r->prefix = a->prefix;
     r->ignore = a->heads;
+    if (a->dis && c->no_pos_input) r->ignore = a->dis->heads_no_pos;   /* DeBERTa-v3: a position table nobody reads */
+    const int layers = c->layers;
     if (!strcmp(a->model_type, "bert")) snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
     else snprintf(r->what, sizeof r->what, "a %s model with this config.json: %d layers", a->model_type, layers);
 }
@@ -195,7 +197,7 @@ static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log
     const char *path = s.path;
     struct enc_weights_rules rules;
     struct enc_weights_report r = { 0 };
-    bert_rules(&rules, b->arch, b->c.layers);
+    bert_rules(&rules, b->arch, &b->c);
     rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
     if (rc == SP_OK) enc_weights_bind_views(&b->e, &s, &rules);
     if (rc == SP_OK && r.n_ignored) {
@@ -982,7 +984,7 @@ static int fam_weights_layout(struct enc *e, struct enc_weights_rules *rules, ch
         build(b);
         e->param = b->e.param;
         e->n_param = b->e.n_param;
-        bert_rules(rules, b->arch, b->c.layers);
+        bert_rules(rules, b->arch, &b->c);
     }
     free(b->layer);
     free(b);

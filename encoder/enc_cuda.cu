@@ -238,6 +238,7 @@ __global__ void enc_pool_cuda(int mode, const struct pool_row *tab, int count, i
  * args array arr, in device memory), mirroring the CPU's attention_one:
  *   rk[r]  = q_i · w^K[r]                         bucket logits (struct then seq), one warp each
  *   s[j]   = (q_i·k_j + rk[..]) * scale − α·dist  for allowed j, one warp per key j
+ *            (+ MPNet's bias; + DeBERTa's (q_i·k^P[c2p] + k_j·q^P[p2c]) * scale, two more dot products)
  *   p[j]   = safe softmax over allowed j          (empty row -> zero output, no map entries)
  *   out[c] = Σ_j p[j] v_j[c] + Σ_r pb[r] w^V[r][c] with pb the bucket masses (shared atomics)
  * Dynamic shared memory (bytes, computed in cuda_attention):

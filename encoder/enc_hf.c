@@ -37,8 +37,14 @@ static const char *const mpnet_heads[] = { "pooler.", "lm_head.", "embeddings.po
                                            NULL };
 static const char *const deberta_heads[] = { "pooler.", "lm_predictions.", "mask_predictions.", "cls.",
                                              "embeddings.position_ids", "classifier.", "qa_outputs.", NULL };
+/* (transformers' DebertaV2PreTrainedModel ignores "position_embeddings" on load: v3 checkpoints without
+ * position_biased_input may keep the table) */
+static const char *const deberta_heads_no_pos[] = { "pooler.", "lm_predictions.", "mask_predictions.", "cls.",
+                                                    "embeddings.position_ids", "classifier.", "qa_outputs.",
+                                                    "embeddings.position_embeddings.", NULL };
 static const struct enc_hf_disentangled deberta_dis = { "encoder.rel_embeddings.weight", "encoder.LayerNorm",
-                                                        "attention.self.pos_key_proj", "attention.self.pos_query_proj" };
+                                                        "attention.self.pos_key_proj", "attention.self.pos_query_proj",
+                                                        deberta_heads_no_pos };
 static const char *const electra_heads[] = { "discriminator_predictions.", "generator_predictions.", "generator_lm_head.",
                                              "embeddings.position_ids", "embeddings.token_type_ids", "classifier.",
                                              "qa_outputs.", NULL };

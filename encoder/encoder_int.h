@@ -26,7 +26,7 @@ enum enc_gate {
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
 enum enc_dir { ENC_DIR_ALL = 0, ENC_DIR_FWD, ENC_DIR_BWD, ENC_DIR_FWD_STRICT, ENC_DIR_BWD_STRICT };
 
-/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ B_h: pos_bias) (+ structural/direction masks,
+/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ B_h: pos_bias) (+ DeBERTa's rp terms) (+ structural/direction masks,
  * selection); P_h = safe_softmax(S_h) over allowed keys (an empty row gives zeros, §0);
  * out_h = Σ_j P_h[i][j]·(v_h[j] + aV_ij). Head h uses columns h*dk..h*dk+dk-1 of q/k/v/out. */
 struct enc_attn_args {
@@ -277,7 +277,11 @@ struct enc_hf_arch {
 };
 /* rel_embeddings [2·att_span, hidden] and its LayerNorm, each layer's separate position
  * projections (share_att_key false; the layer's prefix before them) */
-struct enc_hf_disentangled { const char *rel_emb, *rel_ln, *pos_k, *pos_q; };
+struct enc_hf_disentangled {
+    const char *rel_emb, *rel_ln, *pos_k, *pos_q;
+    const char *const *heads_no_pos;   /* the heads ignored without position_biased_input: the row's and the
+                                        * absolute position table some checkpoints keep unused */
+};
 /* the row of a model_type; NULL: synprobe lacks it */
 const struct enc_hf_arch *enc_hf_arch_find(const char *model_type);
 /* "bert, camembert, ...": every model_type of the table, into text (returned) */

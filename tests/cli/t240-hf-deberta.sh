@@ -12,9 +12,10 @@
 # another pos_att_type or max_relative_positions gives other values); `synprobe encode --layers all
 # --layer-attention --heads --token-vectors` on tests/data/hf/ud-sample.conllu with the folder's
 # tokenizer.json: the pieces, word and sentence vectors of every layer and each layer's per-head
-# word-level maps against transformers'; and the folders synprobe refuses (a missing
+# word-level maps against transformers'; the folders synprobe refuses (a missing
 # rel_embeddings tensor, conv_kernel_size, attention_head_size, pos_att_type "p2p", DeBERTa v1),
-# each with one line naming the tensor or key.
+# each with one line naming the tensor or key; and a v3 checkpoint that keeps an unused absolute
+# position table (as transformers, synprobe ignores it).
 . tests/cli/lib.sh
 need_numpy
 B=${SP_BUILD:-build}
@@ -125,23 +126,40 @@ check "pos_att_type [\"p2p\", ...] (DeBERTa v1's): exit 1, one line naming the k
 bad v1 's/"deberta-v2"/"deberta"/'
 check "model_type \"deberta\" (v1): exit 1, one line naming the key and the families synprobe has" \
     sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'model_type: \"deberta\" (DebertaV2ForMaskedLM) is not an encoder family synprobe has (it has: .*deberta-v2' $TMP/v1.err"
-rm -rf "$TMP/norel"; cp -r "$H/deberta-v3" "$TMP/norel"; rm -rf "$TMP/norel/ref"
-"$PY" - "$H/deberta-v3/model.safetensors" "$TMP/norel/model.safetensors" <<'PY'
+sft() {  # NAME drop|add: a copy of deberta-v3 whose safetensors lacks rel_embeddings, or has a position table more
+    rm -rf "$TMP/$1"; cp -r "$H/deberta-v3" "$TMP/$1"; rm -rf "$TMP/$1/ref"
+    "$PY" - "$H/deberta-v3/model.safetensors" "$TMP/$1/model.safetensors" "$2" <<'PY'
 import json, struct, sys
 b = open(sys.argv[1], "rb").read()
 n = struct.unpack("<Q", b[:8])[0]
 h = json.loads(b[8:8 + n]); data = b[8 + n:]
 meta = h.pop("__metadata__", None)
-h.pop("deberta.encoder.rel_embeddings.weight")
+extra = b""
+if sys.argv[3] == "drop":
+    h.pop("deberta.encoder.rel_embeddings.weight")
+else:                                     # 64 x 32 f32 of 7.0: were it read, every value would change
+    extra = struct.pack("<f", 7.0) * (64 * 32)
 out, off, hdr = b"", 0, {}
 for k, v in sorted(h.items(), key=lambda kv: kv[1]["data_offsets"][0]):
     s, e = v["data_offsets"]; out += data[s:e]; hdr[k] = dict(v, data_offsets=[off, off + e - s]); off += e - s
+if extra:
+    hdr["deberta.embeddings.position_embeddings.weight"] = {"dtype": "F32", "shape": [64, 32], "data_offsets": [off, off + len(extra)]}
+    out += extra
 if meta is not None: hdr["__metadata__"] = meta
 j = json.dumps(hdr).encode(); j += b" " * (-len(j) % 8)
 open(sys.argv[2], "wb").write(struct.pack("<Q", len(j)) + j + out)
 PY
+}
+sft norel drop
 printf '{"kind": "hf", "model": "%s"}\n' "$TMP/norel" >"$TMP/norel.json"
 rc=0; $SP encode --device cpu --db $DB --corpus ud --encoder "$TMP/norel.json" --run norel >/dev/null 2>"$TMP/norel.err" || rc=$?
 check "a checkpoint without encoder.rel_embeddings.weight: exit 1, one line naming the tensor" \
     sh -c "[ $rc = 1 ] && [ \$(grep -c . $TMP/norel.err) = 1 ] && grep -q 'encoder.rel_embeddings.weight' $TMP/norel.err"
+# position_biased_input false: a position table the checkpoint keeps is ignored (transformers ignores it too)
+sft withpos add
+mkdir -p "$TMP/m-withpos"; cp "$TMP/deberta-v3"/ids_*.npy "$TMP/deberta-v3"/types_*.npy "$TMP/deberta-v3"/hidden_*.npy \
+    "$TMP/deberta-v3"/attn_*.npy "$TMP/m-withpos/"
+rc=0; "$B/tools/encoder_bert_run" "$TMP/withpos" "$TMP/m-withpos" 1 >/dev/null 2>&1 || rc=$?
+expect_eq "a v3 checkpoint that keeps embeddings.position_embeddings: it opens" "$rc" 0
+check "... and the table is not read: all layers within 1e-5 of transformers" compare "$TMP/m-withpos" 5
 done_testing
