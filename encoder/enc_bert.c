@@ -16,10 +16,13 @@
  * Determinism: the CPU backend's products are row-local (common/gemm.h) and the other ops
  * row- or sentence-local, so a sentence's vectors are the same bytes alone or in any batch.
  *
- * Not done: hidden_act other than "gelu", relative position embeddings,
+ * DeBERTa-v2's disentangled attention: its position keys and queries are computed at open
+ * (rp_tables) and the attention op adds q_i·k^P[c2p(i − j)] + k_j·q^P[p2c(i − j)] to each score.
+ *
+ * Not done: hidden_act other than "gelu"/"gelu_new", DeBERTa's ConvLayer,
  * a workspace cap (enc_set_workspace_limit applies to the other kinds only). */
 #include "encoder/encoder_int.h"
-#include "encoder/enc_formulas.h"   /* enc_f_t5_bucket */
+#include "encoder/enc_formulas.h"   /* enc_f_t5_bucket, enc_f_rp_c2p */
 #include "encoder/tokenizer.h"
 
 #include <jansson.h>
@@ -34,6 +37,9 @@ struct bert_layer {
     float *wqkv, *bqkv;        /* backend: [d, 3d] = [W_qᵀ | W_kᵀ | W_vᵀ] and [3d], one product; with
                                 * ops->pack_weight wqkv is only the key of the packed weight */
     int shared;                /* ALBERT: an earlier layer's tensors, wqkv and bqkv (that layer owns them) */
+    struct enc_lin pk, pq;     /* DeBERTa (share_att_key false): pos_key_proj, pos_query_proj (w -1: none) */
+    float *rpk, *rpq;          /* DeBERTa: backend [2·att_span, d] the relative positions' keys (c2p) and
+                                * queries (p2c) of this layer, or NULL (rp_tables) */
 };
 
 /* MPNet's buckets (MPNetEncoder.compute_position_bias): 32 of them, logarithmic up to distance 128,
@@ -53,7 +59,11 @@ struct enc_bert {
     struct enc_lin proj;       /* ELECTRA's embeddings_project, ALBERT's embedding_hidden_mapping_in (w -1: none) */
     int rel;                   /* MPNet's relative attention bias [rel_buckets, heads] (param index; -1: none) */
     float *pbias;              /* (rel) backend: [2·ENC_REL_MAXD + 1, heads] its rows by offset j − i */
-    float *ztype;              /* a family without token types: one zero row [embedding_size] (backend; host) */
+    int rel_emb;               /* DeBERTa: rel_embeddings [2·att_span, d] (param index; -1: none) */
+    struct enc_ln rel_ln;      /* DeBERTa: encoder.LayerNorm on it (norm_rel_ebd "layer_norm"; g -1: none) */
+    int32_t *rpidx;            /* DeBERTa: backend [2·rp_max + 1][2] c2p and p2c rows by offset i − j */
+    int rp_max;
+    float *ztype;              /* a family without token types (or positions): one zero row [embedding_size] (backend; host) */
     float *hztype;
     struct bert_layer *layer;  /* [c.layers] */
     /* workspace (backend buffers), grown only */
@@ -81,8 +91,8 @@ static int add(struct enc_bert *b, const char *name, int rows, int cols, int tra
     return i;
 }
 
-/* a Linear "pfx.weight" [out, in] (+ "pfx.bias" [out]), held as [in, out] */
-static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int out)
+/* a Linear "pfx.weight" [out, in] (+ "pfx.bias" [out] unless no_bias), held as [in, out] */
+static struct enc_lin add_lin_b(struct enc_bert *b, const char *pfx, int in, int out, int no_bias)
 {
     char nm[128];
     struct enc_lin L;
@@ -90,9 +100,11 @@ static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int o
     L.w = add(b, nm, in, out, 1);
     b->e.param[L.w].view = 1;          /* kept in the file's dtype until the GEMM packs it */
     snprintf(nm, sizeof nm, "%s.bias", pfx);
-    L.b = add(b, nm, out, 0, 0);
+    L.b = no_bias ? -1 : add(b, nm, out, 0, 0);
     return L;
 }
+
+static struct enc_lin add_lin(struct enc_bert *b, const char *pfx, int in, int out) { return add_lin_b(b, pfx, in, out, 0); }
 
 static struct enc_ln add_ln(struct enc_bert *b, const char *pfx, int d)
 {
@@ -111,13 +123,21 @@ static void build(struct enc_bert *b)
     const struct enc_hf_arch *a = b->arch;
     const int d = c->hidden_size, F = c->intermediate_size, E = c->embedding_size;
     b->word = add(b, a->emb_word, c->vocab_size, E, 0);
-    b->pos = add(b, a->emb_pos, c->max_positions, E, 0);
-    b->type = a->emb_type ? add(b, a->emb_type, c->type_vocab_size, E, 0) : -1;
-    b->e.param[b->word].view = b->e.param[b->pos].view = 1;   /* rows widened when gathered */
+    b->pos = c->no_pos_input ? -1 : add(b, a->emb_pos, c->max_positions, E, 0);   /* DeBERTa-v3: none */
+    b->type = a->emb_type && (a->k_types || c->type_vocab_size > 0) ? add(b, a->emb_type, c->type_vocab_size, E, 0) : -1;
+    b->e.param[b->word].view = 1;      /* rows widened when gathered */
+    if (b->pos >= 0) b->e.param[b->pos].view = 1;
     if (b->type >= 0) b->e.param[b->type].view = 1;
-    b->emb_ln = add_ln(b, a->emb_ln, E);
-    b->proj = a->emb_proj && (E != d || a->factorised == 2) ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
+    if (c->emb_ln_after_proj) {        /* DeBERTa: embed_proj (no bias) when E != d, then the LayerNorm over d */
+        b->proj = a->emb_proj && E != d ? add_lin_b(b, a->emb_proj, E, d, 1) : (struct enc_lin){ -1, -1 };
+        b->emb_ln = add_ln(b, a->emb_ln, d);
+    } else {
+        b->emb_ln = add_ln(b, a->emb_ln, E);
+        b->proj = a->emb_proj && (E != d || a->factorised == 2) ? add_lin(b, a->emb_proj, E, d) : (struct enc_lin){ -1, -1 };
+    }
     b->rel = a->rel_bias ? add(b, a->rel_bias, c->rel_buckets, c->heads, 0) : -1;
+    b->rel_emb = a->dis && c->rp_span > 0 ? add(b, a->dis->rel_emb, 2 * c->rp_span, d, 0) : -1;
+    b->rel_ln = a->dis && c->rp_ln ? add_ln(b, a->dis->rel_ln, d) : (struct enc_ln){ -1, -1 };
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
     const int per_group = c->layer_groups > 0 ? c->layers / c->layer_groups : 1;
     for (int l = 0; l < c->layers; l++) {
@@ -138,6 +158,9 @@ static void build(struct enc_bert *b)
         L->ff1 = add_lin(b, PFX(a->ff1), d, F);
         L->ff2 = add_lin(b, PFX(a->ff2), F, d);
         L->ln2 = add_ln(b, PFX(a->ln2), d);
+        const int own_pos = c->rp_span > 0 && !c->rp_share;   /* DeBERTa: separate position projections */
+        L->pk = own_pos && c->rp_c2p ? add_lin(b, PFX(a->dis->pos_k), d, d) : (struct enc_lin){ -1, -1 };
+        L->pq = own_pos && c->rp_p2c ? add_lin(b, PFX(a->dis->pos_q), d, d) : (struct enc_lin){ -1, -1 };
 #undef PFX
     }
 }
@@ -153,13 +176,15 @@ static void normalise_name(const char *in, char *out, size_t n)
 }
 
 /* how the family's checkpoint maps onto the registry (M3.2): its prefix stripped, its heads ignored */
-static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a, int layers)
+static void bert_rules(struct enc_weights_rules *r, const struct enc_hf_arch *a, const struct enc_bert_config *c)
 {
     memset(r, 0, sizeof *r);
     r->widen = 1;
     r->normalise = normalise_name;
     r->prefix = a->prefix;
     r->ignore = a->heads;
+    if (a->dis && c->no_pos_input) r->ignore = a->dis->heads_no_pos;   /* DeBERTa-v3: a position table nobody reads */
+    const int layers = c->layers;
     if (!strcmp(a->model_type, "bert")) snprintf(r->what, sizeof r->what, "a BertModel with this config.json: %d layers", layers);
     else snprintf(r->what, sizeof r->what, "a %s model with this config.json: %d layers", a->model_type, layers);
 }
@@ -172,7 +197,7 @@ static int load(struct enc_bert *b, const char *dir, const struct sp_logger *log
     const char *path = s.path;
     struct enc_weights_rules rules;
     struct enc_weights_report r = { 0 };
-    bert_rules(&rules, b->arch, b->c.layers);
+    bert_rules(&rules, b->arch, &b->c);
     rc = enc_weights_match_read(&b->e, &s, &rules, b->e.host_block, 0, &r, err, errlen);
     if (rc == SP_OK) enc_weights_bind_views(&b->e, &s, &rules);
     if (rc == SP_OK && r.n_ignored) {
@@ -300,6 +325,72 @@ static int rel_bias_table(struct enc_bert *b, char *err, size_t errlen)
     return e->be.ops->sync(&e->be, err, errlen);
 }
 
+/* DeBERTa: what the layers' disentangled terms read, computed once at open on the host from the
+ * weights alone: R = rel_embeddings (LayerNorm'd when norm_rel_ebd says so), then per layer the
+ * positions' keys R·W_kᵀ + b_k (c2p; pos_key_proj, or key_proj with share_att_key) and queries
+ * R·W_qᵀ + b_q (p2c; pos_query_proj or query_proj), [2·att_span, d] each on the backend (the
+ * attention op takes their products with each query and key row); and the c2p and p2c rows of
+ * every offset i − j of a sentence (enc_f_rp_c2p / enc_f_rp_p2c), [2·rp_max + 1][2] */
+static int rp_tables(struct enc_bert *b, char *err, size_t errlen)
+{
+    struct enc *e = &b->e;
+    const struct enc_bert_config *c = &b->c;
+    const int d = c->hidden_size, rows = 2 * c->rp_span;
+    const size_t rd = (size_t)rows * d;
+    float *R = sp_xmalloc(sizeof(float) * rd), *W = sp_xmalloc(sizeof(float) * (size_t)d * d), *P = sp_xmalloc(sizeof(float) * rd);
+    memcpy(R, e->param[b->rel_emb].host, sizeof(float) * rd);
+    if (b->rel_ln.g >= 0) {                                    /* LayerNorm(rel_embeddings), as torch: biased variance */
+        const float *g = e->param[b->rel_ln.g].host, *bb = e->param[b->rel_ln.b].host;
+        for (int r = 0; r < rows; r++) {
+            float *x = R + (size_t)r * d;
+            double m = 0, v = 0;
+            for (int k = 0; k < d; k++) m += x[k];
+            m /= d;
+            for (int k = 0; k < d; k++) v += (x[k] - m) * (x[k] - m);
+            const double inv = 1.0 / sqrt(v / d + (double)c->ln_eps);
+            for (int k = 0; k < d; k++) x[k] = (float)((x[k] - m) * inv * g[k] + bb[k]);
+        }
+    }
+    int rc = SP_OK;
+    for (int l = 0; l < c->layers && rc == SP_OK; l++) {
+        struct bert_layer *L = &b->layer[l];
+        for (int t = 0; t < 2 && rc == SP_OK; t++) {          /* t 0: keys (c2p), 1: queries (p2c) */
+            if (!(t ? c->rp_p2c : c->rp_c2p)) continue;
+            const struct enc_lin lw = c->rp_share ? (t ? L->q : L->k) : (t ? L->pq : L->pk);
+            enc_param_widen(&e->param[lw.w], W);               /* [d, d] = Wᵀ */
+            const float *bias = e->param[lw.b].host;
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < d; o++) {
+                    double acc = 0;
+                    for (int k = 0; k < d; k++) acc += (double)R[(size_t)r * d + k] * W[(size_t)k * d + o];
+                    P[(size_t)r * d + o] = (float)(acc + bias[o]);
+                }
+            float **dst = t ? &L->rpq : &L->rpk;
+            if (!(*dst = e->be.ops->alloc(&e->be, sizeof(float) * rd))) rc = SP_ENOMEM;
+            else e->be.ops->upload(&e->be, *dst, P, sizeof(float) * rd);
+        }
+    }
+    b->rp_max = c->max_pieces > 1 ? c->max_pieces - 1 : 1;
+    const size_t ni = 2 * (size_t)(2 * b->rp_max + 1);
+    int32_t *idx = sp_xmalloc(sizeof(int32_t) * ni);
+    for (int o = -b->rp_max; o <= b->rp_max; o++) {           /* query i = o, key j = 0 */
+        idx[2 * (o + b->rp_max)] = enc_f_rp_c2p(o, 0, c->rp_span, c->rp_buckets, c->rp_maxpos);
+        idx[2 * (o + b->rp_max) + 1] = enc_f_rp_p2c(o, 0, c->rp_span, c->rp_buckets, c->rp_maxpos);
+    }
+    if (rc == SP_OK && !(b->rpidx = e->be.ops->alloc(&e->be, sizeof(int32_t) * ni))) rc = SP_ENOMEM;
+    if (rc == SP_OK) e->be.ops->upload(&e->be, b->rpidx, idx, sizeof(int32_t) * ni);
+    free(idx);
+    free(R);
+    free(W);
+    free(P);
+    if (rc != SP_OK) {
+        snprintf(err, errlen, "%s: cannot allocate the relative position tables (%zu bytes a layer) on %s", c->model_type,
+                 sizeof(float) * rd * 2, e->be.ops->name);
+        return rc;
+    }
+    return e->be.ops->sync(&e->be, err, errlen);
+}
+
 /* ---- open / close ---- */
 
 void enc_bert_close(enc_bert_t *b)
@@ -311,6 +402,8 @@ void enc_bert_close(enc_bert_t *b)
         for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) if (bufs[i]) e->be.ops->free(&e->be, bufs[i]);
         for (int l = 0; b->layer && l < b->c.layers; l++) {
             if (b->layer[l].shared) continue;             /* ALBERT: its owner frees them */
+            if (b->layer[l].rpk) e->be.ops->free(&e->be, b->layer[l].rpk);
+            if (b->layer[l].rpq) e->be.ops->free(&e->be, b->layer[l].rpq);
             if (e->be.ops->pack_weight) { free(b->layer[l].bqkv); continue; }   /* wqkv: a key (pack_weights) */
             if (b->layer[l].wqkv) e->be.ops->free(&e->be, b->layer[l].wqkv);
             if (b->layer[l].bqkv) e->be.ops->free(&e->be, b->layer[l].bqkv);
@@ -319,6 +412,7 @@ void enc_bert_close(enc_bert_t *b)
             for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
         if (b->ztype && b->ztype != b->hztype) e->be.ops->free(&e->be, b->ztype);
         if (b->pbias) e->be.ops->free(&e->be, b->pbias);
+        if (b->rpidx) e->be.ops->free(&e->be, b->rpidx);
         e->be.ops->close(&e->be);
     }
     free(e->param);
@@ -414,13 +508,15 @@ static int open_model(const char *path, const char *want, enum enc_device device
     }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
     if (rc == SP_OK) rc = fuse_qkv(b, err, errlen);
-    if (rc == SP_OK && b->type < 0) {       /* no token types: (word + 0) + position is word + position exactly */
+    if (rc == SP_OK && (b->type < 0 || b->pos < 0)) {   /* no token types: (word + 0) + position is word + position exactly;
+                                                         * no positions (DeBERTa-v3): (word + type) + 0 likewise */
         const size_t E = (size_t)b->c.embedding_size;
         b->hztype = sp_xcalloc(E, sizeof(float));
         b->ztype = b->e.be.host_memory ? b->hztype : b->e.be.ops->alloc(&b->e.be, sizeof(float) * E);
         if (!b->ztype) { snprintf(err, errlen, "%s: cannot allocate %zu bytes on %s", b->c.model_type, sizeof(float) * E, b->e.be.ops->name); rc = SP_ENOMEM; }
     }
     if (rc == SP_OK && b->rel >= 0) rc = rel_bias_table(b, err, errlen);
+    if (rc == SP_OK && b->rel_emb >= 0 && (b->c.rp_c2p || b->c.rp_p2c)) rc = rp_tables(b, err, errlen);
     free(f);
     if (rc != SP_OK) { enc_bert_close(b); return rc; }
     sp_log(log, SP_LOG_INFO, "encoder: %s %s (%d layers, d %d, %d heads, vocab %d) on %s", b->c.model_type, dir, b->c.layers,
@@ -554,6 +650,8 @@ static void head_maps(struct enc_bert *b, int n_sent, const struct enc_bert_inpu
             a->H = 1;
             a->q = b->args[s].q + (size_t)h * dh; a->k = a->q + d; a->v = a->q + 2 * d;
             if (a->pos_bias) a->pos_bias += h;             /* head h's column of MPNet's bias */
+            if (a->rp_k) a->rp_k += (size_t)h * dh;          /* head h's columns of DeBERTa's position keys */
+            if (a->rp_q) a->rp_q += (size_t)h * dh;
             a->out = b->ho + ((size_t)h * rows + r0) * dh;
             a->attn_mean = BE->host_memory ? attn[s] + ((size_t)l * H + h) * n * n : b->amap + (size_t)h * nn + p0;
         }
@@ -576,6 +674,8 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     struct enc *e = &b->e;
     const struct enc_bert_config *c = &b->c;
     const int d = c->hidden_size, H = c->heads, dh = d / H, F = c->intermediate_size;
+    /* DeBERTa: the scale 1/sqrt(dh · scale_factor), scale_factor 1 + one per pos_att_type term */
+    const float scale = 1.0f / sqrtf((float)(dh * (1 + c->rp_c2p + c->rp_p2c)));
     size_t rows = 0, nn = 0;
     for (int s = 0; s < n_sent; s++) {
         const struct enc_bert_input *x = &in[s];
@@ -622,13 +722,14 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             for (int p = 0, np = 0; p < in[s].n; p++, r++) {
                 h[3 * r] = in[s].ids[p];
                 h[3 * r + 1] = in[s].types && b->type >= 0 ? in[s].types[p] : 0;
-                h[3 * r + 2] = pad < 0 ? p : in[s].ids[p] == pad ? pad : pad + ++np;
+                h[3 * r + 2] = b->pos < 0 ? 0 : pad < 0 ? p : in[s].ids[p] == pad ? pad : pad + ++np;
             }
         OPS->upload(BE, b->idx, h, sizeof(int32_t) * 3 * rows);
-        OPS->embed_sum(BE, N, E, enc_w(e, b->word), b->type >= 0 ? enc_w(e, b->type) : b->ztype, enc_w(e, b->pos), b->idx, b->t);
+        OPS->embed_sum(BE, N, E, enc_w(e, b->word), b->type >= 0 ? enc_w(e, b->type) : b->ztype,
+                       b->pos >= 0 ? enc_w(e, b->pos) : b->ztype, b->idx, b->t);
     } else {
         /* the tables stay in the file's dtype: each row widened exactly (the same floats) */
-        const struct enc_param *tw = &e->param[b->word], *tp = &e->param[b->pos];
+        const struct enc_param *tw = &e->param[b->word], *tp = b->pos >= 0 ? &e->param[b->pos] : NULL;
         const struct enc_param *tt = b->type >= 0 ? &e->param[b->type] : NULL;
         if (!b->erow) b->erow = sp_xmalloc(sizeof(float) * 3 * (size_t)E);
         float *w = b->erow, *ty = w + E, *ps = ty + E;
@@ -639,14 +740,19 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
                 enc_dt_widen((enum enc_dtype)tw->dtype, tw->src, (uint64_t)in[s].ids[p] * E, (size_t)E, w);
                 if (tt) enc_dt_widen((enum enc_dtype)tt->dtype, tt->src, (uint64_t)ty_i * E, (size_t)E, ty);
                 else memcpy(ty, b->hztype, sizeof(float) * (size_t)E);   /* no token types: a zero row */
-                enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)pos * E, (size_t)E, ps);
+                if (tp) enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)pos * E, (size_t)E, ps);
+                else memcpy(ps, b->hztype, sizeof(float) * (size_t)E);   /* no positions: a zero row */
                 float *o = b->hE + r * E;
                 for (int j = 0; j < E; j++) o[j] = (w[j] + ty[j]) + ps[j];
             }
         OPS->upload(BE, b->t, b->hE, rows * E * sizeof(float));
     }
-    /* 2. X^0 = LN_emb(E) (ELECTRA: then embeddings_project, E -> d) */
-    if (b->proj.w >= 0) {
+    /* 2. X^0 = LN_emb(E) (ELECTRA: then embeddings_project, E -> d; DeBERTa: embed_proj first, then
+     * the LayerNorm over d; its mask multiply is by ones here, every piece being real) */
+    if (c->emb_ln_after_proj && b->proj.w >= 0) {
+        lin(e, N, b->t, b->proj, b->y);
+        OPS->layer_norm(BE, N, d, b->y, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->x);
+    } else if (b->proj.w >= 0) {
         OPS->layer_norm(BE, N, E, b->t, enc_w(e, b->emb_ln.g), enc_w(e, b->emb_ln.b), c->ln_eps, b->y);
         lin(e, N, b->y, b->proj, b->x);
     } else
@@ -665,8 +771,12 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
             memset(aa, 0, sizeof *aa);                /* dir ALL, no distance prior, no masks */
             aa->n = n; aa->H = H; aa->dk = dh; aa->ld_qkv = 3 * d;
             aa->q = b->qkv + r3; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
-            aa->out = b->ctx + r0; aa->scale = 1.0f / sqrtf((float)dh);
+            aa->out = b->ctx + r0; aa->scale = scale;
             if (b->pbias) { aa->pos_bias = b->pbias; aa->pos_clip = ENC_REL_MAXD; aa->pos_ld = H; }   /* MPNet */
+            if (b->rpidx) {                                                                       /* DeBERTa */
+                aa->rp_k = L->rpk; aa->rp_q = L->rpq; aa->rp_rows = 2 * c->rp_span; aa->rp_ld = d;
+                aa->rp_max = b->rp_max; aa->rp_idx = b->rpidx;
+            }
             off += (size_t)n;
         }
         OPS->attention(BE, n_sent, b->args);          /* every sentence in one call */
@@ -874,7 +984,7 @@ static int fam_weights_layout(struct enc *e, struct enc_weights_rules *rules, ch
         build(b);
         e->param = b->e.param;
         e->n_param = b->e.n_param;
-        bert_rules(rules, b->arch, b->c.layers);
+        bert_rules(rules, b->arch, &b->c);
     }
     free(b->layer);
     free(b);

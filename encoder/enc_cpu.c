@@ -42,7 +42,7 @@
 
 /* per-handle scratch (one handle per thread, encoder.h), grown on demand; one set per GEMM
  * worker, so the sentences of a batch can run their attention on the GEMM's threads */
-enum { SC_BPACK, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_N };
+enum { SC_BPACK, SC_S, SC_P, SC_E, SC_R, SC_PB, SC_ROW, SC_BK, SC_OK, SC_RP, SC_N };
 struct scr { void *buf[SC_N]; size_t cap[SC_N]; };
 
 /* a weight matrix packed for the GEMM, found by the pointer and shape the graph passes */
@@ -416,6 +416,9 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     double *sr = scratch(sc, SC_ROW, sizeof(double) * (size_t)n);              /* scores of one row */
     uint8_t *ok = scratch(sc, SC_OK, (size_t)n);
     int32_t *bk = nrk ? scratch(sc, SC_BK, sizeof(int32_t) * nn) : NULL;       /* struct bucket of (i, j) */
+    /* DeBERTa: q_i·k^P[r] (c2p) and k_j·q^P[r] (p2c) of every row r once per head, then gathered */
+    const int nrp = a->rp_k || a->rp_q ? a->rp_rows : 0;
+    float *C2P = nrp ? scratch(sc, SC_RP, sizeof(float) * 2 * (size_t)n * nrp) : NULL, *P2C = C2P ? C2P + (size_t)n * nrp : NULL;
     if (a->attn_mean) memset(a->attn_mean, 0, sizeof(float) * nn);
     for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
@@ -423,13 +426,15 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
         const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
         /* BERT's heads (and SAN's): the softmax in float with the vectorisable exp (within 2 ulp of
          * expf; as the CUDA backend, in float); the general path below scores in double */
-        const int plain = !a->allow && !E && !nbk && dis == ENC_DIST_NONE;
+        const int plain = !a->allow && !E && !nbk && !nrp && dis == ENC_DIST_NONE;
         product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
         if (E) product(sc, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
         if (nrk) product(sc, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
         if (nsk) product(sc, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
+        if (a->rp_k) product(sc, n, dk, nrp, a->q + off, a->ld_qkv, a->rp_k + off, a->rp_ld, 1, 0, C2P, nrp);
+        if (a->rp_q) product(sc, n, dk, nrp, a->k + off, a->ld_qkv, a->rp_q + off, a->rp_ld, 1, 0, P2C, nrp);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
             int lo, hi;
@@ -466,6 +471,11 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
                 if (nsk) t += Ri[nrk + enc_f_rel_bucket(j - i, a->seq_clip)];
                 double sc = enc_f_score_d(t, a->scale, dis, a->alpha, i, j, a->dist ? a->dist + (size_t)i * n + j : NULL);
                 if (a->pos_bias) sc += enc_f_pos_bias(a->pos_bias, a->pos_ld, a->pos_clip, h, i, j);
+                if (nrp) {                            /* DeBERTa: c2p of (i, j) + p2c of (j, i), scaled */
+                    int c2, p2;
+                    enc_f_rp_cols(a->rp_idx, a->rp_max, i, j, &c2, &p2);
+                    sc += enc_f_rp_score(a->rp_k ? C2P[(size_t)i * nrp + c2] : 0.0f, a->rp_q ? P2C[(size_t)j * nrp + p2] : 0.0f, a->scale);
+                }
                 sr[j] = sc;
                 if (sc > m) m = sc;
                 any = 1;
@@ -601,7 +611,7 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
  * (SP_GEMM_KERNEL=avx2/c keep the GEMM path: the same bits, tests/unit/encoder_attn_fast.c) */
 static int attention_is_plain(const struct enc_attn_args *a)
 {
-    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
+    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->rp_k || a->rp_q || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
     for (int h = 0; h < a->H; h++) if (a->dir[h] != ENC_DIR_ALL || a->dis[h] != ENC_DIST_NONE) return 0;
     return 1;
 }

@@ -238,6 +238,7 @@ __global__ void enc_pool_cuda(int mode, const struct pool_row *tab, int count, i
  * args array arr, in device memory), mirroring the CPU's attention_one:
  *   rk[r]  = q_i · w^K[r]                         bucket logits (struct then seq), one warp each
  *   s[j]   = (q_i·k_j + rk[..]) * scale − α·dist  for allowed j, one warp per key j
+ *            (+ MPNet's bias; + DeBERTa's (q_i·k^P[c2p] + k_j·q^P[p2c]) * scale, two more dot products)
  *   p[j]   = safe softmax over allowed j          (empty row -> zero output, no map entries)
  *   out[c] = Σ_j p[j] v_j[c] + Σ_r pb[r] w^V[r][c] with pb the bucket masses (shared atomics)
  * Dynamic shared memory (bytes, computed in cuda_attention):
@@ -298,6 +299,22 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
             if (nsk) t += rk[nrk + enc_f_rel_bucket(j - i, a.seq_clip)];
             sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
             if (a.pos_bias) sc += enc_f_pos_bias(a.pos_bias, a.pos_ld, a.pos_clip, h, i, j);
+            if (a.rp_k || a.rp_q) {                            /* DeBERTa: q_i·k^P[c2p] + k_j·q^P[p2c], scaled */
+                int c2, p2;
+                enc_f_rp_cols(a.rp_idx, a.rp_max, i, j, &c2, &p2);
+                float tc = 0.0f, tp = 0.0f;
+                if (a.rp_k) {
+                    const float *w = a.rp_k + (size_t)c2 * a.rp_ld + off;
+                    for (int c = lane; c < dk; c += 32) tc += sq[c] * w[c];
+                    tc = warp_sum(tc);
+                }
+                if (a.rp_q) {
+                    const float *w = a.rp_q + (size_t)p2 * a.rp_ld + off;
+                    for (int c = lane; c < dk; c += 32) tp += kj[c] * w[c];
+                    tp = warp_sum(tp);
+                }
+                sc += enc_f_rp_score(tc, tp, a.scale);
+            }
             mloc = fmaxf(mloc, sc);
             anyloc = 1;
         }
@@ -1138,6 +1155,7 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
         SP_ASSERT(!x->seq_k || (x->seq_v && x->seq_clip >= 0));
         SP_ASSERT(!x->sel_q || x->sel_k);
         SP_ASSERT(!x->pos_bias || (x->pos_clip >= 0 && x->pos_ld >= x->H));
+        SP_ASSERT((!x->rp_k && !x->rp_q) || (x->rp_idx && x->rp_max >= 0 && x->rp_rows > 0 && x->rp_ld >= x->H * x->dk));
         if (x->n <= 0) continue;
         if (x->attn_mean) check_cuda(st, cudaMemsetAsync(x->attn_mean, 0, sizeof(float) * (size_t)x->n * x->n, st->stream), "attention map");
         const size_t nb = (x->rel_k ? 2 * (size_t)x->rel_clip + 1 : 0) + (x->seq_k ? 2 * (size_t)x->seq_clip + 1 : 0);
@@ -1146,7 +1164,7 @@ static void cuda_attention(struct enc_backend *be, int count, const struct enc_a
         if (x->n > max_n) max_n = x->n;
         if (x->H > max_h) max_h = x->H;
         if (x->dk > max_dk) max_dk = x->dk;
-        plain &= !x->rel_k && !x->seq_k && !x->sel_q && !x->allow;
+        plain &= !x->rel_k && !x->seq_k && !x->sel_q && !x->allow && !x->rp_k && !x->rp_q;
     }
     if (max_n == 0) return;
     const size_t smem_plain = sizeof(float) * PLAIN_WARPS * ((size_t)max_dk + (size_t)max_n);

@@ -97,6 +97,47 @@ ENC_F float enc_f_pos_bias(const float *tab, int ld, int clip, int h, int i, int
     return tab[(size_t)enc_f_rel_bucket(j - i, clip) * (size_t)ld + (size_t)h];
 }
 
+/* DeBERTa-v2's relative position of query i and key j, rel = i − j, in its buckets
+ * (make_log_bucket_position, its float32 arithmetic in its order): rel itself inside
+ * ±bucket_size/2, then ceil(log(|rel|/mid) / log((max_position − 1)/mid) · (mid − 1)) + mid with
+ * rel's sign; bucket_size <= 0: rel itself (build_relative_position without buckets) */
+ENC_F int enc_f_deberta_bucket(int rel, int bucket_size, int max_position)
+{
+    if (bucket_size <= 0 || max_position <= 0) return rel;
+    const int mid = bucket_size / 2, sign = rel > 0 ? 1 : rel < 0 ? -1 : 0;
+    const int abs_pos = rel < mid && rel > -mid ? mid - 1 : (rel < 0 ? -rel : rel);
+    if (abs_pos <= mid) return rel;
+    const float lp = ceilf(logf((float)abs_pos / (float)mid) / logf((float)(max_position - 1) / (float)mid) * (float)(mid - 1))
+                     + (float)mid;
+    return (int)(lp * (float)sign);
+}
+
+/* the rows of DeBERTa's position projections [2·span, ·] that query i and key j read: c2p (the
+ * query's content against the key's relative position) clamp(bucket(i − j) + span) and p2c (the
+ * key's content against the query's) clamp(−bucket(j − i) + span), both clamped to 0..2·span − 1 */
+ENC_F int enc_f_rp_clamp(int r, int span) { return r < 0 ? 0 : r > 2 * span - 1 ? 2 * span - 1 : r; }
+ENC_F int enc_f_rp_c2p(int i, int j, int span, int bucket_size, int max_position)
+{
+    return enc_f_rp_clamp(enc_f_deberta_bucket(i - j, bucket_size, max_position) + span, span);
+}
+ENC_F int enc_f_rp_p2c(int i, int j, int span, int bucket_size, int max_position)
+{
+    return enc_f_rp_clamp(-enc_f_deberta_bucket(j - i, bucket_size, max_position) + span, span);
+}
+
+/* the same from a table of them by offset i − j (enc_attn_args.rp_idx: [2·max + 1][2], the
+ * offsets beyond ±max clipped) */
+ENC_F void enc_f_rp_cols(const int32_t *idx, int max, int i, int j, int *c2p, int *p2c)
+{
+    int o = i - j;
+    o = o < -max ? -max : o > max ? max : o;
+    *c2p = idx[2 * (o + max)];
+    *p2c = idx[2 * (o + max) + 1];
+}
+
+/* DeBERTa's disentangled score terms after the scale (c2p/s + p2c/s, s = sqrt(dk · scale_factor)) */
+ENC_F float enc_f_rp_score(float c2p, float p2c, float scale) { return c2p * scale + p2c * scale; }
+
 /* keys query i of an n-word sentence may attend to under a direction mask: j in [*lo, *hi]
  * (empty when *lo > *hi) */
 ENC_F void enc_f_dir_range(int dir, int i, int n, int *lo, int *hi)

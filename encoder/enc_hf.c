@@ -11,8 +11,8 @@
  * Adding a BertModel variant is one row here, its fixture in tests/reference/hf_family_fixtures.py
  * and its README row; a family with another graph needs its own fields here and in enc_bert.c's
  * build and forward (MPNet's relative attention bias: rel_bias; ALBERT's factorised embeddings and
- * shared layers: factorised 2, shared_layers), or its own family file (DeBERTa's disentangled
- * attention; encoder/README.md "Model families"). */
+ * shared layers: factorised 2, shared_layers; DeBERTa-v2's disentangled attention: dis and
+ * read_deberta), or its own family file (encoder/README.md "Model families"). */
 #include "encoder/encoder_int.h"
 #include "encoder/tokenizer.h"
 
@@ -35,6 +35,16 @@ static const char *const albert_heads[] = { "pooler.", "predictions.", "sop_clas
                                             "embeddings.token_type_ids", "classifier.", "qa_outputs.", NULL };
 static const char *const mpnet_heads[] = { "pooler.", "lm_head.", "embeddings.position_ids", "classifier.", "qa_outputs.",
                                            NULL };
+static const char *const deberta_heads[] = { "pooler.", "lm_predictions.", "mask_predictions.", "cls.",
+                                             "embeddings.position_ids", "classifier.", "qa_outputs.", NULL };
+/* (transformers' DebertaV2PreTrainedModel ignores "position_embeddings" on load: v3 checkpoints without
+ * position_biased_input may keep the table) */
+static const char *const deberta_heads_no_pos[] = { "pooler.", "lm_predictions.", "mask_predictions.", "cls.",
+                                                    "embeddings.position_ids", "classifier.", "qa_outputs.",
+                                                    "embeddings.position_embeddings.", NULL };
+static const struct enc_hf_disentangled deberta_dis = { "encoder.rel_embeddings.weight", "encoder.LayerNorm",
+                                                        "attention.self.pos_key_proj", "attention.self.pos_query_proj",
+                                                        deberta_heads_no_pos };
 static const char *const electra_heads[] = { "discriminator_predictions.", "generator_predictions.", "generator_lm_head.",
                                              "embeddings.position_ids", "embeddings.token_type_ids", "classifier.",
                                              "qa_outputs.", NULL };
@@ -51,21 +61,31 @@ static const char *const electra_heads[] = { "discriminator_predictions.", "gene
 static const struct enc_hf_arch arches[] = {
     { "albert", "albert.", BERT_KEYS, 0, 2, BERT_EMB, "encoder.embedding_hidden_mapping_in",
       "encoder.albert_layer_groups.%d.albert_layers.0.", "attention.query", "attention.key", "attention.value",
-      "attention.dense", "attention.LayerNorm", "ffn", "ffn_output", "full_layer_layer_norm", albert_heads, NULL, 1 },
-    { "bert", "bert.", BERT_KEYS, 0, 0, BERT_EMB, NULL, BERT_LAYER, bert_heads, NULL, 0 },
-    { "camembert", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
+      "attention.dense", "attention.LayerNorm", "ffn", "ffn_output", "full_layer_layer_norm", albert_heads, NULL, 1, NULL },
+    { "bert", "bert.", BERT_KEYS, 0, 0, BERT_EMB, NULL, BERT_LAYER, bert_heads, NULL, 0, NULL },
+    { "camembert", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0, NULL },
+    /* DeBERTa-v2/v3: its own keys read by read_deberta (type_vocab_size may be 0, embedding_size defaults
+     * to hidden_size); embed_proj has no bias and comes before the LayerNorm */
+    { .model_type = "deberta-v2", .prefix = "deberta.", .k_hidden = "hidden_size", .k_layers = "num_hidden_layers",
+      .k_heads = "num_attention_heads", .k_inter = "intermediate_size", .k_act = "hidden_act", .k_eps = "layer_norm_eps",
+      .emb_word = "embeddings.word_embeddings.weight", .emb_pos = "embeddings.position_embeddings.weight",
+      .emb_type = "embeddings.token_type_embeddings.weight", .emb_ln = "embeddings.LayerNorm", .emb_proj = "embeddings.embed_proj",
+      .layer = "encoder.layer.%d.", .q = "attention.self.query_proj", .k = "attention.self.key_proj",
+      .v = "attention.self.value_proj", .o = "attention.output.dense", .ln1 = "attention.output.LayerNorm",
+      .ff1 = "intermediate.dense", .ff2 = "output.dense", .ln2 = "output.LayerNorm", .heads = deberta_heads,
+      .dis = &deberta_dis },
     { "distilbert", "distilbert.", "dim", "n_layers", "n_heads", "hidden_dim", "activation", NULL, NULL, 0, 0,
       "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", NULL, "embeddings.LayerNorm", NULL,
       "transformer.layer.%d.", "attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
-      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm", distilbert_heads, NULL, 0 },
-    { "electra", "electra.", BERT_KEYS, 0, 1, BERT_EMB, "embeddings_project", BERT_LAYER, electra_heads, NULL, 0 },
+      "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm", distilbert_heads, NULL, 0, NULL },
+    { "electra", "electra.", BERT_KEYS, 0, 1, BERT_EMB, "embeddings_project", BERT_LAYER, electra_heads, NULL, 0, NULL },
     { "mpnet", "mpnet.", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "hidden_act", NULL,
       "layer_norm_eps", 2, 0, "embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight", NULL,
       "embeddings.LayerNorm", NULL, "encoder.layer.%d.", "attention.attn.q", "attention.attn.k", "attention.attn.v",
       "attention.attn.o", "attention.LayerNorm", "intermediate.dense", "output.dense", "output.LayerNorm", mpnet_heads,
-      "encoder.relative_attention_bias.weight", 0 },
-    { "roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
-    { "xlm-roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0 },
+      "encoder.relative_attention_bias.weight", 0, NULL },
+    { "roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0, NULL },
+    { "xlm-roberta", "roberta.", BERT_KEYS, 1, 0, BERT_EMB, NULL, BERT_LAYER, roberta_heads, NULL, 0, NULL },
 };
 #define N_ARCHES (sizeof arches / sizeof arches[0])
 
@@ -153,6 +173,121 @@ static const struct enc_hf_arch *pick(json_t *root, const char *path, const char
     return a;
 }
 
+/* a JSON boolean key, def when absent */
+static int get_bool(json_t *root, const char *path, const char *key, int def, int *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    *out = def;
+    if (!v) return 0;
+    if (!json_is_boolean(v)) { snprintf(err, errlen, "%s: %s: expected true or false", path, key); return -1; }
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* an integer key that may be negative (DeBERTa's -1 = "unset"), def when absent */
+static int get_int_any(json_t *root, const char *path, const char *key, int def, int *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    *out = def;
+    if (!v) return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < -(1 << 30) || json_integer_value(v) > (1 << 30)) {
+        snprintf(err, errlen, "%s: %s: expected an integer", path, key);
+        return -1;
+    }
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+/* one entry of DeBERTa's pos_att_type (a list, or a "p2c|c2p" string lowercased by DebertaV2Config) */
+static int deberta_att_type(const char *path, const char *t, struct enc_bert_config *c, char *err, size_t errlen)
+{
+    if (!strcmp(t, "c2p")) c->rp_c2p = 1;
+    else if (!strcmp(t, "p2c")) c->rp_p2c = 1;
+    else {
+        snprintf(err, errlen, "%s: pos_att_type: \"%s\" is not supported (only \"c2p\" and \"p2c\", DeBERTa-v2's; \"p2p\" "
+                 "is DeBERTa v1's)", path, t);
+        return -1;
+    }
+    return 0;
+}
+
+/* DebertaV2Config's keys (transformers 4.40.2 modeling_deberta_v2.py): embeddings, relative
+ * attention and what synprobe does not run (ConvLayer, another attention_head_size) */
+static int read_deberta(json_t *root, const char *path, struct enc_bert_config *c, char *err, size_t errlen)
+{
+    json_t *v;
+    int rel, pos_input, conv = 0, ahs = c->hidden_size / c->heads;
+    if (get_int_any(root, path, "conv_kernel_size", 0, &conv, err, errlen)) return -1;
+    if (conv > 0) {
+        snprintf(err, errlen, "%s: conv_kernel_size: %d is not supported (the ConvLayer after the first layer, "
+                 "deberta-v2-xlarge's; only 0 or absent)", path, conv);
+        return -1;
+    }
+    if ((v = json_object_get(root, "attention_head_size")) && !json_is_null(v) &&
+        (!json_is_integer(v) || json_integer_value(v) != ahs)) {
+        snprintf(err, errlen, "%s: attention_head_size: only hidden_size / num_attention_heads (%d) is supported", path, ahs);
+        return -1;
+    }
+    c->type_vocab_size = 0;
+    if ((v = json_object_get(root, "type_vocab_size")) && get_int(root, path, "type_vocab_size", 0, &c->type_vocab_size, err, errlen))
+        return -1;
+    if ((v = json_object_get(root, "embedding_size")) && !json_is_null(v) &&
+        get_int(root, path, "embedding_size", 1, &c->embedding_size, err, errlen))
+        return -1;
+    c->emb_ln_after_proj = 1;
+    if (get_bool(root, path, "position_biased_input", 1, &pos_input, err, errlen) ||
+        get_bool(root, path, "relative_attention", 0, &rel, err, errlen) ||
+        get_bool(root, path, "share_att_key", 0, &c->rp_share, err, errlen) ||
+        get_int_any(root, path, "max_relative_positions", -1, &c->rp_maxpos, err, errlen) ||
+        get_int_any(root, path, "position_buckets", -1, &c->rp_buckets, err, errlen))
+        return -1;
+    c->no_pos_input = !pos_input;
+    if ((v = json_object_get(root, "pos_att_type")) && json_is_string(v)) {   /* "p2c|c2p" */
+        char buf[128], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", json_string_value(v));
+        for (char *p = buf; *p; p++) if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+        for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+            while (*t == ' ') t++;
+            for (size_t L = strlen(t); L && t[L - 1] == ' '; L--) t[L - 1] = 0;
+            if (*t && deberta_att_type(path, t, c, err, errlen)) return -1;
+        }
+    } else if (v && json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) {
+            if (!json_is_string(x)) { snprintf(err, errlen, "%s: pos_att_type[%zu]: expected \"c2p\" or \"p2c\"", path, i); return -1; }
+            if (deberta_att_type(path, json_string_value(x), c, err, errlen)) return -1;
+        }
+    } else if (v && !json_is_null(v)) {
+        snprintf(err, errlen, "%s: pos_att_type: expected a list of \"c2p\" and \"p2c\" (or a \"p2c|c2p\" string)", path);
+        return -1;
+    }
+    if ((v = json_object_get(root, "norm_rel_ebd")) && !json_is_null(v)) {    /* "layer_norm" among its |-parts */
+        if (!json_is_string(v)) { snprintf(err, errlen, "%s: norm_rel_ebd: expected a string (\"layer_norm\" or \"none\")", path); return -1; }
+        char buf[128], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", json_string_value(v));
+        for (char *p = buf; *p; p++) if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+        for (char *t = strtok_r(buf, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+            while (*t == ' ') t++;
+            size_t L = strlen(t);
+            while (L && t[L - 1] == ' ') t[--L] = 0;
+            if (!strcmp(t, "layer_norm")) c->rp_ln = 1;
+        }
+    }
+    if (c->rp_maxpos < 1) c->rp_maxpos = c->max_positions;
+    c->rp_span = !rel ? 0 : c->rp_buckets > 0 ? c->rp_buckets : c->rp_maxpos;
+    if (rel && c->rp_buckets > 0 && c->rp_buckets < 4) {       /* mid − 1 >= 1 keeps the log's denominator non-zero */
+        snprintf(err, errlen, "%s: position_buckets: %d is too few (expected <= 0 for none, or >= 4)", path, c->rp_buckets);
+        return -1;
+    }
+    if (rel && c->rp_buckets > 0 && c->rp_maxpos - 1 <= c->rp_buckets / 2) {
+        snprintf(err, errlen, "%s: max_relative_positions: %d must exceed position_buckets / 2 + 1 (%d)", path, c->rp_maxpos,
+                 c->rp_buckets / 2 + 1);
+        return -1;
+    }
+    return 0;
+}
+
 static int read_sizes(json_t *root, const char *path, const struct enc_hf_arch *a, struct enc_bert_config *c, char *err,
                       size_t errlen)
 {
@@ -199,6 +334,7 @@ static int read_sizes(json_t *root, const char *path, const struct enc_hf_arch *
         c->rel_buckets = 32;
         if (v && get_int(root, path, "relative_attention_num_buckets", 32, &c->rel_buckets, err, errlen)) return -1;
     }
+    if (a->dis && read_deberta(root, path, c, err, errlen)) return -1;
     if (a->shared_layers) {            /* AlbertConfig: num_hidden_groups 1, inner_group_num 1 */
         json_t *v = json_object_get(root, "num_hidden_groups");
         int inner = 1;
@@ -223,7 +359,7 @@ static int read_kinds(json_t *root, const char *path, const struct enc_hf_arch *
                       size_t errlen)
 {
     char q[96];
-    c->ln_eps = 1e-12f;                /* HF's default, and DistilBERT's fixed value */
+    c->ln_eps = a->dis ? 1e-7f : 1e-12f;   /* HF's default (DebertaV2Config's 1e-7), and DistilBERT's fixed value */
     json_t *v = a->k_eps ? json_object_get(root, a->k_eps) : NULL;
     if (v) {
         if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1) {
@@ -305,6 +441,7 @@ static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t err
 {
     static const char *const by_type[][2] = {
         { "bert", "BertTokenizerFast" }, { "camembert", "CamembertTokenizerFast" },
+        { "deberta-v2", "DebertaV2TokenizerFast" },
         { "distilbert", "DistilBertTokenizerFast" }, { "electra", "ElectraTokenizerFast" },
         { "roberta", "RobertaTokenizerFast" }, { "xlm-roberta", "XLMRobertaTokenizerFast" },
     };

@@ -378,6 +378,15 @@ struct enc_bert_config {
                                 * (relative_attention_num_buckets); 0: none */
     int layer_groups;          /* ALBERT: num_hidden_groups, layer l runs group l / (layers / groups);
                                 * 0: every layer its own tensors */
+    /* DeBERTa-v2 (disentangled attention; enc_hf.c reads them, enc_bert.c runs them) */
+    int no_pos_input;          /* position_biased_input false: no absolute position embeddings */
+    int emb_ln_after_proj;     /* embed_proj (no bias) before the embeddings' LayerNorm over hidden_size */
+    int rp_span;               /* relative attention: att_span (position_buckets, else max_relative_positions);
+                                * 0: none */
+    int rp_buckets, rp_maxpos; /* make_log_bucket_position's bucket_size (<= 0: none) and max_position */
+    int rp_c2p, rp_p2c;        /* pos_att_type has "c2p" / "p2c" (each also widens the scale) */
+    int rp_share;              /* share_att_key: the positions through key_proj/query_proj */
+    int rp_ln;                 /* norm_rel_ebd "layer_norm": encoder.LayerNorm on rel_embeddings */
 };
 /* config.json of a BertModel (M3.1). SP_EPARSE with "PATH: key: what was expected". */
 int enc_bert_config_load(const char *path, struct enc_bert_config *cfg, char *err, size_t errlen);

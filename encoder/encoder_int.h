@@ -26,7 +26,7 @@ enum enc_gate {
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
 enum enc_dir { ENC_DIR_ALL = 0, ENC_DIR_FWD, ENC_DIR_BWD, ENC_DIR_FWD_STRICT, ENC_DIR_BWD_STRICT };
 
-/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ B_h: pos_bias) (+ structural/direction masks,
+/* One sentence, all heads (ops->attention takes an array of these, one per sentence): S_h = q_h·(k_h + aK)·scale + α·Mdis_h (+ B_h: pos_bias) (+ DeBERTa's rp terms) (+ structural/direction masks,
  * selection); P_h = safe_softmax(S_h) over allowed keys (an empty row gives zeros, §0);
  * out_h = Σ_j P_h[i][j]·(v_h[j] + aV_ij). Head h uses columns h*dk..h*dk+dk-1 of q/k/v/out. */
 struct enc_attn_args {
@@ -52,6 +52,12 @@ struct enc_attn_args {
                                 * gets + pos_bias[(clip(j − i) + pos_clip)·pos_ld + h] after the scale
                                 * (enc_f_pos_bias; MPNet's relative attention bias) */
     int pos_clip, pos_ld;
+    /* DeBERTa's disentangled terms (enc_f_rp_cols): head h's score of key j for query i gets
+     * + (q_i·rp_k[c] + k_j·rp_q[p])·scale, c and p rp_idx's columns of offset i − j (clipped to
+     * ±rp_max); rp_k / rp_q [rows, rp_ld] with head h at column h*dk, either NULL */
+    const float *rp_k, *rp_q;
+    int rp_rows, rp_ld, rp_max;
+    const int32_t *rp_idx;     /* [2*rp_max+1][2]: the c2p and p2c row of offset −rp_max..rp_max */
     float *attn_mean;          /* OUT (optional): [n*n] mean over heads of P */
 };
 
@@ -165,7 +171,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 7
+#define ENC_PLUGIN_ABI 8
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
@@ -266,6 +272,15 @@ struct enc_hf_arch {
     const char *rel_bias;
     /* (ALBERT) the layers run num_hidden_groups shared groups of one layer (inner_group_num 1) */
     int shared_layers;
+    /* (DeBERTa-v2) disentangled attention's tensor names; NULL: not this family */
+    const struct enc_hf_disentangled *dis;
+};
+/* rel_embeddings [2·att_span, hidden] and its LayerNorm, each layer's separate position
+ * projections (share_att_key false; the layer's prefix before them) */
+struct enc_hf_disentangled {
+    const char *rel_emb, *rel_ln, *pos_k, *pos_q;
+    const char *const *heads_no_pos;   /* the heads ignored without position_biased_input: the row's and the
+                                        * absolute position table some checkpoints keep unused */
 };
 /* the row of a model_type; NULL: synprobe lacks it */
 const struct enc_hf_arch *enc_hf_arch_find(const char *model_type);

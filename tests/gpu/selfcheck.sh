@@ -66,4 +66,11 @@ else
         ok "bert perturbed: exit 1, exactly 2 x $n shifted values counted in each comparison"
     else not_ok "bert perturbed: exit $rc, counts '$got' for $n sentences"; sed 's/^/#   /' "$TMP/bertp.log"; fi
 fi
+# 4. the same harness, CPU vs CPU, on the tiny DeBERTa-v2 folders of kind hf (tests/data/hf; no
+#    model download): the disentangled attention's forward agrees with itself batched and one by one
+for d in tests/data/hf/deberta-v2-c2p tests/data/hf/deberta-v2-p2c; do
+    rc=0; "$BERT_BIN" --cpu-vs-cpu "$d" "$DATA" >"$TMP/deb.log" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ] && [ "$(grep -c '^ok ' "$TMP/deb.log")" -eq 2 ]; then ok "$d cpu vs cpu: both comparisons agree"
+    else not_ok "$d cpu vs cpu: exit $rc"; sed 's/^/#   /' "$TMP/deb.log"; fi
+done
 exit $fail

@@ -14,7 +14,14 @@ what synprobe must not see):
 MPNet gets a fifth, long sentence (40 pieces: relative distances up to 39, in the log buckets) and
     OUTDIR/mpnet/ref/buckets.npy               int32 [601] MPNet's bucket of relative position -300..300
 ALBERT (3 applications of its one shared layer, embedding_size 24, gelu_new) is checked as the
-others. Naming families regenerates only their folders.
+others. DeBERTa-v2 (disentangled attention) gets three folders, each with the 40-piece sentence:
+deberta-v3 (v3's shape: c2p and p2c through the shared key/query projections, log buckets, the
+relative embeddings LayerNorm'd, no absolute positions or token types, saved as its MaskedLM with
+the "deberta." prefix, and a Unigram tokenizer.json like v3's), deberta-v2-c2p (pos_key_proj,
+absolute positions, token types, embed_proj, 3 layers) and deberta-v2-p2c (pos_query_proj), and
+    OUTDIR/deberta-v3/ref/buckets.npy          int32 [2, 1025] make_log_bucket_position of relative
+                                               positions -512..512 with (position_buckets, max_relative_positions)
+                                               (8, 16), the fixture's, and (256, 512), deberta-v3-base's Naming families regenerates only their folders.
 Some families are saved with their pre-training heads (and so the family prefix: `roberta.`,
 `electra.`), so that the names synprobe must strip and the heads it must ignore are tested.
 The test (tests/cli/t236-hf-families.sh) reads only these files; it never needs transformers.
@@ -34,6 +41,8 @@ add_prefix_space=True where the class demands it, is_split_into_words=True) give
                                        each word the mean of its pieces (SPEC-models M2.2, float64)
     OUTDIR/FAMILY/ref/sents.npy        float32 [sentences that fit, layers+1, hidden]: the mean of
                                        the sentence's word vectors (M2.3)
+    OUTDIR/deberta-v3/ref/wattn.npy    float32 [sentences that fit, layers, heads, Wmax, Wmax]: each
+                                       head's word-level map (M2.4, as bert_attention_ref.py), zero-padded
 (tests/cli/t238-hf-tokenizer-json.sh). tokenizers' trainers break ties in hash order, so a rerun
 may write other vocabularies, each with its own consistent references.
 """
@@ -143,6 +152,21 @@ def train_tokenizers(ewt_path):
     toks["camembert"] = tf.CamembertTokenizerFast(tokenizer_object=Tokenizer.from_str(uni.to_str()), **kw)
     for t in toks.values():
         assert t.convert_tokens_to_ids(special[:4]) == [0, 1, 2, 3], t
+    # deberta-v3's converted tokenizer (DebertaV2Converter): quotes normalised, WhitespaceSplit then
+    # Metaspace, a Unigram, [CLS] $A [SEP] (no Precompiled charsmap, as above)
+    dv = Tokenizer(models.Unigram())
+    dv.normalizer = normalizers.Sequence([normalizers.Replace("``", '"'), normalizers.Replace("''", '"'),
+                                          normalizers.Replace(Regex(" {2,}"), " ")])
+    dv.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
+                                                pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")])
+    dv.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    dspecial = ["[PAD]", "[CLS]", "[SEP]", "[UNK]"]
+    dv.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=400, special_tokens=dspecial, unk_token="[UNK]"))
+    dv.add_special_tokens(["[MASK]"])
+    dv.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+                                                      special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
+    toks["deberta-v3"] = tf.DebertaV2TokenizerFast(tokenizer_object=dv)
+    assert toks["deberta-v3"].convert_tokens_to_ids(dspecial) == [0, 1, 2, 3]
     return toks
 
 
@@ -175,18 +199,42 @@ def families(toks):
                                      num_attention_heads=4, intermediate_size=37, max_position_embeddings=64,
                                      hidden_act="gelu_new", type_vocab_size=2, pad_token_id=0, bos_token_id=2,
                                      eos_token_id=3), tf.AlbertForPreTraining, "albert", 2, 3, 0, True)
+    # DeBERTa-v3's shape: disentangled attention (c2p and p2c through the shared key_proj/query_proj),
+    # 8 log buckets up to 16 (the 40-piece sentence's distances reach them and the clamp), the
+    # relative embeddings LayerNorm'd, no absolute positions, no token types
+    s["vocab_size"] = len(toks["deberta-v3"])
+    yield ("deberta-v3", tf.DebertaV2Config(**s, hidden_act="gelu", relative_attention=True, position_buckets=8,
+                                            max_relative_positions=16, pos_att_type=["p2c", "c2p"],
+                                            norm_rel_ebd="layer_norm", share_att_key=True, position_biased_input=False,
+                                            type_vocab_size=0, layer_norm_eps=1e-7, pad_token_id=0),
+           tf.DebertaV2ForMaskedLM, "deberta", 1, 2, 0, False)
+    s["vocab_size"] = SIZES["vocab_size"]
+    # the other branches: separate pos_key_proj (c2p only), absolute positions, token types, an
+    # embed_proj (embedding_size 24), 3 layers, no buckets (relative positions clamped at ±8)
+    yield ("deberta-v2-c2p", tf.DebertaV2Config(**dict(s, num_hidden_layers=3), embedding_size=24, hidden_act="gelu",
+                                                relative_attention=True, max_relative_positions=8, pos_att_type=["c2p"],
+                                                share_att_key=False, position_biased_input=True, type_vocab_size=2,
+                                                layer_norm_eps=1e-7, pad_token_id=0),
+           tf.DebertaV2Model, None, 2, 3, 0, True)
+    # and pos_query_proj (p2c only, as DeBERTa v2's "p2c" string), log buckets without the LayerNorm
+    yield ("deberta-v2-p2c", tf.DebertaV2Config(**s, hidden_act="gelu", relative_attention=True, position_buckets=6,
+                                                max_relative_positions=20, pos_att_type="p2c", share_att_key=False,
+                                                position_biased_input=True, type_vocab_size=0, layer_norm_eps=1e-7,
+                                                pad_token_id=0),
+           tf.DebertaV2Model, None, 2, 3, 0, True)
 
 
 # sentences only some families get (appended to BODIES)
-EXTRA = {"mpnet": [[5 + (7 * k) % 90 for k in range(38)]]}
+LONG = [5 + (7 * k) % 90 for k in range(38)]
+EXTRA = {"mpnet": [LONG], "deberta-v3": [LONG], "deberta-v2-c2p": [LONG], "deberta-v2-p2c": [LONG]}
 
 
 def word_refs(d, base, cfg, sents):
     """What transformers gives for the sample's words on the folder d (its saved tokenizer)"""
     kw = dict(add_prefix_space=True) if cfg.model_type == "roberta" else {}
     tok = tf.AutoTokenizer.from_pretrained(d, **kw)
-    max_pieces = cfg.max_position_embeddings - cfg.pad_token_id - 1
-    lines, W, S = [], [], []
+    max_pieces = cfg.max_position_embeddings - (0 if cfg.model_type == "deberta-v2" else cfg.pad_token_id + 1)
+    lines, W, S, A = [], [], [], []
     for words in sents:
         enc = tok(words, is_split_into_words=True)
         ids, wid = enc["input_ids"], enc.word_ids()
@@ -201,8 +249,16 @@ def word_refs(d, base, cfg, sents):
             continue
         with torch.no_grad():
             o = base(input_ids=torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                     output_hidden_states=True)
+                     output_hidden_states=True, output_attentions=True)
         H = np.stack([h[0].numpy() for h in o.hidden_states]).astype(np.float64)   # [L+1, T, d]
+        if cfg.model_type == "deberta-v2":   # each layer's and head's word-level map (M2.4, bert_attention_ref.py)
+            P = np.stack([a[0].numpy() for a in o.attentions]).astype(np.float64)   # [L, heads, T, T]
+            n = len(spans)
+            Wa = np.zeros(P.shape[:2] + (n, n))
+            for a, (s0, e0) in enumerate(spans):
+                for b, (s1, e1) in enumerate(spans):
+                    Wa[:, :, a, b] = P[:, :, s0:e0, s1:e1].sum(axis=(2, 3)) / (e0 - s0)
+            A.append(Wa / Wa.sum(axis=3, keepdims=True))
         wv = np.stack([H[:, a:b].mean(axis=1) for a, b in spans]).astype(np.float32)  # [n, L+1, d]
         W.append(wv)
         S.append(wv.astype(np.float64).mean(axis=0).astype(np.float32))
@@ -211,6 +267,12 @@ def word_refs(d, base, cfg, sents):
         f.write("\n".join(lines) + "\n")
     np.save(os.path.join(d, "ref", "words.npy"), np.concatenate(W))
     np.save(os.path.join(d, "ref", "sents.npy"), np.stack(S))
+    if A:                                     # float32 [sentences that fit, layers, heads, Wmax, Wmax], zero-padded
+        Wm = max(x.shape[-1] for x in A)
+        wa = np.zeros((len(A),) + A[0].shape[:2] + (Wm, Wm), dtype=np.float32)
+        for k, x in enumerate(A):
+            wa[k, :, :, :x.shape[-1], :x.shape[-1]] = x
+        np.save(os.path.join(d, "ref", "wattn.npy"), wa)
 
 
 def main():
@@ -229,7 +291,7 @@ def main():
             for n, p in model.named_parameters():
                 if "LayerNorm" in n or "layer_norm" in n or n.endswith(".bias"):
                     p.add_(0.1 * torch.randn_like(p))
-                if "relative_attention_bias" in n:     # MPNet: a bias that moves the attention (std 1)
+                if "relative_attention_bias" in n or "rel_embeddings" in n:   # MPNet, DeBERTa: std 1, moving the maps
                     p.mul_(50.0)
         d = os.path.join(out, name)
         os.makedirs(os.path.join(d, "ref"), exist_ok=True)
@@ -248,7 +310,7 @@ def main():
         if getattr(cfg, "type_vocab_size", 1) > 1:
             types[1, :] = 1                    # the second sentence: token type 1
         kw = dict(input_ids=ids, attention_mask=mask, output_hidden_states=True, output_attentions=True)
-        if name.startswith(("bert", "electra", "albert")):
+        if name.startswith(("bert", "electra", "albert", "deberta")):
             kw["token_type_ids"] = types
         with torch.no_grad():
             o = base(**kw)
@@ -265,6 +327,11 @@ def main():
         if name == "mpnet":
             rel = torch.arange(-300, 301)
             b = tf.models.mpnet.modeling_mpnet.MPNetEncoder.relative_position_bucket(rel)
+            np.save(os.path.join(d, "ref", "buckets.npy"), b.numpy().astype(np.int32))
+        if name == "deberta-v3":             # make_log_bucket_position of -512..512: the fixture's (8, 16), v3-base's (256, 512)
+            rel = torch.arange(-512, 513)
+            mk = tf.models.deberta_v2.modeling_deberta_v2.make_log_bucket_position
+            b = torch.stack([mk(rel, 8, 16), mk(rel, 256, 512)]).to(torch.long)
             np.save(os.path.join(d, "ref", "buckets.npy"), b.numpy().astype(np.int32))
         size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
         print("%s: %s, %d bytes" % (d, type(model).__name__, size))

@@ -9,7 +9,9 @@
  * -3). MPNet's buckets (enc_f_t5_bucket) against what transformers 4.40.2 gives for relative
  * positions -300..300 (tests/data/hf/mpnet/ref/buckets.npy, written by
  * tests/reference/hf_family_fixtures.py; read from the repository root), and the bias lookup
- * by offset (enc_f_pos_bias) by its definition. */
+ * by offset (enc_f_pos_bias) by its definition. DeBERTa-v2's buckets (enc_f_deberta_bucket) against
+ * transformers' make_log_bucket_position on -512..512 (tests/data/hf/deberta-v3/ref/buckets.npy,
+ * the same script), and the c2p/p2c rows and their table by offset by their definition. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "tests/unit/t_harness.h"
@@ -84,6 +86,37 @@ int main(void)
     T_EQ_INT(enc_f_t5_bucket(0, 32, 128), 0);
     T_EQ_INT(enc_f_t5_bucket(-1, 32, 128), 1);      /* a key before the query: the first half */
     T_EQ_INT(enc_f_t5_bucket(1, 32, 128), 17);      /* after: the second half */
+    /* DeBERTa-v2's log buckets: -512..512 as transformers gives them, for the fixture's (8, 16) and
+     * deberta-v3-base's (256, 512); then the c2p / p2c rows and their table by offset */
+    static int32_t want_db[2 * 1025];
+    T_CHECK(read_npy_i32("tests/data/hf/deberta-v3/ref/buckets.npy", want_db, 2 * 1025));
+    static const int db_cfg[2][2] = { { 8, 16 }, { 256, 512 } };
+    int db_bad = 0;
+    for (int c = 0; c < 2; c++)
+        for (int r = -512; r <= 512; r++) {
+            const int got = enc_f_deberta_bucket(r, db_cfg[c][0], db_cfg[c][1]);
+            if (got != want_db[c * 1025 + r + 512] && db_bad++ < 5)
+                printf("# deberta (%d, %d): relative position %d: bucket %d, transformers %d\n", db_cfg[c][0], db_cfg[c][1], r, got,
+                       want_db[c * 1025 + r + 512]);
+        }
+    T_EQ_INT(db_bad, 0);
+    T_EQ_INT(enc_f_deberta_bucket(37, -1, 16), 37);      /* no buckets: the position itself */
+    /* span 8, buckets (8, 16): query 30, key 0 is bucket 8, c2p row 8 + 8 = 16 clamped to 15; p2c
+     * row −bucket(0 − 30) + 8 = 16 -> 15; query 0, key 30: rows 0 and 0; query 5, key 3: 10 and 10 */
+    T_EQ_INT(enc_f_rp_c2p(30, 0, 8, 8, 16), 15);
+    T_EQ_INT(enc_f_rp_p2c(30, 0, 8, 8, 16), 15);
+    T_EQ_INT(enc_f_rp_c2p(0, 30, 8, 8, 16), 0);
+    T_EQ_INT(enc_f_rp_p2c(0, 30, 8, 8, 16), 0);
+    T_EQ_INT(enc_f_rp_c2p(5, 3, 8, 8, 16), 10);
+    T_EQ_INT(enc_f_rp_p2c(5, 3, 8, 8, 16), 10);
+    static const int32_t rp_tab[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };   /* offsets -2..2, (c2p, p2c) each */
+    int c2, p2;
+    enc_f_rp_cols(rp_tab, 2, 3, 2, &c2, &p2);            /* offset 1 */
+    T_EQ_INT(c2 * 10 + p2, 67);
+    enc_f_rp_cols(rp_tab, 2, 0, 9, &c2, &p2);            /* offset -9, clipped to -2 */
+    T_EQ_INT(c2 * 10 + p2, 1);
+    T_NEAR(enc_f_rp_score(2.0f, 6.0f, 0.25f), 2.0, 0);
+
     /* the bias by offset, clip 2, ld 3: row clip(j − i) + 2, column h */
     static const float tab[15] = { 0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32, 40, 41, 42 };
     T_NEAR(enc_f_pos_bias(tab, 3, 2, 1, 5, 5), 21.0, 0);
