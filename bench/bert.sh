@@ -238,15 +238,13 @@ done
 echo
 
 # ---- peak memory of encode --layers all (E) ----
-wbytes=$(cat "$MODEL"/*.safetensors | wc -c)
+wbytes=$(stat -c %s "$MODEL"/*.safetensors | awk '{ s += $1 } END { print s }')
 rss_run "$TMP/one.db" 1 "$TMP/e1"
 read -r _ one <"$TMP/e1"
 act=$(field "$PLAN" act_bytes)
 bound=$(echo "$wbytes + 1.2 * $act" | bc -l)
-echo "peak memory of encode --layers all (MB = 10^6 bytes; RSS from /usr/bin/time -v, KiB x 1024): weights on disk $(echo "$wbytes / 1000000" | bc) MB;" \
-    "activations $(echo "$act / 1000000" | bc) MB = hidden states of every layer $(echo "$(field "$PLAN" hidden_bytes) / 1000000" | bc) MB" \
-    "((layers+1) x $(field "$PLAN" max_batch_pieces) pieces x d x 4) + one layer's scores $(echo "$(field "$PLAN" scores_bytes) / 1000000" | bc) MB;" \
-    "bound $(echo "$bound / 1000000" | bc) MB; one sentence: $(echo "$one * 1024 / 1000000" | bc) MB (weights + the program's fixed memory)"
+awk -v w="$wbytes" -v a="$act" -v h="$(field "$PLAN" hidden_bytes)" -v sc="$(field "$PLAN" scores_bytes)" -v m="$(field "$PLAN" max_batch_pieces)" \
+    -v b="$bound" -v o="$one" 'BEGIN { printf "peak memory of encode --layers all (MB = 10^6 bytes; RSS from /usr/bin/time -v, KiB x 1024): weights on disk %.0f MB; activations %.0f MB = hidden states of every layer %.0f MB ((layers+1) x %d pieces x d x 4) + one layer'"'"'s scores %.0f MB; bound %.0f MB; one sentence: %.0f MB (weights + the program'"'"'s fixed memory)\n", w / 1e6, a / 1e6, h / 1e6, m, sc / 1e6, b / 1e6, o * 1024 / 1e6 }'
 echo
 echo "| threads | peak RSS (largest of $ROUNDS) | bound (weights + 1.2 x activations) | peak / bound | floor | over the bound | peak - one sentence's RSS, / activations |"
 echo "|---|---|---|---|---|---|---|"
