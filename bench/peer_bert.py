@@ -13,9 +13,10 @@ ignores torch.set_num_threads); torch's intra-op threads = K (default N). Every 
 state is computed and, on cuda, copied to host memory, as synprobe's enc_bert_forward delivers
 them (on the CPU they are there already). Timed: the forwards and those copies, after one
 untimed warm-up batch.
-Prints "PEER pieces_s= pieces_user_s= ... maxdiff=" (pieces per second of wall time and of the
+Prints "PEER pieces_s= pieces_user_s= ... maxdiff= hdiff=" (pieces per second of wall time and of the
 process's user CPU time) (maxdiff: largest absolute difference of the
-per-sentence means from synprobe's, a check that both compute the same function)."""
+per-sentence means from synprobe's; hdiff: of every layer's hidden states of the check sentences,
+EXPORT_DIR/check.bin; checks that both compute the same function)."""
 import json
 import math
 import os
@@ -105,6 +106,7 @@ def main():
     W = {k: v.to(dev) for k, v in read_safetensors(os.path.join(model, "model.safetensors")).items()}
     m = Bert(cfg, W)
     sents, ours = bert_pieces.read(exp)
+    check = bert_pieces.read_check(exp, sents)
     n = len(sents)
     batches = []
     for i in range(0, n, batch):   # already length-sorted
@@ -123,12 +125,14 @@ def main():
         sync()
         for r in range(reps):      # the last repetition's figures are printed (earlier ones warm up)
             t0, u0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF).ru_utime
-            outs = []
-            for ids, mask in batches:
+            outs, hdiff = [], 0.0
+            for b, (ids, mask) in enumerate(batches):
                 hs = m.forward(ids, mask)
                 if dev == "cuda":                  # every layer to the host, as synprobe delivers them
                     hs = [h.cpu() for h in hs]
                 outs.append(hs[-1])
+                if check and any(b * batch + k in check for k in range(ids.shape[0])):
+                    hdiff = max(hdiff, bert_pieces.check_diff(check, b * batch, [h.numpy() for h in hs]))
             sync()
             wall, user = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_utime - u0
         means = []
@@ -136,8 +140,9 @@ def main():
             mask = mask.to(x.device)
             means.append(((x * mask[:, :, None]).sum(1) / mask.sum(1, keepdim=True)).cpu().numpy())
     diff = float(np.abs(np.concatenate(means) - ours).max())
-    print("PEER device=%s pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e torch=%s"
-          % (dev, pieces, wall, user, pieces / wall, pieces / user, batch, THREADS, torch.get_num_threads(), diff, torch.__version__))
+    print("PEER device=%s pieces=%d wall_s=%.3f user_s=%.3f pieces_s=%.0f pieces_user_s=%.0f batch=%d threads=%s torch_threads=%d maxdiff=%.2e hdiff=%s torch=%s"
+          % (dev, pieces, wall, user, pieces / wall, pieces / user, batch, THREADS, torch.get_num_threads(), diff,
+             "%.2e" % hdiff if check else "-", torch.__version__))
 
 
 if __name__ == "__main__":
