@@ -17,6 +17,7 @@
 #include "encoder/tokenizer.h"
 
 #include "encoder/tokjson.h"
+#include "encoder/spm.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -292,6 +293,16 @@ static int is_file(const char *dir, const char *name)
 
 /* ---- the tokenizer of a model folder ---- */
 
+/* the SentencePiece model of a folder that has no tokenizer.json, as save_pretrained names it, or NULL */
+static const char *spm_file(const char *dir)
+{
+    static const char *const names[] = { "spiece.model", "sentencepiece.bpe.model", "spm.model" };
+    if (is_file(dir, "tokenizer.json")) return NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_file(dir, names[i])) return names[i];
+    return NULL;
+}
+
 struct enc_hf_tok {
     struct enc_tokenizer *wp;  /* vocab.txt (BERT's basic + WordPiece) */
     struct enc_tokjson *tj;    /* or tokenizer.json */
@@ -307,6 +318,7 @@ static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t err
         { "bert", "BertTokenizerFast" }, { "camembert", "CamembertTokenizerFast" },
         { "distilbert", "DistilBertTokenizerFast" }, { "electra", "ElectraTokenizerFast" },
         { "roberta", "RobertaTokenizerFast" }, { "xlm-roberta", "XLMRobertaTokenizerFast" },
+        { "albert", "AlbertTokenizerFast" }, { "deberta-v2", "DebertaV2TokenizerFast" }, { "t5", "T5TokenizerFast" },
     };
     static const char *const files[] = { "tokenizer_config.json", "config.json" };
     cls[0] = 0;
@@ -358,6 +370,30 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         if (!(t->tj = enc_tokjson_load(path, &to, err, errlen))) { free(t); return SP_EPARSE; }
         snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
                  to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "");
+        *out = t;
+        return SP_OK;
+    }
+    /* no tokenizer.json: a SentencePiece model converted as AutoTokenizer does (spm.h) */
+    const char *spm = spm_file(dir);
+    if (spm && (prefer_json || !is_file(dir, "vocab.txt"))) {
+        char cls[128];
+        if ((rc = tok_class(dir, cls, sizeof cls, err, errlen))) { free(t); return rc; }
+        const char *want = enc_spm_class_file(cls);
+        if (!want || !is_file(dir, want)) {
+            if (want) snprintf(err, errlen, "%s: tokenizer class \"%s\" reads %s; the folder has %s", dir, cls, want, spm);
+            else snprintf(err, errlen, "%s: %s is a SentencePiece model and tokenizer class \"%s\" has no converter here "
+                          "(supported: %s; or add the folder's tokenizer.json)", dir, spm, cls[0] ? cls : "(none)", ENC_SPM_CLASSES);
+            free(t);
+            return SP_EPARSE;
+        }
+        if (opts->mode == ENC_TOK_WORDPIECE_ONLY) {
+            snprintf(err, errlen, "%s: tokenizer_mode \"wordpiece-only\" applies to a vocab.txt tokenizer; this folder's "
+                     "%s says how it splits", dir, want);
+            free(t);
+            return SP_EUSAGE;
+        }
+        if (!(t->tj = enc_spm_load(dir, cls, err, errlen))) { free(t); return SP_EPARSE; }
+        snprintf(t->what, sizeof t->what, "%s (%s, converted)", want, cls);
         *out = t;
         return SP_OK;
     }
@@ -469,11 +505,14 @@ const char *const *enc_hf_model_files(const char *dir)
     } else v[n++] = "pytorch_model.bin";
     const int shards_end = n;
     /* the tokenizer's files, as enc_hf_tokenizer_open reads them for kind hf: tokenizer.json (with
-     * tokenizer_config.json for its class) where there is one, vocab.txt otherwise */
+     * tokenizer_config.json for its class) where there is one, else a SentencePiece model (with
+     * tokenizer_config.json and special_tokens_map.json) where there is no vocab.txt, else vocab.txt */
     const int json = is_file(dir, "tokenizer.json");
-    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 2));
-    v[n++] = json ? "tokenizer.json" : "vocab.txt";
-    if (json && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
+    const char *spm = is_file(dir, "vocab.txt") ? NULL : spm_file(dir);
+    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 3));
+    v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
+    if ((json || spm) && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
+    if (spm && is_file(dir, "special_tokens_map.json")) v[n++] = "special_tokens_map.json";
     const char *const *r = intern(v, n);
     for (int i = own; own && i < shards_end; i++) free((char *)v[i]);
     free(v);
