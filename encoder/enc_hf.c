@@ -346,6 +346,80 @@ static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t err
     return SP_OK;
 }
 
+/* BertTokenizerFast and its kin (transformers 4.40.2, tokenization_*_fast.py) rebuild tokenizer.json's
+ * BertNormalizer with tokenizer_config.json's do_lower_case (default true), strip_accents (null) and
+ * tokenize_chinese_chars (true; MPNet's leaves it) when one of them differs from the file's
+ * (a key the normalizer does not have never differs). *text: the document so changed, or NULL
+ * when nothing changes (or the class is another). */
+static int bert_case(const char *dir, const char *cls, const char *path, char **text, char *err, size_t errlen)
+{
+    static const char *const kin[] = { "BertTokenizer", "ConvBertTokenizer", "DistilBertTokenizer", "ElectraTokenizer",
+        "FunnelTokenizer", "LayoutLMTokenizer", "LxmertTokenizer", "MobileBertTokenizer", "RealmTokenizer",
+        "RoFormerTokenizer", "SqueezeBertTokenizer", "MPNetTokenizer" };
+    *text = NULL;
+    size_t n = strlen(cls), k = 0;
+    if (n > 4 && !strcmp(cls + n - 4, "Fast")) n -= 4;
+    while (k < sizeof kin / sizeof kin[0] && (strlen(kin[k]) != n || strncmp(kin[k], cls, n))) k++;
+    if (k == sizeof kin / sizeof kin[0]) return SP_OK;
+    const int mpnet = !strcmp(kin[k], "MPNetTokenizer");
+    json_t *cfg = NULL, *root = NULL, *want[3] = { json_true(), json_null(), json_true() };
+    static const char *const cfg_key[3] = { "do_lower_case", "strip_accents", "tokenize_chinese_chars" };
+    static const char *const nz_key[3] = { "lowercase", "strip_accents", "handle_chinese_chars" };
+    char p[4096];
+    int rc = SP_OK;
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
+    if (is_file(dir, "tokenizer_config.json")) {
+        if ((rc = json_load_flags(p, JSON_DECODE_INT_AS_REAL, &cfg, err, errlen))) goto out;
+        for (int i = 0; i < 3; i++) {
+            json_t *v = json_object_get(cfg, cfg_key[i]);
+            if (!v) continue;
+            if (!json_is_boolean(v) && !(i == 1 && json_is_null(v))) {
+                snprintf(err, errlen, "%s: %s: expected true or false%s", p, cfg_key[i], i == 1 ? " or null" : "");
+                rc = SP_EPARSE;
+                goto out;
+            }
+            want[i] = v;
+        }
+    }
+    if ((rc = json_load_flags(path, 0, &root, err, errlen))) goto out;
+    json_t *nz = json_object_get(root, "normalizer");
+    int differ = 0;
+    for (int i = 0; i < 3 - mpnet && json_is_object(nz); i++) {
+        json_t *v = json_object_get(nz, nz_key[i]);
+        if (v && !json_equal(v, want[i])) differ = 1;
+    }
+    if (differ) {
+        for (int i = 0; i < 3 - mpnet; i++) json_object_set(nz, nz_key[i], want[i]);
+        if (!(*text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17)))) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = SP_ENOMEM;
+        }
+    }
+out:
+    json_decref(cfg);
+    json_decref(root);
+    return rc;
+}
+
+/* tokenizer_config.json's do_lower_case: *v 0 or 1, -1 when there is none */
+static int cfg_lower_case(const char *dir, int *v, char *err, size_t errlen)
+{
+    char p[4096];
+    json_t *cfg = NULL;
+    *v = -1;
+    if (!is_file(dir, "tokenizer_config.json")) return SP_OK;
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
+    int rc = json_load_flags(p, JSON_DECODE_INT_AS_REAL, &cfg, err, errlen);
+    if (rc) return rc;
+    json_t *x = json_object_get(cfg, "do_lower_case");
+    if (x && !json_is_boolean(x)) {
+        snprintf(err, errlen, "%s: do_lower_case: expected true or false", p);
+        rc = SP_EPARSE;
+    } else if (x) *v = json_is_true(x);
+    json_decref(cfg);
+    return rc;
+}
+
 int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
                           char *err, size_t errlen)
 {
@@ -367,9 +441,15 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         /* the byte-level classes take words only with add_prefix_space=True (tokjson.h) */
         struct enc_tokjson_opts to = { enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-        if (!(t->tj = enc_tokjson_load(path, &to, err, errlen))) { free(t); return SP_EPARSE; }
-        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
-                 to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "");
+        char *text;
+        if ((rc = bert_case(dir, cls, path, &text, err, errlen))) { free(t); return rc; }
+        t->tj = text ? enc_tokjson_load_mem(text, strlen(text), path, &to, err, errlen) : enc_tokjson_load(path, &to, err, errlen);
+        const int recased = text != NULL;
+        free(text);
+        if (!t->tj) { free(t); return SP_EPARSE; }
+        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
+                 to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "",
+                 recased ? ", BertNormalizer from tokenizer_config.json" : "");
         *out = t;
         return SP_OK;
     }
@@ -397,9 +477,14 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         *out = t;
         return SP_OK;
     }
+    /* kind hf: transformers converts vocab.txt with tokenizer_config.json's do_lower_case */
+    struct enc_tok_opts vo = *opts;
+    int cfg_case = -1;
+    if (prefer_json && (rc = cfg_lower_case(dir, &cfg_case, err, errlen))) { free(t); return rc; }
+    if (cfg_case >= 0) vo.lower_case = cfg_case;
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
-    if ((rc = enc_tok_open(path, opts, &t->wp, err, errlen)) != SP_OK) { free(t); return rc; }
-    snprintf(t->what, sizeof t->what, "vocab.txt");
+    if ((rc = enc_tok_open(path, &vo, &t->wp, err, errlen)) != SP_OK) { free(t); return rc; }
+    snprintf(t->what, sizeof t->what, "vocab.txt%s", cfg_case < 0 ? "" : cfg_case ? " (do_lower_case=True)" : " (do_lower_case=False)");
     *out = t;
     return SP_OK;
 }

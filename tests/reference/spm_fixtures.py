@@ -155,6 +155,8 @@ def bert_lower(ewt, od):
         "json-lower-cfg-cased": (True, {"do_lower_case": False}),
         "json-cased-cfg-accents": (False, {"do_lower_case": False, "strip_accents": True}),
         "json-lower-no-cfg": (True, None),
+        "vocab-cfg-cased": (None, {"do_lower_case": False}),     # vocab.txt only: BertConverter
+        "vocab-cfg-lower": (None, {"do_lower_case": True}),
     }
     for name, (lower, cfg) in cases.items():
         j = json.loads(wp.to_str())
@@ -162,8 +164,12 @@ def bert_lower(ewt, od):
         d = os.path.join(od, name)
         os.makedirs(d)
         with tempfile.TemporaryDirectory() as td:
-            with open(os.path.join(td, "tokenizer.json"), "w") as f:
-                json.dump(j, f)
+            if lower is None:
+                with open(os.path.join(td, "vocab.txt"), "w", encoding="utf-8") as f:
+                    f.write("".join(t + "\n" for t, _ in sorted(wp.get_vocab().items(), key=lambda x: x[1])))
+            else:
+                with open(os.path.join(td, "tokenizer.json"), "w") as f:
+                    json.dump(j, f)
             if cfg is not None:
                 with open(os.path.join(td, "tokenizer_config.json"), "w") as f:
                     json.dump(dict(cfg, tokenizer_class="BertTokenizer"), f)
@@ -175,9 +181,10 @@ def bert_lower(ewt, od):
             for fn in os.listdir(td):
                 if fn != "tokenizer.json":
                     shutil.copy(os.path.join(td, fn), d)
-            with open(os.path.join(td, "tokenizer.json"), "rb") as f, \
-                    gzip.GzipFile(os.path.join(d, "tokenizer.json.gz"), "wb", mtime=0) as g:
-                g.write(f.read())
+            if lower is not None:
+                with open(os.path.join(td, "tokenizer.json"), "rb") as f, \
+                        gzip.GzipFile(os.path.join(d, "tokenizer.json.gz"), "wb", mtime=0) as g:
+                    g.write(f.read())
             with open(os.path.join(d, "sample.expected"), "w", encoding="utf-8") as f:
                 f.write("\n".join(expected(tok, SAMPLE, tok.unk_token_id, tok.backend_tokenizer)) + "\n")
             with open(os.path.join(d, "ewt.sha256"), "w") as f:
