@@ -18,7 +18,7 @@
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
-#   make run-fuzz        FUZZ_SECS (25) s of libFuzzer on the job-file, safetensors, tokenizer.json readers (clang;
+#   make run-fuzz        FUZZ_SECS (25) s of libFuzzer on the job-file, safetensors, tokenizer.json, .model readers (clang;
 #                        in make test-all, a visible skip without clang)
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
@@ -249,11 +249,11 @@ test:
 test-all:
 	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch run-fuzz,$(GPU_TEST) $(GPU_BERT_TEST))
 
-# A short libFuzzer pass over the job-file, safetensors and tokenizer.json readers, FUZZ_SECS each (part of `make
+# A short libFuzzer pass over the job-file, safetensors, tokenizer.json and .model readers, FUZZ_SECS each (part of `make
 # test-all`; tests/run_fuzz.sh, which builds them with clang and skips visibly without it)
 FUZZ_SECS ?= 25
 run-fuzz:
-	@tests/run_fuzz.sh $(COUNTS) $(FUZZ_SECS) job safetensors tokjson
+	@tests/run_fuzz.sh $(COUNTS) $(FUZZ_SECS) job safetensors tokjson spm
 
 # The PyTorch twins against synprobe, every encoder kind both ways (part of `make test-all`;
 # tests/torch/run.sh, which skips visibly without torch in /usr/bin/python3)
