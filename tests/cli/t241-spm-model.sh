@@ -3,7 +3,7 @@
 # Issue 36. tests/data/hf/spm (make spm-fixtures: tests/reference/spm_fixtures.py in a venv with
 # transformers 4.40.2) holds four SentencePiece models trained on EWT dev and a multilingual
 # sample (unigram with the nmt_nfkc and nmt_nfkc_cf charsmaps, unigram without one, BPE) and
-# thirteen folders as a slow tokenizer's save_pretrained writes them (or older checkpoints have
+# fourteen folders as a slow tokenizer's save_pretrained writes them (or older checkpoints have
 # them: tokenizer_class only, config.json's model_type only) for AlbertTokenizer (uncased and
 # cased), XLMRobertaTokenizer, CamembertTokenizer (BPE and unigram), DebertaV2Tokenizer (with and
 # without split_by_punct), T5Tokenizer (legacy false: Metaspace "first"). The expected ids are
@@ -12,8 +12,11 @@
 # Arabic, Devanagari with combining marks, emoji ZWJ sequences, control characters, words of
 # 150+ characters), 400 sentences of random characters, and every EWT dev sentence (its SHA-256).
 # Checked: the folder's tokenizer as kind hf opens it (tests/tools/encoder_hf_pieces.c) gives the
-# same ids and word spans; tokenizer.json is preferred when a folder has both; bad .model files
-# and folders get one error line naming the file, the byte offset or the field.
+# same ids and word spans; tokenizer.json is preferred when a folder has both; t238's tiny XLM-R
+# model with the 300-piece model's folder instead of its tokenizer.json encodes through
+# `synprobe encode`, and the fingerprint covers the .model, tokenizer_config.json and
+# special_tokens_map.json; bad .model files and folders get one error line naming the file, the
+# byte offset or the field.
 . tests/cli/lib.sh
 DRV=${SP_BUILD:-build}/tools/encoder_hf_pieces
 if [ ! -x "$DRV" ]; then
@@ -49,11 +52,12 @@ for d in "$S"/*/; do
              sed 's/^/# /' "$TMP/$n.err"; diff "$TMP/$n.$s" "$d/$s.expected" | head -4 | sed 's/^/# /'; fi
     done
     if [ -f "$EWT" ]; then
-        got=$("$DRV" "$TMP/$n" nolimit <"$TMP/ewt.tsv" 2>/dev/null | cut -f1,2 | sha256sum | cut -d' ' -f1)
+        "$DRV" "$TMP/$n" nolimit <"$TMP/ewt.tsv" 2>/dev/null | cut -f1,2 >"$TMP/$n.ewt" || true
+        got=$(sha256sum <"$TMP/$n.ewt" | cut -d' ' -f1)
         expect_eq "$n: EWT dev, 2001 sentences: the ids' SHA-256 is transformers'" "$got" "$(cat "$d/ewt.sha256")"
     else skip "$n: EWT dev: $EWT absent"; fi
 done
-expect_eq "thirteen fixture folders" "$n_folders" 13
+expect_eq "fourteen fixture folders" "$n_folders" 14
 check "albert: read as spiece.model converted by AlbertTokenizer's converter" \
     grep -qx "tokenizer: spiece.model (AlbertTokenizer, converted)" "$TMP/albert.err"
 check "albert-min: the class from config.json's model_type" \
@@ -68,6 +72,30 @@ check "a folder with both reads tokenizer.json" grep -q "^tokenizer: tokenizer.j
 check "... and gives that file's ids (t230's expected)" cmp -s "$W/unigram-xlmr/sample.expected" - <<EOF
 $(cut -f1,2 "$TMP/both.out")
 EOF
+
+# kind hf end to end: t238's tiny XLM-R model (501 ids) with xlm-roberta-small's tokenizer (302)
+if [ -f "$EWT" ]; then
+    X=$TMP/xm
+    mkdir -p "$X"
+    cp tests/data/hf/xlm-roberta/config.json tests/data/hf/xlm-roberta/model.safetensors "$X/"
+    mk xlm-roberta-small "$X"
+    head -20 "$TMP/ewt.tsv" | "$DRV" "$X" >"$TMP/xm.pieces" 2>"$TMP/xm.err" || true
+    check "the model's folder reads sentencepiece.bpe.model" grep -q "sentencepiece.bpe.model (XLMRobertaTokenizer, converted)" "$TMP/xm.err"
+    check "... with transformers' ids (the first 20 EWT sentences)"         test "$(cut -f1,2 "$TMP/xm.pieces" | sha256sum | cut -d' ' -f1)" = "$(head -20 "$TMP/xlm-roberta-small.ewt" | sha256sum | cut -d' ' -f1)"
+    head -60 "$EWT" >"$TMP/x.conllu"
+    DB=$TMP/x.db
+    $SP ingest --db "$DB" --corpus ud "$TMP/x.conllu" >/dev/null 2>&1
+    printf '{"kind": "hf", "model": "%s"}\n' "$X" >"$TMP/x.json"
+    rc=0; $SP encode --db "$DB" --corpus ud --encoder "$TMP/x.json" --run x1 >"$TMP/x1" 2>&1 || rc=$?
+    expect_eq "encode with the converted tokenizer: exit 0" "$rc" 0
+    $SP encode --db "$DB" --corpus ud --encoder "$TMP/x.json" --run x2 >"$TMP/x2" 2>&1
+    check "the same folder again: all cached" grep -q " 0 encoded" "$TMP/x2"
+    for f in special_tokens_map.json tokenizer_config.json sentencepiece.bpe.model; do
+        case $f in *.json) printf ' ' >>"$X/$f" ;; *) printf 'x\001' >>"$X/$f" ;; esac   # .model: field 15 = 1, skipped
+        $SP encode --db "$DB" --corpus ud --encoder "$TMP/x.json" --run "x-$f" >"$TMP/x3" 2>&1 || true
+        check "$f changed: another encoder (nothing cached)" grep -q " 0 cached" "$TMP/x3"
+    done
+else skip "kind hf end to end: $EWT absent"; fi
 
 # bad folders: one line naming the file and what was expected, exit 1
 bad() {   # DESC FOLDER PATTERN

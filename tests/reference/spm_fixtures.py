@@ -9,7 +9,8 @@ under tests/data/hf/spm/:
                           uni-nfkc (unigram, nmt_nfkc charsmap, <unk> <s> </s> = 0 1 2),
                           uni-cf (unigram, nmt_nfkc_cf, <pad> <unk> 0 1, [CLS] [SEP] [MASK] control),
                           uni-deberta (unigram, identity, [PAD] [CLS] [SEP] [UNK] = 0..3),
-                          bpe (BPE, identity, <unk> <s> </s> = 0 1 2)
+                          bpe (BPE, identity, <unk> <s> </s> = 0 1 2),
+                          uni-small (300 pieces: fits t238's tiny XLM-R model, t241 encodes with it)
   NAME/                   a folder as save_pretrained of the slow class writes it, without its
                           .model (MODEL names it: the test puts MODEL.model there under FILE)
   NAME/source             "MODEL FILE"
@@ -38,6 +39,7 @@ MODELS = {
                         pad_id=0, bos_id=1, eos_id=2, unk_id=3, pad_piece="[PAD]", bos_piece="[CLS]",
                         eos_piece="[SEP]", unk_piece="[UNK]"),
     "bpe": dict(vocab_size=900, model_type="bpe", normalization_rule_name="identity"),
+    "uni-small": dict(vocab_size=300, model_type="unigram", normalization_rule_name="identity"),
 }
 
 # NAME: (slow class, MODEL, extra arguments)
@@ -50,6 +52,7 @@ FOLDERS = {
     "deberta-v2": (DebertaV2Tokenizer, "uni-deberta", {}),
     "deberta-v2-punct": (DebertaV2Tokenizer, "uni-deberta", dict(split_by_punct=True, do_lower_case=True)),
     "t5": (T5Tokenizer, "uni-nfkc", dict(extra_ids=5, legacy=False)),
+    "xlm-roberta-small": (XLMRobertaTokenizer, "uni-small", {}),
 }
 
 # folders written by hand, as older checkpoints have them: NAME: (MODEL, FILE, {file: JSON})
