@@ -591,11 +591,13 @@ const char *const *enc_hf_model_files(const char *dir)
     const int shards_end = n;
     /* the tokenizer's files, as enc_hf_tokenizer_open reads them for kind hf: tokenizer.json (with
      * tokenizer_config.json for its class) where there is one, else a SentencePiece model (with
-     * tokenizer_config.json and special_tokens_map.json) where there is no vocab.txt, else vocab.txt */
+     * tokenizer_config.json and special_tokens_map.json; vocab.txt too where there is one, which
+     * kind bert reads first), else vocab.txt */
     const int json = is_file(dir, "tokenizer.json");
-    const char *spm = is_file(dir, "vocab.txt") ? NULL : spm_file(dir);
-    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 3));
+    const char *spm = spm_file(dir);
+    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 4));
     v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
+    if (spm && is_file(dir, "vocab.txt")) v[n++] = "vocab.txt";
     if ((json || spm) && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
     if (spm && is_file(dir, "special_tokens_map.json")) v[n++] = "special_tokens_map.json";
     const char *const *r = intern(v, n);
