@@ -18,11 +18,12 @@
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
-#   make run-fuzz        FUZZ_SECS (25) s of libFuzzer on the job-file, safetensors, tokenizer.json readers (clang;
+#   make run-fuzz        FUZZ_SECS (25) s of libFuzzer on the job-file, safetensors, tokenizer.json, .model readers (clang;
 #                        in make test-all, a visible skip without clang)
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
+#   make spm-fixtures    tests/data/hf/spm and tests/data/hf/lower rewritten the same way
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
@@ -112,7 +113,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models hf-fixtures tokjson-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: test-setup models hf-fixtures tokjson-fixtures spm-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -248,11 +249,11 @@ test:
 test-all:
 	$(call run_steps,check-cuda check-symbols check-docs check-tests check-programs test-unit san:test-unit test-gpu-selfcheck test-cli san:test-cli run-kernels run-torch run-fuzz,$(GPU_TEST) $(GPU_BERT_TEST))
 
-# A short libFuzzer pass over the job-file, safetensors and tokenizer.json readers, FUZZ_SECS each (part of `make
+# A short libFuzzer pass over the job-file, safetensors, tokenizer.json and .model readers, FUZZ_SECS each (part of `make
 # test-all`; tests/run_fuzz.sh, which builds them with clang and skips visibly without it)
 FUZZ_SECS ?= 25
 run-fuzz:
-	@tests/run_fuzz.sh $(COUNTS) $(FUZZ_SECS) job safetensors tokjson
+	@tests/run_fuzz.sh $(COUNTS) $(FUZZ_SECS) job safetensors tokjson spm
 
 # The PyTorch twins against synprobe, every encoder kind both ways (part of `make test-all`;
 # tests/torch/run.sh, which skips visibly without torch in /usr/bin/python3)
@@ -406,12 +407,15 @@ models:
 # sentencepiece protobuf), e.g. make hf-fixtures HF_PYTHON=V/bin/python
 HF_PYTHON ?= python3
 SP_DATA_DIR ?= ../shared/data
-HF_FAMILIES := $(filter-out tests/data/hf/tok,$(wildcard tests/data/hf/*))
+HF_FAMILIES := $(filter-out tests/data/hf/tok tests/data/hf/spm tests/data/hf/lower,$(wildcard tests/data/hf/*))
 hf-fixtures:
 	rm -rf $(HF_FAMILIES)
 	$(HF_PYTHON) tests/reference/hf_family_fixtures.py tests/data/hf $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu
 tokjson-fixtures:
 	$(HF_PYTHON) tests/reference/tokjson_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf/tok
+# SentencePiece-only folders (tests/data/hf/spm) and BERT do_lower_case folders (tests/data/hf/lower)
+spm-fixtures:
+	$(HF_PYTHON) tests/reference/spm_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf
 real-tokenizer-ids:
 	$(HF_PYTHON) tests/reference/real_tokenizer_ids.py $(MODELS) $(SP_DATA_DIR) tests/data/real-tokenizer-ids.txt
 real-model-refs:

@@ -17,6 +17,7 @@
 #include "encoder/tokenizer.h"
 
 #include "encoder/tokjson.h"
+#include "encoder/spm.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -428,6 +429,16 @@ static int is_file(const char *dir, const char *name)
 
 /* ---- the tokenizer of a model folder ---- */
 
+/* the SentencePiece model of a folder that has no tokenizer.json, as save_pretrained names it, or NULL */
+static const char *spm_file(const char *dir)
+{
+    static const char *const names[] = { "spiece.model", "sentencepiece.bpe.model", "spm.model" };
+    if (is_file(dir, "tokenizer.json")) return NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (is_file(dir, names[i])) return names[i];
+    return NULL;
+}
+
 struct enc_hf_tok {
     struct enc_tokenizer *wp;  /* vocab.txt (BERT's basic + WordPiece) */
     struct enc_tokjson *tj;    /* or tokenizer.json */
@@ -444,6 +455,7 @@ static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t err
         { "deberta-v2", "DebertaV2TokenizerFast" },
         { "distilbert", "DistilBertTokenizerFast" }, { "electra", "ElectraTokenizerFast" },
         { "roberta", "RobertaTokenizerFast" }, { "xlm-roberta", "XLMRobertaTokenizerFast" },
+        { "albert", "AlbertTokenizerFast" }, { "deberta-v2", "DebertaV2TokenizerFast" }, { "t5", "T5TokenizerFast" },
     };
     static const char *const files[] = { "tokenizer_config.json", "config.json" };
     cls[0] = 0;
@@ -471,6 +483,80 @@ static int tok_class(const char *dir, char *cls, size_t n, char *err, size_t err
     return SP_OK;
 }
 
+/* BertTokenizerFast and its kin (transformers 4.40.2, tokenization_*_fast.py) rebuild tokenizer.json's
+ * BertNormalizer with tokenizer_config.json's do_lower_case (default true), strip_accents (null) and
+ * tokenize_chinese_chars (true; MPNet's leaves it) when one of them differs from the file's
+ * (a key the normalizer does not have never differs). *text: the document so changed, or NULL
+ * when nothing changes (or the class is another). */
+static int bert_case(const char *dir, const char *cls, const char *path, char **text, char *err, size_t errlen)
+{
+    static const char *const kin[] = { "BertTokenizer", "ConvBertTokenizer", "DistilBertTokenizer", "ElectraTokenizer",
+        "FunnelTokenizer", "LayoutLMTokenizer", "LxmertTokenizer", "MobileBertTokenizer", "RealmTokenizer",
+        "RoFormerTokenizer", "SqueezeBertTokenizer", "MPNetTokenizer" };
+    *text = NULL;
+    size_t n = strlen(cls), k = 0;
+    if (n > 4 && !strcmp(cls + n - 4, "Fast")) n -= 4;
+    while (k < sizeof kin / sizeof kin[0] && (strlen(kin[k]) != n || strncmp(kin[k], cls, n))) k++;
+    if (k == sizeof kin / sizeof kin[0]) return SP_OK;
+    const int mpnet = !strcmp(kin[k], "MPNetTokenizer");
+    json_t *cfg = NULL, *root = NULL, *want[3] = { json_true(), json_null(), json_true() };
+    static const char *const cfg_key[3] = { "do_lower_case", "strip_accents", "tokenize_chinese_chars" };
+    static const char *const nz_key[3] = { "lowercase", "strip_accents", "handle_chinese_chars" };
+    char p[4096];
+    int rc = SP_OK;
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
+    if (is_file(dir, "tokenizer_config.json")) {
+        if ((rc = json_load_flags(p, JSON_DECODE_INT_AS_REAL, &cfg, err, errlen))) goto out;
+        for (int i = 0; i < 3; i++) {
+            json_t *v = json_object_get(cfg, cfg_key[i]);
+            if (!v) continue;
+            if (!json_is_boolean(v) && !(i == 1 && json_is_null(v))) {
+                snprintf(err, errlen, "%s: %s: expected true or false%s", p, cfg_key[i], i == 1 ? " or null" : "");
+                rc = SP_EPARSE;
+                goto out;
+            }
+            want[i] = v;
+        }
+    }
+    if ((rc = json_load_flags(path, 0, &root, err, errlen))) goto out;
+    json_t *nz = json_object_get(root, "normalizer");
+    int differ = 0;
+    for (int i = 0; i < 3 - mpnet && json_is_object(nz); i++) {
+        json_t *v = json_object_get(nz, nz_key[i]);
+        if (v && !json_equal(v, want[i])) differ = 1;
+    }
+    if (differ) {
+        for (int i = 0; i < 3 - mpnet; i++) json_object_set(nz, nz_key[i], want[i]);
+        if (!(*text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17)))) {
+            snprintf(err, errlen, "%s: out of memory", path);
+            rc = SP_ENOMEM;
+        }
+    }
+out:
+    json_decref(cfg);
+    json_decref(root);
+    return rc;
+}
+
+/* tokenizer_config.json's do_lower_case: *v 0 or 1, -1 when there is none */
+static int cfg_lower_case(const char *dir, int *v, char *err, size_t errlen)
+{
+    char p[4096];
+    json_t *cfg = NULL;
+    *v = -1;
+    if (!is_file(dir, "tokenizer_config.json")) return SP_OK;
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
+    int rc = json_load_flags(p, JSON_DECODE_INT_AS_REAL, &cfg, err, errlen);
+    if (rc) return rc;
+    json_t *x = json_object_get(cfg, "do_lower_case");
+    if (x && !json_is_boolean(x)) {
+        snprintf(err, errlen, "%s: do_lower_case: expected true or false", p);
+        rc = SP_EPARSE;
+    } else if (x) *v = json_is_true(x);
+    json_decref(cfg);
+    return rc;
+}
+
 int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
                           char *err, size_t errlen)
 {
@@ -492,15 +578,50 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         /* the byte-level classes take words only with add_prefix_space=True (tokjson.h) */
         struct enc_tokjson_opts to = { enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
-        if (!(t->tj = enc_tokjson_load(path, &to, err, errlen))) { free(t); return SP_EPARSE; }
-        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
-                 to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "");
+        char *text;
+        if ((rc = bert_case(dir, cls, path, &text, err, errlen))) { free(t); return rc; }
+        t->tj = text ? enc_tokjson_load_mem(text, strlen(text), path, &to, err, errlen) : enc_tokjson_load(path, &to, err, errlen);
+        const int recased = text != NULL;
+        free(text);
+        if (!t->tj) { free(t); return SP_EPARSE; }
+        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
+                 to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "",
+                 recased ? ", BertNormalizer from tokenizer_config.json" : "");
         *out = t;
         return SP_OK;
     }
+    /* no tokenizer.json: a SentencePiece model converted as AutoTokenizer does (spm.h) */
+    const char *spm = spm_file(dir);
+    if (spm && (prefer_json || !is_file(dir, "vocab.txt"))) {
+        char cls[128];
+        if ((rc = tok_class(dir, cls, sizeof cls, err, errlen))) { free(t); return rc; }
+        const char *want = enc_spm_class_file(cls);
+        if (!want || !is_file(dir, want)) {
+            if (want) snprintf(err, errlen, "%s: tokenizer class \"%s\" reads %s; the folder has %s", dir, cls, want, spm);
+            else snprintf(err, errlen, "%s: %s is a SentencePiece model and tokenizer class \"%s\" has no converter here "
+                          "(supported: %s; or add the folder's tokenizer.json)", dir, spm, cls[0] ? cls : "(none)", ENC_SPM_CLASSES);
+            free(t);
+            return SP_EPARSE;
+        }
+        if (opts->mode == ENC_TOK_WORDPIECE_ONLY) {
+            snprintf(err, errlen, "%s: tokenizer_mode \"wordpiece-only\" applies to a vocab.txt tokenizer; this folder's "
+                     "%s says how it splits", dir, want);
+            free(t);
+            return SP_EUSAGE;
+        }
+        if (!(t->tj = enc_spm_load(dir, cls, err, errlen))) { free(t); return SP_EPARSE; }
+        snprintf(t->what, sizeof t->what, "%s (%s, converted)", want, cls);
+        *out = t;
+        return SP_OK;
+    }
+    /* kind hf: transformers converts vocab.txt with tokenizer_config.json's do_lower_case */
+    struct enc_tok_opts vo = *opts;
+    int cfg_case = -1;
+    if (prefer_json && (rc = cfg_lower_case(dir, &cfg_case, err, errlen))) { free(t); return rc; }
+    if (cfg_case >= 0) vo.lower_case = cfg_case;
     snprintf(path, sizeof path, "%s/vocab.txt", dir);
-    if ((rc = enc_tok_open(path, opts, &t->wp, err, errlen)) != SP_OK) { free(t); return rc; }
-    snprintf(t->what, sizeof t->what, "vocab.txt");
+    if ((rc = enc_tok_open(path, &vo, &t->wp, err, errlen)) != SP_OK) { free(t); return rc; }
+    snprintf(t->what, sizeof t->what, "vocab.txt%s", cfg_case < 0 ? "" : cfg_case ? " (do_lower_case=True)" : " (do_lower_case=False)");
     *out = t;
     return SP_OK;
 }
@@ -606,11 +727,16 @@ const char *const *enc_hf_model_files(const char *dir)
     } else v[n++] = "pytorch_model.bin";
     const int shards_end = n;
     /* the tokenizer's files, as enc_hf_tokenizer_open reads them for kind hf: tokenizer.json (with
-     * tokenizer_config.json for its class) where there is one, vocab.txt otherwise */
+     * tokenizer_config.json for its class) where there is one, else a SentencePiece model (with
+     * tokenizer_config.json and special_tokens_map.json; vocab.txt too where there is one, which
+     * kind bert reads first), else vocab.txt */
     const int json = is_file(dir, "tokenizer.json");
-    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 2));
-    v[n++] = json ? "tokenizer.json" : "vocab.txt";
-    if (json && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
+    const char *spm = spm_file(dir);
+    v = sp_xrealloc(v, sizeof *v * (size_t)(n + 4));
+    v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
+    if (spm && is_file(dir, "vocab.txt")) v[n++] = "vocab.txt";
+    if ((json || spm) && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
+    if (spm && is_file(dir, "special_tokens_map.json")) v[n++] = "special_tokens_map.json";
     const char *const *r = intern(v, n);
     for (int i = own; own && i < shards_end; i++) free((char *)v[i]);
     free(v);
