@@ -544,6 +544,7 @@ const char *enc_bert_model_dir(const enc_bert_t *b) { return b->dir; }
 /* ---- forward (M3.3) ---- */
 
 #define OPS (e->be.ops)
+#define BERT_GROUP_ROWS 512   /* the most pieces of one host forward (enc_bert_forward) */
 #define BE (&e->be)
 
 static int reserve(struct enc_bert *b, size_t rows, size_t nn, int want_attn, char *err, size_t errlen)
@@ -701,6 +702,21 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
     }
     if (!attn) attn_layers = 0;
     if (!rows) return SP_OK;
+    /* A host backend runs a large batch as groups of sentences of at most BERT_GROUP_ROWS pieces:
+     * the workspace (about 12 floats of width d a piece, for Q/K/V, the context, the feed-forward's
+     * 4d, the staging rows) then stays a fixed size, where a batch's outputs (every wanted layer)
+     * grow with it; the products are batch-invariant (common/gemm.h), so the bits are those of one
+     * pass. A device keeps the whole batch: its throughput is in the large products. */
+    if (BE->host_memory && rows > BERT_GROUP_ROWS && n_sent > 1) {
+        for (int s0 = 0, s1; s0 < n_sent; s0 = s1) {
+            size_t r = (size_t)in[s0].n;
+            for (s1 = s0 + 1; s1 < n_sent && r + (size_t)in[s1].n <= BERT_GROUP_ROWS; s1++) r += (size_t)in[s1].n;
+            int rc = enc_bert_forward(b, s1 - s0, in + s0, hidden ? hidden + s0 : NULL, hidden_layers, attn ? attn + s0 : NULL, attn_layers,
+                                      err, errlen);
+            if (rc) return rc;
+        }
+        return SP_OK;
+    }
     int rc = reserve(b, rows, nn, attn_layers != 0, err, errlen);
     if (rc) return rc;
     if (n_sent > b->cap_args) {
