@@ -17,7 +17,7 @@
 #include "stages/ingest.h"
 #include "stages/layers.h"
 #include "stages/probe.h"
-#include "stages/report.h"
+#include "report/report.h"
 #include "stages/splits.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
@@ -35,7 +35,7 @@ static const struct kind_info kinds[DMN_NKINDS] = {
     [DMN_TREES] = { "trees", stg_trees_options, sizeof(struct stg_trees_opts) },
     [DMN_STRUCTPROBE] = { "structprobe", stg_structprobe_options, sizeof(struct stg_structprobe_opts) },
     [DMN_TOKPROBE] = { "tokprobe", stg_tokprobe_options, sizeof(struct stg_tokprobe_opts) },
-    [DMN_REPORT] = { "report", stg_report_options, sizeof(struct stg_report_opts) },
+    [DMN_REPORT] = { "report", rpt_options, sizeof(struct rpt_opts) },
 };
 
 /* an encoder run the job makes: what probes, trees and structural / token probes are crossed
@@ -838,7 +838,7 @@ static int stage_check(struct stg_ctx *ctx, const struct dmn_step *s)
     case DMN_PROBE: return stg_probe_check(ctx, s->opts);
     case DMN_TREES: return stg_trees_check(ctx, s->opts);
     case DMN_STRUCTPROBE: return stg_structprobe_check(ctx, s->opts);
-    case DMN_REPORT: return stg_report_check(ctx, s->opts);
+    case DMN_REPORT: return rpt_check(ctx, s->opts);
     case DMN_TOKPROBE: case DMN_NKINDS: break;   /* tokprobe's rules are all in its table */
     }
     return SP_OK;

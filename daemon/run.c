@@ -15,8 +15,8 @@
 #include "stages/encode.h"
 #include "stages/ingest.h"
 #include "stages/probe.h"
-#include "stages/report.h"
-#include "stages/report_agg.h"
+#include "report/report.h"
+#include "report/agg.h"
 #include "stages/structprobe.h"
 #include "stages/tasks.h"
 #include "stages/tokprobe.h"
@@ -138,8 +138,8 @@ static int do_tasks(const struct dmn_run_opts *ro, const struct dmn_step *s, str
 /* " majority M, control C (selectivity S)" of a probe result's baselines, appended to b */
 static void probe_baselines(json_t *res, struct sp_buf *b)
 {
-    double maj = stg_jpath_num(res, "baselines.majority.acc"), ctl = stg_jpath_num(res, "baselines.control.acc"),
-           sel = stg_jpath_num(res, "baselines.control.selectivity");
+    double maj = rpt_jpath_num(res, "baselines.majority.acc"), ctl = rpt_jpath_num(res, "baselines.control.acc"),
+           sel = rpt_jpath_num(res, "baselines.control.selectivity");
     if (!isnan(maj)) sp_buf_printf(b, ", majority %.2f%%", maj);
     if (!isnan(ctl)) sp_buf_printf(b, ", control %.2f%%", ctl);
     if (!isnan(sel)) sp_buf_printf(b, " (selectivity %+.2f)", sel);
@@ -224,11 +224,11 @@ static int do_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, str
     log_json(ro->log, r.json);
     sp_buf_printf(&b, "%s", r.method);
     if (rc == SP_OK && r.json) {
-        double uas = stg_jpath_num(r.json, "uas"), f1 = stg_jpath_num(r.json, "protocol_a.all.fmeasure");
+        double uas = rpt_jpath_num(r.json, "uas"), f1 = rpt_jpath_num(r.json, "protocol_a.all.fmeasure");
         json_t *n = json_object_get(r.json, "n_sentences");
         if (json_object_get(r.json, "uas")) {         /* dependency trees */
             sp_buf_printf(&b, isnan(uas) ? ": UAS -" : ": UAS %.2f", uas);
-            double u = stg_jpath_num(r.json, "uuas_mst");
+            double u = rpt_jpath_num(r.json, "uuas_mst");
             if (!isnan(u)) sp_buf_printf(&b, ", UUAS (MST) %.2f", u);
         } else {
             sp_buf_printf(&b, isnan(f1) ? ": F1 -" : ": F1 %.2f (EVALB)", f1);
@@ -250,7 +250,7 @@ static int do_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s, 
     struct stg_tokprobe_result r = { 0 };
     int rc = stg_tokprobe(ro->ctx, &o, &r);
     log_json(ro->log, r.json);
-    const char *task = stg_jpath_str(r.json, "task");
+    const char *task = rpt_jpath_str(r.json, "task");
     json_t *n = json_object_get(r.json, "ntest");
     struct sp_buf b = { 0 };
     if (*task) sp_buf_printf(&b, "%s, ", task);
@@ -266,11 +266,11 @@ static int do_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s, 
 
 static int do_report(const struct dmn_run_opts *ro, const struct dmn_step *s, struct step_out *so)
 {
-    struct stg_report_opts o = *(const struct stg_report_opts *)s->opts;
-    struct stg_report_result r = { 0 };
+    struct rpt_opts o = *(const struct rpt_opts *)s->opts;
+    struct rpt_result r = { 0 };
     char written[4096];
-    if (o.out && o.format != STG_REPORT_HTML) make_parents(o.out, 0);
-    int rc = stg_report_write(ro->ctx, &o, &r, written, sizeof written);
+    if (o.out && o.format != RPT_HTML) make_parents(o.out, 0);
+    int rc = rpt_write(ro->ctx, &o, &r, written, sizeof written);
     snprintf(so->summary, sizeof so->summary, "%zu probe results, %zu tree evaluations -> %s", r.n_probe, r.n_tree, written);
     return rc;
 }
@@ -359,7 +359,7 @@ void dmn_step_what(const struct dmn_step *s, struct sp_buf *b)
         const char *task = opt_text(o, "task", &t1), *seed = opt_text(o, "seed", &t2);
         char label[512];
         if (task) sp_buf_printf(b, " %s", task);
-        if (run) sp_buf_printf(b, " %s", task ? stg_report_run_label(run, task, label, sizeof label) : run);
+        if (run) sp_buf_printf(b, " %s", task ? rpt_run_label(run, task, label, sizeof label) : run);
         if (seed) sp_buf_printf(b, " seed %s", seed);
         break;
     }

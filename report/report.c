@@ -1,4 +1,4 @@
-/* stages/report.c — the report stage (see stages/report.h): collect the rows, then one writer. */
+/* report/report.c — the report stage (see report/report.h): collect the rows, then one writer. */
 #include <csv.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,24 +10,24 @@
 #include "stages/names.h"
 #include "stages/probe.h"
 #include "stages/layers.h"
-#include "stages/report.h"
-#include "stages/report_agg.h"
-#include "stages/report_html.h"
-#include "stages/report_latex.h"
-#include "stages/report_md.h"
+#include "report/report.h"
+#include "report/agg.h"
+#include "report/html.h"
+#include "report/latex.h"
+#include "report/md.h"
 #include "probes/stats.h"
 #include "store/st_results.h"
 
 /* what --out and --figures name (common/guard.h): the HTML page's folder holds report.html, the
- * figures folder its NN-NAME files (stages/report_figures.h), any other format one file */
+ * figures folder its NN-NAME files (report/figures.h), any other format one file */
 static const char *out_holds(const void *src)
 {
-    return ((const struct stg_report_opts *)src)->format == STG_REPORT_HTML ? "report.html" : NULL;
+    return ((const struct rpt_opts *)src)->format == RPT_HTML ? "report.html" : NULL;
 }
-static const char *figures_holds(const void *src) { (void)src; return STG_FIG_PATTERNS; }
+static const char *figures_holds(const void *src) { (void)src; return RPT_FIG_PATTERNS; }
 
-const struct sp_opt stg_report_options[] = {
-#define O(f) offsetof(struct stg_report_opts, f)
+const struct sp_opt rpt_options[] = {
+#define O(f) offsetof(struct rpt_opts, f)
     { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store (read only)", .flags = SP_OPTF_REQUIRED },
     { "run", SP_OPT_LIST, O(run), .metavar = "R[,R...]", .help = "results of any of these runs (probe results and tree evaluations)" },
     { "task", SP_OPT_LIST, O(task), .metavar = "T[,T...]", .help = "probe results of any of these tasks" },
@@ -132,7 +132,7 @@ static void sort_by_id(json_t *arr)
 }
 
 /* One query per (run, task) pair of the lists (a list left empty matches everything). */
-static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+static int collect(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o, struct coll *c)
 {
     int want_probe = !(o->method || o->corpus) || o->task.n || o->classifier;
     int want_tree = !(o->task.n || o->classifier) || o->method || o->corpus;
@@ -155,9 +155,9 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_repor
 
 /* ---- field access ---- */
 
-#define at stg_jpath
-#define num_at stg_jpath_num
-#define str_at stg_jpath_str
+#define at rpt_jpath
+#define num_at rpt_jpath_num
+#define str_at rpt_jpath_str
 
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)
@@ -175,7 +175,7 @@ static const char *vectors_of(json_t *row)
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 {
     if (isnan(v)) snprintf(buf, n, "-");
-    else stg_fmt_num(buf, n, fmt, v);
+    else rpt_fmt_num(buf, n, fmt, v);
 }
 
 static int is_structprobe(json_t *row)
@@ -224,8 +224,8 @@ static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
     double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
     char a[32], b[32];
     if (isnan(m)) snprintf(buf, n, "-");
-    else if (isnan(sd)) snprintf(buf, n, "%s", stg_fmt_num(a, sizeof a, "%.2f", m));
-    else snprintf(buf, n, "%s ± %s", stg_fmt_num(a, sizeof a, "%.2f", m), stg_fmt_num(b, sizeof b, "%.2f", sd));
+    else if (isnan(sd)) snprintf(buf, n, "%s", rpt_fmt_num(a, sizeof a, "%.2f", m));
+    else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
 static void text_aggregates(FILE *f, json_t *aggs)
@@ -265,7 +265,7 @@ static void text_aggregates(FILE *f, json_t *aggs)
                "selectivity: test accuracy minus that of the probe trained on shuffled labels\n");
     if (n_small)
         fprintf(f, "! fewer than %d test items: too few to tell a 10-point difference from chance; these numbers are not "
-                   "findings\n", STG_SMALL_TEST);
+                   "findings\n", RPT_SMALL_TEST);
     if (n_wide)
         fprintf(f, "* the interval is wider than 10 points: differences smaller than about half its width cannot be "
                    "resolved on this test set\n");
@@ -291,7 +291,7 @@ static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to);
 static void text_compare(FILE *f, json_t *cmp)
 {
     for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = stg_report_pair_end(cmp, i);
+        j = rpt_pair_end(cmp, i);
         text_compare_pair(f, cmp, i, j);
     }
 }
@@ -414,7 +414,7 @@ static char *text_escape(const char *s)
     return b.p;
 }
 
-char *stg_report_text_escape(const char *s) { return text_escape(s); }
+char *rpt_text_escape(const char *s) { return text_escape(s); }
 
 /* every string of j (deep) through text_escape, in place */
 static void text_escape_json(json_t *j)
@@ -516,7 +516,7 @@ static void set_encoder(struct obs *o, const char *label)
 static void set_encoder_of_row(struct obs *o, json_t *row)
 {
     struct sp_buf label = { 0 };
-    set_encoder(o, stg_report_encoder_label(row, &label));
+    set_encoder(o, rpt_encoder_label(row, &label));
     sp_buf_free(&label);
 }
 
@@ -721,7 +721,7 @@ static void json_out(FILE *f, const struct coll *c)
 }
 
 /* " --run a,b --task T ...": the filters as given, for messages. */
-static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
+static void filters_text(char *out, size_t n, const struct rpt_opts *o)
 {
     size_t len = 0;
     out[0] = 0;
@@ -734,7 +734,7 @@ static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
 
 /* Every --run must name a run of the store: the first that does not, with the nearest names, in
  * ctx->err (SP_EPARSE); the rows of the other filters are reported all the same. */
-static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o)
+static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o)
 {
     int rc = SP_OK;
     for (int i = 0; rc == SP_OK && i < o->run.n; i++) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run.v[i]);
@@ -742,46 +742,46 @@ static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_re
 }
 
 /* --figure-formats, "auto" resolved */
-static int figure_formats(struct stg_ctx *ctx, const struct stg_report_opts *o, int *formats)
+static int figure_formats(struct stg_ctx *ctx, const struct rpt_opts *o, int *formats)
 {
     const char *list = o->figure_formats && strcmp(o->figure_formats, "auto") ? o->figure_formats
-                     : stg_figures_can_render() ? "svg,pdf,png" : "svg";
-    return stg_figures_parse(list, formats, ctx->err, sizeof ctx->err);
+                     : rpt_figures_can_render() ? "svg,pdf,png" : "svg";
+    return rpt_figures_parse(list, formats, ctx->err, sizeof ctx->err);
 }
 
-static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct stg_report_opts *o,
+static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct rpt_opts *o,
                         const struct coll *c, int filtered)
 {
-    struct stg_figures fig = { .dir = o->figures };
-    struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_figures fig = { .dir = o->figures };
+    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
-    if (o->format == STG_REPORT_HTML) {
-        rc = stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+    if (o->format == RPT_HTML) {
+        rc = rpt_html(f, db, &d, ctx->err, sizeof ctx->err);
     } else if (o->figures) {
         /* the figures are the page's charts: the page is drawn for them, and dropped */
         FILE *null = fopen("/dev/null", "w");
         if (!null) return stg_fail(ctx, SP_EIO, "/dev/null: cannot open");
-        rc = stg_report_html(null, db, &d, ctx->err, sizeof ctx->err);
+        rc = rpt_html(null, db, &d, ctx->err, sizeof ctx->err);
         fclose(null);
     }
     if (rc == SP_OK && fig.rc) return stg_fail(ctx, fig.rc, "--figures: %s", fig.err);
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
-    if (rc != SP_OK || o->format == STG_REPORT_HTML) return rc;
-    if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == STG_REPORT_JSON) json_out(f, c);
-    else if (o->format == STG_REPORT_CSV) csv_out(f, c);
+    if (rc != SP_OK || o->format == RPT_HTML) return rc;
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == RPT_JSON) json_out(f, c);
+    else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
     return SP_OK;
 }
 
-static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o, struct coll *c)
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
-    c->aggs = stg_report_aggregate(c->probes);
+    c->aggs = rpt_aggregate(c->probes);
     struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
     if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
         const char *name;
@@ -795,7 +795,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     }
     if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
-        json_t *one = stg_report_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
+        json_t *one = rpt_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
         int none = !json_array_size(one);
         json_array_extend(c->cmp, one);
         json_decref(one);
@@ -817,13 +817,13 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     if (bad_run[0] && o->out) return stg_fail(ctx, SP_EPARSE, "%s (nothing written)", bad_run);
     if ((rc = write_report(ctx, db, o->f, o, c, filtered)) != SP_OK) return rc;
     if (fflush(o->f) != 0 || ferror(o->f)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out ? o->out : "stdout");
-    if (!total && o->format != STG_REPORT_TEXT)
+    if (!total && o->format != RPT_TEXT)
         sp_log(ctx->log, SP_LOG_WARN, "%s: no probe results or tree evaluations match", o->db);
     if (bad_run[0]) return stg_fail(ctx, SP_EPARSE, "%s", bad_run);   /* an empty report of a typo is still an error */
     return SP_OK;
 }
 
-int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
+int rpt_check(struct stg_ctx *ctx, const struct rpt_opts *o)
 {
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (o->compare.n % 2)
@@ -836,10 +836,10 @@ int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
     return SP_OK;
 }
 
-int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r)
+int rpt_report(struct stg_ctx *ctx, const struct rpt_opts *o, struct rpt_result *r)
 {
     memset(r, 0, sizeof *r);
-    int rc0 = stg_report_check(ctx, o);
+    int rc0 = rpt_check(ctx, o);
     if (rc0) return rc0;
     if (!o->f) return stg_fail(ctx, SP_EUSAGE, "no output stream");
     double t0 = sp_now();
@@ -865,13 +865,13 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     return rc;
 }
 
-int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t **trees)
+int rpt_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t **trees)
 {
     *probes = *trees = NULL;
     struct st_db *db = NULL;
     int rc = st_open(db_path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct stg_report_opts o = { .db = db_path };
+    struct rpt_opts o = { .db = db_path };
     struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
     rc = collect(ctx, db, &o, &c);
     st_close(db);
@@ -881,18 +881,18 @@ int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, j
     return SP_OK;
 }
 
-int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
+int rpt_write(struct stg_ctx *ctx, struct rpt_opts *o, struct rpt_result *r, char *written,
                      size_t written_len)
 {
     struct sp_out out = { 0 };
     char dest[4096];
-    int crc = stg_report_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
+    int crc = rpt_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
     if (crc) return crc;
     o->f = stdout;
     snprintf(written, written_len, "stdout");
     int made_dir = 0;   /* the page's folder made here: removed again when the report fails (when empty) */
     if (o->out) {
-        if (o->format == STG_REPORT_HTML) {
+        if (o->format == RPT_HTML) {
             struct stat dst;
             made_dir = stat(o->out, &dst) != 0;
             if (sp_mkdirs(o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
@@ -905,7 +905,7 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
         o->f = out.f;
         snprintf(written, written_len, "%s", dest);
     }
-    int rc = stg_report(ctx, o, r);
+    int rc = rpt_report(ctx, o, r);
     if (o->out && rc == SP_OK) rc = sp_out_commit(&out, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
     else if (o->out) sp_out_abort(&out);
     if (rc != SP_OK && made_dir) rmdir(o->out);

@@ -1,5 +1,5 @@
-/* stages/report_summary.c — the run's closing table (see stages/report_summary.h). */
-#include "stages/report_summary.h"
+/* report/summary.c — the run's closing table (see report/summary.h). */
+#include "report/summary.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stages/report.h"
-#include "stages/report_agg.h"
+#include "report/report.h"
+#include "report/agg.h"
 #include "stages/probe.h"
 
-#define num stg_jpath_num
-#define str stg_jpath_str
+#define num rpt_jpath_num
+#define str rpt_jpath_str
 
 struct line {
     char kind[16], task[160], best[200], metric[16], base[400];
@@ -57,7 +57,7 @@ static double control_acc(json_t *probes, const char *label, const char *task, c
     struct sp_buf b = { 0 };
     json_array_foreach(probes, i, row) {
         if (strcmp(str(row, "task"), task) || strcmp(str(row, "classifier"), clf)) continue;
-        if (strcmp(stg_report_encoder_label(row, &b), label)) continue;
+        if (strcmp(rpt_encoder_label(row, &b), label)) continue;
         double v = num(json_object_get(row, "result"), "baselines.control.acc");
         if (!isnan(v)) { s += v; n++; }
     }
@@ -192,7 +192,7 @@ static void sp_lines(json_t *trees, struct lines *out)
         snprintf(x->metric, sizeof x->metric, "UUAS");
         x->score = num(res, "uuas");
         x->n = n_sentences(best);
-        x->small = x->n >= 0 && x->n < STG_SMALL_TEST;
+        x->small = x->n >= 0 && x->n < RPT_SMALL_TEST;
         /* the linear baseline on the same test sentences, else the corpus's linear row */
         double lin = num(res, "linear_baseline.uuas");
         if (isnan(lin) && linear) lin = num(json_object_get(linear, "result"), "uuas");
@@ -230,7 +230,7 @@ static void tree_lines(json_t *trees, struct lines *out)
         snprintf(x->metric, sizeof x->metric, "%s", is_dep(best) ? "UAS" : "F1");
         x->score = tree_score(best);
         x->n = n_sentences(best);
-        x->small = x->n >= 0 && x->n < STG_SMALL_TEST;
+        x->small = x->n >= 0 && x->n < RPT_SMALL_TEST;
         /* a baseline by its name ("dependency:baseline:right" is "right"); one without a directed
          * score (adjacent: undirected edges) against the best's UUAS of its MST */
         json_array_foreach(trees, j, o) {
@@ -249,10 +249,10 @@ static void tree_lines(json_t *trees, struct lines *out)
     json_decref(seen);
 }
 
-/* a field as the text report writes a name (stg_report_text_escape): one line per task */
+/* a field as the text report writes a name (rpt_text_escape): one line per task */
 static void escape_field(char *s, size_t n)
 {
-    char *e = stg_report_text_escape(s);
+    char *e = rpt_text_escape(s);
     if (e) snprintf(s, n, "%s", e);
     free(e);
 }
@@ -267,13 +267,13 @@ static int width(const struct lines *l, size_t off, int min)
     return w;
 }
 
-int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines)
+int rpt_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines)
 {
     *n_lines = 0;
     json_t *probes, *trees;
-    int rc = stg_report_rows(ctx, db, &probes, &trees);
+    int rc = rpt_rows(ctx, db, &probes, &trees);
     if (rc != SP_OK) return rc;
-    json_t *aggs = stg_report_aggregate(probes);
+    json_t *aggs = rpt_aggregate(probes);
     struct lines l = { 0 };
     probe_lines(probes, aggs, 0, &l);
     probe_lines(probes, aggs, 1, &l);
@@ -303,7 +303,7 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
         *n_lines = l.n + 2;
         if (small) {
             fprintf(f, "! fewer than %d test items (sentences for structprobe and trees): too few to tell a 10-point "
-                       "difference from chance; not a finding\n", STG_SMALL_TEST);
+                       "difference from chance; not a finding\n", RPT_SMALL_TEST);
             ++*n_lines;
         }
     }
@@ -314,7 +314,7 @@ int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_line
         json_t *why;
         json_object_foreach(unfit, name, why) {
             const char *w = json_string_value(why) ? json_string_value(why) : "";
-            char *en = stg_report_text_escape(name), *ew = stg_report_text_escape(w);   /* one task, one line */
+            char *en = rpt_text_escape(name), *ew = rpt_text_escape(w);   /* one task, one line */
             fprintf(f, "task %s: skipped: %s\n", en ? en : name, ew ? ew : w);
             free(en);
             free(ew);
