@@ -1,7 +1,6 @@
 /* report/summary.c — the run's closing table (see report/summary.h). */
 #include "report/summary.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,10 +8,7 @@
 
 #include "report/report.h"
 #include "report/agg.h"
-#include "stages/probe.h"
-
-#define num rpt_jpath_num
-#define str rpt_jpath_str
+#include "report/rows.h"
 
 struct line {
     char kind[16], task[160], best[200], metric[16], base[400];
@@ -45,208 +41,155 @@ static void baseline_add(struct line *x, const char *name, double v, const char 
     snprintf(x->base + k, sizeof x->base - k, "%s%s %s", k ? ", " : "", name, val);
 }
 
-static int is_token(json_t *a) { return !strncmp(str(a, "task"), "token:", 6); }
-
-/* the mean of result.baselines.control.acc over the probe rows of (label, task, classifier) */
-static double control_acc(json_t *probes, const char *label, const char *task, const char *clf)
+/* SentEval-style tasks (RPT_K_PROBE) or token probes (RPT_K_TOKEN): per task (and classifier where
+ * the store has several), the aggregate of the highest mean test accuracy */
+static void probe_lines(const struct rpt_table *t, int kind, struct lines *out)
 {
-    double s = 0;
-    int n = 0;
-    size_t i;
-    json_t *row;
-    struct sp_buf b = { 0 };
-    json_array_foreach(probes, i, row) {
-        if (strcmp(str(row, "task"), task) || strcmp(str(row, "classifier"), clf)) continue;
-        if (strcmp(rpt_encoder_label(row, &b), label)) continue;
-        double v = num(json_object_get(row, "result"), "baselines.control.acc");
-        if (!isnan(v)) { s += v; n++; }
-    }
-    sp_buf_free(&b);
-    return n ? s / n : NAN;
-}
-
-/* SentEval-style tasks (token = 0) or token probes (token = 1): per task (and classifier where the
- * store has several), the aggregate of the highest mean test accuracy */
-static void probe_lines(json_t *probes, json_t *aggs, int token, struct lines *out)
-{
-    size_t i, j;
-    json_t *a, *b;
     const char *clf0 = NULL;
-    int several = 0;
-    json_array_foreach(aggs, i, a) {
-        if (is_token(a) != token) continue;
-        if (!clf0) clf0 = str(a, "classifier");
-        else if (strcmp(clf0, str(a, "classifier"))) several = 1;
+    int several = 0, token = kind == RPT_K_TOKEN;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (a->kind != kind || (a->flags & RPT_F_SEED)) continue;
+        if (!clf0) clf0 = a->method;
+        else if (strcmp(clf0, a->method)) several = 1;
     }
-    json_t *seen = json_object();
-    json_array_foreach(aggs, i, a) {
-        if (is_token(a) != token) continue;
-        const char *task = str(a, "task"), *clf = str(a, "classifier");
-        char key[400];
-        snprintf(key, sizeof key, "%s\t%s", task, several ? clf : "");
-        if (json_object_get(seen, key)) continue;
-        json_object_set_new(seen, key, json_true());
-        json_t *best = NULL;
-        json_array_foreach(aggs, j, b) {
-            if (strcmp(str(b, "task"), task) || (several && strcmp(str(b, "classifier"), clf))) continue;
-            double v = num(b, "test_acc.mean");
-            if (!isnan(v) && (!best || v > num(best, "test_acc.mean"))) best = b;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i], *best = NULL;
+        if (a->kind != kind || (a->flags & RPT_F_SEED)) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = t->v[j].kind == kind && !(t->v[j].flags & RPT_F_SEED) && !strcmp(t->v[j].task, a->task) &&
+                   (!several || !strcmp(t->v[j].method, a->method));
+        if (seen) continue;
+        for (size_t j = 0; j < t->n; j++) {
+            const struct rpt_row *b = &t->v[j];
+            if (b->kind != kind || (b->flags & RPT_F_SEED) || strcmp(b->task, a->task) || (several && strcmp(b->method, a->method)))
+                continue;
+            if (!isnan(b->value) && (!best || b->value > best->value)) best = b;
         }
         if (!best) continue;
         struct line *x = add(out);
         snprintf(x->kind, sizeof x->kind, "%s", token ? "token" : "task");
-        snprintf(x->task, sizeof x->task, "%s%s%s", token ? task + 6 : task, several ? "/" : "", several ? str(best, "classifier") : "");
-        snprintf(x->best, sizeof x->best, "%s", str(best, "encoder"));
+        snprintf(x->task, sizeof x->task, "%s%s%s", token ? a->task + 6 : a->task, several ? "/" : "", several ? best->method : "");
+        snprintf(x->best, sizeof x->best, "%s", best->encoder);
         snprintf(x->metric, sizeof x->metric, "acc");
-        x->score = num(best, "test_acc.mean");
-        double n = num(best, "n_test");
-        x->n = isnan(n) ? -1 : (long)n;
-        x->small = json_is_true(json_object_get(best, "small_test"));
+        x->score = best->value;
+        x->n = best->n;
+        x->small = !!(best->flags & RPT_F_SMALL);
         if (!token) {
-            baseline_add(x, "majority", num(best, "majority_acc.mean"), "%.2f");
-            baseline_add(x, "length", num(best, "length_acc.mean"), "%.2f");
+            baseline_add(x, "majority", best->base.majority, "%.2f");
+            baseline_add(x, "length", best->base.length, "%.2f");
         }
-        baseline_add(x, "control", control_acc(probes, str(best, "encoder"), task, str(best, "classifier")), "%.2f");
-        baseline_add(x, "selectivity", num(best, "control_selectivity.mean"), "%+.2f");
+        baseline_add(x, "control", best->base.control, "%.2f");
+        baseline_add(x, "selectivity", best->base.selectivity, "%+.2f");
     }
-    json_decref(seen);
 }
 
-static int is_sp(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
-static int is_dep(json_t *row) { return json_object_get(json_object_get(row, "result"), "uas") != NULL; }
-
-/* a tree baseline's name ("right", "dependency:baseline:left": "left"), or NULL for trees of an
- * encoder (attention of a run or of a file) */
-static const char *baseline_name(json_t *row)
-{
-    static const char *const names[] = { "right", "left", "random", "adjacent", "gold" };
-    const char *m = str(row, "method"), *c = strrchr(m, ':'), *last = c ? c + 1 : m;
-    if (c && !strstr(m, ":baseline:")) return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(last, names[i])) return last;
-    return NULL;
-}
-
-static double tree_score(json_t *row)
-{
-    json_t *res = json_object_get(row, "result");
-    return is_dep(row) ? num(res, "uas") : num(res, "protocol_a.all.fmeasure");
-}
-
-static long n_sentences(json_t *row)
-{
-    json_t *n = json_object_get(json_object_get(row, "result"), "n_sentences");
-    return json_is_integer(n) ? (long)json_integer_value(n) : -1;
-}
+static int is_linear(const struct rpt_row *r) { return !strcmp(r->method, "structprobe:linear"); }
 
 /* a contender's name: its run, or its method when it has no run or shares the run with another */
-static void contender_label(json_t *trees, json_t *row, int (*same)(json_t *, json_t *), char *out, size_t n)
+static void contender_label(const struct rpt_table *t, const struct rpt_row *row,
+                            int (*same)(const struct rpt_row *, const struct rpt_row *), char *out, size_t n)
 {
-    const char *run = json_string_value(json_object_get(row, "run"));
-    size_t i;
-    json_t *o;
+    const char *run = row->run;
     int dup = 0;
-    json_array_foreach(trees, i, o) {
-        const char *r2 = json_string_value(json_object_get(o, "run"));
-        if (o != row && r2 && run && !strcmp(r2, run) && same(o, row)) dup = 1;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *o = &t->v[i];
+        if (o != row && o->run && run && !strcmp(o->run, run) && same(o, row)) dup = 1;
     }
-    const char *m = str(row, "method");
+    const char *m = row->method;
     if (!run && !strncmp(m, "structprobe:trained:run=", 24)) run = m + 24;   /* a trained probe's row names its run there */
     snprintf(out, n, "%s", run && !dup ? run : m);
 }
 
-static int same_sp(json_t *a, json_t *b)
+static int same_sp(const struct rpt_row *a, const struct rpt_row *b)
 {
-    return is_sp(a) && is_sp(b) && !strcmp(str(a, "corpus"), str(b, "corpus")) && strcmp(str(a, "method"), "structprobe:linear");
+    return a->kind == RPT_K_STRUCTPROBE && b->kind == RPT_K_STRUCTPROBE && !strcmp(a->corpus, b->corpus) && !is_linear(a);
 }
 
-static int same_tree(json_t *a, json_t *b)
+static int same_tree(const struct rpt_row *a, const struct rpt_row *b)
 {
-    return !is_sp(a) && !is_sp(b) && is_dep(a) == is_dep(b) && !strcmp(str(a, "corpus"), str(b, "corpus"));
+    return (a->kind == RPT_K_DEP || a->kind == RPT_K_CONST) && a->kind == b->kind && !strcmp(a->corpus, b->corpus);
 }
+
+/* whether an earlier row than i is of the same group (same(.., row)) and passes keep */
+static int seen_before(const struct rpt_table *t, size_t i, int (*same)(const struct rpt_row *, const struct rpt_row *),
+                       int (*keep)(const struct rpt_row *))
+{
+    for (size_t j = 0; j < i; j++)
+        if (keep(&t->v[j]) && same(&t->v[j], &t->v[i])) return 1;
+    return 0;
+}
+
+static int sp_contender(const struct rpt_row *r) { return r->kind == RPT_K_STRUCTPROBE && !is_linear(r); }
+static int tree_contender(const struct rpt_row *r) { return (r->kind == RPT_K_DEP || r->kind == RPT_K_CONST) && !r->baseline; }
+static int same_corpus_sp(const struct rpt_row *a, const struct rpt_row *b) { return !strcmp(a->corpus, b->corpus); }
 
 /* structural probes per corpus: the trained probe of the highest UUAS */
-static void sp_lines(json_t *trees, struct lines *out)
+static void sp_lines(const struct rpt_table *t, struct lines *out)
 {
-    size_t i, j;
-    json_t *row, *o;
-    json_t *seen = json_object();
-    json_array_foreach(trees, i, row) {
-        if (!is_sp(row) || !strcmp(str(row, "method"), "structprobe:linear")) continue;
-        const char *corpus = str(row, "corpus");
-        if (json_object_get(seen, corpus)) continue;
-        json_object_set_new(seen, corpus, json_true());
-        json_t *best = NULL, *linear = NULL;
-        json_array_foreach(trees, j, o) {
-            if (!is_sp(o) || strcmp(str(o, "corpus"), corpus)) continue;
-            if (!strcmp(str(o, "method"), "structprobe:linear")) { if (!linear) linear = o; continue; }
-            double v = num(json_object_get(o, "result"), "uuas");
-            if (!isnan(v) && (!best || v > num(json_object_get(best, "result"), "uuas"))) best = o;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i], *best = NULL, *linear = NULL;
+        if (!sp_contender(row) || seen_before(t, i, same_corpus_sp, sp_contender)) continue;
+        for (size_t j = 0; j < t->n; j++) {
+            const struct rpt_row *o = &t->v[j];
+            if (o->kind != RPT_K_STRUCTPROBE || strcmp(o->corpus, row->corpus)) continue;
+            if (is_linear(o)) { if (!linear) linear = o; continue; }
+            if (!isnan(o->value) && (!best || o->value > best->value)) best = o;
         }
         if (!best) continue;
-        json_t *res = json_object_get(best, "result");
         struct line *x = add(out);
         snprintf(x->kind, sizeof x->kind, "structprobe");
-        snprintf(x->task, sizeof x->task, "%s", *corpus ? corpus : "-");
-        contender_label(trees, best, same_sp, x->best, sizeof x->best);
+        snprintf(x->task, sizeof x->task, "%s", *row->corpus ? row->corpus : "-");
+        contender_label(t, best, same_sp, x->best, sizeof x->best);
         snprintf(x->metric, sizeof x->metric, "UUAS");
-        x->score = num(res, "uuas");
-        x->n = n_sentences(best);
+        x->score = best->value;
+        x->n = best->n;
         x->small = x->n >= 0 && x->n < RPT_SMALL_TEST;
         /* the linear baseline on the same test sentences, else the corpus's linear row */
-        double lin = num(res, "linear_baseline.uuas");
-        if (isnan(lin) && linear) lin = num(json_object_get(linear, "result"), "uuas");
+        double lin = best->base.linear;
+        if (isnan(lin) && linear) lin = linear->value;
         baseline_add(x, "linear", lin, "%.2f");
-        baseline_add(x, "DSpr", num(res, "dspr"), "%.4f");
-        baseline_add(x, "root-acc", num(res, "root_acc"), "%.2f");
+        baseline_add(x, "DSpr", best->dspr, "%.4f");
+        baseline_add(x, "root-acc", best->root_acc, "%.2f");
     }
-    json_decref(seen);
 }
 
 /* trees from attention per corpus and kind: the highest UAS (dependency) or F1 (constituency);
  * against the baselines of the same corpus and kind (right, left, random, adjacent; not gold) */
-static void tree_lines(json_t *trees, struct lines *out)
+static void tree_lines(const struct rpt_table *t, struct lines *out)
 {
-    size_t i, j;
-    json_t *row, *o;
-    json_t *seen = json_object();
-    json_array_foreach(trees, i, row) {
-        if (is_sp(row) || baseline_name(row)) continue;
-        char key[400];
-        snprintf(key, sizeof key, "%s/%s", str(row, "corpus"), is_dep(row) ? "dep" : "const");
-        if (json_object_get(seen, key)) continue;
-        json_object_set_new(seen, key, json_true());
-        json_t *best = NULL;
-        json_array_foreach(trees, j, o) {
-            if (!same_tree(o, row) || baseline_name(o)) continue;
-            double v = tree_score(o);
-            if (!isnan(v) && (!best || v > tree_score(best))) best = o;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i], *best = NULL;
+        if (!tree_contender(row) || seen_before(t, i, same_tree, tree_contender)) continue;
+        for (size_t j = 0; j < t->n; j++) {
+            const struct rpt_row *o = &t->v[j];
+            if (!same_tree(o, row) || o->baseline) continue;
+            if (!isnan(o->value) && (!best || o->value > best->value)) best = o;
         }
         if (!best) continue;
         struct line *x = add(out);
         snprintf(x->kind, sizeof x->kind, "trees");
-        snprintf(x->task, sizeof x->task, "%s", key);
-        contender_label(trees, best, same_tree, x->best, sizeof x->best);
-        snprintf(x->metric, sizeof x->metric, "%s", is_dep(best) ? "UAS" : "F1");
-        x->score = tree_score(best);
-        x->n = n_sentences(best);
+        snprintf(x->task, sizeof x->task, "%s/%s", row->corpus, row->task);
+        contender_label(t, best, same_tree, x->best, sizeof x->best);
+        snprintf(x->metric, sizeof x->metric, "%s", best->metric);
+        x->score = best->value;
+        x->n = best->n;
         x->small = x->n >= 0 && x->n < RPT_SMALL_TEST;
         /* a baseline by its name ("dependency:baseline:right" is "right"); one without a directed
          * score (adjacent: undirected edges) against the best's UUAS of its MST */
-        json_array_foreach(trees, j, o) {
-            const char *bn = baseline_name(o);
-            if (!same_tree(o, row) || !bn || !strcmp(bn, "gold")) continue;
-            double v = tree_score(o), mst = num(json_object_get(o, "result"), "uuas_mst");
-            if (!isnan(v)) baseline_add(x, bn, v, "%.2f");
-            else if (!isnan(mst)) {
+        for (size_t j = 0; j < t->n; j++) {
+            const struct rpt_row *o = &t->v[j];
+            if (!same_tree(o, row) || !o->baseline || !strcmp(o->baseline, "gold")) continue;
+            if (!isnan(o->value)) baseline_add(x, o->baseline, o->value, "%.2f");
+            else if (!isnan(o->base.uuas_mst)) {
                 char name[160];
-                snprintf(name, sizeof name, "%s UUAS-MST", bn);
-                baseline_add(x, name, mst, "%.2f");
-                baseline_add(x, "best's UUAS-MST", num(json_object_get(best, "result"), "uuas_mst"), "%.2f");
+                snprintf(name, sizeof name, "%s UUAS-MST", o->baseline);
+                baseline_add(x, name, o->base.uuas_mst, "%.2f");
+                baseline_add(x, "best's UUAS-MST", best->base.uuas_mst, "%.2f");
             }
         }
     }
-    json_decref(seen);
 }
 
 /* a field as the text report writes a name (rpt_text_escape): one line per task */
@@ -270,15 +213,14 @@ static int width(const struct lines *l, size_t off, int min)
 int rpt_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines)
 {
     *n_lines = 0;
-    json_t *probes, *trees;
-    int rc = rpt_rows(ctx, db, &probes, &trees);
+    struct rpt_table t;
+    int rc = rpt_table_load(ctx, db, &t);
     if (rc != SP_OK) return rc;
-    json_t *aggs = rpt_aggregate(probes);
     struct lines l = { 0 };
-    probe_lines(probes, aggs, 0, &l);
-    probe_lines(probes, aggs, 1, &l);
-    sp_lines(trees, &l);
-    tree_lines(trees, &l);
+    probe_lines(&t, RPT_K_PROBE, &l);
+    probe_lines(&t, RPT_K_TOKEN, &l);
+    sp_lines(&t, &l);
+    tree_lines(&t, &l);
     for (int i = 0; i < l.n; i++) {
         escape_field(l.v[i].task, sizeof l.v[i].task);
         escape_field(l.v[i].best, sizeof l.v[i].best);
@@ -307,24 +249,15 @@ int rpt_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines)
             ++*n_lines;
         }
     }
-    json_t *unfit = NULL;   /* the tasks a job skipped, and why */
-    struct stg_ctx uc = *ctx;
-    if (stg_probe_unfit_tasks_at(&uc, db, &unfit) == SP_OK) {
-        const char *name;
-        json_t *why;
-        json_object_foreach(unfit, name, why) {
-            const char *w = json_string_value(why) ? json_string_value(why) : "";
-            char *en = rpt_text_escape(name), *ew = rpt_text_escape(w);   /* one task, one line */
-            fprintf(f, "task %s: skipped: %s\n", en ? en : name, ew ? ew : w);
-            free(en);
-            free(ew);
-            ++*n_lines;
-        }
+    for (size_t i = 0; i < t.n_skipped; i++) {   /* the tasks a job skipped, and why */
+        const char *name = t.skipped[i].task, *w = t.skipped[i].why;
+        char *en = rpt_text_escape(name), *ew = rpt_text_escape(w);   /* one task, one line */
+        fprintf(f, "task %s: skipped: %s\n", en ? en : name, ew ? ew : w);
+        free(en);
+        free(ew);
+        ++*n_lines;
     }
-    json_decref(unfit);
     free(l.v);
-    json_decref(aggs);
-    json_decref(probes);
-    json_decref(trees);
+    rpt_table_free(&t);
     return SP_OK;
 }
