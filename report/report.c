@@ -15,6 +15,7 @@
 #include "report/html.h"
 #include "report/latex.h"
 #include "report/md.h"
+#include "report/rows.h"
 #include "probes/stats.h"
 #include "store/st_results.h"
 
@@ -57,7 +58,8 @@ const struct sp_opt rpt_options[] = {
 /* ---- collecting rows ---- */
 
 struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log;
-              json_t *unfit;   /* {"Tense": "why"}: tasks the protocol cannot run on (a job skipped them), or NULL */ };
+              json_t *unfit;   /* {"Tense": "why"}: tasks the protocol cannot run on (a job skipped them), or NULL */
+              struct rpt_table rows;   /* the same results as typed rows (report/rows.h) */ };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -218,23 +220,30 @@ static void text_probes(FILE *f, json_t *probes)
     }
 }
 
-/* "mean ± sd" of a {"mean","sd"} object: sd "-" for one seed */
-static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
+/* "mean ± sd": sd "-" for one seed */
+static void fmt_mean_sd(char *buf, size_t n, double m, double sd)
 {
-    double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
     char a[32], b[32];
     if (isnan(m)) snprintf(buf, n, "-");
     else if (isnan(sd)) snprintf(buf, n, "%s", rpt_fmt_num(a, sizeof a, "%.2f", m));
     else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
-static void text_aggregates(FILE *f, json_t *aggs)
+static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
+
+static char *text_escape(const char *s);
+/* s as the text report writes it; *own: the escaped copy to free, or NULL */
+static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
+
+static void text_aggregates(FILE *f, const struct rpt_table *t)
 {
-    size_t i;
-    json_t *a;
     int we = 7, wt = 4, wc = 10, n_wide = 0, n_none = 0, n_small = 0;
-    json_array_foreach(aggs, i, a) {
-        int x = (int)strlen(str_at(a, "encoder")), y = (int)strlen(str_at(a, "task")), z = (int)strlen(str_at(a, "classifier"));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!is_agg(a)) continue;
+        int x = (int)strlen(tx(a->encoder, &e[0])), y = (int)strlen(tx(a->task, &e[1])), z = (int)strlen(tx(a->method, &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (x > we) we = x > 40 ? 40 : x;
         if (y > wt) wt = y;
         if (z > wc) wc = z;
@@ -243,23 +252,24 @@ static void text_aggregates(FILE *f, json_t *aggs)
             PRB_BOOT_B, PRB_BOOT_SEED);
     fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %17s  %8s  %6s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
             "seeds", "test", "95% interval", "majority", "length", "selectivity");
-    json_array_foreach(aggs, i, a) {
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!is_agg(a)) continue;
         char test[48], ci[48], maj[48], sel[48], n[16], len[48];
-        fmt_mean_sd(test, sizeof test, json_object_get(a, "test_acc"));
-        json_t *iv = at(a, "test_acc.ci95");
-        if (json_is_object(iv)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", num_at(iv, "lo"), num_at(iv, "hi"),
-                                         json_is_true(json_object_get(iv, "wide_ci")) ? " *" : "");
+        fmt_mean_sd(test, sizeof test, a->value, a->sd);
+        if (!(a->flags & RPT_F_NOCI)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? " *" : "");
         else { snprintf(ci, sizeof ci, "-"); n_none++; }
-        if (json_is_object(iv) && json_is_true(json_object_get(iv, "wide_ci"))) n_wide++;
-        fmt_num(maj, sizeof maj, num_at(a, "majority_acc.mean"), "%.2f");
-        fmt_num(len, sizeof len, num_at(a, "length_acc.mean"), "%.2f");
-        fmt_mean_sd(sel, sizeof sel, json_object_get(a, "control_selectivity"));
-        fmt_num(n, sizeof n, num_at(a, "n_test"), json_is_true(json_object_get(a, "small_test")) ? "%.0f!" : "%.0f");
-        if (json_is_true(json_object_get(a, "small_test"))) n_small++;
+        if (a->flags & RPT_F_WIDE) n_wide++;
+        fmt_num(maj, sizeof maj, a->base.majority, "%.2f");
+        fmt_num(len, sizeof len, a->base.length, "%.2f");
+        fmt_mean_sd(sel, sizeof sel, a->base.selectivity, a->base.selectivity_sd);
+        fmt_num(n, sizeof n, a->n < 0 ? NAN : (double)a->n, a->flags & RPT_F_SMALL ? "%.0f!" : "%.0f");
+        if (a->flags & RPT_F_SMALL) n_small++;
         /* "±" is 2 bytes, 1 column: widen its field by one */
-        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %17s  %8s  %6s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
-                str_at(a, "classifier"), n, (long long)json_integer_value(json_object_get(a, "n_seeds")),
-                strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11, sel);
+        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5d  %*s  %17s  %8s  %6s  %*s\n", we, tx(a->encoder, &e[0]), wt, tx(a->task, &e[1]), wc,
+                tx(a->method, &e[2]), n, a->n_seeds, strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11,
+                sel);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
     fprintf(f, "majority: the most frequent training class; length: the same probe on sentence length alone; "
                "selectivity: test accuracy minus that of the probe trained on shuffled labels\n");
@@ -374,7 +384,6 @@ static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
     }
 }
 
-static char *text_escape(const char *s);
 
 /* the stored tasks the probing protocol cannot run on: a job skipped their probes, saying why */
 static void text_unfit(FILE *f, const json_t *unfit, int after)
@@ -464,7 +473,7 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
         text_unfit(f, c->unfit, 1);
         return;
     }
-    if (np) text_aggregates(f, c->aggs);
+    if (np) text_aggregates(f, &c->rows);
     if (c->cmp) text_compare(f, c->cmp);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
@@ -639,29 +648,33 @@ static void csv_tree(FILE *f, json_t *row)
     sp_buf_free(&o.enc);
 }
 
+static void emit_int(struct obs *o, const char *split, const char *metric, long v)
+{
+    json_t *j = v < 0 ? json_null() : json_integer(v);
+    emit(o, split, NULL, metric, NULL, NULL, j);
+    json_decref(j);
+}
+
 /* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
-static void csv_aggregate(FILE *f, json_t *a)
+static void csv_aggregate(FILE *f, const struct rpt_row *a)
 {
     struct obs o = { .f = f };
-    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = str_at(a, "encoder");
-    set_encoder(&o, str_at(a, "encoder"));
-    o.v[C_TASK] = str_at(a, "task"); o.v[C_CLF] = str_at(a, "classifier");
-    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(a, "n_test"));
-    emit(&o, NULL, NULL, "n_seeds", NULL, NULL, json_object_get(a, "n_seeds"));
-    json_t *sm = json_integer(json_is_true(json_object_get(a, "small_test")));
-    emit(&o, "test", NULL, "small_test", NULL, NULL, sm);
-    json_decref(sm);
-    emit_num(&o, "test", NULL, "accuracy_mean", num_at(a, "test_acc.mean"));
-    emit_num(&o, "test", NULL, "accuracy_sd", num_at(a, "test_acc.sd"));
-    emit_num(&o, "test", NULL, "accuracy_ci_lo", num_at(a, "test_acc.ci95.lo"));
-    emit_num(&o, "test", NULL, "accuracy_ci_hi", num_at(a, "test_acc.ci95.hi"));
-    json_t *w = at(a, "test_acc.ci95.wide_ci");
-    if (w) { json_t *b = json_integer(json_is_true(w)); emit(&o, "test", NULL, "wide_ci", NULL, NULL, b); json_decref(b); }
-    emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
-    emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
-    emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
-    emit_num(&o, "test", NULL, "control_accuracy_mean", num_at(a, "control_acc.mean"));
-    emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
+    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = a->encoder;
+    set_encoder(&o, a->encoder);
+    o.v[C_TASK] = a->task; o.v[C_CLF] = a->method;
+    emit_int(&o, "test", "n", a->n);
+    emit_int(&o, NULL, "n_seeds", a->n_seeds);
+    emit_int(&o, "test", "small_test", !!(a->flags & RPT_F_SMALL));
+    emit_num(&o, "test", NULL, "accuracy_mean", a->value);
+    emit_num(&o, "test", NULL, "accuracy_sd", a->sd);
+    emit_num(&o, "test", NULL, "accuracy_ci_lo", a->lo);
+    emit_num(&o, "test", NULL, "accuracy_ci_hi", a->hi);
+    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", "wide_ci", !!(a->flags & RPT_F_WIDE));
+    emit_num(&o, "dev", NULL, "accuracy_mean", a->dev);
+    emit_num(&o, "test", NULL, "majority_accuracy_mean", a->base.majority);
+    emit_num(&o, "test", NULL, "length_accuracy_mean", a->base.length);
+    emit_num(&o, "test", NULL, "control_accuracy_mean", a->base.control);
+    emit_num(&o, "test", NULL, "selectivity_mean", a->base.selectivity);
     sp_buf_free(&o.enc);
 }
 
@@ -696,7 +709,8 @@ static void csv_out(FILE *f, const struct coll *c)
     csv_row(f, csv_header);
     size_t i;
     json_t *row;
-    json_array_foreach(c->aggs, i, row) csv_aggregate(f, row);
+    for (i = 0; i < c->rows.n; i++)
+        if (is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
@@ -782,6 +796,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
     c->aggs = rpt_aggregate(c->probes);
+    rpt_table_from(&c->rows, c->probes, c->trees, c->aggs, NULL);
     struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
     if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
         const char *name;
@@ -846,7 +861,7 @@ int rpt_report(struct stg_ctx *ctx, const struct rpt_opts *o, struct rpt_result 
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
+    struct coll c = { .probes = json_array(), .trees = json_array(), .log = ctx->log };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
@@ -855,6 +870,7 @@ int rpt_report(struct stg_ctx *ctx, const struct rpt_opts *o, struct rpt_result 
     json_decref(c.aggs);
     json_decref(c.cmp);
     json_decref(c.unfit);
+    rpt_table_free(&c.rows);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
@@ -872,7 +888,7 @@ int rpt_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t *
     int rc = st_open(db_path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
     struct rpt_opts o = { .db = db_path };
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
+    struct coll c = { .probes = json_array(), .trees = json_array(), .log = ctx->log };
     rc = collect(ctx, db, &o, &c);
     st_close(db);
     if (rc != SP_OK) { json_decref(c.probes); json_decref(c.trees); return rc; }

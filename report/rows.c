@@ -38,7 +38,7 @@ static struct rpt_row *add(struct rpt_table *t, size_t *cap)
     struct rpt_row *r = &t->v[t->n++];
     memset(r, 0, sizeof *r);
     r->value = r->sd = r->lo = r->hi = r->dev = r->dspr = r->root_acc = r->span_f1 = NAN;
-    r->base = (struct rpt_baselines){ NAN, NAN, NAN, NAN, NAN, NAN };
+    r->base = (struct rpt_baselines){ NAN, NAN, NAN, NAN, NAN, NAN, NAN };
     r->n = -1;
     r->layer = -1;
     r->seed = -1;
@@ -85,6 +85,7 @@ static void aggregate_rows(struct rpt_table *t, size_t *cap, json_t *aggs)
         r->base.length = num(a, "length_acc.mean");
         r->base.control = num(a, "control_acc.mean");
         r->base.selectivity = num(a, "control_selectivity.mean");
+        r->base.selectivity_sd = num(a, "control_selectivity.sd");
         r->n = count_at(a, "n_test");
         if (json_is_true(json_object_get(a, "small_test"))) r->flags |= RPT_F_SMALL;
         r->n_seeds = (int)count_at(a, "n_seeds");
@@ -198,6 +199,17 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
     }
 }
 
+void rpt_table_from(struct rpt_table *t, json_t *probes, json_t *trees, json_t *aggs, struct st_db *db)
+{
+    memset(t, 0, sizeof *t);
+    json_t *cache = json_object();
+    size_t cap = 0;
+    aggregate_rows(t, &cap, aggs);
+    probe_rows(t, &cap, probes, db, cache);
+    tree_rows(t, &cap, trees, db, cache);
+    json_decref(cache);
+}
+
 int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t)
 {
     memset(t, 0, sizeof *t);
@@ -207,13 +219,9 @@ int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t
     struct st_db *db = NULL;
     char err[SP_ERRLEN];
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) db = NULL;   /* no run kinds then */
-    json_t *aggs = rpt_aggregate(probes), *cache = json_object();
-    size_t cap = 0;
-    aggregate_rows(t, &cap, aggs);
-    probe_rows(t, &cap, probes, db, cache);
-    tree_rows(t, &cap, trees, db, cache);
+    json_t *aggs = rpt_aggregate(probes);
+    rpt_table_from(t, probes, trees, aggs, db);
     if (db) st_close(db);
-    json_decref(cache);
     json_decref(aggs);
     json_decref(probes);
     json_decref(trees);

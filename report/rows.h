@@ -34,6 +34,7 @@ enum {
 struct rpt_baselines {
     double majority, length;      /* probe: the majority class, sentence length alone */
     double control, selectivity;  /* probe: the control task's accuracy, the selectivity against it */
+    double selectivity_sd;        /* probe aggregates: the selectivity's sd over seeds */
     double linear;                /* structural probe: the linear baseline's UUAS on the same test sentences */
     double uuas_mst;              /* dependency trees: the UUAS of the maximum spanning tree */
 };
@@ -75,6 +76,11 @@ struct rpt_table {
 /* Every result of store db as rows. SP_OK; SP_ESTORE with ctx->err (t is empty then). */
 int rpt_table_load(struct stg_ctx *ctx, const char *db, struct rpt_table *t);
 void rpt_table_free(struct rpt_table *t);
+/* The rows of results already read (the report's collected rows: report/report.h; aggs: their
+ * aggregates, report/agg.h), without the skipped tasks; db (NULL: none) names the runs' kinds. */
+struct json_t;
+struct st_db;
+void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct json_t *aggs, struct st_db *db);
 
 /* Whether a row is a probe row (aggregate or result) of a sentence or token task. */
 static inline int rpt_is_probe(const struct rpt_row *r) { return r->kind == RPT_K_PROBE || r->kind == RPT_K_TOKEN; }
