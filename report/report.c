@@ -783,8 +783,8 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == RPT_HTML) return rc;
-    if (o->format == RPT_LATEX) rpt_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == RPT_MD) rpt_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
     else if (o->format == RPT_JSON) json_out(f, c);
     else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);

@@ -11,6 +11,7 @@
 #include "probes/stats.h"
 #include "stages/layers.h"
 #include "report/agg.h"
+#include "report/rows.h"
 
 #define at rpt_jpath
 #define num rpt_jpath_num
@@ -162,22 +163,6 @@ static void c_meansd(struct rpt_tab_cell *c, double m, double sd, int prec)
 }
 static void c_count(struct rpt_tab_cell *c, double lo, double hi) { c->kind = RPT_CELL_COUNT; c->lo = lo; c->hi = hi; }
 
-/* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
-static void c_interval_of(struct rpt_tab_cell *c, json_t *a)
-{
-    json_t *ci95 = at(a, "test_acc.ci95");
-    if (json_is_object(ci95)) {
-        c->kind = RPT_CELL_INTERVAL;
-        c->lo = num(ci95, "lo");
-        c->hi = num(ci95, "hi");
-        c->prec = RPT_TAB_PCT;
-        if (json_is_true(json_object_get(ci95, "wide_ci"))) c->flags |= RPT_FLAG_WIDE;
-    } else {
-        c_num(c, NAN, RPT_TAB_PCT);
-        c->flags |= RPT_FLAG_NOCI;
-    }
-}
-
 /* the table's flags: the union of its cells' */
 static void tab_finish(struct rpt_tab *t)
 {
@@ -188,69 +173,100 @@ static void tab_finish(struct rpt_tab *t)
 
 /* ---- reading the rows ---- */
 
-static int of_classifier(json_t *a, const void *clf) { return !strcmp(str(a, "classifier"), clf); }
-static int is_token_task(const char *task) { return !strncmp(task, "token:", 6); }
-static int token_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && is_token_task(str(a, "task")); }
-static int sentence_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && !is_token_task(str(a, "task")); }
+/* the aggregates of the results model (report/rows.h) */
+static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
+static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return is_agg(r); }
+static int token_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
+static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
+static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
+static const char *f_task(const struct rpt_row *r) { return r->task; }
+static const char *f_method(const struct rpt_row *r) { return r->method; }
 
-static json_t *find_agg(json_t *aggs, const char *enc, const char *task, const char *clf)
+/* the distinct values of field over the rows keep(row, arg) holds, in first-appearance order */
+struct names { const char **v; size_t n; };
+static struct names distinct(const struct rpt_table *rows, const char *(*field)(const struct rpt_row *),
+                             int (*keep)(const struct rpt_row *, const char *), const char *arg)
 {
-    size_t i;
-    json_t *a;
-    json_array_foreach(aggs, i, a)
-        if (!strcmp(str(a, "encoder"), enc) && !strcmp(str(a, "task"), task) && !strcmp(str(a, "classifier"), clf)) return a;
+    struct names o = { sp_xmalloc(sizeof *o.v * (rows->n + 1)), 0 };
+    for (size_t i = 0; i < rows->n; i++) {
+        if (!keep(&rows->v[i], arg)) continue;
+        const char *x = field(&rows->v[i]);
+        size_t k = 0;
+        while (k < o.n && strcmp(o.v[k], x)) k++;
+        if (k == o.n) o.v[o.n++] = x;
+    }
+    return o;
+}
+
+static const struct rpt_row *find_agg(const struct rpt_table *rows, const char *enc, const char *task, const char *clf)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *a = &rows->v[i];
+        if (is_agg(a) && !strcmp(a->encoder, enc) && !strcmp(a->task, task) && !strcmp(a->method, clf)) return a;
+    }
     return NULL;
 }
 
-/* the range of n over the given aggregates (NAN when none has it) and whether any is small */
-struct nrange { double lo, hi; int small; };
-static void nrange_add(struct nrange *r, json_t *a, const char *path)
+/* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
+static void c_interval_of(struct rpt_tab_cell *c, const struct rpt_row *a)
 {
-    double v = a ? num(a, path) : NAN;
-    if (isnan(v)) return;
+    if (!(a->flags & RPT_F_NOCI)) {
+        c->kind = RPT_CELL_INTERVAL;
+        c->lo = a->lo;
+        c->hi = a->hi;
+        c->prec = RPT_TAB_PCT;
+        if (a->flags & RPT_F_WIDE) c->flags |= RPT_FLAG_WIDE;
+    } else {
+        c_num(c, NAN, RPT_TAB_PCT);
+        c->flags |= RPT_FLAG_NOCI;
+    }
+}
+
+/* the range of counts (NAN when none: a count < 0 is none) and whether any test set is small */
+struct nrange { double lo, hi; int small; };
+static void nrange_add(struct nrange *r, const struct rpt_row *a, long count)
+{
+    if (!a || count < 0) return;
+    double v = (double)count;
     if (isnan(r->lo) || v < r->lo) r->lo = v;
     if (isnan(r->hi) || v > r->hi) r->hi = v;
-    if (json_is_true(json_object_get(a, "small_test"))) r->small = 1;
+    if (a->flags & RPT_F_SMALL) r->small = 1;
 }
 
 /* Under a rule, the rows "n ..." and "seeds": per task the range over the encoders (the task's
  * first cell at column 1 + stride·task), n flagged when a test set is too small. */
-static void n_seeds_rows(struct rpt_tab *t, json_t *aggs, json_t *encs, json_t *tasks, const char *clf, const char *n_label,
-                         int stride)
+static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct names encs, struct names tasks, const char *clf,
+                         const char *n_label, int stride)
 {
-    size_t ti, ei;
-    json_t *tj, *ej;
     rule(t);
     struct rpt_tab_cell *n = row_add(t, RPT_ROW_BODY), *sd = row_add(t, RPT_ROW_BODY);
     c_text(&n[0], n_label);
     c_text(&sd[0], "seeds");
-    json_array_foreach(tasks, ti, tj) {
+    for (size_t ti = 0; ti < tasks.n; ti++) {
+        struct rpt_tab_cell *cn = &n[1 + (size_t)stride * ti], *cs = &sd[1 + (size_t)stride * ti];
         struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
-        json_array_foreach(encs, ei, ej) {
-            json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-            nrange_add(&rn, a, "n_test");
-            nrange_add(&rs, a, "n_seeds");
+        for (size_t ei = 0; ei < encs.n; ei++) {
+            const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+            nrange_add(&rn, a, a ? a->n : -1);
+            nrange_add(&rs, a, a ? a->n_seeds : -1);
         }
-        size_t col = 1 + (size_t)stride * ti;
-        c_count(&n[col], rn.lo, rn.hi);
-        if (rn.small) n[col].flags |= RPT_FLAG_SMALL;
-        c_count(&sd[col], rs.lo, rs.hi);
+        c_count(cn, rn.lo, rn.hi);
+        if (rn.small) cn->flags |= RPT_FLAG_SMALL;
+        c_count(cs, rs.lo, rs.hi);
     }
 }
 
 /* ---- probing: encoders × tasks, one table per classifier ---- */
 
-static void probing_tables(struct rpt_tab_set *s, json_t *aggs)
+static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    json_t *clfs = rpt_distinct(aggs, "classifier", NULL, NULL), *cj;
-    size_t ci;
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
-        json_t *encs = rpt_distinct(aggs, "encoder", sentence_of_classifier, clf),
-               *tasks = rpt_distinct(aggs, "task", sentence_of_classifier, clf);
-        size_t nt = json_array_size(tasks), ti, ei;
-        json_t *tj, *ej;
-        if (!nt) { json_decref(encs); json_decref(tasks); continue; }
+    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
+        struct names encs = distinct(rows, f_encoder, sentence_of_classifier, clf),
+                     tasks = distinct(rows, f_task, sentence_of_classifier, clf);
+        size_t nt = tasks.n;
+        if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
         snprintf(id, sizeof id, "probing-%s", clf);
         struct rpt_tab *t = tab_new(s, id, 1 + (int)nt);
@@ -261,19 +277,19 @@ static void probing_tables(struct rpt_tab_set *s, json_t *aggs)
                        "length alone. n: test items; seeds: runs of each probe.", clf, PRB_BOOT_B, PRB_BOOT_SEED);
         struct rpt_tab_cell *c = row_add(t, RPT_ROW_HEAD);
         c_text(&c[0], "encoder");
-        json_array_foreach(tasks, ti, tj) c_text(&c[1 + ti], json_string_value(tj));
+        for (size_t ti = 0; ti < nt; ti++) c_text(&c[1 + ti], tasks.v[ti]);
         rule(t);
         static const char *const bl_name[2] = { "majority class", "sentence length only" };
-        static const char *const bl_path[2] = { "majority_acc.mean", "length_acc.mean" };
         for (int b = 0; b < 2; b++) {
             /* a baseline does not depend on the encoder: the first encoder's that has it */
             double *v = sp_xmalloc(sizeof *v * (nt + 1));
             int any = 0;
-            json_array_foreach(tasks, ti, tj) {
+            for (size_t ti = 0; ti < nt; ti++) {
                 v[ti] = NAN;
-                json_array_foreach(encs, ei, ej) {
-                    json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                    if (a && !isnan(num(a, bl_path[b]))) { v[ti] = num(a, bl_path[b]); any = 1; break; }
+                for (size_t ei = 0; ei < encs.n; ei++) {
+                    const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                    double x = a ? (b ? a->base.length : a->base.majority) : NAN;
+                    if (!isnan(x)) { v[ti] = x; any = 1; break; }
                 }
             }
             if (any) {
@@ -285,69 +301,79 @@ static void probing_tables(struct rpt_tab_set *s, json_t *aggs)
         }
         rule(t);
         int any_sel = 0;
-        json_array_foreach(encs, ei, ej)
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                if (a && !isnan(num(a, "control_selectivity.mean"))) any_sel = 1;
+        for (size_t ei = 0; ei < encs.n; ei++)
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                if (a && !isnan(a->base.selectivity)) any_sel = 1;
             }
-        json_array_foreach(encs, ei, ej) {
+        for (size_t ei = 0; ei < encs.n; ei++) {
             struct rpt_tab_cell *m = row_add(t, RPT_ROW_BODY), *iv = row_add(t, RPT_ROW_SUB),
                                 *sel = any_sel ? row_add(t, RPT_ROW_SUB) : NULL;
-            c_text(&m[0], json_string_value(ej));
+            c_text(&m[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
             if (sel) c_text(&sel[0], "selectivity");
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 if (!a) { c_num(&m[1 + ti], NAN, RPT_TAB_PCT); continue; }
-                c_meansd(&m[1 + ti], num(a, "test_acc.mean"), num(a, "test_acc.sd"), RPT_TAB_PCT);
+                c_meansd(&m[1 + ti], a->value, a->sd, RPT_TAB_PCT);
                 c_interval_of(&iv[1 + ti], a);
-                if (sel) c_num(&sel[1 + ti], num(a, "control_selectivity.mean"), RPT_TAB_PCT);
+                if (sel) c_num(&sel[1 + ti], a->base.selectivity, RPT_TAB_PCT);
             }
         }
-        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test items)", 1);
+        n_seeds_rows(t, rows, encs, tasks, clf, "n (test items)", 1);
         tab_finish(t);
-        json_decref(encs);
-        json_decref(tasks);
+        free(encs.v);
+        free(tasks.v);
     }
-    json_decref(clfs);
+    free(clfs.v);
 }
 
 /* ---- by layer: runs NAME-L<k>, tasks × layers, one table per (NAME, classifier) ---- */
 
-static void layer_tables(struct rpt_tab_set *s, json_t *aggs)
+static int layered(const struct rpt_row *r, const char *key);
+
+/* "NAME\tclf" of a layer run's aggregate */
+static void layer_key(struct sp_buf *key, const struct rpt_row *a)
 {
-    json_t *groups = json_object(), *order = json_array(), *a;   /* "NAME\tclf" -> [aggs] */
-    size_t i;
-    struct sp_buf base = { 0 }, key = { 0 };
-    json_array_foreach(aggs, i, a) {
-        const char *enc = str(a, "encoder");
-        base.len = 0;
-        sp_buf_put(&base, enc, strlen(enc) + 1);      /* the base is never longer than the label */
-        if (stg_layer_of_run(enc, base.p, base.len) < 0) continue;
-        key.len = 0;
-        sp_buf_printf(&key, "%s\t%s", base.p, str(a, "classifier"));
-        json_t *g = json_object_get(groups, key.p);
-        if (!g) { g = json_array(); json_object_set_new(groups, key.p, g); json_array_append_new(order, json_string(key.p)); }
-        json_array_append(g, a);
+    char *base = sp_xstrdup(a->encoder);
+    stg_layer_of_run(a->encoder, base, strlen(a->encoder) + 1);
+    key->len = 0;
+    sp_buf_printf(key, "%s\t%s", base, a->method);
+    free(base);
+}
+
+static int layered(const struct rpt_row *r, const char *key)
+{
+    if (!is_agg(r) || r->layer < 0) return 0;
+    if (!key) return 1;
+    struct sp_buf k = { 0 };
+    layer_key(&k, r);
+    int same = !strcmp(k.p, key);
+    sp_buf_free(&k);
+    return same;
+}
+
+static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    struct sp_buf key = { 0 };
+    char **order = sp_xmalloc(sizeof *order * (rows->n + 1));   /* the distinct "NAME\tclf", first appearance */
+    size_t n_order = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        if (!layered(&rows->v[i], NULL)) continue;
+        layer_key(&key, &rows->v[i]);
+        size_t k = 0;
+        while (k < n_order && strcmp(order[k], key.p)) k++;
+        if (k == n_order) order[n_order++] = sp_xstrdup(key.p);
     }
-    json_t *kj;
-    json_array_foreach(order, i, kj) {
-        json_t *g = json_object_get(groups, json_string_value(kj));
-        char *name = sp_xstrdup(json_string_value(kj)), *clf = strchr(name, '\t');
+    for (size_t gi = 0; gi < n_order; gi++) {
+        const char *g = order[gi];
+        char *name = sp_xstrdup(g), *clf = strchr(name, '\t');
         *clf++ = 0;
         int max_layer = 0;
-        json_t *x;
-        size_t k;
-        json_array_foreach(g, k, x) {
-            const char *enc = str(x, "encoder");
-            base.len = 0;
-            sp_buf_put(&base, enc, strlen(enc) + 1);
-            int l = stg_layer_of_run(enc, base.p, base.len);
-            if (l > max_layer) max_layer = l;
-        }
+        for (size_t k = 0; k < rows->n; k++)
+            if (layered(&rows->v[k], g) && rows->v[k].layer > max_layer) max_layer = rows->v[k].layer;
         int nl = max_layer + 1;
-        json_t *tasks = rpt_distinct(g, "task", NULL, NULL), *tj;
-        size_t ti;
+        struct names tasks = distinct(rows, f_task, layered, g);
         key.len = 0;
         sp_buf_printf(&key, "layers-%s-%s", name, clf);
         struct rpt_tab *t = tab_new(s, key.p, 1 + nl + 2);
@@ -367,29 +393,27 @@ static void layer_tables(struct rpt_tab_set *s, json_t *aggs)
         c_text(&h2[1 + nl], "majority");
         c_text(&h2[2 + nl], "n");
         rule(t);
-        json_array_foreach(tasks, ti, tj) {
+        for (size_t ti = 0; ti < tasks.n; ti++) {
             struct rpt_tab_cell *m = row_add(t, RPT_ROW_BODY), *sel = NULL;
-            c_text(&m[0], json_string_value(tj));
+            c_text(&m[0], tasks.v[ti]);
             struct nrange rn = { NAN, NAN, 0 };
             double maj = NAN;
             for (int l = 0; l < nl; l++) c_num(&m[1 + l], NAN, RPT_TAB_PCT);
-            json_array_foreach(g, k, x) {
-                if (strcmp(str(x, "task"), json_string_value(tj))) continue;
-                const char *enc = str(x, "encoder");
-                base.len = 0;
-                sp_buf_put(&base, enc, strlen(enc) + 1);
-                int l = stg_layer_of_run(enc, base.p, base.len);
-                c_num(&m[1 + l], num(x, "test_acc.mean"), RPT_TAB_PCT);
-                if (!isnan(num(x, "control_selectivity.mean"))) {
+            for (size_t k = 0; k < rows->n; k++) {
+                const struct rpt_row *x = &rows->v[k];
+                if (!layered(x, g) || strcmp(x->task, tasks.v[ti])) continue;
+                int l = x->layer;
+                c_num(&m[1 + l], x->value, RPT_TAB_PCT);
+                if (!isnan(x->base.selectivity)) {
                     if (!sel) {
                         sel = row_add(t, RPT_ROW_SUB);
                         c_text(&sel[0], "selectivity");
                         for (int j = 0; j < nl; j++) c_num(&sel[1 + j], NAN, RPT_TAB_PCT);
                     }
-                    c_num(&sel[1 + l], num(x, "control_selectivity.mean"), RPT_TAB_PCT);
+                    c_num(&sel[1 + l], x->base.selectivity, RPT_TAB_PCT);
                 }
-                if (isnan(maj)) maj = num(x, "majority_acc.mean");
-                nrange_add(&rn, x, "n_test");
+                if (isnan(maj)) maj = x->base.majority;
+                nrange_add(&rn, x, x->n);
             }
             /* bold: the cells whose rounded value is the largest rounded value */
             char best[64] = "", cur[64];
@@ -404,27 +428,24 @@ static void layer_tables(struct rpt_tab_set *s, json_t *aggs)
             if (rn.small) m[2 + nl].flags |= RPT_FLAG_SMALL;
         }
         tab_finish(t);
-        json_decref(tasks);
+        free(tasks.v);
         free(name);
     }
-    sp_buf_free(&base);
+    for (size_t gi = 0; gi < n_order; gi++) free(order[gi]);
+    free(order);
     sp_buf_free(&key);
-    json_decref(groups);
-    json_decref(order);
 }
 
 /* ---- token probes: accuracy, control, selectivity per encoder and token task ---- */
 
-static void token_tables(struct rpt_tab_set *s, json_t *aggs)
+static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    json_t *clfs = rpt_distinct(aggs, "classifier", NULL, NULL), *cj;
-    size_t ci;
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
-        json_t *encs = rpt_distinct(aggs, "encoder", token_of_classifier, clf), *tasks = rpt_distinct(aggs, "task", token_of_classifier, clf);
-        size_t nt = json_array_size(tasks), ti, ei;
-        json_t *tj, *ej;
-        if (!nt) { json_decref(encs); json_decref(tasks); continue; }
+    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
+        struct names encs = distinct(rows, f_encoder, token_of_classifier, clf), tasks = distinct(rows, f_task, token_of_classifier, clf);
+        size_t nt = tasks.n;
+        if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
         snprintf(id, sizeof id, "token-%s", clf);
         struct rpt_tab *t = tab_new(s, id, 1 + 3 * (int)nt);
@@ -435,32 +456,32 @@ static void token_tables(struct rpt_tab_set *s, json_t *aggs)
                        "of each probe.", clf, PRB_BOOT_B, PRB_BOOT_SEED);
         struct rpt_tab_cell *h1 = row_add(t, RPT_ROW_HEAD), *h2 = row_add(t, RPT_ROW_HEAD);
         c_text(&h2[0], "encoder");
-        json_array_foreach(tasks, ti, tj) {
-            c_text(&h1[1 + 3 * ti], json_string_value(tj));
+        for (size_t ti = 0; ti < nt; ti++) {
+            c_text(&h1[1 + 3 * ti], tasks.v[ti]);
             h1[1 + 3 * ti].span = 3;
             c_text(&h2[1 + 3 * ti], "accuracy");
             c_text(&h2[2 + 3 * ti], "control");
             c_text(&h2[3 + 3 * ti], "selectivity");
         }
         rule(t);
-        json_array_foreach(encs, ei, ej) {
+        for (size_t ei = 0; ei < encs.n; ei++) {
             struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY), *iv = row_add(t, RPT_ROW_SUB);
-            c_text(&c[0], json_string_value(ej));
+            c_text(&c[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                c_meansd(&c[1 + 3 * ti], a ? num(a, "test_acc.mean") : NAN, a ? num(a, "test_acc.sd") : NAN, RPT_TAB_PCT);
-                c_num(&c[2 + 3 * ti], a ? num(a, "control_acc.mean") : NAN, RPT_TAB_PCT);
-                c_num(&c[3 + 3 * ti], a ? num(a, "control_selectivity.mean") : NAN, RPT_TAB_PCT);
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                c_meansd(&c[1 + 3 * ti], a ? a->value : NAN, a ? a->sd : NAN, RPT_TAB_PCT);
+                c_num(&c[2 + 3 * ti], a ? a->base.control : NAN, RPT_TAB_PCT);
+                c_num(&c[3 + 3 * ti], a ? a->base.selectivity : NAN, RPT_TAB_PCT);
                 if (a) c_interval_of(&iv[1 + 3 * ti], a);
             }
         }
-        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test words)", 3);
+        n_seeds_rows(t, rows, encs, tasks, clf, "n (test words)", 3);
         tab_finish(t);
-        json_decref(encs);
-        json_decref(tasks);
+        free(encs.v);
+        free(tasks.v);
     }
-    json_decref(clfs);
+    free(clfs.v);
 }
 
 /* ---- trees: structural probes, tree extraction, dependency trees ---- */
@@ -770,7 +791,8 @@ static void made_by(struct rpt_tab_set *s, json_t *rows, json_t *seen)
     }
 }
 
-void rpt_tab_build(struct rpt_tab_set *s, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp)
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
+                   json_t *cmp)
 {
     memset(s, 0, sizeof *s);
     s->store = sp_xstrdup(db ? db : "");
@@ -780,10 +802,10 @@ void rpt_tab_build(struct rpt_tab_set *s, const char *db, json_t *aggs, json_t *
     made_by(s, probes, seen);
     made_by(s, trees, seen);
     json_decref(seen);
-    probing_tables(s, aggs);
+    probing_tables(s, rows);
     compare_table(s, cmp);
-    layer_tables(s, aggs);
-    token_tables(s, aggs);
+    layer_tables(s, rows);
+    token_tables(s, rows);
     structprobe_table(s, trees);
     structprobe_layer_table(s, trees);
     trees_table(s, trees);

@@ -9,6 +9,7 @@
 
 #include "report/latex.h"
 #include "report/md.h"
+#include "report/rows.h"
 #include "report/tab.h"
 #include "tests/unit/t_harness.h"
 
@@ -62,8 +63,10 @@ int main(void)
                              "majority_acc", "mean", 52.0, "length_acc", "mean", "control_selectivity", "mean", 3.0);
     T_CHECK(aggs != NULL);
     json_t *none = json_array();
+    struct rpt_table rows;
+    rpt_table_from(&rows, none, none, aggs, NULL);   /* the results model's rows of these aggregates */
     struct rpt_tab_set s;
-    rpt_tab_build(&s, "x.db", aggs, none, none, NULL);
+    rpt_tab_build(&s, "x.db", &rows, none, none, NULL);
     T_EQ_INT(s.n, 1);
     if (s.n == 1) {
         const struct rpt_tab *t = &s.t[0];
@@ -87,6 +90,7 @@ int main(void)
         sp_buf_free(&c);
     }
     rpt_tab_free(&s);
+    rpt_table_free(&rows);
     json_decref(aggs);
     json_decref(none);
     return T_DONE();
