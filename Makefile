@@ -30,7 +30,7 @@
 #                        examples, man page, systemd units (see README "Installation"); make uninstall
 #
 # Each layer folder becomes its own static library, so a unit test links only the
-# layers it needs: common < ingest < treeops < store, encoder < probes < stages < daemon < cli.
+# layers it needs: common < ingest < treeops < store, encoder < probes < stages < report < daemon < cli.
 
 CC       ?= cc
 NVCC     ?= nvcc
@@ -68,7 +68,7 @@ endif
 ifeq ($(RSVG_ON),1)
   DEFS   += -DSP_HAVE_RSVG=1
   LIBS   += $(shell pkg-config --libs librsvg-2.0 cairo-pdf cairo-png)
-  OPT_stages/report_figures.c := $(shell pkg-config --cflags librsvg-2.0 cairo-pdf cairo-png)
+  OPT_report/figures.c := $(shell pkg-config --cflags librsvg-2.0 cairo-pdf cairo-png)
 else
   DEFS   += -DSP_HAVE_RSVG=0
 endif
@@ -89,7 +89,7 @@ endif
 ALL_CFLAGS := $(STD) $(WARN) $(OPT) $(SANFL) $(INC) $(DEFS) -MMD -MP $(CFLAGS)
 ALL_LDFLAGS := $(SANFL) $(LDFLAGS)
 
-LAYERS := common ingest treeops store encoder probes stages daemon
+LAYERS := common ingest treeops store encoder probes stages report daemon
 srcs    = $(filter-out store/sqlext.c,$(wildcard $(1)/*.c))
 objs    = $(patsubst %.c,$(BUILD)/%.o,$(call srcs,$(1)))
 cuobjs  = $(if $(filter 1,$(CUDA_ON)),$(patsubst %.cu,$(BUILD)/%.cu.o,$(wildcard $(1)/*.cu)))
@@ -103,7 +103,8 @@ below_store   := store treeops ingest common
 below_encoder := encoder store treeops ingest common
 below_probes  := probes encoder store treeops ingest common
 below_stages  := stages probes encoder store treeops ingest common
-below_daemon  := daemon stages probes encoder store treeops ingest common
+below_report  := report stages probes encoder store treeops ingest common
+below_daemon  := daemon report stages probes encoder store treeops ingest common
 layer_libs    = $(foreach l,$(below_$(1)),$(call lib,$(l)))
 
 CUDA_PLUGIN := $(if $(filter 1,$(CUDA_ON)),$(BUILD)/synprobe_cuda.so)

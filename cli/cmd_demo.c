@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/store_summary.h"
 #include "daemon/run.h"
+#include "report/rows.h"
 #include "stages/manifest.h"
 #include "store/st_results.h"
 #include "store/st_runs.h"
@@ -123,65 +124,18 @@ static void after_ingest(void *arg)
 
 /* ---- the results table, from the stored rows ---- */
 
-struct probe_line { char task[64], encoder[32], cells[5][16]; int64_t id; };
-struct probe_lines { struct probe_line *v; int n, cap; struct st_db *db; };
-
-static void fmt_pct(char *out, size_t n, int has, double v)
+static void fmt_pct(char *out, size_t n, double v)
 {
-    if (!has || isnan(v)) snprintf(out, n, "   n/a");
+    if (isnan(v)) snprintf(out, n, "   n/a");
     else snprintf(out, n, "%6.2f", v);
 }
 
-static void fmt_json_pct(char *out, size_t n, json_t *root, const char *a, const char *b)
-{
-    json_t *v = json_object_get(json_object_get(json_object_get(root, "baselines"), a), b);
-    fmt_pct(out, n, json_is_number(v), json_number_value(v));
-}
-
-static int collect_probe(void *arg, const struct st_probe_row *row)
-{
-    struct probe_lines *L = arg;
-    if (L->n == L->cap) { L->cap = L->cap ? 2 * L->cap : 32; L->v = sp_xrealloc(L->v, sizeof *L->v * (size_t)L->cap); }
-    struct probe_line *p = &L->v[L->n++];
-    memset(p, 0, sizeof *p);
-    p->id = row->id;
-    snprintf(p->task, sizeof p->task, "%s", row->task_name);
-    snprintf(p->encoder, sizeof p->encoder, "-");
-    struct st_run_info ri;
-    char err[SP_ERRLEN];
-    if (row->run && st_run_info(L->db, row->run, &ri, err, sizeof err) == SP_OK) {
-        snprintf(p->encoder, sizeof p->encoder, "%s", ri.kind ? ri.kind : "-");
-        st_run_info_free(&ri);
-    }
-    fmt_pct(p->cells[0], 16, row->has_test, row->test_acc);
-    fmt_pct(p->cells[1], 16, row->has_dev, row->dev_acc);
-    json_t *j = json_loads(row->result, 0, NULL);
-    fmt_json_pct(p->cells[2], 16, j, "majority", "acc");
-    fmt_json_pct(p->cells[3], 16, j, "control", "acc");
-    fmt_json_pct(p->cells[4], 16, j, "control", "selectivity");
-    json_decref(j);
-    return 0;
-}
-
+/* one stored probe result per line, by task, then oldest first */
 static int cmp_line(const void *a, const void *b)
 {
-    const struct probe_line *x = a, *y = b;
+    const struct rpt_row *x = *(const struct rpt_row *const *)a, *y = *(const struct rpt_row *const *)b;
     int c = strcmp(x->task, y->task);
     return c ? c : (x->id > y->id) - (x->id < y->id);
-}
-
-static int print_tree_row(void *arg, const struct st_tree_row *row)
-{
-    (void)arg;
-    json_t *j = json_loads(row->result, 0, NULL);
-    json_t *a = json_object_get(json_object_get(json_object_get(j, "protocol_a"), "all"), "fmeasure");
-    json_t *b = json_object_get(json_object_get(json_object_get(j, "protocol_b"), "sentence_f1"), "all");
-    char fa[16], fb[16];
-    fmt_pct(fa, sizeof fa, json_is_number(a), json_number_value(a));
-    fmt_pct(fb, sizeof fb, json_is_number(b), json_number_value(b));
-    printf("  %-34s %9lld %14s %10s\n", row->method, (long long)json_integer_value(json_object_get(j, "n_sentences")), fa, fb);
-    json_decref(j);
-    return 0;
 }
 
 /* How the tasks were partitioned, from their stored params: the demo corpus has no train/dev/test
@@ -205,26 +159,41 @@ static void print_partitions(struct st_db *db)
     st_task_rows_free(rows, n);
 }
 
-static void print_results(struct st_db *db)
+static void print_results(struct cli *c, const char *db_path, struct st_db *db)
 {
-    char err[SP_ERRLEN];
-    struct st_result_filter any = { 0 };
-    struct probe_lines L = { .db = db };
+    struct stg_ctx ctx = { .stop = c->ctx.stop };
+    struct rpt_table t;
     printf("\n");
     print_partitions(db);
     printf("\nProbing accuracy (logreg, test %%; dev %% in brackets; majority / control = baselines):\n");
     printf("  %-8s %-8s %15s %9s %8s %12s\n", "task", "encoder", "test [dev]", "majority", "control", "selectivity");
-    st_probe_results_each(db, &any, collect_probe, &L, err, sizeof err);
-    qsort(L.v, (size_t)L.n, sizeof *L.v, cmp_line);
-    for (int i = 0; i < L.n; i++)
-        printf("  %-8s %-8s %6s [%6s] %9s %8s %12s\n", L.v[i].task, L.v[i].encoder, L.v[i].cells[0], L.v[i].cells[1],
-               L.v[i].cells[2], L.v[i].cells[3], L.v[i].cells[4]);
-    free(L.v);
+    if (rpt_table_load(&ctx, db_path, &t) != SP_OK) memset(&t, 0, sizeof t);
+    const struct rpt_row **p = sp_xmalloc(sizeof *p * (t.n + 1));
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (rpt_is_probe(&t.v[i]) && (t.v[i].flags & RPT_F_SEED)) p[n++] = &t.v[i];
+    qsort(p, n, sizeof *p, cmp_line);
+    for (size_t i = 0; i < n; i++) {
+        char cell[5][16];
+        double v[5] = { p[i]->value, p[i]->dev, p[i]->base.majority, p[i]->base.control, p[i]->base.selectivity };
+        for (int k = 0; k < 5; k++) fmt_pct(cell[k], sizeof cell[k], v[k]);
+        printf("  %-8.63s %-8.31s %6s [%6s] %9s %8s %12s\n", p[i]->task, p[i]->model ? p[i]->model : "-", cell[0], cell[1],
+               cell[2], cell[3], cell[4]);
+    }
+    free(p);
     printf("  (the demo tasks have 2 dev and 2 test items: these numbers show the pipeline working, not a\n"
            "   finding; run the same commands on a treebank, e.g. the PTB sample, for real figures)\n");
     printf("\nTrees from attention (layer 0, mean span score) against the gold trees, with baselines:\n");
     printf("  %-34s %9s %14s %10s\n", "method", "sentences", "EVALB F1 (A)", "span F1 (B)");
-    st_tree_evals_each(db, &any, print_tree_row, NULL, err, sizeof err);
+    for (size_t i = 0; i < t.n; i++) {
+        const struct rpt_row *r = &t.v[i];
+        if (rpt_is_probe(r)) continue;
+        char fa[16], fb[16];
+        fmt_pct(fa, sizeof fa, r->kind == RPT_K_CONST ? r->value : NAN);
+        fmt_pct(fb, sizeof fb, r->span_f1);
+        printf("  %-34s %9ld %14s %10s\n", r->method, r->n < 0 ? 0 : r->n, fa, fb);
+    }
+    rpt_table_free(&t);
 }
 
 static const char usage[] =
@@ -371,7 +340,7 @@ int cmd_demo(int argc, char **argv)
     char err[SP_ERRLEN];
     struct st_db *db;
     if (!o.ingest_only && st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) == SP_OK) {
-        print_results(db);
+        print_results(&c, db_path, db);
         st_close(db);
         printf("\nAll results: %s/results.json, and as a page: %s/report/report.html (also `synprobe report --db %s "
                "--format csv`)\n", o.out, o.out, db_path);

@@ -2,7 +2,7 @@
  * page or tables for papers (LaTeX, Markdown) (stages/report), on stdout or into --out FILE,
  * renamed into place only on success. */
 #include "cli/cli.h"
-#include "stages/report.h"
+#include "report/report.h"
 
 static const char usage[] =
     "usage: synprobe report --db DB [--run R[,R...]] [--task T[,T...]] [--classifier C] [--method M] [--corpus C]\n"
@@ -69,14 +69,14 @@ static const char usage[] =
 
 int cmd_report(int argc, char **argv)
 {
-    struct stg_report_opts o = { 0 };
-    const struct sp_optbind b[] = { { stg_report_options, &o } };
+    struct rpt_opts o = { 0 };
+    const struct sp_optbind b[] = { { rpt_options, &o } };
     struct cli c;
     int rc = cli_parse(&c, "report", usage, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
 
-    struct stg_report_result r;
+    struct rpt_result r;
     char written[4096];
-    rc = stg_report_write(&c.ctx, &o, &r, written, sizeof written);
+    rc = rpt_write(&c.ctx, &o, &r, written, sizeof written);
     return cli_done(&c, cli_finish_stage(&c, rc));
 }

@@ -11,7 +11,7 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "daemon/shard.h"
-#include "stages/report_summary.h"
+#include "report/summary.h"
 
 static const char usage[] =
     "usage: synprobe run [--check] [--shard K/N] [--quiet | --verbose] JOB.json\n"
@@ -244,7 +244,7 @@ int cmd_run(int argc, char **argv)
     if (out && !n && src != SP_ESTOPPED) {   /* what the store holds now, however the run ended */
         struct stg_ctx sc = c.ctx;
         int lines;
-        if (stg_report_summary(&sc, job.store, stdout, &lines) == SP_OK && lines) fflush(stdout);
+        if (rpt_summary(&sc, job.store, stdout, &lines) == SP_OK && lines) fflush(stdout);
     }
     if (out && src == SP_OK && r.n_worked == 0)
         printf("synprobe run: nothing to do: all %d steps were done before\n", r.n_steps);

@@ -22,7 +22,7 @@
 #include "daemon/job.h"
 #include "daemon/run.h"
 #include "daemon/step.h"
-#include "stages/report_summary.h"
+#include "report/summary.h"
 #include "store/st_jobs.h"
 #include "store/st_queue.h"
 
@@ -386,7 +386,7 @@ static int child_main(const struct st_queue_job *j, const char *queue_store, con
         struct stg_ctx sc = ctx;
         int lines;
         fflush(stderr);
-        (void)stg_report_summary(&sc, job.store, stdout, &lines);
+        (void)rpt_summary(&sc, job.store, stdout, &lines);
     }
     if (rc == SP_OK) printf("synprobe run: done: %d steps did work, %d had none\n", r.n_worked, r.n_nowork);
     else if (rc == SP_ESTOPPED) printf("synprobe run: stopped after %d of %d steps\n", r.n_worked + r.n_nowork, r.n_steps);

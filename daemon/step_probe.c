@@ -4,8 +4,8 @@
 #include <string.h>
 #include "daemon/job_int.h"
 #include "stages/probe.h"
-#include "stages/report.h"
-#include "stages/report_agg.h"
+#include "report/report.h"
+#include "report/agg.h"
 
 /* A probe entry crossed with the task runs (those of its "task" list, or all), each classifier
  * and each seed: one step stores one result row, so a stopped job never leaves half a step. An
@@ -50,8 +50,8 @@ static int probe_entry(struct dmn_parse *P, json_t *e, const char *where)
 /* " majority M, control C (selectivity S)" of a probe result's baselines, appended to b */
 static void probe_baselines(json_t *res, struct sp_buf *b)
 {
-    double maj = stg_jpath_num(res, "baselines.majority.acc"), ctl = stg_jpath_num(res, "baselines.control.acc"),
-           sel = stg_jpath_num(res, "baselines.control.selectivity");
+    double maj = rpt_jpath_num(res, "baselines.majority.acc"), ctl = rpt_jpath_num(res, "baselines.control.acc"),
+           sel = rpt_jpath_num(res, "baselines.control.selectivity");
     if (!isnan(maj)) sp_buf_printf(b, ", majority %.2f%%", maj);
     if (!isnan(ctl)) sp_buf_printf(b, ", control %.2f%%", ctl);
     if (!isnan(sel)) sp_buf_printf(b, " (selectivity %+.2f)", sel);
@@ -98,7 +98,7 @@ static void what_probe(json_t *o, struct sp_buf *b)
     const char *run = json_string_value(json_object_get(o, "run"));
     char label[512];
     if (task) sp_buf_printf(b, " %s", task);
-    if (run) sp_buf_printf(b, " %s", task ? stg_report_run_label(run, task, label, sizeof label) : run);
+    if (run) sp_buf_printf(b, " %s", task ? rpt_run_label(run, task, label, sizeof label) : run);
     if (seed) sp_buf_printf(b, " seed %s", seed);
     sp_buf_free(&t1);
     sp_buf_free(&t2);

@@ -2,7 +2,7 @@
  * crossed with every corpus run that keeps token vectors unless an entry names its run. */
 #include <string.h>
 #include "daemon/job_int.h"
-#include "stages/report_agg.h"
+#include "report/agg.h"
 #include "stages/tokprobe.h"
 
 /* A tokprobe entry with "run" is one step (corpus: the run's, else the job's first); otherwise
@@ -44,7 +44,7 @@ static int run_tokprobe(const struct dmn_run_opts *ro, const struct dmn_step *s,
     struct stg_tokprobe_result r = { 0 };
     int rc = stg_tokprobe(ro->ctx, &o, &r);
     dmn_run_log_json(ro->log, r.json);
-    const char *task = stg_jpath_str(r.json, "task");
+    const char *task = rpt_jpath_str(r.json, "task");
     json_t *n = json_object_get(r.json, "ntest");
     struct sp_buf b = { 0 };
     if (*task) sp_buf_printf(&b, "%s, ", task);

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "daemon/job_int.h"
-#include "stages/report_agg.h"
+#include "report/agg.h"
 #include "stages/trees.h"
 
 /* A trees entry with "run", "baseline", "attention" or "mrg" is one step; otherwise it is
@@ -51,11 +51,11 @@ static int run_trees(const struct dmn_run_opts *ro, const struct dmn_step *s, st
     dmn_run_log_json(ro->log, r.json);
     sp_buf_printf(&b, "%s", r.method);
     if (rc == SP_OK && r.json) {
-        double uas = stg_jpath_num(r.json, "uas"), f1 = stg_jpath_num(r.json, "protocol_a.all.fmeasure");
+        double uas = rpt_jpath_num(r.json, "uas"), f1 = rpt_jpath_num(r.json, "protocol_a.all.fmeasure");
         json_t *n = json_object_get(r.json, "n_sentences");
         if (json_object_get(r.json, "uas")) {         /* dependency trees */
             sp_buf_printf(&b, isnan(uas) ? ": UAS -" : ": UAS %.2f", uas);
-            double u = stg_jpath_num(r.json, "uuas_mst");
+            double u = rpt_jpath_num(r.json, "uuas_mst");
             if (!isnan(u)) sp_buf_printf(&b, ", UUAS (MST) %.2f", u);
         } else {
             sp_buf_printf(&b, isnan(f1) ? ": F1 -" : ": F1 %.2f (EVALB)", f1);

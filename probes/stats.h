@@ -22,7 +22,7 @@
 /* A test set of fewer items is too small: too few to tell a 10-point difference from chance at
  * 95% even in the best case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10 needs
  * n >= 97). tasks build warns and flags such a task (its params' "test_items"/"small_test"); the
- * report flags its results (small_test, stages/report_agg.h). */
+ * report flags its results (small_test, report/agg.h). */
 #define PRB_SMALL_TEST 97
 
 /* M7.2: mean and sample standard deviation (two passes); sd is NAN for n = 1 (never 0). */

@@ -213,7 +213,7 @@ static int train_probe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, c
     return SP_OK;
 }
 
-/* The test items for the report's interval (stages/report_agg.c): one per test sentence, in corpus
+/* The test items for the report's interval (report/agg.c): one per test sentence, in corpus
  * order (take() gathers the test tokens so), with its tokens and how many the probe got right */
 static json_t *test_items_json(const struct twalk *w, const int *spart, const struct prb_tokprobe_result *tr)
 {

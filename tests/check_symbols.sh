@@ -19,7 +19,8 @@ counts=${2:-}
 
 # The one table of layers, lowest first. rank: a layer may include only layers of a lower rank
 # (equal rank: siblings). prefixes: comma-separated; "main" is a whole name, not a prefix.
-# daemon/ (the job system) sits between stages and cli.
+# report/ (the results model and its renderers) sits between stages and daemon; daemon/ (the job
+# system) between report and cli.
 LAYERS='
 1 common  sp_
 2 ingest  ing_
@@ -28,8 +29,9 @@ LAYERS='
 4 encoder enc_
 5 probes  prb_
 6 stages  stg_
-7 daemon  dmn_
-8 cli     cmd_,cli_,main
+7 report  rpt_
+8 daemon  dmn_
+9 cli     cmd_,cli_,main
 '
 
 rank_of() {  # layer -> its rank, or nothing for a folder that is no layer

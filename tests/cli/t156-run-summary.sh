@@ -4,7 +4,7 @@
 # probe, the best encoder label (MiniLM's layers minilm-L0..L6 and a SAN) by mean test accuracy
 # over seeds; per corpus the best trained structural probe by UUAS and the best attention trees by
 # EVALB F1 (constituency) and UAS (dependency); n test items with "!" below the report's threshold
-# (97, stages/report_agg.h). Expected values computed here by Python: the arg-max over
+# (97, report/agg.h). Expected values computed here by Python: the arg-max over
 # `report --format csv` (probe rows, test accuracy, mean over the seeds) and over
 # `report --format json`'s tree evaluations (the CSV carries no UAS).
 # Needs the real model (make models); skips visibly.

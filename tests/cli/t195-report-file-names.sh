@@ -4,7 +4,7 @@
 # control bytes (newline, tab, ESC), a byte that is no UTF-8, non-ASCII and 300 bytes: `report
 # --figures` must write every figure inside the figures folder, named NN-SLUG.svg with SLUG of
 # [A-Za-z0-9._-] only (the slugs below worked out by hand from the rule in
-# stages/report_figures.h), nothing anywhere else, and a whole page. Before the fix the first name
+# report/figures.h), nothing anywhere else, and a whole page. Before the fix the first name
 # wrote OUT-length.svg two folders up and '</script>' stopped the report with the page missing.
 # The labels stay visible: escaped in the page, in each SVG's title (Python's XML parser reads
 # every SVG); `report --format text` writes a newline, tab or ESC in a name as \n, \t, \x1b, so a

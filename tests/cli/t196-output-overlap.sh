@@ -1,7 +1,7 @@
 # t196-output-overlap.sh — two outputs of one command or job never meet, checked by the files each writes (issue 40, items 3 and 8)
 # tier: fast
 # A report's --out is a file, or with --format html a folder holding report.html; --figures a
-# folder holding NN-NAME.svg/.pdf/.png (stages/report_figures.h); tasks build --out a folder of
+# folder holding NN-NAME.svg/.pdf/.png (report/figures.h); tasks build --out a folder of
 # the task files and tasks.json. Refused with exit 2 before anything is written, both named:
 # an output where another's folder writes (a JSON report named like a figure, a page's
 # report.html), a folder inside a file output, two figures folders that are one, and a file

@@ -1,4 +1,4 @@
-/* stages/report.c — the report stage (see stages/report.h): collect the rows, then one writer. */
+/* report/report.c — the report stage (see report/report.h): collect the rows, then one writer. */
 #include <csv.h>
 #include <jansson.h>
 #include <math.h>
@@ -10,24 +10,25 @@
 #include "stages/names.h"
 #include "stages/probe.h"
 #include "stages/layers.h"
-#include "stages/report.h"
-#include "stages/report_agg.h"
-#include "stages/report_html.h"
-#include "stages/report_latex.h"
-#include "stages/report_md.h"
+#include "report/report.h"
+#include "report/agg.h"
+#include "report/html.h"
+#include "report/latex.h"
+#include "report/md.h"
+#include "report/rows.h"
 #include "probes/stats.h"
 #include "store/st_results.h"
 
 /* what --out and --figures name (common/guard.h): the HTML page's folder holds report.html, the
- * figures folder its NN-NAME files (stages/report_figures.h), any other format one file */
+ * figures folder its NN-NAME files (report/figures.h), any other format one file */
 static const char *out_holds(const void *src)
 {
-    return ((const struct stg_report_opts *)src)->format == STG_REPORT_HTML ? "report.html" : NULL;
+    return ((const struct rpt_opts *)src)->format == RPT_HTML ? "report.html" : NULL;
 }
-static const char *figures_holds(const void *src) { (void)src; return STG_FIG_PATTERNS; }
+static const char *figures_holds(const void *src) { (void)src; return RPT_FIG_PATTERNS; }
 
-const struct sp_opt stg_report_options[] = {
-#define O(f) offsetof(struct stg_report_opts, f)
+const struct sp_opt rpt_options[] = {
+#define O(f) offsetof(struct rpt_opts, f)
     { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store (read only)", .flags = SP_OPTF_REQUIRED },
     { "run", SP_OPT_LIST, O(run), .metavar = "R[,R...]", .help = "results of any of these runs (probe results and tree evaluations)" },
     { "task", SP_OPT_LIST, O(task), .metavar = "T[,T...]", .help = "probe results of any of these tasks" },
@@ -57,7 +58,8 @@ const struct sp_opt stg_report_options[] = {
 /* ---- collecting rows ---- */
 
 struct coll { json_t *probes, *trees, *aggs, *cmp; const struct sp_logger *log;
-              json_t *unfit;   /* {"Tense": "why"}: tasks the protocol cannot run on (a job skipped them), or NULL */ };
+              json_t *unfit;   /* {"Tense": "why"}: tasks the protocol cannot run on (a job skipped them), or NULL */
+              struct rpt_table rows;   /* the same results as typed rows (report/rows.h) */ };
 
 static json_t *parse_result(const struct coll *c, const char *text, int64_t id)
 {
@@ -132,7 +134,7 @@ static void sort_by_id(json_t *arr)
 }
 
 /* One query per (run, task) pair of the lists (a list left empty matches everything). */
-static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+static int collect(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o, struct coll *c)
 {
     int want_probe = !(o->method || o->corpus) || o->task.n || o->classifier;
     int want_tree = !(o->task.n || o->classifier) || o->method || o->corpus;
@@ -155,9 +157,9 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct stg_repor
 
 /* ---- field access ---- */
 
-#define at stg_jpath
-#define num_at stg_jpath_num
-#define str_at stg_jpath_str
+#define at rpt_jpath
+#define num_at rpt_jpath_num
+#define str_at rpt_jpath_str
 
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)
@@ -175,7 +177,7 @@ static const char *vectors_of(json_t *row)
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
 {
     if (isnan(v)) snprintf(buf, n, "-");
-    else stg_fmt_num(buf, n, fmt, v);
+    else rpt_fmt_num(buf, n, fmt, v);
 }
 
 static int is_structprobe(json_t *row)
@@ -218,23 +220,30 @@ static void text_probes(FILE *f, json_t *probes)
     }
 }
 
-/* "mean ± sd" of a {"mean","sd"} object: sd "-" for one seed */
-static void fmt_mean_sd(char *buf, size_t n, json_t *ms)
+/* "mean ± sd": sd "-" for one seed */
+static void fmt_mean_sd(char *buf, size_t n, double m, double sd)
 {
-    double m = num_at(ms, "mean"), sd = num_at(ms, "sd");
     char a[32], b[32];
     if (isnan(m)) snprintf(buf, n, "-");
-    else if (isnan(sd)) snprintf(buf, n, "%s", stg_fmt_num(a, sizeof a, "%.2f", m));
-    else snprintf(buf, n, "%s ± %s", stg_fmt_num(a, sizeof a, "%.2f", m), stg_fmt_num(b, sizeof b, "%.2f", sd));
+    else if (isnan(sd)) snprintf(buf, n, "%s", rpt_fmt_num(a, sizeof a, "%.2f", m));
+    else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
-static void text_aggregates(FILE *f, json_t *aggs)
+static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
+
+static char *text_escape(const char *s);
+/* s as the text report writes it; *own: the escaped copy to free, or NULL */
+static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
+
+static void text_aggregates(FILE *f, const struct rpt_table *t)
 {
-    size_t i;
-    json_t *a;
     int we = 7, wt = 4, wc = 10, n_wide = 0, n_none = 0, n_small = 0;
-    json_array_foreach(aggs, i, a) {
-        int x = (int)strlen(str_at(a, "encoder")), y = (int)strlen(str_at(a, "task")), z = (int)strlen(str_at(a, "classifier"));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!is_agg(a)) continue;
+        int x = (int)strlen(tx(a->encoder, &e[0])), y = (int)strlen(tx(a->task, &e[1])), z = (int)strlen(tx(a->method, &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (x > we) we = x > 40 ? 40 : x;
         if (y > wt) wt = y;
         if (z > wc) wc = z;
@@ -243,29 +252,30 @@ static void text_aggregates(FILE *f, json_t *aggs)
             PRB_BOOT_B, PRB_BOOT_SEED);
     fprintf(f, "%-*s  %-*s  %-*s  %5s  %5s  %15s  %17s  %8s  %6s  %11s\n", we, "encoder", wt, "task", wc, "classifier", "n",
             "seeds", "test", "95% interval", "majority", "length", "selectivity");
-    json_array_foreach(aggs, i, a) {
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!is_agg(a)) continue;
         char test[48], ci[48], maj[48], sel[48], n[16], len[48];
-        fmt_mean_sd(test, sizeof test, json_object_get(a, "test_acc"));
-        json_t *iv = at(a, "test_acc.ci95");
-        if (json_is_object(iv)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", num_at(iv, "lo"), num_at(iv, "hi"),
-                                         json_is_true(json_object_get(iv, "wide_ci")) ? " *" : "");
+        fmt_mean_sd(test, sizeof test, a->value, a->sd);
+        if (!(a->flags & RPT_F_NOCI)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? " *" : "");
         else { snprintf(ci, sizeof ci, "-"); n_none++; }
-        if (json_is_object(iv) && json_is_true(json_object_get(iv, "wide_ci"))) n_wide++;
-        fmt_num(maj, sizeof maj, num_at(a, "majority_acc.mean"), "%.2f");
-        fmt_num(len, sizeof len, num_at(a, "length_acc.mean"), "%.2f");
-        fmt_mean_sd(sel, sizeof sel, json_object_get(a, "control_selectivity"));
-        fmt_num(n, sizeof n, num_at(a, "n_test"), json_is_true(json_object_get(a, "small_test")) ? "%.0f!" : "%.0f");
-        if (json_is_true(json_object_get(a, "small_test"))) n_small++;
+        if (a->flags & RPT_F_WIDE) n_wide++;
+        fmt_num(maj, sizeof maj, a->base.majority, "%.2f");
+        fmt_num(len, sizeof len, a->base.length, "%.2f");
+        fmt_mean_sd(sel, sizeof sel, a->base.selectivity, a->base.selectivity_sd);
+        fmt_num(n, sizeof n, a->n < 0 ? NAN : (double)a->n, a->flags & RPT_F_SMALL ? "%.0f!" : "%.0f");
+        if (a->flags & RPT_F_SMALL) n_small++;
         /* "±" is 2 bytes, 1 column: widen its field by one */
-        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5lld  %*s  %17s  %8s  %6s  %*s\n", we, str_at(a, "encoder"), wt, str_at(a, "task"), wc,
-                str_at(a, "classifier"), n, (long long)json_integer_value(json_object_get(a, "n_seeds")),
-                strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11, sel);
+        fprintf(f, "%-*s  %-*s  %-*s  %5s  %5d  %*s  %17s  %8s  %6s  %*s\n", we, tx(a->encoder, &e[0]), wt, tx(a->task, &e[1]), wc,
+                tx(a->method, &e[2]), n, a->n_seeds, strstr(test, "±") ? 16 : 15, test, ci, maj, len, strstr(sel, "±") ? 12 : 11,
+                sel);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
     fprintf(f, "majority: the most frequent training class; length: the same probe on sentence length alone; "
                "selectivity: test accuracy minus that of the probe trained on shuffled labels\n");
     if (n_small)
         fprintf(f, "! fewer than %d test items: too few to tell a 10-point difference from chance; these numbers are not "
-                   "findings\n", STG_SMALL_TEST);
+                   "findings\n", RPT_SMALL_TEST);
     if (n_wide)
         fprintf(f, "* the interval is wider than 10 points: differences smaller than about half its width cannot be "
                    "resolved on this test set\n");
@@ -291,7 +301,7 @@ static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to);
 static void text_compare(FILE *f, json_t *cmp)
 {
     for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = stg_report_pair_end(cmp, i);
+        j = rpt_pair_end(cmp, i);
         text_compare_pair(f, cmp, i, j);
     }
 }
@@ -374,7 +384,6 @@ static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
     }
 }
 
-static char *text_escape(const char *s);
 
 /* the stored tasks the probing protocol cannot run on: a job skipped their probes, saying why */
 static void text_unfit(FILE *f, const json_t *unfit, int after)
@@ -414,7 +423,7 @@ static char *text_escape(const char *s)
     return b.p;
 }
 
-char *stg_report_text_escape(const char *s) { return text_escape(s); }
+char *rpt_text_escape(const char *s) { return text_escape(s); }
 
 /* every string of j (deep) through text_escape, in place */
 static void text_escape_json(json_t *j)
@@ -464,7 +473,7 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
         text_unfit(f, c->unfit, 1);
         return;
     }
-    if (np) text_aggregates(f, c->aggs);
+    if (np) text_aggregates(f, &c->rows);
     if (c->cmp) text_compare(f, c->cmp);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
@@ -516,7 +525,7 @@ static void set_encoder(struct obs *o, const char *label)
 static void set_encoder_of_row(struct obs *o, json_t *row)
 {
     struct sp_buf label = { 0 };
-    set_encoder(o, stg_report_encoder_label(row, &label));
+    set_encoder(o, rpt_encoder_label(row, &label));
     sp_buf_free(&label);
 }
 
@@ -639,29 +648,33 @@ static void csv_tree(FILE *f, json_t *row)
     sp_buf_free(&o.enc);
 }
 
+static void emit_int(struct obs *o, const char *split, const char *metric, long v)
+{
+    json_t *j = v < 0 ? json_null() : json_integer(v);
+    emit(o, split, NULL, metric, NULL, NULL, j);
+    json_decref(j);
+}
+
 /* one row per aggregate and statistic: kind "aggregate", run = the encoder label, no seed */
-static void csv_aggregate(FILE *f, json_t *a)
+static void csv_aggregate(FILE *f, const struct rpt_row *a)
 {
     struct obs o = { .f = f };
-    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = str_at(a, "encoder");
-    set_encoder(&o, str_at(a, "encoder"));
-    o.v[C_TASK] = str_at(a, "task"); o.v[C_CLF] = str_at(a, "classifier");
-    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(a, "n_test"));
-    emit(&o, NULL, NULL, "n_seeds", NULL, NULL, json_object_get(a, "n_seeds"));
-    json_t *sm = json_integer(json_is_true(json_object_get(a, "small_test")));
-    emit(&o, "test", NULL, "small_test", NULL, NULL, sm);
-    json_decref(sm);
-    emit_num(&o, "test", NULL, "accuracy_mean", num_at(a, "test_acc.mean"));
-    emit_num(&o, "test", NULL, "accuracy_sd", num_at(a, "test_acc.sd"));
-    emit_num(&o, "test", NULL, "accuracy_ci_lo", num_at(a, "test_acc.ci95.lo"));
-    emit_num(&o, "test", NULL, "accuracy_ci_hi", num_at(a, "test_acc.ci95.hi"));
-    json_t *w = at(a, "test_acc.ci95.wide_ci");
-    if (w) { json_t *b = json_integer(json_is_true(w)); emit(&o, "test", NULL, "wide_ci", NULL, NULL, b); json_decref(b); }
-    emit_num(&o, "dev", NULL, "accuracy_mean", num_at(a, "dev_acc.mean"));
-    emit_num(&o, "test", NULL, "majority_accuracy_mean", num_at(a, "majority_acc.mean"));
-    emit_num(&o, "test", NULL, "length_accuracy_mean", num_at(a, "length_acc.mean"));
-    emit_num(&o, "test", NULL, "control_accuracy_mean", num_at(a, "control_acc.mean"));
-    emit_num(&o, "test", NULL, "selectivity_mean", num_at(a, "control_selectivity.mean"));
+    o.v[C_KIND] = "aggregate"; o.v[C_RUN] = a->encoder;
+    set_encoder(&o, a->encoder);
+    o.v[C_TASK] = a->task; o.v[C_CLF] = a->method;
+    emit_int(&o, "test", "n", a->n);
+    emit_int(&o, NULL, "n_seeds", a->n_seeds);
+    emit_int(&o, "test", "small_test", !!(a->flags & RPT_F_SMALL));
+    emit_num(&o, "test", NULL, "accuracy_mean", a->value);
+    emit_num(&o, "test", NULL, "accuracy_sd", a->sd);
+    emit_num(&o, "test", NULL, "accuracy_ci_lo", a->lo);
+    emit_num(&o, "test", NULL, "accuracy_ci_hi", a->hi);
+    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", "wide_ci", !!(a->flags & RPT_F_WIDE));
+    emit_num(&o, "dev", NULL, "accuracy_mean", a->dev);
+    emit_num(&o, "test", NULL, "majority_accuracy_mean", a->base.majority);
+    emit_num(&o, "test", NULL, "length_accuracy_mean", a->base.length);
+    emit_num(&o, "test", NULL, "control_accuracy_mean", a->base.control);
+    emit_num(&o, "test", NULL, "selectivity_mean", a->base.selectivity);
     sp_buf_free(&o.enc);
 }
 
@@ -696,7 +709,8 @@ static void csv_out(FILE *f, const struct coll *c)
     csv_row(f, csv_header);
     size_t i;
     json_t *row;
-    json_array_foreach(c->aggs, i, row) csv_aggregate(f, row);
+    for (i = 0; i < c->rows.n; i++)
+        if (is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     json_array_foreach(c->trees, i, row) csv_tree(f, row);
@@ -721,7 +735,7 @@ static void json_out(FILE *f, const struct coll *c)
 }
 
 /* " --run a,b --task T ...": the filters as given, for messages. */
-static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
+static void filters_text(char *out, size_t n, const struct rpt_opts *o)
 {
     size_t len = 0;
     out[0] = 0;
@@ -734,7 +748,7 @@ static void filters_text(char *out, size_t n, const struct stg_report_opts *o)
 
 /* Every --run must name a run of the store: the first that does not, with the nearest names, in
  * ctx->err (SP_EPARSE); the rows of the other filters are reported all the same. */
-static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o)
+static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o)
 {
     int rc = SP_OK;
     for (int i = 0; rc == SP_OK && i < o->run.n; i++) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run.v[i]);
@@ -742,46 +756,47 @@ static int check_runs(struct stg_ctx *ctx, struct st_db *db, const struct stg_re
 }
 
 /* --figure-formats, "auto" resolved */
-static int figure_formats(struct stg_ctx *ctx, const struct stg_report_opts *o, int *formats)
+static int figure_formats(struct stg_ctx *ctx, const struct rpt_opts *o, int *formats)
 {
     const char *list = o->figure_formats && strcmp(o->figure_formats, "auto") ? o->figure_formats
-                     : stg_figures_can_render() ? "svg,pdf,png" : "svg";
-    return stg_figures_parse(list, formats, ctx->err, sizeof ctx->err);
+                     : rpt_figures_can_render() ? "svg,pdf,png" : "svg";
+    return rpt_figures_parse(list, formats, ctx->err, sizeof ctx->err);
 }
 
-static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct stg_report_opts *o,
+static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const struct rpt_opts *o,
                         const struct coll *c, int filtered)
 {
-    struct stg_figures fig = { .dir = o->figures };
-    struct stg_report_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_figures fig = { .dir = o->figures };
+    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
-    if (o->format == STG_REPORT_HTML) {
-        rc = stg_report_html(f, db, &d, ctx->err, sizeof ctx->err);
+    if (o->format == RPT_HTML) {
+        rc = rpt_html(f, db, &d, ctx->err, sizeof ctx->err);
     } else if (o->figures) {
         /* the figures are the page's charts: the page is drawn for them, and dropped */
         FILE *null = fopen("/dev/null", "w");
         if (!null) return stg_fail(ctx, SP_EIO, "/dev/null: cannot open");
-        rc = stg_report_html(null, db, &d, ctx->err, sizeof ctx->err);
+        rc = rpt_html(null, db, &d, ctx->err, sizeof ctx->err);
         fclose(null);
     }
     if (rc == SP_OK && fig.rc) return stg_fail(ctx, fig.rc, "--figures: %s", fig.err);
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
-    if (rc != SP_OK || o->format == STG_REPORT_HTML) return rc;
-    if (o->format == STG_REPORT_LATEX) stg_report_latex(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == STG_REPORT_MD) stg_report_md(f, o->db, c->aggs, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == STG_REPORT_JSON) json_out(f, c);
-    else if (o->format == STG_REPORT_CSV) csv_out(f, c);
+    if (rc != SP_OK || o->format == RPT_HTML) return rc;
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
+    else if (o->format == RPT_JSON) json_out(f, c);
+    else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
     return SP_OK;
 }
 
-static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_report_opts *o, struct coll *c)
+static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts *o, struct coll *c)
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
-    c->aggs = stg_report_aggregate(c->probes);
+    c->aggs = rpt_aggregate(c->probes);
+    rpt_table_from(&c->rows, c->probes, c->trees, c->aggs, NULL);
     struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
     if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
         const char *name;
@@ -795,7 +810,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     }
     if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
-        json_t *one = stg_report_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
+        json_t *one = rpt_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
         int none = !json_array_size(one);
         json_array_extend(c->cmp, one);
         json_decref(one);
@@ -817,13 +832,13 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct stg_r
     if (bad_run[0] && o->out) return stg_fail(ctx, SP_EPARSE, "%s (nothing written)", bad_run);
     if ((rc = write_report(ctx, db, o->f, o, c, filtered)) != SP_OK) return rc;
     if (fflush(o->f) != 0 || ferror(o->f)) return stg_fail(ctx, SP_EIO, "%s: write error", o->out ? o->out : "stdout");
-    if (!total && o->format != STG_REPORT_TEXT)
+    if (!total && o->format != RPT_TEXT)
         sp_log(ctx->log, SP_LOG_WARN, "%s: no probe results or tree evaluations match", o->db);
     if (bad_run[0]) return stg_fail(ctx, SP_EPARSE, "%s", bad_run);   /* an empty report of a typo is still an error */
     return SP_OK;
 }
 
-int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
+int rpt_check(struct stg_ctx *ctx, const struct rpt_opts *o)
 {
     if (!o->db) return stg_fail(ctx, SP_EUSAGE, "--db is required");
     if (o->compare.n % 2)
@@ -836,17 +851,17 @@ int stg_report_check(struct stg_ctx *ctx, const struct stg_report_opts *o)
     return SP_OK;
 }
 
-int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_report_result *r)
+int rpt_report(struct stg_ctx *ctx, const struct rpt_opts *o, struct rpt_result *r)
 {
     memset(r, 0, sizeof *r);
-    int rc0 = stg_report_check(ctx, o);
+    int rc0 = rpt_check(ctx, o);
     if (rc0) return rc0;
     if (!o->f) return stg_fail(ctx, SP_EUSAGE, "no output stream");
     double t0 = sp_now();
     struct st_db *db = NULL;
     int rc = st_open(o->db, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
+    struct coll c = { .probes = json_array(), .trees = json_array(), .log = ctx->log };
     rc = report_rows(ctx, db, o, &c);
     r->n_probe = json_array_size(c.probes);
     r->n_tree = json_array_size(c.trees);
@@ -855,6 +870,7 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     json_decref(c.aggs);
     json_decref(c.cmp);
     json_decref(c.unfit);
+    rpt_table_free(&c.rows);
     st_close(db);
     /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
@@ -865,14 +881,14 @@ int stg_report(struct stg_ctx *ctx, const struct stg_report_opts *o, struct stg_
     return rc;
 }
 
-int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t **trees)
+int rpt_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, json_t **trees)
 {
     *probes = *trees = NULL;
     struct st_db *db = NULL;
     int rc = st_open(db_path, ST_OPEN_READONLY, &db, ctx->err, sizeof ctx->err);
     if (rc != SP_OK) return rc == SP_EUSAGE ? SP_ESTORE : rc;
-    struct stg_report_opts o = { .db = db_path };
-    struct coll c = { json_array(), json_array(), NULL, NULL, ctx->log, NULL };
+    struct rpt_opts o = { .db = db_path };
+    struct coll c = { .probes = json_array(), .trees = json_array(), .log = ctx->log };
     rc = collect(ctx, db, &o, &c);
     st_close(db);
     if (rc != SP_OK) { json_decref(c.probes); json_decref(c.trees); return rc; }
@@ -881,18 +897,18 @@ int stg_report_rows(struct stg_ctx *ctx, const char *db_path, json_t **probes, j
     return SP_OK;
 }
 
-int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_report_result *r, char *written,
+int rpt_write(struct stg_ctx *ctx, struct rpt_opts *o, struct rpt_result *r, char *written,
                      size_t written_len)
 {
     struct sp_out out = { 0 };
     char dest[4096];
-    int crc = stg_report_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
+    int crc = rpt_check(ctx, o);   /* before the folder is made: a refused report leaves nothing */
     if (crc) return crc;
     o->f = stdout;
     snprintf(written, written_len, "stdout");
     int made_dir = 0;   /* the page's folder made here: removed again when the report fails (when empty) */
     if (o->out) {
-        if (o->format == STG_REPORT_HTML) {
+        if (o->format == RPT_HTML) {
             struct stat dst;
             made_dir = stat(o->out, &dst) != 0;
             if (sp_mkdirs(o->out, ctx->err, sizeof ctx->err)) return SP_EIO;
@@ -905,7 +921,7 @@ int stg_report_write(struct stg_ctx *ctx, struct stg_report_opts *o, struct stg_
         o->f = out.f;
         snprintf(written, written_len, "%s", dest);
     }
-    int rc = stg_report(ctx, o, r);
+    int rc = rpt_report(ctx, o, r);
     if (o->out && rc == SP_OK) rc = sp_out_commit(&out, ctx->err, sizeof ctx->err) ? SP_EIO : SP_OK;
     else if (o->out) sp_out_abort(&out);
     if (rc != SP_OK && made_dir) rmdir(o->out);

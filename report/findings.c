@@ -1,4 +1,4 @@
-/* stages/report_findings.c — the report's first figure, layer-wise probing at a glance, and the
+/* report/findings.c — the report's first figure, layer-wise probing at a glance, and the
  * control tasks.
  *
  * The figure: for every encoder whose runs are layers (NAME-L<k>, stages/layers.h), a heatmap with
@@ -17,7 +17,7 @@
  *
  * The control tasks: per (encoder, task) across layers, accuracy, control accuracy and selectivity
  * (accuracy − control, points), as a table and a chart of selectivity by layer. */
-#include "stages/report_page.h"
+#include "report/page.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,10 +25,10 @@
 
 #include "common/sp.h"
 #include "stages/layers.h"
-#include "stages/report_agg.h"
+#include "report/agg.h"
 
-#define num stg_jpath_num
-#define str stg_jpath_str
+#define num rpt_jpath_num
+#define str rpt_jpath_str
 
 /* ---- the measures: rows of cells keyed by column ----
  * rows:  JSON array of {"label", "fmt", "scale", "baseline", "baseline_label", "cells": {col: value},
@@ -132,7 +132,7 @@ static const char *tree_run(json_t *row, const char *prefix, struct sp_buf *b)
     sp_buf_put(&run, "", 1);
     b->len = 0;
     sp_buf_put(b, run.p, n + 1);
-    stg_report_run_label(run.p, str(row, "corpus"), b->p, n + 1);
+    rpt_run_label(run.p, str(row, "corpus"), b->p, n + 1);
     sp_buf_free(&run);
     return b->p;
 }
@@ -214,7 +214,7 @@ static void grid_finish(struct grid *g)
 }
 
 /* one heatmap: the rows base has cells in, its layers, then the other encoders */
-static void heatmap_of(struct stg_page *p, struct grid *g, const char *base, int max_layer)
+static void heatmap_of(struct rpt_page *p, struct grid *g, const char *base, int max_layer)
 {
     size_t nr = 0, i;
     json_t *r;
@@ -251,15 +251,15 @@ static void heatmap_of(struct stg_page *p, struct grid *g, const char *base, int
     struct sp_buf title = { 0 }, name = { 0 };
     sp_buf_printf(&title, "What each layer of %s encodes: every probe by layer%s", base, no ? ", and the other encoders" : "");
     sp_buf_printf(&name, "heatmap-%s", base);
-    struct stg_heatmap h = { title.p, "cell: the test score (accuracy, UUAS, UAS, F1 in %; DSpr as a correlation); "
+    struct rpt_heatmap h = { title.p, "cell: the test score (accuracy, UUAS, UAS, F1 in %; DSpr as a correlation); "
                                       "colour: points above the row's baseline",
                              (int)nr, nc, rl, cl, "layer (0 = embeddings)", nl, v, fmt, sc, flag, bl, bll };
-    stg_page_heatmap(p, &h, name.p);
+    rpt_page_heatmap(p, &h, name.p);
     sp_buf_free(&title); sp_buf_free(&name); sp_buf_free(&col);
     free(v); free(bl); free(sc); free(flag); free(rl); free(fmt); free(bll); free(cl); free(lab);
 }
 
-void stg_findings_section(struct stg_page *p, json_t *aggs, json_t *trees)
+void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees)
 {
     struct grid g = { json_array(), json_object(), json_object(), json_array(), json_object() };
     grid_probes(&g, aggs);
@@ -283,7 +283,7 @@ void stg_findings_section(struct stg_page *p, json_t *aggs, json_t *trees)
 
 static int has_control(json_t *a) { return !isnan(num(a, "control_acc.mean")); }
 
-void stg_control_section(struct stg_page *p, json_t *aggs)
+void rpt_control_section(struct rpt_page *p, json_t *aggs)
 {
     FILE *f = p->f;
     size_t i, n = 0;
@@ -309,17 +309,17 @@ void stg_control_section(struct stg_page *p, json_t *aggs)
         int k = stg_layer_of_run(enc, base.p, base.len);
         const char *task = is_token_agg(a) ? str(a, "task") + 6 : str(a, "task");
         fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, task);
+        rpt_html_text(f, task);
         fputs("</td><td class=\"l\">", f);
-        stg_html_text(f, is_token_agg(a) ? "random label per word type" : "shuffled labels");
+        rpt_html_text(f, is_token_agg(a) ? "random label per word type" : "shuffled labels");
         fputs("</td><td class=\"l\">", f);
-        stg_html_text(f, k >= 0 ? base.p : enc);
+        rpt_html_text(f, k >= 0 ? base.p : enc);
         fputs("</td>", f);
         if (k >= 0) fprintf(f, "<td>%d</td>", k); else fputs("<td>–</td>", f);
-        stg_page_cell(f, num(a, "n_test"), "%.0f");
-        stg_page_cell(f, num(a, "test_acc.mean"), "%.1f");
-        stg_page_cell(f, num(a, "control_acc.mean"), "%.1f");
-        stg_page_cell(f, num(a, "control_selectivity.mean"), "%+.1f");
+        rpt_page_cell(f, num(a, "n_test"), "%.0f");
+        rpt_page_cell(f, num(a, "test_acc.mean"), "%.1f");
+        rpt_page_cell(f, num(a, "control_acc.mean"), "%.1f");
+        rpt_page_cell(f, num(a, "control_selectivity.mean"), "%+.1f");
         fputs("</tr>\n", f);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
@@ -348,10 +348,10 @@ void stg_control_section(struct stg_page *p, json_t *aggs)
                 v[i * (size_t)nl + (size_t)k] = x ? json_real_value(x) : NAN;
             }
         }
-        struct stg_chart ch = { "Selectivity by layer (accuracy − control accuracy)", "layer (0 = embeddings)", "points",
+        struct rpt_chart ch = { "Selectivity by layer (accuracy − control accuracy)", "layer (0 = embeddings)", "points",
                                 "mean over seeds; the table above has each accuracy and n", nl, gl, (int)ns, sl, v, NULL, NULL,
                                 NULL, NULL, 0, 0, NULL };
-        stg_page_lines(p, &ch, "selectivity");
+        rpt_page_lines(p, &ch, "selectivity");
         free(v); free(sl); free(gl); free(lab);
     }
     fputs("</section>\n", f);

@@ -1,4 +1,4 @@
-/* stages/report_html.h — `report --format html`: one self-contained page (inline CSS and SVG, no
+/* report/html.h — `report --format html`: one self-contained page (inline CSS and SVG, no
  * script, no network, no external file), read top down:
  *   - the experiment: corpora and their partitions (official or re-split), encoders and layers,
  *     probe seeds, the job file and its hash (or the command), the store;
@@ -12,24 +12,24 @@
  *   - trees from attention (constituency, dependency), structural probes, corpora with length and
  *     depth histograms (report_html_trees.c);
  *   - every result's manifest.
- * With d->fig, every chart is also written as a figure (stages/report_figures.h). */
-#ifndef SP_STG_REPORT_HTML_H
-#define SP_STG_REPORT_HTML_H
+ * With d->fig, every chart is also written as a figure (report/figures.h). */
+#ifndef SP_RPT_REPORT_HTML_H
+#define SP_RPT_REPORT_HTML_H
 
 #include <jansson.h>
 #include <stdio.h>
 
-#include "stages/report_figures.h"
+#include "report/figures.h"
 #include "store/store.h"
 
-struct stg_report_data {
+struct rpt_data {
     const char *db;                     /* the store's path, for the page */
     json_t *aggs, *probes, *trees, *cmp; /* as report.c collects them; cmp may be NULL */
-    struct stg_figures *fig;            /* NULL: no figures */
+    struct rpt_figures *fig;            /* NULL: no figures */
     json_t *unfit;                      /* {"TASK": "why"}: tasks without results (a job skipped them), or NULL */
 };
 
 /* SP_OK, or SP_ESTORE with err when the corpus statistics cannot be read. */
-int stg_report_html(FILE *f, struct st_db *db, const struct stg_report_data *d, char *err, size_t errlen);
+int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, size_t errlen);
 
 #endif

@@ -1,8 +1,8 @@
-/* stages/report_html_trees.c — the HTML report's tree sections: constituency trees from attention
+/* report/html_trees.c — the HTML report's tree sections: constituency trees from attention
  * (EVALB protocols), dependency trees from attention, structural probes, and the corpora with their
- * length and depth histograms (see stages/report_html.h). Methods are shown by what they are
+ * length and depth histograms (see report/html.h). Methods are shown by what they are
  * (method_label), the stored method string in the cell's tooltip. */
-#include "stages/report_html.h"
+#include "report/html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,14 +10,14 @@
 
 #include "common/sp.h"
 #include "stages/layers.h"
-#include "stages/report_agg.h"
-#include "stages/report_page.h"
+#include "report/agg.h"
+#include "report/page.h"
 #include "store/st_info.h"
 
-#define at stg_jpath
-#define num stg_jpath_num
-#define str stg_jpath_str
-#define cell_num stg_page_cell
+#define at rpt_jpath
+#define num rpt_jpath_num
+#define str rpt_jpath_str
+#define cell_num rpt_page_cell
 
 /* ---- trees and structural probes ---- */
 
@@ -53,11 +53,11 @@ static void method_cell(FILE *f, json_t *row)
     struct sp_buf b = { 0 };
     method_label(str(row, "method"), &b);
     fputs("<tr><td class=\"l\" title=\"", f);
-    stg_html_text(f, str(row, "method"));
+    rpt_html_text(f, str(row, "method"));
     fputs("\">", f);
-    stg_html_text(f, b.p);
+    rpt_html_text(f, b.p);
     fputs("</td><td class=\"l\">", f);
-    stg_html_text(f, str(row, "corpus"));
+    rpt_html_text(f, str(row, "corpus"));
     fputs("</td>", f);
     sp_buf_free(&b);
 }
@@ -78,11 +78,11 @@ static void result_rows(FILE *f, json_t *trees, int (*keep)(json_t *), const str
 }
 
 typedef int (*layer_pick_fn)(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
-static void by_layer_chart(struct stg_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
+static void by_layer_chart(struct rpt_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
                            const char *title, double y_max, const char *name);
 static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
 
-void stg_report_dependency(struct stg_page *p, json_t *trees)
+void rpt_dependency(struct rpt_page *p, json_t *trees)
 {
     FILE *f = p->f;
     size_t i, n = 0;
@@ -106,7 +106,7 @@ void stg_report_dependency(struct stg_page *p, json_t *trees)
 
 static int is_constituency(json_t *row) { return !is_structprobe(row) && !is_dependency(row); }
 
-void stg_report_constituency(struct stg_page *p, json_t *trees)
+void rpt_constituency(struct rpt_page *p, json_t *trees)
 {
     FILE *f = p->f;
     size_t i, n = 0;
@@ -144,10 +144,10 @@ void stg_report_constituency(struct stg_page *p, json_t *trees)
     static const char *const sl[3] = { "all sentences", "≤ 40 words", "≤ 10 words" };
     char note[96];
     snprintf(note, sizeof note, "%zu method%s; Protocol B; no error bars (one evaluation each)", n, n == 1 ? "" : "s");
-    struct stg_chart ch = { .title = "Sentence-level F1 by method and sentence length", .x_title = "method", .y_title = "F1 (%)",
+    struct rpt_chart ch = { .title = "Sentence-level F1 by method and sentence length", .x_title = "method", .y_title = "F1 (%)",
                             .note = note, .n_groups = (int)n, .group_labels = gl, .n_series = 3, .series_labels = sl,
                             .value = v, .y_min = 0, .y_max = 100 };
-    stg_page_bars(p, &ch, "trees-f1");
+    rpt_page_bars(p, &ch, "trees-f1");
     /* F1 by length bin: one line per method */
     json_t *bins0 = NULL;
     json_array_foreach(trees, i, row)
@@ -173,11 +173,11 @@ void stg_report_constituency(struct stg_page *p, json_t *trees)
             for (b = 0; b < nb; b++) bv[g * nb + b] = json_is_array(bs) ? num(json_array_get(bs, b), "f1") : NAN;
             g++;
         }
-        struct stg_chart lc = { .title = "Sentence-level F1 by sentence length (words without punctuation)",
+        struct rpt_chart lc = { .title = "Sentence-level F1 by sentence length (words without punctuation)",
                                 .x_title = "sentence length (words)", .y_title = "F1 (%)", .note = note, .n_groups = (int)nb,
                                 .group_labels = bgl, .n_series = (int)n, .series_labels = gl, .value = bv, .y_min = 0,
                                 .y_max = 100 };
-        stg_page_lines(p, &lc, "trees-f1-by-length");
+        rpt_page_lines(p, &lc, "trees-f1-by-length");
         free(bv); free(bl); free(bgl);
     }
     for (size_t k = 0; k < n; k++) sp_buf_free(&lab[k]);
@@ -189,7 +189,7 @@ void stg_report_constituency(struct stg_page *p, json_t *trees)
  * One line per (NAME, corpus[, variant]) across layers, and flat lines for baselines. What a row
  * gives is the picker's: 1 with the run it scored in `run` (0: not a layer point), a variant for the
  * series name, and baselines (name -> value) into `base`. */
-static void by_layer_chart(struct stg_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
+static void by_layer_chart(struct rpt_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
                            const char *title, double y_max, const char *fig_name)
 {
     json_t *series = json_object(), *order = json_array(), *base_lines = json_object(), *row;
@@ -205,7 +205,7 @@ static void by_layer_chart(struct stg_page *p, json_t *trees, layer_pick_fn pick
         struct sp_buf *grow[3] = { &run, &label, &base };
         for (int g = 0; g < 3; g++) { grow[g]->len = 0; sp_buf_put(grow[g], method, cap); }
         if (!pick(row, metric, run.p, cap, variant, sizeof variant, base_lines)) continue;
-        stg_report_run_label(run.p, corpus, label.p, cap);
+        rpt_run_label(run.p, corpus, label.p, cap);
         int k = stg_layer_of_run(label.p, base.p, cap);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
@@ -243,11 +243,11 @@ static void by_layer_chart(struct stg_page *p, json_t *trees, layer_pick_fn pick
             dashed[si] = 1;
             sl[si++] = name;
         }
-        struct stg_chart ch = { .title = title, .x_title = "layer (0 = embeddings)", .y_title = y_title,
+        struct rpt_chart ch = { .title = title, .x_title = "layer (0 = embeddings)", .y_title = y_title,
                                 .note = "one evaluation per layer (no error bars); dashed: baselines, flat across layers",
                                 .n_groups = nl, .group_labels = gl, .n_series = (int)ns, .series_labels = sl, .value = val,
                                 .y_min = 0, .y_max = y_max, .dashed = dashed };
-        stg_page_lines(p, &ch, fig_name);
+        rpt_page_lines(p, &ch, fig_name);
         free(val); free(sl); free(gl); free(lab); free(dashed);
     }
     json_decref(series); json_decref(order); json_decref(base_lines);
@@ -292,7 +292,7 @@ static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr
     return 1;
 }
 
-void stg_report_structprobes(struct stg_page *p, json_t *trees)
+void rpt_structprobes(struct rpt_page *p, json_t *trees)
 {
     FILE *f = p->f;
     size_t i, n = 0;
@@ -317,7 +317,7 @@ void stg_report_structprobes(struct stg_page *p, json_t *trees)
 /* ---- corpora ---- */
 
 #define HIST_BINS 61
-int stg_report_corpora(struct stg_page *p, struct st_db *db, char *err, size_t errlen)
+int rpt_corpora(struct rpt_page *p, struct st_db *db, char *err, size_t errlen)
 {
     FILE *f = p->f;
     struct st_info in;
@@ -330,7 +330,7 @@ int stg_report_corpora(struct stg_page *p, struct st_db *db, char *err, size_t e
     for (int c = 0; c < in.n_corpora; c++) {
         struct st_info_corpus *k = &in.corpora[c];
         fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, k->name);
+        rpt_html_text(f, k->name);
         fputs("</td>", f);
         static const enum st_info_col col[] = { ST_INFO_FILES, ST_INFO_SENTENCES, ST_INFO_WORDS, ST_INFO_DEP_TREES,
                                                 ST_INFO_CONST_TREES, ST_INFO_MAX_LENGTH, ST_INFO_MAX_DEPTH };
@@ -365,9 +365,9 @@ int stg_report_corpora(struct stg_page *p, struct st_db *db, char *err, size_t e
             sp_buf_printf(&name, "%s-%s", in.corpora[c].name, h ? "depth" : "length");
             char note[64];
             snprintf(note, sizeof note, "n = %lld sentences", (long long)total);
-            struct stg_chart ch = { .title = title.p, .x_title = h ? "depth" : "words", .y_title = "sentences", .note = note,
+            struct rpt_chart ch = { .title = title.p, .x_title = h ? "depth" : "words", .y_title = "sentences", .note = note,
                                     .n_groups = nb, .group_labels = gl, .n_series = 1, .value = v };
-            stg_page_bars(p, &ch, name.p);
+            rpt_page_bars(p, &ch, name.p);
             sp_buf_free(&title);
             sp_buf_free(&name);
         }

@@ -1,4 +1,4 @@
-/* stages/report_svg.h — the charts of the report as SVG: grouped bar charts (optional error bars
+/* report/svg.h — the charts of the report as SVG: grouped bar charts (optional error bars
  * and a reference mark per group), line charts (optional error bars) and the layer × task heatmap,
  * with title, a note line (n, what the error bars are), axes, ticks, axis titles and a legend.
  *
@@ -7,7 +7,7 @@
  * from there to PDF/PNG through librsvg).
  *
  * Legibility rules, checked in Chromium by tests/cli/t170-report-legible.sh:
- *   - no colour is used twice in one chart: STG_CHART_MAX_SERIES colours (Okabe & Ito's eight,
+ *   - no colour is used twice in one chart: RPT_CHART_MAX_SERIES colours (Okabe & Ito's eight,
  *     then four of Paul Tol's); a caller with more series draws small multiples (report_html.c);
  *   - the legend wraps into as many rows as it needs below the plot; the chart grows to hold it;
  *   - every text lies inside the SVG: margins are computed from the labels' lengths;
@@ -18,19 +18,19 @@
  * scripts; the C plotting libraries in Debian (PLplot, gnuplot via a pipe) write SVG with their own
  * fonts and page furniture that has to be post-processed to be inlined, and would add a dependency
  * for three chart types. */
-#ifndef SP_STG_REPORT_SVG_H
-#define SP_STG_REPORT_SVG_H
+#ifndef SP_RPT_SVG_H
+#define SP_RPT_SVG_H
 
 #include <stdio.h>
 
-#define STG_CHART_MAX_SERIES 12
+#define RPT_CHART_MAX_SERIES 12
 
-struct stg_chart {
+struct rpt_chart {
     const char *title, *x_title, *y_title;
     const char *note;                   /* one line under the title: n, what the error bars are; NULL: none */
     int n_groups;                       /* bars: groups along x; lines: points along x */
     const char *const *group_labels;    /* n_groups */
-    int n_series;                       /* at most STG_CHART_MAX_SERIES */
+    int n_series;                       /* at most RPT_CHART_MAX_SERIES */
     const char *const *series_labels;   /* n_series (legend; none drawn for one series without a label) */
     const double *value;                /* [series * n_groups + group]; NAN: no bar/point */
     const double *lo, *hi;              /* the same layout, error bar ends; NULL or NAN: none */
@@ -41,14 +41,14 @@ struct stg_chart {
 };
 
 /* Writes one <svg> element (width 100% of its container, fixed aspect). */
-void stg_svg_bars(FILE *f, const struct stg_chart *c);
-void stg_svg_lines(FILE *f, const struct stg_chart *c);
+void rpt_svg_bars(FILE *f, const struct rpt_chart *c);
+void rpt_svg_lines(FILE *f, const struct rpt_chart *c);
 
 /* The layer × task figure: one row per measure (a probing task, a token probe, a structural
  * probe's UUAS, trees' UAS), one column per layer (then other encoders), the value in each cell,
  * coloured by its gain over the row's baseline (points; negative: below it), the baseline in the
  * last column, the best cell of a row outlined. */
-struct stg_heatmap {
+struct rpt_heatmap {
     const char *title, *note;
     int n_rows, n_cols;
     const char *const *row_labels;      /* n_rows */
@@ -62,10 +62,10 @@ struct stg_heatmap {
     const double *baseline;             /* [row] the baseline's value; NAN: none */
     const char *const *baseline_labels; /* [row] what the baseline is */
 };
-void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h);
+void rpt_svg_heatmap(FILE *f, const struct rpt_heatmap *h);
 
 /* Text with &, <, >, " escaped (for HTML and SVG); a byte XML does not allow (a control other than
  * tab and line breaks) or that is no UTF-8 written as the text \xHH, so the page and the SVG parse. */
-void stg_html_text(FILE *f, const char *s);
+void rpt_html_text(FILE *f, const char *s);
 
 #endif

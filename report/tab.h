@@ -1,6 +1,6 @@
-/* stages/report_tab.h — the tables for papers: one model of the report's tables, built once from
+/* report/tab.h — the tables for papers: one model of the report's tables, built once from
  * the rows report.c collects and written by two renderers, `report --format latex` (booktabs,
- * stages/report_latex.c) and `--format md` (GitHub-flavoured Markdown, stages/report_md.c), so
+ * report/latex.c) and `--format md` (GitHub-flavoured Markdown, report/md.c), so
  * the two say the same numbers with the same rounding.
  *
  * The tables (each only where the store has rows for it):
@@ -21,84 +21,87 @@
  * NSpr) with two, p-values with three; a value that rounds to zero is "0.0", never "-0.0".
  *
  * Strings in the model are plain UTF-8 (the user's names, captions, notes); each renderer escapes
- * them for its format. Ownership: the set owns every string and array in it (stg_tab_free). */
-#ifndef SP_STG_REPORT_TAB_H
-#define SP_STG_REPORT_TAB_H
+ * them for its format. Ownership: the set owns every string and array in it (rpt_tab_free). */
+#ifndef SP_RPT_TAB_H
+#define SP_RPT_TAB_H
 
 #include <jansson.h>
 #include <stddef.h>
 
 #include "common/sp.h"
 
-#define STG_TAB_PCT 1      /* decimals of a percentage */
-#define STG_TAB_CORR 2     /* decimals of a correlation (DSpr, NSpr) */
-#define STG_TAB_P 3        /* decimals of a p-value */
+#define RPT_TAB_PCT 1      /* decimals of a percentage */
+#define RPT_TAB_CORR 2     /* decimals of a correlation (DSpr, NSpr) */
+#define RPT_TAB_P 3        /* decimals of a p-value */
 
-enum stg_tab_cell_kind {
-    STG_CELL_EMPTY,        /* nothing */
-    STG_CELL_TEXT,         /* text (escaped by the renderer) */
-    STG_CELL_NUM,          /* v with prec decimals; NAN: the renderer's "no value" */
-    STG_CELL_SIGNED,       /* v with prec decimals and its sign (+1.0, −1.0) */
-    STG_CELL_MEANSD,       /* v ± sd (sd NAN: v alone) */
-    STG_CELL_INTERVAL,     /* [lo, hi] */
-    STG_CELL_COUNT,        /* v as an integer, or the range lo–hi when lo < hi */
+enum rpt_tab_cell_kind {
+    RPT_CELL_EMPTY,        /* nothing */
+    RPT_CELL_TEXT,         /* text (escaped by the renderer) */
+    RPT_CELL_NUM,          /* v with prec decimals; NAN: the renderer's "no value" */
+    RPT_CELL_SIGNED,       /* v with prec decimals and its sign (+1.0, −1.0) */
+    RPT_CELL_MEANSD,       /* v ± sd (sd NAN: v alone) */
+    RPT_CELL_INTERVAL,     /* [lo, hi] */
+    RPT_CELL_COUNT,        /* v as an integer, or the range lo–hi when lo < hi */
 };
 
 /* footnote marks of a cell, with a legend line under the table for each one used */
-enum { STG_FLAG_SMALL = 1, STG_FLAG_WIDE = 2, STG_FLAG_NOCI = 4 };
-#define STG_TAB_NFLAGS 3
+enum { RPT_FLAG_SMALL = 1, RPT_FLAG_WIDE = 2, RPT_FLAG_NOCI = 4 };
+#define RPT_TAB_NFLAGS 3
 
-struct stg_tab_cell {
-    int kind;                        /* enum stg_tab_cell_kind */
-    char *text;                      /* STG_CELL_TEXT; owned */
+struct rpt_tab_cell {
+    int kind;                        /* enum rpt_tab_cell_kind */
+    char *text;                      /* RPT_CELL_TEXT; owned */
     double v, sd, lo, hi;
     int prec;                        /* decimals */
-    int flags;                       /* STG_FLAG_* */
+    int flags;                       /* RPT_FLAG_* */
     int bold;
     int span;                        /* head rows: columns this cell covers (>= 1); the next span-1 are empty */
 };
 
-enum stg_tab_row_kind {
-    STG_ROW_HEAD,                    /* column heads (several: a grouped head, spans and cmidrules) */
-    STG_ROW_BODY,
-    STG_ROW_SUB,                     /* belongs to the body row above it (interval, selectivity): indented */
-    STG_ROW_RULE,                    /* a \midrule between groups of rows (Markdown has none) */
+enum rpt_tab_row_kind {
+    RPT_ROW_HEAD,                    /* column heads (several: a grouped head, spans and cmidrules) */
+    RPT_ROW_BODY,
+    RPT_ROW_SUB,                     /* belongs to the body row above it (interval, selectivity): indented */
+    RPT_ROW_RULE,                    /* a \midrule between groups of rows (Markdown has none) */
 };
 
-struct stg_tab_row { int kind; struct stg_tab_cell *cell; };   /* cell: ncol of them (NULL for a rule) */
+struct rpt_tab_row { int kind; struct rpt_tab_cell *cell; };   /* cell: ncol of them (NULL for a rule) */
 
-struct stg_tab {
+struct rpt_tab {
     char *id;                        /* unique in the set, [a-z0-9-]: a LaTeX label's tail */
     char *caption;                   /* says what every number is, with its precision */
     char *align;                     /* one of l/r per column */
     int ncol, nrow, caprow;
-    struct stg_tab_row *row;
+    struct rpt_tab_row *row;
     int flags;                       /* union of the cells' flags: the legend lines under the table */
 };
 
-struct stg_tab_set {
+struct rpt_tab_set {
     char *store;                     /* the store's path */
     char **made_by;                  /* the distinct commands (manifest.command) that made the rows */
     int n_made_by;
     char **job;                      /* the distinct job files that made them, "FILE (sha256 HEX)" (manifest.job) */
     int n_job;
     size_t n_probe, n_tree;
-    struct stg_tab *t;
+    struct rpt_tab *t;
     int n, cap;
 };
 
-/* The tables of the collected rows (report.c's aggregates, probe rows, tree rows, comparisons;
- * cmp may be NULL). */
-void stg_tab_build(struct stg_tab_set *s, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp);
-void stg_tab_free(struct stg_tab_set *s);
+/* The tables of the collected rows: the probing, layer and token tables from the results model
+ * (rows: report/rows.h), the others from report.c's probe rows, tree rows and comparisons (cmp may
+ * be NULL). */
+struct rpt_table;
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
+                   json_t *cmp);
+void rpt_tab_free(struct rpt_tab_set *s);
 
 /* v with prec decimals into buf ("" for NAN; a value that rounds to zero without its sign). */
-const char *stg_tab_num(char *buf, size_t n, double v, int prec);
-/* The legend line of one flag (STG_FLAG_*), without its mark. */
-const char *stg_tab_flag_legend(int flag);
+const char *rpt_tab_num(char *buf, size_t n, double v, int prec);
+/* The legend line of one flag (RPT_FLAG_*), without its mark. */
+const char *rpt_tab_flag_legend(int flag);
 /* How a renderer writes what the model leaves to it: the strings around numbers and marks, and
  * the escape of plain text into its format (appended to b). */
-struct stg_tab_style {
+struct rpt_tab_style {
     const char *none;                /* a missing value */
     const char *pm;                  /* between mean and sd */
     const char *minus;               /* a negative number's sign */
@@ -106,10 +109,10 @@ struct stg_tab_style {
     const char *range;               /* between the ends of a count range */
     const char *iv_open, *iv_sep, *iv_close;   /* an interval */
     const char *bold_open, *bold_close;
-    const char *mark[STG_TAB_NFLAGS];          /* the footnote mark of flag 1 << i */
+    const char *mark[RPT_TAB_NFLAGS];          /* the footnote mark of flag 1 << i */
     void (*escape)(struct sp_buf *b, const char *s);
 };
 /* One cell's content in style st, appended to b (a head or text cell: its text, escaped). */
-void stg_tab_cell_text(struct sp_buf *b, const struct stg_tab_cell *c, const struct stg_tab_style *st);
+void rpt_tab_cell_text(struct sp_buf *b, const struct rpt_tab_cell *c, const struct rpt_tab_style *st);
 
 #endif

@@ -1,5 +1,5 @@
-/* tests/unit/stages_report_tab.c — the paper tables' numbers and escapes (stages/report_tab.h,
- * report_latex.h, report_md.h). Expected strings by hand: fixed decimals with C's rounding of the
+/* tests/unit/report_tab.c — the paper tables' numbers and escapes (report/tab.h,
+ * latex.h, md.h). Expected strings by hand: fixed decimals with C's rounding of the
  * binary value, no "-0.0"; LaTeX's special characters (the LaTeX manual's list: # $ % & ~ _ ^ \ { }
  * plus < > | ` that OT1 fonts print as other glyphs, and -- that is a dash); Markdown's marks that
  * format or end a table cell. A table built from two hand-made aggregates has the cells and flags
@@ -7,16 +7,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "stages/report_latex.h"
-#include "stages/report_md.h"
-#include "stages/report_tab.h"
+#include "report/latex.h"
+#include "report/md.h"
+#include "report/rows.h"
+#include "report/tab.h"
 #include "tests/unit/t_harness.h"
 
 static const char *tex(const char *s)
 {
     static struct sp_buf b;
     b.len = 0;
-    stg_latex_escape(&b, s);
+    rpt_latex_escape(&b, s);
     sp_buf_put(&b, "", 1);
     return b.p;
 }
@@ -25,7 +26,7 @@ static const char *md(const char *s)
 {
     static struct sp_buf b;
     b.len = 0;
-    stg_md_escape(&b, s);
+    rpt_md_escape(&b, s);
     sp_buf_put(&b, "", 1);
     return b.p;
 }
@@ -33,13 +34,13 @@ static const char *md(const char *s)
 int main(void)
 {
     char b[64];
-    T_EQ_STR(stg_tab_num(b, sizeof b, 12.25, 1), "12.2");     /* 12.25 is exact: round half to even */
-    T_EQ_STR(stg_tab_num(b, sizeof b, 12.35, 1), "12.3");     /* 12.35 is 12.3499999... in binary */
-    T_EQ_STR(stg_tab_num(b, sizeof b, -0.04, 1), "0.0");      /* not "-0.0" */
-    T_EQ_STR(stg_tab_num(b, sizeof b, -0.0, 2), "0.00");
-    T_EQ_STR(stg_tab_num(b, sizeof b, -0.06, 1), "-0.1");
-    T_EQ_STR(stg_tab_num(b, sizeof b, 0.8765, 2), "0.88");
-    T_EQ_STR(stg_tab_num(b, sizeof b, NAN, 1), "");
+    T_EQ_STR(rpt_tab_num(b, sizeof b, 12.25, 1), "12.2");     /* 12.25 is exact: round half to even */
+    T_EQ_STR(rpt_tab_num(b, sizeof b, 12.35, 1), "12.3");     /* 12.35 is 12.3499999... in binary */
+    T_EQ_STR(rpt_tab_num(b, sizeof b, -0.04, 1), "0.0");      /* not "-0.0" */
+    T_EQ_STR(rpt_tab_num(b, sizeof b, -0.0, 2), "0.00");
+    T_EQ_STR(rpt_tab_num(b, sizeof b, -0.06, 1), "-0.1");
+    T_EQ_STR(rpt_tab_num(b, sizeof b, 0.8765, 2), "0.88");
+    T_EQ_STR(rpt_tab_num(b, sizeof b, NAN, 1), "");
 
     T_EQ_STR(tex("a_b&c%d$e#f{g}h"), "a\\_b\\&c\\%d\\$e\\#f\\{g\\}h");
     T_EQ_STR(tex("~^\\"), "\\textasciitilde{}\\textasciicircum{}\\textbackslash{}");
@@ -62,31 +63,34 @@ int main(void)
                              "majority_acc", "mean", 52.0, "length_acc", "mean", "control_selectivity", "mean", 3.0);
     T_CHECK(aggs != NULL);
     json_t *none = json_array();
-    struct stg_tab_set s;
-    stg_tab_build(&s, "x.db", aggs, none, none, NULL);
+    struct rpt_table rows;
+    rpt_table_from(&rows, none, none, aggs, NULL);   /* the results model's rows of these aggregates */
+    struct rpt_tab_set s;
+    rpt_tab_build(&s, "x.db", &rows, none, none, NULL);
     T_EQ_INT(s.n, 1);
     if (s.n == 1) {
-        const struct stg_tab *t = &s.t[0];
+        const struct rpt_tab *t = &s.t[0];
         struct sp_buf c = { 0 };
-        static const struct stg_tab_style st = { "-", " +- ", "-", "+", "..", "[", ", ", "]", "<b>", "</b>", { "!", "*", "?" },
-                                                 stg_md_escape };
+        static const struct rpt_tab_style st = { "-", " +- ", "-", "+", "..", "[", ", ", "]", "<b>", "</b>", { "!", "*", "?" },
+                                                 rpt_md_escape };
         /* head, rule, majority (length has no value: no row), rule, e1 + interval + selectivity,
          * e2 + interval + selectivity, rule, n, seeds */
         T_EQ_INT(t->nrow, 13);
         T_EQ_STR(t->id, "probing-logreg");
-        T_EQ_INT(t->flags, STG_FLAG_SMALL | STG_FLAG_WIDE | STG_FLAG_NOCI);
+        T_EQ_INT(t->flags, RPT_FLAG_SMALL | RPT_FLAG_WIDE | RPT_FLAG_NOCI);
         static const char *const want[13] = { "T", NULL, "52.0", NULL, "71.2", "[58.0, 84.0]*", "0.0", "80.0 +- 1.1", "-?",
                                               "3.0", NULL, "50..60!", "1..2" };
         for (int r = 0; r < 13 && r < t->nrow; r++) {
-            if (!want[r]) { T_EQ_INT(t->row[r].kind, STG_ROW_RULE); continue; }
+            if (!want[r]) { T_EQ_INT(t->row[r].kind, RPT_ROW_RULE); continue; }
             c.len = 0;
-            stg_tab_cell_text(&c, &t->row[r].cell[1], &st);
+            rpt_tab_cell_text(&c, &t->row[r].cell[1], &st);
             sp_buf_put(&c, "", 1);
             T_EQ_STR(c.p, want[r]);
         }
         sp_buf_free(&c);
     }
-    stg_tab_free(&s);
+    rpt_tab_free(&s);
+    rpt_table_free(&rows);
     json_decref(aggs);
     json_decref(none);
     return T_DONE();

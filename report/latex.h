@@ -1,4 +1,4 @@
-/* stages/report_latex.h — `report --format latex`: the tables of stages/report_tab.h as a fragment
+/* report/latex.h — `report --format latex`: the tables of report/tab.h as a fragment
  * to \input into a paper: booktabs rules (\toprule, \midrule, \cmidrule, \bottomrule), one table
  * float per table with its caption (what every number is, and its precision) and label
  * tab:synprobe-ID, the flags' legend under the tabular. A comment at the top names the package it
@@ -7,8 +7,8 @@
  * escaped: & % $ # _ { } ~ ^ \ < > | `, -- (a dash otherwise) and the few non-ASCII signs the
  * captions use. Last, the tasks without results (unfit: {"TASK": "why"}, a job skipped them) as a
  * table of task and reason, label tab:synprobe-skipped-tasks. */
-#ifndef SP_STG_REPORT_LATEX_H
-#define SP_STG_REPORT_LATEX_H
+#ifndef SP_RPT_LATEX_H
+#define SP_RPT_LATEX_H
 
 #include <jansson.h>
 #include <stdio.h>
@@ -16,8 +16,9 @@
 #include "common/sp.h"
 
 /* The fragment of the collected rows (cmp and unfit may be NULL) to f. */
-void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit);
+struct rpt_table;
+void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit);
 /* s escaped for LaTeX text mode, appended to b. */
-void stg_latex_escape(struct sp_buf *b, const char *s);
+void rpt_latex_escape(struct sp_buf *b, const char *s);
 
 #endif

@@ -1,12 +1,12 @@
-/* stages/report_md.c — the Markdown tables (see stages/report_md.h). */
-#include "stages/report_md.h"
+/* report/md.c — the Markdown tables (see report/md.h). */
+#include "report/md.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "stages/report_tab.h"
+#include "report/tab.h"
 
-void stg_md_escape(struct sp_buf *b, const char *s)
+void rpt_md_escape(struct sp_buf *b, const char *s)
 {
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
@@ -16,21 +16,21 @@ void stg_md_escape(struct sp_buf *b, const char *s)
     }
 }
 
-static const struct stg_tab_style md_style = {
+static const struct rpt_tab_style md_style = {
     .none = "–", .pm = " ± ", .minus = "-", .plus = "+", .range = "–",
     .iv_open = "[", .iv_sep = ", ", .iv_close = "]", .bold_open = "**", .bold_close = "**",
     .mark = { "†", "\\*", "‡" },
-    .escape = stg_md_escape,
+    .escape = rpt_md_escape,
 };
 
 static void put_escaped(FILE *f, struct sp_buf *b, const char *s)
 {
     b->len = 0;
-    stg_md_escape(b, s);
+    rpt_md_escape(b, s);
     fwrite(b->p, 1, b->len, f);
 }
 
-static void table(FILE *f, int number, const struct stg_tab *t, struct sp_buf *b)
+static void table(FILE *f, int number, const struct rpt_tab *t, struct sp_buf *b)
 {
     fprintf(f, "**Table %d.** ", number);
     put_escaped(f, b, t->caption);
@@ -38,14 +38,14 @@ static void table(FILE *f, int number, const struct stg_tab *t, struct sp_buf *b
     /* one head row: per column, the texts of the head rows that cover it */
     struct sp_buf *head = sp_xcalloc((size_t)t->ncol, sizeof *head);
     int r = 0;
-    for (; r < t->nrow && t->row[r].kind == STG_ROW_HEAD; r++) {
-        const struct stg_tab_row *row = &t->row[r];
+    for (; r < t->nrow && t->row[r].kind == RPT_ROW_HEAD; r++) {
+        const struct rpt_tab_row *row = &t->row[r];
         for (int i = 0; i < t->ncol; i++) {
-            const struct stg_tab_cell *c = &row->cell[i];
-            if (c->kind == STG_CELL_EMPTY) continue;
+            const struct rpt_tab_cell *c = &row->cell[i];
+            if (c->kind == RPT_CELL_EMPTY) continue;
             for (int j = i; j < i + (c->span > 1 ? c->span : 1) && j < t->ncol; j++) {
                 if (head[j].len) sp_buf_put(&head[j], " ", 1);
-                stg_tab_cell_text(&head[j], c, &md_style);
+                rpt_tab_cell_text(&head[j], c, &md_style);
             }
         }
     }
@@ -61,23 +61,23 @@ static void table(FILE *f, int number, const struct stg_tab *t, struct sp_buf *b
     for (int i = 0; i < t->ncol; i++) fputs(t->align[i] == 'l' ? " :-- |" : " --: |", f);
     fputc('\n', f);
     for (; r < t->nrow; r++) {
-        const struct stg_tab_row *row = &t->row[r];
-        if (row->kind == STG_ROW_RULE) continue;
+        const struct rpt_tab_row *row = &t->row[r];
+        if (row->kind == RPT_ROW_RULE) continue;
         fputc('|', f);
         for (int i = 0; i < t->ncol; i++) {
             b->len = 0;
-            if (i == 0 && row->kind == STG_ROW_SUB) sp_buf_puts(b, "↳ ");
-            stg_tab_cell_text(b, &row->cell[i], &md_style);
+            if (i == 0 && row->kind == RPT_ROW_SUB) sp_buf_puts(b, "↳ ");
+            rpt_tab_cell_text(b, &row->cell[i], &md_style);
             fputc(' ', f);
             fwrite(b->p, 1, b->len, f);
             fputs(" |", f);
         }
         fputc('\n', f);
     }
-    for (int i = 0; i < STG_TAB_NFLAGS; i++) {
+    for (int i = 0; i < RPT_TAB_NFLAGS; i++) {
         if (!(t->flags & (1 << i))) continue;
         fprintf(f, "\n%s ", md_style.mark[i]);
-        put_escaped(f, b, stg_tab_flag_legend(1 << i));
+        put_escaped(f, b, rpt_tab_flag_legend(1 << i));
         fputs(".\n", f);
     }
 }
@@ -99,10 +99,10 @@ static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
     }
 }
 
-void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
+void rpt_md(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
 {
-    struct stg_tab_set s;
-    stg_tab_build(&s, db, aggs, probes, trees, cmp);
+    struct rpt_tab_set s;
+    rpt_tab_build(&s, db, rows, probes, trees, cmp);
     struct sp_buf b = { 0 };
     fprintf(f, "<!-- synprobe report: tables for papers (GitHub-flavoured Markdown), synprobe %s -->\n\n", SP_VERSION);
     fputs("Store: ", f);
@@ -119,7 +119,7 @@ void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t
     }
     if (s.n_made_by > 3) fprintf(f, "; and %d more commands", s.n_made_by - 3);
     fprintf(f, "%s Percentages with %d decimal, correlations with %d, p-values with %d.\n", s.n_made_by ? "." : "",
-            STG_TAB_PCT, STG_TAB_CORR, STG_TAB_P);
+            RPT_TAB_PCT, RPT_TAB_CORR, RPT_TAB_P);
     if (!s.n) fputs("\nNo probe results or tree evaluations: no tables.\n", f);
     for (int k = 0; k < s.n; k++) {
         fputc('\n', f);
@@ -127,5 +127,5 @@ void stg_report_md(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t
     }
     unfit_table(f, unfit, &b);
     sp_buf_free(&b);
-    stg_tab_free(&s);
+    rpt_tab_free(&s);
 }

@@ -1,9 +1,9 @@
-/* stages/report_latex.c — the LaTeX tables (see stages/report_latex.h). */
-#include "stages/report_latex.h"
+/* report/latex.c — the LaTeX tables (see report/latex.h). */
+#include "report/latex.h"
 
 #include <string.h>
 
-#include "stages/report_tab.h"
+#include "report/tab.h"
 
 /* UTF-8 signs the captions and headers use, as LaTeX that any font set prints */
 static const struct { const char *utf8, *tex; } signs[] = {
@@ -11,7 +11,7 @@ static const struct { const char *utf8, *tex; } signs[] = {
     { "−", "$-$" }, { "†", "$\\dagger$" }, { "‡", "$\\ddagger$" }, { "↳", "$\\hookrightarrow$" },
 };
 
-void stg_latex_escape(struct sp_buf *b, const char *s)
+void rpt_latex_escape(struct sp_buf *b, const char *s)
 {
     for (const char *p = s; *p;) {
         size_t k;
@@ -41,11 +41,11 @@ void stg_latex_escape(struct sp_buf *b, const char *s)
     }
 }
 
-static const struct stg_tab_style tex_style = {
+static const struct rpt_tab_style tex_style = {
     .none = "--", .pm = " $\\pm$ ", .minus = "$-$", .plus = "$+$", .range = "--",
     .iv_open = "[", .iv_sep = ", ", .iv_close = "]", .bold_open = "\\textbf{", .bold_close = "}",
     .mark = { "$^{\\dagger}$", "$^{*}$", "$^{\\ddagger}$" },
-    .escape = stg_latex_escape,
+    .escape = rpt_latex_escape,
 };
 
 /* a comment line: the text as is (no escape needed after %), line breaks as spaces, and ^^ apart (TeX
@@ -60,27 +60,27 @@ static void comment(FILE *f, const char *what, const char *s)
     fputc('\n', f);
 }
 
-static void table(FILE *f, const struct stg_tab *t, struct sp_buf *b)
+static void table(FILE *f, const struct rpt_tab *t, struct sp_buf *b)
 {
     fprintf(f, "\\begin{table}[htbp]\n\\centering\n\\small\n\\caption{");
     b->len = 0;
-    stg_latex_escape(b, t->caption);
+    rpt_latex_escape(b, t->caption);
     fwrite(b->p, 1, b->len, f);
     fprintf(f, "}\n\\label{tab:synprobe-%s}\n\\begin{tabular}{%s}\n\\toprule\n", t->id, t->align);
     for (int r = 0; r < t->nrow; r++) {
-        const struct stg_tab_row *row = &t->row[r];
-        if (row->kind == STG_ROW_RULE) { fputs("\\midrule\n", f); continue; }
+        const struct rpt_tab_row *row = &t->row[r];
+        if (row->kind == RPT_ROW_RULE) { fputs("\\midrule\n", f); continue; }
         struct sp_buf rules = { 0 };
         for (int i = 0; i < t->ncol; i += row->cell[i].span > 1 ? row->cell[i].span : 1) {
-            const struct stg_tab_cell *c = &row->cell[i];
+            const struct rpt_tab_cell *c = &row->cell[i];
             if (i) fputs(" & ", f);
             b->len = 0;
-            stg_tab_cell_text(b, c, &tex_style);
+            rpt_tab_cell_text(b, c, &tex_style);
             sp_buf_put(b, "", 1);
             if (c->span > 1) {
                 fprintf(f, "\\multicolumn{%d}{c}{%s}", c->span, b->p);
                 sp_buf_printf(&rules, "\\cmidrule(lr){%d-%d}", i + 1, i + c->span);
-            } else if (row->kind == STG_ROW_SUB && c->kind != STG_CELL_EMPTY) {
+            } else if (row->kind == RPT_ROW_SUB && c->kind != RPT_CELL_EMPTY) {
                 fprintf(f, "%s{\\footnotesize %s}", i ? "" : "\\quad", b->p);
             } else {
                 /* the \\ ending the row above would read a [ or * that starts this one as its argument */
@@ -95,10 +95,10 @@ static void table(FILE *f, const struct stg_tab *t, struct sp_buf *b)
     fputs("\\bottomrule\n\\end{tabular}\n", f);
     if (t->flags) {
         fputs("\n\\smallskip\n{\\footnotesize\n", f);
-        for (int i = 0; i < STG_TAB_NFLAGS; i++) {
+        for (int i = 0; i < RPT_TAB_NFLAGS; i++) {
             if (!(t->flags & (1 << i))) continue;
             b->len = 0;
-            stg_latex_escape(b, stg_tab_flag_legend(1 << i));
+            rpt_latex_escape(b, rpt_tab_flag_legend(1 << i));
             fprintf(f, "%s %.*s.\\par\n", tex_style.mark[i], (int)b->len, b->p);
         }
         fputs("}\n", f);
@@ -124,10 +124,10 @@ static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
           "\\begin{tabular}{lp{0.6\\linewidth}}\n\\toprule\nTask & Why \\\\\n\\midrule\n", f);
     json_object_foreach(unfit, name, why) {
         b->len = 0;
-        stg_latex_escape(b, name);
+        rpt_latex_escape(b, name);
         row_start(f, b);
         b->len = 0;
-        stg_latex_escape(b, json_string_value(why) ? json_string_value(why) : "");
+        rpt_latex_escape(b, json_string_value(why) ? json_string_value(why) : "");
         fputs(" & skipped: ", f);
         fwrite(b->p, 1, b->len, f);
         fputs(" \\\\\n", f);
@@ -135,10 +135,10 @@ static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
     fputs("\\bottomrule\n\\end{tabular}\n\\end{table}\n", f);
 }
 
-void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
+void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
 {
-    struct stg_tab_set s;
-    stg_tab_build(&s, db, aggs, probes, trees, cmp);
+    struct rpt_tab_set s;
+    rpt_tab_build(&s, db, rows, probes, trees, cmp);
     fprintf(f, "%% synprobe report: tables for papers (LaTeX, booktabs), synprobe %s\n", SP_VERSION);
     fprintf(f, "%% Needs \\usepackage{booktabs} in the preamble; \\input this file where the tables go. A table wider than\n"
                "%% the text: wrap its tabular in \\resizebox{\\linewidth}{!}{...} (\\usepackage{graphicx}).\n");
@@ -147,7 +147,7 @@ void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, jso
     for (int i = 0; i < s.n_made_by && i < 3; i++) comment(f, i ? "         " : "made by: ", s.made_by[i]);
     if (s.n_made_by > 3) fprintf(f, "%%          and %d more commands (each result's manifest has its own)\n", s.n_made_by - 3);
     fprintf(f, "%% %zu probe results, %zu tree evaluations. Percentages with %d decimal, correlations with %d, p-values "
-               "with %d.\n", s.n_probe, s.n_tree, STG_TAB_PCT, STG_TAB_CORR, STG_TAB_P);
+               "with %d.\n", s.n_probe, s.n_tree, RPT_TAB_PCT, RPT_TAB_CORR, RPT_TAB_P);
     if (!s.n) fprintf(f, "%% no probe results or tree evaluations: no tables\n");
     struct sp_buf b = { 0 };
     for (int k = 0; k < s.n; k++) {
@@ -156,5 +156,5 @@ void stg_report_latex(FILE *f, const char *db, json_t *aggs, json_t *probes, jso
     }
     unfit_table(f, unfit, &b);
     sp_buf_free(&b);
-    stg_tab_free(&s);
+    rpt_tab_free(&s);
 }

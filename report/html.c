@@ -1,8 +1,8 @@
-/* stages/report_html.c — the HTML report (see stages/report_html.h): the page, its header (the
+/* report/html.c — the HTML report (see report/html.h): the page, its header (the
  * experiment), the caveats said once, the probing table, comparisons, accuracy by layer and the
  * manifests. The first figure and the control tasks are report_findings.c's; the tree sections and
  * corpora report_html_trees.c's. */
-#include "stages/report_html.h"
+#include "report/html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include "common/sp.h"
 #include "probes/stats.h"
 #include "stages/layers.h"
-#include "stages/report_agg.h"
-#include "stages/report_page.h"
+#include "report/agg.h"
+#include "report/page.h"
 #include "store/st_info.h"
 
 /* The page is read at 1280 px and at 800 px: the content is as wide as the window up to 1240 px,
@@ -29,10 +29,10 @@ static const char css[] =
     "gap:.1em 1em;margin:.4em 0;font-size:92%}dl.exp dt{color:#555}dl.exp dd{margin:0}code{font-size:92%}"
     "pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:80%}details{margin:.3em 0}nav a{margin-right:1em}";
 
-#define at stg_jpath
-#define num stg_jpath_num
-#define str stg_jpath_str
-#define cell_num stg_page_cell
+#define at rpt_jpath
+#define num rpt_jpath_num
+#define str rpt_jpath_str
+#define cell_num rpt_page_cell
 
 /* a string once into a set (an object) that keeps first-appearance order */
 static void set_add(json_t *set, const char *s)
@@ -47,7 +47,7 @@ static void list_set(FILE *f, json_t *set, const char *sep)
     int first = 1;
     json_object_foreach(set, k, v) {
         if (!first) fputs(sep, f);
-        stg_html_text(f, k);
+        rpt_html_text(f, k);
         first = 0;
     }
 }
@@ -83,7 +83,7 @@ static int is_resplit(json_t *row)
     return !strncmp(partition_of(row), "re-split", 8);
 }
 
-static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *d)
+static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
 {
     json_t *jobs = json_object(), *commands = json_object(), *parts = json_object(), *seeds = json_object();
     json_t *encs = json_object(), *layers = json_object(), *row;
@@ -139,7 +139,7 @@ static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *
         fputs("<dt>corpora</dt><dd>", f);
         for (int c = 0; c < in.n_corpora; c++) {
             fputs(c ? "; " : "", f);
-            stg_html_text(f, in.corpora[c].name);
+            rpt_html_text(f, in.corpora[c].name);
             fprintf(f, " (%lld sentences)", (long long)in.corpora[c].v[ST_INFO_SENTENCES]);
         }
         fputs(in.n_corpora ? "</dd>" : "none</dd>", f);
@@ -160,7 +160,7 @@ static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *
             if (k > hi) hi = k;
         }
         fputs(first ? "" : "; ", f);
-        stg_html_text(f, name);
+        rpt_html_text(f, name);
         if ((int)json_array_size(ls) == hi - lo + 1) fprintf(f, " layers %d–%d", lo, hi);
         else fprintf(f, " %zu layers", json_array_size(ls));
         first = 0;
@@ -171,7 +171,7 @@ static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *
     if (json_object_size(jobs)) { fputs("<dt>job</dt><dd>", f); list_set(f, jobs, "; "); fputs("</dd>", f); }
     else if (json_object_size(commands)) { fputs("<dt>made by</dt><dd><code>", f); list_set(f, commands, "</code>; <code>"); fputs("</code></dd>", f); }
     fputs("<dt>store</dt><dd><code>", f);
-    stg_html_text(f, d->db);
+    rpt_html_text(f, d->db);
     fprintf(f, "</code> · %zu probe results · %zu tree evaluations · synprobe %s</dd></dl>\n", json_array_size(d->probes),
             json_array_size(d->trees), SP_VERSION);
     sp_buf_free(&b); sp_buf_free(&base);
@@ -179,7 +179,7 @@ static void experiment(FILE *f, struct st_db *db, const struct stg_report_data *
 }
 
 /* What the reader must know before reading a number, once, at the top. */
-static void caveats(FILE *f, const struct stg_report_data *d)
+static void caveats(FILE *f, const struct rpt_data *d)
 {
     size_t i, n_small = 0, n_noint = 0, n_resplit = 0;
     json_t *a, *row;
@@ -197,7 +197,7 @@ static void caveats(FILE *f, const struct stg_report_data *d)
     if (n_small)
         fprintf(f, "<li>%zu of %zu results (marked <span class=\"flag\">!</span>) have fewer than %d test items: too few to "
                    "tell a 10-point difference from chance, so they are not findings.</li>", n_small,
-                json_array_size(d->aggs), STG_SMALL_TEST);
+                json_array_size(d->aggs), RPT_SMALL_TEST);
     if (n_resplit)
         fprintf(f, "<li>%zu probe results were trained and scored on a seeded 80/10/10 re-split of the corpus, not on an "
                    "official partition (partitions, above).</li>", n_resplit);
@@ -219,8 +219,8 @@ static void probing_cell(FILE *f, json_t *a)
     if (!a) { fputs("<td>–</td>", f); return; }
     char m[32], sd[32];
     json_t *iv = at(a, "test_acc.ci95");
-    fprintf(f, "<td><b>%s</b>", stg_fmt_num(m, sizeof m, "%.1f", num(a, "test_acc.mean")));
-    if (!isnan(num(a, "test_acc.sd"))) fprintf(f, " ± %s", stg_fmt_num(sd, sizeof sd, "%.1f", num(a, "test_acc.sd")));
+    fprintf(f, "<td><b>%s</b>", rpt_fmt_num(m, sizeof m, "%.1f", num(a, "test_acc.mean")));
+    if (!isnan(num(a, "test_acc.sd"))) fprintf(f, " ± %s", rpt_fmt_num(sd, sizeof sd, "%.1f", num(a, "test_acc.sd")));
     if (json_is_true(json_object_get(a, "small_test"))) fputs("<span class=\"flag\">!</span>", f);
     if (json_is_object(iv))
         fprintf(f, "<br><small>[%.1f, %.1f]</small>%s", num(iv, "lo"), num(iv, "hi"),
@@ -238,15 +238,15 @@ static void unfit_list(FILE *f, json_t *unfit)
           "skipped their encodes and probes.</p>\n<ul class=\"skipped\">", f);
     json_object_foreach(unfit, name, why) {
         fputs("<li><b>", f);
-        stg_html_text(f, name);
+        rpt_html_text(f, name);
         fputs("</b>: skipped: ", f);
-        stg_html_text(f, json_string_value(why) ? json_string_value(why) : "");
+        rpt_html_text(f, json_string_value(why) ? json_string_value(why) : "");
         fputs("</li>", f);
     }
     fputs("</ul>\n", f);
 }
 
-static void probing_section(struct stg_page *p, json_t *all, json_t *unfit)
+static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
 {
     FILE *f = p->f;
     json_t *aggs = json_array(), *x;
@@ -264,16 +264,16 @@ static void probing_section(struct stg_page *p, json_t *all, json_t *unfit)
                "items (B = %d, seed %d). n: test items. Baselines: the majority class; the same probe on sentence length "
                "alone; the same probe trained on shuffled labels (control accuracy; selectivity by layer under Control "
                "tasks). <span class=\"flag\">!</span> fewer than %d test items; <span class=\"flag\">*</span> an interval "
-               "wider than 10 points.</p>\n", PRB_BOOT_B, PRB_BOOT_SEED, STG_SMALL_TEST);
-    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *encs = stg_report_distinct(aggs, "encoder", NULL, NULL),
-           *tasks = stg_report_distinct(aggs, "task", NULL, NULL);
+               "wider than 10 points.</p>\n", PRB_BOOT_B, PRB_BOOT_SEED, RPT_SMALL_TEST);
+    json_t *clfs = rpt_distinct(aggs, "classifier", NULL, NULL), *encs = rpt_distinct(aggs, "encoder", NULL, NULL),
+           *tasks = rpt_distinct(aggs, "task", NULL, NULL);
     size_t ci, ei, ti;
     json_t *cj, *ej, *tj;
     size_t nt = json_array_size(tasks), ne = json_array_size(encs);
     json_array_foreach(clfs, ci, cj) {
         const char *clf = json_string_value(cj);
         fprintf(f, "<h3>Classifier: ");
-        stg_html_text(f, clf);
+        rpt_html_text(f, clf);
         fprintf(f, "</h3>\n<div class=\"tw\"><table class=\"grid\"><tr><th class=\"l\">encoder</th>");
         json_array_foreach(tasks, ti, tj) {
             /* n in the header: every encoder's probe of a task is scored on the same test items */
@@ -283,14 +283,14 @@ static void probing_section(struct stg_page *p, json_t *all, json_t *unfit)
                 if (a && !isnan(num(a, "n_test"))) { n = num(a, "n_test"); break; }
             }
             fputs("<th>", f);
-            stg_html_text(f, json_string_value(tj));
+            rpt_html_text(f, json_string_value(tj));
             if (!isnan(n)) fprintf(f, "<br><small>n %.0f</small>", n);
             fputs("</th>", f);
         }
         fputs("</tr>\n", f);
         json_array_foreach(encs, ei, ej) {
             fputs("<tr><td class=\"l\">", f);
-            stg_html_text(f, json_string_value(ej));
+            rpt_html_text(f, json_string_value(ej));
             fputs("</td>", f);
             json_array_foreach(tasks, ti, tj) probing_cell(f, find_agg(aggs, json_string_value(ej), json_string_value(tj), clf));
             fputs("</tr>\n", f);
@@ -332,12 +332,12 @@ static void probing_section(struct stg_page *p, json_t *all, json_t *unfit)
         struct sp_buf title = { 0 }, name = { 0 };
         sp_buf_printf(&title, "Test accuracy by task and encoder (%s)", clf);
         sp_buf_printf(&name, "probing-%s", clf);
-        struct stg_chart ch = { .title = title.p, .x_title = "task", .y_title = "accuracy (%)",
+        struct rpt_chart ch = { .title = title.p, .x_title = "task", .y_title = "accuracy (%)",
                                 .note = "mean over seeds; error bars: 95% bootstrap interval over test items; n per task in the "
                                         "table",
                                 .n_groups = (int)nt, .group_labels = gl, .n_series = (int)ne, .series_labels = sl, .value = v,
                                 .lo = lo, .hi = hi, .mark = mark, .mark_label = "majority class", .y_min = 0, .y_max = 100 };
-        stg_page_bars(p, &ch, name.p);
+        rpt_page_bars(p, &ch, name.p);
         sp_buf_free(&title); sp_buf_free(&name);
         free(v); free(lo); free(hi); free(mark); free(gl); free(sl);
     }
@@ -355,11 +355,11 @@ static void pooled_note(FILE *f, json_t *c, const char *name_key, const char *li
     if (json_array_size(l) < 2) return;
     size_t k;
     fputs(" <b>", f);
-    stg_html_text(f, str(c, name_key));
+    rpt_html_text(f, str(c, name_key));
     fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", json_array_size(l));
     json_array_foreach(l, k, x) {
         if (k) fputs(", ", f);
-        stg_html_text(f, json_string_value(x));
+        rpt_html_text(f, json_string_value(x));
     }
     fputs(".", f);
 }
@@ -368,9 +368,9 @@ static void compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
 {
     json_t *c0 = json_array_get(cmp, from), *c;
     fprintf(f, "<h3>");
-    stg_html_text(f, str(c0, "a"));
+    rpt_html_text(f, str(c0, "a"));
     fputs(" vs ", f);
-    stg_html_text(f, str(c0, "b"));
+    rpt_html_text(f, str(c0, "b"));
     fputs("</h3>", f);
     if (json_array_size(json_object_get(c0, "encoders_a")) > 1 || json_array_size(json_object_get(c0, "encoders_b")) > 1) {
         fputs("<p>", f);
@@ -382,13 +382,13 @@ static void compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
                "<th>95%% interval</th><th>p</th><th>mdd80</th></tr>\n");
     for (size_t i = from; i < to && (c = json_array_get(cmp, i)); i++) {
         fputs("<tr><td class=\"l\">", f);
-        stg_html_text(f, str(c, "task"));
+        rpt_html_text(f, str(c, "task"));
         fputs("</td><td class=\"l\">", f);
-        stg_html_text(f, str(c, "classifier"));
+        rpt_html_text(f, str(c, "classifier"));
         fputs("</td>", f);
         if (json_object_get(c, "error")) {
             fputs("<td colspan=\"5\" class=\"l\">", f);
-            stg_html_text(f, str(c, "error"));
+            rpt_html_text(f, str(c, "error"));
             fputs("</td></tr>\n", f);
             continue;
         }
@@ -410,7 +410,7 @@ static void compare_section(FILE *f, json_t *cmp)
                "paired bootstrap interval over the same test items and the two-sided p-value (B = %d); mdd80 is the "
                "smallest difference this test set detects with 80%% power.</p>\n", PRB_BOOT_B);
     for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = stg_report_pair_end(cmp, i);
+        j = rpt_pair_end(cmp, i);
         compare_pair(f, cmp, i, j);
     }
     fputs("</section>\n", f);
@@ -418,7 +418,7 @@ static void compare_section(FILE *f, json_t *cmp)
 
 /* ---- accuracy by layer: encoders named BASE-L<k>, one chart per BASE, a line per task ---- */
 
-static void layers_section(struct stg_page *p, json_t *aggs)
+static void layers_section(struct rpt_page *p, json_t *aggs)
 {
     json_t *bases = json_object(), *a;   /* base -> {"series": {task label -> {layer: agg}}, "order": [...], "max": k} */
     size_t i;
@@ -478,12 +478,12 @@ static void layers_section(struct stg_page *p, json_t *aggs)
         struct sp_buf title = { 0 }, name = { 0 };
         sp_buf_printf(&title, "%s: test accuracy by layer", bname);
         sp_buf_printf(&name, "layers-%s", bname);
-        struct stg_chart ch = { .title = title.p, .x_title = "layer (0 = embeddings)", .y_title = "accuracy (%)",
+        struct rpt_chart ch = { .title = title.p, .x_title = "layer (0 = embeddings)", .y_title = "accuracy (%)",
                                 .note = "mean over seeds; error bars: 95% bootstrap interval over test items (none recorded "
                                         "for token probes)",
                                 .n_groups = nl, .group_labels = gl, .n_series = (int)ns, .series_labels = sl, .value = v, .lo = lo,
                                 .hi = hi, .y_min = 0, .y_max = 100 };
-        stg_page_lines(p, &ch, name.p);
+        rpt_page_lines(p, &ch, name.p);
         sp_buf_free(&title); sp_buf_free(&name);
         free(v); free(lo); free(hi); free(sl); free(gl); free(lab);
     }
@@ -498,19 +498,19 @@ static void manifest_one(FILE *f, json_t *row, const char *kind)
     json_t *m = at(row, "result.manifest");
     fprintf(f, "<details><summary>%s %lld: ", kind, (long long)num(row, "id"));
     if (!strcmp(kind, "probe")) {
-        stg_html_text(f, str(row, "task"));
+        rpt_html_text(f, str(row, "task"));
         fputs(" / ", f);
-        stg_html_text(f, str(row, "classifier"));
+        rpt_html_text(f, str(row, "classifier"));
         fprintf(f, " / seed %lld / ", (long long)num(row, "seed"));
-        stg_html_text(f, str(row, "run"));
+        rpt_html_text(f, str(row, "run"));
     } else {
-        stg_html_text(f, str(row, "method"));
+        rpt_html_text(f, str(row, "method"));
         fputs(" / ", f);
-        stg_html_text(f, str(row, "corpus"));
+        rpt_html_text(f, str(row, "corpus"));
     }
     fputs("</summary><pre>", f);
     char *s = m ? json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
-    stg_html_text(f, s ? s : "(no manifest)");
+    rpt_html_text(f, s ? s : "(no manifest)");
     free(s);
     fputs("</pre></details>\n", f);
 }
@@ -527,7 +527,7 @@ static int has_method(json_t *trees, const char *prefix, int want)
     return 0;
 }
 
-static void nav(FILE *f, const struct stg_report_data *d)
+static void nav(FILE *f, const struct rpt_data *d)
 {
     size_t i, n_sent = 0, n_ctl = 0;
     json_t *a;
@@ -548,26 +548,26 @@ static void nav(FILE *f, const struct stg_report_data *d)
     fputs("</nav>\n", f);
 }
 
-int stg_report_html(FILE *f, struct st_db *db, const struct stg_report_data *d, char *err, size_t errlen)
+int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, size_t errlen)
 {
-    struct stg_page page = { f, d->fig };
-    struct stg_page *p = &page;
+    struct rpt_page page = { f, d->fig };
+    struct rpt_page *p = &page;
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>synprobe report: ");
-    stg_html_text(f, d->db);
+    rpt_html_text(f, d->db);
     fprintf(f, "</title><style>%s</style></head><body>\n<h1>synprobe report</h1>\n", css);
     experiment(f, db, d);
     caveats(f, d);
     nav(f, d);
-    stg_findings_section(p, d->aggs, d->trees);
+    rpt_findings_section(p, d->aggs, d->trees);
     probing_section(p, d->aggs, d->unfit);
     compare_section(f, d->cmp);
-    stg_control_section(p, d->aggs);
+    rpt_control_section(p, d->aggs);
     layers_section(p, d->aggs);
-    stg_report_constituency(p, d->trees);
-    stg_report_dependency(p, d->trees);
-    stg_report_structprobes(p, d->trees);
-    int rc = stg_report_corpora(p, db, err, errlen);
+    rpt_constituency(p, d->trees);
+    rpt_dependency(p, d->trees);
+    rpt_structprobes(p, d->trees);
+    int rc = rpt_corpora(p, db, err, errlen);
     fprintf(f, "<section id=\"manifest\"><h2>Manifest</h2><p>Every number above comes from one of these stored results: the "
                "command or job that made it, versions, data hashes, seeds and every option.</p>\n");
     size_t i;

@@ -1,11 +1,11 @@
-/* tests/unit/stages_report_agg.c — the report's grouping of probe rows (stg_report_aggregate,
- * stg_report_compare, stg_report_encoder_label) keeps long run and task names whole: the groups
+/* tests/unit/report_agg.c — the report's grouping of probe rows (rpt_aggregate,
+ * rpt_compare, rpt_encoder_label) keeps long run and task names whole: the groups
  * were keyed through fixed buffers (label 512, key 1024, compare key 512 bytes), so two names
  * alike up to the cut became one group. Expected counts by hand: one group per (encoder, task,
  * classifier), one comparison per (task, classifier) both sides have. */
 #include <string.h>
 
-#include "stages/report_agg.h"
+#include "report/agg.h"
 #include "tests/unit/t_harness.h"
 
 static json_t *row(const char *run, const char *task)
@@ -36,14 +36,14 @@ int main(void)
     json_array_append_new(rows, row(r2.p, "t"));
 
     struct sp_buf label = { 0 };
-    T_EQ_STR(stg_report_encoder_label(json_array_get(rows, 0), &label), "A");
-    T_EQ_STR(stg_report_encoder_label(json_array_get(rows, 4), &label), r1.p);
+    T_EQ_STR(rpt_encoder_label(json_array_get(rows, 0), &label), "A");
+    T_EQ_STR(rpt_encoder_label(json_array_get(rows, 4), &label), r1.p);
     sp_buf_free(&label);
 
-    json_t *agg = stg_report_aggregate(rows);
+    json_t *agg = rpt_aggregate(rows);
     T_EQ_INT(json_array_size(agg), 6);           /* A x 2 tasks, B x 2 tasks, each long encoder */
     json_decref(agg);
-    json_t *cmp = stg_report_compare(rows, "A", "B");
+    json_t *cmp = rpt_compare(rows, "A", "B");
     T_EQ_INT(json_array_size(cmp), 2);           /* both long tasks */
     json_decref(cmp);
     json_decref(rows);

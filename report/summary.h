@@ -1,6 +1,6 @@
-/* stages/report_summary.h — the table a job's run ends with: per task, the best encoder (or layer)
+/* report/summary.h — the table a job's run ends with: per task, the best encoder (or layer)
  * on test and its score against the baselines, read back from the store as the report reads it
- * (stg_report_rows, stg_report_aggregate), not from the steps' printed lines.
+ * (rpt_rows, rpt_aggregate), not from the steps' printed lines.
  *
  * One line per task, whitespace-separated columns (KIND TASK BEST METRIC SCORE N BASELINES...):
  *   task         SentEval-style probing tasks: mean test accuracy over seeds (the aggregates), best
@@ -14,10 +14,10 @@
  *                F1 (Protocol A, all lengths); the baselines (right, left, random, adjacent) of the
  *                same corpus and kind
  * The best is the first maximum in the store's order. N, the test items (sentences for
- * structprobe and trees), carries "!" when below STG_SMALL_TEST (report_agg.h), with one note
+ * structprobe and trees), carries "!" when below RPT_SMALL_TEST (report_agg.h), with one note
  * under the table. A store without results writes nothing. */
-#ifndef SP_STG_REPORT_SUMMARY_H
-#define SP_STG_REPORT_SUMMARY_H
+#ifndef SP_RPT_SUMMARY_H
+#define SP_RPT_SUMMARY_H
 
 #include <stdio.h>
 
@@ -25,6 +25,6 @@
 
 /* The summary of store db to f. SP_OK (*n_lines: the lines written, 0 when the store holds no
  * results); SP_ESTORE with ctx->err. */
-int stg_report_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines);
+int rpt_summary(struct stg_ctx *ctx, const char *db, FILE *f, int *n_lines);
 
 #endif

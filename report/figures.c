@@ -1,5 +1,5 @@
-/* stages/report_figures.c — charts as files (see stages/report_figures.h). */
-#include "stages/report_figures.h"
+/* report/figures.c — charts as files (see report/figures.h). */
+#include "report/figures.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,21 +12,21 @@
 #include <librsvg/rsvg.h>
 #endif
 
-int stg_figures_can_render(void) { return SP_HAVE_RSVG; }
+int rpt_figures_can_render(void) { return SP_HAVE_RSVG; }
 
-int stg_figures_parse(const char *list, int *formats, char *err, size_t errlen)
+int rpt_figures_parse(const char *list, int *formats, char *err, size_t errlen)
 {
     *formats = 0;
     const char *p = list ? list : "";
     while (*p) {
         size_t n = strcspn(p, ",");
-        int k = n == 3 && !strncmp(p, "svg", 3) ? STG_FIG_SVG : n == 3 && !strncmp(p, "pdf", 3) ? STG_FIG_PDF
-              : n == 3 && !strncmp(p, "png", 3) ? STG_FIG_PNG : 0;
+        int k = n == 3 && !strncmp(p, "svg", 3) ? RPT_FIG_SVG : n == 3 && !strncmp(p, "pdf", 3) ? RPT_FIG_PDF
+              : n == 3 && !strncmp(p, "png", 3) ? RPT_FIG_PNG : 0;
         if (!k) {
             snprintf(err, errlen, "--figure-formats: unknown format '%.*s' (expected a comma list of svg, pdf, png)", (int)n, p);
             return SP_EUSAGE;
         }
-        if (k != STG_FIG_SVG && !SP_HAVE_RSVG) {
+        if (k != RPT_FIG_SVG && !SP_HAVE_RSVG) {
             snprintf(err, errlen, "--figure-formats %.*s: this synprobe was built without librsvg, so it writes SVG only "
                      "(apt-get install librsvg2-dev, then rebuild; or --figure-formats svg)", (int)n, p);
             return SP_EUSAGE;
@@ -56,8 +56,8 @@ static int render(const char *svg, size_t len, int format, FILE *f, char *err, s
     }
     double w = 0, hgt = 0;
     if (!rsvg_handle_get_intrinsic_size_in_pixels(h, &w, &hgt) || w <= 0 || hgt <= 0) { w = 960; hgt = 540; }
-    double scale = format == STG_FIG_PNG ? 2 : 1;
-    cairo_surface_t *s = format == STG_FIG_PDF ? cairo_pdf_surface_create_for_stream(to_file, f, w, hgt)
+    double scale = format == RPT_FIG_PNG ? 2 : 1;
+    cairo_surface_t *s = format == RPT_FIG_PDF ? cairo_pdf_surface_create_for_stream(to_file, f, w, hgt)
                                                : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(w * scale), (int)(hgt * scale));
     cairo_t *cr = cairo_create(s);
     RsvgRectangle vp = { 0, 0, w * scale, hgt * scale };
@@ -67,7 +67,7 @@ static int render(const char *svg, size_t len, int format, FILE *f, char *err, s
     if (!ok) {
         snprintf(err, errlen, "librsvg cannot draw the chart: %s", ge ? ge->message : "unknown error");
         rc = SP_EIO;
-    } else if (format == STG_FIG_PNG) {
+    } else if (format == RPT_FIG_PNG) {
         if (cairo_surface_write_to_png_stream(s, to_file, f) != CAIRO_STATUS_SUCCESS) {
             snprintf(err, errlen, "cairo cannot write the PNG");
             rc = SP_EIO;
@@ -85,9 +85,9 @@ static int render(const char *svg, size_t len, int format, FILE *f, char *err, s
 }
 #endif
 
-void stg_figures_slug(char *out, size_t cap, const char *name)
+void rpt_figures_slug(char *out, size_t cap, const char *name)
 {
-    size_t n = 0, lim = cap - 1 < STG_FIG_SLUG_MAX ? cap - 1 : STG_FIG_SLUG_MAX;
+    size_t n = 0, lim = cap - 1 < RPT_FIG_SLUG_MAX ? cap - 1 : RPT_FIG_SLUG_MAX;
     for (const unsigned char *p = (const unsigned char *)(name ? name : ""); *p && n < lim; p++) {
         int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_';
         char c = keep ? (char)*p : '-';
@@ -101,15 +101,15 @@ void stg_figures_slug(char *out, size_t cap, const char *name)
     if (!n) snprintf(out, cap, "chart");
 }
 
-static int write_one(struct stg_figures *fig, const char *name, const char *ext, int format, const char *svg, size_t len)
+static int write_one(struct rpt_figures *fig, const char *name, const char *ext, int format, const char *svg, size_t len)
 {
-    char path[4096], why[400], slug[STG_FIG_SLUG_MAX + 1];
-    stg_figures_slug(slug, sizeof slug, name);
+    char path[4096], why[400], slug[RPT_FIG_SLUG_MAX + 1];
+    rpt_figures_slug(slug, sizeof slug, name);
     snprintf(path, sizeof path, "%s/%02d-%s.%s", fig->dir, fig->n, slug, ext);
     struct sp_out out;
     int rc = sp_out_open(&out, path, fig->err, sizeof fig->err);
     if (rc) return rc;
-    if (format == STG_FIG_SVG) {
+    if (format == RPT_FIG_SVG) {
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out.f);
         rc = fwrite(svg, 1, len, out.f) == len ? SP_OK : SP_EIO;
         if (rc) snprintf(fig->err, sizeof fig->err, "%s: write failed", path);
@@ -126,13 +126,13 @@ static int write_one(struct stg_figures *fig, const char *name, const char *ext,
     return sp_out_commit(&out, fig->err, sizeof fig->err) ? SP_EIO : SP_OK;
 }
 
-void stg_figures_add(struct stg_figures *fig, const char *name, const char *svg, size_t len)
+void rpt_figures_add(struct rpt_figures *fig, const char *name, const char *svg, size_t len)
 {
     if (!fig || !fig->dir || fig->rc) return;
     if (!fig->n && (fig->rc = sp_mkdirs(fig->dir, fig->err, sizeof fig->err))) return;
     fig->n++;
-    static const struct { int format; const char *ext; } kinds[] = { { STG_FIG_SVG, "svg" }, { STG_FIG_PDF, "pdf" },
-                                                                     { STG_FIG_PNG, "png" } };
+    static const struct { int format; const char *ext; } kinds[] = { { RPT_FIG_SVG, "svg" }, { RPT_FIG_PDF, "pdf" },
+                                                                     { RPT_FIG_PNG, "png" } };
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !fig->rc; k++)
         if (fig->formats & kinds[k].format) fig->rc = write_one(fig, name, kinds[k].ext, kinds[k].format, svg, len);
 }

@@ -1,7 +1,7 @@
-/* stages/report_svg.c — SVG charts (see stages/report_svg.h). */
-#include "stages/report_svg.h"
+/* report/svg.c — SVG charts (see report/svg.h). */
+#include "report/svg.h"
 
-#include "stages/report_agg.h"
+#include "report/agg.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,7 +18,7 @@ static int utf8_len(const unsigned char *p)
     return n;
 }
 
-void stg_html_text(FILE *f, const char *s)
+void rpt_html_text(FILE *f, const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
         switch (*p) {
@@ -37,7 +37,7 @@ void stg_html_text(FILE *f, const char *s)
 
 /* Okabe & Ito's colour-blind-safe eight (yellow left out: unreadable as a line on white), then
  * Paul Tol's wine, indigo, olive, teal and a mid grey: twelve colours no two alike */
-static const char *const palette[STG_CHART_MAX_SERIES] = { "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
+static const char *const palette[RPT_CHART_MAX_SERIES] = { "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00",
                                                            "#000000", "#882255", "#332288", "#999933", "#44AA99", "#888888" };
 
 #define FONT "font-family=\"system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif\""
@@ -57,7 +57,7 @@ static const char *ellipsis = "…";
  * otherwise) */
 static void text_fit(FILE *f, const char *s, double max_w, double fs, int tail)
 {
-    if (text_w(s, fs) <= max_w) { stg_html_text(f, s); return; }
+    if (text_w(s, fs) <= max_w) { rpt_html_text(f, s); return; }
     size_t keep = (size_t)(max_w / (0.62 * fs));
     keep = keep > 1 ? keep - 1 : 0;
     size_t n = strlen(s);
@@ -68,12 +68,12 @@ static void text_fit(FILE *f, const char *s, double max_w, double fs, int tail)
         const char *t = s + n - keep;
         while (t > s && ((unsigned char)*t & 0xC0) == 0x80) t--;   /* not inside a character */
         fputs(ellipsis, f);
-        stg_html_text(f, t);
+        rpt_html_text(f, t);
     } else {
         while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80) keep--;
         memcpy(buf, s, keep);
         buf[keep] = 0;
-        stg_html_text(f, buf);
+        rpt_html_text(f, buf);
         fputs(ellipsis, f);
     }
 }
@@ -85,7 +85,7 @@ static double tick_step(double range)
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-static void y_range(const struct stg_chart *c, double *lo, double *hi)
+static void y_range(const struct rpt_chart *c, double *lo, double *hi)
 {
     *lo = c->y_min;
     *hi = c->y_max;
@@ -118,7 +118,7 @@ struct layout {
     int legend_rows;
 };
 
-static int n_legend(const struct stg_chart *c)
+static int n_legend(const struct rpt_chart *c)
 {
     int n = 0;
     if (c->series_labels) for (int s = 0; s < c->n_series; s++) n += c->series_labels[s] != NULL;
@@ -126,13 +126,13 @@ static int n_legend(const struct stg_chart *c)
 }
 
 /* legend entries laid out in rows across the plot's width: the number of rows */
-static int legend_layout(const struct stg_chart *c, int ml, int place, FILE *f, int y0, int lines);
+static int legend_layout(const struct rpt_chart *c, int ml, int place, FILE *f, int y0, int lines);
 
 static double ypix(const struct layout *L, double v) { return L->mt + (L->plot_b - L->mt) * (1 - (v - L->lo) / (L->hi - L->lo)); }
 
 enum { SLANT_DEG = 40, XLAB_MAX = 150 };
 
-static void layout(const struct stg_chart *c, double slot, double first_x_off, struct layout *L)
+static void layout(const struct rpt_chart *c, double slot, double first_x_off, struct layout *L)
 {
     y_range(c, &L->lo, &L->hi);
     double st = tick_step(L->hi - L->lo), tick_w = 0;
@@ -171,7 +171,7 @@ static void svg_open_w(FILE *f, const char *title, const char *note, int w, int 
 {
     fprintf(f, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" style=\"max-width:%dpx\" role=\"img\" "
                "xmlns=\"http://www.w3.org/2000/svg\" " FONT " font-size=\"%d\" fill=\"#222\">\n<title>", w, h, w, h, w, FS);
-    stg_html_text(f, title);
+    rpt_html_text(f, title);
     fprintf(f, "</title>\n<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n<text x=\"%d\" y=\"22\" font-size=\"15\" "
                "font-weight=\"bold\" text-anchor=\"middle\">", w, h, w / 2);
     text_fit(f, title, w - 20, 15, 0);
@@ -186,7 +186,7 @@ static void svg_open_w(FILE *f, const char *title, const char *note, int w, int 
 static void svg_open(FILE *f, const char *title, const char *note, int h) { svg_open_w(f, title, note, W, h); }
 
 /* frame, y ticks with grid lines and labels, axis titles, x labels at centres xc[g] */
-static void axes(FILE *f, const struct stg_chart *c, const struct layout *L, const double *xc)
+static void axes(FILE *f, const struct rpt_chart *c, const struct layout *L, const double *xc)
 {
     double st = tick_step(L->hi - L->lo);
     for (double t = L->lo; t <= L->hi + st * 1e-9; t += st) {
@@ -205,7 +205,7 @@ static void axes(FILE *f, const struct stg_chart *c, const struct layout *L, con
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-%d %.1f %d)\"><title>", xc[g], y,
                     SLANT_DEG, xc[g], y);
         else fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\"><title>", xc[g], y);
-        stg_html_text(f, c->group_labels[g]);
+        rpt_html_text(f, c->group_labels[g]);
         fputs("</title>", f);
         text_fit(f, c->group_labels[g], XLAB_MAX, FS, 1);
         fprintf(f, "</text>\n");
@@ -224,7 +224,7 @@ static void axes(FILE *f, const struct stg_chart *c, const struct layout *L, con
 }
 
 /* Lays the legend out from x = ml across to W - MR, wrapping; draws it at y0 when place. The number of rows. */
-static int legend_layout(const struct stg_chart *c, int ml, int place, FILE *f, int y0, int lines)
+static int legend_layout(const struct rpt_chart *c, int ml, int place, FILE *f, int y0, int lines)
 {
     int x = ml, row = 0, max_w = W - MR - ml;
     for (int s = 0; s <= c->n_series; s++) {
@@ -265,20 +265,20 @@ static void error_bar(FILE *f, const struct layout *L, double x, double lo, doub
             a, b, x - 3, a, x + 3, x - 3, b, x + 3, colour ? colour : "#222", colour ? " stroke-opacity=\"0.7\"" : "");
 }
 
-static void mark_title(FILE *f, const struct stg_chart *c, int s, int g, double v)
+static void mark_title(FILE *f, const struct rpt_chart *c, int s, int g, double v)
 {
     fputs("<title>", f);
-    if (c->series_labels && c->series_labels[s]) { stg_html_text(f, c->series_labels[s]); fputs(", ", f); }
-    stg_html_text(f, c->group_labels[g]);
+    if (c->series_labels && c->series_labels[s]) { rpt_html_text(f, c->series_labels[s]); fputs(", ", f); }
+    rpt_html_text(f, c->group_labels[g]);
     fprintf(f, ": %.2f", v);
     int i = s * c->n_groups + g;
     if (c->lo && c->hi && !isnan(c->lo[i]) && !isnan(c->hi[i])) fprintf(f, " [%.2f, %.2f]", c->lo[i], c->hi[i]);
     fputs("</title>", f);
 }
 
-void stg_svg_bars(FILE *f, const struct stg_chart *c)
+void rpt_svg_bars(FILE *f, const struct rpt_chart *c)
 {
-    int ng = c->n_groups ? c->n_groups : 1, ns = c->n_series > STG_CHART_MAX_SERIES ? STG_CHART_MAX_SERIES : c->n_series;
+    int ng = c->n_groups ? c->n_groups : 1, ns = c->n_series > RPT_CHART_MAX_SERIES ? RPT_CHART_MAX_SERIES : c->n_series;
     struct layout L;
     double gw0 = (double)(W - 80 - MR) / ng;     /* the slot before the margin is known, for the slant decision */
     layout(c, gw0, gw0 / 2, &L);
@@ -317,9 +317,9 @@ void stg_svg_bars(FILE *f, const struct stg_chart *c)
     fprintf(f, "</svg>\n");
 }
 
-void stg_svg_lines(FILE *f, const struct stg_chart *c)
+void rpt_svg_lines(FILE *f, const struct rpt_chart *c)
 {
-    int n = c->n_groups, ns = c->n_series > STG_CHART_MAX_SERIES ? STG_CHART_MAX_SERIES : c->n_series;
+    int n = c->n_groups, ns = c->n_series > RPT_CHART_MAX_SERIES ? RPT_CHART_MAX_SERIES : c->n_series;
     struct layout L;
     double step0 = n > 1 ? (double)(W - 80 - MR - 40) / (n - 1) : W;
     layout(c, step0, 20, &L);
@@ -374,7 +374,7 @@ static void heat_colour(double t, char out[8], int *dark)
 /* the heatmap is as wide as its content up to the page's width (1240 px less its padding) */
 enum { HM_CELL_H = 26, HM_GAP = 14, HM_MAX_W = 1200 };
 
-void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h)
+void rpt_svg_heatmap(FILE *f, const struct rpt_heatmap *h)
 {
     double row_w = 0, cell_w = 62, base_w = text_w("baseline", FS) + 16;
     for (int r = 0; r < h->n_rows; r++) {
@@ -423,7 +423,7 @@ void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h)
     for (int r = 0; r < h->n_rows; r++) {
         int y = y0 + HM_CELL_H * r;
         fprintf(f, "<g data-row=\"%d\"><text x=\"%d\" y=\"%d\" text-anchor=\"end\"><title>", r, x0 - 8, y + 17);
-        stg_html_text(f, h->row_labels[r]);
+        rpt_html_text(f, h->row_labels[r]);
         fputs("</title>", f);
         text_fit(f, h->row_labels[r], row_w, FS, 0);
         fputs("</text>\n", f);
@@ -444,9 +444,9 @@ void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h)
                     xcol[c] + 1, y + 1, cell_w - 2, HM_CELL_H - 2, isnan(v) ? "#fafafa" : col, c == best ? "#000" : "#fff",
                     c == best ? "2.5" : "1");
             fputs("<title>", f);
-            stg_html_text(f, h->row_labels[r]);
+            rpt_html_text(f, h->row_labels[r]);
             fputs(", ", f);
-            stg_html_text(f, h->col_labels[c]);
+            rpt_html_text(f, h->col_labels[c]);
             if (isnan(v)) fputs(": no result", f);
             else { fputs(": ", f); fprintf(f, h->row_fmt[r], v); }
             fputs("</title></rect>", f);
@@ -463,7 +463,7 @@ void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h)
             char b[64];
             snprintf(b, sizeof b, h->row_fmt[r], h->baseline[r]);
             fprintf(f, "<text x=\"%.1f\" y=\"%d\">%s <tspan font-size=\"10\" fill=\"#555\">", xb + 6, y + 17, b);
-            stg_html_text(f, h->baseline_labels[r] ? h->baseline_labels[r] : "");
+            rpt_html_text(f, h->baseline_labels[r] ? h->baseline_labels[r] : "");
             fputs("</tspan></text>\n", f);
         }
         fputs("</g>\n", f);
@@ -487,6 +487,6 @@ void stg_svg_heatmap(FILE *f, const struct stg_heatmap *h)
     }
     fprintf(f, "\n<text x=\"%d\" y=\"%d\" fill=\"#555\">colour: points above the row's baseline (DSpr × 100)</text>\n"
                "<text x=\"%d\" y=\"%d\" fill=\"#555\">outlined: the row's best · ! fewer than %d test items</text></g>\n",
-            lx, ly + 48, lx, ly + 64, STG_SMALL_TEST);
+            lx, ly + 48, lx, ly + 64, RPT_SMALL_TEST);
     fprintf(f, "</svg>\n");
 }

@@ -1,5 +1,5 @@
-/* stages/report_agg.c — aggregation over seeds (see stages/report_agg.h). */
-#include "stages/report_agg.h"
+/* report/agg.c — aggregation over seeds (see report/agg.h). */
+#include "report/agg.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "common/sp.h"
 #include "probes/stats.h"
 
-json_t *stg_jpath(json_t *j, const char *path)
+json_t *rpt_jpath(json_t *j, const char *path)
 {
     char buf[128];
     snprintf(buf, sizeof buf, "%s", path);
@@ -19,22 +19,22 @@ json_t *stg_jpath(json_t *j, const char *path)
     return j;
 }
 
-double stg_jpath_num(json_t *j, const char *path)
+double rpt_jpath_num(json_t *j, const char *path)
 {
-    json_t *v = stg_jpath(j, path);
+    json_t *v = rpt_jpath(j, path);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-const char *stg_jpath_str(json_t *j, const char *path)
+const char *rpt_jpath_str(json_t *j, const char *path)
 {
-    const char *s = json_string_value(stg_jpath(j, path));
+    const char *s = json_string_value(rpt_jpath(j, path));
     return s ? s : "";
 }
 
-#define str_of stg_jpath_str
+#define str_of rpt_jpath_str
 static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
 
-const char *stg_report_run_label(const char *run, const char *input, char *buf, size_t n)
+const char *rpt_run_label(const char *run, const char *input, char *buf, size_t n)
 {
     size_t lr = strlen(run), li = strlen(input);
     if (li && lr > li + 1 && run[lr - li - 1] == '-' && !strcmp(run + lr - li, input))
@@ -44,7 +44,7 @@ const char *stg_report_run_label(const char *run, const char *input, char *buf, 
     return buf;
 }
 
-const char *stg_report_encoder_label(json_t *row, struct sp_buf *b)
+const char *rpt_encoder_label(json_t *row, struct sp_buf *b)
 {
     const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
     if (!*task) task = str_of(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
@@ -53,7 +53,7 @@ const char *stg_report_encoder_label(json_t *row, struct sp_buf *b)
     const char *whole = run ? run : p ? p : "vectors";
     b->len = 0;
     sp_buf_put(b, whole, strlen(whole) + 1);          /* the label is never longer than the run's name */
-    if (run) stg_report_run_label(run, task, b->p, b->len);
+    if (run) rpt_run_label(run, task, b->p, b->len);
     b->len = strlen(b->p);
     return b->p;
 }
@@ -109,14 +109,14 @@ static json_t *group_interval(json_t *members)
     return o;
 }
 
-json_t *stg_report_aggregate(json_t *probes)
+json_t *rpt_aggregate(json_t *probes)
 {
     json_t *groups = json_object(), *order = json_array();
     size_t i;
     json_t *row;
     struct sp_buf label = { 0 }, key = { 0 };
     json_array_foreach(probes, i, row) {
-        stg_report_encoder_label(row, &label);
+        rpt_encoder_label(row, &label);
         key.len = 0;
         sp_buf_printf(&key, "%s\t%s\t%s", label.p, str_of(row, "task"), str_of(row, "classifier"));
         json_t *g = json_object_get(groups, key.p);
@@ -160,7 +160,7 @@ json_t *stg_report_aggregate(json_t *probes)
         json_object_set_new(a, "n_seeds", json_integer((json_int_t)S));
         json_object_set_new(a, "seeds", seeds);
         json_object_set_new(a, "n_test", n_test >= 0 ? json_integer(n_test) : json_null());
-        json_object_set_new(a, "small_test", json_boolean(n_test >= 0 && n_test < STG_SMALL_TEST));
+        json_object_set_new(a, "small_test", json_boolean(n_test >= 0 && n_test < RPT_SMALL_TEST));
         json_object_set_new(a, "test_acc", mean_sd_json(test, (int)S));
         json_t *iv = group_interval(members);
         json_object_set_new(json_object_get(a, "test_acc"), "ci95", iv ? iv : json_null());
@@ -237,7 +237,7 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
     size_t i;
     struct sp_buf label = { 0 };
     json_array_foreach(probes, i, row) {
-        stg_report_encoder_label(row, &label);
+        rpt_encoder_label(row, &label);
         const char *run = json_string_value(json_object_get(row, "run"));
         if ((fnmatch(who, label.p, 0) && (!run || fnmatch(who, run, 0))) || strcmp(str_of(row, "task"), task) ||
             strcmp(str_of(row, "classifier"), clf))
@@ -253,7 +253,7 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
     return out;
 }
 
-json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
+json_t *rpt_compare(json_t *probes, const char *a, const char *b)
 {
     json_t *out = json_array(), *seen = json_object(), *row;
     json_t *labels_a = json_array(), *labels_b = json_array();
@@ -318,7 +318,7 @@ json_t *stg_report_compare(json_t *probes, const char *a, const char *b)
     return out;
 }
 
-size_t stg_report_pair_end(json_t *cmp, size_t i)
+size_t rpt_pair_end(json_t *cmp, size_t i)
 {
     json_t *c0 = json_array_get(cmp, i);
     size_t j = i;
@@ -328,7 +328,7 @@ size_t stg_report_pair_end(json_t *cmp, size_t i)
     return j;
 }
 
-const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
+const char *rpt_fmt_num(char *buf, size_t n, const char *fmt, double v)
 {
     if (isnan(v)) { snprintf(buf, n, "–"); return buf; }
     snprintf(buf, n, fmt, v);
@@ -338,13 +338,13 @@ const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v)
 }
 
 /* distinct string values of key over arr whose keep(x) holds, first-appearance order (a new array) */
-json_t *stg_report_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
+json_t *rpt_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
 {
     json_t *out = json_array(), *seen = json_object(), *x;
     size_t i;
     json_array_foreach(arr, i, x) {
         if (keep && !keep(x, arg)) continue;
-        const char *v = stg_jpath_str(x, key);
+        const char *v = rpt_jpath_str(x, key);
         if (json_object_get(seen, v)) continue;
         json_object_set_new(seen, v, json_true());
         json_array_append_new(out, json_string(v));

@@ -1,9 +1,9 @@
-/* stages/report_agg.h — probe results of the same (encoder, task, classifier) aggregated over
+/* report/agg.h — probe results of the same (encoder, task, classifier) aggregated over
  * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
  * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
  * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
  *
- * small_test: fewer than STG_SMALL_TEST (= PRB_SMALL_TEST, probes/stats.h, which tasks build warns
+ * small_test: fewer than RPT_SMALL_TEST (= PRB_SMALL_TEST, probes/stats.h, which tasks build warns
  * with too) test items, too few to tell a 10-point difference from chance at 95% even in the best
  * case (normal approximation at p = 0.5: 1.96·sqrt(0.25/n) < 0.10 needs n >= 97). A bootstrap interval alone does not show this: 2 items both right resample to
  * [100, 100].
@@ -17,19 +17,19 @@
  * accuracy (control_acc: shuffled labels, or the token probes' control task) beside its
  * selectivity. A group whose seeds were scored on different items, or results stored before
  * items were recorded, gets no interval (null, and "no per-item record" in the text). */
-#ifndef SP_STG_REPORT_AGG_H
-#define SP_STG_REPORT_AGG_H
+#ifndef SP_RPT_AGG_H
+#define SP_RPT_AGG_H
 
 #include <jansson.h>
 
 #include "common/sp.h"
 #include "probes/stats.h"
 
-#define STG_SMALL_TEST PRB_SMALL_TEST
+#define RPT_SMALL_TEST PRB_SMALL_TEST
 
 /* The aggregates of the report's probe rows (the objects report.c collects), a new JSON array in
  * first-appearance order of (encoder, task, classifier). */
-json_t *stg_report_aggregate(json_t *probes);
+json_t *rpt_aggregate(json_t *probes);
 /* The paired comparison of encoders a and b (labels as above, or run names, or shell patterns
  * matching them: "ms-san-trained-s*" makes the runs of several training seeds one side, each run
  * and probe seed a member, as the seeds of one encoder are) on every (task, classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
@@ -37,30 +37,30 @@ json_t *stg_report_aggregate(json_t *probes);
  * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
  * results were scored on different items (or carry no per-item record), or where one encoder is on both
  * sides, gets "error" instead. Each comparison lists the encoders each side pooled (encoders_a, _b). */
-json_t *stg_report_compare(json_t *probes, const char *a, const char *b);
+json_t *rpt_compare(json_t *probes, const char *a, const char *b);
 /* The end of the run of comparisons from index i that share i's pair (a, b): renderers give each
  * pair of `report --compare A,B,C,D` its own table. */
-size_t stg_report_pair_end(json_t *cmp, size_t i);
+size_t rpt_pair_end(json_t *cmp, size_t i);
 
 /* Reading the collected rows: j at a path of object keys ("a.b.c", NULL when absent); its number
  * (NAN when not a number); its string ("" when not a string). */
-json_t *stg_jpath(json_t *j, const char *path);
-double stg_jpath_num(json_t *j, const char *path);
-const char *stg_jpath_str(json_t *j, const char *path);
+json_t *rpt_jpath(json_t *j, const char *path);
+double rpt_jpath_num(json_t *j, const char *path);
+const char *rpt_jpath_str(json_t *j, const char *path);
 
 /* The distinct string values of key over the objects of arr whose keep(x, arg) holds (keep NULL:
  * all), in first-appearance order: a new array. */
-json_t *stg_report_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg);
+json_t *rpt_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg);
 
 /* A number formatted with fmt into buf, "–" for NaN, and never "-0.0" (a negative that rounds to
  * zero prints as zero): every report format writes its numbers through here, so they agree. */
-const char *stg_fmt_num(char *buf, size_t n, const char *fmt, double v);
+const char *rpt_fmt_num(char *buf, size_t n, const char *fmt, double v);
 
 /* The encoder label of one collected probe row (see above), whole, appended to b (cleared
  * first); returns b->p. Run names are the user's: no fixed buffer cuts them (two long names cut
  * alike would be one encoder). */
-const char *stg_report_encoder_label(json_t *row, struct sp_buf *b);
+const char *rpt_encoder_label(json_t *row, struct sp_buf *b);
 /* A run's name without the input it was made for (RUN-INPUT -> RUN; otherwise the name), into buf. */
-const char *stg_report_run_label(const char *run, const char *input, char *buf, size_t n);
+const char *rpt_run_label(const char *run, const char *input, char *buf, size_t n);
 
 #endif

@@ -1,6 +1,6 @@
-/* stages/report_tab.c — the tables for papers (see stages/report_tab.h): built from the rows
+/* report/tab.c — the tables for papers (see report/tab.h): built from the rows
  * report.c collects; rendered by report_latex.c and report_md.c. Nothing here writes a file. */
-#include "stages/report_tab.h"
+#include "report/tab.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,59 +10,60 @@
 
 #include "probes/stats.h"
 #include "stages/layers.h"
-#include "stages/report_agg.h"
+#include "report/agg.h"
+#include "report/rows.h"
 
-#define at stg_jpath
-#define num stg_jpath_num
-#define str stg_jpath_str
+#define at rpt_jpath
+#define num rpt_jpath_num
+#define str rpt_jpath_str
 
 /* ---- numbers and cells ---- */
 
-const char *stg_tab_num(char *buf, size_t n, double v, int prec)
+const char *rpt_tab_num(char *buf, size_t n, double v, int prec)
 {
     if (isnan(v)) { if (n) buf[0] = 0; return buf; }
     char fmt[16];
     snprintf(fmt, sizeof fmt, "%%.%df", prec);
-    return stg_fmt_num(buf, n, fmt, v);             /* the reports' one formatter: "-0.0" -> "0.0" */
+    return rpt_fmt_num(buf, n, fmt, v);             /* the reports' one formatter: "-0.0" -> "0.0" */
 }
 
-static const char *const flag_legend[STG_TAB_NFLAGS] = {
+static const char *const flag_legend[RPT_TAB_NFLAGS] = {
     "fewer than 97 test items: too few to tell a 10-point difference from chance; not a finding",
     "the 95% interval is wider than 10 points: differences smaller than about half its width cannot be resolved",
     "no interval: the results carry no per-item record, or their seeds were scored on different items",
 };
 
-const char *stg_tab_flag_legend(int flag)
+const char *rpt_tab_flag_legend(int flag)
 {
-    for (int i = 0; i < STG_TAB_NFLAGS; i++)
+    for (int i = 0; i < RPT_TAB_NFLAGS; i++)
         if (flag == 1 << i) return flag_legend[i];
     return "";
 }
 
 /* a signed number: the style's minus (or plus) and the magnitude */
-static void put_num(struct sp_buf *b, double v, int prec, int with_plus, const struct stg_tab_style *st)
+static void put_num(struct sp_buf *b, double v, int prec, int with_plus, const struct rpt_tab_style *st)
 {
     char t[64];
-    stg_tab_num(t, sizeof t, v, prec);
+    rpt_tab_num(t, sizeof t, v, prec);
     if (!t[0]) { sp_buf_puts(b, st->none); return; }
     if (t[0] == '-') { sp_buf_puts(b, st->minus); sp_buf_puts(b, t + 1); return; }
     if (with_plus && strpbrk(t, "123456789")) sp_buf_puts(b, st->plus);
     sp_buf_puts(b, t);
 }
 
-void stg_tab_cell_text(struct sp_buf *b, const struct stg_tab_cell *c, const struct stg_tab_style *st)
+void rpt_tab_cell_text(struct sp_buf *b, const struct rpt_tab_cell *c, const struct rpt_tab_style *st)
 {
-    if (c->bold && c->kind != STG_CELL_EMPTY) sp_buf_puts(b, st->bold_open);
+    if (c->bold && c->kind != RPT_CELL_EMPTY) sp_buf_puts(b, st->bold_open);
     switch (c->kind) {
-    case STG_CELL_EMPTY: break;
-    case STG_CELL_TEXT: st->escape(b, c->text ? c->text : ""); break;
-    case STG_CELL_NUM: put_num(b, c->v, c->prec, 0, st); break;
-    case STG_CELL_SIGNED: put_num(b, c->v, c->prec, 1, st); break;
-    case STG_CELL_MEANSD:
+    case RPT_CELL_EMPTY: break;
+    case RPT_CELL_TEXT: st->escape(b, c->text ? c->text : ""); break;
+    case RPT_CELL_NUM: put_num(b, c->v, c->prec, 0, st); break;
+    case RPT_CELL_SIGNED: put_num(b, c->v, c->prec, 1, st); break;
+    case RPT_CELL_MEANSD:
         put_num(b, c->v, c->prec, 0, st);
         if (!isnan(c->v) && !isnan(c->sd)) { sp_buf_puts(b, st->pm); put_num(b, c->sd, c->prec, 0, st); }
         break;
-    case STG_CELL_INTERVAL:
+    case RPT_CELL_INTERVAL:
         if (isnan(c->lo) || isnan(c->hi)) { sp_buf_puts(b, st->none); break; }
         sp_buf_puts(b, st->iv_open);
         put_num(b, c->lo, c->prec, 0, st);
@@ -70,26 +71,26 @@ void stg_tab_cell_text(struct sp_buf *b, const struct stg_tab_cell *c, const str
         put_num(b, c->hi, c->prec, 0, st);
         sp_buf_puts(b, st->iv_close);
         break;
-    case STG_CELL_COUNT:
+    case RPT_CELL_COUNT:
         if (isnan(c->lo)) { sp_buf_puts(b, st->none); break; }
         sp_buf_printf(b, "%.0f", c->lo);
         if (c->hi > c->lo) { sp_buf_puts(b, st->range); sp_buf_printf(b, "%.0f", c->hi); }
         break;
     }
-    if (c->bold && c->kind != STG_CELL_EMPTY) sp_buf_puts(b, st->bold_close);
-    for (int i = 0; i < STG_TAB_NFLAGS; i++)
+    if (c->bold && c->kind != RPT_CELL_EMPTY) sp_buf_puts(b, st->bold_close);
+    for (int i = 0; i < RPT_TAB_NFLAGS; i++)
         if (c->flags & (1 << i)) sp_buf_puts(b, st->mark[i]);
 }
 
 /* ---- building a table ---- */
 
-static struct stg_tab *tab_new(struct stg_tab_set *s, const char *id, int ncol)
+static struct rpt_tab *tab_new(struct rpt_tab_set *s, const char *id, int ncol)
 {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 8;
         s->t = sp_xrealloc(s->t, sizeof *s->t * (size_t)s->cap);
     }
-    struct stg_tab *t = &s->t[s->n++];
+    struct rpt_tab *t = &s->t[s->n++];
     memset(t, 0, sizeof *t);
     /* the id: [a-z0-9-] of the given text, made unique in the set with -2, -3, ... */
     struct sp_buf b = { 0 };
@@ -117,8 +118,8 @@ static struct stg_tab *tab_new(struct stg_tab_set *s, const char *id, int ncol)
     return t;
 }
 
-static void tab_caption(struct stg_tab *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tab_caption(struct stg_tab *t, const char *fmt, ...)
+static void tab_caption(struct rpt_tab *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tab_caption(struct rpt_tab *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -131,16 +132,16 @@ static void tab_caption(struct stg_tab *t, const char *fmt, ...)
 }
 
 /* a new row of kind; its cells (ncol, empty, span 1), or NULL for a rule */
-static struct stg_tab_cell *row_add(struct stg_tab *t, int kind)
+static struct rpt_tab_cell *row_add(struct rpt_tab *t, int kind)
 {
     if (t->nrow == t->caprow) {
         t->caprow = t->caprow ? 2 * t->caprow : 16;
         t->row = sp_xrealloc(t->row, sizeof *t->row * (size_t)t->caprow);
     }
-    struct stg_tab_row *r = &t->row[t->nrow++];
+    struct rpt_tab_row *r = &t->row[t->nrow++];
     r->kind = kind;
     r->cell = NULL;
-    if (kind == STG_ROW_RULE) return NULL;
+    if (kind == RPT_ROW_RULE) return NULL;
     r->cell = sp_xcalloc((size_t)t->ncol, sizeof *r->cell);
     for (int i = 0; i < t->ncol; i++) {
         r->cell[i].span = 1;
@@ -149,213 +150,238 @@ static struct stg_tab_cell *row_add(struct stg_tab *t, int kind)
     return r->cell;
 }
 
-static void rule(struct stg_tab *t)
+static void rule(struct rpt_tab *t)
 {
-    if (t->nrow && t->row[t->nrow - 1].kind != STG_ROW_RULE) row_add(t, STG_ROW_RULE);
+    if (t->nrow && t->row[t->nrow - 1].kind != RPT_ROW_RULE) row_add(t, RPT_ROW_RULE);
 }
 
-static void c_text(struct stg_tab_cell *c, const char *s) { c->kind = STG_CELL_TEXT; free(c->text); c->text = sp_xstrdup(s); }
-static void c_num(struct stg_tab_cell *c, double v, int prec) { c->kind = STG_CELL_NUM; c->v = v; c->prec = prec; }
-static void c_meansd(struct stg_tab_cell *c, double m, double sd, int prec)
+static void c_text(struct rpt_tab_cell *c, const char *s) { c->kind = RPT_CELL_TEXT; free(c->text); c->text = sp_xstrdup(s); }
+static void c_num(struct rpt_tab_cell *c, double v, int prec) { c->kind = RPT_CELL_NUM; c->v = v; c->prec = prec; }
+static void c_meansd(struct rpt_tab_cell *c, double m, double sd, int prec)
 {
-    c->kind = STG_CELL_MEANSD; c->v = m; c->sd = sd; c->prec = prec;
+    c->kind = RPT_CELL_MEANSD; c->v = m; c->sd = sd; c->prec = prec;
 }
-static void c_count(struct stg_tab_cell *c, double lo, double hi) { c->kind = STG_CELL_COUNT; c->lo = lo; c->hi = hi; }
-
-/* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
-static void c_interval_of(struct stg_tab_cell *c, json_t *a)
-{
-    json_t *ci95 = at(a, "test_acc.ci95");
-    if (json_is_object(ci95)) {
-        c->kind = STG_CELL_INTERVAL;
-        c->lo = num(ci95, "lo");
-        c->hi = num(ci95, "hi");
-        c->prec = STG_TAB_PCT;
-        if (json_is_true(json_object_get(ci95, "wide_ci"))) c->flags |= STG_FLAG_WIDE;
-    } else {
-        c_num(c, NAN, STG_TAB_PCT);
-        c->flags |= STG_FLAG_NOCI;
-    }
-}
+static void c_count(struct rpt_tab_cell *c, double lo, double hi) { c->kind = RPT_CELL_COUNT; c->lo = lo; c->hi = hi; }
 
 /* the table's flags: the union of its cells' */
-static void tab_finish(struct stg_tab *t)
+static void tab_finish(struct rpt_tab *t)
 {
     for (int r = 0; r < t->nrow; r++)
         for (int i = 0; t->row[r].cell && i < t->ncol; i++) t->flags |= t->row[r].cell[i].flags;
-    if (t->nrow && t->row[t->nrow - 1].kind == STG_ROW_RULE) t->nrow--;   /* no rule before \bottomrule */
+    if (t->nrow && t->row[t->nrow - 1].kind == RPT_ROW_RULE) t->nrow--;   /* no rule before \bottomrule */
 }
 
 /* ---- reading the rows ---- */
 
-static int of_classifier(json_t *a, const void *clf) { return !strcmp(str(a, "classifier"), clf); }
-static int is_token_task(const char *task) { return !strncmp(task, "token:", 6); }
-static int token_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && is_token_task(str(a, "task")); }
-static int sentence_of_classifier(json_t *a, const void *clf) { return of_classifier(a, clf) && !is_token_task(str(a, "task")); }
+/* the aggregates of the results model (report/rows.h) */
+static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
+static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return is_agg(r); }
+static int token_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
+static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
+static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
+static const char *f_task(const struct rpt_row *r) { return r->task; }
+static const char *f_method(const struct rpt_row *r) { return r->method; }
 
-static json_t *find_agg(json_t *aggs, const char *enc, const char *task, const char *clf)
+/* the distinct values of field over the rows keep(row, arg) holds, in first-appearance order */
+struct names { const char **v; size_t n; };
+static struct names distinct(const struct rpt_table *rows, const char *(*field)(const struct rpt_row *),
+                             int (*keep)(const struct rpt_row *, const char *), const char *arg)
 {
-    size_t i;
-    json_t *a;
-    json_array_foreach(aggs, i, a)
-        if (!strcmp(str(a, "encoder"), enc) && !strcmp(str(a, "task"), task) && !strcmp(str(a, "classifier"), clf)) return a;
+    struct names o = { sp_xmalloc(sizeof *o.v * (rows->n + 1)), 0 };
+    for (size_t i = 0; i < rows->n; i++) {
+        if (!keep(&rows->v[i], arg)) continue;
+        const char *x = field(&rows->v[i]);
+        size_t k = 0;
+        while (k < o.n && strcmp(o.v[k], x)) k++;
+        if (k == o.n) o.v[o.n++] = x;
+    }
+    return o;
+}
+
+static const struct rpt_row *find_agg(const struct rpt_table *rows, const char *enc, const char *task, const char *clf)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *a = &rows->v[i];
+        if (is_agg(a) && !strcmp(a->encoder, enc) && !strcmp(a->task, task) && !strcmp(a->method, clf)) return a;
+    }
     return NULL;
 }
 
-/* the range of n over the given aggregates (NAN when none has it) and whether any is small */
-struct nrange { double lo, hi; int small; };
-static void nrange_add(struct nrange *r, json_t *a, const char *path)
+/* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
+static void c_interval_of(struct rpt_tab_cell *c, const struct rpt_row *a)
 {
-    double v = a ? num(a, path) : NAN;
-    if (isnan(v)) return;
+    if (!(a->flags & RPT_F_NOCI)) {
+        c->kind = RPT_CELL_INTERVAL;
+        c->lo = a->lo;
+        c->hi = a->hi;
+        c->prec = RPT_TAB_PCT;
+        if (a->flags & RPT_F_WIDE) c->flags |= RPT_FLAG_WIDE;
+    } else {
+        c_num(c, NAN, RPT_TAB_PCT);
+        c->flags |= RPT_FLAG_NOCI;
+    }
+}
+
+/* the range of counts (NAN when none: a count < 0 is none) and whether any test set is small */
+struct nrange { double lo, hi; int small; };
+static void nrange_add(struct nrange *r, const struct rpt_row *a, long count)
+{
+    if (!a || count < 0) return;
+    double v = (double)count;
     if (isnan(r->lo) || v < r->lo) r->lo = v;
     if (isnan(r->hi) || v > r->hi) r->hi = v;
-    if (json_is_true(json_object_get(a, "small_test"))) r->small = 1;
+    if (a->flags & RPT_F_SMALL) r->small = 1;
 }
 
 /* Under a rule, the rows "n ..." and "seeds": per task the range over the encoders (the task's
  * first cell at column 1 + stride·task), n flagged when a test set is too small. */
-static void n_seeds_rows(struct stg_tab *t, json_t *aggs, json_t *encs, json_t *tasks, const char *clf, const char *n_label,
-                         int stride)
+static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct names encs, struct names tasks, const char *clf,
+                         const char *n_label, int stride)
 {
-    size_t ti, ei;
-    json_t *tj, *ej;
     rule(t);
-    struct stg_tab_cell *n = row_add(t, STG_ROW_BODY), *sd = row_add(t, STG_ROW_BODY);
+    struct rpt_tab_cell *n = row_add(t, RPT_ROW_BODY), *sd = row_add(t, RPT_ROW_BODY);
     c_text(&n[0], n_label);
     c_text(&sd[0], "seeds");
-    json_array_foreach(tasks, ti, tj) {
+    for (size_t ti = 0; ti < tasks.n; ti++) {
+        struct rpt_tab_cell *cn = &n[1 + (size_t)stride * ti], *cs = &sd[1 + (size_t)stride * ti];
         struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
-        json_array_foreach(encs, ei, ej) {
-            json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-            nrange_add(&rn, a, "n_test");
-            nrange_add(&rs, a, "n_seeds");
+        for (size_t ei = 0; ei < encs.n; ei++) {
+            const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+            nrange_add(&rn, a, a ? a->n : -1);
+            nrange_add(&rs, a, a ? a->n_seeds : -1);
         }
-        size_t col = 1 + (size_t)stride * ti;
-        c_count(&n[col], rn.lo, rn.hi);
-        if (rn.small) n[col].flags |= STG_FLAG_SMALL;
-        c_count(&sd[col], rs.lo, rs.hi);
+        c_count(cn, rn.lo, rn.hi);
+        if (rn.small) cn->flags |= RPT_FLAG_SMALL;
+        c_count(cs, rs.lo, rs.hi);
     }
 }
 
 /* ---- probing: encoders × tasks, one table per classifier ---- */
 
-static void probing_tables(struct stg_tab_set *s, json_t *aggs)
+static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *cj;
-    size_t ci;
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
-        json_t *encs = stg_report_distinct(aggs, "encoder", sentence_of_classifier, clf),
-               *tasks = stg_report_distinct(aggs, "task", sentence_of_classifier, clf);
-        size_t nt = json_array_size(tasks), ti, ei;
-        json_t *tj, *ej;
-        if (!nt) { json_decref(encs); json_decref(tasks); continue; }
+    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
+        struct names encs = distinct(rows, f_encoder, sentence_of_classifier, clf),
+                     tasks = distinct(rows, f_task, sentence_of_classifier, clf);
+        size_t nt = tasks.n;
+        if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
         snprintf(id, sizeof id, "probing-%s", clf);
-        struct stg_tab *t = tab_new(s, id, 1 + (int)nt);
+        struct rpt_tab *t = tab_new(s, id, 1 + (int)nt);
         tab_caption(t, "Probing tasks, classifier %s: test accuracy (%%, one decimal), mean ± sd over seeds; under each "
                        "encoder the 95%% percentile bootstrap interval over the test items (B = %d, seed %d) and the "
                        "selectivity (accuracy minus that of the same probe trained on shuffled labels, the control task, "
                        "in points). Baselines: the majority class of the training set; the same probe on sentence "
                        "length alone. n: test items; seeds: runs of each probe.", clf, PRB_BOOT_B, PRB_BOOT_SEED);
-        struct stg_tab_cell *c = row_add(t, STG_ROW_HEAD);
+        struct rpt_tab_cell *c = row_add(t, RPT_ROW_HEAD);
         c_text(&c[0], "encoder");
-        json_array_foreach(tasks, ti, tj) c_text(&c[1 + ti], json_string_value(tj));
+        for (size_t ti = 0; ti < nt; ti++) c_text(&c[1 + ti], tasks.v[ti]);
         rule(t);
         static const char *const bl_name[2] = { "majority class", "sentence length only" };
-        static const char *const bl_path[2] = { "majority_acc.mean", "length_acc.mean" };
         for (int b = 0; b < 2; b++) {
             /* a baseline does not depend on the encoder: the first encoder's that has it */
             double *v = sp_xmalloc(sizeof *v * (nt + 1));
             int any = 0;
-            json_array_foreach(tasks, ti, tj) {
+            for (size_t ti = 0; ti < nt; ti++) {
                 v[ti] = NAN;
-                json_array_foreach(encs, ei, ej) {
-                    json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                    if (a && !isnan(num(a, bl_path[b]))) { v[ti] = num(a, bl_path[b]); any = 1; break; }
+                for (size_t ei = 0; ei < encs.n; ei++) {
+                    const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                    double x = a ? (b ? a->base.length : a->base.majority) : NAN;
+                    if (!isnan(x)) { v[ti] = x; any = 1; break; }
                 }
             }
             if (any) {
-                c = row_add(t, STG_ROW_BODY);
+                c = row_add(t, RPT_ROW_BODY);
                 c_text(&c[0], bl_name[b]);
-                for (size_t k = 0; k < nt; k++) c_num(&c[1 + k], v[k], STG_TAB_PCT);
+                for (size_t k = 0; k < nt; k++) c_num(&c[1 + k], v[k], RPT_TAB_PCT);
             }
             free(v);
         }
         rule(t);
         int any_sel = 0;
-        json_array_foreach(encs, ei, ej)
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                if (a && !isnan(num(a, "control_selectivity.mean"))) any_sel = 1;
+        for (size_t ei = 0; ei < encs.n; ei++)
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                if (a && !isnan(a->base.selectivity)) any_sel = 1;
             }
-        json_array_foreach(encs, ei, ej) {
-            struct stg_tab_cell *m = row_add(t, STG_ROW_BODY), *iv = row_add(t, STG_ROW_SUB),
-                                *sel = any_sel ? row_add(t, STG_ROW_SUB) : NULL;
-            c_text(&m[0], json_string_value(ej));
+        for (size_t ei = 0; ei < encs.n; ei++) {
+            struct rpt_tab_cell *m = row_add(t, RPT_ROW_BODY), *iv = row_add(t, RPT_ROW_SUB),
+                                *sel = any_sel ? row_add(t, RPT_ROW_SUB) : NULL;
+            c_text(&m[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
             if (sel) c_text(&sel[0], "selectivity");
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                if (!a) { c_num(&m[1 + ti], NAN, STG_TAB_PCT); continue; }
-                c_meansd(&m[1 + ti], num(a, "test_acc.mean"), num(a, "test_acc.sd"), STG_TAB_PCT);
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                if (!a) { c_num(&m[1 + ti], NAN, RPT_TAB_PCT); continue; }
+                c_meansd(&m[1 + ti], a->value, a->sd, RPT_TAB_PCT);
                 c_interval_of(&iv[1 + ti], a);
-                if (sel) c_num(&sel[1 + ti], num(a, "control_selectivity.mean"), STG_TAB_PCT);
+                if (sel) c_num(&sel[1 + ti], a->base.selectivity, RPT_TAB_PCT);
             }
         }
-        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test items)", 1);
+        n_seeds_rows(t, rows, encs, tasks, clf, "n (test items)", 1);
         tab_finish(t);
-        json_decref(encs);
-        json_decref(tasks);
+        free(encs.v);
+        free(tasks.v);
     }
-    json_decref(clfs);
+    free(clfs.v);
 }
 
 /* ---- by layer: runs NAME-L<k>, tasks × layers, one table per (NAME, classifier) ---- */
 
-static void layer_tables(struct stg_tab_set *s, json_t *aggs)
+static int layered(const struct rpt_row *r, const char *key);
+
+/* "NAME\tclf" of a layer run's aggregate */
+static void layer_key(struct sp_buf *key, const struct rpt_row *a)
 {
-    json_t *groups = json_object(), *order = json_array(), *a;   /* "NAME\tclf" -> [aggs] */
-    size_t i;
-    struct sp_buf base = { 0 }, key = { 0 };
-    json_array_foreach(aggs, i, a) {
-        const char *enc = str(a, "encoder");
-        base.len = 0;
-        sp_buf_put(&base, enc, strlen(enc) + 1);      /* the base is never longer than the label */
-        if (stg_layer_of_run(enc, base.p, base.len) < 0) continue;
-        key.len = 0;
-        sp_buf_printf(&key, "%s\t%s", base.p, str(a, "classifier"));
-        json_t *g = json_object_get(groups, key.p);
-        if (!g) { g = json_array(); json_object_set_new(groups, key.p, g); json_array_append_new(order, json_string(key.p)); }
-        json_array_append(g, a);
+    char *base = sp_xstrdup(a->encoder);
+    stg_layer_of_run(a->encoder, base, strlen(a->encoder) + 1);
+    key->len = 0;
+    sp_buf_printf(key, "%s\t%s", base, a->method);
+    free(base);
+}
+
+static int layered(const struct rpt_row *r, const char *key)
+{
+    if (!is_agg(r) || r->layer < 0) return 0;
+    if (!key) return 1;
+    struct sp_buf k = { 0 };
+    layer_key(&k, r);
+    int same = !strcmp(k.p, key);
+    sp_buf_free(&k);
+    return same;
+}
+
+static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    struct sp_buf key = { 0 };
+    char **order = sp_xmalloc(sizeof *order * (rows->n + 1));   /* the distinct "NAME\tclf", first appearance */
+    size_t n_order = 0;
+    for (size_t i = 0; i < rows->n; i++) {
+        if (!layered(&rows->v[i], NULL)) continue;
+        layer_key(&key, &rows->v[i]);
+        size_t k = 0;
+        while (k < n_order && strcmp(order[k], key.p)) k++;
+        if (k == n_order) order[n_order++] = sp_xstrdup(key.p);
     }
-    json_t *kj;
-    json_array_foreach(order, i, kj) {
-        json_t *g = json_object_get(groups, json_string_value(kj));
-        char *name = sp_xstrdup(json_string_value(kj)), *clf = strchr(name, '\t');
+    for (size_t gi = 0; gi < n_order; gi++) {
+        const char *g = order[gi];
+        char *name = sp_xstrdup(g), *clf = strchr(name, '\t');
         *clf++ = 0;
         int max_layer = 0;
-        json_t *x;
-        size_t k;
-        json_array_foreach(g, k, x) {
-            const char *enc = str(x, "encoder");
-            base.len = 0;
-            sp_buf_put(&base, enc, strlen(enc) + 1);
-            int l = stg_layer_of_run(enc, base.p, base.len);
-            if (l > max_layer) max_layer = l;
-        }
+        for (size_t k = 0; k < rows->n; k++)
+            if (layered(&rows->v[k], g) && rows->v[k].layer > max_layer) max_layer = rows->v[k].layer;
         int nl = max_layer + 1;
-        json_t *tasks = stg_report_distinct(g, "task", NULL, NULL), *tj;
-        size_t ti;
+        struct names tasks = distinct(rows, f_task, layered, g);
         key.len = 0;
         sp_buf_printf(&key, "layers-%s-%s", name, clf);
-        struct stg_tab *t = tab_new(s, key.p, 1 + nl + 2);
+        struct rpt_tab *t = tab_new(s, key.p, 1 + nl + 2);
         tab_caption(t, "%s by layer, classifier %s: test accuracy (%%, one decimal) of the probe on each layer's vectors "
                        "(runs %s-L<k>; layer 0 = the embeddings), mean over seeds, the best layer of each task in bold; "
                        "under it the selectivity against the control task (points). majority: the majority class; n: "
                        "test items. Intervals and sd: the probing table.", name, clf, name);
-        struct stg_tab_cell *h1 = row_add(t, STG_ROW_HEAD), *h2 = row_add(t, STG_ROW_HEAD);
+        struct rpt_tab_cell *h1 = row_add(t, RPT_ROW_HEAD), *h2 = row_add(t, RPT_ROW_HEAD);
         c_text(&h1[1], "layer");
         h1[1].span = nl;
         c_text(&h2[0], "task");
@@ -367,100 +393,95 @@ static void layer_tables(struct stg_tab_set *s, json_t *aggs)
         c_text(&h2[1 + nl], "majority");
         c_text(&h2[2 + nl], "n");
         rule(t);
-        json_array_foreach(tasks, ti, tj) {
-            struct stg_tab_cell *m = row_add(t, STG_ROW_BODY), *sel = NULL;
-            c_text(&m[0], json_string_value(tj));
+        for (size_t ti = 0; ti < tasks.n; ti++) {
+            struct rpt_tab_cell *m = row_add(t, RPT_ROW_BODY), *sel = NULL;
+            c_text(&m[0], tasks.v[ti]);
             struct nrange rn = { NAN, NAN, 0 };
             double maj = NAN;
-            for (int l = 0; l < nl; l++) c_num(&m[1 + l], NAN, STG_TAB_PCT);
-            json_array_foreach(g, k, x) {
-                if (strcmp(str(x, "task"), json_string_value(tj))) continue;
-                const char *enc = str(x, "encoder");
-                base.len = 0;
-                sp_buf_put(&base, enc, strlen(enc) + 1);
-                int l = stg_layer_of_run(enc, base.p, base.len);
-                c_num(&m[1 + l], num(x, "test_acc.mean"), STG_TAB_PCT);
-                if (!isnan(num(x, "control_selectivity.mean"))) {
+            for (int l = 0; l < nl; l++) c_num(&m[1 + l], NAN, RPT_TAB_PCT);
+            for (size_t k = 0; k < rows->n; k++) {
+                const struct rpt_row *x = &rows->v[k];
+                if (!layered(x, g) || strcmp(x->task, tasks.v[ti])) continue;
+                int l = x->layer;
+                c_num(&m[1 + l], x->value, RPT_TAB_PCT);
+                if (!isnan(x->base.selectivity)) {
                     if (!sel) {
-                        sel = row_add(t, STG_ROW_SUB);
+                        sel = row_add(t, RPT_ROW_SUB);
                         c_text(&sel[0], "selectivity");
-                        for (int j = 0; j < nl; j++) c_num(&sel[1 + j], NAN, STG_TAB_PCT);
+                        for (int j = 0; j < nl; j++) c_num(&sel[1 + j], NAN, RPT_TAB_PCT);
                     }
-                    c_num(&sel[1 + l], num(x, "control_selectivity.mean"), STG_TAB_PCT);
+                    c_num(&sel[1 + l], x->base.selectivity, RPT_TAB_PCT);
                 }
-                if (isnan(maj)) maj = num(x, "majority_acc.mean");
-                nrange_add(&rn, x, "n_test");
+                if (isnan(maj)) maj = x->base.majority;
+                nrange_add(&rn, x, x->n);
             }
             /* bold: the cells whose rounded value is the largest rounded value */
             char best[64] = "", cur[64];
             double bv = NAN;
             for (int l = 0; l < nl; l++)
                 if (!isnan(m[1 + l].v) && (isnan(bv) || m[1 + l].v > bv)) bv = m[1 + l].v;
-            stg_tab_num(best, sizeof best, bv, STG_TAB_PCT);
+            rpt_tab_num(best, sizeof best, bv, RPT_TAB_PCT);
             for (int l = 0; best[0] && l < nl; l++)
-                m[1 + l].bold = !strcmp(stg_tab_num(cur, sizeof cur, m[1 + l].v, STG_TAB_PCT), best);
-            c_num(&m[1 + nl], maj, STG_TAB_PCT);
+                m[1 + l].bold = !strcmp(rpt_tab_num(cur, sizeof cur, m[1 + l].v, RPT_TAB_PCT), best);
+            c_num(&m[1 + nl], maj, RPT_TAB_PCT);
             c_count(&m[2 + nl], rn.lo, rn.hi);
-            if (rn.small) m[2 + nl].flags |= STG_FLAG_SMALL;
+            if (rn.small) m[2 + nl].flags |= RPT_FLAG_SMALL;
         }
         tab_finish(t);
-        json_decref(tasks);
+        free(tasks.v);
         free(name);
     }
-    sp_buf_free(&base);
+    for (size_t gi = 0; gi < n_order; gi++) free(order[gi]);
+    free(order);
     sp_buf_free(&key);
-    json_decref(groups);
-    json_decref(order);
 }
 
 /* ---- token probes: accuracy, control, selectivity per encoder and token task ---- */
 
-static void token_tables(struct stg_tab_set *s, json_t *aggs)
+static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    json_t *clfs = stg_report_distinct(aggs, "classifier", NULL, NULL), *cj;
-    size_t ci;
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
-        json_t *encs = stg_report_distinct(aggs, "encoder", token_of_classifier, clf), *tasks = stg_report_distinct(aggs, "task", token_of_classifier, clf);
-        size_t nt = json_array_size(tasks), ti, ei;
-        json_t *tj, *ej;
-        if (!nt) { json_decref(encs); json_decref(tasks); continue; }
+    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
+        struct names encs = distinct(rows, f_encoder, token_of_classifier, clf), tasks = distinct(rows, f_task, token_of_classifier, clf);
+        size_t nt = tasks.n;
+        if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
         snprintf(id, sizeof id, "token-%s", clf);
-        struct stg_tab *t = tab_new(s, id, 1 + 3 * (int)nt);
+        struct rpt_tab *t = tab_new(s, id, 1 + 3 * (int)nt);
         tab_caption(t, "Token probes, classifier %s: accuracy on the test words (%%, one decimal), mean ± sd over seeds, "
                        "under it its 95%% percentile bootstrap interval over the test items (B = %d, seed %d); control: "
                        "the same probe trained on the control task (a random label per word type, Hewitt and Liang "
                        "2019), mean over seeds; selectivity: accuracy minus control (points). n: test words; seeds: runs "
                        "of each probe.", clf, PRB_BOOT_B, PRB_BOOT_SEED);
-        struct stg_tab_cell *h1 = row_add(t, STG_ROW_HEAD), *h2 = row_add(t, STG_ROW_HEAD);
+        struct rpt_tab_cell *h1 = row_add(t, RPT_ROW_HEAD), *h2 = row_add(t, RPT_ROW_HEAD);
         c_text(&h2[0], "encoder");
-        json_array_foreach(tasks, ti, tj) {
-            c_text(&h1[1 + 3 * ti], json_string_value(tj));
+        for (size_t ti = 0; ti < nt; ti++) {
+            c_text(&h1[1 + 3 * ti], tasks.v[ti]);
             h1[1 + 3 * ti].span = 3;
             c_text(&h2[1 + 3 * ti], "accuracy");
             c_text(&h2[2 + 3 * ti], "control");
             c_text(&h2[3 + 3 * ti], "selectivity");
         }
         rule(t);
-        json_array_foreach(encs, ei, ej) {
-            struct stg_tab_cell *c = row_add(t, STG_ROW_BODY), *iv = row_add(t, STG_ROW_SUB);
-            c_text(&c[0], json_string_value(ej));
+        for (size_t ei = 0; ei < encs.n; ei++) {
+            struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY), *iv = row_add(t, RPT_ROW_SUB);
+            c_text(&c[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                c_meansd(&c[1 + 3 * ti], a ? num(a, "test_acc.mean") : NAN, a ? num(a, "test_acc.sd") : NAN, STG_TAB_PCT);
-                c_num(&c[2 + 3 * ti], a ? num(a, "control_acc.mean") : NAN, STG_TAB_PCT);
-                c_num(&c[3 + 3 * ti], a ? num(a, "control_selectivity.mean") : NAN, STG_TAB_PCT);
+            for (size_t ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                c_meansd(&c[1 + 3 * ti], a ? a->value : NAN, a ? a->sd : NAN, RPT_TAB_PCT);
+                c_num(&c[2 + 3 * ti], a ? a->base.control : NAN, RPT_TAB_PCT);
+                c_num(&c[3 + 3 * ti], a ? a->base.selectivity : NAN, RPT_TAB_PCT);
                 if (a) c_interval_of(&iv[1 + 3 * ti], a);
             }
         }
-        n_seeds_rows(t, aggs, encs, tasks, clf, "n (test words)", 3);
+        n_seeds_rows(t, rows, encs, tasks, clf, "n (test words)", 3);
         tab_finish(t);
-        json_decref(encs);
-        json_decref(tasks);
+        free(encs.v);
+        free(tasks.v);
     }
-    json_decref(clfs);
+    free(clfs.v);
 }
 
 /* ---- trees: structural probes, tree extraction, dependency trees ---- */
@@ -472,9 +493,9 @@ static int is_constituency(json_t *row) { return !is_structprobe(row) && !is_dep
 struct col { const char *path; int prec; };
 
 /* one body row of a tree evaluation: label, corpus, then its figures */
-static void result_row(struct stg_tab *t, json_t *row, const char *label, json_t *res, const struct col *col, int ncol)
+static void result_row(struct rpt_tab *t, json_t *row, const char *label, json_t *res, const struct col *col, int ncol)
 {
-    struct stg_tab_cell *c = row_add(t, STG_ROW_BODY);
+    struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
     c_text(&c[0], label);
     c_text(&c[1], str(row, "corpus"));
     for (int k = 0; k < ncol; k++) {
@@ -483,21 +504,21 @@ static void result_row(struct stg_tab *t, json_t *row, const char *label, json_t
     }
 }
 
-static void structprobe_table(struct stg_tab_set *s, json_t *trees)
+static void structprobe_table(struct rpt_tab_set *s, json_t *trees)
 {
     size_t i, n = 0;
     json_t *row;
     json_array_foreach(trees, i, row) n += is_structprobe(row);
     if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uuas", STG_TAB_PCT }, { "dspr", STG_TAB_CORR },
-                                       { "root_acc", STG_TAB_PCT }, { "nspr", STG_TAB_CORR } };
-    struct stg_tab *t = tab_new(s, "structural-probes", 7);
+    static const struct col cols[] = { { "n_sentences", -1 }, { "uuas", RPT_TAB_PCT }, { "dspr", RPT_TAB_CORR },
+                                       { "root_acc", RPT_TAB_PCT }, { "nspr", RPT_TAB_CORR } };
+    struct rpt_tab *t = tab_new(s, "structural-probes", 7);
     t->align[1] = 'l';
     tab_caption(t, "Structural probes (Hewitt and Manning 2019) on the test sentences: UUAS and root accuracy (%%, one "
                    "decimal), DSpr and NSpr (Spearman correlations averaged over sentences of 5 to 50 words, two "
                    "decimals). Baselines, listed last: the linear baseline (distance |i - j|, depth i), on the same "
                    "test sentences as the trained probes of that corpus, and on a whole corpus.");
-    struct stg_tab_cell *h = row_add(t, STG_ROW_HEAD);
+    struct rpt_tab_cell *h = row_add(t, RPT_ROW_HEAD);
     static const char *const head[7] = { "probe", "corpus", "sentences", "UUAS", "DSpr", "root acc.", "NSpr" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
@@ -522,7 +543,7 @@ static void structprobe_table(struct stg_tab_set *s, json_t *trees)
 }
 
 /* trained structural probes of runs NAME-L<k> (over a corpus: NAME-L<k>-CORPUS): UUAS and DSpr by layer */
-static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
+static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
 {
     json_t *groups = json_object(), *order = json_array(), *row;   /* "NAME\tcorpus" -> {k: row} */
     size_t i;
@@ -535,7 +556,7 @@ static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
         label.len = base.len = 0;
         sp_buf_put(&label, m, cap);
         sp_buf_put(&base, m, cap);
-        stg_report_run_label(m + 24, corpus, label.p, cap);
+        rpt_run_label(m + 24, corpus, label.p, cap);
         int k = stg_layer_of_run(label.p, base.p, cap);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
@@ -549,12 +570,12 @@ static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
     }
     if (max_layer >= 0) {
         int nl = max_layer + 1;
-        struct stg_tab *t = tab_new(s, "structural-probes-by-layer", 3 + nl + 1);
+        struct rpt_tab *t = tab_new(s, "structural-probes-by-layer", 3 + nl + 1);
         t->align[1] = t->align[2] = 'l';
         tab_caption(t, "Structural probes by layer (runs NAME-L<k>; layer 0 = the embeddings): UUAS (%%, one decimal) and "
                        "DSpr (two decimals) of the distance probe on the test sentences, the best layer in bold, against "
                        "the linear baseline of the same sentences.");
-        struct stg_tab_cell *h1 = row_add(t, STG_ROW_HEAD), *h2 = row_add(t, STG_ROW_HEAD);
+        struct rpt_tab_cell *h1 = row_add(t, RPT_ROW_HEAD), *h2 = row_add(t, RPT_ROW_HEAD);
         c_text(&h1[3], "layer");
         h1[3].span = nl;
         c_text(&h2[0], "probe");
@@ -574,8 +595,8 @@ static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
             *corpus++ = 0;
             static const char *const metric[2] = { "uuas", "dspr" }, *const mname[2] = { "UUAS", "DSpr" };
             for (int mi = 0; mi < 2; mi++) {
-                int prec = mi ? STG_TAB_CORR : STG_TAB_PCT;
-                struct stg_tab_cell *c = row_add(t, STG_ROW_BODY);
+                int prec = mi ? RPT_TAB_CORR : RPT_TAB_PCT;
+                struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
                 c_text(&c[0], name);
                 c_text(&c[1], corpus);
                 c_text(&c[2], mname[mi]);
@@ -589,9 +610,9 @@ static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
                     if (r && isnan(lin)) lin = num(r, (snprintf(path, sizeof path, "result.linear_baseline.%s", metric[mi]), path));
                 }
                 char best[64], cur[64];
-                stg_tab_num(best, sizeof best, bv, prec);
+                rpt_tab_num(best, sizeof best, bv, prec);
                 for (int l = 0; best[0] && l < nl; l++)
-                    c[3 + l].bold = !strcmp(stg_tab_num(cur, sizeof cur, c[3 + l].v, prec), best);
+                    c[3 + l].bold = !strcmp(rpt_tab_num(cur, sizeof cur, c[3 + l].v, prec), best);
                 c_num(&c[3 + nl], lin, prec);
             }
             free(name);
@@ -603,26 +624,26 @@ static void structprobe_layer_table(struct stg_tab_set *s, json_t *trees)
     json_decref(order);
 }
 
-static void trees_table(struct stg_tab_set *s, json_t *trees)
+static void trees_table(struct rpt_tab_set *s, json_t *trees)
 {
     size_t i, n = 0;
     json_t *row;
     json_array_foreach(trees, i, row) n += is_constituency(row);
     if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "protocol_a.all.fmeasure", STG_TAB_PCT },
-                                       { "protocol_a.le40.fmeasure", STG_TAB_PCT },
-                                       { "protocol_b.sentence_f1.all", STG_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le40", STG_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le10", STG_TAB_PCT },
-                                       { "protocol_b.corpus_f1.all", STG_TAB_PCT } };
-    struct stg_tab *t = tab_new(s, "tree-extraction", 9);
+    static const struct col cols[] = { { "n_sentences", -1 }, { "protocol_a.all.fmeasure", RPT_TAB_PCT },
+                                       { "protocol_a.le40.fmeasure", RPT_TAB_PCT },
+                                       { "protocol_b.sentence_f1.all", RPT_TAB_PCT },
+                                       { "protocol_b.sentence_f1.le40", RPT_TAB_PCT },
+                                       { "protocol_b.sentence_f1.le10", RPT_TAB_PCT },
+                                       { "protocol_b.corpus_f1.all", RPT_TAB_PCT } };
+    struct rpt_tab *t = tab_new(s, "tree-extraction", 9);
     t->align[1] = 'l';
     tab_caption(t, "Constituency trees extracted from attention, against the gold trees: F1 (%%, one decimal). Protocol "
                    "A: EVALB (corpus-level, labelled brackets scored as unlabelled); Protocol B: unlabelled spans "
                    "without punctuation, the mean of sentence-level F1 over all sentences, those of at most 40 and at "
                    "most 10 words, and corpus-level F1. Baselines, listed last: the methods not named attention:... "
                    "(right- and left-branching, random trees).");
-    struct stg_tab_cell *h1 = row_add(t, STG_ROW_HEAD), *h2 = row_add(t, STG_ROW_HEAD);
+    struct rpt_tab_cell *h1 = row_add(t, RPT_ROW_HEAD), *h2 = row_add(t, RPT_ROW_HEAD);
     c_text(&h1[3], "Protocol A (EVALB)");
     h1[3].span = 2;
     c_text(&h1[5], "Protocol B: sentence F1");
@@ -641,21 +662,21 @@ static void trees_table(struct stg_tab_set *s, json_t *trees)
     tab_finish(t);
 }
 
-static void dependency_table(struct stg_tab_set *s, json_t *trees)
+static void dependency_table(struct rpt_tab_set *s, json_t *trees)
 {
     size_t i, n = 0;
     json_t *row;
     json_array_foreach(trees, i, row) n += is_dependency(row);
     if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uas", STG_TAB_PCT }, { "uuas_dir", STG_TAB_PCT },
-                                       { "uuas_mst", STG_TAB_PCT } };
-    struct stg_tab *t = tab_new(s, "dependency-trees", 6);
+    static const struct col cols[] = { { "n_sentences", -1 }, { "uas", RPT_TAB_PCT }, { "uuas_dir", RPT_TAB_PCT },
+                                       { "uuas_mst", RPT_TAB_PCT } };
+    struct rpt_tab *t = tab_new(s, "dependency-trees", 6);
     t->align[1] = 'l';
     tab_caption(t, "Dependency trees from attention (maximum spanning arborescence over a layer's word-level attention), "
                    "against the gold trees without punctuation (%%, one decimal): UAS; UUAS of the same arcs; UUAS of "
                    "the undirected maximum spanning tree. Baselines, listed last: baseline:... (chains, adjacent words, "
                    "random trees, mean of 5 seeds).");
-    struct stg_tab_cell *h = row_add(t, STG_ROW_HEAD);
+    struct rpt_tab_cell *h = row_add(t, RPT_ROW_HEAD);
     static const char *const head[6] = { "method", "corpus", "sentences", "UAS", "UUAS (arcs)", "UUAS (MST)" };
     for (int k = 0; k < 6; k++) c_text(&h[k], head[k]);
     rule(t);
@@ -671,7 +692,7 @@ static void dependency_table(struct stg_tab_set *s, json_t *trees)
 
 /* ---- --compare ---- */
 
-static void compare_pair_table(struct stg_tab_set *s, json_t *cmp, size_t from, size_t to);
+static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to);
 
 /* " A pools 3 encoders: x, y, z." for each side whose name matched several, into b; its text */
 static const char *pooled_note(struct sp_buf *b, json_t *c)
@@ -689,19 +710,19 @@ static const char *pooled_note(struct sp_buf *b, json_t *c)
     return b->p;
 }
 
-static void compare_table(struct stg_tab_set *s, json_t *cmp)
+static void compare_table(struct rpt_tab_set *s, json_t *cmp)
 {
     for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = stg_report_pair_end(cmp, i);
+        j = rpt_pair_end(cmp, i);
         compare_pair_table(s, cmp, i, j);
     }
 }
 
-static void compare_pair_table(struct stg_tab_set *s, json_t *cmp, size_t from, size_t to)
+static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to)
 {
     json_t *c0 = json_array_get(cmp, from), *x;
     size_t i;
-    struct stg_tab *t = tab_new(s, "compare", 7);
+    struct rpt_tab *t = tab_new(s, "compare", 7);
     struct sp_buf pool = { 0 };
     t->align[1] = 'l';
     tab_caption(t, "%s vs %s: difference of test accuracy (%s − %s, points, one decimal), its 95%% paired bootstrap "
@@ -709,26 +730,26 @@ static void compare_pair_table(struct stg_tab_set *s, json_t *cmp, size_t from, 
                    "mdd80, the smallest true difference this test set detects with 80%% power.%s", str(c0, "a"),
                 str(c0, "b"), str(c0, "a"), str(c0, "b"), PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
     sp_buf_free(&pool);
-    struct stg_tab_cell *h = row_add(t, STG_ROW_HEAD);
+    struct rpt_tab_cell *h = row_add(t, RPT_ROW_HEAD);
     static const char *const head[7] = { "task", "classifier", "n", "difference", "95% interval", "p", "mdd80" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
     for (i = from; i < to && (x = json_array_get(cmp, i)); i++) {
-        struct stg_tab_cell *c = row_add(t, STG_ROW_BODY);
+        struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
         c_text(&c[0], str(x, "task"));
         c_text(&c[1], str(x, "classifier"));
         if (json_object_get(x, "error")) { c_text(&c[3], str(x, "error")); continue; }
         c_count(&c[2], num(x, "n_test"), num(x, "n_test"));
-        c[3].kind = STG_CELL_SIGNED; c[3].v = num(x, "delta"); c[3].prec = STG_TAB_PCT;
-        c[4].kind = STG_CELL_INTERVAL; c[4].lo = num(x, "lo"); c[4].hi = num(x, "hi"); c[4].prec = STG_TAB_PCT;
+        c[3].kind = RPT_CELL_SIGNED; c[3].v = num(x, "delta"); c[3].prec = RPT_TAB_PCT;
+        c[4].kind = RPT_CELL_INTERVAL; c[4].lo = num(x, "lo"); c[4].hi = num(x, "hi"); c[4].prec = RPT_TAB_PCT;
         if (!isnan(num(x, "p_floor"))) {
             char p[64], f[32];
-            snprintf(p, sizeof p, "< %s", stg_tab_num(f, sizeof f, num(x, "p_floor"), STG_TAB_P));
+            snprintf(p, sizeof p, "< %s", rpt_tab_num(f, sizeof f, num(x, "p_floor"), RPT_TAB_P));
             c_text(&c[5], p);
         } else {
-            c_num(&c[5], num(x, "p"), STG_TAB_P);
+            c_num(&c[5], num(x, "p"), RPT_TAB_P);
         }
-        c_num(&c[6], num(x, "mdd80"), STG_TAB_PCT);
+        c_num(&c[6], num(x, "mdd80"), RPT_TAB_PCT);
     }
     tab_finish(t);
 }
@@ -743,7 +764,7 @@ static void add_distinct(char ***list, int *n, json_t *seen, const char *text)
     (*list)[(*n)++] = sp_xstrdup(text);
 }
 
-static void made_by(struct stg_tab_set *s, json_t *rows, json_t *seen)
+static void made_by(struct rpt_tab_set *s, json_t *rows, json_t *seen)
 {
     size_t i;
     json_t *row;
@@ -770,7 +791,8 @@ static void made_by(struct stg_tab_set *s, json_t *rows, json_t *seen)
     }
 }
 
-void stg_tab_build(struct stg_tab_set *s, const char *db, json_t *aggs, json_t *probes, json_t *trees, json_t *cmp)
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
+                   json_t *cmp)
 {
     memset(s, 0, sizeof *s);
     s->store = sp_xstrdup(db ? db : "");
@@ -780,20 +802,20 @@ void stg_tab_build(struct stg_tab_set *s, const char *db, json_t *aggs, json_t *
     made_by(s, probes, seen);
     made_by(s, trees, seen);
     json_decref(seen);
-    probing_tables(s, aggs);
+    probing_tables(s, rows);
     compare_table(s, cmp);
-    layer_tables(s, aggs);
-    token_tables(s, aggs);
+    layer_tables(s, rows);
+    token_tables(s, rows);
     structprobe_table(s, trees);
     structprobe_layer_table(s, trees);
     trees_table(s, trees);
     dependency_table(s, trees);
 }
 
-void stg_tab_free(struct stg_tab_set *s)
+void rpt_tab_free(struct rpt_tab_set *s)
 {
     for (int k = 0; k < s->n; k++) {
-        struct stg_tab *t = &s->t[k];
+        struct rpt_tab *t = &s->t[k];
         for (int r = 0; r < t->nrow; r++) {
             for (int i = 0; t->row[r].cell && i < t->ncol; i++) free(t->row[r].cell[i].text);
             free(t->row[r].cell);

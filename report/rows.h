@@ -1,0 +1,88 @@
+/* report/rows.h — the results model: a store's probe results and tree evaluations as one table of
+ * typed rows, read and parsed once (rpt_table_load), which the outputs format without reading JSON.
+ *
+ * A row is one of:
+ *   - a probe aggregate (kind RPT_K_PROBE, or RPT_K_TOKEN for tasks token:*): the results of one
+ *     (encoder, task, classifier) over their seeds, as report/agg.h aggregates them: value = the
+ *     mean test accuracy, sd, the 95% bootstrap interval, n test items, the seeds, the baselines'
+ *     means and the flags; id 0, seed -1;
+ *   - one stored probe result (RPT_K_PROBE or RPT_K_TOKEN with RPT_F_SEED): one seed, value = its
+ *     test accuracy, dev = its dev accuracy, the baselines of that result;
+ *   - one tree evaluation: a structural probe (RPT_K_STRUCTPROBE: value = UUAS), trees from
+ *     attention (RPT_K_DEP: UAS; RPT_K_CONST: EVALB F1, Protocol A, all lengths), or a baseline of
+ *     either (RPT_F_BASELINE, baseline = "right", "left", "random", "adjacent" or "gold").
+ * Rows come in the store's order (oldest first): aggregates, then the probe results, then the tree
+ * evaluations. Percentages are 0..100; a missing number is NAN, a missing count -1. */
+#ifndef SP_RPT_ROWS_H
+#define SP_RPT_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stages/stage.h"
+
+enum rpt_kind { RPT_K_PROBE, RPT_K_TOKEN, RPT_K_STRUCTPROBE, RPT_K_DEP, RPT_K_CONST };
+
+enum {
+    RPT_F_SMALL = 1,        /* fewer than RPT_SMALL_TEST test items (report/agg.h) */
+    RPT_F_WIDE = 2,         /* the interval is wide (report/agg.h) */
+    RPT_F_NOCI = 4,         /* no interval: the seeds were scored on different items, or none recorded */
+    RPT_F_SEED = 8,         /* one stored probe result, not an aggregate */
+    RPT_F_BASELINE = 16,    /* a tree baseline */
+};
+
+struct rpt_baselines {
+    double majority, length;      /* probe: the majority class, sentence length alone */
+    double control, selectivity;  /* probe: the control task's accuracy, the selectivity against it */
+    double selectivity_sd;        /* probe aggregates: the selectivity's sd over seeds */
+    double linear;                /* structural probe: the linear baseline's UUAS on the same test sentences */
+    double uuas_mst;              /* dependency trees: the UUAS of the maximum spanning tree */
+};
+
+struct rpt_row {
+    int kind;                     /* enum rpt_kind */
+    int flags;                    /* RPT_F_* */
+    int64_t id;                   /* the stored result's id; 0 for an aggregate */
+    const char *corpus;           /* tree rows: the corpus ("" when none); probe rows: "" */
+    const char *encoder;          /* probe rows: the encoder label (report/agg.h); tree rows: the run or "" */
+    const char *run;              /* the run, NULL when the result has none (vectors or attention of a file) */
+    const char *model;            /* the run's encoder kind (runs.kind), NULL when unknown */
+    int layer;                    /* encoder NAME-L<k>: k; else -1 */
+    const char *task;             /* probe rows: the task; tree rows: "structprobe", "dep" or "const" */
+    const char *method;           /* probe rows: the classifier; tree rows: the method */
+    const char *baseline;         /* RPT_F_BASELINE: its name; else NULL */
+    const char *metric;           /* the value's name: "acc", "UUAS", "UAS", "F1" */
+    double value, sd;             /* the value (mean over seeds), its sd over seeds (NAN: one seed) */
+    double lo, hi;                /* its 95% interval; NAN: none */
+    double dev;                   /* probe rows: the dev accuracy (mean over seeds) */
+    double dspr, root_acc;        /* structural probes: DSpr, root accuracy */
+    double span_f1;               /* constituency trees: sentence-level span F1 (Protocol B, all lengths) */
+    struct rpt_baselines base;
+    long n;                       /* test items (sentences for tree rows); -1: unknown */
+    int n_seeds, seed;            /* aggregates: seeds and -1; one result: 1 and its seed */
+};
+
+struct rpt_skipped { const char *task, *why; };
+
+struct rpt_table {
+    struct rpt_row *v;
+    size_t n;
+    struct rpt_skipped *skipped;  /* the tasks a job skipped (the protocol cannot run on them), and why */
+    size_t n_skipped;
+    char **strs;                  /* the strings the rows point into (owned) */
+    size_t n_str, cap_str;
+};
+
+/* Every result of store db as rows. SP_OK; SP_ESTORE with ctx->err (t is empty then). */
+int rpt_table_load(struct stg_ctx *ctx, const char *db, struct rpt_table *t);
+void rpt_table_free(struct rpt_table *t);
+/* The rows of results already read (the report's collected rows: report/report.h; aggs: their
+ * aggregates, report/agg.h), without the skipped tasks; db (NULL: none) names the runs' kinds. */
+struct json_t;
+struct st_db;
+void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct json_t *aggs, struct st_db *db);
+
+/* Whether a row is a probe row (aggregate or result) of a sentence or token task. */
+static inline int rpt_is_probe(const struct rpt_row *r) { return r->kind == RPT_K_PROBE || r->kind == RPT_K_TOKEN; }
+
+#endif
