@@ -37,7 +37,13 @@ t_exit() {
 trap t_exit EXIT
 ok()     { t_n=$((t_n+1)); echo "ok $t_n - $1"; }
 not_ok() { t_n=$((t_n+1)); t_fail=$((t_fail+1)); echo "not ok $t_n - $1"; }
-check()  { desc=$1; shift; if "$@"; then ok "$desc"; else not_ok "$desc"; fi; }
+# check DESC CMD...: CMD succeeds; on failure the command and its status are printed as TAP
+# comments (its output, when it has any, is already in the log), so no check fails silently
+check()  {
+    desc=$1; shift
+    if "$@"; then ok "$desc"
+    else c_rc=$?; not_ok "$desc"; printf '#   failed (status %s): %s\n' "$c_rc" "$*" | cut -c1-400; fi
+}
 # expect_eq DESC GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', expected '$3')"; fi; }
 # expect_grep DESC PATTERN FILE: FILE has a line matching PATTERN (grep -E); on failure the file's
