@@ -7,7 +7,7 @@
 # TV-M7 (M7.7), the LINEAR rows of probing.md §3.8, TV-12, TV-13 and TV-17 of structures.md §5,
 # and TV-6 (structures.md §3.7). Each test file must also cite the spec file.
 . tests/cli/lib.sh
-# vec DESC SPEC TEST VALUE...: every VALUE is in SPEC and in TEST, and TEST names SPEC
+# vec DESC DOC TESTFILE VALUE...: every VALUE is in DOC and in TESTFILE, and TESTFILE names DOC
 vec() {
     desc=$1 spec=$2 test=$3; shift 3
     miss=
