@@ -1,4 +1,4 @@
-/* cli/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (SPEC-probing §4).
+/* cli/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (docs/spec/probing.md §4).
  *
  *   synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST
  *

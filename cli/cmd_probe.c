@@ -10,7 +10,7 @@ static const char usage[] =
     "usage: synprobe probe (--task-file TASK.txt [--save DB] | --db DB --task NAME[,NAME...] [--no-save])\n"
     "                      (--vectors X.npy | --run R) [options]\n"
     "\n"
-    "Train SentEval probing classifiers (SPEC-probing §1) and report dev/test accuracy.\n"
+    "Train SentEval probing classifiers (docs/spec/probing.md §1) and report dev/test accuracy.\n"
     "Several stored tasks (--task A,B) are probed in turn with the same vectors or run, which must\n"
     "align with each of them.\n"
     "\n"

@@ -12,7 +12,7 @@ static const char usage[] =
     "                            (--baseline linear | [--distances D.npy] [--depths P.npy])\n"
     "                            [--punct xpos|upos] [--json] [--no-save]\n"
     "\n"
-    "UUAS, DSpr, root accuracy and NSpr (SPEC-probing §3.6) of the LINEAR baseline or of predicted\n"
+    "UUAS, DSpr, root accuracy and NSpr (docs/spec/probing.md §3.6) of the LINEAR baseline or of predicted\n"
     "distances / depths (.npy, corpus order, padded) against the gold dependency trees.\n"
     "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
     "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"

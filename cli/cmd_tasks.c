@@ -13,7 +13,7 @@ static const char usage_build[] =
     "                            [--tasks LIST] [--seed N] [--out DIR] [--json] [options]\n"
     "\n"
     "Derives the SentEval probing tasks (SentLen WC TreeDepth TopConst BShift Tense SubjNum ObjNum\n"
-    "SOMO CoordInv) from treebank sentences with the small-corpus rules of SPEC-probing 2: balanced\n"
+    "SOMO CoordInv) from treebank sentences with the small-corpus rules of docs/spec/probing.md §2: balanced\n"
     "classes, form-disjoint partitions for Tense/SubjNum/ObjNum/SOMO. The partitions are the corpus's\n"
     "own train/dev/test (UD file names *-ud-train|dev|test.conllu, ingest --split, PTB WSJ sections\n"
     "02-21/22/23); a corpus without them stops the build (exit 1) unless --split resplit asks for a\n"

@@ -16,7 +16,7 @@ static const char usage[] =
     "corpus C encoded with --token-vectors), trained on the corpus's train partition (its recorded\n"
     "split, else a seeded 80/10/10 split of its sentences), early-stopped on dev, scored on test; and\n"
     "the same probe on Hewitt & Liang's control task (a random label per word type, the training label\n"
-    "distribution; SPEC-models M5). Prints test accuracy, control accuracy and selectivity (points),\n"
+    "distribution; docs/spec/models.md M5). Prints test accuracy, control accuracy and selectivity (points),\n"
     "also on word types unseen in training and without punctuation; stores a probe result (task\n"
     "token:upos / token:deprel) that `synprobe report` aggregates over seeds.\n"
     "Exit: 0 scored, 1 bad input, 2 usage errors.\n";

@@ -16,7 +16,7 @@ static const char usage[] =
     "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json] [--no-save]\n"
     "\n"
     "Scores binary trees against the gold constituency trees: Protocol A (EVALB, COLLINS.prm with\n"
-    "LABELED 0) and Protocol B (unlabeled spans without punctuation), SPEC-probing §5.\n"
+    "LABELED 0) and Protocol B (unlabeled spans without punctuation), docs/spec/probing.md §5.\n"
     "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
     "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
     "  --run R             the attention maps of encoder run R over corpus C\n"

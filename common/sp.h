@@ -133,7 +133,7 @@ uint64_t sp_rng_next(struct sp_rng *r);
 double   sp_rng_uniform(struct sp_rng *r);                      /* [0, 1) */
 uint64_t sp_rng_below(struct sp_rng *r, uint64_t n);            /* [0, n), unbiased */
 
-/* SplitMix64 as SPEC-models M7.1 defines it, draw for draw: the generator of every random choice
+/* SplitMix64 as docs/spec/models.md M7.1 defines it, draw for draw: the generator of every random choice
  * the model specs fix with test vectors (bootstrap resamples, control labels, probe init). */
 struct sp_splitmix { uint64_t x; };
 static inline void sp_splitmix_seed(struct sp_splitmix *r, uint64_t seed) { r->x = seed; }

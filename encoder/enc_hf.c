@@ -1,5 +1,6 @@
 /* encoder/enc_hf.c — the Hugging Face encoder families of kind "hf" (and "bert"): one table row
- * per model_type that is a BertModel variant, and the config.json reader the rows drive.
+ * per model_type that is a BertModel variant, and the config.json reader the rows drive
+ * (docs/spec/models.md M10).
  *
  * How it works: config.json's "model_type" picks the row (absent: an old BERT config); the row
  * says which keys hold the sizes (DistilBERT's "dim", "n_layers", ...), whether the family has

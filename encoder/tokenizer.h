@@ -1,4 +1,4 @@
-/* encoder/tokenizer.h — BERT tokenization of pre-tokenized treebank words (SPEC-models §M1).
+/* encoder/tokenizer.h — BERT tokenization of pre-tokenized treebank words (docs/spec/models.md M1).
  *
  * Each treebank word is tokenized on its own (M1.3 basic tokenizer, then M1.4 greedy
  * longest-match WordPiece), so every piece knows its word; a sentence is [CLS] words [SEP]

@@ -1,5 +1,5 @@
 /* probes/classifier.c — logistic regression and one-hidden-layer MLP trained like SentEval's
- * PyTorch classifier (SPEC-probing §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
+ * PyTorch classifier (docs/spec/probing.md §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
  *
  * HOW IT WORKS. One training step on a batch of B rows (gathered into xb):
  *   logreg  logits = xb·Wᵀ + b                       (one product, calling thread)

@@ -1,4 +1,4 @@
-/* probes/classifier.h — SentEval's PyTorch probing classifier in C (SPEC-probing §1.4).
+/* probes/classifier.h — SentEval's PyTorch probing classifier in C (docs/spec/probing.md §1.4).
  *
  * nhid = 0: logistic regression, logits = W x + b.
  * nhid > 0: MLP, h = sigmoid(dropout(W1 x + b1)), logits = W2 h + b2 (A1: sigmoid; dropout on the

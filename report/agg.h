@@ -1,5 +1,5 @@
 /* report/agg.h — probe results of the same (encoder, task, classifier) aggregated over
- * seeds (SPEC-models M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
+ * seeds (docs/spec/models.md M7): mean ± sd of the test accuracy, a 95% percentile bootstrap interval over
  * the test items (resampled together for every seed, B = PRB_BOOT_B, seed PRB_BOOT_SEED), n items,
  * the number of seeds, the wide-interval flag, the small-test flag and the baselines' means.
  *
@@ -32,7 +32,7 @@
 json_t *rpt_aggregate(json_t *probes);
 /* The paired comparison of encoders a and b (labels as above, or run names, or shell patterns
  * matching them: "ms-san-trained-s*" makes the runs of several training seeds one side, each run
- * and probe seed a member, as the seeds of one encoder are) on every (task, classifier) both have (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
+ * and probe seed a member, as the seeds of one encoder are) on every (task, classifier) both have (docs/spec/models.md M7.4): the difference of their test accuracies (a − b, mean
  * over each one's seeds), its 95% paired-bootstrap interval over the same test items (the same
  * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
  * results were scored on different items (or carry no per-item record), or where one encoder is on both

@@ -293,7 +293,7 @@ void rpt_control_section(struct rpt_page *p, json_t *aggs)
     fprintf(f, "<section id=\"control\"><h2>Control tasks</h2>\n<p>Selectivity = accuracy − control accuracy "
                "(points): how much of a probe's accuracy the representation gives rather than the probe's own capacity. "
                "Token probes: the control task gives every word type a random label of the same distribution (Hewitt &amp; "
-               "Liang 2019, SPEC-models M5). Probing tasks: the same probe trained on labels shuffled within each "
+               "Liang 2019, docs/spec/models.md M5). Probing tasks: the same probe trained on labels shuffled within each "
                "partition. Mean over seeds.</p>\n<table><tr><th class=\"l\">task</th><th class=\"l\">control</th>"
                "<th class=\"l\">encoder</th><th>layer</th><th>n test</th><th>accuracy</th><th>control accuracy</th>"
                "<th>selectivity</th></tr>\n");

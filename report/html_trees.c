@@ -91,7 +91,7 @@ void rpt_dependency(struct rpt_page *p, json_t *trees)
     if (!n) return;
     fprintf(f, "<section id=\"dependency\"><h2>Dependency trees from attention</h2>\n<p>Maximum spanning arborescence "
                "(Chu–Liu/Edmonds) over a layer's word-level attention, scored against the gold dependency trees without "
-               "punctuation (SPEC-models M6): UAS; UUAS of the same arcs; UUAS of the undirected maximum spanning tree "
+               "punctuation (docs/spec/models.md M6): UAS; UUAS of the same arcs; UUAS of the undirected maximum spanning tree "
                "against the gold distances' tree. Baselines: right and left chains, adjacent words, random trees (mean of "
                "5 seeds); – where a measure is not defined for a baseline.</p>\n<table><tr><th class=\"l\">method</th>"
                "<th class=\"l\">corpus</th><th>sentences</th><th>UAS</th><th>UUAS (arcs)</th><th>UUAS (MST)</th></tr>\n");

@@ -1,4 +1,4 @@
-/* stages/probe.h — the probe stage: SentEval probing classifiers (SPEC-probing §1) on a task and
+/* stages/probe.h — the probe stage: SentEval probing classifiers (docs/spec/probing.md §1) on a task and
  * its sentence vectors, results optionally stored (table probe_result).
  *
  * Sources. The task comes from a SentEval file (task_file) or from a store (db + task: one or

@@ -261,7 +261,7 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     json_t *full = json_deep_copy(r->json);
     json_t *man = stg_manifest_new(ctx, &o->command, stg_tokprobe_options, o);
     json_object_set_new(man, "partition", json_string(how));
-    json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "SPEC-models M5.2", "seed", (json_int_t)o->control_seed));
+    json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "docs/spec/models.md M5.2", "seed", (json_int_t)o->control_seed));
     json_object_set_new(man, "punct", json_string("H&M XPOS list (acc_no_punct)"));
     json_object_set_new(full, "manifest", man);
     char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));

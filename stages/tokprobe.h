@@ -1,6 +1,6 @@
 /* stages/tokprobe.h — the token-probe stage: UPOS or dependency-relation labels of every word
  * probed from a corpus run's token vectors (`encode --token-vectors`), with Hewitt & Liang's
- * control task (SPEC-models M5; probes/control.h): the same probe trained on a random label per
+ * control task (docs/spec/models.md M5; probes/control.h): the same probe trained on a random label per
  * word type with the training label distribution, and selectivity = task − control accuracy.
  *
  * Partitions: the corpus's recorded train/dev/test split, else a seeded 80/10/10 split of its

@@ -1,7 +1,7 @@
 # t108-minilm-behaviour.sh — MiniLM's best layer beats its embeddings and random encoders on distance-probe UUAS
 # tier: full
 # Issue 13 item 9, behaviour: on the PTB sample, MiniLM's best layer has a higher distance-probe
-# UUAS (Hewitt & Manning's trained distance probe, SPEC-models M4, scored on the test partition)
+# UUAS (Hewitt & Manning's trained distance probe, docs/spec/models.md M4, scored on the test partition)
 # than its embedding layer L0, than the random-init encoders (SAN and MS-SAN, encoder/configs/,
 # seeded random weights and embeddings; MS-SAN's attention has gold dependency distances as a
 # prior) and than the linear baseline (predicted distance |i-j|).

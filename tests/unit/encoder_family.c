@@ -7,7 +7,7 @@
  *   - kind hf: the family from the folder's config.json (tests/data/hf), the capabilities of an
  *     open one (attention, not causal, max positions; RoBERTa's less pad_token_id + 1);
  *   - an open SAN-family encoder's enc_caps agree with the single getters and with the values of
- *     SPEC-structures §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
+ *     docs/spec/structures.md §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
  *     structures each config needs), and enc_forward_layers is refused;
  *   - the forward step (enc_set_group_tokens) is the products' row count: a batch of more than
  *     4096 tokens with the step at 8192 is one step of all its tokens (the workspace message names
