@@ -45,7 +45,7 @@ int cli_fail(int code, const char *cmd, const char *fmt, ...)
     return code;
 }
 
-/* ---- stop flag: the handlers only set it (STYLE.md, redis) ---- */
+/* ---- stop flag: the handlers only set it (docs/style.md §3.9) ---- */
 
 /* the process's stop flag (common/stop.h): the stages see it through ctx->stop, the long reads
  * of the lower layers directly */

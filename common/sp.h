@@ -1,6 +1,6 @@
 /* common/sp.h — the few things every layer shares: error codes, an arena, small helpers.
  *
- * Error tiers (STYLE.md §3.3): programmer errors abort through SP_ASSERT; runtime failures
+ * Error tiers (docs/style.md §3.3): programmer errors abort through SP_ASSERT; runtime failures
  * return an enum sp_err and fill a caller-supplied message buffer; only main() exits. */
 #ifndef SP_H
 #define SP_H
