@@ -367,8 +367,9 @@ $(MAN_PAGE): $(BIN)
 DOCS_DIR ?= docs
 docs: $(BIN)
 	@mkdir -p $(DOCS_DIR)
-	$(BIN) help --markdown > $(DOCS_DIR)/commands.md.tmp && mv $(DOCS_DIR)/commands.md.tmp $(DOCS_DIR)/commands.md
-	$(BIN) help --man > $(DOCS_DIR)/synprobe.1.tmp && mv $(DOCS_DIR)/synprobe.1.tmp $(DOCS_DIR)/synprobe.1
+	$(BIN) help --markdown > $(DOCS_DIR)/commands.md.tmp || { rm -f $(DOCS_DIR)/commands.md.tmp; exit 1; }
+	$(BIN) help --man > $(DOCS_DIR)/synprobe.1.tmp || { rm -f $(DOCS_DIR)/synprobe.1.tmp; exit 1; }
+	mv $(DOCS_DIR)/commands.md.tmp $(DOCS_DIR)/commands.md && mv $(DOCS_DIR)/synprobe.1.tmp $(DOCS_DIR)/synprobe.1
 
 $(BUILD)/systemd/%: contrib/systemd/%.in $(PATHS_STAMP)
 	@mkdir -p $(@D)
