@@ -14,7 +14,8 @@
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
-#   make check-docs      README's layers and flags, every command's synopsis, against the code
+#   make check-docs      README's layers and flags, every command's synopsis, against the code; docs/commands.md
+#                        and docs/synprobe.1 are what `make docs` writes
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
@@ -26,6 +27,8 @@
 #   make spm-fixtures    tests/data/hf/spm and tests/data/hf/lower rewritten the same way
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
+#   make docs            docs/commands.md and docs/synprobe.1 (committed), written by `synprobe help --markdown`
+#                        and `help --man` from each command's cli_doc and option tables (DOCS_DIR=docs)
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
 #                        examples, man page, systemd units (see README "Installation"); make uninstall
 #
@@ -114,7 +117,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models hf-fixtures tokjson-fixtures spm-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: docs test-setup models hf-fixtures tokjson-fixtures spm-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -307,7 +310,7 @@ check-symbols: all
 
 # The docs against the code (tests/check_docs.sh): README's layer line and prefix table against
 # check_symbols.sh's table, every command's synopsis against its option tables, every flag the
-# README shows against its command's tables.
+# README shows against its command's tables, docs/commands.md and docs/synprobe.1 against `make docs`.
 check-docs: all
 	@tests/check_docs.sh $(BUILD) $(COUNTS)
 
@@ -358,6 +361,15 @@ man: $(MAN_PAGE)
 $(MAN_PAGE): $(BIN)
 	@mkdir -p $(@D)
 	$(BIN) help --man > $@.tmp && mv $@.tmp $@
+
+# the command reference and the man page, as committed (tests/check_docs.sh compares them with what
+# the binary writes: a changed option table or cli_doc needs `make docs`)
+DOCS_DIR ?= docs
+docs: $(BIN)
+	@mkdir -p $(DOCS_DIR)
+	$(BIN) help --markdown > $(DOCS_DIR)/commands.md.tmp || { rm -f $(DOCS_DIR)/commands.md.tmp; exit 1; }
+	$(BIN) help --man > $(DOCS_DIR)/synprobe.1.tmp || { rm -f $(DOCS_DIR)/synprobe.1.tmp; exit 1; }
+	mv $(DOCS_DIR)/commands.md.tmp $(DOCS_DIR)/commands.md && mv $(DOCS_DIR)/synprobe.1.tmp $(DOCS_DIR)/synprobe.1
 
 $(BUILD)/systemd/%: contrib/systemd/%.in $(PATHS_STAMP)
 	@mkdir -p $(@D)

@@ -196,15 +196,18 @@ static void print_results(struct cli *c, const char *db_path, struct st_db *db)
     rpt_table_free(&t);
 }
 
-static const char usage[] =
-    "usage: synprobe demo [--out DIR] [--ingest-only] [--force]\n"
-    "\n"
-    "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
-    "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
-    "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
-    "trees, printing a results table and writing DIR/results.json. Each step runs the same stage as the\n"
-    "command printed for it. An existing DIR/demo.db is never replaced without --force (which deletes\n"
-    "it and starts from a fresh store).\n";
+const struct cli_doc cmd_demo_doc = {
+    .name = "demo",
+    .purpose = "run the pipeline on the embedded demo corpus",
+    .synopsis = "[options]",
+    .prose =
+        "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
+        "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
+        "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
+        "trees, printing a results table and writing DIR/results.json. Each step runs the same stage as the\n"
+        "command printed for it. An existing DIR/demo.db is never replaced without --force (which deletes\n"
+        "it and starts from a fresh store).\n",
+};
 
 struct demo_opts { const char *out; int ingest_only, force; };
 static const struct sp_opt demo_options[] = {
@@ -315,7 +318,7 @@ int cmd_demo(int argc, char **argv)
     struct demo_opts o = { 0 };
     const struct sp_optbind b[] = { { demo_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "demo", usage, b, 1, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_demo_doc, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     if (!sp_demo_files[0].name) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus"));
     char db_path[4096], job_path[4096], log_path[4096];

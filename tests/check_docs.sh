@@ -5,9 +5,11 @@
 #      tests/check_symbols.sh's table of layers (the one the build is checked against) says; and no
 #      two source or script files share a name;
 #   2. every command's synopsis (the first block of its --help) names only flags of its option
-#      tables, and names all of them (cli/cli.c completes a hand-typed synopsis from the tables);
+#      tables, and names all of them (cli/cli.c writes it from the command's cli_doc and tables);
 #   3. every flag the README shows after `synprobe CMD` (in its code blocks and `inline code`)
-#      is a flag of CMD.
+#      is a flag of CMD;
+#   4. docs/commands.md and docs/synprobe.1 are what `make docs` writes now (`synprobe help
+#      --markdown`, `help --man`): a changed option table or cli_doc needs `make docs`.
 # TAP lines, each violation under its "not ok"; appends "PASSED FAILED SKIPPED check-docs" to COUNTS.
 build=${1:?usage: tests/check_docs.sh BUILD [COUNTS]}
 counts=${2:-}
@@ -97,6 +99,18 @@ for s in spans:
         for f in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", m.group(3)):
             if f not in flags_of[c] | common: bad.append(f"README: synprobe {c} ... --{f}: no such flag ({s.strip()[:90]})")
 report(not bad, "every flag README shows after `synprobe CMD` is a flag of CMD", sorted(set(bad)))
+
+# 4. the generated files, as committed, against what the binary writes now
+import difflib
+for path, how in (("docs/commands.md", "--markdown"), ("docs/synprobe.1", "--man")):
+    want = subprocess.run([sp, "help", how], capture_output=True, text=True)
+    try: have = open(path, encoding="utf-8").read()
+    except OSError as e: have = None; why = [f"{path}: {e.strerror}; run `make docs`"]
+    if have is not None:
+        why = [f"{path} differs from `synprobe help {how}`; run `make docs` (first lines of the diff:)"]
+        why += [l.rstrip("\n") for l in difflib.unified_diff(have.splitlines(True), want.stdout.splitlines(True),
+                                                              path, f"synprobe help {how}", n=1)][:30]
+    report(want.returncode == 0 and have == want.stdout, f"{path} is what `make docs` writes", why)
 print(f"1..{n}")
 if counts:
     open(counts, "a").write(f"{n - fails} {fails} 0 check-docs\n")
