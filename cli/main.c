@@ -25,6 +25,7 @@ static const struct command {
     { "trees",       cmd_trees,       "extract constituency trees from attention and score them" },
     { "evalb",       cmd_evalb,       "EVALB-compatible bracket scorer" },
     { "structprobe", cmd_structprobe, "structural-probe metrics (UUAS, DSpr, root accuracy, NSpr)" },
+    { "mdl", cmd_mdl, "minimum description length probing (online code) with control tasks" },
     { "tokprobe", cmd_tokprobe, "word-level probes (UPOS, dependency relation) with control tasks" },
     { "run",         cmd_run,         "run a job file: the whole pipeline of an experiment, resumable" },
     { "report",      cmd_report,      "probing results as JSON or CSV" },
