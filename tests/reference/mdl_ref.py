@@ -120,8 +120,8 @@ def main():
         elif "control" in res:
             fails.append("the result has a control code the dump lacks")
     for f in fails:
-        print("MISMATCH " + f)
-    print("ok: codelengths agree" if not fails else f"{len(fails)} mismatches")
+        print("# MISMATCH " + f)
+    print("# the codelengths agree" if not fails else f"# {len(fails)} mismatches")
     sys.exit(1 if fails else 0)
 
 
