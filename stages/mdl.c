@@ -1,6 +1,6 @@
 /* stages/mdl.c — the MDL-probe stage (see stages/mdl.h): gather the training and dev items of a
  * token or sentence task with their task and control labels, send each with the online code
- * (probes/mdl.c), store the figures. */
+ * (probes/online_code.c), store the figures. */
 #include "stages/mdl.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "probes/control.h"
-#include "probes/mdl.h"
+#include "probes/online_code.h"
 #include "probes/senteval_protocol.h"
 #include "stages/manifest.h"
 #include "stages/names.h"

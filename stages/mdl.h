@@ -1,4 +1,4 @@
-/* stages/mdl.h — the MDL-probe stage: the online codelength (Voita & Titov 2020; probes/mdl.h)
+/* stages/mdl.h — the MDL-probe stage: the online codelength (Voita & Titov 2020; probes/online_code.h)
  * of a task's labels given a run's vectors, and of its control task's labels.
  *
  * Tasks. upos / deprel: every word of the corpus's train partition with its label, as tokprobe

@@ -1,4 +1,4 @@
-/* probes/mdl.h — minimum description length probing, the online code (Voita & Titov 2020,
+/* probes/online_code.h — minimum description length probing, the online code (Voita & Titov 2020,
  * "Information-Theoretic Probing with Minimum Description Length", §2.2).
  *
  * HOW IT WORKS.
@@ -21,8 +21,8 @@
  *   codelength   the sum of the blocks' bits; uniform = n log2 K; compression = uniform / codelength.
  *
  * Deterministic: the classifier's own guarantee (a seed gives the same bits with any thread count). */
-#ifndef PRB_MDL_H
-#define PRB_MDL_H
+#ifndef PRB_ONLINE_CODE_H
+#define PRB_ONLINE_CODE_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
-/* probes/mdl.c — the online code of MDL probing (see probes/mdl.h). */
-#include "probes/mdl.h"
+/* probes/online_code.c — the online code of MDL probing (see probes/online_code.h). */
+#include "probes/online_code.h"
 
 #include <limits.h>
 #include <math.h>
