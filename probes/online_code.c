@@ -40,8 +40,10 @@ int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, lo
     r->n = n;
     r->k = k;
     r->uniform = (double)n * log2((double)k);
+    struct prb_train_cfg cf = *cfg;
+    cf.select_loss = 1;                     /* the code is a cross-entropy: keep the probe that sends dev cheapest */
     struct prb_clf c;
-    if (prb_clf_init(&c, d, k, cfg)) { snprintf(err, errlen, "bad classifier configuration"); return -1; }
+    if (prb_clf_init(&c, d, k, &cf)) { snprintf(err, errlen, "bad classifier configuration"); return -1; }
     int *yb = NULL;
     float *lg = NULL;
     size_t lgcap = 0;
@@ -50,7 +52,7 @@ int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, lo
         struct prb_mdl_block *B = &r->block[b];
         B->start = start;
         B->size = end[b] - start;
-        B->dev = NAN;
+        B->dev = B->dev_bits = NAN;
         if (start == 0) {                   /* nothing to train on: the uniform code */
             B->uniform = 1;
             B->bits = (double)B->size * log2((double)k);
@@ -69,7 +71,8 @@ int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, lo
             r->example_passes += (long)info.passes * start;
             B->passes = info.passes;
             B->nevals = info.nevals;
-            B->dev = info.best_dev;
+            B->dev = prb_clf_accuracy(&c, X, y, dv, ndv);
+            B->dev_bits = info.best_dev_loss / M_LN2;
             if ((size_t)B->size * (size_t)k > lgcap) {
                 lgcap = (size_t)B->size * (size_t)k;
                 lg = sp_xrealloc(lg, sizeof *lg * lgcap);

@@ -10,7 +10,9 @@
  *   first block  sent with the uniform code: |block| * log2 K bits. So is every later block whose
  *                prefix is empty (t_{i-1} = 0: a tiny n), there being nothing to train on.
  *   next blocks  a probe (the classifier of probes/classifier.h, logistic regression by default)
- *                trained on items [0, t_{i-1}), early-stopped on the dev items, sends block i with
+ *                trained on items [0, t_{i-1}), early-stopped on the dev items' cross-entropy (the
+ *                code's own measure: dev accuracy stops improving long before the probabilities
+ *                are sharp, cfg.select_loss), sends block i with
  *                bits = sum over its items of -log2 p(y | x), p the softmax of the probe's logits
  *                computed in double (prb_mdl_bits).
  *   warm start   the probe of block i starts from the parameters (and optimizer state) of block
@@ -41,7 +43,8 @@ struct prb_mdl_block {
     double bits;
     int uniform;              /* 1: sent with the uniform code */
     int passes, nevals;       /* the probe's fit that sent it (0 for a uniform block) */
-    double dev;               /* that probe's best dev accuracy (fraction); NAN for a uniform block */
+    double dev;               /* that probe's dev accuracy (fraction); NAN for a uniform block */
+    double dev_bits;          /* its mean bits per dev item (the score it was kept for); NAN for a uniform block */
 };
 
 struct prb_mdl_result {

@@ -213,6 +213,7 @@ static json_t *code_json(const struct prb_mdl_result *r)
                               json_real(B->bits), "code", B->uniform ? "uniform" : "probe");
         if (!B->uniform && B->size) {
             json_object_set_new(o, "dev_acc", num(100.0 * B->dev));
+            json_object_set_new(o, "dev_bits", num(B->dev_bits));
             json_object_set_new(o, "passes", json_integer(B->passes));
         }
         json_array_append_new(blocks, o);

@@ -9,8 +9,8 @@
  *
  * The transmission order is a permutation of the training items drawn from the seed; the probes
  * are the logistic regression of probes/classifier.h with its defaults, seeded with the seed,
- * early-stopped on the dev partition. Codelength selectivity = control codelength − task
- * codelength, in bits (positive: the labels cost fewer bits to send than random ones).
+ * early-stopped on the dev partition's cross-entropy. Codelength selectivity = control codelength
+ * − task codelength, in bits (positive: the labels cost fewer bits to send than random ones).
  *
  * Stored as a probe_result with classifier "mdl", task "token:upos" / "token:deprel" / the
  * sentence task, no accuracies, the figures and the manifest in its JSON. */
