@@ -115,4 +115,6 @@ $SP mdl --db $DB --corpus demo --run san --seed -1 >/dev/null 2>&1 && rc=0 || rc
 expect_eq "a negative seed: usage error" "$rc" 2
 $SP mdl --db $DB --corpus demo --run san --no-save --dump $TMP/nodir/d.tsv >/dev/null 2>$TMP/e5 && rc=0 || rc=$?
 check "a dump file that cannot be written: exit 1, names it" sh -c "[ $rc = 1 ] && grep -q 'nodir/d.tsv' $TMP/e5"
+$SP mdl --db $DB --corpus demo --run san --layer all --dump $TMP/x.tsv >/dev/null 2>$TMP/e6 && rc=0 || rc=$?
+check "--dump with --layer: usage error" sh -c "[ $rc = 2 ] && grep -q -- '--dump writes one run' $TMP/e6"
 done_testing
