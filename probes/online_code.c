@@ -28,8 +28,8 @@ double prb_mdl_bits(const float *logits, int K, int y)
 }
 
 int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, long n, const int *dv, int ndv,
-                   const struct prb_train_cfg *cfg, prb_mdl_dump_fn dump, void *dump_arg, struct prb_mdl_result *r,
-                   char *err, size_t errlen)
+                   const struct prb_train_cfg *cfg, const atomic_int *stop, prb_mdl_dump_fn dump, void *dump_arg,
+                   struct prb_mdl_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
     if (n < 1 || n > INT_MAX) { snprintf(err, errlen, "MDL needs 1 to %d training items, got %ld", INT_MAX, n); return -1; }
@@ -48,7 +48,9 @@ int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, lo
     float *lg = NULL;
     size_t lgcap = 0;
     long start = 0;
+    int ret = 0;
     for (int b = 0; b < PRB_MDL_NBLOCKS; b++) {
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed)) { ret = -2; break; }
         struct prb_mdl_block *B = &r->block[b];
         B->start = start;
         B->size = end[b] - start;
@@ -94,5 +96,5 @@ int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, lo
     prb_clf_free(&c);
     free(yb);
     free(lg);
-    return 0;
+    return ret;
 }

@@ -26,6 +26,7 @@
 #ifndef PRB_ONLINE_CODE_H
 #define PRB_ONLINE_CODE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "probes/classifier.h"
@@ -62,10 +63,11 @@ typedef void (*prb_mdl_dump_fn)(void *arg, int block, const int *rows, const int
 
 /* The online code of the items tr[0..n) (rows of X, d floats a row, in transmission order) with
  * labels y[row] in 0..k-1, the probes early-stopped on the dev rows dv[0..ndv) (their y[row]:
- * a class id, or -1 for a label no class has, always wrong). cfg: the classifier's configuration
- * and seed. 0, or -1 with a message. */
+ * a class id, or -1 for a label no class has, left out of the dev loss, always wrong for the dev
+ * accuracy). cfg: the classifier's configuration and seed. stop (NULL: none) is read before each
+ * block. 0; -1 with a message; -2 when *stop was set (r incomplete). */
 int prb_mdl_online(const float *X, int d, const int *y, int k, const int *tr, long n, const int *dv, int ndv,
-                   const struct prb_train_cfg *cfg, prb_mdl_dump_fn dump, void *dump_arg, struct prb_mdl_result *r,
-                   char *err, size_t errlen);
+                   const struct prb_train_cfg *cfg, const atomic_int *stop, prb_mdl_dump_fn dump, void *dump_arg,
+                   struct prb_mdl_result *r, char *err, size_t errlen);
 
 #endif

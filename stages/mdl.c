@@ -285,9 +285,10 @@ static int send_all(struct stg_ctx *ctx, const struct stg_mdl_opts *o, struct md
         dp.code = code ? "control" : "task";
         if (f) fprintf(f, "#%s\t%ld\t%d\n", dp.code, m->ntr, m->k);
         double t0 = sp_now();
-        if (prb_mdl_online(m->X, m->d, code ? m->yc : m->y, m->k, m->tr, m->ntr, m->dv, m->ndv, &cfg, f ? dump_block : NULL,
-                           &dp, code ? rc : rt, err, sizeof err))
-            ret = stg_fail(ctx, SP_EPARSE, "%s: %s", m->task, err);
+        int k = prb_mdl_online(m->X, m->d, code ? m->yc : m->y, m->k, m->tr, m->ntr, m->dv, m->ndv, &cfg, ctx->stop,
+                               f ? dump_block : NULL, &dp, code ? rc : rt, err, sizeof err);
+        if (k == -2) ret = stg_stopped(ctx);
+        else if (k) ret = stg_fail(ctx, SP_EPARSE, "%s: %s", m->task, err);
         else
             sp_log(ctx->log, SP_LOG_DEBUG, "mdl: %s %s on run %s: %.1f bits in %.1fs", m->task, dp.code, o->run,
                    (code ? rc : rt)->codelength, sp_now() - t0);

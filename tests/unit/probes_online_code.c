@@ -70,7 +70,7 @@ static void t_online(void)
     cfg.max_epoch = 20;
     struct prb_mdl_result r1, r2;
     char err[200];
-    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, ND, &cfg, NULL, NULL, &r1, err, sizeof err), 0);
+    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, ND, &cfg, NULL, NULL, NULL, &r1, err, sizeof err), 0);
     T_EQ_INT(r1.block[0].size, 2);
     T_CHECK(r1.block[0].uniform && !r1.block[1].uniform);
     T_NEAR(r1.block[0].bits, 2.0, 1e-12);                         /* 2 items x log2 2 */
@@ -83,12 +83,14 @@ static void t_online(void)
     T_CHECK(r1.codelength < 0.5 * r1.uniform && r1.compression > 2.0);
     printf("# separable blobs: %.1f bits of %.0f uniform (compression %.2f)\n", r1.codelength, r1.uniform, r1.compression);
     cfg.threads = 2;
-    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, ND, &cfg, NULL, NULL, &r2, err, sizeof err), 0);
+    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, ND, &cfg, NULL, NULL, NULL, &r2, err, sizeof err), 0);
     T_CHECK(r2.codelength == r1.codelength);                       /* bit for bit */
-    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, 0, dv, ND, &cfg, NULL, NULL, &r2, err, sizeof err), -1);
-    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, 0, &cfg, NULL, NULL, &r2, err, sizeof err), -1);
+    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, 0, dv, ND, &cfg, NULL, NULL, NULL, &r2, err, sizeof err), -1);
+    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, 0, &cfg, NULL, NULL, NULL, &r2, err, sizeof err), -1);
     T_CHECK(strstr(err, "dev") != NULL);
-    T_EQ_INT(prb_mdl_online(X, 4, y, 1, tr, N, dv, ND, &cfg, NULL, NULL, &r2, err, sizeof err), -1);
+    T_EQ_INT(prb_mdl_online(X, 4, y, 1, tr, N, dv, ND, &cfg, NULL, NULL, NULL, &r2, err, sizeof err), -1);
+    atomic_int stop = 1;                                           /* a stop asked for: nothing sent */
+    T_EQ_INT(prb_mdl_online(X, 4, y, 2, tr, N, dv, ND, &cfg, &stop, NULL, NULL, &r2, err, sizeof err), -2);
     free(X);
 }
 
