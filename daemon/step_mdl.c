@@ -70,7 +70,9 @@ static void what_mdl(json_t *o, struct sp_buf *b)
     sp_buf_printf(b, " %s %s", task ? task : "upos", run ? run : "?");
 }
 
-const struct dmn_step_def dmn_step_mdl = {   /* mdl's rules are all in its table */
+static int check_mdl(struct stg_ctx *ctx, const void *opts) { return stg_mdl_check(ctx, opts); }
+
+const struct dmn_step_def dmn_step_mdl = {
     .words = "mdl", .section = "mdl", .table = stg_mdl_options, .size = sizeof(struct stg_mdl_opts),
-    .entry = mdl_entry, .run = run_mdl, .what = what_mdl, .flags = DMN_STEP_LEDGER,
+    .entry = mdl_entry, .check = check_mdl, .run = run_mdl, .what = what_mdl, .flags = DMN_STEP_LEDGER,
 };

@@ -97,8 +97,6 @@ static int too_few(struct stg_ctx *ctx, const char *what, long ntr, long ndv)
 /* upos / deprel: the words of the corpus's train and dev partitions (tokprobe's) */
 static int load_tokens(struct stg_ctx *ctx, struct st_db *db, const struct stg_mdl_opts *o, int tok_task, struct mdl_data *m)
 {
-    if (!o->corpus)
-        return stg_fail(ctx, SP_EUSAGE, "--task %s needs --corpus C (the corpus whose words run %s encodes)", o->task, o->run);
     int64_t cid = 0;
     int rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     if (rc == SP_OK) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
@@ -297,13 +295,29 @@ static int send_all(struct stg_ctx *ctx, const struct stg_mdl_opts *o, struct md
     return ret;
 }
 
+int stg_mdl_check(struct stg_ctx *ctx, const struct stg_mdl_opts *o)
+{
+    enum prb_tok_task tt;
+    int tok = o->task && prb_tok_task_parse(o->task, &tt) == 0;
+    if (tok && !o->corpus)
+        return stg_fail(ctx, SP_EUSAGE, "--task %s needs --corpus C (the corpus whose words run %s encodes)", o->task,
+                        o->run ? o->run : "R");
+    if (!tok && o->corpus)
+        return stg_fail(ctx, SP_EUSAGE, "--corpus: a sentence task ('%s') brings its own items; --corpus is for upos and "
+                        "deprel", o->task);
+    if (!tok && o->strip_subtype)
+        return stg_fail(ctx, SP_EUSAGE, "--strip-subtype is for --task deprel, not a sentence task ('%s')", o->task);
+    return SP_OK;
+}
+
 int stg_mdl(struct stg_ctx *ctx, const struct stg_mdl_opts *o, struct stg_mdl_result *r)
 {
     memset(r, 0, sizeof *r);
     r->codelength = r->compression = r->control_codelength = r->control_compression = NAN;
     struct mdl_data m = { 0 };
     struct st_db *db = NULL;
-    int rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
+    int rc = stg_mdl_check(ctx, o);
+    if (rc == SP_OK) rc = stg_open_store(ctx, o->db, o->no_save ? ST_OPEN_READONLY : 0, &db);
     enum prb_tok_task tt;
     if (rc == SP_OK)
         rc = prb_tok_task_parse(o->task, &tt) == 0 ? load_tokens(ctx, db, o, (int)tt, &m) : load_sentences(ctx, db, o, &m);

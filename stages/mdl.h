@@ -42,5 +42,9 @@ struct stg_mdl_result {
  * items); SP_EIO (the dump file); SP_ESTORE; SP_ESTOPPED. */
 int stg_mdl(struct stg_ctx *ctx, const struct stg_mdl_opts *o, struct stg_mdl_result *r);
 void stg_mdl_result_free(struct stg_mdl_result *r);
+/* The rules stg_mdl checks its options against before it reads anything (upos and deprel need
+ * --corpus; a sentence task takes neither --corpus nor --strip-subtype): SP_EUSAGE with ctx->err,
+ * or SP_OK. A job's steps are checked with it when the job is loaded. */
+int stg_mdl_check(struct stg_ctx *ctx, const struct stg_mdl_opts *o);
 
 #endif

@@ -97,6 +97,9 @@ cat >$J/job.json <<'JOB'
  "mdl": [{"task": "upos", "max-epoch": 20}]}
 JOB
 $SP run $J/job.json >$TMP/job.out 2>&1 && rc=0 || rc=$?
+sed 's/"mdl": \[{"task": "upos", "max-epoch": 20}\]/"mdl": [{"task": "Len", "corpus": "demo", "run": "san"}]/' $J/job.json >$J/bad.json
+$SP run --check $J/bad.json >/dev/null 2>$TMP/jbad && jrc=0 || jrc=$?
+check "a job's mdl entry with a sentence task and a corpus: refused when the job is loaded, naming the key" sh -c "[ $jrc = 1 ] && grep -q 'mdl\[0\].corpus: a sentence task' $TMP/jbad"
 expect_eq "a job's mdl entry: exit 0" "$rc" 0
 expect_eq "... one step, on the run that keeps token vectors" "$(grep -cE '^\[[0-9]+/[0-9]+\] mdl upos san: .*codelength' $TMP/job.out)" 1
 expect_eq "... one stored result" "$(sqlite3 $J/out/s.db "select count(*) from probe_result where classifier = 'mdl'")" 1
@@ -109,6 +112,8 @@ $SP mdl --db $DB --run san --task Nosuch >/dev/null 2>$TMP/e3 && rc=0 || rc=$?
 check "an unknown task: exit 1, names it" sh -c "[ $rc = 1 ] && grep -q \"Nosuch\" $TMP/e3"
 $SP mdl --db $DB --run san >/dev/null 2>$TMP/e4 && rc=0 || rc=$?
 check "upos without --corpus: usage error naming it" sh -c "[ $rc = 2 ] && grep -q -- '--corpus' $TMP/e4"
+$SP mdl --db $DB --corpus demo --run san-len --task Len >/dev/null 2>$TMP/e7 && rc=0 || rc=$?
+check "--corpus with a sentence task: usage error naming it" sh -c "[ $rc = 2 ] && grep -q -- '--corpus: a sentence task' $TMP/e7"
 $SP mdl --db $DB --corpus demo >/dev/null 2>&1 && rc=0 || rc=$?
 expect_eq "--run missing: usage error" "$rc" 2
 $SP mdl --db $DB --corpus demo --run san --seed -1 >/dev/null 2>&1 && rc=0 || rc=$?
