@@ -41,7 +41,7 @@ const struct sp_opt stg_mdl_options[] = {
     { "split-seed", SP_OPT_INT, O(split_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "upos, deprel: the re-split of a corpus without train/dev/test" },
     { "max-epoch", SP_OPT_INT, O(max_epoch), "200", .lo = 1, .hi = 100000, .metavar = "N",
-      .help = "the most passes of each block's probe" },
+      .help = "bounds the passes of each block's probe (SentEval's max_epoch)" },
     { "threads", SP_OPT_INT, O(threads), "0", .lo = 1, .hi = 256, .metavar = "K", .flags = SP_OPTF_NODEF,
       .help = "threads that train the probes (default: the CPUs it may run on); results do not depend on K" },
     { "dump", SP_OPT_PATH, O(dump), .metavar = "FILE", .flags = SP_OPTF_OUTPUT,
@@ -249,6 +249,7 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_m
     json_t *full = json_deep_copy(r->json);
     json_t *man = stg_manifest_new(ctx, &o->command, stg_mdl_options, o);
     json_object_set_new(man, "partition", json_string(m->partition));
+    if (m->ps.priv) json_object_set_new(man, "data_sha256", json_string(m->ps.sha256));   /* probe's data hash */
     json_object_set_new(man, "code", json_string("online code, Voita & Titov 2020: blocks at 0.1, 0.2, 0.4, 0.8, 1.6, 3.2, "
                                                  "6.25, 12.5, 25, 50, 100 % of train; warm-started logistic regression"));
     json_object_set_new(full, "manifest", man);
