@@ -1,5 +1,6 @@
 /* report/agg.c — aggregation over seeds (see report/agg.h). */
 #include "report/agg.h"
+#include "report/rows.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -116,6 +117,7 @@ json_t *rpt_aggregate(json_t *probes)
     json_t *row;
     struct sp_buf label = { 0 }, key = { 0 };
     json_array_foreach(probes, i, row) {
+        if (rpt_is_mdl(str_of(row, "classifier"))) continue;   /* codelengths, not accuracies: listed apart */
         rpt_encoder_label(row, &label);
         key.len = 0;
         sp_buf_printf(&key, "%s\t%s\t%s", label.p, str_of(row, "task"), str_of(row, "classifier"));
@@ -237,6 +239,7 @@ static json_t *side(json_t *probes, const char *who, const char *task, const cha
     size_t i;
     struct sp_buf label = { 0 };
     json_array_foreach(probes, i, row) {
+        if (rpt_is_mdl(str_of(row, "classifier"))) continue;   /* codelengths, not accuracies: listed apart */
         rpt_encoder_label(row, &label);
         const char *run = json_string_value(json_object_get(row, "run"));
         if ((fnmatch(who, label.p, 0) && (!run || fnmatch(who, run, 0))) || strcmp(str_of(row, "task"), task) ||

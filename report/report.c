@@ -196,10 +196,13 @@ static void text_probes(FILE *f, json_t *probes)
         if (b > wc) wc = b;
         if (v > wv) wv = v > 40 ? 40 : v;
     }
-    fprintf(f, "probe results (%zu)\n", json_array_size(probes));
+    size_t n_acc = 0;
+    json_array_foreach(probes, i, row) n_acc += !rpt_is_mdl(str_at(row, "classifier"));
+    fprintf(f, "probe results (%zu)\n", n_acc);
     fprintf(f, "%5s  %-*s  %-*s  %6s  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", "id", wt, "task", wc, "classifier",
             "seed", wv, "run/vectors", "dev", "test", "majority", "control", "select", "macro-F1");
     json_array_foreach(probes, i, row) {
+        if (rpt_is_mdl(str_at(row, "classifier"))) continue;   /* text_mdl */
         json_t *res = json_object_get(row, "result");
         char dev[32], test[32], maj[32], ctl[32], sel[32], mf[32];
         fmt_num(dev, sizeof dev, num_at(row, "dev_acc"), "%.2f");
@@ -218,6 +221,45 @@ static void text_probes(FILE *f, json_t *probes)
                 str_at(row, "classifier"), (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
                 dev, test, maj, ctl, sel, mf);
     }
+}
+
+/* the MDL probes (stages/mdl.h): codelengths in bits, compression = uniform / codelength */
+static void text_mdl(FILE *f, json_t *probes, size_t n_mdl, int after)
+{
+    size_t i;
+    json_t *row;
+    int wt = 4, wv = 11;
+    json_array_foreach(probes, i, row) {
+        if (!rpt_is_mdl(str_at(row, "classifier"))) continue;
+        int a = (int)strlen(str_at(row, "task")), v = (int)strlen(vectors_of(row));
+        if (a > wt) wt = a;
+        if (v > wv) wv = v > 40 ? 40 : v;
+    }
+    fprintf(f, "%sMDL probes (%zu; online code, Voita & Titov 2020; bits)\n", after ? "\n" : "", n_mdl);
+    fprintf(f, "%5s  %-*s  %6s  %-*s  %6s  %6s  %12s  %12s  %11s  %12s  %11s  %11s\n", "id", wt, "task", "seed", wv,
+            "run/vectors", "labels", "ntrain", "codelength", "uniform", "compression", "control cl", "control cmp",
+            "selectivity");
+    json_array_foreach(probes, i, row) {
+        if (!rpt_is_mdl(str_at(row, "classifier"))) continue;
+        json_t *res = json_object_get(row, "result");
+        char cl[32], un[32], cm[32], ccl[32], ccm[32], sel[32];
+        fmt_num(cl, sizeof cl, num_at(res, "codelength_bits"), "%.1f");
+        fmt_num(un, sizeof un, num_at(res, "uniform_bits"), "%.1f");
+        fmt_num(cm, sizeof cm, num_at(res, "compression"), "%.2f");
+        fmt_num(ccl, sizeof ccl, num_at(res, "control.codelength_bits"), "%.1f");
+        fmt_num(ccm, sizeof ccm, num_at(res, "control.compression"), "%.2f");
+        fmt_num(sel, sizeof sel, num_at(res, "selectivity_bits"), "%.1f");
+        const char *v = vectors_of(row);
+        size_t vl = strlen(v);
+        if ((int)vl > wv) v += vl - (size_t)wv;
+        fprintf(f, "%5lld  %-*s  %6lld  %-*s  %6lld  %6lld  %12s  %12s  %11s  %12s  %11s  %11s\n",
+                (long long)json_integer_value(json_object_get(row, "id")), wt, str_at(row, "task"),
+                (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
+                (long long)json_integer_value(at(res, "labels")), (long long)json_integer_value(at(res, "ntrain")), cl, un, cm,
+                ccl, ccm, sel);
+    }
+    fprintf(f, "compression: uniform codelength (ntrain log2 labels) / codelength; control: the control task's labels; "
+               "selectivity: control codelength minus codelength\n");
 }
 
 /* "mean ± sd": sd "-" for one seed */
@@ -473,9 +515,14 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
         text_unfit(f, c->unfit, 1);
         return;
     }
-    if (np) text_aggregates(f, &c->rows);
+    size_t n_mdl = 0;
+    json_t *pr;
+    size_t k;
+    json_array_foreach(c->probes, k, pr) n_mdl += rpt_is_mdl(str_at(pr, "classifier"));
+    if (np > n_mdl) text_aggregates(f, &c->rows);
     if (c->cmp) text_compare(f, c->cmp);
-    if (np) text_probes(f, c->probes);
+    if (np > n_mdl) text_probes(f, c->probes);
+    if (n_mdl) text_mdl(f, c->probes, n_mdl, np > n_mdl);
     int n_tree = 0, n_sp = 0;
     size_t i;
     json_t *row;
@@ -547,6 +594,33 @@ static void emit_num(struct obs *o, const char *split, const char *subset, const
     json_decref(j);
 }
 
+/* an MDL probe's figures: the codes' totals, then each block's size and bits (subset "block K") */
+static void csv_mdl(struct obs *o, json_t *res)
+{
+    static const char *const code[2] = { "", "control" };
+    for (int c = 0; c < 2; c++) {
+        json_t *r = c ? json_object_get(res, "control") : res;
+        if (!r) continue;
+        char m[64];
+        static const char *const k[] = { "labels", "codelength_bits", "uniform_bits", "compression" };
+        for (int i = 0; i < 4; i++) {
+            snprintf(m, sizeof m, "%s%s%s", code[c], c ? "_" : "", k[i]);
+            emit(o, "train", NULL, m, NULL, NULL, json_object_get(r, k[i]));
+        }
+        size_t i;
+        json_t *b;
+        json_array_foreach(json_object_get(r, "blocks"), i, b) {
+            char sub[32];
+            snprintf(sub, sizeof sub, "block %zu", i + 1);
+            snprintf(m, sizeof m, "%s%sblock_size", code[c], c ? "_" : "");
+            emit(o, "train", sub, m, NULL, NULL, json_object_get(b, "size"));
+            snprintf(m, sizeof m, "%s%sblock_bits", code[c], c ? "_" : "");
+            emit(o, "train", sub, m, NULL, NULL, json_object_get(b, "bits"));
+        }
+    }
+    emit(o, "train", NULL, "selectivity_bits", NULL, NULL, json_object_get(res, "selectivity_bits"));
+}
+
 static void csv_probe(FILE *f, json_t *row)
 {
     json_t *res = json_object_get(row, "result");
@@ -560,6 +634,11 @@ static void csv_probe(FILE *f, json_t *row)
     o.v[C_SEED] = seed;
     emit(&o, "train", NULL, "n", NULL, NULL, at(res, "ntrain"));
     emit(&o, "dev", NULL, "n", NULL, NULL, at(res, "ndev"));
+    if (rpt_is_mdl(str_at(row, "classifier"))) {
+        csv_mdl(&o, res);
+        sp_buf_free(&o.enc);
+        return;
+    }
     emit(&o, "test", NULL, "n", NULL, NULL, at(res, "ntest"));
     emit_num(&o, "dev", NULL, "accuracy", num_at(row, "dev_acc"));
     emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));

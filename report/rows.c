@@ -137,6 +137,14 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         r->n_seeds = 1;
         r->seed = (int)json_integer_value(json_object_get(p, "seed"));
+        if (rpt_is_mdl(r->method)) {
+            r->flags = RPT_F_SEED | RPT_F_NOCI;
+            r->metric = "compression";
+            r->value = num(res, "compression");
+            r->base = (struct rpt_baselines){ NAN, NAN, num(res, "control.compression"), num(res, "selectivity_bits"), NAN, NAN,
+                                              NAN };
+            r->n = count_at(res, "ntrain");
+        }
     }
     sp_buf_free(&label);
 }

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "stages/stage.h"
 
@@ -81,6 +82,12 @@ void rpt_table_free(struct rpt_table *t);
 struct json_t;
 struct st_db;
 void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct json_t *aggs, struct st_db *db);
+
+/* Whether a probe result is an MDL probe's (stages/mdl.h: classifier "mdl"): no accuracy, no
+ * aggregate; its row has metric "compression", value = the compression, n = the training items,
+ * base.control = the control task's compression, base.selectivity = the codelength selectivity
+ * in bits (control codelength - task codelength). */
+static inline int rpt_is_mdl(const char *classifier) { return classifier && !strcmp(classifier, "mdl"); }
 
 /* Whether a row is a probe row (aggregate or result) of a sentence or token task. */
 static inline int rpt_is_probe(const struct rpt_row *r) { return r->kind == RPT_K_PROBE || r->kind == RPT_K_TOKEN; }
