@@ -78,7 +78,7 @@ while read -r id file line kind arg; do
                 *) not_ok "$where: unknown need '$arg'"; continue;;
             esac;;
     esac
-    rc=0
+    rc=0; t0=$(date +%s)
     if [ "$kind" = sql ]; then
         if ! command -v sqlite3 >/dev/null 2>&1; then skip "$where: no sqlite3 shell"; continue; fi
         (cd "$dir" && sqlite3 -bail "$arg" <"$TMP/blocks/$id") >"$TMP/out" 2>&1 || rc=$?
@@ -86,7 +86,7 @@ while read -r id file line kind arg; do
         (cd "$dir" && PATH="$TMP/bin:$PATH" SP_DATA="$data" timeout 120 sh -e "$TMP/blocks/$id") >"$TMP/out" 2>&1 || rc=$?
     fi
     ran=$((ran+1))
-    if [ "$rc" -eq 0 ]; then ok "$where: the example runs"
+    if [ "$rc" -eq 0 ]; then ok "$where: the example runs ($(( $(date +%s) - t0 )) s)"
     else
         not_ok "$where: the example exits $rc"
         sed 's/^/#   /' "$TMP/blocks/$id"; echo "#   --- its output (the last 30 lines):"
