@@ -12,8 +12,9 @@
 # file run in order in one scratch folder of their own, where demo/, encoder/, contrib/, schemas/,
 # build/ and models/ are the checkout's and `synprobe` is the binary under test, so an example
 # makes its store from the demo corpus (`synprobe ingest --db demo.db ... demo/demo.conllu`) and
-# later blocks of the same file use it. The flags these examples name are checked against the
-# option tables by `make check-docs` (tests/check_docs.sh).
+# later blocks of the same file use it. Last, every command of `synprobe help` must be run by some
+# example. The flags the docs name are checked against the option tables by `make check-docs`
+# (tests/check_docs.sh).
 . tests/cli/lib.sh
 command -v "$PY" >/dev/null 2>&1 || skip_rest "no $PY"
 root=$(pwd)
@@ -85,7 +86,7 @@ while read -r id file line kind arg; do
     else
         (cd "$dir" && PATH="$TMP/bin:$PATH" SP_DATA="$data" timeout 120 sh -e "$TMP/blocks/$id") >"$TMP/out" 2>&1 || rc=$?
     fi
-    ran=$((ran+1))
+    ran=$((ran+1)); cat "$TMP/blocks/$id" >>"$TMP/ran"
     if [ "$rc" -eq 0 ]; then ok "$where: the example runs ($(( $(date +%s) - t0 )) s)"
     else
         not_ok "$where: the example exits $rc"
@@ -94,4 +95,16 @@ while read -r id file line kind arg; do
     fi
 done <"$TMP/list"
 check "examples found and run ($ran)" test "$ran" -gt 5
+# every command (and subcommand) of `synprobe help` is run by some example that ran
+cmds=$("$SP" help | sed -n '/^commands:/,$s/^  \([a-z][a-z]*\)  .*/\1/p')
+check "synprobe help lists its commands ($(echo $cmds | wc -w))" test "$(echo $cmds | wc -w)" -gt 10
+missing=
+for c in $cmds; do
+    case $c in tasks) subs="tasks_build tasks_import tasks_export tasks_list";; weights) subs="weights_check weights_list";; *) subs=$c;; esac
+    for w in $subs; do
+        w=$(printf '%s' "$w" | tr _ ' ')
+        grep -Eq "(^|[^a-z_-])synprobe $w( |\$)" "$TMP/ran" 2>/dev/null || missing="$missing '$w'"
+    done
+done
+expect_eq "every command of synprobe help is run by an example (missing:${missing:- none})" "${missing:-none}" none
 done_testing
