@@ -14,7 +14,7 @@
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
-#   make check-docs      the docs' layer table and flags, every command's synopsis, against the code
+#   make check-docs      the docs' layer table, flags and links, every synopsis, against the code
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)

@@ -7,7 +7,8 @@
 #   2. every command's synopsis (the first block of its --help) names only flags of its option
 #      tables, and names all of them (cli/cli.c completes a hand-typed synopsis from the tables);
 #   3. every `synprobe CMD` that README.md and docs/*.md show (in their code blocks and `inline
-#      code`) names a command, and every flag after it is a flag of CMD (named by file:line).
+#      code`) names a command, and every flag after it is a flag of CMD (named by file:line);
+#   4. every relative link of README.md and docs/*.md names a file that exists.
 # (tests/cli/t260-docs-examples.sh runs the examples themselves.)
 # TAP lines, each violation under its "not ok"; appends "PASSED FAILED SKIPPED check-docs" to COUNTS.
 build=${1:?usage: tests/check_docs.sh BUILD [COUNTS]}
@@ -113,6 +114,14 @@ for path in doc_files:
                 if f not in flags_of[c] | common: bad.append(f"{path}:{ln}: synprobe {c} ... --{f}: no such flag ({s.strip()[:90]})")
 report(not unknown, f"every `synprobe CMD` README.md and docs/*.md show names a command ({seen} seen)", unknown)
 report(not bad, "every flag README.md and docs/*.md show after `synprobe CMD` is a flag of CMD", bad)
+# 4. every relative link of README.md and docs/*.md names a file that exists
+bad = []
+for path in doc_files:
+    for ln, l in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+        for t in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", l):
+            if re.match(r"[a-z]+:", t): continue
+            if not os.path.exists(os.path.join(os.path.dirname(path), t)): bad.append(f"{path}:{ln}: {t}: no such file")
+report(not bad, "every relative link of README.md and docs/*.md names a file", bad)
 print(f"1..{n}")
 if counts:
     open(counts, "a").write(f"{n - fails} {fails} 0 check-docs\n")
