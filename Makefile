@@ -14,7 +14,7 @@
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
-#   make check-docs      README's layers and flags, every command's synopsis, against the code; docs/commands.md
+#   make check-docs      the docs' layer table, flags and links, every synopsis, against the code; docs/commands.md
 #                        and docs/synprobe.1 are what `make docs` writes
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
@@ -30,7 +30,7 @@
 #   make docs            docs/commands.md and docs/synprobe.1 (committed), written by `synprobe help --markdown`
 #                        and `help --man` from each command's cli_doc and option tables (DOCS_DIR=docs)
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
-#                        examples, man page, systemd units (see README "Installation"); make uninstall
+#                        examples, man page, systemd units (see docs/install.md); make uninstall
 #
 # Each layer folder becomes its own static library, so a unit test links only the
 # layers it needs: common < ingest < treeops < store, encoder < probes < stages < report < daemon < cli.
@@ -145,7 +145,7 @@ $(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(extra_$(l)) ;
 $(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
 	$(CC) -shared -o $@ $^ $(CUDA_LIBS)
 
-# Installation folders (README "Installation"). The CUDA plugin's folder is compiled into the
+# Installation folders (docs/install.md). The CUDA plugin's folder is compiled into the
 # loader (encoder/enc_cuda_load.c also looks next to the binary and in ../lib/synprobe from it);
 # changing PREFIX recompiles that one file.
 PREFIX     ?= /usr/local
@@ -308,9 +308,10 @@ test-gpu-selfcheck: all $(GPU_TEST) $(GPU_BERT_TEST)
 check-symbols: all
 	@tests/check_symbols.sh $(BUILD) $(COUNTS)
 
-# The docs against the code (tests/check_docs.sh): README's layer line and prefix table against
-# check_symbols.sh's table, every command's synopsis against its option tables, every flag the
-# README shows against its command's tables, docs/commands.md and docs/synprobe.1 against `make docs`.
+# The docs against the code (tests/check_docs.sh): docs/architecture.md's layer line and prefix
+# table against check_symbols.sh's table, every command's synopsis against its option tables, every
+# `synprobe CMD --flag` README.md and docs/*.md show against CMD's tables, their relative links,
+# docs/commands.md and docs/synprobe.1 against `make docs`.
 check-docs: all
 	@tests/check_docs.sh $(BUILD) $(COUNTS)
 

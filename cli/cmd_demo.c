@@ -36,7 +36,7 @@ static int write_file(const char *path, const char *data, size_t len)
     return sp_out_commit(&o, err, sizeof err) ? -1 : 0;
 }
 
-/* The README's example queries (store/st_examples.c), run so the demo prints real answers. */
+/* The example queries (store/st_examples.c; docs/sql.md), run so the demo prints real answers. */
 static void print_row(void *arg, int n, const char *const *cols)
 {
     (void)arg;
@@ -107,7 +107,7 @@ static json_t *demo_job(void)
                      "reports", "format", "json", "out", "results.json", "format", "html", "out", "report");
 }
 
-/* After the ingest step: what the store holds, and the README's example queries on it. */
+/* After the ingest step: what the store holds, and the example queries on it. */
 static void after_ingest(void *arg)
 {
     struct demo *d = arg;
@@ -350,7 +350,7 @@ int cmd_demo(int argc, char **argv)
     }
     char ext[4200];
     sql_extension(ext, sizeof ext);
-    printf("\nQuery the store yourself:  sqlite3 %s '.load %s' 'SELECT ...'  (see README)\n", db_path, ext);
+    printf("\nQuery the store yourself:  sqlite3 %s '.load %s' 'SELECT ...'  (see docs/sql.md)\n", db_path, ext);
     printf("Run the same experiment again, or edit it:  synprobe run %s\n", job_path);
     return cli_done(&c, rc);
 }

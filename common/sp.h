@@ -54,7 +54,7 @@ void sp_buf_put(struct sp_buf *b, const void *data, size_t n);
 void sp_buf_puts(struct sp_buf *b, const char *s);
 void sp_buf_printf(struct sp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sp_buf_free(struct sp_buf *b);
-/* Inputs a user names (README "Guarantees": regular files, bounded reads).
+/* Inputs a user names (docs/guarantees.md: regular files, bounded reads).
  *
  * sp_open_input opens PATH for reading. It must be a regular file, or also a FIFO or pipe when
  * allow_fifo (only inputs read as streams: ingest). A directory, a device (/dev/zero would be
@@ -108,7 +108,7 @@ int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
 int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
 void sp_out_abort(struct sp_out *o);
 
-/* Non-finite numbers are refused wherever they enter or leave a computation (README "Non-finite
+/* Non-finite numbers are refused wherever they enter or leave a computation (docs/guarantees.md "Non-finite
  * numbers"): the index of the first NaN or infinite value of x[0..n), or -1 when all are finite;
  * and "NaN" or "infinite" for the value found, for the message. */
 long sp_first_nonfinite(const float *x, size_t n);

@@ -297,7 +297,7 @@ void enc_set_workspace_limit(enc_t *e, size_t bytes);
  * whole sentences of at most this many tokens together (a longer sentence forms a group alone),
  * so it is the row count M of the products and bounds the workspace for callers that pass a
  * whole corpus as one batch. Default ENC_GROUP_TOKENS; `encode` sets it to --batch-tokens, so a
- * batch it forms is one group. The bits of a sentence do not depend on it (README "Determinism").
+ * batch it forms is one group. The bits of a sentence do not depend on it (docs/reproducibility.md).
  * The bert family runs each call's batch in one step (its rows are word pieces) and ignores it. */
 #define ENC_GROUP_TOKENS 4096
 void enc_set_group_tokens(enc_t *e, int tokens);

@@ -14,8 +14,8 @@
 # with (each trained result carries it: `linear_baseline`); the `structprobe --baseline linear` row
 # over every sentence of the subset (559) is printed beside. 2 minutes of CPU, under 4 minutes on
 # 2 busy cores.
-# The whole sample, every layer and full rank: contrib/jobs/ptb-minilm.job.json (README, "MiniLM
-# layer by layer").
+# The whole sample, every layer and full rank: contrib/jobs/ptb-minilm.job.json (docs/findings.md,
+# "MiniLM layer by layer").
 # Runs as a job, so it also exercises the "structprobes" section over layer runs. Needs the real
 # model (make models) and ../shared/data; skips visibly.
 . tests/cli/lib.sh

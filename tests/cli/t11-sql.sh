@@ -1,6 +1,6 @@
-# t11-sql.sh — the SQL extension in the sqlite3 shell: the README's queries against Python
+# t11-sql.sh — the SQL extension in the sqlite3 shell: the queries of docs/sql.md against Python
 # tier: fast
-# The SQL extension in the stock sqlite3 shell: the README's queries, checked against an
+# The SQL extension in the stock sqlite3 shell: the queries of docs/sql.md, checked against an
 # independent Python computation straight from the treebank files.
 . tests/cli/lib.sh
 need_data
