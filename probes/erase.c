@@ -1,0 +1,604 @@
+/* probes/erase.c — LEACE, INLP and random-direction erasers (see probes/erase.h). */
+#include "probes/erase.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/pool.h"
+
+void prb_eraser_free(struct prb_eraser *e)
+{
+    free(e->mu);
+    free(e->left);
+    free(e->right);
+    memset(e, 0, sizeof *e);
+}
+
+/* ---- the symmetric eigendecomposition ---- */
+
+/* EISPACK tred2 / tql2 in the form JAMA gives them, with V kept transposed (T[c*n + r] = V[r][c])
+ * so every inner loop runs along a row of T; the eigenvectors, V's columns, end up as T's rows. */
+#define V_(r, c) T[(size_t)(c) * (size_t)n + (size_t)(r)]
+
+static void tred2(int n, double *T, double *d, double *e)
+{
+    for (int j = 0; j < n; j++) d[j] = V_(n - 1, j);
+    for (int i = n - 1; i > 0; i--) {
+        double scale = 0.0, h = 0.0;
+        for (int k = 0; k < i; k++) scale += fabs(d[k]);
+        if (scale == 0.0) {
+            e[i] = d[i - 1];
+            for (int j = 0; j < i; j++) {
+                d[j] = V_(i - 1, j);
+                V_(i, j) = 0.0;
+                V_(j, i) = 0.0;
+            }
+        } else {
+            for (int k = 0; k < i; k++) {
+                d[k] /= scale;
+                h += d[k] * d[k];
+            }
+            double f = d[i - 1], g = sqrt(h);
+            if (f > 0) g = -g;
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            for (int j = 0; j < i; j++) e[j] = 0.0;
+            for (int j = 0; j < i; j++) {
+                f = d[j];
+                V_(j, i) = f;
+                g = e[j] + V_(j, j) * f;
+                double *tj = &V_(0, j);
+                for (int k = j + 1; k <= i - 1; k++) {
+                    g += tj[k] * d[k];
+                    e[k] += tj[k] * f;
+                }
+                e[j] = g;
+            }
+            f = 0.0;
+            for (int j = 0; j < i; j++) {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            double hh = f / (h + h);
+            for (int j = 0; j < i; j++) e[j] -= hh * d[j];
+            for (int j = 0; j < i; j++) {
+                f = d[j];
+                g = e[j];
+                double *tj = &V_(0, j);
+                for (int k = j; k <= i - 1; k++) tj[k] -= (f * e[k] + g * d[k]);
+                d[j] = V_(i - 1, j);
+                V_(i, j) = 0.0;
+            }
+        }
+        d[i] = h;
+    }
+    /* accumulate the transformations */
+    for (int i = 0; i < n - 1; i++) {
+        V_(n - 1, i) = V_(i, i);
+        V_(i, i) = 1.0;
+        double h = d[i + 1];
+        double *ti1 = &V_(0, i + 1);
+        if (h != 0.0) {
+            for (int k = 0; k <= i; k++) d[k] = ti1[k] / h;
+            for (int j = 0; j <= i; j++) {
+                double g = 0.0, *tj = &V_(0, j);
+                for (int k = 0; k <= i; k++) g += ti1[k] * tj[k];
+                for (int k = 0; k <= i; k++) tj[k] -= g * d[k];
+            }
+        }
+        for (int k = 0; k <= i; k++) ti1[k] = 0.0;
+    }
+    for (int j = 0; j < n; j++) {
+        d[j] = V_(n - 1, j);
+        V_(n - 1, j) = 0.0;
+    }
+    V_(n - 1, n - 1) = 1.0;
+    e[0] = 0.0;
+}
+
+static int tql2(int n, double *T, double *d, double *e)
+{
+    for (int i = 1; i < n; i++) e[i - 1] = e[i];
+    e[n - 1] = 0.0;
+    double f = 0.0, tst1 = 0.0;
+    const double eps = DBL_EPSILON;
+    for (int l = 0; l < n; l++) {
+        tst1 = fmax(tst1, fabs(d[l]) + fabs(e[l]));
+        int m = l;
+        while (m < n) {
+            if (fabs(e[m]) <= eps * tst1) break;
+            m++;
+        }
+        if (m == n) m = n - 1;          /* e[n-1] is 0: never reached */
+        if (m > l) {
+            int iter = 0;
+            do {
+                if (++iter > 60) return -1;
+                double g = d[l], p = (d[l + 1] - g) / (2.0 * e[l]), r = hypot(p, 1.0);
+                if (p < 0) r = -r;
+                d[l] = e[l] / (p + r);
+                d[l + 1] = e[l] * (p + r);
+                double dl1 = d[l + 1], h = g - d[l];
+                for (int i = l + 2; i < n; i++) d[i] -= h;
+                f += h;
+                p = d[m];
+                double c = 1.0, c2 = c, c3 = c, el1 = e[l + 1], s = 0.0, s2 = 0.0;
+                for (int i = m - 1; i >= l; i--) {
+                    c3 = c2;
+                    c2 = c;
+                    s2 = s;
+                    g = c * e[i];
+                    h = c * p;
+                    r = hypot(p, e[i]);
+                    e[i + 1] = s * r;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = c * d[i] - s * g;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
+                    double *a = &V_(0, i), *b = &V_(0, i + 1);   /* columns i, i+1 of V: rows of T */
+                    for (int k = 0; k < n; k++) {
+                        double hk = b[k];
+                        b[k] = s * a[k] + c * hk;
+                        a[k] = c * a[k] - s * hk;
+                    }
+                }
+                p = -s * s2 * c3 * el1 * e[l] / dl1;
+                e[l] = s * p;
+                d[l] = c * p;
+            } while (fabs(e[l]) > eps * tst1);
+        }
+        d[l] += f;
+        e[l] = 0.0;
+    }
+    return 0;
+}
+#undef V_
+
+int prb_eigh(int n, double *A, double *w)
+{
+    if (n <= 0) return 0;
+    double *e = calloc((size_t)n, sizeof *e), *row = malloc(sizeof *row * (size_t)n);
+    if (!e || !row) { free(e); free(row); return -1; }
+    tred2(n, A, w, e);
+    int rc = tql2(n, A, w, e);
+    /* ascending, vectors along (selection sort: n swaps of a row at most) */
+    for (int i = 0; rc == 0 && i < n - 1; i++) {
+        int k = i;
+        for (int j = i + 1; j < n; j++) if (w[j] < w[k]) k = j;
+        if (k == i) continue;
+        double t = w[i]; w[i] = w[k]; w[k] = t;
+        memcpy(row, A + (size_t)i * n, sizeof *row * (size_t)n);
+        memcpy(A + (size_t)i * n, A + (size_t)k * n, sizeof *row * (size_t)n);
+        memcpy(A + (size_t)k * n, row, sizeof *row * (size_t)n);
+    }
+    free(e);
+    free(row);
+    return rc;
+}
+
+/* ---- the covariance ---- */
+
+/* C += Σ over a block of centred rows of xᵀx, the upper triangle, on the rows of C given by
+ * the item: the block's rows are in B (nb × d, double). Items cut the rows of C so that every
+ * item sums its own entries in row order: the result does not depend on the threads. */
+struct cov_job {
+    const float *X;
+    const int *rows;
+    int n, d;
+    const double *mu;
+    double *C;                /* d×d, upper triangle */
+    int n_items;
+    int *cut;                 /* [n_items + 1] row bounds of C, balanced by the triangle's area */
+};
+
+#define COV_BLOCK 128
+
+static void cov_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    struct cov_job *j = arg;
+    const int d = j->d, i0 = j->cut[item], i1 = j->cut[item + 1];
+    double *B = malloc(sizeof *B * (size_t)COV_BLOCK * (size_t)d);
+    if (!B) abort();
+    for (int r0 = 0; r0 < j->n; r0 += COV_BLOCK) {
+        int nb = j->n - r0 < COV_BLOCK ? j->n - r0 : COV_BLOCK;
+        for (int b = 0; b < nb; b++) {
+            const float *x = j->X + (size_t)(j->rows ? j->rows[r0 + b] : r0 + b) * (size_t)d;
+            double *o = B + (size_t)b * d;
+            for (int c = 0; c < d; c++) o[c] = (double)x[c] - j->mu[c];
+        }
+        /* two rows of C at a time: each row of the block read once per pair */
+        int i = i0;
+        for (; i + 1 < i1; i += 2) {
+            double *c0 = j->C + (size_t)i * d, *c1 = c0 + d;
+            for (int b = 0; b < nb; b++) {
+                const double *x = B + (size_t)b * d;
+                double a0 = x[i], a1 = x[i + 1];
+                c0[i] += a0 * x[i];
+                for (int c = i + 1; c < d; c++) {
+                    c0[c] += a0 * x[c];
+                    c1[c] += a1 * x[c];
+                }
+            }
+        }
+        for (; i < i1; i++) {
+            double *c0 = j->C + (size_t)i * d;
+            for (int b = 0; b < nb; b++) {
+                const double *x = B + (size_t)b * d;
+                double a0 = x[i];
+                for (int c = i; c < d; c++) c0[c] += a0 * x[c];
+            }
+        }
+    }
+    free(B);
+}
+
+/* Σ (xi - mu)(xi - mu)ᵀ over the rows, full symmetric d×d (not divided). */
+static void scatter(const float *X, const int *rows, int n, int d, const double *mu, double *C, int threads)
+{
+    memset(C, 0, sizeof *C * (size_t)d * (size_t)d);
+    struct cov_job j = { X, rows, n, d, mu, C, 0, NULL };
+    j.n_items = threads > 1 ? 4 * threads : 1;
+    if (j.n_items > d) j.n_items = d;
+    j.cut = malloc(sizeof *j.cut * (size_t)(j.n_items + 1));
+    /* equal shares of the upper triangle's area: row i has d - i entries */
+    double total = (double)d * (d + 1) / 2.0, acc = 0.0;
+    int it = 0;
+    j.cut[0] = 0;
+    for (int i = 0; i < d && it < j.n_items - 1; i++) {
+        acc += d - i;
+        if (acc >= total * (it + 1) / j.n_items) j.cut[++it] = i + 1;
+    }
+    while (it < j.n_items) j.cut[++it] = d;
+    sp_pool_run_once(threads, j.n_items, cov_item, &j);
+    free(j.cut);
+    for (int i = 0; i < d; i++)
+        for (int c = 0; c < i; c++) C[(size_t)i * d + c] = C[(size_t)c * d + i];
+}
+
+/* ---- LEACE ---- */
+
+static int fail(char *err, size_t errlen, const char *msg)
+{
+    snprintf(err, errlen, "%s", msg);
+    return -1;
+}
+
+int prb_leace_fit(const float *X, const int *rows, int n, int d, const int *z, int k, int shrinkage, int threads,
+                  struct prb_eraser *e, char *err, size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    if (n < 2) return fail(err, errlen, "LEACE needs at least 2 rows to fit on");
+    if (k < 1 || d < 1) return fail(err, errlen, "LEACE needs a concept with a class and vectors");
+    for (int i = 0; i < n; i++)
+        if (z[i] < 0 || z[i] >= k) return fail(err, errlen, "LEACE: a class id out of range");
+    const size_t dd = (size_t)d * (size_t)d;
+    double *mu = calloc((size_t)d, sizeof *mu), *muz = calloc((size_t)k, sizeof *muz);
+    double *S = malloc(sizeof *S * dd), *w = malloc(sizeof *w * (size_t)d);
+    double *Sxz = calloc((size_t)d * (size_t)k, sizeof *Sxz);     /* d×k */
+    if (!mu || !muz || !S || !w || !Sxz) abort();
+    /* means */
+    for (int i = 0; i < n; i++) {
+        const float *x = X + (size_t)(rows ? rows[i] : i) * (size_t)d;
+        for (int c = 0; c < d; c++) mu[c] += x[c];
+        muz[z[i]] += 1.0;
+    }
+    for (int c = 0; c < d; c++) mu[c] /= n;
+    for (int c = 0; c < k; c++) muz[c] /= n;
+    /* cross-covariance: Σ (x - mu)(z - muz)ᵀ / (n - 1) */
+    {
+        double *xs = calloc((size_t)d * (size_t)k, sizeof *xs), *tot = calloc((size_t)d, sizeof *tot);
+        if (!xs || !tot) abort();
+        for (int i = 0; i < n; i++) {
+            const float *x = X + (size_t)(rows ? rows[i] : i) * (size_t)d;
+            double *o = xs + (size_t)z[i] * d;          /* class sums of centred x, [k][d] */
+            for (int c = 0; c < d; c++) {
+                double v = (double)x[c] - mu[c];
+                o[c] += v;
+                tot[c] += v;
+            }
+        }
+        /* Σ_i (x_i - mu)(1[z_i = j] - muz_j) = classsum_j - muz_j Σ_i (x_i - mu) */
+        for (int c = 0; c < d; c++)
+            for (int j = 0; j < k; j++) Sxz[(size_t)c * k + j] = (xs[(size_t)j * d + c] - muz[j] * tot[c]) / (n - 1);
+        free(xs);
+        free(tot);
+    }
+    /* covariance */
+    scatter(X, rows, n, d, mu, S, threads > 0 ? threads : 1);
+    e->shrink_alpha = 1.0;
+    if (!shrinkage) {
+        for (size_t q = 0; q < dd; q++) S[q] /= (n - 1);
+    } else {
+        /* concept-erasure's optimal_linear_shrinkage(S_hat / n, n) */
+        for (size_t q = 0; q < dd; q++) S[q] /= n;
+        double tr = 0.0, fro = 0.0;
+        for (int c = 0; c < d; c++) tr += S[(size_t)c * d + c];
+        for (size_t q = 0; q < dd; q++) fro += S[q] * S[q];
+        double s0n = tr * tr / d, prod = s0n;        /* ‖tr/d·I‖², tr(S · tr/d·I) */
+        double top = tr * tr * s0n / n, bottom = fro * s0n - prod * prod;
+        double alpha = 1.0 - (top + DBL_EPSILON) / (bottom + DBL_EPSILON);
+        double beta = (1.0 - alpha) * (prod + DBL_EPSILON) / (s0n + DBL_EPSILON);
+        for (size_t q = 0; q < dd; q++) S[q] *= alpha;
+        for (int c = 0; c < d; c++) S[(size_t)c * d + c] += beta * tr / d;
+        e->shrink_alpha = alpha;
+    }
+    double trace_before = 0.0;
+    for (int c = 0; c < d; c++) trace_before += S[(size_t)c * d + c];
+    /* S = Vᵀ diag(w) V (rows of S become the eigenvectors) */
+    if (prb_eigh(d, S, w)) {
+        free(mu); free(muz); free(S); free(w); free(Sxz);
+        return fail(err, errlen, "LEACE: the covariance's eigendecomposition did not converge");
+    }
+    double cut = w[d - 1] * d * DBL_EPSILON;
+    double *isq = malloc(sizeof *isq * (size_t)d), *sq = malloc(sizeof *sq * (size_t)d);
+    int cov_rank = 0;
+    for (int c = 0; c < d; c++) {
+        int keep = w[c] > cut;
+        double l = w[c] > 0 ? w[c] : 0.0;
+        isq[c] = keep ? 1.0 / sqrt(l) : 0.0;
+        sq[c] = keep ? sqrt(l) : 0.0;
+        cov_rank += keep;
+    }
+    /* A = W Sxz = Vᵀ diag(isq) V Sxz   (d×k); T = V Sxz (k columns, d rows of eigen-coordinates) */
+    double *Tm = calloc((size_t)d * (size_t)k, sizeof *Tm), *A = calloc((size_t)d * (size_t)k, sizeof *A);
+    for (int a = 0; a < d; a++) {
+        const double *v = S + (size_t)a * d;
+        double *t = Tm + (size_t)a * k;
+        for (int c = 0; c < d; c++) {
+            const double *sx = Sxz + (size_t)c * k;
+            for (int j = 0; j < k; j++) t[j] += v[c] * sx[j];
+        }
+        for (int j = 0; j < k; j++) t[j] *= isq[a];
+    }
+    for (int a = 0; a < d; a++) {            /* A += v_a ⊗ t_a */
+        const double *v = S + (size_t)a * d, *t = Tm + (size_t)a * k;
+        for (int c = 0; c < d; c++)
+            for (int j = 0; j < k; j++) A[(size_t)c * k + j] += v[c] * t[j];
+    }
+    /* thin SVD of A through AᵀA = Q diag(s²) Qᵀ: u_j = A q_j / s_j */
+    double *G = calloc((size_t)k * (size_t)k, sizeof *G), *s2 = malloc(sizeof *s2 * (size_t)k);
+    for (int c = 0; c < d; c++)
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) G[(size_t)i * k + j] += A[(size_t)c * k + i] * A[(size_t)c * k + j];
+    int rc = prb_eigh(k, G, s2);
+    double *U = calloc((size_t)d * (size_t)k, sizeof *U);   /* [r][d] */
+    int r = 0;
+    for (int q = k - 1; rc == 0 && q >= 0; q--) {
+        double s = s2[q] > 0 ? sqrt(s2[q]) : 0.0;
+        if (!(s > PRB_LEACE_SVD_TOL)) continue;
+        const double *qv = G + (size_t)q * k;
+        double *u = U + (size_t)r * d;
+        for (int c = 0; c < d; c++) {
+            double acc = 0.0;
+            for (int j = 0; j < k; j++) acc += A[(size_t)c * k + j] * qv[j];
+            u[c] = acc / s;
+        }
+        r++;
+    }
+    if (rc) {
+        free(mu); free(muz); free(S); free(w); free(Sxz); free(isq); free(sq); free(Tm); free(A); free(G); free(s2); free(U);
+        return fail(err, errlen, "LEACE: the cross-covariance's decomposition did not converge");
+    }
+    /* L = W⁺ U, R = Uᵀ W (W, W⁺ symmetric: row j of R = W u_j) */
+    e->d = d;
+    e->rank = r;
+    e->mu = mu;
+    e->left = calloc((size_t)(r ? r : 1) * (size_t)d, sizeof *e->left);
+    e->right = calloc((size_t)(r ? r : 1) * (size_t)d, sizeof *e->right);
+    double *cu = malloc(sizeof *cu * (size_t)d);
+    for (int j = 0; j < r; j++) {
+        const double *u = U + (size_t)j * d;
+        for (int a = 0; a < d; a++) {        /* cu = V u */
+            const double *v = S + (size_t)a * d;
+            double acc = 0.0;
+            for (int c = 0; c < d; c++) acc += v[c] * u[c];
+            cu[a] = acc;
+        }
+        double *L = e->left + (size_t)j * d, *R = e->right + (size_t)j * d;
+        for (int a = 0; a < d; a++) {
+            const double *v = S + (size_t)a * d;
+            double fl = sq[a] * cu[a], fr = isq[a] * cu[a];
+            for (int c = 0; c < d; c++) {
+                L[c] += v[c] * fl;
+                R[c] += v[c] * fr;
+            }
+        }
+    }
+    /* tr(P Σ Pᵀ) with P = I − L R: tr Σ − 2 tr(R Σ L) + tr(L R Σ Rᵀ Lᵀ), Σ = Vᵀ diag(w) V */
+    {
+        double t2 = 0.0, t3 = 0.0;
+        double *SL = malloc(sizeof *SL * (size_t)(r ? r : 1) * (size_t)d);   /* rows: Σ l_j */
+        double *SR = malloc(sizeof *SR * (size_t)(r ? r : 1) * (size_t)d);   /* rows: Σ r_j */
+        for (int j = 0; j < r; j++) {
+            const double *vecs[2] = { e->left + (size_t)j * d, e->right + (size_t)j * d };
+            double *outs[2] = { SL + (size_t)j * d, SR + (size_t)j * d };
+            for (int h = 0; h < 2; h++) {
+                for (int a = 0; a < d; a++) {
+                    const double *v = S + (size_t)a * d;
+                    double acc = 0.0;
+                    for (int c = 0; c < d; c++) acc += v[c] * vecs[h][c];
+                    cu[a] = acc * w[a];
+                }
+                memset(outs[h], 0, sizeof *outs[h] * (size_t)d);
+                for (int a = 0; a < d; a++) {
+                    const double *v = S + (size_t)a * d;
+                    for (int c = 0; c < d; c++) outs[h][c] += v[c] * cu[a];
+                }
+            }
+        }
+        for (int j = 0; j < r; j++) {
+            const double *rj = e->right + (size_t)j * d;
+            for (int c = 0; c < d; c++) t2 += rj[c] * SL[(size_t)j * d + c];
+        }
+        /* tr(L (R Σ Rᵀ) Lᵀ) = Σ_ij (R Σ Rᵀ)_ij (LᵀL)_ji */
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < r; j++) {
+                double a = 0.0, b = 0.0;
+                for (int c = 0; c < d; c++) {
+                    a += e->right[(size_t)i * d + c] * SR[(size_t)j * d + c];
+                    b += e->left[(size_t)j * d + c] * e->left[(size_t)i * d + c];
+                }
+                t3 += a * b;
+            }
+        e->trace_before = trace_before;
+        e->trace_after = trace_before - 2.0 * t2 + t3;
+        free(SL);
+        free(SR);
+    }
+    e->cov_rank = cov_rank;
+    free(cu); free(muz); free(S); free(w); free(Sxz); free(isq); free(sq); free(Tm); free(A); free(G); free(s2); free(U);
+    return 0;
+}
+
+/* ---- orthogonal projections: INLP and random ---- */
+
+/* Add v (d) to the orthonormal basis B (rows [0, *r)) by Gram-Schmidt twice; dropped when its
+ * remainder is under 1e-8 of its norm. Returns 1 when added. */
+static int basis_add(double *B, int *r, int d, double *v)
+{
+    double n0 = 0.0;
+    for (int c = 0; c < d; c++) n0 += v[c] * v[c];
+    n0 = sqrt(n0);
+    if (!(n0 > 0)) return 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < *r; j++) {
+            const double *b = B + (size_t)j * d;
+            double dot = 0.0;
+            for (int c = 0; c < d; c++) dot += b[c] * v[c];
+            for (int c = 0; c < d; c++) v[c] -= dot * b[c];
+        }
+    double n1 = 0.0;
+    for (int c = 0; c < d; c++) n1 += v[c] * v[c];
+    n1 = sqrt(n1);
+    if (!(n1 > 1e-8 * n0) || *r >= d) return 0;
+    double *b = B + (size_t)(*r) * d;
+    for (int c = 0; c < d; c++) b[c] = v[c] / n1;
+    (*r)++;
+    return 1;
+}
+
+static void ortho_eraser(struct prb_eraser *e, int d, const double *B, int r)
+{
+    memset(e, 0, sizeof *e);
+    e->d = d;
+    e->rank = r;
+    e->mu = calloc((size_t)d, sizeof *e->mu);
+    e->left = malloc(sizeof *e->left * (size_t)(r ? r : 1) * (size_t)d);
+    e->right = malloc(sizeof *e->right * (size_t)(r ? r : 1) * (size_t)d);
+    if (!e->mu || !e->left || !e->right) abort();
+    memcpy(e->left, B, sizeof *B * (size_t)r * (size_t)d);
+    memcpy(e->right, B, sizeof *B * (size_t)r * (size_t)d);
+    e->shrink_alpha = 1.0;
+}
+
+int prb_inlp_fit(const float *X, int nrows, int d, const int *y, int k, const int *tr, int ntr, const int *dv, int ndv,
+                 const struct prb_train_cfg *cfg, int iterations, double *acc_iter, struct prb_eraser *e, char *err,
+                 size_t errlen)
+{
+    memset(e, 0, sizeof *e);
+    if (cfg->nhid != 0) return fail(err, errlen, "INLP needs a linear classifier (nhid 0)");
+    if (ntr < 1 || ndv < 1 || k < 2) return fail(err, errlen, "INLP needs training and dev rows and two classes");
+    double *B = malloc(sizeof *B * (size_t)d * (size_t)d), *v = malloc(sizeof *v * (size_t)d);
+    float *P = malloc(sizeof *P * (size_t)nrows * (size_t)d);
+    if (!B || !v || !P) abort();
+    memcpy(P, X, sizeof *P * (size_t)nrows * (size_t)d);
+    int r = 0;
+    for (int it = 0; it < iterations && r < d; it++) {
+        struct prb_clf c;
+        struct prb_train_cfg cc = *cfg;
+        cc.seed = cfg->seed + (uint64_t)it;
+        if (prb_clf_init(&c, d, k, &cc)) {
+            free(B); free(v); free(P);
+            return fail(err, errlen, "INLP: bad classifier configuration");
+        }
+        struct prb_fit_info info;
+        prb_clf_fit(&c, P, y, tr, ntr, dv, ndv, &info);
+        if (acc_iter) acc_iter[it] = info.best_dev;
+        for (int j = 0; j < k; j++) {
+            for (int q = 0; q < d; q++) v[q] = c.W1[(size_t)j * d + q];
+            basis_add(B, &r, d, v);
+        }
+        prb_clf_free(&c);
+        /* P = X projected onto the null space of every direction so far */
+        struct prb_eraser cur;
+        ortho_eraser(&cur, d, B, r);
+        prb_eraser_apply(&cur, X, NULL, nrows, P, cfg->threads > 0 ? cfg->threads : 1);
+        prb_eraser_free(&cur);
+    }
+    ortho_eraser(e, d, B, r);
+    free(B); free(v); free(P);
+    return 0;
+}
+
+void prb_random_eraser(int d, int rank, uint64_t seed, struct prb_eraser *e)
+{
+    if (rank > d) rank = d;
+    double *B = malloc(sizeof *B * (size_t)(rank ? rank : 1) * (size_t)d), *v = malloc(sizeof *v * (size_t)d);
+    if (!B || !v) abort();
+    struct sp_rng g;
+    sp_rng_seed(&g, seed);
+    int r = 0;
+    while (r < rank) {
+        for (int c = 0; c < d; c++) {            /* Box-Muller */
+            double u1 = (sp_rng_next(&g) >> 11) * 0x1.0p-53, u2 = (sp_rng_next(&g) >> 11) * 0x1.0p-53;
+            v[c] = sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
+        }
+        basis_add(B, &r, d, v);
+    }
+    ortho_eraser(e, d, B, r);
+    free(B);
+    free(v);
+}
+
+/* ---- applying ---- */
+
+struct apply_job {
+    const struct prb_eraser *e;
+    const float *X;
+    const int *rows;
+    long n;
+    float *out;
+    int n_items;
+};
+
+static void apply_item(void *arg, int item, int worker)
+{
+    (void)worker;
+    const struct apply_job *j = arg;
+    const struct prb_eraser *e = j->e;
+    const int d = e->d, r = e->rank;
+    long i0 = j->n * item / j->n_items, i1 = j->n * (item + 1) / j->n_items;
+    double *x = malloc(sizeof *x * (size_t)d), *t = malloc(sizeof *t * (size_t)(r ? r : 1));
+    if (!x || !t) abort();
+    for (long i = i0; i < i1; i++) {
+        const float *src = j->X + (size_t)(j->rows ? j->rows[i] : i) * (size_t)d;
+        for (int c = 0; c < d; c++) x[c] = src[c];
+        for (int q = 0; q < r; q++) {
+            const double *R = e->right + (size_t)q * d;
+            double acc = 0.0;
+            for (int c = 0; c < d; c++) acc += R[c] * (x[c] - e->mu[c]);
+            t[q] = acc;
+        }
+        for (int q = 0; q < r; q++) {
+            const double *L = e->left + (size_t)q * d;
+            for (int c = 0; c < d; c++) x[c] -= L[c] * t[q];
+        }
+        float *o = j->out + (size_t)i * (size_t)d;
+        for (int c = 0; c < d; c++) o[c] = (float)x[c];
+    }
+    free(x);
+    free(t);
+}
+
+void prb_eraser_apply(const struct prb_eraser *e, const float *X, const int *rows, long n, float *out, int threads)
+{
+    if (n <= 0) return;
+    struct apply_job j = { e, X, rows, n, out, 1 };
+    if (threads > 1) j.n_items = (int)(n < 4L * threads ? n : 4L * threads);
+    sp_pool_run_once(threads, j.n_items, apply_item, &j);
+}
