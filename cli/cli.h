@@ -32,6 +32,7 @@ int cmd_trees(int argc, char **argv);
 int cmd_evalb(int argc, char **argv);
 int cmd_structprobe(int argc, char **argv);
 int cmd_tokprobe(int argc, char **argv);
+int cmd_erase(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);

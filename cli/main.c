@@ -26,6 +26,7 @@ static const struct command {
     { "evalb",       cmd_evalb,       "EVALB-compatible bracket scorer" },
     { "structprobe", cmd_structprobe, "structural-probe metrics (UUAS, DSpr, root accuracy, NSpr)" },
     { "tokprobe", cmd_tokprobe, "word-level probes (UPOS, dependency relation) with control tasks" },
+    { "erase", cmd_erase, "erase a word property from a run (LEACE, INLP) and probe what is left" },
     { "run",         cmd_run,         "run a job file: the whole pipeline of an experiment, resumable" },
     { "report",      cmd_report,      "probing results as JSON or CSV" },
     { "daemon",      cmd_daemon,      "serve a store's job queue (submit, status, cancel, logs)" },
