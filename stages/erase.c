@@ -10,7 +10,7 @@
 
 #include "common/strmap.h"
 #include "probes/control.h"
-#include "probes/erase.h"
+#include "probes/erasers.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
 #include "stages/partition.h"
@@ -358,7 +358,7 @@ static int parse_property(struct stg_ctx *ctx, const char *p, int *prop, int *ot
     else if (!strcmp(p, "deprel")) *prop = PROP_DEPREL, *other = PROP_UPOS;
     else if (!strcmp(p, "depth")) *prop = PROP_DEPTH, *other = PROP_UPOS;
     else
-        return stg_fail(ctx, SP_EPARSE, "--property %s: erase takes upos, deprel or depth (a word property of the corpus); "
+        return stg_fail(ctx, SP_EUSAGE, "--property %s: erase takes upos, deprel or depth (a word property of the corpus); "
                         "sentence tasks are not supported yet", p);
     return SP_OK;
 }
@@ -371,6 +371,15 @@ static json_t *three_json(double before, double after, double random, double dev
                      stg_json_num(dev_after), "random", stg_json_num(dev_random));
 }
 
+int stg_erase_check(struct stg_ctx *ctx, const struct stg_erase_opts *o)
+{
+    int prop, other;
+    int rc = parse_property(ctx, o->property, &prop, &other);
+    if (rc == SP_OK && o->run && o->out_run && !strcmp(o->run, o->out_run))
+        rc = stg_fail(ctx, SP_EUSAGE, "--out-run %s: the erased vectors need a run of their own, not --run's", o->out_run);
+    return rc;
+}
+
 int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_erase_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -379,9 +388,8 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
     struct st_db *db = NULL;
     struct st_run_info src = { 0 };
     int64_t cid = 0;
-    int rc = parse_property(ctx, o->property, &w.prop, &w.other);
-    if (rc == SP_OK && !strcmp(o->run, o->out_run))
-        rc = stg_fail(ctx, SP_EUSAGE, "--out-run %s: the erased vectors need a run of their own, not --run's", o->out_run);
+    int rc = stg_erase_check(ctx, o);
+    if (rc == SP_OK) parse_property(ctx, o->property, &w.prop, &w.other);
     if (rc == SP_OK) rc = stg_open_store(ctx, o->db, 0, &db);
     if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     if (rc == SP_OK) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);

@@ -1,5 +1,5 @@
 /* stages/erase.h — the erasure stage: remove a word property (UPOS, dependency relation, tree
- * depth) from a corpus run's token vectors with LEACE or INLP (probes/erase.h), store the erased
+ * depth) from a corpus run's token vectors with LEACE or INLP (probes/erasers.h), store the erased
  * vectors as a new run, and measure what the erasure did (amnesic probing, Elazar et al. 2021).
  *
  * The eraser is fitted on the words of the train partition (the corpus's recorded split, else the
@@ -48,8 +48,12 @@ struct stg_erase_result {
     double acc_before, acc_after, acc_random, majority;   /* percent, test words */
 };
 
-/* SP_OK; SP_EUSAGE; SP_EPARSE (unknown corpus or run, a run of another corpus or without token
- * vectors, a property the corpus lacks, a sentence task, too few labelled words, NAME taken by
+/* The option rules beyond the table (a job checks them before it runs): --property one of
+ * upos|deprel|depth, --out-run not --run. SP_OK or SP_EUSAGE with ctx->err. */
+int stg_erase_check(struct stg_ctx *ctx, const struct stg_erase_opts *o);
+
+/* SP_OK; SP_EUSAGE (stg_erase_check); SP_EPARSE (unknown corpus or run, a run of another corpus or without token
+ * vectors, a property the corpus lacks, too few labelled words, NAME taken by
  * another run); SP_ESTORE; SP_ESTOPPED. */
 int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_erase_result *r);
 void stg_erase_result_free(struct stg_erase_result *r);

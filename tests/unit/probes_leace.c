@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/npy.h"
-#include "probes/erase.h"
+#include "probes/erasers.h"
 #include "t_harness.h"
 
 static int load(const char *dir, const char *name, struct sp_npy *a)

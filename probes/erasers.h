@@ -1,4 +1,4 @@
-/* probes/erase.h — concept erasure: LEACE in closed form, INLP, and a random-direction control.
+/* probes/erasers.h — concept erasure: LEACE in closed form, INLP, and a random-direction control.
  *
  * Every eraser is a rank-r affine map, stored implicitly (as concept-erasure's LeaceEraser):
  *
@@ -24,8 +24,8 @@
  *
  * Random (Elazar et al. 2021's control): r orthonormal directions drawn from a seeded Gaussian,
  * the same orthogonal projection as INLP's. */
-#ifndef PRB_ERASE_H
-#define PRB_ERASE_H
+#ifndef PRB_ERASERS_H
+#define PRB_ERASERS_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
-/* probes/erase.c — LEACE, INLP and random-direction erasers (see probes/erase.h). */
-#include "probes/erase.h"
+/* probes/erasers.c — LEACE, INLP and random-direction erasers (see probes/erasers.h). */
+#include "probes/erasers.h"
 
 #include <float.h>
 #include <math.h>
