@@ -17,6 +17,8 @@ eigenvalues at or below lambda_max * d * eps treated as 0 (torch.linalg.pinv's r
 vectors of W Sxz with singular value <= 0.01 (svd_tol) dropped, and with shrinkage the
 Ledoit-Wolf-type linear shrinkage of arXiv 1308.2608 towards tr(S)/d I applied to S = scatter/n.
 
+tests/cli/t295-erase.sh imports numpy_leace (NumPy only) to check the stored erased run.
+
 Usage: make leace-fixtures CE_PYTHON=VENV/bin/python
   (VENV: /usr/bin/python3 -m venv --system-site-packages VENV; VENV/bin/pip install concept-erasure==0.2.4)
 """
@@ -24,8 +26,6 @@ import os
 import sys
 
 import numpy as np
-import torch
-from concept_erasure import LeaceEraser
 
 
 def numpy_leace(X, z, k, shrinkage):
@@ -63,6 +63,8 @@ def numpy_leace(X, z, k, shrinkage):
 
 
 def case(out, name, X, z, k, shrinkage):
+    import torch                                  # only here: the CLI test imports numpy_leace alone
+    from concept_erasure import LeaceEraser
     path = os.path.join(out, name)
     os.makedirs(path, exist_ok=True)
     X = X.astype(np.float32)
