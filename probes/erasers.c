@@ -182,82 +182,121 @@ int prb_eigh(int n, double *A, double *w)
 
 /* ---- the covariance ---- */
 
-/* C += Σ over a block of centred rows of xᵀx, the upper triangle, on the rows of C given by
- * the item: the block's rows are in B (nb × d, double). Items cut the rows of C so that every
- * item sums its own entries in row order: the result does not depend on the threads. */
+/* C += Bᵀ B over blocks of centred rows, in double: B's block is packed in panels of 4 columns,
+ * P[p][b][0..3] = row b's columns 4p..4p+3 (zero beyond d), and a 4×8 tile of C (rows 4pi..,
+ * columns 4pj.. of two panels) takes its block in one pass. Every element of C is one chain
+ * c = fma(a, b, c) over the rows in order: the AVX2 tile and the plain one give the same bits, and
+ * how the tiles are shared out among threads changes nothing. */
 struct cov_job {
     const float *X;
     const int *rows;
-    int n, d;
+    int n, d, dp;             /* dp: d rounded up to 8 */
     const double *mu;
-    double *C;                /* d×d, upper triangle */
+    double *C;                /* dp×dp; the upper triangle's tiles are filled */
     int n_items;
-    int *cut;                 /* [n_items + 1] row bounds of C, balanced by the triangle's area */
+    int *cut;                 /* [n_items + 1] bounds of the row panels (of 4) of each item */
 };
 
-#define COV_BLOCK 128
+#define COV_BLOCK 256
+
+static void tile_plain(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc)
+{
+    double c[4][8];
+    for (int r = 0; r < 4; r++) memcpy(c[r], C + (size_t)r * ldc, sizeof c[r]);
+    for (int b = 0; b < nb; b++)
+        for (int r = 0; r < 4; r++) {
+            double a = Pi[4 * b + r];
+            for (int q = 0; q < 4; q++) {
+                c[r][q] = fma(a, Pj0[4 * b + q], c[r][q]);
+                c[r][4 + q] = fma(a, Pj1[4 * b + q], c[r][4 + q]);
+            }
+        }
+    for (int r = 0; r < 4; r++) memcpy(C + (size_t)r * ldc, c[r], sizeof c[r]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2,fma")))
+static void tile_avx2(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc)
+{
+    __m256d c0[4], c1[4];
+    for (int r = 0; r < 4; r++) {
+        c0[r] = _mm256_loadu_pd(C + (size_t)r * ldc);
+        c1[r] = _mm256_loadu_pd(C + (size_t)r * ldc + 4);
+    }
+    for (int b = 0; b < nb; b++) {
+        const __m256d b0 = _mm256_loadu_pd(Pj0 + 4 * b), b1 = _mm256_loadu_pd(Pj1 + 4 * b);
+        for (int r = 0; r < 4; r++) {
+            const __m256d a = _mm256_broadcast_sd(Pi + 4 * b + r);
+            c0[r] = _mm256_fmadd_pd(a, b0, c0[r]);
+            c1[r] = _mm256_fmadd_pd(a, b1, c1[r]);
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        _mm256_storeu_pd(C + (size_t)r * ldc, c0[r]);
+        _mm256_storeu_pd(C + (size_t)r * ldc + 4, c1[r]);
+    }
+}
+static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#else
+static int have_avx2(void) { return 0; }
+#define tile_avx2 tile_plain
+#endif
 
 static void cov_item(void *arg, int item, int worker)
 {
     (void)worker;
     struct cov_job *j = arg;
-    const int d = j->d, i0 = j->cut[item], i1 = j->cut[item + 1];
-    double *B = malloc(sizeof *B * (size_t)COV_BLOCK * (size_t)d);
-    if (!B) abort();
+    const int d = j->d, dp = j->dp, np = dp / 4, p0 = j->cut[item], p1 = j->cut[item + 1];
+    if (p0 >= p1) return;
+    void (*tile)(int, const double *, const double *, const double *, double *, int) = have_avx2() ? tile_avx2 : tile_plain;
+    double *P = malloc(sizeof *P * (size_t)COV_BLOCK * (size_t)dp);
+    if (!P) abort();
     for (int r0 = 0; r0 < j->n; r0 += COV_BLOCK) {
         int nb = j->n - r0 < COV_BLOCK ? j->n - r0 : COV_BLOCK;
+        /* pack the panels this item reads: from its first row panel's tile column on */
+        int pstart = (p0 * 4 / 8) * 8 / 4;
         for (int b = 0; b < nb; b++) {
             const float *x = j->X + (size_t)(j->rows ? j->rows[r0 + b] : r0 + b) * (size_t)d;
-            double *o = B + (size_t)b * d;
-            for (int c = 0; c < d; c++) o[c] = (double)x[c] - j->mu[c];
-        }
-        /* two rows of C at a time: each row of the block read once per pair */
-        int i = i0;
-        for (; i + 1 < i1; i += 2) {
-            double *c0 = j->C + (size_t)i * d, *c1 = c0 + d;
-            for (int b = 0; b < nb; b++) {
-                const double *x = B + (size_t)b * d;
-                double a0 = x[i], a1 = x[i + 1];
-                c0[i] += a0 * x[i];
-                for (int c = i + 1; c < d; c++) {
-                    c0[c] += a0 * x[c];
-                    c1[c] += a1 * x[c];
+            for (int p = pstart; p < np; p++)
+                for (int q = 0; q < 4; q++) {
+                    int c = 4 * p + q;
+                    P[((size_t)p * COV_BLOCK + b) * 4 + q] = c < d ? (double)x[c] - j->mu[c] : 0.0;
                 }
-            }
         }
-        for (; i < i1; i++) {
-            double *c0 = j->C + (size_t)i * d;
-            for (int b = 0; b < nb; b++) {
-                const double *x = B + (size_t)b * d;
-                double a0 = x[i];
-                for (int c = i; c < d; c++) c0[c] += a0 * x[c];
-            }
-        }
+        for (int pi = p0; pi < p1; pi++)
+            for (int pj = (pi * 4 / 8) * 8 / 4; pj < np; pj += 2)
+                tile(nb, P + (size_t)pi * COV_BLOCK * 4, P + (size_t)pj * COV_BLOCK * 4, P + (size_t)(pj + 1) * COV_BLOCK * 4,
+                     j->C + (size_t)(4 * pi) * dp + 4 * pj, dp);
     }
-    free(B);
+    free(P);
 }
 
 /* Σ (xi - mu)(xi - mu)ᵀ over the rows, full symmetric d×d (not divided). */
 static void scatter(const float *X, const int *rows, int n, int d, const double *mu, double *C, int threads)
 {
-    memset(C, 0, sizeof *C * (size_t)d * (size_t)d);
-    struct cov_job j = { X, rows, n, d, mu, C, 0, NULL };
-    j.n_items = threads > 1 ? 4 * threads : 1;
-    if (j.n_items > d) j.n_items = d;
+    int dp = (d + 7) / 8 * 8, np = dp / 4;
+    double *Cp = calloc((size_t)dp * (size_t)dp, sizeof *Cp);
+    if (!Cp) abort();
+    struct cov_job j = { X, rows, n, d, dp, mu, Cp, 0, NULL };
+    j.n_items = threads > 1 ? 2 * threads : 1;
+    if (j.n_items > np) j.n_items = np;
     j.cut = malloc(sizeof *j.cut * (size_t)(j.n_items + 1));
-    /* equal shares of the upper triangle's area: row i has d - i entries */
-    double total = (double)d * (d + 1) / 2.0, acc = 0.0;
+    /* equal shares of the upper triangle's area: row panel p has about dp - 4p entries a row */
+    double total = 0.0, acc = 0.0;
+    for (int p = 0; p < np; p++) total += dp - 4 * p;
     int it = 0;
     j.cut[0] = 0;
-    for (int i = 0; i < d && it < j.n_items - 1; i++) {
-        acc += d - i;
-        if (acc >= total * (it + 1) / j.n_items) j.cut[++it] = i + 1;
+    for (int p = 0; p < np && it < j.n_items - 1; p++) {
+        acc += dp - 4 * p;
+        if (acc >= total * (it + 1) / j.n_items) j.cut[++it] = p + 1;
     }
-    while (it < j.n_items) j.cut[++it] = d;
+    while (it < j.n_items) j.cut[++it] = np;
     sp_pool_run_once(threads, j.n_items, cov_item, &j);
     free(j.cut);
     for (int i = 0; i < d; i++)
-        for (int c = 0; c < i; c++) C[(size_t)i * d + c] = C[(size_t)c * d + i];
+        for (int c = 0; c < d; c++) C[(size_t)i * d + c] = c >= i ? Cp[(size_t)i * dp + c] : Cp[(size_t)c * dp + i];
+    free(Cp);
 }
 
 /* ---- LEACE ---- */
