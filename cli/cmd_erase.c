@@ -9,19 +9,20 @@
 #include "stages/layers.h"
 
 static const char usage[] =
-    "usage: synprobe erase --db DB --corpus C --run R [--layer L] --property upos|deprel|depth\n"
+    "usage: synprobe erase --db DB --corpus C --run R [--layer L] --property upos|deprel|depth|TASK\n"
     "                      [--method leace|inlp] --out-run NAME [--fit train|all] [--iterations N]\n"
     "                      [--shrinkage] [--seed N] [--split-seed N] [--max-epoch N] [--threads K] [--json]\n"
     "\n"
     "Erases a word property (UPOS, the relation of the word's arc, or its depth in the dependency\n"
     "tree) from the token vectors of run R (a run of corpus C encoded with --token-vectors; with\n"
-    "--layer L, the layer run R-L<L> of an `encode --layers` pass): LEACE in closed form (Belrose et\n"
+    "--layer L, the layer run R-L<L> of an `encode --layers` pass), or a sentence task's label from\n"
+    "the sentence vectors of a run of task TASK (encode --task TASK): LEACE in closed form (Belrose et\n"
     "al. 2023) or INLP (Ravfogel et al. 2020, N logistic-regression probes projected out), fitted on\n"
-    "the train partition's words (--fit all: every labelled word). Stores the erased token and\n"
+    "the train partition's words or items (--fit all: every labelled one). Stores the erased token and\n"
     "sentence vectors as run NAME, which every probe reads, and a result that `synprobe report`\n"
     "lists: the property's probe accuracy before and after erasure, the majority baseline, the rank\n"
     "removed, and Elazar et al.'s control (random directions of the same rank projected out), with\n"
-    "the other token task (UPOS, or deprel when erasing UPOS) under each.\n"
+    "the other token task (UPOS, or deprel when erasing UPOS; none for a sentence task) under each.\n"
     "Exit: 0 erased, 1 bad input, 2 usage errors.\n";
 
 struct erase_layer { const char *layer; };
@@ -71,9 +72,10 @@ int cmd_erase(int argc, char **argv)
             printf("%-14s %8s %8s %8s %9s\n", "probe (test %)", "before", "after", "random", "majority");
             printf("%-14s %8.2f %8.2f %8.2f %9.2f\n", json_string_value(json_object_get(r.json, "task")) + 6, r.acc_before,
                    r.acc_after, r.acc_random, r.majority);
-            printf("%-14s %8.2f %8.2f %8.2f %9.2f\n", json_string_value(json_object_get(other, "task")),
-                   json_real_value(json_object_get(other, "before")), json_real_value(json_object_get(other, "after")),
-                   json_real_value(json_object_get(other, "random")), json_real_value(json_object_get(other, "majority")));
+            if (json_is_object(other))           /* a sentence task has no other task */
+                printf("%-14s %8.2f %8.2f %8.2f %9.2f\n", json_string_value(json_object_get(other, "task")),
+                       json_real_value(json_object_get(other, "before")), json_real_value(json_object_get(other, "after")),
+                       json_real_value(json_object_get(other, "random")), json_real_value(json_object_get(other, "majority")));
         }
         fflush(stdout);
     }

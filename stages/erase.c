@@ -16,6 +16,7 @@
 #include "stages/partition.h"
 #include "store/st_results.h"
 #include "store/st_runs.h"
+#include "store/st_tasks.h"
 #include "store/store.h"
 #include "treeops/treeops.h"
 
@@ -23,10 +24,11 @@ const struct sp_opt stg_erase_options[] = {
 #define O(f) offsetof(struct stg_erase_opts, f)
     { "db", SP_OPT_PATH, O(db), .metavar = "DB", .help = "the store", .flags = SP_OPTF_REQUIRED },
     { "corpus", SP_OPT_STR, O(corpus), .metavar = "C", .help = "the corpus whose words are labelled", .flags = SP_OPTF_REQUIRED },
-    { "run", SP_OPT_STR, O(run), .metavar = "R", .help = "a run of the corpus encoded with --token-vectors",
+    { "run", SP_OPT_STR, O(run), .metavar = "R", .help = "a run of the corpus encoded with --token-vectors (of the task, for a task)",
       .flags = SP_OPTF_REQUIRED },
     { "property", SP_OPT_STR, O(property), .metavar = "P", .flags = SP_OPTF_REQUIRED,
-      .help = "what to erase: upos, deprel (the relation of the word's arc) or depth (its depth in the dependency tree)" },
+      .help = "what to erase: upos, deprel (the relation of the word's arc), depth (its depth in the dependency tree), or "
+              "the label of a stored sentence task (--run then a run of that task)" },
     { "method", SP_OPT_CHOICE, O(method), "leace", .choices = "leace|inlp",
       .help = "LEACE in closed form, or INLP (iterated null-space projection of a trained logistic regression)" },
     { "out-run", SP_OPT_STR, O(out_run), .metavar = "NAME", .flags = SP_OPTF_REQUIRED,
@@ -50,7 +52,7 @@ const struct sp_opt stg_erase_options[] = {
     { 0 },
 };
 
-enum { PROP_UPOS = 0, PROP_DEPREL, PROP_DEPTH };
+enum { PROP_UPOS = 0, PROP_DEPREL, PROP_DEPTH, PROP_TASK, PROP_NONE };
 static const char *const prop_task[] = { "token:upos", "token:deprel", "token:depth" };
 
 /* One item of the source run, kept to write the erased run */
@@ -58,13 +60,15 @@ struct item {
     int64_t ordinal, sentence_id, task_ordinal;
     char *hash;
     int n, dim, tok_dim;
-    float *vec, *tok;
+    float *vec, *tok;                /* tok NULL: the run keeps no token vectors */
 };
 
 struct ewalk {
     struct stg_ctx *ctx;
     const struct stg_erase_opts *o;
-    int prop, other;                 /* the property, the other token task (PROP_*) */
+    int prop, other;                 /* the property, the other token task (PROP_*; PROP_NONE: none) */
+    int task_mode;                   /* a sentence task: each item is a "sentence" of one row, its
+                                      * sentence vector, labelled with the item's label */
     struct sp_arena a;
     int n_sent, cap;
     long *first;                     /* [n_sent + 1] */
@@ -133,6 +137,28 @@ static int read_corpus(struct ewalk *w, struct st_db *db, int64_t cid)
     return rc;
 }
 
+/* A sentence task's items, in ordinal order: one row each, its label and its partition */
+static int on_task_item(void *ctx, const struct st_task_item *ti)
+{
+    struct ewalk *w = ctx;
+    if (w->n_sent == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 4096;
+        w->first = sp_xrealloc(w->first, sizeof *w->first * (size_t)(w->cap + 1));
+        w->len = sp_xrealloc(w->len, sizeof *w->len * (size_t)w->cap);
+        w->split = sp_xrealloc(w->split, sizeof *w->split * (size_t)w->cap);
+        for (int t = 0; t < 2; t++) w->lab[t] = sp_xrealloc(w->lab[t], sizeof *w->lab[t] * (size_t)w->cap);
+    }
+    int k = w->n_sent++;
+    w->first[k] = k;
+    w->len[k] = 1;
+    w->split[k] = !strcmp(ti->split, "tr") ? "train" : !strcmp(ti->split, "va") ? "dev" : "test";
+    w->lab[0][k] = sp_arena_strdup(&w->a, ti->label);
+    w->lab[1][k] = NULL;
+    w->n_tok = k + 1;
+    w->first[k + 1] = k + 1;
+    return 0;
+}
+
 static int on_item(void *ctx, const struct st_run_item *ri)
 {
     struct ewalk *w = ctx;
@@ -147,9 +173,23 @@ static int on_item(void *ctx, const struct st_run_item *ri)
     t->vec = sp_xmalloc(sizeof *t->vec * (size_t)(ri->dim > 0 ? ri->dim : 1));
     if (ri->vec) memcpy(t->vec, ri->vec, sizeof *t->vec * (size_t)ri->dim);
     size_t nt = (size_t)ri->n_tokens * (size_t)ri->tok_dim;
-    t->tok = sp_xmalloc(sizeof *t->tok * (nt ? nt : 1));
-    if (ri->tok) memcpy(t->tok, ri->tok, sizeof *t->tok * nt);
+    if (ri->tok) {
+        t->tok = sp_xmalloc(sizeof *t->tok * (nt ? nt : 1));
+        memcpy(t->tok, ri->tok, sizeof *t->tok * nt);
+    } else {
+        t->tok_dim = 0;
+    }
     long k = (long)ri->ordinal - 1;
+    if (w->task_mode) {
+        if (k < 0 || k >= w->n_sent || !ri->vec) return 0;
+        if (!w->d) {
+            w->d = ri->dim;
+            w->X = sp_xmalloc(sizeof *w->X * ((size_t)w->n_tok * (size_t)w->d + 1));
+        }
+        memcpy(w->X + (size_t)k * (size_t)w->d, ri->vec, sizeof(float) * (size_t)w->d);
+        w->have[k] = 1;
+        return 0;
+    }
     if (k < 0 || k >= w->n_sent || !ri->tok) return 0;
     if (!w->d) {
         w->d = ri->tok_dim;
@@ -289,7 +329,7 @@ static int write_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_era
     int created = 0;
     struct st_encoder se = { fp, "erase", ctext, src->dim, SP_STYPE_F32 };
     int rc = st_encoder_upsert(db, &se, &enc_id, err, sizeof err);
-    struct st_run_spec spec = { o->out_run, enc_id, src->corpus_id, 0, 1, -1 };
+    struct st_run_spec spec = { o->out_run, enc_id, src->corpus_id, src->task_id, src->token_vectors, -1 };
     if (!rc) {
         rc = st_run_begin(db, &spec, &run_id, &created, err, sizeof err);
         if (rc == SP_EEXIST)
@@ -309,25 +349,26 @@ static int write_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_era
         size_t nv = 0, nt = 0;
         for (long i = b0; i < b0 + nb; i++) {
             nv += (size_t)w->it[i].dim;
-            nt += (size_t)w->it[i].n * (size_t)w->it[i].tok_dim;
+            if (w->it[i].tok) nt += (size_t)w->it[i].n * (size_t)w->it[i].tok_dim;
         }
         if (nv > vcap) vbuf = sp_xrealloc(vbuf, sizeof *vbuf * (vcap = nv));
         if (nt > tcap) tbuf = sp_xrealloc(tbuf, sizeof *tbuf * (tcap = nt));
         size_t ov = 0, ot = 0;
         for (long i = b0; i < b0 + nb; i++) {
             const struct item *t = &w->it[i];
-            float *v = vbuf + ov, *tk = tbuf + ot;
+            float *v = vbuf + ov, *tk = t->tok ? tbuf + ot : NULL;
             memcpy(v, t->vec, sizeof *v * (size_t)t->dim);
-            memcpy(tk, t->tok, sizeof *tk * (size_t)t->n * (size_t)t->tok_dim);
+            if (tk) memcpy(tk, t->tok, sizeof *tk * (size_t)t->n * (size_t)t->tok_dim);
             vp[i - b0] = (struct st_vector_put){ .hash = t->hash, .dim = t->dim, .vec = v, .n_tokens = t->n,
                                                  .tok_dim = t->tok_dim, .tok = tk, .attn_layer = -1 };
             ip[i - b0] = (struct st_run_item_put){ t->ordinal, t->sentence_id, t->task_ordinal, t->hash };
             ov += (size_t)t->dim;
-            ot += (size_t)t->n * (size_t)t->tok_dim;
+            if (tk) ot += (size_t)t->n * (size_t)t->tok_dim;
         }
-        /* one width for the run's token vectors (and its sentence vectors): the batch at once */
+        /* one width for the run's sentence vectors and one for its token vectors (on_item checks): the
+         * batch at once, each through the map when it has the map's width */
         if (src->dim == e->d) prb_eraser_apply(e, vbuf, NULL, (long)(ov / (size_t)e->d), vbuf, threads);
-        prb_eraser_apply(e, tbuf, NULL, (long)(ot / (size_t)e->d), tbuf, threads);
+        if (ot && w->it[b0].tok_dim == e->d) prb_eraser_apply(e, tbuf, NULL, (long)(ot / (size_t)e->d), tbuf, threads);
         if ((rc = st_run_write(db, run_id, enc_id, vp, (int)nb, ip, (int)nb, err, sizeof err)))
             rc = stg_fail(ctx, SP_ESTORE, "%s", err);
     }
@@ -357,9 +398,7 @@ static int parse_property(struct stg_ctx *ctx, const char *p, int *prop, int *ot
     if (!strcmp(p, "upos")) *prop = PROP_UPOS, *other = PROP_DEPREL;
     else if (!strcmp(p, "deprel")) *prop = PROP_DEPREL, *other = PROP_UPOS;
     else if (!strcmp(p, "depth")) *prop = PROP_DEPTH, *other = PROP_UPOS;
-    else
-        return stg_fail(ctx, SP_EUSAGE, "--property %s: erase takes upos, deprel or depth (a word property of the corpus); "
-                        "sentence tasks are not supported yet", p);
+    else *prop = PROP_TASK, *other = PROP_NONE;       /* a sentence task of the store: checked there */
     return SP_OK;
 }
 
@@ -393,12 +432,36 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
     if (rc == SP_OK) rc = stg_open_store(ctx, o->db, 0, &db);
     if (rc == SP_OK) rc = stg_corpus_id(ctx, db, o->db, o->corpus, &cid);
     if (rc == SP_OK) rc = stg_known_name(ctx, db, o->db, STG_NAME_RUN, o->run);
-    if (rc == SP_OK) rc = stg_corpus_run_check(ctx, db, o->run, cid, o->corpus, "erase");
-    if (rc == SP_OK && st_run_info(db, o->run, &src, ctx->err, sizeof ctx->err)) rc = SP_ESTORE;
-    if (rc == SP_OK) rc = read_corpus(&w, db, cid);
+    if (rc == SP_OK && w.prop == PROP_TASK) {
+        /* a sentence task: run R encodes the task (encode --task T), the task was built from C */
+        w.task_mode = 1;
+        int64_t tid = 0, tcid = 0;
+        rc = stg_known_name(ctx, db, o->db, STG_NAME_TASK, o->property);
+        if (rc == SP_EPARSE) {
+            char why[SP_ERRLEN];
+            snprintf(why, sizeof why, "%s", ctx->err);
+            rc = stg_fail(ctx, SP_EPARSE, "--property %s: not upos, deprel or depth, and %s", o->property, why);
+        }
+        if (rc == SP_OK && st_task_source(db, o->property, &tid, &tcid, ctx->err, sizeof ctx->err)) rc = SP_ESTORE;
+        if (rc == SP_OK && tcid && tcid != cid)
+            rc = stg_fail(ctx, SP_EPARSE, "task '%s' was not built from corpus '%s'", o->property, o->corpus);
+        if (rc == SP_OK && st_run_info(db, o->run, &src, ctx->err, sizeof ctx->err)) rc = SP_ESTORE;
+        if (rc == SP_OK && src.task_id != tid)
+            rc = stg_fail(ctx, SP_EPARSE, "run '%s' does not encode task '%s': run `synprobe encode --task %s --run R ...` "
+                          "first", o->run, o->property, o->property);
+        if (rc == SP_OK) {
+            rc = st_task_items(db, o->property, NULL, on_task_item, &w, ctx->err, sizeof ctx->err);
+            if (!w.first) w.first = sp_xcalloc(1, sizeof *w.first);
+        }
+    } else {
+        if (rc == SP_OK) rc = stg_corpus_run_check(ctx, db, o->run, cid, o->corpus, "erase");
+        if (rc == SP_OK && st_run_info(db, o->run, &src, ctx->err, sizeof ctx->err)) rc = SP_ESTORE;
+        if (rc == SP_OK) rc = read_corpus(&w, db, cid);
+    }
     if (rc == SP_OK) {
         w.have = sp_xcalloc((size_t)w.n_sent + 1, 1);
-        rc = st_run_items(db, o->run, ST_RUN_VEC | ST_RUN_TOK, on_item, &w, ctx->err, sizeof ctx->err);
+        unsigned what = ST_RUN_VEC | (!w.task_mode || src.token_vectors ? ST_RUN_TOK : 0);
+        rc = st_run_items(db, o->run, what, on_item, &w, ctx->err, sizeof ctx->err);
         if (rc == SP_ESTOPPED) rc = stg_stopped(ctx);
     }
     /* partitions: sentences with vectors whose every word has the property */
@@ -420,12 +483,14 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
     if (rc == SP_OK) {
         build_task(&w, spart, w.lab[0], &t[0]);
         build_task(&w, spart, w.lab[1], &t[1]);
+        const char *unit = w.task_mode ? "items" : "words";
         if (t[0].k < 2)
-            rc = stg_fail(ctx, SP_EPARSE, "corpus %s: %s words have %s %s label; erasure needs two classes", o->corpus,
-                          t[0].k ? "all its labelled" : "no", t[0].k ? "one" : "a", o->property);
+            rc = stg_fail(ctx, SP_EPARSE, "%s %s: %s %s have %s %s label; erasure needs two classes",
+                          w.task_mode ? "task" : "corpus", w.task_mode ? o->property : o->corpus,
+                          t[0].k ? "all its labelled" : "no", unit, t[0].k ? "one" : "a", o->property);
         else if (!t[0].n[0] || !t[0].n[1] || !t[0].n[2])
-            rc = stg_fail(ctx, SP_EPARSE, "%s: train %d, dev %d, test %d words with vectors and a %s label: every "
-                          "partition needs some", how, t[0].n[0], t[0].n[1], t[0].n[2], o->property);
+            rc = stg_fail(ctx, SP_EPARSE, "%s: train %d, dev %d, test %d %s with vectors and a %s label: every "
+                          "partition needs some", how, t[0].n[0], t[0].n[1], t[0].n[2], unit, o->property);
     }
     const int threads = o->threads > 0 ? (int)o->threads : sp_cpu_count();
     struct prb_train_cfg cfg;
@@ -456,8 +521,8 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
                 rc = stg_fail(ctx, SP_EPARSE, "%s", err);
         }
         if (rc == SP_OK)
-            sp_log(ctx->log, SP_LOG_INFO, "erase: %s on %d words (%d-dim, %d classes) removed %d directions in %.2fs",
-                   o->method ? "INLP" : "LEACE", n_fit, w.d, t[0].k, e.rank, sp_now() - t0);
+            sp_log(ctx->log, SP_LOG_INFO, "erase: %s on %d %s (%d-dim, %d classes) removed %d directions in %.2fs",
+                   o->method ? "INLP" : "LEACE", n_fit, w.task_mode ? "items" : "words", w.d, t[0].k, e.rank, sp_now() - t0);
     }
     if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
     /* the probes: before, after, after the random control of the same rank */
@@ -488,12 +553,14 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
                                src.fingerprint, "corpus", o->corpus, "property", o->property, "method",
                                o->method ? "inlp" : "leace", "rank_removed", e.rank, "dim", w.d, "fitted_on", n_fit,
                                "sentence_vectors", src.dim == w.d ? "erased (the same map)" : "copied (another width)");
+        json_object_set_new(rm, "token_vectors", json_string(!src.token_vectors ? "none" : w.n_it && w.it[0].tok_dim == w.d ?
+                            "erased (the same map)" : "copied (another width)"));
         json_object_set(rm, "manifest", man);
         rc = write_run(ctx, db, o, &src, &w, &e, threads, rm, &r->n_items);
         json_decref(rm);
     }
     if (rc == SP_OK) {
-        const char *task = sp_arena_printf(&w.a, "erase:%s", prop_task[w.prop]);
+        const char *task = sp_arena_printf(&w.a, "erase:%s", w.task_mode ? o->property : prop_task[w.prop]);
         json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}", "task", task,
                               "run", o->out_run, "source_run", o->run, "property", o->property, "method",
                               o->method ? "inlp" : "leace", "fit", o->fit ? "all" : "train", "rank_removed", e.rank,
@@ -502,10 +569,14 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
                               "majority", stg_json_num(t[0].majority), "property_acc",
                               three_json(acc[0][0], acc[0][1], acc[0][2], dev[0][0], dev[0][1], dev[0][2]),
                               "other", three_json(acc[1][0], acc[1][1], acc[1][2], dev[1][0], dev[1][1], dev[1][2]));
-        json_t *oj = json_object_get(j, "other");
-        json_object_set_new(oj, "task", json_string(prop_task[w.other]));
-        json_object_set_new(oj, "nclasses", json_integer(t[1].k));
-        json_object_set_new(oj, "majority", stg_json_num(t[1].majority));
+        if (w.other == PROP_NONE) {
+            json_object_set_new(j, "other", json_null());       /* a sentence task: no other task to watch */
+        } else {
+            json_t *oj = json_object_get(j, "other");
+            json_object_set_new(oj, "task", json_string(prop_task[w.other]));
+            json_object_set_new(oj, "nclasses", json_integer(t[1].k));
+            json_object_set_new(oj, "majority", stg_json_num(t[1].majority));
+        }
         json_object_set_new(j, "random_control", json_pack("{s:s, s:i, s:I}", "kind",
                             "random orthonormal directions of the same rank, projected out (Elazar et al. 2021)", "rank",
                             er.rank, "seed", (json_int_t)o->seed));

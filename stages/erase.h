@@ -1,6 +1,12 @@
 /* stages/erase.h — the erasure stage: remove a word property (UPOS, dependency relation, tree
- * depth) from a corpus run's token vectors with LEACE or INLP (probes/erasers.h), store the erased
- * vectors as a new run, and measure what the erasure did (amnesic probing, Elazar et al. 2021).
+ * depth) from a corpus run's token vectors, or a sentence task's label from a task run's sentence
+ * vectors, with LEACE or INLP (probes/erasers.h), store the erased vectors as a new run, and
+ * measure what the erasure did (amnesic probing, Elazar et al. 2021).
+ *
+ * A sentence task (--property TASK, a task of the store built from corpus C or imported; --run a
+ * run of it, `encode --task TASK`): each item is one row, its sentence vector, partitioned by the
+ * task's own tr/va/te; its token vectors (if kept, of the same width) go through the same map;
+ * there is no other task to watch.
  *
  * The eraser is fitted on the words of the train partition (the corpus's recorded split, else the
  * seeded 80/10/10 split of its sentences, as tokprobe partitions; --fit all: on every labelled

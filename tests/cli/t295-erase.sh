@@ -3,7 +3,7 @@
 # Issue 39 item 2. LEACE's arithmetic is checked against the concept-erasure package (0.2.4) and a
 # NumPy re-derivation of the closed form in tests/unit/probes_leace.c (fixtures written by
 # tests/reference/leace_fixtures.py). Here, end to end on the demo corpus and a small encoder run:
-# the erased vectors stored as run NAME are recomputed in NumPy (leace_fixtures.numpy_leace on the
+# the erased vectors stored as run NAME (of a corpus run, and of a sentence task's run) are recomputed in NumPy (leace_fixtures.numpy_leace on the
 # source run's vectors, labels read from demo.conllu here) to 1e-4, and the class means of the
 # erased vectors are checked equal (what LEACE guarantees); the erased UPOS probe falls to the
 # majority baseline, the rank removed is #classes - 1, the random control of that rank leaves
@@ -106,6 +106,39 @@ check "depth: at most #depths - 1 directions, UPOS is the other task" sh -c "[ $
 import json; r = json.load(open('$TMP/d.json'))
 assert r['task'] == 'erase:token:depth' and 1 <= r['rank_removed'] <= r['nclasses'] - 1 and r['other']['task'] == 'token:upos', r\""
 
+# ---- a sentence task: its label erased from a task run's sentence vectors ----
+# the task: each demo sentence labelled long (> 10 words) or short, 6 of every 8 in train
+$PY -c "
+out = open('$TMP/len2.txt', 'w')
+for i, block in enumerate(open('demo/demo.conllu').read().strip().split('\n\n')):
+    w = [l.split('\t')[1] for l in block.split('\n') if l and l[0].isdigit()]
+    out.write(('tr' if i % 8 < 6 else 'va' if i % 8 == 6 else 'te') + '\t' + ('long' if len(w) > 10 else 'short') + '\t' + ' '.join(w) + '\n')"
+$SP tasks import --db $DB --name len2 $TMP/len2.txt >/dev/null 2>&1
+$SP encode --db $DB --task len2 --encoder encoder/configs/san.json --run san-len2 --quiet >/dev/null 2>&1
+rc=0; $SP erase --db $DB --corpus demo --run san-len2 --property len2 --out-run len2-erased --fit all --json >$TMP/t.json 2>/dev/null || rc=$?
+expect_eq "erase a sentence task's label: exit 0" "$rc" 0
+check "... the stored sentence vectors = NumPy's LEACE on the task run's (1e-4), one direction for two classes" $PY -c "
+import json, sqlite3, sys
+import numpy as np
+sys.path.insert(0, 'tests/reference')
+from leace_fixtures import numpy_leace
+con = sqlite3.connect('$DB')
+def vecs(name):
+    return np.stack([np.frombuffer(b, dtype='<f4') for (b,) in con.execute(
+        'select v.data from run r join run_item i on i.run_id = r.run_id join vector v on v.encoder_id = r.encoder_id '
+        'and v.text_hash = i.text_hash where r.name = ? order by i.ordinal', (name,))])
+X, E = vecs('san-len2'), vecs('len2-erased')
+z = np.array([0 if l.split('\t')[1] == 'long' else 1 for l in open('$TMP/len2.txt')])
+ref, rank, _ = numpy_leace(X, z, 2, 0)
+r = json.load(open('$TMP/t.json'))
+print('rank', r['rank_removed'], 'max |stored - numpy|', np.abs(E - ref).max())
+assert r['task'] == 'erase:len2' and r['other'] is None and r['rank_removed'] == rank == 1 and X.shape[0] == 32
+assert np.abs(E - ref).max() < 1e-4"
+rc=0; $SP probe --db $DB --task len2 --run len2-erased >/dev/null 2>&1 || rc=$?
+expect_eq "probe reads the erased task run" "$rc" 0
+rc=0; $SP erase --db $DB --corpus demo --run san --property len2 --out-run x >/dev/null 2>$TMP/e8 || rc=$?
+check "a sentence task on a corpus run: exit 1, says which run to give" sh -c "[ $rc = 1 ] && grep -q 'encode --task len2' $TMP/e8"
+
 # ---- a job's erasures section ----
 J=$TMP/j
 mkdir -p $J
@@ -125,7 +158,7 @@ expect_eq "... the tokprobes are crossed with the erased run too" \
 
 # ---- bad inputs ----
 rc=0; $SP erase --db $DB --corpus demo --run san --property tense --out-run x >/dev/null 2>$TMP/e1 || rc=$?
-check "an unknown property: exit 2, says what erase takes" sh -c "[ $rc = 2 ] && grep -q 'erase takes upos, deprel or depth' $TMP/e1"
+check "an unknown property: exit 1, says what erase takes" sh -c "[ $rc = 1 ] && grep -q \"not upos, deprel or depth, and no task 'tense'\" $TMP/e1"
 rc=0; $SP erase --db $DB --corpus demo --run san --property upos --out-run san >/dev/null 2>$TMP/e2 || rc=$?
 check "--out-run the source run: exit 2" sh -c "[ $rc = 2 ] && grep -q 'need a run of their own' $TMP/e2"
 rc=0; $SP erase --db $DB --corpus demo --run nosuch --property upos --out-run x >/dev/null 2>$TMP/e3 || rc=$?
