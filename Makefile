@@ -171,6 +171,8 @@ OPT_common/expf.c := -O3
 OPT_probes/structprobe_train.c := -O3 -fno-math-errno
 # The softmax's per-class loops vectorise at -O3 (no reassociation, no contraction: the same bits).
 OPT_probes/classifier.c := -O3
+# The eigendecomposition's rotations and row updates vectorise at -O3 (the same bits, as above).
+OPT_probes/erasers.c := -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -182,36 +182,41 @@ int prb_eigh(int n, double *A, double *w)
 
 /* ---- the covariance ---- */
 
-/* C += Bᵀ B over blocks of centred rows, in double: B's block is packed in panels of 4 columns,
- * P[p][b][0..3] = row b's columns 4p..4p+3 (zero beyond d), and a 4×8 tile of C (rows 4pi..,
- * columns 4pj.. of two panels) takes its block in one pass. Every element of C is one chain
- * c = fma(a, b, c) over the rows in order: the AVX2 tile and the plain one give the same bits, and
- * how the tiles are shared out among threads changes nothing. */
+/* C += Bᵀ B over blocks of centred rows, in double: B's block is packed in panels of 8 columns,
+ * P[p][b][0..7] = row b's columns 8p..8p+7 (zero beyond d), and an 8×16 tile of C (the rows of
+ * panel pi, the columns of panels pj, pj+1) takes its block in one pass. Every element of C is one
+ * chain c = fma(a, b, c) over the rows in order, whatever the tile's shape inside: the AVX-512,
+ * AVX2 and plain tiles give the same bits, and how the tiles are shared out among threads changes
+ * nothing. */
 struct cov_job {
     const float *X;
     const int *rows;
-    int n, d, dp;             /* dp: d rounded up to 8 */
+    int n, d, dp;             /* dp: d rounded up to 16 */
     const double *mu;
     double *C;                /* dp×dp; the upper triangle's tiles are filled */
     int n_items;
-    int *cut;                 /* [n_items + 1] bounds of the row panels (of 4) of each item */
+    int *cut;                 /* [n_items + 1] bounds of the row panels (of 8) of each item */
 };
 
 #define COV_BLOCK 256
 
+typedef void (*cov_tile_fn)(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc);
+
 static void tile_plain(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc)
 {
-    double c[4][8];
-    for (int r = 0; r < 4; r++) memcpy(c[r], C + (size_t)r * ldc, sizeof c[r]);
-    for (int b = 0; b < nb; b++)
-        for (int r = 0; r < 4; r++) {
-            double a = Pi[4 * b + r];
-            for (int q = 0; q < 4; q++) {
-                c[r][q] = fma(a, Pj0[4 * b + q], c[r][q]);
-                c[r][4 + q] = fma(a, Pj1[4 * b + q], c[r][4 + q]);
+    for (int r0 = 0; r0 < 8; r0 += 4) {
+        double c[4][16];
+        for (int r = 0; r < 4; r++) memcpy(c[r], C + (size_t)(r0 + r) * ldc, sizeof c[r]);
+        for (int b = 0; b < nb; b++)
+            for (int r = 0; r < 4; r++) {
+                double a = Pi[8 * b + r0 + r];
+                for (int q = 0; q < 8; q++) {
+                    c[r][q] = fma(a, Pj0[8 * b + q], c[r][q]);
+                    c[r][8 + q] = fma(a, Pj1[8 * b + q], c[r][8 + q]);
+                }
             }
-        }
-    for (int r = 0; r < 4; r++) memcpy(C + (size_t)r * ldc, c[r], sizeof c[r]);
+        for (int r = 0; r < 4; r++) memcpy(C + (size_t)(r0 + r) * ldc, c[r], sizeof c[r]);
+    }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -219,55 +224,87 @@ static void tile_plain(int nb, const double *Pi, const double *Pj0, const double
 __attribute__((target("avx2,fma")))
 static void tile_avx2(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc)
 {
-    __m256d c0[4], c1[4];
-    for (int r = 0; r < 4; r++) {
-        c0[r] = _mm256_loadu_pd(C + (size_t)r * ldc);
-        c1[r] = _mm256_loadu_pd(C + (size_t)r * ldc + 4);
+    for (int r0 = 0; r0 < 8; r0 += 4)
+        for (int h = 0; h < 16; h += 8) {          /* 4 rows × 8 columns at a time */
+            const double *Pj = h ? Pj1 : Pj0;
+            __m256d c0[4], c1[4];
+            for (int r = 0; r < 4; r++) {
+                c0[r] = _mm256_loadu_pd(C + (size_t)(r0 + r) * ldc + h);
+                c1[r] = _mm256_loadu_pd(C + (size_t)(r0 + r) * ldc + h + 4);
+            }
+            for (int b = 0; b < nb; b++) {
+                const __m256d b0 = _mm256_loadu_pd(Pj + 8 * b), b1 = _mm256_loadu_pd(Pj + 8 * b + 4);
+                for (int r = 0; r < 4; r++) {
+                    const __m256d a = _mm256_broadcast_sd(Pi + 8 * b + r0 + r);
+                    c0[r] = _mm256_fmadd_pd(a, b0, c0[r]);
+                    c1[r] = _mm256_fmadd_pd(a, b1, c1[r]);
+                }
+            }
+            for (int r = 0; r < 4; r++) {
+                _mm256_storeu_pd(C + (size_t)(r0 + r) * ldc + h, c0[r]);
+                _mm256_storeu_pd(C + (size_t)(r0 + r) * ldc + h + 4, c1[r]);
+            }
+        }
+}
+
+__attribute__((target("avx512f")))
+static void tile_avx512(int nb, const double *Pi, const double *Pj0, const double *Pj1, double *C, int ldc)
+{
+    __m512d c0[8], c1[8];
+    for (int r = 0; r < 8; r++) {
+        c0[r] = _mm512_loadu_pd(C + (size_t)r * ldc);
+        c1[r] = _mm512_loadu_pd(C + (size_t)r * ldc + 8);
     }
     for (int b = 0; b < nb; b++) {
-        const __m256d b0 = _mm256_loadu_pd(Pj0 + 4 * b), b1 = _mm256_loadu_pd(Pj1 + 4 * b);
-        for (int r = 0; r < 4; r++) {
-            const __m256d a = _mm256_broadcast_sd(Pi + 4 * b + r);
-            c0[r] = _mm256_fmadd_pd(a, b0, c0[r]);
-            c1[r] = _mm256_fmadd_pd(a, b1, c1[r]);
+        const __m512d b0 = _mm512_loadu_pd(Pj0 + 8 * b), b1 = _mm512_loadu_pd(Pj1 + 8 * b);
+        for (int r = 0; r < 8; r++) {
+            const __m512d a = _mm512_set1_pd(Pi[8 * b + r]);
+            c0[r] = _mm512_fmadd_pd(a, b0, c0[r]);
+            c1[r] = _mm512_fmadd_pd(a, b1, c1[r]);
         }
     }
-    for (int r = 0; r < 4; r++) {
-        _mm256_storeu_pd(C + (size_t)r * ldc, c0[r]);
-        _mm256_storeu_pd(C + (size_t)r * ldc + 4, c1[r]);
+    for (int r = 0; r < 8; r++) {
+        _mm512_storeu_pd(C + (size_t)r * ldc, c0[r]);
+        _mm512_storeu_pd(C + (size_t)r * ldc + 8, c1[r]);
     }
 }
 static int have_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static cov_tile_fn cov_tile(void)
+{
+    const char *force = getenv("SP_ERASE_TILE");      /* plain|avx2: the tests compare the paths */
+    if (force && !strcmp(force, "plain")) return tile_plain;
+    if (__builtin_cpu_supports("avx512f") && !(force && !strcmp(force, "avx2"))) return tile_avx512;
+    return have_avx2() ? tile_avx2 : tile_plain;
+}
 #else
 static int have_avx2(void) { return 0; }
-#define tile_avx2 tile_plain
+static cov_tile_fn cov_tile(void) { return tile_plain; }
 #endif
 
 static void cov_item(void *arg, int item, int worker)
 {
     (void)worker;
     struct cov_job *j = arg;
-    const int d = j->d, dp = j->dp, np = dp / 4, p0 = j->cut[item], p1 = j->cut[item + 1];
+    const int d = j->d, dp = j->dp, np = dp / 8, p0 = j->cut[item], p1 = j->cut[item + 1];
     if (p0 >= p1) return;
-    void (*tile)(int, const double *, const double *, const double *, double *, int) = have_avx2() ? tile_avx2 : tile_plain;
+    cov_tile_fn tile = cov_tile();
     double *P = malloc(sizeof *P * (size_t)COV_BLOCK * (size_t)dp);
     if (!P) abort();
+    const int pstart = p0 / 2 * 2;            /* the first panel this item reads: its first tile column */
     for (int r0 = 0; r0 < j->n; r0 += COV_BLOCK) {
         int nb = j->n - r0 < COV_BLOCK ? j->n - r0 : COV_BLOCK;
-        /* pack the panels this item reads: from its first row panel's tile column on */
-        int pstart = (p0 * 4 / 8) * 8 / 4;
         for (int b = 0; b < nb; b++) {
             const float *x = j->X + (size_t)(j->rows ? j->rows[r0 + b] : r0 + b) * (size_t)d;
             for (int p = pstart; p < np; p++)
-                for (int q = 0; q < 4; q++) {
-                    int c = 4 * p + q;
-                    P[((size_t)p * COV_BLOCK + b) * 4 + q] = c < d ? (double)x[c] - j->mu[c] : 0.0;
+                for (int q = 0; q < 8; q++) {
+                    int c = 8 * p + q;
+                    P[((size_t)p * COV_BLOCK + b) * 8 + q] = c < d ? (double)x[c] - j->mu[c] : 0.0;
                 }
         }
         for (int pi = p0; pi < p1; pi++)
-            for (int pj = (pi * 4 / 8) * 8 / 4; pj < np; pj += 2)
-                tile(nb, P + (size_t)pi * COV_BLOCK * 4, P + (size_t)pj * COV_BLOCK * 4, P + (size_t)(pj + 1) * COV_BLOCK * 4,
-                     j->C + (size_t)(4 * pi) * dp + 4 * pj, dp);
+            for (int pj = pi / 2 * 2; pj < np; pj += 2)
+                tile(nb, P + (size_t)pi * COV_BLOCK * 8, P + (size_t)pj * COV_BLOCK * 8, P + (size_t)(pj + 1) * COV_BLOCK * 8,
+                     j->C + (size_t)(8 * pi) * dp + 8 * pj, dp);
     }
     free(P);
 }
@@ -275,20 +312,20 @@ static void cov_item(void *arg, int item, int worker)
 /* Σ (xi - mu)(xi - mu)ᵀ over the rows, full symmetric d×d (not divided). */
 static void scatter(const float *X, const int *rows, int n, int d, const double *mu, double *C, int threads)
 {
-    int dp = (d + 7) / 8 * 8, np = dp / 4;
+    int dp = (d + 15) / 16 * 16, np = dp / 8;
     double *Cp = calloc((size_t)dp * (size_t)dp, sizeof *Cp);
     if (!Cp) abort();
     struct cov_job j = { X, rows, n, d, dp, mu, Cp, 0, NULL };
     j.n_items = threads > 1 ? 2 * threads : 1;
     if (j.n_items > np) j.n_items = np;
     j.cut = malloc(sizeof *j.cut * (size_t)(j.n_items + 1));
-    /* equal shares of the upper triangle's area: row panel p has about dp - 4p entries a row */
+    /* equal shares of the upper triangle's area: row panel p has about dp - 8p entries a row */
     double total = 0.0, acc = 0.0;
-    for (int p = 0; p < np; p++) total += dp - 4 * p;
+    for (int p = 0; p < np; p++) total += dp - 8 * p;
     int it = 0;
     j.cut[0] = 0;
     for (int p = 0; p < np && it < j.n_items - 1; p++) {
-        acc += dp - 4 * p;
+        acc += dp - 8 * p;
         if (acc >= total * (it + 1) / j.n_items) j.cut[++it] = p + 1;
     }
     while (it < j.n_items) j.cut[++it] = np;
@@ -596,8 +633,14 @@ void prb_random_eraser(int d, int rank, uint64_t seed, struct prb_eraser *e)
 
 /* ---- applying ---- */
 
+/* One row through the map, in double: u = x − μ; t_q = R_q · u, each a sum of 4 lanes
+ * (lane l takes the elements c ≡ l mod 4, one fma chain each, then (l0 + l1) + (l2 + l3));
+ * x −= Σ_q t_q L_q, one fma per element and q in order. The AVX2 row and the plain one are the
+ * same arithmetic, so they give the same bits. Rows padded to dp (a multiple of 4) with zeros. */
 struct apply_job {
     const struct prb_eraser *e;
+    int dp;
+    const double *mu, *R, *L;  /* padded copies: [dp], [rank][dp], [rank][dp] */
     const float *X;
     const int *rows;
     long n;
@@ -605,39 +648,81 @@ struct apply_job {
     int n_items;
 };
 
+static void row_plain(int dp, int r, const double *mu, const double *R, const double *L, double *x, double *u, double *t)
+{
+    for (int c = 0; c < dp; c++) u[c] = x[c] - mu[c];
+    for (int q = 0; q < r; q++) {
+        const double *Rq = R + (size_t)q * dp;
+        double l[4] = { 0, 0, 0, 0 };
+        for (int c = 0; c < dp; c += 4)
+            for (int h = 0; h < 4; h++) l[h] = fma(Rq[c + h], u[c + h], l[h]);
+        t[q] = (l[0] + l[1]) + (l[2] + l[3]);
+    }
+    for (int q = 0; q < r; q++) {
+        const double *Lq = L + (size_t)q * dp;
+        for (int c = 0; c < dp; c++) x[c] = fma(-t[q], Lq[c], x[c]);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma")))
+static void row_avx2(int dp, int r, const double *mu, const double *R, const double *L, double *x, double *u, double *t)
+{
+    for (int c = 0; c < dp; c += 4) _mm256_storeu_pd(u + c, _mm256_sub_pd(_mm256_loadu_pd(x + c), _mm256_loadu_pd(mu + c)));
+    for (int q = 0; q < r; q++) {
+        const double *Rq = R + (size_t)q * dp;
+        __m256d a = _mm256_setzero_pd();
+        for (int c = 0; c < dp; c += 4) a = _mm256_fmadd_pd(_mm256_loadu_pd(Rq + c), _mm256_loadu_pd(u + c), a);
+        double l[4];
+        _mm256_storeu_pd(l, a);
+        t[q] = (l[0] + l[1]) + (l[2] + l[3]);
+    }
+    for (int q = 0; q < r; q++) {
+        const double *Lq = L + (size_t)q * dp;
+        const __m256d m = _mm256_set1_pd(-t[q]);
+        for (int c = 0; c < dp; c += 4)
+            _mm256_storeu_pd(x + c, _mm256_fmadd_pd(m, _mm256_loadu_pd(Lq + c), _mm256_loadu_pd(x + c)));
+    }
+}
+#else
+#define row_avx2 row_plain
+#endif
+
 static void apply_item(void *arg, int item, int worker)
 {
     (void)worker;
     const struct apply_job *j = arg;
-    const struct prb_eraser *e = j->e;
-    const int d = e->d, r = e->rank;
+    const int d = j->e->d, dp = j->dp, r = j->e->rank;
     long i0 = j->n * item / j->n_items, i1 = j->n * (item + 1) / j->n_items;
-    double *x = malloc(sizeof *x * (size_t)d), *t = malloc(sizeof *t * (size_t)(r ? r : 1));
-    if (!x || !t) abort();
+    const char *force = getenv("SP_ERASE_TILE");
+    void (*row)(int, int, const double *, const double *, const double *, double *, double *, double *) =
+        have_avx2() && !(force && !strcmp(force, "plain")) ? row_avx2 : row_plain;
+    double *x = calloc((size_t)dp * 2 + (size_t)(r ? r : 1), sizeof *x), *u = x + dp, *t = u + dp;
+    if (!x) abort();
     for (long i = i0; i < i1; i++) {
         const float *src = j->X + (size_t)(j->rows ? j->rows[i] : i) * (size_t)d;
         for (int c = 0; c < d; c++) x[c] = src[c];
-        for (int q = 0; q < r; q++) {
-            const double *R = e->right + (size_t)q * d;
-            double acc = 0.0;
-            for (int c = 0; c < d; c++) acc += R[c] * (x[c] - e->mu[c]);
-            t[q] = acc;
-        }
-        for (int q = 0; q < r; q++) {
-            const double *L = e->left + (size_t)q * d;
-            for (int c = 0; c < d; c++) x[c] -= L[c] * t[q];
-        }
+        row(dp, r, j->mu, j->R, j->L, x, u, t);
         float *o = j->out + (size_t)i * (size_t)d;
         for (int c = 0; c < d; c++) o[c] = (float)x[c];
     }
     free(x);
-    free(t);
 }
 
 void prb_eraser_apply(const struct prb_eraser *e, const float *X, const int *rows, long n, float *out, int threads)
 {
     if (n <= 0) return;
-    struct apply_job j = { e, X, rows, n, out, 1 };
+    const int d = e->d, r = e->rank, dp = (d + 3) / 4 * 4;
+    double *pad = calloc((size_t)dp * (size_t)(1 + 2 * r), sizeof *pad);
+    if (!pad) abort();
+    double *mu = pad, *R = pad + dp, *L = R + (size_t)r * dp;
+    memcpy(mu, e->mu, sizeof *mu * (size_t)d);
+    for (int q = 0; q < r; q++) {
+        memcpy(R + (size_t)q * dp, e->right + (size_t)q * d, sizeof *R * (size_t)d);
+        memcpy(L + (size_t)q * dp, e->left + (size_t)q * d, sizeof *L * (size_t)d);
+    }
+    struct apply_job j = { e, dp, mu, R, L, X, rows, n, out, 1 };
     if (threads > 1) j.n_items = (int)(n < 4L * threads ? n : 4L * threads);
     sp_pool_run_once(threads, j.n_items, apply_item, &j);
+    free(pad);
 }

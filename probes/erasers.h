@@ -62,6 +62,10 @@ int prb_inlp_fit(const float *X, int nrows, int d, const int *y, int k, const in
 /* rank orthonormal random directions from seed (rank <= d). */
 void prb_random_eraser(int d, int rank, uint64_t seed, struct prb_eraser *e);
 
+/* The covariance's tiles and the erasure's rows run on AVX-512 / AVX2+FMA where the CPU has them,
+ * with the same arithmetic as the plain C (one fma chain per element in a fixed order), so every
+ * path gives the same bits; SP_ERASE_TILE=plain|avx2 picks a path (the unit test compares them). */
+
 /* out[i] = the erased row rows[i] of X (rows NULL: row i), n rows of d floats, in double then
  * rounded to float. out may be X when rows is NULL. threads >= 1. */
 void prb_eraser_apply(const struct prb_eraser *e, const float *X, const int *rows, long n, float *out, int threads);

@@ -31,7 +31,7 @@ static double max_abs_diff(const float *got, const double *want, size_t n)
 }
 
 /* One fixture: synprobe's LEACE on X, z within 1e-4 of the package's and NumPy's erased X, the
- * same rank; 1 and 3 threads give the same bits. */
+ * same rank; 1 and 3 threads, and the plain and AVX2 paths, give the same bits. */
 static void fixture(const char *dir)
 {
     struct sp_npy X = { 0 }, z = { 0 }, meta = { 0 }, ref = { 0 }, np_ref = { 0 };
@@ -57,6 +57,17 @@ static void fixture(const char *dir)
     T_EQ_INT(prb_leace_fit(X.data, NULL, n, d, z.data, m[0], m[1], 3, &e3, err, sizeof err), 0);
     prb_eraser_apply(&e3, X.data, NULL, n, out3, 3);
     T_CHECK(memcmp(out, out3, sizeof *out * (size_t)n * (size_t)d) == 0);
+    prb_eraser_free(&e3);
+    /* the plain C and the AVX2 path: the same bits as the best path (AVX-512 where present) */
+    const char *paths[] = { "plain", "avx2" };
+    for (int p = 0; p < 2; p++) {
+        setenv("SP_ERASE_TILE", paths[p], 1);
+        T_EQ_INT(prb_leace_fit(X.data, NULL, n, d, z.data, m[0], m[1], 2, &e3, err, sizeof err), 0);
+        prb_eraser_apply(&e3, X.data, NULL, n, out3, 2);
+        unsetenv("SP_ERASE_TILE");
+        T_CHECK(memcmp(out, out3, sizeof *out * (size_t)n * (size_t)d) == 0);
+        prb_eraser_free(&e3);
+    }
     /* rows given by index: the same fit on the rows in reverse order */
     int *rows = malloc(sizeof *rows * (size_t)n), *zr = malloc(sizeof *zr * (size_t)n);
     for (int i = 0; i < n; i++) { rows[i] = n - 1 - i; zr[i] = ((const int *)z.data)[n - 1 - i]; }
@@ -67,7 +78,6 @@ static void fixture(const char *dir)
     prb_eraser_free(&er);
     free(rows); free(zr);
     prb_eraser_free(&e);
-    prb_eraser_free(&e3);
     free(out); free(out3);
     sp_npy_free(&X); sp_npy_free(&z); sp_npy_free(&meta); sp_npy_free(&ref); sp_npy_free(&np_ref);
 }
