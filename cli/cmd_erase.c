@@ -11,7 +11,8 @@
 static const char usage[] =
     "usage: synprobe erase --db DB --corpus C --run R [--layer L] --property upos|deprel|depth|TASK\n"
     "                      [--method leace|inlp] --out-run NAME [--fit train|all] [--iterations N]\n"
-    "                      [--shrinkage] [--seed N] [--split-seed N] [--max-epoch N] [--threads K] [--json]\n"
+    "                      [--shrinkage] [--uuas] [--seed N] [--split-seed N] [--max-epoch N] [--threads K]\n"
+    "                      [--json]\n"
     "\n"
     "Erases a word property (UPOS, the relation of the word's arc, or its depth in the dependency\n"
     "tree) from the token vectors of run R (a run of corpus C encoded with --token-vectors; with\n"
@@ -22,7 +23,8 @@ static const char usage[] =
     "sentence vectors as run NAME, which every probe reads, and a result that `synprobe report`\n"
     "lists: the property's probe accuracy before and after erasure, the majority baseline, the rank\n"
     "removed, and Elazar et al.'s control (random directions of the same rank projected out), with\n"
-    "the other token task (UPOS, or deprel when erasing UPOS; none for a sentence task) under each.\n"
+    "the other token task (UPOS, or deprel when erasing UPOS; none for a sentence task) under each,\n"
+    "and with --uuas the test UUAS of a trained distance probe (Hewitt & Manning) under each.\n"
     "Exit: 0 erased, 1 bad input, 2 usage errors.\n";
 
 struct erase_layer { const char *layer; };

@@ -11,6 +11,8 @@
 #include "common/strmap.h"
 #include "probes/control.h"
 #include "probes/erasers.h"
+#include "probes/structprobe_train.h"
+#include "common/gemm.h"
 #include "stages/manifest.h"
 #include "stages/names.h"
 #include "stages/partition.h"
@@ -39,6 +41,9 @@ const struct sp_opt stg_erase_options[] = {
       .help = "inlp: classifiers trained and projected out" },
     { "shrinkage", SP_OPT_FLAG, O(shrinkage),
       .help = "leace: shrink the covariance towards a multiple of the identity (concept-erasure's shrinkage)" },
+    { "uuas", SP_OPT_FLAG, O(uuas),
+      .help = "also train Hewitt & Manning's distance probe (full rank, SPEC-models M4) before, after and after the random "
+              "control, and give its test UUAS (three structprobe trainings)" },
     { "seed", SP_OPT_INT, O(seed), "1111", .lo = 0, .hi = LONG_MAX, .metavar = "N",
       .help = "the probes' and INLP's seed; the random control's directions" },
     { "split-seed", SP_OPT_INT, O(split_seed), "1", .lo = 0, .hi = LONG_MAX, .metavar = "N",
@@ -76,6 +81,9 @@ struct ewalk {
     const char **split;
     long n_tok, tcap;
     const char **lab[2];             /* [n_tok] the property's and the other task's label, NULL: none */
+    int *head;                       /* [n_tok] 0-based head within the sentence, -1 root */
+    uint8_t *punct;                  /* [n_tok] 1: punctuation (H&M's XPOS list) */
+    uint8_t *tree;                   /* [n_sent] the sentence has one dependency tree */
     float *X;                        /* [n_tok][d] */
     int d;
     uint8_t *have;
@@ -116,12 +124,24 @@ static int read_corpus(struct ewalk *w, struct st_db *db, int64_t cid)
         if (w->n_tok + n > w->tcap) {
             while (w->n_tok + n > w->tcap) w->tcap = w->tcap ? 2 * w->tcap : 65536;
             for (int t = 0; t < 2; t++) w->lab[t] = sp_xrealloc(w->lab[t], sizeof *w->lab[t] * (size_t)w->tcap);
+            w->head = sp_xrealloc(w->head, sizeof *w->head * (size_t)w->tcap);
+            w->punct = sp_xrealloc(w->punct, (size_t)w->tcap);
         }
+        w->tree = sp_xrealloc(w->tree, (size_t)w->cap);
+        w->tree[w->n_sent - 1] = 0;
+        if (n > 0) prb_punct_mask(s, PRB_PUNCT_XPOS, w->punct + w->n_tok);
+        for (int i = 0; i < n; i++) w->head[w->n_tok + i] = s->head ? s->head[i] : -1;
         int *depth = NULL, *order = NULL;
         if (s->head && n > 0 && (w->prop == PROP_DEPTH || w->other == PROP_DEPTH)) {
             depth = sp_xmalloc(sizeof *depth * (size_t)n);
             order = sp_xmalloc(sizeof *order * (size_t)n);
             if (tops_depth(n, s->head, order, depth)) { free(depth); depth = NULL; }
+        }
+        if (s->head && n > 0) {                  /* one tree: what the distance probe needs */
+            int *o2 = sp_xmalloc(sizeof *o2 * (size_t)n), *d2 = sp_xmalloc(sizeof *d2 * (size_t)n);
+            w->tree[w->n_sent - 1] = tops_depth(n, s->head, o2, d2) == 0;
+            free(o2);
+            free(d2);
         }
         if (!depth && w->prop == PROP_DEPTH) w->n_no_tree++;
         for (int i = 0; i < n; i++) {
@@ -211,6 +231,7 @@ static void free_walk(struct ewalk *w)
     for (long i = 0; i < w->n_it; i++) { free(w->it[i].hash); free(w->it[i].vec); free(w->it[i].tok); }
     free(w->it);
     free(w->first); free(w->len); free(w->split); free(w->lab[0]); free(w->lab[1]); free(w->X); free(w->have);
+    free(w->head); free(w->punct); free(w->tree);
     sp_arena_free(&w->a);
 }
 
@@ -293,6 +314,72 @@ static double probe(const float *X, int d, const struct tdata *t, const struct p
     double acc = 100.0 * prb_clf_accuracy(&c, X, t->y, t->rows[2], t->n[2]);
     prb_clf_free(&c);
     return acc;
+}
+
+/* ---- the structural probe (--uuas) ---- */
+
+/* A partition's sentences with one tree, as a prb_sp_set over the vectors X (gathered). */
+struct tset { struct prb_sp_set set; long *off; int *head; uint8_t *punct; float *X; };
+
+static void gather(const struct ewalk *w, const int *spart, int part, const float *X, struct tset *o)
+{
+    long nw = 0;
+    int ns = 0;
+    for (int k = 0; k < w->n_sent; k++) if (spart[k] == part && w->tree[k]) { ns++; nw += w->len[k]; }
+    o->off = sp_xmalloc(sizeof *o->off * (size_t)(ns + 1));
+    o->head = sp_xmalloc(sizeof *o->head * (size_t)(nw + 1));
+    o->punct = sp_xmalloc((size_t)nw + 1);
+    o->X = sp_xmalloc(sizeof *o->X * ((size_t)nw * (size_t)w->d + 1));
+    long at = 0;
+    int j = 0;
+    for (int k = 0; k < w->n_sent; k++) {
+        if (spart[k] != part || !w->tree[k]) continue;
+        long f = w->first[k], n = w->len[k];
+        o->off[j++] = at;
+        memcpy(o->head + at, w->head + f, sizeof *o->head * (size_t)n);
+        memcpy(o->punct + at, w->punct + f, (size_t)n);
+        memcpy(o->X + (size_t)at * (size_t)w->d, X + (size_t)f * (size_t)w->d, sizeof(float) * (size_t)n * (size_t)w->d);
+        at += n;
+    }
+    o->off[j] = at;
+    o->set = (struct prb_sp_set){ ns, w->d, o->X, o->off, o->head, o->punct };
+}
+
+static void tset_free(struct tset *o) { free(o->off); free(o->head); free(o->punct); free(o->X); }
+
+/* Test UUAS (percent) of the distance probe trained on train, checkpointed on dev; NaN when a
+ * partition has no tree or training fails (said in the log). */
+static double uuas_of(struct stg_ctx *ctx, const struct ewalk *w, const int *spart, const float *X, uint64_t seed,
+                      int threads)
+{
+    struct tset t[3];
+    for (int p = 0; p < 3; p++) gather(w, spart, p, X, &t[p]);
+    double u = NAN;
+    if (t[0].set.n_sent && t[1].set.n_sent && t[2].set.n_sent) {
+        struct prb_sptrain_cfg cfg;
+        prb_sptrain_cfg_default(&cfg);
+        cfg.seed = seed;
+        struct prb_sprobe p;
+        struct prb_sptrain_info in = { 0 };
+        struct prb_sp_acc acc;
+        prb_sp_init(&acc);
+        char err[SP_ERRLEN];
+        int threads0 = sp_gemm_threads();
+        sp_gemm_set_threads(threads);
+        if (prb_sprobe_train(&p, &cfg, &t[0].set, &t[1].set, &in, err, sizeof err) != 0 ||
+            prb_sprobe_eval(&p, &t[2].set, &acc, err, sizeof err) != 0) {
+            sp_log(ctx->log, SP_LOG_WARN, "erase --uuas: the distance probe: %s", err);
+        } else {
+            struct prb_sp_result r;
+            prb_sp_result(&acc, &r);
+            u = r.uuas;
+        }
+        sp_gemm_set_threads(threads0);
+        prb_sprobe_free(&p);
+        prb_sp_free(&acc);
+    }
+    for (int p = 0; p < 3; p++) tset_free(&t[p]);
+    return u;
 }
 
 /* ---- writing the erased run ---- */
@@ -526,7 +613,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
     }
     if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
     /* the probes: before, after, after the random control of the same rank */
-    double acc[2][3], dev[2][3];
+    double acc[2][3], dev[2][3], uuas[3] = { NAN, NAN, NAN };
     for (int a = 0; a < 2; a++) for (int b = 0; b < 3; b++) acc[a][b] = dev[a][b] = NAN;
     if (rc == SP_OK) {
         prb_random_eraser(w.d, e.rank, (uint64_t)o->seed, &er);
@@ -542,6 +629,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
                 if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
                 acc[a][b] = probe(Xb, w.d, &t[a], &cfg, &dev[a][b]);
             }
+            if (rc == SP_OK && o->uuas && !w.task_mode) uuas[b] = uuas_of(ctx, &w, spart, Xb, (uint64_t)o->seed, threads);
         }
         free(XE);
     }
@@ -577,6 +665,10 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
             json_object_set_new(oj, "nclasses", json_integer(t[1].k));
             json_object_set_new(oj, "majority", stg_json_num(t[1].majority));
         }
+        if (o->uuas && !w.task_mode)
+            json_object_set_new(j, "uuas", json_pack("{s:o, s:o, s:o, s:s}", "before", stg_json_num(uuas[0]), "after",
+                                stg_json_num(uuas[1]), "random", stg_json_num(uuas[2]), "probe",
+                                "distance probe, full rank, H&M's regimen (SPEC-models M4), test UUAS"));
         json_object_set_new(j, "random_control", json_pack("{s:s, s:i, s:I}", "kind",
                             "random orthonormal directions of the same rank, projected out (Elazar et al. 2021)", "rank",
                             er.rank, "seed", (json_int_t)o->seed));

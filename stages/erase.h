@@ -20,7 +20,8 @@
  * (train, early-stopped on dev) on the property before and after erasure and after the control
  * erasure, r random orthonormal directions (seeded) for the r the method removed; the same three
  * for the other token task (UPOS for deprel and depth, deprel for UPOS); the majority baseline
- * (the most frequent training label's share of the test words); the rank removed. */
+ * (the most frequent training label's share of the test words); the rank removed; with --uuas,
+ * the test UUAS of Hewitt & Manning's distance probe (full rank) on the three. */
 #ifndef SP_STG_ERASE_H
 #define SP_STG_ERASE_H
 
@@ -38,6 +39,7 @@ struct stg_erase_opts {
     int fit;                       /* 0 train, 1 all */
     long iterations;               /* INLP */
     int shrinkage;                 /* LEACE */
+    int uuas;                      /* also the distance probe's test UUAS before / after / random */
     long seed, split_seed, max_epoch;
     long threads;
     struct sp_strlist command;     /* not in the table: the words that ran it, for the manifest */

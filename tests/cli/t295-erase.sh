@@ -106,6 +106,17 @@ check "depth: at most #depths - 1 directions, UPOS is the other task" sh -c "[ $
 import json; r = json.load(open('$TMP/d.json'))
 assert r['task'] == 'erase:token:depth' and 1 <= r['rank_removed'] <= r['nclasses'] - 1 and r['other']['task'] == 'token:upos', r\""
 
+# ---- --uuas: the distance probe under each, as structprobe trains it (its partition seed = probe seed) ----
+rc=0; $SP erase --db $DB --corpus demo --run san --property deprel --out-run nodeprel --uuas --seed 1 --json >$TMP/u.json 2>/dev/null || rc=$?
+expect_eq "erase deprel --uuas: exit 0" "$rc" 0
+$SP structprobe --db $DB --corpus demo --run san --probe-seed 1 --no-save --json >$TMP/sb.json 2>/dev/null
+$SP structprobe --db $DB --corpus demo --run nodeprel --probe-seed 1 --no-save --json >$TMP/sa.json 2>/dev/null
+check "... UUAS before and after = structprobe's on run san and on the stored erased run" $PY -c "
+import json; u = json.load(open('$TMP/u.json'))['uuas']
+b, a = json.load(open('$TMP/sb.json'))['uuas'], json.load(open('$TMP/sa.json'))['uuas']
+print(u, b, a)
+assert abs(u['before'] - b) < 1e-6 and abs(u['after'] - a) < 1e-6 and u['random'] is not None"
+
 # ---- a sentence task: its label erased from a task run's sentence vectors ----
 # the task: each demo sentence labelled long (> 10 words) or short, 6 of every 8 in train
 $PY -c "
