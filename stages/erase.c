@@ -65,7 +65,10 @@ struct item {
     int64_t ordinal, sentence_id, task_ordinal;
     char *hash;
     int n, dim, tok_dim;
-    float *vec, *tok;                /* tok NULL: the run keeps no token vectors */
+    float *vec;
+    int has_tok;                     /* 0: the run keeps no token vectors */
+    float *tok;                      /* its own copy, or NULL: rows xrow.. of the walk's X */
+    long xrow;
 };
 
 struct ewalk {
@@ -189,40 +192,46 @@ static int on_item(void *ctx, const struct st_run_item *ri)
     }
     struct item *t = &w->it[w->n_it++];
     *t = (struct item){ ri->ordinal, ri->sentence_id, ri->task_ordinal, sp_xstrdup(ri->hash), ri->n_tokens, ri->dim,
-                        ri->tok_dim, NULL, NULL };
+                        ri->tok_dim, NULL, 0, NULL, -1 };
     t->vec = sp_xmalloc(sizeof *t->vec * (size_t)(ri->dim > 0 ? ri->dim : 1));
     if (ri->vec) memcpy(t->vec, ri->vec, sizeof *t->vec * (size_t)ri->dim);
     size_t nt = (size_t)ri->n_tokens * (size_t)ri->tok_dim;
-    if (ri->tok) {
-        t->tok = sp_xmalloc(sizeof *t->tok * (nt ? nt : 1));
-        memcpy(t->tok, ri->tok, sizeof *t->tok * nt);
-    } else {
-        t->tok_dim = 0;
-    }
+    t->has_tok = ri->tok != NULL;
+    t->xrow = -1;
+    if (!ri->tok) t->tok_dim = 0;
     long k = (long)ri->ordinal - 1;
+    int matched = 0;
     if (w->task_mode) {
-        if (k < 0 || k >= w->n_sent || !ri->vec) return 0;
+        if (k >= 0 && k < w->n_sent && ri->vec) {
+            if (!w->d) {
+                w->d = ri->dim;
+                w->X = sp_xmalloc(sizeof *w->X * ((size_t)w->n_tok * (size_t)w->d + 1));
+            }
+            memcpy(w->X + (size_t)k * (size_t)w->d, ri->vec, sizeof(float) * (size_t)w->d);
+            w->have[k] = 1;
+        }
+    } else if (k >= 0 && k < w->n_sent && ri->tok) {
         if (!w->d) {
-            w->d = ri->dim;
+            w->d = ri->tok_dim;
             w->X = sp_xmalloc(sizeof *w->X * ((size_t)w->n_tok * (size_t)w->d + 1));
         }
-        memcpy(w->X + (size_t)k * (size_t)w->d, ri->vec, sizeof(float) * (size_t)w->d);
-        w->have[k] = 1;
-        return 0;
+        if (ri->tok_dim != w->d || ri->dim != w->it[0].dim)
+            return stg_fail(w->ctx, SP_EPARSE, "run %s: item %lld has %d-dim token vectors (%d-dim sentence vector), the "
+                            "first %d (%d): a run of one width is needed", w->o->run, (long long)ri->ordinal, ri->tok_dim,
+                            ri->dim, w->d, w->it[0].dim);
+        if (ri->n_tokens != w->len[k]) {
+            w->n_mismatch++;
+        } else {                             /* its token vectors live in X only */
+            memcpy(w->X + (size_t)w->first[k] * (size_t)w->d, ri->tok, sizeof(float) * nt);
+            w->have[k] = 1;
+            t->xrow = w->first[k];
+            matched = 1;
+        }
     }
-    if (k < 0 || k >= w->n_sent || !ri->tok) return 0;
-    if (!w->d) {
-        w->d = ri->tok_dim;
-        w->X = sp_xmalloc(sizeof *w->X * ((size_t)w->n_tok * (size_t)w->d + 1));
+    if (ri->tok && !matched) {
+        t->tok = sp_xmalloc(sizeof *t->tok * (nt ? nt : 1));
+        memcpy(t->tok, ri->tok, sizeof *t->tok * nt);
     }
-    if (ri->tok_dim != w->d || ri->dim != w->it[0].dim) {
-        return stg_fail(w->ctx, SP_EPARSE, "run %s: item %lld has %d-dim token vectors (%d-dim sentence vector), the first "
-                        "%d (%d): a run of one width is needed", w->o->run, (long long)ri->ordinal, ri->tok_dim, ri->dim, w->d,
-                        w->it[0].dim);
-    }
-    if (ri->n_tokens != w->len[k]) { w->n_mismatch++; return 0; }
-    memcpy(w->X + (size_t)w->first[k] * (size_t)w->d, ri->tok, sizeof(float) * nt);
-    w->have[k] = 1;
     return 0;
 }
 
@@ -436,16 +445,16 @@ static int write_run(struct stg_ctx *ctx, struct st_db *db, const struct stg_era
         size_t nv = 0, nt = 0;
         for (long i = b0; i < b0 + nb; i++) {
             nv += (size_t)w->it[i].dim;
-            if (w->it[i].tok) nt += (size_t)w->it[i].n * (size_t)w->it[i].tok_dim;
+            if (w->it[i].has_tok) nt += (size_t)w->it[i].n * (size_t)w->it[i].tok_dim;
         }
         if (nv > vcap) vbuf = sp_xrealloc(vbuf, sizeof *vbuf * (vcap = nv));
         if (nt > tcap) tbuf = sp_xrealloc(tbuf, sizeof *tbuf * (tcap = nt));
         size_t ov = 0, ot = 0;
         for (long i = b0; i < b0 + nb; i++) {
             const struct item *t = &w->it[i];
-            float *v = vbuf + ov, *tk = t->tok ? tbuf + ot : NULL;
+            float *v = vbuf + ov, *tk = t->has_tok ? tbuf + ot : NULL;
             memcpy(v, t->vec, sizeof *v * (size_t)t->dim);
-            if (tk) memcpy(tk, t->tok, sizeof *tk * (size_t)t->n * (size_t)t->tok_dim);
+            if (tk) memcpy(tk, t->tok ? t->tok : w->X + (size_t)t->xrow * (size_t)w->d, sizeof *tk * (size_t)t->n * (size_t)t->tok_dim);
             vp[i - b0] = (struct st_vector_put){ .hash = t->hash, .dim = t->dim, .vec = v, .n_tokens = t->n,
                                                  .tok_dim = t->tok_dim, .tok = tk, .attn_layer = -1 };
             ip[i - b0] = (struct st_run_item_put){ t->ordinal, t->sentence_id, t->task_ordinal, t->hash };
