@@ -612,6 +612,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
             free(z);
         } else {
             inlp_dev = sp_xcalloc((size_t)o->iterations, sizeof *inlp_dev);
+            for (long i = 0; i < o->iterations; i++) inlp_dev[i] = NAN;   /* stays NaN (null) past a full removal */
             if (prb_inlp_fit(w.X, (int)w.n_tok, w.d, t[0].y, t[0].k, fit_rows, n_fit, t[0].rows[1], t[0].n[1], &cfg,
                              (int)o->iterations, inlp_dev, &e, err, sizeof err))
                 rc = stg_fail(ctx, SP_EPARSE, "%s", err);
