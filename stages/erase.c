@@ -309,8 +309,10 @@ static void free_task(struct tdata *t)
 }
 
 /* The probe of SPEC-probing §1.4 (logistic regression): trained on the train rows, early-stopped
- * on dev, test accuracy in percent; *dev: the best dev accuracy in percent. */
-static double probe(const float *X, int d, const struct tdata *t, const struct prb_train_cfg *cfg, double *dev)
+ * on dev, test accuracy in percent; *dev: the best dev accuracy in percent; correct (may be NULL;
+ * [t->n[2]]): 1 where the probe labelled test row i right. */
+static double probe(const float *X, int d, const struct tdata *t, const struct prb_train_cfg *cfg, double *dev,
+                    uint8_t *correct)
 {
     struct prb_clf c;
     if (t->k < 2 || !t->n[0] || !t->n[1] || !t->n[2] || prb_clf_init(&c, d, t->k, cfg)) {
@@ -320,9 +322,35 @@ static double probe(const float *X, int d, const struct tdata *t, const struct p
     struct prb_fit_info info;
     prb_clf_fit(&c, X, t->y, t->rows[0], t->n[0], t->rows[1], t->n[1], &info);
     *dev = 100.0 * info.best_dev;
-    double acc = 100.0 * prb_clf_accuracy(&c, X, t->y, t->rows[2], t->n[2]);
+    int *pred = sp_xmalloc(sizeof *pred * (size_t)t->n[2]);
+    prb_clf_predict(&c, X, t->rows[2], t->n[2], pred);
+    long ok = 0;
+    for (int i = 0; i < t->n[2]; i++) {
+        int hit = pred[i] == t->y[t->rows[2][i]];
+        ok += hit;
+        if (correct) correct[i] = (uint8_t)hit;
+    }
+    free(pred);
     prb_clf_free(&c);
-    return acc;
+    return 100.0 * (double)ok / t->n[2];
+}
+
+/* The test items for the report's interval (report/agg.c), as tokprobe gives them: one per test
+ * sentence in corpus order (the order of t->rows[2]), its words and how many the probe got right */
+static json_t *test_items_json(const struct ewalk *w, const int *spart, const struct tdata *t, const uint8_t *correct)
+{
+    json_t *rows = json_array(), *tok = json_array(), *cnt = json_array();
+    int i = 0;
+    for (int k = 0; k < w->n_sent; k++) {
+        if (spart[k] != 2) continue;
+        long n = 0, c = 0;
+        while (i < t->n[2] && t->rows[2][i] < w->first[k + 1]) { n++; c += correct[i]; i++; }
+        if (!n) continue;
+        json_array_append_new(rows, json_integer(k));
+        json_array_append_new(tok, json_integer(n));
+        json_array_append_new(cnt, json_integer(c));
+    }
+    return json_pack("{s:s, s:o, s:o, s:o}", "split", "test", "item_rows", rows, "item_tokens", tok, "item_correct_count", cnt);
 }
 
 /* ---- the structural probe (--uuas) ---- */
@@ -624,9 +652,11 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
     if (rc == SP_OK && stg_stopping(ctx)) rc = stg_stopped(ctx);
     /* the probes: before, after, after the random control of the same rank */
     double acc[2][3], dev[2][3], uuas[3] = { NAN, NAN, NAN };
+    uint8_t *correct_after = NULL;       /* the erased probe's test rows (the report's interval) */
     for (int a = 0; a < 2; a++) for (int b = 0; b < 3; b++) acc[a][b] = dev[a][b] = NAN;
     if (rc == SP_OK) {
         prb_random_eraser(w.d, e.rank, (uint64_t)o->seed, &er);
+        correct_after = sp_xcalloc((size_t)t[0].n[2] + 1, 1);
         float *XE = sp_xmalloc(sizeof *XE * ((size_t)w.n_tok * (size_t)w.d + 1));
         const struct prb_eraser *which[3] = { NULL, &e, &er };
         for (int b = 0; b < 3 && rc == SP_OK; b++) {
@@ -637,7 +667,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
             }
             for (int a = 0; a < 2; a++) {
                 if (stg_stopping(ctx)) { rc = stg_stopped(ctx); break; }
-                acc[a][b] = probe(Xb, w.d, &t[a], &cfg, &dev[a][b]);
+                acc[a][b] = probe(Xb, w.d, &t[a], &cfg, &dev[a][b], a == 0 && b == 1 ? correct_after : NULL);
             }
             if (rc == SP_OK && o->uuas && !w.task_mode) uuas[b] = uuas_of(ctx, &w, spart, Xb, (uint64_t)o->seed, threads);
         }
@@ -693,6 +723,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
             json_object_set_new(j, "inlp", json_pack("{s:I, s:o, s:f}", "iterations", (json_int_t)o->iterations,
                                 "devacc_per_iteration", it, "margin_points", STG_ERASE_INLP_MARGIN));
         }
+        json_object_set_new(j, "metrics", test_items_json(&w, spart, &t[0], correct_after));
         json_object_set_new(j, "baselines", json_pack("{s:{s:o, s:s}}", "majority", "acc", stg_json_num(t[0].majority),
                                                       "kind", "the most frequent training label"));
         r->json = j;
@@ -717,6 +748,7 @@ int stg_erase(struct stg_ctx *ctx, const struct stg_erase_opts *o, struct stg_er
                              w.n_mismatch);
     if (w.n_no_tree) sp_log(ctx->log, SP_LOG_WARN, "%ld sentences have no dependency tree, left out", w.n_no_tree);
     json_decref(man);
+    free(correct_after);
     free(inlp_dev);
     free(fit_rows);
     prb_eraser_free(&e);

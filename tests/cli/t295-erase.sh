@@ -78,7 +78,9 @@ assert r['rank_removed'] == r['nclasses'] - 1 and r['random_control']['rank'] ==
 assert abs(p['after'] - r['majority']) < 1e-6, (p, r['majority'])
 assert p['before'] > p['after'] + 5 and p['random'] > p['after'] + 5, p
 assert r['other']['task'] == 'token:deprel' and r['other']['before'] is not None
-assert r['leace']['trace_after'] <= r['leace']['trace_before']"
+assert r['leace']['trace_after'] <= r['leace']['trace_before']
+m = r['metrics']   # the report's interval: per test sentence, its words and the erased probe's hits
+assert sum(m['item_tokens']) == r['ntest'] and abs(100 * sum(m['item_correct_count']) / r['ntest'] - p['after']) < 1e-6, m"
 rc=0; $SP erase --db $TMP/copy.db --corpus demo --run san --property upos --out-run noupos --json --threads 1 >$TMP/b.json 2>/dev/null || rc=$?
 check "the same seed on 1 thread in another store: the same figures" sh -c "[ $rc = 0 ] && cmp -s $TMP/a.json $TMP/b.json"
 expect_eq "... and the same erased vectors, bit for bit" \
