@@ -37,7 +37,12 @@ static const struct sp_opt layer_option[] = {
 static int layer_run(struct cli *c, struct stg_erase_opts *o, const char *spec, char **run)
 {
     struct stg_layer_runs l = { 0 };
-    int rc = stg_layer_runs(&c->ctx, o->db, "--layer", o->run, spec, o->corpus, &l);
+    if (!*spec || spec[strspn(spec, "0123456789")])
+        return stg_fail(&c->ctx, SP_EUSAGE, "--layer %s: erase takes one layer, a number (0 = the embeddings)", spec);
+    /* the layer runs of a corpus pass are NAME-L<k>[-CORPUS], of a task pass NAME-L<k>[-TASK] */
+    int token = o->property && (!strcmp(o->property, "upos") || !strcmp(o->property, "deprel") ||
+                                !strcmp(o->property, "depth"));
+    int rc = stg_layer_runs(&c->ctx, o->db, "--layer", o->run, spec, token || !o->property ? o->corpus : o->property, &l);
     if (rc == SP_OK && l.n != 1) rc = stg_fail(&c->ctx, SP_EUSAGE, "--layer %s: erase takes one layer", spec);
     if (rc == SP_OK) *run = sp_xstrdup(l.run[0]);
     stg_layer_runs_free(&l);

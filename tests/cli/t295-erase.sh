@@ -184,5 +184,19 @@ check "--out-run taken by another encoder's run: exit 1, nothing overwritten" sh
 rc=0; $SP erase --db $DB --corpus demo --run san --property upos >/dev/null 2>$TMP/e6 || rc=$?
 expect_eq "--out-run missing: usage error" "$rc" 2
 rc=0; $SP erase --db $DB --corpus demo --run san --layer 3 --property upos --out-run y >/dev/null 2>$TMP/e7 || rc=$?
-check "--layer on a run without layer runs: exit 1" sh -c "[ $rc = 1 ] && grep -q 'san' $TMP/e7"
+check "--layer on a run without layer runs: exit 1, names what is missing" sh -c "[ $rc = 1 ] && grep -q \"run 'san' has no layer runs\" $TMP/e7"
+
+# ---- --layer L: the layer run of an encode --layers pass (the real MiniLM; skipped without it) ----
+if [ -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ]; then
+    printf '{"kind": "bert", "model": "%s"}\n' "$(cd $MODELS/all-MiniLM-L6-v2 && pwd)" >$TMP/minilm.json
+    $SP encode --db $DB --corpus demo --encoder $TMP/minilm.json --layers 0,2 --run m --token-vectors --quiet >/dev/null 2>&1
+    rc=0; $SP erase --db $DB --corpus demo --run m --layer 2 --property upos --out-run m2-noupos --json >$TMP/l.json 2>/dev/null || rc=$?
+    check "--layer 2: erases layer run m-L2 (exit 0)" sh -c "[ $rc = 0 ] && $PY -c \"
+import json; r = json.load(open('$TMP/l.json')); assert r['source_run'] == 'm-L2' and r['rank_removed'] == r['nclasses'] - 1, r\""
+    rc=0; $SP erase --db $DB --corpus demo --run m --layer 0,2 --property upos --out-run x >/dev/null 2>$TMP/e9 || rc=$?
+    check "--layer 0,2: exit 2, erase takes one layer" sh -c "[ $rc = 2 ] && grep -q 'erase takes one layer' $TMP/e9"
+else
+    skip "--layer: no all-MiniLM-L6-v2 in $MODELS (make models)"
+    skip "--layer 0,2: no all-MiniLM-L6-v2 in $MODELS (make models)"
+fi
 done_testing
