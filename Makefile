@@ -25,6 +25,7 @@
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
 #   make spm-fixtures    tests/data/hf/spm and tests/data/hf/lower rewritten the same way
+#   make leace-fixtures  tests/data/leace rewritten by concept-erasure 0.2.4 (CE_PYTHON=VENV/bin/python)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
 #   make docs            docs/commands.md and docs/synprobe.1 (committed), written by `synprobe help --markdown`
@@ -117,7 +118,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: docs test-setup models hf-fixtures tokjson-fixtures spm-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: docs test-setup models hf-fixtures tokjson-fixtures spm-fixtures leace-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -173,6 +174,8 @@ OPT_common/expf.c := -O3
 OPT_probes/structprobe_train.c := -O3 -fno-math-errno
 # The softmax's per-class loops vectorise at -O3 (no reassociation, no contraction: the same bits).
 OPT_probes/classifier.c := -O3
+# The eigendecomposition's rotations and row updates vectorise at -O3 (the same bits, as above).
+OPT_probes/erasers.c := -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -430,6 +433,12 @@ tokjson-fixtures:
 # SentencePiece-only folders (tests/data/hf/spm) and BERT do_lower_case folders (tests/data/hf/lower)
 spm-fixtures:
 	$(HF_PYTHON) tests/reference/spm_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf
+# LEACE's reference (tests/data/leace, committed; tests/unit/probes_leace.c reads it): CE_PYTHON, a
+# venv with concept-erasure 0.2.4 over Debian's python3-torch (python3 -m venv --system-site-packages
+# V; V/bin/pip install concept-erasure==0.2.4), e.g. make leace-fixtures CE_PYTHON=V/bin/python
+CE_PYTHON ?= python3
+leace-fixtures:
+	$(CE_PYTHON) tests/reference/leace_fixtures.py tests/data/leace
 real-tokenizer-ids:
 	$(HF_PYTHON) tests/reference/real_tokenizer_ids.py $(MODELS) $(SP_DATA_DIR) tests/data/real-tokenizer-ids.txt
 real-model-refs:

@@ -52,7 +52,7 @@ struct cli_doc {
 struct cli_sub { sp_cmd_fn fn; const struct cli_doc *doc; };
 
 extern const struct cli_doc cmd_demo_doc, cmd_ingest_doc, cmd_export_doc, cmd_info_doc, cmd_tasks_doc, cmd_encode_doc,
-    cmd_weights_doc, cmd_probe_doc, cmd_trees_doc, cmd_evalb_doc, cmd_structprobe_doc, cmd_tokprobe_doc, cmd_mdl_doc, cmd_run_doc,
+    cmd_weights_doc, cmd_probe_doc, cmd_trees_doc, cmd_evalb_doc, cmd_structprobe_doc, cmd_tokprobe_doc, cmd_mdl_doc, cmd_erase_doc, cmd_run_doc,
     cmd_report_doc, cmd_daemon_doc, cmd_submit_doc, cmd_status_doc, cmd_cancel_doc, cmd_logs_doc, cmd_merge_doc,
     cmd_slurm_doc;
 
@@ -67,6 +67,7 @@ int cmd_evalb(int argc, char **argv);
 int cmd_structprobe(int argc, char **argv);
 int cmd_tokprobe(int argc, char **argv);
 int cmd_mdl(int argc, char **argv);
+int cmd_erase(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_info(int argc, char **argv);

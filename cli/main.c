@@ -19,7 +19,7 @@ static const struct command {
     { cmd_info, &cmd_info_doc },   { cmd_tasks, &cmd_tasks_doc },     { cmd_encode, &cmd_encode_doc },
     { cmd_weights, &cmd_weights_doc }, { cmd_probe, &cmd_probe_doc }, { cmd_trees, &cmd_trees_doc },
     { cmd_evalb, &cmd_evalb_doc }, { cmd_structprobe, &cmd_structprobe_doc }, { cmd_tokprobe, &cmd_tokprobe_doc },
-    { cmd_mdl, &cmd_mdl_doc },
+    { cmd_mdl, &cmd_mdl_doc },     { cmd_erase, &cmd_erase_doc },
     { cmd_run, &cmd_run_doc },     { cmd_report, &cmd_report_doc },   { cmd_daemon, &cmd_daemon_doc },
     { cmd_submit, &cmd_submit_doc }, { cmd_status, &cmd_status_doc }, { cmd_cancel, &cmd_cancel_doc },
     { cmd_logs, &cmd_logs_doc },   { cmd_merge, &cmd_merge_doc },     { cmd_slurm, &cmd_slurm_doc },
