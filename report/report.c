@@ -795,8 +795,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
-    c->aggs = rpt_aggregate(c->probes);
-    rpt_table_from(&c->rows, c->probes, c->trees, c->aggs, NULL);
+    rpt_table_from(&c->rows, c->probes, c->trees, NULL, &c->aggs);
     struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
     if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
         const char *name;
@@ -810,7 +809,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
     }
     if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
-        json_t *one = rpt_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
+        json_t *one = rpt_compare(&c->rows, o->compare.v[k], o->compare.v[k + 1]);
         int none = !json_array_size(one);
         json_array_extend(c->cmp, one);
         json_decref(one);

@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,54 @@
 #include "store/st_runs.h"
 #include "store/store.h"
 
-#define num rpt_jpath_num
-#define str rpt_jpath_str
+/* ---- reading the stored JSON ---- */
+
+json_t *rpt_jpath(json_t *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
+        j = json_is_object(j) ? json_object_get(j, k) : NULL;
+    return j;
+}
+
+double rpt_jpath_num(json_t *j, const char *path)
+{
+    json_t *v = rpt_jpath(j, path);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *rpt_jpath_str(json_t *j, const char *path)
+{
+    const char *s = json_string_value(rpt_jpath(j, path));
+    return s ? s : "";
+}
+
+
+const char *rpt_run_label(const char *run, const char *input, char *buf, size_t n)
+{
+    size_t lr = strlen(run), li = strlen(input);
+    if (li && lr > li + 1 && run[lr - li - 1] == '-' && !strcmp(run + lr - li, input))
+        snprintf(buf, n, "%.*s", (int)(lr - li - 1), run);
+    else
+        snprintf(buf, n, "%s", run);
+    return buf;
+}
+
+const char *rpt_encoder_label(json_t *row, struct sp_buf *b)
+{
+    const char *run = json_string_value(json_object_get(row, "run")), *task = rpt_jpath_str(row, "task");
+    if (!*task) task = rpt_jpath_str(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
+    json_t *res = json_object_get(row, "result");
+    const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
+    const char *whole = run ? run : p ? p : "vectors";
+    b->len = 0;
+    sp_buf_put(b, whole, strlen(whole) + 1);          /* the label is never longer than the run's name */
+    if (run) rpt_run_label(run, task, b->p, b->len);
+    b->len = strlen(b->p);
+    return b->p;
+}
+
 
 /* s kept for the table's lifetime (NULL stays NULL) */
 static const char *keep(struct rpt_table *t, const char *s)
@@ -44,6 +91,8 @@ static struct rpt_row *add(struct rpt_table *t, size_t *cap)
     r->seed = -1;
     r->corpus = "";
     r->encoder = "";
+    r->vectors = "";
+    r->items.n = -1;
     return r;
 }
 
@@ -58,38 +107,6 @@ static void set_layer(struct rpt_row *r, const char *label)
     char *base = sp_xstrdup(label);
     r->layer = stg_layer_of_run(label, base, strlen(label) + 1);
     free(base);
-}
-
-static void aggregate_rows(struct rpt_table *t, size_t *cap, json_t *aggs)
-{
-    size_t i;
-    json_t *a;
-    json_array_foreach(aggs, i, a) {
-        struct rpt_row *r = add(t, cap);
-        r->task = keep(t, str(a, "task"));
-        r->kind = strncmp(r->task, "token:", 6) ? RPT_K_PROBE : RPT_K_TOKEN;
-        r->encoder = keep(t, str(a, "encoder"));
-        set_layer(r, r->encoder);
-        r->method = keep(t, str(a, "classifier"));
-        r->metric = "acc";
-        r->value = num(a, "test_acc.mean");
-        r->sd = num(a, "test_acc.sd");
-        r->dev = num(a, "dev_acc.mean");
-        json_t *ci = rpt_jpath(a, "test_acc.ci95");
-        if (json_is_object(ci)) {
-            r->lo = num(ci, "lo");
-            r->hi = num(ci, "hi");
-            if (json_is_true(json_object_get(ci, "wide_ci"))) r->flags |= RPT_F_WIDE;
-        } else r->flags |= RPT_F_NOCI;
-        r->base.majority = num(a, "majority_acc.mean");
-        r->base.length = num(a, "length_acc.mean");
-        r->base.control = num(a, "control_acc.mean");
-        r->base.selectivity = num(a, "control_selectivity.mean");
-        r->base.selectivity_sd = num(a, "control_selectivity.sd");
-        r->n = count_at(a, "n_test");
-        if (json_is_true(json_object_get(a, "small_test"))) r->flags |= RPT_F_SMALL;
-        r->n_seeds = (int)count_at(a, "n_seeds");
-    }
 }
 
 /* the run's encoder kind, looked up once per run */
@@ -109,6 +126,57 @@ static const char *model_of(struct rpt_table *t, struct st_db *db, json_t *cache
     return m;
 }
 
+/* one result's per-item figures (num[i], den[i]): a probe result records one letter per test item
+ * ("item_correct": "0110...", size 1 each); a token probe one entry per test sentence, its tokens
+ * and how many the probe labelled right ("item_tokens", "item_correct_count"), so that its
+ * interval resamples sentences, not tokens of one sentence as if they were independent. 0, or -1
+ * when the record is malformed. */
+static int item_values(json_t *met, size_t N, double *num, double *den)
+{
+    const char *corr = json_string_value(json_object_get(met, "item_correct"));
+    json_t *tok = json_object_get(met, "item_tokens"), *cnt = json_object_get(met, "item_correct_count");
+    if (corr) {
+        if (strlen(corr) != N) return -1;
+        for (size_t i = 0; i < N; i++) { num[i] = corr[i] == '1'; den[i] = 1; }
+        return 0;
+    }
+    if (!json_is_array(tok) || !json_is_array(cnt) || json_array_size(tok) != N || json_array_size(cnt) != N) return -1;
+    for (size_t i = 0; i < N; i++) {
+        num[i] = (double)json_integer_value(json_array_get(cnt, i));
+        den[i] = (double)json_integer_value(json_array_get(tok, i));
+    }
+    return 0;
+}
+
+/* the per-item record of one result (metrics.item_rows of the test split), n = -1 when unusable */
+static void items_of(struct rpt_table *t, struct rpt_row *r, json_t *res)
+{
+    json_t *met = json_object_get(res, "metrics"), *rows = json_object_get(met, "item_rows");
+    r->items.n = -1;
+    size_t N = json_array_size(rows);
+    if (!json_is_array(rows) || !N || strcmp(rpt_jpath_str(met, "split"), "test")) return;
+    double *num = sp_xmalloc(sizeof *num * N), *den = sp_xmalloc(sizeof *den * N);
+    char *key = json_dumps(rows, JSON_COMPACT);
+    if (!key || item_values(met, N, num, den)) {
+        free(num);
+        free(den);
+        free(key);
+        return;
+    }
+    r->items = (struct rpt_items){ keep(t, key), (long)N, num, den };
+    free(key);
+}
+
+/* where the vectors of a probe result came from: the run, else the file */
+static const char *vectors_of(json_t *row)
+{
+    const char *run = json_string_value(json_object_get(row, "run"));
+    if (run) return run;
+    json_t *res = json_object_get(row, "result");
+    const char *p = rpt_jpath_str(res, "manifest.vectors.path");
+    return *p ? p : rpt_jpath_str(res, "vectors");
+}
+
 static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct st_db *db, json_t *cache)
 {
     size_t i;
@@ -119,24 +187,26 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         struct rpt_row *r = add(t, cap);
         r->flags = RPT_F_SEED;
         r->id = (int64_t)json_integer_value(json_object_get(p, "id"));
-        r->task = keep(t, str(p, "task"));
+        r->task = keep(t, rpt_jpath_str(p, "task"));
         r->kind = strncmp(r->task, "token:", 6) ? RPT_K_PROBE : RPT_K_TOKEN;
         r->run = keep(t, json_string_value(json_object_get(p, "run")));
         r->model = model_of(t, db, cache, r->run);
         r->encoder = keep(t, rpt_encoder_label(p, &label));
         set_layer(r, r->encoder);
-        r->method = keep(t, str(p, "classifier"));
+        r->method = keep(t, rpt_jpath_str(p, "classifier"));
         r->metric = "acc";
-        r->value = num(p, "test_acc");
-        r->dev = num(p, "dev_acc");
-        r->base.majority = num(res, "baselines.majority.acc");
-        r->base.length = num(res, "baselines.length.acc");
-        r->base.control = num(res, "baselines.control.acc");
-        r->base.selectivity = num(res, "baselines.control.selectivity");
+        r->value = rpt_jpath_num(p, "test_acc");
+        r->dev = rpt_jpath_num(p, "dev_acc");
+        r->base.majority = rpt_jpath_num(res, "baselines.majority.acc");
+        r->base.length = rpt_jpath_num(res, "baselines.length.acc");
+        r->base.control = rpt_jpath_num(res, "baselines.control.acc");
+        r->base.selectivity = rpt_jpath_num(res, "baselines.control.selectivity");
         r->n = count_at(res, "ntest");
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         r->n_seeds = 1;
         r->seed = (int)json_integer_value(json_object_get(p, "seed"));
+        r->vectors = keep(t, vectors_of(p));
+        items_of(t, r, res);
     }
     sp_buf_free(&label);
 }
@@ -161,24 +231,24 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
         json_t *res = json_object_get(e, "result");
         struct rpt_row *r = add(t, cap);
         r->id = (int64_t)json_integer_value(json_object_get(e, "id"));
-        r->corpus = keep(t, str(e, "corpus"));
+        r->corpus = keep(t, rpt_jpath_str(e, "corpus"));
         r->run = keep(t, json_string_value(json_object_get(e, "run")));
         r->model = model_of(t, db, cache, r->run);
         if (r->run) {
             r->encoder = r->run;
             set_layer(r, r->run);
         }
-        r->method = keep(t, str(e, "method"));
+        r->method = keep(t, rpt_jpath_str(e, "method"));
         r->n = count_at(res, "n_sentences");
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         if (!strncmp(r->method, "structprobe:", 12)) {
             r->kind = RPT_K_STRUCTPROBE;
             r->task = "structprobe";
             r->metric = "UUAS";
-            r->value = num(res, "uuas");
-            r->dspr = num(res, "dspr");
-            r->root_acc = num(res, "root_acc");
-            r->base.linear = num(res, "linear_baseline.uuas");
+            r->value = rpt_jpath_num(res, "uuas");
+            r->dspr = rpt_jpath_num(res, "dspr");
+            r->root_acc = rpt_jpath_num(res, "root_acc");
+            r->base.linear = rpt_jpath_num(res, "linear_baseline.uuas");
             continue;
         }
         r->baseline = baseline_name(r->method);
@@ -187,27 +257,29 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
             r->kind = RPT_K_DEP;
             r->task = "dep";
             r->metric = "UAS";
-            r->value = num(res, "uas");
-            r->base.uuas_mst = num(res, "uuas_mst");
+            r->value = rpt_jpath_num(res, "uas");
+            r->base.uuas_mst = rpt_jpath_num(res, "uuas_mst");
         } else {
             r->kind = RPT_K_CONST;
             r->task = "const";
             r->metric = "F1";
-            r->value = num(res, "protocol_a.all.fmeasure");
-            r->span_f1 = num(res, "protocol_b.sentence_f1.all");
+            r->value = rpt_jpath_num(res, "protocol_a.all.fmeasure");
+            r->span_f1 = rpt_jpath_num(res, "protocol_b.sentence_f1.all");
         }
     }
 }
 
-void rpt_table_from(struct rpt_table *t, json_t *probes, json_t *trees, json_t *aggs, struct st_db *db)
+void rpt_table_from(struct rpt_table *t, json_t *probes, json_t *trees, struct st_db *db, json_t **aggs)
 {
     memset(t, 0, sizeof *t);
     json_t *cache = json_object();
     size_t cap = 0;
-    aggregate_rows(t, &cap, aggs);
     probe_rows(t, &cap, probes, db, cache);
     tree_rows(t, &cap, trees, db, cache);
     json_decref(cache);
+    json_t *a = rpt_aggregate_rows(t);
+    if (aggs) *aggs = a;
+    else json_decref(a);
 }
 
 int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t)
@@ -219,10 +291,8 @@ int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t
     struct st_db *db = NULL;
     char err[SP_ERRLEN];
     if (st_open(db_path, ST_OPEN_READONLY, &db, err, sizeof err) != SP_OK) db = NULL;   /* no run kinds then */
-    json_t *aggs = rpt_aggregate(probes);
-    rpt_table_from(t, probes, trees, aggs, db);
+    rpt_table_from(t, probes, trees, db, NULL);
     if (db) st_close(db);
-    json_decref(aggs);
     json_decref(probes);
     json_decref(trees);
 
@@ -243,6 +313,10 @@ int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t
 
 void rpt_table_free(struct rpt_table *t)
 {
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->v[i].items.num);
+        free(t->v[i].items.den);
+    }
     for (size_t i = 0; i < t->n_str; i++) free(t->strs[i]);
     free(t->strs);
     free(t->v);

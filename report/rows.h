@@ -39,6 +39,12 @@ struct rpt_baselines {
     double uuas_mst;              /* dependency trees: the UUAS of the maximum spanning tree */
 };
 
+/* One stored probe result's per-item record (report/agg.h: the intervals and paired comparisons
+ * resample it): rows, the test item rows as one string (two results were scored on the same items
+ * when their strings are equal); per item its correct count and its size (num[i], den[i]). n = -1:
+ * no usable record (none stored, not of the test split, or malformed). */
+struct rpt_items { const char *rows; long n; double *num, *den; };
+
 struct rpt_row {
     int kind;                     /* enum rpt_kind */
     int flags;                    /* RPT_F_* */
@@ -60,6 +66,8 @@ struct rpt_row {
     struct rpt_baselines base;
     long n;                       /* test items (sentences for tree rows); -1: unknown */
     int n_seeds, seed;            /* aggregates: seeds and -1; one result: 1 and its seed */
+    const char *vectors;          /* probe results: the run, else the vectors file ("" when neither) */
+    struct rpt_items items;       /* probe results: the per-item record (owned by the table) */
 };
 
 struct rpt_skipped { const char *task, *why; };
@@ -76,11 +84,13 @@ struct rpt_table {
 /* Every result of store db as rows. SP_OK; SP_ESTORE with ctx->err (t is empty then). */
 int rpt_table_load(struct stg_ctx *ctx, const char *db, struct rpt_table *t);
 void rpt_table_free(struct rpt_table *t);
-/* The rows of results already read (the report's collected rows: report/report.h; aggs: their
- * aggregates, report/agg.h), without the skipped tasks; db (NULL: none) names the runs' kinds. */
+/* The rows of results already read (the report's collected rows: report/report.h), their
+ * aggregates over seeds (report/agg.h) first, without the skipped tasks; db (NULL: none) names the
+ * runs' kinds. aggs (NULL: not wanted): the aggregates as `report --format json` prints them, a new
+ * array. */
 struct json_t;
 struct st_db;
-void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct json_t *aggs, struct st_db *db);
+void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct st_db *db, struct json_t **aggs);
 
 /* Whether a row is a probe row (aggregate or result) of a sentence or token task. */
 static inline int rpt_is_probe(const struct rpt_row *r) { return r->kind == RPT_K_PROBE || r->kind == RPT_K_TOKEN; }
