@@ -149,6 +149,7 @@ static json_t *aggregate_one(const struct group *g, struct rpt_row *r)
     if (n_test >= 0 && n_test < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
     r->n_seeds = (int)S;
     r->items.n = -1;
+    for (int q = 0; q < RPT_T_COUNT; q++) r->fig[q] = NAN;
 
     json_t *a = json_object();
     json_object_set_new(a, "encoder", json_string(r->encoder));

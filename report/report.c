@@ -180,11 +180,6 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
     else rpt_fmt_num(buf, n, fmt, v);
 }
 
-static int is_structprobe(json_t *row)
-{
-    return !strncmp(str_at(row, "method"), "structprobe:", 12);
-}
-
 static void text_probes(FILE *f, json_t *probes)
 {
     size_t i;
@@ -332,55 +327,58 @@ static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
     fprintf(f, "mdd80: the smallest true difference this test set detects with 80%% power (informative only)\n\n");
 }
 
-static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
+static int is_tree(const struct rpt_row *r) { return r->kind == RPT_K_DEP || r->kind == RPT_K_CONST; }
+
+static void text_trees(FILE *f, const struct rpt_table *t, int n_tree, int after)
 {
-    size_t i;
-    json_t *row;
     int wm = 6, wc = 6, wr = 3;
-    json_array_foreach(trees, i, row) {
-        int a = (int)strlen(str_at(row, "method")), b = (int)strlen(str_at(row, "corpus")), r = (int)strlen(str_at(row, "run"));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (rpt_is_probe(r)) continue;
+        int a = (int)strlen(tx(r->method, &e[0])), b = (int)strlen(tx(r->corpus, &e[1])), w = (int)strlen(tx(r->run ? r->run : "", &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (a > wm) wm = a > 48 ? 48 : a;
         if (b > wc) wc = b;
-        if (r > wr) wr = r;
+        if (w > wr) wr = w;
     }
     fprintf(f, "%stree evaluations (%d; Protocol A = EVALB LABELED 0, B = unlabeled spans without punctuation)\n",
             after ? "\n" : "", n_tree);
     fprintf(f, "%5s  %-*s  %-*s  %-*s  %6s  %8s  %9s  %9s  %10s  %9s\n", "id", wm, "method", wc, "corpus", wr, "run",
             "sents", "A-F1 all", "A-F1 <=40", "B-sent all", "B-sent <=40", "B-corp all");
-    json_array_foreach(trees, i, row) {
-        if (is_structprobe(row)) continue;
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_tree(r)) continue;
         char a1[32], a2[32], b1[32], b2[32], b3[32];
-        fmt_num(a1, sizeof a1, num_at(res, "protocol_a.all.fmeasure"), "%.2f");
-        fmt_num(a2, sizeof a2, num_at(res, "protocol_a.le40.fmeasure"), "%.2f");
-        fmt_num(b1, sizeof b1, num_at(res, "protocol_b.sentence_f1.all"), "%.2f");
-        fmt_num(b2, sizeof b2, num_at(res, "protocol_b.sentence_f1.le40"), "%.2f");
-        fmt_num(b3, sizeof b3, num_at(res, "protocol_b.corpus_f1.all"), "%.2f");
-        const char *m = str_at(row, "method");
+        fmt_num(a1, sizeof a1, r->fig[RPT_T_A_F], "%.2f");
+        fmt_num(a2, sizeof a2, r->fig[RPT_T_A_F40], "%.2f");
+        fmt_num(b1, sizeof b1, r->fig[RPT_T_B_SENT], "%.2f");
+        fmt_num(b2, sizeof b2, r->fig[RPT_T_B_SENT40], "%.2f");
+        fmt_num(b3, sizeof b3, r->fig[RPT_T_B_CORP], "%.2f");
+        const char *m = tx(r->method, &e[0]);
         size_t ml = strlen(m);
         if ((int)ml > wm) m += ml - (size_t)wm;
-        fprintf(f, "%5lld  %-*s  %-*s  %-*s  %6lld  %8s  %9s  %9s  %10s  %9s\n",
-                (long long)json_integer_value(json_object_get(row, "id")), wm, m, wc, str_at(row, "corpus"), wr,
-                str_at(row, "run"), (long long)json_integer_value(at(res, "n_sentences")), a1, a2, b1, b2, b3);
+        fprintf(f, "%5lld  %-*s  %-*s  %-*s  %6lld  %8s  %9s  %9s  %10s  %9s\n", (long long)r->id, wm, m, wc,
+                tx(r->corpus, &e[1]), wr, tx(r->run ? r->run : "", &e[2]), (long long)(r->n < 0 ? 0 : r->n), a1, a2, b1, b2, b3);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
 }
 
-static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
+static void text_structprobes(FILE *f, const struct rpt_table *t, int n_sp, int after)
 {
-    size_t i;
-    json_t *row;
     fprintf(f, "%sstructural probes (%d)\n", after ? "\n" : "", n_sp);
     fprintf(f, "%5s  %-24s  %-12s  %6s  %7s  %7s  %8s  %7s\n", "id", "method", "corpus", "sents", "UUAS", "DSpr", "root acc", "NSpr");
-    json_array_foreach(trees, i, row) {
-        if (!is_structprobe(row)) continue;
-        json_t *res = json_object_get(row, "result");
-        char u[32], d[32], r[32], n[32];
-        fmt_num(u, sizeof u, num_at(res, "uuas"), "%.2f");
-        fmt_num(d, sizeof d, num_at(res, "dspr"), "%.4f");
-        fmt_num(r, sizeof r, num_at(res, "root_acc"), "%.2f");
-        fmt_num(n, sizeof n, num_at(res, "nspr"), "%.4f");
-        fprintf(f, "%5lld  %-24s  %-12s  %6lld  %7s  %7s  %8s  %7s\n", (long long)json_integer_value(json_object_get(row, "id")),
-                str_at(row, "method"), str_at(row, "corpus"), (long long)json_integer_value(at(res, "n_sentences")), u, d, r, n);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (r->kind != RPT_K_STRUCTPROBE) continue;
+        char u[32], d[32], ra[32], n[32], *e[2];
+        fmt_num(u, sizeof u, r->fig[RPT_T_UUAS], "%.2f");
+        fmt_num(d, sizeof d, r->fig[RPT_T_DSPR], "%.4f");
+        fmt_num(ra, sizeof ra, r->fig[RPT_T_ROOT], "%.2f");
+        fmt_num(n, sizeof n, r->fig[RPT_T_NSPR], "%.4f");
+        fprintf(f, "%5lld  %-24s  %-12s  %6lld  %7s  %7s  %8s  %7s\n", (long long)r->id, tx(r->method, &e[0]), tx(r->corpus, &e[1]),
+                (long long)(r->n < 0 ? 0 : r->n), u, d, ra, n);
+        for (int k = 0; k < 2; k++) free(e[k]);
     }
 }
 
@@ -477,11 +475,12 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
     if (c->cmp) text_compare(f, c->cmp);
     if (np) text_probes(f, c->probes);
     int n_tree = 0, n_sp = 0;
-    size_t i;
-    json_t *row;
-    json_array_foreach(c->trees, i, row) { if (is_structprobe(row)) n_sp++; else n_tree++; }
-    if (n_tree) text_trees(f, c->trees, n_tree, np > 0);
-    if (n_sp) text_structprobes(f, c->trees, n_sp, np || n_tree);
+    for (size_t i = 0; i < c->rows.n; i++) {
+        n_sp += c->rows.v[i].kind == RPT_K_STRUCTPROBE;
+        n_tree += is_tree(&c->rows.v[i]);
+    }
+    if (n_tree) text_trees(f, &c->rows, n_tree, np > 0);
+    if (n_sp) text_structprobes(f, &c->rows, n_sp, np || n_tree);
     text_unfit(f, c->unfit, 1);
 }
 
@@ -606,52 +605,50 @@ static void csv_probe(FILE *f, json_t *row)
     sp_buf_free(&o.enc);
 }
 
-static void csv_tree(FILE *f, json_t *row)
+static void emit_int(struct obs *o, const char *split, const char *subset, const char *metric, long v);
+
+static void csv_tree(FILE *f, const struct rpt_row *r)
 {
-    json_t *res = json_object_get(row, "result");
     char id[32];
-    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
-    if (json_is_string(json_object_get(row, "run"))) set_encoder_of_row(&o, row);
-    o.v[C_METHOD] = str_at(row, "method"); o.v[C_CORPUS] = str_at(row, "corpus");
-    if (is_structprobe(row)) {
+    o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = r->run ? r->run : "";
+    if (r->run) set_encoder(&o, r->encoder);
+    o.v[C_METHOD] = r->method; o.v[C_CORPUS] = r->corpus;
+    if (r->kind == RPT_K_STRUCTPROBE) {
         static const char *const k[] = { "uuas", "dspr", "root_acc", "nspr" };
-        for (int i = 0; i < 4; i++) emit_num(&o, NULL, NULL, k[i], num_at(res, k[i]));
+        for (int i = 0; i < 4; i++) emit_num(&o, NULL, NULL, k[i], r->fig[RPT_T_UUAS + i]);
     } else {
         static const char *const asub[] = { "all", "le40" }, *const bsub[] = { "all", "le40", "le10" };
         static const char *const am[] = { "recall", "precision", "fmeasure" };
-        char path[64], metric[32];
+        char metric[32];
         for (int s = 0; s < 2; s++)
             for (int m = 0; m < 3; m++) {
-                snprintf(path, sizeof path, "protocol_a.%s.%s", asub[s], am[m]);
                 snprintf(metric, sizeof metric, "A_%s", am[m]);
-                emit_num(&o, NULL, asub[s], metric, num_at(res, path));
+                emit_num(&o, NULL, asub[s], metric, r->fig[RPT_T_A_R + 3 * s + m]);
             }
         for (int s = 0; s < 3; s++) {
-            snprintf(path, sizeof path, "protocol_b.sentence_f1.%s", bsub[s]);
-            emit_num(&o, NULL, bsub[s], "B_sentence_f1", num_at(res, path));
-            snprintf(path, sizeof path, "protocol_b.corpus_f1.%s", bsub[s]);
-            emit_num(&o, NULL, bsub[s], "B_corpus_f1", num_at(res, path));
+            emit_num(&o, NULL, bsub[s], "B_sentence_f1", r->fig[RPT_T_B_SENT + s]);
+            emit_num(&o, NULL, bsub[s], "B_corpus_f1", r->fig[RPT_T_B_CORP + s]);
         }
     }
-    json_t *bin;
-    size_t k;
-    json_array_foreach(at(res, "protocol_b.sentence_f1_by_length"), k, bin) {
+    for (size_t k = 0; k < r->n_bins; k++) {
+        const struct rpt_len_bin *bin = &r->bins[k];
         char sub[32];
-        if (json_is_integer(json_object_get(bin, "hi"))) snprintf(sub, sizeof sub, "len%.0f-%.0f", num_at(bin, "lo"), num_at(bin, "hi"));
-        else snprintf(sub, sizeof sub, "len%.0f+", num_at(bin, "lo"));
-        emit_num(&o, NULL, sub, "B_sentence_f1", num_at(bin, "f1"));
-        emit(&o, NULL, sub, "n_sentences", NULL, NULL, json_object_get(bin, "n"));
+        if (!isnan(bin->hi)) snprintf(sub, sizeof sub, "len%.0f-%.0f", bin->lo, bin->hi);
+        else snprintf(sub, sizeof sub, "len%.0f+", bin->lo);
+        emit_num(&o, NULL, sub, "B_sentence_f1", bin->f1);
+        o.v[C_SUBSET] = sub;
+        emit_int(&o, NULL, sub, "n_sentences", bin->n);
     }
-    emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
+    emit_int(&o, NULL, NULL, "n_sentences", r->n);
     sp_buf_free(&o.enc);
 }
 
-static void emit_int(struct obs *o, const char *split, const char *metric, long v)
+static void emit_int(struct obs *o, const char *split, const char *subset, const char *metric, long v)
 {
     json_t *j = v < 0 ? json_null() : json_integer(v);
-    emit(o, split, NULL, metric, NULL, NULL, j);
+    emit(o, split, subset, metric, NULL, NULL, j);
     json_decref(j);
 }
 
@@ -662,14 +659,14 @@ static void csv_aggregate(FILE *f, const struct rpt_row *a)
     o.v[C_KIND] = "aggregate"; o.v[C_RUN] = a->encoder;
     set_encoder(&o, a->encoder);
     o.v[C_TASK] = a->task; o.v[C_CLF] = a->method;
-    emit_int(&o, "test", "n", a->n);
-    emit_int(&o, NULL, "n_seeds", a->n_seeds);
-    emit_int(&o, "test", "small_test", !!(a->flags & RPT_F_SMALL));
+    emit_int(&o, "test", NULL, "n", a->n);
+    emit_int(&o, NULL, NULL, "n_seeds", a->n_seeds);
+    emit_int(&o, "test", NULL, "small_test", !!(a->flags & RPT_F_SMALL));
     emit_num(&o, "test", NULL, "accuracy_mean", a->value);
     emit_num(&o, "test", NULL, "accuracy_sd", a->sd);
     emit_num(&o, "test", NULL, "accuracy_ci_lo", a->lo);
     emit_num(&o, "test", NULL, "accuracy_ci_hi", a->hi);
-    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", "wide_ci", !!(a->flags & RPT_F_WIDE));
+    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", NULL, "wide_ci", !!(a->flags & RPT_F_WIDE));
     emit_num(&o, "dev", NULL, "accuracy_mean", a->dev);
     emit_num(&o, "test", NULL, "majority_accuracy_mean", a->base.majority);
     emit_num(&o, "test", NULL, "length_accuracy_mean", a->base.length);
@@ -713,7 +710,8 @@ static void csv_out(FILE *f, const struct coll *c)
         if (is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
-    json_array_foreach(c->trees, i, row) csv_tree(f, row);
+    for (i = 0; i < c->rows.n; i++)
+        if (!rpt_is_probe(&c->rows.v[i])) csv_tree(f, &c->rows.v[i]);
     const char *name;
     json_object_foreach(c->unfit, name, row) csv_skipped(f, name, row);
 }

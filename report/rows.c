@@ -86,6 +86,7 @@ static struct rpt_row *add(struct rpt_table *t, size_t *cap)
     memset(r, 0, sizeof *r);
     r->value = r->sd = r->lo = r->hi = r->dev = r->dspr = r->root_acc = r->span_f1 = NAN;
     r->base = (struct rpt_baselines){ NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+    for (int k = 0; k < RPT_T_COUNT; k++) r->fig[k] = NAN;
     r->n = -1;
     r->layer = -1;
     r->seed = -1;
@@ -223,10 +224,42 @@ static const char *baseline_name(const char *m)
     return NULL;
 }
 
+/* where each figure is in a stored tree evaluation */
+static const char *const fig_path[RPT_T_COUNT] = {
+    [RPT_T_NSENT] = "n_sentences", [RPT_T_UUAS] = "uuas", [RPT_T_DSPR] = "dspr", [RPT_T_ROOT] = "root_acc",
+    [RPT_T_NSPR] = "nspr", [RPT_T_LIN_NSENT] = "linear_baseline.n_sentences", [RPT_T_LIN_UUAS] = "linear_baseline.uuas",
+    [RPT_T_LIN_DSPR] = "linear_baseline.dspr", [RPT_T_LIN_ROOT] = "linear_baseline.root_acc",
+    [RPT_T_LIN_NSPR] = "linear_baseline.nspr", [RPT_T_UAS] = "uas", [RPT_T_UUAS_DIR] = "uuas_dir",
+    [RPT_T_UUAS_MST] = "uuas_mst", [RPT_T_A_R] = "protocol_a.all.recall", [RPT_T_A_P] = "protocol_a.all.precision",
+    [RPT_T_A_F] = "protocol_a.all.fmeasure", [RPT_T_A_R40] = "protocol_a.le40.recall",
+    [RPT_T_A_P40] = "protocol_a.le40.precision", [RPT_T_A_F40] = "protocol_a.le40.fmeasure",
+    [RPT_T_B_SENT] = "protocol_b.sentence_f1.all", [RPT_T_B_SENT40] = "protocol_b.sentence_f1.le40",
+    [RPT_T_B_SENT10] = "protocol_b.sentence_f1.le10", [RPT_T_B_CORP] = "protocol_b.corpus_f1.all",
+    [RPT_T_B_CORP40] = "protocol_b.corpus_f1.le40", [RPT_T_B_CORP10] = "protocol_b.corpus_f1.le10",
+};
+
+/* a tree evaluation's figures and length bins */
+static void tree_figures(struct rpt_row *r, json_t *res)
+{
+    for (int k = 0; k < RPT_T_COUNT; k++) r->fig[k] = rpt_jpath_num(res, fig_path[k]);
+    if (json_is_object(json_object_get(res, "linear_baseline"))) r->flags |= RPT_F_LINEAR;
+    json_t *bins = rpt_jpath(res, "protocol_b.sentence_f1_by_length"), *bin;
+    if (!json_is_array(bins)) return;
+    r->flags |= RPT_F_BINS;
+    r->bins = sp_xmalloc(sizeof *r->bins * (json_array_size(bins) + 1));
+    size_t i;
+    json_array_foreach(bins, i, bin) {
+        json_t *hi = json_object_get(bin, "hi");
+        r->bins[r->n_bins++] = (struct rpt_len_bin){ rpt_jpath_num(bin, "lo"), json_is_integer(hi) ? json_number_value(hi) : NAN,
+                                                     rpt_jpath_num(bin, "f1"), count_at(bin, "n") };
+    }
+}
+
 static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st_db *db, json_t *cache)
 {
     size_t i;
     json_t *e;
+    struct sp_buf label = { 0 };
     json_array_foreach(trees, i, e) {
         json_t *res = json_object_get(e, "result");
         struct rpt_row *r = add(t, cap);
@@ -235,20 +268,21 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
         r->run = keep(t, json_string_value(json_object_get(e, "run")));
         r->model = model_of(t, db, cache, r->run);
         if (r->run) {
-            r->encoder = r->run;
-            set_layer(r, r->run);
+            r->encoder = keep(t, rpt_encoder_label(e, &label));
+            set_layer(r, r->encoder);
         }
         r->method = keep(t, rpt_jpath_str(e, "method"));
         r->n = count_at(res, "n_sentences");
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
+        tree_figures(r, res);
         if (!strncmp(r->method, "structprobe:", 12)) {
             r->kind = RPT_K_STRUCTPROBE;
             r->task = "structprobe";
             r->metric = "UUAS";
-            r->value = rpt_jpath_num(res, "uuas");
-            r->dspr = rpt_jpath_num(res, "dspr");
-            r->root_acc = rpt_jpath_num(res, "root_acc");
-            r->base.linear = rpt_jpath_num(res, "linear_baseline.uuas");
+            r->value = r->fig[RPT_T_UUAS];
+            r->dspr = r->fig[RPT_T_DSPR];
+            r->root_acc = r->fig[RPT_T_ROOT];
+            r->base.linear = r->fig[RPT_T_LIN_UUAS];
             continue;
         }
         r->baseline = baseline_name(r->method);
@@ -257,16 +291,17 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
             r->kind = RPT_K_DEP;
             r->task = "dep";
             r->metric = "UAS";
-            r->value = rpt_jpath_num(res, "uas");
-            r->base.uuas_mst = rpt_jpath_num(res, "uuas_mst");
+            r->value = r->fig[RPT_T_UAS];
+            r->base.uuas_mst = r->fig[RPT_T_UUAS_MST];
         } else {
             r->kind = RPT_K_CONST;
             r->task = "const";
             r->metric = "F1";
-            r->value = rpt_jpath_num(res, "protocol_a.all.fmeasure");
-            r->span_f1 = rpt_jpath_num(res, "protocol_b.sentence_f1.all");
+            r->value = r->fig[RPT_T_A_F];
+            r->span_f1 = r->fig[RPT_T_B_SENT];
         }
     }
+    sp_buf_free(&label);
 }
 
 void rpt_table_from(struct rpt_table *t, json_t *probes, json_t *trees, struct st_db *db, json_t **aggs)
@@ -316,6 +351,7 @@ void rpt_table_free(struct rpt_table *t)
     for (size_t i = 0; i < t->n; i++) {
         free(t->v[i].items.num);
         free(t->v[i].items.den);
+        free(t->v[i].bins);
     }
     for (size_t i = 0; i < t->n_str; i++) free(t->strs[i]);
     free(t->strs);

@@ -29,7 +29,28 @@ enum {
     RPT_F_NOCI = 4,         /* no interval: the seeds were scored on different items, or none recorded */
     RPT_F_SEED = 8,         /* one stored probe result, not an aggregate */
     RPT_F_BASELINE = 16,    /* a tree baseline */
+    RPT_F_LINEAR = 32,      /* a structural probe's result holds the linear baseline on its test sentences */
+    RPT_F_BINS = 64,        /* a constituency result holds Protocol B's F1 by sentence length (bins, n_bins) */
 };
+
+/* A tree evaluation's figures, fig[RPT_T_*] (NAN where its result has none): percentages 0..100,
+ * correlations -1..1, counts as numbers. */
+enum rpt_tfig {
+    RPT_T_NSENT,                                           /* sentences evaluated */
+    RPT_T_UUAS, RPT_T_DSPR, RPT_T_ROOT, RPT_T_NSPR,        /* structural probes */
+    RPT_T_LIN_NSENT, RPT_T_LIN_UUAS, RPT_T_LIN_DSPR,       /* their linear baseline on the same test sentences */
+    RPT_T_LIN_ROOT, RPT_T_LIN_NSPR,
+    RPT_T_UAS, RPT_T_UUAS_DIR, RPT_T_UUAS_MST,             /* dependency trees: UAS, UUAS of the arcs, of the MST */
+    RPT_T_A_R, RPT_T_A_P, RPT_T_A_F,                       /* Protocol A (EVALB): recall, precision, F1, all lengths */
+    RPT_T_A_R40, RPT_T_A_P40, RPT_T_A_F40,                 /* ... sentences of at most 40 words */
+    RPT_T_B_SENT, RPT_T_B_SENT40, RPT_T_B_SENT10,          /* Protocol B: sentence-level span F1, all, <= 40, <= 10 */
+    RPT_T_B_CORP, RPT_T_B_CORP40, RPT_T_B_CORP10,          /* ... corpus-level */
+    RPT_T_COUNT
+};
+
+/* Protocol B's sentence-level F1 of the sentences of lo..hi words (hi NAN: lo and longer), n of them
+ * (-1: unknown). */
+struct rpt_len_bin { double lo, hi, f1; long n; };
 
 struct rpt_baselines {
     double majority, length;      /* probe: the majority class, sentence length alone */
@@ -50,7 +71,7 @@ struct rpt_row {
     int flags;                    /* RPT_F_* */
     int64_t id;                   /* the stored result's id; 0 for an aggregate */
     const char *corpus;           /* tree rows: the corpus ("" when none); probe rows: "" */
-    const char *encoder;          /* probe rows: the encoder label (report/agg.h); tree rows: the run or "" */
+    const char *encoder;          /* the encoder label (report/agg.h: tree rows: the run less its -CORPUS), "" without a run */
     const char *run;              /* the run, NULL when the result has none (vectors or attention of a file) */
     const char *model;            /* the run's encoder kind (runs.kind), NULL when unknown */
     int layer;                    /* encoder NAME-L<k>: k; else -1 */
@@ -67,6 +88,9 @@ struct rpt_row {
     long n;                       /* test items (sentences for tree rows); -1: unknown */
     int n_seeds, seed;            /* aggregates: seeds and -1; one result: 1 and its seed */
     const char *vectors;          /* probe results: the run, else the vectors file ("" when neither) */
+    double fig[RPT_T_COUNT];      /* tree rows: the figures of the evaluation (enum rpt_tfig) */
+    struct rpt_len_bin *bins;     /* RPT_F_BINS: n_bins of them (owned by the table) */
+    size_t n_bins;
     struct rpt_items items;       /* probe results: the per-item record (owned by the table) */
 };
 
