@@ -486,32 +486,39 @@ static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 
 /* ---- trees: structural probes, tree extraction, dependency trees ---- */
 
-static int is_structprobe(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
-static int is_dependency(json_t *row) { return !strncmp(str(row, "method"), "dependency:", 11); }
-static int is_constituency(json_t *row) { return !is_structprobe(row) && !is_dependency(row); }
+static int is_structprobe(const struct rpt_row *r) { return r->kind == RPT_K_STRUCTPROBE; }
+static int is_dependency(const struct rpt_row *r) { return !rpt_is_probe(r) && !strncmp(r->method, "dependency:", 11); }
+static int is_constituency(const struct rpt_row *r) { return !rpt_is_probe(r) && !is_structprobe(r) && !is_dependency(r); }
 
-struct col { const char *path; int prec; };
+static size_t count_rows(const struct rpt_table *rows, int (*keep)(const struct rpt_row *))
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rows->n; i++) n += keep(&rows->v[i]);
+    return n;
+}
 
-/* one body row of a tree evaluation: label, corpus, then its figures */
-static void result_row(struct rpt_tab *t, json_t *row, const char *label, json_t *res, const struct col *col, int ncol)
+struct col { int fig; int prec; };   /* enum rpt_tfig; prec < 0: a count */
+
+/* one body row of a tree evaluation: label, corpus, then its figures (fig + off: the linear
+ * baseline's in place of the probe's) */
+static void result_row(struct rpt_tab *t, const struct rpt_row *r, const char *label, int off, const struct col *col, int ncol)
 {
     struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
     c_text(&c[0], label);
-    c_text(&c[1], str(row, "corpus"));
+    c_text(&c[1], r->corpus);
     for (int k = 0; k < ncol; k++) {
-        if (col[k].prec < 0) c_count(&c[2 + k], num(res, col[k].path), num(res, col[k].path));
-        else c_num(&c[2 + k], num(res, col[k].path), col[k].prec);
+        double v = r->fig[col[k].fig + off];
+        if (col[k].prec < 0) c_count(&c[2 + k], v, v);
+        else c_num(&c[2 + k], v, col[k].prec);
     }
 }
 
-static void structprobe_table(struct rpt_tab_set *s, json_t *trees)
+static void structprobe_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_structprobe(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uuas", RPT_TAB_PCT }, { "dspr", RPT_TAB_CORR },
-                                       { "root_acc", RPT_TAB_PCT }, { "nspr", RPT_TAB_CORR } };
+    if (!count_rows(rows, is_structprobe)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_UUAS, RPT_TAB_PCT }, { RPT_T_DSPR, RPT_TAB_CORR },
+                                       { RPT_T_ROOT, RPT_TAB_PCT }, { RPT_T_NSPR, RPT_TAB_CORR } };
+    const int lin = RPT_T_LIN_NSENT - RPT_T_NSENT;   /* the linear baseline's figures, in the same order */
     struct rpt_tab *t = tab_new(s, "structural-probes", 7);
     t->align[1] = 'l';
     tab_caption(t, "Structural probes (Hewitt and Manning 2019) on the test sentences: UUAS and root accuracy (%%, one "
@@ -522,54 +529,61 @@ static void structprobe_table(struct rpt_tab_set *s, json_t *trees)
     static const char *const head[7] = { "probe", "corpus", "sentences", "UUAS", "DSpr", "root acc.", "NSpr" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method");
-        if (!is_structprobe(row) || !strcmp(m, "structprobe:linear")) continue;
-        result_row(t, row, m + 12, json_object_get(row, "result"), cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *r = &rows->v[i];
+        if (is_structprobe(r) && strcmp(r->method, "structprobe:linear")) result_row(t, r, r->method + 12, 0, cols, 5);
     }
     rule(t);
-    json_t *seen = json_object();   /* corpora whose trained probes' linear baseline is in */
-    json_array_foreach(trees, i, row) {
-        json_t *lb = at(row, "result.linear_baseline");
-        if (!is_structprobe(row) || !json_is_object(lb) || json_object_get(seen, str(row, "corpus"))) continue;
-        json_object_set_new(seen, str(row, "corpus"), json_true());
-        result_row(t, row, "linear baseline (the trained probes' test sentences)", lb, cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {   /* per corpus, the first trained probe's linear baseline */
+        const struct rpt_row *r = &rows->v[i];
+        if (!is_structprobe(r) || !(r->flags & RPT_F_LINEAR)) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = is_structprobe(&rows->v[j]) && (rows->v[j].flags & RPT_F_LINEAR) && !strcmp(rows->v[j].corpus, r->corpus);
+        if (!seen) result_row(t, r, "linear baseline (the trained probes' test sentences)", lin, cols, 5);
     }
-    json_decref(seen);
-    json_array_foreach(trees, i, row)
-        if (!strcmp(str(row, "method"), "structprobe:linear"))
-            result_row(t, row, "linear baseline (whole corpus)", json_object_get(row, "result"), cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *r = &rows->v[i];
+        if (is_structprobe(r) && !strcmp(r->method, "structprobe:linear"))
+            result_row(t, r, "linear baseline (whole corpus)", 0, cols, 5);
+    }
     tab_finish(t);
 }
 
-/* trained structural probes of runs NAME-L<k> (over a corpus: NAME-L<k>-CORPUS): UUAS and DSpr by layer */
-static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
+/* the layer of a trained structural probe of a run NAME-L<k> (over a corpus: NAME-L<k>-CORPUS) into
+ * *k, NAME into base (whole); 0 when it is none */
+static int sp_layer(const struct rpt_row *r, struct sp_buf *label, struct sp_buf *base, int *k)
 {
-    json_t *groups = json_object(), *order = json_array(), *row;   /* "NAME\tcorpus" -> {k: row} */
-    size_t i;
-    int max_layer = -1;
-    struct sp_buf label = { 0 }, base = { 0 }, key = { 0 };
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        if (strncmp(m, "structprobe:trained:run=", 24)) continue;
-        size_t cap = strlen(m) + 1;
-        label.len = base.len = 0;
-        sp_buf_put(&label, m, cap);
-        sp_buf_put(&base, m, cap);
-        rpt_run_label(m + 24, corpus, label.p, cap);
-        int k = stg_layer_of_run(label.p, base.p, cap);
-        if (k < 0) continue;
-        if (k > max_layer) max_layer = k;
-        key.len = 0;
-        sp_buf_printf(&key, "%s\t%s", base.p, corpus);
-        json_t *g = json_object_get(groups, key.p);
-        if (!g) { g = json_object(); json_object_set_new(groups, key.p, g); json_array_append_new(order, json_string(key.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        json_object_set(g, ks, row);
-    }
+    const char *m = r->method;
+    if (!is_structprobe(r) || strncmp(m, "structprobe:trained:run=", 24)) return 0;
+    size_t cap = strlen(m) + 1;
+    label->len = base->len = 0;
+    sp_buf_put(label, m, cap);
+    sp_buf_put(base, m, cap);
+    rpt_run_label(m + 24, r->corpus, label->p, cap);
+    return (*k = stg_layer_of_run(label->p, base->p, cap)) >= 0;
+}
+
+/* trained structural probes of runs NAME-L<k> (over a corpus: NAME-L<k>-CORPUS): UUAS and DSpr by layer */
+static void structprobe_layer_table(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    int max_layer = -1, k;
+    struct sp_buf label = { 0 }, base = { 0 };
+    for (size_t i = 0; i < rows->n; i++)
+        if (sp_layer(&rows->v[i], &label, &base, &k) && k > max_layer) max_layer = k;
     if (max_layer >= 0) {
         int nl = max_layer + 1;
+        /* groups (NAME, corpus) in first-appearance order, each its row per layer (the last one stored) */
+        struct grp { char *name; const char *corpus; const struct rpt_row **at; } *g = sp_xmalloc(sizeof *g * (rows->n + 1));
+        size_t ng = 0;
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!sp_layer(r, &label, &base, &k)) continue;
+            size_t x = 0;
+            while (x < ng && (strcmp(g[x].name, base.p) || strcmp(g[x].corpus, r->corpus))) x++;
+            if (x == ng) g[ng++] = (struct grp){ sp_xstrdup(base.p), r->corpus, calloc((size_t)nl, sizeof *g->at) };
+            g[x].at[k] = r;
+        }
         struct rpt_tab *t = tab_new(s, "structural-probes-by-layer", 3 + nl + 1);
         t->align[1] = t->align[2] = 'l';
         tab_caption(t, "Structural probes by layer (runs NAME-L<k>; layer 0 = the embeddings): UUAS (%%, one decimal) and "
@@ -588,26 +602,21 @@ static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
         }
         c_text(&h2[3 + nl], "linear");
         rule(t);
-        json_t *kj;
-        json_array_foreach(order, i, kj) {
-            json_t *g = json_object_get(groups, json_string_value(kj));
-            char *name = sp_xstrdup(json_string_value(kj)), *corpus = strchr(name, '\t');
-            *corpus++ = 0;
-            static const char *const metric[2] = { "uuas", "dspr" }, *const mname[2] = { "UUAS", "DSpr" };
+        for (size_t x = 0; x < ng; x++) {
+            static const int metric[2] = { RPT_T_UUAS, RPT_T_DSPR }, linear[2] = { RPT_T_LIN_UUAS, RPT_T_LIN_DSPR };
+            static const char *const mname[2] = { "UUAS", "DSpr" };
             for (int mi = 0; mi < 2; mi++) {
                 int prec = mi ? RPT_TAB_CORR : RPT_TAB_PCT;
                 struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
-                c_text(&c[0], name);
-                c_text(&c[1], corpus);
+                c_text(&c[0], g[x].name);
+                c_text(&c[1], g[x].corpus);
                 c_text(&c[2], mname[mi]);
                 double lin = NAN, bv = NAN;
                 for (int l = 0; l < nl; l++) {
-                    char ks[16], path[64];
-                    snprintf(ks, sizeof ks, "%d", l);
-                    json_t *r = json_object_get(g, ks);
-                    c_num(&c[3 + l], r ? num(r, (snprintf(path, sizeof path, "result.%s", metric[mi]), path)) : NAN, prec);
+                    const struct rpt_row *r = g[x].at[l];
+                    c_num(&c[3 + l], r ? r->fig[metric[mi]] : NAN, prec);
                     if (!isnan(c[3 + l].v) && (isnan(bv) || c[3 + l].v > bv)) bv = c[3 + l].v;
-                    if (r && isnan(lin)) lin = num(r, (snprintf(path, sizeof path, "result.linear_baseline.%s", metric[mi]), path));
+                    if (r && isnan(lin)) lin = r->fig[linear[mi]];
                 }
                 char best[64], cur[64];
                 rpt_tab_num(best, sizeof best, bv, prec);
@@ -615,27 +624,21 @@ static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
                     c[3 + l].bold = !strcmp(rpt_tab_num(cur, sizeof cur, c[3 + l].v, prec), best);
                 c_num(&c[3 + nl], lin, prec);
             }
-            free(name);
+            free(g[x].name);
+            free(g[x].at);
         }
+        free(g);
         tab_finish(t);
     }
-    sp_buf_free(&label); sp_buf_free(&base); sp_buf_free(&key);
-    json_decref(groups);
-    json_decref(order);
+    sp_buf_free(&label); sp_buf_free(&base);
 }
 
-static void trees_table(struct rpt_tab_set *s, json_t *trees)
+static void trees_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_constituency(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "protocol_a.all.fmeasure", RPT_TAB_PCT },
-                                       { "protocol_a.le40.fmeasure", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.all", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le40", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le10", RPT_TAB_PCT },
-                                       { "protocol_b.corpus_f1.all", RPT_TAB_PCT } };
+    if (!count_rows(rows, is_constituency)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_A_F, RPT_TAB_PCT }, { RPT_T_A_F40, RPT_TAB_PCT },
+                                       { RPT_T_B_SENT, RPT_TAB_PCT }, { RPT_T_B_SENT40, RPT_TAB_PCT },
+                                       { RPT_T_B_SENT10, RPT_TAB_PCT }, { RPT_T_B_CORP, RPT_TAB_PCT } };
     struct rpt_tab *t = tab_new(s, "tree-extraction", 9);
     t->align[1] = 'l';
     tab_caption(t, "Constituency trees extracted from attention, against the gold trees: F1 (%%, one decimal). Protocol "
@@ -653,23 +656,21 @@ static void trees_table(struct rpt_tab_set *s, json_t *trees)
     for (int k = 0; k < 9; k++) c_text(&h2[k], head[k]);
     rule(t);
     for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(trees, i, row) {
-            if (!is_constituency(row) || (!strncmp(str(row, "method"), "attention:", 10)) != !pass) continue;
-            result_row(t, row, str(row, "method"), json_object_get(row, "result"), cols, 7);
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!is_constituency(r) || (!strncmp(r->method, "attention:", 10)) != !pass) continue;
+            result_row(t, r, r->method, 0, cols, 7);
         }
         rule(t);
     }
     tab_finish(t);
 }
 
-static void dependency_table(struct rpt_tab_set *s, json_t *trees)
+static void dependency_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_dependency(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uas", RPT_TAB_PCT }, { "uuas_dir", RPT_TAB_PCT },
-                                       { "uuas_mst", RPT_TAB_PCT } };
+    if (!count_rows(rows, is_dependency)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_UAS, RPT_TAB_PCT }, { RPT_T_UUAS_DIR, RPT_TAB_PCT },
+                                       { RPT_T_UUAS_MST, RPT_TAB_PCT } };
     struct rpt_tab *t = tab_new(s, "dependency-trees", 6);
     t->align[1] = 'l';
     tab_caption(t, "Dependency trees from attention (maximum spanning arborescence over a layer's word-level attention), "
@@ -681,9 +682,10 @@ static void dependency_table(struct rpt_tab_set *s, json_t *trees)
     for (int k = 0; k < 6; k++) c_text(&h[k], head[k]);
     rule(t);
     for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(trees, i, row) {
-            if (!is_dependency(row) || (!strncmp(str(row, "method"), "dependency:baseline:", 20)) != pass) continue;
-            result_row(t, row, str(row, "method") + 11, json_object_get(row, "result"), cols, 4);
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!is_dependency(r) || (!strncmp(r->method, "dependency:baseline:", 20)) != pass) continue;
+            result_row(t, r, r->method + 11, 0, cols, 4);
         }
         rule(t);
     }
@@ -806,10 +808,10 @@ void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table
     compare_table(s, cmp);
     layer_tables(s, rows);
     token_tables(s, rows);
-    structprobe_table(s, trees);
-    structprobe_layer_table(s, trees);
-    trees_table(s, trees);
-    dependency_table(s, trees);
+    structprobe_table(s, rows);
+    structprobe_layer_table(s, rows);
+    trees_table(s, rows);
+    dependency_table(s, rows);
 }
 
 void rpt_tab_free(struct rpt_tab_set *s)
