@@ -564,9 +564,9 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     compare_section(f, d->cmp);
     rpt_control_section(p, d->aggs);
     layers_section(p, d->aggs);
-    rpt_constituency(p, d->trees);
-    rpt_dependency(p, d->trees);
-    rpt_structprobes(p, d->trees);
+    rpt_constituency(p, d->rows);
+    rpt_dependency(p, d->rows);
+    rpt_structprobes(p, d->rows);
     int rc = rpt_corpora(p, db, err, errlen);
     fprintf(f, "<section id=\"manifest\"><h2>Manifest</h2><p>Every number above comes from one of these stored results: the "
                "command or job that made it, versions, data hashes, seeds and every option.</p>\n");

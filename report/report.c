@@ -765,7 +765,7 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
                         const struct coll *c, int filtered)
 {
     struct rpt_figures fig = { .dir = o->figures };
-    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, &c->rows, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == RPT_HTML) {
