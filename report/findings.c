@@ -26,6 +26,7 @@
 #include "common/sp.h"
 #include "stages/layers.h"
 #include "report/agg.h"
+#include "report/rows.h"
 
 #define num rpt_jpath_num
 #define str rpt_jpath_str
@@ -84,34 +85,39 @@ static void set_baseline(json_t *r, double v, const char *label)
     json_object_set_new(r, "baseline_label", json_string(label));
 }
 
-static int is_token_agg(json_t *a) { return !strcmp(str(a, "probe_kind"), "token"); }
+/* the aggregates of the results model (report/rows.h) */
+static int is_agg(const struct rpt_row *a) { return rpt_is_probe(a) && !(a->flags & RPT_F_SEED); }
 
 /* probing tasks and token probes, from the aggregates over seeds */
-static void grid_probes(struct grid *g, json_t *aggs)
+static void grid_probes(struct grid *g, const struct rpt_table *t)
 {
-    json_t *clfs = json_object(), *a;
-    size_t i;
-    json_array_foreach(aggs, i, a) json_object_set_new(clfs, str(a, "classifier"), json_true());
-    int one_clf = json_object_size(clfs) <= 1;
-    json_decref(clfs);
+    int one_clf = 1;
+    const char *clf0 = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!is_agg(&t->v[i])) continue;
+        if (!clf0) clf0 = t->v[i].method;
+        else if (strcmp(clf0, t->v[i].method)) one_clf = 0;
+    }
     struct sp_buf key = { 0 }, label = { 0 };
-    json_array_foreach(aggs, i, a) {
-        int tok = is_token_agg(a);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!is_agg(a)) continue;
+        int tok = a->kind == RPT_K_TOKEN;
         key.len = label.len = 0;
-        sp_buf_printf(&key, "%s\t%s\t%s", tok ? "token" : "task", str(a, "task"), str(a, "classifier"));
-        const char *task = str(a, "task");
+        sp_buf_printf(&key, "%s\t%s\t%s", tok ? "token" : "task", a->task, a->method);
+        const char *task = a->task;
         sp_buf_printf(&label, "%s%s%s%s%s", tok ? task + 6 : task, tok ? " (token probe)" : "", one_clf ? "" : " [",
-                      one_clf ? "" : str(a, "classifier"), one_clf ? "" : "]");
+                      one_clf ? "" : a->method, one_clf ? "" : "]");
         json_t *r = grid_row(g, key.p, label.p, "%.1f", 1);
-        grid_put(g, r, str(a, "encoder"), num(a, "test_acc.mean"), json_is_true(json_object_get(a, "small_test")));
+        grid_put(g, r, a->encoder, a->value, !!(a->flags & RPT_F_SMALL));
         if (tok) {
             /* the control accuracies of the row's cells, averaged once all are in (grid_finish) */
             json_t *cs = json_object_get(r, "controls");
             if (!cs) { cs = json_array(); json_object_set_new(r, "controls", cs); }
-            double c = num(a, "control_acc.mean");
+            double c = a->base.control;
             if (!isnan(c)) json_array_append_new(cs, json_real(c));
         } else {
-            set_baseline(r, num(a, "majority_acc.mean"), "majority class");
+            set_baseline(r, a->base.majority, "majority class");
         }
     }
     sp_buf_free(&key);
@@ -120,9 +126,9 @@ static void grid_probes(struct grid *g, json_t *aggs)
 
 /* the run a tree evaluation scored (its method names it) as a label without the corpus suffix, into
  * b; NULL when the method scored no run (a baseline) */
-static const char *tree_run(json_t *row, const char *prefix, struct sp_buf *b)
+static const char *tree_run(const struct rpt_row *row, const char *prefix, struct sp_buf *b)
 {
-    const char *m = str(row, "method");
+    const char *m = row->method;
     size_t pl = strlen(prefix);
     if (strncmp(m, prefix, pl)) return NULL;
     const char *p = m + pl, *end = strstr(p, ":layer");
@@ -132,31 +138,29 @@ static const char *tree_run(json_t *row, const char *prefix, struct sp_buf *b)
     sp_buf_put(&run, "", 1);
     b->len = 0;
     sp_buf_put(b, run.p, n + 1);
-    rpt_run_label(run.p, str(row, "corpus"), b->p, n + 1);
+    rpt_run_label(run.p, row->corpus, b->p, n + 1);
     sp_buf_free(&run);
     return b->p;
 }
 
 /* structural probes, dependency and constituency trees from attention */
-static void grid_trees(struct grid *g, json_t *trees)
+static void grid_trees(struct grid *g, const struct rpt_table *t)
 {
-    json_t *row;
-    size_t i;
     struct sp_buf run = { 0 }, key = { 0 };
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        const char *m = row->method, *corpus = row->corpus;
         if (tree_run(row, "structprobe:trained:run=", &run)) {
-            static const struct { const char *metric, *label, *fmt; double scale; } sp[2] = {
-                { "uuas", "distance probe UUAS", "%.1f", 1 }, { "dspr", "distance probe DSpr", "%.3f", 100 } };
+            static const struct { const char *metric, *label, *fmt; double scale; int fig, lin; } sp[2] = {
+                { "uuas", "distance probe UUAS", "%.1f", 1, RPT_T_UUAS, RPT_T_LIN_UUAS },
+                { "dspr", "distance probe DSpr", "%.3f", 100, RPT_T_DSPR, RPT_T_LIN_DSPR } };
             for (int k = 0; k < 2; k++) {
                 key.len = 0;
                 sp_buf_printf(&key, "sp\t%s\t%s", sp[k].metric, corpus);
                 json_t *r = grid_row(g, key.p, sp[k].label, sp[k].fmt, sp[k].scale);
-                grid_put(g, r, run.p, num(res, sp[k].metric), 0);
-                char path[64];
-                snprintf(path, sizeof path, "linear_baseline.%s", sp[k].metric);
-                set_baseline(r, num(res, path), "linear");
+                grid_put(g, r, run.p, row->fig[sp[k].fig], 0);
+                set_baseline(r, row->fig[sp[k].lin], "linear");
             }
         } else if (tree_run(row, "dependency:run:", &run)) {
             const char *dir = strrchr(m, ':');
@@ -164,19 +168,20 @@ static void grid_trees(struct grid *g, json_t *trees)
             sp_buf_printf(&key, "dep\t%s\t%s", corpus, dir ? dir + 1 : "");
             struct sp_buf label = { 0 };
             sp_buf_printf(&label, "attention → dep. tree UAS (%s)", dir ? dir + 1 : "");
-            grid_put(g, grid_row(g, key.p, label.p, "%.1f", 1), run.p, num(res, "uas"), 0);
+            grid_put(g, grid_row(g, key.p, label.p, "%.1f", 1), run.p, row->fig[RPT_T_UAS], 0);
             sp_buf_free(&label);
         } else if (tree_run(row, "attention:run:", &run)) {
             key.len = 0;
             sp_buf_printf(&key, "const\t%s", corpus);
-            grid_put(g, grid_row(g, key.p, "attention → const. tree F1", "%.1f", 1), run.p,
-                     num(res, "protocol_b.sentence_f1.all"), 0);
+            grid_put(g, grid_row(g, key.p, "attention → const. tree F1", "%.1f", 1), run.p, row->fig[RPT_T_B_SENT], 0);
         }
     }
     /* baselines after the rows exist: the best baseline of the corpus */
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        json_t *res = json_object_get(row, "result"), *r;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        const char *m = row->method, *corpus = row->corpus;
+        json_t *r;
         const char *name;
         if (!strncmp(m, "dependency:baseline:", 20)) {
             key.len = 0;
@@ -185,13 +190,13 @@ static void grid_trees(struct grid *g, json_t *trees)
                 if (!strncmp(name, key.p, key.len)) {
                     struct sp_buf lab = { 0 };
                     sp_buf_printf(&lab, "%s trees", m + 20);
-                    set_baseline(r, num(res, "uas"), lab.p);
+                    set_baseline(r, row->fig[RPT_T_UAS], lab.p);
                     sp_buf_free(&lab);
                 }
         } else if (!strncmp(m, "right", 5) || !strncmp(m, "left", 4) || !strncmp(m, "random", 6)) {
             key.len = 0;
             sp_buf_printf(&key, "const\t%s", corpus);
-            if ((r = json_object_get(g->index, key.p))) set_baseline(r, num(res, "protocol_b.sentence_f1.all"), m);
+            if ((r = json_object_get(g->index, key.p))) set_baseline(r, row->fig[RPT_T_B_SENT], m);
         }
     }
     sp_buf_free(&run);
@@ -259,11 +264,11 @@ static void heatmap_of(struct rpt_page *p, struct grid *g, const char *base, int
     free(v); free(bl); free(sc); free(flag); free(rl); free(fmt); free(bll); free(cl); free(lab);
 }
 
-void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees)
+void rpt_findings_section(struct rpt_page *p, const struct rpt_table *t)
 {
     struct grid g = { json_array(), json_object(), json_object(), json_array(), json_object() };
-    grid_probes(&g, aggs);
-    grid_trees(&g, trees);
+    grid_probes(&g, t);
+    grid_trees(&g, t);
     grid_finish(&g);
     /* no heading: the figure's title is one, and the figure belongs in the first screen */
     fprintf(p->f, "<section id=\"findings\">\n");
@@ -281,14 +286,13 @@ void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees)
 
 /* ---- control tasks ---- */
 
-static int has_control(json_t *a) { return !isnan(num(a, "control_acc.mean")); }
+static int has_control(const struct rpt_row *a) { return is_agg(a) && !isnan(a->base.control); }
 
-void rpt_control_section(struct rpt_page *p, json_t *aggs)
+void rpt_control_section(struct rpt_page *p, const struct rpt_table *t)
 {
     FILE *f = p->f;
     size_t i, n = 0;
-    json_t *a;
-    json_array_foreach(aggs, i, a) n += has_control(a);
+    for (i = 0; i < t->n; i++) n += has_control(&t->v[i]);
     if (!n) return;
     fprintf(f, "<section id=\"control\"><h2>Control tasks</h2>\n<p>Selectivity = accuracy − control accuracy "
                "(points): how much of a probe's accuracy the representation gives rather than the probe's own capacity. "
@@ -301,35 +305,37 @@ void rpt_control_section(struct rpt_page *p, json_t *aggs)
     json_t *series = json_object(), *order = json_array();
     int max_layer = -1;
     struct sp_buf base = { 0 }, key = { 0 };
-    json_array_foreach(aggs, i, a) {
+    for (size_t ai = 0; ai < t->n; ai++) {
+        const struct rpt_row *a = &t->v[ai];
         if (!has_control(a)) continue;
-        const char *enc = str(a, "encoder");
+        int tok = a->kind == RPT_K_TOKEN;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);
         int k = stg_layer_of_run(enc, base.p, base.len);
-        const char *task = is_token_agg(a) ? str(a, "task") + 6 : str(a, "task");
+        const char *task = tok ? a->task + 6 : a->task;
         fputs("<tr><td class=\"l\">", f);
         rpt_html_text(f, task);
         fputs("</td><td class=\"l\">", f);
-        rpt_html_text(f, is_token_agg(a) ? "random label per word type" : "shuffled labels");
+        rpt_html_text(f, tok ? "random label per word type" : "shuffled labels");
         fputs("</td><td class=\"l\">", f);
         rpt_html_text(f, k >= 0 ? base.p : enc);
         fputs("</td>", f);
         if (k >= 0) fprintf(f, "<td>%d</td>", k); else fputs("<td>–</td>", f);
-        rpt_page_cell(f, num(a, "n_test"), "%.0f");
-        rpt_page_cell(f, num(a, "test_acc.mean"), "%.1f");
-        rpt_page_cell(f, num(a, "control_acc.mean"), "%.1f");
-        rpt_page_cell(f, num(a, "control_selectivity.mean"), "%+.1f");
+        rpt_page_cell(f, a->n < 0 ? NAN : (double)a->n, "%.0f");
+        rpt_page_cell(f, a->value, "%.1f");
+        rpt_page_cell(f, a->base.control, "%.1f");
+        rpt_page_cell(f, a->base.selectivity, "%+.1f");
         fputs("</tr>\n", f);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         key.len = 0;
-        sp_buf_printf(&key, "%s: %s%s", base.p, task, is_token_agg(a) ? " (token)" : "");
+        sp_buf_printf(&key, "%s: %s%s", base.p, task, tok ? " (token)" : "");
         json_t *s = json_object_get(series, key.p);
         if (!s) { s = json_object(); json_object_set_new(series, key.p, s); json_array_append_new(order, json_string(key.p)); }
         char ks[16];
         snprintf(ks, sizeof ks, "%d", k);
-        json_object_set_new(s, ks, json_real(num(a, "control_selectivity.mean")));
+        json_object_set_new(s, ks, json_real(a->base.selectivity));
     }
     fputs("</table>\n", f);
     if (max_layer >= 0) {

@@ -559,10 +559,10 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     experiment(f, db, d);
     caveats(f, d);
     nav(f, d);
-    rpt_findings_section(p, d->aggs, d->trees);
+    rpt_findings_section(p, d->rows);
     probing_section(p, d->aggs, d->unfit);
     compare_section(f, d->cmp);
-    rpt_control_section(p, d->aggs);
+    rpt_control_section(p, d->rows);
     layers_section(p, d->aggs);
     rpt_constituency(p, d->rows);
     rpt_dependency(p, d->rows);

@@ -35,7 +35,7 @@ void rpt_structprobes(struct rpt_page *p, const struct rpt_table *t);
 int rpt_corpora(struct rpt_page *p, struct st_db *db, char *err, size_t errlen);
 
 /* the report's layer-wise figure and the control tasks (report_findings.c) */
-void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees);
-void rpt_control_section(struct rpt_page *p, json_t *aggs);
+void rpt_findings_section(struct rpt_page *p, const struct rpt_table *t);
+void rpt_control_section(struct rpt_page *p, const struct rpt_table *t);
 
 #endif
