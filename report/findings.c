@@ -85,23 +85,20 @@ static void set_baseline(json_t *r, double v, const char *label)
     json_object_set_new(r, "baseline_label", json_string(label));
 }
 
-/* the aggregates of the results model (report/rows.h) */
-static int is_agg(const struct rpt_row *a) { return rpt_is_probe(a) && !(a->flags & RPT_F_SEED); }
-
 /* probing tasks and token probes, from the aggregates over seeds */
 static void grid_probes(struct grid *g, const struct rpt_table *t)
 {
     int one_clf = 1;
     const char *clf0 = NULL;
     for (size_t i = 0; i < t->n; i++) {
-        if (!is_agg(&t->v[i])) continue;
+        if (!rpt_is_agg(&t->v[i])) continue;
         if (!clf0) clf0 = t->v[i].method;
         else if (strcmp(clf0, t->v[i].method)) one_clf = 0;
     }
     struct sp_buf key = { 0 }, label = { 0 };
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *a = &t->v[i];
-        if (!is_agg(a)) continue;
+        if (!rpt_is_agg(a)) continue;
         int tok = a->kind == RPT_K_TOKEN;
         key.len = label.len = 0;
         sp_buf_printf(&key, "%s\t%s\t%s", tok ? "token" : "task", a->task, a->method);
@@ -286,7 +283,7 @@ void rpt_findings_section(struct rpt_page *p, const struct rpt_table *t)
 
 /* ---- control tasks ---- */
 
-static int has_control(const struct rpt_row *a) { return is_agg(a) && !isnan(a->base.control); }
+static int has_control(const struct rpt_row *a) { return rpt_is_agg(a) && !isnan(a->base.control); }
 
 void rpt_control_section(struct rpt_page *p, const struct rpt_table *t)
 {

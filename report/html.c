@@ -12,6 +12,7 @@
 #include "probes/stats.h"
 #include "stages/layers.h"
 #include "report/agg.h"
+#include "report/rows.h"
 #include "report/page.h"
 #include "store/st_info.h"
 
@@ -52,16 +53,11 @@ static void list_set(FILE *f, json_t *set, const char *sep)
     }
 }
 
-static json_t *find_agg(json_t *aggs, const char *enc, const char *task, const char *clf)
-{
-    size_t i;
-    json_t *a;
-    json_array_foreach(aggs, i, a)
-        if (!strcmp(str(a, "encoder"), enc) && !strcmp(str(a, "task"), task) && !strcmp(str(a, "classifier"), clf)) return a;
-    return NULL;
-}
-
-static int is_sentence_agg(json_t *a) { return strcmp(str(a, "probe_kind"), "token") != 0; }
+static int is_sentence_agg(const struct rpt_row *a) { return rpt_is_agg(a) && a->kind == RPT_K_PROBE; }
+static int sentence_agg(const struct rpt_row *a, const char *arg) { (void)arg; return is_sentence_agg(a); }
+static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
+static const char *f_task(const struct rpt_row *r) { return r->task; }
+static const char *f_method(const struct rpt_row *r) { return r->method; }
 
 /* ---- the header: what the experiment was ---- */
 
@@ -181,11 +177,14 @@ static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
 /* What the reader must know before reading a number, once, at the top. */
 static void caveats(FILE *f, const struct rpt_data *d)
 {
-    size_t i, n_small = 0, n_noint = 0, n_resplit = 0;
-    json_t *a, *row;
-    json_array_foreach(d->aggs, i, a) {
-        n_small += json_is_true(json_object_get(a, "small_test"));
-        n_noint += !json_is_object(at(a, "test_acc.ci95"));
+    size_t i, n_small = 0, n_noint = 0, n_resplit = 0, n_agg = 0;
+    json_t *row;
+    for (i = 0; i < d->rows->n; i++) {
+        const struct rpt_row *a = &d->rows->v[i];
+        if (!rpt_is_agg(a)) continue;
+        n_agg++;
+        n_small += !!(a->flags & RPT_F_SMALL);
+        n_noint += !!(a->flags & RPT_F_NOCI);
     }
     json_t *resplit = json_object();
     json_array_foreach(d->probes, i, row) {
@@ -196,14 +195,13 @@ static void caveats(FILE *f, const struct rpt_data *d)
     fputs("<div class=\"warn\"><b>Read with care</b><ul>", f);
     if (n_small)
         fprintf(f, "<li>%zu of %zu results (marked <span class=\"flag\">!</span>) have fewer than %d test items: too few to "
-                   "tell a 10-point difference from chance, so they are not findings.</li>", n_small,
-                json_array_size(d->aggs), RPT_SMALL_TEST);
+                   "tell a 10-point difference from chance, so they are not findings.</li>", n_small, n_agg,
+                RPT_SMALL_TEST);
     if (n_resplit)
         fprintf(f, "<li>%zu probe results were trained and scored on a seeded 80/10/10 re-split of the corpus, not on an "
                    "official partition (partitions, above).</li>", n_resplit);
     if (n_noint)
-        fprintf(f, "<li>%zu of %zu results carry no interval (no per-item scores recorded).</li>", n_noint,
-                json_array_size(d->aggs));
+        fprintf(f, "<li>%zu of %zu results carry no interval (no per-item scores recorded).</li>", n_noint, n_agg);
     if (n_unfit)
         fprintf(f, "<li>%zu task%s ha%s no results: the probing protocol cannot run on %s, and a job skipped %s encodes "
                    "and probes (<a href=\"#skipped\">the tasks and why</a>).</li>", n_unfit, n_unfit == 1 ? "" : "s",
@@ -214,17 +212,15 @@ static void caveats(FILE *f, const struct rpt_data *d)
 
 /* ---- probing: the encoder x task table and its chart, per classifier ---- */
 
-static void probing_cell(FILE *f, json_t *a)
+static void probing_cell(FILE *f, const struct rpt_row *a)
 {
     if (!a) { fputs("<td>–</td>", f); return; }
     char m[32], sd[32];
-    json_t *iv = at(a, "test_acc.ci95");
-    fprintf(f, "<td><b>%s</b>", rpt_fmt_num(m, sizeof m, "%.1f", num(a, "test_acc.mean")));
-    if (!isnan(num(a, "test_acc.sd"))) fprintf(f, " ± %s", rpt_fmt_num(sd, sizeof sd, "%.1f", num(a, "test_acc.sd")));
-    if (json_is_true(json_object_get(a, "small_test"))) fputs("<span class=\"flag\">!</span>", f);
-    if (json_is_object(iv))
-        fprintf(f, "<br><small>[%.1f, %.1f]</small>%s", num(iv, "lo"), num(iv, "hi"),
-                json_is_true(json_object_get(iv, "wide_ci")) ? "<span class=\"flag\">*</span>" : "");
+    fprintf(f, "<td><b>%s</b>", rpt_fmt_num(m, sizeof m, "%.1f", a->value));
+    if (!isnan(a->sd)) fprintf(f, " ± %s", rpt_fmt_num(sd, sizeof sd, "%.1f", a->sd));
+    if (a->flags & RPT_F_SMALL) fputs("<span class=\"flag\">!</span>", f);
+    if (!(a->flags & RPT_F_NOCI))
+        fprintf(f, "<br><small>[%.1f, %.1f]</small>%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? "<span class=\"flag\">*</span>" : "");
     fputs("</td>", f);
 }
 
@@ -246,18 +242,16 @@ static void unfit_list(FILE *f, json_t *unfit)
     fputs("</ul>\n", f);
 }
 
-static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
+static void probing_section(struct rpt_page *p, const struct rpt_table *t, json_t *unfit)
 {
     FILE *f = p->f;
-    json_t *aggs = json_array(), *x;
-    size_t xi;
-    json_array_foreach(all, xi, x) if (is_sentence_agg(x)) json_array_append(aggs, x);
+    size_t n_agg = 0;
+    for (size_t i = 0; i < t->n; i++) n_agg += is_sentence_agg(&t->v[i]);
     fprintf(f, "<section id=\"probing\"><h2>Probing tasks</h2>\n");
-    if (!json_array_size(aggs)) {
+    if (!n_agg) {
         fprintf(f, "<p>No probing-task results.</p>\n");
         unfit_list(f, unfit);
         fprintf(f, "</section>\n");
-        json_decref(aggs);
         return;
     }
     fprintf(f, "<p>Test accuracy (%%), mean ± sd over seeds; under it the 95%% percentile bootstrap interval over test "
@@ -265,47 +259,44 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
                "alone; the same probe trained on shuffled labels (control accuracy; selectivity by layer under Control "
                "tasks). <span class=\"flag\">!</span> fewer than %d test items; <span class=\"flag\">*</span> an interval "
                "wider than 10 points.</p>\n", PRB_BOOT_B, PRB_BOOT_SEED, RPT_SMALL_TEST);
-    json_t *clfs = rpt_distinct(aggs, "classifier", NULL, NULL), *encs = rpt_distinct(aggs, "encoder", NULL, NULL),
-           *tasks = rpt_distinct(aggs, "task", NULL, NULL);
-    size_t ci, ei, ti;
-    json_t *cj, *ej, *tj;
-    size_t nt = json_array_size(tasks), ne = json_array_size(encs);
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
+    struct rpt_names clfs = rpt_rows_distinct(t, f_method, sentence_agg, NULL), encs = rpt_rows_distinct(t, f_encoder, sentence_agg, NULL),
+                     tasks = rpt_rows_distinct(t, f_task, sentence_agg, NULL);
+    size_t ei, ti, nt = tasks.n, ne = encs.n;
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
         fprintf(f, "<h3>Classifier: ");
         rpt_html_text(f, clf);
         fprintf(f, "</h3>\n<div class=\"tw\"><table class=\"grid\"><tr><th class=\"l\">encoder</th>");
-        json_array_foreach(tasks, ti, tj) {
+        for (ti = 0; ti < nt; ti++) {
             /* n in the header: every encoder's probe of a task is scored on the same test items */
             double n = NAN;
-            json_array_foreach(encs, ei, ej) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                if (a && !isnan(num(a, "n_test"))) { n = num(a, "n_test"); break; }
+            for (ei = 0; ei < ne; ei++) {
+                const struct rpt_row *a = rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf);
+                if (a && a->n >= 0) { n = (double)a->n; break; }
             }
             fputs("<th>", f);
-            rpt_html_text(f, json_string_value(tj));
+            rpt_html_text(f, tasks.v[ti]);
             if (!isnan(n)) fprintf(f, "<br><small>n %.0f</small>", n);
             fputs("</th>", f);
         }
         fputs("</tr>\n", f);
-        json_array_foreach(encs, ei, ej) {
+        for (ei = 0; ei < ne; ei++) {
             fputs("<tr><td class=\"l\">", f);
-            rpt_html_text(f, json_string_value(ej));
+            rpt_html_text(f, encs.v[ei]);
             fputs("</td>", f);
-            json_array_foreach(tasks, ti, tj) probing_cell(f, find_agg(aggs, json_string_value(ej), json_string_value(tj), clf));
+            for (ti = 0; ti < nt; ti++) probing_cell(f, rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf));
             fputs("</tr>\n", f);
         }
         /* the baselines that do not depend on the encoder: the first encoder's; the control's accuracy does: its mean */
         static const char *const bl_name[3] = { "majority class", "sentence length only", "shuffled-label control (mean over encoders)" };
-        static const char *const bl_path[3] = { "majority_acc.mean", "length_acc.mean", "control_acc.mean" };
         for (int b = 0; b < 3; b++) {
             fprintf(f, "<tr class=\"base\"><td class=\"l\">%s</td>", bl_name[b]);
-            json_array_foreach(tasks, ti, tj) {
+            for (ti = 0; ti < nt; ti++) {
                 double s = 0;
                 int k = 0;
-                json_array_foreach(encs, ei, ej) {
-                    json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                    double v = a ? num(a, bl_path[b]) : NAN;
+                for (ei = 0; ei < ne; ei++) {
+                    const struct rpt_row *a = rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf);
+                    double v = !a ? NAN : b == 0 ? a->base.majority : b == 1 ? a->base.length : a->base.control;
                     if (!isnan(v)) { s += v; k++; }
                     if (b < 2 && k) break;
                 }
@@ -318,15 +309,15 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
         double *v = malloc(sizeof *v * (ne * nt + 1)), *lo = malloc(sizeof *lo * (ne * nt + 1)),
                *hi = malloc(sizeof *hi * (ne * nt + 1)), *mark = malloc(sizeof *mark * (nt + 1));
         const char **gl = malloc(sizeof *gl * (nt + 1)), **sl = malloc(sizeof *sl * (ne + 1));
-        json_array_foreach(tasks, ti, tj) { gl[ti] = json_string_value(tj); mark[ti] = NAN; }
-        json_array_foreach(encs, ei, ej) {
-            sl[ei] = json_string_value(ej);
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, sl[ei], gl[ti], clf);
-                v[ei * nt + ti] = a ? num(a, "test_acc.mean") : NAN;
-                lo[ei * nt + ti] = a ? num(a, "test_acc.ci95.lo") : NAN;
-                hi[ei * nt + ti] = a ? num(a, "test_acc.ci95.hi") : NAN;
-                if (a && isnan(mark[ti])) mark[ti] = num(a, "majority_acc.mean");
+        for (ti = 0; ti < nt; ti++) { gl[ti] = tasks.v[ti]; mark[ti] = NAN; }
+        for (ei = 0; ei < ne; ei++) {
+            sl[ei] = encs.v[ei];
+            for (ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = rpt_find_agg(t, sl[ei], gl[ti], clf);
+                v[ei * nt + ti] = a ? a->value : NAN;
+                lo[ei * nt + ti] = a ? a->lo : NAN;
+                hi[ei * nt + ti] = a ? a->hi : NAN;
+                if (a && isnan(mark[ti])) mark[ti] = a->base.majority;
             }
         }
         struct sp_buf title = { 0 }, name = { 0 };
@@ -343,7 +334,7 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
     }
     unfit_list(f, unfit);
     fprintf(f, "</section>\n");
-    json_decref(clfs); json_decref(encs); json_decref(tasks); json_decref(aggs);
+    free(clfs.v); free(encs.v); free(tasks.v);
 }
 
 /* ---- comparisons ---- */
@@ -418,62 +409,69 @@ static void compare_section(FILE *f, json_t *cmp)
 
 /* ---- accuracy by layer: encoders named BASE-L<k>, one chart per BASE, a line per task ---- */
 
-static void layers_section(struct rpt_page *p, json_t *aggs)
+static void layers_section(struct rpt_page *p, const struct rpt_table *t)
 {
-    json_t *bases = json_object(), *a;   /* base -> {"series": {task label -> {layer: agg}}, "order": [...], "max": k} */
-    size_t i;
+    /* per aggregate of a layer run: its base, its series (task label) and layer */
+    struct pt { char *base, *series; int k; const struct rpt_row *a; } *pt = sp_xmalloc(sizeof *pt * (t->n + 1));
+    size_t npt = 0, i;
     int one_clf = 1;
+    const char *clf0 = NULL;
     struct sp_buf base = { 0 }, kb = { 0 };   /* whole names: series of long names cut alike would merge */
-    json_array_foreach(aggs, i, a) one_clf &= !strcmp(str(a, "classifier"), str(json_array_get(aggs, 0), "classifier"));
-    json_array_foreach(aggs, i, a) {
-        const char *enc = str(a, "encoder");
+    for (i = 0; i < t->n; i++) {
+        if (!rpt_is_agg(&t->v[i])) continue;
+        if (!clf0) clf0 = t->v[i].method;
+        one_clf &= !strcmp(t->v[i].method, clf0);
+    }
+    for (i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!rpt_is_agg(a)) continue;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);  /* the base is never longer than the label */
         int k = stg_layer_of_run(enc, base.p, base.len);
         if (k < 0) continue;
-        json_t *b = json_object_get(bases, base.p);
-        if (!b) {
-            b = json_pack("{s:o, s:o, s:i}", "series", json_object(), "order", json_array(), "max", k);
-            json_object_set_new(bases, base.p, b);
-        }
-        if (k > num(b, "max")) json_object_set_new(b, "max", json_integer(k));
         kb.len = 0;
-        const char *task = str(a, "task");
-        int tok = !is_sentence_agg(a);
+        const char *task = a->task;
+        int tok = a->kind == RPT_K_TOKEN;
         sp_buf_printf(&kb, "%s%s%s%s%s", tok ? task + 6 : task, tok ? " (token)" : "", one_clf ? "" : " (",
-                      one_clf ? "" : str(a, "classifier"), one_clf ? "" : ")");
-        json_t *series = json_object_get(b, "series"), *s = json_object_get(series, kb.p);
-        if (!s) { s = json_object(); json_object_set_new(series, kb.p, s); json_array_append_new(json_object_get(b, "order"), json_string(kb.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        json_object_set(s, ks, a);
+                      one_clf ? "" : a->method, one_clf ? "" : ")");
+        pt[npt++] = (struct pt){ sp_xstrdup(base.p), sp_xstrdup(kb.p), k, a };
     }
     sp_buf_free(&base);
     sp_buf_free(&kb);
     fprintf(p->f, "<section id=\"layers\"><h2>Accuracy by layer</h2>\n");
-    if (!json_object_size(bases))
+    if (!npt)
         fprintf(p->f, "<p>No layer-wise results: runs of an encoder's layers are named <code>NAME-L&lt;k&gt;</code> "
                       "(layer 0 = the embeddings).</p>\n");
-    const char *bname;
-    json_t *b;
-    json_object_foreach(bases, bname, b) {
-        int nl = (int)num(b, "max") + 1;
-        json_t *order = json_object_get(b, "order"), *series = json_object_get(b, "series"), *key;
-        size_t ns = json_array_size(order);
+    for (size_t b0 = 0; b0 < npt; b0++) {   /* each base once, in first-appearance order */
+        const char *bname = pt[b0].base;
+        int seen = 0, max = 0;
+        for (size_t j = 0; j < b0 && !seen; j++) seen = !strcmp(pt[j].base, bname);
+        if (seen) continue;
+        const char **sl = malloc(sizeof *sl * (npt + 1));
+        size_t ns = 0;
+        for (size_t j = b0; j < npt; j++) {
+            if (strcmp(pt[j].base, bname)) continue;
+            if (pt[j].k > max) max = pt[j].k;
+            size_t x = 0;
+            while (x < ns && strcmp(sl[x], pt[j].series)) x++;
+            if (x == ns) sl[ns++] = pt[j].series;
+        }
+        int nl = max + 1;
         double *v = malloc(sizeof *v * ns * (size_t)nl), *lo = malloc(sizeof *lo * ns * (size_t)nl),
                *hi = malloc(sizeof *hi * ns * (size_t)nl);
-        const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
+        const char **gl = malloc(sizeof *gl * (size_t)nl);
         char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
         for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
-        json_array_foreach(order, i, key) {
-            sl[i] = json_string_value(key);
-            json_t *s = json_object_get(series, sl[i]);
-            for (int k = 0; k < nl; k++) {
-                json_t *x = json_object_get(s, lab[k]);
-                v[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.mean") : NAN;
-                lo[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.ci95.lo") : NAN;
-                hi[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.ci95.hi") : NAN;
-            }
+        for (size_t x = 0; x < ns * (size_t)nl; x++) v[x] = lo[x] = hi[x] = NAN;
+        for (size_t j = b0; j < npt; j++) {   /* the last aggregate of a (series, layer) */
+            if (strcmp(pt[j].base, bname)) continue;
+            size_t x = 0;
+            while (strcmp(sl[x], pt[j].series)) x++;
+            size_t at = x * (size_t)nl + (size_t)pt[j].k;
+            v[at] = pt[j].a->value;
+            lo[at] = pt[j].a->lo;
+            hi[at] = pt[j].a->hi;
         }
         struct sp_buf title = { 0 }, name = { 0 };
         sp_buf_printf(&title, "%s: test accuracy by layer", bname);
@@ -488,7 +486,8 @@ static void layers_section(struct rpt_page *p, json_t *aggs)
         free(v); free(lo); free(hi); free(sl); free(gl); free(lab);
     }
     fprintf(p->f, "</section>\n");
-    json_decref(bases);
+    for (i = 0; i < npt; i++) { free(pt[i].base); free(pt[i].series); }
+    free(pt);
 }
 
 /* ---- manifests ---- */
@@ -529,11 +528,11 @@ static int has_method(json_t *trees, const char *prefix, int want)
 
 static void nav(FILE *f, const struct rpt_data *d)
 {
-    size_t i, n_sent = 0, n_ctl = 0;
-    json_t *a;
-    json_array_foreach(d->aggs, i, a) {
+    size_t n_sent = 0, n_ctl = 0;
+    for (size_t i = 0; i < d->rows->n; i++) {
+        const struct rpt_row *a = &d->rows->v[i];
         n_sent += is_sentence_agg(a);
-        n_ctl += !isnan(num(a, "control_acc.mean"));
+        n_ctl += rpt_is_agg(a) && !isnan(a->base.control);
     }
     struct { const char *id, *name; int on; } s[] = {
         { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 || json_object_size(d->unfit) },
@@ -560,10 +559,10 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     caveats(f, d);
     nav(f, d);
     rpt_findings_section(p, d->rows);
-    probing_section(p, d->aggs, d->unfit);
+    probing_section(p, d->rows, d->unfit);
     compare_section(f, d->cmp);
     rpt_control_section(p, d->rows);
-    layers_section(p, d->aggs);
+    layers_section(p, d->rows);
     rpt_constituency(p, d->rows);
     rpt_dependency(p, d->rows);
     rpt_structprobes(p, d->rows);

@@ -224,8 +224,6 @@ static void fmt_mean_sd(char *buf, size_t n, double m, double sd)
     else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
-static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
-
 static char *text_escape(const char *s);
 /* s as the text report writes it; *own: the escaped copy to free, or NULL */
 static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
@@ -236,7 +234,7 @@ static void text_aggregates(FILE *f, const struct rpt_table *t)
     char *e[3];
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *a = &t->v[i];
-        if (!is_agg(a)) continue;
+        if (!rpt_is_agg(a)) continue;
         int x = (int)strlen(tx(a->encoder, &e[0])), y = (int)strlen(tx(a->task, &e[1])), z = (int)strlen(tx(a->method, &e[2]));
         for (int k = 0; k < 3; k++) free(e[k]);
         if (x > we) we = x > 40 ? 40 : x;
@@ -249,7 +247,7 @@ static void text_aggregates(FILE *f, const struct rpt_table *t)
             "seeds", "test", "95% interval", "majority", "length", "selectivity");
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *a = &t->v[i];
-        if (!is_agg(a)) continue;
+        if (!rpt_is_agg(a)) continue;
         char test[48], ci[48], maj[48], sel[48], n[16], len[48];
         fmt_mean_sd(test, sizeof test, a->value, a->sd);
         if (!(a->flags & RPT_F_NOCI)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? " *" : "");
@@ -707,7 +705,7 @@ static void csv_out(FILE *f, const struct coll *c)
     size_t i;
     json_t *row;
     for (i = 0; i < c->rows.n; i++)
-        if (is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
+        if (rpt_is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
     json_array_foreach(c->probes, i, row) csv_probe(f, row);
     for (i = 0; i < c->rows.n; i++)

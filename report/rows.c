@@ -359,3 +359,26 @@ void rpt_table_free(struct rpt_table *t)
     free(t->skipped);
     memset(t, 0, sizeof *t);
 }
+
+struct rpt_names rpt_rows_distinct(const struct rpt_table *t, const char *(*field)(const struct rpt_row *),
+                                   int (*keep)(const struct rpt_row *, const char *), const char *arg)
+{
+    struct rpt_names o = { sp_xmalloc(sizeof *o.v * (t->n + 1)), 0 };
+    for (size_t i = 0; i < t->n; i++) {
+        if (!keep(&t->v[i], arg)) continue;
+        const char *x = field(&t->v[i]);
+        size_t k = 0;
+        while (k < o.n && strcmp(o.v[k], x)) k++;
+        if (k == o.n) o.v[o.n++] = x;
+    }
+    return o;
+}
+
+const struct rpt_row *rpt_find_agg(const struct rpt_table *t, const char *enc, const char *task, const char *clf)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (rpt_is_agg(a) && !strcmp(a->encoder, enc) && !strcmp(a->task, task) && !strcmp(a->method, clf)) return a;
+    }
+    return NULL;
+}

@@ -116,7 +116,16 @@ struct json_t;
 struct st_db;
 void rpt_table_from(struct rpt_table *t, struct json_t *probes, struct json_t *trees, struct st_db *db, struct json_t **aggs);
 
-/* Whether a row is a probe row (aggregate or result) of a sentence or token task. */
+/* Whether a row is a probe row (aggregate or result) of a sentence or token task; an aggregate. */
 static inline int rpt_is_probe(const struct rpt_row *r) { return r->kind == RPT_K_PROBE || r->kind == RPT_K_TOKEN; }
+static inline int rpt_is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
+
+/* The distinct values of field over the rows of t that keep(row, arg) holds, in first-appearance
+ * order (v points into the rows; the caller frees v). */
+struct rpt_names { const char **v; size_t n; };
+struct rpt_names rpt_rows_distinct(const struct rpt_table *t, const char *(*field)(const struct rpt_row *),
+                                   int (*keep)(const struct rpt_row *, const char *), const char *arg);
+/* The aggregate of (encoder, task, classifier), or NULL. */
+const struct rpt_row *rpt_find_agg(const struct rpt_table *t, const char *enc, const char *task, const char *clf);
 
 #endif

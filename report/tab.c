@@ -174,38 +174,12 @@ static void tab_finish(struct rpt_tab *t)
 /* ---- reading the rows ---- */
 
 /* the aggregates of the results model (report/rows.h) */
-static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
-static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return is_agg(r); }
-static int token_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
-static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
+static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return rpt_is_agg(r); }
+static int token_of_classifier(const struct rpt_row *r, const char *clf) { return rpt_is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
+static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return rpt_is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
 static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
 static const char *f_task(const struct rpt_row *r) { return r->task; }
 static const char *f_method(const struct rpt_row *r) { return r->method; }
-
-/* the distinct values of field over the rows keep(row, arg) holds, in first-appearance order */
-struct names { const char **v; size_t n; };
-static struct names distinct(const struct rpt_table *rows, const char *(*field)(const struct rpt_row *),
-                             int (*keep)(const struct rpt_row *, const char *), const char *arg)
-{
-    struct names o = { sp_xmalloc(sizeof *o.v * (rows->n + 1)), 0 };
-    for (size_t i = 0; i < rows->n; i++) {
-        if (!keep(&rows->v[i], arg)) continue;
-        const char *x = field(&rows->v[i]);
-        size_t k = 0;
-        while (k < o.n && strcmp(o.v[k], x)) k++;
-        if (k == o.n) o.v[o.n++] = x;
-    }
-    return o;
-}
-
-static const struct rpt_row *find_agg(const struct rpt_table *rows, const char *enc, const char *task, const char *clf)
-{
-    for (size_t i = 0; i < rows->n; i++) {
-        const struct rpt_row *a = &rows->v[i];
-        if (is_agg(a) && !strcmp(a->encoder, enc) && !strcmp(a->task, task) && !strcmp(a->method, clf)) return a;
-    }
-    return NULL;
-}
 
 /* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
 static void c_interval_of(struct rpt_tab_cell *c, const struct rpt_row *a)
@@ -235,7 +209,7 @@ static void nrange_add(struct nrange *r, const struct rpt_row *a, long count)
 
 /* Under a rule, the rows "n ..." and "seeds": per task the range over the encoders (the task's
  * first cell at column 1 + stride·task), n flagged when a test set is too small. */
-static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct names encs, struct names tasks, const char *clf,
+static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct rpt_names encs, struct rpt_names tasks, const char *clf,
                          const char *n_label, int stride)
 {
     rule(t);
@@ -246,7 +220,7 @@ static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct
         struct rpt_tab_cell *cn = &n[1 + (size_t)stride * ti], *cs = &sd[1 + (size_t)stride * ti];
         struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
         for (size_t ei = 0; ei < encs.n; ei++) {
-            const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+            const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
             nrange_add(&rn, a, a ? a->n : -1);
             nrange_add(&rs, a, a ? a->n_seeds : -1);
         }
@@ -260,11 +234,11 @@ static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct
 
 static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    struct rpt_names clfs = rpt_rows_distinct(rows, f_method, any_agg, NULL);
     for (size_t ci = 0; ci < clfs.n; ci++) {
         const char *clf = clfs.v[ci];
-        struct names encs = distinct(rows, f_encoder, sentence_of_classifier, clf),
-                     tasks = distinct(rows, f_task, sentence_of_classifier, clf);
+        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, sentence_of_classifier, clf),
+                     tasks = rpt_rows_distinct(rows, f_task, sentence_of_classifier, clf);
         size_t nt = tasks.n;
         if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
@@ -287,7 +261,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             for (size_t ti = 0; ti < nt; ti++) {
                 v[ti] = NAN;
                 for (size_t ei = 0; ei < encs.n; ei++) {
-                    const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                    const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                     double x = a ? (b ? a->base.length : a->base.majority) : NAN;
                     if (!isnan(x)) { v[ti] = x; any = 1; break; }
                 }
@@ -303,7 +277,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
         int any_sel = 0;
         for (size_t ei = 0; ei < encs.n; ei++)
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 if (a && !isnan(a->base.selectivity)) any_sel = 1;
             }
         for (size_t ei = 0; ei < encs.n; ei++) {
@@ -313,7 +287,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             c_text(&iv[0], "95% interval");
             if (sel) c_text(&sel[0], "selectivity");
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 if (!a) { c_num(&m[1 + ti], NAN, RPT_TAB_PCT); continue; }
                 c_meansd(&m[1 + ti], a->value, a->sd, RPT_TAB_PCT);
                 c_interval_of(&iv[1 + ti], a);
@@ -344,7 +318,7 @@ static void layer_key(struct sp_buf *key, const struct rpt_row *a)
 
 static int layered(const struct rpt_row *r, const char *key)
 {
-    if (!is_agg(r) || r->layer < 0) return 0;
+    if (!rpt_is_agg(r) || r->layer < 0) return 0;
     if (!key) return 1;
     struct sp_buf k = { 0 };
     layer_key(&k, r);
@@ -373,7 +347,7 @@ static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
         for (size_t k = 0; k < rows->n; k++)
             if (layered(&rows->v[k], g) && rows->v[k].layer > max_layer) max_layer = rows->v[k].layer;
         int nl = max_layer + 1;
-        struct names tasks = distinct(rows, f_task, layered, g);
+        struct rpt_names tasks = rpt_rows_distinct(rows, f_task, layered, g);
         key.len = 0;
         sp_buf_printf(&key, "layers-%s-%s", name, clf);
         struct rpt_tab *t = tab_new(s, key.p, 1 + nl + 2);
@@ -440,10 +414,10 @@ static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 
 static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    struct rpt_names clfs = rpt_rows_distinct(rows, f_method, any_agg, NULL);
     for (size_t ci = 0; ci < clfs.n; ci++) {
         const char *clf = clfs.v[ci];
-        struct names encs = distinct(rows, f_encoder, token_of_classifier, clf), tasks = distinct(rows, f_task, token_of_classifier, clf);
+        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, token_of_classifier, clf), tasks = rpt_rows_distinct(rows, f_task, token_of_classifier, clf);
         size_t nt = tasks.n;
         if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
@@ -469,7 +443,7 @@ static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             c_text(&c[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 c_meansd(&c[1 + 3 * ti], a ? a->value : NAN, a ? a->sd : NAN, RPT_TAB_PCT);
                 c_num(&c[2 + 3 * ti], a ? a->base.control : NAN, RPT_TAB_PCT);
                 c_num(&c[3 + 3 * ti], a ? a->base.selectivity : NAN, RPT_TAB_PCT);
