@@ -161,17 +161,6 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts 
 #define num_at rpt_jpath_num
 #define str_at rpt_jpath_str
 
-/* where the vectors of a probe result came from: the run, else the file */
-static const char *vectors_of(json_t *row)
-{
-    const char *run = json_string_value(json_object_get(row, "run"));
-    if (run) return run;
-    json_t *res = json_object_get(row, "result");
-    const char *p = str_at(res, "manifest.vectors.path");
-    if (!*p) p = str_at(res, "vectors");
-    return p;
-}
-
 /* ---- text ---- */
 
 static void fmt_num(char *buf, size_t n, double v, const char *fmt)
@@ -180,38 +169,45 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
     else rpt_fmt_num(buf, n, fmt, v);
 }
 
-static void text_probes(FILE *f, json_t *probes)
+static int is_result(const struct rpt_row *r) { return rpt_is_probe(r) && (r->flags & RPT_F_SEED); }
+
+static char *text_escape(const char *s);
+/* s as the text report writes it; *own: the escaped copy to free, or NULL */
+static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
+
+static void text_probes(FILE *f, const struct rpt_table *t, size_t np)
 {
-    size_t i;
-    json_t *row;
     int wt = 4, wc = 10, wv = 11;
-    json_array_foreach(probes, i, row) {
-        int a = (int)strlen(str_at(row, "task")), b = (int)strlen(str_at(row, "classifier")), v = (int)strlen(vectors_of(row));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r)) continue;
+        int a = (int)strlen(tx(r->task, &e[0])), b = (int)strlen(tx(r->method, &e[1])), v = (int)strlen(tx(r->vectors, &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (a > wt) wt = a;
         if (b > wc) wc = b;
         if (v > wv) wv = v > 40 ? 40 : v;
     }
-    fprintf(f, "probe results (%zu)\n", json_array_size(probes));
+    fprintf(f, "probe results (%zu)\n", np);
     fprintf(f, "%5s  %-*s  %-*s  %6s  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", "id", wt, "task", wc, "classifier",
             "seed", wv, "run/vectors", "dev", "test", "majority", "control", "select", "macro-F1");
-    json_array_foreach(probes, i, row) {
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r)) continue;
+        const struct rpt_probe_detail *d = r->detail;
         char dev[32], test[32], maj[32], ctl[32], sel[32], mf[32];
-        fmt_num(dev, sizeof dev, num_at(row, "dev_acc"), "%.2f");
-        fmt_num(test, sizeof test, num_at(row, "test_acc"), "%.2f");
-        double m = num_at(res, "baselines.majority.acc");
-        fmt_num(maj, sizeof maj, isnan(m) ? num_at(res, "baselines.majority.devacc") : m, "%.2f");
-        double ct = num_at(res, "baselines.control.acc");
-        fmt_num(ctl, sizeof ctl, isnan(ct) ? num_at(res, "baselines.control.devacc") : ct, "%.2f");
-        fmt_num(sel, sizeof sel, num_at(res, "baselines.control.selectivity"), "%.2f");
-        fmt_num(mf, sizeof mf, num_at(res, "metrics.macro_f1"), "%.4f");
-        const char *v = vectors_of(row);
+        fmt_num(dev, sizeof dev, r->dev, "%.2f");
+        fmt_num(test, sizeof test, r->value, "%.2f");
+        fmt_num(maj, sizeof maj, isnan(r->base.majority) ? d->majority_dev : r->base.majority, "%.2f");
+        fmt_num(ctl, sizeof ctl, isnan(r->base.control) ? d->control_dev : r->base.control, "%.2f");
+        fmt_num(sel, sizeof sel, r->base.selectivity, "%.2f");
+        fmt_num(mf, sizeof mf, d->macro_f1, "%.4f");
+        const char *v = tx(r->vectors, &e[2]);
         size_t vl = strlen(v);
         if ((int)vl > wv) v += vl - (size_t)wv;      /* keep the informative end of a long path */
-        fprintf(f, "%5lld  %-*s  %-*s  %6lld  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n",
-                (long long)json_integer_value(json_object_get(row, "id")), wt, str_at(row, "task"), wc,
-                str_at(row, "classifier"), (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
-                dev, test, maj, ctl, sel, mf);
+        fprintf(f, "%5lld  %-*s  %-*s  %6lld  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", (long long)r->id, wt, tx(r->task, &e[0]),
+                wc, tx(r->method, &e[1]), (long long)r->seed, wv, v, dev, test, maj, ctl, sel, mf);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
 }
 
@@ -223,10 +219,6 @@ static void fmt_mean_sd(char *buf, size_t n, double m, double sd)
     else if (isnan(sd)) snprintf(buf, n, "%s", rpt_fmt_num(a, sizeof a, "%.2f", m));
     else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
-
-static char *text_escape(const char *s);
-/* s as the text report writes it; *own: the escaped copy to free, or NULL */
-static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
 
 static void text_aggregates(FILE *f, const struct rpt_table *t)
 {
@@ -440,24 +432,16 @@ static void text_escape_json(json_t *j)
 
 static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered);
 
-/* The text report of copies of the rows with their strings escaped (text_escape). */
+/* The text report: the rows' names are escaped as they are written (tx), the comparisons' in a
+ * copy (text_escape). */
 static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
 {
     struct coll e = *c;
-    e.probes = json_deep_copy(c->probes);
-    e.trees = json_deep_copy(c->trees);
-    e.aggs = c->aggs ? json_deep_copy(c->aggs) : NULL;
     e.cmp = c->cmp ? json_deep_copy(c->cmp) : NULL;
-    text_escape_json(e.probes);
-    text_escape_json(e.trees);
-    text_escape_json(e.aggs);
     text_escape_json(e.cmp);
     char *d = text_escape(db);
     text_out_raw(f, &e, d ? d : db, filtered);
     free(d);
-    json_decref(e.probes);
-    json_decref(e.trees);
-    json_decref(e.aggs);
     json_decref(e.cmp);
 }
 
@@ -471,7 +455,7 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
     }
     if (np) text_aggregates(f, &c->rows);
     if (c->cmp) text_compare(f, c->cmp);
-    if (np) text_probes(f, c->probes);
+    if (np) text_probes(f, &c->rows, np);
     int n_tree = 0, n_sp = 0;
     for (size_t i = 0; i < c->rows.n; i++) {
         n_sp += c->rows.v[i].kind == RPT_K_STRUCTPROBE;
@@ -519,13 +503,6 @@ static void set_encoder(struct obs *o, const char *label)
     o->v[C_LAYER] = o->layer;
 }
 
-static void set_encoder_of_row(struct obs *o, json_t *row)
-{
-    struct sp_buf label = { 0 };
-    set_encoder(o, rpt_encoder_label(row, &label));
-    sp_buf_free(&label);
-}
-
 static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,
                  const char *pred, json_t *value)
 {
@@ -537,6 +514,13 @@ static void emit(struct obs *o, const char *split, const char *subset, const cha
     csv_row(o->f, o->v);
 }
 
+static void emit_cls(struct obs *o, const char *split, const char *metric, const char *cls, const char *pred, double v)
+{
+    json_t *j = isnan(v) ? json_null() : json_real(v);
+    emit(o, split, NULL, metric, cls, pred, j);
+    json_decref(j);
+}
+
 static void emit_num(struct obs *o, const char *split, const char *subset, const char *metric, double v)
 {
     json_t *j = isnan(v) ? json_null() : json_real(v);
@@ -544,61 +528,54 @@ static void emit_num(struct obs *o, const char *split, const char *subset, const
     json_decref(j);
 }
 
-static void csv_probe(FILE *f, json_t *row)
+static void csv_probe(FILE *f, const struct rpt_row *r)
 {
-    json_t *res = json_object_get(row, "result");
+    const struct rpt_probe_detail *d = r->detail;
     char id[32], seed[32];
-    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
-    snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(row, "seed")));
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
+    snprintf(seed, sizeof seed, "%lld", (long long)r->seed);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
-    set_encoder_of_row(&o, row);
-    o.v[C_VEC] = vectors_of(row); o.v[C_TASK] = str_at(row, "task"); o.v[C_CLF] = str_at(row, "classifier");
+    o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = r->run ? r->run : "";
+    set_encoder(&o, r->encoder);
+    o.v[C_VEC] = r->vectors; o.v[C_TASK] = r->task; o.v[C_CLF] = r->method;
     o.v[C_SEED] = seed;
-    emit(&o, "train", NULL, "n", NULL, NULL, at(res, "ntrain"));
-    emit(&o, "dev", NULL, "n", NULL, NULL, at(res, "ndev"));
-    emit(&o, "test", NULL, "n", NULL, NULL, at(res, "ntest"));
-    emit_num(&o, "dev", NULL, "accuracy", num_at(row, "dev_acc"));
-    emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));
-    emit_num(&o, "dev", NULL, "majority_accuracy", num_at(res, "baselines.majority.devacc"));
-    emit_num(&o, "test", NULL, "majority_accuracy", num_at(res, "baselines.majority.acc"));
-    if (at(res, "baselines.length")) {
-        emit_num(&o, "dev", NULL, "length_accuracy", num_at(res, "baselines.length.devacc"));
-        emit_num(&o, "test", NULL, "length_accuracy", num_at(res, "baselines.length.acc"));
+    emit_num(&o, "train", NULL, "n", d->ntrain);
+    emit_num(&o, "dev", NULL, "n", d->ndev);
+    emit_num(&o, "test", NULL, "n", r->n < 0 ? NAN : (double)r->n);
+    emit_num(&o, "dev", NULL, "accuracy", r->dev);
+    emit_num(&o, "test", NULL, "accuracy", r->value);
+    emit_num(&o, "dev", NULL, "majority_accuracy", d->majority_dev);
+    emit_num(&o, "test", NULL, "majority_accuracy", r->base.majority);
+    if (d->has_length) {
+        emit_num(&o, "dev", NULL, "length_accuracy", d->length_dev);
+        emit_num(&o, "test", NULL, "length_accuracy", r->base.length);
     }
-    const char *ms = str_at(res, "metrics.split");
-    if (at(res, "baselines.control")) {
-        emit_num(&o, "dev", NULL, "control_accuracy", num_at(res, "baselines.control.devacc"));
-        emit_num(&o, "test", NULL, "control_accuracy", num_at(res, "baselines.control.acc"));
-        emit_num(&o, ms, NULL, "selectivity", num_at(res, "baselines.control.selectivity"));
+    const char *ms = d->split;
+    if (d->has_control) {
+        emit_num(&o, "dev", NULL, "control_accuracy", d->control_dev);
+        emit_num(&o, "test", NULL, "control_accuracy", r->base.control);
+        emit_num(&o, ms, NULL, "selectivity", r->base.selectivity);
     }
-    emit_num(&o, ms, NULL, "macro_f1", num_at(res, "metrics.macro_f1"));
-    size_t i;
-    json_t *pc;
-    json_array_foreach(at(res, "metrics.per_class"), i, pc) {
-        const char *cls = str_at(pc, "class");
-        emit(&o, ms, NULL, "precision", cls, NULL, json_object_get(pc, "precision"));
-        emit(&o, ms, NULL, "recall", cls, NULL, json_object_get(pc, "recall"));
-        emit(&o, ms, NULL, "f1", cls, NULL, json_object_get(pc, "f1"));
-        emit(&o, ms, NULL, "support", cls, NULL, json_object_get(pc, "support"));
+    emit_num(&o, ms, NULL, "macro_f1", d->macro_f1);
+    for (size_t i = 0; i < d->n_cls; i++) {
+        const struct rpt_class_score *c = &d->cls[i];
+        emit_cls(&o, ms, "precision", c->name, NULL, c->precision);
+        emit_cls(&o, ms, "recall", c->name, NULL, c->recall);
+        emit_cls(&o, ms, "f1", c->name, NULL, c->f1);
+        emit_cls(&o, ms, "support", c->name, NULL, c->support);
     }
-    json_t *classes = json_object_get(res, "classes"), *cm = at(res, "metrics.confusion"), *cmrow;
-    json_array_foreach(cm, i, cmrow) {
-        size_t j;
-        json_t *cell;
-        json_array_foreach(cmrow, j, cell)
-            emit(&o, ms, NULL, "confusion", json_string_value(json_array_get(classes, i)),
-                 json_string_value(json_array_get(classes, j)), cell);
-    }
-    emit(&o, NULL, NULL, "chosen_nhid", NULL, NULL, at(res, "chosen.nhid"));
-    emit(&o, NULL, NULL, "chosen_dropout", NULL, NULL, at(res, "chosen.dropout"));
-    emit(&o, NULL, NULL, "chosen_l2reg", NULL, NULL, at(res, "chosen.l2reg"));
-    json_t *g;
-    json_array_foreach(json_object_get(res, "grid"), i, g) {
+    for (size_t i = 0; i < d->cm_rows; i++)
+        for (size_t j = 0; j < d->cm_len[i]; j++)
+            emit_cls(&o, ms, "confusion", i < d->n_classes ? d->classes[i] : NULL, j < d->n_classes ? d->classes[j] : NULL,
+                     d->cm[d->cm_at[i] + j]);
+    emit_num(&o, NULL, NULL, "chosen_nhid", d->chosen_nhid);
+    emit_num(&o, NULL, NULL, "chosen_dropout", d->chosen_dropout);
+    emit_num(&o, NULL, NULL, "chosen_l2reg", d->chosen_l2reg);
+    for (size_t i = 0; i < d->n_grid; i++) {
+        const struct rpt_grid_point *g = &d->grid[i];
         char cell[128];
-        snprintf(cell, sizeof cell, "nhid=%lld dropout=%g l2reg=%g", (long long)json_integer_value(json_object_get(g, "nhid")),
-                 num_at(g, "dropout"), num_at(g, "l2reg"));
-        emit(&o, "dev", cell, "grid_devacc", NULL, NULL, json_object_get(g, "devacc"));
+        snprintf(cell, sizeof cell, "nhid=%lld dropout=%g l2reg=%g", g->nhid, g->dropout, g->l2reg);
+        emit_num(&o, "dev", cell, "grid_devacc", g->devacc);
     }
     sp_buf_free(&o.enc);
 }
@@ -707,7 +684,8 @@ static void csv_out(FILE *f, const struct coll *c)
     for (i = 0; i < c->rows.n; i++)
         if (rpt_is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
     json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
-    json_array_foreach(c->probes, i, row) csv_probe(f, row);
+    for (i = 0; i < c->rows.n; i++)
+        if (is_result(&c->rows.v[i])) csv_probe(f, &c->rows.v[i]);
     for (i = 0; i < c->rows.n; i++)
         if (!rpt_is_probe(&c->rows.v[i])) csv_tree(f, &c->rows.v[i]);
     const char *name;

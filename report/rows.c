@@ -168,6 +168,63 @@ static void items_of(struct rpt_table *t, struct rpt_row *r, json_t *res)
     free(key);
 }
 
+static double num_or_nan(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
+
+/* the rest of one probe result (struct rpt_probe_detail) */
+static struct rpt_probe_detail *detail_of(struct rpt_table *t, json_t *res)
+{
+    struct rpt_probe_detail *d = sp_xcalloc(1, sizeof *d);
+    d->ntrain = rpt_jpath_num(res, "ntrain");
+    d->ndev = rpt_jpath_num(res, "ndev");
+    d->majority_dev = rpt_jpath_num(res, "baselines.majority.devacc");
+    d->length_dev = rpt_jpath_num(res, "baselines.length.devacc");
+    d->control_dev = rpt_jpath_num(res, "baselines.control.devacc");
+    d->has_length = rpt_jpath(res, "baselines.length") != NULL;
+    d->has_control = rpt_jpath(res, "baselines.control") != NULL;
+    d->split = keep(t, rpt_jpath_str(res, "metrics.split"));
+    d->macro_f1 = rpt_jpath_num(res, "metrics.macro_f1");
+    json_t *pcs = rpt_jpath(res, "metrics.per_class"), *pc, *x;
+    size_t i, j;
+    d->cls = sp_xmalloc(sizeof *d->cls * (json_array_size(pcs) + 1));
+    json_array_foreach(pcs, i, pc)
+        d->cls[d->n_cls++] = (struct rpt_class_score){ keep(t, rpt_jpath_str(pc, "class")), rpt_jpath_num(pc, "precision"),
+                                                       rpt_jpath_num(pc, "recall"), rpt_jpath_num(pc, "f1"),
+                                                       rpt_jpath_num(pc, "support") };
+    json_t *classes = json_object_get(res, "classes");
+    d->classes = sp_xmalloc(sizeof *d->classes * (json_array_size(classes) + 1));
+    json_array_foreach(classes, i, x) d->classes[d->n_classes++] = keep(t, json_string_value(x));
+    json_t *cm = rpt_jpath(res, "metrics.confusion"), *row;
+    size_t cells = 0;
+    json_array_foreach(cm, i, row) cells += json_array_size(row);
+    d->cm = sp_xmalloc(sizeof *d->cm * (cells + 1));
+    d->cm_len = sp_xmalloc(sizeof *d->cm_len * (json_array_size(cm) + 1));
+    d->cm_at = sp_xmalloc(sizeof *d->cm_at * (json_array_size(cm) + 1));
+    cells = 0;
+    json_array_foreach(cm, i, row) {
+        d->cm_at[i] = cells;
+        d->cm_len[i] = json_array_size(row);
+        json_array_foreach(row, j, x) d->cm[cells++] = num_or_nan(x);
+        d->cm_rows++;
+    }
+    d->chosen_nhid = rpt_jpath_num(res, "chosen.nhid");
+    d->chosen_dropout = rpt_jpath_num(res, "chosen.dropout");
+    d->chosen_l2reg = rpt_jpath_num(res, "chosen.l2reg");
+    json_t *grid = json_object_get(res, "grid"), *g;
+    d->grid = sp_xmalloc(sizeof *d->grid * (json_array_size(grid) + 1));
+    json_array_foreach(grid, i, g)
+        d->grid[d->n_grid++] = (struct rpt_grid_point){ (long long)json_integer_value(json_object_get(g, "nhid")),
+                                                        rpt_jpath_num(g, "dropout"), rpt_jpath_num(g, "l2reg"),
+                                                        rpt_jpath_num(g, "devacc") };
+    return d;
+}
+
+static void detail_free(struct rpt_probe_detail *d)
+{
+    if (!d) return;
+    free(d->cls); free(d->classes); free(d->cm); free(d->cm_len); free(d->cm_at); free(d->grid);
+    free(d);
+}
+
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)
 {
@@ -208,6 +265,7 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         r->seed = (int)json_integer_value(json_object_get(p, "seed"));
         r->vectors = keep(t, vectors_of(p));
         items_of(t, r, res);
+        r->detail = detail_of(t, res);
     }
     sp_buf_free(&label);
 }
@@ -352,6 +410,7 @@ void rpt_table_free(struct rpt_table *t)
         free(t->v[i].items.num);
         free(t->v[i].items.den);
         free(t->v[i].bins);
+        detail_free(t->v[i].detail);
     }
     for (size_t i = 0; i < t->n_str; i++) free(t->strs[i]);
     free(t->strs);

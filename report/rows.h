@@ -66,6 +66,27 @@ struct rpt_baselines {
  * no usable record (none stored, not of the test split, or malformed). */
 struct rpt_items { const char *rows; long n; double *num, *den; };
 
+/* What one stored probe result says beyond its accuracies (the CSV's and the text report's per-seed
+ * rows): numbers NAN, counts NAN, strings NULL where the result has none. */
+struct rpt_class_score { const char *name; double precision, recall, f1, support; };
+struct rpt_grid_point { long long nhid; double dropout, l2reg, devacc; };   /* nhid 0: not an integer */
+struct rpt_probe_detail {
+    double ntrain, ndev;                      /* training and dev items (test: the row's n) */
+    double majority_dev, length_dev, control_dev;   /* the baselines' dev accuracies */
+    int has_length, has_control;              /* the result has the length and the control baseline */
+    const char *split;                        /* the split its metrics are of ("" when none) */
+    double macro_f1;
+    struct rpt_class_score *cls;              /* per class: n_cls */
+    size_t n_cls;
+    const char **classes;                     /* the class names (NULL: not a string), n_classes */
+    size_t n_classes;
+    double *cm;                               /* the confusion matrix: row i has cm_len[i] cells from cm + cm_at[i] */
+    size_t *cm_len, *cm_at, cm_rows;
+    double chosen_nhid, chosen_dropout, chosen_l2reg;   /* the hyper-parameters model selection chose */
+    struct rpt_grid_point *grid;              /* the grid it searched, n_grid points */
+    size_t n_grid;
+};
+
 struct rpt_row {
     int kind;                     /* enum rpt_kind */
     int flags;                    /* RPT_F_* */
@@ -92,6 +113,7 @@ struct rpt_row {
     struct rpt_len_bin *bins;     /* RPT_F_BINS: n_bins of them (owned by the table) */
     size_t n_bins;
     struct rpt_items items;       /* probe results: the per-item record (owned by the table) */
+    struct rpt_probe_detail *detail;   /* probe results: the rest of the result (owned by the table); else NULL */
 };
 
 struct rpt_skipped { const char *task, *why; };
