@@ -215,20 +215,22 @@ static void side(const struct rpt_table *t, const char *who, const char *task, c
     }
 }
 
-static json_t *labels_json(const char *const *lab, size_t n)
+/* a new array of n labels (NULL when n is 0) */
+static const char **labels_copy(const char *const *lab, size_t n)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(lab[i]));
-    return a;
+    const char **v = n ? sp_xmalloc(sizeof *v * n) : NULL;
+    for (size_t i = 0; i < n; i++) v[i] = lab[i];
+    return v;
 }
 
-json_t *rpt_compare(const struct rpt_table *t, const char *a, const char *b)
+size_t rpt_compare(struct rpt_table *t, const char *a, const char *b)
 {
-    json_t *out = json_array();
-    size_t cap = t->n + 1, n_seen = 0;
+    size_t cap = t->n + 1, n_seen = 0, n0 = t->n_cmp;
     const struct rpt_row **ma = sp_xmalloc(sizeof *ma * cap), **mb = sp_xmalloc(sizeof *mb * cap),
                          **seen = sp_xmalloc(sizeof *seen * cap);
     const char **la = sp_xmalloc(sizeof *la * cap), **lb = sp_xmalloc(sizeof *lb * cap);
+    a = rpt_table_keep(t, a);
+    b = rpt_table_keep(t, b);
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *row = &t->v[i];
         if (!is_result(row)) continue;
@@ -241,16 +243,11 @@ json_t *rpt_compare(const struct rpt_table *t, const char *a, const char *b)
         side(t, a, task, clf, ma, &na_, la, &nla);
         side(t, b, task, clf, mb, &nb_, lb, &nlb);
         if (!na_ || !nb_) continue;
-        json_t *c = json_object();
+        t->cmp = sp_xrealloc(t->cmp, sizeof *t->cmp * (t->n_cmp + 1));
+        struct rpt_cmp *c = &t->cmp[t->n_cmp++];
+        *c = (struct rpt_cmp){ task, clf, a, b, labels_copy(la, nla), labels_copy(lb, nlb), nla, nlb, (int)na_, (int)nb_, NULL,
+                               -1, -1, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
         const char *rows0 = NULL;
-        json_object_set_new(c, "task", json_string(task));
-        json_object_set_new(c, "classifier", json_string(clf));
-        json_object_set_new(c, "a", json_string(a));
-        json_object_set_new(c, "b", json_string(b));
-        json_object_set_new(c, "encoders_a", labels_json(la, nla));
-        json_object_set_new(c, "encoders_b", labels_json(lb, nlb));
-        json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)na_));
-        json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)nb_));
         double *na = NULL, *nb = NULL, *den = NULL, *denb = NULL;
         long Na = member_items(ma, na_, &rows0, &na, &den), Nb = Na >= 0 ? member_items(mb, nb_, &rows0, &nb, &denb) : -1;
         struct prb_comparison r;
@@ -259,37 +256,73 @@ json_t *rpt_compare(const struct rpt_table *t, const char *a, const char *b)
             for (size_t y = 0; y < nlb; y++) overlap |= !strcmp(la[x], lb[y]);
         for (long k = 0; same && k < Na; k++) same = den[k] == denb[k];
         if (overlap) {
-            json_object_set_new(c, "error", json_string("an encoder is on both sides: no paired comparison"));
+            c->error = "an encoder is on both sides: no paired comparison";
         } else if (same && prb_boot_paired((int)Na, den, (int)na_, na, (int)nb_, nb, PRB_BOOT_B, PRB_BOOT_SEED, &r) == SP_OK) {
-            json_object_set_new(c, "n_test", json_integer(r.n_items));
-            json_object_set_new(c, "delta", json_real(100 * r.delta));
-            json_object_set_new(c, "lo", json_real(100 * r.lo));
-            json_object_set_new(c, "hi", json_real(100 * r.hi));
-            json_object_set_new(c, "p", json_real(r.p));
-            json_object_set_new(c, "p_floor", r.p_floor > 0 ? json_real(r.p_floor) : json_null());
-            json_object_set_new(c, "se", isnan(r.se) ? json_null() : json_real(100 * r.se));
-            json_object_set_new(c, "mdd80", isnan(r.mdd80) ? json_null() : json_real(100 * r.mdd80));
-            json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
-            json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
-            json_object_set_new(c, "n_invalid", json_integer(r.n_invalid));
+            c->n_test = r.n_items;
+            c->delta = 100 * r.delta;
+            c->lo = 100 * r.lo;
+            c->hi = 100 * r.hi;
+            c->p = r.p;
+            c->p_floor = r.p_floor > 0 ? r.p_floor : NAN;
+            c->se = 100 * r.se;
+            c->mdd80 = 100 * r.mdd80;
+            c->n_invalid = r.n_invalid;
         } else {
-            json_object_set_new(c, "error", json_string("the two were not scored on the same test items (or carry no "
-                                                        "per-item record): no paired comparison"));
+            c->error = "the two were not scored on the same test items (or carry no per-item record): no paired comparison";
         }
         free(den); free(denb); free(na); free(nb);
-        json_array_append_new(out, c);
     }
     free(ma); free(mb); free(seen); free(la); free(lb);
+    return t->n_cmp - n0;
+}
+
+static json_t *labels_json(const char *const *lab, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(lab[i]));
+    return a;
+}
+
+static json_t *real_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+json_t *rpt_cmp_json(const struct rpt_table *t)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; i < t->n_cmp; i++) {
+        const struct rpt_cmp *x = &t->cmp[i];
+        json_t *c = json_object();
+        json_object_set_new(c, "task", json_string(x->task));
+        json_object_set_new(c, "classifier", json_string(x->classifier));
+        json_object_set_new(c, "a", json_string(x->a));
+        json_object_set_new(c, "b", json_string(x->b));
+        json_object_set_new(c, "encoders_a", labels_json(x->enc_a, x->n_enc_a));
+        json_object_set_new(c, "encoders_b", labels_json(x->enc_b, x->n_enc_b));
+        json_object_set_new(c, "n_seeds_a", json_integer(x->n_seeds_a));
+        json_object_set_new(c, "n_seeds_b", json_integer(x->n_seeds_b));
+        if (x->error) {
+            json_object_set_new(c, "error", json_string(x->error));
+        } else {
+            json_object_set_new(c, "n_test", json_integer(x->n_test));
+            json_object_set_new(c, "delta", json_real(x->delta));
+            json_object_set_new(c, "lo", json_real(x->lo));
+            json_object_set_new(c, "hi", json_real(x->hi));
+            json_object_set_new(c, "p", json_real(x->p));
+            json_object_set_new(c, "p_floor", real_or_null(x->p_floor));
+            json_object_set_new(c, "se", real_or_null(x->se));
+            json_object_set_new(c, "mdd80", real_or_null(x->mdd80));
+            json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
+            json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+            json_object_set_new(c, "n_invalid", json_integer(x->n_invalid));
+        }
+        json_array_append_new(out, c);
+    }
     return out;
 }
 
-size_t rpt_pair_end(json_t *cmp, size_t i)
+size_t rpt_pair_end(const struct rpt_table *t, size_t i)
 {
-    json_t *c0 = json_array_get(cmp, i);
     size_t j = i;
-    while (j < json_array_size(cmp) && !strcmp(rpt_jpath_str(json_array_get(cmp, j), "a"), rpt_jpath_str(c0, "a")) &&
-           !strcmp(rpt_jpath_str(json_array_get(cmp, j), "b"), rpt_jpath_str(c0, "b")))
-        j++;
+    while (j < t->n_cmp && !strcmp(t->cmp[j].a, t->cmp[i].a) && !strcmp(t->cmp[j].b, t->cmp[i].b)) j++;
     return j;
 }
 

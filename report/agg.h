@@ -32,18 +32,21 @@
  * JSON array, the form `report --format json` prints. */
 struct rpt_table;
 json_t *rpt_aggregate_rows(struct rpt_table *t);
-/* The paired comparison of encoders a and b (labels as above, or run names, or shell patterns
+/* The paired comparisons of encoders a and b (labels as above, or run names, or shell patterns
  * matching them: "ms-san-trained-s*" makes the runs of several training seeds one side, each run
  * and probe seed a member, as the seeds of one encoder are) on every (task, classifier) both have
- * among t's probe results (SPEC-models M7.4): the difference of their test accuracies (a − b, mean
- * over each one's seeds), its 95% paired-bootstrap interval over the same test items (the same
- * resamples for both), the two-sided p-value, se and mdd80. A new JSON array; a pair whose
- * results were scored on different items (or carry no per-item record), or where one encoder is on both
- * sides, gets "error" instead. Each comparison lists the encoders each side pooled (encoders_a, _b). */
-json_t *rpt_compare(const struct rpt_table *t, const char *a, const char *b);
-/* The end of the run of comparisons from index i that share i's pair (a, b): renderers give each
- * pair of `report --compare A,B,C,D` its own table. */
-size_t rpt_pair_end(json_t *cmp, size_t i);
+ * among t's probe results (SPEC-models M7.4), appended to t->cmp (report/rows.h): the difference of
+ * their test accuracies (a − b, mean over each one's seeds), its 95% paired-bootstrap interval over
+ * the same test items (the same resamples for both), the two-sided p-value, se and mdd80. A pair
+ * whose results were scored on different items (or carry no per-item record), or where one encoder
+ * is on both sides, gets an error instead. Each lists the encoders each side pooled. How many were
+ * appended. */
+size_t rpt_compare(struct rpt_table *t, const char *a, const char *b);
+/* t's comparisons as `report --format json` prints them: a new array. */
+json_t *rpt_cmp_json(const struct rpt_table *t);
+/* The end of the run of t's comparisons from index i that share i's pair (a, b): renderers give
+ * each pair of `report --compare A,B,C,D` its own table. */
+size_t rpt_pair_end(const struct rpt_table *t, size_t i);
 
 /* Reading the collected rows (report/rows.c, the store boundary): j at a path of object keys ("a.b.c", NULL when absent); its number
  * (NAN when not a number); its string ("" when not a string). */

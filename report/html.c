@@ -340,69 +340,68 @@ static void probing_section(struct rpt_page *p, const struct rpt_table *t, json_
 /* ---- comparisons ---- */
 
 /* "A pools 3 encoders: x, y, z." where a side's name matched several */
-static void pooled_note(FILE *f, json_t *c, const char *name_key, const char *list_key)
+static void pooled_note(FILE *f, const char *name, const char *const *enc, size_t n)
 {
-    json_t *l = json_object_get(c, list_key), *x;
-    if (json_array_size(l) < 2) return;
-    size_t k;
+    if (n < 2) return;
     fputs(" <b>", f);
-    rpt_html_text(f, str(c, name_key));
-    fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", json_array_size(l));
-    json_array_foreach(l, k, x) {
+    rpt_html_text(f, name);
+    fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", n);
+    for (size_t k = 0; k < n; k++) {
         if (k) fputs(", ", f);
-        rpt_html_text(f, json_string_value(x));
+        rpt_html_text(f, enc[k]);
     }
     fputs(".", f);
 }
 
-static void compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
+static void compare_pair(FILE *f, const struct rpt_table *t, size_t from, size_t to)
 {
-    json_t *c0 = json_array_get(cmp, from), *c;
+    const struct rpt_cmp *c0 = &t->cmp[from];
     fprintf(f, "<h3>");
-    rpt_html_text(f, str(c0, "a"));
+    rpt_html_text(f, c0->a);
     fputs(" vs ", f);
-    rpt_html_text(f, str(c0, "b"));
+    rpt_html_text(f, c0->b);
     fputs("</h3>", f);
-    if (json_array_size(json_object_get(c0, "encoders_a")) > 1 || json_array_size(json_object_get(c0, "encoders_b")) > 1) {
+    if (c0->n_enc_a > 1 || c0->n_enc_b > 1) {
         fputs("<p>", f);
-        pooled_note(f, c0, "a", "encoders_a");
-        pooled_note(f, c0, "b", "encoders_b");
+        pooled_note(f, c0->a, c0->enc_a, c0->n_enc_a);
+        pooled_note(f, c0->b, c0->enc_b, c0->n_enc_b);
         fputs("</p>", f);
     }
     fprintf(f, "\n<table><tr><th class=\"l\">task</th><th class=\"l\">classifier</th><th>n</th><th>difference</th>"
                "<th>95%% interval</th><th>p</th><th>mdd80</th></tr>\n");
-    for (size_t i = from; i < to && (c = json_array_get(cmp, i)); i++) {
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *c = &t->cmp[i];
         fputs("<tr><td class=\"l\">", f);
-        rpt_html_text(f, str(c, "task"));
+        rpt_html_text(f, c->task);
         fputs("</td><td class=\"l\">", f);
-        rpt_html_text(f, str(c, "classifier"));
+        rpt_html_text(f, c->classifier);
         fputs("</td>", f);
-        if (json_object_get(c, "error")) {
+        if (c->error) {
             fputs("<td colspan=\"5\" class=\"l\">", f);
-            rpt_html_text(f, str(c, "error"));
+            rpt_html_text(f, c->error);
             fputs("</td></tr>\n", f);
             continue;
         }
-        cell_num(f, num(c, "n_test"), "%.0f");
-        cell_num(f, num(c, "delta"), "%+.2f");
-        fprintf(f, "<td>[%.2f, %.2f]</td>", num(c, "lo"), num(c, "hi"));
-        if (!isnan(num(c, "p_floor"))) fprintf(f, "<td>&lt; %.3g</td>", num(c, "p_floor"));
-        else cell_num(f, num(c, "p"), "%.3f");
-        cell_num(f, num(c, "mdd80"), "%.2f");
+        cell_num(f, (double)c->n_test, "%.0f");
+        cell_num(f, c->delta, "%+.2f");
+        fprintf(f, "<td>[%.2f, %.2f]</td>", c->lo, c->hi);
+        if (!isnan(c->p_floor)) fprintf(f, "<td>&lt; %.3g</td>", c->p_floor);
+        else cell_num(f, c->p, "%.3f");
+        cell_num(f, c->mdd80, "%.2f");
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
 }
 
-static void compare_section(FILE *f, json_t *cmp)
+static void compare_section(FILE *f, const struct rpt_table *t)
 {
-    if (!cmp || !json_array_size(cmp)) return;
+    if (!t->n_cmp) return;
     fprintf(f, "<section id=\"compare\"><h2>Comparisons</h2><p>Difference of test accuracy (points, A − B), its 95%% "
                "paired bootstrap interval over the same test items and the two-sided p-value (B = %d); mdd80 is the "
                "smallest difference this test set detects with 80%% power.</p>\n", PRB_BOOT_B);
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        compare_pair(f, cmp, i, j);
+    for (size_t i = 0, j; i < t->n_cmp; i = j) {
+        j = rpt_pair_end(t, i);
+        compare_pair(f, t, i, j);
     }
     fputs("</section>\n", f);
 }
@@ -536,7 +535,7 @@ static void nav(FILE *f, const struct rpt_data *d)
     }
     struct { const char *id, *name; int on; } s[] = {
         { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 || json_object_size(d->unfit) },
-        { "compare", "Comparison", d->cmp && json_array_size(d->cmp) }, { "control", "Control tasks", n_ctl > 0 },
+        { "compare", "Comparison", d->rows->n_cmp > 0 }, { "control", "Control tasks", n_ctl > 0 },
         { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->trees, "", 0) },
         { "dependency", "Dependency trees", has_method(d->trees, "dependency:", 1) },
         { "structprobe", "Structural probes", has_method(d->trees, "structprobe:", 1) }, { "corpora", "Corpora", 1 },
@@ -560,7 +559,7 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     nav(f, d);
     rpt_findings_section(p, d->rows);
     probing_section(p, d->rows, d->unfit);
-    compare_section(f, d->cmp);
+    compare_section(f, d->rows);
     rpt_control_section(p, d->rows);
     layers_section(p, d->rows);
     rpt_constituency(p, d->rows);

@@ -270,51 +270,57 @@ static void text_aggregates(FILE *f, const struct rpt_table *t)
 }
 
 /* "  A pools 3 encoders: x, y, z" where side A's name matched several */
-static void text_pooled(FILE *f, json_t *c, const char *name_key, const char *list_key)
+static void text_pooled(FILE *f, const char *name, const char *const *enc, size_t n)
 {
-    json_t *l = json_object_get(c, list_key);
-    if (json_array_size(l) < 2) return;
-    size_t k;
-    json_t *x;
-    fprintf(f, "  %s pools %zu encoders:", str_at(c, name_key), json_array_size(l));
-    json_array_foreach(l, k, x) fprintf(f, "%s %s", k ? "," : "", json_string_value(x));
+    if (n < 2) return;
+    char *e;
+    fprintf(f, "  %s pools %zu encoders:", tx(name, &e), n);
+    free(e);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, "%s %s", k ? "," : "", tx(enc[k], &e));
+        free(e);
+    }
     fprintf(f, "\n");
 }
 
-static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to);
-
-static void text_compare(FILE *f, json_t *cmp)
+static void text_compare_pair(FILE *f, const struct rpt_table *t, size_t from, size_t to)
 {
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        text_compare_pair(f, cmp, i, j);
-    }
-}
-
-static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
-{
-    size_t i;
-    json_t *c = json_array_get(cmp, from);
+    const struct rpt_cmp *c0 = &t->cmp[from];
+    char *e[3];
+    const char *a = tx(c0->a, &e[0]), *b = tx(c0->b, &e[1]);
     fprintf(f, "%s vs %s: difference of test accuracy (%s − %s), 95%% paired bootstrap interval over the same test items, "
-               "two-sided p (B = %d, seed %d)\n", str_at(c, "a"), str_at(c, "b"), str_at(c, "a"), str_at(c, "b"), PRB_BOOT_B,
-            PRB_BOOT_SEED);
-    text_pooled(f, c, "a", "encoders_a");
-    text_pooled(f, c, "b", "encoders_b");
+               "two-sided p (B = %d, seed %d)\n", a, b, a, b, PRB_BOOT_B, PRB_BOOT_SEED);
+    free(e[0]);
+    free(e[1]);
+    text_pooled(f, c0->a, c0->enc_a, c0->n_enc_a);
+    text_pooled(f, c0->b, c0->enc_b, c0->n_enc_b);
     fprintf(f, "%-12s  %-10s  %5s  %8s  %17s  %8s  %7s\n", "task", "classifier", "n", "diff", "95% interval", "p", "mdd80");
-    for (i = from; i < to && (c = json_array_get(cmp, i)); i++) {
-        if (json_object_get(c, "error")) {
-            fprintf(f, "%-12s  %-10s  %s\n", str_at(c, "task"), str_at(c, "classifier"), str_at(c, "error"));
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *c = &t->cmp[i];
+        const char *task = tx(c->task, &e[0]), *clf = tx(c->classifier, &e[1]);
+        if (c->error) {
+            fprintf(f, "%-12s  %-10s  %s\n", task, clf, tx(c->error, &e[2]));
+            for (int k = 0; k < 3; k++) free(e[k]);
             continue;
         }
         char ci[48], p[32], mdd[32];
-        snprintf(ci, sizeof ci, "[%.2f, %.2f]", num_at(c, "lo"), num_at(c, "hi"));
-        if (!isnan(num_at(c, "p_floor"))) snprintf(p, sizeof p, "< %.3g", num_at(c, "p_floor"));
-        else snprintf(p, sizeof p, "%.3f", num_at(c, "p"));
-        fmt_num(mdd, sizeof mdd, num_at(c, "mdd80"), "%.2f");
-        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", str_at(c, "task"), str_at(c, "classifier"), num_at(c, "n_test"),
-                num_at(c, "delta"), ci, p, mdd);
+        snprintf(ci, sizeof ci, "[%.2f, %.2f]", c->lo, c->hi);
+        if (!isnan(c->p_floor)) snprintf(p, sizeof p, "< %.3g", c->p_floor);
+        else snprintf(p, sizeof p, "%.3f", c->p);
+        fmt_num(mdd, sizeof mdd, c->mdd80, "%.2f");
+        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", task, clf, (double)c->n_test, c->delta, ci, p, mdd);
+        free(e[0]);
+        free(e[1]);
     }
     fprintf(f, "mdd80: the smallest true difference this test set detects with 80%% power (informative only)\n\n");
+}
+
+static void text_compare(FILE *f, const struct rpt_table *t)
+{
+    for (size_t i = 0, j; i < t->n_cmp; i = j) {
+        j = rpt_pair_end(t, i);
+        text_compare_pair(f, t, i, j);
+    }
 }
 
 static int is_tree(const struct rpt_row *r) { return r->kind == RPT_K_DEP || r->kind == RPT_K_CONST; }
@@ -413,48 +419,20 @@ static char *text_escape(const char *s)
 
 char *rpt_text_escape(const char *s) { return text_escape(s); }
 
-/* every string of j (deep) through text_escape, in place */
-static void text_escape_json(json_t *j)
+/* The text report: names are escaped as they are written (tx). */
+static void text_out(FILE *f, const struct coll *c, const char *db_name, int filtered)
 {
-    const char *k;
-    size_t i;
-    json_t *v;
-    if (json_is_string(j)) {
-        char *e = text_escape(json_string_value(j));
-        if (e) json_string_set(j, e);
-        free(e);
-    } else if (json_is_object(j)) {
-        json_object_foreach(j, k, v) text_escape_json(v);
-    } else if (json_is_array(j)) {
-        json_array_foreach(j, i, v) text_escape_json(v);
-    }
-}
-
-static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered);
-
-/* The text report: the rows' names are escaped as they are written (tx), the comparisons' in a
- * copy (text_escape). */
-static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
-{
-    struct coll e = *c;
-    e.cmp = c->cmp ? json_deep_copy(c->cmp) : NULL;
-    text_escape_json(e.cmp);
-    char *d = text_escape(db);
-    text_out_raw(f, &e, d ? d : db, filtered);
-    free(d);
-    json_decref(e.cmp);
-}
-
-static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered)
-{
+    char *d = text_escape(db_name);
+    const char *db = d ? d : db_name;
     size_t np = json_array_size(c->probes), nt = json_array_size(c->trees);
     if (!np && !nt) {
         fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
         text_unfit(f, c->unfit, 1);
+        free(d);
         return;
     }
     if (np) text_aggregates(f, &c->rows);
-    if (c->cmp) text_compare(f, c->cmp);
+    text_compare(f, &c->rows);
     if (np) text_probes(f, &c->rows, np);
     int n_tree = 0, n_sp = 0;
     for (size_t i = 0; i < c->rows.n; i++) {
@@ -464,6 +442,7 @@ static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filt
     if (n_tree) text_trees(f, &c->rows, n_tree, np > 0);
     if (n_sp) text_structprobes(f, &c->rows, n_sp, np || n_tree);
     text_unfit(f, c->unfit, 1);
+    free(d);
 }
 
 /* ---- CSV ---- */
@@ -651,17 +630,17 @@ static void csv_aggregate(FILE *f, const struct rpt_row *a)
 }
 
 /* kind "comparison": run = "A vs B", metrics diff, lo, hi, p, mdd80 */
-static void csv_comparison(FILE *f, json_t *c)
+static void csv_comparison(FILE *f, const struct rpt_cmp *c)
 {
     struct sp_buf who = { 0 };
-    sp_buf_printf(&who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
+    sp_buf_printf(&who, "%s vs %s", c->a, c->b);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who.p; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
-    static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
+    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who.p; o.v[C_TASK] = c->task; o.v[C_CLF] = c->classifier;
+    const double v[] = { c->delta, c->lo, c->hi, c->p, c->p_floor, c->se, c->mdd80 };
     static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",
                                         "accuracy_diff_se", "mdd80" };
-    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(c, "n_test"));
-    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], num_at(c, k[i]));
+    emit_int(&o, "test", NULL, "n", c->n_test);
+    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], v[i]);
     sp_buf_free(&who);
     sp_buf_free(&o.enc);
 }
@@ -683,7 +662,7 @@ static void csv_out(FILE *f, const struct coll *c)
     json_t *row;
     for (i = 0; i < c->rows.n; i++)
         if (rpt_is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
-    json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
+    for (i = 0; i < c->rows.n_cmp; i++) csv_comparison(f, &c->rows.cmp[i]);
     for (i = 0; i < c->rows.n; i++)
         if (is_result(&c->rows.v[i])) csv_probe(f, &c->rows.v[i]);
     for (i = 0; i < c->rows.n; i++)
@@ -741,7 +720,7 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
                         const struct coll *c, int filtered)
 {
     struct rpt_figures fig = { .dir = o->figures };
-    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, &c->rows, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, &c->rows, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == RPT_HTML) {
@@ -757,8 +736,8 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == RPT_HTML) return rc;
-    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->unfit);
     else if (o->format == RPT_JSON) json_out(f, c);
     else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
@@ -781,17 +760,13 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
             if (!keep) json_object_del(c->unfit, name);
         }
     }
-    if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
-        json_t *one = rpt_compare(&c->rows, o->compare.v[k], o->compare.v[k + 1]);
-        int none = !json_array_size(one);
-        json_array_extend(c->cmp, one);
-        json_decref(one);
-        if (none)
+        if (!rpt_compare(&c->rows, o->compare.v[k], o->compare.v[k + 1]))
             return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
                             "names less their -TASK suffix, or shell patterns matching them)", o->compare.v[k],
                             o->compare.v[k + 1]);
     }
+    if (o->compare.n) c->cmp = rpt_cmp_json(&c->rows);   /* for --format json */
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
     size_t total = json_array_size(c->probes) + json_array_size(c->trees);

@@ -18,6 +18,8 @@
 
 /* ---- reading the stored JSON ---- */
 
+#define keep rpt_table_keep
+
 json_t *rpt_jpath(json_t *j, const char *path)
 {
     char buf[128];
@@ -66,7 +68,7 @@ const char *rpt_encoder_label(json_t *row, struct sp_buf *b)
 
 
 /* s kept for the table's lifetime (NULL stays NULL) */
-static const char *keep(struct rpt_table *t, const char *s)
+const char *rpt_table_keep(struct rpt_table *t, const char *s)
 {
     if (!s) return NULL;
     if (t->n_str == t->cap_str) {
@@ -413,6 +415,11 @@ void rpt_table_free(struct rpt_table *t)
         detail_free(t->v[i].detail);
     }
     for (size_t i = 0; i < t->n_str; i++) free(t->strs[i]);
+    for (size_t i = 0; i < t->n_cmp; i++) {
+        free(t->cmp[i].enc_a);
+        free(t->cmp[i].enc_b);
+    }
+    free(t->cmp);
     free(t->strs);
     free(t->v);
     free(t->skipped);

@@ -118,11 +118,27 @@ struct rpt_row {
 
 struct rpt_skipped { const char *task, *why; };
 
+/* One paired comparison of encoders a and b (as --compare names them) on a task and classifier
+ * (report/agg.h: rpt_compare): the difference of test accuracy a − b, its 95% paired bootstrap
+ * interval and p-value, se and mdd80 (points; NAN where undefined, p_floor NAN unless p is at the
+ * bootstrap's floor); error: why there is none (NULL when there is). */
+struct rpt_cmp {
+    const char *task, *classifier, *a, *b;
+    const char **enc_a, **enc_b;  /* the encoder labels each side pooled (owned by the table) */
+    size_t n_enc_a, n_enc_b;
+    int n_seeds_a, n_seeds_b;
+    const char *error;
+    long n_test, n_invalid;
+    double delta, lo, hi, p, p_floor, se, mdd80;
+};
+
 struct rpt_table {
     struct rpt_row *v;
     size_t n;
     struct rpt_skipped *skipped;  /* the tasks a job skipped (the protocol cannot run on them), and why */
     size_t n_skipped;
+    struct rpt_cmp *cmp;          /* the comparisons asked for (rpt_compare), pair by pair */
+    size_t n_cmp;
     char **strs;                  /* the strings the rows point into (owned) */
     size_t n_str, cap_str;
 };
@@ -130,6 +146,8 @@ struct rpt_table {
 /* Every result of store db as rows. SP_OK; SP_ESTORE with ctx->err (t is empty then). */
 int rpt_table_load(struct stg_ctx *ctx, const char *db, struct rpt_table *t);
 void rpt_table_free(struct rpt_table *t);
+/* s (NULL stays NULL) copied for the table's lifetime. */
+const char *rpt_table_keep(struct rpt_table *t, const char *s);
 /* The rows of results already read (the report's collected rows: report/report.h), their
  * aggregates over seeds (report/agg.h) first, without the skipped tasks; db (NULL: none) names the
  * runs' kinds. aggs (NULL: not wanted): the aggregates as `report --format json` prints them, a new

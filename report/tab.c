@@ -668,66 +668,64 @@ static void dependency_table(struct rpt_tab_set *s, const struct rpt_table *rows
 
 /* ---- --compare ---- */
 
-static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to);
-
 /* " A pools 3 encoders: x, y, z." for each side whose name matched several, into b; its text */
-static const char *pooled_note(struct sp_buf *b, json_t *c)
+static const char *pooled_note(struct sp_buf *b, const struct rpt_cmp *c)
 {
-    static const char *const keys[2][2] = { { "a", "encoders_a" }, { "b", "encoders_b" } };
+    const char *name[2] = { c->a, c->b };
+    const char *const *enc[2] = { c->enc_a, c->enc_b };
+    size_t n[2] = { c->n_enc_a, c->n_enc_b };
     for (int k = 0; k < 2; k++) {
-        json_t *l = json_object_get(c, keys[k][1]), *x;
-        if (json_array_size(l) < 2) continue;
-        size_t i;
-        sp_buf_printf(b, " %s pools %zu encoders:", str(c, keys[k][0]), json_array_size(l));
-        json_array_foreach(l, i, x) sp_buf_printf(b, "%s %s", i ? "," : "", json_string_value(x));
+        if (n[k] < 2) continue;
+        sp_buf_printf(b, " %s pools %zu encoders:", name[k], n[k]);
+        for (size_t i = 0; i < n[k]; i++) sp_buf_printf(b, "%s %s", i ? "," : "", enc[k][i]);
         sp_buf_puts(b, ".");
     }
     sp_buf_put(b, "", 1);
     return b->p;
 }
 
-static void compare_table(struct rpt_tab_set *s, json_t *cmp)
+static void compare_pair_table(struct rpt_tab_set *s, const struct rpt_table *rows, size_t from, size_t to)
 {
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        compare_pair_table(s, cmp, i, j);
-    }
-}
-
-static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to)
-{
-    json_t *c0 = json_array_get(cmp, from), *x;
-    size_t i;
+    const struct rpt_cmp *c0 = &rows->cmp[from];
     struct rpt_tab *t = tab_new(s, "compare", 7);
     struct sp_buf pool = { 0 };
     t->align[1] = 'l';
     tab_caption(t, "%s vs %s: difference of test accuracy (%s − %s, points, one decimal), its 95%% paired bootstrap "
                    "interval over the same test items (B = %d, seed %d), the two-sided p-value (three decimals) and "
-                   "mdd80, the smallest true difference this test set detects with 80%% power.%s", str(c0, "a"),
-                str(c0, "b"), str(c0, "a"), str(c0, "b"), PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
+                   "mdd80, the smallest true difference this test set detects with 80%% power.%s", c0->a, c0->b, c0->a,
+                c0->b, PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
     sp_buf_free(&pool);
     struct rpt_tab_cell *h = row_add(t, RPT_ROW_HEAD);
     static const char *const head[7] = { "task", "classifier", "n", "difference", "95% interval", "p", "mdd80" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
-    for (i = from; i < to && (x = json_array_get(cmp, i)); i++) {
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *x = &rows->cmp[i];
         struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
-        c_text(&c[0], str(x, "task"));
-        c_text(&c[1], str(x, "classifier"));
-        if (json_object_get(x, "error")) { c_text(&c[3], str(x, "error")); continue; }
-        c_count(&c[2], num(x, "n_test"), num(x, "n_test"));
-        c[3].kind = RPT_CELL_SIGNED; c[3].v = num(x, "delta"); c[3].prec = RPT_TAB_PCT;
-        c[4].kind = RPT_CELL_INTERVAL; c[4].lo = num(x, "lo"); c[4].hi = num(x, "hi"); c[4].prec = RPT_TAB_PCT;
-        if (!isnan(num(x, "p_floor"))) {
+        c_text(&c[0], x->task);
+        c_text(&c[1], x->classifier);
+        if (x->error) { c_text(&c[3], x->error); continue; }
+        c_count(&c[2], (double)x->n_test, (double)x->n_test);
+        c[3].kind = RPT_CELL_SIGNED; c[3].v = x->delta; c[3].prec = RPT_TAB_PCT;
+        c[4].kind = RPT_CELL_INTERVAL; c[4].lo = x->lo; c[4].hi = x->hi; c[4].prec = RPT_TAB_PCT;
+        if (!isnan(x->p_floor)) {
             char p[64], f[32];
-            snprintf(p, sizeof p, "< %s", rpt_tab_num(f, sizeof f, num(x, "p_floor"), RPT_TAB_P));
+            snprintf(p, sizeof p, "< %s", rpt_tab_num(f, sizeof f, x->p_floor, RPT_TAB_P));
             c_text(&c[5], p);
         } else {
-            c_num(&c[5], num(x, "p"), RPT_TAB_P);
+            c_num(&c[5], x->p, RPT_TAB_P);
         }
-        c_num(&c[6], num(x, "mdd80"), RPT_TAB_PCT);
+        c_num(&c[6], x->mdd80, RPT_TAB_PCT);
     }
     tab_finish(t);
+}
+
+static void compare_table(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    for (size_t i = 0, j; i < rows->n_cmp; i = j) {
+        j = rpt_pair_end(rows, i);
+        compare_pair_table(s, rows, i, j);
+    }
 }
 
 /* ---- the set ---- */
@@ -767,8 +765,7 @@ static void made_by(struct rpt_tab_set *s, json_t *rows, json_t *seen)
     }
 }
 
-void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
-                   json_t *cmp)
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees)
 {
     memset(s, 0, sizeof *s);
     s->store = sp_xstrdup(db ? db : "");
@@ -779,7 +776,7 @@ void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table
     made_by(s, trees, seen);
     json_decref(seen);
     probing_tables(s, rows);
-    compare_table(s, cmp);
+    compare_table(s, rows);
     layer_tables(s, rows);
     token_tables(s, rows);
     structprobe_table(s, rows);

@@ -66,7 +66,7 @@ int main(void)
     json_t *none = json_array();
     struct rpt_table rows = { .v = agg, .n = 2 };
     struct rpt_tab_set s;
-    rpt_tab_build(&s, "x.db", &rows, none, none, NULL);
+    rpt_tab_build(&s, "x.db", &rows, none, none);
     T_EQ_INT(s.n, 1);
     if (s.n == 1) {
         const struct rpt_tab *t = &s.t[0];
