@@ -132,6 +132,7 @@ static json_t *aggregate_one(const struct group *g, struct rpt_row *r)
     r->id = 0;
     r->seed = -1;
     r->corpus = "";
+    r->vectors = r->partition = "";
     r->encoder = r0->encoder;
     r->layer = r0->layer;
     r->task = r0->task;
@@ -333,20 +334,4 @@ const char *rpt_fmt_num(char *buf, size_t n, const char *fmt, double v)
     /* "-0.0", "-0.00": a negative that rounds to zero prints as zero */
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
     return buf;
-}
-
-/* distinct string values of key over arr whose keep(x) holds, first-appearance order (a new array) */
-json_t *rpt_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
-{
-    json_t *out = json_array(), *seen = json_object(), *x;
-    size_t i;
-    json_array_foreach(arr, i, x) {
-        if (keep && !keep(x, arg)) continue;
-        const char *v = rpt_jpath_str(x, key);
-        if (json_object_get(seen, v)) continue;
-        json_object_set_new(seen, v, json_true());
-        json_array_append_new(out, json_string(v));
-    }
-    json_decref(seen);
-    return out;
 }

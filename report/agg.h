@@ -54,10 +54,6 @@ json_t *rpt_jpath(json_t *j, const char *path);
 double rpt_jpath_num(json_t *j, const char *path);
 const char *rpt_jpath_str(json_t *j, const char *path);
 
-/* The distinct string values of key over the objects of arr whose keep(x, arg) holds (keep NULL:
- * all), in first-appearance order: a new array. */
-json_t *rpt_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg);
-
 /* A number formatted with fmt into buf, "–" for NaN, and never "-0.0" (a negative that rounds to
  * zero prints as zero): every report format writes its numbers through here, so they agree. */
 const char *rpt_fmt_num(char *buf, size_t n, const char *fmt, double v);

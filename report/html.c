@@ -30,28 +30,35 @@ static const char css[] =
     "gap:.1em 1em;margin:.4em 0;font-size:92%}dl.exp dt{color:#555}dl.exp dd{margin:0}code{font-size:92%}"
     "pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:80%}details{margin:.3em 0}nav a{margin-right:1em}";
 
-#define at rpt_jpath
-#define num rpt_jpath_num
-#define str rpt_jpath_str
 #define cell_num rpt_page_cell
 
-/* a string once into a set (an object) that keeps first-appearance order */
-static void set_add(json_t *set, const char *s)
+/* strings once each, in first-appearance order */
+struct set { char **v; size_t n; };
+
+static void set_add(struct set *set, const char *s)
 {
-    if (s && *s && !json_object_get(set, s)) json_object_set_new(set, s, json_true());
+    if (!s || !*s) return;
+    for (size_t i = 0; i < set->n; i++)
+        if (!strcmp(set->v[i], s)) return;
+    set->v = sp_xrealloc(set->v, sizeof *set->v * (set->n + 1));
+    set->v[set->n++] = sp_xstrdup(s);
 }
 
-static void list_set(FILE *f, json_t *set, const char *sep)
+static void set_free(struct set *set)
 {
-    const char *k;
-    json_t *v;
-    int first = 1;
-    json_object_foreach(set, k, v) {
-        if (!first) fputs(sep, f);
-        rpt_html_text(f, k);
-        first = 0;
+    for (size_t i = 0; i < set->n; i++) free(set->v[i]);
+    free(set->v);
+}
+
+static void list_set(FILE *f, const struct set *set, const char *sep)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (i) fputs(sep, f);
+        rpt_html_text(f, set->v[i]);
     }
 }
+
+static int is_result(const struct rpt_row *r) { return rpt_is_probe(r) && (r->flags & RPT_F_SEED); }
 
 static int is_sentence_agg(const struct rpt_row *a) { return rpt_is_agg(a) && a->kind == RPT_K_PROBE; }
 static int sentence_agg(const struct rpt_row *a, const char *arg) { (void)arg; return is_sentence_agg(a); }
@@ -61,72 +68,54 @@ static const char *f_method(const struct rpt_row *r) { return r->method; }
 
 /* ---- the header: what the experiment was ---- */
 
-/* The partition a result was trained and scored on, as its manifest says (tasks: the task's
- * params; token and structural probes: the manifest's own). */
-static const char *partition_of(json_t *row)
-{
-    json_t *p = at(row, "result.manifest.task.params.partition");
-    if (json_is_object(p)) return str(p, "text");          /* {"kind", "text", "seed"} (tasks build since 0.1.0) */
-    if (json_is_string(p)) return json_string_value(p);    /* a store written before */
-    return str(row, "result.manifest.partition");
-}
-
-/* whether that partition is a seeded re-split rather than the corpus's own */
-static int is_resplit(json_t *row)
-{
-    json_t *p = at(row, "result.manifest.task.params.partition");
-    if (json_is_object(p)) return !strcmp(str(p, "kind"), "resplit");
-    return !strncmp(partition_of(row), "re-split", 8);
-}
-
 static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
 {
-    json_t *jobs = json_object(), *commands = json_object(), *parts = json_object(), *seeds = json_object();
-    json_t *encs = json_object(), *layers = json_object(), *row;
-    size_t i;
-    json_t *lists[2] = { d->probes, d->trees };
+    struct set jobs = { 0 }, commands = { 0 }, parts = { 0 }, seeds = { 0 }, encs = { 0 };
+    struct layers { char *base; int *k; size_t n; } *layers = sp_xmalloc(sizeof *layers * (d->rows->n + 1));
+    size_t n_layers = 0, n_probe = 0, n_tree = 0;
+    const struct rpt_table *t = d->rows;
     struct sp_buf b = { 0 }, base = { 0 };
-    for (int l = 0; l < 2; l++)
-        json_array_foreach(lists[l], i, row) {
-            json_t *job = at(row, "result.manifest.job");
-            if (json_is_object(job)) {
+    for (int l = 0; l < 2; l++)   /* the probe results, then the tree evaluations */
+        for (size_t i = 0; i < t->n; i++) {
+            const struct rpt_row *row = &t->v[i];
+            if (l ? rpt_is_probe(row) : !is_result(row)) continue;
+            if (l) n_tree++; else n_probe++;
+            if (row->job_file) {
                 b.len = 0;
-                sp_buf_printf(&b, "%s (sha256 %.16s…)", str(job, "file"), str(job, "sha256"));
-                set_add(jobs, b.p);
+                sp_buf_printf(&b, "%s (sha256 %.16s…)", row->job_file, row->job_sha256);
+                set_add(&jobs, b.p);
             } else {
-                json_t *cmd = at(row, "result.manifest.command"), *w;
-                size_t k;
                 b.len = 0;
-                json_array_foreach(cmd, k, w) sp_buf_printf(&b, "%s%s", k ? " " : "", json_string_value(w) ? json_string_value(w) : "");
-                if (b.len && !strcmp(str(row, "result.manifest.command.1"), "run")) set_add(commands, b.p);
+                for (size_t k = 0; k < row->n_command; k++)
+                    sp_buf_printf(&b, "%s%s", k ? " " : "", row->command[k] ? row->command[k] : "");
+                if (b.len && row->n_command > 1 && row->command[1] && !strcmp(row->command[1], "run")) set_add(&commands, b.p);
             }
-            const char *part = partition_of(row);
-            if (*part) {
+            if (*row->partition) {
                 b.len = 0;
-                sp_buf_printf(&b, "%s: %s", l ? "structural probes" : strncmp(str(row, "task"), "token:", 6) ? "probing tasks"
-                                                                                                          : "token probes",
-                              part);
-                set_add(parts, b.p);
+                sp_buf_printf(&b, "%s: %s", l ? "structural probes" : row->kind == RPT_K_PROBE ? "probing tasks" : "token probes",
+                              row->partition);
+                set_add(&parts, b.p);
             }
             if (!l) {
                 char s[32];
-                snprintf(s, sizeof s, "%lld", (long long)num(row, "seed"));
-                set_add(seeds, s);
+                snprintf(s, sizeof s, "%lld", (long long)row->seed);
+                set_add(&seeds, s);
             }
         }
-    json_array_foreach(d->aggs, i, row) {
-        const char *enc = str(row, "encoder");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!rpt_is_agg(a)) continue;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);
         int k = stg_layer_of_run(enc, base.p, base.len);
-        if (k < 0) { set_add(encs, enc); continue; }
-        json_t *ls = json_object_get(layers, base.p);
-        if (!ls) { ls = json_array(); json_object_set_new(layers, base.p, ls); }
+        if (k < 0) { set_add(&encs, enc); continue; }
+        size_t x = 0;
+        while (x < n_layers && strcmp(layers[x].base, base.p)) x++;
+        if (x == n_layers) layers[n_layers++] = (struct layers){ sp_xstrdup(base.p), sp_xmalloc(sizeof(int) * (t->n + 1)), 0 };
         int seen = 0;
-        size_t j;
-        json_t *x;
-        json_array_foreach(ls, j, x) seen |= json_integer_value(x) == k;
-        if (!seen) json_array_append_new(ls, json_integer(k));
+        for (size_t j = 0; j < layers[x].n; j++) seen |= layers[x].k[j] == k;
+        if (!seen) layers[x].k[layers[x].n++] = k;
     }
     fputs("<dl class=\"exp\">", f);
     struct st_info in;
@@ -141,57 +130,51 @@ static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
         fputs(in.n_corpora ? "</dd>" : "none</dd>", f);
         st_info_free(&in);
     }
-    if (json_object_size(parts)) { fputs("<dt>partitions</dt><dd>", f); list_set(f, parts, "<br>"); fputs("</dd>", f); }
+    if (parts.n) { fputs("<dt>partitions</dt><dd>", f); list_set(f, &parts, "<br>"); fputs("</dd>", f); }
     fputs("<dt>encoders</dt><dd>", f);
-    const char *name;
-    json_t *ls;
     int first = 1;
-    json_object_foreach(layers, name, ls) {
+    for (size_t x = 0; x < n_layers; x++) {
         int lo = 1 << 30, hi = -1;
-        size_t j;
-        json_t *x;
-        json_array_foreach(ls, j, x) {
-            int k = (int)json_integer_value(x);
+        for (size_t j = 0; j < layers[x].n; j++) {
+            int k = layers[x].k[j];
             if (k < lo) lo = k;
             if (k > hi) hi = k;
         }
         fputs(first ? "" : "; ", f);
-        rpt_html_text(f, name);
-        if ((int)json_array_size(ls) == hi - lo + 1) fprintf(f, " layers %d–%d", lo, hi);
-        else fprintf(f, " %zu layers", json_array_size(ls));
+        rpt_html_text(f, layers[x].base);
+        if ((int)layers[x].n == hi - lo + 1) fprintf(f, " layers %d–%d", lo, hi);
+        else fprintf(f, " %zu layers", layers[x].n);
         first = 0;
+        free(layers[x].base);
+        free(layers[x].k);
     }
-    if (json_object_size(encs)) { fputs(first ? "" : "; ", f); list_set(f, encs, "; "); }
+    free(layers);
+    if (encs.n) { fputs(first ? "" : "; ", f); list_set(f, &encs, "; "); }
     fputs("</dd>", f);
-    if (json_object_size(seeds)) { fputs("<dt>probe seeds</dt><dd>", f); list_set(f, seeds, ", "); fputs("</dd>", f); }
-    if (json_object_size(jobs)) { fputs("<dt>job</dt><dd>", f); list_set(f, jobs, "; "); fputs("</dd>", f); }
-    else if (json_object_size(commands)) { fputs("<dt>made by</dt><dd><code>", f); list_set(f, commands, "</code>; <code>"); fputs("</code></dd>", f); }
+    if (seeds.n) { fputs("<dt>probe seeds</dt><dd>", f); list_set(f, &seeds, ", "); fputs("</dd>", f); }
+    if (jobs.n) { fputs("<dt>job</dt><dd>", f); list_set(f, &jobs, "; "); fputs("</dd>", f); }
+    else if (commands.n) { fputs("<dt>made by</dt><dd><code>", f); list_set(f, &commands, "</code>; <code>"); fputs("</code></dd>", f); }
     fputs("<dt>store</dt><dd><code>", f);
     rpt_html_text(f, d->db);
-    fprintf(f, "</code> · %zu probe results · %zu tree evaluations · synprobe %s</dd></dl>\n", json_array_size(d->probes),
-            json_array_size(d->trees), SP_VERSION);
+    fprintf(f, "</code> · %zu probe results · %zu tree evaluations · synprobe %s</dd></dl>\n", n_probe, n_tree, SP_VERSION);
     sp_buf_free(&b); sp_buf_free(&base);
-    json_decref(jobs); json_decref(commands); json_decref(parts); json_decref(seeds); json_decref(encs); json_decref(layers);
+    set_free(&jobs); set_free(&commands); set_free(&parts); set_free(&seeds); set_free(&encs);
 }
 
 /* What the reader must know before reading a number, once, at the top. */
 static void caveats(FILE *f, const struct rpt_data *d)
 {
     size_t i, n_small = 0, n_noint = 0, n_resplit = 0, n_agg = 0;
-    json_t *row;
     for (i = 0; i < d->rows->n; i++) {
         const struct rpt_row *a = &d->rows->v[i];
+        n_resplit += is_result(a) && (a->flags & RPT_F_RESPLIT);
         if (!rpt_is_agg(a)) continue;
         n_agg++;
         n_small += !!(a->flags & RPT_F_SMALL);
         n_noint += !!(a->flags & RPT_F_NOCI);
     }
-    json_t *resplit = json_object();
-    json_array_foreach(d->probes, i, row) {
-        if (is_resplit(row)) { n_resplit++; set_add(resplit, partition_of(row)); }
-    }
     size_t n_unfit = json_object_size(d->unfit);
-    if (!n_small && !n_noint && !n_resplit && !n_unfit) { json_decref(resplit); return; }
+    if (!n_small && !n_noint && !n_resplit && !n_unfit) return;
     fputs("<div class=\"warn\"><b>Read with care</b><ul>", f);
     if (n_small)
         fprintf(f, "<li>%zu of %zu results (marked <span class=\"flag\">!</span>) have fewer than %d test items: too few to "
@@ -207,7 +190,6 @@ static void caveats(FILE *f, const struct rpt_data *d)
                    "and probes (<a href=\"#skipped\">the tasks and why</a>).</li>", n_unfit, n_unfit == 1 ? "" : "s",
                 n_unfit == 1 ? "s" : "ve", n_unfit == 1 ? "it" : "them", n_unfit == 1 ? "its" : "their");
     fputs("</ul></div>\n", f);
-    json_decref(resplit);
 }
 
 /* ---- probing: the encoder x task table and its chart, per classifier ---- */
@@ -491,36 +473,34 @@ static void layers_section(struct rpt_page *p, const struct rpt_table *t)
 
 /* ---- manifests ---- */
 
-static void manifest_one(FILE *f, json_t *row, const char *kind)
+static void manifest_one(FILE *f, const struct rpt_row *row)
 {
-    json_t *m = at(row, "result.manifest");
-    fprintf(f, "<details><summary>%s %lld: ", kind, (long long)num(row, "id"));
-    if (!strcmp(kind, "probe")) {
-        rpt_html_text(f, str(row, "task"));
+    fprintf(f, "<details><summary>%s %lld: ", rpt_is_probe(row) ? "probe" : "tree", (long long)row->id);
+    if (rpt_is_probe(row)) {
+        rpt_html_text(f, row->task);
         fputs(" / ", f);
-        rpt_html_text(f, str(row, "classifier"));
-        fprintf(f, " / seed %lld / ", (long long)num(row, "seed"));
-        rpt_html_text(f, str(row, "run"));
+        rpt_html_text(f, row->method);
+        fprintf(f, " / seed %lld / ", (long long)row->seed);
+        rpt_html_text(f, row->run ? row->run : "");
     } else {
-        rpt_html_text(f, str(row, "method"));
+        rpt_html_text(f, row->method);
         fputs(" / ", f);
-        rpt_html_text(f, str(row, "corpus"));
+        rpt_html_text(f, row->corpus);
     }
     fputs("</summary><pre>", f);
-    char *s = m ? json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
-    rpt_html_text(f, s ? s : "(no manifest)");
-    free(s);
+    rpt_html_text(f, row->manifest ? row->manifest : "(no manifest)");
     fputs("</pre></details>\n", f);
 }
 
-static int has_method(json_t *trees, const char *prefix, int want)
+/* whether a tree evaluation's method starts with prefix (want 1); want 0: one that does not and is
+ * neither a structural probe nor a dependency tree */
+static int has_method(const struct rpt_table *t, const char *prefix, int want)
 {
-    size_t i;
-    json_t *row;
-    json_array_foreach(trees, i, row) {
-        int m = !strncmp(str(row, "method"), prefix, strlen(prefix));
-        if (want ? m : !m && strncmp(str(row, "method"), "structprobe:", 12) && strncmp(str(row, "method"), "dependency:", 11))
-            return 1;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        int m = !strncmp(row->method, prefix, strlen(prefix));
+        if (want ? m : !m && strncmp(row->method, "structprobe:", 12) && strncmp(row->method, "dependency:", 11)) return 1;
     }
     return 0;
 }
@@ -536,9 +516,9 @@ static void nav(FILE *f, const struct rpt_data *d)
     struct { const char *id, *name; int on; } s[] = {
         { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 || json_object_size(d->unfit) },
         { "compare", "Comparison", d->rows->n_cmp > 0 }, { "control", "Control tasks", n_ctl > 0 },
-        { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->trees, "", 0) },
-        { "dependency", "Dependency trees", has_method(d->trees, "dependency:", 1) },
-        { "structprobe", "Structural probes", has_method(d->trees, "structprobe:", 1) }, { "corpora", "Corpora", 1 },
+        { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->rows, "", 0) },
+        { "dependency", "Dependency trees", has_method(d->rows, "dependency:", 1) },
+        { "structprobe", "Structural probes", has_method(d->rows, "structprobe:", 1) }, { "corpora", "Corpora", 1 },
         { "manifest", "Manifest", 1 } };
     fputs("<nav>", f);
     for (size_t k = 0; k < sizeof s / sizeof *s; k++)
@@ -568,10 +548,10 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     int rc = rpt_corpora(p, db, err, errlen);
     fprintf(f, "<section id=\"manifest\"><h2>Manifest</h2><p>Every number above comes from one of these stored results: the "
                "command or job that made it, versions, data hashes, seeds and every option.</p>\n");
-    size_t i;
-    json_t *row;
-    json_array_foreach(d->probes, i, row) manifest_one(f, row, "probe");
-    json_array_foreach(d->trees, i, row) manifest_one(f, row, "tree");
+    for (size_t i = 0; i < d->rows->n; i++)
+        if (is_result(&d->rows->v[i])) manifest_one(f, &d->rows->v[i]);
+    for (size_t i = 0; i < d->rows->n; i++)
+        if (!rpt_is_probe(&d->rows->v[i])) manifest_one(f, &d->rows->v[i]);
     fprintf(f, "</section>\n</body></html>\n");
     return rc;
 }

@@ -25,8 +25,7 @@
 struct rpt_table;
 struct rpt_data {
     const char *db;                     /* the store's path, for the page */
-    json_t *aggs, *probes, *trees;      /* as report.c collects them */
-    const struct rpt_table *rows;       /* the same results as typed rows and the comparisons (report/rows.h) */
+    const struct rpt_table *rows;       /* the results and the comparisons as typed rows (report/rows.h) */
     struct rpt_figures *fig;            /* NULL: no figures */
     json_t *unfit;                      /* {"TASK": "why"}: tasks without results (a job skipped them), or NULL */
 };

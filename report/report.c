@@ -157,9 +157,6 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts 
 
 /* ---- field access ---- */
 
-#define at rpt_jpath
-#define num_at rpt_jpath_num
-#define str_at rpt_jpath_str
 
 /* ---- text ---- */
 
@@ -720,7 +717,7 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
                         const struct coll *c, int filtered)
 {
     struct rpt_figures fig = { .dir = o->figures };
-    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, &c->rows, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_data d = { o->db, &c->rows, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == RPT_HTML) {
@@ -736,8 +733,8 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == RPT_HTML) return rc;
-    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->unfit);
-    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->unfit);
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->unfit);
     else if (o->format == RPT_JSON) json_out(f, c);
     else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);

@@ -95,6 +95,7 @@ static struct rpt_row *add(struct rpt_table *t, size_t *cap)
     r->corpus = "";
     r->encoder = "";
     r->vectors = "";
+    r->partition = "";
     r->items.n = -1;
     return r;
 }
@@ -227,6 +228,31 @@ static void detail_free(struct rpt_probe_detail *d)
     free(d);
 }
 
+/* what a result's manifest says about it: partition, job, command line, the manifest whole */
+static void manifest_of(struct rpt_table *t, struct rpt_row *r, json_t *res)
+{
+    json_t *m = json_object_get(res, "manifest");
+    json_t *p = rpt_jpath(m, "task.params.partition");   /* tasks: {"kind", "text", "seed"} (tasks build since 0.1.0) */
+    const char *part = json_is_object(p) ? rpt_jpath_str(p, "text") : json_is_string(p) ? json_string_value(p)   /* before */
+                     : rpt_jpath_str(m, "partition");                                  /* token and structural probes */
+    r->partition = keep(t, part);
+    if (json_is_object(p) ? !strcmp(rpt_jpath_str(p, "kind"), "resplit") : !strncmp(part, "re-split", 8)) r->flags |= RPT_F_RESPLIT;
+    json_t *job = json_object_get(m, "job"), *cmd = json_object_get(m, "command"), *w;
+    if (json_is_object(job)) {
+        r->job_file = keep(t, rpt_jpath_str(job, "file"));
+        r->job_sha256 = keep(t, rpt_jpath_str(job, "sha256"));
+    }
+    if (json_is_array(cmd)) {
+        size_t k;
+        r->flags |= RPT_F_COMMAND;
+        r->command = sp_xmalloc(sizeof *r->command * (json_array_size(cmd) + 1));
+        json_array_foreach(cmd, k, w) r->command[r->n_command++] = keep(t, json_string_value(w));
+    }
+    char *s = m ? json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
+    r->manifest = keep(t, s);
+    free(s);
+}
+
 /* where the vectors of a probe result came from: the run, else the file */
 static const char *vectors_of(json_t *row)
 {
@@ -268,6 +294,7 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         r->vectors = keep(t, vectors_of(p));
         items_of(t, r, res);
         r->detail = detail_of(t, res);
+        manifest_of(t, r, res);
     }
     sp_buf_free(&label);
 }
@@ -335,6 +362,7 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
         r->n = count_at(res, "n_sentences");
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         tree_figures(r, res);
+        manifest_of(t, r, res);
         if (!strncmp(r->method, "structprobe:", 12)) {
             r->kind = RPT_K_STRUCTPROBE;
             r->task = "structprobe";
@@ -413,6 +441,7 @@ void rpt_table_free(struct rpt_table *t)
         free(t->v[i].items.den);
         free(t->v[i].bins);
         detail_free(t->v[i].detail);
+        free(t->v[i].command);
     }
     for (size_t i = 0; i < t->n_str; i++) free(t->strs[i]);
     for (size_t i = 0; i < t->n_cmp; i++) {

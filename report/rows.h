@@ -31,6 +31,8 @@ enum {
     RPT_F_BASELINE = 16,    /* a tree baseline */
     RPT_F_LINEAR = 32,      /* a structural probe's result holds the linear baseline on its test sentences */
     RPT_F_BINS = 64,        /* a constituency result holds Protocol B's F1 by sentence length (bins, n_bins) */
+    RPT_F_RESPLIT = 128,    /* trained and scored on a seeded re-split of a corpus, not its own partition */
+    RPT_F_COMMAND = 256,    /* the manifest records the command line (command, n_command) */
 };
 
 /* A tree evaluation's figures, fig[RPT_T_*] (NAN where its result has none): percentages 0..100,
@@ -109,6 +111,12 @@ struct rpt_row {
     long n;                       /* test items (sentences for tree rows); -1: unknown */
     int n_seeds, seed;            /* aggregates: seeds and -1; one result: 1 and its seed */
     const char *vectors;          /* probe results: the run, else the vectors file ("" when neither) */
+    /* results (not aggregates): from the result's manifest */
+    const char *partition;        /* the partition it was trained and scored on, in words ("" when none) */
+    const char *job_file, *job_sha256;   /* the job that made it ("" where missing); job_file NULL: none recorded */
+    const char **command;         /* RPT_F_COMMAND: its command line, n_command words (NULL: not a string; owned) */
+    size_t n_command;
+    const char *manifest;         /* the manifest as JSON text, indented one space a level; NULL when none */
     double fig[RPT_T_COUNT];      /* tree rows: the figures of the evaluation (enum rpt_tfig) */
     struct rpt_len_bin *bins;     /* RPT_F_BINS: n_bins of them (owned by the table) */
     size_t n_bins;

@@ -13,9 +13,6 @@
 #include "report/agg.h"
 #include "report/rows.h"
 
-#define at rpt_jpath
-#define num rpt_jpath_num
-#define str rpt_jpath_str
 
 /* ---- numbers and cells ---- */
 
@@ -730,51 +727,49 @@ static void compare_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 
 /* ---- the set ---- */
 
-static void add_distinct(char ***list, int *n, json_t *seen, const char *text)
+/* text once into *list, unless it is in either of the set's lists already */
+static void add_distinct(struct rpt_tab_set *s, char ***list, int *n, const char *text)
 {
-    if (json_object_get(seen, text)) return;
-    json_object_set_new(seen, text, json_true());
+    for (int i = 0; i < s->n_job; i++)
+        if (!strcmp(s->job[i], text)) return;
+    for (int i = 0; i < s->n_made_by; i++)
+        if (!strcmp(s->made_by[i], text)) return;
     *list = sp_xrealloc(*list, sizeof **list * (size_t)(*n + 1));
     (*list)[(*n)++] = sp_xstrdup(text);
 }
 
-static void made_by(struct rpt_tab_set *s, json_t *rows, json_t *seen)
+/* the jobs and commands that made the results, from their manifests */
+static void made_by(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i;
-    json_t *row;
-    json_array_foreach(rows, i, row) {
-        json_t *job = at(row, "result.manifest.job");
-        if (json_is_object(job) && *str(job, "file")) {
-            struct sp_buf j = { 0 };
-            sp_buf_printf(&j, "%s%s%s%s", str(job, "file"), *str(job, "sha256") ? " (sha256 " : "", str(job, "sha256"),
-                          *str(job, "sha256") ? ")" : "");
-            add_distinct(&s->job, &s->n_job, seen, j.p);
-            sp_buf_free(&j);
+    for (int l = 0; l < 2; l++)   /* the probe results, then the tree evaluations */
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (l ? rpt_is_probe(r) : !(rpt_is_probe(r) && (r->flags & RPT_F_SEED))) continue;
+            if (l) s->n_tree++; else s->n_probe++;
+            if (r->job_file && *r->job_file) {
+                struct sp_buf j = { 0 };
+                sp_buf_printf(&j, "%s%s%s%s", r->job_file, *r->job_sha256 ? " (sha256 " : "", r->job_sha256,
+                              *r->job_sha256 ? ")" : "");
+                add_distinct(s, &s->job, &s->n_job, j.p);
+                sp_buf_free(&j);
+            }
+            if (!(r->flags & RPT_F_COMMAND)) continue;
+            struct sp_buf b = { 0 };
+            for (size_t k = 0; k < r->n_command; k++) {
+                if (k) sp_buf_put(&b, " ", 1);
+                sp_buf_puts(&b, r->command[k] ? r->command[k] : "?");
+            }
+            sp_buf_put(&b, "", 1);
+            add_distinct(s, &s->made_by, &s->n_made_by, b.p);
+            sp_buf_free(&b);
         }
-        json_t *cmd = at(row, "result.manifest.command"), *w;
-        if (!json_is_array(cmd)) continue;
-        struct sp_buf b = { 0 };
-        size_t k;
-        json_array_foreach(cmd, k, w) {
-            if (k) sp_buf_put(&b, " ", 1);
-            sp_buf_puts(&b, json_is_string(w) ? json_string_value(w) : "?");
-        }
-        sp_buf_put(&b, "", 1);
-        add_distinct(&s->made_by, &s->n_made_by, seen, b.p);
-        sp_buf_free(&b);
-    }
 }
 
-void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees)
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows)
 {
     memset(s, 0, sizeof *s);
     s->store = sp_xstrdup(db ? db : "");
-    s->n_probe = json_array_size(probes);
-    s->n_tree = json_array_size(trees);
-    json_t *seen = json_object();
-    made_by(s, probes, seen);
-    made_by(s, trees, seen);
-    json_decref(seen);
+    made_by(s, rows);
     probing_tables(s, rows);
     compare_table(s, rows);
     layer_tables(s, rows);

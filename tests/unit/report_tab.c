@@ -63,10 +63,9 @@ int main(void)
     agg[0].base = (struct rpt_baselines){ 52.0, NAN, NAN, -0.04, NAN, NAN, NAN };
     agg[1].base = (struct rpt_baselines){ 52.0, NAN, NAN, 3.0, NAN, NAN, NAN };
     for (int i = 0; i < 2; i++) agg[i].corpus = "", agg[i].layer = agg[i].seed = -1, agg[i].dev = NAN;
-    json_t *none = json_array();
     struct rpt_table rows = { .v = agg, .n = 2 };
     struct rpt_tab_set s;
-    rpt_tab_build(&s, "x.db", &rows, none, none);
+    rpt_tab_build(&s, "x.db", &rows);
     T_EQ_INT(s.n, 1);
     if (s.n == 1) {
         const struct rpt_tab *t = &s.t[0];
@@ -90,6 +89,5 @@ int main(void)
         sp_buf_free(&c);
     }
     rpt_tab_free(&s);
-    json_decref(none);
     return T_DONE();
 }
