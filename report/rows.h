@@ -7,12 +7,20 @@
  *     mean test accuracy, sd, the 95% bootstrap interval, n test items, the seeds, the baselines'
  *     means and the flags; id 0, seed -1;
  *   - one stored probe result (RPT_K_PROBE or RPT_K_TOKEN with RPT_F_SEED): one seed, value = its
- *     test accuracy, dev = its dev accuracy, the baselines of that result;
+ *     test accuracy, dev = its dev accuracy, the baselines of that result, its per-item record
+ *     (the aggregates' intervals and the comparisons are computed from it) and the rest of the
+ *     result (detail: classes, confusion, grid);
  *   - one tree evaluation: a structural probe (RPT_K_STRUCTPROBE: value = UUAS), trees from
  *     attention (RPT_K_DEP: UAS; RPT_K_CONST: EVALB F1, Protocol A, all lengths), or a baseline of
- *     either (RPT_F_BASELINE, baseline = "right", "left", "random", "adjacent" or "gold").
+ *     either (RPT_F_BASELINE, baseline = "right", "left", "random", "adjacent" or "gold"); every
+ *     figure of the evaluation in fig[RPT_T_*] and Protocol B's F1 by length in bins.
+ * Results and tree evaluations also carry what their manifest says (partition, job, command line,
+ * the manifest as text). The table holds the comparisons `report --compare` asks for too (cmp).
  * Rows come in the store's order (oldest first): aggregates, then the probe results, then the tree
- * evaluations. Percentages are 0..100; a missing number is NAN, a missing count -1. */
+ * evaluations. Percentages are 0..100; a missing number is NAN, a missing count -1.
+ *
+ * rows.c is the one place that reads the stored results' JSON; `report --format json` prints the
+ * collected JSON whole (the store boundary), its aggregates and comparisons made from the rows. */
 #ifndef SP_RPT_ROWS_H
 #define SP_RPT_ROWS_H
 
