@@ -18,7 +18,6 @@
 
 /* ---- reading the stored JSON ---- */
 
-#define keep rpt_table_keep
 
 json_t *rpt_jpath(json_t *j, const char *path)
 {
@@ -123,7 +122,7 @@ static const char *model_of(struct rpt_table *t, struct st_db *db, json_t *cache
     char err[SP_ERRLEN];
     const char *m = NULL;
     if (st_run_info(db, run, &ri, err, sizeof err) == SP_OK) {
-        m = ri.kind ? keep(t, ri.kind) : NULL;
+        m = ri.kind ? rpt_table_keep(t, ri.kind) : NULL;
         st_run_info_free(&ri);
     }
     json_object_set_new(cache, run, m ? json_string(m) : json_null());
@@ -167,7 +166,7 @@ static void items_of(struct rpt_table *t, struct rpt_row *r, json_t *res)
         free(key);
         return;
     }
-    r->items = (struct rpt_items){ keep(t, key), (long)N, num, den };
+    r->items = (struct rpt_items){ rpt_table_keep(t, key), (long)N, num, den };
     free(key);
 }
 
@@ -184,18 +183,18 @@ static struct rpt_probe_detail *detail_of(struct rpt_table *t, json_t *res)
     d->control_dev = rpt_jpath_num(res, "baselines.control.devacc");
     d->has_length = rpt_jpath(res, "baselines.length") != NULL;
     d->has_control = rpt_jpath(res, "baselines.control") != NULL;
-    d->split = keep(t, rpt_jpath_str(res, "metrics.split"));
+    d->split = rpt_table_keep(t, rpt_jpath_str(res, "metrics.split"));
     d->macro_f1 = rpt_jpath_num(res, "metrics.macro_f1");
     json_t *pcs = rpt_jpath(res, "metrics.per_class"), *pc, *x;
     size_t i, j;
     d->cls = sp_xmalloc(sizeof *d->cls * (json_array_size(pcs) + 1));
     json_array_foreach(pcs, i, pc)
-        d->cls[d->n_cls++] = (struct rpt_class_score){ keep(t, rpt_jpath_str(pc, "class")), rpt_jpath_num(pc, "precision"),
+        d->cls[d->n_cls++] = (struct rpt_class_score){ rpt_table_keep(t, rpt_jpath_str(pc, "class")), rpt_jpath_num(pc, "precision"),
                                                        rpt_jpath_num(pc, "recall"), rpt_jpath_num(pc, "f1"),
                                                        rpt_jpath_num(pc, "support") };
     json_t *classes = json_object_get(res, "classes");
     d->classes = sp_xmalloc(sizeof *d->classes * (json_array_size(classes) + 1));
-    json_array_foreach(classes, i, x) d->classes[d->n_classes++] = keep(t, json_string_value(x));
+    json_array_foreach(classes, i, x) d->classes[d->n_classes++] = rpt_table_keep(t, json_string_value(x));
     json_t *cm = rpt_jpath(res, "metrics.confusion"), *row;
     size_t cells = 0;
     json_array_foreach(cm, i, row) cells += json_array_size(row);
@@ -235,21 +234,21 @@ static void manifest_of(struct rpt_table *t, struct rpt_row *r, json_t *res)
     json_t *p = rpt_jpath(m, "task.params.partition");   /* tasks: {"kind", "text", "seed"} (tasks build since 0.1.0) */
     const char *part = json_is_object(p) ? rpt_jpath_str(p, "text") : json_is_string(p) ? json_string_value(p)   /* before */
                      : rpt_jpath_str(m, "partition");                                  /* token and structural probes */
-    r->partition = keep(t, part);
+    r->partition = rpt_table_keep(t, part);
     if (json_is_object(p) ? !strcmp(rpt_jpath_str(p, "kind"), "resplit") : !strncmp(part, "re-split", 8)) r->flags |= RPT_F_RESPLIT;
     json_t *job = json_object_get(m, "job"), *cmd = json_object_get(m, "command"), *w;
     if (json_is_object(job)) {
-        r->job_file = keep(t, rpt_jpath_str(job, "file"));
-        r->job_sha256 = keep(t, rpt_jpath_str(job, "sha256"));
+        r->job_file = rpt_table_keep(t, rpt_jpath_str(job, "file"));
+        r->job_sha256 = rpt_table_keep(t, rpt_jpath_str(job, "sha256"));
     }
     if (json_is_array(cmd)) {
         size_t k;
         r->flags |= RPT_F_COMMAND;
         r->command = sp_xmalloc(sizeof *r->command * (json_array_size(cmd) + 1));
-        json_array_foreach(cmd, k, w) r->command[r->n_command++] = keep(t, json_string_value(w));
+        json_array_foreach(cmd, k, w) r->command[r->n_command++] = rpt_table_keep(t, json_string_value(w));
     }
     char *s = m ? json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
-    r->manifest = keep(t, s);
+    r->manifest = rpt_table_keep(t, s);
     free(s);
 }
 
@@ -273,13 +272,13 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         struct rpt_row *r = add(t, cap);
         r->flags = RPT_F_SEED;
         r->id = (int64_t)json_integer_value(json_object_get(p, "id"));
-        r->task = keep(t, rpt_jpath_str(p, "task"));
+        r->task = rpt_table_keep(t, rpt_jpath_str(p, "task"));
         r->kind = strncmp(r->task, "token:", 6) ? RPT_K_PROBE : RPT_K_TOKEN;
-        r->run = keep(t, json_string_value(json_object_get(p, "run")));
+        r->run = rpt_table_keep(t, json_string_value(json_object_get(p, "run")));
         r->model = model_of(t, db, cache, r->run);
-        r->encoder = keep(t, rpt_encoder_label(p, &label));
+        r->encoder = rpt_table_keep(t, rpt_encoder_label(p, &label));
         set_layer(r, r->encoder);
-        r->method = keep(t, rpt_jpath_str(p, "classifier"));
+        r->method = rpt_table_keep(t, rpt_jpath_str(p, "classifier"));
         r->metric = "acc";
         r->value = rpt_jpath_num(p, "test_acc");
         r->dev = rpt_jpath_num(p, "dev_acc");
@@ -291,7 +290,7 @@ static void probe_rows(struct rpt_table *t, size_t *cap, json_t *probes, struct 
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         r->n_seeds = 1;
         r->seed = (int)json_integer_value(json_object_get(p, "seed"));
-        r->vectors = keep(t, vectors_of(p));
+        r->vectors = rpt_table_keep(t, vectors_of(p));
         items_of(t, r, res);
         r->detail = detail_of(t, res);
         manifest_of(t, r, res);
@@ -351,14 +350,14 @@ static void tree_rows(struct rpt_table *t, size_t *cap, json_t *trees, struct st
         json_t *res = json_object_get(e, "result");
         struct rpt_row *r = add(t, cap);
         r->id = (int64_t)json_integer_value(json_object_get(e, "id"));
-        r->corpus = keep(t, rpt_jpath_str(e, "corpus"));
-        r->run = keep(t, json_string_value(json_object_get(e, "run")));
+        r->corpus = rpt_table_keep(t, rpt_jpath_str(e, "corpus"));
+        r->run = rpt_table_keep(t, json_string_value(json_object_get(e, "run")));
         r->model = model_of(t, db, cache, r->run);
         if (r->run) {
-            r->encoder = keep(t, rpt_encoder_label(e, &label));
+            r->encoder = rpt_table_keep(t, rpt_encoder_label(e, &label));
             set_layer(r, r->encoder);
         }
-        r->method = keep(t, rpt_jpath_str(e, "method"));
+        r->method = rpt_table_keep(t, rpt_jpath_str(e, "method"));
         r->n = count_at(res, "n_sentences");
         if (r->n >= 0 && r->n < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
         tree_figures(r, res);
@@ -427,7 +426,7 @@ int rpt_table_load(struct stg_ctx *ctx, const char *db_path, struct rpt_table *t
         t->skipped = sp_xmalloc(sizeof *t->skipped * json_object_size(unfit));
         json_object_foreach(unfit, name, why) {
             const char *w = json_string_value(why);
-            t->skipped[t->n_skipped++] = (struct rpt_skipped){ keep(t, name), keep(t, w ? w : "") };
+            t->skipped[t->n_skipped++] = (struct rpt_skipped){ rpt_table_keep(t, name), rpt_table_keep(t, w ? w : "") };
         }
     }
     json_decref(unfit);

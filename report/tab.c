@@ -172,8 +172,14 @@ static void tab_finish(struct rpt_tab *t)
 
 /* the aggregates of the results model (report/rows.h) */
 static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return rpt_is_agg(r); }
-static int token_of_classifier(const struct rpt_row *r, const char *clf) { return rpt_is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
-static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return rpt_is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
+static int token_of_classifier(const struct rpt_row *r, const char *clf)
+{
+    return rpt_is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf);
+}
+static int sentence_of_classifier(const struct rpt_row *r, const char *clf)
+{
+    return rpt_is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf);
+}
 static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
 static const char *f_task(const struct rpt_row *r) { return r->task; }
 static const char *f_method(const struct rpt_row *r) { return r->method; }
@@ -414,7 +420,8 @@ static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
     struct rpt_names clfs = rpt_rows_distinct(rows, f_method, any_agg, NULL);
     for (size_t ci = 0; ci < clfs.n; ci++) {
         const char *clf = clfs.v[ci];
-        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, token_of_classifier, clf), tasks = rpt_rows_distinct(rows, f_task, token_of_classifier, clf);
+        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, token_of_classifier, clf),
+                         tasks = rpt_rows_distinct(rows, f_task, token_of_classifier, clf);
         size_t nt = tasks.n;
         if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
