@@ -16,8 +16,14 @@ mkdir "$T/src"
 git ls-files -z | xargs -0 tar cf - | (cd "$T/src" && tar xf -)
 (cd "$T/src" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -q --no-verify -m base)
 case $B in /*) ;; *) B=$PWD/$B ;; esac
+# the same kind of build as BUILD's (a sanitizer tree's objects link only with its flags)
+case $B in */san) SANF="SAN=1" ;; *) SANF="SAN=0" ;; esac
+# the tree's path inside the checkout (a build elsewhere is copied as build/): its dependency
+# files name their objects by that path, so make sees which objects the two files touch
+case $B in "$PWD"/*) REL=${B#"$PWD"/} ;; *) REL=build ;; esac
 if [ -d "$B" ]; then   # the objects, dates kept: make rebuilds what the two files change
-    mkdir -p "$T/src/build" && (cd "$B" && tar cf - --exclude=./san --exclude=./tests --exclude=./fuzz .) | (cd "$T/src/build" && tar xf -)
+    mkdir -p "$T/src/$REL" && (cd "$B" && tar cf - --exclude=./san --exclude=./tests --exclude=./fuzz .) | (cd "$T/src/$REL" && tar xf -)
+    rm -rf "$T/src/$REL/daemon" "$T/src/$REL/cli"   # the layers that see the table: compiled afresh
 fi
 
 cat >"$T/src/daemon/step_dummy.c" <<'C'
@@ -59,9 +65,9 @@ sed -i 's/^DMN_STEP(REPORT, report)$/&\nDMN_STEP(DUMMY, dummy)/' "$T/src/daemon/
 
 changed=$(cd "$T/src" && git status --porcelain | awk '{print $2}' | sort | tr '\n' ' ')
 expect_eq "the kind touches two files" "$changed" "daemon/step_dummy.c daemon/step_list.h "
-(cd "$T/src" && make -s CUDA=0 BUILD=build build/synprobe) >"$T/make.log" 2>&1 || true
-check "the copy builds with the new kind" test -x "$T/src/build/synprobe"
-[ -x "$T/src/build/synprobe" ] || sed -n '1,20s/^/#   /p' "$T/make.log"
+rc=0; (cd "$T/src" && make -s CUDA=0 $SANF BUILD="$REL" "$REL/synprobe") >"$T/make.log" 2>&1 || rc=$?
+expect_eq "the copy builds with the new kind" "$rc" 0
+[ "$rc" = 0 ] || sed -n '1,20s/^/#   /p' "$T/make.log"
 
 cat >"$T/job.json" <<'J'
 {"store": "s.db", "out": "o",
@@ -69,16 +75,16 @@ cat >"$T/job.json" <<'J'
  "dummies": [{"message": "hello from a new kind"}, {}]}
 J
 sed -i "s|DEMO|$PWD/demo/demo.mrg|" "$T/job.json"
-"$T/src/build/synprobe" run --check "$T/job.json" >"$T/check.out" 2>&1 || true
+"$T/src/$REL/synprobe" run --check "$T/job.json" >"$T/check.out" 2>&1 || true
 expect_grep "run --check lists the step's command" 'synprobe dummy --db .*s\.db --message .?hello from a new kind' "$T/check.out"
-rc=0; "$T/src/build/synprobe" run "$T/job.json" >"$T/run.out" 2>&1 || rc=$?
+rc=0; "$T/src/$REL/synprobe" run "$T/job.json" >"$T/run.out" 2>&1 || rc=$?
 expect_eq "the job runs" "$rc" 0
 expect_grep "the step's result line" '^\[2/3\] dummy: said hello from a new kind' "$T/run.out"
 expect_grep "its default from its own table" '^\[3/3\] dummy: said hello \(' "$T/run.out"
-"$T/src/build/synprobe" run "$T/job.json" >"$T/rerun.out" 2>&1 || true
+"$T/src/$REL/synprobe" run "$T/job.json" >"$T/rerun.out" 2>&1 || true
 expect_grep "the job ledger records it: a re-run skips it" '^\[2/3\] dummy: done before, skipped' "$T/rerun.out"
 sed -i 's/"message"/"mesage"/' "$T/job.json"
-rc=0; "$T/src/build/synprobe" run --check "$T/job.json" >"$T/bad.out" 2>&1 || rc=$?
+rc=0; "$T/src/$REL/synprobe" run --check "$T/job.json" >"$T/bad.out" 2>&1 || rc=$?
 expect_eq "a mistyped key is refused" "$rc" 1
 expect_grep "named by its JSON path" 'dummies\[0\]' "$T/bad.out"
 done_testing
