@@ -138,8 +138,8 @@ static const struct sp_gemm_b *packed_weight(struct enc_backend *be, int K, int 
 static int cpu_pack_weight(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts)
 {
     struct cpu_state *st = be->state;
-    struct sp_gemm_part gp[8];
-    SP_ASSERT(n_parts >= 1 && n_parts <= 8);
+    struct sp_gemm_part gp8[8], *gp = n_parts <= 8 ? gp8 : sp_xmalloc(sizeof *gp * (size_t)n_parts);   /* a decoder's q | k, v heads */
+    SP_ASSERT(n_parts >= 1);
     int dt = parts[0].dtype;
     for (int i = 0; i < n_parts; i++) {
         SP_ASSERT(parts[i].dtype >= ENC_DT_F32 && parts[i].dtype <= ENC_DT_BF16);
@@ -155,6 +155,7 @@ static int cpu_pack_weight(struct enc_backend *be, const float *key, int K, int 
     struct packed_w *p = &st->pw[st->n_pw++];
     p->w = key; p->K = K; p->N = N; p->ldw = N;
     sp_gemm_pack_parts(&p->b, K, N, gp, n_parts, gdt, sp_gemm_alloc((sp_gemm_packed_bytes(K, N, gdt) + 3) / sizeof(float)));
+    if (gp != gp8) free(gp);
     return SP_OK;
 }
 
@@ -392,6 +393,40 @@ static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const
 {
     struct ew_job j = { .op = EW_GATE, .gate = mode, .n = n, .x = out, .pre = pre, .a = a, .b = b };
     ew_run(&j, 1);
+}
+
+/* RMSNorm: one row at a time, Σ x² in double in k order (the same bits for any thread count) */
+static void rms_rows(int rows, int d, const float *x, const float *g, float eps, float *out)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xi = x + (size_t)r * d;
+        float *o = out + (size_t)r * d;
+        double ss = 0;
+        for (int k = 0; k < d; k++) ss += (double)xi[k] * xi[k];
+        const double inv = enc_f_rms_inv(ss, d, eps);
+        for (int k = 0; k < d; k++) o[k] = enc_f_rms_scale(xi[k], inv, g[k]);
+    }
+}
+
+static void cpu_rms_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g, float eps, float *out)
+{
+    if (rows > 0) rms_rows(rows, d, x, g, eps, out);
+}
+
+static void cpu_rope(struct enc_backend *be, int rows, int heads, int dk, float *x, int ldx, const float *cs)
+{
+    const int h2 = dk / 2;
+    for (int r = 0; r < rows; r++) {
+        const float *c = cs + (size_t)r * dk, *sn = c + h2;
+        for (int h = 0; h < heads; h++) {
+            float *xh = x + (size_t)r * ldx + (size_t)h * dk;
+            for (int k = 0; k < h2; k++) {
+                const float lo = xh[k], hi = xh[k + h2];
+                xh[k] = enc_f_rope_lo(lo, hi, c[k], sn[k]);
+                xh[k + h2] = enc_f_rope_hi(lo, hi, c[k], sn[k]);
+            }
+        }
+    }
 }
 
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
@@ -726,6 +761,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .pack_weight = cpu_pack_weight,
     .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
     .linear_add_layer_norm = cpu_linear_add_layer_norm,
+    .rms_norm = cpu_rms_norm, .rope = cpu_rope,
 };
 
 /* ---- small shared helpers ---- */

@@ -168,8 +168,9 @@ static const struct enc_hf_arch *pick(json_t *root, const char *path, const char
         json_t *ar = json_array_get(json_object_get(root, "architectures"), 0);
         char aq[96] = "";
         if (json_is_string(ar)) snprintf(aq, sizeof aq, " (%s)", json_string_value(ar));
-        snprintf(err, errlen, "%s: model_type: %s%s is not an encoder family synprobe has (it has: %s)", path,
-                 quoted(v, q, sizeof q), aq, enc_hf_arch_list(list, sizeof list));
+        char dl[160];
+        snprintf(err, errlen, "%s: model_type: %s%s is not a family synprobe has (encoders: %s; decoders: %s)", path,
+                 quoted(v, q, sizeof q), aq, enc_hf_arch_list(list, sizeof list), enc_dec_arch_list(dl, sizeof dl));
     }
     return a;
 }
@@ -419,6 +420,205 @@ int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err,
     return enc_hf_config_read(path, NULL, cfg, &a, err, errlen);
 }
 
+/* ---- the decoder families (kind "hf"; enc_decoder.c builds and runs every row) ---- */
+
+static const char *const gpt2_heads[] = { "lm_head.", "score.", NULL };
+static const char *const llama_heads[] = { "lm_head.", "score.", NULL };
+
+/* the table, sorted by model_type. GPT-2's per-layer attention buffers (h.N.attn.bias, .masked_bias)
+ * are ignored by enc_decoder.c's rules. */
+static const struct enc_dec_arch dec_arches[] = {
+    { .model_type = "gpt2", .prefix = "transformer.", .gpt2 = 1,
+      .emb = "wte.weight", .pos = "wpe.weight", .layer = "h.%d.", .ln1 = "ln_1", .q = "attn.c_attn", .o = "attn.c_proj",
+      .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
+    { .model_type = "llama", .prefix = "model.", .emb = "embed_tokens.weight", .layer = "layers.%d.",
+      .ln1 = "input_layernorm", .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj",
+      .o = "self_attn.o_proj", .ln2 = "post_attention_layernorm", .ff_gate = "mlp.gate_proj", .ff_up = "mlp.up_proj",
+      .ff_down = "mlp.down_proj", .final_norm = "norm", .heads = llama_heads },
+};
+#define N_DEC_ARCHES (sizeof dec_arches / sizeof dec_arches[0])
+
+const struct enc_dec_arch *enc_dec_arch_find(const char *model_type)
+{
+    for (size_t i = 0; i < N_DEC_ARCHES; i++)
+        if (!strcmp(dec_arches[i].model_type, model_type)) return &dec_arches[i];
+    return NULL;
+}
+
+const char *enc_dec_arch_list(char *text, size_t cap)
+{
+    size_t len = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < N_DEC_ARCHES && len < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? ", " : "", dec_arches[i].model_type);
+    return text;
+}
+
+int enc_hf_is_decoder(const char *dir)
+{
+    char p[4096], err[64];
+    json_t *root = NULL;
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    if (enc_hf_json_load(p, &root, err, sizeof err)) return 0;
+    const char *mt = json_string_value(json_object_get(root, "model_type"));
+    const int dec = mt && enc_dec_arch_find(mt) != NULL;
+    json_decref(root);
+    return dec;
+}
+
+/* a positive number key, def when absent (or null) */
+static int get_num(json_t *root, const char *path, const char *key, double def, double max, double *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    *out = def;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > max) {
+        snprintf(err, errlen, "%s: %s: expected a number in (0, %g]", path, key, max);
+        return -1;
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* GPT2Config's keys (transformers 4.40.2): n_inner null = 4·n_embd; activation_function */
+static int read_gpt2(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double eps;
+    json_t *v;
+    if (get_int(root, path, "n_embd", 1, &c->hidden_size, err, errlen) || get_int(root, path, "n_layer", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "n_head", 1, &c->heads, err, errlen) || get_int(root, path, "n_positions", 1, &c->max_positions, err, errlen))
+        return -1;
+    c->intermediate_size = 4 * c->hidden_size;
+    if ((v = json_object_get(root, "n_inner")) && !json_is_null(v) &&
+        get_int(root, path, "n_inner", 1, &c->intermediate_size, err, errlen))
+        return -1;
+    if (get_num(root, path, "layer_norm_epsilon", 1e-5, 1, &eps, err, errlen)) return -1;
+    c->eps = (float)eps;
+    c->act = ENC_ACT_GELU_TANH;
+    v = json_object_get(root, "activation_function");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "tanh")) c->act = ENC_ACT_TANH;
+    else if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_new") && strcmp(json_string_value(v), "gelu_pytorch_tanh")))) {
+        snprintf(err, errlen, "%s: activation_function: %s is not supported (\"gelu_new\", \"gelu_pytorch_tanh\", \"gelu\", "
+                 "\"relu\", \"tanh\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    if (get_bool(root, path, "scale_attn_weights", 1, &c->scale_attn, err, errlen) ||
+        get_bool(root, path, "scale_attn_by_inverse_layer_idx", 0, &c->scale_inv_layer, err, errlen))
+        return -1;
+    int cross;
+    if (get_bool(root, path, "add_cross_attention", 0, &cross, err, errlen)) return -1;
+    if (cross) { snprintf(err, errlen, "%s: add_cross_attention: true is not supported (an encoder-decoder's)", path); return -1; }
+    c->kv_heads = c->heads;
+    c->attn_bias = c->o_bias = c->mlp_bias = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    return 0;
+}
+
+/* LlamaConfig's keys (transformers 4.40.2): num_key_value_heads (default the heads), rms_norm_eps,
+ * rope_theta, rope_scaling {"type": "linear" | "dynamic", "factor" > 1}, attention_bias, hidden_act "silu" */
+static int read_llama(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen))
+        return -1;
+    c->kv_heads = c->heads;
+    if ((v = json_object_get(root, "num_key_value_heads")) && !json_is_null(v) &&
+        get_int(root, path, "num_key_value_heads", 1, &c->kv_heads, err, errlen))
+        return -1;
+    if (c->heads % c->kv_heads) {
+        snprintf(err, errlen, "%s: num_key_value_heads: %d does not divide num_attention_heads %d", path, c->kv_heads, c->heads);
+        return -1;
+    }
+    if (get_num(root, path, "rms_norm_eps", 1e-6, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    if (get_num(root, path, "rope_theta", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    if (get_bool(root, path, "attention_bias", 0, &c->attn_bias, err, errlen)) return -1;
+    c->o_bias = c->attn_bias;
+    int mlp_bias;
+    if (get_bool(root, path, "mlp_bias", 0, &mlp_bias, err, errlen)) return -1;
+    if (mlp_bias) { snprintf(err, errlen, "%s: mlp_bias: true is not supported (transformers 4.40.2's Llama has none)", path); return -1; }
+    v = json_object_get(root, "hidden_act");
+    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "silu"))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (only \"silu\": the SwiGLU MLP)", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    if ((v = json_object_get(root, "head_dim")) && !json_is_null(v) &&
+        (!json_is_integer(v) || json_integer_value(v) * c->heads != c->hidden_size)) {
+        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported", path, c->hidden_size / c->heads);
+        return -1;
+    }
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        json_t *t = json_object_get(v, "type"), *f = json_object_get(v, "factor");
+        if (!t) t = json_object_get(v, "rope_type");
+        const char *ts = json_string_value(t);
+        if (!json_is_object(v) || !ts || (strcmp(ts, "linear") && strcmp(ts, "dynamic"))) {
+            snprintf(err, errlen, "%s: rope_scaling.type: %s is not supported (\"linear\" or \"dynamic\", transformers "
+                     "4.40.2's)", path, t ? quoted(t, q, sizeof q) : "missing");
+            return -1;
+        }
+        if (!json_is_number(f) || !(json_number_value(f) > 1)) {
+            snprintf(err, errlen, "%s: rope_scaling.factor: expected a number > 1", path);
+            return -1;
+        }
+        c->rope = strcmp(ts, "linear") ? ENC_ROPE_DYNAMIC : ENC_ROPE_LINEAR;
+        c->rope_factor = json_number_value(f);
+    }
+    c->norm = ENC_DEC_RMSNORM;
+    c->scale_attn = 1;
+    return 0;
+}
+
+int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct enc_dec_arch **arch, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    *arch = NULL;
+    json_t *root = NULL;
+    int rc = enc_hf_json_load(path, &root, err, errlen);
+    if (rc) return rc;
+    rc = SP_EPARSE;
+    const char *mt = json_string_value(json_object_get(root, "model_type"));
+    const struct enc_dec_arch *a = mt ? enc_dec_arch_find(mt) : NULL;
+    if (!a) {
+        char q[96], l1[256], l2[160];
+        snprintf(err, errlen, "%s: model_type: %s is not a family synprobe has (encoders: %s; decoders: %s)", path,
+                 quoted(json_object_get(root, "model_type"), q, sizeof q), enc_hf_arch_list(l1, sizeof l1),
+                 enc_dec_arch_list(l2, sizeof l2));
+        goto out;
+    }
+    if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
+    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : read_llama(root, path, c, err, errlen)) goto out;
+    if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {
+        snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
+        goto out;
+    }
+    if (c->layers > ENC_BERT_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
+        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_BERT_MAX_LAYERS ? "layers" : "heads",
+                 c->layers > ENC_BERT_MAX_LAYERS ? ENC_BERT_MAX_LAYERS : ENC_MAX_HEADS);
+        goto out;
+    }
+    c->bos_id = -1;
+    json_t *b = json_object_get(root, "bos_token_id");
+    if (json_is_integer(b) && json_integer_value(b) >= 0 && json_integer_value(b) < c->vocab_size) c->bos_id = (int)json_integer_value(b);
+    snprintf(c->model_type, sizeof c->model_type, "%s", a->model_type);
+    *arch = a;
+    rc = SP_OK;
+out:
+    json_decref(root);
+    return rc;
+}
+
 static int is_file(const char *dir, const char *name)
 {
     char p[4096];
@@ -443,6 +643,7 @@ struct enc_hf_tok {
     struct enc_tokenizer *wp;  /* vocab.txt (BERT's basic + WordPiece) */
     struct enc_tokjson *tj;    /* or tokenizer.json */
     int max_positions, ptb_unescape;
+    int space_words;           /* (running text) words after the first get " " in front (a byte-level BPE) */
     char what[160];
 };
 
@@ -557,8 +758,39 @@ static int cfg_lower_case(const char *dir, int *v, char *err, size_t errlen)
     return rc;
 }
 
+/* Running text's leading-space rule (enc_hf_tokenizer_open_text): the piece of the word "a" alone
+ * starts with a space mark ("▁" of SentencePiece's Metaspace/Prepend, "Ġ" of a ByteLevel with
+ * add_prefix_space) when the tokenizer gives every word its space itself; otherwise (a byte-level
+ * BPE as GPT-2's) a word after the first needs the " " running text has before it. */
+static int needs_space(const struct enc_tokjson *tj)
+{
+    struct enc_pieces p = { 0 };
+    char err[SP_ERRLEN];
+    int space = 0;
+    if (enc_tokjson_word(tj, "a", 1, &p, err, sizeof err) >= 1 && p.id[0] != enc_tokjson_unk_id(tj)) {
+        const char *pc = enc_tokjson_piece(tj, p.id[0]);
+        space = pc && strncmp(pc, "\xe2\x96\x81", 3) && strncmp(pc, "\xc4\xa0", 2) && pc[0] != ' ';
+    }
+    enc_pieces_free(&p);
+    return space;
+}
+
+static int tok_open(const char *dir, int prefer_json, int running, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                    char *err, size_t errlen);
+
 int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
                           char *err, size_t errlen)
+{
+    return tok_open(dir, prefer_json, 0, opts, out, err, errlen);
+}
+
+int enc_hf_tokenizer_open_text(const char *dir, const struct enc_tok_opts *opts, struct enc_hf_tok **out, char *err, size_t errlen)
+{
+    return tok_open(dir, 1, 1, opts, out, err, errlen);
+}
+
+static int tok_open(const char *dir, int prefer_json, int running, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                    char *err, size_t errlen)
 {
     *out = NULL;
     struct enc_hf_tok *t = sp_xcalloc(1, sizeof *t);
@@ -576,7 +808,7 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         char cls[128];
         if ((rc = tok_class(dir, cls, sizeof cls, err, errlen))) { free(t); return rc; }
         /* the byte-level classes take words only with add_prefix_space=True (tokjson.h) */
-        struct enc_tokjson_opts to = { enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
+        struct enc_tokjson_opts to = { !running && enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
         char *text;
         if ((rc = bert_case(dir, cls, path, &text, err, errlen))) { free(t); return rc; }
@@ -584,9 +816,11 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         const int recased = text != NULL;
         free(text);
         if (!t->tj) { free(t); return SP_EPARSE; }
-        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
+        t->space_words = running && needs_space(t->tj);
+        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
                  to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "",
-                 recased ? ", BertNormalizer from tokenizer_config.json" : "");
+                 recased ? ", BertNormalizer from tokenizer_config.json" : "",
+                 running ? (t->space_words ? ", running text: a space before each word after the first" : ", running text") : "");
         *out = t;
         return SP_OK;
     }
@@ -642,12 +876,20 @@ int enc_hf_tok_sentence(const struct enc_hf_tok *t, const char *const *words, in
     if (t->wp) return enc_tok_sentence(t->wp, words, n, s);
     const char **w = (const char **)words;
     char **unesc = NULL;
-    if (t->ptb_unescape && n > 0) {           /* M1.2, as the vocab.txt tokenizer does it */
+    if ((t->ptb_unescape || t->space_words) && n > 0) {   /* M1.2, as the vocab.txt tokenizer does it; running text's spaces */
         unesc = sp_xcalloc((size_t)n, sizeof *unesc);
         w = sp_xcalloc((size_t)n, sizeof *w);
         for (int i = 0; i < n; i++) {
-            size_t len;
-            w[i] = unesc[i] = enc_tok_ptb_unescape(words[i], strlen(words[i]), &len);
+            size_t len = strlen(words[i]);
+            char *u = t->ptb_unescape ? enc_tok_ptb_unescape(words[i], len, &len) : sp_xstrdup(words[i]);
+            if (t->space_words && i > 0) {
+                char *sp = sp_xmalloc(len + 2);
+                sp[0] = ' ';
+                memcpy(sp + 1, u, len + 1);
+                free(u);
+                u = sp;
+            }
+            w[i] = unesc[i] = u;
         }
     }
     int T = enc_tokjson_sentence(t->tj, w, n, s, err, errlen);

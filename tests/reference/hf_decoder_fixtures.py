@@ -29,7 +29,7 @@ Families (FAMILY names a folder):
                     rescale the base)
     llama-bf16      llama's weights in bfloat16 (torch_dtype bfloat16), and transformers' forward in
                     bfloat16: ref/hidden_S.npy is that (cast to float32)
-Every Linear and embedding gets std 0.3 weights and 0.1-std biases/norm offsets so that the
+Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
 
 Word level, on OUTDIR/ud-sample.conllu (8 short EWT dev sentences): the ids of running text
@@ -158,7 +158,7 @@ def init(model):
     with torch.no_grad():
         for n, p in model.named_parameters():
             if p.dim() >= 2:
-                p.normal_(0.0, 0.3)
+                p.normal_(0.0, 0.2)
             elif "norm" in n or "ln_" in n:
                 p.copy_(1.0 + 0.1 * torch.randn_like(p))
             else:
