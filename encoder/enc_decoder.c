@@ -32,8 +32,11 @@
  * forces it) belongs to no word: word-level attention drops its column and renormalises each row
  * (the attention sink).
  *
- * Not done: gpt_neox, opt, mistral's sliding window, qwen2, gemma, phi (the table names what is
- * read; any other model_type is refused with the list); a workspace cap. */
+ * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
+ * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
+ *
+ * Not done: gpt_neox, opt, gemma, phi (the table names what is read; any other model_type is
+ * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "encoder/tokenizer.h"
@@ -63,6 +66,8 @@ struct enc_dec {
     size_t cap_rows, cap_nn;
     float *x, *h, *qkv, *ctx, *t, *zg, *zu, *ho, *amap, *cs;   /* backend */
     float *hE, *hcs, *row;      /* host: embeddings, cos/sin, one widened row */
+    uint8_t *allow, *hallow;    /* sliding window: the masks of the long sentences (backend; host), cap_allow bytes */
+    size_t cap_allow;
     struct enc_attn_args *args, *hargs;
     int cap_args, cap_hargs;
     void **pdst;
@@ -284,12 +289,13 @@ static void dec_close(struct enc_dec *b)
         }
         if (!e->be.host_memory)
             for (int i = 0; i < e->n_param; i++) if (e->param[i].dev) e->be.ops->free(&e->be, e->param[i].dev);
+        if (b->allow) e->be.ops->free(&e->be, b->allow);
         e->be.ops->close(&e->be);
     }
     free(e->param);
     free(e->host_block);
     enc_sft_close(&b->sft);
-    free(b->hE); free(b->hcs); free(b->row);
+    free(b->hE); free(b->hcs); free(b->row); free(b->hallow);
     free(b->args); free(b->hargs); free(b->pdst); free(b->pbytes);
     free(b->layer);
     free(b->dir);
@@ -520,6 +526,32 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         for (int s = 0; s < n_sent; s++) { rope_rows(c, in[s].n, b->hcs + off * dh); off += (size_t)in[s].n; }
         OPS->upload(BE, b->cs, b->hcs, rows * dh * sizeof(float));
     }
+    /* a sliding window (Mistral): query i sees keys i − window .. i, transformers 4.40.2's eager mask; a
+     * mask only for the sentences longer than window + 1 pieces (the others see every key before them) */
+    size_t nallow = 0;
+    for (int s = 0; c->window > 0 && s < n_sent; s++)
+        if (in[s].n > c->window + 1) nallow += (size_t)in[s].n * in[s].n;
+    if (nallow > b->cap_allow) {
+        if (b->allow) OPS->free(BE, b->allow);
+        if (!(b->allow = OPS->alloc(BE, nallow))) {
+            b->cap_allow = 0;
+            snprintf(err, errlen, "%s: cannot allocate the sliding window's masks (%zu bytes) on %s", c->model_type, nallow, OPS->name);
+            return SP_ENOMEM;
+        }
+        b->hallow = sp_xrealloc(b->hallow, nallow);
+        b->cap_allow = nallow;
+    }
+    if (nallow) {
+        size_t at = 0;
+        for (int s = 0; s < n_sent; s++) {
+            const int n = in[s].n;
+            if (n <= c->window + 1) continue;
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++) b->hallow[at + (size_t)i * n + j] = (uint8_t)(j <= i && i - j <= c->window);
+            at += (size_t)n * n;
+        }
+        OPS->upload(BE, b->allow, b->hallow, nallow);
+    }
     const int post = stream == ENC_STREAM_POST_NORM;
     if (hidden_layers & 1) {
         if (post) norm(b, N, b->x, b->fn, b->h);
@@ -534,7 +566,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         if (c->rope) OPS->rope(BE, N, 2 * H, dh, b->qkv, 3 * d, b->cs);  /* the query and key heads */
         float scale = c->scale_attn ? 1.0f / sqrtf((float)dh) : 1.0f;
         if (c->scale_inv_layer) scale /= (float)(l + 1);
-        size_t off = 0;
+        size_t off = 0, at = 0;
         for (int s = 0; s < n_sent; s++) {
             struct enc_attn_args *aa = &b->args[s];
             memset(aa, 0, sizeof *aa);
@@ -542,6 +574,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
             aa->q = b->qkv + off * 3 * d; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
             aa->out = b->ctx + off * d; aa->scale = scale;
             for (int h = 0; h < H; h++) aa->dir[h] = ENC_DIR_FWD;       /* causal: keys 0..i */
+            if (nallow && in[s].n > c->window + 1) { aa->allow = b->allow + at; at += (size_t)in[s].n * in[s].n; }
             off += (size_t)in[s].n;
         }
         OPS->attention(BE, n_sent, b->args);

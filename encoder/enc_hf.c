@@ -425,16 +425,19 @@ int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err,
 static const char *const gpt2_heads[] = { "lm_head.", "score.", NULL };
 static const char *const llama_heads[] = { "lm_head.", "score.", NULL };
 
+#define LLAMA_NAMES .emb = "embed_tokens.weight", .layer = "layers.%d.", .ln1 = "input_layernorm", .q = "self_attn.q_proj", \
+    .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.o_proj", .ln2 = "post_attention_layernorm", \
+    .ff_gate = "mlp.gate_proj", .ff_up = "mlp.up_proj", .ff_down = "mlp.down_proj", .final_norm = "norm", .heads = llama_heads
+
 /* the table, sorted by model_type. GPT-2's per-layer attention buffers (h.N.attn.bias, .masked_bias)
  * are ignored by enc_decoder.c's rules. */
 static const struct enc_dec_arch dec_arches[] = {
     { .model_type = "gpt2", .prefix = "transformer.", .gpt2 = 1,
       .emb = "wte.weight", .pos = "wpe.weight", .layer = "h.%d.", .ln1 = "ln_1", .q = "attn.c_attn", .o = "attn.c_proj",
       .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
-    { .model_type = "llama", .prefix = "model.", .emb = "embed_tokens.weight", .layer = "layers.%d.",
-      .ln1 = "input_layernorm", .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj",
-      .o = "self_attn.o_proj", .ln2 = "post_attention_layernorm", .ff_gate = "mlp.gate_proj", .ff_up = "mlp.up_proj",
-      .ff_down = "mlp.down_proj", .final_norm = "norm", .heads = llama_heads },
+    { .model_type = "llama", .prefix = "model.", .k_attn_bias = "attention_bias", LLAMA_NAMES },
+    { .model_type = "mistral", .prefix = "model.", .window = 1, LLAMA_NAMES },
+    { .model_type = "qwen2", .prefix = "model.", .qkv_bias = 1, LLAMA_NAMES },
 };
 #define N_DEC_ARCHES (sizeof dec_arches / sizeof dec_arches[0])
 
@@ -518,8 +521,10 @@ static int read_gpt2(json_t *root, const char *path, struct enc_dec_config *c, c
 }
 
 /* LlamaConfig's keys (transformers 4.40.2): num_key_value_heads (default the heads), rms_norm_eps,
- * rope_theta, rope_scaling {"type": "linear" | "dynamic", "factor" > 1}, attention_bias, hidden_act "silu" */
-static int read_llama(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+ * rope_theta, rope_scaling {"type": "linear" | "dynamic", "factor" > 1}, attention_bias, hidden_act "silu";
+ * MistralConfig's sliding_window (default 4096; null: none); Qwen2Config's use_sliding_window (false only) */
+static int read_llama(json_t *root, const char *path, const struct enc_dec_arch *a, struct enc_dec_config *c, char *err,
+                      size_t errlen)
 {
     char q[96];
     double x;
@@ -542,8 +547,21 @@ static int read_llama(json_t *root, const char *path, struct enc_dec_config *c, 
     c->eps = (float)x;
     if (get_num(root, path, "rope_theta", 10000.0, 1e12, &x, err, errlen)) return -1;
     c->rope_theta = x;
-    if (get_bool(root, path, "attention_bias", 0, &c->attn_bias, err, errlen)) return -1;
+    if (a->k_attn_bias && get_bool(root, path, a->k_attn_bias, 0, &c->attn_bias, err, errlen)) return -1;
     c->o_bias = c->attn_bias;
+    if (a->qkv_bias) { c->attn_bias = 1; c->o_bias = 0; }
+    if (a->window) {
+        c->window = 4096;
+        if ((v = json_object_get(root, "sliding_window")) && json_is_null(v)) c->window = 0;
+        else if (v && get_int(root, path, "sliding_window", 1, &c->window, err, errlen)) return -1;
+    }
+    int usw;
+    if (get_bool(root, path, "use_sliding_window", 0, &usw, err, errlen)) return -1;
+    if (usw) {
+        snprintf(err, errlen, "%s: use_sliding_window: true is not supported (Qwen2's windowed layers; only false, every "
+                 "released Qwen2's)", path);
+        return -1;
+    }
     int mlp_bias;
     if (get_bool(root, path, "mlp_bias", 0, &mlp_bias, err, errlen)) return -1;
     if (mlp_bias) { snprintf(err, errlen, "%s: mlp_bias: true is not supported (transformers 4.40.2's Llama has none)", path); return -1; }
@@ -598,7 +616,7 @@ int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct
         goto out;
     }
     if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
-    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : read_llama(root, path, c, err, errlen)) goto out;
+    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : read_llama(root, path, a, c, err, errlen)) goto out;
     if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {
         snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
         goto out;

@@ -344,6 +344,9 @@ struct enc_dec_arch {
     const char *model_type;    /* config.json's "model_type" */
     const char *prefix;        /* the base model's prefix in a *ForCausalLM checkpoint ("transformer.", "model.") */
     int gpt2;                  /* 1: GPT-2's graph; 0: Llama's */
+    int qkv_bias;              /* 1: q/k/v always have biases, o none (Qwen2); 0: attention_bias says (Llama; Mistral: none) */
+    int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
+    const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
     /* tensor names: embeddings, learned positions (NULL: none), the layer's prefix ("%d"), then the
      * layer's (q: GPT-2's fused c_attn; k, v NULL there), the MLP (ff_gate NULL: no gate), the final norm */
     const char *emb, *pos, *layer, *ln1, *q, *k, *v, *o, *ln2, *ff_gate, *ff_up, *ff_down, *final_norm;
@@ -361,6 +364,7 @@ struct enc_dec_config {
     int attn_bias, o_bias, mlp_bias;   /* q/k/v biases, the output projection's, the MLP's */
     int scale_attn, scale_inv_layer;   /* GPT-2: scale_attn_weights, scale_attn_by_inverse_layer_idx */
     int bos_id;                /* bos_token_id, -1: none */
+    int window;                /* sliding window: query i sees keys i − window .. i; 0: all before it */
 };
 const struct enc_dec_arch *enc_dec_arch_find(const char *model_type);
 const char *enc_dec_arch_list(char *text, size_t cap);

@@ -4,12 +4,13 @@
 # (tests/reference/hf_decoder_fixtures.py, `make hf-decoder-fixtures`): GPT2LMHeadModel (learned
 # positions, tied embeddings, Conv1D weights, gelu_new, ln_f), LlamaForCausalLM (RMSNorm, RoPE,
 # SwiGLU, 2 KV heads for 4 heads), its rope_scaling linear (with attention_bias) and dynamic
-# variants, and a bf16 Llama; with what transformers 4.40.2 computed (eager attention) on four id
+# variants, a bf16 Llama, Mistral (sliding window 5) and Qwen2 (q/k/v biases, tied embeddings);
+# with what transformers 4.40.2 computed (eager attention) on four id
 # sequences. The driver tests/tools/encoder_dec_run.c runs the same ids as one packed batch on the
 # CPU: every layer (the last through the final norm, as output_hidden_states) and every head's
 # attention within 1e-5 (bf16: 2e-2 relative, against transformers in bf16); "stream": "residual"
 # gives the block's output before the final norm, "post-norm" the norm on every layer; each
-# rope_scaling is needed (a copy without it is far off). Then the running-text tokenizer gives
+# rope_scaling and the window is needed (a copy without it is far off). Then the running-text tokenizer gives
 # transformers' ids and word spans (GPT-2: " word" after the first; Llama: its <s>), `synprobe
 # encode --layers all --token-vectors` gives transformers' word (last piece) and sentence (mean)
 # vectors within 1e-5, `--attention` caches lower-triangular word maps that trees read, add_bos
@@ -50,7 +51,7 @@ run_ref() {  # NAME DIR [STREAM]: the fixture's references into $TMP/NAME, the d
     rm -rf "$TMP/$1"; mkdir -p "$TMP/$1"; cp "$H/$1"/ref/*.npy "$TMP/$1/"
     rc=0; "$DRV" "$2" "$TMP/$1" ${3:-} >"$TMP/$1.out" 2>&1 || rc=$?
 }
-for f in gpt2 llama llama-linear llama-dynamic; do
+for f in gpt2 llama llama-linear llama-dynamic mistral qwen2; do
     run_ref $f "$H/$f"
     expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
     check "$f: every layer's hidden states and attentions within 1e-5 of transformers, causal" compare "$TMP/$f" 1e-5
@@ -86,14 +87,15 @@ for f in gpt2 llama; do
         same "$TMP/$f-post/c_hidden_2.npy:1" "$TMP/$f/c_hidden_2.npy:1" 1e-3 ne
 done
 
-# each RoPE scaling is needed: the folder without rope_scaling is far off on the 31-piece sentence
-for f in llama-linear llama-dynamic; do
+# each RoPE scaling and Mistral's window is needed: the folder without it is far off on the 31-piece sentence
+for f in llama-linear:rope_scaling llama-dynamic:rope_scaling mistral:sliding_window; do
+    k=${f#*:}; f=${f%:*}
     rm -rf "$TMP/$f-plain"; cp -r "$H/$f" "$TMP/$f-plain"; rm -rf "$TMP/$f-plain/ref"
     "$PY" -c "
-import json, sys; p = sys.argv[1]; c = json.load(open(p)); c['rope_scaling'] = None; json.dump(c, open(p, 'w'))" "$TMP/$f-plain/config.json"
+import json, sys; p = sys.argv[1]; c = json.load(open(p)); c['$k'] = None; json.dump(c, open(p, 'w'))" "$TMP/$f-plain/config.json"
     rm -rf "$TMP/$f-x"; mkdir -p "$TMP/$f-x"; cp "$H/$f"/ref/ids_*.npy "$TMP/$f-x/"
     "$DRV" "$TMP/$f-plain" "$TMP/$f-x" >/dev/null 2>&1 || true
-    check "$f: without its rope_scaling the 31-piece sentence is off by more than 1e-3" \
+    check "$f: without its $k the 31-piece sentence is off by more than 1e-3" \
         same "$TMP/$f-x/c_hidden_2.npy:2" "$H/$f/ref/hidden_2.npy:2" 1e-3 ne
 done
 
@@ -176,13 +178,15 @@ import json, sys; p = sys.argv[1]; c = json.load(open(p)); $3; json.dump(c, open
 }
 bad bloom gpt2 "c['model_type'] = 'bloom'"
 check "model_type bloom: exit 1, one line listing the encoder and decoder families" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gpt2, llama)' $TMP/bloom.err"
+    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gpt2, llama, mistral, qwen2)' $TMP/bloom.err"
 bad yarn llama "c['rope_scaling'] = {'type': 'yarn', 'factor': 4.0}"
 check "rope_scaling yarn: exit 1, one line naming the key" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'rope_scaling.type: \"yarn\" is not supported' $TMP/yarn.err"
 bad kv3 llama "c['num_key_value_heads'] = 3"
 check "num_key_value_heads 3 of 4 heads: exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'num_key_value_heads: 3 does not divide num_attention_heads 4' $TMP/kv3.err"
 bad act llama "c['hidden_act'] = 'gelu'"
 check "llama hidden_act gelu: exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'hidden_act: \"gelu\" is not supported' $TMP/act.err"
+bad usw qwen2 "c['use_sliding_window'] = True"
+check "qwen2 use_sliding_window true: exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'use_sliding_window: true is not supported' $TMP/usw.err"
 bad nobos llama "c.pop('bos_token_id')"
 printf '{"kind": "hf", "model": "%s", "add_bos": true}\n' "$TMP/nobos" >"$TMP/nobos.json"
 rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/nobos.json" --run nb >/dev/null 2>"$TMP/nb.err" || rc=$?

@@ -29,6 +29,9 @@ Families (FAMILY names a folder):
                     rescale the base)
     llama-bf16      llama's weights in bfloat16 (torch_dtype bfloat16), and transformers' forward in
                     bfloat16: ref/hidden_S.npy is that (cast to float32)
+    mistral         MistralForCausalLM: llama's graph with sliding_window 5 (each query sees itself
+                    and the 5 pieces before it: 4.40.2's eager mask), llama's tokenizer
+    qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
 
@@ -118,6 +121,11 @@ def families(toks):
     yield ("llama-dynamic", tf.LlamaConfig(vocab_size=v, **dict(LLAMA, max_position_embeddings=16),
                                            rope_scaling={"type": "dynamic", "factor": 2.0}), tf.LlamaForCausalLM, "llama", 0)
     yield ("llama-bf16", tf.LlamaConfig(vocab_size=v, **LLAMA), tf.LlamaForCausalLM, "llama", 0)
+    m = {k: x for k, x in LLAMA.items() if k not in ("tie_word_embeddings",)}
+    yield ("mistral", tf.MistralConfig(vocab_size=v, **m, sliding_window=5, tie_word_embeddings=False),
+           tf.MistralForCausalLM, "llama", 0)
+    yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
+                                   use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
 
 def sample(ewt_path, out):
@@ -212,7 +220,7 @@ def main():
         toks[tk].save_pretrained(d)
         base = model.transformer if name == "gpt2" else model.model
         norm = base.ln_f if name == "gpt2" else base.norm
-        bos = [] if name == "gpt2" else [1]
+        bos = [] if name in ("gpt2", "qwen2") else [1]
         seqs = [bos + b for b in BODIES]
         for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm)):
             np.save(os.path.join(d, "ref", "ids_%d.npy" % s), np.array(seqs[s], dtype=np.int32))
