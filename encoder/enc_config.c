@@ -373,6 +373,9 @@ static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct 
         } else if (!strcmp(key, "add_bos")) {
             if (!json_is_boolean(v)) { bad(ce, key, "expected true or false"); bad_n++; }
             else cfg->add_bos = json_is_true(v);
+        } else if (!strcmp(key, "drop_sink")) {
+            if (!json_is_boolean(v)) { bad(ce, key, "expected true or false"); bad_n++; }
+            else cfg->drop_sink = json_is_true(v);
         } else if (!strcmp(key, "token_type")) {
             if (get_int(v, 0, 1, &x)) { bad(ce, "token_type", "expected 0 or 1"); bad_n++; } else cfg->token_type = (int)x;
         } else if (!strcmp(key, "tokenizer_mode")) {
@@ -385,7 +388,7 @@ static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct 
             else cfg->ptb_unescape = json_is_true(v);
         } else {
             bad(ce, key, "unknown field for kind %s (model, layer, word_pool, sent_pool, token_type, tokenizer_mode, "
-                "lower_case, ptb_unescape, add_bos, stream)", enc_kind_name(kind));
+                "lower_case, ptb_unescape, add_bos, stream, drop_sink)", enc_kind_name(kind));
             bad_n++;
         }
     }

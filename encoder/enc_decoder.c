@@ -30,7 +30,8 @@
  * complete at its last piece); the sentence is "sent_pool" of the words ("mean" default, "last":
  * the final word's). A BOS the post-processor adds (add_bos: default as it does; true/false
  * forces it) belongs to no word: word-level attention drops its column and renormalises each row
- * (the attention sink).
+ * (the attention sink); "drop_sink" drops the first piece's column whatever it is (a model without
+ * BOS: its first word's first piece).
  *
  * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
  * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
@@ -749,8 +750,10 @@ static int fam_fits(const struct enc *e, const char *const *words, int n)
 }
 
 /* word a's pieces' rows summed over the pieces of word b, mean over the heads and a's pieces (M2.4
- * over any span: a BOS belongs to no word and is dropped), each row renormalised */
-static void word_attention(int T, int n_heads, const float *R, int n, const int32_t *span, float *out)
+ * over any span: a BOS belongs to no word and is dropped), each row renormalised (a zero row stays
+ * zero); sink: the first piece's column is left out too (drop_sink: the attention sink of a model
+ * without BOS is its first piece) */
+static void word_attention(int T, int n_heads, const float *R, int n, const int32_t *span, int sink, float *out)
 {
     double *row = sp_xmalloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     for (int a = 0; a < n; a++) {
@@ -760,7 +763,8 @@ static void word_attention(int T, int n_heads, const float *R, int n, const int3
             double acc = 0;
             for (int h = 0; h < n_heads; h++)
                 for (int p = sa; p < ea; p++)
-                    for (int q = span[2 * b]; q < span[2 * b + 1]; q++) acc += R[((size_t)h * T + p) * T + q];
+                    for (int q = span[2 * b] < sink ? sink : span[2 * b]; q < span[2 * b + 1]; q++)   /* sink: from piece 1 */
+                        acc += R[((size_t)h * T + p) * T + q];
             row[b] = acc / ((double)(ea - sa) * n_heads);
             z += row[b];
         }
@@ -833,10 +837,11 @@ static int fam_forward(struct enc *e, const struct enc_batch *in, int n_out, con
             pool_words(d, X, n, ds[b].span, e->cfg.word_pool, words);
             enc_pool_sentence(d, X, n, words, (enum enc_sent_pool)e->cfg.sent_pool, out->sent + (size_t)b * d);
             const int al = out->attn_layer < 0 ? L - 1 : out->attn_layer;
-            if (out->attn && out->attn[b]) word_attention(T, H, att[b] + (size_t)al * H * T * T, n, ds[b].span, out->attn[b]);
+            const int sink = e->cfg.drop_sink;
+            if (out->attn && out->attn[b]) word_attention(T, H, att[b] + (size_t)al * H * T * T, n, ds[b].span, sink, out->attn[b]);
             if (heads && heads[i] && heads[i][b])
                 for (int h = 0; h < H; h++)
-                    word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, ds[b].span, heads[i][b] + (size_t)h * n * n);
+                    word_attention(T, 1, att[b] + ((size_t)al * H + h) * T * T, n, ds[b].span, sink, heads[i][b] + (size_t)h * n * n);
             if (!out->tok) free(words);
         }
     }

@@ -120,6 +120,7 @@ struct enc_config {
     int word_pool_set;         /* "word_pool" was given (else a decoder pools a word's last piece) */
     int add_bos;               /* "add_bos": -1 (default) as the tokenizer's post-processor does, 0, 1 */
     int dec_stream;            /* "stream": enum enc_dec_stream */
+    int drop_sink;             /* "drop_sink": word-level maps leave out attention to the first piece */
 };
 /* which vectors a decoder's layers give: transformers' output_hidden_states (the residual stream
  * after each block, the last one through the final norm), the residual stream throughout, or

@@ -13,8 +13,9 @@
 # rope_scaling and the window is needed (a copy without it is far off). Then the running-text tokenizer gives
 # transformers' ids and word spans (GPT-2: " word" after the first; Llama: its <s>), `synprobe
 # encode --layers all --token-vectors` gives transformers' word (last piece) and sentence (mean)
-# vectors within 1e-5, `--attention` caches lower-triangular word maps that trees read, add_bos
-# works both ways, and bad folders are one clear line each.
+# vectors within 1e-5, `--attention` (and `--heads`) caches lower-triangular word maps that trees
+# read, drop_sink leaves out the first piece, add_bos works both ways, a job file runs both
+# decoders through trees, probes and a report, and bad folders are one clear line each.
 . tests/cli/lib.sh
 need_numpy
 for t in encoder_dec_run encoder_hf_pieces; do
@@ -155,6 +156,40 @@ print(a.shape[0], float(np.abs(np.triu(a, 1)).max()) == 0.0, bool(np.all(np.abs(
 done
 rc=0; $SP trees --db $DM --corpus demo --run gpt2-L2 --no-save --json >"$TMP/trees.json" 2>"$TMP/trees.err" || rc=$?
 expect_eq "trees on the causal maps (their symmetric sum): exit 0" "$rc" 0
+# each head's map (--heads), and drop_sink: GPT-2 (no BOS) without its first piece's column
+rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/gpt2.json" --run gh --attention 1 --heads >/dev/null 2>&1 || rc=$?
+$SP export --db $DM --run gh --what attention --heads --out "$TMP/gh.npy" 2>/dev/null || rc=$?
+expect_eq "gpt2 --heads: 4 lower-triangular maps a sentence" "$rc:$("$PY" -c "
+import numpy as np
+h = np.load('$TMP/gh.npy')
+print(h.shape[:2], float(np.abs(np.triu(h, 1)).max()) == 0.0)")" "0:(32, 4) True"
+printf '{"kind": "hf", "model": "%s", "drop_sink": true}\n' "$(pwd)/$H/gpt2" >"$TMP/sink.json"
+rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/sink.json" --run sink --attention 1 >/dev/null 2>&1 || rc=$?
+$SP export --db $DM --run sink --what attention --out "$TMP/sink.npy" 2>/dev/null || rc=$?
+$SP export --db $DM --run gh --what attention --out "$TMP/gha.npy" 2>/dev/null || rc=$?
+expect_eq "drop_sink: other maps, lower triangular, rows summing to 1, or 0 where a one-piece first word saw only the sink" "$rc:$("$PY" -c "
+import numpy as np
+a, d = np.load('$TMP/sink.npy'), np.load('$TMP/gha.npy')
+r = a.sum(2)
+print(float(np.abs(a - d).max()) > 1e-3, float(np.abs(np.triu(a, 1)).max()) == 0.0,
+      bool(np.all((np.abs(r - 1) < 1e-5) | (r == 0))), bool((r[:, 0] == 0).any()), bool((d.sum(2)[:, 0] > 0.99).all()))")" \
+    "0:True True True True True"
+
+# a job file of the MiniLM jobs' shape with both decoders: every layer, trees, probes, a report
+mkdir -p "$TMP/j"
+cp demo/demo.conllu "$TMP/gpt2.json" "$TMP/llama.json" "$TMP/j/"
+cat >"$TMP/j/job.json" <<'J'
+{"store": "out/s.db", "out": "out", "corpora": [{"name": "demo", "paths": ["demo.conllu"]}],
+ "encoders": [{"config": "gpt2.json", "run": "gpt2", "layers": "all", "inputs": ["demo"], "token-vectors": true, "attention": 1},
+              {"config": "llama.json", "run": "llama", "layers": "all", "inputs": ["demo"], "token-vectors": true, "attention": 1}],
+ "trees": [{"dependency": true}], "tokprobes": [{"task": "upos", "seed": 1}],
+ "reports": [{"format": "json", "out": "r.json"}]}
+J
+rc=0; $SP run --quiet "$TMP/j/job.json" >"$TMP/job.out" 2>&1 || rc=$?
+expect_eq "a job with both decoders: exit 0, trees and a probe for each of their 6 layer runs" "$rc:$("$PY" -c "
+import json
+r = json.load(open('$TMP/j/out/r.json'))
+print(sorted(x['run'] for x in r['tree_evals']) == sorted(x['run'] for x in r['probe_results']), len(r['tree_evals']))")" "0:True 6"
 
 # add_bos: false drops Llama's <s>, true gives GPT-2 its <|endoftext|> first (other vectors)
 printf '{"kind": "hf", "model": "%s", "add_bos": false}\n' "$(pwd)/$H/llama" >"$TMP/nobos.json"
