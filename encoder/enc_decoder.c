@@ -1,5 +1,5 @@
 /* encoder/enc_decoder.c — decoder-only language models under kind "hf" (issue 38): the forward
- * graph of every row of enc_hf.c's decoder table (GPT-2's and Llama's), written once on the
+ * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, Llama's), written once on the
  * backend ops, and the family slots (tokenizer + model + pooling) behind enc_t.
  *
  * How it works: config.json's model_type picks the row (enc_dec_config_read); the row's tensors go
@@ -10,7 +10,7 @@
  * key/value head for the query heads of its group (grouped-query attention as repeat_kv does it:
  * each column is the same FMA chain as the head's own; the cost is the repeated columns' work).
  *
- * The graph (pre-norm): x⁰ = embeddings (GPT-2: + learned positions); per block
+ * The graph (pre-norm): x⁰ = embeddings (GPT-2, OPT: + learned positions, OPT's from row 2); per block
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
  * with MLP = down(act(fc)) (GPT-2) or down(SiLU(gate)·up) (SwiGLU, ENC_GATE_SILU). The attention op
  * runs with every head's direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask).
@@ -36,7 +36,7 @@
  * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
  * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
  *
- * Not done: gpt_neox, opt, gemma, phi (the table names what is read; any other model_type is
+ * Not done: gpt_neox, gemma, phi (the table names what is read; any other model_type is
  * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
@@ -114,7 +114,7 @@ static void build(struct enc_dec *b)
     const struct enc_dec_arch *a = b->arch;
     const int d = c->hidden_size, F = c->intermediate_size, dkv = d / c->heads * c->kv_heads, g = a->gpt2;
     b->emb = add(b, a->emb, c->vocab_size, d, 0, 1);
-    b->pos = a->pos ? add(b, a->pos, c->max_positions, d, 0, 1) : -1;
+    b->pos = a->pos ? add(b, a->pos, c->max_positions + c->pos_offset, d, 0, 1) : -1;
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
     for (int l = 0; l < c->layers; l++) {
         struct dec_layer *L = &b->layer[l];
@@ -517,7 +517,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
             float *o = b->hE + r * d;
             enc_dt_widen((enum enc_dtype)te->dtype, te->src, (uint64_t)in[s].ids[p] * d, (size_t)d, o);
             if (tp) {
-                enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)p * d, (size_t)d, b->row);
+                enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)(p + c->pos_offset) * d, (size_t)d, b->row);
                 for (int j = 0; j < d; j++) o[j] = o[j] + b->row[j];
             }
         }

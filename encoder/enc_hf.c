@@ -437,6 +437,10 @@ static const struct enc_dec_arch dec_arches[] = {
       .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
     { .model_type = "llama", .prefix = "model.", .k_attn_bias = "attention_bias", LLAMA_NAMES },
     { .model_type = "mistral", .prefix = "model.", .window = 1, LLAMA_NAMES },
+    { .model_type = "opt", .prefix = "model.", .opt = 1, .emb = "decoder.embed_tokens.weight",
+      .pos = "decoder.embed_positions.weight", .layer = "decoder.layers.%d.", .ln1 = "self_attn_layer_norm",
+      .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.out_proj",
+      .ln2 = "final_layer_norm", .ff_up = "fc1", .ff_down = "fc2", .final_norm = "decoder.final_layer_norm", .heads = llama_heads },
     { .model_type = "qwen2", .prefix = "model.", .qkv_bias = 1, LLAMA_NAMES },
 };
 #define N_DEC_ARCHES (sizeof dec_arches / sizeof dec_arches[0])
@@ -517,6 +521,54 @@ static int read_gpt2(json_t *root, const char *path, struct enc_dec_config *c, c
     c->kv_heads = c->heads;
     c->attn_bias = c->o_bias = c->mlp_bias = 1;
     c->norm = ENC_DEC_LAYERNORM;
+    return 0;
+}
+
+/* OPTConfig's keys (transformers 4.40.2): ffn_dim, activation_function, enable_bias; what synprobe does
+ * not run is refused: post-LN (do_layer_norm_before false, opt-350m's), word_embed_proj_dim != hidden_size
+ * (project_in/out), LayerNorms without weights */
+static int read_opt(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    json_t *v;
+    int before, affine, removed;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "ffn_dim", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen))
+        return -1;
+    if (get_bool(root, path, "do_layer_norm_before", 1, &before, err, errlen) ||
+        get_bool(root, path, "layer_norm_elementwise_affine", 1, &affine, err, errlen) ||
+        get_bool(root, path, "_remove_final_layer_norm", 0, &removed, err, errlen) ||
+        get_bool(root, path, "enable_bias", 1, &c->attn_bias, err, errlen))
+        return -1;
+    if (!before || !affine || removed) {
+        snprintf(err, errlen, "%s: %s: %s is not supported (OPT with pre-LN and affine LayerNorms only)", path,
+                 !before ? "do_layer_norm_before" : !affine ? "layer_norm_elementwise_affine" : "_remove_final_layer_norm",
+                 !before || !affine ? "false" : "true");
+        return -1;
+    }
+    if ((v = json_object_get(root, "word_embed_proj_dim")) && !json_is_null(v) &&
+        (!json_is_integer(v) || json_integer_value(v) != c->hidden_size)) {
+        snprintf(err, errlen, "%s: word_embed_proj_dim: only hidden_size (%d) is supported (no project_in/out)", path, c->hidden_size);
+        return -1;
+    }
+    c->act = ENC_ACT_RELU;
+    v = json_object_get(root, "activation_function");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu_new")) c->act = ENC_ACT_GELU_TANH;
+    else if (v && (!json_is_string(v) || strcmp(json_string_value(v), "relu"))) {
+        snprintf(err, errlen, "%s: activation_function: %s is not supported (\"relu\", \"gelu\", \"gelu_new\")", path,
+                 quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    c->o_bias = c->mlp_bias = c->attn_bias;
+    c->eps = 1e-5f;                    /* nn.LayerNorm's default */
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
+    c->pos_offset = 2;
     return 0;
 }
 
@@ -616,7 +668,9 @@ int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct
         goto out;
     }
     if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
-    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : read_llama(root, path, a, c, err, errlen)) goto out;
+    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : a->opt ? read_opt(root, path, c, err, errlen)
+                : read_llama(root, path, a, c, err, errlen))
+        goto out;
     if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {
         snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
         goto out;

@@ -347,6 +347,7 @@ struct enc_dec_arch {
     int qkv_bias;              /* 1: q/k/v always have biases, o none (Qwen2); 0: attention_bias says (Llama; Mistral: none) */
     int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
     const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
+    int opt;                   /* 1: OPT's keys and graph (learned positions offset by 2, pre-LN, separate q/k/v) */
     /* tensor names: embeddings, learned positions (NULL: none), the layer's prefix ("%d"), then the
      * layer's (q: GPT-2's fused c_attn; k, v NULL there), the MLP (ff_gate NULL: no gate), the final norm */
     const char *emb, *pos, *layer, *ln1, *q, *k, *v, *o, *ln2, *ff_gate, *ff_up, *ff_down, *final_norm;
@@ -365,6 +366,7 @@ struct enc_dec_config {
     int scale_attn, scale_inv_layer;   /* GPT-2: scale_attn_weights, scale_attn_by_inverse_layer_idx */
     int bos_id;                /* bos_token_id, -1: none */
     int window;                /* sliding window: query i sees keys i − window .. i; 0: all before it */
+    int pos_offset;            /* learned positions: piece p reads row p + pos_offset (OPT: 2) */
 };
 const struct enc_dec_arch *enc_dec_arch_find(const char *model_type);
 const char *enc_dec_arch_list(char *text, size_t cap);

@@ -4,7 +4,8 @@
 # (tests/reference/hf_decoder_fixtures.py, `make hf-decoder-fixtures`): GPT2LMHeadModel (learned
 # positions, tied embeddings, Conv1D weights, gelu_new, ln_f), LlamaForCausalLM (RMSNorm, RoPE,
 # SwiGLU, 2 KV heads for 4 heads), its rope_scaling linear (with attention_bias) and dynamic
-# variants, a bf16 Llama, Mistral (sliding window 5) and Qwen2 (q/k/v biases, tied embeddings);
+# variants, a bf16 Llama, Mistral (sliding window 5), Qwen2 (q/k/v biases, tied embeddings) and
+# OPT (learned positions offset by 2, relu);
 # with what transformers 4.40.2 computed (eager attention) on four id
 # sequences. The driver tests/tools/encoder_dec_run.c runs the same ids as one packed batch on the
 # CPU: every layer (the last through the final norm, as output_hidden_states) and every head's
@@ -52,7 +53,7 @@ run_ref() {  # NAME DIR [STREAM]: the fixture's references into $TMP/NAME, the d
     rm -rf "$TMP/$1"; mkdir -p "$TMP/$1"; cp "$H/$1"/ref/*.npy "$TMP/$1/"
     rc=0; "$DRV" "$2" "$TMP/$1" ${3:-} >"$TMP/$1.out" 2>&1 || rc=$?
 }
-for f in gpt2 llama llama-linear llama-dynamic mistral qwen2; do
+for f in gpt2 llama llama-linear llama-dynamic mistral qwen2 opt; do
     run_ref $f "$H/$f"
     expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
     check "$f: every layer's hidden states and attentions within 1e-5 of transformers, causal" compare "$TMP/$f" 1e-5
@@ -213,7 +214,7 @@ import json, sys; p = sys.argv[1]; c = json.load(open(p)); $3; json.dump(c, open
 }
 bad bloom gpt2 "c['model_type'] = 'bloom'"
 check "model_type bloom: exit 1, one line listing the encoder and decoder families" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gpt2, llama, mistral, qwen2)' $TMP/bloom.err"
+    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gpt2, llama, mistral, opt, qwen2)' $TMP/bloom.err"
 bad yarn llama "c['rope_scaling'] = {'type': 'yarn', 'factor': 4.0}"
 check "rope_scaling yarn: exit 1, one line naming the key" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'rope_scaling.type: \"yarn\" is not supported' $TMP/yarn.err"
 bad kv3 llama "c['num_key_value_heads'] = 3"
@@ -222,6 +223,8 @@ bad act llama "c['hidden_act'] = 'gelu'"
 check "llama hidden_act gelu: exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'hidden_act: \"gelu\" is not supported' $TMP/act.err"
 bad usw qwen2 "c['use_sliding_window'] = True"
 check "qwen2 use_sliding_window true: exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'use_sliding_window: true is not supported' $TMP/usw.err"
+bad postln opt "c['do_layer_norm_before'] = False"
+check "opt do_layer_norm_before false (opt-350m's post-LN): exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'do_layer_norm_before: false is not supported' $TMP/postln.err"
 bad nobos llama "c.pop('bos_token_id')"
 printf '{"kind": "hf", "model": "%s", "add_bos": true}\n' "$TMP/nobos" >"$TMP/nobos.json"
 rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/nobos.json" --run nb >/dev/null 2>"$TMP/nb.err" || rc=$?

@@ -31,6 +31,8 @@ Families (FAMILY names a folder):
                     bfloat16: ref/hidden_S.npy is that (cast to float32)
     mistral         MistralForCausalLM: llama's graph with sliding_window 5 (each query sees itself
                     and the 5 pieces before it: 4.40.2's eager mask), llama's tokenizer
+    opt             OPTForCausalLM: learned positions offset by 2, pre-LN, separate q/k/v with biases,
+                    relu; gpt2's tokenizer
     qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
@@ -124,6 +126,10 @@ def families(toks):
     m = {k: x for k, x in LLAMA.items() if k not in ("tie_word_embeddings",)}
     yield ("mistral", tf.MistralConfig(vocab_size=v, **m, sliding_window=5, tie_word_embeddings=False),
            tf.MistralForCausalLM, "llama", 0)
+    yield ("opt", tf.OPTConfig(vocab_size=len(g), hidden_size=32, ffn_dim=40, num_hidden_layers=2, num_attention_heads=4,
+                               max_position_embeddings=64, word_embed_proj_dim=32, activation_function="relu",
+                               bos_token_id=0, eos_token_id=0, pad_token_id=0, attn_implementation="eager"),
+           tf.OPTForCausalLM, "gpt2", 0)
     yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
                                    use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
@@ -218,9 +224,9 @@ def main():
         os.makedirs(os.path.join(d, "ref"), exist_ok=True)
         model.save_pretrained(d, safe_serialization=True)
         toks[tk].save_pretrained(d)
-        base = model.transformer if name == "gpt2" else model.model
-        norm = base.ln_f if name == "gpt2" else base.norm
-        bos = [] if name in ("gpt2", "qwen2") else [1]
+        base = model.transformer if name == "gpt2" else model.model.decoder if name == "opt" else model.model
+        norm = base.ln_f if name == "gpt2" else base.final_layer_norm if name == "opt" else base.norm
+        bos = [] if name in ("gpt2", "qwen2", "opt") else [1]
         seqs = [bos + b for b in BODIES]
         for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm)):
             np.save(os.path.join(d, "ref", "ids_%d.npy" % s), np.array(seqs[s], dtype=np.int32))
