@@ -413,11 +413,11 @@ static void cpu_rms_norm(struct enc_backend *be, int rows, int d, const float *x
     if (rows > 0) rms_rows(rows, d, x, g, eps, out);
 }
 
-static void cpu_rope(struct enc_backend *be, int rows, int heads, int dk, float *x, int ldx, const float *cs)
+static void cpu_rope(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
 {
-    const int h2 = dk / 2;
+    const int h2 = rot / 2;
     for (int r = 0; r < rows; r++) {
-        const float *c = cs + (size_t)r * dk, *sn = c + h2;
+        const float *c = cs + (size_t)r * rot, *sn = c + h2;
         for (int h = 0; h < heads; h++) {
             float *xh = x + (size_t)r * ldx + (size_t)h * dk;
             for (int k = 0; k < h2; k++) {

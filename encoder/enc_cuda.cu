@@ -233,16 +233,16 @@ __global__ void __launch_bounds__(LN_THREADS) enc_rms_norm_cuda(int d, const flo
     for (int k = threadIdx.x; k < d; k += blockDim.x) o[k] = enc_f_rms_scale(xr[k], inv, g[k]);
 }
 
-/* RoPE in place: one thread per (row, head, pair c < dk/2), grid-stride */
-__global__ void enc_rope_cuda(int rows, int heads, int dk, float *x, int ldx, const float *cs)
+/* RoPE in place: one thread per (row, head, pair c < rot/2), grid-stride */
+__global__ void enc_rope_cuda(int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
 {
-    const int h2 = dk / 2;
+    const int h2 = rot / 2;
     const size_t n = (size_t)rows * heads * h2;
     GRID_STRIDE(i, n) {
         const int k = (int)(i % h2), h = (int)(i / h2 % heads);
         const size_t r = i / h2 / heads;
         float *xh = x + r * ldx + (size_t)h * dk;
-        const float c = cs[r * dk + k], sn = cs[r * dk + h2 + k], lo = xh[k], hi = xh[k + h2];
+        const float c = cs[r * rot + k], sn = cs[r * rot + h2 + k], lo = xh[k], hi = xh[k + h2];
         xh[k] = enc_f_rope_lo(lo, hi, c, sn);
         xh[k + h2] = enc_f_rope_hi(lo, hi, c, sn);
     }
@@ -550,7 +550,7 @@ static void warm_kernels(void)
     enc_absdiff_mul_cuda<<<1, 32>>>(0, NULL, NULL, NULL, NULL);
     enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
     enc_rms_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, 0.0f, NULL);
-    enc_rope_cuda<<<1, 32>>>(0, 1, 2, NULL, 0, NULL);
+    enc_rope_cuda<<<1, 32>>>(0, 1, 2, 2, NULL, 0, NULL);
     enc_pool_cuda<<<1, 32>>>(0, NULL, 0, 0, NULL, NULL, NULL, 0);
     enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
     enc_attention_plain_cuda<<<1, PLAIN_WARPS * 32>>>(NULL, 0, 0);
@@ -1132,13 +1132,14 @@ static void cuda_rms_norm(struct enc_backend *be, int rows, int d, const float *
     check_launch(st, "rms_norm");
 }
 
-static void cuda_rope(struct enc_backend *be, int rows, int heads, int dk, float *x, int ldx, const float *cs)
+static void cuda_rope(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
 {
     struct cuda_state *st = st_of(be);
     prof_scope ps(st, PR_ELEMENTWISE);
-    const size_t n = (size_t)rows * heads * (dk / 2);
+    SP_ASSERT(rot >= 0 && rot <= dk && rot % 2 == 0);
+    const size_t n = (size_t)rows * heads * (rot / 2);
     if (!n) return;
-    enc_rope_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(rows, heads, dk, x, ldx, cs);
+    enc_rope_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(rows, heads, dk, rot, x, ldx, cs);
     check_launch(st, "rope");
 }
 

@@ -1,5 +1,5 @@
 /* encoder/enc_decoder.c — decoder-only language models under kind "hf" (issue 38): the forward
- * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, Llama's), written once on the
+ * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Llama's), written once on the
  * backend ops, and the family slots (tokenizer + model + pooling) behind enc_t.
  *
  * How it works: config.json's model_type picks the row (enc_dec_config_read); the row's tensors go
@@ -12,6 +12,8 @@
  *
  * The graph (pre-norm): x⁰ = embeddings (GPT-2, OPT: + learned positions, OPT's from row 2); per block
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
+ * (GPT-NeoX's parallel residual: x = (mlp(norm2(x)) + o(...)) + x; its partial rotary turns the first
+ * rope_rot columns of each head; its fused query_key_value is [heads, 3, dk], regrouped into q | k | v)
  * with MLP = down(act(fc)) (GPT-2) or down(SiLU(gate)·up) (SwiGLU, ENC_GATE_SILU). The attention op
  * runs with every head's direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask).
  * RoPE: each row's cos/sin are computed on the host as transformers 4.40.2 does in float32
@@ -36,7 +38,7 @@
  * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
  * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
  *
- * Not done: gpt_neox, gemma, phi (the table names what is read; any other model_type is
+ * Not done: gemma, phi (the table names what is read; any other model_type is
  * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
@@ -121,8 +123,8 @@ static void build(struct enc_dec *b)
         char lp[96];
         snprintf(lp, sizeof lp, a->layer, l);
         L->ln1 = add_norm(b, lp, a->ln1, d);
-        if (g) {
-            L->q = add_lin(b, lp, a->q, d, 3 * d, 1, 1);
+        if (g || a->neox) {                /* GPT-2's c_attn (Conv1D), GPT-NeoX's query_key_value (Linear, interleaved) */
+            L->q = add_lin(b, lp, a->q, d, 3 * d, g || c->attn_bias, g);
             L->k = L->v = (struct enc_lin){ -1, -1 };
         } else {
             L->q = add_lin(b, lp, a->q, d, d, c->attn_bias, 0);
@@ -138,12 +140,13 @@ static void build(struct enc_dec *b)
     b->fn = add_norm(b, "", a->final_norm, d);
 }
 
-/* buffers some checkpoints keep that nobody reads: GPT-2's causal mask (h.N.attn.bias,
- * h.N.attn.masked_bias), Llama's rotary_emb.inv_freq */
+/* buffers some checkpoints keep that nobody reads: GPT-2's and GPT-NeoX's causal masks (h.N.attn.bias,
+ * .masked_bias; layers.N.attention.bias, .masked_bias), rotary_emb.inv_freq */
 static int dec_ignored(const char *nm)
 {
     size_t L = strlen(nm);
-    static const char *const tails[] = { ".attn.bias", ".attn.masked_bias", ".rotary_emb.inv_freq" };
+    static const char *const tails[] = { ".attn.bias", ".attn.masked_bias", ".attention.bias", ".attention.masked_bias",
+                                         ".rotary_emb.inv_freq" };
     for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
         size_t t = strlen(tails[i]);
         if (L >= t && !strcmp(nm + L - t, tails[i])) return 1;
@@ -202,6 +205,11 @@ static int qkv_parts(const struct enc_dec *b, const struct dec_layer *L, struct 
     const struct enc *e = &b->e;
     const int H = b->c.heads, dk = b->c.hidden_size / H, grp = H / b->c.kv_heads;
     int n = 0;
+    if (b->arch->neox) {                   /* query_key_value's outputs are [heads, 3, dk]: q heads, k heads, v heads */
+        for (int p = 0; p < 3; p++)
+            for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->q.w], (3 * h + p) * dk, dk);
+        return n;
+    }
     parts[n++] = wpart_cols(&e->param[L->q.w], 0, b->c.hidden_size);
     for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->k.w], h / grp * dk, dk);
     for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->v.w], h / grp * dk, dk);
@@ -218,7 +226,7 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
     const int d = c->hidden_size, H = c->heads, dk = d / H, grp = H / c->kv_heads, dkv = dk * c->kv_heads;
     const size_t d3 = 3 * (size_t)d;
     const int pack = e->be.ops->pack_weight != NULL;
-    struct enc_wpart *parts = sp_xmalloc(sizeof *parts * (size_t)(1 + 2 * H));
+    struct enc_wpart *parts = sp_xmalloc(sizeof *parts * (size_t)(1 + 3 * H));
     float *w = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d3), *src = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d);
     float *bias = sp_xmalloc(sizeof(float) * d3);
     int rc = SP_OK;
@@ -228,6 +236,17 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
             if (pack) {
                 L->wqkv = (float *)(void *)&L->wqkv;   /* the key: never read */
                 rc = e->be.ops->pack_weight(&e->be, L->wqkv, d, (int)d3, parts, qkv_parts(b, L, parts));
+            } else if (b->arch->neox) {       /* [d, 3d] with head h's q, k, v at columns (3h + p)·dk */
+                float *all = sp_xmalloc(sizeof(float) * (size_t)d * d3);
+                enc_param_widen(&e->param[L->q.w], all);
+                for (int i = 0; i < d; i++)
+                    for (int p = 0; p < 3; p++)
+                        for (int h = 0; h < H; h++)
+                            memcpy(w + (size_t)i * d3 + (size_t)p * d + (size_t)h * dk, all + (size_t)i * d3 + (size_t)(3 * h + p) * dk,
+                                   sizeof(float) * (size_t)dk);
+                free(all);
+                if (!(L->wqkv = e->be.ops->alloc(&e->be, sizeof(float) * (size_t)d * d3))) rc = SP_ENOMEM;
+                else e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * (size_t)d * d3);
             } else {
                 const struct enc_lin pr[3] = { L->q, L->k, L->v };
                 for (int p = 0; p < 3; p++) {
@@ -242,16 +261,26 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
                 else e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * (size_t)d * d3);
             }
             if (rc == SP_OK && L->q.b >= 0) {
-                const float *bq = e->param[L->q.b].host, *bk = e->param[L->k.b].host, *bv = e->param[L->v.b].host;
-                memcpy(bias, bq, sizeof(float) * (size_t)d);
-                for (int h = 0; h < H; h++) {
-                    memcpy(bias + d + (size_t)h * dk, bk + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
-                    memcpy(bias + 2 * (size_t)d + (size_t)h * dk, bv + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
+                if (b->arch->neox) {
+                    const float *bqkv = e->param[L->q.b].host;
+                    for (int p = 0; p < 3; p++)
+                        for (int h = 0; h < H; h++)
+                            memcpy(bias + (size_t)p * d + (size_t)h * dk, bqkv + (size_t)(3 * h + p) * dk, sizeof(float) * (size_t)dk);
+                } else {
+                    const float *bq = e->param[L->q.b].host, *bk = e->param[L->k.b].host, *bv = e->param[L->v.b].host;
+                    memcpy(bias, bq, sizeof(float) * (size_t)d);
+                    for (int h = 0; h < H; h++) {
+                        memcpy(bias + d + (size_t)h * dk, bk + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
+                        memcpy(bias + 2 * (size_t)d + (size_t)h * dk, bv + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
+                    }
                 }
                 if (!(L->bqkv = e->be.ops->alloc(&e->be, sizeof(float) * d3))) rc = SP_ENOMEM;
                 else e->be.ops->upload(&e->be, L->bqkv, bias, sizeof(float) * d3);
             }
-            if (pack && rc == SP_OK) { release(b, &e->param[L->q.w]); release(b, &e->param[L->k.w]); release(b, &e->param[L->v.w]); }
+            if (pack && rc == SP_OK) {
+                release(b, &e->param[L->q.w]);
+                if (L->k.w >= 0) { release(b, &e->param[L->k.w]); release(b, &e->param[L->v.w]); }
+            }
         }
         if (!pack) continue;
         const struct enc_lin one[5] = { b->arch->gpt2 ? L->q : (struct enc_lin){ -1, -1 }, L->o, L->gate, L->up, L->down };
@@ -351,7 +380,7 @@ const struct enc_dec_config *enc_dec_get_config(const struct enc_dec *b) { retur
 static int reserve(struct enc_dec *b, size_t rows, size_t nn, int want_attn, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
-    const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, H = (size_t)b->c.heads, dk = d / H;
+    const size_t d = (size_t)b->c.hidden_size, F = (size_t)b->c.intermediate_size, H = (size_t)b->c.heads;
     if (rows <= b->cap_rows && (!want_attn || (b->ho && nn <= b->cap_nn))) return SP_OK;
     if (rows < b->cap_rows) rows = b->cap_rows; else if (rows < 2 * b->cap_rows) rows = 2 * b->cap_rows;
     if (nn < b->cap_nn) nn = b->cap_nn; else if (nn < 2 * b->cap_nn) nn = 2 * b->cap_nn;
@@ -362,7 +391,7 @@ static int reserve(struct enc_dec *b, size_t rows, size_t nn, int want_attn, cha
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
     A(b->x, rows * d); A(b->h, rows * d); A(b->qkv, rows * 3 * d); A(b->ctx, rows * d); A(b->t, rows * d);
     A(b->zg, rows * F); A(b->zu, rows * F);
-    if (b->c.rope) A(b->cs, rows * dk);
+    if (b->c.rope) A(b->cs, rows * (size_t)b->c.rope_rot);
     if (want_attn) { A(b->ho, rows * d); if (!BE->host_memory) A(b->amap, H * nn); }
 #undef A
     if (fail) {
@@ -370,7 +399,7 @@ static int reserve(struct enc_dec *b, size_t rows, size_t nn, int want_attn, cha
         return SP_ENOMEM;
     }
     b->hE = sp_xrealloc(b->hE, sizeof(float) * rows * d);
-    if (b->c.rope) b->hcs = sp_xrealloc(b->hcs, sizeof(float) * rows * dk);
+    if (b->c.rope) b->hcs = sp_xrealloc(b->hcs, sizeof(float) * rows * (size_t)b->c.rope_rot);
     b->cap_rows = rows;
     b->cap_nn = want_attn ? nn : 0;
     return SP_OK;
@@ -405,7 +434,7 @@ static void download_layer(struct enc_dec *b, int n_sent, const struct enc_bert_
  * LlamaRotaryEmbedding and its scalings, in float32) */
 static void rope_rows(const struct enc_dec_config *c, int n, float *cs)
 {
-    const int dk = c->hidden_size / c->heads, h2 = dk / 2;
+    const int dk = c->rope_rot, h2 = dk / 2;    /* the rotated width (the head's, or GPT-NeoX's part of it) */
     float base = (float)c->rope_theta;
     if (c->rope == ENC_ROPE_DYNAMIC && n > c->max_positions) {   /* seq_len = max(position_ids) + 1 */
         float t = (float)c->rope_factor * (float)n;
@@ -524,8 +553,8 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
     OPS->upload(BE, b->x, b->hE, rows * d * sizeof(float));
     if (c->rope) {
         size_t off = 0;
-        for (int s = 0; s < n_sent; s++) { rope_rows(c, in[s].n, b->hcs + off * dh); off += (size_t)in[s].n; }
-        OPS->upload(BE, b->cs, b->hcs, rows * dh * sizeof(float));
+        for (int s = 0; s < n_sent; s++) { rope_rows(c, in[s].n, b->hcs + off * c->rope_rot); off += (size_t)in[s].n; }
+        OPS->upload(BE, b->cs, b->hcs, rows * c->rope_rot * sizeof(float));
     }
     /* a sliding window (Mistral): query i sees keys i − window .. i, transformers 4.40.2's eager mask; a
      * mask only for the sentences longer than window + 1 pieces (the others see every key before them) */
@@ -564,7 +593,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         norm(b, N, b->x, Ly->ln1, b->h);
         if (Ly->wqkv) OPS->linear(BE, N, d, 3 * d, b->h, d, Ly->wqkv, 3 * d, Ly->bqkv, b->qkv, 3 * d, 0);
         else lin(e, N, b->h, Ly->q, b->qkv);                           /* GPT-2's c_attn */
-        if (c->rope) OPS->rope(BE, N, 2 * H, dh, b->qkv, 3 * d, b->cs);  /* the query and key heads */
+        if (c->rope) OPS->rope(BE, N, 2 * H, dh, c->rope_rot, b->qkv, 3 * d, b->cs);   /* the query and key heads */
         float scale = c->scale_attn ? 1.0f / sqrtf((float)dh) : 1.0f;
         if (c->scale_inv_layer) scale /= (float)(l + 1);
         size_t off = 0, at = 0;
@@ -580,8 +609,8 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         }
         OPS->attention(BE, n_sent, b->args);
         if (attn_layers >> l & 1) head_maps(b, n_sent, in, l, nn, attn);
-        lin(e, N, b->ctx, Ly->o, b->t);
-        OPS->add(BE, rows * d, b->x, b->t, b->x);                      /* residual + attention */
+        lin(e, N, b->ctx, Ly->o, b->t);                                /* the attention's output */
+        if (!c->parallel) OPS->add(BE, rows * d, b->x, b->t, b->x);    /* residual + attention */
         norm(b, N, b->x, Ly->ln2, b->h);
         if (Ly->gate.w >= 0) {                                         /* SwiGLU: down(SiLU(gate)·up) */
             lin(e, N, b->h, Ly->gate, b->zg);
@@ -591,8 +620,9 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
             lin(e, N, b->h, Ly->up, b->zg);
             OPS->act(BE, c->act, rows * F, b->zg);
         }
-        lin(e, N, b->zg, Ly->down, b->t);
-        OPS->add(BE, rows * d, b->x, b->t, b->x);                      /* residual + MLP */
+        lin(e, N, b->zg, Ly->down, b->ctx);                            /* the MLP's output */
+        if (c->parallel) OPS->add(BE, rows * d, b->ctx, b->t, b->ctx); /* GPT-NeoX: (mlp + attention) + residual */
+        OPS->add(BE, rows * d, b->ctx, b->x, b->x);                    /* residual + MLP */
         if (hidden_layers >> (l + 1) & 1) {
             const int normed = post || (stream == ENC_STREAM_HIDDEN_STATES && l + 1 == L);
             if (normed) norm(b, N, b->x, b->fn, b->h);

@@ -424,6 +424,7 @@ int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err,
 
 static const char *const gpt2_heads[] = { "lm_head.", "score.", NULL };
 static const char *const llama_heads[] = { "lm_head.", "score.", NULL };
+static const char *const neox_heads[] = { "embed_out.", "score.", NULL };
 
 #define LLAMA_NAMES .emb = "embed_tokens.weight", .layer = "layers.%d.", .ln1 = "input_layernorm", .q = "self_attn.q_proj", \
     .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.o_proj", .ln2 = "post_attention_layernorm", \
@@ -435,6 +436,9 @@ static const struct enc_dec_arch dec_arches[] = {
     { .model_type = "gpt2", .prefix = "transformer.", .gpt2 = 1,
       .emb = "wte.weight", .pos = "wpe.weight", .layer = "h.%d.", .ln1 = "ln_1", .q = "attn.c_attn", .o = "attn.c_proj",
       .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
+    { .model_type = "gpt_neox", .prefix = "gpt_neox.", .neox = 1, .emb = "embed_in.weight", .layer = "layers.%d.",
+      .ln1 = "input_layernorm", .q = "attention.query_key_value", .o = "attention.dense", .ln2 = "post_attention_layernorm",
+      .ff_up = "mlp.dense_h_to_4h", .ff_down = "mlp.dense_4h_to_h", .final_norm = "final_layer_norm", .heads = neox_heads },
     { .model_type = "llama", .prefix = "model.", .k_attn_bias = "attention_bias", LLAMA_NAMES },
     { .model_type = "mistral", .prefix = "model.", .window = 1, LLAMA_NAMES },
     { .model_type = "opt", .prefix = "model.", .opt = 1, .emb = "decoder.embed_tokens.weight",
@@ -521,6 +525,58 @@ static int read_gpt2(json_t *root, const char *path, struct enc_dec_config *c, c
     c->kv_heads = c->heads;
     c->attn_bias = c->o_bias = c->mlp_bias = 1;
     c->norm = ENC_DEC_LAYERNORM;
+    return 0;
+}
+
+/* GPTNeoXConfig's keys (transformers 4.40.2): rotary_pct, rotary_emb_base, use_parallel_residual,
+ * attention_bias, hidden_act (gelu, gelu_new, relu); rope_scaling is refused (not done) */
+static int read_neox(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        get_bool(root, path, "use_parallel_residual", 1, &c->parallel, err, errlen) ||
+        get_bool(root, path, "attention_bias", 1, &c->attn_bias, err, errlen))
+        return -1;
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
+        return -1;
+    }
+    if (get_num(root, path, "rotary_pct", 0.25, 1, &x, err, errlen)) return -1;
+    c->rope_rot = (int)(c->hidden_size / c->heads * x);          /* int(head_size * rotary_pct) */
+    if (c->rope_rot % 2 || c->rope_rot < 2) {
+        snprintf(err, errlen, "%s: rotary_pct: %g of the head size %d gives %d rotated columns (expected an even number >= 2)",
+                 path, x, c->hidden_size / c->heads, c->rope_rot);
+        return -1;
+    }
+    if (get_num(root, path, "rotary_emb_base", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        snprintf(err, errlen, "%s: rope_scaling: not supported for gpt_neox yet (only null)", path);
+        return -1;
+    }
+    if (get_num(root, path, "layer_norm_eps", 1e-5, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    c->act = ENC_ACT_GELU;
+    v = json_object_get(root, "hidden_act");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu_new")) c->act = ENC_ACT_GELU_TANH;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (\"gelu\", \"gelu_new\", \"relu\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    c->o_bias = c->attn_bias;
+    c->mlp_bias = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
     return 0;
 }
 
@@ -669,8 +725,9 @@ int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct
     }
     if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
     if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : a->opt ? read_opt(root, path, c, err, errlen)
-                : read_llama(root, path, a, c, err, errlen))
+                : a->neox ? read_neox(root, path, c, err, errlen) : read_llama(root, path, a, c, err, errlen))
         goto out;
+    if (c->rope && !c->rope_rot) c->rope_rot = c->hidden_size / c->heads;
     if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {
         snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
         goto out;

@@ -158,9 +158,11 @@ struct enc_backend_ops {
     /* (decoders) RMSNorm of rows of d: out = g ⊙ x / sqrt(mean(x²) + eps) (enc_f_rms_scale; in place safe) */
     void  (*rms_norm)(struct enc_backend *be, int rows, int d, const float *x, const float *g, float eps, float *out);
     /* (decoders) rotary position embedding in place: row r of x (stride ldx) holds heads of dk
-     * columns in its first heads·dk columns; each head's pairs (c, c + dk/2), c < dk/2, are rotated
-     * by row r's cs[r·dk + c] (cos) and cs[r·dk + dk/2 + c] (sin) (enc_f_rope_lo / _hi; cs [rows, dk]) */
-    void  (*rope)(struct enc_backend *be, int rows, int heads, int dk, float *x, int ldx, const float *cs);
+     * columns in its first heads·dk columns; the first rot (even, <= dk) columns of each head are
+     * rotated in pairs (c, c + rot/2), c < rot/2, by row r's cs[r·rot + c] (cos) and
+     * cs[r·rot + rot/2 + c] (sin) (enc_f_rope_lo / _hi; cs [rows, rot]); the other columns stay
+     * (GPT-NeoX's partial rotary) */
+    void  (*rope)(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -348,6 +350,8 @@ struct enc_dec_arch {
     int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
     const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
     int opt;                   /* 1: OPT's keys and graph (learned positions offset by 2, pre-LN, separate q/k/v) */
+    int neox;                  /* 1: GPT-NeoX's keys and graph: q is the fused query_key_value, interleaved per head
+                                * ([heads, 3, dk] of its outputs), partial rotary, parallel residual */
     /* tensor names: embeddings, learned positions (NULL: none), the layer's prefix ("%d"), then the
      * layer's (q: GPT-2's fused c_attn; k, v NULL there), the MLP (ff_gate NULL: no gate), the final norm */
     const char *emb, *pos, *layer, *ln1, *q, *k, *v, *o, *ln2, *ff_gate, *ff_up, *ff_down, *final_norm;
@@ -367,6 +371,8 @@ struct enc_dec_config {
     int bos_id;                /* bos_token_id, -1: none */
     int window;                /* sliding window: query i sees keys i − window .. i; 0: all before it */
     int pos_offset;            /* learned positions: piece p reads row p + pos_offset (OPT: 2) */
+    int rope_rot;              /* RoPE: the rotated columns of each head (GPT-NeoX: dk·rotary_pct; else dk) */
+    int parallel;              /* GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x)) */
 };
 const struct enc_dec_arch *enc_dec_arch_find(const char *model_type);
 const char *enc_dec_arch_list(char *text, size_t cap);

@@ -33,6 +33,9 @@ Families (FAMILY names a folder):
                     and the 5 pieces before it: 4.40.2's eager mask), llama's tokenizer
     opt             OPTForCausalLM: learned positions offset by 2, pre-LN, separate q/k/v with biases,
                     relu; gpt2's tokenizer
+    gpt_neox        GPTNeoXForCausalLM (Pythia's shape): parallel residual, partial rotary (rotary_pct 0.5),
+                    q/k/v fused and interleaved per head, LayerNorms, gelu; gpt2's tokenizer
+    gpt_neox-seq    the same with the sequential residual, full rotary, rotary_emb_base 500, gelu_new
     qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
@@ -130,6 +133,15 @@ def families(toks):
                                max_position_embeddings=64, word_embed_proj_dim=32, activation_function="relu",
                                bos_token_id=0, eos_token_id=0, pad_token_id=0, attn_implementation="eager"),
            tf.OPTForCausalLM, "gpt2", 0)
+    yield ("gpt_neox", tf.GPTNeoXConfig(vocab_size=len(g), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                        intermediate_size=40, max_position_embeddings=64, rotary_pct=0.5, hidden_act="gelu",
+                                        use_parallel_residual=True, tie_word_embeddings=False, bos_token_id=0, eos_token_id=0,
+                                        attn_implementation="eager"), tf.GPTNeoXForCausalLM, "gpt2", 0)
+    yield ("gpt_neox-seq", tf.GPTNeoXConfig(vocab_size=len(g), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                            intermediate_size=40, max_position_embeddings=64, rotary_pct=1.0, rotary_emb_base=500,
+                                            hidden_act="gelu_new", use_parallel_residual=False, tie_word_embeddings=False,
+                                            bos_token_id=0, eos_token_id=0, attn_implementation="eager"),
+           tf.GPTNeoXForCausalLM, "gpt2", 0)
     yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
                                    use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
@@ -224,9 +236,10 @@ def main():
         os.makedirs(os.path.join(d, "ref"), exist_ok=True)
         model.save_pretrained(d, safe_serialization=True)
         toks[tk].save_pretrained(d)
-        base = model.transformer if name == "gpt2" else model.model.decoder if name == "opt" else model.model
-        norm = base.ln_f if name == "gpt2" else base.final_layer_norm if name == "opt" else base.norm
-        bos = [] if name in ("gpt2", "qwen2", "opt") else [1]
+        neox = name.startswith("gpt_neox")
+        base = model.transformer if name == "gpt2" else model.model.decoder if name == "opt" else model.gpt_neox if neox else model.model
+        norm = base.ln_f if name == "gpt2" else base.final_layer_norm if name == "opt" or neox else base.norm
+        bos = [] if name in ("gpt2", "qwen2", "opt") or neox else [1]
         seqs = [bos + b for b in BODIES]
         for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm)):
             np.save(os.path.join(d, "ref", "ids_%d.npy" % s), np.array(seqs[s], dtype=np.int32))

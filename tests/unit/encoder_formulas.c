@@ -73,7 +73,7 @@ static void decoder_ops(void)
         const double th[2] = { 0.3 + r, 0.05 * (r + 1) };
         for (int k = 0; k < 2; k++) { cs[r][k] = (float)cos(th[k]); cs[r][2 + k] = (float)sin(th[k]); }
     }
-    enc_cpu_ops.rope(&be, 2, 2, 4, &q[0][0], 10, &cs[0][0]);
+    enc_cpu_ops.rope(&be, 2, 2, 4, 4, &q[0][0], 10, &cs[0][0]);
     worst = 0;
     for (int r = 0; r < 2; r++)
         for (int c = 0; c < 10; c++) {
@@ -86,6 +86,13 @@ static void decoder_ops(void)
             if (fabs(q[r][c] - ref) > worst) worst = fabs(q[r][c] - ref);
         }
     T_CHECK(worst <= 1e-6);                                 /* columns 8, 9 (no head) untouched: exact */
+    /* partial rotary (GPT-NeoX): rot 2 of dk 4, pair (0, 1) by row 0's angle, columns 2, 3 untouched */
+    float p4[4] = { 0.5f, -0.25f, 3, 4 }, pc[2] = { (float)cos(0.4), (float)sin(0.4) };
+    enc_cpu_ops.rope(&be, 1, 1, 4, 2, p4, 4, pc);
+    T_NEAR(p4[0], 0.5 * cos(0.4) + 0.25 * sin(0.4), 1e-6);
+    T_NEAR(p4[1], -0.25 * cos(0.4) + 0.5 * sin(0.4), 1e-6);
+    T_NEAR(p4[2], 3, 0);
+    T_NEAR(p4[3], 4, 0);
 }
 
 int main(void)
