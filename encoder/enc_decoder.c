@@ -1,5 +1,5 @@
 /* encoder/enc_decoder.c — decoder-only language models under kind "hf" (issue 38): the forward
- * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Llama's), written once on the
+ * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Phi's, Llama's), written once on the
  * backend ops, and the family slots (tokenizer + model + pooling) behind enc_t.
  *
  * How it works: config.json's model_type picks the row (enc_dec_config_read); the row's tensors go
@@ -13,7 +13,8 @@
  * The graph (pre-norm): x⁰ = embeddings (GPT-2, OPT: + learned positions, OPT's from row 2); per block
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
  * (GPT-NeoX's parallel residual: x = (mlp(norm2(x)) + o(...)) + x; its partial rotary turns the first
- * rope_rot columns of each head; its fused query_key_value is [heads, 3, dk], regrouped into q | k | v)
+ * rope_rot columns of each head; its fused query_key_value is [heads, 3, dk], regrouped into q | k | v;
+ * Phi: the same parallel residual with one LayerNorm feeding both, partial rotary too)
  * with MLP = down(act(fc)) (GPT-2) or down(SiLU(gate)·up) (SwiGLU, ENC_GATE_SILU). The attention op
  * runs with every head's direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask).
  * RoPE: each row's cos/sin are computed on the host as transformers 4.40.2 does in float32
@@ -38,7 +39,7 @@
  * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
  * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
  *
- * Not done: gemma, phi (the table names what is read; any other model_type is
+ * Not done: gemma (the table names what is read; any other model_type is
  * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
@@ -132,7 +133,7 @@ static void build(struct enc_dec *b)
             L->v = add_lin(b, lp, a->v, d, dkv, c->attn_bias, 0);
         }
         L->o = add_lin(b, lp, a->o, d, d, c->o_bias, g);
-        L->ln2 = add_norm(b, lp, a->ln2, d);
+        L->ln2 = a->ln2 ? add_norm(b, lp, a->ln2, d) : (struct enc_ln){ -1, -1 };   /* Phi: ln1's output feeds the MLP too */
         L->gate = a->ff_gate ? add_lin(b, lp, a->ff_gate, d, F, c->mlp_bias, g) : (struct enc_lin){ -1, -1 };
         L->up = add_lin(b, lp, a->ff_up, d, F, c->mlp_bias, g);
         L->down = add_lin(b, lp, a->ff_down, F, d, c->mlp_bias, g);
@@ -611,7 +612,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         if (attn_layers >> l & 1) head_maps(b, n_sent, in, l, nn, attn);
         lin(e, N, b->ctx, Ly->o, b->t);                                /* the attention's output */
         if (!c->parallel) OPS->add(BE, rows * d, b->x, b->t, b->x);    /* residual + attention */
-        norm(b, N, b->x, Ly->ln2, b->h);
+        if (Ly->ln2.g >= 0) norm(b, N, b->x, Ly->ln2, b->h);          /* (Phi: b->h is still ln1(x)) */
         if (Ly->gate.w >= 0) {                                         /* SwiGLU: down(SiLU(gate)·up) */
             lin(e, N, b->h, Ly->gate, b->zg);
             lin(e, N, b->h, Ly->up, b->zu);

@@ -445,6 +445,9 @@ static const struct enc_dec_arch dec_arches[] = {
       .pos = "decoder.embed_positions.weight", .layer = "decoder.layers.%d.", .ln1 = "self_attn_layer_norm",
       .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.out_proj",
       .ln2 = "final_layer_norm", .ff_up = "fc1", .ff_down = "fc2", .final_norm = "decoder.final_layer_norm", .heads = llama_heads },
+    { .model_type = "phi", .prefix = "model.", .phi = 1, .emb = "embed_tokens.weight", .layer = "layers.%d.",
+      .ln1 = "input_layernorm", .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj",
+      .o = "self_attn.dense", .ff_up = "mlp.fc1", .ff_down = "mlp.fc2", .final_norm = "final_layernorm", .heads = llama_heads },
     { .model_type = "qwen2", .prefix = "model.", .qkv_bias = 1, LLAMA_NAMES },
 };
 #define N_DEC_ARCHES (sizeof dec_arches / sizeof dec_arches[0])
@@ -575,6 +578,66 @@ static int read_neox(json_t *root, const char *path, struct enc_dec_config *c, c
     c->kv_heads = c->heads;
     c->o_bias = c->attn_bias;
     c->mlp_bias = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
+    return 0;
+}
+
+/* PhiConfig's keys (transformers 4.40.2): num_key_value_heads, partial_rotary_factor, rope_theta,
+ * layer_norm_eps, hidden_act; qk_layernorm and rope_scaling are refused (not done) */
+static int read_phi(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    int qkln;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        get_bool(root, path, "qk_layernorm", 0, &qkln, err, errlen))
+        return -1;
+    if (qkln) { snprintf(err, errlen, "%s: qk_layernorm: true is not supported (only false, phi-1/1.5/2's)", path); return -1; }
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    if ((v = json_object_get(root, "num_key_value_heads")) && !json_is_null(v) &&
+        get_int(root, path, "num_key_value_heads", 1, &c->kv_heads, err, errlen))
+        return -1;
+    if (c->heads % c->kv_heads) {
+        snprintf(err, errlen, "%s: num_key_value_heads: %d does not divide num_attention_heads %d", path, c->kv_heads, c->heads);
+        return -1;
+    }
+    if (get_num(root, path, "partial_rotary_factor", 0.5, 1, &x, err, errlen)) return -1;
+    c->rope_rot = (int)(x * (c->hidden_size / c->heads));        /* int(partial_rotary_factor * head_dim) */
+    if (c->rope_rot % 2 || c->rope_rot < 2) {
+        snprintf(err, errlen, "%s: partial_rotary_factor: %g of the head size %d gives %d rotated columns (expected an even "
+                 "number >= 2)", path, x, c->hidden_size / c->heads, c->rope_rot);
+        return -1;
+    }
+    if (get_num(root, path, "rope_theta", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        snprintf(err, errlen, "%s: rope_scaling: not supported for phi yet (only null)", path);
+        return -1;
+    }
+    if (get_num(root, path, "layer_norm_eps", 1e-5, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    c->act = ENC_ACT_GELU_TANH;
+    v = json_object_get(root, "hidden_act");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_new") && strcmp(json_string_value(v), "gelu_pytorch_tanh")))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (\"gelu_new\", \"gelu\", \"relu\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->attn_bias = c->o_bias = c->mlp_bias = 1;
+    c->parallel = 1;
     c->norm = ENC_DEC_LAYERNORM;
     c->scale_attn = 1;
     return 0;
@@ -725,7 +788,8 @@ int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct
     }
     if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
     if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : a->opt ? read_opt(root, path, c, err, errlen)
-                : a->neox ? read_neox(root, path, c, err, errlen) : read_llama(root, path, a, c, err, errlen))
+                : a->neox ? read_neox(root, path, c, err, errlen) : a->phi ? read_phi(root, path, c, err, errlen)
+                : read_llama(root, path, a, c, err, errlen))
         goto out;
     if (c->rope && !c->rope_rot) c->rope_rot = c->hidden_size / c->heads;
     if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {

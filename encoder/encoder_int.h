@@ -350,6 +350,8 @@ struct enc_dec_arch {
     int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
     const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
     int opt;                   /* 1: OPT's keys and graph (learned positions offset by 2, pre-LN, separate q/k/v) */
+    int phi;                   /* 1: Phi's keys and graph: separate q/k/v (GQA) with biases, partial rotary, one
+                                * LayerNorm for the parallel attention and MLP (ln2 NULL) */
     int neox;                  /* 1: GPT-NeoX's keys and graph: q is the fused query_key_value, interleaved per head
                                 * ([heads, 3, dk] of its outputs), partial rotary, parallel residual */
     /* tensor names: embeddings, learned positions (NULL: none), the layer's prefix ("%d"), then the

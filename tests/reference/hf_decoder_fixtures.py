@@ -36,6 +36,8 @@ Families (FAMILY names a folder):
     gpt_neox        GPTNeoXForCausalLM (Pythia's shape): parallel residual, partial rotary (rotary_pct 0.5),
                     q/k/v fused and interleaved per head, LayerNorms, gelu; gpt2's tokenizer
     gpt_neox-seq    the same with the sequential residual, full rotary, rotary_emb_base 500, gelu_new
+    phi             PhiForCausalLM: one LayerNorm for the parallel attention and MLP, partial rotary
+                    (partial_rotary_factor 0.5), q/k/v/dense and fc1/fc2 with biases, gelu_new; gpt2's tokenizer
     qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
@@ -142,6 +144,10 @@ def families(toks):
                                             hidden_act="gelu_new", use_parallel_residual=False, tie_word_embeddings=False,
                                             bos_token_id=0, eos_token_id=0, attn_implementation="eager"),
            tf.GPTNeoXForCausalLM, "gpt2", 0)
+    yield ("phi", tf.PhiConfig(vocab_size=len(g), hidden_size=32, intermediate_size=40, num_hidden_layers=2,
+                               num_attention_heads=4, max_position_embeddings=64, partial_rotary_factor=0.5,
+                               hidden_act="gelu_new", layer_norm_eps=1e-5, bos_token_id=0, eos_token_id=0,
+                               tie_word_embeddings=False, attn_implementation="eager"), tf.PhiForCausalLM, "gpt2", 0)
     yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
                                    use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
@@ -238,8 +244,9 @@ def main():
         toks[tk].save_pretrained(d)
         neox = name.startswith("gpt_neox")
         base = model.transformer if name == "gpt2" else model.model.decoder if name == "opt" else model.gpt_neox if neox else model.model
-        norm = base.ln_f if name == "gpt2" else base.final_layer_norm if name == "opt" or neox else base.norm
-        bos = [] if name in ("gpt2", "qwen2", "opt") or neox else [1]
+        norm = (base.ln_f if name == "gpt2" else base.final_layer_norm if name == "opt" or neox
+                else base.final_layernorm if name == "phi" else base.norm)
+        bos = [] if name in ("gpt2", "qwen2", "opt", "phi") or neox else [1]
         seqs = [bos + b for b in BODIES]
         for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm)):
             np.save(os.path.join(d, "ref", "ids_%d.npy" % s), np.array(seqs[s], dtype=np.int32))
