@@ -418,7 +418,7 @@ tokjson-fixtures:
 # SentencePiece-only folders (tests/data/hf/spm) and BERT do_lower_case folders (tests/data/hf/lower)
 spm-fixtures:
 	$(HF_PYTHON) tests/reference/spm_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf
-# decoder LMs (gpt2, gpt_neox, llama and its RoPE scalings, mistral, opt, phi, qwen2; tests/data/hf-dec, issue 38)
+# decoder LMs (gemma, gpt2, gpt_neox, llama and its RoPE scalings, mistral, opt, phi, qwen2; tests/data/hf-dec, issue 38)
 hf-decoder-fixtures:
 	rm -rf tests/data/hf-dec
 	$(HF_PYTHON) tests/reference/hf_decoder_fixtures.py tests/data/hf-dec $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu

@@ -1,5 +1,6 @@
 /* encoder/enc_decoder.c — decoder-only language models under kind "hf" (issue 38): the forward
- * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Phi's, Llama's), written once on the
+ * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Phi's, Llama's and its
+ * variants), written once on the
  * backend ops, and the family slots (tokenizer + model + pooling) behind enc_t.
  *
  * How it works: config.json's model_type picks the row (enc_dec_config_read); the row's tensors go
@@ -14,7 +15,8 @@
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
  * (GPT-NeoX's parallel residual: x = (mlp(norm2(x)) + o(...)) + x; its partial rotary turns the first
  * rope_rot columns of each head; its fused query_key_value is [heads, 3, dk], regrouped into q | k | v;
- * Phi: the same parallel residual with one LayerNorm feeding both, partial rotary too)
+ * Phi: the same parallel residual with one LayerNorm feeding both, partial rotary too; Gemma: Llama's
+ * with the embeddings × sqrt(hidden), RMSNorm by (1 + w) (the weights so changed once at open) and GeGLU)
  * with MLP = down(act(fc)) (GPT-2) or down(SiLU(gate)·up) (SwiGLU, ENC_GATE_SILU). The attention op
  * runs with every head's direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask).
  * RoPE: each row's cos/sin are computed on the host as transformers 4.40.2 does in float32
@@ -39,7 +41,7 @@
  * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
  * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
  *
- * Not done: gemma (the table names what is read; any other model_type is
+ * Not done: Gemma's head_dim other than hidden / heads (gemma-7b) (the table names what is read; any other model_type is
  * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
@@ -360,6 +362,16 @@ int enc_dec_open(const char *dir, enum enc_device device, const struct sp_logger
         enc_param_alloc_init(&b->e);
         rc = load(b, log, err, errlen);
     }
+    if (rc == SP_OK && b->c.norm_plus_one) {          /* Gemma's RMSNorm multiplies by (1 + w): that, once, in float32 */
+        for (int l = 0; l <= b->c.layers; l++) {
+            const int gi[2] = { l < b->c.layers ? b->layer[l].ln1.g : b->fn.g, l < b->c.layers ? b->layer[l].ln2.g : -1 };
+            for (int k = 0; k < 2; k++) {
+                if (gi[k] < 0) continue;
+                float *g = b->e.param[gi[k]].host;
+                for (int j = 0; j < b->c.hidden_size; j++) g[j] = 1.0f + g[j];
+            }
+        }
+    }
     if (rc == SP_OK) rc = enc_param_upload(&b->e, err, errlen);
     if (rc == SP_OK) rc = prepare_weights(b, err, errlen);
     if (rc != SP_OK) { dec_close(b); return rc; }
@@ -550,6 +562,7 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
                 enc_dt_widen((enum enc_dtype)tp->dtype, tp->src, (uint64_t)(p + c->pos_offset) * d, (size_t)d, b->row);
                 for (int j = 0; j < d; j++) o[j] = o[j] + b->row[j];
             }
+            if (c->emb_scale > 0) for (int j = 0; j < d; j++) o[j] = o[j] * c->emb_scale;   /* Gemma's normalizer */
         }
     OPS->upload(BE, b->x, b->hE, rows * d * sizeof(float));
     if (c->rope) {
@@ -613,10 +626,10 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
         lin(e, N, b->ctx, Ly->o, b->t);                                /* the attention's output */
         if (!c->parallel) OPS->add(BE, rows * d, b->x, b->t, b->x);    /* residual + attention */
         if (Ly->ln2.g >= 0) norm(b, N, b->x, Ly->ln2, b->h);          /* (Phi: b->h is still ln1(x)) */
-        if (Ly->gate.w >= 0) {                                         /* SwiGLU: down(SiLU(gate)·up) */
+        if (Ly->gate.w >= 0) {                                         /* SwiGLU: down(SiLU(gate)·up) (Gemma: GELU_tanh) */
             lin(e, N, b->h, Ly->gate, b->zg);
             lin(e, N, b->h, Ly->up, b->zu);
-            OPS->gate(BE, ENC_GATE_SILU, rows * F, b->zg, b->zu, NULL, b->zg);
+            OPS->gate(BE, c->glu, rows * F, b->zg, b->zu, NULL, b->zg);
         } else {
             lin(e, N, b->h, Ly->up, b->zg);
             OPS->act(BE, c->act, rows * F, b->zg);

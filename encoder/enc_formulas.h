@@ -67,6 +67,7 @@ ENC_F float enc_f_silu(float x) { return x / (1.0f + expf(-x)); }
 ENC_F float enc_f_gate(int mode, float pre, float a, float b, int has_b)
 {
     if (mode == ENC_GATE_SILU) return enc_f_silu(pre) * a;   /* SwiGLU: act(gate) * up, in that order */
+    if (mode == ENC_GATE_GELU_TANH) return enc_f_gelu_tanh(pre) * a;   /* GeGLU (Gemma) */
     float f = enc_f_sigmoid(pre);
     if (mode == ENC_GATE_FUSION) return f * a + (1.0f - f) * b;
     return f * enc_f_elu(a) + (has_b ? (1.0f - f) * b : 0.0f);

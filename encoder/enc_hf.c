@@ -20,6 +20,7 @@
 #include "encoder/spm.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -433,6 +434,7 @@ static const char *const neox_heads[] = { "embed_out.", "score.", NULL };
 /* the table, sorted by model_type. GPT-2's per-layer attention buffers (h.N.attn.bias, .masked_bias)
  * are ignored by enc_decoder.c's rules. */
 static const struct enc_dec_arch dec_arches[] = {
+    { .model_type = "gemma", .prefix = "model.", .gemma = 1, .k_attn_bias = "attention_bias", LLAMA_NAMES },
     { .model_type = "gpt2", .prefix = "transformer.", .gpt2 = 1,
       .emb = "wte.weight", .pos = "wpe.weight", .layer = "h.%d.", .ln1 = "ln_1", .q = "attn.c_attn", .o = "attn.c_proj",
       .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
@@ -736,14 +738,26 @@ static int read_llama(json_t *root, const char *path, const struct enc_dec_arch 
     int mlp_bias;
     if (get_bool(root, path, "mlp_bias", 0, &mlp_bias, err, errlen)) return -1;
     if (mlp_bias) { snprintf(err, errlen, "%s: mlp_bias: true is not supported (transformers 4.40.2's Llama has none)", path); return -1; }
-    v = json_object_get(root, "hidden_act");
-    if (v && (!json_is_string(v) || strcmp(json_string_value(v), "silu"))) {
+    c->glu = ENC_GATE_SILU;
+    if (a->gemma) {                    /* GemmaMLP (4.40.2): hidden_activation, null meaning gelu_pytorch_tanh whatever hidden_act says */
+        v = json_object_get(root, "hidden_activation");
+        if (v && !json_is_null(v) && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_pytorch_tanh") &&
+                                                              strcmp(json_string_value(v), "gelu_new")))) {
+            snprintf(err, errlen, "%s: hidden_activation: %s is not supported (only \"gelu_pytorch_tanh\" or null: the tanh "
+                     "GeGLU)", path, quoted(v, q, sizeof q));
+            return -1;
+        }
+        c->glu = ENC_GATE_GELU_TANH;
+        c->emb_scale = (float)sqrt((double)c->hidden_size);    /* torch.tensor(hidden_size**0.5) in float32 */
+        c->norm_plus_one = 1;
+    } else if ((v = json_object_get(root, "hidden_act")) && (!json_is_string(v) || strcmp(json_string_value(v), "silu"))) {
         snprintf(err, errlen, "%s: hidden_act: %s is not supported (only \"silu\": the SwiGLU MLP)", path, quoted(v, q, sizeof q));
         return -1;
     }
     if ((v = json_object_get(root, "head_dim")) && !json_is_null(v) &&
         (!json_is_integer(v) || json_integer_value(v) * c->heads != c->hidden_size)) {
-        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported", path, c->hidden_size / c->heads);
+        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported (not gemma-7b's 256 of "
+                 "3072 / 16)", path, c->hidden_size / c->heads);
         return -1;
     }
     c->rope = ENC_ROPE_PLAIN;

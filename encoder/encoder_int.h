@@ -22,6 +22,7 @@ enum enc_gate {
     ENC_GATE_FUSION = 0,       /* out = σ(pre)⊙a + (1−σ(pre))⊙b                       (MS-SAN Eq. 8–9) */
     ENC_GATE_PSAN,             /* out = σ(pre)⊙ELU(a)  (+ (1−σ(pre))⊙b when b != NULL)   (PSAN Eq. 4, Q19) */
     ENC_GATE_SILU,             /* out = SiLU(pre)⊙a = pre·σ(pre)⊙a, b unused      (SwiGLU: Llama's MLP) */
+    ENC_GATE_GELU_TANH,        /* out = GELU_tanh(pre)⊙a, b unused                 (GeGLU: Gemma's MLP) */
 };
 
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
@@ -350,6 +351,7 @@ struct enc_dec_arch {
     int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
     const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
     int opt;                   /* 1: OPT's keys and graph (learned positions offset by 2, pre-LN, separate q/k/v) */
+    int gemma;                 /* 1: Gemma's keys on Llama's graph: embeddings × sqrt(hidden), RMSNorm by (1 + w), GeGLU */
     int phi;                   /* 1: Phi's keys and graph: separate q/k/v (GQA) with biases, partial rotary, one
                                 * LayerNorm for the parallel attention and MLP (ln2 NULL) */
     int neox;                  /* 1: GPT-NeoX's keys and graph: q is the fused query_key_value, interleaved per head
@@ -375,6 +377,9 @@ struct enc_dec_config {
     int pos_offset;            /* learned positions: piece p reads row p + pos_offset (OPT: 2) */
     int rope_rot;              /* RoPE: the rotated columns of each head (GPT-NeoX: dk·rotary_pct; else dk) */
     int parallel;              /* GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x)) */
+    enum enc_gate glu;         /* a gated MLP's activation: ENC_GATE_SILU (SwiGLU), ENC_GATE_GELU_TANH (Gemma's GeGLU) */
+    float emb_scale;           /* the embeddings times this (Gemma: float32 sqrt(hidden)); 0: none */
+    int norm_plus_one;         /* RMSNorm by (1 + w) (Gemma) */
 };
 const struct enc_dec_arch *enc_dec_arch_find(const char *model_type);
 const char *enc_dec_arch_list(char *text, size_t cap);

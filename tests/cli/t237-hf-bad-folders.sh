@@ -50,7 +50,7 @@ check "no config.json: exit 1, one line naming the file" sh -c "[ $rc = 1 ] && [
 
 folder gpt; sed -i 's/"model_type": "distilbert"/"model_type": "bloom"/' "$TMP/gpt/config.json"; run gpt
 check "model_type bloom: exit 1, one line listing the families synprobe has" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'model_type: \"bloom\" (DistilBertModel) is not a family synprobe has (encoders: albert, bert, camembert, deberta-v2, distilbert, electra, mpnet, roberta, xlm-roberta; decoders: gpt2, gpt_neox, llama, mistral, opt, phi, qwen2)' $TMP/gpt.err"
+    grep -q 'model_type: \"bloom\" (DistilBertModel) is not a family synprobe has (encoders: albert, bert, camembert, deberta-v2, distilbert, electra, mpnet, roberta, xlm-roberta; decoders: gemma, gpt2, gpt_neox, llama, mistral, opt, phi, qwen2)' $TMP/gpt.err"
 
 folder shape; edit "$TMP/shape/model.safetensors" cut transformer.layer.1.ffn.lin1.weight; run shape
 check "a tensor of the wrong shape: exit 1, one line naming it and both shapes" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \

@@ -7,7 +7,8 @@
 # variants, a bf16 Llama, Mistral (sliding window 5), Qwen2 (q/k/v biases, tied embeddings) and
 # OPT (learned positions offset by 2, relu), GPT-NeoX (Pythia's: parallel residual, partial rotary,
 # interleaved query_key_value; and a sequential one with full rotary), Phi (one LayerNorm for the
-# parallel attention and MLP, partial rotary);
+# parallel attention and MLP, partial rotary), Gemma (embeddings × sqrt(hidden), RMSNorm by 1 + w,
+# GeGLU);
 # with what transformers 4.40.2 computed (eager attention) on four id
 # sequences. The driver tests/tools/encoder_dec_run.c runs the same ids as one packed batch on the
 # CPU: every layer (the last through the final norm, as output_hidden_states) and every head's
@@ -55,7 +56,7 @@ run_ref() {  # NAME DIR [STREAM]: the fixture's references into $TMP/NAME, the d
     rm -rf "$TMP/$1"; mkdir -p "$TMP/$1"; cp "$H/$1"/ref/*.npy "$TMP/$1/"
     rc=0; "$DRV" "$2" "$TMP/$1" ${3:-} >"$TMP/$1.out" 2>&1 || rc=$?
 }
-for f in gpt2 llama llama-linear llama-dynamic mistral qwen2 opt gpt_neox gpt_neox-seq phi; do
+for f in gpt2 llama llama-linear llama-dynamic mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma; do
     run_ref $f "$H/$f"
     expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
     check "$f: every layer's hidden states and attentions within 1e-5 of transformers, causal" compare "$TMP/$f" 1e-5
@@ -218,7 +219,7 @@ import json, sys; p = sys.argv[1]; c = json.load(open(p)); $3; json.dump(c, open
 }
 bad bloom gpt2 "c['model_type'] = 'bloom'"
 check "model_type bloom: exit 1, one line listing the encoder and decoder families" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gpt2, gpt_neox, llama, mistral, opt, phi, qwen2)' $TMP/bloom.err"
+    grep -q 'model_type: \"bloom\" (GPT2LMHeadModel) is not a family synprobe has (encoders: albert, .*; decoders: gemma, gpt2, gpt_neox, llama, mistral, opt, phi, qwen2)' $TMP/bloom.err"
 bad yarn llama "c['rope_scaling'] = {'type': 'yarn', 'factor': 4.0}"
 check "rope_scaling yarn: exit 1, one line naming the key" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'rope_scaling.type: \"yarn\" is not supported' $TMP/yarn.err"
 bad kv3 llama "c['num_key_value_heads'] = 3"
@@ -231,6 +232,8 @@ bad neoxrs gpt_neox "c['rope_scaling'] = {'type': 'linear', 'factor': 2.0}"
 check "gpt_neox rope_scaling: exit 1, one line naming it" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'rope_scaling: not supported for gpt_neox' $TMP/neoxrs.err"
 bad qkln phi "c['qk_layernorm'] = True"
 check "phi qk_layernorm true: exit 1, one line naming it" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'qk_layernorm: true is not supported' $TMP/qkln.err"
+bad hd gemma "c['head_dim'] = 16"
+check "gemma head_dim 16 of hidden 32 / 4 heads: exit 1, one line naming it" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'head_dim: only hidden_size / num_attention_heads (8)' $TMP/hd.err"
 bad postln opt "c['do_layer_norm_before'] = False"
 check "opt do_layer_norm_before false (opt-350m's post-LN): exit 1, one line" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'do_layer_norm_before: false is not supported' $TMP/postln.err"
 bad nobos llama "c.pop('bos_token_id')"

@@ -38,6 +38,8 @@ Families (FAMILY names a folder):
     gpt_neox-seq    the same with the sequential residual, full rotary, rotary_emb_base 500, gelu_new
     phi             PhiForCausalLM: one LayerNorm for the parallel attention and MLP, partial rotary
                     (partial_rotary_factor 0.5), q/k/v/dense and fc1/fc2 with biases, gelu_new; gpt2's tokenizer
+    gemma           GemmaForCausalLM: embeddings scaled by sqrt(hidden), RMSNorm by (1 + w), GeGLU (tanh GELU),
+                    2 KV heads, tied embeddings; llama's tokenizer (BOS)
     qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
@@ -148,6 +150,10 @@ def families(toks):
                                num_attention_heads=4, max_position_embeddings=64, partial_rotary_factor=0.5,
                                hidden_act="gelu_new", layer_norm_eps=1e-5, bos_token_id=0, eos_token_id=0,
                                tie_word_embeddings=False, attn_implementation="eager"), tf.PhiForCausalLM, "gpt2", 0)
+    yield ("gemma", tf.GemmaConfig(vocab_size=v, hidden_size=32, intermediate_size=40, num_hidden_layers=2, num_attention_heads=4,
+                                   num_key_value_heads=2, head_dim=8, max_position_embeddings=64, rms_norm_eps=1e-6,
+                                   hidden_activation="gelu_pytorch_tanh", bos_token_id=1, eos_token_id=2, pad_token_id=0,
+                                   attn_implementation="eager"), tf.GemmaForCausalLM, "llama", 0)
     yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
                                    use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
@@ -186,13 +192,15 @@ def word_pieces(tok, words, byte_level):
     return ids, spans
 
 
-def init(model):
+def init(model, gemma=False):
+    """gemma: its RMSNorm multiplies by (1 + w) and its embeddings by sqrt(hidden): w around 0 and the
+    table divided by sqrt(hidden) keep the activations the size of the others' (and 1e-5 meaningful)"""
     with torch.no_grad():
         for n, p in model.named_parameters():
             if p.dim() >= 2:
-                p.normal_(0.0, 0.2)
+                p.normal_(0.0, 0.2 / (32 ** 0.5 if gemma and "embed" in n else 1.0))
             elif "norm" in n or "ln_" in n:
-                p.copy_(1.0 + 0.1 * torch.randn_like(p))
+                p.copy_((0.0 if gemma else 1.0) + 0.1 * torch.randn_like(p))
             else:
                 p.copy_(0.1 * torch.randn_like(p))
 
@@ -234,7 +242,7 @@ def main():
             continue
         torch.manual_seed(2000 + i)
         model = cls(cfg).eval()
-        init(model)
+        init(model, name == "gemma")
         bf16 = name.endswith("-bf16")
         if bf16:
             model = model.to(torch.bfloat16)
