@@ -23,7 +23,8 @@
  * (inv_freq = 1 / θ^(2k/dk); linear scaling divides the position; dynamic NTK rescales θ by the
  * SENTENCE's length when it exceeds max_position_embeddings — transformers uses the padded
  * batch's and keeps the last θ it computed; synprobe is what transformers gives for the sentence
- * alone on a fresh model) and uploaded, [rows, dk]; ops->rope rotates in place.
+ * alone on a fresh model; llama3's bands by the published rule, which 4.40.2 lacks) and uploaded,
+ * [rows, dk]; ops->rope rotates in place.
  *
  * Layers out (the "stream" config option, enum enc_dec_stream): layer 0 = the embeddings, layer l
  * = the residual stream after block l; by default the last one through the final norm (ln_f /
@@ -458,6 +459,16 @@ static void rope_rows(const struct enc_dec_config *c, int n, float *cs)
     float inv[512];
     SP_ASSERT(h2 <= 512);
     for (int k = 0; k < h2; k++) inv[k] = 1.0f / powf(base, (float)(2 * k) / (float)dk);
+    if (c->rope == ENC_ROPE_LLAMA3)            /* Llama 3.1's bands (transformers 4.43's _compute_llama3_parameters, float32) */
+        for (int k = 0; k < h2; k++) {
+            const float f = (float)c->rope_factor, lo = (float)c->rope_low, hi = (float)c->rope_high, old = (float)c->rope_orig;
+            const float wl = (float)(2 * M_PI) / inv[k], low_wl = (float)(c->rope_orig / c->rope_low),
+                        high_wl = (float)(c->rope_orig / c->rope_high);
+            const float il = wl > low_wl ? inv[k] / f : inv[k];
+            if (wl < high_wl || wl > low_wl) { inv[k] = il; continue; }
+            const float sm = (old / wl - lo) / (hi - lo);
+            inv[k] = (1 - sm) * il / f + sm * il;
+        }
     for (int p = 0; p < n; p++) {
         float pos = (float)p;
         if (c->rope == ENC_ROPE_LINEAR) pos = pos / (float)c->rope_factor;

@@ -766,17 +766,33 @@ static int read_llama(json_t *root, const char *path, const struct enc_dec_arch 
         json_t *t = json_object_get(v, "type"), *f = json_object_get(v, "factor");
         if (!t) t = json_object_get(v, "rope_type");
         const char *ts = json_string_value(t);
-        if (!json_is_object(v) || !ts || (strcmp(ts, "linear") && strcmp(ts, "dynamic"))) {
+        if (!json_is_object(v) || !ts || (strcmp(ts, "linear") && strcmp(ts, "dynamic") && strcmp(ts, "llama3"))) {
             snprintf(err, errlen, "%s: rope_scaling.type: %s is not supported (\"linear\" or \"dynamic\", transformers "
-                     "4.40.2's)", path, t ? quoted(t, q, sizeof q) : "missing");
+                     "4.40.2's, or \"llama3\")", path, t ? quoted(t, q, sizeof q) : "missing");
             return -1;
         }
-        if (!json_is_number(f) || !(json_number_value(f) > 1)) {
-            snprintf(err, errlen, "%s: rope_scaling.factor: expected a number > 1", path);
+        if (!json_is_number(f) || !(json_number_value(f) > (strcmp(ts, "llama3") ? 1 : 0))) {
+            snprintf(err, errlen, "%s: rope_scaling.factor: expected a number > %d", path, strcmp(ts, "llama3") ? 1 : 0);
             return -1;
         }
-        c->rope = strcmp(ts, "linear") ? ENC_ROPE_DYNAMIC : ENC_ROPE_LINEAR;
+        c->rope = !strcmp(ts, "linear") ? ENC_ROPE_LINEAR : !strcmp(ts, "dynamic") ? ENC_ROPE_DYNAMIC : ENC_ROPE_LLAMA3;
         c->rope_factor = json_number_value(f);
+        if (c->rope == ENC_ROPE_LLAMA3) {  /* Llama 3.1's: the three bands of _compute_llama3_parameters */
+            static const char *const k3[3] = { "low_freq_factor", "high_freq_factor", "original_max_position_embeddings" };
+            double *dst[3] = { &c->rope_low, &c->rope_high, &c->rope_orig };
+            for (int i = 0; i < 3; i++) {
+                json_t *x3 = json_object_get(v, k3[i]);
+                if (!json_is_number(x3) || !(json_number_value(x3) > 0)) {
+                    snprintf(err, errlen, "%s: rope_scaling.%s: expected a positive number (rope_type llama3)", path, k3[i]);
+                    return -1;
+                }
+                *dst[i] = json_number_value(x3);
+            }
+            if (!(c->rope_high > c->rope_low)) {
+                snprintf(err, errlen, "%s: rope_scaling.high_freq_factor: must exceed low_freq_factor", path);
+                return -1;
+            }
+        }
     }
     c->norm = ENC_DEC_RMSNORM;
     c->scale_attn = 1;

@@ -342,7 +342,7 @@ const char *const *enc_hf_model_files(const char *dir);
  * learned positions, LayerNorm, a fused Conv1D c_attn held [in, out]; or Llama's: RMSNorm, RoPE,
  * separate q/k/v (grouped-query), SwiGLU). enc_dec_config_read reads a row's config.json keys. */
 enum enc_dec_norm { ENC_DEC_LAYERNORM = 0, ENC_DEC_RMSNORM };
-enum enc_dec_rope { ENC_ROPE_NONE = 0, ENC_ROPE_PLAIN, ENC_ROPE_LINEAR, ENC_ROPE_DYNAMIC };
+enum enc_dec_rope { ENC_ROPE_NONE = 0, ENC_ROPE_PLAIN, ENC_ROPE_LINEAR, ENC_ROPE_DYNAMIC, ENC_ROPE_LLAMA3 };
 struct enc_dec_arch {
     const char *model_type;    /* config.json's "model_type" */
     const char *prefix;        /* the base model's prefix in a *ForCausalLM checkpoint ("transformer.", "model.") */
@@ -370,6 +370,7 @@ struct enc_dec_config {
     enum enc_dec_norm norm;
     enum enc_dec_rope rope;
     double rope_theta, rope_factor;
+    double rope_low, rope_high, rope_orig;   /* llama3: low_freq_factor, high_freq_factor, original_max_position_embeddings */
     int attn_bias, o_bias, mlp_bias;   /* q/k/v biases, the output projection's, the MLP's */
     int scale_attn, scale_inv_layer;   /* GPT-2: scale_attn_weights, scale_attn_by_inverse_layer_idx */
     int bos_id;                /* bos_token_id, -1: none */

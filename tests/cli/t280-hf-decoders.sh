@@ -3,8 +3,8 @@
 # Issue 38. tests/data/hf-dec holds tiny random causal LMs that save_pretrained wrote
 # (tests/reference/hf_decoder_fixtures.py, `make hf-decoder-fixtures`): GPT2LMHeadModel (learned
 # positions, tied embeddings, Conv1D weights, gelu_new, ln_f), LlamaForCausalLM (RMSNorm, RoPE,
-# SwiGLU, 2 KV heads for 4 heads), its rope_scaling linear (with attention_bias) and dynamic
-# variants, a bf16 Llama, Mistral (sliding window 5), Qwen2 (q/k/v biases, tied embeddings) and
+# SwiGLU, 2 KV heads for 4 heads), its rope_scaling linear (with attention_bias), dynamic and
+# llama3 (which 4.40.2 lacks: its published formula set as the model's inv_freq) variants, a bf16 Llama, Mistral (sliding window 5), Qwen2 (q/k/v biases, tied embeddings) and
 # OPT (learned positions offset by 2, relu), GPT-NeoX (Pythia's: parallel residual, partial rotary,
 # interleaved query_key_value; and a sequential one with full rotary), Phi (one LayerNorm for the
 # parallel attention and MLP, partial rotary), Gemma (embeddings × sqrt(hidden), RMSNorm by 1 + w,
@@ -56,7 +56,7 @@ run_ref() {  # NAME DIR [STREAM]: the fixture's references into $TMP/NAME, the d
     rm -rf "$TMP/$1"; mkdir -p "$TMP/$1"; cp "$H/$1"/ref/*.npy "$TMP/$1/"
     rc=0; "$DRV" "$2" "$TMP/$1" ${3:-} >"$TMP/$1.out" 2>&1 || rc=$?
 }
-for f in gpt2 llama llama-linear llama-dynamic mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma; do
+for f in gpt2 llama llama-linear llama-dynamic llama3 mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma; do
     run_ref $f "$H/$f"
     expect_eq "$f: the C forward runs on its 4 sentences" "$rc" 0
     check "$f: every layer's hidden states and attentions within 1e-5 of transformers, causal" compare "$TMP/$f" 1e-5
@@ -94,7 +94,7 @@ done
 
 # each RoPE scaling, Mistral's window, GPT-NeoX's parallel residual and partial rotary is needed: the
 # folder without it is far off on the long sentence
-for f in llama-linear:rope_scaling:None llama-dynamic:rope_scaling:None mistral:sliding_window:None \
+for f in llama-linear:rope_scaling:None llama-dynamic:rope_scaling:None llama3:rope_scaling:None mistral:sliding_window:None \
          gpt_neox:use_parallel_residual:False gpt_neox:rotary_pct:1.0 phi:partial_rotary_factor:1.0; do
     v=${f##*:}; f=${f%:*}; k=${f#*:}; f=${f%:*}
     rm -rf "$TMP/$f-plain"; cp -r "$H/$f" "$TMP/$f-plain"; rm -rf "$TMP/$f-plain/ref"

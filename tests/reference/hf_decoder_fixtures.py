@@ -27,6 +27,10 @@ Families (FAMILY names a folder):
     llama-linear    rope_scaling linear 2.0, attention_bias true, rope_theta 500000
     llama-dynamic   rope_scaling dynamic 2.0 with max_position_embeddings 16 (the longer sentences
                     rescale the base)
+    llama3          rope_scaling llama3 (factor 8, low/high_freq_factor 1/4, original 64 positions: the head's 4
+                    frequencies fall in all three bands), which 4.40.2 lacks: checked against its published
+                    formula (llama3_inv_freq, transformers 4.43's _compute_llama3_parameters) set as the
+                    rotary inv_freq before the forward; config.json gets the scaling after save_pretrained
     llama-bf16      llama's weights in bfloat16 (torch_dtype bfloat16), and transformers' forward in
                     bfloat16: ref/hidden_S.npy is that (cast to float32)
     mistral         MistralForCausalLM: llama's graph with sliding_window 5 (each query sees itself
@@ -129,6 +133,9 @@ def families(toks):
                                           rope_theta=500000.0, attention_bias=True), tf.LlamaForCausalLM, "llama", 0)
     yield ("llama-dynamic", tf.LlamaConfig(vocab_size=v, **dict(LLAMA, max_position_embeddings=16),
                                            rope_scaling={"type": "dynamic", "factor": 2.0}), tf.LlamaForCausalLM, "llama", 0)
+    # llama3's rope_scaling (not in 4.40.2): saved with none, its inv_freq set by the published formula (llama3_inv_freq)
+    # before the forward, and the scaling written into config.json afterwards (L3 below)
+    yield ("llama3", tf.LlamaConfig(vocab_size=v, **LLAMA), tf.LlamaForCausalLM, "llama", 0)
     yield ("llama-bf16", tf.LlamaConfig(vocab_size=v, **LLAMA), tf.LlamaForCausalLM, "llama", 0)
     m = {k: x for k, x in LLAMA.items() if k not in ("tie_word_embeddings",)}
     yield ("mistral", tf.MistralConfig(vocab_size=v, **m, sliding_window=5, tie_word_embeddings=False),
@@ -192,6 +199,23 @@ def word_pieces(tok, words, byte_level):
     return ids, spans
 
 
+L3 = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 64,
+      "rope_type": "llama3"}
+
+
+def llama3_inv_freq(inv_freq, sc):
+    """transformers' _compute_llama3_parameters (4.43+, Meta's published rule), float32 tensors as there"""
+    import math
+    factor, lo, hi, old = sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"], sc["original_max_position_embeddings"]
+    low_wl, high_wl = old / lo, old / hi
+    wavelen = 2 * math.pi / inv_freq
+    inv_l = torch.where(wavelen > low_wl, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - lo) / (hi - lo)
+    smoothed = (1 - smooth) * inv_l / factor + smooth * inv_l
+    medium = ~(wavelen < high_wl) * ~(wavelen > low_wl)
+    return torch.where(medium, smoothed, inv_l)
+
+
 def init(model, gemma=False):
     """gemma: its RMSNorm multiplies by (1 + w) and its embeddings by sqrt(hidden): w around 0 and the
     table divided by sqrt(hidden) keep the activations the size of the others' (and 1e-5 meaningful)"""
@@ -205,7 +229,7 @@ def init(model, gemma=False):
                 p.copy_(0.1 * torch.randn_like(p))
 
 
-def run(model, ids_list, pad, together, final_norm):
+def run(model, ids_list, pad, together, final_norm, l3=False):
     """per sentence: (hidden [L+1, T, d], resid [T, d], attn [L, H, T, T]) as float32 numpy"""
     cap = {}
     hook = final_norm.register_forward_hook(lambda m, i, o: cap.__setitem__("x", i[0].detach()))
@@ -218,6 +242,8 @@ def run(model, ids_list, pad, together, final_norm):
         rot = [m for m in model.modules() if hasattr(m, "inv_freq")]
         for m in rot:                            # llama-dynamic: the base inv_freq back (see the docstring)
             m.inv_freq = 1.0 / (m.base ** (torch.arange(0, m.dim, 2, dtype=torch.int64).float() / m.dim))
+            if l3:                               # llama3: the published rule on it
+                m.inv_freq = llama3_inv_freq(m.inv_freq, L3)
         with torch.no_grad():
             o = model(input_ids=ids, attention_mask=mask, output_hidden_states=True, output_attentions=True)
         for s, seq in enumerate(grp):
@@ -256,7 +282,7 @@ def main():
                 else base.final_layernorm if name == "phi" else base.norm)
         bos = [] if name in ("gpt2", "qwen2", "opt", "phi") or neox else [1]
         seqs = [bos + b for b in BODIES]
-        for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm)):
+        for s, (h, r, a) in enumerate(run(model, seqs, pad, name != "llama-dynamic", norm, name == "llama3")):
             np.save(os.path.join(d, "ref", "ids_%d.npy" % s), np.array(seqs[s], dtype=np.int32))
             np.save(os.path.join(d, "ref", "hidden_%d.npy" % s), h)
             np.save(os.path.join(d, "ref", "resid_%d.npy" % s), r)
@@ -274,6 +300,11 @@ def main():
                 f.write("\n".join(lines) + "\n")
             np.save(os.path.join(d, "ref", "words.npy"), np.concatenate(W))
             np.save(os.path.join(d, "ref", "sents.npy"), np.stack(S))
+        if name == "llama3":                     # the scaling 4.40.2 cannot save
+            cp = os.path.join(d, "config.json")
+            c = json.load(open(cp))
+            c["rope_scaling"] = L3
+            json.dump(c, open(cp, "w"), indent=2)
         size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
         print("%s: %s, %d bytes" % (d, type(model).__name__, size))
 
