@@ -458,18 +458,18 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
-        const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
+        const int off = h * dk, koff = enc_f_kv_off(h, H, a->kv_heads, dk), dir = a->dir[h], dis = a->dis[h];
         /* BERT's heads (and SAN's): the softmax in float with the vectorisable exp (within 2 ulp of
          * expf; as the CUDA backend, in float); the general path below scores in double */
         const int plain = !a->allow && !E && !nbk && !nrp && dis == ENC_DIST_NONE;
-        product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
+        product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + koff, a->ld_qkv, 1, 0, S, n);
         if (E) product(sc, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
         if (nrk) product(sc, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
         if (nsk) product(sc, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         if (a->rp_k) product(sc, n, dk, nrp, a->q + off, a->ld_qkv, a->rp_k + off, a->rp_ld, 1, 0, C2P, nrp);
-        if (a->rp_q) product(sc, n, dk, nrp, a->k + off, a->ld_qkv, a->rp_q + off, a->rp_ld, 1, 0, P2C, nrp);
+        if (a->rp_q) product(sc, n, dk, nrp, a->k + koff, a->ld_qkv, a->rp_q + off, a->rp_ld, 1, 0, P2C, nrp);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
             int lo, hi;
@@ -525,7 +525,7 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
-        product(sc, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
+        product(sc, n, n, dk, P, n, a->v + koff, a->ld_qkv, 0, 0, a->out + off, ldo);
         if (nrk) product(sc, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
         if (nsk) product(sc, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
     }
@@ -646,7 +646,9 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
  * (SP_GEMM_KERNEL=avx2/c keep the GEMM path: the same bits, tests/unit/encoder_attn_fast.c) */
 static int attention_is_plain(const struct enc_attn_args *a)
 {
-    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->rp_k || a->rp_q || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
+    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->rp_k || a->rp_q || a->attn_mean || a->dk % 16 || a->dk > 64 ||
+        (a->kv_heads > 0 && a->kv_heads < a->H))
+        return 0;
     for (int h = 0; h < a->H; h++) if (a->dir[h] != ENC_DIR_ALL || a->dis[h] != ENC_DIST_NONE) return 0;
     return 1;
 }

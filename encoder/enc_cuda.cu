@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
         }
         float sc = 0.0f;
         if (allowed) {
-            const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+            const float *kj = a.k + (size_t)j * a.ld_qkv + enc_f_kv_off(h, a.H, a.kv_heads, dk);
             float t = 0.0f;
             for (int c = lane; c < dk; c += 32) t += sq[c] * kj[c];
             t = warp_sum(t);
@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
     __syncthreads();
 
     /* P·V: column c with G groups of keys when dk < ATT_THREADS, partial sums reduced in red */
-    const float *vh = a.v + off;
+    const float *vh = a.v + enc_f_kv_off(h, a.H, a.kv_heads, dk);
     if (dk >= ATT_THREADS) {
         for (int c = tid; c < dk; c += ATT_THREADS) {
             float acc = 0.0f;
@@ -423,7 +423,7 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
     enc_f_dir_range(dir, i, n, &lo, &hi);
     float m = -INFINITY;
     for (int j = lo + lane; j <= hi; j += 32) {
-        const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+        const float *kj = a.k + (size_t)j * a.ld_qkv + enc_f_kv_off(h, H, a.kv_heads, dk);
         float t = 0.0f;
         for (int c = 0; c < dk; c++) t += q[c] * kj[c];
         float sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
@@ -446,7 +446,7 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
         if (a.attn_mean) atomicAdd(&a.attn_mean[(size_t)i * n + j], pj / H);
     }
     __syncwarp();
-    const float *vh = a.v + off;
+    const float *vh = a.v + enc_f_kv_off(h, a.H, a.kv_heads, dk);
     for (int c = lane; c < dk; c += 32) {
         float acc = 0.0f;
         for (int j = lo; j <= hi; j++) acc += p[j] * vh[(size_t)j * a.ld_qkv + c];

@@ -7,9 +7,9 @@
  * into the parameter registry under their names (a Linear [out, in] held transposed as bert's;
  * GPT-2's Conv1D is already [in, out]). Matrices stay in the file's dtype (views): the CPU packs
  * them from the mapping (f16/bf16 panels widened inside the product), a device gets f32 copies.
- * Llama's q/k/v are one product with a [d, 3d] weight whose key and value columns repeat each
- * key/value head for the query heads of its group (grouped-query attention as repeat_kv does it:
- * each column is the same FMA chain as the head's own; the cost is the repeated columns' work).
+ * Llama's q/k/v are one product with a [d, d + 2·dkv] weight (dkv: the kv_heads' width); the
+ * attention op's kv_heads maps each query head on its group's key/value head (grouped-query
+ * attention: transformers' repeat_kv without the copies or the repeated products).
  *
  * The graph (pre-norm): x⁰ = embeddings (GPT-2, OPT: + learned positions, OPT's from row 2); per block
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
@@ -202,12 +202,13 @@ static void release(struct enc_dec *b, const struct enc_param *p)
         if (b->sft.t[i].data == p->src) { enc_sft_release(&b->sft, &b->sft.t[i]); return; }
 }
 
-/* Llama: the column blocks of the fused [d, 3d] q|k|v weight: q, then for each query head h the
- * key head h / (heads / kv_heads), then the value heads alike */
+/* the column blocks of the fused [d, d + 2·dkv] q|k|v weight: Llama's q, k, v as they are (k and v
+ * hold the kv_heads heads: the attention op's kv_heads maps each query head on its group's);
+ * GPT-NeoX's query_key_value regrouped */
 static int qkv_parts(const struct enc_dec *b, const struct dec_layer *L, struct enc_wpart *parts)
 {
     const struct enc *e = &b->e;
-    const int H = b->c.heads, dk = b->c.hidden_size / H, grp = H / b->c.kv_heads;
+    const int H = b->c.heads, dk = b->c.hidden_size / H;
     int n = 0;
     if (b->arch->neox) {                   /* query_key_value's outputs are [heads, 3, dk]: q heads, k heads, v heads */
         for (int p = 0; p < 3; p++)
@@ -215,8 +216,8 @@ static int qkv_parts(const struct enc_dec *b, const struct dec_layer *L, struct 
         return n;
     }
     parts[n++] = wpart_cols(&e->param[L->q.w], 0, b->c.hidden_size);
-    for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->k.w], h / grp * dk, dk);
-    for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->v.w], h / grp * dk, dk);
+    parts[n++] = wpart_cols(&e->param[L->k.w], 0, dk * b->c.kv_heads);
+    parts[n++] = wpart_cols(&e->param[L->v.w], 0, dk * b->c.kv_heads);
     return n;
 }
 
@@ -227,8 +228,8 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
     const struct enc_dec_config *c = &b->c;
-    const int d = c->hidden_size, H = c->heads, dk = d / H, grp = H / c->kv_heads, dkv = dk * c->kv_heads;
-    const size_t d3 = 3 * (size_t)d;
+    const int d = c->hidden_size, H = c->heads, dk = d / H, dkv = dk * c->kv_heads;
+    const size_t d3 = (size_t)d + 2 * (size_t)dkv;     /* the fused q | k | v width */
     const int pack = e->be.ops->pack_weight != NULL;
     struct enc_wpart *parts = sp_xmalloc(sizeof *parts * (size_t)(1 + 3 * H));
     float *w = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d3), *src = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d);
@@ -253,13 +254,10 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
                 else e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * (size_t)d * d3);
             } else {
                 const struct enc_lin pr[3] = { L->q, L->k, L->v };
-                for (int p = 0; p < 3; p++) {
+                for (int p = 0, at = 0; p < 3; at += p ? dkv : d, p++) {
                     const int out = p ? dkv : d;
                     enc_param_widen(&e->param[pr[p].w], src);          /* [d, out] */
-                    for (int i = 0; i < d; i++)
-                        for (int h = 0; h < H; h++)
-                            memcpy(w + (size_t)i * d3 + (size_t)p * d + (size_t)h * dk,
-                                   src + (size_t)i * out + (size_t)(p ? h / grp : h) * dk, sizeof(float) * (size_t)dk);
+                    for (int i = 0; i < d; i++) memcpy(w + (size_t)i * d3 + at, src + (size_t)i * out, sizeof(float) * (size_t)out);
                 }
                 if (!(L->wqkv = e->be.ops->alloc(&e->be, sizeof(float) * (size_t)d * d3))) rc = SP_ENOMEM;
                 else e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * (size_t)d * d3);
@@ -271,12 +269,9 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
                         for (int h = 0; h < H; h++)
                             memcpy(bias + (size_t)p * d + (size_t)h * dk, bqkv + (size_t)(3 * h + p) * dk, sizeof(float) * (size_t)dk);
                 } else {
-                    const float *bq = e->param[L->q.b].host, *bk = e->param[L->k.b].host, *bv = e->param[L->v.b].host;
-                    memcpy(bias, bq, sizeof(float) * (size_t)d);
-                    for (int h = 0; h < H; h++) {
-                        memcpy(bias + d + (size_t)h * dk, bk + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
-                        memcpy(bias + 2 * (size_t)d + (size_t)h * dk, bv + (size_t)(h / grp) * dk, sizeof(float) * (size_t)dk);
-                    }
+                    memcpy(bias, e->param[L->q.b].host, sizeof(float) * (size_t)d);
+                    memcpy(bias + d, e->param[L->k.b].host, sizeof(float) * (size_t)dkv);
+                    memcpy(bias + d + dkv, e->param[L->v.b].host, sizeof(float) * (size_t)dkv);
                 }
                 if (!(L->bqkv = e->be.ops->alloc(&e->be, sizeof(float) * d3))) rc = SP_ENOMEM;
                 else e->be.ops->upload(&e->be, L->bqkv, bias, sizeof(float) * d3);
@@ -499,7 +494,10 @@ static void head_maps(struct enc_dec *b, int n_sent, const struct enc_bert_input
             struct enc_attn_args *a = &b->hargs[(size_t)s * H + h];
             *a = b->args[s];
             a->H = 1;
-            a->q = b->args[s].q + (size_t)h * dh; a->k = a->q + d; a->v = a->q + 2 * d;
+            a->kv_heads = 0;
+            a->q = b->args[s].q + (size_t)h * dh;
+            a->k = b->args[s].k + enc_f_kv_off(h, H, b->args[s].kv_heads, dh);
+            a->v = b->args[s].v + enc_f_kv_off(h, H, b->args[s].kv_heads, dh);
             a->out = b->ho + ((size_t)h * rows + r0) * dh;
             a->attn_mean = BE->host_memory ? attn[s] + ((size_t)l * H + h) * n * n : b->amap + (size_t)h * nn + p0;
         }
@@ -522,7 +520,8 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
 {
     struct enc *e = &b->e;
     const struct enc_dec_config *c = &b->c;
-    const int d = c->hidden_size, H = c->heads, dh = d / H, F = c->intermediate_size, L = c->layers;
+    const int d = c->hidden_size, H = c->heads, dh = d / H, F = c->intermediate_size, L = c->layers, KV = c->kv_heads;
+    const int ld = d + 2 * KV * dh;            /* a row of the fused q | k | v (k and v: the kv_heads heads) */
     size_t rows = 0, nn = 0;
     for (int s = 0; s < n_sent; s++) {
         const struct enc_bert_input *x = &in[s];
@@ -616,17 +615,17 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
     for (int l = 0; l < L; l++) {
         const struct dec_layer *Ly = &b->layer[l];
         norm(b, N, b->x, Ly->ln1, b->h);
-        if (Ly->wqkv) OPS->linear(BE, N, d, 3 * d, b->h, d, Ly->wqkv, 3 * d, Ly->bqkv, b->qkv, 3 * d, 0);
+        if (Ly->wqkv) OPS->linear(BE, N, d, ld, b->h, d, Ly->wqkv, ld, Ly->bqkv, b->qkv, ld, 0);
         else lin(e, N, b->h, Ly->q, b->qkv);                           /* GPT-2's c_attn */
-        if (c->rope) OPS->rope(BE, N, 2 * H, dh, c->rope_rot, b->qkv, 3 * d, b->cs);   /* the query and key heads */
+        if (c->rope) OPS->rope(BE, N, H + KV, dh, c->rope_rot, b->qkv, ld, b->cs);   /* the query and key heads */
         float scale = c->scale_attn ? 1.0f / sqrtf((float)dh) : 1.0f;
         if (c->scale_inv_layer) scale /= (float)(l + 1);
         size_t off = 0, at = 0;
         for (int s = 0; s < n_sent; s++) {
             struct enc_attn_args *aa = &b->args[s];
             memset(aa, 0, sizeof *aa);
-            aa->n = in[s].n; aa->H = H; aa->dk = dh; aa->ld_qkv = 3 * d;
-            aa->q = b->qkv + off * 3 * d; aa->k = aa->q + d; aa->v = aa->q + 2 * d;
+            aa->n = in[s].n; aa->H = H; aa->dk = dh; aa->ld_qkv = ld; aa->kv_heads = KV;
+            aa->q = b->qkv + off * ld; aa->k = aa->q + d; aa->v = aa->k + (size_t)KV * dh;
             aa->out = b->ctx + off * d; aa->scale = scale;
             for (int h = 0; h < H; h++) aa->dir[h] = ENC_DIR_FWD;       /* causal: keys 0..i */
             if (nallow && in[s].n > c->window + 1) { aa->allow = b->allow + at; at += (size_t)in[s].n * in[s].n; }

@@ -157,6 +157,13 @@ ENC_F void enc_f_dir_range(int dir, int i, int n, int *lo, int *hi)
     }
 }
 
+/* the first key/value column of query head h (grouped-query attention: H / kv_heads query heads share
+ * one key/value head; kv_heads 0 or H: its own) */
+ENC_F int enc_f_kv_off(int h, int H, int kv_heads, int dk)
+{
+    return (kv_heads > 0 && kv_heads < H ? h / (H / kv_heads) : h) * dk;
+}
+
 /* SSAN selection: key j is kept when E_s = sel_q_i·sel_k_j (unscaled) is positive */
 ENC_F int enc_f_sel_allows(float es) { return es > 0.0f; }
 

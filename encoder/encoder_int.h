@@ -60,6 +60,9 @@ struct enc_attn_args {
     const float *rp_k, *rp_q;
     int rp_rows, rp_ld, rp_max;
     const int32_t *rp_idx;     /* [2*rp_max+1][2]: the c2p and p2c row of offset −rp_max..rp_max */
+    int kv_heads;              /* grouped-query attention: 0 (or H): head h reads the key and value columns
+                                * h·dk..; else (dividing H) those of key/value head h / (H / kv_heads)
+                                * (enc_f_kv_off): k and v then hold kv_heads heads */
     float *attn_mean;          /* OUT (optional): [n*n] mean over heads of P */
 };
 

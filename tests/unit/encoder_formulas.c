@@ -16,7 +16,8 @@
  * SwiGLU gate mode SiLU(pre)·a; RMSNorm's g·x/sqrt(mean x² + eps) on a row worked by hand
  * ([3, 4]: mean x² 12.5, so 3/√12.5 = 0.8485281374) and the CPU op on rows against the double
  * formula; RoPE's rotate_half form against the rotation of (lo, hi) by θ (cos θ, sin θ), and the
- * CPU op on two rows of two heads against it. */
+ * CPU op on two rows of two heads against it; grouped-query attention's key/value column of a query
+ * head (enc_f_kv_off: h / (H / kv_heads), by its definition). */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "tests/unit/t_harness.h"
@@ -108,6 +109,13 @@ int main(void)
         T_NEAR(enc_f_rope_hi(lo, hi, cosf(th), sinf(th)), hi * cos(th) + lo * sin(th), 1e-6);
     }
     decoder_ops();
+    /* grouped-query attention: 8 query heads on 2 key/value heads of 16 columns; 0 or H: each its own */
+    T_EQ_INT(enc_f_kv_off(0, 8, 2, 16), 0);
+    T_EQ_INT(enc_f_kv_off(3, 8, 2, 16), 0);
+    T_EQ_INT(enc_f_kv_off(4, 8, 2, 16), 16);
+    T_EQ_INT(enc_f_kv_off(7, 8, 2, 16), 16);
+    T_EQ_INT(enc_f_kv_off(5, 8, 0, 16), 80);
+    T_EQ_INT(enc_f_kv_off(5, 8, 8, 16), 80);
 
     /* activations */
     T_NEAR(enc_f_relu(-1.5f), 0.0, 0);
