@@ -1,30 +1,34 @@
 /* encoder/enc_decoder.c — decoder-only language models under kind "hf" (issue 38): the forward
- * graph of every row of enc_hf.c's decoder table (GPT-2's, OPT's, GPT-NeoX's, Phi's, Llama's and its
- * variants), written once on the
- * backend ops, and the family slots (tokenizer + model + pooling) behind enc_t.
+ * graph of every row of enc_hf.c's decoder table (gpt2, gpt_neox, opt, phi, and llama with its
+ * variants gemma, mistral, qwen2), written once on the backend ops, and the family slots
+ * (tokenizer + model + pooling) behind enc_t.
  *
  * How it works: config.json's model_type picks the row (enc_dec_config_read); the row's tensors go
  * into the parameter registry under their names (a Linear [out, in] held transposed as bert's;
  * GPT-2's Conv1D is already [in, out]). Matrices stay in the file's dtype (views): the CPU packs
  * them from the mapping (f16/bf16 panels widened inside the product), a device gets f32 copies.
- * Llama's q/k/v are one product with a [d, d + 2·dkv] weight (dkv: the kv_heads' width); the
- * attention op's kv_heads maps each query head on its group's key/value head (grouped-query
- * attention: transformers' repeat_kv without the copies or the repeated products).
+ * q/k/v are one product with a [d, d + 2·dkv] weight (dkv: the kv_heads' width; GPT-NeoX's fused
+ * query_key_value, [heads, 3, dk], regrouped into q | k | v); the attention op's kv_heads maps each
+ * query head on its group's key/value head (grouped-query attention: transformers' repeat_kv
+ * without the copies or the repeated products).
  *
- * The graph (pre-norm): x⁰ = embeddings (GPT-2, OPT: + learned positions, OPT's from row 2); per block
+ * The graph (pre-norm): x⁰ = the embeddings (GPT-2, OPT: + learned positions, OPT's from row 2;
+ * Gemma: × sqrt(hidden)); per block
  *   x += o(attn_causal(qkv(norm1(x)) with RoPE on q and k));  x += mlp(norm2(x))
- * (GPT-NeoX's parallel residual: x = (mlp(norm2(x)) + o(...)) + x; its partial rotary turns the first
- * rope_rot columns of each head; its fused query_key_value is [heads, 3, dk], regrouped into q | k | v;
- * Phi: the same parallel residual with one LayerNorm feeding both, partial rotary too; Gemma: Llama's
- * with the embeddings × sqrt(hidden), RMSNorm by (1 + w) (the weights so changed once at open) and GeGLU)
- * with MLP = down(act(fc)) (GPT-2) or down(SiLU(gate)·up) (SwiGLU, ENC_GATE_SILU). The attention op
- * runs with every head's direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask).
+ * with MLP = down(act(up)) or down(glu(gate)·up) (SwiGLU, Gemma's GeGLU). GPT-NeoX's parallel
+ * residual is x = (mlp(norm2(x)) + o(...)) + x, Phi's the same with norm1 feeding both; GPT-NeoX
+ * and Phi rotate only the first rope_rot columns of each head; Gemma's RMSNorm multiplies by
+ * (1 + w) (the weights so changed once at open). The attention op runs with every head's
+ * direction ENC_DIR_FWD: query i sees keys 0..i (the causal mask); Mistral's sliding window
+ * (query i sees keys i − window .. i: transformers 4.40.2's eager mask, window + 1 keys) is the
+ * op's allow mask of each sentence longer than that.
+ *
  * RoPE: each row's cos/sin are computed on the host as transformers 4.40.2 does in float32
- * (inv_freq = 1 / θ^(2k/dk); linear scaling divides the position; dynamic NTK rescales θ by the
+ * (inv_freq = 1 / θ^(2k/rot); linear scaling divides the position; dynamic NTK rescales θ by the
  * SENTENCE's length when it exceeds max_position_embeddings — transformers uses the padded
- * batch's and keeps the last θ it computed; synprobe is what transformers gives for the sentence
- * alone on a fresh model; llama3's bands by the published rule, which 4.40.2 lacks) and uploaded,
- * [rows, dk]; ops->rope rotates in place.
+ * batch's and keeps the last θ it computed: synprobe is what transformers gives for the sentence
+ * alone on a fresh model; llama3's bands by the published rule, which 4.40.2 lacks) and
+ * uploaded, [rows, rot]; ops->rope rotates in place.
  *
  * Layers out (the "stream" config option, enum enc_dec_stream): layer 0 = the embeddings, layer l
  * = the residual stream after block l; by default the last one through the final norm (ln_f /
@@ -39,11 +43,9 @@
  * (the attention sink); "drop_sink" drops the first piece's column whatever it is (a model without
  * BOS: its first word's first piece).
  *
- * Mistral's sliding window: query i sees keys i − window .. i (transformers 4.40.2's eager mask:
- * window + 1 keys), through the attention op's allow mask of each sentence longer than that.
- *
- * Not done: Gemma's head_dim other than hidden / heads (gemma-7b) (the table names what is read; any other model_type is
- * refused with the list); Qwen2's use_sliding_window; a workspace cap. */
+ * Not done (each refused naming its key): Gemma's head_dim other than hidden / heads (gemma-7b),
+ * Qwen2's use_sliding_window, GPT-NeoX's and Phi's rope_scaling, Phi's qk_layernorm, OPT's post-LN
+ * and projections; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "encoder/tokenizer.h"
@@ -55,9 +57,10 @@
 
 struct dec_layer {
     struct enc_ln ln1, ln2;     /* b -1: RMSNorm */
-    struct enc_lin q, k, v, o, gate, up, down;   /* GPT-2: q is c_attn [d, 3d]; k, v, gate w -1 */
-    float *wqkv, *bqkv;         /* Llama: the fused [d, 3d] weight (with ops->pack_weight only its key) and
-                                 * bias (backend; NULL: none) */
+    struct enc_lin q, k, v, o, gate, up, down;   /* GPT-2: q is c_attn [d, 3d] (GPT-NeoX: query_key_value);
+                                                  * k, v, gate w -1 where there are none */
+    float *wqkv, *bqkv;         /* all but GPT-2: the fused [d, d + 2·dkv] weight (with ops->pack_weight only its
+                                 * key) and bias (backend; NULL: none) */
 };
 
 struct enc_dec {
