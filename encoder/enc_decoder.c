@@ -716,23 +716,29 @@ static int fam_open(struct enc *e, enum enc_device device, const char *weights_p
         return SP_EUSAGE;
     }
     struct dec_family *f = e->fam_state = sp_xcalloc(1, sizeof *f);
-    int rc = enc_dec_open(e->cfg.bert_model, device, log, &f->m, err, errlen);
+    /* the config and the tokenizer first: a folder refused for them is one line, before the weights load */
+    char path[sizeof e->cfg.bert_model + 16];
+    struct enc_dec_config pc;
+    const struct enc_dec_arch *pa;
+    int rc = config_path(e->cfg.bert_model, path, sizeof path, err, errlen);
+    if (rc == SP_OK) rc = enc_dec_config_read(path, &pc, &pa, err, errlen);
     if (rc != SP_OK) return rc;
-    const struct enc_dec_config *c = &f->m->c;
-    if (e->cfg.add_bos == 1 && c->bos_id < 0) {
+    if (e->cfg.add_bos == 1 && pc.bos_id < 0) {
         snprintf(err, errlen, "encoder: add_bos: true, but %s/config.json has no bos_token_id", e->cfg.bert_model);
+        return SP_EUSAGE;
+    }
+    if (e->cfg.wordpiece_only) {
+        snprintf(err, errlen, "encoder: tokenizer_mode applies to a vocab.txt tokenizer; a decoder's tokenizer.json says how it splits");
         return SP_EUSAGE;
     }
     struct enc_tok_opts to;
     enc_tok_opts_defaults(&to);
     to.lower_case = 0;
     to.ptb_unescape = e->cfg.ptb_unescape;
-    to.max_positions = f->m->pos >= 0 ? c->max_positions : INT_MAX;
-    if (e->cfg.wordpiece_only) {
-        snprintf(err, errlen, "encoder: tokenizer_mode applies to a vocab.txt tokenizer; a decoder's tokenizer.json says how it splits");
-        return SP_EUSAGE;
-    }
+    to.max_positions = pa->pos ? pc.max_positions : INT_MAX;
     if ((rc = enc_hf_tokenizer_open_text(e->cfg.bert_model, &to, &f->tok, err, errlen)) != SP_OK) return rc;
+    if ((rc = enc_dec_open(e->cfg.bert_model, device, log, &f->m, err, errlen)) != SP_OK) return rc;
+    const struct enc_dec_config *c = &f->m->c;
     sp_log(log, SP_LOG_INFO, "encoder: tokenizer %s/%s", e->cfg.bert_model, enc_hf_tok_what(f->tok));
     if (e->cfg.bert_layer > c->layers) {
         snprintf(err, errlen, "encoder: layer %d: the model has layers 0..%d (0 = embeddings)", e->cfg.bert_layer, c->layers);

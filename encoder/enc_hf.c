@@ -1047,6 +1047,13 @@ static int tok_open(const char *dir, int prefer_json, int running, const struct 
         *out = t;
         return SP_OK;
     }
+    if (running) {                     /* a decoder: its tokenizer.json only (no converter for LlamaTokenizer's .model yet) */
+        snprintf(err, errlen, "%s/tokenizer.json: cannot open (a decoder's tokenizer is read from tokenizer.json%s; "
+                 "AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) writes it)", dir,
+                 is_file(dir, "tokenizer.model") ? ", and tokenizer.model alone is not converted" : "");
+        free(t);
+        return SP_EIO;
+    }
     /* no tokenizer.json: a SentencePiece model converted as AutoTokenizer does (spm.h) */
     const char *spm = spm_file(dir);
     if (spm && (prefer_json || !is_file(dir, "vocab.txt"))) {
@@ -1195,10 +1202,11 @@ const char *const *enc_hf_model_files(const char *dir)
      * tokenizer_config.json for its class) where there is one, else a SentencePiece model (with
      * tokenizer_config.json and special_tokens_map.json; vocab.txt too where there is one, which
      * kind bert reads first), else vocab.txt */
-    const int json = is_file(dir, "tokenizer.json");
-    const char *spm = spm_file(dir);
+    const int json = is_file(dir, "tokenizer.json"), dec = enc_hf_is_decoder(dir);
+    const char *spm = dec ? NULL : spm_file(dir);
     v = sp_xrealloc(v, sizeof *v * (size_t)(n + 4));
-    v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
+    /* a decoder reads tokenizer.json only: a folder without one is refused when it opens, saying so */
+    if (json || !dec) v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
     if (spm && is_file(dir, "vocab.txt")) v[n++] = "vocab.txt";
     if ((json || spm) && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
     if (spm && is_file(dir, "special_tokens_map.json")) v[n++] = "special_tokens_map.json";

@@ -240,6 +240,11 @@ bad nobos llama "c.pop('bos_token_id')"
 printf '{"kind": "hf", "model": "%s", "add_bos": true}\n' "$TMP/nobos" >"$TMP/nobos.json"
 rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/nobos.json" --run nb >/dev/null 2>"$TMP/nb.err" || rc=$?
 check "add_bos true without a bos_token_id: exit 1, saying so" sh -c "[ $rc = 1 ] && grep -q 'add_bos: true, but .*config.json has no bos_token_id' $TMP/nb.err"
+bad notok llama "pass"
+rm "$TMP/notok/tokenizer.json"; : >"$TMP/notok/tokenizer.model"
+rc=0; $SP encode --device cpu --db $DM --corpus demo --encoder "$TMP/notok.json" --run nt >/dev/null 2>"$TMP/nt.err" || rc=$?
+check "a decoder folder without tokenizer.json: exit 1, one line saying how to write it" sh -c "[ $rc = 1 ] && \
+    [ \$(grep -c . $TMP/nt.err) = 1 ] && grep -q 'tokenizer.json: cannot open (a decoder.s tokenizer is read from tokenizer.json, and tokenizer.model alone is not converted; AutoTokenizer' $TMP/nt.err"
 # a missing tensor, named
 bad miss llama "pass"
 "$PY" - "$TMP/miss/model.safetensors" <<'PY'
