@@ -43,8 +43,10 @@
  * (the attention sink); "drop_sink" drops the first piece's column whatever it is (a model without
  * BOS: its first word's first piece).
  *
- * Not done (each refused naming its key): Gemma's head_dim other than hidden / heads (gemma-7b),
- * Qwen2's use_sliding_window, GPT-NeoX's and Phi's rope_scaling, Phi's qk_layernorm, OPT's post-LN
+ * Gemma's head_dim may differ from hidden / heads (gemma-7b): q and the attention's output are
+ * heads·head_dim wide, o maps them back to hidden.
+ *
+ * Not done (each refused naming its key): Qwen2's use_sliding_window, GPT-NeoX's and Phi's rope_scaling, Phi's qk_layernorm, OPT's post-LN
  * and projections; a workspace cap. */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
@@ -121,7 +123,8 @@ static void build(struct enc_dec *b)
 {
     const struct enc_dec_config *c = &b->c;
     const struct enc_dec_arch *a = b->arch;
-    const int d = c->hidden_size, F = c->intermediate_size, dkv = d / c->heads * c->kv_heads, g = a->gpt2;
+    const int d = c->hidden_size, F = c->intermediate_size, dq = c->head_dim * c->heads, dkv = c->head_dim * c->kv_heads,
+              g = a->gpt2;
     b->emb = add(b, a->emb, c->vocab_size, d, 0, 1);
     b->pos = a->pos ? add(b, a->pos, c->max_positions + c->pos_offset, d, 0, 1) : -1;
     b->layer = sp_xcalloc((size_t)c->layers, sizeof *b->layer);
@@ -134,11 +137,11 @@ static void build(struct enc_dec *b)
             L->q = add_lin(b, lp, a->q, d, 3 * d, g || c->attn_bias, g);
             L->k = L->v = (struct enc_lin){ -1, -1 };
         } else {
-            L->q = add_lin(b, lp, a->q, d, d, c->attn_bias, 0);
+            L->q = add_lin(b, lp, a->q, d, dq, c->attn_bias, 0);
             L->k = add_lin(b, lp, a->k, d, dkv, c->attn_bias, 0);
             L->v = add_lin(b, lp, a->v, d, dkv, c->attn_bias, 0);
         }
-        L->o = add_lin(b, lp, a->o, d, d, c->o_bias, g);
+        L->o = add_lin(b, lp, a->o, dq, d, c->o_bias, g);
         L->ln2 = a->ln2 ? add_norm(b, lp, a->ln2, d) : (struct enc_ln){ -1, -1 };   /* Phi: ln1's output feeds the MLP too */
         L->gate = a->ff_gate ? add_lin(b, lp, a->ff_gate, d, F, c->mlp_bias, g) : (struct enc_lin){ -1, -1 };
         L->up = add_lin(b, lp, a->ff_up, d, F, c->mlp_bias, g);
@@ -211,14 +214,14 @@ static void release(struct enc_dec *b, const struct enc_param *p)
 static int qkv_parts(const struct enc_dec *b, const struct dec_layer *L, struct enc_wpart *parts)
 {
     const struct enc *e = &b->e;
-    const int H = b->c.heads, dk = b->c.hidden_size / H;
+    const int H = b->c.heads, dk = b->c.head_dim;
     int n = 0;
     if (b->arch->neox) {                   /* query_key_value's outputs are [heads, 3, dk]: q heads, k heads, v heads */
         for (int p = 0; p < 3; p++)
             for (int h = 0; h < H; h++) parts[n++] = wpart_cols(&e->param[L->q.w], (3 * h + p) * dk, dk);
         return n;
     }
-    parts[n++] = wpart_cols(&e->param[L->q.w], 0, b->c.hidden_size);
+    parts[n++] = wpart_cols(&e->param[L->q.w], 0, dk * H);
     parts[n++] = wpart_cols(&e->param[L->k.w], 0, dk * b->c.kv_heads);
     parts[n++] = wpart_cols(&e->param[L->v.w], 0, dk * b->c.kv_heads);
     return n;
@@ -231,11 +234,11 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
 {
     struct enc *e = &b->e;
     const struct enc_dec_config *c = &b->c;
-    const int d = c->hidden_size, H = c->heads, dk = d / H, dkv = dk * c->kv_heads;
-    const size_t d3 = (size_t)d + 2 * (size_t)dkv;     /* the fused q | k | v width */
+    const int d = c->hidden_size, H = c->heads, dk = c->head_dim, dq = dk * H, dkv = dk * c->kv_heads;
+    const size_t d3 = (size_t)dq + 2 * (size_t)dkv;    /* the fused q | k | v width */
     const int pack = e->be.ops->pack_weight != NULL;
     struct enc_wpart *parts = sp_xmalloc(sizeof *parts * (size_t)(1 + 3 * H));
-    float *w = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d3), *src = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d);
+    float *w = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * d3), *src = pack ? NULL : sp_xmalloc(sizeof(float) * (size_t)d * dq);
     float *bias = sp_xmalloc(sizeof(float) * d3);
     int rc = SP_OK;
     for (int l = 0; l < c->layers && rc == SP_OK; l++) {
@@ -257,8 +260,8 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
                 else e->be.ops->upload(&e->be, L->wqkv, w, sizeof(float) * (size_t)d * d3);
             } else {
                 const struct enc_lin pr[3] = { L->q, L->k, L->v };
-                for (int p = 0, at = 0; p < 3; at += p ? dkv : d, p++) {
-                    const int out = p ? dkv : d;
+                for (int p = 0, at = 0; p < 3; at += p ? dkv : dq, p++) {
+                    const int out = p ? dkv : dq;
                     enc_param_widen(&e->param[pr[p].w], src);          /* [d, out] */
                     for (int i = 0; i < d; i++) memcpy(w + (size_t)i * d3 + at, src + (size_t)i * out, sizeof(float) * (size_t)out);
                 }
@@ -272,9 +275,9 @@ static int prepare_weights(struct enc_dec *b, char *err, size_t errlen)
                         for (int h = 0; h < H; h++)
                             memcpy(bias + (size_t)p * d + (size_t)h * dk, bqkv + (size_t)(3 * h + p) * dk, sizeof(float) * (size_t)dk);
                 } else {
-                    memcpy(bias, e->param[L->q.b].host, sizeof(float) * (size_t)d);
-                    memcpy(bias + d, e->param[L->k.b].host, sizeof(float) * (size_t)dkv);
-                    memcpy(bias + d + dkv, e->param[L->v.b].host, sizeof(float) * (size_t)dkv);
+                    memcpy(bias, e->param[L->q.b].host, sizeof(float) * (size_t)dq);
+                    memcpy(bias + dq, e->param[L->k.b].host, sizeof(float) * (size_t)dkv);
+                    memcpy(bias + dq + dkv, e->param[L->v.b].host, sizeof(float) * (size_t)dkv);
                 }
                 if (!(L->bqkv = e->be.ops->alloc(&e->be, sizeof(float) * d3))) rc = SP_ENOMEM;
                 else e->be.ops->upload(&e->be, L->bqkv, bias, sizeof(float) * d3);
@@ -401,10 +404,11 @@ static int reserve(struct enc_dec *b, size_t rows, size_t nn, int want_attn, cha
     b->cap_rows = b->cap_nn = 0;
     int fail = 0;
 #define A(p, floats) do { if (!((p) = OPS->alloc(BE, sizeof(float) * (floats)))) fail = 1; } while (0)
-    A(b->x, rows * d); A(b->h, rows * d); A(b->qkv, rows * 3 * d); A(b->ctx, rows * d); A(b->t, rows * d);
+    const size_t dq = (size_t)b->c.head_dim * H, ld = dq + 2 * (size_t)b->c.head_dim * b->c.kv_heads;
+    A(b->x, rows * d); A(b->h, rows * d); A(b->qkv, rows * ld); A(b->ctx, rows * (dq > d ? dq : d)); A(b->t, rows * d);
     A(b->zg, rows * F); A(b->zu, rows * F);
     if (b->c.rope) A(b->cs, rows * (size_t)b->c.rope_rot);
-    if (want_attn) { A(b->ho, rows * d); if (!BE->host_memory) A(b->amap, H * nn); }
+    if (want_attn) { A(b->ho, rows * dq); if (!BE->host_memory) A(b->amap, H * nn); }
 #undef A
     if (fail) {
         snprintf(err, errlen, "%s: cannot allocate the workspace for %zu pieces on %s", b->c.model_type, rows, OPS->name);
@@ -483,7 +487,7 @@ static void rope_rows(const struct enc_dec_config *c, int n, float *cs)
 static void head_maps(struct enc_dec *b, int n_sent, const struct enc_bert_input *in, int l, size_t nn, float **attn)
 {
     struct enc *e = &b->e;
-    const int d = b->c.hidden_size, H = b->c.heads, dh = d / H;
+    const int H = b->c.heads, dh = b->c.head_dim;
     size_t rows = 0;
     for (int s = 0; s < n_sent; s++) rows += (size_t)in[s].n;
     if ((size_t)n_sent * H > (size_t)b->cap_hargs) {
@@ -523,8 +527,8 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
 {
     struct enc *e = &b->e;
     const struct enc_dec_config *c = &b->c;
-    const int d = c->hidden_size, H = c->heads, dh = d / H, F = c->intermediate_size, L = c->layers, KV = c->kv_heads;
-    const int ld = d + 2 * KV * dh;            /* a row of the fused q | k | v (k and v: the kv_heads heads) */
+    const int d = c->hidden_size, H = c->heads, dh = c->head_dim, F = c->intermediate_size, L = c->layers, KV = c->kv_heads;
+    const int dq = H * dh, ld = dq + 2 * KV * dh;   /* a row of the fused q | k | v (k and v: the kv_heads heads) */
     size_t rows = 0, nn = 0;
     for (int s = 0; s < n_sent; s++) {
         const struct enc_bert_input *x = &in[s];
@@ -628,8 +632,8 @@ int enc_dec_forward(struct enc_dec *b, int n_sent, const struct enc_bert_input *
             struct enc_attn_args *aa = &b->args[s];
             memset(aa, 0, sizeof *aa);
             aa->n = in[s].n; aa->H = H; aa->dk = dh; aa->ld_qkv = ld; aa->kv_heads = KV;
-            aa->q = b->qkv + off * ld; aa->k = aa->q + d; aa->v = aa->k + (size_t)KV * dh;
-            aa->out = b->ctx + off * d; aa->scale = scale;
+            aa->q = b->qkv + off * ld; aa->k = aa->q + dq; aa->v = aa->k + (size_t)KV * dh;
+            aa->out = b->ctx + off * dq; aa->scale = scale;
             for (int h = 0; h < H; h++) aa->dir[h] = ENC_DIR_FWD;       /* causal: keys 0..i */
             if (nallow && in[s].n > c->window + 1) { aa->allow = b->allow + at; at += (size_t)in[s].n * in[s].n; }
             off += (size_t)in[s].n;

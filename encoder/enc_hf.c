@@ -754,10 +754,13 @@ static int read_llama(json_t *root, const char *path, const struct enc_dec_arch 
         snprintf(err, errlen, "%s: hidden_act: %s is not supported (only \"silu\": the SwiGLU MLP)", path, quoted(v, q, sizeof q));
         return -1;
     }
-    if ((v = json_object_get(root, "head_dim")) && !json_is_null(v) &&
-        (!json_is_integer(v) || json_integer_value(v) * c->heads != c->hidden_size)) {
-        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported (not gemma-7b's 256 of "
-                 "3072 / 16)", path, c->hidden_size / c->heads);
+    if (a->gemma) {                    /* GemmaConfig's head_dim (default 256) may differ from hidden / heads (gemma-7b) */
+        c->head_dim = 256;
+        if ((v = json_object_get(root, "head_dim")) && get_int(root, path, "head_dim", 2, &c->head_dim, err, errlen)) return -1;
+    } else if ((v = json_object_get(root, "head_dim")) && !json_is_null(v) &&
+               (!json_is_integer(v) || json_integer_value(v) * c->heads != c->hidden_size)) {
+        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported (transformers 4.40.2's "
+                 "%s)", path, c->hidden_size / c->heads, a->model_type);
         return -1;
     }
     c->rope = ENC_ROPE_PLAIN;
@@ -821,8 +824,9 @@ int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct
                 : a->neox ? read_neox(root, path, c, err, errlen) : a->phi ? read_phi(root, path, c, err, errlen)
                 : read_llama(root, path, a, c, err, errlen))
         goto out;
-    if (c->rope && !c->rope_rot) c->rope_rot = c->hidden_size / c->heads;
-    if (c->hidden_size % c->heads || (c->hidden_size / c->heads) % 2) {
+    if (!c->head_dim) c->head_dim = c->hidden_size % c->heads ? 0 : c->hidden_size / c->heads;
+    if (c->rope && !c->rope_rot) c->rope_rot = c->head_dim;
+    if (!c->head_dim || c->head_dim % 2) {
         snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
         goto out;
     }

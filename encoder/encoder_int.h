@@ -367,6 +367,7 @@ struct enc_dec_arch {
 struct enc_dec_config {
     char model_type[24];
     int vocab_size, hidden_size, layers, heads, kv_heads, intermediate_size;
+    int head_dim;              /* the width of a head (hidden_size / heads; Gemma's head_dim may differ) */
     int max_positions;         /* n_positions / max_position_embeddings */
     float eps;                 /* layer_norm_epsilon / rms_norm_eps */
     enum enc_act act;          /* GPT-2's MLP activation */

@@ -55,7 +55,7 @@ done
 if [ "${SP_GPU_REQUIRED:-0}" = 1 ] && [ -x /usr/bin/python3 ]; then
     DRV=$B/tools/encoder_dec_run
     [ -x "$DRV" ] || make -s --no-print-directory BUILD="$B" "$DRV" >/dev/null 2>&1 || true
-    for f in gpt2 llama llama-linear llama-dynamic llama3 mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma; do
+    for f in gpt2 llama llama-linear llama-dynamic llama3 mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma gemma-hd; do
         c=$TMP/dec-$f
         mkdir -p "$c" && cp tests/data/hf-dec/$f/ref/*.npy "$c/"
         brc=0; "$DRV" tests/data/hf-dec/$f "$c" hidden-states cuda >"$TMP/dec.out" 2>&1 || brc=$?

@@ -44,6 +44,8 @@ Families (FAMILY names a folder):
                     (partial_rotary_factor 0.5), q/k/v/dense and fc1/fc2 with biases, gelu_new; gpt2's tokenizer
     gemma           GemmaForCausalLM: embeddings scaled by sqrt(hidden), RMSNorm by (1 + w), GeGLU (tanh GELU),
                     2 KV heads, tied embeddings; llama's tokenizer (BOS)
+    gemma-hd        the same with head_dim 16 (heads 4 × 16 = 64 wider than hidden 32, as gemma-7b's 16 × 256
+                    of 3072) and hidden_activation null (4.40.2's GemmaMLP then takes gelu_pytorch_tanh)
     qwen2           Qwen2ForCausalLM: q/k/v biases (o none), tied embeddings, no BOS; gpt2's tokenizer
 Every Linear and embedding gets std 0.2 weights and 0.1-std biases/norm offsets so that the
 attention maps are far from uniform.
@@ -161,6 +163,10 @@ def families(toks):
                                    num_key_value_heads=2, head_dim=8, max_position_embeddings=64, rms_norm_eps=1e-6,
                                    hidden_activation="gelu_pytorch_tanh", bos_token_id=1, eos_token_id=2, pad_token_id=0,
                                    attn_implementation="eager"), tf.GemmaForCausalLM, "llama", 0)
+    yield ("gemma-hd", tf.GemmaConfig(vocab_size=v, hidden_size=32, intermediate_size=40, num_hidden_layers=2,
+                                      num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=64,
+                                      rms_norm_eps=1e-6, hidden_activation=None, bos_token_id=1, eos_token_id=2,
+                                      pad_token_id=0, attn_implementation="eager"), tf.GemmaForCausalLM, "llama", 0)
     yield ("qwen2", tf.Qwen2Config(vocab_size=len(g), **dict(m, bos_token_id=0, eos_token_id=0), tie_word_embeddings=True,
                                    use_sliding_window=False), tf.Qwen2ForCausalLM, "gpt2", 0)
 
@@ -268,7 +274,7 @@ def main():
             continue
         torch.manual_seed(2000 + i)
         model = cls(cfg).eval()
-        init(model, name == "gemma")
+        init(model, name.startswith("gemma"))
         bf16 = name.endswith("-bf16")
         if bf16:
             model = model.to(torch.bfloat16)
