@@ -14,7 +14,8 @@
 #   make check-tests     the CLI scripts' headers (purpose, tier tag); no check that cannot fail
 #   make test-gpu        CUDA-vs-CPU agreement (skips visibly without a GPU)
 #   make check-symbols   layer prefixes on exported symbols, no #include of a higher layer
-#   make check-docs      README's layers and flags, every command's synopsis, against the code
+#   make check-docs      the docs' layer table, flags and links, every synopsis, against the code; docs/commands.md
+#                        and docs/synprobe.1 are what `make docs` writes
 #   make check-programs  every program the tests run is in contrib/setup/packages.txt or a bare Debian
 #   make check-cuda      encoder/enc_cuda.cu compiles, nvcc warnings as errors (skips visibly without nvcc)
 #   make fuzz            libFuzzer targets for every reader (clang)
@@ -25,10 +26,13 @@
 #   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
 #   make hf-decoder-fixtures  tests/data/hf-dec (decoder LMs) rewritten by transformers (HF_PYTHON=...)
 #   make spm-fixtures    tests/data/hf/spm and tests/data/hf/lower rewritten the same way
+#   make leace-fixtures  tests/data/leace rewritten by concept-erasure 0.2.4 (CE_PYTHON=VENV/bin/python)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
 #   make man             build/man/synprobe.1, written by `synprobe help --man` from the option tables
+#   make docs            docs/commands.md and docs/synprobe.1 (committed), written by `synprobe help --markdown`
+#                        and `help --man` from each command's cli_doc and option tables (DOCS_DIR=docs)
 #   make install         PREFIX=/usr/local DESTDIR=: binary, SQL extension, CUDA plugin, schemas,
-#                        examples, man page, systemd units (see README "Installation"); make uninstall
+#                        examples, man page, systemd units (see docs/install.md); make uninstall
 #
 # Each layer folder becomes its own static library, so a unit test links only the
 # layers it needs: common < ingest < treeops < store, encoder < probes < stages < report < daemon < cli.
@@ -115,7 +119,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: test-setup models hf-fixtures hf-decoder-fixtures tokjson-fixtures spm-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: docs test-setup models hf-fixtures hf-decoder-fixtures tokjson-fixtures spm-fixtures leace-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -143,7 +147,7 @@ $(foreach l,$(LAYERS),$(eval $(call lib,$(l)): $(call objs,$(l)) $(extra_$(l)) ;
 $(BUILD)/synprobe_cuda.so: $(call cuobjs,encoder)
 	$(CC) -shared -o $@ $^ $(CUDA_LIBS)
 
-# Installation folders (README "Installation"). The CUDA plugin's folder is compiled into the
+# Installation folders (docs/install.md). The CUDA plugin's folder is compiled into the
 # loader (encoder/enc_cuda_load.c also looks next to the binary and in ../lib/synprobe from it);
 # changing PREFIX recompiles that one file.
 PREFIX     ?= /usr/local
@@ -171,6 +175,8 @@ OPT_common/expf.c := -O3
 OPT_probes/structprobe_train.c := -O3 -fno-math-errno
 # The softmax's per-class loops vectorise at -O3 (no reassociation, no contraction: the same bits).
 OPT_probes/classifier.c := -O3
+# The eigendecomposition's rotations and row updates vectorise at -O3 (the same bits, as above).
+OPT_probes/erasers.c := -O3
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -306,9 +312,10 @@ test-gpu-selfcheck: all $(GPU_TEST) $(GPU_BERT_TEST)
 check-symbols: all
 	@tests/check_symbols.sh $(BUILD) $(COUNTS)
 
-# The docs against the code (tests/check_docs.sh): README's layer line and prefix table against
-# check_symbols.sh's table, every command's synopsis against its option tables, every flag the
-# README shows against its command's tables.
+# The docs against the code (tests/check_docs.sh): docs/architecture.md's layer line and prefix
+# table against check_symbols.sh's table, every command's synopsis against its option tables, every
+# `synprobe CMD --flag` README.md and docs/*.md show against CMD's tables, their relative links,
+# docs/commands.md and docs/synprobe.1 against `make docs`.
 check-docs: all
 	@tests/check_docs.sh $(BUILD) $(COUNTS)
 
@@ -359,6 +366,15 @@ man: $(MAN_PAGE)
 $(MAN_PAGE): $(BIN)
 	@mkdir -p $(@D)
 	$(BIN) help --man > $@.tmp && mv $@.tmp $@
+
+# the command reference and the man page, as committed (tests/check_docs.sh compares them with what
+# the binary writes: a changed option table or cli_doc needs `make docs`)
+DOCS_DIR ?= docs
+docs: $(BIN)
+	@mkdir -p $(DOCS_DIR)
+	$(BIN) help --markdown > $(DOCS_DIR)/commands.md.tmp || { rm -f $(DOCS_DIR)/commands.md.tmp; exit 1; }
+	$(BIN) help --man > $(DOCS_DIR)/synprobe.1.tmp || { rm -f $(DOCS_DIR)/synprobe.1.tmp; exit 1; }
+	mv $(DOCS_DIR)/commands.md.tmp $(DOCS_DIR)/commands.md && mv $(DOCS_DIR)/synprobe.1.tmp $(DOCS_DIR)/synprobe.1
 
 $(BUILD)/systemd/%: contrib/systemd/%.in $(PATHS_STAMP)
 	@mkdir -p $(@D)
@@ -422,6 +438,12 @@ spm-fixtures:
 hf-decoder-fixtures:
 	rm -rf tests/data/hf-dec
 	$(HF_PYTHON) tests/reference/hf_decoder_fixtures.py tests/data/hf-dec $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu
+# LEACE's reference (tests/data/leace, committed; tests/unit/probes_leace.c reads it): CE_PYTHON, a
+# venv with concept-erasure 0.2.4 over Debian's python3-torch (python3 -m venv --system-site-packages
+# V; V/bin/pip install concept-erasure==0.2.4), e.g. make leace-fixtures CE_PYTHON=V/bin/python
+CE_PYTHON ?= python3
+leace-fixtures:
+	$(CE_PYTHON) tests/reference/leace_fixtures.py tests/data/leace
 real-tokenizer-ids:
 	$(HF_PYTHON) tests/reference/real_tokenizer_ids.py $(MODELS) $(SP_DATA_DIR) tests/data/real-tokenizer-ids.txt
 real-model-refs:

@@ -16,12 +16,12 @@
 #   sample      EVALB's shipped sample.gld/.tst (24 lines: errors, skips, a 44-word sentence)
 #               repeated REPEAT (417) times, 10,008 lines; sample.prm
 #   ptb-pert    the real PTB sample trees of ../shared/data (3,913 of 3,914: the 249-word one is
-#               beyond the reference binary's limits, SPEC-probing §4.7) against a parser-like
+#               beyond the reference binary's limits, docs/spec/probing.md §4.7) against a parser-like
 #               perturbed copy (bench/gen_evalb_ptb.py: brackets dropped, relabelled, widened,
 #               tags changed, 1% word errors, 0.5% empty lines), repeated PTB_REPEAT (3) times;
 #               COLLINS.prm
 #   ptb-rb      the same gold against right-branching trees, COLLINS.prm with LABELED 0 (Protocol A,
-#               the scoring `synprobe trees` does; SPEC-probing §5.4 gives F 34.88 for it)
+#               the scoring `synprobe trees` does; docs/spec/probing.md §5.4 gives F 34.88 for it)
 #   startup     one sentence: the fixed cost of a run (process start, dynamic libraries, reading
 #               the parameter file, and the timer's own `date` call), to read the rows above against
 # The peer is the unmodified evalb.c of EVALB_DIR, compiled into a temporary folder with
@@ -235,5 +235,5 @@ echo
 if [ -s "$TMP/checks" ]; then echo; echo "Same result? (last round's outputs of both sides)"; echo; cat "$TMP/checks"; fi
 if grep -q '^ptb-rb ' "$TMP/sets"; then
     f=$(summary "$TMP/ptb-rb.A.out" | awk -F "$tab" '$1 == "All.Bracketing_FMeasure" { print $2 }')
-    echo "- ptb-rb: synprobe's All F = $f (SPEC-probing §5.4, right-branching, Protocol A: 34.88)"
+    echo "- ptb-rb: synprobe's All F = $f (docs/spec/probing.md §5.4, right-branching, Protocol A: 34.88)"
 fi

@@ -3,15 +3,15 @@
 
 Usage: gen_evalb_ptb.py MRG_DIR OUT_DIR [SEED]
 Reads every *.mrg under MRG_DIR (sorted by name) and writes, one tree a line:
-  OUT/ptb.gld      the gold trees, outer empty-label bracket renamed TOP (SPEC-probing A25);
+  OUT/ptb.gld      the gold trees, outer empty-label bracket renamed TOP (docs/spec/probing.md A25);
   OUT/ptb_pert.tst a parser-like test tree per gold tree: -NONE- leaves and the brackets they
                    leave empty removed, function tags cut, then seeded perturbations: a bracket
                    deleted (10%), relabelled (8%), or widened over its next sibling (8%), a
                    non-punctuation tag replaced (4%); 1% of sentences get a changed word (EVALB
                    "Words unmatch" error) and 0.5% an empty line (skip);
   OUT/ptb_rb.tst   right-branching trees (label X) over the gold tokens after -NONE- removal,
-                   gold tags (the SPEC-probing §5.4 baseline, scored with Protocol A).
-Sentences the reference binary cannot take (SPEC-probing §4.7: > 200 terminals or brackets, a
+                   gold tags (the docs/spec/probing.md §5.4 baseline, scored with Protocol A).
+Sentences the reference binary cannot take (docs/spec/probing.md §4.7: > 200 terminals or brackets, a
 line of 4,900 bytes or more, labels of 30 or words of 100 characters) are left out, on all sides.
 Prints "kept K of N trees" on stdout.
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/peer_bert.py — PyTorch eager peer of synprobe's BERT forward (SPEC-models M3), for
+"""bench/peer_bert.py — PyTorch eager peer of synprobe's BERT forward (docs/spec/models.md M3), for
 bench/bert.sh: the model's own model.safetensors, a BertModel forward written out in torch ops
 (no Hugging Face code needed), on the pieces synprobe tokenized, batched as a PyTorch user would:
 length-sorted, padded to the longest of the batch, an additive -inf-like mask on padded keys.

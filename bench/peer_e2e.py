@@ -21,13 +21,13 @@ encode      HF `tokenizers` (BertWordPieceTokenizer over the model's vocab.txt, 
             given pre-split, word_ids for the spans); the MiniLM forward of bench/peer_bert.py (one
             definition: the model's own model.safetensors, torch ops, length-sorted padded batches
             of --batch sentences); every layer (embeddings + 6) pooled to words by the mean of the
-            word's pieces (synprobe's default word_pool, SPEC-models M2.2); a sentence vector =
+            word's pieces (synprobe's default word_pool, docs/spec/models.md M2.2); a sentence vector =
             the mean of its word vectors (M2.3). HDF5 (h5py) as Hewitt & Manning's scripts keep
             it: one dataset per corpus sentence, (layers, words, dim), and per task
             "task/NAME" (layers, items, dim). TASKDIR holds the SentEval files (tr|va|te TAB
             label TAB sentence) that `synprobe tasks export` writes, the way SentEval's probing
             data is downloaded: the peer does not build tasks.
-structprobe Hewitt & Manning's regimen (SPEC-models M4, their regimen.py/probe.py/loss.py) in
+structprobe Hewitt & Manning's regimen (docs/spec/models.md M4, their regimen.py/probe.py/loss.py) in
             PyTorch, on every layer: a distance and a depth probe, rank K (default d), Adam lr
             1e-3, batches of 20 padded sentences, at most 40 epochs, ReduceLROnPlateau(factor 0.1,
             patience 0) on the dev loss sum, checkpoint on the dev mean (1e-4), stop 5 epochs
@@ -68,7 +68,7 @@ from collections import deque  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-PUNCT_XPOS = {"''", "``", ",", ".", ":", "-LRB-", "-RRB-"}   # SPEC-models M0.1 set P (H&M's list)
+PUNCT_XPOS = {"''", "``", ",", ".", ":", "-LRB-", "-RRB-"}   # docs/spec/models.md M0.1 set P (H&M's list)
 M64 = (1 << 64) - 1
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/peer_mssan.py — PyTorch eager peer of our MS-SAN forward (SPEC-structures §5.2), for
+"""bench/peer_mssan.py — PyTorch eager peer of our MS-SAN forward (docs/spec/structures.md §5.2), for
 bench/encode.sh: the same configuration, weights and sentences, written the way a PyTorch user
 would (length-sorted padded [B, L, d] batches, additive [B, 2h, L, L] masks, -1e9 for masked
 entries).

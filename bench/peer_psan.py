@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/peer_psan.py — PyTorch eager peer of our PSAN forward (SPEC-structures §5.4, phrase
+"""bench/peer_psan.py — PyTorch eager peer of our PSAN forward (docs/spec/structures.md §5.4, phrase
 division §4.4 from our export), for bench/encode.sh: the same weights, sentences and phrase ids,
 written the way a PyTorch user writes multi-dimensional phrase attention: length-sorted padded
 batches, the scores of every word pair as one [B, L, L, d] tensor under the block-diagonal,

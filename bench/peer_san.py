@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/peer_san.py — PyTorch eager peer of our SAN-family forwards (SPEC-structures §5.1, §5.3,
+"""bench/peer_san.py — PyTorch eager peer of our SAN-family forwards (docs/spec/structures.md §5.1, §5.3,
 §5.5, §5.6), for bench/encode.sh: one Transformer layer written once in torch ops, with the
 kind's additions switched on by the resolved config: vanilla SAN (post- or pre-LN), absolute
 sequential/structural position encodings (sum or tanh fusion), Shaw relative structural and

@@ -9,7 +9,7 @@
 # senteval/tools/validation.py (SplitClassifier: the l2 grid, selection, its re-fit) and
 # senteval/tools/classifier.py (MLP), torch on 1 thread, on the same .npy; ROUNDS rounds A B A B.
 # SentEval re-fits the chosen l2 once more (5 fits), synprobe keeps the selected fit's model
-# (4 fits, SPEC-probing §1.5): wall time compares the protocol as each runs it, example-passes/s
+# (4 fits, docs/spec/probing.md §1.5): wall time compares the protocol as each runs it, example-passes/s
 # (training rows x passes over every fit, over the protocol time each side reports, startup and
 # loading excluded) compares the training speed. Accuracies (dev and test) must agree within 3
 # binomial standard errors of the split, 300*sqrt(p(1-p)/n) points: the two sides draw initial

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/treeops.sh — the dependency structures stage alone (SPEC-structures §3: depth, the
+# bench/treeops.sh — the dependency structures stage alone (docs/spec/structures.md §3: depth, the
 # all-pairs tree distance D; our own row adds the ancestor matrix and P2's relative positions)
 # against scipy.sparse.csgraph on the same trees: the PTB sample's dependency trees (.dp) and
 # UD EWT dev. No CLI command times structures alone (ingest's "parse + structures" stage also

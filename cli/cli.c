@@ -45,7 +45,7 @@ int cli_fail(int code, const char *cmd, const char *fmt, ...)
     return code;
 }
 
-/* ---- stop flag: the handlers only set it (STYLE.md, redis) ---- */
+/* ---- stop flag: the handlers only set it (docs/style.md §3.9) ---- */
 
 /* the process's stop flag (common/stop.h): the stages see it through ctx->stop, the long reads
  * of the lower layers directly */
@@ -110,63 +110,21 @@ static void progress(void *arg, const char *unit, uint64_t done, uint64_t total)
     c->progress_shown = 1;
 }
 
-/* ---- parsing ---- */
+/* ---- the synopsis, from the command's doc and option tables ---- */
 
-static int help_man;
+#define SYN_WIDTH 100
+#define SYN_NBSP '\x01'          /* a blank inside one item ("--rank K"): never broken there */
+#define SYN_UNIT '\x02'          /* between two top-level items: the place to break a line */
 
-void cli_help_as_man(int on) { help_man = on; }
+static struct { enum cli_help_form form; FILE *f; } help_as;
 
-int cli_help_is_man(void) { return help_man; }
+static void buf_putc(struct sp_buf *b, char c) { sp_buf_put(b, &c, 1); }
 
-/* "a, b or c", and the usages followed by "subcommands: a, b, c (...)" */
-static void sub_names(struct sp_buf *b, const struct cli_sub *subs, size_t n, const char *sep, const char *last)
+void cli_help_form(enum cli_help_form form, FILE *f)
 {
-    for (size_t i = 0; i < n; i++) sp_buf_printf(b, "%s%s", !i ? "" : i + 1 < n ? sep : last, subs[i].name);
+    help_as.form = form;
+    help_as.f = f;
 }
-
-static void sub_usages(FILE *f, const char *cmd, const struct cli_sub *subs, size_t n)
-{
-    struct sp_buf names = { 0 };
-    sub_names(&names, subs, n, ", ", ", ");
-    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? "\n" : "", subs[i].usage);
-    fprintf(f, "\nsubcommands: %s (synprobe %s SUBCOMMAND --help for its options)\n", names.p, cmd);
-    sp_buf_free(&names);
-}
-
-int cli_subcommands(const char *cmd, const struct cli_sub *subs, size_t n, int argc, char **argv)
-{
-    for (size_t i = 0; i < n; i++)
-        if (argc >= 2 && !strcmp(argv[1], subs[i].name)) return subs[i].fn(argc - 1, argv + 1);
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        if (help_man) {        /* the man page: each subcommand's section */
-            for (size_t i = 0; i < n; i++) {
-                char *av[] = { (char *)subs[i].name, "--help", NULL };
-                subs[i].fn(2, av);
-            }
-        } else {
-            sub_usages(stdout, cmd, subs, n);
-        }
-        return SP_EXIT_OK;
-    }
-    sub_usages(stderr, cmd, subs, n);
-    struct sp_buf expected = { 0 };
-    sub_names(&expected, subs, n, ", ", " or ");
-    int rc;
-    if (argc < 2) {
-        rc = cli_fail(SP_EXIT_USAGE, cmd, "a subcommand is required (%s)", expected.p);
-    } else {
-        const char *names[n ? n : 1];
-        for (size_t i = 0; i < n; i++) names[i] = subs[i].name;
-        char sugg[128];
-        sp_suggest(sugg, sizeof sugg, argv[1], names, n);
-        rc = cli_fail(SP_EXIT_USAGE, cmd, "unknown subcommand '%s'%s%s (expected %s)", argv[1], sugg[0] ? "; " : "", sugg,
-                      expected.p);
-    }
-    sp_buf_free(&expected);
-    return rc;
-}
-
-/* ---- the synopsis: the usage's first block, completed from the option tables ---- */
 
 /* s names --name as a whole flag ("--run" is not named by "--run-id") */
 static int names_flag(const char *s, size_t n, const char *name)
@@ -180,66 +138,264 @@ static int names_flag(const char *s, size_t n, const char *name)
     return 0;
 }
 
-/* The usage text is typed by hand for its shape (alternatives, what is required); a flag of the
- * command's tables that it does not name is added after it as "[--name METAVAR]", so the synopsis
- * lists every flag by construction (tests/check_docs.sh checks the converse: no flag it names is
- * missing from the tables). The common flags (--quiet, --verbose, --help) are left to the list. */
-static void synopsis_rest(struct sp_buf *out, const char *syn, size_t n, const struct sp_optbind *b, int nb)
+static const struct sp_opt *find_opt(const struct sp_optbind *b, int nb, const char *name, size_t n)
 {
-    size_t indent = strcspn(syn, "-([\n"), col = 0;   /* under the first flag of the first line */
-    if (indent >= n || syn[indent] == '\n') {        /* no flag there: under the first operand */
-        const char *sp = n > 16 ? memchr(syn + 16, ' ', n - 16) : NULL;
-        indent = sp ? (size_t)(sp - syn) + 1 : 8;
-    }
-    for (int i = 0; i < nb; i++)
-        for (const struct sp_opt *o = b[i].table; o->name; o++) {
-            if (names_flag(syn, n, o->name)) continue;
-            char item[160];
-            if (o->type == SP_OPT_FLAG) snprintf(item, sizeof item, "[--%s]", o->name);
-            else if (o->type == SP_OPT_CHOICE) snprintf(item, sizeof item, "[--%s %s]", o->name, o->choices);
-            else snprintf(item, sizeof item, "[--%s %s]", o->name, o->metavar ? o->metavar : "X");
-            size_t len = strlen(item);
-            if (col == 0 || col + 1 + len > 100) {
-                if (col) sp_buf_puts(out, "\n");
-                sp_buf_printf(out, "%*s%s", (int)indent, "", item);
-                col = indent + len;
-            } else {
-                sp_buf_printf(out, " %s", item);
-                col += 1 + len;
-            }
+    for (int i = 0; i <= nb; i++)
+        for (const struct sp_opt *o = i < nb ? b[i].table : cli_common_options; o->name; o++)
+            if (strlen(o->name) == n && !strncmp(o->name, name, n)) return o;
+    return NULL;
+}
+
+/* "--name VALUE" as --help shows it, its blanks unbreakable */
+static void put_item(struct sp_buf *out, const struct sp_opt *o, int optional)
+{
+    char head[200], text[1024];
+    sp_opt_describe(o, head, sizeof head, text, sizeof text);
+    for (char *p = head; *p; p++)
+        if (*p == ' ') *p = SYN_NBSP;
+    sp_buf_printf(out, optional ? "[%s]" : "%s", head);
+}
+
+/* One form of the shape (s, n bytes) into out: items, SYN_UNIT between top-level ones. rest: expand
+ * the options the whole shape does not name here (at [options], else at the end). A problem is
+ * appended to err; returns their number. */
+static int render_form(struct sp_buf *out, const char *s, size_t n, const char *shape, int rest,
+                       const struct sp_optbind *b, int nb, struct sp_buf *err)
+{
+    int depth = 0, square = 0, sep = 0, bad = 0;
+    char stack[32];
+    for (size_t i = 0; i <= n;) {
+        int at_options = i + 9 <= n && !strncmp(s + i, "[options]", 9);
+        if (i == n ? rest : at_options) {      /* every option the shape does not name */
+            for (int t = 0; t < nb; t++)
+                for (const struct sp_opt *o = b[t].table; o->name; o++) {
+                    if (names_flag(shape, strlen(shape), o->name)) continue;
+                    if (sep) buf_putc(out, depth ? ' ' : SYN_UNIT);
+                    put_item(out, o, !(o->flags & SP_OPTF_REQUIRED));
+                    sep = 1;
+                }
+            rest = 0;
         }
-    if (col) sp_buf_puts(out, "\n");
+        if (i == n) break;
+        if (at_options) { i += 9; continue; }
+        char ch = s[i];
+        if (ch == ' ' || ch == '\n') { i++; continue; }
+        if (ch == '(' || ch == '[') {
+            if (sep) buf_putc(out, depth ? ' ' : SYN_UNIT);
+            buf_putc(out, ch);
+            if (depth < (int)sizeof stack) stack[depth] = ch;
+            depth++;
+            square += ch == '[';
+            sep = 0;
+            i++;
+            continue;
+        }
+        if (ch == ')' || ch == ']') {
+            if (!depth || (depth <= (int)sizeof stack && stack[depth - 1] != (ch == ')' ? '(' : '['))) {
+                sp_buf_printf(err, "an unmatched '%c'\n", ch);
+                bad++;
+            } else {
+                depth--;
+                square -= ch == ']';
+            }
+            buf_putc(out, ch);
+            sep = 1;
+            i++;
+            continue;
+        }
+        size_t w = i;
+        while (w < n && !strchr(" \n()[]", s[w])) w++;
+        if (sep) buf_putc(out, depth ? ' ' : SYN_UNIT);
+        if (w - i > 2 && !strncmp(s + i, "--", 2)) {
+            const struct sp_opt *o = find_opt(b, nb, s + i + 2, w - i - 2);
+            if (!o) {
+                sp_buf_printf(err, "%.*s: no option of its tables\n", (int)(w - i), s + i);
+                bad++;
+                sp_buf_put(out, s + i, w - i);
+            } else {
+                if (square && (o->flags & SP_OPTF_REQUIRED)) {
+                    sp_buf_printf(err, "--%s: required, but inside [ ]\n", o->name);
+                    bad++;
+                }
+                put_item(out, o, 0);
+            }
+        } else {
+            sp_buf_put(out, s + i, w - i);         /* an operand, or the '|' of alternatives */
+        }
+        sep = 1;
+        i = w;
+    }
+    if (depth) {
+        sp_buf_printf(err, "%d unclosed bracket%s\n", depth, depth == 1 ? "" : "s");
+        bad++;
+    }
+    return bad;
 }
 
-/* The usage with its first block (the synopsis) completed: into out, NUL-terminated. */
-static void usage_complete(struct sp_buf *out, const char *usage, const struct sp_optbind *b, int nb)
+/* lead, then the items of form (SYN_UNIT between top-level ones), wrapped at width columns under
+ * the first item; a top-level item goes whole onto the next line when it does not fit */
+static void wrap_form(struct sp_buf *out, const char *lead, const char *form, size_t width)
 {
-    const char *blank = strstr(usage, "\n\n");
-    size_t n = blank ? (size_t)(blank - usage) + 1 : strlen(usage);
-    sp_buf_put(out, usage, n);
-    if (n && usage[n - 1] != '\n') sp_buf_puts(out, "\n");
-    synopsis_rest(out, usage, n, b, nb);
-    sp_buf_puts(out, usage + n);
-    sp_buf_put(out, "", 1);
+    size_t indent = strlen(lead), col = indent;
+    sp_buf_puts(out, lead);
+    int line_empty = 1;
+    for (const char *p = form; *p;) {
+        size_t ul = strcspn(p, "\x02");
+        if (!line_empty && col + 1 + ul > width && indent + ul <= width) {
+            sp_buf_printf(out, "\n%*s", (int)indent, "");
+            col = indent;
+            line_empty = 1;
+        }
+        for (const char *q = p; q < p + ul;) {     /* the words of the item, broken at its blanks */
+            size_t wl = strcspn(q, " \x02");
+            if (wl > (size_t)(p + ul - q)) wl = (size_t)(p + ul - q);
+            if (!line_empty && col + 1 + wl > width) {
+                sp_buf_printf(out, "\n%*s", (int)indent, "");
+                col = indent;
+                line_empty = 1;
+            }
+            if (!line_empty) { buf_putc(out, ' '); col++; }
+            for (size_t k = 0; k < wl; k++) buf_putc(out, q[k] == SYN_NBSP ? ' ' : q[k]);
+            col += wl;
+            line_empty = 0;
+            q += wl;
+            if (q < p + ul && *q == ' ') q++;
+        }
+        p += ul;
+        if (*p) p++;
+    }
+    sp_buf_puts(out, "\n");
+}
+
+/* The synopsis of doc against b's tables, each form on its lines: "usage: synprobe NAME ..." and
+ * "   or: synprobe NAME ..." (labels), or "synprobe NAME ..." (no labels: the man page, the
+ * Markdown; broken where the labelled lines break). Problems of the shape go to err; returns
+ * their number. */
+static int synopsis(struct sp_buf *out, const struct cli_doc *doc, const struct sp_optbind *b, int nb, int labels,
+                    struct sp_buf *err)
+{
+    const char *shape = doc->synopsis ? doc->synopsis : "";
+    int rest = !strstr(shape, "[options]"), bad = 0, k = 0;
+    for (const char *p = shape;; k++) {
+        size_t n = strcspn(p, ";");
+        struct sp_buf form = { 0 };
+        bad += render_form(&form, p, n, shape, rest && !k, b, nb, err);
+        buf_putc(&form, 0);
+        char lead[96];
+        snprintf(lead, sizeof lead, "%ssynprobe %s ", !labels ? "" : k ? "   or: " : "usage: ", doc->name);
+        wrap_form(out, lead, form.p, labels ? SYN_WIDTH : SYN_WIDTH - 7);
+        sp_buf_free(&form);
+        if (!p[n]) break;
+        p += n + 1;
+    }
+    buf_putc(out, 0);
     out->len--;
+    return bad;
 }
 
-/* The command's --help as a man page section: ".SS synprobe NAME", the usage lines as a synopsis,
- * the prose as paragraphs, then the options from the same tables. */
-static void help_roff(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
+void cli_usage(FILE *f, const struct cli *c)
 {
-    struct sp_buf u = { 0 };
-    usage_complete(&u, c->usage, b, nb);
+    struct sp_buf u = { 0 }, err = { 0 };
+    synopsis(&u, c->doc, c->binds, c->nbinds, 1, &err);
+    fputs(u.p, f);
+    sp_buf_free(&u);
+    sp_buf_free(&err);
+}
+
+/* ---- subcommands ---- */
+
+static const char *sub_name(const struct cli_sub *s)
+{
+    const char *sp = strrchr(s->doc->name, ' ');
+    return sp ? sp + 1 : s->doc->name;
+}
+
+/* "a, b or c" */
+static void sub_names(struct sp_buf *b, const struct cli_doc *doc, const char *sep, const char *last)
+{
+    for (size_t i = 0; i < doc->n_subs; i++)
+        sp_buf_printf(b, "%s%s", !i ? "" : i + 1 < doc->n_subs ? sep : last, sub_name(&doc->subs[i]));
+}
+
+/* each subcommand's synopsis (its --help in CLI_HELP_USAGE), then "subcommands: a, b (...)" */
+static void sub_usages(FILE *f, const struct cli_doc *doc)
+{
+    struct { enum cli_help_form form; FILE *f; } was = { help_as.form, help_as.f };
+    fflush(stdout);
+    for (size_t i = 0; i < doc->n_subs; i++) {
+        char *av[] = { (char *)sub_name(&doc->subs[i]), "--help", NULL };
+        cli_help_form(CLI_HELP_USAGE, f);
+        doc->subs[i].fn(2, av);
+    }
+    cli_help_form(was.form, was.f);
+    struct sp_buf names = { 0 };
+    sub_names(&names, doc, ", ", ", ");
+    fprintf(f, "subcommands: %s (synprobe %s SUBCOMMAND --help for its options)\n", names.p, doc->name);
+    sp_buf_free(&names);
+}
+
+int cli_subcommands(const struct cli_doc *doc, int argc, char **argv)
+{
+    const char *cmd = doc->name;
+    for (size_t i = 0; i < doc->n_subs; i++)
+        if (argc >= 2 && !strcmp(argv[1], sub_name(&doc->subs[i]))) return doc->subs[i].fn(argc - 1, argv + 1);
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        if (help_as.form == CLI_HELP_MAN || help_as.form == CLI_HELP_MARKDOWN) {   /* each subcommand's section */
+            for (size_t i = 0; i < doc->n_subs; i++) {
+                char *av[] = { (char *)sub_name(&doc->subs[i]), "--help", NULL };
+                int rc = doc->subs[i].fn(2, av);
+                if (rc != SP_EXIT_OK) return rc;
+            }
+        } else {
+            sub_usages(help_as.f ? help_as.f : stdout, doc);
+        }
+        return SP_EXIT_OK;
+    }
+    sub_usages(stderr, doc);
+    struct sp_buf expected = { 0 };
+    sub_names(&expected, doc, ", ", " or ");
+    int rc;
+    if (argc < 2) {
+        rc = cli_fail(SP_EXIT_USAGE, cmd, "a subcommand is required (%s)", expected.p);
+    } else {
+        size_t n = doc->n_subs;
+        const char *names[n ? n : 1];
+        for (size_t i = 0; i < n; i++) names[i] = sub_name(&doc->subs[i]);
+        char sugg[128];
+        sp_suggest(sugg, sizeof sugg, argv[1], names, n);
+        rc = cli_fail(SP_EXIT_USAGE, cmd, "unknown subcommand '%s'%s%s (expected %s)", argv[1], sugg[0] ? "; " : "", sugg,
+                      expected.p);
+    }
+    sp_buf_free(&expected);
+    return rc;
+}
+
+/* ---- --help: text, roff, Markdown ---- */
+
+/* the purpose as a sentence: "Parse treebanks ... store." */
+static void put_purpose(struct sp_buf *out, const char *purpose)
+{
+    if (!purpose || !*purpose) return;
+    sp_buf_printf(out, "%c%s.\n", purpose[0] >= 'a' && purpose[0] <= 'z' ? purpose[0] - 'a' + 'A' : purpose[0], purpose + 1);
+}
+
+/* The command's --help as a man page section: ".SS synprobe NAME", the synopsis, the purpose and
+ * the prose as paragraphs (indented lines kept as typed), then the options from the same tables. */
+static void help_roff(FILE *f, const char *syn, const struct cli_doc *doc, const struct sp_optbind *b, int nb)
+{
     fputs(".SS \"synprobe ", f);
-    sp_roff_text(f, c->name, strlen(c->name));
+    sp_roff_text(f, doc->name, strlen(doc->name));
     fputs("\"\n.nf\n", f);
-    const char *p = u.p, *blank = strstr(p, "\n\n");
-    size_t n = blank ? (size_t)(blank - p) + 1 : strlen(p);
-    if (!strncmp(p, "usage: ", 7)) { p += 7; n -= 7; }
-    sp_roff_text(f, p, n);
+    sp_roff_text(f, syn, strlen(syn));
     fputs(".fi\n", f);
-    /* the prose: a blank line starts a paragraph; indented lines (a table) are kept as typed */
-    const char *q = blank ? blank + 2 : "";
+    struct sp_buf pp = { 0 };
+    put_purpose(&pp, doc->purpose);
+    if (pp.len) {
+        fputs(".PP\n", f);
+        sp_roff_text(f, pp.p, pp.len);
+    }
+    sp_buf_free(&pp);
+    const char *q = doc->prose ? doc->prose : "";
     int as_typed = 0;
     if (*q) fputs(".PP\n", f);
     while (*q) {
@@ -254,19 +410,112 @@ static void help_roff(FILE *f, const struct cli *c, const struct sp_optbind *b, 
     if (as_typed) fputs(".fi\n", f);
     for (int i = 0; i < nb; i++) sp_opt_man(f, b[i].table);
     sp_opt_man(f, cli_common_options);
-    sp_buf_free(&u);
 }
 
-void cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
+/* Markdown text: the characters that would mark it up escaped (code spans in backquotes kept);
+ * line_start: what would start a heading, a list or a quote there too; in_table: '|' too; *code:
+ * inside `a code span` (it may go on from the line before), taken as typed */
+static void md_text(FILE *f, const char *s, size_t n, int line_start, int in_table, int *code)
 {
-    if (help_man) { help_roff(f, c, b, nb); return; }
-    struct sp_buf u = { 0 };
-    usage_complete(&u, c->usage, b, nb);
-    fputs(u.p, f);
-    sp_buf_free(&u);
-    fputs("\noptions:\n", f);
-    for (int i = 0; i < nb; i++) sp_opt_help(f, b[i].table);
-    sp_opt_help(f, cli_common_options);
+    if (line_start && n && (strchr("#+=>", s[0]) || (s[0] == '-' && n > 1 && s[1] == ' '))) fputc('\\', f);
+    for (size_t i = 0; i < n && s[i]; i++) {
+        if (s[i] == '`') *code = !*code;
+        if ((!*code && strchr("\\*_<[]", s[i])) || (in_table && s[i] == '|')) fputc('\\', f);
+        fputc(s[i], f);
+    }
+}
+
+/* The command's section of docs/commands.md: "## synprobe NAME", the purpose, the synopsis as a
+ * text block, the prose (paragraphs as typed, indented lines as a text block), the options as a
+ * table. */
+static void help_md(FILE *f, const char *syn, const struct cli_doc *doc, const struct sp_optbind *b, int nb)
+{
+    fprintf(f, "## synprobe %s\n\n", doc->name);
+    struct sp_buf pp = { 0 };
+    put_purpose(&pp, doc->purpose);
+    if (pp.len) {
+        int code = 0;
+        md_text(f, pp.p, pp.len, 1, 0, &code);
+        fputc('\n', f);
+    }
+    sp_buf_free(&pp);
+    fprintf(f, "```text\n%s```\n", syn);
+    const char *q = doc->prose ? doc->prose : "";
+    int state = 0, code = 0;     /* state: 0 between paragraphs, 1 in one, 2 in a text block */
+    while (*q) {
+        const char *nl = strchr(q, '\n');
+        size_t len = nl ? (size_t)(nl - q) : strlen(q);
+        int indented = len && (*q == ' ' || *q == '\t');
+        if (state == 2 && !indented) { fputs("```\n", f); state = 0; }
+        if (!len) {
+            state = 0;
+        } else if (indented) {
+            if (state != 2) fputs("\n```text\n", f);
+            fprintf(f, "%.*s\n", (int)len, q);
+            state = 2;
+        } else {
+            if (state == 0) {
+                fputc('\n', f);
+                code = 0;
+            }
+            md_text(f, q, len, 1, 0, &code);
+            fputc('\n', f);
+            state = 1;
+        }
+        q += len + (nl != NULL);
+    }
+    if (state == 2) fputs("```\n", f);
+    int any = 0;
+    for (int i = 0; i < nb; i++)
+        for (const struct sp_opt *o = b[i].table; o->name; o++) {
+            char head[200], text[1024];
+            sp_opt_describe(o, head, sizeof head, text, sizeof text);
+            if (!any++) fputs("\n| option | what it does |\n| --- | --- |\n", f);
+            fputs("| `", f);
+            for (const char *h = head; *h; h++) fputs(*h == '|' ? "\\|" : (char[2]){ *h, 0 }, f);
+            fputs("` | ", f);
+            int code = 0;
+            md_text(f, text, strlen(text), 0, 1, &code);
+            fputs(" |\n", f);
+        }
+    fputc('\n', f);
+}
+
+int cli_help(FILE *f, const struct cli *c, const struct sp_optbind *b, int nb)
+{
+    const struct cli_doc *doc = c->doc;
+    struct sp_buf syn = { 0 }, err = { 0 };
+    int labels = help_as.form == CLI_HELP_TEXT || help_as.form == CLI_HELP_USAGE;
+    if (synopsis(&syn, doc, b, nb, labels, &err)) {
+        /* a broken declaration: no page is written from it */
+        for (const char *p = err.p; p && *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(stderr, "synprobe %s: the synopsis in its cli_doc: %.*s\n", doc->name, (int)n, p);
+            p += n + (p[n] == '\n');
+        }
+        sp_buf_free(&syn);
+        sp_buf_free(&err);
+        return -1;
+    }
+    switch (help_as.form) {
+    case CLI_HELP_USAGE: fputs(syn.p, f); break;
+    case CLI_HELP_MAN: help_roff(f, syn.p, doc, b, nb); break;
+    case CLI_HELP_MARKDOWN: help_md(f, syn.p, doc, b, nb); break;
+    case CLI_HELP_TEXT: {
+        struct sp_buf pp = { 0 };
+        put_purpose(&pp, doc->purpose);
+        fprintf(f, "%s\n%s", syn.p, pp.len ? pp.p : "");
+        if (doc->prose && *doc->prose) fprintf(f, "\n%s", doc->prose);
+        sp_buf_free(&pp);
+        fputs("\noptions:\n", f);
+        for (int i = 0; i < nb; i++) sp_opt_help(f, b[i].table);
+        sp_opt_help(f, cli_common_options);
+        break;
+    }
+    }
+    sp_buf_free(&syn);
+    sp_buf_free(&err);
+    return 0;
 }
 
 /* The store, the inputs (path options and operands) into c->guard; the store checked against the
@@ -283,12 +532,15 @@ static int guard_outputs(struct cli *c, const struct sp_optbind *b, int nb, char
     return rc;
 }
 
-int cli_parse(struct cli *c, const char *name, const char *usage, const struct sp_optbind *b, int nb,
-              int argc, char **argv, int operands_ok)
+int cli_parse(struct cli *c, const struct cli_doc *doc, const struct sp_optbind *b, int nb, int argc, char **argv,
+              int operands_ok)
 {
     memset(c, 0, sizeof *c);
-    c->name = name;
-    c->usage = usage;
+    c->name = doc->name;
+    c->doc = doc;
+    c->binds = b;
+    c->nbinds = nb;
+    const char *name = doc->name;
     sp_arena_init(&c->arena);
     struct sp_optbind all[16];
     SP_ASSERT(nb < 16);
@@ -297,11 +549,11 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
     char err[SP_ERRLEN];
     int rc = sp_opt_parse_argv(all, nb + 1, argc, argv, operands_ok ? &c->operands : NULL, &c->arena, err, sizeof err);
     if (c->common.help) {           /* --help wins over everything else on the line */
-        cli_help(stdout, c, b, nb);
-        return cli_done(c, SP_EXIT_OK);
+        rc = cli_help(help_as.f ? help_as.f : stdout, c, b, nb);
+        return cli_done(c, rc ? SP_EXIT_INPUT : SP_EXIT_OK);
     }
     if (rc) {
-        fputs(usage, stderr);
+        cli_usage(stderr, c);
         fprintf(stderr, "synprobe %s: %s\n", name, err);
         return cli_done(c, SP_EXIT_USAGE);
     }
@@ -311,7 +563,7 @@ int cli_parse(struct cli *c, const char *name, const char *usage, const struct s
     }
     for (int i = 0; i < nb; i++)
         if (sp_opt_check_required(b[i].table, b[i].dst, err, sizeof err)) {
-            fputs(usage, stderr);
+            cli_usage(stderr, c);
             fprintf(stderr, "synprobe %s: %s\n", name, err);
             return cli_done(c, SP_EXIT_USAGE);
         }

@@ -5,19 +5,22 @@
 #include "cli/cli.h"
 #include "daemon/daemon.h"
 
-static const char usage[] =
-    "usage: synprobe daemon --db STORE [--workers N] [--log FILE]\n"
-    "\n"
-    "Serves the job queue kept in STORE: jobs added with `synprobe submit` run N at a time, each in\n"
-    "its own process, into the store its job file names; its output goes to STORE.logs/ID-T.log\n"
-    "(`synprobe logs`; a folder only the daemon's user can write to, no link followed). A daemon whose\n"
-    "STORE is deleted or replaced stops, exit 1. Several daemons may serve one store (on one host or several sharing it):\n"
-    "they take jobs through leases renewed by a heartbeat. A daemon killed outright leaves its jobs\n"
-    "to the next daemon, which re-queues them and finishes them with no duplicate rows.\n"
-    "SIGTERM or SIGINT drains: no new jobs, running ones stop at their next safe point and go back to\n"
-    "the queue, exit 0; a job that has not stopped --grace seconds after SIGTERM (a drain or a\n"
-    "`synprobe cancel`) is killed with SIGKILL, which its queue row and log record. SIGHUP reopens the --log file (for logrotate). A job whose encoders use\n"
-    "--device cuda holds STORE.gpu.lock during its CUDA encodes: one job on the GPU at a time.\n";
+const struct cli_doc cmd_daemon_doc = {
+    .name = "daemon",
+    .purpose = "serve a store's job queue (submit, status, cancel, logs)",
+    .synopsis = "--db [options]",
+    .prose =
+        "Serves the job queue kept in STORE: jobs added with `synprobe submit` run N at a time, each in\n"
+        "its own process, into the store its job file names; its output goes to STORE.logs/ID-T.log\n"
+        "(`synprobe logs`; a folder only the daemon's user can write to, no link followed). A daemon whose\n"
+        "STORE is deleted or replaced stops, exit 1. Several daemons may serve one store (on one host or several sharing it):\n"
+        "they take jobs through leases renewed by a heartbeat. A daemon killed outright leaves its jobs\n"
+        "to the next daemon, which re-queues them and finishes them with no duplicate rows.\n"
+        "SIGTERM or SIGINT drains: no new jobs, running ones stop at their next safe point and go back to\n"
+        "the queue, exit 0; a job that has not stopped --grace seconds after SIGTERM (a drain or a\n"
+        "`synprobe cancel`) is killed with SIGKILL, which its queue row and log record. SIGHUP reopens the --log file (for logrotate). A job whose encoders use\n"
+        "--device cuda holds STORE.gpu.lock during its CUDA encodes: one job on the GPU at a time.\n",
+};
 
 static const struct sp_opt daemon_options[] = {
     { "db", SP_OPT_PATH, offsetof(struct dmn_daemon_opts, store), .metavar = "STORE", .help = "the store whose queue to serve",
@@ -42,7 +45,7 @@ int cmd_daemon(int argc, char **argv)
     struct dmn_daemon_opts o = { 0 };
     const struct sp_optbind b[] = { { daemon_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "daemon", usage, b, 1, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_daemon_doc, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     o.verbose = c.common.verbose;
     if (o.poll_s < 0.001) o.poll_s = 0.001;

@@ -36,7 +36,7 @@ static int write_file(const char *path, const char *data, size_t len)
     return sp_out_commit(&o, err, sizeof err) ? -1 : 0;
 }
 
-/* The README's example queries (store/st_examples.c), run so the demo prints real answers. */
+/* The example queries (store/st_examples.c; docs/sql.md), run so the demo prints real answers. */
 static void print_row(void *arg, int n, const char *const *cols)
 {
     (void)arg;
@@ -107,7 +107,7 @@ static json_t *demo_job(void)
                      "reports", "format", "json", "out", "results.json", "format", "html", "out", "report");
 }
 
-/* After the ingest step: what the store holds, and the README's example queries on it. */
+/* After the ingest step: what the store holds, and the example queries on it. */
 static void after_ingest(void *arg)
 {
     struct demo *d = arg;
@@ -196,15 +196,18 @@ static void print_results(struct cli *c, const char *db_path, struct st_db *db)
     rpt_table_free(&t);
 }
 
-static const char usage[] =
-    "usage: synprobe demo [--out DIR] [--ingest-only] [--force]\n"
-    "\n"
-    "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
-    "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
-    "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
-    "trees, printing a results table and writing DIR/results.json. Each step runs the same stage as the\n"
-    "command printed for it. An existing DIR/demo.db is never replaced without --force (which deletes\n"
-    "it and starts from a fresh store).\n";
+const struct cli_doc cmd_demo_doc = {
+    .name = "demo",
+    .purpose = "run the pipeline on the embedded demo corpus",
+    .synopsis = "[options]",
+    .prose =
+        "Writes the embedded demo corpus to DIR/corpus/ and encoder configs to DIR/configs/, ingests the\n"
+        "corpus into a fresh store DIR/demo.db (every structure cached) and prints a summary; then runs\n"
+        "the pipeline: tasks build -> encode (SAN, MS-SAN, SG-Net, PSAN; seeded random init) -> probe ->\n"
+        "trees, printing a results table and writing DIR/results.json. Each step runs the same stage as the\n"
+        "command printed for it. An existing DIR/demo.db is never replaced without --force (which deletes\n"
+        "it and starts from a fresh store).\n",
+};
 
 struct demo_opts { const char *out; int ingest_only, force; };
 static const struct sp_opt demo_options[] = {
@@ -315,7 +318,7 @@ int cmd_demo(int argc, char **argv)
     struct demo_opts o = { 0 };
     const struct sp_optbind b[] = { { demo_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "demo", usage, b, 1, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_demo_doc, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     if (!sp_demo_files[0].name) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "demo", "this build has no embedded demo corpus"));
     char db_path[4096], job_path[4096], log_path[4096];
@@ -347,7 +350,7 @@ int cmd_demo(int argc, char **argv)
     }
     char ext[4200];
     sql_extension(ext, sizeof ext);
-    printf("\nQuery the store yourself:  sqlite3 %s '.load %s' 'SELECT ...'  (see README)\n", db_path, ext);
+    printf("\nQuery the store yourself:  sqlite3 %s '.load %s' 'SELECT ...'  (see docs/sql.md)\n", db_path, ext);
     printf("Run the same experiment again, or edit it:  synprobe run %s\n", job_path);
     return cli_done(&c, rc);
 }

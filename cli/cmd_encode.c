@@ -7,28 +7,24 @@
 #include "cli/cli.h"
 #include "stages/encode.h"
 
-static const char usage[] =
-    "usage: synprobe encode --db DB (--corpus C[,C...] | --task T[,T...]) --encoder CFG.json --run R\n"
-    "                       [--weights W.safetensors] [--save-weights W.safetensors] [--embeddings GLOVE.txt]\n"
-    "                       [--token-vectors] [--attention LAYER] [--store-dtype f32|f16|bf16]\n"
-    "                       [--store-overflow error|saturate] [--seed N] [--threads K]\n"
-    "                       [--device auto|cpu|cuda] [--gemm own|blas] [--batch-tokens N] [--max-tokens N]\n"
-    "                       [--on-missing skip|fail] [--perturbed keep-parse|no-parse]\n"
-    "                       [--max-workspace SIZE] [--json] [--quiet | --verbose]\n"
-    "                       [--layer K | --layers all|K,K,... [--layer-attention]] [--heads]   (bert configs)\n"
-    "\n"
-    "Runs the encoder over every sentence of the corpus (or item of the task) and caches sentence\n"
-    "vectors, and with --token-vectors / --attention token vectors and one layer's attention maps.\n"
-    "Several corpora or tasks (a,b) are encoded one after the other, each as its own run named\n"
-    "R-a, R-b, with its own summary (and --json line).\n"
-    "--store-dtype f16 or bf16 stores every cached array in 2 bytes an element instead of 4 (rounded\n"
-    "to nearest even); every reader widens it back to float. The type is part of the encoder's\n"
-    "fingerprint, so runs of one model in two types never share rows.\n"
-    "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
-    "different encoder fingerprint is an error. --verbose also says why --device auto did not use a\n"
-    "GPU (the CUDA runtime's words). --layers keeps several layers of one forward pass, each its own\n"
-    "run R-L<k> (R-L<k>-INPUT for several inputs) with its own summary and --json line.\n"
-    "Exit 0 ok, 1 bad input (or nothing encoded), 2 usage.\n";
+const struct cli_doc cmd_encode_doc = {
+    .name = "encode",
+    .purpose = "run an encoder over a corpus or task, caching vectors",
+    .synopsis = "--db (--corpus | --task) --encoder --run [--layer | --layers [--layer-attention]] [options]",
+    .prose =
+        "Runs the encoder over every sentence of the corpus (or item of the task) and caches sentence\n"
+        "vectors, and with --token-vectors / --attention token vectors and one layer's attention maps.\n"
+        "Several corpora or tasks (a,b) are encoded one after the other, each as its own run named\n"
+        "R-a, R-b, with its own summary (and --json line).\n"
+        "--store-dtype f16 or bf16 stores every cached array in 2 bytes an element instead of 4 (rounded\n"
+        "to nearest even); every reader widens it back to float. The type is part of the encoder's\n"
+        "fingerprint, so runs of one model in two types never share rows.\n"
+        "Re-running a run name with the same encoder reuses every cached vector; a run name made by a\n"
+        "different encoder fingerprint is an error. --verbose also says why --device auto did not use a\n"
+        "GPU (the CUDA runtime's words). --layers keeps several layers of one forward pass, each its own\n"
+        "run R-L<k> (R-L<k>-INPUT for several inputs) with its own summary and --json line.\n"
+        "Exit 0 ok, 1 bad input (or nothing encoded), 2 usage.\n",
+};
 
 static void print_json(const struct stg_encode_input *r)
 {
@@ -51,7 +47,7 @@ int cmd_encode(int argc, char **argv)
     struct stg_encode_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_encode_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "encode", usage, b, 2, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_encode_doc, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
 

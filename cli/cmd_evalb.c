@@ -1,4 +1,4 @@
-/* cli/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (SPEC-probing §4).
+/* cli/cmd_evalb.c — `synprobe evalb`: drop-in for the EVALB program (docs/spec/probing.md §4).
  *
  *   synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST
  *
@@ -14,16 +14,20 @@
 #include "cli/cli.h"
 #include "probes/evalb.h"
 
-static const char usage[] =
-    "usage: synprobe evalb [-p PARAM.prm] [-c N] [-e N] [-d|-D] [--json] GOLD TEST\n"
-    "  EVALB-compatible bracket scoring: gold line k against test line k, one tree per line.\n"
-    "  -p PARAM.prm  parameter file (DEBUG MAX_ERROR CUTOFF_LEN LABELED DELETE_LABEL\n"
-    "                DELETE_LABEL_FOR_LENGTH QUOTE_LABEL EQ_LABEL EQ_WORD)\n"
-    "  -c N          cut-off length of the second summary (overrides CUTOFF_LEN)\n"
-    "  -e N          abort after more than N errors (overrides MAX_ERROR)\n"
-    "  -d, -D        per-sentence debug dump (DEBUG 1)\n"
-    "  --json        print {\"all\": {...}, \"le40\": {...}} instead of the table\n"
-    "The single-dash flags are EVALB's; each also has the long name listed below.\n";
+const struct cli_doc cmd_evalb_doc = {
+    .name = "evalb",
+    .purpose = "EVALB-compatible bracket scorer",
+    .synopsis = "[options] GOLD TEST",
+    .prose =
+        "Scores gold line k against test line k, one tree per line. The single-dash flags of EVALB\n"
+        "are taken too, each for its long name:\n"
+        "  -p PARAM.prm  --param: the parameter file (DEBUG MAX_ERROR CUTOFF_LEN LABELED DELETE_LABEL\n"
+        "                DELETE_LABEL_FOR_LENGTH QUOTE_LABEL EQ_LABEL EQ_WORD)\n"
+        "  -c N          --cutoff-len: cut-off length of the second summary (overrides CUTOFF_LEN)\n"
+        "  -e N          --max-error: abort after more than N errors (overrides MAX_ERROR)\n"
+        "  -d, -D        --debug, --debug-2: per-sentence debug dump (DEBUG 1)\n"
+        "--json prints {\"all\": {...}, \"le40\": {...}} instead of the table.\n",
+};
 
 struct evalb_opts {
     const char *param;
@@ -144,10 +148,10 @@ int cmd_evalb(int argc, char **argv)
     struct evalb_opts f = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { evalb_options, &f }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "evalb", usage, b, 2, evalb_words(argc, argv, words), words, 1);
+    int rc = cli_parse(&c, &cmd_evalb_doc, b, 2, evalb_words(argc, argv, words), words, 1);
     f.json = c.common.json;
     if (rc < 0 && c.operands.n != 2) {
-        fputs(usage, stderr);
+        cli_usage(stderr, &c);
         rc = c.operands.n < 2 ? cli_fail(SP_EXIT_USAGE, "evalb", "expected GOLD and TEST files")
                               : cli_fail(SP_EXIT_USAGE, "evalb", "unexpected argument '%s'", c.operands.v[2]);
         rc = cli_done(&c, rc);

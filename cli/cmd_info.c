@@ -7,14 +7,17 @@
 #include "cli/store_summary.h"
 #include "stages/info.h"
 
-static const char usage[] =
-    "usage: synprobe info --db DB [--corpus NAME] [--json]\n"
-    "\n"
-    "Per corpus: files, sentences, words, dependency and constituency trees, quarantined and repaired\n"
-    "sentences; then (without --corpus, as text) the probing tasks, encoder runs and results, the\n"
-    "store's size per table (bytes and share of the file, from SQLite's dbstat table, each table with\n"
-    "its indexes) and the encoded vectors' bytes per sentence and per token per layer, by stored type.\n"
-    "Exit: 0 ok, 1 no such corpus (or none yet) or an unreadable store, 2 usage.\n";
+const struct cli_doc cmd_info_doc = {
+    .name = "info",
+    .purpose = "summarise what a store holds",
+    .synopsis = "--db [options]",
+    .prose =
+        "Per corpus: files, sentences, words, dependency and constituency trees, quarantined and repaired\n"
+        "sentences; then (without --corpus, as text) the probing tasks, encoder runs and results, the\n"
+        "store's size per table (bytes and share of the file, from SQLite's dbstat table, each table with\n"
+        "its indexes) and the encoded vectors' bytes per sentence and per token per layer, by stored type.\n"
+        "Exit: 0 ok, 1 no such corpus (or none yet) or an unreadable store, 2 usage.\n",
+};
 
 /* the JSON keys, in enum st_info_col order */
 static const char *const keys[ST_INFO_NCOLS] = { "files", "sentences", "words", "dependency_trees", "constituency_trees",
@@ -128,7 +131,7 @@ int cmd_info(int argc, char **argv)
     struct stg_info_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_info_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "info", usage, b, 2, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_info_doc, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct st_info in;
     rc = stg_info(&c.ctx, &o, &in);

@@ -5,21 +5,22 @@
 #include "cli/cli.h"
 #include "stages/ingest.h"
 
-static const char usage[] =
-    "usage: synprobe ingest --db DB [--corpus NAME] [--split S] [--format auto|conllu|ptb|dep]\n"
-    "                       [--workers N] [--levels T] [--max-words N] [--strict | --repair] [--json] [--quiet]\n"
-    "                       [--stdin-name NAME] FILE|DIR|-...\n"
-    "\n"
-    "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
-    "computes every cached structure, and stores each file in one transaction.\n"
-    "A FILE may be a pipe or FIFO, '-' for standard input, or gzip (.gz, or gzip on standard input);\n"
-    "each is read once and stored under the SHA-256 of the (decompressed) bytes parsed.\n"
-    "A file whose bytes are already in the corpus is skipped. A .mrg and a .dp (or .conllu) with the\n"
-    "same name attach to the same sentences, position by position (the pair in one folder first);\n"
-    "two files of one kind with the same name (en/dev.conllu, de/dev.conllu) are separate documents.\n"
-    "Malformed sentences go to the quarantine table with file:line and reason (unless --strict).\n"
-    "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
-    "was ingested, 2 on usage errors.\n";
+const struct cli_doc cmd_ingest_doc = {
+    .name = "ingest",
+    .purpose = "parse treebanks (.conllu .mrg .dp) into a store, with cached structures",
+    .synopsis = "(--db | --dry-run) [--strict | --repair] [options] FILE|DIR|-...",
+    .prose =
+        "Parses CoNLL-U (.conllu), PTB bracketed trees (.mrg) and 3-column dependency files (.dp),\n"
+        "computes every cached structure, and stores each file in one transaction.\n"
+        "A FILE may be a pipe or FIFO, '-' for standard input, or gzip (.gz, or gzip on standard input);\n"
+        "each is read once and stored under the SHA-256 of the (decompressed) bytes parsed.\n"
+        "A file whose bytes are already in the corpus is skipped. A .mrg and a .dp (or .conllu) with the\n"
+        "same name attach to the same sentences, position by position (the pair in one folder first);\n"
+        "two files of one kind with the same name (en/dev.conllu, de/dev.conllu) are separate documents.\n"
+        "Malformed sentences go to the quarantine table with file:line and reason (unless --strict).\n"
+        "Exit: 0 if sentences were ingested (rejections are reported), 1 if a file failed or nothing\n"
+        "was ingested, 2 on usage errors.\n",
+};
 
 static const char *status_name(enum stg_ingest_status s)
 {
@@ -58,7 +59,7 @@ int cmd_ingest(int argc, char **argv)
     struct stg_ingest_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_ingest_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "ingest", usage, b, 2, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_ingest_doc, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     for (int i = 0; i < c.operands.n; i++)       /* operands are inputs, after any --inputs */
         sp_opt_set(sp_opt_find(stg_ingest_options, "inputs"), &o, c.operands.v[i], &c.arena, c.ctx.err, sizeof c.ctx.err);
@@ -66,7 +67,7 @@ int cmd_ingest(int argc, char **argv)
 
     struct stg_ingest_result r;
     rc = stg_ingest(&c.ctx, &o, &r);
-    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (rc == SP_EUSAGE) cli_usage(stderr, &c);
     if (rc == SP_OK || (rc == SP_EPARSE && r.n_files)) {   /* the failures are logged already */
         cli_progress_clear(&c);
         if (c.common.json) print_json(&o, &r);

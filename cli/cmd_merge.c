@@ -11,25 +11,28 @@
 #include "cli/cli.h"
 #include "store/st_shards.h"
 
-static const char usage[] =
-    "usage: synprobe merge OUT.db [SHARD.db...] [--from-list FILE]\n"
-    "\n"
-    "Combines the stores `synprobe run --shard K/N JOB.json` wrote into OUT.db (created if missing):\n"
-    "sentences with their tokens and cached structures, quarantined sentences, encoders, vectors and\n"
-    "attention maps. Merging is idempotent: a shard merged again, or a merge run again, adds nothing.\n"
-    "The merged sentences are numbered as a one-machine ingest numbers them, so `synprobe run JOB.json`\n"
-    "on OUT.db (the job's store) finds ingest and encode done and gives the one-machine results.\n"
-    "Refused (exit 1, nothing written): stores that are no shards, shards of different N, shards whose\n"
-    "corpus contents (files, SHA-256) or encoder fingerprints differ, a target that is a shard itself, a\n"
-    "shard that fails SQLite's integrity_check (each is checked before anything is read from it).\n"
-    "Refused (exit 2, nothing written): one file named twice among the shards, or the target among them\n"
-    "(by identity: a hard link, a symlink or ./x is the same file).\n"
-    "Until every shard is merged, `synprobe run` and every step that writes refuse OUT.db.\n"
-    "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n"
-    "--from-list FILE reads more shard stores from FILE, one path a line (relative ones against the current\n"
-    "folder, as on the command line), for more shards than a command line holds (`synprobe slurm` writes\n"
-    "one). Refused (exit 1, nothing merged, FILE:LINE named): an empty line, a control character (a CR\n"
-    "of a DOS line end too), a path of PATH_MAX bytes or more, a path that is no regular file, the target.\n";
+const struct cli_doc cmd_merge_doc = {
+    .name = "merge",
+    .purpose = "combine the shard stores of `run --shard K/N` into one store",
+    .synopsis = "[options] OUT.db [SHARD.db...]",
+    .prose =
+        "Combines the stores `synprobe run --shard K/N JOB.json` wrote into OUT.db (created if missing):\n"
+        "sentences with their tokens and cached structures, quarantined sentences, encoders, vectors and\n"
+        "attention maps. Merging is idempotent: a shard merged again, or a merge run again, adds nothing.\n"
+        "The merged sentences are numbered as a one-machine ingest numbers them, so `synprobe run JOB.json`\n"
+        "on OUT.db (the job's store) finds ingest and encode done and gives the one-machine results.\n"
+        "Refused (exit 1, nothing written): stores that are no shards, shards of different N, shards whose\n"
+        "corpus contents (files, SHA-256) or encoder fingerprints differ, a target that is a shard itself, a\n"
+        "shard that fails SQLite's integrity_check (each is checked before anything is read from it).\n"
+        "Refused (exit 2, nothing written): one file named twice among the shards, or the target among them\n"
+        "(by identity: a hard link, a symlink or ./x is the same file).\n"
+        "Until every shard is merged, `synprobe run` and every step that writes refuse OUT.db.\n"
+        "Up to 9 shards merge in one transaction, more 9 at a time; each ends with an integrity check.\n"
+        "--from-list FILE reads more shard stores from FILE, one path a line (relative ones against the current\n"
+        "folder, as on the command line), for more shards than a command line holds (`synprobe slurm` writes\n"
+        "one). Refused (exit 1, nothing merged, FILE:LINE named): an empty line, a control character (a CR\n"
+        "of a DOS line end too), a path of PATH_MAX bytes or more, a path that is no regular file, the target.\n",
+};
 
 struct merge_opts { const char *from_list; };
 static const struct sp_opt merge_options[] = {
@@ -104,7 +107,7 @@ int cmd_merge(int argc, char **argv)
     struct cli c;
     struct merge_opts o;
     const struct sp_optbind b[] = { { merge_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "merge", usage, b, 2, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_merge_doc, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n < 1 || (c.operands.n < 2 && !o.from_list))
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "merge", "expected the target store and at least one shard store (see --help)"));

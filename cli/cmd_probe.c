@@ -6,23 +6,25 @@
 #include "cli/layer_loop.h"
 #include "stages/probe.h"
 
-static const char usage[] =
-    "usage: synprobe probe (--task-file TASK.txt [--save DB] | --db DB --task NAME[,NAME...] [--no-save])\n"
-    "                      (--vectors X.npy | --run R) [options]\n"
-    "\n"
-    "Train SentEval probing classifiers (SPEC-probing §1) and report dev/test accuracy.\n"
-    "Several stored tasks (--task A,B) are probed in turn with the same vectors or run, which must\n"
-    "align with each of them.\n"
-    "\n"
-    "Every result includes the majority-class baseline, the control task (labels shuffled within\n"
-    "each partition, seed recorded) with selectivity = test - control test, per-class precision /\n"
-    "recall / F1 and the confusion matrix (test partition; dev if there is no test partition).\n"
-    "Stored results (one probe_result row per task x classifier x seed, all in one transaction at the\n"
-    "end) carry the printed JSON plus \"manifest\": options, protocol knobs, data sha256 (float32 X,\n"
-    "labels, splits), task and vector sources, versions, timestamp. See `synprobe report`.\n"
-    "With --layer L|all and --run NAME made by `encode --layers`, each layer's run NAME-L<k>[-TASK] is\n"
-    "probed in turn: one row per layer, task, classifier and seed (--json: an array with \"layer\").\n"
-    "Exit status: 0 ok, 1 bad input, 2 usage.\n";
+const struct cli_doc cmd_probe_doc = {
+    .name = "probe",
+    .purpose = "train SentEval-style probing classifiers",
+    .synopsis = "(--task-file [--save] | --db --task [--no-save]) (--vectors | --run [--layer]) [options]",
+    .prose =
+        "Train SentEval probing classifiers (docs/spec/probing.md §1) and report dev/test accuracy.\n"
+        "Several stored tasks (--task A,B) are probed in turn with the same vectors or run, which must\n"
+        "align with each of them.\n"
+        "\n"
+        "Every result includes the majority-class baseline, the control task (labels shuffled within\n"
+        "each partition, seed recorded) with selectivity = test - control test, per-class precision /\n"
+        "recall / F1 and the confusion matrix (test partition; dev if there is no test partition).\n"
+        "Stored results (one probe_result row per task x classifier x seed, all in one transaction at the\n"
+        "end) carry the printed JSON plus \"manifest\": options, protocol knobs, data sha256 (float32 X,\n"
+        "labels, splits), task and vector sources, versions, timestamp. See `synprobe report`.\n"
+        "With --layer L|all and --run NAME made by `encode --layers`, each layer's run NAME-L<k>[-TASK] is\n"
+        "probed in turn: one row per layer, task, classifier and seed (--json: an array with \"layer\").\n"
+        "Exit status: 0 ok, 1 bad input, 2 usage.\n",
+};
 
 static void print_result(const struct stg_probe_result *r, int json)
 {
@@ -85,7 +87,7 @@ int cmd_probe(int argc, char **argv)
     struct cli c;
     struct stg_layer_opt lay = { 0 };
     const struct sp_optbind b[] = { { stg_probe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "probe", usage, b, 3, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_probe_doc, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
     if (lay.layer && (!o.run || !o.db || o.task_file))
@@ -97,7 +99,7 @@ int cmd_probe(int argc, char **argv)
 
     struct stg_probe_result r;
     rc = stg_probe(&c.ctx, &o, &r);
-    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (rc == SP_EUSAGE) cli_usage(stderr, &c);
     if (rc == SP_OK) {
         cli_progress_clear(&c);
         print_result(&r, c.common.json);

@@ -48,22 +48,25 @@ static int open_queue(struct cli *c, const char *db, struct st_db **out)
 
 /* ---- submit ---- */
 
-static const char submit_usage[] =
-    "usage: synprobe submit --db STORE [--retry N] JOB.json...\n"
-    "\n"
-    "Checks the job file (as `synprobe run` does: an invalid one is refused, its JSON path named) and\n"
-    "adds it to STORE's queue for `synprobe daemon --db STORE`; prints the job id. What runs is the\n"
-    "file as it is now (its text is kept in the queue); paths in it resolve against its folder (a\n"
-    "symlinked job file: the link's folder, as for run). An output that is the store, the queue's store\n"
-    "or an input is refused (exit 2), as run refuses it.\n"
-    "Several files are queued together, one id per line, or none of them if one is invalid.\n";
+const struct cli_doc cmd_submit_doc = {
+    .name = "submit",
+    .purpose = "add job files to a store's queue; prints the job ids",
+    .synopsis = "--db [options] JOB.json...",
+    .prose =
+        "Checks the job file (as `synprobe run` does: an invalid one is refused, its JSON path named) and\n"
+        "adds it to STORE's queue for `synprobe daemon --db STORE`; prints the job id. What runs is the\n"
+        "file as it is now (its text is kept in the queue); paths in it resolve against its folder (a\n"
+        "symlinked job file: the link's folder, as for run). An output that is the store, the queue's store\n"
+        "or an input is refused (exit 2), as run refuses it.\n"
+        "Several files are queued together, one id per line, or none of them if one is invalid.\n",
+};
 
 int cmd_submit(int argc, char **argv)
 {
     struct queue_opts o = { 0 };
     const struct sp_optbind b[] = { { db_option, &o }, { retry_option, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "submit", submit_usage, b, 2, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_submit_doc, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n < 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "submit", "expected a job file (see --help)"));
     int64_t *ids = sp_xcalloc((size_t)c.operands.n, sizeof *ids);
@@ -77,13 +80,16 @@ int cmd_submit(int argc, char **argv)
 
 /* ---- status ---- */
 
-static const char status_usage[] =
-    "usage: synprobe status --db STORE [JOB] [--json]\n"
-    "\n"
-    "Every job of STORE's queue, one line each (id, state, step, steps done/total, attempts, times,\n"
-    "job file), or one job in full: its state, the step it is in (the job file's JSON path) and\n"
-    "progress, times, attempts and retries, the daemon holding it, and for a failed job its error\n"
-    "and the step it failed in. --json prints the same as JSON.\n";
+const struct cli_doc cmd_status_doc = {
+    .name = "status",
+    .purpose = "the queue's jobs: state, step, progress, times, errors",
+    .synopsis = "--db [options] [JOB]",
+    .prose =
+        "Every job of STORE's queue, one line each (id, state, step, steps done/total, attempts, times,\n"
+        "job file), or one job in full: its state, the step it is in (the job file's JSON path) and\n"
+        "progress, times, attempts and retries, the daemon holding it, and for a failed job its error\n"
+        "and the step it failed in. --json prints the same as JSON.\n",
+};
 
 static void fmt_time(double t, char *out, size_t n)
 {
@@ -163,7 +169,7 @@ int cmd_status(int argc, char **argv)
     struct queue_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { db_option, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "status", status_usage, b, 2, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_status_doc, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     int64_t id = 0;
     if (c.operands.n && (rc = job_id(&c, &id))) return cli_done(&c, rc);
@@ -193,19 +199,22 @@ int cmd_status(int argc, char **argv)
 
 /* ---- cancel ---- */
 
-static const char cancel_usage[] =
-    "usage: synprobe cancel --db STORE JOB\n"
-    "\n"
-    "Cancels a queued or running job: a running one's daemon stops its process at the next safe\n"
-    "point (within a heartbeat); what its finished steps stored stays. A done, failed or cancelled\n"
-    "job is refused (exit 1).\n";
+const struct cli_doc cmd_cancel_doc = {
+    .name = "cancel",
+    .purpose = "cancel a queued or running job",
+    .synopsis = "--db JOB",
+    .prose =
+        "Cancels a queued or running job: a running one's daemon stops its process at the next safe\n"
+        "point (within a heartbeat); what its finished steps stored stays. A done, failed or cancelled\n"
+        "job is refused (exit 1).\n",
+};
 
 int cmd_cancel(int argc, char **argv)
 {
     struct queue_opts o = { 0 };
     const struct sp_optbind b[] = { { db_option, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "cancel", cancel_usage, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_cancel_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     int64_t id;
     if ((rc = job_id(&c, &id))) return cli_done(&c, rc);
@@ -225,19 +234,22 @@ int cmd_cancel(int argc, char **argv)
 
 /* ---- logs ---- */
 
-static const char logs_usage[] =
-    "usage: synprobe logs --db STORE JOB\n"
-    "\n"
-    "Prints the job's log (STORE.logs/ID-T.log, T its submit time in microseconds): each attempt's\n"
-    "steps as the commands that do them, their summaries and full results, warnings and errors. A log\n"
-    "that is a symbolic link, not a regular file or a file with other names (hard links) is refused.\n";
+const struct cli_doc cmd_logs_doc = {
+    .name = "logs",
+    .purpose = "print a queued job's log",
+    .synopsis = "--db JOB",
+    .prose =
+        "Prints the job's log (STORE.logs/ID-T.log, T its submit time in microseconds): each attempt's\n"
+        "steps as the commands that do them, their summaries and full results, warnings and errors. A log\n"
+        "that is a symbolic link, not a regular file or a file with other names (hard links) is refused.\n",
+};
 
 int cmd_logs(int argc, char **argv)
 {
     struct queue_opts o = { 0 };
     const struct sp_optbind b[] = { { db_option, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "logs", logs_usage, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_logs_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     int64_t id;
     if ((rc = job_id(&c, &id))) return cli_done(&c, rc);

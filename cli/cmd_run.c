@@ -13,34 +13,37 @@
 #include "daemon/shard.h"
 #include "report/summary.h"
 
-static const char usage[] =
-    "usage: synprobe run [--check] [--shard K/N] [--quiet | --verbose] JOB.json\n"
-    "\n"
-    "Runs the job file's steps in order (ingest, tasks, encode, probe, trees, structprobe, report;\n"
-    "schemas/job.schema.json). Steps already done are skipped: a re-run of a finished job does no work.\n"
-    "SIGINT/SIGTERM stop at the next safe point (exit 130/143) and a re-run resumes. An invalid job file\n"
-    "is refused before anything is written (exit 1, the message names the JSON path); so is an output\n"
-    "that is the store, an input, another entry's output, or outside \"out\" through a symlinked folder\n"
-    "(exit 2, --check too). Relative paths resolve against the folder of JOB.json as given (a symlinked\n"
-    "job file: the link's folder, as for submit). Exit 0 only if every step succeeded.\n"
-    "\n"
-    "What it prints: on a terminal (stderr), one status line redrawn in place, \"step K/N  WHAT  elapsed\n"
-    "M:SS  ETA M:SS\" (ETA from the finished steps' times by step kind; a dash until one has finished);\n"
-    "off a terminal (a pipe, a file, cron, systemd, Slurm) and whenever stdout is not a terminal, one\n"
-    "line per step on stdout, \"[K/N] WHAT: RESULT (Ss)\", where RESULT is the step's outcome: a probe's\n"
-    "test accuracy with its majority and control baselines and selectivity, trees' F1 or UAS (baselines\n"
-    "too), a structural probe's UUAS, DSpr and root accuracy, a token probe's accuracy, control and\n"
-    "selectivity, an encode's items encoded and cached and the vectors' dtype, a report's file. Then a\n"
-    "summary read back from the store: per task the best encoder or layer on test against its baselines\n"
-    "and the number of test items (\"!\": fewer than the report's threshold). Warnings and errors go to\n"
-    "stderr. --quiet prints only those; --verbose prints each step as the command that would do it,\n"
-    "the stages' own lines and the result under it, then the summary.\n"
-    "\n"
-    "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
-    "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
-    "OUT/STORE.shard-K-of-N.db;\n"
-    "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest;\n"
-    "a store that holds some of the shards but not all is refused (exit 1), naming those missing.\n";
+const struct cli_doc cmd_run_doc = {
+    .name = "run",
+    .purpose = "run a job file: the whole pipeline of an experiment, resumable",
+    .synopsis = "[options] JOB.json",
+    .prose =
+        "Runs the job file's steps in order (ingest, tasks, encode, probe, trees, structprobe, report;\n"
+        "schemas/job.schema.json). Steps already done are skipped: a re-run of a finished job does no work.\n"
+        "SIGINT/SIGTERM stop at the next safe point (exit 130/143) and a re-run resumes. An invalid job file\n"
+        "is refused before anything is written (exit 1, the message names the JSON path); so is an output\n"
+        "that is the store, an input, another entry's output, or outside \"out\" through a symlinked folder\n"
+        "(exit 2, --check too). Relative paths resolve against the folder of JOB.json as given (a symlinked\n"
+        "job file: the link's folder, as for submit). Exit 0 only if every step succeeded.\n"
+        "\n"
+        "What it prints: on a terminal (stderr), one status line redrawn in place, \"step K/N  WHAT  elapsed\n"
+        "M:SS  ETA M:SS\" (ETA from the finished steps' times by step kind; a dash until one has finished);\n"
+        "off a terminal (a pipe, a file, cron, systemd, Slurm) and whenever stdout is not a terminal, one\n"
+        "line per step on stdout, \"[K/N] WHAT: RESULT (Ss)\", where RESULT is the step's outcome: a probe's\n"
+        "test accuracy with its majority and control baselines and selectivity, trees' F1 or UAS (baselines\n"
+        "too), a structural probe's UUAS, DSpr and root accuracy, a token probe's accuracy, control and\n"
+        "selectivity, an encode's items encoded and cached and the vectors' dtype, a report's file. Then a\n"
+        "summary read back from the store: per task the best encoder or layer on test against its baselines\n"
+        "and the number of test items (\"!\": fewer than the report's threshold). Warnings and errors go to\n"
+        "stderr. --quiet prints only those; --verbose prints each step as the command that would do it,\n"
+        "the stages' own lines and the result under it, then the summary.\n"
+        "\n"
+        "--shard K/N runs only ingest and the encodes over corpora, on shard K of N (0 <= K < N) of the\n"
+        "job's sentences (chosen by a hash of each sentence's file name and position), into its own store\n"
+        "OUT/STORE.shard-K-of-N.db;\n"
+        "`synprobe merge STORE SHARD.db...` combines the shards, then `synprobe run JOB.json` does the rest;\n"
+        "a store that holds some of the shards but not all is refused (exit 1), naming those missing.\n",
+};
 
 struct run_opts { int check; const char *shard; };
 static const struct sp_opt run_options[] = {
@@ -186,7 +189,7 @@ int cmd_run(int argc, char **argv)
     struct run_opts o;
     const struct sp_optbind b[] = { { run_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "run", usage, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_run_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "run", "expected one job file (see --help)"));
     struct dmn_job job;

@@ -10,21 +10,24 @@
 #include "daemon/job.h"
 #include "daemon/shard.h"
 
-static const char usage[] =
-    "usage: synprobe slurm JOB.json --shards N [--gpus G] [--partition P] [--time T] [--out DIR]\n"
-    "\n"
-    "Writes DIR/shards.sbatch (a job array: task K runs `synprobe run --shard K/N JOB.json`, ingest and\n"
-    "encode of shard K), DIR/final.sbatch (merges the shard stores DIR/shards.list names, one a line, into\n"
-    "the job's store with `merge --from-list`, then runs the job on it: tasks, probes, trees, reports; its\n"
-    "size does not grow with N) and DIR/submit.sh, which submits both, the second with\n"
-    "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
-    "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
-    "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
-    "DIR defaults to the job's output folder/slurm. Paths in the scripts are absolute. submit.sh gives sbatch\n"
-    "the job name, the log files (DIR/logs) and --partition and --time; every value is quoted for sh.\n"
-    "Refused (exit 2, nothing written): a control character (newline, CR, tab ...) in any value the scripts\n"
-    "would hold (the job file's, store's and binary's paths, DIR, P, T), and '%' or '\\' in DIR (sbatch reads\n"
-    "the log files' names as filename patterns).\n";
+const struct cli_doc cmd_slurm_doc = {
+    .name = "slurm",
+    .purpose = "write sbatch scripts that run a job as shards on a Slurm cluster",
+    .synopsis = "--shards [options] JOB.json",
+    .prose =
+        "Writes DIR/shards.sbatch (a job array: task K runs `synprobe run --shard K/N JOB.json`, ingest and\n"
+        "encode of shard K), DIR/final.sbatch (merges the shard stores DIR/shards.list names, one a line, into\n"
+        "the job's store with `merge --from-list`, then runs the job on it: tasks, probes, trees, reports; its\n"
+        "size does not grow with N) and DIR/submit.sh, which submits both, the second with\n"
+        "--dependency=afterok on the array. Both use --requeue and --signal=B:USR1@60: 60 s before the time\n"
+        "limit, and on preemption or scancel (SIGTERM), the script passes SIGTERM to synprobe, which stops at\n"
+        "a checkpoint (exit 143); after USR1 the task requeues itself, and the requeued task resumes.\n"
+        "DIR defaults to the job's output folder/slurm. Paths in the scripts are absolute. submit.sh gives sbatch\n"
+        "the job name, the log files (DIR/logs) and --partition and --time; every value is quoted for sh.\n"
+        "Refused (exit 2, nothing written): a control character (newline, CR, tab ...) in any value the scripts\n"
+        "would hold (the job file's, store's and binary's paths, DIR, P, T), and '%' or '\\' in DIR (sbatch reads\n"
+        "the log files' names as filename patterns).\n",
+};
 
 struct slurm_opts { long shards, gpus; const char *partition, *time, *out; };
 /* what --out names (common/guard.h): the folder of the scripts dmn_slurm_write writes and the logs */
@@ -69,7 +72,7 @@ int cmd_slurm(int argc, char **argv)
     struct slurm_opts o;
     struct cli c;
     const struct sp_optbind b[] = { { slurm_options, &o } };
-    int rc = cli_parse(&c, "slurm", usage, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &cmd_slurm_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n != 1) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "expected one job file (see --help)"));
     if (!o.shards) return cli_done(&c, cli_fail(SP_EXIT_USAGE, "slurm", "--shards N is required"));

@@ -7,19 +7,20 @@
 #include "cli/layer_loop.h"
 #include "stages/structprobe.h"
 
-static const char usage[] =
-    "usage: synprobe structprobe (--db DB --corpus C | --conllu FILE|DIR... | --dp FILE|DIR...)\n"
-    "                            (--baseline linear | [--distances D.npy] [--depths P.npy])\n"
-    "                            [--punct xpos|upos] [--json] [--no-save]\n"
-    "\n"
-    "UUAS, DSpr, root accuracy and NSpr (SPEC-probing §3.6) of the LINEAR baseline or of predicted\n"
-    "distances / depths (.npy, corpus order, padded) against the gold dependency trees.\n"
-    "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
-    "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
-    "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
-    "  --threads K         --run: K threads train the probes (the two probes side by side; with --layer,\n"
-    "                      two layers at a time; default: the CPUs it may run on); the figures do not depend on K\n"
-    "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
+const struct cli_doc cmd_structprobe_doc = {
+    .name = "structprobe",
+    .purpose = "structural-probe metrics (UUAS, DSpr, root accuracy, NSpr)",
+    .synopsis = "(--db --corpus | --conllu | --dp) (--baseline | [--distances] [--depths] | --run [--layer] [--rank] [--probe-seed] [--max-epochs] [--threads]) [options]",
+    .prose =
+        "UUAS, DSpr, root accuracy and NSpr (docs/spec/probing.md §3.6) of the LINEAR baseline or of predicted\n"
+        "distances / depths (.npy, corpus order, padded) against the gold dependency trees.\n"
+        "  --json              {\"uuas\",\"dspr\",\"root_acc\",\"nspr\",\"n_sentences\"} (percent, fractions)\n"
+        "  --db DB --corpus C  also stores the figures in DB (tree_eval; see synprobe report) unless --no-save\n"
+        "  --run R --layer L|all  trained probes on each layer run R-L<k>[-C] of encode --layers: one row per layer\n"
+        "  --threads K         --run: K threads train the probes (the two probes side by side; with --layer,\n"
+        "                      two layers at a time; default: the CPUs it may run on); the figures do not depend on K\n"
+        "Exit: 0 scored, 1 bad input, 2 usage errors.\n",
+};
 
 /* --layer: the trained probes on one layer run, one row. */
 static int structprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
@@ -55,7 +56,7 @@ int cmd_structprobe(int argc, char **argv)
     struct cli c;
     struct stg_layer_opt lay = { 0 };
     const struct sp_optbind b[] = { { stg_structprobe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "structprobe", usage, b, 3, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_structprobe_doc, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
     if (lay.layer && (!o.run || !o.db || !o.corpus))
@@ -68,7 +69,7 @@ int cmd_structprobe(int argc, char **argv)
 
     struct stg_structprobe_result r;
     rc = stg_structprobe(&c.ctx, &o, &r);
-    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (rc == SP_EUSAGE) cli_usage(stderr, &c);
     if (r.json) {               /* the figures, even when storing them failed */
         cli_progress_clear(&c);
         if (c.common.json) {

@@ -8,41 +8,52 @@
 #include "probes/stats.h"
 #include "stages/tasks.h"
 
-static const char usage_build[] =
-    "usage: synprobe tasks build (--corpus-files FILE|DIR... | --db DB --corpus NAME[,NAME...])\n"
-    "                            [--tasks LIST] [--seed N] [--out DIR] [--json] [options]\n"
-    "\n"
-    "Derives the SentEval probing tasks (SentLen WC TreeDepth TopConst BShift Tense SubjNum ObjNum\n"
-    "SOMO CoordInv) from treebank sentences with the small-corpus rules of SPEC-probing 2: balanced\n"
-    "classes, form-disjoint partitions for Tense/SubjNum/ObjNum/SOMO. The partitions are the corpus's\n"
-    "own train/dev/test (UD file names *-ud-train|dev|test.conllu, ingest --split, PTB WSJ sections\n"
-    "02-21/22/23); a corpus without them stops the build (exit 1) unless --split resplit asks for a\n"
-    "seeded 80/10/10 re-split, which is printed and stored (params \"partition\"). Tasks the\n"
-    "annotation does not allow are skipped with the reason (TreeDepth/TopConst need constituency\n"
-    "trees; Tense/SubjNum/ObjNum/CoordInv need trees with function tags or UD relations; a task left\n"
-    "with no test item), and test sets under 97 items are named in a warning as too small.\n"
-    "With --db the built tasks are also stored (as --prefix + task name). Several corpora\n"
-    "(--corpus a,b) are read in the order given and their sentences derived from as one pool;\n"
-    "tasks built so belong to no single corpus, so they are stored without one (their items keep\n"
-    "their sentence ids, and encoders read the items' text).\n"
-    "Exit: 0 ok (skipped tasks included), 1 bad input, 2 usage.\n";
+static const struct cli_doc tasks_build_doc = {
+    .name = "tasks build",
+    .purpose = "derive the SentEval probing tasks from treebank sentences",
+    .synopsis = "(--corpus-files | --db --corpus) [options]",
+    .prose =
+        "Derives the SentEval probing tasks (SentLen WC TreeDepth TopConst BShift Tense SubjNum ObjNum\n"
+        "SOMO CoordInv) from treebank sentences with the small-corpus rules of docs/spec/probing.md §2: balanced\n"
+        "classes, form-disjoint partitions for Tense/SubjNum/ObjNum/SOMO. The partitions are the corpus's\n"
+        "own train/dev/test (UD file names *-ud-train|dev|test.conllu, ingest --split, PTB WSJ sections\n"
+        "02-21/22/23); a corpus without them stops the build (exit 1) unless --split resplit asks for a\n"
+        "seeded 80/10/10 re-split, which is printed and stored (params \"partition\"). Tasks the\n"
+        "annotation does not allow are skipped with the reason (TreeDepth/TopConst need constituency\n"
+        "trees; Tense/SubjNum/ObjNum/CoordInv need trees with function tags or UD relations; a task left\n"
+        "with no test item), and test sets under 97 items are named in a warning as too small.\n"
+        "With --db the built tasks are also stored (as --prefix + task name). Several corpora\n"
+        "(--corpus a,b) are read in the order given and their sentences derived from as one pool;\n"
+        "tasks built so belong to no single corpus, so they are stored without one (their items keep\n"
+        "their sentence ids, and encoders read the items' text).\n"
+        "Exit: 0 ok (skipped tasks included), 1 bad input, 2 usage.\n",
+};
 
-static const char usage_import[] =
-    "usage: synprobe tasks import --db DB --name T FILE\n"
-    "\n"
-    "Stores a SentEval file (split TAB label TAB sentence) as task T; `tasks export` gives back its bytes.\n";
+static const struct cli_doc tasks_import_doc = {
+    .name = "tasks import",
+    .purpose = "store a SentEval file as a task",
+    .synopsis = "--db --name (FILE | --file)",
+    .prose =
+        "Stores a SentEval file (split TAB label TAB sentence) as task T; `tasks export` gives back its bytes.\n",
+};
 
-static const char usage_export[] =
-    "usage: synprobe tasks export --db DB --name T [--format senteval] [--out FILE]\n"
-    "\n"
-    "Writes stored task T as a SentEval file (to standard output without --out).\n";
+static const struct cli_doc tasks_export_doc = {
+    .name = "tasks export",
+    .purpose = "write a stored task as a SentEval file",
+    .synopsis = "--db --name [options]",
+    .prose =
+        "Writes stored task T as a SentEval file (to standard output without --out).\n",
+};
 
-static const char usage_list[] =
-    "usage: synprobe tasks list --db DB\n"
-    "\n"
-    "The stored tasks: name, kind, items per split; under a task, a re-split (not the corpus's own\n"
-    "partitions) and a test set too small to read (fewer than 97 items); at the end, the tasks their\n"
-    "builds skipped and why.\n";
+static const struct cli_doc tasks_list_doc = {
+    .name = "tasks list",
+    .purpose = "list the stored tasks",
+    .synopsis = "--db",
+    .prose =
+        "The stored tasks: name, kind, items per split; under a task, a re-split (not the corpus's own\n"
+        "partitions) and a test set too small to read (fewer than 97 items); at the end, the tasks their\n"
+        "builds skipped and why.\n",
+};
 
 static void print_task(const struct prb_task *t)
 {
@@ -68,7 +79,7 @@ static int tasks_build(int argc, char **argv)
     struct stg_tasks_build_opts o = { 0 };
     struct cli c;
     const struct sp_optbind b[] = { { stg_tasks_build_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "tasks build", usage_build, b, 2, argc, argv, 0);
+    int rc = cli_parse(&c, &tasks_build_doc, b, 2, argc, argv, 0);
     if (rc >= 0) return rc;
     struct stg_tasks_build_result r;
     o.listed = 1;   /* every task's line below, skipped ones with their reason */
@@ -93,10 +104,10 @@ static int tasks_import(int argc, char **argv)
     struct stg_tasks_import_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_import_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "tasks import", usage_import, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &tasks_import_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n > 1 || (c.operands.n == 1 && o.file)) {
-        fputs(usage_import, stderr);
+        cli_usage(stderr, &c);
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, c.name, "one SentEval FILE, got another: '%s'", c.operands.v[c.operands.n - 1]));
     }
     if (c.operands.n == 1) o.file = c.operands.v[0];
@@ -111,7 +122,7 @@ static int tasks_export(int argc, char **argv)
     struct stg_tasks_export_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_export_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "tasks export", usage_export, b, 1, argc, argv, 0);
+    int rc = cli_parse(&c, &tasks_export_doc, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     o.to_stdout = stdout;
     struct stg_tasks_export_result r;
@@ -147,7 +158,7 @@ static int tasks_list(int argc, char **argv)
     struct stg_tasks_list_opts o = { 0 };
     const struct sp_optbind b[] = { { stg_tasks_list_options, &o } };
     struct cli c;
-    int rc = cli_parse(&c, "tasks list", usage_list, b, 1, argc, argv, 0);
+    int rc = cli_parse(&c, &tasks_list_doc, b, 1, argc, argv, 0);
     if (rc >= 0) return rc;
     struct stg_tasks_list_result r;
     rc = stg_tasks_list(&c.ctx, &o, &r);
@@ -170,11 +181,18 @@ static int tasks_list(int argc, char **argv)
 }
 
 static const struct cli_sub subcommands[] = {
-    { "build", tasks_build, usage_build }, { "import", tasks_import, usage_import },
-    { "export", tasks_export, usage_export }, { "list", tasks_list, usage_list },
+    { tasks_build, &tasks_build_doc }, { tasks_import, &tasks_import_doc },
+    { tasks_export, &tasks_export_doc }, { tasks_list, &tasks_list_doc },
+};
+
+const struct cli_doc cmd_tasks_doc = {
+    .name = "tasks",
+    .purpose = "build, import, export and list probing tasks",
+    .subs = subcommands,
+    .n_subs = sizeof subcommands / sizeof subcommands[0],
 };
 
 int cmd_tasks(int argc, char **argv)
 {
-    return cli_subcommands("tasks", subcommands, sizeof subcommands / sizeof subcommands[0], argc, argv);
+    return cli_subcommands(&cmd_tasks_doc, argc, argv);
 }

@@ -7,19 +7,20 @@
 #include "cli/layer_loop.h"
 #include "stages/tokprobe.h"
 
-static const char usage[] =
-    "usage: synprobe tokprobe --db DB --corpus C --run R [--task upos|deprel] [--strip-subtype]\n"
-    "                         [--classifier logreg|mlp] [--nhid H] [--seed N] [--control-seed N]\n"
-    "                         [--split-seed N] [--max-epoch N] [--threads K] [--json] [--no-save]\n"
-    "\n"
-    "Probes every word's UPOS (or the relation of its arc) from the token vectors of run R (a run of\n"
-    "corpus C encoded with --token-vectors), trained on the corpus's train partition (its recorded\n"
-    "split, else a seeded 80/10/10 split of its sentences), early-stopped on dev, scored on test; and\n"
-    "the same probe on Hewitt & Liang's control task (a random label per word type, the training label\n"
-    "distribution; SPEC-models M5). Prints test accuracy, control accuracy and selectivity (points),\n"
-    "also on word types unseen in training and without punctuation; stores a probe result (task\n"
-    "token:upos / token:deprel) that `synprobe report` aggregates over seeds.\n"
-    "Exit: 0 scored, 1 bad input, 2 usage errors.\n";
+const struct cli_doc cmd_tokprobe_doc = {
+    .name = "tokprobe",
+    .purpose = "word-level probes (UPOS, dependency relation) with control tasks",
+    .synopsis = "--db --corpus --run [--layer] [options]",
+    .prose =
+        "Probes every word's UPOS (or the relation of its arc) from the token vectors of run R (a run of\n"
+        "corpus C encoded with --token-vectors), trained on the corpus's train partition (its recorded\n"
+        "split, else a seeded 80/10/10 split of its sentences), early-stopped on dev, scored on test; and\n"
+        "the same probe on Hewitt & Liang's control task (a random label per word type, the training label\n"
+        "distribution; docs/spec/models.md M5). Prints test accuracy, control accuracy and selectivity (points),\n"
+        "also on word types unseen in training and without punctuation; stores a probe result (task\n"
+        "token:upos / token:deprel) that `synprobe report` aggregates over seeds.\n"
+        "Exit: 0 scored, 1 bad input, 2 usage errors.\n",
+};
 
 /* --layer: the token probe on one layer run, one row. */
 static int tokprobe_layer(struct stg_ctx *ctx, const struct stg_layer_run *l, json_t *rows, void *arg)
@@ -54,7 +55,7 @@ int cmd_tokprobe(int argc, char **argv)
     struct cli c;
     struct stg_layer_opt lay = { 0 };
     const struct sp_optbind b[] = { { stg_tokprobe_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "tokprobe", usage, b, 3, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_tokprobe_doc, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
     if (lay.layer && (!o.run || !o.db || !o.corpus))
@@ -66,7 +67,7 @@ int cmd_tokprobe(int argc, char **argv)
                                        JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10), o.threads >= 2 ? 2 : 1));
     struct stg_tokprobe_result r;
     rc = stg_tokprobe(&c.ctx, &o, &r);
-    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (rc == SP_EUSAGE) cli_usage(stderr, &c);
     if (r.json) {
         cli_progress_clear(&c);
         if (c.common.json) cli_print_json(&c, r.json, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -9,25 +9,25 @@
 #include "cli/layer_loop.h"
 #include "stages/trees.h"
 
-static const char usage[] =
-    "usage: synprobe trees (--db DB --corpus C | --mrg FILE|DIR...)\n"
-    "                      (--baseline right|left|random|gold [--seed N] |\n"
-    "                       (--attention A.npy | --run R) [--span-score mean|sum])\n"
-    "                      [--evalb-max-words N] [--out TREES.txt] [--gold-out GOLD.txt] [--json] [--no-save]\n"
-    "\n"
-    "Scores binary trees against the gold constituency trees: Protocol A (EVALB, COLLINS.prm with\n"
-    "LABELED 0) and Protocol B (unlabeled spans without punctuation), SPEC-probing §5.\n"
-    "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
-    "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
-    "  --run R             the attention maps of encoder run R over corpus C\n"
-    "                      (`synprobe encode --corpus C --attention LAYER --run R`)\n"
-    "  --out / --gold-out  write predicted / gold trees one per line, for `synprobe evalb`\n"
-    "  --json              {\"protocol_a\":{\"all\":{recall,precision,fmeasure},\"le40\":{...}},\n"
-    "                       \"protocol_b\":{\"sentence_f1\":{all,le40,le10},\"corpus_f1\":{...}},\"n_sentences\":N}\n"
-    "  --db DB --corpus C  also stores the evaluation in DB (tree_eval; see synprobe report) unless --no-save\n"
-    "  --run R --layer L|all  each layer run R-L<k>[-C] of `encode --layers --layer-attention` in turn\n"
-    "Exit: 0 scored, 1 bad input (an unknown corpus or run, no trees, an attention file that does not fit),\n"
-    "2 usage errors.\n";
+const struct cli_doc cmd_trees_doc = {
+    .name = "trees",
+    .purpose = "extract constituency or dependency trees from attention and score them",
+    .synopsis = "(--db --corpus | --mrg) (--baseline [--seed] | (--attention | --run [--layer]) [--head] [--span-score]) [--dependency [--arc]] [options]",
+    .prose =
+        "Scores binary trees against the gold constituency trees: Protocol A (EVALB, COLLINS.prm with\n"
+        "LABELED 0) and Protocol B (unlabeled spans without punctuation), docs/spec/probing.md §5.\n"
+        "  --baseline random   without --seed: every figure is the mean over seeds 1..5\n"
+        "  --attention A.npy   (n_sentences, L, L) or (n_sentences, H, L, L) word-level attention, corpus order\n"
+        "  --run R             the attention maps of encoder run R over corpus C\n"
+        "                      (`synprobe encode --corpus C --attention LAYER --run R`)\n"
+        "  --out / --gold-out  write predicted / gold trees one per line, for `synprobe evalb`\n"
+        "  --json              {\"protocol_a\":{\"all\":{recall,precision,fmeasure},\"le40\":{...}},\n"
+        "                       \"protocol_b\":{\"sentence_f1\":{all,le40,le10},\"corpus_f1\":{...}},\"n_sentences\":N}\n"
+        "  --db DB --corpus C  also stores the evaluation in DB (tree_eval; see synprobe report) unless --no-save\n"
+        "  --run R --layer L|all  each layer run R-L<k>[-C] of `encode --layers --layer-attention` in turn\n"
+        "Exit: 0 scored, 1 bad input (an unknown corpus or run, no trees, an attention file that does not fit),\n"
+        "2 usage errors.\n",
+};
 
 static double jnum(json_t *j, const char *k)
 {
@@ -95,7 +95,7 @@ int cmd_trees(int argc, char **argv)
     struct cli c;
     struct stg_layer_opt lay = { 0 };
     const struct sp_optbind b[] = { { stg_trees_options, &o }, { stg_layer_options, &lay }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "trees", usage, b, 3, argc, argv, 0);
+    int rc = cli_parse(&c, &cmd_trees_doc, b, 3, argc, argv, 0);
     if (rc >= 0) return rc;
     o.command = c.command;
     if (lay.layer && (!o.run || !o.db || !o.corpus))
@@ -107,7 +107,7 @@ int cmd_trees(int argc, char **argv)
 
     struct stg_trees_result r;
     rc = stg_trees(&c.ctx, &o, &r);
-    if (rc == SP_EUSAGE) fputs(usage, stderr);
+    if (rc == SP_EUSAGE) cli_usage(stderr, &c);
     if (r.json) {               /* the figures, even when storing them failed */
         cli_progress_clear(&c);
         if (c.common.json) {

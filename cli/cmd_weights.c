@@ -12,31 +12,37 @@
 #include "encoder/encoder.h"
 #include "stages/encode.h"
 
-static const char usage_check[] =
-    "usage: synprobe weights check [--json] CONFIG.json W.safetensors\n"
-    "\n"
-    "Lists what the encoder config reads against what the safetensors file holds: every missing\n"
-    "tensor (with its expected shape), every unexpected one, every mis-shaped one (expected shape vs\n"
-    "found) and every one of a dtype the kind does not read (san, ms-san, sg-net, psan, ssan: F32;\n"
-    "bert: F32, F16, BF16), then, for the tensors that fit, any NaN or infinite element. The\n"
-    "expected list is the one the encoder registers when it opens (`synprobe weights list` prints\n"
-    "it), so a file that passes loads in `synprobe encode --weights` and one that fails does not.\n"
-    "bert: the file is a Hugging Face BertModel's (its sizes from the config's model directory's\n"
-    "config.json; a leading `bert.` is stripped, LayerNorm gamma/beta renamed, pooler.* and cls.*\n"
-    "ignored; Linear weights [out, in]). A config with a \"base\" reads its input width from the base,\n"
-    "as encode does (the base is opened on the CPU).\n"
-    "Exit: 0 the file fits, 1 it does not (every problem listed, each naming its tensor) or a file\n"
-    "cannot be read (not a safetensors file, truncated: the message names it), 2 usage.\n";
+static const struct cli_doc weights_check_doc = {
+    .name = "weights check",
+    .purpose = "check a safetensors file against an encoder config",
+    .synopsis = "[options] CONFIG.json W.safetensors",
+    .prose =
+        "Lists what the encoder config reads against what the safetensors file holds: every missing\n"
+        "tensor (with its expected shape), every unexpected one, every mis-shaped one (expected shape vs\n"
+        "found) and every one of a dtype the kind does not read (san, ms-san, sg-net, psan, ssan: F32;\n"
+        "bert: F32, F16, BF16), then, for the tensors that fit, any NaN or infinite element. The\n"
+        "expected list is the one the encoder registers when it opens (`synprobe weights list` prints\n"
+        "it), so a file that passes loads in `synprobe encode --weights` and one that fails does not.\n"
+        "bert: the file is a Hugging Face BertModel's (its sizes from the config's model directory's\n"
+        "config.json; a leading `bert.` is stripped, LayerNorm gamma/beta renamed, pooler.* and cls.*\n"
+        "ignored; Linear weights [out, in]). A config with a \"base\" reads its input width from the base,\n"
+        "as encode does (the base is opened on the CPU).\n"
+        "Exit: 0 the file fits, 1 it does not (every problem listed, each naming its tensor) or a file\n"
+        "cannot be read (not a safetensors file, truncated: the message names it), 2 usage.\n",
+};
 
-static const char usage_list[] =
-    "usage: synprobe weights list [--compact] [--json] CONFIG.json\n"
-    "\n"
-    "Prints every tensor the encoder config reads from a weights file, in the order `encode\n"
-    "--save-weights` writes them: name, shape (as stored in the file) and dtype. bert: the names and\n"
-    "shapes of a Hugging Face BertModel file for the model directory's config.json. --compact\n"
-    "prints tensors that differ only in their first index (a layer, a PSAN level) once, the indices\n"
-    "in braces: layers.{0..5}.attn.q.weight.\n"
-    "Exit: 0 ok, 1 a bad config, 2 usage.\n";
+static const struct cli_doc weights_list_doc = {
+    .name = "weights list",
+    .purpose = "list the tensors an encoder config reads",
+    .synopsis = "[options] CONFIG.json",
+    .prose =
+        "Prints every tensor the encoder config reads from a weights file, in the order `encode\n"
+        "--save-weights` writes them: name, shape (as stored in the file) and dtype. bert: the names and\n"
+        "shapes of a Hugging Face BertModel file for the model directory's config.json. --compact\n"
+        "prints tensors that differ only in their first index (a layer, a PSAN level) once, the indices\n"
+        "in braces: layers.{0..5}.attn.q.weight.\n"
+        "Exit: 0 ok, 1 a bad config, 2 usage.\n",
+};
 
 struct list_opts { int compact; };
 static const struct sp_opt list_options[] = {
@@ -133,7 +139,7 @@ static int weights_list(int argc, char **argv)
     struct cli c;
     struct list_opts o = { 0 };
     const struct sp_optbind b[] = { { list_options, &o }, { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "weights list", usage_list, b, 2, argc, argv, 1);
+    int rc = cli_parse(&c, &weights_list_doc, b, 2, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n != 1)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "weights list", "expected one encoder config (see --help)"));
@@ -180,7 +186,7 @@ static int weights_check(int argc, char **argv)
 {
     struct cli c;
     const struct sp_optbind b[] = { { cli_json_option, &c.common } };
-    int rc = cli_parse(&c, "weights check", usage_check, b, 1, argc, argv, 1);
+    int rc = cli_parse(&c, &weights_check_doc, b, 1, argc, argv, 1);
     if (rc >= 0) return rc;
     if (c.operands.n != 2)
         return cli_done(&c, cli_fail(SP_EXIT_USAGE, "weights check", "expected an encoder config and a safetensors file (see --help)"));
@@ -249,11 +255,18 @@ static int weights_check(int argc, char **argv)
 }
 
 static const struct cli_sub subcommands[] = {
-    { "check", weights_check, usage_check },
-    { "list", weights_list, usage_list },
+    { weights_check, &weights_check_doc },
+    { weights_list, &weights_list_doc },
+};
+
+const struct cli_doc cmd_weights_doc = {
+    .name = "weights",
+    .purpose = "check a safetensors file against an encoder config; list the tensors it reads",
+    .subs = subcommands,
+    .n_subs = sizeof subcommands / sizeof subcommands[0],
 };
 
 int cmd_weights(int argc, char **argv)
 {
-    return cli_subcommands("weights", subcommands, sizeof subcommands / sizeof subcommands[0], argc, argv);
+    return cli_subcommands(&cmd_weights_doc, argc, argv);
 }

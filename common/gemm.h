@@ -1,7 +1,7 @@
 /* common/gemm.h — synprobe's own single-precision matrix product: Y[M,N] = init + X[M,K]·B[K,N].
  *
  * Why not BLAS: a row's result must not depend on how many rows share the product, on where the
- * row sits in it, or on how many threads compute it (the determinism contract, README). OpenBLAS
+ * row sits in it, or on how many threads compute it (the determinism contract, docs/reproducibility.md). OpenBLAS
  * keeps none of these on its Haswell/Zen kernels: the two halves of their 12-column register
  * block accumulate in different orders, so a row's bits depend on its position modulo 12.
  *
@@ -20,7 +20,7 @@
  * OpenBLAS's cblas_sgemm on the unpacked operand, on OpenBLAS's own threads. It keeps NONE of
  * the guarantees above (a row's bits depend on its position in OpenBLAS's register block and on
  * the thread split); it agrees with the own path to float rounding (tests/unit/common_gemm.c
- * states the tolerance). It is there to compare against, not the default: see README "GEMM".
+ * states the tolerance). It is there to compare against, not the default: see docs/reproducibility.md, "--gemm own|blas".
  *
  * B is packed once into panels of SP_GEMM_NR columns (zero-padded), the layout every kernel
  * reads: weights are packed when loaded, per-call operands (attention) into a caller's buffer.

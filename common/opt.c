@@ -590,17 +590,26 @@ static void help_parts(const struct sp_opt *o, char *mv, size_t mvlen, char *tex
     snprintf(text, textlen, "%s%s", o->help ? o->help : "", def);
 }
 
+void sp_opt_describe(const struct sp_opt *o, char *head, size_t headlen, char *text, size_t textlen)
+{
+    char mv[160];
+    help_parts(o, mv, sizeof mv, text, textlen);
+    if (o->type == SP_OPT_FLAG) snprintf(head, headlen, "--%s", o->name);
+    else if (o->type == SP_OPT_PATHS) snprintf(head, headlen, "--%s %s...", o->name, mv);
+    else snprintf(head, headlen, "--%s %s", o->name, mv);
+}
+
 void sp_opt_help(FILE *f, const struct sp_opt *t)
 {
     for (const struct sp_opt *o = t; o->name; o++) {
-        char head[96], mv[160], text[1024];
-        help_parts(o, mv, sizeof mv, text, sizeof text);
-        if (o->type == SP_OPT_FLAG) snprintf(head, sizeof head, "--%s", o->name);
-        else if (o->type == SP_OPT_PATHS) snprintf(head, sizeof head, "--%s %s...", o->name, mv);
-        else snprintf(head, sizeof head, "--%s %s", o->name, mv);
+        char head[200], text[1024];
+        sp_opt_describe(o, head, sizeof head, text, sizeof text);
         /* the help text, wrapped under a 24-column head */
         int col = fprintf(f, "  %-22s", head);
-        if (col > 24) { fputc('\n', f); col = fprintf(f, "%24s", ""); }
+        if (strlen(head) >= 22) {            /* no blank would be left between head and text */
+            fputc('\n', f);
+            col = fprintf(f, "%24s", "");
+        }
         int first = 1;
         for (const char *p = text; *p;) {
             while (*p == ' ') p++;

@@ -106,6 +106,11 @@ int sp_opt_set_json(const struct sp_opt *t, void *dst, struct json_t *obj, const
  * blanks or shell metacharacters are single-quoted. The demo prints its steps this way. */
 void sp_opt_format_args(const struct sp_opt *t, const void *src, const void *defaults, struct sp_buf *b);
 
+/* One option as --help, the synopsis and docs/commands.md show it: head "--name METAVAR" ("--name"
+ * for a flag, the values "a|b|c" for a choice without a metavar, "METAVAR..." for PATHS) and
+ * text, the help with its default and choices. */
+void sp_opt_describe(const struct sp_opt *o, char *head, size_t headlen, char *text, size_t textlen);
+
 /* --help: one line per option, "  --name METAVAR  help (default: X)", wrapped at 100 columns. */
 void sp_opt_help(FILE *f, const struct sp_opt *t);
 

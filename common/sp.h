@@ -1,6 +1,6 @@
 /* common/sp.h — the few things every layer shares: error codes, an arena, small helpers.
  *
- * Error tiers (STYLE.md §3.3): programmer errors abort through SP_ASSERT; runtime failures
+ * Error tiers (docs/style.md §3.3): programmer errors abort through SP_ASSERT; runtime failures
  * return an enum sp_err and fill a caller-supplied message buffer; only main() exits. */
 #ifndef SP_H
 #define SP_H
@@ -54,7 +54,7 @@ void sp_buf_put(struct sp_buf *b, const void *data, size_t n);
 void sp_buf_puts(struct sp_buf *b, const char *s);
 void sp_buf_printf(struct sp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sp_buf_free(struct sp_buf *b);
-/* Inputs a user names (README "Guarantees": regular files, bounded reads).
+/* Inputs a user names (docs/guarantees.md: regular files, bounded reads).
  *
  * sp_open_input opens PATH for reading. It must be a regular file, or also a FIFO or pipe when
  * allow_fifo (only inputs read as streams: ingest). A directory, a device (/dev/zero would be
@@ -108,7 +108,7 @@ int  sp_out_open(struct sp_out *o, const char *path, char *err, size_t errlen);
 int  sp_out_commit(struct sp_out *o, char *err, size_t errlen);
 void sp_out_abort(struct sp_out *o);
 
-/* Non-finite numbers are refused wherever they enter or leave a computation (README "Non-finite
+/* Non-finite numbers are refused wherever they enter or leave a computation (docs/guarantees.md "Non-finite
  * numbers"): the index of the first NaN or infinite value of x[0..n), or -1 when all are finite;
  * and "NaN" or "infinite" for the value found, for the message. */
 long sp_first_nonfinite(const float *x, size_t n);
@@ -133,7 +133,7 @@ uint64_t sp_rng_next(struct sp_rng *r);
 double   sp_rng_uniform(struct sp_rng *r);                      /* [0, 1) */
 uint64_t sp_rng_below(struct sp_rng *r, uint64_t n);            /* [0, n), unbiased */
 
-/* SplitMix64 as SPEC-models M7.1 defines it, draw for draw: the generator of every random choice
+/* SplitMix64 as docs/spec/models.md M7.1 defines it, draw for draw: the generator of every random choice
  * the model specs fix with test vectors (bootstrap resamples, control labels, probe init). */
 struct sp_splitmix { uint64_t x; };
 static inline void sp_splitmix_seed(struct sp_splitmix *r, uint64_t seed) { r->x = seed; }

@@ -162,7 +162,7 @@ int dmn_submit(const char *store, const char *const *paths, int n, int max_retri
     return rc;
 }
 
-/* ---- signals: the handlers only set flags and wake the loop (STYLE.md, redis) ---- */
+/* ---- signals: the handlers only set flags and wake the loop (docs/style.md §3.9) ---- */
 
 static volatile sig_atomic_t g_stop, g_hup;
 static int g_wake[2] = { -1, -1 };       /* self-pipe: a byte per signal wakes poll() */

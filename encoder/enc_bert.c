@@ -1,4 +1,4 @@
-/* encoder/enc_bert.c — kind "bert": a Hugging Face BertModel (SPEC-models M3) run for inference,
+/* encoder/enc_bert.c — kind "bert": a Hugging Face BertModel (docs/spec/models.md M3) run for inference,
  * and the piece -> word -> sentence pooling and word-level attention of M2.
  *
  * How it works: the model's tensors go into the same parameter registry as the other kinds

@@ -4,7 +4,7 @@
  * How it works: buffers are plain host memory (host_memory = 1, so weights are used in place).
  * Matrix products go through the project's own GEMM (common/gemm.h); everything else is a plain
  * loop with shape comments (llm.c style). Attention runs per head: S = Q_h K_hᵀ and out_h = P V_h
- * are products of one sentence, the masks, priors and the safe softmax of SPEC §0 (a fully
+ * are products of one sentence, the masks, priors and the safe softmax of docs/spec/structures.md §0 (a fully
  * masked row gives zeros) are a loop per query row in between.
  *
  * Determinism: the graph packs the rows of many sentences into one product, so a row's result

@@ -20,7 +20,7 @@
  * structures the graph uploaded (dist/rel/anc/pid).
  *
  * Layout: device helpers, kernels (enc_*_cuda), then the launchers (extern "C", the vtable).
- * Written as "C plus kernels" (STYLE §3.5): no templates but the reduction helpers' (one body
+ * Written as "C plus kernels" (docs/style.md §3.5): no templates but the reduction helpers' (one body
  * for sum and max), one constructor/destructor pair (prof_scope, so a launcher's early return
  * still closes its profile span), no exceptions, no C++ library; the Makefile compiles it with
  * -fno-exceptions -fno-threadsafe-statics so the object needs no libstdc++ when linked by cc. nvcc's launch stubs keep the kernel handle in a function-local

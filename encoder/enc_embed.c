@@ -11,7 +11,7 @@
  * Random values are uniform in ±sqrt(3/dim) (unit expected norm).
  *
  * Lookup: exact form, then ASCII lower-case. Callers unescape PTB forms (-LRB- -> "(") first
- * when the vocabulary uses raw characters (SPEC-structures §2.3). */
+ * when the vocabulary uses raw characters (docs/spec/structures.md §2.3). */
 #include "encoder/encoder_int.h"
 
 #include <ctype.h>

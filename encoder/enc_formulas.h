@@ -189,7 +189,7 @@ ENC_F float enc_f_score_f(float t, float scale, int dis, float alpha, int i, int
 
 /* masked softmax numerator: e^(s − m) for an allowed key, 0 for a masked one, m = the row's
  * maximum over allowed keys. A row with no allowed key is never exponentiated: both backends
- * give it zero weights (safe softmax, SPEC §0); each divides by its own Σ afterwards. */
+ * give it zero weights (safe softmax, docs/spec/structures.md §0); each divides by its own Σ afterwards. */
 ENC_F double enc_f_masked_exp_d(int ok, double s, double m) { return ok ? exp(s - m) : 0.0; }
 ENC_F float enc_f_masked_exp_f(int ok, float s, float m) { return ok ? expf(s - m) : 0.0f; }
 

@@ -1,5 +1,6 @@
 /* encoder/enc_hf.c — the Hugging Face encoder families of kind "hf" (and "bert"): one table row
- * per model_type that is a BertModel variant, and the config.json reader the rows drive.
+ * per model_type that is a BertModel variant, and the config.json reader the rows drive
+ * (docs/spec/models.md M10).
  *
  * How it works: config.json's "model_type" picks the row (absent: an old BERT config); the row
  * says which keys hold the sizes (DistilBERT's "dim", "n_layers", ...), whether the family has
@@ -9,7 +10,7 @@
  * is refused with the list of the rows, never approximated.
  *
  * Adding a BertModel variant is one row here, its fixture in tests/reference/hf_family_fixtures.py
- * and its README row; a family with another graph needs its own fields here and in enc_bert.c's
+ * and its row in docs/encoders-and-models.md; a family with another graph needs its own fields here and in enc_bert.c's
  * build and forward (MPNet's relative attention bias: rel_bias; ALBERT's factorised embeddings and
  * shared layers: factorised 2, shared_layers; DeBERTa-v2's disentangled attention: dis and
  * read_deberta), or its own family file (encoder/README.md "Model families"). */

@@ -20,7 +20,7 @@
  * typed view into the mapping (enc_sft_view: F32, F16 or BF16, its shape and its bytes), so a
  * model keeps its weights in the file's dtype, and pages it copied elsewhere (packed for the
  * GEMM) can be given back (enc_sft_release). enc_sft_read_f32 copies a tensor out widened to
- * float32 exactly (SPEC-models M3.2); other dtypes are listed (so callers can name and ignore
+ * float32 exactly (docs/spec/models.md M3.2); other dtypes are listed (so callers can name and ignore
  * them) but never read as floats.
  *
  * A model folder (enc_sft_open_model): model.safetensors, or a sharded checkpoint, whose

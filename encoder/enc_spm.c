@@ -1,4 +1,5 @@
-/* encoder/enc_spm.c — a SentencePiece .model converted as transformers 4.40.2 does it (spm.h).
+/* encoder/enc_spm.c — a SentencePiece .model converted as transformers 4.40.2 does it (spm.h;
+ * docs/spec/models.md M11.2).
  *
  * The protobuf wire format is read by hand (varints, length-delimited fields, fixed 32/64-bit;
  * unknown fields skipped as any protobuf reader does): ModelProto.pieces (1: piece 1, score 2,

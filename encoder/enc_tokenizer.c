@@ -1,5 +1,5 @@
-/* encoder/enc_tokenizer.c — BERT basic tokenizer + WordPiece over treebank words (SPEC-models
- * §M1; interface and the invalid-UTF-8 rule in tokenizer.h).
+/* encoder/enc_tokenizer.c — BERT basic tokenizer + WordPiece over treebank words (docs/spec/models.md
+ * M1; interface and the invalid-UTF-8 rule in tokenizer.h).
  *
  * HOW IT WORKS. A word goes through: PTB unescaping (M1.2, bytes); then either
  *   basic+wordpiece: special-token split (step 0, bytes), and for each text segment: decode
@@ -417,7 +417,7 @@ static void basic_token(const enc_tokenizer_t *t, const int32_t *s, size_t n, st
 
 /* HF's never_split: a whitespace token that equals a special token's text only after cleaning
  * (e.g. "[UN" U+0007 "K]") is neither lower-cased nor split; WordPiece then looks it up whole.
- * (BertTokenizerLegacy passes all_special_tokens as never_split; SPEC-models M1.3 is silent.) */
+ * (BertTokenizerLegacy passes all_special_tokens as never_split: docs/spec/models.md M1.3 step 4.) */
 static int is_special_text(const int32_t *s, size_t n)
 {
     for (int k = 0; k < 5; k++) {

@@ -1,5 +1,6 @@
 /* encoder/enc_tokjson.c — tokenizer.json (the `tokenizers` library's format) in pre-tokenized
- * mode: added tokens, normalizers, pre-tokenizers, models, post-processors (tokjson.h).
+ * mode: added tokens, normalizers, pre-tokenizers, models, post-processors (tokjson.h;
+ * docs/spec/models.md M11.1).
  *
  * Each component follows tokenizers 0.19's Rust source; offsets are not kept (ids are all the
  * encoder needs) except the one fact Metaspace's prepend_scheme "first" asks: whether a split

@@ -1,5 +1,5 @@
 /* encoder/encoder.h — syntax-aware self-attention sentence encoders, forward pass only
- * (SPEC-structures §5). Public API; no CUDA or BLAS type appears here.
+ * (docs/spec/structures.md §5). Public API; no CUDA or BLAS type appears here.
  *
  * Kinds (enc_config.kind):
  *   ENC_SAN     vanilla Transformer encoder stack (§5.1), post- or pre-LN, ReLU/GELU,
@@ -65,7 +65,7 @@ enum enc_device { ENC_DEVICE_AUTO = 0, ENC_DEVICE_CPU, ENC_DEVICE_CUDA };
 #define ENC_NEED_PID   (1u << 4)
 
 /* Every field below is a JSON key of the same name (schemas/encoder.schema.json); every
- * ambiguity of SPEC-structures §1 that touches the forward pass is one of them. */
+ * ambiguity of docs/spec/structures.md §1 that touches the forward pass is one of them. */
 struct enc_config {
     enum enc_kind kind;        /* "kind": san | ms-san | sg-net | psan | ssan */
     int d_model;               /* width d */
@@ -306,7 +306,7 @@ void enc_set_workspace_limit(enc_t *e, size_t bytes);
  * whole sentences of at most this many tokens together (a longer sentence forms a group alone),
  * so it is the row count M of the products and bounds the workspace for callers that pass a
  * whole corpus as one batch. Default ENC_GROUP_TOKENS; `encode` sets it to --batch-tokens, so a
- * batch it forms is one group. The bits of a sentence do not depend on it (README "Determinism").
+ * batch it forms is one group. The bits of a sentence do not depend on it (docs/reproducibility.md).
  * The bert family runs each call's batch in one step (its rows are word pieces) and ignores it. */
 #define ENC_GROUP_TOKENS 4096
 void enc_set_group_tokens(enc_t *e, int tokens);
@@ -323,7 +323,7 @@ void enc_set_threads(int n);
 struct sp_sentence;
 struct sp_arena;
 /* Word-level enc_sentence for one ingested sentence (no subwords): the structures the kind needs
- * (enc_needs) are computed with treeops (SPEC §3, §4.4 with T = levels, m_min = min_phrase_len)
+ * (enc_needs) are computed with treeops (docs/spec/structures.md §3, §4.4 with T = levels, m_min = min_phrase_len)
  * into arena memory; emb or ids are attached as given. Returns SP_OK, or SP_EUSAGE with the
  * reason when the sentence lacks the dependency tree or constituency tree the kind needs, so a
  * caller can skip it (PTB .mrg sentences have no heads; .dp/.conllu ones have no tree). */
@@ -356,7 +356,7 @@ const float *enc_embed_table(const enc_embed_t *m, int *rows);
 /* Vector of a word into out[dim]; returns 1 if in the vocabulary, 0 if OOV/random. */
 int enc_embed_vector(const enc_embed_t *m, const char *word, float *out);
 
-/* ---- pretrained BERT-family encoders (kind "bert", SPEC-models M2, M3) ----
+/* ---- pretrained BERT-family encoders (kind "bert", docs/spec/models.md M2, M3) ----
  *
  * A Hugging Face BertModel directory: config.json (M3.1), model.safetensors (F32, or F16/BF16 widened exactly; M3.2
  * names, a leading "bert." stripped, LayerNorm.gamma/.beta renamed; pooler.*, cls.* and the

@@ -1,4 +1,4 @@
-/* encoder/encoder_int.h — private to encoder/: the backend vtable (STYLE §3.5), the op argument
+/* encoder/encoder_int.h — private to encoder/: the backend vtable (docs/style.md §3.5), the op argument
  * structs, the parameter registry and the handle.
  *
  * Split: a model family (enc_san.c, enc_bert.c; struct enc_family below) holds the forward graph
@@ -8,7 +8,7 @@
  * pointer arithmetic on them but never dereferences them. Small per-op tables (head direction
  * and distance types) travel by value inside the argument structs. All matrices are row-major,
  * row = query / token. An op never fails: argument errors are programmer errors (SP_ASSERT);
- * device errors are latched in the backend and reported by ops->sync (tier 2, STYLE §3.3). */
+ * device errors are latched in the backend and reported by ops->sync (tier 2, docs/style.md §3.3). */
 #ifndef ENC_ENCODER_INT_H
 #define ENC_ENCODER_INT_H
 

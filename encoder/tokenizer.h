@@ -1,4 +1,4 @@
-/* encoder/tokenizer.h — BERT tokenization of pre-tokenized treebank words (SPEC-models §M1).
+/* encoder/tokenizer.h — BERT tokenization of pre-tokenized treebank words (docs/spec/models.md M1).
  *
  * Each treebank word is tokenized on its own (M1.3 basic tokenizer, then M1.4 greedy
  * longest-match WordPiece), so every piece knows its word; a sentence is [CLS] words [SEP]
@@ -8,7 +8,7 @@
  * Unicode data (general category, bidi class for Python's isspace, simple case mappings,
  * canonical decomposition and reordering, NFC for cased vocabularies) comes from libutf8proc;
  * enc_tok_unicode_version() gives its Unicode version for the run manifest. The two
- * properties utf8proc lacks are derived from its data (README "Tokenization"): Cased =
+ * properties utf8proc lacks are derived from its data (docs/encoders-and-models.md, the BERT tokenizer): Cased =
  * Lu/Ll/Lt or any case mapping (plus ª, º and the enclosed Latin capitals U+1F130..1F189);
  * Case_Ignorable = Mn/Me/Cf/Lm/Sk plus the 17 Word_Break MidLetter/MidNumLet/Single_Quote code
  * points. They only decide Final_Sigma (σ vs ς); t52 checks every code point against Python.

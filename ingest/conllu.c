@@ -1,4 +1,4 @@
-/* ingest/conllu.c — the two line-based readers: CoNLL-U (SPEC §2.1) and the 3-column
+/* ingest/conllu.c — the two line-based readers: CoNLL-U (docs/spec/structures.md §2.1) and the 3-column
  * dependency format `.dp` (§2.2). One pass over the chunk: the chunk is copied twice into
  * the batch arena (a pristine copy that raw/raw_len, comments and extra lines point into, and a
  * work copy whose TABs and line ends are overwritten with NULs so the fields are strings in
@@ -416,7 +416,7 @@ static int reject_whole_block(struct lp *L, struct blk *B, int ws_end)
 
 /* MWT ranges must lie in 1..n with a < b, in order, each line right before its first word:
  * otherwise the sentence is rejected at that line, or under --repair the line is dropped
- * with W_MWT and a note naming it (SPEC §2.1: dropping is a repair). Keeps the rest as the
+ * with W_MWT and a note naming it (docs/spec/structures.md §2.1: dropping is a repair). Keeps the rest as the
  * sentence's extra lines; 0, or -1 when it rejected the sentence. */
 static int check_extras(struct lp *L, struct blk *B)
 {

@@ -1,4 +1,4 @@
-/* ingest/heads.c — HEAD values, validation and repair (SPEC §2.1), shared by the readers and
+/* ingest/heads.c — HEAD values, validation and repair (docs/spec/structures.md §2.1), shared by the readers and
  * the public ing_heads_valid / ing_repair_heads. */
 #include "ingest/readers.h"
 

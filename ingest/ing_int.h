@@ -14,7 +14,7 @@ struct ing_item *ing__new_item(struct ing_batch *b);
 void ing__skipped(struct ing_batch *b, long line, int n_lines);
 
 
-/* The first problem of 1-based heads h[0..n) in the order of SPEC §2.1 (bad values, then roots,
+/* The first problem of 1-based heads h[0..n) in the order of docs/spec/structures.md §2.1 (bad values, then roots,
  * then cycles), written to msg. hraw (may be NULL) holds the HEAD strings as in the file, for
  * messages. st is scratch of n bytes. Returns 0 when the heads form one tree, else the 1-based
  * word the problem is at (n + 1 when it belongs to no word, e.g. "no root"). */
@@ -32,7 +32,7 @@ const char **ing__underscores(struct ing_batch *b, int n);
 /* If a sentence of n words is longer than the batch allows, write why to msg and return 1. */
 int ing__too_long(const struct ing_batch *b, int n, char *msg, size_t cap);
 
-/* Blank: empty or only spaces, tabs and CRs (SPEC §2.1: whitespace-only lines are blank). */
+/* Blank: empty or only spaces, tabs and CRs (docs/spec/structures.md §2.1: whitespace-only lines are blank). */
 int ing__line_blank(const char *s, size_t n);
 
 /* CoNLL-U: does a whitespace-only line end its sentence? p is where the next line starts in

@@ -4,7 +4,7 @@
 
 #include "ingest/ing_int.h"
 
-/* blank = empty or only spaces/tabs/CR (SPEC §2.1: whitespace-only lines are blank) */
+/* blank = empty or only spaces/tabs/CR (docs/spec/structures.md §2.1: whitespace-only lines are blank) */
 int ing__line_blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -1,4 +1,4 @@
-/* ingest/ptb.c — PTB bracketed trees (`.mrg`, SPEC §2.3).
+/* ingest/ptb.c — PTB bracketed trees (`.mrg`, docs/spec/structures.md §2.3).
  *
  * Tokens are "(", ")" and runs of other non-space bytes. The chunk is copied into the batch
  * arena twice: a pristine copy for raw/raw_len and a work copy in which each word token is

@@ -158,7 +158,7 @@ int ing_parse_chunk(enum sp_format fmt, enum sp_mode mode, const char *buf, size
     }
 }
 
-/* ---- PTB base label (SPEC §2.3) ---- */
+/* ---- PTB base label (docs/spec/structures.md §2.3) ---- */
 
 const char *ing_base_label(const char *label, char *buf, size_t cap)
 {

@@ -8,7 +8,7 @@
  * formatting "file:line: sent_id: reason" is left to the caller, which sees chunks in order.
  *
  * Readers never touch SQLite and never exit; they do not compute tree structures
- * (that is treeops/). They do validate, and in REPAIR mode repair heads (SPEC §2.1). */
+ * (that is treeops/). They do validate, and in REPAIR mode repair heads (docs/spec/structures.md §2.1). */
 #ifndef ING_INGEST_H
 #define ING_INGEST_H
 
@@ -52,7 +52,7 @@ struct ing_item {
 #define ING_MAX_WORDS_LIMIT 65535
 
 /* Non-blank lines a reader kept nothing of without rejecting a sentence: a block of comment
- * lines with no word line (SPEC §2.1 skips it). The callers name them where they name rejected
+ * lines with no word line (docs/spec/structures.md §2.1 skips it). The callers name them where they name rejected
  * sentences (ingest counts them too; structprobe's and trees' file readers print both), so no
  * line vanishes without a record. */
 struct ing_skip {
@@ -84,14 +84,14 @@ void ing_batch_free(struct ing_batch *b);
 int ing_parse_chunk(enum sp_format fmt, enum sp_mode mode, const char *buf, size_t len,
                     long first_line, int bom_ok, struct ing_batch *out, char *err, size_t errlen);
 
-/* HEAD repair of SPEC-structures §2.1 on 1-based file values h[0..n) (h[k-1] = head of word k;
+/* HEAD repair of docs/spec/structures.md §2.1 on 1-based file values h[0..n) (h[k-1] = head of word k;
  * values < 0 stand for non-integers). Rewrites h in place; returns the SP_W_* bits raised. */
 unsigned ing_repair_heads(int n, int *h);
 
 /* 1 if 1-based heads h[0..n) form one tree with exactly one root (no repair needed). */
 int ing_heads_valid(int n, const int *h, const char **why);
 
-/* Base label of a PTB label (SPEC-structures §2.3): "NP-SBJ-1" -> "NP", "-NONE-" unchanged.
+/* Base label of a PTB label (docs/spec/structures.md §2.3): "NP-SBJ-1" -> "NP", "-NONE-" unchanged.
  * Writes at most cap bytes (NUL included) to buf and returns buf. */
 const char *ing_base_label(const char *label, char *buf, size_t cap);
 

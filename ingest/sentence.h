@@ -2,13 +2,13 @@
  * heads, optional normalised constituency tree, and what is needed to write the CoNLL-U
  * file back byte for byte. Everything hangs off an arena owned by the batch (ingest.h).
  *
- * Indices are 0-based (SPEC-structures §0): head[i] ∈ {-1, 0..n-1}, -1 = attached to ROOT. */
+ * Indices are 0-based (docs/spec/structures.md §0): head[i] ∈ {-1, 0..n-1}, -1 = attached to ROOT. */
 #ifndef ING_SENTENCE_H
 #define ING_SENTENCE_H
 
 #include <stdint.h>
 
-/* Warnings attached to a sentence (SPEC-structures §2; kept as bit flags, §8). */
+/* Warnings attached to a sentence (docs/spec/structures.md §2; kept as bit flags, §8). */
 enum sp_warn {
     SP_W_BADHEAD   = 1u << 0,
     SP_W_MULTIROOT = 1u << 1,
@@ -32,7 +32,7 @@ struct sp_extra {
     const char *line;         /* the whole line, without its line terminator */
 };
 
-/* Constituency tree after normalisation (SPEC-structures §2.3): -NONE- leaves removed,
+/* Constituency tree after normalisation (docs/spec/structures.md §2.3): -NONE- leaves removed,
  * emptied phrasal nodes removed, wrapper present as node 0. Nodes are stored in pre-order,
  * so a parent always precedes its children and children are contiguous in sibling order. */
 struct sp_cnode {

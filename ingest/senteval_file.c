@@ -1,4 +1,4 @@
-/* ingest/senteval_file.c — reader and writer of SentEval probing-task files (SPEC-probing §1.1).
+/* ingest/senteval_file.c — reader and writer of SentEval probing-task files (docs/spec/probing.md §1.1).
  *
  * HOW IT WORKS. The buffer is cut at '\n'. For each line the trailing ASCII whitespace is split
  * off (kept as `trail`), the rest is split on TAB: tag, label, optional middle fields, sentence.

@@ -1,4 +1,4 @@
-/* ingest/senteval_file.h — SentEval probing-task files (SPEC-probing §1.1).
+/* ingest/senteval_file.h — SentEval probing-task files (docs/spec/probing.md §1.1).
  *
  * One instance per line: partition tag (tr|va|te) TAB label TAB ... TAB sentence. The loader
  * strips trailing whitespace, splits on TAB, takes field 1 as the partition, field 2 as the

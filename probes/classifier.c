@@ -1,5 +1,5 @@
 /* probes/classifier.c — logistic regression and one-hidden-layer MLP trained like SentEval's
- * PyTorch classifier (SPEC-probing §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
+ * PyTorch classifier (docs/spec/probing.md §1.4), in float32 on synprobe's own GEMM (common/gemm.h).
  *
  * HOW IT WORKS. One training step on a batch of B rows (gathered into xb):
  *   logreg  logits = xb·Wᵀ + b                       (one product, calling thread)
@@ -611,6 +611,29 @@ int prb_stopper_update(struct prb_stopper *s, double acc)
     return 0;
 }
 
+/* mean cross-entropy (nats) of the rows dv with a class label, softmax in double */
+static double dev_loss(struct prb_clf *c, const float *X, const int *y, const int *dv, int ndv)
+{
+    if (ndv <= 0) return 0.0;
+    int K = c->k;
+    float *lo = sp_xmalloc((size_t)ndv * (size_t)K * sizeof(float));
+    prb_clf_logits(c, X, dv, ndv, lo);
+    double sum = 0.0;
+    long n = 0;
+    for (int i = 0; i < ndv; i++) {
+        int t = y[dv[i]];
+        if (t < 0) continue;
+        const float *l = lo + (size_t)i * K;
+        double mx = l[0], z = 0.0;
+        for (int k = 1; k < K; k++) if (l[k] > mx) mx = l[k];
+        for (int k = 0; k < K; k++) z += exp((double)l[k] - mx);
+        sum += mx + log(z) - (double)l[t];
+        n++;
+    }
+    free(lo);
+    return n ? sum / (double)n : 0.0;
+}
+
 void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr, int ntr,
                  const int *dv, int ndv, struct prb_fit_info *info)
 {
@@ -621,6 +644,7 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
     memcpy(best, c->param, c->nparam * sizeof(float));
     struct prb_stopper st;
     prb_stopper_init(&st, c->cfg.tenacity);
+    if (c->cfg.select_loss) st.best = -INFINITY;      /* scores are minus a loss */
     int nepoch = 0, passes = 0, w1_packed = 0;
     while (!st.stop && nepoch <= c->cfg.max_epoch) {
         for (int e = 0; e < c->cfg.epoch_size; e++) {
@@ -647,15 +671,16 @@ void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr,
             passes++;
         }
         nepoch += c->cfg.epoch_size;
-        double acc = prb_clf_accuracy(c, X, y, dv, ndv);
-        if (prb_stopper_update(&st, acc)) memcpy(best, c->param, c->nparam * sizeof(float));
+        double score = c->cfg.select_loss ? -dev_loss(c, X, y, dv, ndv) : prb_clf_accuracy(c, X, y, dv, ndv);
+        if (prb_stopper_update(&st, score)) memcpy(best, c->param, c->nparam * sizeof(float));
     }
     memcpy(c->param, best, c->nparam * sizeof(float));
     if (info) {
         info->nevals = st.nevals;
         info->passes = passes;
         info->best_eval = st.best_eval;
-        info->best_dev = st.best;
+        info->best_dev = c->cfg.select_loss ? NAN : st.best;
+        info->best_dev_loss = c->cfg.select_loss ? -st.best : NAN;
         info->early_stopped = st.stop;
         info->steps = c->step;
     }

@@ -1,4 +1,4 @@
-/* probes/classifier.h — SentEval's PyTorch probing classifier in C (SPEC-probing §1.4).
+/* probes/classifier.h — SentEval's PyTorch probing classifier in C (docs/spec/probing.md §1.4).
  *
  * nhid = 0: logistic regression, logits = W x + b.
  * nhid > 0: MLP, h = sigmoid(dropout(W1 x + b1)), logits = W2 h + b2 (A1: sigmoid; dropout on the
@@ -48,6 +48,8 @@ struct prb_train_cfg {
     struct prb_optim optim;
     uint64_t seed;
     int threads;              /* >= 1 */
+    int select_loss;          /* 0: fit() early-stops on and keeps the best dev accuracy (SentEval); 1: the
+                               * lowest dev cross-entropy (MDL probing, probes/online_code.h) */
 };
 
 /* SentEval defaults: adam, batch 64, tenacity 5, epoch_size 4, max_epoch 200, seed 1111, 1 thread. */
@@ -118,13 +120,15 @@ struct prb_fit_info {
     int nevals;               /* dev evaluations run */
     int passes;               /* passes over the training set */
     int best_eval;
-    double best_dev;          /* fraction */
+    double best_dev;          /* fraction; NAN with select_loss */
+    double best_dev_loss;     /* select_loss: the kept parameters' mean dev cross-entropy (nats); else NAN */
     int early_stopped;        /* 1: stopped by tenacity, 0: max_epoch reached */
     long steps;
 };
 
 /* SentEval's fit(): train on rows tr[0..ntr) of X with labels y, early-stop on rows dv[0..ndv),
- * restore the best parameters. */
+ * restore the best parameters. With cfg.select_loss the score is minus the mean cross-entropy of
+ * the dev rows whose label is a class (y >= 0), the rest of the schedule the same. */
 void prb_clf_fit(struct prb_clf *c, const float *X, const int *y, const int *tr, int ntr,
                  const int *dv, int ndv, struct prb_fit_info *info);
 

@@ -1,4 +1,4 @@
-/* probes/control.c — control tasks and selectivity (SPEC-models M5), see control.h.
+/* probes/control.c — control tasks and selectivity (docs/spec/models.md M5), see control.h.
  * Mirrors control-tasks/task.py (CorruptedPartOfSpeechLabelTask: one label per type over the
  * train ∪ dev ∪ test vocabulary, drawn from the training label distribution) and reporter.py
  * (label_accuracy, oov_label_accuracy), with the draw pinned to SplitMix64 in integers. */

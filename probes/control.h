@@ -1,5 +1,5 @@
 /* probes/control.h — token-level probes with control tasks (Hewitt & Liang 2019;
- * SPEC-models M5): UPOS and dependency-relation labels of each word, the control label of
+ * docs/spec/models.md M5): UPOS and dependency-relation labels of each word, the control label of
  * each word type, and selectivity = task accuracy - control accuracy.
  *
  * HOW IT WORKS.

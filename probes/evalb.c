@@ -1,4 +1,4 @@
-/* probes/evalb.c — EVALB re-implementation (SPEC-probing §4): parameters, tree reading with an
+/* probes/evalb.c — EVALB re-implementation (docs/spec/probing.md §4): parameters, tree reading with an
  * explicit stack, scoring, totals and EVALB's exact text formats.
  *
  * Differences from the 1997/2006 binary, all deliberate: no limits on words, brackets, label or

@@ -1,4 +1,4 @@
-/* probes/evalb.h — EVALB-compatible bracket scoring (SPEC-probing §4), reusable as a library.
+/* probes/evalb.h — EVALB-compatible bracket scoring (docs/spec/probing.md §4), reusable as a library.
  *
  * Layers of the API, lowest first:
  *   1. parameters   prb_evalb_params_*      the .prm keys (DEBUG, MAX_ERROR, CUTOFF_LEN, LABELED,

@@ -1,4 +1,4 @@
-/* probes/mst.c — trees from attention (SPEC-models M6), see mst.h.
+/* probes/mst.c — trees from attention (docs/spec/models.md M6), see mst.h.
  *
  * Plain reference code. CLE follows M6.4 step by step: greedy heads, the first cycle met,
  * contraction into the smallest member's id with enter/leave bookkeeping, recursion, expansion.

@@ -1,4 +1,4 @@
-/* probes/mst.h — dependency trees from attention and from probe distances (SPEC-models M6).
+/* probes/mst.h — dependency trees from attention and from probe distances (docs/spec/models.md M6).
  *
  * HOW IT WORKS. Input is a word-level matrix A (n×n, row = query, column = key; M2.4), as
  * float64. Nothing here knows where A came from (an attention head, a layer mean, or a

@@ -1,4 +1,4 @@
-/* probes/senteval_protocol.h — the SentEval probing protocol on arrays (SPEC-probing §1.2, §1.4–§1.10).
+/* probes/senteval_protocol.h — the SentEval probing protocol on arrays (docs/spec/probing.md §1.2, §1.4–§1.10).
  *
  * Input is plain arrays: X (n × d float32, row-major), class ids y and a split per row. Where
  * they came from (a task file + .npy, or the store) is the caller's business.
@@ -107,7 +107,7 @@ struct prb_result {
     struct prb_class_metrics *per_class; /* k */
     double macro_f1;
     long *confusion;                     /* k × k, row = gold, column = predicted */
-    /* per item of the evaluation split, for bootstrap intervals over items (SPEC-models M7.3):
+    /* per item of the evaluation split, for bootstrap intervals over items (docs/spec/models.md M7.3):
      * its dataset row and whether the prediction was right ('1') or not ('0') */
     int n_eval;
     int *eval_rows;                      /* n_eval, increasing */

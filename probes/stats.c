@@ -1,4 +1,4 @@
-/* probes/stats.c — SPEC-models M7 (see probes/stats.h). */
+/* probes/stats.c — docs/spec/models.md M7 (see probes/stats.h). */
 #include "probes/stats.h"
 
 #include <math.h>

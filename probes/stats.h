@@ -1,4 +1,4 @@
-/* probes/stats.h — the statistics of reports (SPEC-models M7): mean and spread over seeds, the
+/* probes/stats.h — the statistics of reports (docs/spec/models.md M7): mean and spread over seeds, the
  * percentile bootstrap interval over test items, the paired bootstrap comparison of two systems
  * and the wide-interval flag.
  *

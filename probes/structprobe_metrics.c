@@ -1,4 +1,4 @@
-/* probes/structprobe_metrics.c — structural-probe metrics (SPEC-probing §3.6), see structprobe.h.
+/* probes/structprobe_metrics.c — structural-probe metrics (docs/spec/probing.md §3.6), see structprobe.h.
  *
  * Plain reference code: sorts and loops, O(n^2 log n) per sentence for the MST, which is
  * nothing next to computing the predictions. Mirrors structural-probes/reporter.py: the

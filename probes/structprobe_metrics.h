@@ -1,4 +1,4 @@
-/* probes/structprobe_metrics.h — Hewitt & Manning structural-probe metrics (SPEC-probing §3.6):
+/* probes/structprobe_metrics.h — Hewitt & Manning structural-probe metrics (docs/spec/probing.md §3.6):
  * UUAS, DSpr, root accuracy, NSpr, from predicted distance matrices and depth vectors.
  *
  * HOW IT WORKS. The caller feeds one sentence at a time (gold heads, a punctuation mask and
@@ -17,7 +17,7 @@
  *   NSpr     per sentence, Spearman of predicted vs gold depths over all words; per-length
  *            means; unweighted mean over the lengths 5..50 present.
  *
- * A constant row gives a NaN Spearman (scipy's behaviour, SPEC A19); the NaN propagates into
+ * A constant row gives a NaN Spearman (scipy's behaviour, docs/spec/probing.md A19); the NaN propagates into
  * its length's mean and from there into DSpr/NSpr if that length is in 5..50. The
  * accumulator counts NaN rows so the caller can warn.
  *
@@ -31,7 +31,7 @@
 
 #include "ingest/sentence.h"
 
-/* Which column decides punctuation (SPEC A16). */
+/* Which column decides punctuation (docs/spec/probing.md A16). */
 enum prb_punct {
     PRB_PUNCT_XPOS = 0,       /* H&M list on XPOS: '' , . : `` -LRB- -RRB- */
     PRB_PUNCT_UPOS,           /* UPOS == PUNCT */
@@ -49,7 +49,7 @@ void prb_punct_mask(const struct sp_sentence *s, enum prb_punct p, uint8_t *punc
 double prb_spearman(int n, const double *x, const double *y);
 
 /* Minimum spanning tree of the non-punctuation tokens by Kruskal over all ordered pairs in
- * row-major order, stably sorted by m[i*n+j] (SPEC §3.6 tie-breaking). Writes the edges as
+ * row-major order, stably sorted by m[i*n+j] (docs/spec/probing.md §3.6 tie-breaking). Writes the edges as
  * (a, b) with a < b into edge[2*k], edge[2*k+1] (room for 2*(n-1) ints) in the order they
  * were added; returns the edge count. */
 int prb_mst_edges(int n, const double *m, const uint8_t *punct, int *edge);

@@ -1,4 +1,4 @@
-/* probes/structprobe_train.c — trained structural probes (SPEC-models M4), see
+/* probes/structprobe_train.c — trained structural probes (docs/spec/models.md M4), see
  * structprobe_train.h. Mirrors structural-probes probe.py (TwoWordPSDProbe, OneWordPSDProbe),
  * loss.py (L1DistanceLoss, L1DepthLoss) and regimen.py (Adam, ReduceLROnPlateau, the
  * checkpoint rule), with the initialisation and shuffles drawn from SplitMix64. */

@@ -1,5 +1,5 @@
 /* probes/structprobe_train.h — trained structural probes (Hewitt & Manning 2019;
- * SPEC-models M4): the distance probe and the depth probe, trained with Adam on one layer's
+ * docs/spec/models.md M4): the distance probe and the depth probe, trained with Adam on one layer's
  * word vectors, evaluated with the metrics of structprobe.h.
  *
  * HOW IT WORKS.

@@ -1,4 +1,4 @@
-/* probes/task_derive.c — building the 10 probing tasks from sentences (SPEC-probing §2.1, §2.3).
+/* probes/task_derive.c — building the 10 probing tasks from sentences (docs/spec/probing.md §2.1, §2.3).
  *
  * HOW IT WORKS. Each task first collects candidates (one per usable sentence: label, split
  * key, possibly altered text), then applies one of two split schemes of §2.1:

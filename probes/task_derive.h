@@ -1,5 +1,5 @@
 /* probes/task_derive.h — derive the 10 SentEval probing tasks from an annotated treebank
- * (SPEC-probing §2, with the small-corpus adaptations of A7–A15).
+ * (docs/spec/probing.md §2, with the small-corpus adaptations of A7–A15).
  *
  * HOW IT WORKS. prb_tasks_build is a pure function of (sentences, options, seed): it reads
  * words, tags, constituency trees (PTB rules, §2.2) or UD relations (CoNLL-U rules) from an

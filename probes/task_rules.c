@@ -1,4 +1,4 @@
-/* probes/task_rules.c — per-sentence rules of the probing-task derivation (SPEC-probing §2.2,
+/* probes/task_rules.c — per-sentence rules of the probing-task derivation (docs/spec/probing.md §2.2,
  * §2.3, A10–A15): main clause, finite/lexical verb, subject and object head nouns, TopConst
  * sequence filter, the CoordInv frame and its inversion.
  *

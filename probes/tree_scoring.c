@@ -1,4 +1,4 @@
-/* probes/tree_scoring.c — baseline trees and Protocol A/B scoring (SPEC-probing §5), see trees.h.
+/* probes/tree_scoring.c — baseline trees and Protocol A/B scoring (docs/spec/probing.md §5), see trees.h.
  *
  * Protocol A does not re-implement EVALB: it writes the bracket lines EVALB would read and
  * hands them to the EVALB core of probes/evalb.h with COLLINS.prm settings and LABELED 0, so

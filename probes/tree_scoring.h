@@ -1,5 +1,5 @@
 /* probes/tree_scoring.h — binary trees over a sentence (baselines, attention trees) scored against
- * the gold constituency tree with the two protocols of SPEC-probing §5.
+ * the gold constituency tree with the two protocols of docs/spec/probing.md §5.
  *
  * HOW IT WORKS. A predicted tree is a list of brackets: (start, end) word spans, inclusive,
  * over all tokens of the normalised gold tree (punctuation included, -NONE- removed), one per

@@ -9,322 +9,322 @@
 
 #include "common/sp.h"
 #include "probes/stats.h"
+#include "report/rows.h"
 
-json_t *rpt_jpath(json_t *j, const char *path)
+/* the mean and sd of the numbers of v that are not NaN (*m, *sd: NAN where undefined); how many */
+static int mean_sd(const double *v, size_t n, double *m, double *sd)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j; k = strtok_r(NULL, ".", &save))
-        j = json_is_object(j) ? json_object_get(j, k) : NULL;
-    return j;
-}
-
-double rpt_jpath_num(json_t *j, const char *path)
-{
-    json_t *v = rpt_jpath(j, path);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-const char *rpt_jpath_str(json_t *j, const char *path)
-{
-    const char *s = json_string_value(rpt_jpath(j, path));
-    return s ? s : "";
-}
-
-#define str_of rpt_jpath_str
-static double num_of(json_t *j) { return json_is_number(j) ? json_number_value(j) : NAN; }
-
-const char *rpt_run_label(const char *run, const char *input, char *buf, size_t n)
-{
-    size_t lr = strlen(run), li = strlen(input);
-    if (li && lr > li + 1 && run[lr - li - 1] == '-' && !strcmp(run + lr - li, input))
-        snprintf(buf, n, "%.*s", (int)(lr - li - 1), run);
-    else
-        snprintf(buf, n, "%s", run);
-    return buf;
-}
-
-const char *rpt_encoder_label(json_t *row, struct sp_buf *b)
-{
-    const char *run = json_string_value(json_object_get(row, "run")), *task = str_of(row, "task");
-    if (!*task) task = str_of(row, "corpus");        /* a tree row: runs over a corpus are NAME-CORPUS */
-    json_t *res = json_object_get(row, "result");
-    const char *p = json_string_value(json_object_get(json_object_get(json_object_get(res, "manifest"), "vectors"), "path"));
-    const char *whole = run ? run : p ? p : "vectors";
-    b->len = 0;
-    sp_buf_put(b, whole, strlen(whole) + 1);          /* the label is never longer than the run's name */
-    if (run) rpt_run_label(run, task, b->p, b->len);
-    b->len = strlen(b->p);
-    return b->p;
-}
-
-/* mean and sd of the numbers of arr as a {"mean","sd"} object (nulls where undefined) */
-static json_t *mean_sd_json(const double *v, int n)
-{
-    double m, sd;
     int k = 0;
-    double *w = malloc(sizeof *w * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) if (!isnan(v[i])) w[k++] = v[i];
-    json_t *o = json_object();
-    if (k) {
-        prb_mean_sd(w, k, &m, &sd);
-        json_object_set_new(o, "mean", json_real(m));
-        json_object_set_new(o, "sd", isnan(sd) ? json_null() : json_real(sd));
-    } else {
-        json_object_set_new(o, "mean", json_null());
-        json_object_set_new(o, "sd", json_null());
-    }
-    json_object_set_new(o, "n", json_integer(k));
+    double *w = sp_xmalloc(sizeof *w * (n ? n : 1));
+    for (size_t i = 0; i < n; i++) if (!isnan(v[i])) w[k++] = v[i];
+    *m = *sd = NAN;
+    if (k) prb_mean_sd(w, k, m, sd);
     free(w);
+    return k;
+}
+
+/* {"mean", "sd", "n"}, nulls where undefined */
+static json_t *mean_sd_json(double m, double sd, int k)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "mean", k ? json_real(m) : json_null());
+    json_object_set_new(o, "sd", k && !isnan(sd) ? json_real(sd) : json_null());
+    json_object_set_new(o, "n", json_integer(k));
     return o;
-}
-
-static long member_items(json_t *members, json_t **rows0, double **num, double **den);
-
-/* The interval of one group: every member must have the same item rows; NULL when they do not. */
-static json_t *group_interval(json_t *members)
-{
-    size_t S = json_array_size(members);
-    json_t *rows0 = NULL;
-    double *num = NULL, *den = NULL;
-    long N = member_items(members, &rows0, &num, &den);
-    if (N <= 0) { free(num); free(den); return NULL; }
-    struct prb_interval iv;
-    json_t *o = NULL;
-    if (prb_boot_ratio((int)S, (int)N, num, den, PRB_BOOT_B, PRB_BOOT_SEED, &iv) == SP_OK) {
-        o = json_object();
-        json_object_set_new(o, "point", json_real(100 * iv.point));
-        json_object_set_new(o, "lo", json_real(100 * iv.lo));
-        json_object_set_new(o, "hi", json_real(100 * iv.hi));
-        json_object_set_new(o, "wide_ci", json_boolean(iv.wide));
-        json_object_set_new(o, "n_items", json_integer(iv.n_items));
-        json_object_set_new(o, "B", json_integer(PRB_BOOT_B));
-        json_object_set_new(o, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
-        json_object_set_new(o, "n_invalid", json_integer(iv.n_invalid));
-        json_object_set_new(o, "resample_unit", json_string("sentence"));
-        json_object_set_new(o, "prng", json_string("splitmix64"));
-    }
-    free(num);
-    free(den);
-    return o;
-}
-
-json_t *rpt_aggregate(json_t *probes)
-{
-    json_t *groups = json_object(), *order = json_array();
-    size_t i;
-    json_t *row;
-    struct sp_buf label = { 0 }, key = { 0 };
-    json_array_foreach(probes, i, row) {
-        rpt_encoder_label(row, &label);
-        key.len = 0;
-        sp_buf_printf(&key, "%s\t%s\t%s", label.p, str_of(row, "task"), str_of(row, "classifier"));
-        json_t *g = json_object_get(groups, key.p);
-        if (!g) {
-            g = json_object();
-            json_object_set_new(g, "encoder", json_string(label.p));
-            json_object_set_new(g, "task", json_string(str_of(row, "task")));
-            json_object_set_new(g, "classifier", json_string(str_of(row, "classifier")));
-            json_object_set_new(g, "members", json_array());
-            json_object_set_new(groups, key.p, g);
-            json_array_append_new(order, json_string(key.p));
-        }
-        json_array_append(json_object_get(g, "members"), row);
-    }
-    sp_buf_free(&label);
-    sp_buf_free(&key);
-    json_t *out = json_array(), *k;
-    json_array_foreach(order, i, k) {
-        json_t *g = json_object_get(groups, json_string_value(k)), *members = json_object_get(g, "members");
-        size_t S = json_array_size(members), s;
-        double *test = malloc(sizeof(double) * S), *dev = malloc(sizeof(double) * S), *maj = malloc(sizeof(double) * S),
-               *sel = malloc(sizeof(double) * S), *len = malloc(sizeof(double) * S), *ctl = malloc(sizeof(double) * S);
-        json_t *seeds = json_array(), *m;
-        long n_test = -1;
-        json_array_foreach(members, s, m) {
-            json_t *res = json_object_get(m, "result"), *bl = json_object_get(res, "baselines");
-            test[s] = num_of(json_object_get(m, "test_acc"));
-            dev[s] = num_of(json_object_get(m, "dev_acc"));
-            maj[s] = num_of(json_object_get(json_object_get(bl, "majority"), "acc"));
-            sel[s] = num_of(json_object_get(json_object_get(bl, "control"), "selectivity"));
-            ctl[s] = num_of(json_object_get(json_object_get(bl, "control"), "acc"));
-            len[s] = num_of(json_object_get(json_object_get(bl, "length"), "acc"));
-            json_array_append(seeds, json_object_get(m, "seed"));
-            if (json_is_integer(json_object_get(res, "ntest"))) n_test = (long)json_integer_value(json_object_get(res, "ntest"));
-        }
-        json_t *a = json_object();
-        json_object_set(a, "encoder", json_object_get(g, "encoder"));
-        json_object_set(a, "task", json_object_get(g, "task"));
-        json_object_set(a, "classifier", json_object_get(g, "classifier"));
-        json_object_set_new(a, "probe_kind", json_string(strncmp(str_of(g, "task"), "token:", 6) ? "sentence" : "token"));
-        json_object_set_new(a, "n_seeds", json_integer((json_int_t)S));
-        json_object_set_new(a, "seeds", seeds);
-        json_object_set_new(a, "n_test", n_test >= 0 ? json_integer(n_test) : json_null());
-        json_object_set_new(a, "small_test", json_boolean(n_test >= 0 && n_test < RPT_SMALL_TEST));
-        json_object_set_new(a, "test_acc", mean_sd_json(test, (int)S));
-        json_t *iv = group_interval(members);
-        json_object_set_new(json_object_get(a, "test_acc"), "ci95", iv ? iv : json_null());
-        json_object_set_new(a, "dev_acc", mean_sd_json(dev, (int)S));
-        json_object_set_new(a, "majority_acc", mean_sd_json(maj, (int)S));
-        json_object_set_new(a, "length_acc", mean_sd_json(len, (int)S));
-        json_object_set_new(a, "control_acc", mean_sd_json(ctl, (int)S));
-        json_object_set_new(a, "control_selectivity", mean_sd_json(sel, (int)S));
-        json_array_append_new(out, a);
-        free(test); free(dev); free(maj); free(sel); free(len); free(ctl);
-    }
-    json_decref(groups);
-    json_decref(order);
-    return out;
-}
-
-/* One member's items: per item its correct count and its size (num[i], den[i]). A probe result
- * records one letter per test item ("item_correct": "0110...", size 1 each); a token probe one
- * entry per test sentence, its tokens and how many the probe labelled right ("item_tokens",
- * "item_correct_count"), so that its interval resamples sentences, not tokens of one sentence
- * as if they were independent. 0, or -1 when the record is missing or malformed. */
-static int item_values(json_t *met, size_t N, double *num, double *den)
-{
-    const char *corr = json_string_value(json_object_get(met, "item_correct"));
-    json_t *tok = json_object_get(met, "item_tokens"), *cnt = json_object_get(met, "item_correct_count");
-    if (corr) {
-        if (strlen(corr) != N) return -1;
-        for (size_t i = 0; i < N; i++) { num[i] = corr[i] == '1'; den[i] = 1; }
-        return 0;
-    }
-    if (!json_is_array(tok) || !json_is_array(cnt) || json_array_size(tok) != N || json_array_size(cnt) != N) return -1;
-    for (size_t i = 0; i < N; i++) {
-        num[i] = (double)json_integer_value(json_array_get(cnt, i));
-        den[i] = (double)json_integer_value(json_array_get(tok, i));
-    }
-    return 0;
 }
 
 /* The members' per-item figures as num[s·N + i] and den[i] (the caller frees both); N, or -1 when
  * the members do not share one list of test item rows (or one member's sizes differ from
  * another's). rows0 (in/out) is the list to match. */
-static long member_items(json_t *members, json_t **rows0, double **num, double **den)
+static long member_items(const struct rpt_row *const *m, size_t S, const char **rows0, double **num, double **den)
 {
-    size_t S = json_array_size(members), N = 0;
     *num = *den = NULL;
     for (size_t s = 0; s < S; s++) {
-        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
-        json_t *rows = json_object_get(met, "item_rows");
-        if (!json_is_array(rows) || !json_array_size(rows) || strcmp(str_of(met, "split"), "test")) return -1;
-        if (!*rows0) *rows0 = rows;
-        else if (!json_equal(rows, *rows0)) return -1;
+        if (m[s]->items.n <= 0) return -1;
+        if (!*rows0) *rows0 = m[s]->items.rows;
+        else if (strcmp(m[s]->items.rows, *rows0)) return -1;
     }
-    if (!*rows0) return -1;
-    N = json_array_size(*rows0);
-    *num = malloc(sizeof **num * (S * N + 1));
-    *den = malloc(sizeof **den * (N + 1));
-    double *d = malloc(sizeof *d * (N + 1));
+    if (!S) return -1;
+    size_t N = (size_t)m[0]->items.n;
+    *num = sp_xmalloc(sizeof **num * (S * N + 1));
+    *den = sp_xmalloc(sizeof **den * (N + 1));
+    memcpy(*den, m[0]->items.den, sizeof **den * N);
     for (size_t s = 0; s < S; s++) {
-        json_t *met = json_object_get(json_object_get(json_array_get(members, s), "result"), "metrics");
-        int bad = item_values(met, N, *num + s * N, s ? d : *den);
-        for (size_t i = 0; !bad && s && i < N; i++) bad = d[i] != (*den)[i];
-        if (bad) { free(d); free(*num); free(*den); *num = *den = NULL; return -1; }
+        int bad = (size_t)m[s]->items.n != N;
+        for (size_t i = 0; !bad && i < N; i++) bad = m[s]->items.den[i] != (*den)[i];
+        if (bad) { free(*num); free(*den); *num = *den = NULL; return -1; }
+        memcpy(*num + s * N, m[s]->items.num, sizeof **num * N);
     }
-    free(d);
     return (long)N;
 }
 
-/* the members of one side: results on (task, classifier) whose encoder label or run name is `who`,
+/* The interval of one group (*iv): 1, or 0 when its members do not share their item rows. */
+static int group_interval(const struct rpt_row *const *m, size_t S, struct prb_interval *iv)
+{
+    const char *rows0 = NULL;
+    double *num = NULL, *den = NULL;
+    long N = member_items(m, S, &rows0, &num, &den);
+    int ok = N > 0 && prb_boot_ratio((int)S, (int)N, num, den, PRB_BOOT_B, PRB_BOOT_SEED, iv) == SP_OK;
+    free(num);
+    free(den);
+    return ok;
+}
+
+static json_t *interval_json(const struct prb_interval *iv)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "point", json_real(100 * iv->point));
+    json_object_set_new(o, "lo", json_real(100 * iv->lo));
+    json_object_set_new(o, "hi", json_real(100 * iv->hi));
+    json_object_set_new(o, "wide_ci", json_boolean(iv->wide));
+    json_object_set_new(o, "n_items", json_integer(iv->n_items));
+    json_object_set_new(o, "B", json_integer(PRB_BOOT_B));
+    json_object_set_new(o, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+    json_object_set_new(o, "n_invalid", json_integer(iv->n_invalid));
+    json_object_set_new(o, "resample_unit", json_string("sentence"));
+    json_object_set_new(o, "prng", json_string("splitmix64"));
+    return o;
+}
+
+/* a probe result with an accuracy: MDL probes' codelengths are listed apart (report.c) */
+static int is_result(const struct rpt_row *r) { return rpt_is_probe(r) && (r->flags & RPT_F_SEED) && !rpt_is_mdl(r->method); }
+
+/* (encoder, task, classifier), then the table's order */
+static int by_group(const void *x, const void *y)
+{
+    const struct rpt_row *a = *(const struct rpt_row *const *)x, *b = *(const struct rpt_row *const *)y;
+    int c = strcmp(a->encoder, b->encoder);
+    if (!c) c = strcmp(a->task, b->task);
+    if (!c) c = strcmp(a->method, b->method);
+    return c ? c : (a > b) - (a < b);
+}
+
+struct group { const struct rpt_row **m; size_t n; };
+
+static int by_first(const void *x, const void *y)
+{
+    const struct rpt_row *a = ((const struct group *)x)->m[0], *b = ((const struct group *)y)->m[0];
+    return (a > b) - (a < b);
+}
+
+/* One group's aggregate row (*r) and its JSON form. */
+static json_t *aggregate_one(const struct group *g, struct rpt_row *r)
+{
+    size_t S = g->n;
+    const struct rpt_row *r0 = g->m[0];
+    double *v = sp_xmalloc(sizeof *v * 6 * S), m[6], sd[6];
+    int k[6];
+    long n_test = -1;
+    json_t *seeds = json_array();
+    for (size_t s = 0; s < S; s++) {
+        const struct rpt_row *x = g->m[s];
+        const double f[6] = { x->value, x->dev, x->base.majority, x->base.length, x->base.control, x->base.selectivity };
+        for (int q = 0; q < 6; q++) v[q * S + s] = f[q];
+        json_array_append_new(seeds, json_integer(x->seed));
+        if (x->n >= 0) n_test = x->n;
+    }
+    for (int q = 0; q < 6; q++) k[q] = mean_sd(v + q * S, S, &m[q], &sd[q]);
+    free(v);
+    struct prb_interval iv;
+    int has_iv = group_interval(g->m, S, &iv);
+
+    memset(r, 0, sizeof *r);
+    r->kind = r0->kind;
+    r->id = 0;
+    r->seed = -1;
+    r->corpus = "";
+    r->vectors = r->partition = "";
+    r->encoder = r0->encoder;
+    r->layer = r0->layer;
+    r->task = r0->task;
+    r->method = r0->method;
+    r->metric = "acc";
+    r->value = m[0];
+    r->sd = sd[0];
+    r->dev = m[1];
+    r->lo = has_iv ? 100 * iv.lo : NAN;
+    r->hi = has_iv ? 100 * iv.hi : NAN;
+    r->flags = has_iv ? (iv.wide ? RPT_F_WIDE : 0) : RPT_F_NOCI;
+    r->dspr = r->root_acc = r->span_f1 = NAN;
+    r->base = (struct rpt_baselines){ m[2], m[3], m[4], m[5], sd[5], NAN, NAN };
+    r->n = n_test;
+    if (n_test >= 0 && n_test < RPT_SMALL_TEST) r->flags |= RPT_F_SMALL;
+    r->n_seeds = (int)S;
+    r->items.n = -1;
+    for (int q = 0; q < RPT_T_COUNT; q++) r->fig[q] = NAN;
+
+    json_t *a = json_object();
+    json_object_set_new(a, "encoder", json_string(r->encoder));
+    json_object_set_new(a, "task", json_string(r->task));
+    json_object_set_new(a, "classifier", json_string(r->method));
+    json_object_set_new(a, "probe_kind", json_string(r->kind == RPT_K_TOKEN ? "token" : "sentence"));
+    json_object_set_new(a, "n_seeds", json_integer((json_int_t)S));
+    json_object_set_new(a, "seeds", seeds);
+    json_object_set_new(a, "n_test", n_test >= 0 ? json_integer(n_test) : json_null());
+    json_object_set_new(a, "small_test", json_boolean(n_test >= 0 && n_test < RPT_SMALL_TEST));
+    json_t *test = mean_sd_json(m[0], sd[0], k[0]);
+    json_object_set_new(test, "ci95", has_iv ? interval_json(&iv) : json_null());
+    json_object_set_new(a, "test_acc", test);
+    static const char *const names[] = { "dev_acc", "majority_acc", "length_acc", "control_acc", "control_selectivity" };
+    for (int q = 1; q < 6; q++) json_object_set_new(a, names[q - 1], mean_sd_json(m[q], sd[q], k[q]));
+    return a;
+}
+
+json_t *rpt_aggregate_rows(struct rpt_table *t)
+{
+    size_t n = 0, ng = 0;
+    const struct rpt_row **p = sp_xmalloc(sizeof *p * (t->n + 1));
+    for (size_t i = 0; i < t->n; i++)
+        if (is_result(&t->v[i])) p[n++] = &t->v[i];
+    qsort(p, n, sizeof *p, by_group);
+    struct group *g = sp_xmalloc(sizeof *g * (n + 1));
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && !strcmp(p[j]->encoder, p[i]->encoder) && !strcmp(p[j]->task, p[i]->task) &&
+                        !strcmp(p[j]->method, p[i]->method);
+             j++)
+            ;
+        g[ng++] = (struct group){ p + i, j - i };
+    }
+    qsort(g, ng, sizeof *g, by_first);   /* first-appearance order */
+    json_t *out = json_array();
+    struct rpt_row *v = sp_xmalloc(sizeof *v * (ng + t->n + 1));
+    for (size_t i = 0; i < ng; i++) json_array_append_new(out, aggregate_one(&g[i], &v[i]));
+    if (t->n) memcpy(v + ng, t->v, sizeof *v * t->n);
+    free(t->v);
+    t->v = v;
+    t->n += ng;
+    free(g);
+    free(p);
+    return out;
+}
+
+/* The members of one side: results on (task, classifier) whose encoder label or run name is `who`,
  * or matches it as a shell pattern (fnmatch: "ms-san-trained-s*" pools the runs of several training
- * seeds into one side); labels (out, may be NULL) gets the distinct labels matched */
-static json_t *side(json_t *probes, const char *who, const char *task, const char *clf, json_t *labels)
+ * seeds into one side), into m (*n of them); the distinct labels matched into lab (*nl). */
+static void side(const struct rpt_table *t, const char *who, const char *task, const char *clf, const struct rpt_row **m,
+                 size_t *n, const char **lab, size_t *nl)
 {
-    json_t *out = json_array(), *row;
-    size_t i;
-    struct sp_buf label = { 0 };
-    json_array_foreach(probes, i, row) {
-        rpt_encoder_label(row, &label);
-        const char *run = json_string_value(json_object_get(row, "run"));
-        if ((fnmatch(who, label.p, 0) && (!run || fnmatch(who, run, 0))) || strcmp(str_of(row, "task"), task) ||
-            strcmp(str_of(row, "classifier"), clf))
+    *n = *nl = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r) || (fnmatch(who, r->encoder, 0) && (!r->run || fnmatch(who, r->run, 0))) || strcmp(r->task, task) ||
+            strcmp(r->method, clf))
             continue;
-        json_array_append(out, row);
-        size_t k;
-        json_t *x;
+        m[(*n)++] = r;
         int seen = 0;
-        json_array_foreach(labels, k, x) seen |= !strcmp(json_string_value(x), label.p);
-        if (labels && !seen) json_array_append_new(labels, json_string(label.p));
+        for (size_t k = 0; k < *nl && !seen; k++) seen = !strcmp(lab[k], r->encoder);
+        if (!seen) lab[(*nl)++] = r->encoder;
     }
-    sp_buf_free(&label);
-    return out;
 }
 
-json_t *rpt_compare(json_t *probes, const char *a, const char *b)
+/* a new array of n labels (NULL when n is 0) */
+static const char **labels_copy(const char *const *lab, size_t n)
 {
-    json_t *out = json_array(), *seen = json_object(), *row;
-    json_t *labels_a = json_array(), *labels_b = json_array();
-    size_t i;
-    json_array_foreach(probes, i, row) {
-        const char *task = str_of(row, "task"), *clf = str_of(row, "classifier");
-        struct sp_buf key = { 0 };   /* whole: two long task names cut alike would be one pair */
-        sp_buf_printf(&key, "%s\t%s", task, clf);
-        int dup = json_object_get(seen, key.p) != NULL;
-        if (!dup) json_object_set_new(seen, key.p, json_true());
-        sp_buf_free(&key);
+    const char **v = n ? sp_xmalloc(sizeof *v * n) : NULL;
+    for (size_t i = 0; i < n; i++) v[i] = lab[i];
+    return v;
+}
+
+size_t rpt_compare(struct rpt_table *t, const char *a, const char *b)
+{
+    size_t cap = t->n + 1, n_seen = 0, n0 = t->n_cmp;
+    const struct rpt_row **ma = sp_xmalloc(sizeof *ma * cap), **mb = sp_xmalloc(sizeof *mb * cap),
+                         **seen = sp_xmalloc(sizeof *seen * cap);
+    const char **la = sp_xmalloc(sizeof *la * cap), **lb = sp_xmalloc(sizeof *lb * cap);
+    a = rpt_table_keep(t, a);
+    b = rpt_table_keep(t, b);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (!is_result(row)) continue;
+        const char *task = row->task, *clf = row->method;
+        int dup = 0;   /* whole names: two long task names cut alike would be one pair */
+        for (size_t k = 0; k < n_seen && !dup; k++) dup = !strcmp(seen[k]->task, task) && !strcmp(seen[k]->method, clf);
         if (dup) continue;
-        json_array_clear(labels_a);
-        json_array_clear(labels_b);
-        json_t *ma = side(probes, a, task, clf, labels_a), *mb = side(probes, b, task, clf, labels_b);
-        if (json_array_size(ma) && json_array_size(mb)) {
-            json_t *c = json_object(), *rows0 = NULL;
-            json_object_set_new(c, "task", json_string(task));
-            json_object_set_new(c, "classifier", json_string(clf));
-            json_object_set_new(c, "a", json_string(a));
-            json_object_set_new(c, "b", json_string(b));
-            json_object_set_new(c, "encoders_a", json_copy(labels_a));
-            json_object_set_new(c, "encoders_b", json_copy(labels_b));
-            json_object_set_new(c, "n_seeds_a", json_integer((json_int_t)json_array_size(ma)));
-            json_object_set_new(c, "n_seeds_b", json_integer((json_int_t)json_array_size(mb)));
-            double *na = NULL, *nb = NULL, *den = NULL, *denb = NULL;
-            long Na = member_items(ma, &rows0, &na, &den), Nb = Na >= 0 ? member_items(mb, &rows0, &nb, &denb) : -1;
-            struct prb_comparison r;
-            int same = Na > 0 && Nb == Na, overlap = 0;
-            size_t ka, kb;
-            json_t *xa, *xb;
-            json_array_foreach(labels_a, ka, xa) json_array_foreach(labels_b, kb, xb) overlap |= json_equal(xa, xb);
-            for (long k = 0; same && k < Na; k++) same = den[k] == denb[k];
-            if (overlap) {
-                json_object_set_new(c, "error", json_string("an encoder is on both sides: no paired comparison"));
-            } else if (same && prb_boot_paired((int)Na, den, (int)json_array_size(ma), na, (int)json_array_size(mb), nb, PRB_BOOT_B,
-                                       PRB_BOOT_SEED, &r) == SP_OK) {
-                json_object_set_new(c, "n_test", json_integer(r.n_items));
-                json_object_set_new(c, "delta", json_real(100 * r.delta));
-                json_object_set_new(c, "lo", json_real(100 * r.lo));
-                json_object_set_new(c, "hi", json_real(100 * r.hi));
-                json_object_set_new(c, "p", json_real(r.p));
-                json_object_set_new(c, "p_floor", r.p_floor > 0 ? json_real(r.p_floor) : json_null());
-                json_object_set_new(c, "se", isnan(r.se) ? json_null() : json_real(100 * r.se));
-                json_object_set_new(c, "mdd80", isnan(r.mdd80) ? json_null() : json_real(100 * r.mdd80));
-                json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
-                json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
-                json_object_set_new(c, "n_invalid", json_integer(r.n_invalid));
-            } else {
-                json_object_set_new(c, "error", json_string("the two were not scored on the same test items (or carry no "
-                                                            "per-item record): no paired comparison"));
-            }
-            free(den); free(denb); free(na); free(nb);
-            json_array_append_new(out, c);
+        seen[n_seen++] = row;
+        size_t na_, nb_, nla, nlb;
+        side(t, a, task, clf, ma, &na_, la, &nla);
+        side(t, b, task, clf, mb, &nb_, lb, &nlb);
+        if (!na_ || !nb_) continue;
+        t->cmp = sp_xrealloc(t->cmp, sizeof *t->cmp * (t->n_cmp + 1));
+        struct rpt_cmp *c = &t->cmp[t->n_cmp++];
+        *c = (struct rpt_cmp){ task, clf, a, b, labels_copy(la, nla), labels_copy(lb, nlb), nla, nlb, (int)na_, (int)nb_, NULL,
+                               -1, -1, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+        const char *rows0 = NULL;
+        double *na = NULL, *nb = NULL, *den = NULL, *denb = NULL;
+        long Na = member_items(ma, na_, &rows0, &na, &den), Nb = Na >= 0 ? member_items(mb, nb_, &rows0, &nb, &denb) : -1;
+        struct prb_comparison r;
+        int same = Na > 0 && Nb == Na, overlap = 0;
+        for (size_t x = 0; x < nla; x++)
+            for (size_t y = 0; y < nlb; y++) overlap |= !strcmp(la[x], lb[y]);
+        for (long k = 0; same && k < Na; k++) same = den[k] == denb[k];
+        if (overlap) {
+            c->error = "an encoder is on both sides: no paired comparison";
+        } else if (same && prb_boot_paired((int)Na, den, (int)na_, na, (int)nb_, nb, PRB_BOOT_B, PRB_BOOT_SEED, &r) == SP_OK) {
+            c->n_test = r.n_items;
+            c->delta = 100 * r.delta;
+            c->lo = 100 * r.lo;
+            c->hi = 100 * r.hi;
+            c->p = r.p;
+            c->p_floor = r.p_floor > 0 ? r.p_floor : NAN;
+            c->se = 100 * r.se;
+            c->mdd80 = 100 * r.mdd80;
+            c->n_invalid = r.n_invalid;
+        } else {
+            c->error = "the two were not scored on the same test items (or carry no per-item record): no paired comparison";
         }
-        json_decref(ma);
-        json_decref(mb);
+        free(den); free(denb); free(na); free(nb);
     }
-    json_decref(seen);
-    json_decref(labels_a);
-    json_decref(labels_b);
+    free(ma); free(mb); free(seen); free(la); free(lb);
+    return t->n_cmp - n0;
+}
+
+static json_t *labels_json(const char *const *lab, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(lab[i]));
+    return a;
+}
+
+static json_t *real_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+json_t *rpt_cmp_json(const struct rpt_table *t)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; i < t->n_cmp; i++) {
+        const struct rpt_cmp *x = &t->cmp[i];
+        json_t *c = json_object();
+        json_object_set_new(c, "task", json_string(x->task));
+        json_object_set_new(c, "classifier", json_string(x->classifier));
+        json_object_set_new(c, "a", json_string(x->a));
+        json_object_set_new(c, "b", json_string(x->b));
+        json_object_set_new(c, "encoders_a", labels_json(x->enc_a, x->n_enc_a));
+        json_object_set_new(c, "encoders_b", labels_json(x->enc_b, x->n_enc_b));
+        json_object_set_new(c, "n_seeds_a", json_integer(x->n_seeds_a));
+        json_object_set_new(c, "n_seeds_b", json_integer(x->n_seeds_b));
+        if (x->error) {
+            json_object_set_new(c, "error", json_string(x->error));
+        } else {
+            json_object_set_new(c, "n_test", json_integer(x->n_test));
+            json_object_set_new(c, "delta", json_real(x->delta));
+            json_object_set_new(c, "lo", json_real(x->lo));
+            json_object_set_new(c, "hi", json_real(x->hi));
+            json_object_set_new(c, "p", json_real(x->p));
+            json_object_set_new(c, "p_floor", real_or_null(x->p_floor));
+            json_object_set_new(c, "se", real_or_null(x->se));
+            json_object_set_new(c, "mdd80", real_or_null(x->mdd80));
+            json_object_set_new(c, "B", json_integer(PRB_BOOT_B));
+            json_object_set_new(c, "bootstrap_seed", json_integer(PRB_BOOT_SEED));
+            json_object_set_new(c, "n_invalid", json_integer(x->n_invalid));
+        }
+        json_array_append_new(out, c);
+    }
     return out;
 }
 
-size_t rpt_pair_end(json_t *cmp, size_t i)
+size_t rpt_pair_end(const struct rpt_table *t, size_t i)
 {
-    json_t *c0 = json_array_get(cmp, i);
     size_t j = i;
-    while (j < json_array_size(cmp) && !strcmp(str_of(json_array_get(cmp, j), "a"), str_of(c0, "a")) &&
-           !strcmp(str_of(json_array_get(cmp, j), "b"), str_of(c0, "b")))
-        j++;
+    while (j < t->n_cmp && !strcmp(t->cmp[j].a, t->cmp[i].a) && !strcmp(t->cmp[j].b, t->cmp[i].b)) j++;
     return j;
 }
 
@@ -335,20 +335,4 @@ const char *rpt_fmt_num(char *buf, size_t n, const char *fmt, double v)
     /* "-0.0", "-0.00": a negative that rounds to zero prints as zero */
     if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf));
     return buf;
-}
-
-/* distinct string values of key over arr whose keep(x) holds, first-appearance order (a new array) */
-json_t *rpt_distinct(json_t *arr, const char *key, int (*keep)(json_t *, const void *), const void *arg)
-{
-    json_t *out = json_array(), *seen = json_object(), *x;
-    size_t i;
-    json_array_foreach(arr, i, x) {
-        if (keep && !keep(x, arg)) continue;
-        const char *v = rpt_jpath_str(x, key);
-        if (json_object_get(seen, v)) continue;
-        json_object_set_new(seen, v, json_true());
-        json_array_append_new(out, json_string(v));
-    }
-    json_decref(seen);
-    return out;
 }

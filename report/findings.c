@@ -26,92 +26,159 @@
 #include "common/sp.h"
 #include "stages/layers.h"
 #include "report/agg.h"
-
-#define num rpt_jpath_num
-#define str rpt_jpath_str
+#include "report/rows.h"
 
 /* ---- the measures: rows of cells keyed by column ----
- * rows:  JSON array of {"label", "fmt", "scale", "baseline", "baseline_label", "cells": {col: value},
- *        "flags": {col: true}}; columns: "L<k>" for layer k of the base, else the encoder's name. */
+ * A row: its label, the format and scale of its values, its baseline, its cells by column ("NAME\tL<k>"
+ * for layer k of the base NAME, else the encoder's name) and the bases it has cells of. */
+struct cell { char *col; double v; int flag; };
+struct grow {
+    char *key, *label, *baseline_label;
+    const char *fmt;
+    double scale, baseline;       /* baseline NAN: none */
+    struct cell *c;
+    size_t nc;
+    char **bases;
+    size_t nb;
+    double *ctl;                  /* token probes: the control accuracies of its cells */
+    size_t nctl;
+};
+struct gbase { char *name; int max; };   /* a base and its highest layer */
 struct grid {
-    json_t *rows, *index;      /* index: row key -> row */
-    json_t *bases;             /* base name -> max layer */
-    json_t *others, *others_seen;
+    struct grow *r;
+    size_t n;
+    struct gbase *base;
+    size_t nbase;
+    char **others;                /* the other encoders, in first-appearance order */
+    size_t nothers;
 };
 
-static json_t *grid_row(struct grid *g, const char *key, const char *label, const char *fmt, double scale)
+static struct grow *grid_find(struct grid *g, const char *key)
 {
-    json_t *r = json_object_get(g->index, key);
-    if (r) return r;
-    r = json_pack("{s:s, s:s, s:f, s:o, s:o, s:o}", "label", label, "fmt", fmt, "scale", scale, "cells", json_object(),
-                  "flags", json_object(), "bases", json_object());
-    json_object_set_new(g->index, key, r);
-    json_array_append(g->rows, r);
-    return r;
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->r[i].key, key)) return &g->r[i];
+    return NULL;
 }
 
-/* the cell of row r for run label enc (a layer of a base, or another encoder) */
-static void grid_put(struct grid *g, json_t *r, const char *enc, double v, int flag)
+/* the row of key, made with label, fmt and scale when there is none; its index */
+static size_t grid_row(struct grid *g, const char *key, const char *label, const char *fmt, double scale)
+{
+    struct grow *r = grid_find(g, key);
+    if (r) return (size_t)(r - g->r);
+    g->r = sp_xrealloc(g->r, sizeof *g->r * (g->n + 1));
+    g->r[g->n] = (struct grow){ .key = sp_xstrdup(key), .label = sp_xstrdup(label), .fmt = fmt, .scale = scale, .baseline = NAN };
+    return g->n++;
+}
+
+static int has_str(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s)) return 1;
+    return 0;
+}
+
+static void add_str(char ***v, size_t *n, const char *s)
+{
+    *v = sp_xrealloc(*v, sizeof **v * (*n + 1));
+    (*v)[(*n)++] = sp_xstrdup(s);
+}
+
+/* the cell of row ri for run label enc (a layer of a base, or another encoder) */
+static void grid_put(struct grid *g, size_t ri, const char *enc, double v, int flag)
 {
     if (isnan(v)) return;
+    struct grow *r = &g->r[ri];
     struct sp_buf base = { 0 }, col = { 0 };
     sp_buf_put(&base, enc, strlen(enc) + 1);
     int k = stg_layer_of_run(enc, base.p, base.len);
     if (k >= 0) {
         sp_buf_printf(&col, "%s\tL%d", base.p, k);
-        json_t *m = json_object_get(g->bases, base.p);
-        if (!m || json_integer_value(m) < k) json_object_set_new(g->bases, base.p, json_integer(k));
-        json_object_set_new(json_object_get(r, "bases"), base.p, json_true());
+        size_t b = 0;
+        while (b < g->nbase && strcmp(g->base[b].name, base.p)) b++;
+        if (b == g->nbase) {
+            g->base = sp_xrealloc(g->base, sizeof *g->base * (g->nbase + 1));
+            g->base[g->nbase++] = (struct gbase){ sp_xstrdup(base.p), k };
+        } else if (g->base[b].max < k) {
+            g->base[b].max = k;
+        }
+        if (!has_str(r->bases, r->nb, base.p)) add_str(&r->bases, &r->nb, base.p);
     } else {
         sp_buf_printf(&col, "%s", enc);
-        if (!json_object_get(g->others_seen, enc)) {
-            json_object_set_new(g->others_seen, enc, json_true());
-            json_array_append_new(g->others, json_string(enc));
-        }
+        if (!has_str(g->others, g->nothers, enc)) add_str(&g->others, &g->nothers, enc);
     }
-    json_object_set_new(json_object_get(r, "cells"), col.p, json_real(v));
-    if (flag) json_object_set_new(json_object_get(r, "flags"), col.p, json_true());
+    size_t c = 0;
+    while (c < r->nc && strcmp(r->c[c].col, col.p)) c++;
+    if (c == r->nc) {
+        r->c = sp_xrealloc(r->c, sizeof *r->c * (r->nc + 1));
+        r->c[r->nc++] = (struct cell){ sp_xstrdup(col.p), v, flag };
+    } else {
+        r->c[c].v = v;
+        r->c[c].flag |= flag;
+    }
     sp_buf_free(&base);
     sp_buf_free(&col);
 }
 
-static void set_baseline(json_t *r, double v, const char *label)
+static const struct cell *grid_cell(const struct grow *r, const char *col)
 {
-    if (isnan(v)) return;
-    double old = num(r, "baseline");
-    if (!isnan(old) && old >= v) return;   /* the strongest baseline of the row */
-    json_object_set_new(r, "baseline", json_real(v));
-    json_object_set_new(r, "baseline_label", json_string(label));
+    for (size_t c = 0; c < r->nc; c++)
+        if (!strcmp(r->c[c].col, col)) return &r->c[c];
+    return NULL;
 }
 
-static int is_token_agg(json_t *a) { return !strcmp(str(a, "probe_kind"), "token"); }
+static void set_baseline(struct grow *r, double v, const char *label)
+{
+    if (isnan(v)) return;
+    if (!isnan(r->baseline) && r->baseline >= v) return;   /* the strongest baseline of the row */
+    r->baseline = v;
+    free(r->baseline_label);
+    r->baseline_label = sp_xstrdup(label);
+}
+
+static void grid_free(struct grid *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        struct grow *r = &g->r[i];
+        for (size_t c = 0; c < r->nc; c++) free(r->c[c].col);
+        for (size_t b = 0; b < r->nb; b++) free(r->bases[b]);
+        free(r->c); free(r->bases); free(r->ctl); free(r->key); free(r->label); free(r->baseline_label);
+    }
+    for (size_t b = 0; b < g->nbase; b++) free(g->base[b].name);
+    for (size_t o = 0; o < g->nothers; o++) free(g->others[o]);
+    free(g->r); free(g->base); free(g->others);
+}
 
 /* probing tasks and token probes, from the aggregates over seeds */
-static void grid_probes(struct grid *g, json_t *aggs)
+static void grid_probes(struct grid *g, const struct rpt_table *t)
 {
-    json_t *clfs = json_object(), *a;
-    size_t i;
-    json_array_foreach(aggs, i, a) json_object_set_new(clfs, str(a, "classifier"), json_true());
-    int one_clf = json_object_size(clfs) <= 1;
-    json_decref(clfs);
+    int one_clf = 1;
+    const char *clf0 = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        if (!rpt_is_agg(&t->v[i])) continue;
+        if (!clf0) clf0 = t->v[i].method;
+        else if (strcmp(clf0, t->v[i].method)) one_clf = 0;
+    }
     struct sp_buf key = { 0 }, label = { 0 };
-    json_array_foreach(aggs, i, a) {
-        int tok = is_token_agg(a);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!rpt_is_agg(a)) continue;
+        int tok = a->kind == RPT_K_TOKEN;
         key.len = label.len = 0;
-        sp_buf_printf(&key, "%s\t%s\t%s", tok ? "token" : "task", str(a, "task"), str(a, "classifier"));
-        const char *task = str(a, "task");
+        sp_buf_printf(&key, "%s\t%s\t%s", tok ? "token" : "task", a->task, a->method);
+        const char *task = a->task;
         sp_buf_printf(&label, "%s%s%s%s%s", tok ? task + 6 : task, tok ? " (token probe)" : "", one_clf ? "" : " [",
-                      one_clf ? "" : str(a, "classifier"), one_clf ? "" : "]");
-        json_t *r = grid_row(g, key.p, label.p, "%.1f", 1);
-        grid_put(g, r, str(a, "encoder"), num(a, "test_acc.mean"), json_is_true(json_object_get(a, "small_test")));
+                      one_clf ? "" : a->method, one_clf ? "" : "]");
+        size_t ri = grid_row(g, key.p, label.p, "%.1f", 1);
+        grid_put(g, ri, a->encoder, a->value, !!(a->flags & RPT_F_SMALL));
+        struct grow *r = &g->r[ri];
         if (tok) {
             /* the control accuracies of the row's cells, averaged once all are in (grid_finish) */
-            json_t *cs = json_object_get(r, "controls");
-            if (!cs) { cs = json_array(); json_object_set_new(r, "controls", cs); }
-            double c = num(a, "control_acc.mean");
-            if (!isnan(c)) json_array_append_new(cs, json_real(c));
+            if (!isnan(a->base.control)) {
+                r->ctl = sp_xrealloc(r->ctl, sizeof *r->ctl * (r->nctl + 1));
+                r->ctl[r->nctl++] = a->base.control;
+            }
         } else {
-            set_baseline(r, num(a, "majority_acc.mean"), "majority class");
+            set_baseline(r, a->base.majority, "majority class");
         }
     }
     sp_buf_free(&key);
@@ -120,9 +187,9 @@ static void grid_probes(struct grid *g, json_t *aggs)
 
 /* the run a tree evaluation scored (its method names it) as a label without the corpus suffix, into
  * b; NULL when the method scored no run (a baseline) */
-static const char *tree_run(json_t *row, const char *prefix, struct sp_buf *b)
+static const char *tree_run(const struct rpt_row *row, const char *prefix, struct sp_buf *b)
 {
-    const char *m = str(row, "method");
+    const char *m = row->method;
     size_t pl = strlen(prefix);
     if (strncmp(m, prefix, pl)) return NULL;
     const char *p = m + pl, *end = strstr(p, ":layer");
@@ -132,31 +199,29 @@ static const char *tree_run(json_t *row, const char *prefix, struct sp_buf *b)
     sp_buf_put(&run, "", 1);
     b->len = 0;
     sp_buf_put(b, run.p, n + 1);
-    rpt_run_label(run.p, str(row, "corpus"), b->p, n + 1);
+    rpt_run_label(run.p, row->corpus, b->p, n + 1);
     sp_buf_free(&run);
     return b->p;
 }
 
 /* structural probes, dependency and constituency trees from attention */
-static void grid_trees(struct grid *g, json_t *trees)
+static void grid_trees(struct grid *g, const struct rpt_table *t)
 {
-    json_t *row;
-    size_t i;
     struct sp_buf run = { 0 }, key = { 0 };
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        const char *m = row->method, *corpus = row->corpus;
         if (tree_run(row, "structprobe:trained:run=", &run)) {
-            static const struct { const char *metric, *label, *fmt; double scale; } sp[2] = {
-                { "uuas", "distance probe UUAS", "%.1f", 1 }, { "dspr", "distance probe DSpr", "%.3f", 100 } };
+            static const struct { const char *metric, *label, *fmt; double scale; int fig, lin; } sp[2] = {
+                { "uuas", "distance probe UUAS", "%.1f", 1, RPT_T_UUAS, RPT_T_LIN_UUAS },
+                { "dspr", "distance probe DSpr", "%.3f", 100, RPT_T_DSPR, RPT_T_LIN_DSPR } };
             for (int k = 0; k < 2; k++) {
                 key.len = 0;
                 sp_buf_printf(&key, "sp\t%s\t%s", sp[k].metric, corpus);
-                json_t *r = grid_row(g, key.p, sp[k].label, sp[k].fmt, sp[k].scale);
-                grid_put(g, r, run.p, num(res, sp[k].metric), 0);
-                char path[64];
-                snprintf(path, sizeof path, "linear_baseline.%s", sp[k].metric);
-                set_baseline(r, num(res, path), "linear");
+                size_t ri = grid_row(g, key.p, sp[k].label, sp[k].fmt, sp[k].scale);
+                grid_put(g, ri, run.p, row->fig[sp[k].fig], 0);
+                set_baseline(&g->r[ri], row->fig[sp[k].lin], "linear");
             }
         } else if (tree_run(row, "dependency:run:", &run)) {
             const char *dir = strrchr(m, ':');
@@ -164,34 +229,34 @@ static void grid_trees(struct grid *g, json_t *trees)
             sp_buf_printf(&key, "dep\t%s\t%s", corpus, dir ? dir + 1 : "");
             struct sp_buf label = { 0 };
             sp_buf_printf(&label, "attention → dep. tree UAS (%s)", dir ? dir + 1 : "");
-            grid_put(g, grid_row(g, key.p, label.p, "%.1f", 1), run.p, num(res, "uas"), 0);
+            grid_put(g, grid_row(g, key.p, label.p, "%.1f", 1), run.p, row->fig[RPT_T_UAS], 0);
             sp_buf_free(&label);
         } else if (tree_run(row, "attention:run:", &run)) {
             key.len = 0;
             sp_buf_printf(&key, "const\t%s", corpus);
-            grid_put(g, grid_row(g, key.p, "attention → const. tree F1", "%.1f", 1), run.p,
-                     num(res, "protocol_b.sentence_f1.all"), 0);
+            grid_put(g, grid_row(g, key.p, "attention → const. tree F1", "%.1f", 1), run.p, row->fig[RPT_T_B_SENT], 0);
         }
     }
     /* baselines after the rows exist: the best baseline of the corpus */
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        json_t *res = json_object_get(row, "result"), *r;
-        const char *name;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        const char *m = row->method, *corpus = row->corpus;
+        struct grow *r;
         if (!strncmp(m, "dependency:baseline:", 20)) {
             key.len = 0;
             sp_buf_printf(&key, "dep\t%s\t", corpus);
-            json_object_foreach(g->index, name, r)
-                if (!strncmp(name, key.p, key.len)) {
+            for (size_t k = 0; k < g->n; k++)
+                if (!strncmp(g->r[k].key, key.p, key.len)) {
                     struct sp_buf lab = { 0 };
                     sp_buf_printf(&lab, "%s trees", m + 20);
-                    set_baseline(r, num(res, "uas"), lab.p);
+                    set_baseline(&g->r[k], row->fig[RPT_T_UAS], lab.p);
                     sp_buf_free(&lab);
                 }
         } else if (!strncmp(m, "right", 5) || !strncmp(m, "left", 4) || !strncmp(m, "random", 6)) {
             key.len = 0;
             sp_buf_printf(&key, "const\t%s", corpus);
-            if ((r = json_object_get(g->index, key.p))) set_baseline(r, num(res, "protocol_b.sentence_f1.all"), m);
+            if ((r = grid_find(g, key.p))) set_baseline(r, row->fig[RPT_T_B_SENT], m);
         }
     }
     sp_buf_free(&run);
@@ -201,15 +266,12 @@ static void grid_trees(struct grid *g, json_t *trees)
 /* token probes: the baseline is the mean control accuracy of the row's cells */
 static void grid_finish(struct grid *g)
 {
-    json_t *r;
-    size_t i;
-    json_array_foreach(g->rows, i, r) {
-        json_t *cs = json_object_get(r, "controls"), *c;
-        if (!cs || !json_array_size(cs)) continue;
+    for (size_t i = 0; i < g->n; i++) {
+        struct grow *r = &g->r[i];
+        if (!r->nctl) continue;
         double s = 0;
-        size_t k;
-        json_array_foreach(cs, k, c) s += json_real_value(c);
-        set_baseline(r, s / (double)json_array_size(cs), "control task (mean)");
+        for (size_t k = 0; k < r->nctl; k++) s += r->ctl[k];
+        set_baseline(r, s / (double)r->nctl, "control task (mean)");
     }
 }
 
@@ -217,10 +279,9 @@ static void grid_finish(struct grid *g)
 static void heatmap_of(struct rpt_page *p, struct grid *g, const char *base, int max_layer)
 {
     size_t nr = 0, i;
-    json_t *r;
-    json_array_foreach(g->rows, i, r) nr += json_object_get(json_object_get(r, "bases"), base) != NULL;
+    for (i = 0; i < g->n; i++) nr += has_str(g->r[i].bases, g->r[i].nb, base);
     if (!nr) return;
-    int nl = max_layer + 1, no = (int)json_array_size(g->others), nc = nl + no;
+    int nl = max_layer + 1, no = (int)g->nothers, nc = nl + no;
     double *v = malloc(sizeof *v * nr * (size_t)nc), *bl = malloc(sizeof *bl * nr), *sc = malloc(sizeof *sc * nr);
     unsigned char *flag = calloc(nr * (size_t)nc, 1);
     const char **rl = malloc(sizeof *rl * nr), **fmt = malloc(sizeof *fmt * nr), **bll = malloc(sizeof *bll * nr);
@@ -228,23 +289,23 @@ static void heatmap_of(struct rpt_page *p, struct grid *g, const char *base, int
     char (*lab)[16] = malloc(sizeof *lab * (size_t)(nl ? nl : 1));
     struct sp_buf col = { 0 };
     for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); cl[k] = lab[k]; }
-    for (int o = 0; o < no; o++) cl[nl + o] = json_string_value(json_array_get(g->others, (size_t)o));
+    for (int o = 0; o < no; o++) cl[nl + o] = g->others[o];
     size_t ri = 0;
-    json_array_foreach(g->rows, i, r) {
-        if (!json_object_get(json_object_get(r, "bases"), base)) continue;
-        rl[ri] = str(r, "label");
-        fmt[ri] = str(r, "fmt");
-        sc[ri] = num(r, "scale");
-        bl[ri] = num(r, "baseline");
-        bll[ri] = str(r, "baseline_label");
-        json_t *cells = json_object_get(r, "cells"), *flags = json_object_get(r, "flags");
+    for (i = 0; i < g->n; i++) {
+        const struct grow *r = &g->r[i];
+        if (!has_str(r->bases, r->nb, base)) continue;
+        rl[ri] = r->label;
+        fmt[ri] = r->fmt;
+        sc[ri] = r->scale;
+        bl[ri] = r->baseline;
+        bll[ri] = r->baseline_label ? r->baseline_label : "";
         for (int c = 0; c < nc; c++) {
             col.len = 0;
             if (c < nl) sp_buf_printf(&col, "%s\tL%d", base, c);
             else sp_buf_printf(&col, "%s", cl[c]);
-            json_t *x = json_object_get(cells, col.p);
-            v[ri * (size_t)nc + (size_t)c] = x ? json_real_value(x) : NAN;
-            flag[ri * (size_t)nc + (size_t)c] = json_is_true(json_object_get(flags, col.p));
+            const struct cell *x = grid_cell(r, col.p);
+            v[ri * (size_t)nc + (size_t)c] = x ? x->v : NAN;
+            flag[ri * (size_t)nc + (size_t)c] = x && x->flag;
         }
         ri++;
     }
@@ -259,95 +320,88 @@ static void heatmap_of(struct rpt_page *p, struct grid *g, const char *base, int
     free(v); free(bl); free(sc); free(flag); free(rl); free(fmt); free(bll); free(cl); free(lab);
 }
 
-void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees)
+void rpt_findings_section(struct rpt_page *p, const struct rpt_table *t)
 {
-    struct grid g = { json_array(), json_object(), json_object(), json_array(), json_object() };
-    grid_probes(&g, aggs);
-    grid_trees(&g, trees);
+    struct grid g = { 0 };
+    grid_probes(&g, t);
+    grid_trees(&g, t);
     grid_finish(&g);
     /* no heading: the figure's title is one, and the figure belongs in the first screen */
     fprintf(p->f, "<section id=\"findings\">\n");
-    if (!json_object_size(g.bases)) {
+    if (!g.nbase) {
         fprintf(p->f, "<p>No layer-wise results: the runs of an encoder's layers are named <code>NAME-L&lt;k&gt;</code> "
                       "(layer 0 = the embeddings); a job's <code>\"layers\"</code> names them so.</p>\n");
     } else {
-        const char *base;
-        json_t *m;
-        json_object_foreach(g.bases, base, m) heatmap_of(p, &g, base, (int)json_integer_value(m));
+        for (size_t b = 0; b < g.nbase; b++) heatmap_of(p, &g, g.base[b].name, g.base[b].max);
     }
     fprintf(p->f, "</section>\n");
-    json_decref(g.rows); json_decref(g.index); json_decref(g.bases); json_decref(g.others); json_decref(g.others_seen);
+    grid_free(&g);
 }
 
 /* ---- control tasks ---- */
 
-static int has_control(json_t *a) { return !isnan(num(a, "control_acc.mean")); }
+static int has_control(const struct rpt_row *a) { return rpt_is_agg(a) && !isnan(a->base.control); }
 
-void rpt_control_section(struct rpt_page *p, json_t *aggs)
+void rpt_control_section(struct rpt_page *p, const struct rpt_table *t)
 {
     FILE *f = p->f;
     size_t i, n = 0;
-    json_t *a;
-    json_array_foreach(aggs, i, a) n += has_control(a);
+    for (i = 0; i < t->n; i++) n += has_control(&t->v[i]);
     if (!n) return;
     fprintf(f, "<section id=\"control\"><h2>Control tasks</h2>\n<p>Selectivity = accuracy − control accuracy "
                "(points): how much of a probe's accuracy the representation gives rather than the probe's own capacity. "
                "Token probes: the control task gives every word type a random label of the same distribution (Hewitt &amp; "
-               "Liang 2019, SPEC-models M5). Probing tasks: the same probe trained on labels shuffled within each "
+               "Liang 2019, docs/spec/models.md M5). Probing tasks: the same probe trained on labels shuffled within each "
                "partition. Mean over seeds.</p>\n<table><tr><th class=\"l\">task</th><th class=\"l\">control</th>"
                "<th class=\"l\">encoder</th><th>layer</th><th>n test</th><th>accuracy</th><th>control accuracy</th>"
                "<th>selectivity</th></tr>\n");
     /* series for the chart: one per (base, task, classifier) with layers */
-    json_t *series = json_object(), *order = json_array();
+    char **series = NULL;   /* names, first-appearance order */
+    size_t ns = 0, npt = 0;
+    struct point { size_t s; int k; double v; } *pt = sp_xmalloc(sizeof *pt * (t->n + 1));
     int max_layer = -1;
     struct sp_buf base = { 0 }, key = { 0 };
-    json_array_foreach(aggs, i, a) {
+    for (size_t ai = 0; ai < t->n; ai++) {
+        const struct rpt_row *a = &t->v[ai];
         if (!has_control(a)) continue;
-        const char *enc = str(a, "encoder");
+        int tok = a->kind == RPT_K_TOKEN;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);
         int k = stg_layer_of_run(enc, base.p, base.len);
-        const char *task = is_token_agg(a) ? str(a, "task") + 6 : str(a, "task");
+        const char *task = tok ? a->task + 6 : a->task;
         fputs("<tr><td class=\"l\">", f);
         rpt_html_text(f, task);
         fputs("</td><td class=\"l\">", f);
-        rpt_html_text(f, is_token_agg(a) ? "random label per word type" : "shuffled labels");
+        rpt_html_text(f, tok ? "random label per word type" : "shuffled labels");
         fputs("</td><td class=\"l\">", f);
         rpt_html_text(f, k >= 0 ? base.p : enc);
         fputs("</td>", f);
         if (k >= 0) fprintf(f, "<td>%d</td>", k); else fputs("<td>–</td>", f);
-        rpt_page_cell(f, num(a, "n_test"), "%.0f");
-        rpt_page_cell(f, num(a, "test_acc.mean"), "%.1f");
-        rpt_page_cell(f, num(a, "control_acc.mean"), "%.1f");
-        rpt_page_cell(f, num(a, "control_selectivity.mean"), "%+.1f");
+        rpt_page_cell(f, a->n < 0 ? NAN : (double)a->n, "%.0f");
+        rpt_page_cell(f, a->value, "%.1f");
+        rpt_page_cell(f, a->base.control, "%.1f");
+        rpt_page_cell(f, a->base.selectivity, "%+.1f");
         fputs("</tr>\n", f);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         key.len = 0;
-        sp_buf_printf(&key, "%s: %s%s", base.p, task, is_token_agg(a) ? " (token)" : "");
-        json_t *s = json_object_get(series, key.p);
-        if (!s) { s = json_object(); json_object_set_new(series, key.p, s); json_array_append_new(order, json_string(key.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        json_object_set_new(s, ks, json_real(num(a, "control_selectivity.mean")));
+        sp_buf_printf(&key, "%s: %s%s", base.p, task, tok ? " (token)" : "");
+        size_t si = 0;
+        while (si < ns && strcmp(series[si], key.p)) si++;
+        if (si == ns) add_str(&series, &ns, key.p);
+        if (!isnan(a->base.selectivity)) pt[npt++] = (struct point){ si, k, a->base.selectivity };
     }
     fputs("</table>\n", f);
     if (max_layer >= 0) {
         int nl = max_layer + 1;
-        size_t ns = json_array_size(order);
         double *v = malloc(sizeof *v * ns * (size_t)nl);
         const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
         char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
         for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
-        json_t *kj;
-        json_array_foreach(order, i, kj) {
-            sl[i] = json_string_value(kj);
-            json_t *s = json_object_get(series, sl[i]);
-            for (int k = 0; k < nl; k++) {
-                json_t *x = json_object_get(s, lab[k]);
-                v[i * (size_t)nl + (size_t)k] = x ? json_real_value(x) : NAN;
-            }
-        }
+        for (i = 0; i < ns * (size_t)nl; i++) v[i] = NAN;
+        for (i = 0; i < npt; i++) v[pt[i].s * (size_t)nl + (size_t)pt[i].k] = pt[i].v;   /* the last one stored */
+        for (i = 0; i < ns; i++) sl[i] = series[i];
         struct rpt_chart ch = { "Selectivity by layer (accuracy − control accuracy)", "layer (0 = embeddings)", "points",
                                 "mean over seeds; the table above has each accuracy and n", nl, gl, (int)ns, sl, v, NULL, NULL,
                                 NULL, NULL, 0, 0, NULL };
@@ -356,5 +410,7 @@ void rpt_control_section(struct rpt_page *p, json_t *aggs)
     }
     fputs("</section>\n", f);
     sp_buf_free(&base); sp_buf_free(&key);
-    json_decref(series); json_decref(order);
+    for (i = 0; i < ns; i++) free(series[i]);
+    free(series);
+    free(pt);
 }

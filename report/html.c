@@ -12,6 +12,7 @@
 #include "probes/stats.h"
 #include "stages/layers.h"
 #include "report/agg.h"
+#include "report/rows.h"
 #include "report/page.h"
 #include "store/st_info.h"
 
@@ -29,108 +30,92 @@ static const char css[] =
     "gap:.1em 1em;margin:.4em 0;font-size:92%}dl.exp dt{color:#555}dl.exp dd{margin:0}code{font-size:92%}"
     "pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:80%}details{margin:.3em 0}nav a{margin-right:1em}";
 
-#define at rpt_jpath
-#define num rpt_jpath_num
-#define str rpt_jpath_str
 #define cell_num rpt_page_cell
 
-/* a string once into a set (an object) that keeps first-appearance order */
-static void set_add(json_t *set, const char *s)
+/* strings once each, in first-appearance order */
+struct set { char **v; size_t n; };
+
+static void set_add(struct set *set, const char *s)
 {
-    if (s && *s && !json_object_get(set, s)) json_object_set_new(set, s, json_true());
+    if (!s || !*s) return;
+    for (size_t i = 0; i < set->n; i++)
+        if (!strcmp(set->v[i], s)) return;
+    set->v = sp_xrealloc(set->v, sizeof *set->v * (set->n + 1));
+    set->v[set->n++] = sp_xstrdup(s);
 }
 
-static void list_set(FILE *f, json_t *set, const char *sep)
+static void set_free(struct set *set)
 {
-    const char *k;
-    json_t *v;
-    int first = 1;
-    json_object_foreach(set, k, v) {
-        if (!first) fputs(sep, f);
-        rpt_html_text(f, k);
-        first = 0;
+    for (size_t i = 0; i < set->n; i++) free(set->v[i]);
+    free(set->v);
+}
+
+static void list_set(FILE *f, const struct set *set, const char *sep)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (i) fputs(sep, f);
+        rpt_html_text(f, set->v[i]);
     }
 }
 
-static json_t *find_agg(json_t *aggs, const char *enc, const char *task, const char *clf)
-{
-    size_t i;
-    json_t *a;
-    json_array_foreach(aggs, i, a)
-        if (!strcmp(str(a, "encoder"), enc) && !strcmp(str(a, "task"), task) && !strcmp(str(a, "classifier"), clf)) return a;
-    return NULL;
-}
+static int is_result(const struct rpt_row *r) { return rpt_is_probe(r) && (r->flags & RPT_F_SEED); }
 
-static int is_sentence_agg(json_t *a) { return strcmp(str(a, "probe_kind"), "token") != 0; }
+static int is_sentence_agg(const struct rpt_row *a) { return rpt_is_agg(a) && a->kind == RPT_K_PROBE; }
+static int sentence_agg(const struct rpt_row *a, const char *arg) { (void)arg; return is_sentence_agg(a); }
+static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
+static const char *f_task(const struct rpt_row *r) { return r->task; }
+static const char *f_method(const struct rpt_row *r) { return r->method; }
 
 /* ---- the header: what the experiment was ---- */
 
-/* The partition a result was trained and scored on, as its manifest says (tasks: the task's
- * params; token and structural probes: the manifest's own). */
-static const char *partition_of(json_t *row)
-{
-    json_t *p = at(row, "result.manifest.task.params.partition");
-    if (json_is_object(p)) return str(p, "text");          /* {"kind", "text", "seed"} (tasks build since 0.1.0) */
-    if (json_is_string(p)) return json_string_value(p);    /* a store written before */
-    return str(row, "result.manifest.partition");
-}
-
-/* whether that partition is a seeded re-split rather than the corpus's own */
-static int is_resplit(json_t *row)
-{
-    json_t *p = at(row, "result.manifest.task.params.partition");
-    if (json_is_object(p)) return !strcmp(str(p, "kind"), "resplit");
-    return !strncmp(partition_of(row), "re-split", 8);
-}
-
 static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
 {
-    json_t *jobs = json_object(), *commands = json_object(), *parts = json_object(), *seeds = json_object();
-    json_t *encs = json_object(), *layers = json_object(), *row;
-    size_t i;
-    json_t *lists[2] = { d->probes, d->trees };
+    struct set jobs = { 0 }, commands = { 0 }, parts = { 0 }, seeds = { 0 }, encs = { 0 };
+    struct layers { char *base; int *k; size_t n; } *layers = sp_xmalloc(sizeof *layers * (d->rows->n + 1));
+    size_t n_layers = 0, n_probe = 0, n_tree = 0;
+    const struct rpt_table *t = d->rows;
     struct sp_buf b = { 0 }, base = { 0 };
-    for (int l = 0; l < 2; l++)
-        json_array_foreach(lists[l], i, row) {
-            json_t *job = at(row, "result.manifest.job");
-            if (json_is_object(job)) {
+    for (int l = 0; l < 2; l++)   /* the probe results, then the tree evaluations */
+        for (size_t i = 0; i < t->n; i++) {
+            const struct rpt_row *row = &t->v[i];
+            if (l ? rpt_is_probe(row) : !is_result(row)) continue;
+            if (l) n_tree++; else n_probe++;
+            if (row->job_file) {
                 b.len = 0;
-                sp_buf_printf(&b, "%s (sha256 %.16s…)", str(job, "file"), str(job, "sha256"));
-                set_add(jobs, b.p);
+                sp_buf_printf(&b, "%s (sha256 %.16s…)", row->job_file, row->job_sha256);
+                set_add(&jobs, b.p);
             } else {
-                json_t *cmd = at(row, "result.manifest.command"), *w;
-                size_t k;
                 b.len = 0;
-                json_array_foreach(cmd, k, w) sp_buf_printf(&b, "%s%s", k ? " " : "", json_string_value(w) ? json_string_value(w) : "");
-                if (b.len && !strcmp(str(row, "result.manifest.command.1"), "run")) set_add(commands, b.p);
+                for (size_t k = 0; k < row->n_command; k++)
+                    sp_buf_printf(&b, "%s%s", k ? " " : "", row->command[k] ? row->command[k] : "");
+                if (b.len && row->n_command > 1 && row->command[1] && !strcmp(row->command[1], "run")) set_add(&commands, b.p);
             }
-            const char *part = partition_of(row);
-            if (*part) {
+            if (*row->partition) {
                 b.len = 0;
-                sp_buf_printf(&b, "%s: %s", l ? "structural probes" : strncmp(str(row, "task"), "token:", 6) ? "probing tasks"
-                                                                                                          : "token probes",
-                              part);
-                set_add(parts, b.p);
+                sp_buf_printf(&b, "%s: %s", l ? "structural probes" : row->kind == RPT_K_PROBE ? "probing tasks" : "token probes",
+                              row->partition);
+                set_add(&parts, b.p);
             }
             if (!l) {
                 char s[32];
-                snprintf(s, sizeof s, "%lld", (long long)num(row, "seed"));
-                set_add(seeds, s);
+                snprintf(s, sizeof s, "%lld", (long long)row->seed);
+                set_add(&seeds, s);
             }
         }
-    json_array_foreach(d->aggs, i, row) {
-        const char *enc = str(row, "encoder");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!rpt_is_agg(a)) continue;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);
         int k = stg_layer_of_run(enc, base.p, base.len);
-        if (k < 0) { set_add(encs, enc); continue; }
-        json_t *ls = json_object_get(layers, base.p);
-        if (!ls) { ls = json_array(); json_object_set_new(layers, base.p, ls); }
+        if (k < 0) { set_add(&encs, enc); continue; }
+        size_t x = 0;
+        while (x < n_layers && strcmp(layers[x].base, base.p)) x++;
+        if (x == n_layers) layers[n_layers++] = (struct layers){ sp_xstrdup(base.p), sp_xmalloc(sizeof(int) * (t->n + 1)), 0 };
         int seen = 0;
-        size_t j;
-        json_t *x;
-        json_array_foreach(ls, j, x) seen |= json_integer_value(x) == k;
-        if (!seen) json_array_append_new(ls, json_integer(k));
+        for (size_t j = 0; j < layers[x].n; j++) seen |= layers[x].k[j] == k;
+        if (!seen) layers[x].k[layers[x].n++] = k;
     }
     fputs("<dl class=\"exp\">", f);
     struct st_info in;
@@ -145,86 +130,79 @@ static void experiment(FILE *f, struct st_db *db, const struct rpt_data *d)
         fputs(in.n_corpora ? "</dd>" : "none</dd>", f);
         st_info_free(&in);
     }
-    if (json_object_size(parts)) { fputs("<dt>partitions</dt><dd>", f); list_set(f, parts, "<br>"); fputs("</dd>", f); }
+    if (parts.n) { fputs("<dt>partitions</dt><dd>", f); list_set(f, &parts, "<br>"); fputs("</dd>", f); }
     fputs("<dt>encoders</dt><dd>", f);
-    const char *name;
-    json_t *ls;
     int first = 1;
-    json_object_foreach(layers, name, ls) {
+    for (size_t x = 0; x < n_layers; x++) {
         int lo = 1 << 30, hi = -1;
-        size_t j;
-        json_t *x;
-        json_array_foreach(ls, j, x) {
-            int k = (int)json_integer_value(x);
+        for (size_t j = 0; j < layers[x].n; j++) {
+            int k = layers[x].k[j];
             if (k < lo) lo = k;
             if (k > hi) hi = k;
         }
         fputs(first ? "" : "; ", f);
-        rpt_html_text(f, name);
-        if ((int)json_array_size(ls) == hi - lo + 1) fprintf(f, " layers %d–%d", lo, hi);
-        else fprintf(f, " %zu layers", json_array_size(ls));
+        rpt_html_text(f, layers[x].base);
+        if ((int)layers[x].n == hi - lo + 1) fprintf(f, " layers %d–%d", lo, hi);
+        else fprintf(f, " %zu layers", layers[x].n);
         first = 0;
+        free(layers[x].base);
+        free(layers[x].k);
     }
-    if (json_object_size(encs)) { fputs(first ? "" : "; ", f); list_set(f, encs, "; "); }
+    free(layers);
+    if (encs.n) { fputs(first ? "" : "; ", f); list_set(f, &encs, "; "); }
     fputs("</dd>", f);
-    if (json_object_size(seeds)) { fputs("<dt>probe seeds</dt><dd>", f); list_set(f, seeds, ", "); fputs("</dd>", f); }
-    if (json_object_size(jobs)) { fputs("<dt>job</dt><dd>", f); list_set(f, jobs, "; "); fputs("</dd>", f); }
-    else if (json_object_size(commands)) { fputs("<dt>made by</dt><dd><code>", f); list_set(f, commands, "</code>; <code>"); fputs("</code></dd>", f); }
+    if (seeds.n) { fputs("<dt>probe seeds</dt><dd>", f); list_set(f, &seeds, ", "); fputs("</dd>", f); }
+    if (jobs.n) { fputs("<dt>job</dt><dd>", f); list_set(f, &jobs, "; "); fputs("</dd>", f); }
+    else if (commands.n) { fputs("<dt>made by</dt><dd><code>", f); list_set(f, &commands, "</code>; <code>"); fputs("</code></dd>", f); }
     fputs("<dt>store</dt><dd><code>", f);
     rpt_html_text(f, d->db);
-    fprintf(f, "</code> · %zu probe results · %zu tree evaluations · synprobe %s</dd></dl>\n", json_array_size(d->probes),
-            json_array_size(d->trees), SP_VERSION);
+    fprintf(f, "</code> · %zu probe results · %zu tree evaluations · synprobe %s</dd></dl>\n", n_probe, n_tree, SP_VERSION);
     sp_buf_free(&b); sp_buf_free(&base);
-    json_decref(jobs); json_decref(commands); json_decref(parts); json_decref(seeds); json_decref(encs); json_decref(layers);
+    set_free(&jobs); set_free(&commands); set_free(&parts); set_free(&seeds); set_free(&encs);
 }
 
 /* What the reader must know before reading a number, once, at the top. */
 static void caveats(FILE *f, const struct rpt_data *d)
 {
-    size_t i, n_small = 0, n_noint = 0, n_resplit = 0;
-    json_t *a, *row;
-    json_array_foreach(d->aggs, i, a) {
-        n_small += json_is_true(json_object_get(a, "small_test"));
-        n_noint += !json_is_object(at(a, "test_acc.ci95"));
-    }
-    json_t *resplit = json_object();
-    json_array_foreach(d->probes, i, row) {
-        if (is_resplit(row)) { n_resplit++; set_add(resplit, partition_of(row)); }
+    size_t i, n_small = 0, n_noint = 0, n_resplit = 0, n_agg = 0;
+    for (i = 0; i < d->rows->n; i++) {
+        const struct rpt_row *a = &d->rows->v[i];
+        n_resplit += is_result(a) && (a->flags & RPT_F_RESPLIT);
+        if (!rpt_is_agg(a)) continue;
+        n_agg++;
+        n_small += !!(a->flags & RPT_F_SMALL);
+        n_noint += !!(a->flags & RPT_F_NOCI);
     }
     size_t n_unfit = json_object_size(d->unfit);
-    if (!n_small && !n_noint && !n_resplit && !n_unfit) { json_decref(resplit); return; }
+    if (!n_small && !n_noint && !n_resplit && !n_unfit) return;
     fputs("<div class=\"warn\"><b>Read with care</b><ul>", f);
     if (n_small)
         fprintf(f, "<li>%zu of %zu results (marked <span class=\"flag\">!</span>) have fewer than %d test items: too few to "
-                   "tell a 10-point difference from chance, so they are not findings.</li>", n_small,
-                json_array_size(d->aggs), RPT_SMALL_TEST);
+                   "tell a 10-point difference from chance, so they are not findings.</li>", n_small, n_agg,
+                RPT_SMALL_TEST);
     if (n_resplit)
         fprintf(f, "<li>%zu probe results were trained and scored on a seeded 80/10/10 re-split of the corpus, not on an "
                    "official partition (partitions, above).</li>", n_resplit);
     if (n_noint)
-        fprintf(f, "<li>%zu of %zu results carry no interval (no per-item scores recorded).</li>", n_noint,
-                json_array_size(d->aggs));
+        fprintf(f, "<li>%zu of %zu results carry no interval (no per-item scores recorded).</li>", n_noint, n_agg);
     if (n_unfit)
         fprintf(f, "<li>%zu task%s ha%s no results: the probing protocol cannot run on %s, and a job skipped %s encodes "
                    "and probes (<a href=\"#skipped\">the tasks and why</a>).</li>", n_unfit, n_unfit == 1 ? "" : "s",
                 n_unfit == 1 ? "s" : "ve", n_unfit == 1 ? "it" : "them", n_unfit == 1 ? "its" : "their");
     fputs("</ul></div>\n", f);
-    json_decref(resplit);
 }
 
 /* ---- probing: the encoder x task table and its chart, per classifier ---- */
 
-static void probing_cell(FILE *f, json_t *a)
+static void probing_cell(FILE *f, const struct rpt_row *a)
 {
     if (!a) { fputs("<td>–</td>", f); return; }
     char m[32], sd[32];
-    json_t *iv = at(a, "test_acc.ci95");
-    fprintf(f, "<td><b>%s</b>", rpt_fmt_num(m, sizeof m, "%.1f", num(a, "test_acc.mean")));
-    if (!isnan(num(a, "test_acc.sd"))) fprintf(f, " ± %s", rpt_fmt_num(sd, sizeof sd, "%.1f", num(a, "test_acc.sd")));
-    if (json_is_true(json_object_get(a, "small_test"))) fputs("<span class=\"flag\">!</span>", f);
-    if (json_is_object(iv))
-        fprintf(f, "<br><small>[%.1f, %.1f]</small>%s", num(iv, "lo"), num(iv, "hi"),
-                json_is_true(json_object_get(iv, "wide_ci")) ? "<span class=\"flag\">*</span>" : "");
+    fprintf(f, "<td><b>%s</b>", rpt_fmt_num(m, sizeof m, "%.1f", a->value));
+    if (!isnan(a->sd)) fprintf(f, " ± %s", rpt_fmt_num(sd, sizeof sd, "%.1f", a->sd));
+    if (a->flags & RPT_F_SMALL) fputs("<span class=\"flag\">!</span>", f);
+    if (!(a->flags & RPT_F_NOCI))
+        fprintf(f, "<br><small>[%.1f, %.1f]</small>%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? "<span class=\"flag\">*</span>" : "");
     fputs("</td>", f);
 }
 
@@ -246,18 +224,16 @@ static void unfit_list(FILE *f, json_t *unfit)
     fputs("</ul>\n", f);
 }
 
-static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
+static void probing_section(struct rpt_page *p, const struct rpt_table *t, json_t *unfit)
 {
     FILE *f = p->f;
-    json_t *aggs = json_array(), *x;
-    size_t xi;
-    json_array_foreach(all, xi, x) if (is_sentence_agg(x)) json_array_append(aggs, x);
+    size_t n_agg = 0;
+    for (size_t i = 0; i < t->n; i++) n_agg += is_sentence_agg(&t->v[i]);
     fprintf(f, "<section id=\"probing\"><h2>Probing tasks</h2>\n");
-    if (!json_array_size(aggs)) {
+    if (!n_agg) {
         fprintf(f, "<p>No probing-task results.</p>\n");
         unfit_list(f, unfit);
         fprintf(f, "</section>\n");
-        json_decref(aggs);
         return;
     }
     fprintf(f, "<p>Test accuracy (%%), mean ± sd over seeds; under it the 95%% percentile bootstrap interval over test "
@@ -265,47 +241,44 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
                "alone; the same probe trained on shuffled labels (control accuracy; selectivity by layer under Control "
                "tasks). <span class=\"flag\">!</span> fewer than %d test items; <span class=\"flag\">*</span> an interval "
                "wider than 10 points.</p>\n", PRB_BOOT_B, PRB_BOOT_SEED, RPT_SMALL_TEST);
-    json_t *clfs = rpt_distinct(aggs, "classifier", NULL, NULL), *encs = rpt_distinct(aggs, "encoder", NULL, NULL),
-           *tasks = rpt_distinct(aggs, "task", NULL, NULL);
-    size_t ci, ei, ti;
-    json_t *cj, *ej, *tj;
-    size_t nt = json_array_size(tasks), ne = json_array_size(encs);
-    json_array_foreach(clfs, ci, cj) {
-        const char *clf = json_string_value(cj);
+    struct rpt_names clfs = rpt_rows_distinct(t, f_method, sentence_agg, NULL), encs = rpt_rows_distinct(t, f_encoder, sentence_agg, NULL),
+                     tasks = rpt_rows_distinct(t, f_task, sentence_agg, NULL);
+    size_t ei, ti, nt = tasks.n, ne = encs.n;
+    for (size_t ci = 0; ci < clfs.n; ci++) {
+        const char *clf = clfs.v[ci];
         fprintf(f, "<h3>Classifier: ");
         rpt_html_text(f, clf);
         fprintf(f, "</h3>\n<div class=\"tw\"><table class=\"grid\"><tr><th class=\"l\">encoder</th>");
-        json_array_foreach(tasks, ti, tj) {
+        for (ti = 0; ti < nt; ti++) {
             /* n in the header: every encoder's probe of a task is scored on the same test items */
             double n = NAN;
-            json_array_foreach(encs, ei, ej) {
-                json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                if (a && !isnan(num(a, "n_test"))) { n = num(a, "n_test"); break; }
+            for (ei = 0; ei < ne; ei++) {
+                const struct rpt_row *a = rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf);
+                if (a && a->n >= 0) { n = (double)a->n; break; }
             }
             fputs("<th>", f);
-            rpt_html_text(f, json_string_value(tj));
+            rpt_html_text(f, tasks.v[ti]);
             if (!isnan(n)) fprintf(f, "<br><small>n %.0f</small>", n);
             fputs("</th>", f);
         }
         fputs("</tr>\n", f);
-        json_array_foreach(encs, ei, ej) {
+        for (ei = 0; ei < ne; ei++) {
             fputs("<tr><td class=\"l\">", f);
-            rpt_html_text(f, json_string_value(ej));
+            rpt_html_text(f, encs.v[ei]);
             fputs("</td>", f);
-            json_array_foreach(tasks, ti, tj) probing_cell(f, find_agg(aggs, json_string_value(ej), json_string_value(tj), clf));
+            for (ti = 0; ti < nt; ti++) probing_cell(f, rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf));
             fputs("</tr>\n", f);
         }
         /* the baselines that do not depend on the encoder: the first encoder's; the control's accuracy does: its mean */
         static const char *const bl_name[3] = { "majority class", "sentence length only", "shuffled-label control (mean over encoders)" };
-        static const char *const bl_path[3] = { "majority_acc.mean", "length_acc.mean", "control_acc.mean" };
         for (int b = 0; b < 3; b++) {
             fprintf(f, "<tr class=\"base\"><td class=\"l\">%s</td>", bl_name[b]);
-            json_array_foreach(tasks, ti, tj) {
+            for (ti = 0; ti < nt; ti++) {
                 double s = 0;
                 int k = 0;
-                json_array_foreach(encs, ei, ej) {
-                    json_t *a = find_agg(aggs, json_string_value(ej), json_string_value(tj), clf);
-                    double v = a ? num(a, bl_path[b]) : NAN;
+                for (ei = 0; ei < ne; ei++) {
+                    const struct rpt_row *a = rpt_find_agg(t, encs.v[ei], tasks.v[ti], clf);
+                    double v = !a ? NAN : b == 0 ? a->base.majority : b == 1 ? a->base.length : a->base.control;
                     if (!isnan(v)) { s += v; k++; }
                     if (b < 2 && k) break;
                 }
@@ -318,15 +291,15 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
         double *v = malloc(sizeof *v * (ne * nt + 1)), *lo = malloc(sizeof *lo * (ne * nt + 1)),
                *hi = malloc(sizeof *hi * (ne * nt + 1)), *mark = malloc(sizeof *mark * (nt + 1));
         const char **gl = malloc(sizeof *gl * (nt + 1)), **sl = malloc(sizeof *sl * (ne + 1));
-        json_array_foreach(tasks, ti, tj) { gl[ti] = json_string_value(tj); mark[ti] = NAN; }
-        json_array_foreach(encs, ei, ej) {
-            sl[ei] = json_string_value(ej);
-            json_array_foreach(tasks, ti, tj) {
-                json_t *a = find_agg(aggs, sl[ei], gl[ti], clf);
-                v[ei * nt + ti] = a ? num(a, "test_acc.mean") : NAN;
-                lo[ei * nt + ti] = a ? num(a, "test_acc.ci95.lo") : NAN;
-                hi[ei * nt + ti] = a ? num(a, "test_acc.ci95.hi") : NAN;
-                if (a && isnan(mark[ti])) mark[ti] = num(a, "majority_acc.mean");
+        for (ti = 0; ti < nt; ti++) { gl[ti] = tasks.v[ti]; mark[ti] = NAN; }
+        for (ei = 0; ei < ne; ei++) {
+            sl[ei] = encs.v[ei];
+            for (ti = 0; ti < nt; ti++) {
+                const struct rpt_row *a = rpt_find_agg(t, sl[ei], gl[ti], clf);
+                v[ei * nt + ti] = a ? a->value : NAN;
+                lo[ei * nt + ti] = a ? a->lo : NAN;
+                hi[ei * nt + ti] = a ? a->hi : NAN;
+                if (a && isnan(mark[ti])) mark[ti] = a->base.majority;
             }
         }
         struct sp_buf title = { 0 }, name = { 0 };
@@ -343,137 +316,143 @@ static void probing_section(struct rpt_page *p, json_t *all, json_t *unfit)
     }
     unfit_list(f, unfit);
     fprintf(f, "</section>\n");
-    json_decref(clfs); json_decref(encs); json_decref(tasks); json_decref(aggs);
+    free(clfs.v); free(encs.v); free(tasks.v);
 }
 
 /* ---- comparisons ---- */
 
 /* "A pools 3 encoders: x, y, z." where a side's name matched several */
-static void pooled_note(FILE *f, json_t *c, const char *name_key, const char *list_key)
+static void pooled_note(FILE *f, const char *name, const char *const *enc, size_t n)
 {
-    json_t *l = json_object_get(c, list_key), *x;
-    if (json_array_size(l) < 2) return;
-    size_t k;
+    if (n < 2) return;
     fputs(" <b>", f);
-    rpt_html_text(f, str(c, name_key));
-    fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", json_array_size(l));
-    json_array_foreach(l, k, x) {
+    rpt_html_text(f, name);
+    fprintf(f, "</b> pools %zu encoders (each a member, as the seeds of one encoder are): ", n);
+    for (size_t k = 0; k < n; k++) {
         if (k) fputs(", ", f);
-        rpt_html_text(f, json_string_value(x));
+        rpt_html_text(f, enc[k]);
     }
     fputs(".", f);
 }
 
-static void compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
+static void compare_pair(FILE *f, const struct rpt_table *t, size_t from, size_t to)
 {
-    json_t *c0 = json_array_get(cmp, from), *c;
+    const struct rpt_cmp *c0 = &t->cmp[from];
     fprintf(f, "<h3>");
-    rpt_html_text(f, str(c0, "a"));
+    rpt_html_text(f, c0->a);
     fputs(" vs ", f);
-    rpt_html_text(f, str(c0, "b"));
+    rpt_html_text(f, c0->b);
     fputs("</h3>", f);
-    if (json_array_size(json_object_get(c0, "encoders_a")) > 1 || json_array_size(json_object_get(c0, "encoders_b")) > 1) {
+    if (c0->n_enc_a > 1 || c0->n_enc_b > 1) {
         fputs("<p>", f);
-        pooled_note(f, c0, "a", "encoders_a");
-        pooled_note(f, c0, "b", "encoders_b");
+        pooled_note(f, c0->a, c0->enc_a, c0->n_enc_a);
+        pooled_note(f, c0->b, c0->enc_b, c0->n_enc_b);
         fputs("</p>", f);
     }
     fprintf(f, "\n<table><tr><th class=\"l\">task</th><th class=\"l\">classifier</th><th>n</th><th>difference</th>"
                "<th>95%% interval</th><th>p</th><th>mdd80</th></tr>\n");
-    for (size_t i = from; i < to && (c = json_array_get(cmp, i)); i++) {
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *c = &t->cmp[i];
         fputs("<tr><td class=\"l\">", f);
-        rpt_html_text(f, str(c, "task"));
+        rpt_html_text(f, c->task);
         fputs("</td><td class=\"l\">", f);
-        rpt_html_text(f, str(c, "classifier"));
+        rpt_html_text(f, c->classifier);
         fputs("</td>", f);
-        if (json_object_get(c, "error")) {
+        if (c->error) {
             fputs("<td colspan=\"5\" class=\"l\">", f);
-            rpt_html_text(f, str(c, "error"));
+            rpt_html_text(f, c->error);
             fputs("</td></tr>\n", f);
             continue;
         }
-        cell_num(f, num(c, "n_test"), "%.0f");
-        cell_num(f, num(c, "delta"), "%+.2f");
-        fprintf(f, "<td>[%.2f, %.2f]</td>", num(c, "lo"), num(c, "hi"));
-        if (!isnan(num(c, "p_floor"))) fprintf(f, "<td>&lt; %.3g</td>", num(c, "p_floor"));
-        else cell_num(f, num(c, "p"), "%.3f");
-        cell_num(f, num(c, "mdd80"), "%.2f");
+        cell_num(f, (double)c->n_test, "%.0f");
+        cell_num(f, c->delta, "%+.2f");
+        fprintf(f, "<td>[%.2f, %.2f]</td>", c->lo, c->hi);
+        if (!isnan(c->p_floor)) fprintf(f, "<td>&lt; %.3g</td>", c->p_floor);
+        else cell_num(f, c->p, "%.3f");
+        cell_num(f, c->mdd80, "%.2f");
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
 }
 
-static void compare_section(FILE *f, json_t *cmp)
+static void compare_section(FILE *f, const struct rpt_table *t)
 {
-    if (!cmp || !json_array_size(cmp)) return;
+    if (!t->n_cmp) return;
     fprintf(f, "<section id=\"compare\"><h2>Comparisons</h2><p>Difference of test accuracy (points, A − B), its 95%% "
                "paired bootstrap interval over the same test items and the two-sided p-value (B = %d); mdd80 is the "
                "smallest difference this test set detects with 80%% power.</p>\n", PRB_BOOT_B);
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        compare_pair(f, cmp, i, j);
+    for (size_t i = 0, j; i < t->n_cmp; i = j) {
+        j = rpt_pair_end(t, i);
+        compare_pair(f, t, i, j);
     }
     fputs("</section>\n", f);
 }
 
 /* ---- accuracy by layer: encoders named BASE-L<k>, one chart per BASE, a line per task ---- */
 
-static void layers_section(struct rpt_page *p, json_t *aggs)
+static void layers_section(struct rpt_page *p, const struct rpt_table *t)
 {
-    json_t *bases = json_object(), *a;   /* base -> {"series": {task label -> {layer: agg}}, "order": [...], "max": k} */
-    size_t i;
+    /* per aggregate of a layer run: its base, its series (task label) and layer */
+    struct pt { char *base, *series; int k; const struct rpt_row *a; } *pt = sp_xmalloc(sizeof *pt * (t->n + 1));
+    size_t npt = 0, i;
     int one_clf = 1;
+    const char *clf0 = NULL;
     struct sp_buf base = { 0 }, kb = { 0 };   /* whole names: series of long names cut alike would merge */
-    json_array_foreach(aggs, i, a) one_clf &= !strcmp(str(a, "classifier"), str(json_array_get(aggs, 0), "classifier"));
-    json_array_foreach(aggs, i, a) {
-        const char *enc = str(a, "encoder");
+    for (i = 0; i < t->n; i++) {
+        if (!rpt_is_agg(&t->v[i])) continue;
+        if (!clf0) clf0 = t->v[i].method;
+        one_clf &= !strcmp(t->v[i].method, clf0);
+    }
+    for (i = 0; i < t->n; i++) {
+        const struct rpt_row *a = &t->v[i];
+        if (!rpt_is_agg(a)) continue;
+        const char *enc = a->encoder;
         base.len = 0;
         sp_buf_put(&base, enc, strlen(enc) + 1);  /* the base is never longer than the label */
         int k = stg_layer_of_run(enc, base.p, base.len);
         if (k < 0) continue;
-        json_t *b = json_object_get(bases, base.p);
-        if (!b) {
-            b = json_pack("{s:o, s:o, s:i}", "series", json_object(), "order", json_array(), "max", k);
-            json_object_set_new(bases, base.p, b);
-        }
-        if (k > num(b, "max")) json_object_set_new(b, "max", json_integer(k));
         kb.len = 0;
-        const char *task = str(a, "task");
-        int tok = !is_sentence_agg(a);
+        const char *task = a->task;
+        int tok = a->kind == RPT_K_TOKEN;
         sp_buf_printf(&kb, "%s%s%s%s%s", tok ? task + 6 : task, tok ? " (token)" : "", one_clf ? "" : " (",
-                      one_clf ? "" : str(a, "classifier"), one_clf ? "" : ")");
-        json_t *series = json_object_get(b, "series"), *s = json_object_get(series, kb.p);
-        if (!s) { s = json_object(); json_object_set_new(series, kb.p, s); json_array_append_new(json_object_get(b, "order"), json_string(kb.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        json_object_set(s, ks, a);
+                      one_clf ? "" : a->method, one_clf ? "" : ")");
+        pt[npt++] = (struct pt){ sp_xstrdup(base.p), sp_xstrdup(kb.p), k, a };
     }
     sp_buf_free(&base);
     sp_buf_free(&kb);
     fprintf(p->f, "<section id=\"layers\"><h2>Accuracy by layer</h2>\n");
-    if (!json_object_size(bases))
+    if (!npt)
         fprintf(p->f, "<p>No layer-wise results: runs of an encoder's layers are named <code>NAME-L&lt;k&gt;</code> "
                       "(layer 0 = the embeddings).</p>\n");
-    const char *bname;
-    json_t *b;
-    json_object_foreach(bases, bname, b) {
-        int nl = (int)num(b, "max") + 1;
-        json_t *order = json_object_get(b, "order"), *series = json_object_get(b, "series"), *key;
-        size_t ns = json_array_size(order);
+    for (size_t b0 = 0; b0 < npt; b0++) {   /* each base once, in first-appearance order */
+        const char *bname = pt[b0].base;
+        int seen = 0, max = 0;
+        for (size_t j = 0; j < b0 && !seen; j++) seen = !strcmp(pt[j].base, bname);
+        if (seen) continue;
+        const char **sl = malloc(sizeof *sl * (npt + 1));
+        size_t ns = 0;
+        for (size_t j = b0; j < npt; j++) {
+            if (strcmp(pt[j].base, bname)) continue;
+            if (pt[j].k > max) max = pt[j].k;
+            size_t x = 0;
+            while (x < ns && strcmp(sl[x], pt[j].series)) x++;
+            if (x == ns) sl[ns++] = pt[j].series;
+        }
+        int nl = max + 1;
         double *v = malloc(sizeof *v * ns * (size_t)nl), *lo = malloc(sizeof *lo * ns * (size_t)nl),
                *hi = malloc(sizeof *hi * ns * (size_t)nl);
-        const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
+        const char **gl = malloc(sizeof *gl * (size_t)nl);
         char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
         for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
-        json_array_foreach(order, i, key) {
-            sl[i] = json_string_value(key);
-            json_t *s = json_object_get(series, sl[i]);
-            for (int k = 0; k < nl; k++) {
-                json_t *x = json_object_get(s, lab[k]);
-                v[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.mean") : NAN;
-                lo[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.ci95.lo") : NAN;
-                hi[i * (size_t)nl + (size_t)k] = x ? num(x, "test_acc.ci95.hi") : NAN;
-            }
+        for (size_t x = 0; x < ns * (size_t)nl; x++) v[x] = lo[x] = hi[x] = NAN;
+        for (size_t j = b0; j < npt; j++) {   /* the last aggregate of a (series, layer) */
+            if (strcmp(pt[j].base, bname)) continue;
+            size_t x = 0;
+            while (strcmp(sl[x], pt[j].series)) x++;
+            size_t at = x * (size_t)nl + (size_t)pt[j].k;
+            v[at] = pt[j].a->value;
+            lo[at] = pt[j].a->lo;
+            hi[at] = pt[j].a->hi;
         }
         struct sp_buf title = { 0 }, name = { 0 };
         sp_buf_printf(&title, "%s: test accuracy by layer", bname);
@@ -488,59 +467,58 @@ static void layers_section(struct rpt_page *p, json_t *aggs)
         free(v); free(lo); free(hi); free(sl); free(gl); free(lab);
     }
     fprintf(p->f, "</section>\n");
-    json_decref(bases);
+    for (i = 0; i < npt; i++) { free(pt[i].base); free(pt[i].series); }
+    free(pt);
 }
 
 /* ---- manifests ---- */
 
-static void manifest_one(FILE *f, json_t *row, const char *kind)
+static void manifest_one(FILE *f, const struct rpt_row *row)
 {
-    json_t *m = at(row, "result.manifest");
-    fprintf(f, "<details><summary>%s %lld: ", kind, (long long)num(row, "id"));
-    if (!strcmp(kind, "probe")) {
-        rpt_html_text(f, str(row, "task"));
+    fprintf(f, "<details><summary>%s %lld: ", rpt_is_probe(row) ? "probe" : "tree", (long long)row->id);
+    if (rpt_is_probe(row)) {
+        rpt_html_text(f, row->task);
         fputs(" / ", f);
-        rpt_html_text(f, str(row, "classifier"));
-        fprintf(f, " / seed %lld / ", (long long)num(row, "seed"));
-        rpt_html_text(f, str(row, "run"));
+        rpt_html_text(f, row->method);
+        fprintf(f, " / seed %lld / ", (long long)row->seed);
+        rpt_html_text(f, row->run ? row->run : "");
     } else {
-        rpt_html_text(f, str(row, "method"));
+        rpt_html_text(f, row->method);
         fputs(" / ", f);
-        rpt_html_text(f, str(row, "corpus"));
+        rpt_html_text(f, row->corpus);
     }
     fputs("</summary><pre>", f);
-    char *s = m ? json_dumps(m, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) : NULL;
-    rpt_html_text(f, s ? s : "(no manifest)");
-    free(s);
+    rpt_html_text(f, row->manifest ? row->manifest : "(no manifest)");
     fputs("</pre></details>\n", f);
 }
 
-static int has_method(json_t *trees, const char *prefix, int want)
+/* whether a tree evaluation's method starts with prefix (want 1); want 0: one that does not and is
+ * neither a structural probe nor a dependency tree */
+static int has_method(const struct rpt_table *t, const char *prefix, int want)
 {
-    size_t i;
-    json_t *row;
-    json_array_foreach(trees, i, row) {
-        int m = !strncmp(str(row, "method"), prefix, strlen(prefix));
-        if (want ? m : !m && strncmp(str(row, "method"), "structprobe:", 12) && strncmp(str(row, "method"), "dependency:", 11))
-            return 1;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *row = &t->v[i];
+        if (rpt_is_probe(row)) continue;
+        int m = !strncmp(row->method, prefix, strlen(prefix));
+        if (want ? m : !m && strncmp(row->method, "structprobe:", 12) && strncmp(row->method, "dependency:", 11)) return 1;
     }
     return 0;
 }
 
 static void nav(FILE *f, const struct rpt_data *d)
 {
-    size_t i, n_sent = 0, n_ctl = 0;
-    json_t *a;
-    json_array_foreach(d->aggs, i, a) {
+    size_t n_sent = 0, n_ctl = 0;
+    for (size_t i = 0; i < d->rows->n; i++) {
+        const struct rpt_row *a = &d->rows->v[i];
         n_sent += is_sentence_agg(a);
-        n_ctl += !isnan(num(a, "control_acc.mean"));
+        n_ctl += rpt_is_agg(a) && !isnan(a->base.control);
     }
     struct { const char *id, *name; int on; } s[] = {
         { "findings", "Layer by layer", 1 }, { "probing", "Probing tasks", n_sent > 0 || json_object_size(d->unfit) },
-        { "compare", "Comparison", d->cmp && json_array_size(d->cmp) }, { "control", "Control tasks", n_ctl > 0 },
-        { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->trees, "", 0) },
-        { "dependency", "Dependency trees", has_method(d->trees, "dependency:", 1) },
-        { "structprobe", "Structural probes", has_method(d->trees, "structprobe:", 1) }, { "corpora", "Corpora", 1 },
+        { "compare", "Comparison", d->rows->n_cmp > 0 }, { "control", "Control tasks", n_ctl > 0 },
+        { "layers", "Accuracy by layer", 1 }, { "trees", "Constituency trees", has_method(d->rows, "", 0) },
+        { "dependency", "Dependency trees", has_method(d->rows, "dependency:", 1) },
+        { "structprobe", "Structural probes", has_method(d->rows, "structprobe:", 1) }, { "corpora", "Corpora", 1 },
         { "manifest", "Manifest", 1 } };
     fputs("<nav>", f);
     for (size_t k = 0; k < sizeof s / sizeof *s; k++)
@@ -559,21 +537,21 @@ int rpt_html(FILE *f, struct st_db *db, const struct rpt_data *d, char *err, siz
     experiment(f, db, d);
     caveats(f, d);
     nav(f, d);
-    rpt_findings_section(p, d->aggs, d->trees);
-    probing_section(p, d->aggs, d->unfit);
-    compare_section(f, d->cmp);
-    rpt_control_section(p, d->aggs);
-    layers_section(p, d->aggs);
-    rpt_constituency(p, d->trees);
-    rpt_dependency(p, d->trees);
-    rpt_structprobes(p, d->trees);
+    rpt_findings_section(p, d->rows);
+    probing_section(p, d->rows, d->unfit);
+    compare_section(f, d->rows);
+    rpt_control_section(p, d->rows);
+    layers_section(p, d->rows);
+    rpt_constituency(p, d->rows);
+    rpt_dependency(p, d->rows);
+    rpt_structprobes(p, d->rows);
     int rc = rpt_corpora(p, db, err, errlen);
     fprintf(f, "<section id=\"manifest\"><h2>Manifest</h2><p>Every number above comes from one of these stored results: the "
                "command or job that made it, versions, data hashes, seeds and every option.</p>\n");
-    size_t i;
-    json_t *row;
-    json_array_foreach(d->probes, i, row) manifest_one(f, row, "probe");
-    json_array_foreach(d->trees, i, row) manifest_one(f, row, "tree");
+    for (size_t i = 0; i < d->rows->n; i++)
+        if (is_result(&d->rows->v[i])) manifest_one(f, &d->rows->v[i]);
+    for (size_t i = 0; i < d->rows->n; i++)
+        if (!rpt_is_probe(&d->rows->v[i])) manifest_one(f, &d->rows->v[i]);
     fprintf(f, "</section>\n</body></html>\n");
     return rc;
 }

@@ -22,9 +22,10 @@
 #include "report/figures.h"
 #include "store/store.h"
 
+struct rpt_table;
 struct rpt_data {
     const char *db;                     /* the store's path, for the page */
-    json_t *aggs, *probes, *trees, *cmp; /* as report.c collects them; cmp may be NULL */
+    const struct rpt_table *rows;       /* the results and the comparisons as typed rows (report/rows.h) */
     struct rpt_figures *fig;            /* NULL: no figures */
     json_t *unfit;                      /* {"TASK": "why"}: tasks without results (a job skipped them), or NULL */
 };

@@ -12,17 +12,23 @@
 #include "stages/layers.h"
 #include "report/agg.h"
 #include "report/page.h"
+#include "report/rows.h"
 #include "store/st_info.h"
 
-#define at rpt_jpath
-#define num rpt_jpath_num
-#define str rpt_jpath_str
 #define cell_num rpt_page_cell
 
 /* ---- trees and structural probes ---- */
 
-static int is_structprobe(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
-static int is_dependency(json_t *row) { return !strncmp(str(row, "method"), "dependency:", 11); }
+static int is_structprobe(const struct rpt_row *r) { return r->kind == RPT_K_STRUCTPROBE; }
+static int is_dependency(const struct rpt_row *r) { return !rpt_is_probe(r) && !strncmp(r->method, "dependency:", 11); }
+static int is_constituency(const struct rpt_row *r) { return !rpt_is_probe(r) && !is_structprobe(r) && !is_dependency(r); }
+
+static size_t count_rows(const struct rpt_table *t, int (*keep)(const struct rpt_row *))
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++) n += keep(&t->v[i]);
+    return n;
+}
 
 /* What a stored method string is, in words: "dependency:run:minilm-L3:layer2:dep_to_head" is
  * "minilm-L3: attention of layer 3 (dep_to_head)" (attention layer J, 0-based, is encoder layer
@@ -48,70 +54,77 @@ static void method_label(const char *m, struct sp_buf *b)
 }
 
 /* the method's label, the stored method in its tooltip, and the corpus: two cells */
-static void method_cell(FILE *f, json_t *row)
+static void method_cell(FILE *f, const struct rpt_row *r)
 {
     struct sp_buf b = { 0 };
-    method_label(str(row, "method"), &b);
+    method_label(r->method, &b);
     fputs("<tr><td class=\"l\" title=\"", f);
-    rpt_html_text(f, str(row, "method"));
+    rpt_html_text(f, r->method);
     fputs("\">", f);
     rpt_html_text(f, b.p);
     fputs("</td><td class=\"l\">", f);
-    rpt_html_text(f, str(row, "corpus"));
+    rpt_html_text(f, r->corpus);
     fputs("</td>", f);
     sp_buf_free(&b);
 }
 
-/* One table row per tree evaluation that `keep` selects: method, corpus, then the result's figures. */
-struct result_col { const char *path, *fmt; };
-static void result_rows(FILE *f, json_t *trees, int (*keep)(json_t *), const struct result_col *col, size_t n_col)
+/* One table row per tree evaluation that `keep` selects: method, corpus, then its figures. */
+struct result_col { int fig; const char *fmt; };   /* enum rpt_tfig */
+static void result_rows(FILE *f, const struct rpt_table *t, int (*keep)(const struct rpt_row *), const struct result_col *col,
+                        size_t n_col)
 {
-    size_t i;
-    json_t *row;
-    json_array_foreach(trees, i, row) {
-        if (!keep(row)) continue;
-        json_t *r = json_object_get(row, "result");
-        method_cell(f, row);
-        for (size_t c = 0; c < n_col; c++) cell_num(f, num(r, col[c].path), col[c].fmt);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!keep(r)) continue;
+        method_cell(f, r);
+        for (size_t c = 0; c < n_col; c++) cell_num(f, r->fig[col[c].fig], col[c].fmt);
         fputs("</tr>\n", f);
     }
 }
 
-typedef int (*layer_pick_fn)(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
-static void by_layer_chart(struct rpt_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
-                           const char *title, double y_max, const char *name);
-static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base);
+/* Flat lines of a chart by layer (baselines), by name in first-appearance order. */
+struct base_lines { char **name; double *v; size_t n; };
+static void base_set(struct base_lines *b, const char *name, double v, int replace)
+{
+    size_t i = 0;
+    while (i < b->n && strcmp(b->name[i], name)) i++;
+    if (i < b->n) { if (replace) b->v[i] = v; return; }
+    b->name = sp_xrealloc(b->name, sizeof *b->name * (b->n + 1));
+    b->v = sp_xrealloc(b->v, sizeof *b->v * (b->n + 1));
+    b->name[b->n] = sp_xstrdup(name);
+    b->v[b->n++] = v;
+}
 
-void rpt_dependency(struct rpt_page *p, json_t *trees)
+typedef int (*layer_pick_fn)(const struct rpt_row *r, int fig, char *run, size_t nr, char *variant, size_t nv,
+                             struct base_lines *base);
+static void by_layer_chart(struct rpt_page *p, const struct rpt_table *t, layer_pick_fn pick, int fig, const char *y_title,
+                           const char *title, double y_max, const char *name);
+static int pick_dependency(const struct rpt_row *r, int fig, char *run, size_t nr, char *variant, size_t nv,
+                           struct base_lines *base);
+
+void rpt_dependency(struct rpt_page *p, const struct rpt_table *t)
 {
     FILE *f = p->f;
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_dependency(row);
-    if (!n) return;
+    if (!count_rows(t, is_dependency)) return;
     fprintf(f, "<section id=\"dependency\"><h2>Dependency trees from attention</h2>\n<p>Maximum spanning arborescence "
                "(Chu–Liu/Edmonds) over a layer's word-level attention, scored against the gold dependency trees without "
-               "punctuation (SPEC-models M6): UAS; UUAS of the same arcs; UUAS of the undirected maximum spanning tree "
+               "punctuation (docs/spec/models.md M6): UAS; UUAS of the same arcs; UUAS of the undirected maximum spanning tree "
                "against the gold distances' tree. Baselines: right and left chains, adjacent words, random trees (mean of "
                "5 seeds); – where a measure is not defined for a baseline.</p>\n<table><tr><th class=\"l\">method</th>"
                "<th class=\"l\">corpus</th><th>sentences</th><th>UAS</th><th>UUAS (arcs)</th><th>UUAS (MST)</th></tr>\n");
-    static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "uas", "%.1f" }, { "uuas_dir", "%.1f" },
-                                               { "uuas_mst", "%.1f" } };
-    result_rows(f, trees, is_dependency, cols, sizeof cols / sizeof *cols);
+    static const struct result_col cols[] = { { RPT_T_NSENT, "%.0f" }, { RPT_T_UAS, "%.1f" }, { RPT_T_UUAS_DIR, "%.1f" },
+                                               { RPT_T_UUAS_MST, "%.1f" } };
+    result_rows(f, t, is_dependency, cols, sizeof cols / sizeof *cols);
     fputs("</table>\n", f);
-    by_layer_chart(p, trees, pick_dependency, "uas", "UAS (%)", "Dependency trees from attention: UAS by layer", 100,
+    by_layer_chart(p, t, pick_dependency, RPT_T_UAS, "UAS (%)", "Dependency trees from attention: UAS by layer", 100,
                    "dependency-uas");
     fputs("</section>\n", f);
 }
 
-static int is_constituency(json_t *row) { return !is_structprobe(row) && !is_dependency(row); }
-
-void rpt_constituency(struct rpt_page *p, json_t *trees)
+void rpt_constituency(struct rpt_page *p, const struct rpt_table *t)
 {
     FILE *f = p->f;
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_constituency(row);
+    size_t n = count_rows(t, is_constituency);
     if (!n) return;
     fprintf(f, "<section id=\"trees\"><h2>Constituency trees from attention</h2>\n");
     fprintf(f, "<p>Constituency trees extracted from attention, scored like EVALB against the gold trees (F1, %%): "
@@ -125,20 +138,19 @@ void rpt_constituency(struct rpt_page *p, json_t *trees)
     const char **gl = malloc(sizeof *gl * n);
     struct sp_buf *lab = calloc(n, sizeof *lab);
     size_t g = 0;
-    static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "protocol_a.all.fmeasure", "%.1f" },
-                                               { "protocol_a.le40.fmeasure", "%.1f" }, { "protocol_b.sentence_f1.all", "%.1f" },
-                                               { "protocol_b.sentence_f1.le40", "%.1f" }, { "protocol_b.sentence_f1.le10", "%.1f" },
-                                               { "protocol_b.corpus_f1.all", "%.1f" } };
-    result_rows(f, trees, is_constituency, cols, sizeof cols / sizeof *cols);
-    json_array_foreach(trees, i, row) {
-        if (!is_constituency(row)) continue;
-        json_t *r = json_object_get(row, "result");
-        method_label(str(row, "method"), &lab[g]);
+    static const struct result_col cols[] = { { RPT_T_NSENT, "%.0f" }, { RPT_T_A_F, "%.1f" }, { RPT_T_A_F40, "%.1f" },
+                                               { RPT_T_B_SENT, "%.1f" }, { RPT_T_B_SENT40, "%.1f" }, { RPT_T_B_SENT10, "%.1f" },
+                                               { RPT_T_B_CORP, "%.1f" } };
+    result_rows(f, t, is_constituency, cols, sizeof cols / sizeof *cols);
+    const struct rpt_row *bins0 = NULL;   /* the first with F1 by length: its bins are the chart's groups */
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_constituency(r)) continue;
+        method_label(r->method, &lab[g]);
         gl[g] = lab[g].p;
-        v[0 * n + g] = num(r, "protocol_b.sentence_f1.all");
-        v[1 * n + g] = num(r, "protocol_b.sentence_f1.le40");
-        v[2 * n + g] = num(r, "protocol_b.sentence_f1.le10");
+        for (int k = 0; k < 3; k++) v[(size_t)k * n + g] = r->fig[RPT_T_B_SENT + k];
         g++;
+        if (!bins0 && (r->flags & RPT_F_BINS)) bins0 = r;
     }
     fputs("</table>\n", f);
     static const char *const sl[3] = { "all sentences", "≤ 40 words", "≤ 10 words" };
@@ -149,28 +161,22 @@ void rpt_constituency(struct rpt_page *p, json_t *trees)
                             .value = v, .y_min = 0, .y_max = 100 };
     rpt_page_bars(p, &ch, "trees-f1");
     /* F1 by length bin: one line per method */
-    json_t *bins0 = NULL;
-    json_array_foreach(trees, i, row)
-        if (is_constituency(row) && json_is_array(at(row, "result.protocol_b.sentence_f1_by_length"))) {
-            bins0 = at(row, "result.protocol_b.sentence_f1_by_length");
-            break;
-        }
     if (bins0) {
-        size_t nb = json_array_size(bins0), b;
+        size_t nb = bins0->n_bins, b;
         double *bv = malloc(sizeof *bv * n * nb + 1);
         char (*bl)[16] = malloc(sizeof *bl * nb + 1);
         const char **bgl = malloc(sizeof *bgl * nb + 1);
-        json_t *bin;
-        json_array_foreach(bins0, b, bin) {
-            if (json_is_integer(json_object_get(bin, "hi"))) snprintf(bl[b], sizeof bl[b], "%.0f-%.0f", num(bin, "lo"), num(bin, "hi"));
-            else snprintf(bl[b], sizeof bl[b], "%.0f+", num(bin, "lo"));
+        for (b = 0; b < nb; b++) {
+            const struct rpt_len_bin *x = &bins0->bins[b];
+            if (!isnan(x->hi)) snprintf(bl[b], sizeof bl[b], "%.0f-%.0f", x->lo, x->hi);
+            else snprintf(bl[b], sizeof bl[b], "%.0f+", x->lo);
             bgl[b] = bl[b];
         }
         g = 0;
-        json_array_foreach(trees, i, row) {
-            if (!is_constituency(row)) continue;
-            json_t *bs = at(row, "result.protocol_b.sentence_f1_by_length");
-            for (b = 0; b < nb; b++) bv[g * nb + b] = json_is_array(bs) ? num(json_array_get(bs, b), "f1") : NAN;
+        for (size_t i = 0; i < t->n; i++) {
+            const struct rpt_row *r = &t->v[i];
+            if (!is_constituency(r)) continue;
+            for (b = 0; b < nb; b++) bv[g * nb + b] = b < r->n_bins ? r->bins[b].f1 : NAN;
             g++;
         }
         struct rpt_chart lc = { .title = "Sentence-level F1 by sentence length (words without punctuation)",
@@ -189,59 +195,52 @@ void rpt_constituency(struct rpt_page *p, json_t *trees)
  * One line per (NAME, corpus[, variant]) across layers, and flat lines for baselines. What a row
  * gives is the picker's: 1 with the run it scored in `run` (0: not a layer point), a variant for the
  * series name, and baselines (name -> value) into `base`. */
-static void by_layer_chart(struct rpt_page *p, json_t *trees, layer_pick_fn pick, const char *metric, const char *y_title,
+static void by_layer_chart(struct rpt_page *p, const struct rpt_table *t, layer_pick_fn pick, int fig, const char *y_title,
                            const char *title, double y_max, const char *fig_name)
 {
-    json_t *series = json_object(), *order = json_array(), *base_lines = json_object(), *row;
-    size_t i;
+    struct base_lines series = { 0 }, base_lines = { 0 };   /* series: names only */
+    struct point { size_t s; int k; double v; } *pt = sp_xmalloc(sizeof *pt * (t->n + 1));
+    size_t npt = 0;
     int max_layer = -1;
     /* whole names: series of long run names cut alike would merge. A picked run is part of the
      * row's method string, so buffers of its length hold it, its label and its base. */
     struct sp_buf run = { 0 }, label = { 0 }, base = { 0 }, key = { 0 };
-    json_array_foreach(trees, i, row) {
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (rpt_is_probe(r)) continue;
         char variant[128] = "";
-        const char *corpus = str(row, "corpus"), *method = str(row, "method");
-        size_t cap = strlen(method) + 1;
+        size_t cap = strlen(r->method) + 1;
         struct sp_buf *grow[3] = { &run, &label, &base };
-        for (int g = 0; g < 3; g++) { grow[g]->len = 0; sp_buf_put(grow[g], method, cap); }
-        if (!pick(row, metric, run.p, cap, variant, sizeof variant, base_lines)) continue;
-        rpt_run_label(run.p, corpus, label.p, cap);
+        for (int g = 0; g < 3; g++) { grow[g]->len = 0; sp_buf_put(grow[g], r->method, cap); }
+        if (!pick(r, fig, run.p, cap, variant, sizeof variant, &base_lines)) continue;
+        rpt_run_label(run.p, r->corpus, label.p, cap);
         int k = stg_layer_of_run(label.p, base.p, cap);
         if (k < 0) continue;
         if (k > max_layer) max_layer = k;
         key.len = 0;
-        sp_buf_printf(&key, "%s (%s%s%s)", base.p, corpus, variant[0] ? ", " : "", variant);
-        json_t *sr = json_object_get(series, key.p);
-        if (!sr) { sr = json_object(); json_object_set_new(series, key.p, sr); json_array_append_new(order, json_string(key.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        double v = num(json_object_get(row, "result"), metric);
-        if (!isnan(v)) json_object_set_new(sr, ks, json_real(v));
+        sp_buf_printf(&key, "%s (%s%s%s)", base.p, r->corpus, variant[0] ? ", " : "", variant);
+        size_t s = 0;
+        while (s < series.n && strcmp(series.name[s], key.p)) s++;
+        if (s == series.n) base_set(&series, key.p, NAN, 0);
+        if (!isnan(r->fig[fig])) pt[npt++] = (struct point){ s, k, r->fig[fig] };
     }
     sp_buf_free(&run); sp_buf_free(&label); sp_buf_free(&base); sp_buf_free(&key);
     if (max_layer >= 0) {
         int nl = max_layer + 1;
-        size_t ns = json_array_size(order) + json_object_size(base_lines);
+        size_t ns = series.n + base_lines.n;
         double *val = malloc(sizeof *val * ns * (size_t)nl);
         const char **sl = malloc(sizeof *sl * ns), **gl = malloc(sizeof *gl * (size_t)nl);
         int *dashed = calloc(ns, sizeof *dashed);
         char (*lab)[16] = malloc(sizeof *lab * (size_t)nl);
         for (int k = 0; k < nl; k++) { snprintf(lab[k], sizeof lab[k], "%d", k); gl[k] = lab[k]; }
-        size_t si = 0;
-        json_t *key, *lv;
-        json_array_foreach(order, i, key) {
-            json_t *sr = json_object_get(series, json_string_value(key));
-            for (int k = 0; k < nl; k++) {
-                json_t *x = json_object_get(sr, lab[k]);
-                val[si * (size_t)nl + (size_t)k] = x ? json_real_value(x) : NAN;
-            }
-            sl[si++] = json_string_value(key);
-        }
-        const char *name;
-        json_object_foreach(base_lines, name, lv) {
-            for (int k = 0; k < nl; k++) val[si * (size_t)nl + (size_t)k] = json_real_value(lv);
+        for (size_t x = 0; x < ns * (size_t)nl; x++) val[x] = NAN;
+        for (size_t x = 0; x < npt; x++) val[pt[x].s * (size_t)nl + (size_t)pt[x].k] = pt[x].v;   /* the last one stored */
+        for (size_t s = 0; s < series.n; s++) sl[s] = series.name[s];
+        for (size_t b = 0; b < base_lines.n; b++) {
+            size_t si = series.n + b;
+            for (int k = 0; k < nl; k++) val[si * (size_t)nl + (size_t)k] = base_lines.v[b];
             dashed[si] = 1;
-            sl[si++] = name;
+            sl[si] = base_lines.name[b];
         }
         struct rpt_chart ch = { .title = title, .x_title = "layer (0 = embeddings)", .y_title = y_title,
                                 .note = "one evaluation per layer (no error bars); dashed: baselines, flat across layers",
@@ -250,22 +249,27 @@ static void by_layer_chart(struct rpt_page *p, json_t *trees, layer_pick_fn pick
         rpt_page_lines(p, &ch, fig_name);
         free(val); free(sl); free(gl); free(lab); free(dashed);
     }
-    json_decref(series); json_decref(order); json_decref(base_lines);
+    struct base_lines *lists[2] = { &series, &base_lines };
+    for (int l = 0; l < 2; l++) {
+        for (size_t i = 0; i < lists[l]->n; i++) free(lists[l]->name[i]);
+        free(lists[l]->name);
+        free(lists[l]->v);
+    }
+    free(pt);
 }
 
 /* trained structural probes (the figure of Hewitt & Manning 2019), against the linear baseline of
  * the same test sentences, which every trained probe of a corpus shares (one partition); a
  * `structprobe --baseline linear` row scores the whole corpus, so it is not drawn here */
-static int pick_structprobe(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base)
+static int pick_structprobe(const struct rpt_row *r, int fig, char *run, size_t nr, char *variant, size_t nv,
+                            struct base_lines *base)
 {
-    const char *m = str(row, "method");
-    if (strncmp(m, "structprobe:trained:run=", 24)) return 0;
-    char path[64];
+    const char *m = r->method;
+    if (!is_structprobe(r) || strncmp(m, "structprobe:trained:run=", 24)) return 0;
     struct sp_buf name = { 0 };       /* whole, as above */
-    snprintf(path, sizeof path, "linear_baseline.%s", metric);
-    sp_buf_printf(&name, "linear baseline (%s, same test sentences)", str(row, "corpus"));
-    double lb = num(json_object_get(row, "result"), path);
-    if (!isnan(lb) && !json_object_get(base, name.p)) json_object_set_new(base, name.p, json_real(lb));
+    sp_buf_printf(&name, "linear baseline (%s, same test sentences)", r->corpus);
+    double lb = r->fig[fig + RPT_T_LIN_NSENT - RPT_T_NSENT];   /* the linear baseline's same figure */
+    if (!isnan(lb)) base_set(base, name.p, lb, 0);
     sp_buf_free(&name);
     snprintf(run, nr, "%s", m + 24);
     return 1;
@@ -273,14 +277,14 @@ static int pick_structprobe(json_t *row, const char *metric, char *run, size_t n
 
 /* dependency trees from a layer run's attention (method dependency:run:RUN:layerJ:DIRECTION), against
  * the chain, adjacent and random baselines of the same corpus (dependency:baseline:NAME) */
-static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr, char *variant, size_t nv, json_t *base)
+static int pick_dependency(const struct rpt_row *r, int fig, char *run, size_t nr, char *variant, size_t nv,
+                           struct base_lines *base)
 {
-    const char *m = str(row, "method");
+    const char *m = r->method;
     if (!strncmp(m, "dependency:baseline:", 20)) {
         struct sp_buf name = { 0 };   /* whole: two long corpus names cut alike would be one line */
-        sp_buf_printf(&name, "%s baseline (%s)", m + 20, str(row, "corpus"));
-        double v = num(json_object_get(row, "result"), metric);
-        if (!isnan(v)) json_object_set_new(base, name.p, json_real(v));
+        sp_buf_printf(&name, "%s baseline (%s)", m + 20, r->corpus);
+        if (!isnan(r->fig[fig])) base_set(base, name.p, r->fig[fig], 1);
         sp_buf_free(&name);
         return 0;
     }
@@ -292,24 +296,21 @@ static int pick_dependency(json_t *row, const char *metric, char *run, size_t nr
     return 1;
 }
 
-void rpt_structprobes(struct rpt_page *p, json_t *trees)
+void rpt_structprobes(struct rpt_page *p, const struct rpt_table *t)
 {
     FILE *f = p->f;
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_structprobe(row);
-    if (!n) return;
+    if (!count_rows(t, is_structprobe)) return;
     fprintf(f, "<section id=\"structprobe\"><h2>Structural probes</h2>\n<table><tr><th class=\"l\">method</th>"
                "<th class=\"l\">corpus</th><th>sentences</th><th>UUAS</th><th>DSpr</th><th>root acc.</th><th>NSpr</th>"
                "<th>linear UUAS</th><th>linear DSpr</th></tr>\n");
-    static const struct result_col cols[] = { { "n_sentences", "%.0f" }, { "uuas", "%.1f" }, { "dspr", "%.3f" },
-                                               { "root_acc", "%.1f" }, { "nspr", "%.3f" }, { "linear_baseline.uuas", "%.1f" },
-                                               { "linear_baseline.dspr", "%.3f" } };
-    result_rows(f, trees, is_structprobe, cols, sizeof cols / sizeof *cols);
+    static const struct result_col cols[] = { { RPT_T_NSENT, "%.0f" }, { RPT_T_UUAS, "%.1f" }, { RPT_T_DSPR, "%.3f" },
+                                               { RPT_T_ROOT, "%.1f" }, { RPT_T_NSPR, "%.3f" }, { RPT_T_LIN_UUAS, "%.1f" },
+                                               { RPT_T_LIN_DSPR, "%.3f" } };
+    result_rows(f, t, is_structprobe, cols, sizeof cols / sizeof *cols);
     fputs("</table>\n<p>Linear: the baseline (distance |i − j|, depth i) on the same test sentences as the trained "
           "probe.</p>\n", f);
-    by_layer_chart(p, trees, pick_structprobe, "uuas", "UUAS (%)", "Distance probe: UUAS by layer", 100, "structprobe-uuas");
-    by_layer_chart(p, trees, pick_structprobe, "dspr", "DSpr (Spearman)", "Distance probe: DSpr (5-50) by layer", 1,
+    by_layer_chart(p, t, pick_structprobe, RPT_T_UUAS, "UUAS (%)", "Distance probe: UUAS by layer", 100, "structprobe-uuas");
+    by_layer_chart(p, t, pick_structprobe, RPT_T_DSPR, "DSpr (Spearman)", "Distance probe: DSpr (5-50) by layer", 1,
                    "structprobe-dspr");
     fputs("</section>\n", f);
 }

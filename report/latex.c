@@ -135,10 +135,10 @@ static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
     fputs("\\bottomrule\n\\end{tabular}\n\\end{table}\n", f);
 }
 
-void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
+void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *unfit)
 {
     struct rpt_tab_set s;
-    rpt_tab_build(&s, db, rows, probes, trees, cmp);
+    rpt_tab_build(&s, db, rows);
     fprintf(f, "%% synprobe report: tables for papers (LaTeX, booktabs), synprobe %s\n", SP_VERSION);
     fprintf(f, "%% Needs \\usepackage{booktabs} in the preamble; \\input this file where the tables go. A table wider than\n"
                "%% the text: wrap its tabular in \\resizebox{\\linewidth}{!}{...} (\\usepackage{graphicx}).\n");

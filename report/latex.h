@@ -15,9 +15,9 @@
 
 #include "common/sp.h"
 
-/* The fragment of the collected rows (cmp and unfit may be NULL) to f. */
+/* The fragment of the collected rows (unfit may be NULL) to f. */
 struct rpt_table;
-void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit);
+void rpt_latex(FILE *f, const char *db, const struct rpt_table *rows, json_t *unfit);
 /* s escaped for LaTeX text mode, appended to b. */
 void rpt_latex_escape(struct sp_buf *b, const char *s);
 

@@ -99,10 +99,10 @@ static void unfit_table(FILE *f, json_t *unfit, struct sp_buf *b)
     }
 }
 
-void rpt_md(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit)
+void rpt_md(FILE *f, const char *db, const struct rpt_table *rows, json_t *unfit)
 {
     struct rpt_tab_set s;
-    rpt_tab_build(&s, db, rows, probes, trees, cmp);
+    rpt_tab_build(&s, db, rows);
     struct sp_buf b = { 0 };
     fprintf(f, "<!-- synprobe report: tables for papers (GitHub-flavoured Markdown), synprobe %s -->\n\n", SP_VERSION);
     fputs("Store: ", f);

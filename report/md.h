@@ -12,9 +12,9 @@
 
 #include "common/sp.h"
 
-/* The Markdown of the collected rows (cmp and unfit may be NULL) to f. */
+/* The Markdown of the collected rows (unfit may be NULL) to f. */
 struct rpt_table;
-void rpt_md(FILE *f, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees, json_t *cmp, json_t *unfit);
+void rpt_md(FILE *f, const char *db, const struct rpt_table *rows, json_t *unfit);
 /* s escaped for a Markdown table cell or paragraph, appended to b. */
 void rpt_md_escape(struct sp_buf *b, const char *s);
 

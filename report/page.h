@@ -28,13 +28,14 @@ void rpt_page_cell(FILE *f, double v, const char *fmt);
 struct st_db;
 /* the tree sections (report_html_trees.c): constituency and dependency trees from attention,
  * structural probes, the corpora (SP_ESTORE with err when their statistics cannot be read) */
-void rpt_constituency(struct rpt_page *p, json_t *trees);
-void rpt_dependency(struct rpt_page *p, json_t *trees);
-void rpt_structprobes(struct rpt_page *p, json_t *trees);
+struct rpt_table;
+void rpt_constituency(struct rpt_page *p, const struct rpt_table *t);
+void rpt_dependency(struct rpt_page *p, const struct rpt_table *t);
+void rpt_structprobes(struct rpt_page *p, const struct rpt_table *t);
 int rpt_corpora(struct rpt_page *p, struct st_db *db, char *err, size_t errlen);
 
 /* the report's layer-wise figure and the control tasks (report_findings.c) */
-void rpt_findings_section(struct rpt_page *p, json_t *aggs, json_t *trees);
-void rpt_control_section(struct rpt_page *p, json_t *aggs);
+void rpt_findings_section(struct rpt_page *p, const struct rpt_table *t);
+void rpt_control_section(struct rpt_page *p, const struct rpt_table *t);
 
 #endif

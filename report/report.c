@@ -157,20 +157,6 @@ static int collect(struct stg_ctx *ctx, struct st_db *db, const struct rpt_opts 
 
 /* ---- field access ---- */
 
-#define at rpt_jpath
-#define num_at rpt_jpath_num
-#define str_at rpt_jpath_str
-
-/* where the vectors of a probe result came from: the run, else the file */
-static const char *vectors_of(json_t *row)
-{
-    const char *run = json_string_value(json_object_get(row, "run"));
-    if (run) return run;
-    json_t *res = json_object_get(row, "result");
-    const char *p = str_at(res, "manifest.vectors.path");
-    if (!*p) p = str_at(res, "vectors");
-    return p;
-}
 
 /* ---- text ---- */
 
@@ -180,44 +166,87 @@ static void fmt_num(char *buf, size_t n, double v, const char *fmt)
     else rpt_fmt_num(buf, n, fmt, v);
 }
 
-static int is_structprobe(json_t *row)
-{
-    return !strncmp(str_at(row, "method"), "structprobe:", 12);
-}
+static int is_result(const struct rpt_row *r) { return rpt_is_probe(r) && (r->flags & RPT_F_SEED); }
 
-static void text_probes(FILE *f, json_t *probes)
+static char *text_escape(const char *s);
+/* s as the text report writes it; *own: the escaped copy to free, or NULL */
+static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
+
+static void text_probes(FILE *f, const struct rpt_table *t, size_t np)
 {
-    size_t i;
-    json_t *row;
     int wt = 4, wc = 10, wv = 11;
-    json_array_foreach(probes, i, row) {
-        int a = (int)strlen(str_at(row, "task")), b = (int)strlen(str_at(row, "classifier")), v = (int)strlen(vectors_of(row));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r)) continue;
+        int a = (int)strlen(tx(r->task, &e[0])), b = (int)strlen(tx(r->method, &e[1])), v = (int)strlen(tx(r->vectors, &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (a > wt) wt = a;
         if (b > wc) wc = b;
         if (v > wv) wv = v > 40 ? 40 : v;
     }
-    fprintf(f, "probe results (%zu)\n", json_array_size(probes));
+    fprintf(f, "probe results (%zu)\n", np);
     fprintf(f, "%5s  %-*s  %-*s  %6s  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", "id", wt, "task", wc, "classifier",
             "seed", wv, "run/vectors", "dev", "test", "majority", "control", "select", "macro-F1");
-    json_array_foreach(probes, i, row) {
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r) || rpt_is_mdl(r->method)) continue;   /* MDL probes: text_mdl */
+        const struct rpt_probe_detail *d = r->detail;
         char dev[32], test[32], maj[32], ctl[32], sel[32], mf[32];
-        fmt_num(dev, sizeof dev, num_at(row, "dev_acc"), "%.2f");
-        fmt_num(test, sizeof test, num_at(row, "test_acc"), "%.2f");
-        double m = num_at(res, "baselines.majority.acc");
-        fmt_num(maj, sizeof maj, isnan(m) ? num_at(res, "baselines.majority.devacc") : m, "%.2f");
-        double ct = num_at(res, "baselines.control.acc");
-        fmt_num(ctl, sizeof ctl, isnan(ct) ? num_at(res, "baselines.control.devacc") : ct, "%.2f");
-        fmt_num(sel, sizeof sel, num_at(res, "baselines.control.selectivity"), "%.2f");
-        fmt_num(mf, sizeof mf, num_at(res, "metrics.macro_f1"), "%.4f");
-        const char *v = vectors_of(row);
+        fmt_num(dev, sizeof dev, r->dev, "%.2f");
+        fmt_num(test, sizeof test, r->value, "%.2f");
+        fmt_num(maj, sizeof maj, isnan(r->base.majority) ? d->majority_dev : r->base.majority, "%.2f");
+        fmt_num(ctl, sizeof ctl, isnan(r->base.control) ? d->control_dev : r->base.control, "%.2f");
+        fmt_num(sel, sizeof sel, r->base.selectivity, "%.2f");
+        fmt_num(mf, sizeof mf, d->macro_f1, "%.4f");
+        const char *v = tx(r->vectors, &e[2]);
         size_t vl = strlen(v);
         if ((int)vl > wv) v += vl - (size_t)wv;      /* keep the informative end of a long path */
-        fprintf(f, "%5lld  %-*s  %-*s  %6lld  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n",
-                (long long)json_integer_value(json_object_get(row, "id")), wt, str_at(row, "task"), wc,
-                str_at(row, "classifier"), (long long)json_integer_value(json_object_get(row, "seed")), wv, v,
-                dev, test, maj, ctl, sel, mf);
+        fprintf(f, "%5lld  %-*s  %-*s  %6lld  %-*s  %6s  %6s  %8s  %7s  %6s  %8s\n", (long long)r->id, wt, tx(r->task, &e[0]),
+                wc, tx(r->method, &e[1]), (long long)r->seed, wv, v, dev, test, maj, ctl, sel, mf);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
+}
+
+/* the MDL probes (stages/mdl.h), n_mdl of them: codelengths in bits, compression = uniform / codelength */
+static void text_mdl(FILE *f, const struct rpt_table *t, size_t n_mdl, int after)
+{
+    int wt = 4, wv = 11;
+    char *e[2];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r) || !rpt_is_mdl(r->method)) continue;
+        int a = (int)strlen(tx(r->task, &e[0])), v = (int)strlen(tx(r->vectors, &e[1]));
+        for (int k = 0; k < 2; k++) free(e[k]);
+        if (a > wt) wt = a;
+        if (v > wv) wv = v > 40 ? 40 : v;
+    }
+    fprintf(f, "%sMDL probes (%zu; online code, Voita & Titov 2020; bits)\n", after ? "\n" : "", n_mdl);
+    fprintf(f, "%5s  %-*s  %6s  %-*s  %6s  %6s  %12s  %12s  %11s  %12s  %11s  %11s\n", "id", wt, "task", "seed", wv,
+            "run/vectors", "labels", "ntrain", "codelength", "uniform", "compression", "control cl", "control cmp",
+            "selectivity");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_result(r) || !rpt_is_mdl(r->method)) continue;
+        const struct rpt_mdl *m = r->detail->mdl;
+        const struct rpt_mdl_code *c = &m->code[0], *k = &m->code[1];
+        char cl[32], un[32], cm[32], ccl[32], ccm[32], sel[32];
+        fmt_num(cl, sizeof cl, c->codelength_bits, "%.1f");
+        fmt_num(un, sizeof un, c->uniform_bits, "%.1f");
+        fmt_num(cm, sizeof cm, r->value, "%.2f");
+        fmt_num(ccl, sizeof ccl, m->has_control ? k->codelength_bits : NAN, "%.1f");
+        fmt_num(ccm, sizeof ccm, r->base.control, "%.2f");
+        fmt_num(sel, sizeof sel, r->base.selectivity, "%.1f");
+        const char *v = tx(r->vectors, &e[1]);
+        size_t vl = strlen(v);
+        if ((int)vl > wv) v += vl - (size_t)wv;
+        long long labels = isnan(c->labels) ? 0 : (long long)c->labels, ntrain = r->n < 0 ? 0 : r->n;
+        fprintf(f, "%5lld  %-*s  %6lld  %-*s  %6lld  %6lld  %12s  %12s  %11s  %12s  %11s  %11s\n", (long long)r->id, wt,
+                tx(r->task, &e[0]), (long long)r->seed, wv, v, labels, ntrain, cl, un, cm, ccl, ccm, sel);
+        for (int q = 0; q < 2; q++) free(e[q]);
+    }
+    fprintf(f, "compression: uniform codelength (ntrain log2 labels) / codelength; control: the control task's labels; "
+               "selectivity: control codelength minus codelength\n");
 }
 
 /* "mean ± sd": sd "-" for one seed */
@@ -229,19 +258,13 @@ static void fmt_mean_sd(char *buf, size_t n, double m, double sd)
     else snprintf(buf, n, "%s ± %s", rpt_fmt_num(a, sizeof a, "%.2f", m), rpt_fmt_num(b, sizeof b, "%.2f", sd));
 }
 
-static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
-
-static char *text_escape(const char *s);
-/* s as the text report writes it; *own: the escaped copy to free, or NULL */
-static const char *tx(const char *s, char **own) { *own = text_escape(s); return *own ? *own : s; }
-
 static void text_aggregates(FILE *f, const struct rpt_table *t)
 {
     int we = 7, wt = 4, wc = 10, n_wide = 0, n_none = 0, n_small = 0;
     char *e[3];
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *a = &t->v[i];
-        if (!is_agg(a)) continue;
+        if (!rpt_is_agg(a)) continue;
         int x = (int)strlen(tx(a->encoder, &e[0])), y = (int)strlen(tx(a->task, &e[1])), z = (int)strlen(tx(a->method, &e[2]));
         for (int k = 0; k < 3; k++) free(e[k]);
         if (x > we) we = x > 40 ? 40 : x;
@@ -254,7 +277,7 @@ static void text_aggregates(FILE *f, const struct rpt_table *t)
             "seeds", "test", "95% interval", "majority", "length", "selectivity");
     for (size_t i = 0; i < t->n; i++) {
         const struct rpt_row *a = &t->v[i];
-        if (!is_agg(a)) continue;
+        if (!rpt_is_agg(a)) continue;
         char test[48], ci[48], maj[48], sel[48], n[16], len[48];
         fmt_mean_sd(test, sizeof test, a->value, a->sd);
         if (!(a->flags & RPT_F_NOCI)) snprintf(ci, sizeof ci, "[%.2f, %.2f]%s", a->lo, a->hi, a->flags & RPT_F_WIDE ? " *" : "");
@@ -285,102 +308,111 @@ static void text_aggregates(FILE *f, const struct rpt_table *t)
 }
 
 /* "  A pools 3 encoders: x, y, z" where side A's name matched several */
-static void text_pooled(FILE *f, json_t *c, const char *name_key, const char *list_key)
+static void text_pooled(FILE *f, const char *name, const char *const *enc, size_t n)
 {
-    json_t *l = json_object_get(c, list_key);
-    if (json_array_size(l) < 2) return;
-    size_t k;
-    json_t *x;
-    fprintf(f, "  %s pools %zu encoders:", str_at(c, name_key), json_array_size(l));
-    json_array_foreach(l, k, x) fprintf(f, "%s %s", k ? "," : "", json_string_value(x));
+    if (n < 2) return;
+    char *e;
+    fprintf(f, "  %s pools %zu encoders:", tx(name, &e), n);
+    free(e);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, "%s %s", k ? "," : "", tx(enc[k], &e));
+        free(e);
+    }
     fprintf(f, "\n");
 }
 
-static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to);
-
-static void text_compare(FILE *f, json_t *cmp)
+static void text_compare_pair(FILE *f, const struct rpt_table *t, size_t from, size_t to)
 {
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        text_compare_pair(f, cmp, i, j);
-    }
-}
-
-static void text_compare_pair(FILE *f, json_t *cmp, size_t from, size_t to)
-{
-    size_t i;
-    json_t *c = json_array_get(cmp, from);
+    const struct rpt_cmp *c0 = &t->cmp[from];
+    char *e[3];
+    const char *a = tx(c0->a, &e[0]), *b = tx(c0->b, &e[1]);
     fprintf(f, "%s vs %s: difference of test accuracy (%s − %s), 95%% paired bootstrap interval over the same test items, "
-               "two-sided p (B = %d, seed %d)\n", str_at(c, "a"), str_at(c, "b"), str_at(c, "a"), str_at(c, "b"), PRB_BOOT_B,
-            PRB_BOOT_SEED);
-    text_pooled(f, c, "a", "encoders_a");
-    text_pooled(f, c, "b", "encoders_b");
+               "two-sided p (B = %d, seed %d)\n", a, b, a, b, PRB_BOOT_B, PRB_BOOT_SEED);
+    free(e[0]);
+    free(e[1]);
+    text_pooled(f, c0->a, c0->enc_a, c0->n_enc_a);
+    text_pooled(f, c0->b, c0->enc_b, c0->n_enc_b);
     fprintf(f, "%-12s  %-10s  %5s  %8s  %17s  %8s  %7s\n", "task", "classifier", "n", "diff", "95% interval", "p", "mdd80");
-    for (i = from; i < to && (c = json_array_get(cmp, i)); i++) {
-        if (json_object_get(c, "error")) {
-            fprintf(f, "%-12s  %-10s  %s\n", str_at(c, "task"), str_at(c, "classifier"), str_at(c, "error"));
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *c = &t->cmp[i];
+        const char *task = tx(c->task, &e[0]), *clf = tx(c->classifier, &e[1]);
+        if (c->error) {
+            fprintf(f, "%-12s  %-10s  %s\n", task, clf, tx(c->error, &e[2]));
+            for (int k = 0; k < 3; k++) free(e[k]);
             continue;
         }
         char ci[48], p[32], mdd[32];
-        snprintf(ci, sizeof ci, "[%.2f, %.2f]", num_at(c, "lo"), num_at(c, "hi"));
-        if (!isnan(num_at(c, "p_floor"))) snprintf(p, sizeof p, "< %.3g", num_at(c, "p_floor"));
-        else snprintf(p, sizeof p, "%.3f", num_at(c, "p"));
-        fmt_num(mdd, sizeof mdd, num_at(c, "mdd80"), "%.2f");
-        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", str_at(c, "task"), str_at(c, "classifier"), num_at(c, "n_test"),
-                num_at(c, "delta"), ci, p, mdd);
+        snprintf(ci, sizeof ci, "[%.2f, %.2f]", c->lo, c->hi);
+        if (!isnan(c->p_floor)) snprintf(p, sizeof p, "< %.3g", c->p_floor);
+        else snprintf(p, sizeof p, "%.3f", c->p);
+        fmt_num(mdd, sizeof mdd, c->mdd80, "%.2f");
+        fprintf(f, "%-12s  %-10s  %5.0f  %+8.2f  %17s  %8s  %7s\n", task, clf, (double)c->n_test, c->delta, ci, p, mdd);
+        free(e[0]);
+        free(e[1]);
     }
     fprintf(f, "mdd80: the smallest true difference this test set detects with 80%% power (informative only)\n\n");
 }
 
-static void text_trees(FILE *f, json_t *trees, int n_tree, int after)
+static void text_compare(FILE *f, const struct rpt_table *t)
 {
-    size_t i;
-    json_t *row;
+    for (size_t i = 0, j; i < t->n_cmp; i = j) {
+        j = rpt_pair_end(t, i);
+        text_compare_pair(f, t, i, j);
+    }
+}
+
+static int is_tree(const struct rpt_row *r) { return r->kind == RPT_K_DEP || r->kind == RPT_K_CONST; }
+
+static void text_trees(FILE *f, const struct rpt_table *t, int n_tree, int after)
+{
     int wm = 6, wc = 6, wr = 3;
-    json_array_foreach(trees, i, row) {
-        int a = (int)strlen(str_at(row, "method")), b = (int)strlen(str_at(row, "corpus")), r = (int)strlen(str_at(row, "run"));
+    char *e[3];
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (rpt_is_probe(r)) continue;
+        int a = (int)strlen(tx(r->method, &e[0])), b = (int)strlen(tx(r->corpus, &e[1])), w = (int)strlen(tx(r->run ? r->run : "", &e[2]));
+        for (int k = 0; k < 3; k++) free(e[k]);
         if (a > wm) wm = a > 48 ? 48 : a;
         if (b > wc) wc = b;
-        if (r > wr) wr = r;
+        if (w > wr) wr = w;
     }
     fprintf(f, "%stree evaluations (%d; Protocol A = EVALB LABELED 0, B = unlabeled spans without punctuation)\n",
             after ? "\n" : "", n_tree);
     fprintf(f, "%5s  %-*s  %-*s  %-*s  %6s  %8s  %9s  %9s  %10s  %9s\n", "id", wm, "method", wc, "corpus", wr, "run",
             "sents", "A-F1 all", "A-F1 <=40", "B-sent all", "B-sent <=40", "B-corp all");
-    json_array_foreach(trees, i, row) {
-        if (is_structprobe(row)) continue;
-        json_t *res = json_object_get(row, "result");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (!is_tree(r)) continue;
         char a1[32], a2[32], b1[32], b2[32], b3[32];
-        fmt_num(a1, sizeof a1, num_at(res, "protocol_a.all.fmeasure"), "%.2f");
-        fmt_num(a2, sizeof a2, num_at(res, "protocol_a.le40.fmeasure"), "%.2f");
-        fmt_num(b1, sizeof b1, num_at(res, "protocol_b.sentence_f1.all"), "%.2f");
-        fmt_num(b2, sizeof b2, num_at(res, "protocol_b.sentence_f1.le40"), "%.2f");
-        fmt_num(b3, sizeof b3, num_at(res, "protocol_b.corpus_f1.all"), "%.2f");
-        const char *m = str_at(row, "method");
+        fmt_num(a1, sizeof a1, r->fig[RPT_T_A_F], "%.2f");
+        fmt_num(a2, sizeof a2, r->fig[RPT_T_A_F40], "%.2f");
+        fmt_num(b1, sizeof b1, r->fig[RPT_T_B_SENT], "%.2f");
+        fmt_num(b2, sizeof b2, r->fig[RPT_T_B_SENT40], "%.2f");
+        fmt_num(b3, sizeof b3, r->fig[RPT_T_B_CORP], "%.2f");
+        const char *m = tx(r->method, &e[0]);
         size_t ml = strlen(m);
         if ((int)ml > wm) m += ml - (size_t)wm;
-        fprintf(f, "%5lld  %-*s  %-*s  %-*s  %6lld  %8s  %9s  %9s  %10s  %9s\n",
-                (long long)json_integer_value(json_object_get(row, "id")), wm, m, wc, str_at(row, "corpus"), wr,
-                str_at(row, "run"), (long long)json_integer_value(at(res, "n_sentences")), a1, a2, b1, b2, b3);
+        fprintf(f, "%5lld  %-*s  %-*s  %-*s  %6lld  %8s  %9s  %9s  %10s  %9s\n", (long long)r->id, wm, m, wc,
+                tx(r->corpus, &e[1]), wr, tx(r->run ? r->run : "", &e[2]), (long long)(r->n < 0 ? 0 : r->n), a1, a2, b1, b2, b3);
+        for (int k = 0; k < 3; k++) free(e[k]);
     }
 }
 
-static void text_structprobes(FILE *f, json_t *trees, int n_sp, int after)
+static void text_structprobes(FILE *f, const struct rpt_table *t, int n_sp, int after)
 {
-    size_t i;
-    json_t *row;
     fprintf(f, "%sstructural probes (%d)\n", after ? "\n" : "", n_sp);
     fprintf(f, "%5s  %-24s  %-12s  %6s  %7s  %7s  %8s  %7s\n", "id", "method", "corpus", "sents", "UUAS", "DSpr", "root acc", "NSpr");
-    json_array_foreach(trees, i, row) {
-        if (!is_structprobe(row)) continue;
-        json_t *res = json_object_get(row, "result");
-        char u[32], d[32], r[32], n[32];
-        fmt_num(u, sizeof u, num_at(res, "uuas"), "%.2f");
-        fmt_num(d, sizeof d, num_at(res, "dspr"), "%.4f");
-        fmt_num(r, sizeof r, num_at(res, "root_acc"), "%.2f");
-        fmt_num(n, sizeof n, num_at(res, "nspr"), "%.4f");
-        fprintf(f, "%5lld  %-24s  %-12s  %6lld  %7s  %7s  %8s  %7s\n", (long long)json_integer_value(json_object_get(row, "id")),
-                str_at(row, "method"), str_at(row, "corpus"), (long long)json_integer_value(at(res, "n_sentences")), u, d, r, n);
+    for (size_t i = 0; i < t->n; i++) {
+        const struct rpt_row *r = &t->v[i];
+        if (r->kind != RPT_K_STRUCTPROBE) continue;
+        char u[32], d[32], ra[32], n[32], *e[2];
+        fmt_num(u, sizeof u, r->fig[RPT_T_UUAS], "%.2f");
+        fmt_num(d, sizeof d, r->fig[RPT_T_DSPR], "%.4f");
+        fmt_num(ra, sizeof ra, r->fig[RPT_T_ROOT], "%.2f");
+        fmt_num(n, sizeof n, r->fig[RPT_T_NSPR], "%.4f");
+        fprintf(f, "%5lld  %-24s  %-12s  %6lld  %7s  %7s  %8s  %7s\n", (long long)r->id, tx(r->method, &e[0]), tx(r->corpus, &e[1]),
+                (long long)(r->n < 0 ? 0 : r->n), u, d, ra, n);
+        for (int k = 0; k < 2; k++) free(e[k]);
     }
 }
 
@@ -425,64 +457,33 @@ static char *text_escape(const char *s)
 
 char *rpt_text_escape(const char *s) { return text_escape(s); }
 
-/* every string of j (deep) through text_escape, in place */
-static void text_escape_json(json_t *j)
+/* The text report: names are escaped as they are written (tx). */
+static void text_out(FILE *f, const struct coll *c, const char *db_name, int filtered)
 {
-    const char *k;
-    size_t i;
-    json_t *v;
-    if (json_is_string(j)) {
-        char *e = text_escape(json_string_value(j));
-        if (e) json_string_set(j, e);
-        free(e);
-    } else if (json_is_object(j)) {
-        json_object_foreach(j, k, v) text_escape_json(v);
-    } else if (json_is_array(j)) {
-        json_array_foreach(j, i, v) text_escape_json(v);
-    }
-}
-
-static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered);
-
-/* The text report of copies of the rows with their strings escaped (text_escape). */
-static void text_out(FILE *f, const struct coll *c, const char *db, int filtered)
-{
-    struct coll e = *c;
-    e.probes = json_deep_copy(c->probes);
-    e.trees = json_deep_copy(c->trees);
-    e.aggs = c->aggs ? json_deep_copy(c->aggs) : NULL;
-    e.cmp = c->cmp ? json_deep_copy(c->cmp) : NULL;
-    text_escape_json(e.probes);
-    text_escape_json(e.trees);
-    text_escape_json(e.aggs);
-    text_escape_json(e.cmp);
-    char *d = text_escape(db);
-    text_out_raw(f, &e, d ? d : db, filtered);
-    free(d);
-    json_decref(e.probes);
-    json_decref(e.trees);
-    json_decref(e.aggs);
-    json_decref(e.cmp);
-}
-
-static void text_out_raw(FILE *f, const struct coll *c, const char *db, int filtered)
-{
+    char *d = text_escape(db_name);
+    const char *db = d ? d : db_name;
     size_t np = json_array_size(c->probes), nt = json_array_size(c->trees);
     if (!np && !nt) {
         fprintf(f, "%s: no probe results or tree evaluations%s\n", db, filtered ? " match the filters" : " stored");
         text_unfit(f, c->unfit, 1);
+        free(d);
         return;
     }
-    if (np) text_aggregates(f, &c->rows);
-    if (c->cmp) text_compare(f, c->cmp);
-    if (np) text_probes(f, c->probes);
+    size_t n_mdl = 0;   /* MDL probes: codelengths, apart from the accuracies */
+    for (size_t i = 0; i < c->rows.n; i++) n_mdl += is_result(&c->rows.v[i]) && rpt_is_mdl(c->rows.v[i].method);
+    if (np > n_mdl) text_aggregates(f, &c->rows);
+    text_compare(f, &c->rows);
+    if (np > n_mdl) text_probes(f, &c->rows, np - n_mdl);
+    if (n_mdl) text_mdl(f, &c->rows, n_mdl, np > n_mdl);
     int n_tree = 0, n_sp = 0;
-    size_t i;
-    json_t *row;
-    json_array_foreach(c->trees, i, row) { if (is_structprobe(row)) n_sp++; else n_tree++; }
-    if (n_tree) text_trees(f, c->trees, n_tree, np > 0);
-    if (n_sp) text_structprobes(f, c->trees, n_sp, np || n_tree);
+    for (size_t i = 0; i < c->rows.n; i++) {
+        n_sp += c->rows.v[i].kind == RPT_K_STRUCTPROBE;
+        n_tree += is_tree(&c->rows.v[i]);
+    }
+    if (n_tree) text_trees(f, &c->rows, n_tree, np > 0);
+    if (n_sp) text_structprobes(f, &c->rows, n_sp, np || n_tree);
     text_unfit(f, c->unfit, 1);
+    free(d);
 }
 
 /* ---- CSV ---- */
@@ -522,13 +523,6 @@ static void set_encoder(struct obs *o, const char *label)
     o->v[C_LAYER] = o->layer;
 }
 
-static void set_encoder_of_row(struct obs *o, json_t *row)
-{
-    struct sp_buf label = { 0 };
-    set_encoder(o, rpt_encoder_label(row, &label));
-    sp_buf_free(&label);
-}
-
 static void emit(struct obs *o, const char *split, const char *subset, const char *metric, const char *cls,
                  const char *pred, json_t *value)
 {
@@ -540,6 +534,13 @@ static void emit(struct obs *o, const char *split, const char *subset, const cha
     csv_row(o->f, o->v);
 }
 
+static void emit_cls(struct obs *o, const char *split, const char *metric, const char *cls, const char *pred, double v)
+{
+    json_t *j = isnan(v) ? json_null() : json_real(v);
+    emit(o, split, NULL, metric, cls, pred, j);
+    json_decref(j);
+}
+
 static void emit_num(struct obs *o, const char *split, const char *subset, const char *metric, double v)
 {
     json_t *j = isnan(v) ? json_null() : json_real(v);
@@ -547,111 +548,134 @@ static void emit_num(struct obs *o, const char *split, const char *subset, const
     json_decref(j);
 }
 
-static void csv_probe(FILE *f, json_t *row)
+/* an MDL probe's figures: the codes' totals, then each block's size and bits (subset "block K") */
+static void csv_mdl(struct obs *o, const struct rpt_row *r)
 {
-    json_t *res = json_object_get(row, "result");
+    static const char *const code[2] = { "", "control" };
+    const struct rpt_mdl *md = r->detail->mdl;
+    for (int c = 0; c < 2; c++) {
+        const struct rpt_mdl_code *x = &md->code[c];
+        if (c && !md->has_control) continue;
+        char m[64];
+        static const char *const k[] = { "labels", "codelength_bits", "uniform_bits", "compression" };
+        const double v[] = { x->labels, x->codelength_bits, x->uniform_bits, x->compression };
+        for (int i = 0; i < 4; i++) {
+            snprintf(m, sizeof m, "%s%s%s", code[c], c ? "_" : "", k[i]);
+            emit_num(o, "train", NULL, m, v[i]);
+        }
+        for (size_t i = 0; i < x->n_blocks; i++) {
+            char sub[32];
+            snprintf(sub, sizeof sub, "block %zu", i + 1);
+            snprintf(m, sizeof m, "%s%sblock_size", code[c], c ? "_" : "");
+            emit_num(o, "train", sub, m, x->blocks[i].size);
+            snprintf(m, sizeof m, "%s%sblock_bits", code[c], c ? "_" : "");
+            emit_num(o, "train", sub, m, x->blocks[i].bits);
+        }
+    }
+    emit_num(o, "train", NULL, "selectivity_bits", md->selectivity_bits);
+}
+
+static void csv_probe(FILE *f, const struct rpt_row *r)
+{
+    const struct rpt_probe_detail *d = r->detail;
     char id[32], seed[32];
-    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
-    snprintf(seed, sizeof seed, "%lld", (long long)json_integer_value(json_object_get(row, "seed")));
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
+    snprintf(seed, sizeof seed, "%lld", (long long)r->seed);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
-    set_encoder_of_row(&o, row);
-    o.v[C_VEC] = vectors_of(row); o.v[C_TASK] = str_at(row, "task"); o.v[C_CLF] = str_at(row, "classifier");
+    o.v[C_KIND] = "probe"; o.v[C_ID] = id; o.v[C_RUN] = r->run ? r->run : "";
+    set_encoder(&o, r->encoder);
+    o.v[C_VEC] = r->vectors; o.v[C_TASK] = r->task; o.v[C_CLF] = r->method;
     o.v[C_SEED] = seed;
-    emit(&o, "train", NULL, "n", NULL, NULL, at(res, "ntrain"));
-    emit(&o, "dev", NULL, "n", NULL, NULL, at(res, "ndev"));
-    emit(&o, "test", NULL, "n", NULL, NULL, at(res, "ntest"));
-    emit_num(&o, "dev", NULL, "accuracy", num_at(row, "dev_acc"));
-    emit_num(&o, "test", NULL, "accuracy", num_at(row, "test_acc"));
-    emit_num(&o, "dev", NULL, "majority_accuracy", num_at(res, "baselines.majority.devacc"));
-    emit_num(&o, "test", NULL, "majority_accuracy", num_at(res, "baselines.majority.acc"));
-    if (at(res, "baselines.length")) {
-        emit_num(&o, "dev", NULL, "length_accuracy", num_at(res, "baselines.length.devacc"));
-        emit_num(&o, "test", NULL, "length_accuracy", num_at(res, "baselines.length.acc"));
+    emit_num(&o, "train", NULL, "n", d->ntrain);
+    emit_num(&o, "dev", NULL, "n", d->ndev);
+    if (d->mdl) {   /* no accuracies: the codes */
+        csv_mdl(&o, r);
+        sp_buf_free(&o.enc);
+        return;
     }
-    const char *ms = str_at(res, "metrics.split");
-    if (at(res, "baselines.control")) {
-        emit_num(&o, "dev", NULL, "control_accuracy", num_at(res, "baselines.control.devacc"));
-        emit_num(&o, "test", NULL, "control_accuracy", num_at(res, "baselines.control.acc"));
-        emit_num(&o, ms, NULL, "selectivity", num_at(res, "baselines.control.selectivity"));
+    emit_num(&o, "test", NULL, "n", r->n < 0 ? NAN : (double)r->n);
+    emit_num(&o, "dev", NULL, "accuracy", r->dev);
+    emit_num(&o, "test", NULL, "accuracy", r->value);
+    emit_num(&o, "dev", NULL, "majority_accuracy", d->majority_dev);
+    emit_num(&o, "test", NULL, "majority_accuracy", r->base.majority);
+    if (d->has_length) {
+        emit_num(&o, "dev", NULL, "length_accuracy", d->length_dev);
+        emit_num(&o, "test", NULL, "length_accuracy", r->base.length);
     }
-    emit_num(&o, ms, NULL, "macro_f1", num_at(res, "metrics.macro_f1"));
-    size_t i;
-    json_t *pc;
-    json_array_foreach(at(res, "metrics.per_class"), i, pc) {
-        const char *cls = str_at(pc, "class");
-        emit(&o, ms, NULL, "precision", cls, NULL, json_object_get(pc, "precision"));
-        emit(&o, ms, NULL, "recall", cls, NULL, json_object_get(pc, "recall"));
-        emit(&o, ms, NULL, "f1", cls, NULL, json_object_get(pc, "f1"));
-        emit(&o, ms, NULL, "support", cls, NULL, json_object_get(pc, "support"));
+    const char *ms = d->split;
+    if (d->has_control) {
+        emit_num(&o, "dev", NULL, "control_accuracy", d->control_dev);
+        emit_num(&o, "test", NULL, "control_accuracy", r->base.control);
+        emit_num(&o, ms, NULL, "selectivity", r->base.selectivity);
     }
-    json_t *classes = json_object_get(res, "classes"), *cm = at(res, "metrics.confusion"), *cmrow;
-    json_array_foreach(cm, i, cmrow) {
-        size_t j;
-        json_t *cell;
-        json_array_foreach(cmrow, j, cell)
-            emit(&o, ms, NULL, "confusion", json_string_value(json_array_get(classes, i)),
-                 json_string_value(json_array_get(classes, j)), cell);
+    emit_num(&o, ms, NULL, "macro_f1", d->macro_f1);
+    for (size_t i = 0; i < d->n_cls; i++) {
+        const struct rpt_class_score *c = &d->cls[i];
+        emit_cls(&o, ms, "precision", c->name, NULL, c->precision);
+        emit_cls(&o, ms, "recall", c->name, NULL, c->recall);
+        emit_cls(&o, ms, "f1", c->name, NULL, c->f1);
+        emit_cls(&o, ms, "support", c->name, NULL, c->support);
     }
-    emit(&o, NULL, NULL, "chosen_nhid", NULL, NULL, at(res, "chosen.nhid"));
-    emit(&o, NULL, NULL, "chosen_dropout", NULL, NULL, at(res, "chosen.dropout"));
-    emit(&o, NULL, NULL, "chosen_l2reg", NULL, NULL, at(res, "chosen.l2reg"));
-    json_t *g;
-    json_array_foreach(json_object_get(res, "grid"), i, g) {
+    for (size_t i = 0; i < d->cm_rows; i++)
+        for (size_t j = 0; j < d->cm_len[i]; j++)
+            emit_cls(&o, ms, "confusion", i < d->n_classes ? d->classes[i] : NULL, j < d->n_classes ? d->classes[j] : NULL,
+                     d->cm[d->cm_at[i] + j]);
+    emit_num(&o, NULL, NULL, "chosen_nhid", d->chosen_nhid);
+    emit_num(&o, NULL, NULL, "chosen_dropout", d->chosen_dropout);
+    emit_num(&o, NULL, NULL, "chosen_l2reg", d->chosen_l2reg);
+    for (size_t i = 0; i < d->n_grid; i++) {
+        const struct rpt_grid_point *g = &d->grid[i];
         char cell[128];
-        snprintf(cell, sizeof cell, "nhid=%lld dropout=%g l2reg=%g", (long long)json_integer_value(json_object_get(g, "nhid")),
-                 num_at(g, "dropout"), num_at(g, "l2reg"));
-        emit(&o, "dev", cell, "grid_devacc", NULL, NULL, json_object_get(g, "devacc"));
+        snprintf(cell, sizeof cell, "nhid=%lld dropout=%g l2reg=%g", g->nhid, g->dropout, g->l2reg);
+        emit_num(&o, "dev", cell, "grid_devacc", g->devacc);
     }
     sp_buf_free(&o.enc);
 }
 
-static void csv_tree(FILE *f, json_t *row)
+static void emit_int(struct obs *o, const char *split, const char *subset, const char *metric, long v);
+
+static void csv_tree(FILE *f, const struct rpt_row *r)
 {
-    json_t *res = json_object_get(row, "result");
     char id[32];
-    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
+    snprintf(id, sizeof id, "%lld", (long long)r->id);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = str_at(row, "run");
-    if (json_is_string(json_object_get(row, "run"))) set_encoder_of_row(&o, row);
-    o.v[C_METHOD] = str_at(row, "method"); o.v[C_CORPUS] = str_at(row, "corpus");
-    if (is_structprobe(row)) {
+    o.v[C_KIND] = "tree"; o.v[C_ID] = id; o.v[C_RUN] = r->run ? r->run : "";
+    if (r->run) set_encoder(&o, r->encoder);
+    o.v[C_METHOD] = r->method; o.v[C_CORPUS] = r->corpus;
+    if (r->kind == RPT_K_STRUCTPROBE) {
         static const char *const k[] = { "uuas", "dspr", "root_acc", "nspr" };
-        for (int i = 0; i < 4; i++) emit_num(&o, NULL, NULL, k[i], num_at(res, k[i]));
+        for (int i = 0; i < 4; i++) emit_num(&o, NULL, NULL, k[i], r->fig[RPT_T_UUAS + i]);
     } else {
         static const char *const asub[] = { "all", "le40" }, *const bsub[] = { "all", "le40", "le10" };
         static const char *const am[] = { "recall", "precision", "fmeasure" };
-        char path[64], metric[32];
+        char metric[32];
         for (int s = 0; s < 2; s++)
             for (int m = 0; m < 3; m++) {
-                snprintf(path, sizeof path, "protocol_a.%s.%s", asub[s], am[m]);
                 snprintf(metric, sizeof metric, "A_%s", am[m]);
-                emit_num(&o, NULL, asub[s], metric, num_at(res, path));
+                emit_num(&o, NULL, asub[s], metric, r->fig[RPT_T_A_R + 3 * s + m]);
             }
         for (int s = 0; s < 3; s++) {
-            snprintf(path, sizeof path, "protocol_b.sentence_f1.%s", bsub[s]);
-            emit_num(&o, NULL, bsub[s], "B_sentence_f1", num_at(res, path));
-            snprintf(path, sizeof path, "protocol_b.corpus_f1.%s", bsub[s]);
-            emit_num(&o, NULL, bsub[s], "B_corpus_f1", num_at(res, path));
+            emit_num(&o, NULL, bsub[s], "B_sentence_f1", r->fig[RPT_T_B_SENT + s]);
+            emit_num(&o, NULL, bsub[s], "B_corpus_f1", r->fig[RPT_T_B_CORP + s]);
         }
     }
-    json_t *bin;
-    size_t k;
-    json_array_foreach(at(res, "protocol_b.sentence_f1_by_length"), k, bin) {
+    for (size_t k = 0; k < r->n_bins; k++) {
+        const struct rpt_len_bin *bin = &r->bins[k];
         char sub[32];
-        if (json_is_integer(json_object_get(bin, "hi"))) snprintf(sub, sizeof sub, "len%.0f-%.0f", num_at(bin, "lo"), num_at(bin, "hi"));
-        else snprintf(sub, sizeof sub, "len%.0f+", num_at(bin, "lo"));
-        emit_num(&o, NULL, sub, "B_sentence_f1", num_at(bin, "f1"));
-        emit(&o, NULL, sub, "n_sentences", NULL, NULL, json_object_get(bin, "n"));
+        if (!isnan(bin->hi)) snprintf(sub, sizeof sub, "len%.0f-%.0f", bin->lo, bin->hi);
+        else snprintf(sub, sizeof sub, "len%.0f+", bin->lo);
+        emit_num(&o, NULL, sub, "B_sentence_f1", bin->f1);
+        o.v[C_SUBSET] = sub;
+        emit_int(&o, NULL, sub, "n_sentences", bin->n);
     }
-    emit(&o, NULL, NULL, "n_sentences", NULL, NULL, at(res, "n_sentences"));
+    emit_int(&o, NULL, NULL, "n_sentences", r->n);
     sp_buf_free(&o.enc);
 }
 
-static void emit_int(struct obs *o, const char *split, const char *metric, long v)
+static void emit_int(struct obs *o, const char *split, const char *subset, const char *metric, long v)
 {
     json_t *j = v < 0 ? json_null() : json_integer(v);
-    emit(o, split, NULL, metric, NULL, NULL, j);
+    emit(o, split, subset, metric, NULL, NULL, j);
     json_decref(j);
 }
 
@@ -662,14 +686,14 @@ static void csv_aggregate(FILE *f, const struct rpt_row *a)
     o.v[C_KIND] = "aggregate"; o.v[C_RUN] = a->encoder;
     set_encoder(&o, a->encoder);
     o.v[C_TASK] = a->task; o.v[C_CLF] = a->method;
-    emit_int(&o, "test", "n", a->n);
-    emit_int(&o, NULL, "n_seeds", a->n_seeds);
-    emit_int(&o, "test", "small_test", !!(a->flags & RPT_F_SMALL));
+    emit_int(&o, "test", NULL, "n", a->n);
+    emit_int(&o, NULL, NULL, "n_seeds", a->n_seeds);
+    emit_int(&o, "test", NULL, "small_test", !!(a->flags & RPT_F_SMALL));
     emit_num(&o, "test", NULL, "accuracy_mean", a->value);
     emit_num(&o, "test", NULL, "accuracy_sd", a->sd);
     emit_num(&o, "test", NULL, "accuracy_ci_lo", a->lo);
     emit_num(&o, "test", NULL, "accuracy_ci_hi", a->hi);
-    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", "wide_ci", !!(a->flags & RPT_F_WIDE));
+    if (!(a->flags & RPT_F_NOCI)) emit_int(&o, "test", NULL, "wide_ci", !!(a->flags & RPT_F_WIDE));
     emit_num(&o, "dev", NULL, "accuracy_mean", a->dev);
     emit_num(&o, "test", NULL, "majority_accuracy_mean", a->base.majority);
     emit_num(&o, "test", NULL, "length_accuracy_mean", a->base.length);
@@ -679,17 +703,17 @@ static void csv_aggregate(FILE *f, const struct rpt_row *a)
 }
 
 /* kind "comparison": run = "A vs B", metrics diff, lo, hi, p, mdd80 */
-static void csv_comparison(FILE *f, json_t *c)
+static void csv_comparison(FILE *f, const struct rpt_cmp *c)
 {
     struct sp_buf who = { 0 };
-    sp_buf_printf(&who, "%s vs %s", str_at(c, "a"), str_at(c, "b"));
+    sp_buf_printf(&who, "%s vs %s", c->a, c->b);
     struct obs o = { .f = f };
-    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who.p; o.v[C_TASK] = str_at(c, "task"); o.v[C_CLF] = str_at(c, "classifier");
-    static const char *const k[] = { "delta", "lo", "hi", "p", "p_floor", "se", "mdd80" };
+    o.v[C_KIND] = "comparison"; o.v[C_RUN] = who.p; o.v[C_TASK] = c->task; o.v[C_CLF] = c->classifier;
+    const double v[] = { c->delta, c->lo, c->hi, c->p, c->p_floor, c->se, c->mdd80 };
     static const char *const name[] = { "accuracy_diff", "accuracy_diff_ci_lo", "accuracy_diff_ci_hi", "p", "p_floor",
                                         "accuracy_diff_se", "mdd80" };
-    emit(&o, "test", NULL, "n", NULL, NULL, json_object_get(c, "n_test"));
-    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], num_at(c, k[i]));
+    emit_int(&o, "test", NULL, "n", c->n_test);
+    for (int i = 0; i < 7; i++) emit_num(&o, "test", NULL, name[i], v[i]);
     sp_buf_free(&who);
     sp_buf_free(&o.enc);
 }
@@ -710,10 +734,12 @@ static void csv_out(FILE *f, const struct coll *c)
     size_t i;
     json_t *row;
     for (i = 0; i < c->rows.n; i++)
-        if (is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
-    json_array_foreach(c->cmp, i, row) csv_comparison(f, row);
-    json_array_foreach(c->probes, i, row) csv_probe(f, row);
-    json_array_foreach(c->trees, i, row) csv_tree(f, row);
+        if (rpt_is_agg(&c->rows.v[i])) csv_aggregate(f, &c->rows.v[i]);
+    for (i = 0; i < c->rows.n_cmp; i++) csv_comparison(f, &c->rows.cmp[i]);
+    for (i = 0; i < c->rows.n; i++)
+        if (is_result(&c->rows.v[i])) csv_probe(f, &c->rows.v[i]);
+    for (i = 0; i < c->rows.n; i++)
+        if (!rpt_is_probe(&c->rows.v[i])) csv_tree(f, &c->rows.v[i]);
     const char *name;
     json_object_foreach(c->unfit, name, row) csv_skipped(f, name, row);
 }
@@ -767,7 +793,7 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
                         const struct coll *c, int filtered)
 {
     struct rpt_figures fig = { .dir = o->figures };
-    struct rpt_data d = { o->db, c->aggs, c->probes, c->trees, c->cmp, o->figures ? &fig : NULL, c->unfit };
+    struct rpt_data d = { o->db, &c->rows, o->figures ? &fig : NULL, c->unfit };
     int rc = SP_OK;
     if (o->figures && (rc = figure_formats(ctx, o, &fig.formats))) return rc;
     if (o->format == RPT_HTML) {
@@ -783,8 +809,8 @@ static int write_report(struct stg_ctx *ctx, struct st_db *db, FILE *f, const st
     if (rc == SP_OK && o->figures)
         sp_log(ctx->log, SP_LOG_INFO, "report: %d figure%s in %s", fig.n, fig.n == 1 ? "" : "s", o->figures);
     if (rc != SP_OK || o->format == RPT_HTML) return rc;
-    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
-    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->probes, c->trees, c->cmp, c->unfit);
+    if (o->format == RPT_LATEX) rpt_latex(f, o->db, &c->rows, c->unfit);
+    else if (o->format == RPT_MD) rpt_md(f, o->db, &c->rows, c->unfit);
     else if (o->format == RPT_JSON) json_out(f, c);
     else if (o->format == RPT_CSV) csv_out(f, c);
     else text_out(f, c, o->db, filtered);
@@ -795,8 +821,7 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
 {
     int rc = collect(ctx, db, o, c);
     if (rc != SP_OK) return rc;
-    c->aggs = rpt_aggregate(c->probes);
-    rpt_table_from(&c->rows, c->probes, c->trees, c->aggs, NULL);
+    rpt_table_from(&c->rows, c->probes, c->trees, NULL, &c->aggs);
     struct stg_ctx uc = *ctx;   /* a store without the task tables (an old one) reports no skipped tasks */
     if (stg_probe_unfit_tasks(&uc, db, &c->unfit) == SP_OK && o->task.n) {
         const char *name;
@@ -808,17 +833,13 @@ static int report_rows(struct stg_ctx *ctx, struct st_db *db, const struct rpt_o
             if (!keep) json_object_del(c->unfit, name);
         }
     }
-    if (o->compare.n) c->cmp = json_array();
     for (int k = 0; k + 1 < o->compare.n; k += 2) {   /* pairs, in the order given: one table each */
-        json_t *one = rpt_compare(c->probes, o->compare.v[k], o->compare.v[k + 1]);
-        int none = !json_array_size(one);
-        json_array_extend(c->cmp, one);
-        json_decref(one);
-        if (none)
+        if (!rpt_compare(&c->rows, o->compare.v[k], o->compare.v[k + 1]))
             return stg_fail(ctx, SP_EPARSE, "--compare %s,%s: no task and classifier has results of both (encoders are run "
                             "names less their -TASK suffix, or shell patterns matching them)", o->compare.v[k],
                             o->compare.v[k + 1]);
     }
+    if (o->compare.n) c->cmp = rpt_cmp_json(&c->rows);   /* for --format json */
     char bad_run[SP_ERRLEN] = "";
     if (check_runs(ctx, db, o) != SP_OK) snprintf(bad_run, sizeof bad_run, "%s", ctx->err);
     size_t total = json_array_size(c->probes) + json_array_size(c->trees);

@@ -3,7 +3,8 @@
  * caller renames into place only when the stage succeeds).
  *
  * The rows come from store/results (probe_result, tree_eval); their `result` JSON is what the
- * commands printed plus a manifest, so the writers only read fields out of it. */
+ * commands printed plus a manifest. It is parsed once into the results model (report/rows.h),
+ * which every writer formats; --format json prints it whole. */
 #ifndef SP_RPT_REPORT_H
 #define SP_RPT_REPORT_H
 

@@ -1,6 +1,6 @@
 /* report/summary.h — the table a job's run ends with: per task, the best encoder (or layer)
  * on test and its score against the baselines, read back from the store as the report reads it
- * (rpt_rows, rpt_aggregate), not from the steps' printed lines.
+ * (rpt_table_load, report/rows.h), not from the steps' printed lines.
  *
  * One line per task, whitespace-separated columns (KIND TASK BEST METRIC SCORE N BASELINES...):
  *   task         SentEval-style probing tasks: mean test accuracy over seeds (the aggregates), best

@@ -13,9 +13,6 @@
 #include "report/agg.h"
 #include "report/rows.h"
 
-#define at rpt_jpath
-#define num rpt_jpath_num
-#define str rpt_jpath_str
 
 /* ---- numbers and cells ---- */
 
@@ -174,38 +171,18 @@ static void tab_finish(struct rpt_tab *t)
 /* ---- reading the rows ---- */
 
 /* the aggregates of the results model (report/rows.h) */
-static int is_agg(const struct rpt_row *r) { return rpt_is_probe(r) && !(r->flags & RPT_F_SEED); }
-static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return is_agg(r); }
-static int token_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf); }
-static int sentence_of_classifier(const struct rpt_row *r, const char *clf) { return is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf); }
+static int any_agg(const struct rpt_row *r, const char *clf) { (void)clf; return rpt_is_agg(r); }
+static int token_of_classifier(const struct rpt_row *r, const char *clf)
+{
+    return rpt_is_agg(r) && r->kind == RPT_K_TOKEN && !strcmp(r->method, clf);
+}
+static int sentence_of_classifier(const struct rpt_row *r, const char *clf)
+{
+    return rpt_is_agg(r) && r->kind == RPT_K_PROBE && !strcmp(r->method, clf);
+}
 static const char *f_encoder(const struct rpt_row *r) { return r->encoder; }
 static const char *f_task(const struct rpt_row *r) { return r->task; }
 static const char *f_method(const struct rpt_row *r) { return r->method; }
-
-/* the distinct values of field over the rows keep(row, arg) holds, in first-appearance order */
-struct names { const char **v; size_t n; };
-static struct names distinct(const struct rpt_table *rows, const char *(*field)(const struct rpt_row *),
-                             int (*keep)(const struct rpt_row *, const char *), const char *arg)
-{
-    struct names o = { sp_xmalloc(sizeof *o.v * (rows->n + 1)), 0 };
-    for (size_t i = 0; i < rows->n; i++) {
-        if (!keep(&rows->v[i], arg)) continue;
-        const char *x = field(&rows->v[i]);
-        size_t k = 0;
-        while (k < o.n && strcmp(o.v[k], x)) k++;
-        if (k == o.n) o.v[o.n++] = x;
-    }
-    return o;
-}
-
-static const struct rpt_row *find_agg(const struct rpt_table *rows, const char *enc, const char *task, const char *clf)
-{
-    for (size_t i = 0; i < rows->n; i++) {
-        const struct rpt_row *a = &rows->v[i];
-        if (is_agg(a) && !strcmp(a->encoder, enc) && !strcmp(a->task, task) && !strcmp(a->method, clf)) return a;
-    }
-    return NULL;
-}
 
 /* the 95% interval of an aggregate's test accuracy, flagged when wide or missing */
 static void c_interval_of(struct rpt_tab_cell *c, const struct rpt_row *a)
@@ -235,7 +212,7 @@ static void nrange_add(struct nrange *r, const struct rpt_row *a, long count)
 
 /* Under a rule, the rows "n ..." and "seeds": per task the range over the encoders (the task's
  * first cell at column 1 + stride·task), n flagged when a test set is too small. */
-static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct names encs, struct names tasks, const char *clf,
+static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct rpt_names encs, struct rpt_names tasks, const char *clf,
                          const char *n_label, int stride)
 {
     rule(t);
@@ -246,7 +223,7 @@ static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct
         struct rpt_tab_cell *cn = &n[1 + (size_t)stride * ti], *cs = &sd[1 + (size_t)stride * ti];
         struct nrange rn = { NAN, NAN, 0 }, rs = { NAN, NAN, 0 };
         for (size_t ei = 0; ei < encs.n; ei++) {
-            const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+            const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
             nrange_add(&rn, a, a ? a->n : -1);
             nrange_add(&rs, a, a ? a->n_seeds : -1);
         }
@@ -260,11 +237,11 @@ static void n_seeds_rows(struct rpt_tab *t, const struct rpt_table *rows, struct
 
 static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    struct rpt_names clfs = rpt_rows_distinct(rows, f_method, any_agg, NULL);
     for (size_t ci = 0; ci < clfs.n; ci++) {
         const char *clf = clfs.v[ci];
-        struct names encs = distinct(rows, f_encoder, sentence_of_classifier, clf),
-                     tasks = distinct(rows, f_task, sentence_of_classifier, clf);
+        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, sentence_of_classifier, clf),
+                     tasks = rpt_rows_distinct(rows, f_task, sentence_of_classifier, clf);
         size_t nt = tasks.n;
         if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
@@ -287,7 +264,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             for (size_t ti = 0; ti < nt; ti++) {
                 v[ti] = NAN;
                 for (size_t ei = 0; ei < encs.n; ei++) {
-                    const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                    const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                     double x = a ? (b ? a->base.length : a->base.majority) : NAN;
                     if (!isnan(x)) { v[ti] = x; any = 1; break; }
                 }
@@ -303,7 +280,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
         int any_sel = 0;
         for (size_t ei = 0; ei < encs.n; ei++)
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 if (a && !isnan(a->base.selectivity)) any_sel = 1;
             }
         for (size_t ei = 0; ei < encs.n; ei++) {
@@ -313,7 +290,7 @@ static void probing_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             c_text(&iv[0], "95% interval");
             if (sel) c_text(&sel[0], "selectivity");
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 if (!a) { c_num(&m[1 + ti], NAN, RPT_TAB_PCT); continue; }
                 c_meansd(&m[1 + ti], a->value, a->sd, RPT_TAB_PCT);
                 c_interval_of(&iv[1 + ti], a);
@@ -344,7 +321,7 @@ static void layer_key(struct sp_buf *key, const struct rpt_row *a)
 
 static int layered(const struct rpt_row *r, const char *key)
 {
-    if (!is_agg(r) || r->layer < 0) return 0;
+    if (!rpt_is_agg(r) || r->layer < 0) return 0;
     if (!key) return 1;
     struct sp_buf k = { 0 };
     layer_key(&k, r);
@@ -373,7 +350,7 @@ static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
         for (size_t k = 0; k < rows->n; k++)
             if (layered(&rows->v[k], g) && rows->v[k].layer > max_layer) max_layer = rows->v[k].layer;
         int nl = max_layer + 1;
-        struct names tasks = distinct(rows, f_task, layered, g);
+        struct rpt_names tasks = rpt_rows_distinct(rows, f_task, layered, g);
         key.len = 0;
         sp_buf_printf(&key, "layers-%s-%s", name, clf);
         struct rpt_tab *t = tab_new(s, key.p, 1 + nl + 2);
@@ -440,10 +417,11 @@ static void layer_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 
 static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    struct names clfs = distinct(rows, f_method, any_agg, NULL);
+    struct rpt_names clfs = rpt_rows_distinct(rows, f_method, any_agg, NULL);
     for (size_t ci = 0; ci < clfs.n; ci++) {
         const char *clf = clfs.v[ci];
-        struct names encs = distinct(rows, f_encoder, token_of_classifier, clf), tasks = distinct(rows, f_task, token_of_classifier, clf);
+        struct rpt_names encs = rpt_rows_distinct(rows, f_encoder, token_of_classifier, clf),
+                         tasks = rpt_rows_distinct(rows, f_task, token_of_classifier, clf);
         size_t nt = tasks.n;
         if (!nt) { free(encs.v); free(tasks.v); continue; }
         char id[64];
@@ -469,7 +447,7 @@ static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
             c_text(&c[0], encs.v[ei]);
             c_text(&iv[0], "95% interval");
             for (size_t ti = 0; ti < nt; ti++) {
-                const struct rpt_row *a = find_agg(rows, encs.v[ei], tasks.v[ti], clf);
+                const struct rpt_row *a = rpt_find_agg(rows, encs.v[ei], tasks.v[ti], clf);
                 c_meansd(&c[1 + 3 * ti], a ? a->value : NAN, a ? a->sd : NAN, RPT_TAB_PCT);
                 c_num(&c[2 + 3 * ti], a ? a->base.control : NAN, RPT_TAB_PCT);
                 c_num(&c[3 + 3 * ti], a ? a->base.selectivity : NAN, RPT_TAB_PCT);
@@ -486,32 +464,39 @@ static void token_tables(struct rpt_tab_set *s, const struct rpt_table *rows)
 
 /* ---- trees: structural probes, tree extraction, dependency trees ---- */
 
-static int is_structprobe(json_t *row) { return !strncmp(str(row, "method"), "structprobe:", 12); }
-static int is_dependency(json_t *row) { return !strncmp(str(row, "method"), "dependency:", 11); }
-static int is_constituency(json_t *row) { return !is_structprobe(row) && !is_dependency(row); }
+static int is_structprobe(const struct rpt_row *r) { return r->kind == RPT_K_STRUCTPROBE; }
+static int is_dependency(const struct rpt_row *r) { return !rpt_is_probe(r) && !strncmp(r->method, "dependency:", 11); }
+static int is_constituency(const struct rpt_row *r) { return !rpt_is_probe(r) && !is_structprobe(r) && !is_dependency(r); }
 
-struct col { const char *path; int prec; };
+static size_t count_rows(const struct rpt_table *rows, int (*keep)(const struct rpt_row *))
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rows->n; i++) n += keep(&rows->v[i]);
+    return n;
+}
 
-/* one body row of a tree evaluation: label, corpus, then its figures */
-static void result_row(struct rpt_tab *t, json_t *row, const char *label, json_t *res, const struct col *col, int ncol)
+struct col { int fig; int prec; };   /* enum rpt_tfig; prec < 0: a count */
+
+/* one body row of a tree evaluation: label, corpus, then its figures (fig + off: the linear
+ * baseline's in place of the probe's) */
+static void result_row(struct rpt_tab *t, const struct rpt_row *r, const char *label, int off, const struct col *col, int ncol)
 {
     struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
     c_text(&c[0], label);
-    c_text(&c[1], str(row, "corpus"));
+    c_text(&c[1], r->corpus);
     for (int k = 0; k < ncol; k++) {
-        if (col[k].prec < 0) c_count(&c[2 + k], num(res, col[k].path), num(res, col[k].path));
-        else c_num(&c[2 + k], num(res, col[k].path), col[k].prec);
+        double v = r->fig[col[k].fig + off];
+        if (col[k].prec < 0) c_count(&c[2 + k], v, v);
+        else c_num(&c[2 + k], v, col[k].prec);
     }
 }
 
-static void structprobe_table(struct rpt_tab_set *s, json_t *trees)
+static void structprobe_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_structprobe(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uuas", RPT_TAB_PCT }, { "dspr", RPT_TAB_CORR },
-                                       { "root_acc", RPT_TAB_PCT }, { "nspr", RPT_TAB_CORR } };
+    if (!count_rows(rows, is_structprobe)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_UUAS, RPT_TAB_PCT }, { RPT_T_DSPR, RPT_TAB_CORR },
+                                       { RPT_T_ROOT, RPT_TAB_PCT }, { RPT_T_NSPR, RPT_TAB_CORR } };
+    const int lin = RPT_T_LIN_NSENT - RPT_T_NSENT;   /* the linear baseline's figures, in the same order */
     struct rpt_tab *t = tab_new(s, "structural-probes", 7);
     t->align[1] = 'l';
     tab_caption(t, "Structural probes (Hewitt and Manning 2019) on the test sentences: UUAS and root accuracy (%%, one "
@@ -522,54 +507,61 @@ static void structprobe_table(struct rpt_tab_set *s, json_t *trees)
     static const char *const head[7] = { "probe", "corpus", "sentences", "UUAS", "DSpr", "root acc.", "NSpr" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method");
-        if (!is_structprobe(row) || !strcmp(m, "structprobe:linear")) continue;
-        result_row(t, row, m + 12, json_object_get(row, "result"), cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *r = &rows->v[i];
+        if (is_structprobe(r) && strcmp(r->method, "structprobe:linear")) result_row(t, r, r->method + 12, 0, cols, 5);
     }
     rule(t);
-    json_t *seen = json_object();   /* corpora whose trained probes' linear baseline is in */
-    json_array_foreach(trees, i, row) {
-        json_t *lb = at(row, "result.linear_baseline");
-        if (!is_structprobe(row) || !json_is_object(lb) || json_object_get(seen, str(row, "corpus"))) continue;
-        json_object_set_new(seen, str(row, "corpus"), json_true());
-        result_row(t, row, "linear baseline (the trained probes' test sentences)", lb, cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {   /* per corpus, the first trained probe's linear baseline */
+        const struct rpt_row *r = &rows->v[i];
+        if (!is_structprobe(r) || !(r->flags & RPT_F_LINEAR)) continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = is_structprobe(&rows->v[j]) && (rows->v[j].flags & RPT_F_LINEAR) && !strcmp(rows->v[j].corpus, r->corpus);
+        if (!seen) result_row(t, r, "linear baseline (the trained probes' test sentences)", lin, cols, 5);
     }
-    json_decref(seen);
-    json_array_foreach(trees, i, row)
-        if (!strcmp(str(row, "method"), "structprobe:linear"))
-            result_row(t, row, "linear baseline (whole corpus)", json_object_get(row, "result"), cols, 5);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct rpt_row *r = &rows->v[i];
+        if (is_structprobe(r) && !strcmp(r->method, "structprobe:linear"))
+            result_row(t, r, "linear baseline (whole corpus)", 0, cols, 5);
+    }
     tab_finish(t);
 }
 
-/* trained structural probes of runs NAME-L<k> (over a corpus: NAME-L<k>-CORPUS): UUAS and DSpr by layer */
-static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
+/* the layer of a trained structural probe of a run NAME-L<k> (over a corpus: NAME-L<k>-CORPUS) into
+ * *k, NAME into base (whole); 0 when it is none */
+static int sp_layer(const struct rpt_row *r, struct sp_buf *label, struct sp_buf *base, int *k)
 {
-    json_t *groups = json_object(), *order = json_array(), *row;   /* "NAME\tcorpus" -> {k: row} */
-    size_t i;
-    int max_layer = -1;
-    struct sp_buf label = { 0 }, base = { 0 }, key = { 0 };
-    json_array_foreach(trees, i, row) {
-        const char *m = str(row, "method"), *corpus = str(row, "corpus");
-        if (strncmp(m, "structprobe:trained:run=", 24)) continue;
-        size_t cap = strlen(m) + 1;
-        label.len = base.len = 0;
-        sp_buf_put(&label, m, cap);
-        sp_buf_put(&base, m, cap);
-        rpt_run_label(m + 24, corpus, label.p, cap);
-        int k = stg_layer_of_run(label.p, base.p, cap);
-        if (k < 0) continue;
-        if (k > max_layer) max_layer = k;
-        key.len = 0;
-        sp_buf_printf(&key, "%s\t%s", base.p, corpus);
-        json_t *g = json_object_get(groups, key.p);
-        if (!g) { g = json_object(); json_object_set_new(groups, key.p, g); json_array_append_new(order, json_string(key.p)); }
-        char ks[16];
-        snprintf(ks, sizeof ks, "%d", k);
-        json_object_set(g, ks, row);
-    }
+    const char *m = r->method;
+    if (!is_structprobe(r) || strncmp(m, "structprobe:trained:run=", 24)) return 0;
+    size_t cap = strlen(m) + 1;
+    label->len = base->len = 0;
+    sp_buf_put(label, m, cap);
+    sp_buf_put(base, m, cap);
+    rpt_run_label(m + 24, r->corpus, label->p, cap);
+    return (*k = stg_layer_of_run(label->p, base->p, cap)) >= 0;
+}
+
+/* trained structural probes of runs NAME-L<k> (over a corpus: NAME-L<k>-CORPUS): UUAS and DSpr by layer */
+static void structprobe_layer_table(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    int max_layer = -1, k;
+    struct sp_buf label = { 0 }, base = { 0 };
+    for (size_t i = 0; i < rows->n; i++)
+        if (sp_layer(&rows->v[i], &label, &base, &k) && k > max_layer) max_layer = k;
     if (max_layer >= 0) {
         int nl = max_layer + 1;
+        /* groups (NAME, corpus) in first-appearance order, each its row per layer (the last one stored) */
+        struct grp { char *name; const char *corpus; const struct rpt_row **at; } *g = sp_xmalloc(sizeof *g * (rows->n + 1));
+        size_t ng = 0;
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!sp_layer(r, &label, &base, &k)) continue;
+            size_t x = 0;
+            while (x < ng && (strcmp(g[x].name, base.p) || strcmp(g[x].corpus, r->corpus))) x++;
+            if (x == ng) g[ng++] = (struct grp){ sp_xstrdup(base.p), r->corpus, calloc((size_t)nl, sizeof *g->at) };
+            g[x].at[k] = r;
+        }
         struct rpt_tab *t = tab_new(s, "structural-probes-by-layer", 3 + nl + 1);
         t->align[1] = t->align[2] = 'l';
         tab_caption(t, "Structural probes by layer (runs NAME-L<k>; layer 0 = the embeddings): UUAS (%%, one decimal) and "
@@ -588,26 +580,21 @@ static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
         }
         c_text(&h2[3 + nl], "linear");
         rule(t);
-        json_t *kj;
-        json_array_foreach(order, i, kj) {
-            json_t *g = json_object_get(groups, json_string_value(kj));
-            char *name = sp_xstrdup(json_string_value(kj)), *corpus = strchr(name, '\t');
-            *corpus++ = 0;
-            static const char *const metric[2] = { "uuas", "dspr" }, *const mname[2] = { "UUAS", "DSpr" };
+        for (size_t x = 0; x < ng; x++) {
+            static const int metric[2] = { RPT_T_UUAS, RPT_T_DSPR }, linear[2] = { RPT_T_LIN_UUAS, RPT_T_LIN_DSPR };
+            static const char *const mname[2] = { "UUAS", "DSpr" };
             for (int mi = 0; mi < 2; mi++) {
                 int prec = mi ? RPT_TAB_CORR : RPT_TAB_PCT;
                 struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
-                c_text(&c[0], name);
-                c_text(&c[1], corpus);
+                c_text(&c[0], g[x].name);
+                c_text(&c[1], g[x].corpus);
                 c_text(&c[2], mname[mi]);
                 double lin = NAN, bv = NAN;
                 for (int l = 0; l < nl; l++) {
-                    char ks[16], path[64];
-                    snprintf(ks, sizeof ks, "%d", l);
-                    json_t *r = json_object_get(g, ks);
-                    c_num(&c[3 + l], r ? num(r, (snprintf(path, sizeof path, "result.%s", metric[mi]), path)) : NAN, prec);
+                    const struct rpt_row *r = g[x].at[l];
+                    c_num(&c[3 + l], r ? r->fig[metric[mi]] : NAN, prec);
                     if (!isnan(c[3 + l].v) && (isnan(bv) || c[3 + l].v > bv)) bv = c[3 + l].v;
-                    if (r && isnan(lin)) lin = num(r, (snprintf(path, sizeof path, "result.linear_baseline.%s", metric[mi]), path));
+                    if (r && isnan(lin)) lin = r->fig[linear[mi]];
                 }
                 char best[64], cur[64];
                 rpt_tab_num(best, sizeof best, bv, prec);
@@ -615,27 +602,21 @@ static void structprobe_layer_table(struct rpt_tab_set *s, json_t *trees)
                     c[3 + l].bold = !strcmp(rpt_tab_num(cur, sizeof cur, c[3 + l].v, prec), best);
                 c_num(&c[3 + nl], lin, prec);
             }
-            free(name);
+            free(g[x].name);
+            free(g[x].at);
         }
+        free(g);
         tab_finish(t);
     }
-    sp_buf_free(&label); sp_buf_free(&base); sp_buf_free(&key);
-    json_decref(groups);
-    json_decref(order);
+    sp_buf_free(&label); sp_buf_free(&base);
 }
 
-static void trees_table(struct rpt_tab_set *s, json_t *trees)
+static void trees_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_constituency(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "protocol_a.all.fmeasure", RPT_TAB_PCT },
-                                       { "protocol_a.le40.fmeasure", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.all", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le40", RPT_TAB_PCT },
-                                       { "protocol_b.sentence_f1.le10", RPT_TAB_PCT },
-                                       { "protocol_b.corpus_f1.all", RPT_TAB_PCT } };
+    if (!count_rows(rows, is_constituency)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_A_F, RPT_TAB_PCT }, { RPT_T_A_F40, RPT_TAB_PCT },
+                                       { RPT_T_B_SENT, RPT_TAB_PCT }, { RPT_T_B_SENT40, RPT_TAB_PCT },
+                                       { RPT_T_B_SENT10, RPT_TAB_PCT }, { RPT_T_B_CORP, RPT_TAB_PCT } };
     struct rpt_tab *t = tab_new(s, "tree-extraction", 9);
     t->align[1] = 'l';
     tab_caption(t, "Constituency trees extracted from attention, against the gold trees: F1 (%%, one decimal). Protocol "
@@ -653,23 +634,21 @@ static void trees_table(struct rpt_tab_set *s, json_t *trees)
     for (int k = 0; k < 9; k++) c_text(&h2[k], head[k]);
     rule(t);
     for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(trees, i, row) {
-            if (!is_constituency(row) || (!strncmp(str(row, "method"), "attention:", 10)) != !pass) continue;
-            result_row(t, row, str(row, "method"), json_object_get(row, "result"), cols, 7);
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!is_constituency(r) || (!strncmp(r->method, "attention:", 10)) != !pass) continue;
+            result_row(t, r, r->method, 0, cols, 7);
         }
         rule(t);
     }
     tab_finish(t);
 }
 
-static void dependency_table(struct rpt_tab_set *s, json_t *trees)
+static void dependency_table(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i, n = 0;
-    json_t *row;
-    json_array_foreach(trees, i, row) n += is_dependency(row);
-    if (!n) return;
-    static const struct col cols[] = { { "n_sentences", -1 }, { "uas", RPT_TAB_PCT }, { "uuas_dir", RPT_TAB_PCT },
-                                       { "uuas_mst", RPT_TAB_PCT } };
+    if (!count_rows(rows, is_dependency)) return;
+    static const struct col cols[] = { { RPT_T_NSENT, -1 }, { RPT_T_UAS, RPT_TAB_PCT }, { RPT_T_UUAS_DIR, RPT_TAB_PCT },
+                                       { RPT_T_UUAS_MST, RPT_TAB_PCT } };
     struct rpt_tab *t = tab_new(s, "dependency-trees", 6);
     t->align[1] = 'l';
     tab_caption(t, "Dependency trees from attention (maximum spanning arborescence over a layer's word-level attention), "
@@ -681,9 +660,10 @@ static void dependency_table(struct rpt_tab_set *s, json_t *trees)
     for (int k = 0; k < 6; k++) c_text(&h[k], head[k]);
     rule(t);
     for (int pass = 0; pass < 2; pass++) {
-        json_array_foreach(trees, i, row) {
-            if (!is_dependency(row) || (!strncmp(str(row, "method"), "dependency:baseline:", 20)) != pass) continue;
-            result_row(t, row, str(row, "method") + 11, json_object_get(row, "result"), cols, 4);
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (!is_dependency(r) || (!strncmp(r->method, "dependency:baseline:", 20)) != pass) continue;
+            result_row(t, r, r->method + 11, 0, cols, 4);
         }
         rule(t);
     }
@@ -692,124 +672,119 @@ static void dependency_table(struct rpt_tab_set *s, json_t *trees)
 
 /* ---- --compare ---- */
 
-static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to);
-
 /* " A pools 3 encoders: x, y, z." for each side whose name matched several, into b; its text */
-static const char *pooled_note(struct sp_buf *b, json_t *c)
+static const char *pooled_note(struct sp_buf *b, const struct rpt_cmp *c)
 {
-    static const char *const keys[2][2] = { { "a", "encoders_a" }, { "b", "encoders_b" } };
+    const char *name[2] = { c->a, c->b };
+    const char *const *enc[2] = { c->enc_a, c->enc_b };
+    size_t n[2] = { c->n_enc_a, c->n_enc_b };
     for (int k = 0; k < 2; k++) {
-        json_t *l = json_object_get(c, keys[k][1]), *x;
-        if (json_array_size(l) < 2) continue;
-        size_t i;
-        sp_buf_printf(b, " %s pools %zu encoders:", str(c, keys[k][0]), json_array_size(l));
-        json_array_foreach(l, i, x) sp_buf_printf(b, "%s %s", i ? "," : "", json_string_value(x));
+        if (n[k] < 2) continue;
+        sp_buf_printf(b, " %s pools %zu encoders:", name[k], n[k]);
+        for (size_t i = 0; i < n[k]; i++) sp_buf_printf(b, "%s %s", i ? "," : "", enc[k][i]);
         sp_buf_puts(b, ".");
     }
     sp_buf_put(b, "", 1);
     return b->p;
 }
 
-static void compare_table(struct rpt_tab_set *s, json_t *cmp)
+static void compare_pair_table(struct rpt_tab_set *s, const struct rpt_table *rows, size_t from, size_t to)
 {
-    for (size_t i = 0, j; i < json_array_size(cmp); i = j) {
-        j = rpt_pair_end(cmp, i);
-        compare_pair_table(s, cmp, i, j);
-    }
-}
-
-static void compare_pair_table(struct rpt_tab_set *s, json_t *cmp, size_t from, size_t to)
-{
-    json_t *c0 = json_array_get(cmp, from), *x;
-    size_t i;
+    const struct rpt_cmp *c0 = &rows->cmp[from];
     struct rpt_tab *t = tab_new(s, "compare", 7);
     struct sp_buf pool = { 0 };
     t->align[1] = 'l';
     tab_caption(t, "%s vs %s: difference of test accuracy (%s − %s, points, one decimal), its 95%% paired bootstrap "
                    "interval over the same test items (B = %d, seed %d), the two-sided p-value (three decimals) and "
-                   "mdd80, the smallest true difference this test set detects with 80%% power.%s", str(c0, "a"),
-                str(c0, "b"), str(c0, "a"), str(c0, "b"), PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
+                   "mdd80, the smallest true difference this test set detects with 80%% power.%s", c0->a, c0->b, c0->a,
+                c0->b, PRB_BOOT_B, PRB_BOOT_SEED, pooled_note(&pool, c0));
     sp_buf_free(&pool);
     struct rpt_tab_cell *h = row_add(t, RPT_ROW_HEAD);
     static const char *const head[7] = { "task", "classifier", "n", "difference", "95% interval", "p", "mdd80" };
     for (int k = 0; k < 7; k++) c_text(&h[k], head[k]);
     rule(t);
-    for (i = from; i < to && (x = json_array_get(cmp, i)); i++) {
+    for (size_t i = from; i < to; i++) {
+        const struct rpt_cmp *x = &rows->cmp[i];
         struct rpt_tab_cell *c = row_add(t, RPT_ROW_BODY);
-        c_text(&c[0], str(x, "task"));
-        c_text(&c[1], str(x, "classifier"));
-        if (json_object_get(x, "error")) { c_text(&c[3], str(x, "error")); continue; }
-        c_count(&c[2], num(x, "n_test"), num(x, "n_test"));
-        c[3].kind = RPT_CELL_SIGNED; c[3].v = num(x, "delta"); c[3].prec = RPT_TAB_PCT;
-        c[4].kind = RPT_CELL_INTERVAL; c[4].lo = num(x, "lo"); c[4].hi = num(x, "hi"); c[4].prec = RPT_TAB_PCT;
-        if (!isnan(num(x, "p_floor"))) {
+        c_text(&c[0], x->task);
+        c_text(&c[1], x->classifier);
+        if (x->error) { c_text(&c[3], x->error); continue; }
+        c_count(&c[2], (double)x->n_test, (double)x->n_test);
+        c[3].kind = RPT_CELL_SIGNED; c[3].v = x->delta; c[3].prec = RPT_TAB_PCT;
+        c[4].kind = RPT_CELL_INTERVAL; c[4].lo = x->lo; c[4].hi = x->hi; c[4].prec = RPT_TAB_PCT;
+        if (!isnan(x->p_floor)) {
             char p[64], f[32];
-            snprintf(p, sizeof p, "< %s", rpt_tab_num(f, sizeof f, num(x, "p_floor"), RPT_TAB_P));
+            snprintf(p, sizeof p, "< %s", rpt_tab_num(f, sizeof f, x->p_floor, RPT_TAB_P));
             c_text(&c[5], p);
         } else {
-            c_num(&c[5], num(x, "p"), RPT_TAB_P);
+            c_num(&c[5], x->p, RPT_TAB_P);
         }
-        c_num(&c[6], num(x, "mdd80"), RPT_TAB_PCT);
+        c_num(&c[6], x->mdd80, RPT_TAB_PCT);
     }
     tab_finish(t);
 }
 
+static void compare_table(struct rpt_tab_set *s, const struct rpt_table *rows)
+{
+    for (size_t i = 0, j; i < rows->n_cmp; i = j) {
+        j = rpt_pair_end(rows, i);
+        compare_pair_table(s, rows, i, j);
+    }
+}
+
 /* ---- the set ---- */
 
-static void add_distinct(char ***list, int *n, json_t *seen, const char *text)
+/* text once into *list, unless it is in either of the set's lists already */
+static void add_distinct(struct rpt_tab_set *s, char ***list, int *n, const char *text)
 {
-    if (json_object_get(seen, text)) return;
-    json_object_set_new(seen, text, json_true());
+    for (int i = 0; i < s->n_job; i++)
+        if (!strcmp(s->job[i], text)) return;
+    for (int i = 0; i < s->n_made_by; i++)
+        if (!strcmp(s->made_by[i], text)) return;
     *list = sp_xrealloc(*list, sizeof **list * (size_t)(*n + 1));
     (*list)[(*n)++] = sp_xstrdup(text);
 }
 
-static void made_by(struct rpt_tab_set *s, json_t *rows, json_t *seen)
+/* the jobs and commands that made the results, from their manifests */
+static void made_by(struct rpt_tab_set *s, const struct rpt_table *rows)
 {
-    size_t i;
-    json_t *row;
-    json_array_foreach(rows, i, row) {
-        json_t *job = at(row, "result.manifest.job");
-        if (json_is_object(job) && *str(job, "file")) {
-            struct sp_buf j = { 0 };
-            sp_buf_printf(&j, "%s%s%s%s", str(job, "file"), *str(job, "sha256") ? " (sha256 " : "", str(job, "sha256"),
-                          *str(job, "sha256") ? ")" : "");
-            add_distinct(&s->job, &s->n_job, seen, j.p);
-            sp_buf_free(&j);
+    for (int l = 0; l < 2; l++)   /* the probe results, then the tree evaluations */
+        for (size_t i = 0; i < rows->n; i++) {
+            const struct rpt_row *r = &rows->v[i];
+            if (l ? rpt_is_probe(r) : !(rpt_is_probe(r) && (r->flags & RPT_F_SEED))) continue;
+            if (l) s->n_tree++; else s->n_probe++;
+            if (r->job_file && *r->job_file) {
+                struct sp_buf j = { 0 };
+                sp_buf_printf(&j, "%s%s%s%s", r->job_file, *r->job_sha256 ? " (sha256 " : "", r->job_sha256,
+                              *r->job_sha256 ? ")" : "");
+                add_distinct(s, &s->job, &s->n_job, j.p);
+                sp_buf_free(&j);
+            }
+            if (!(r->flags & RPT_F_COMMAND)) continue;
+            struct sp_buf b = { 0 };
+            for (size_t k = 0; k < r->n_command; k++) {
+                if (k) sp_buf_put(&b, " ", 1);
+                sp_buf_puts(&b, r->command[k] ? r->command[k] : "?");
+            }
+            sp_buf_put(&b, "", 1);
+            add_distinct(s, &s->made_by, &s->n_made_by, b.p);
+            sp_buf_free(&b);
         }
-        json_t *cmd = at(row, "result.manifest.command"), *w;
-        if (!json_is_array(cmd)) continue;
-        struct sp_buf b = { 0 };
-        size_t k;
-        json_array_foreach(cmd, k, w) {
-            if (k) sp_buf_put(&b, " ", 1);
-            sp_buf_puts(&b, json_is_string(w) ? json_string_value(w) : "?");
-        }
-        sp_buf_put(&b, "", 1);
-        add_distinct(&s->made_by, &s->n_made_by, seen, b.p);
-        sp_buf_free(&b);
-    }
 }
 
-void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
-                   json_t *cmp)
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows)
 {
     memset(s, 0, sizeof *s);
     s->store = sp_xstrdup(db ? db : "");
-    s->n_probe = json_array_size(probes);
-    s->n_tree = json_array_size(trees);
-    json_t *seen = json_object();
-    made_by(s, probes, seen);
-    made_by(s, trees, seen);
-    json_decref(seen);
+    made_by(s, rows);
     probing_tables(s, rows);
-    compare_table(s, cmp);
+    compare_table(s, rows);
     layer_tables(s, rows);
     token_tables(s, rows);
-    structprobe_table(s, trees);
-    structprobe_layer_table(s, trees);
-    trees_table(s, trees);
-    dependency_table(s, trees);
+    structprobe_table(s, rows);
+    structprobe_layer_table(s, rows);
+    trees_table(s, rows);
+    dependency_table(s, rows);
 }
 
 void rpt_tab_free(struct rpt_tab_set *s)

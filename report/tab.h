@@ -87,12 +87,10 @@ struct rpt_tab_set {
     int n, cap;
 };
 
-/* The tables of the collected rows: the probing, layer and token tables from the results model
- * (rows: report/rows.h), the others from report.c's probe rows, tree rows and comparisons (cmp may
- * be NULL). */
+/* The tables of the results model (rows: report/rows.h; its comparisons and the results' manifests
+ * among them). */
 struct rpt_table;
-void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows, json_t *probes, json_t *trees,
-                   json_t *cmp);
+void rpt_tab_build(struct rpt_tab_set *s, const char *db, const struct rpt_table *rows);
 void rpt_tab_free(struct rpt_tab_set *s);
 
 /* v with prec decimals into buf ("" for NAN; a value that rounds to zero without its sign). */

@@ -1,7 +1,7 @@
 -- schemas/store.sql — synprobe store, version 1 (the base every store starts from).
 -- Later versions are forward migrations in schemas/migrations/NNN-*.sql, applied in order
 -- by store/st_open.c; PRAGMA user_version records the version a store has reached.
--- Word indices are 0-based everywhere (SPEC-structures §0); head = -1 marks the root.
+-- Word indices are 0-based everywhere (docs/spec/structures.md §0); head = -1 marks the root.
 -- Structure matrices are compact BLOBs whose layouts schemas/README.md documents.
 
 CREATE TABLE corpus (

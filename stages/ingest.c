@@ -61,7 +61,7 @@ struct ingest_result {
     long tokens_parsed;       /* words of every parsed sentence (accepted or not) */
     int sentences_parsed;
     int repaired;             /* sentences stored with --repair warnings (a dropped line is named there) */
-    long skipped_lines;       /* comment lines with no word line after them: not a sentence (SPEC §2.1) */
+    long skipped_lines;       /* comment lines with no word line after them: not a sentence (docs/spec/structures.md §2.1) */
     char error[SP_ERRLEN];    /* INGEST_FAILED: why */
 };
 
@@ -781,7 +781,7 @@ const struct sp_opt stg_ingest_options[] = {
     { "strict", SP_OPT_FLAG, O(mode), .flag_value = SP_MODE_STRICT,
       .help = "the first malformed sentence aborts its file; nothing from it is kept" },
     { "repair", SP_OPT_FLAG, O(mode), .flag_value = SP_MODE_REPAIR,
-      .help = "repair heads deterministically (SPEC-structures 2.1), recording warnings "
+      .help = "repair heads deterministically (docs/spec/structures.md §2.1), recording warnings "
               "(default: malformed sentences go to the quarantine table with file:line and reason)" },
     { "dry-run", SP_OPT_FLAG, O(dry_run), .help = "parse and compute without a store (benchmarks)" },
     { "no-structures", SP_OPT_FLAG, O(no_structures), .help = "parse only (benchmarks)" },

@@ -637,6 +637,34 @@ static int open_store(struct probe_run_ctx *pc)
     return SP_OK;
 }
 
+/* ---- a stored task and its run for other stages (stages/mdl.c) ---- */
+
+int stg_probe_set_load(struct stg_ctx *ctx, struct st_db *db, const char *dbpath, const char *task, const char *run,
+                       struct stg_probe_set *ps)
+{
+    memset(ps, 0, sizeof *ps);
+    struct probe_data *d = sp_xmalloc(sizeof *d);
+    data_init(d);
+    ps->priv = d;
+    struct prb_dataset ds;
+    int rc = task_from_store(ctx, d, db, dbpath, task);
+    if (rc == SP_OK) rc = vectors_from_run(ctx, d, db, run);
+    if (rc == SP_OK) rc = dataset_build(ctx, d, &ds);
+    if (rc != SP_OK) return rc;
+    *ps = (struct stg_probe_set){ ds.n, ds.d, ds.k, ds.X, ds.y, ds.split, ds.class_names, "", d };
+    memcpy(ps->sha256, d->sha256, sizeof ps->sha256);
+    return SP_OK;
+}
+
+void stg_probe_set_free(struct stg_probe_set *ps)
+{
+    if (ps->priv) {
+        data_free(ps->priv);
+        free(ps->priv);
+    }
+    memset(ps, 0, sizeof *ps);
+}
+
 int stg_probe_check(struct stg_ctx *ctx, const struct stg_probe_opts *o)
 {
     struct plan *pl = sp_xmalloc(sizeof *pl);

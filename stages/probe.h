@@ -1,4 +1,4 @@
-/* stages/probe.h — the probe stage: SentEval probing classifiers (SPEC-probing §1) on a task and
+/* stages/probe.h — the probe stage: SentEval probing classifiers (docs/spec/probing.md §1) on a task and
  * its sentence vectors, results optionally stored (table probe_result).
  *
  * Sources. The task comes from a SentEval file (task_file) or from a store (db + task: one or
@@ -80,5 +80,22 @@ void stg_probe_result_free(struct stg_probe_result *r);
 struct st_db;
 int stg_probe_unfit_tasks(struct stg_ctx *ctx, struct st_db *db, json_t **unfit);
 int stg_probe_unfit_tasks_at(struct stg_ctx *ctx, const char *db, json_t **unfit);
+
+/* A stored task's items and the vectors of a run over it, read, checked and labelled as stg_probe
+ * reads them (classes: the training labels in byte order), for the stages that probe them
+ * otherwise (stages/mdl.c). SP_OK or the errors of stg_probe; ps is freed by stg_probe_set_free
+ * in every case. */
+struct stg_probe_set {
+    int n, d, k;
+    const float *X;                  /* (n, d) */
+    const int *y;                    /* n class ids */
+    const unsigned char *split;      /* n, PRB_SPLIT_* (probes/senteval_protocol.h) */
+    const char *const *names;        /* k class names */
+    char sha256[65];                 /* the data hash of the probe's manifest */
+    void *priv;
+};
+int stg_probe_set_load(struct stg_ctx *ctx, struct st_db *db, const char *dbpath, const char *task, const char *run,
+                       struct stg_probe_set *ps);
+void stg_probe_set_free(struct stg_probe_set *ps);
 
 #endif

@@ -8,7 +8,7 @@
  * (dev may be missing), or, failing any recorded split, when every unit is a PTB WSJ file
  * (wsj_SSNN) and sections 02-21 (train) and 23 (test) both occur (22 is dev; other sections are
  * left out). Anything else has none: tasks build stops unless --split resplit asks for the seeded
- * 80/10/10 re-split of SPEC-probing §2.1. */
+ * 80/10/10 re-split of docs/spec/probing.md §2.1. */
 #ifndef SP_STG_SPLITS_H
 #define SP_STG_SPLITS_H
 

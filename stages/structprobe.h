@@ -1,5 +1,5 @@
 /* stages/structprobe.h — the structural-probe stage: UUAS, DSpr, root accuracy and NSpr
- * (SPEC-probing §3.6) of the LINEAR baseline or of predictions read from .npy files, against
+ * (docs/spec/probing.md §3.6) of the LINEAR baseline or of predictions read from .npy files, against
  * the gold dependency trees of a corpus.
  *
  * Prediction files (numpy, float32, float64 or int32, C order), rows in corpus order:
@@ -12,7 +12,7 @@
  * "structprobe:linear" or "structprobe:distances=D.npy,depths=P.npy") unless no_save.
  *
  * Trained (--run R, with --db --corpus): the distance and depth probes of Hewitt & Manning
- * (SPEC-models M4) trained on the token vectors of R, a run of the same corpus encoded with
+ * (docs/spec/models.md M4) trained on the token vectors of R, a run of the same corpus encoded with
  * --token-vectors, on the corpus's train partition (checkpoint on dev), scored on test; method
  * "structprobe:trained:run=R". The partitions are the corpus's recorded train/dev/test split, or
  * a seeded 80/10/10 split of its sentences (--probe-seed), as the manifest says. */

@@ -1,7 +1,7 @@
 /* stages/structprobe_run.c — `structprobe --run R`: the trained structural probes of
- * Hewitt & Manning (SPEC-models M4, probes/structprobe_train.h) on the token vectors a corpus run
+ * Hewitt & Manning (docs/spec/models.md M4, probes/structprobe_train.h) on the token vectors a corpus run
  * cached (`encode --token-vectors`), trained on the train partition, checkpointed on dev and
- * scored on test with the metrics of SPEC-probing §3.6: the distance probe gives UUAS and DSpr,
+ * scored on test with the metrics of docs/spec/probing.md §3.6: the distance probe gives UUAS and DSpr,
  * the depth probe root accuracy and NSpr.
  *
  * Partitions: the corpus's recorded train/dev/test split when it has all three (UD file names

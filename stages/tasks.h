@@ -1,4 +1,4 @@
-/* stages/tasks.h — the probing-task stages: build the SentEval tasks (SPEC-probing §2) from
+/* stages/tasks.h — the probing-task stages: build the SentEval tasks (docs/spec/probing.md §2) from
  * treebank files or store corpora, and move SentEval files into and out of the store.
  *
  * build: sentences (files, or one or more store corpora in the order given) → one task at a
@@ -46,7 +46,7 @@ extern const struct sp_opt stg_tasks_build_options[];
  * --corpus-files; ingest --split), else PTB WSJ sections by the parsing convention (02-21 train,
  * 22 dev, 23 test, other sections left out) — and without them the build stops (SP_EPARSE, naming
  * the corpus, the splits it has and the opt-in). resplit: the seeded 80/10/10 re-split of
- * SPEC-probing §2.1, logged as a warning and stored ("partition" in every task's params). */
+ * docs/spec/probing.md §2.1, logged as a warning and stored ("partition" in every task's params). */
 enum stg_tasks_split { STG_SPLIT_OFFICIAL, STG_SPLIT_RESPLIT };
 
 struct stg_tasks_build_result {

@@ -261,7 +261,7 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     json_t *full = json_deep_copy(r->json);
     json_t *man = stg_manifest_new(ctx, &o->command, stg_tokprobe_options, o);
     json_object_set_new(man, "partition", json_string(how));
-    json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "SPEC-models M5.2", "seed", (json_int_t)o->control_seed));
+    json_object_set_new(man, "control", json_pack("{s:s, s:I}", "rule", "docs/spec/models.md M5.2", "seed", (json_int_t)o->control_seed));
     json_object_set_new(man, "punct", json_string("H&M XPOS list (acc_no_punct)"));
     json_object_set_new(full, "manifest", man);
     char *txt = json_dumps(full, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
@@ -274,10 +274,52 @@ static int save_result(struct stg_ctx *ctx, struct st_db *db, const struct stg_t
     return rc;
 }
 
+static void w_mismatch_warn(struct stg_ctx *ctx, const struct twalk *w)
+{
+    if (w->n_mismatch) sp_log(ctx->log, SP_LOG_WARN, "%ld run items do not match their sentence's words, left out", w->n_mismatch);
+}
+
 static void free_walk(struct twalk *w)
 {
     free(w->first); free(w->len); free(w->split); free(w->t); free(w->X); free(w->have);
     sp_arena_free(&w->a);
+}
+
+/* ---- the token set for other stages (stages/mdl.c) ---- */
+
+struct tokset_priv { struct twalk w; int *spart; struct tok_data td; };
+
+int stg_tokset_load(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid,
+                    struct stg_tokset *ts)
+{
+    memset(ts, 0, sizeof *ts);
+    struct tokset_priv *p = sp_xcalloc(1, sizeof *p);
+    ts->priv = p;
+    p->w = (struct twalk){ .ctx = ctx, .o = o };
+    sp_arena_init(&p->w.a);
+    int rc = load_walk(ctx, db, o, cid, &p->w);
+    w_mismatch_warn(ctx, &p->w);
+    if (rc != SP_OK) return rc;
+    p->spart = partition_sentences(ctx, o, &p->w, ts->how, sizeof ts->how);
+    gather_tokens(&p->w, p->spart, &p->td);
+    ts->X = p->w.X;
+    ts->d = p->w.d;
+    ts->xrow = p->td.xrow;
+    for (int i = 0; i < 3; i++) ts->s[i] = p->td.s[i];
+    ts->n[0] = p->td.ntr; ts->n[1] = p->td.ndv; ts->n[2] = p->td.nte;
+    return SP_OK;
+}
+
+void stg_tokset_free(struct stg_tokset *ts)
+{
+    struct tokset_priv *p = ts->priv;
+    if (p) {
+        free_tokens(&p->td);
+        free(p->spart);
+        free_walk(&p->w);
+        free(p);
+    }
+    memset(ts, 0, sizeof *ts);
 }
 
 int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct stg_tokprobe_result *r)
@@ -310,7 +352,7 @@ int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct 
         r->json = result_json(o, &w, spart, task, &tr, &td);
     }
     if (rc == SP_OK && !o->no_save) rc = save_result(ctx, db, o, r, task, how, &tr);
-    if (w.n_mismatch) sp_log(ctx->log, SP_LOG_WARN, "%ld run items do not match their sentence's words, left out", w.n_mismatch);
+    w_mismatch_warn(ctx, &w);
     free(tr.test_correct);
     free(spart);
     free_walk(&w);

@@ -1,6 +1,6 @@
 /* stages/tokprobe.h — the token-probe stage: UPOS or dependency-relation labels of every word
  * probed from a corpus run's token vectors (`encode --token-vectors`), with Hewitt & Liang's
- * control task (SPEC-models M5; probes/control.h): the same probe trained on a random label per
+ * control task (docs/spec/models.md M5; probes/control.h): the same probe trained on a random label per
  * word type with the training label distribution, and selectivity = task − control accuracy.
  *
  * Partitions: the corpus's recorded train/dev/test split, else a seeded 80/10/10 split of its
@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "probes/control.h"
 #include "stages/stage.h"
 
 struct json_t;
@@ -38,5 +39,22 @@ struct stg_tokprobe_result {
  * vectors, a corpus without the labels); SP_ESTORE; SP_ESTOPPED. */
 int stg_tokprobe(struct stg_ctx *ctx, const struct stg_tokprobe_opts *o, struct stg_tokprobe_result *r);
 void stg_tokprobe_result_free(struct stg_tokprobe_result *r);
+
+/* The words of a corpus run as stg_tokprobe reads them (o: corpus, run, task, strip_subtype,
+ * split_seed; cid the corpus's id), for the stages that probe them otherwise (stages/mdl.c). */
+struct st_db;
+struct stg_tokset {
+    const float *X;                /* every corpus word's vector (d floats a row), corpus order */
+    int d;
+    const int *xrow;               /* [n[0] + n[1] + n[2]] each token's row in X: train, then dev, then test */
+    struct prb_tok_split s[3];     /* train, dev, test: forms, labels, punctuation */
+    long n[3];
+    char how[256];                 /* the partition rule, for the manifest */
+    void *priv;
+};
+/* SP_OK, or the errors of stg_tokprobe; ts is freed by stg_tokset_free in every case. */
+int stg_tokset_load(struct stg_ctx *ctx, struct st_db *db, const struct stg_tokprobe_opts *o, int64_t cid,
+                    struct stg_tokset *ts);
+void stg_tokset_free(struct stg_tokset *ts);
 
 #endif

@@ -32,7 +32,7 @@ const struct sp_opt stg_trees_options[] = {
     { "seed", SP_OPT_INT, O(seed), "-1", .lo = 0, .hi = 2147483647L, .metavar = "N", .flags = SP_OPTF_NODEF,
       .help = "--baseline random: one seed (default: every figure is the mean over seeds 1..5)" },
     { "span-score", SP_OPT_CHOICE, O(span_score), "mean", .choices = "mean|sum",
-      .help = "split score of the attention trees (SPEC-structures §6)" },
+      .help = "split score of the attention trees (docs/spec/structures.md §6)" },
     { "evalb-max-words", SP_OPT_INT, O(evalb_max_words), "0", .lo = 0, .hi = 1000000000L, .metavar = "N",
       .help = "leave sentences longer than N words out of Protocol A (200: as the EVALB binary; 0: none)" },
     { "out", SP_OPT_PATH, O(out), .metavar = "TREES.txt", .help = "write the predicted trees, one per line", .flags = SP_OPTF_OUTPUT },
@@ -454,7 +454,7 @@ static int save(struct walk *w)
     json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I}", "db", o->db, "corpus", o->corpus, "corpus_id",
                                                 (json_int_t)w->corpus_id));
     json_object_set_new(man, "protocols", json_string("A: EVALB COLLINS.prm LABELED 0; B: unlabeled spans, "
-                                                      "punctuation removed (SPEC-probing 5.2, 5.3)"));
+                                                      "punctuation removed (docs/spec/probing.md §5.2, 5.3)"));
     json_object_set_new(man, "sentences_skipped", json_integer(r->n_skipped));
     json_object_set_new(man, "protocol_a_skipped_long", json_integer(r->m.a_skipped_long));
     return stg_save_tree_eval(w->ctx, w->db, o->run, w->corpus_id, r->method, r->json, man, &r->eval_id);

@@ -1,6 +1,6 @@
 /* stages/trees.h — the tree-evaluation stage: binary trees from attention (or a baseline)
  * scored against the gold constituency trees of a corpus, Protocol A (EVALB, COLLINS.prm with
- * LABELED 0) and Protocol B (unsupervised-parsing span F1), SPEC-probing §5.
+ * LABELED 0) and Protocol B (unsupervised-parsing span F1), docs/spec/probing.md §5.
  *
  * Attention file (numpy, float32 or float64, C order), rows in corpus order:
  *   (n_sentences, L, L)      word-level attention of one layer, heads already pooled;
@@ -13,7 +13,7 @@
  * no_save: method = the baseline name or "attention:<file>:<span score>", result = the figures
  * plus "manifest". A corpus without any constituency tree fails (nothing is stored), unless
  * it has dependency trees: then (or with --dependency) trees from attention are dependency
- * trees (SPEC-models M6: maximum spanning arborescence, UAS/UUAS; baselines right, left,
+ * trees (docs/spec/models.md M6: maximum spanning arborescence, UAS/UUAS; baselines right, left,
  * adjacent, random), see stages/trees_dep.c. */
 #ifndef SP_STG_TREES_H
 #define SP_STG_TREES_H

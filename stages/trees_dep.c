@@ -1,4 +1,4 @@
-/* stages/trees_dep.c — dependency trees from attention (SPEC-models M6, probes/mst.h), the
+/* stages/trees_dep.c — dependency trees from attention (docs/spec/models.md M6, probes/mst.h), the
  * trees stage's mode for corpora with dependency trees: `trees --dependency` (and `trees` on a
  * corpus that has dependency trees but no constituency trees, as UD corpora are). Per sentence:
  * the run's word-level attention map (its rows rescaled to sum 1, as the constituency mode
@@ -216,7 +216,7 @@ static int save_eval(struct stg_ctx *ctx, struct st_db *db, const struct stg_tre
                                               : json_pack("{s:s, s:s}", "kind", "baseline", "name", o->baseline));
     json_object_set_new(man, "gold", json_pack("{s:s, s:s, s:I, s:s}", "db", o->db, "corpus", o->corpus, "corpus_id",
                                                 (json_int_t)cid, "trees", "dependency"));
-    json_object_set_new(man, "metrics", json_string("SPEC-models M6: UAS, UUAS of the directed tree's arcs, UUAS of "
+    json_object_set_new(man, "metrics", json_string("docs/spec/models.md M6: UAS, UUAS of the directed tree's arcs, UUAS of "
                                                     "the undirected MST against the gold distances' MST; punctuation "
                                                     "(H&M XPOS list) excluded"));
     json_object_set_new(man, "sentences_skipped", json_integer(r->n_skipped));

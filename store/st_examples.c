@@ -1,4 +1,4 @@
-/* store/st_examples.c — the example queries the README shows and the demo runs, so that the demo
+/* store/st_examples.c — example queries (docs/sql.md shows them with more) that the demo runs, so that the demo
  * prints real answers and the SQL stays in store/. */
 #include "common/sp.h"
 #include "store/st_int.h"

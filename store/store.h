@@ -63,7 +63,7 @@ int  st_task_names(struct st_db *db, struct st_names *out, char *err, size_t err
 int  st_run_names(struct st_db *db, struct st_names *out, char *err, size_t errlen);
 void st_names_free(struct st_names *names);
 
-/* The README's example queries (store/st_examples.c), NULL-terminated; st_example_run calls
+/* The demo's example queries (store/st_examples.c; docs/sql.md), NULL-terminated; st_example_run calls
  * row(arg, n, columns as text) for each result row. */
 struct st_example { const char *title, *sql; };
 extern const struct st_example st_examples[];

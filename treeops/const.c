@@ -1,4 +1,4 @@
-/* treeops/const.c — constituency structures of one normalised tree (SPEC-structures §4, §6.4).
+/* treeops/const.c — constituency structures of one normalised tree (docs/spec/structures.md §4, §6.4).
  *
  * Trees arrive in pre-order (struct sp_ctree: a parent precedes its children, node 0 is the
  * wrapper), which lets every function here run as a flat loop over the node array: no
@@ -66,7 +66,7 @@ const char *tops_top_const(const struct sp_ctree *t, char *buf, size_t cap)
 
 int tops_top_const_is_frequent(const char *seq)
 {
-    /* SentEval's 19 TopConst classes (SPEC-structures §4.3) */
+    /* SentEval's 19 TopConst classes (docs/spec/structures.md §4.3) */
     static const char *const frequent[] = {
         "ADVP_NP_VP_.", "CC_ADVP_NP_VP_.", "CC_NP_VP_.", "IN_NP_VP_.", "NP_ADVP_VP_.",
         "NP_NP_VP_.", "NP_PP_.", "NP_VP_.", "PP_NP_VP_.", "RB_NP_VP_.", "SBAR_NP_VP_.",

@@ -1,4 +1,4 @@
-/* treeops/dep.c — dependency structures of one sentence (SPEC-structures §3).
+/* treeops/dep.c — dependency structures of one sentence (docs/spec/structures.md §3).
  *
  * The reference functions (tops_depth, tops_distance, tops_ancestors, tops_rel_pos) follow
  * the spec's algorithms one structure per call; tops_dep_all, used on the ingest hot path,

@@ -1,5 +1,5 @@
 /* treeops/extract.c — binary constituency tree from a word-level attention matrix
- * (SPEC-structures §6.1–6.3, normative score from SPEC-probing §5.1).
+ * (docs/spec/structures.md §6.1–6.3, normative score from docs/spec/probing.md §5.1).
  *
  * score(i,j) = Σ_{x=i..j} Σ_{y=i..j} A[x][y]            (TOPS_SPAN_SUM)
  *            = that sum / (j − i + 1)                    (TOPS_SPAN_MEAN, normative)

@@ -1,4 +1,4 @@
-/* treeops/treeops.h — pure functions on one sentence (SPEC-structures §3, §4).
+/* treeops/treeops.h — pure functions on one sentence (docs/spec/structures.md §3, §4).
  *
  * No I/O, no global state, no allocation unless a function says so: callers pass output
  * arrays (n or n*n elements, row-major, row = query i, column = key j). Every function is
@@ -86,7 +86,7 @@ int tops_brackets(const struct sp_ctree *t, int *span, int cap);
 #include "common/sp.h"
 void tops_tree_format(const struct sp_ctree *t, const char *const *words, struct sp_buf *out);
 
-/* ---- tree extraction from attention (SPEC-structures §6, SPEC-probing §5.1) ---- */
+/* ---- tree extraction from attention (docs/spec/structures.md §6, docs/spec/probing.md §5.1) ---- */
 
 enum tops_span_score {
     TOPS_SPAN_MEAN = 0,   /* normative: in-span attention mass / span length */

@@ -1,7 +1,7 @@
 """synprobe_torch — PyTorch twins of synprobe's seed encoders (SAN, SAN + structural positions,
 MS-SAN, SG-Net, PSAN, selective SAN): nn.Modules built from a synprobe encoder config whose
 parameter names and shapes are those synprobe reads from safetensors, so weights trained here load
-in `synprobe encode --weights` and give the same vectors (README "PyTorch twins").
+in `synprobe encode --weights` and give the same vectors (docs/pytorch-twins.md).
 
     import synprobe_torch as spt
     m = spt.Encoder("encoder/configs/ms-san.json")          # or spt.load(cfg, "w.safetensors")

@@ -1,4 +1,4 @@
-"""synprobe_torch.models — the forwards of synprobe's seed encoders in PyTorch (SPEC-structures §5),
+"""synprobe_torch.models — the forwards of synprobe's seed encoders in PyTorch (docs/spec/structures.md §5),
 one definition shared by the nn.Module twins (Encoder) and the bench peers (bench/peer_*.py).
 
 Parameters: param_specs(cfg) lists every tensor (name, shape, init) in the order and with the names
@@ -109,7 +109,7 @@ def attn_layers(cfg):
 
 
 def sinusoid(rows, d):
-    """PE(pos) for pos < rows (SPEC §5.6, interleaved sin/cos), computed in double as synprobe does"""
+    """PE(pos) for pos < rows (docs/spec/structures.md §5.6, interleaved sin/cos), computed in double as synprobe does"""
     pos = np.arange(rows, dtype=np.float64)[:, None]
     k2 = (np.arange(d) & ~1).astype(np.float64)
     ang = pos / np.power(10000.0, k2 / d)

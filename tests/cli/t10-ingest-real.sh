@@ -1,6 +1,6 @@
-# t10-ingest-real.sh — ingest of the real treebanks: counts and structures from SPEC-structures
+# t10-ingest-real.sh — ingest of the real treebanks: counts and structures from docs/spec/structures.md
 # tier: fast
-# Ingest the real treebanks of ../shared/data; counts and structures from SPEC-structures §2, §3.7, §4.
+# Ingest the real treebanks of ../shared/data; counts and structures from docs/spec/structures.md §2, §3.7, §4.
 . tests/cli/lib.sh
 need_data
 EWT=$DATA/ud-ewt/en_ewt-ud-dev.conllu

@@ -1,7 +1,7 @@
 # t100-structprobe-trained.sh — `structprobe --run R` trains the distance and depth probes as a stage
 # tier: fast
 # Issue 13 item 5, as a stage: `structprobe --run R` trains Hewitt & Manning's distance and depth
-# probes (SPEC-models M4; the training itself is checked against an independent NumPy version in
+# probes (docs/spec/models.md M4; the training itself is checked against an independent NumPy version in
 # t48) on a corpus run's token vectors and scores them on the test partition. Here: the stage's
 # plumbing on the demo corpus: partitions (recorded or re-split, and said so), determinism,
 # storage with its manifest, and the errors of runs that do not fit.
@@ -32,7 +32,7 @@ check "... its figures are in range" $PY -c "
 import json; r = json.load(open('$TMP/a.json'))
 assert 0 <= r['uuas'] <= 100 and 0 <= r['root_acc'] <= 100 and -1 <= r['dspr'] <= 1, r"
 # the linear baseline beside it is scored on the same 5 test sentences: it equals the baseline that
-# `structprobe --baseline linear` (the path of t36, checked against SPEC-probing) gives on the test file
+# `structprobe --baseline linear` (the path of t36, checked against docs/spec/probing.md §3.8) gives on the test file
 $SP structprobe --conllu $TMP/demo-ud-test.conllu --baseline linear --json >$TMP/lin.json 2>/dev/null
 expect_eq "the linear baseline on the same test sentences (= --baseline linear on the test file)" \
     "$($PY -c "import json; print(json.load(open('$TMP/a.json'))['linear_baseline'])")" \

@@ -1,6 +1,6 @@
 # t101-dependency-trees.sh — dependency trees from attention scored by UAS/UUAS, with baselines
 # tier: fast
-# Issue 13 item 7, as a stage: dependency trees from attention (SPEC-models M6; the maximum
+# Issue 13 item 7, as a stage: dependency trees from attention (docs/spec/models.md M6; the maximum
 # spanning arborescence is checked against brute force in tests/unit/probes_mst.c) scored by
 # UAS/UUAS against a corpus's dependency trees, with right-chain, left-chain, adjacent and random
 # baselines; a UD corpus gets dependency results from plain `trees` instead of an error.
@@ -31,10 +31,10 @@ $SP trees --db $DB --corpus demo --baseline gold --dependency >/dev/null 2>$TMP/
 check "--baseline gold in dependency mode: usage error listing the baselines" sh -c "[ $rc = 2 ] && grep -q 'dependency baselines are right, left, adjacent and random' $TMP/e2"
 $SP report --db $DB --format html --out $TMP/html >/dev/null 2>&1
 check "the HTML report lists the dependency evaluations" grep -q 'dependency:baseline:adjacent' $TMP/html/report.html
-# a real treebank: the adjacent baseline's UUAS is SPEC-probing's LINEAR row for EWT dev (42.97)
+# a real treebank: the adjacent baseline's UUAS is the LINEAR row of docs/spec/probing.md §3.8 for EWT dev (42.97)
 need_data
 $SP ingest --db $TMP/e.db --corpus ewt $DATA/ud-ewt/en_ewt-ud-dev.conllu >/dev/null 2>&1
 $SP trees --db $TMP/e.db --corpus ewt --baseline adjacent --json >$TMP/ewt.json 2>/dev/null
-expect_eq "EWT dev, adjacent baseline: UUAS 42.97 (SPEC-probing 3.8, LINEAR)" \
+expect_eq "EWT dev, adjacent baseline: UUAS 42.97 (docs/spec/probing.md §3.8, LINEAR)" \
     "$($PY -c "import json; print('%.2f' % json.load(open('$TMP/ewt.json'))['uuas_mst'])")" "42.97"
 done_testing

@@ -1,7 +1,7 @@
 # t102-tokprobe.sh — `tokprobe`: per-word UPOS / relation probes with control task and selectivity
 # tier: fast
 # Issue 13 item 6, as a stage: `tokprobe` probes every word's UPOS or dependency relation from a
-# corpus run's token vectors, with Hewitt & Liang's control task and selectivity (SPEC-models M5;
+# corpus run's token vectors, with Hewitt & Liang's control task and selectivity (docs/spec/models.md M5;
 # the control labels are checked on TV-M5 in tests/unit/probes_control.c). Here: the stage's
 # plumbing on the demo corpus, determinism, storage, reporting and errors.
 . tests/cli/lib.sh

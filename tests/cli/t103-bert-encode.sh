@@ -4,7 +4,7 @@
 # gives, for every word of the demo corpus, the mean of its pieces' vectors at layer K and, for
 # every sentence, the mean of its words (M2), equal to an independent computation
 # (tests/reference/bert_encode_ref.py: the Python tokenizer reference and the NumPy float64 forward,
-# written from SPEC-models M1-M3) within 1e-4 (M3.4's float32 tolerance for hidden states).
+# written from docs/spec/models.md M1-M3) within 1e-4 (M3.4's float32 tolerance for hidden states).
 # Also: the layer gives a different encoder (fingerprint), the fingerprint follows the model's
 # files, and errors of bad bert configs. Needs the real model (make models); skips visibly.
 . tests/cli/lib.sh

@@ -4,7 +4,7 @@
 # layer run NAME-L<k> (k >= 1) the head-averaged map of the encoder layer that made it (the same
 # bytes as `--layer k --attention k-1`), `--heads` keeps each head's map as well; the per-head and
 # averaged maps equal an independent NumPy computation (tests/reference/bert_attention_ref.py,
-# SPEC-models M2.4, float64) within 1e-5 (M3.4); `trees --layer all` scores every layer's run and
+# docs/spec/models.md M2.4, float64) within 1e-5 (M3.4); `trees --layer all` scores every layer's run and
 # `trees --head H` one head, the same from the run as from the exported (n, H, L, L) file.
 # Needs the real model (make models); skips visibly.
 . tests/cli/lib.sh

@@ -1,7 +1,7 @@
 # t108-minilm-behaviour.sh — MiniLM's best layer beats its embeddings and random encoders on distance-probe UUAS
 # tier: full
 # Issue 13 item 9, behaviour: on the PTB sample, MiniLM's best layer has a higher distance-probe
-# UUAS (Hewitt & Manning's trained distance probe, SPEC-models M4, scored on the test partition)
+# UUAS (Hewitt & Manning's trained distance probe, docs/spec/models.md M4, scored on the test partition)
 # than its embedding layer L0, than the random-init encoders (SAN and MS-SAN, encoder/configs/,
 # seeded random weights and embeddings; MS-SAN's attention has gold dependency distances as a
 # prior) and than the linear baseline (predicted distance |i-j|).
@@ -14,8 +14,8 @@
 # with (each trained result carries it: `linear_baseline`); the `structprobe --baseline linear` row
 # over every sentence of the subset (559) is printed beside. 2 minutes of CPU, under 4 minutes on
 # 2 busy cores.
-# The whole sample, every layer and full rank: contrib/jobs/ptb-minilm.job.json (README, "MiniLM
-# layer by layer").
+# The whole sample, every layer and full rank: contrib/jobs/ptb-minilm.job.json (docs/findings.md,
+# "MiniLM layer by layer").
 # Runs as a job, so it also exercises the "structprobes" section over layer runs. Needs the real
 # model (make models) and ../shared/data; skips visibly.
 . tests/cli/lib.sh

@@ -1,6 +1,6 @@
-# t11-sql.sh — the SQL extension in the sqlite3 shell: the README's queries against Python
+# t11-sql.sh — the SQL extension in the sqlite3 shell: the queries of docs/sql.md against Python
 # tier: fast
-# The SQL extension in the stock sqlite3 shell: the README's queries, checked against an
+# The SQL extension in the stock sqlite3 shell: the queries of docs/sql.md, checked against an
 # independent Python computation straight from the treebank files.
 . tests/cli/lib.sh
 need_data
@@ -54,7 +54,7 @@ PYEOF
 sql "select upos, printf('%.4f', avg(abs(t.head - t.i))), count(*) from token t join sentence s using (sentence_id) join corpus c using (corpus_id) join dep_structure d using (sentence_id) where c.name = 'ewt' and t.head >= 0 group by upos order by 3 desc, 1 limit 6" > $TMP/upos.txt
 check "mean dependency distance by UPOS matches Python" cmp -s $TMP/upos.txt $TMP/upos_ref.txt
 
-# TV-6 cells through the scalar functions (wsj_0001.2)
+# TV-6 cells (docs/spec/structures.md §3.7) through the scalar functions (wsj_0001.2)
 W="from sentence s join dep_structure d using (sentence_id) where s.sent_id = 'wsj_0001.2'"
 expect_eq "sp_distance row of 'group' (TV-6)" \
     "$(sql "select group_concat(sp_distance(d.distance, 11, j), ',') from (select 0 j union all select 1 union all select 2 union all select 3 union all select 4 union all select 5 union all select 6 union all select 7 union all select 8 union all select 9 union all select 10 union all select 11 union all select 12) join sentence s join dep_structure d using (sentence_id) where s.sent_id = 'wsj_0001.2'")" \

@@ -4,7 +4,7 @@
 # and a directory, named as weights, an encoder config, embeddings, a job file, a task file, .npy
 # vectors or gold trees, are refused at once: exit 1, a message naming the file and what it is.
 # Every command runs under `timeout -k 5 20`, so a build that hangs fails (exit 124) instead of
-# hanging the suite. Ingest still streams from a FIFO (README "Inputs, read once").
+# hanging the suite. Ingest still streams from a FIFO (docs/guarantees.md, "Inputs, read once").
 . tests/cli/lib.sh
 T="timeout -k 5 20"
 cp demo/demo.conllu encoder/configs/san.json $TMP/

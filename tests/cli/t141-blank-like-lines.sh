@@ -6,7 +6,7 @@
 # alone it is inside the sentence, which is quarantined at that line (also when the file is read
 # in chunks smaller than the line). A word line with 100,000 extra tabs is quarantined for its
 # field count (--repair drops the fields, counted as repaired). A block of comments with no word
-# line (SPEC 2.1 skips it) is named with file:line and counted in the summary.
+# line (docs/spec/structures.md §2.1 skips it) is named with file:line and counted in the summary.
 . tests/cli/lib.sh
 
 row() { printf '%s\t%s\t%s\tX\tX\t_\t%s\tdep\t_\t_\n' "$1" "$2" "$2" "$3"; }
@@ -47,7 +47,7 @@ case "$out" in *", 1 repaired with warnings, "*) ok "wide line --repair: counted
 expect_eq "wide line --repair: the note names the line and the fields dropped" \
     "$(sqlite3 $TMP/wide.repair.db "select warn & 16, warnings from sentence where sent_id = 's2'")" "16|line 5: dropped 100000 extra fields"
 
-# comment lines with no word line after them: skipped (SPEC 2.1) but named and counted
+# comment lines with no word line after them: skipped (docs/spec/structures.md §2.1) but named and counted
 { printf '# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC\n\n# sent_id = s1\n'; row 1 a 0
   printf '\n# end of document\n# (two comment lines)\n'; } > $TMP/com.conllu
 out=$($SP ingest --db $TMP/com.db $TMP/com.conllu 2>$TMP/com.err) && rc=0 || rc=$?

@@ -1,7 +1,7 @@
 # t172-report-token-intervals.sh — token probes carry a 95% interval that resamples test sentences
 # tier: fast
 # Issue 24 ("no intervals for token probes"): a token probe records, per test sentence, its tokens
-# and how many the probe labelled right; the report's interval (SPEC-models M7.3, a ratio metric)
+# and how many the probe labelled right; the report's interval (docs/spec/models.md M7.3, a ratio metric)
 # resamples sentences, not tokens of one sentence as if independent. Checked against the
 # independent SplitMix64 resampling of tests/reference/stats_ref.py on the stored per-sentence
 # counts, and the counts against the stored accuracy. The first 300 sentences of UD EWT dev,

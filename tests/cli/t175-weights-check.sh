@@ -88,7 +88,7 @@ printf '{"kind": "bert", "model": "%s"}\n' "$TMP/m" >"$TMP/bert.json"
 n=$("$PY" $REF expected "$TMP/bert.json" | wc -l)
 rc=0; "$SP" weights check "$TMP/bert.json" "$TMP/m/model.safetensors" >"$TMP/out" 2>&1 || rc=$?
 expect_eq "bert: the tiny BertModel's own file fits" "$rc" 0
-check "bert: $n tensors (SPEC-models M3.2), the pooler and position_ids ignored" \
+check "bert: $n tensors (docs/spec/models.md M3.2), the pooler and position_ids ignored" \
     sh -c 'grep -q "fits .*: $1 tensors" "$2" && grep -q "3 tensors ignored" "$2"' - "$n" "$TMP/out"
 "$PY" $REF write "$TMP/bert.json" "$TMP/bp.safetensors" prefix=bert. dtype=embeddings.LayerNorm.weight:BF16
 rc=0; "$SP" weights check "$TMP/bert.json" "$TMP/bp.safetensors" >"$TMP/out" 2>&1 || rc=$?

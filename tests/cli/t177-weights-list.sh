@@ -1,11 +1,12 @@
-# t177-weights-list.sh — weights list: each config's tensors as the spec names them; the README's blocks are its output
+# t177-weights-list.sh — weights list: each config's tensors as the spec names them; the docs' blocks are its output
 # tier: fast
 # Issue 25 item 5. For every shipped config (encoder/configs/*.json) and the reference variants
 # (tests/reference/configs/*.json): `synprobe weights list` gives the names, shapes and order that
 # tests/reference/weights_ref.py derives from schemas/encoder-weights.md (written from the
 # schema, not from the C code); --json the same list; --compact lines expand to exactly the full
-# list. README's "Bringing your own weights" shows `weights list --compact` for the shipped
-# configs: each block must be the command's output (the bert block where `make models` ran).
+# list. docs/encoders-and-models.md's "Bringing your own weights" shows `weights list --compact`
+# for the shipped configs: each block must be the command's output (the bert block where `make
+# models` ran).
 # Before this change `synprobe weights` did not exist (exit 2).
 . tests/cli/lib.sh
 need_numpy
@@ -41,8 +42,8 @@ assert full == set(ref) and n == len(ref), (len(full), len(ref))
 PYEOF
 done
 
-# the README's blocks: "$ synprobe weights list --compact CONFIG" and what follows, to the fence
-"$PY" - README.md "$TMP/blocks" <<'PYEOF'
+# docs/encoders-and-models.md's blocks: "$ synprobe weights list --compact CONFIG" and what follows, to the fence
+"$PY" - docs/encoders-and-models.md "$TMP/blocks" <<'PYEOF'
 import re, sys
 text = open(sys.argv[1]).read()
 sec = text.split("## Bringing your own weights", 1)[1].split("\n## ", 1)[0]
@@ -55,15 +56,15 @@ with open(sys.argv[2] + "/list", "w") as f:
         f.write(f"{i} {cfg}\n")
 PYEOF
 for f in encoder/configs/*.json; do
-    check "README shows $f" grep -q " $f\$" "$TMP/blocks/list"
+    check "docs/encoders-and-models.md shows $f" grep -q " $f\$" "$TMP/blocks/list"
 done
 while read -r i cfg; do
     case $cfg in contrib/jobs/minilm.json)
         if [ ! -f "$MODELS/all-MiniLM-L6-v2/model.safetensors" ] || [ ! -d models/all-MiniLM-L6-v2 ]; then
-            skip "README's $cfg block: no models/all-MiniLM-L6-v2 (make models)"; continue
+            skip "the docs' $cfg block: no models/all-MiniLM-L6-v2 (make models)"; continue
         fi;;
     esac
     "$SP" weights list --compact --quiet "$cfg" >"$TMP/out" 2>/dev/null
-    check "README's block for $cfg is weights list --compact's output" cmp -s "$TMP/out" "$TMP/blocks/$i"
+    check "the docs' block for $cfg is weights list --compact's output" cmp -s "$TMP/out" "$TMP/blocks/$i"
 done <"$TMP/blocks/list"
 done_testing

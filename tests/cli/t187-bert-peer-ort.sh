@@ -5,7 +5,7 @@
 # from the model's safetensors by torch.onnx.export, and the same graph fused by
 # onnxruntime.transformers.optimizer (which must have fused attention, skip-LayerNorm and
 # bias-GELU), run by onnxruntime at 1 and 2 intra-op threads, give per-sentence means of the last
-# layer within 1e-4 of synprobe's (bench/bert_bench.c --export; M3.4's float32 tolerance); and
+# layer within 1e-4 of synprobe's (bench/bert_bench.c --export; docs/spec/models.md M3.4's float32 tolerance); and
 # `bench/bert.sh` with the peer prints its onnxruntime column and the 1.2x floor. Needs the venv of
 # bench/ort_venv.sh (ORT_PY) and /usr/bin/python3 with torch; skips visibly without them.
 # (tier full: the export, the optimizer and the Python start-ups take about 20 s of CPU.)

@@ -2,7 +2,7 @@
 # tier: fast
 # Issue 26 item 3: the forward's fused and re-blocked paths (the AVX-512 attention of BERT's plain
 # heads, bias+GELU on the product's tiles, residual+LayerNorm in one pass, the column split that
-# balances threads, the packed micro-panels) keep the determinism contract (README "Determinism",
+# balances threads, the packed micro-panels) keep the determinism contract (docs/reproducibility.md,
 # common/gemm.h): `synprobe encode` of the demo corpus with MiniLM gives byte-identical token and
 # sentence vectors under SP_GEMM_KERNEL=avx512 (where the CPU has it: the new attention path),
 # avx2 and c, with --threads 1 and 2, and with --batch-tokens 64 and the default. (That these

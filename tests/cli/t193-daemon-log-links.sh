@@ -1,7 +1,7 @@
 # t193-daemon-log-links.sh — the daemon never writes a job's log, nor `logs` prints one, through a link (issue 40 item 1)
 # tier: fast
-# A job's log is STORE.logs/ID-T.log, T the row's submit time in whole microseconds (README, the
-# daemon; computed here from the queue row with Python, not by synprobe). Planted at that name
+# A job's log is STORE.logs/ID-T.log, T the row's submit time in whole microseconds (docs/guarantees.md,
+# the daemon's job logs; computed here from the queue row with Python, not by synprobe). Planted at that name
 # before the daemon runs: a symlink to a text file, to another job's store, to a path that does
 # not exist, a hard link to a text file, a FIFO with a reader waiting, a folder: each job fails
 # with an error naming the log's path and saying what it is, nothing is written to the target
@@ -19,7 +19,7 @@ wait_for() {  # wait_for SECONDS CMD...: until CMD succeeds; 1 on timeout
 }
 field() { sqlite3 $Q "select $2 from queue_job where job_id = $1"; }
 none_open() { [ "$(sqlite3 $Q "select count(*) from queue_job where state in ('queued','running')")" = 0 ]; }
-# the log's name by the README's rule, from the row's REAL submit time
+# the log's name by the documented rule, from the row's REAL submit time
 logname() { $PY -c "import sqlite3,sys; t=sqlite3.connect(sys.argv[1]).execute('select submitted_at from queue_job where job_id=?',(int(sys.argv[2]),)).fetchone()[0]; print('%s-%d.log' % (sys.argv[2], int(t*1e6)))" $Q $1; }
 
 mkdir $TMP/j

@@ -2,7 +2,7 @@
 # tier: full
 # all-mpnet-base-v2 (make models: 768-d, 12 layers, MPNet's relative attention buckets, its
 # tokenizer.json) encodes the first 10 sentences of EWT dev with `synprobe encode --layers all
-# --token-vectors`, pooled as SPEC M2.2/M2.3 (mean of a word's pieces, mean of the words). The
+# --token-vectors`, pooled as docs/spec/models.md M2.2/M2.3 (mean of a word's pieces, mean of the words). The
 # reference is transformers 4.40.2 on the same words (pre-tokenized), kept as projections on 4
 # fixed unit directions and the norms of every word vector (tests/data/real-mpnet-ewt10.npz,
 # written by tests/reference/real_model_refs.py from a venv: `make real-model-refs`). Tolerance

@@ -1,6 +1,6 @@
 # t30-evalb.sh — `synprobe evalb` against EVALB's sample output and hand-made files
 # tier: fast
-# `synprobe evalb` against EVALB (SPEC-probing §4, §6 item 1).
+# `synprobe evalb` against EVALB (docs/spec/probing.md §4, §6 item 1).
 # Expected outputs come from the shipped sample.rsl plus the differences §4.8 documents for the
 # current evalb (Words 0 on error/skip rows, totals crossing 1, FMeasure lines), from the numbers of
 # §4.8, and from hand computation for the hand-written files in tests/data/evalb/. The row and

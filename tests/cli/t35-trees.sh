@@ -1,6 +1,6 @@
-# t35-trees.sh — `synprobe trees`: the baselines table of SPEC-probing §5.4 on the PTB sample
+# t35-trees.sh — `synprobe trees`: the baselines table of docs/spec/probing.md §5.4 on the PTB sample
 # tier: fast
-# `synprobe trees`: the baselines table of SPEC-probing §5.4 on the NLTK PTB
+# `synprobe trees`: the baselines table of docs/spec/probing.md §5.4 on the NLTK PTB
 # sample (files in file-name order, trees in file order; §6 item 2), the fixed JSON shape,
 # the --db path, the attention path, and the --out lines re-scored by `synprobe evalb`.
 # Expected values: §5.4 (2 decimals), or identities (identity attention = right-branching by

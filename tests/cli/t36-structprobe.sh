@@ -1,6 +1,6 @@
-# t36-structprobe.sh — `synprobe structprobe`: the LINEAR rows of SPEC-probing §3.8 and the §3.7 example
+# t36-structprobe.sh — `synprobe structprobe`: the LINEAR rows of docs/spec/probing.md §3.8 and the §3.7 example
 # tier: fast
-# `synprobe structprobe`: the LINEAR rows of SPEC-probing §3.8 (§6 item 3;
+# `synprobe structprobe`: the LINEAR rows of docs/spec/probing.md §3.8 (§6 item 3;
 # 4 decimals for DSpr/NSpr, 2 for percentages), the §3.7 worked example, the fixed JSON shape,
 # the --db path and the .npy prediction path (padded |i-j| / i arrays = LINEAR).
 . tests/cli/lib.sh

@@ -1,6 +1,6 @@
 # t40-probe.sh — `synprobe probe` on synthetic SentEval task files and .npy vectors
 # tier: fast
-# `synprobe probe` on synthetic SentEval task files + .npy vectors (SPEC-probing §1).
+# `synprobe probe` on synthetic SentEval task files + .npy vectors (docs/spec/probing.md §1).
 # Needs /usr/bin/python3 with numpy to write the .npy inputs; skipped without it.
 . tests/cli/lib.sh
 need_numpy

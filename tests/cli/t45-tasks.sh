@@ -1,6 +1,6 @@
 # t45-tasks.sh — `synprobe tasks build`: SentEval files from the PTB sample and EWT dev
 # tier: fast
-# `synprobe tasks build` (SPEC-probing §2): SentEval files from the PTB sample and
+# `synprobe tasks build` (docs/spec/probing.md §2): SentEval files from the PTB sample and
 # EWT dev. Expected counts come from §2.3 (SentLen bins: smallest bin 188 -> 6 x 188 items;
 # TreeDepth D = 7..10 -> 716 items), the file format from §1.1, and the skip rules from the brief
 # (TopConst/TreeDepth need constituency trees; Tense/SubjNum need trees or UD relations).

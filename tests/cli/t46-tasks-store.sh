@@ -1,7 +1,7 @@
 # t46-tasks-store.sh — probing tasks in the store: `tasks import|export|list` and `tasks build --db`
 # tier: fast
 # Probing tasks in the store: `tasks import|export|list` and `tasks build --db`.
-# The expectations are the brief's: import then export gives the same bytes (SPEC-probing §1.1 files,
+# The expectations are the brief's: import then export gives the same bytes (docs/spec/probing.md §1.1 files,
 # including a BOM, CRLF, trailing whitespace, middle fields and a missing final newline in
 # tricky.txt, all hand-written); a taken name and a malformed file are errors (exit 1) that store
 # nothing; tasks built from a store corpus and stored there export to the files `--out` writes.

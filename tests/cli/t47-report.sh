@@ -237,7 +237,7 @@ assert abs(got[("B_corpus_f1", "le10")] - t["protocol_b"]["corpus_f1"]["le10"]) 
 assert got[("n_sentences", "")] == t["n_sentences"]
 PY
 
-# attention from a file: identity attention = right-branching (SPEC-probing 5.1, ties -> smallest k)
+# attention from a file: identity attention = right-branching (docs/spec/probing.md §5.1, ties -> smallest k)
 "$SP" trees --mrg "$TMP/few" --baseline right --gold-out "$TMP/few.gld" >/dev/null
 $PY - "$TMP/few.gld" "$TMP/eye.npy" <<'PY'
 import re, sys, numpy as np

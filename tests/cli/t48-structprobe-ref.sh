@@ -1,6 +1,6 @@
 # t48-structprobe-ref.sh — the trained structural probes agree with the NumPy reference
 # tier: fast
-# The trained structural probes (SPEC-models M4) agree with the independent NumPy reference
+# The trained structural probes (docs/spec/models.md M4) agree with the independent NumPy reference
 # tests/reference/structprobe_ref.py: 80 real EWT dev sentences, seeded random-encoder vectors,
 # distance and depth probes trained by both; epochs, checkpoint, loss curves and final proj are
 # compared (tolerances and why in the script). Driver: tests/tools/probes_sptrain_dump.c.

@@ -3,7 +3,7 @@
 # Kind "bert" against the independent NumPy float64 forward (tests/reference/bert_ref.py),
 # through the driver tests/tools/encoder_bert_run.c (one CPU batch of sentences of different
 # lengths): the tiny synthetic BERT of tests/reference/make_tiny_bert.py (hidden states and
-# attention to 1e-5), and, when present, the real all-MiniLM-L6-v2 (SPEC-models M3.4: hidden
+# attention to 1e-5), and, when present, the real all-MiniLM-L6-v2 (docs/spec/models.md M3.4: hidden
 # states <= 1e-4, attention <= 1e-5). The real model is looked for in $SP_BERT_MODEL, else
 # ${SP_MODELS:-models}/all-MiniLM-L6-v2 (a BertModel directory); absent: skipped visibly.
 . tests/cli/lib.sh

@@ -6,7 +6,7 @@
 # alone and in the Final_Sigma contexts that expose its Cased / Case_Ignorable properties; and
 # every word type of the PTB sample (ptb_unescape on) and of UD EWT dev, in both tokenizer
 # modes. Ids are compared with the MiniLM vocabulary when $SP_MODELS/all-MiniLM-L6-v2 is there
-# (default ../models), else with the M1.6 test vocabulary; the basic tokens are compared either way.
+# (default ../models), else with the docs/spec/models.md M1.6 test vocabulary; the basic tokens are compared either way.
 # SP_REF_FULL=1 adds the code points in wordpiece-only mode. The driver is tests/tools/encoder_tokenize.c.
 . tests/cli/lib.sh
 if [ ! -x "$PY" ]; then skip_rest "$PY not available"; fi

@@ -3,7 +3,7 @@
 # Issue 10, item 14 (reader parts): input that was accepted without a word. Each file holds a
 # valid sentence (g1, lines 1-5), the case (from line 7), and another valid one (g2).
 #   CoNLL-U: overlapping multiword ranges and a multiword line after its first word quarantine
-#   the sentence (t140); --repair drops them with W_MWT and a note naming the line (SPEC 2.1);
+#   the sentence (t140); --repair drops them with W_MWT and a note naming the line (docs/spec/structures.md §2.1);
 #   an empty FORM, an empty sent_id and a whitespace-only line inside a sentence reject the
 #   sentence (the whole of it: it used to be split and its first part kept as valid).
 #   .dp: an empty FORM rejects the sentence.
@@ -40,7 +40,7 @@ $SP ingest --db $TMP/many.db --chunk-kb 1 $TMP/many.conllu >/dev/null 2>&1 || tr
 expect_eq "wsline x40 in 1 KiB chunks: 80 sentences, 40 quarantined" \
     "$(sqlite3 $TMP/many.db "select (select count(*) from sentence) || '|' || count(*) from quarantine")" "80|40"
 
-# a whitespace-only line between sentences still separates them (SPEC 2.1, lenient)
+# a whitespace-only line between sentences still separates them (docs/spec/structures.md §2.1, lenient)
 $SP ingest --db $TMP/sep.db $M/wssep.conllu >/dev/null 2>&1 || true
 expect_eq "whitespace-only separators: 3 sentences" "$(sqlite3 $TMP/sep.db 'select count(*) from sentence')" 3
 

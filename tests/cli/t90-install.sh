@@ -1,7 +1,7 @@
 # t90-install.sh — `make install` / `make uninstall`: every documented file, working installed binary
 # tier: fast, serial: its `make install PREFIX=...` recompiles and relinks $SP_BUILD/synprobe, which the other scripts run
-# Issue 12 item 4: `make install PREFIX=... DESTDIR=...` puts every file where README
-# "Installation" says, the installed binary runs and finds its CUDA plugin and SQL extension
+# Issue 12 item 4: `make install PREFIX=... DESTDIR=...` puts every file where
+# docs/install.md says, the installed binary runs and finds its CUDA plugin and SQL extension
 # there (not in build/), the man page renders and lists exactly the flags each command's --help
 # lists, the systemd units pass `systemd-analyze verify`, and `make uninstall` removes it all.
 #

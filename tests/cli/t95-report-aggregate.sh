@@ -1,7 +1,7 @@
 # t95-report-aggregate.sh — probe results over seeds: mean, sd and bootstrap interval against Python
 # tier: fast
 # Issue 14 item 1: probe results of the same (encoder, task, classifier) are reported over seeds as
-# mean ± sd with a 95% bootstrap interval over test items (SPEC-models M7), n items and the number
+# mean ± sd with a 95% bootstrap interval over test items (docs/spec/models.md M7), n items and the number
 # of seeds, flagged when the test set is too small. The expected aggregates are recomputed here by
 # an independent implementation (Python: SplitMix64, cluster bootstrap, order statistics) from the
 # per-seed results in the JSON report.

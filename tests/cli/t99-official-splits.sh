@@ -23,7 +23,7 @@ expect_eq "every item sits in its sentence's partition (items not matching: 0)" 
 check "... and there are items in all three partitions" sh -c "[ \$(sqlite3 $TMP/ud.db 'select count(distinct split) from task_item') = 3 ]"
 expect_eq "the stored task records it" "$(sqlite3 $TMP/ud.db "select count(*) from task where json_extract(params, '$.partition.kind') = 'official' and json_extract(params, '$.partition.text') like 'official:%'")" \
     "$(sqlite3 $TMP/ud.db 'select count(*) from task')"
-# --split resplit: the §2.1 re-split instead, said so
+# --split resplit: the docs/spec/probing.md §2.1 re-split instead, said so
 $SP tasks build --db $TMP/ud.db --corpus demo --tasks SentLen --prefix r- --split resplit >$TMP/out2 2>&1 && rc=0 || rc=$?
 check "--split resplit: re-split, and said so" sh -c "[ $rc = 0 ] && grep -q 'partitions: re-split 80/10/10, seeded (--split resplit)' $TMP/out2"
 # a corpus without recorded splits: no silent re-split (issue 24), the default and --split official stop

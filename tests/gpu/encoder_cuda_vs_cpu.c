@@ -1,4 +1,4 @@
-/* tests/gpu/encoder_cuda_vs_cpu.c — the CUDA encoders agree with the CPU oracle (STYLE §3.6).
+/* tests/gpu/encoder_cuda_vs_cpu.c — the CUDA encoders agree with the CPU oracle (docs/style.md §3.6).
  *
  * Goes through the public API only: for every config given, one seeded encoder is saved with
  * enc_save_weights, the file's floats are perturbed (so biases, LN gains and the SG-Net

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/reference/bert_attention_ref.py - the word-level attention maps `synprobe encode --attention
 LAYER --heads` must cache, computed independently: the words of each sentence tokenized by
-bert_tokenize_ref.py (SPEC-models M1), the float64 forward of bert_ref.py (M3), then SPEC-models M2.4:
+bert_tokenize_ref.py (docs/spec/models.md M1), the float64 forward of bert_ref.py (M3), then docs/spec/models.md M2.4:
 W_h[a][b] = (1/|span a|) sum_{p in a} sum_{q in b} P_h[p][q] without [CLS]/[SEP]; per head each row of
 W_h divided by its sum; the layer's map is the mean of the W_h, renormalised once.
 

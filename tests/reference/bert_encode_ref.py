@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """tests/reference/bert_encode_ref.py - what `synprobe encode` with a bert config must give, computed
-independently: the words of each sentence tokenized by bert_tokenize_ref.py (SPEC-models M1,
+independently: the words of each sentence tokenized by bert_tokenize_ref.py (docs/spec/models.md M1,
 Python's own Unicode data), the forward of bert_ref.py (M3, float64), then M2 pooling: word vector
 = mean of its pieces' vectors at LAYER, sentence vector = mean of the word vectors.
 

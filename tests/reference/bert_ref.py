@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/reference/bert_ref.py - independent NumPy forward of a Hugging Face BertModel directory.
 
-Written from SPEC-models M3 (not from the C code): reads DIR/config.json and DIR/model.safetensors
+Written from docs/spec/models.md M3 (not from the C code): reads DIR/config.json and DIR/model.safetensors
 with its own parser (pooler.*, cls.* and embeddings.position_ids skipped), runs the forward in
 float64 and writes, for a few seeded sentences of different lengths ([CLS] ... [SEP]; the last one
 with token type 1 everywhere, M0 D2), into OUT:

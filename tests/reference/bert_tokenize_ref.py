@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for the BERT tokenizer (SPEC-models M1), written the way HF's slow
+"""Independent reference for the BERT tokenizer (docs/spec/models.md M1), written the way HF's slow
 BertTokenizer is (BasicTokenizer + WordpieceTokenizer), on Python's own Unicode machinery:
 str.lower (full mapping, Final_Sigma), unicodedata.category / normalize, str.split / isspace.
 It shares no code or table with encoder/enc_tokenizer.c (which uses utf8proc), so agreement

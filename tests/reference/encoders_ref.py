@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tests/reference/encoders_ref.py - independent NumPy reference for the synprobe encoders.
 
-Written from SPEC-structures.md (sections 0, 3, 4.4, 5) and schemas/encoder-weights.md, not
+Written from docs/spec/structures.md (sections 0, 3, 4.4, 5) and schemas/encoder-weights.md, not
 from the C code. Float64 throughout; the C encoder is float32, so agreement is checked with the
 spec's tolerance of 1e-5 absolute (section 7).
 

@@ -38,7 +38,7 @@ add_prefix_space=True where the class demands it, is_split_into_words=True) give
     OUTDIR/FAMILY/ref/pieces.txt       a line a sentence: the ids ' '-separated, TAB, START-END spans
                                        of its words, TAB, 1 when longer than the model's positions
     OUTDIR/FAMILY/ref/words.npy        float32 [words of the sentences that fit, layers+1, hidden]:
-                                       each word the mean of its pieces (SPEC-models M2.2, float64)
+                                       each word the mean of its pieces (docs/spec/models.md M2.2, float64)
     OUTDIR/FAMILY/ref/sents.npy        float32 [sentences that fit, layers+1, hidden]: the mean of
                                        the sentence's word vectors (M2.3)
     OUTDIR/deberta-v3/ref/wattn.npy    float32 [sentences that fit, layers, heads, Wmax, Wmax]: each

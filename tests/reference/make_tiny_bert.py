@@ -2,7 +2,7 @@
 """tests/reference/make_tiny_bert.py - writes a tiny synthetic Hugging Face BertModel directory.
 
 DIR/config.json, DIR/model.safetensors, DIR/vocab.txt, laid out as a real BERT checkpoint
-(SPEC-models M3.1, M3.2): 2 layers, hidden 8, 2 heads, FFN 16, 24 word pieces, 16 positions,
+(docs/spec/models.md M3.1, M3.2): 2 layers, hidden 8, 2 heads, FFN 16, 24 word pieces, 16 positions,
 2 token types, GELU (erf), LayerNorm eps 1e-12. Linear weights are stored [out, in] as
 nn.Linear does; the checkpoint also carries what a real one carries and synprobe must ignore:
 pooler.dense.* and the int64 buffer embeddings.position_ids. Weights are seeded (numpy

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/reference/real_model_refs.py MODELS DATA OUT.npz — what transformers 4.40.2 gives for
 all-mpnet-base-v2 (make models) on the first 10 sentences of EWT dev, in pre-tokenized mode
-(is_split_into_words=True): every layer's word vectors (the mean of the word's pieces, SPEC M2.2)
+(is_split_into_words=True): every layer's word vectors (the mean of the word's pieces, docs/spec/models.md M2.2)
 and sentence vectors (the mean of the words, M2.3), kept small as their projections on 4 fixed
 random unit directions (stored too), with the piece ids. Run from a venv with transformers
 (`make real-model-refs HF_PYTHON=V/bin/python`); t239-hf-real-mpnet.sh compares synprobe's vectors with these, so

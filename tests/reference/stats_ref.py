@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""tests/reference/stats_ref.py - SPEC-models M7 written from the spec, not from the C code:
+"""tests/reference/stats_ref.py - docs/spec/models.md M7 written from the spec, not from the C code:
 SplitMix64 (M7.1) and the index lists of the bootstrap (M7.3: B resamples of N indices, each
 below(N) = the high 64 bits of next() * N, drawn one after the other from one stream)."""
 

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """tests/reference/structprobe_ref.py - independent NumPy reference for the trained structural
-probes (SPEC-models M4, M7.1).
+probes (docs/spec/models.md M4, M7.1).
 
-Written from SPEC-models.md, not from the C code. It
+Written from docs/spec/models.md, not from the C code. It
   1. reads real sentences (5..20 words) from the UD EWT dev file with its own CoNLL-U reader
      (multiword and empty-node lines dropped, HEAD 1-based -> 0-based, root -1): 60 for
      training, the next 20 for dev;

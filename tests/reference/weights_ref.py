@@ -47,7 +47,7 @@ def defaults(c):
 
 
 def expected_bert(cfg):
-    """SPEC-models M3.2: a Hugging Face BertModel's tensors, Linear weights [out, in]"""
+    """docs/spec/models.md M3.2: a Hugging Face BertModel's tensors, Linear weights [out, in]"""
     h = json.load(open(cfg["model"] + "/config.json"))
     d, F = h["hidden_size"], h["intermediate_size"]
     out = [("embeddings.word_embeddings.weight", [h["vocab_size"], d]),

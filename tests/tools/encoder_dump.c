@@ -1,6 +1,6 @@
 /* tests/tools/encoder_dump.c — driver for the NumPy reference comparison
  * (tests/reference/encoders_ref.py, tests/cli/t50-encoder-ref.sh). It goes through the public
- * encoder API only (STYLE §3.6).
+ * encoder API only (docs/style.md §3.6).
  *
  *   encoder_dump init CONFIG OUT.safetensors       seeded init, save the weights
  *   encoder_dump run CONFIG WEIGHTS INPUT OUTDIR L  load weights, encode INPUT, write outputs

@@ -11,7 +11,7 @@ file; synprobe encodes the corpus with both (`encode --weights --embeddings --to
 computes the same from the store's structures (`export --what structures`). Prints one line
 "PARITY kind=... sentences=N sent=D tokens=D attn=D" (max abs differences; f64_ref: each side's sentence vectors against the twin in float64) and exits 1 when one
 is above --tol (2 on a setup error). The expected values are synprobe's C forward, an independent
-implementation of SPEC-structures §5; neither side's output is produced by the other.
+implementation of docs/spec/structures.md §5; neither side's output is produced by the other.
 --from-synprobe: the other direction: synprobe's own seeded weights (`encode --save-weights`)
 loaded into the twin with synprobe_torch.load. --weights/--embeddings: given files (a model trained
 by synprobe_torch.train and its DIR/embeddings.txt) instead of random ones."""

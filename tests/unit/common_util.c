@@ -40,7 +40,7 @@ int main(void)
     T_CHECK(same);
     for (int i = 0; i < 1000; i++) { uint64_t x = sp_rng_below(&a, 7); T_CHECK(x < 7); }
 
-    /* SplitMix64: the check values of SPEC-models M7.1 */
+    /* SplitMix64: the check values of docs/spec/models.md M7.1 */
     struct sp_splitmix sm;
     sp_splitmix_seed(&sm, 0);
     T_CHECK(sp_splitmix_next(&sm) == 0xe220a8397b1dcdafull);

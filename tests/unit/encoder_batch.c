@@ -1,4 +1,4 @@
-/* tests/unit/encoder_batch.c — the determinism contract (README "Determinism"): enc_forward packs
+/* tests/unit/encoder_batch.c — the determinism contract (docs/reproducibility.md): enc_forward packs
  * the sentences of a batch into one row block (groups of up to 4096 tokens), yet a sentence's
  * sentence vector, token vectors and attention maps must be the same bytes
  *   - encoded alone or in one batch with all the others (crossing a group boundary),

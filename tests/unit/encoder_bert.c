@@ -1,4 +1,4 @@
-/* tests/unit/encoder_bert.c — kind "bert" (SPEC-models M3, M2):
+/* tests/unit/encoder_bert.c — kind "bert" (docs/spec/models.md M3, M2):
  *   TV-M3 (M3.6): the toy model with formula weights, token types 0 (every printed matrix of the
  *     forward that the API exposes: X^0, X^1, P_0, P_1) and token types 1 (X^0, X^1), tol 1e-5;
  *     the same checkpoint written with a "bert." prefix and LayerNorm.gamma/.beta names; ignored

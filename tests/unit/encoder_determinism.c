@@ -66,7 +66,7 @@ static void check_maps(enc_t *e, const float *v, int count, int first)
             double sum = 0;
             for (int j = 0; j < n; j++) sum += v[at + (size_t)i * n + j];
             /* PSAN: a word alone in its phrase has an empty row (Q18); SSAN: a head that selects
-             * no key has an empty row (§5.5), so the head mean is a multiple of 1/H */
+             * no key has an empty row (docs/spec/structures.md §5.5), so the head mean is a multiple of 1/H */
             int ok = fabs(sum - 1.0) < 1e-5 || (kind == ENC_PSAN && fabs(sum) < 1e-12)
                   || (kind == ENC_SSAN && sum <= 1.0 + 1e-5 && fabs(sum * 4 - floor(sum * 4 + 0.5)) < 1e-4);
             if (!ok) { fprintf(stderr, "kind %d sentence %d row %d sums to %g\n", kind, b, i, sum); }

@@ -1,7 +1,7 @@
 /* tests/unit/encoder_family.c — the model-family interface (encoder/README.md "Model families",
  * "Batch budgets"):
  *   - every kind has a family, and the capabilities of a config (enc_config_caps) are the ones
- *     the README's family table gives (input, layer outputs, model files);
+ *     encoder/README.md's family table gives (input, layer outputs, model files);
  *   - enc_config_layers reads L from a bert model's config.json without opening it, and refuses
  *     a config without layer outputs;
  *   - kind hf: the family from the folder's config.json (tests/data/hf), the capabilities of an
@@ -10,12 +10,12 @@
  *     opening, L from its config.json, GPT-2's learned positions as max_positions (Llama's RoPE:
  *     none), the pooling defaults of a decoder (a word's last piece) and the config's options;
  *   - an open SAN-family encoder's enc_caps agree with the single getters and with the values of
- *     SPEC-structures §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
+ *     docs/spec/structures.md §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
  *     structures each config needs), and enc_forward_layers is refused;
  *   - the forward step (enc_set_group_tokens) is the products' row count: a batch of more than
  *     4096 tokens with the step at 8192 is one step of all its tokens (the workspace message names
  *     them), a step of 100 tokens is at most 100; and the step size changes no bit of any output
- *     (README "Determinism"). */
+ *     (docs/reproducibility.md). */
 #include "t_harness.h"
 #include "encoder_fixture.h"
 

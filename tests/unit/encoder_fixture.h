@@ -1,5 +1,5 @@
 /* tests/unit/encoder_fixture.h — small synthetic sentences for the encoder unit tests: structures
- * from a head array by the definitions of SPEC-structures §3 (naive loops, test-only), phrase ids
+ * from a head array by the definitions of docs/spec/structures.md §3 (naive loops, test-only), phrase ids
  * as contiguous blocks (level t: t+1 blocks), seeded random embeddings. */
 #ifndef ENCODER_FIXTURE_H
 #define ENCODER_FIXTURE_H

@@ -1,6 +1,7 @@
 /* tests/unit/encoder_prepare.c — enc_sentence_prepare on TV-6 / TV-10 (wsj_0001 s2): the
- * structures it attaches are the spec's, a sentence without the tree a kind needs is refused
- * with a reason, and the prepared sentence encodes. Goes through the ingest readers. */
+ * structures it attaches are those of docs/spec/structures.md §3.7 and §4.4, a sentence
+ * without the tree a kind needs is refused with a reason, and the prepared sentence encodes.
+ * Goes through the ingest readers. */
 #include "common/sp.h"
 #include "encoder/encoder.h"
 #include "ingest/readers.h"

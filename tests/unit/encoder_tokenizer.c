@@ -1,4 +1,4 @@
-/* tests/unit/encoder_tokenizer.c — the BERT tokenizer (SPEC-models §M1): the M1.6 test
+/* tests/unit/encoder_tokenizer.c — the BERT tokenizer (docs/spec/models.md M1): the M1.6 test
  * vocabulary, every test vector of M1.7 (basic tokens and ids) and the sentence TV-M1 in both
  * modes, the M8.2 code points, PTB unescaping, special-token splitting, the D6 length rule, vocabulary errors
  * (file:line), and robustness: random bytes and invalid UTF-8 as words never crash and always

@@ -1,4 +1,4 @@
-/* tests/unit/encoder_tv.c — SPEC-structures test vectors TV-12 … TV-19 on the CPU backend's
+/* tests/unit/encoder_tv.c — docs/spec/structures.md test vectors TV-12 … TV-19 on the CPU backend's
  * internal ops (encoder_int.h), plus the safe-softmax empty-row rule of §0 and a naive check of
  * the gather/scatter relative-position form. Expected values are the spec's printed numbers
  * (tolerance 1e-5 absolute, §7) or hand computations written next to them. */

@@ -1,4 +1,4 @@
-/* tests/unit/ingest_conllu.c — CoNLL-U reader (SPEC-structures §2.1): TV-1, TV-2, whole-file
+/* tests/unit/ingest_conllu.c — CoNLL-U reader (docs/spec/structures.md §2.1): TV-1, TV-2, whole-file
  * counts on EWT dev read in chunks of several sizes, BOM, CRLF, blank-line rules, every error
  * kind in every mode, chunk boundaries and format detection. Expected values are from the spec
  * or worked by hand on the small inputs written here. */

@@ -1,4 +1,4 @@
-/* tests/unit/ingest_dep.c — 3-column dependency reader (SPEC-structures §2.2): columns, the
+/* tests/unit/ingest_dep.c — 3-column dependency reader (docs/spec/structures.md §2.2): columns, the
  * optional DEPREL column, BOM/CRLF, blank lines, errors and HEAD repair in every mode, and
  * the sample's counts (3,914 sentences, 94,084 words, every tree valid). */
 #include "tests/unit/t_harness.h"

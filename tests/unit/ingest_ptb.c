@@ -1,4 +1,4 @@
-/* tests/unit/ingest_ptb.c — PTB bracket reader (SPEC-structures §2.3): TV-4 (by hand and from
+/* tests/unit/ingest_ptb.c — PTB bracket reader (docs/spec/structures.md §2.3): TV-4 (by hand and from
  * wsj_0049.mrg), base labels, wrapper rules, errors in every mode, empty trees, a 10,000-deep
  * tree, the 3,914-tree sample in chunks, and .mrg vs .dp word/POS equality (§2.2 facts). */
 #include "tests/unit/t_harness.h"

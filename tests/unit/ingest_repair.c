@@ -1,4 +1,4 @@
-/* tests/unit/ingest_repair.c — HEAD validation and the deterministic repair of SPEC §2.1:
+/* tests/unit/ingest_repair.c — HEAD validation and the deterministic repair of docs/spec/structures.md §2.1:
  * TV-3, TV-3b, hand-worked cases, and random head arrays checked against a naive
  * transcription of the spec's three steps written here (O(n^2), no colouring). */
 #include "tests/unit/t_harness.h"

@@ -1,4 +1,4 @@
-/* Unit tests for ingest/senteval: the field rules of SPEC-probing §1.1, byte-identical round
+/* Unit tests for ingest/senteval: the field rules of docs/spec/probing.md §1.1, byte-identical round
  * trips (BOM, CRLF, trailing blanks, extra middle fields, no final newline), file:line errors. */
 #include <unistd.h>
 

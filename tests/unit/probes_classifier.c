@@ -1,4 +1,4 @@
-/* Unit tests for probes/classifier and probes/senteval (SPEC-probing §1.4–§1.5, §6 item 4).
+/* Unit tests for probes/classifier and probes/senteval (docs/spec/probing.md §1.4–§1.5, §6 item 4).
  *
  * Expected values come from the spec (counter semantics, tie-breaking), from hand computation
  * (Adam/RMSprop steps; numbers worked out in double precision from the update formulas of §1.4,

@@ -1,4 +1,4 @@
-/* probes_control: control tasks (SPEC-models M5): TV-M5 (label order and counts, SplitMix64
+/* probes_control: control tasks (docs/spec/models.md M5): TV-M5 (label order and counts, SplitMix64
  * draws, control labels per type, test labels, accuracy and selectivity), label helpers on a
  * parsed CoNLL-U-like sentence, and a token-probe run on seeded synthetic vectors (task beats
  * control, control labels are a function of the type, same seed same result). */

@@ -176,7 +176,7 @@ static void t_batch_position(void)
 }
 
 /* Adam: one step under each kernel and thread count equals the update written out here in scalar
- * C from SPEC-models M4.4 (float32, bias corrections in float64, PyTorch's order of operations) */
+ * C from docs/spec/models.md M4.4 (float32, bias corrections in float64, PyTorch's order of operations) */
 static void t_adam(void)
 {
     struct sp_splitmix r;

@@ -1,4 +1,4 @@
-/* tests/unit/probes_evalb.c — the EVALB scoring core on small hand-computed cases (SPEC-probing §4.3,
+/* tests/unit/probes_evalb.c — the EVALB scoring core on small hand-computed cases (docs/spec/probing.md §4.3,
  * §4.5, §4.6), the parser's errors, a very deep tree, and the indexed matching/crossing paths checked
  * against the quadratic transcription of §4.3 steps 6-7 on random trees. */
 #include <math.h>

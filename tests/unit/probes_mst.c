@@ -1,4 +1,4 @@
-/* probes_mst: SplitMix64 checks (SPEC-models M7.1) and trees from attention (M6): TV-M6a-d,
+/* probes_mst: SplitMix64 checks (docs/spec/models.md M7.1) and trees from attention (M6): TV-M6a-d,
  * and a randomised cross-check of Chu-Liu/Edmonds against brute-force enumeration of every
  * tree for n <= 7 (an independent check: it knows nothing of contractions). */
 #include "t_harness.h"
@@ -377,7 +377,7 @@ static void t_real(void)
         T_EQ_INT(c.bad_dist, 0);
         T_EQ_INT(c.right.uuas_dir_correct, c.left.uuas_dir_correct);
         /* adjacent over the non-punctuation words is the MST of LINEAR's |i - j|, so its UUAS is
-         * SPEC-probing §3.8's LINEAR UUAS row (xpos punctuation): 42.97 EWT dev, 52.76 PTB sample */
+         * docs/spec/probing.md §3.8's LINEAR UUAS row (xpos punctuation): 42.97 EWT dev, 52.76 PTB sample */
         T_NEAR(prb_dep_uuas_mst(&c.adj), f == 0 ? 42.97 : 52.76, 0.005);
         printf("# %s: %ld sentences; right-chain UAS %.2f, left-chain UAS %.2f, UUAS_dir %.2f, adjacent UUAS_mst %.2f\n",
                paths[f], c.n_sent, prb_dep_uas(&c.right), prb_dep_uas(&c.left), prb_dep_uuas_dir(&c.right),

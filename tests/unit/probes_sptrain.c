@@ -1,4 +1,4 @@
-/* probes_sptrain: trained structural probes (SPEC-models M4): the initialisation check of
+/* probes_sptrain: trained structural probes (docs/spec/models.md M4): the initialisation check of
  * M4.2, the worked example TV-M4a (targets, predictions, losses, gradients, one Adam step,
  * Spearman, UUAS, root), the schedule trace TV-M4b, and a short training run on seeded
  * synthetic data (dev loss falls, the same seed gives the same bits, errors are reported). */

@@ -1,4 +1,4 @@
-/* Unit tests for probes/stats (SPEC-models M7): the worked example TV-M7 (M7.7) for the bootstrap
+/* Unit tests for probes/stats (docs/spec/models.md M7): the worked example TV-M7 (M7.7) for the bootstrap
  * interval, the paired comparison and the wide-interval flag, M7.2's mean/sd example, and hand-
  * computed edge cases. Expected values are the spec's, compared at the decimals it prints. */
 #include <math.h>

@@ -1,5 +1,5 @@
 /* Unit tests for probes/structprobe: Spearman, MST tie-breaking, the §3.7 worked example,
- * the A19 NaN rule, and the LINEAR rows of SPEC-probing §3.8 on the real treebanks.
+ * the A19 NaN rule, and the LINEAR rows of docs/spec/probing.md §3.8 on the real treebanks.
  * Expected values come from the spec (§3.7, §3.8) or from hand computation (noted inline). */
 #include <math.h>
 #include <stdio.h>
@@ -190,7 +190,7 @@ int main(void)
 
     const char *data = t_data_dir();
     if (!data) {
-        T_SKIP("../shared/data absent: LINEAR rows of SPEC-probing §3.8 not checked");
+        T_SKIP("../shared/data absent: LINEAR rows of docs/spec/probing.md §3.8 not checked");
         return T_DONE();
     }
     char ewt[1024], ptb[1024];

@@ -1,5 +1,5 @@
 /* Unit tests for probes/tasks: the per-sentence rules on hand-made trees, the counts of
- * SPEC-probing §2.3 and the worked examples of §2.4 on the NLTK PTB sample, EWT dev bounds,
+ * docs/spec/probing.md §2.3 and the worked examples of §2.4 on the NLTK PTB sample, EWT dev bounds,
  * and the invariants of the built tasks (determinism, balance, form-disjoint partitions).
  * Expected numbers come from the spec only (or, for the hand-made trees, by hand). */
 #include <ctype.h>
@@ -247,7 +247,7 @@ static void test_counts(const struct sp_sentence *s, int n)
         npvp += !strcmp(seq, "NP_VP_."); npadvp += !strcmp(seq, "NP_ADVP_VP_."); ccnp += !strcmp(seq, "CC_NP_VP_.");
     }
     T_EQ_INT(valid, 2233); T_EQ_INT(npvp, 1765); T_EQ_INT(npadvp, 119); T_EQ_INT(ccnp, 112);
-    T_EQ_INT(raw_npvp, 1765); T_EQ_INT(raw_ppnp, 270); T_EQ_INT(raw_snp, 154);   /* SPEC-structures §4.3 */
+    T_EQ_INT(raw_npvp, 1765); T_EQ_INT(raw_ppnp, 270); T_EQ_INT(raw_snp, 154);   /* docs/spec/structures.md §4.3 */
 
     /* Tense (5–28 tokens): 931 PAST / 664 PRES, 471 forms (said 310, is 132, was 70, says 58);
      * without be/have/do 810 / 435, 461 forms (said 310, says 58, rose 42); cap 20 -> 498 PAST

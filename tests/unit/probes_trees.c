@@ -1,6 +1,6 @@
 /* Unit tests for probes/trees: baseline trees, gold binarisation, bracket lines, Protocol A
  * (through the EVALB core) and Protocol B on a hand-checked sentence, and the §5.4 table of
- * SPEC-probing on the NLTK PTB sample (files in file-name order, trees in file order).
+ * docs/spec/probing.md on the NLTK PTB sample (files in file-name order, trees in file order).
  * Expected values: hand computation (noted inline) or the spec's table. */
 #include <math.h>
 #include <stdio.h>
@@ -306,7 +306,7 @@ int main(void)
     test_hand_sentence();
     const char *data = t_data_dir();
     if (!data) {
-        T_SKIP("../shared/data absent: SPEC-probing §5.4 table not checked");
+        T_SKIP("../shared/data absent: docs/spec/probing.md §5.4 table not checked");
         return T_DONE();
     }
     test_table(data);

@@ -1,4 +1,4 @@
-/* tests/unit/report_agg.c — the report's grouping of probe rows (rpt_aggregate,
+/* tests/unit/report_agg.c — the report's grouping of probe rows (rpt_aggregate_rows,
  * rpt_compare, rpt_encoder_label) keeps long run and task names whole: the groups
  * were keyed through fixed buffers (label 512, key 1024, compare key 512 bytes), so two names
  * alike up to the cut became one group. Expected counts by hand: one group per (encoder, task,
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/agg.h"
+#include "report/rows.h"
 #include "tests/unit/t_harness.h"
 
 static json_t *row(const char *run, const char *task)
@@ -40,12 +41,16 @@ int main(void)
     T_EQ_STR(rpt_encoder_label(json_array_get(rows, 4), &label), r1.p);
     sp_buf_free(&label);
 
-    json_t *agg = rpt_aggregate(rows);
+    json_t *agg = NULL, *none = json_array();
+    struct rpt_table t;
+    rpt_table_from(&t, rows, none, NULL, &agg);
     T_EQ_INT(json_array_size(agg), 6);           /* A x 2 tasks, B x 2 tasks, each long encoder */
+    T_EQ_INT(t.n, 12);                           /* the aggregates' rows, then the results' */
     json_decref(agg);
-    json_t *cmp = rpt_compare(rows, "A", "B");
-    T_EQ_INT(json_array_size(cmp), 2);           /* both long tasks */
-    json_decref(cmp);
+    T_EQ_INT(rpt_compare(&t, "A", "B"), 2);      /* both long tasks */
+    T_EQ_INT(t.n_cmp, 2);
+    rpt_table_free(&t);
+    json_decref(none);
     json_decref(rows);
     sp_buf_free(&t1); sp_buf_free(&t2); sp_buf_free(&r1); sp_buf_free(&r2);
     return T_DONE();

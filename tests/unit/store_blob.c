@@ -1,7 +1,7 @@
 /* tests/unit/store_blob.c — the structure BLOB codec (store/blob.h, schemas/README.md), wide and
  * narrow forms of depth / distance / rel_pos.
  *
- * Expected bytes are written out by hand: SPEC-structures §3.7 TV-5 (`Two kids at a ballgame wash
+ * Expected bytes are written out by hand: docs/spec/structures.md §3.7 TV-5 (`Two kids at a ballgame wash
  * their hands`, depth / D / rel matrices printed there), serialised per schemas/README.md. Chains
  * give the boundaries: in a right chain (word k's head is k−1) depth[k] = k, D[i][j] = |i − j| and,
  * every pair being vertical, rel[i][j] = depth[i] − depth[j] = i − j; in a left chain (word k's head
@@ -357,7 +357,7 @@ static void test_sql(const char *argv0)
                  "coalesce(sp_distance(rel_pos, 0, 1), 'null') || ',' || coalesce(sp_rel_pos(distance, 0, 1), 'null') || ',' || "
                  "coalesce(sp_depth(distance, 0), 'null') from t%d", w);
         sql_expect(db, q, "null,null,null,null");
-        /* sp_pairs: 56 ordered pairs; D summed over the SPEC table, row by row 18+12+20+20+14+14+24+18 = 140;
+        /* sp_pairs: 56 ordered pairs; D summed over the table of docs/spec/structures.md §3.7, row by row 18+12+20+20+14+14+24+18 = 140;
          * rel sums to 0 (antisymmetric); bucket = clip(rel)+16 sums to 56·16 = 896 (every |rel| <= 6);
          * D = 1 with word distance >= 4 is only the arc wash→kids (1,5), in both orders */
         snprintf(q, sizeof q, "select count(*) || ',' || sum(tree_distance) || ',' || sum(p.rel_pos) || ',' || sum(rel_bucket) || ',' || "

@@ -1,5 +1,5 @@
 /* tests/unit/t_harness.h — a 20-line harness: count checks, report failures with file:line,
- * and make main() return non-zero when anything failed (STYLE.md §3.7). */
+ * and make main() return non-zero when anything failed (docs/style.md §3.7). */
 #ifndef T_HARNESS_H
 #define T_HARNESS_H
 #include <math.h>

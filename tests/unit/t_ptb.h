@@ -1,6 +1,6 @@
 /* tests/unit/t_ptb.h — a small PTB bracket reader for treeops tests, written independently
  * of ingest/ (so the treeops tests can check against a second implementation and do not
- * wait for the real reader). It follows SPEC-structures §2.3: tokens are "(", ")" and runs of
+ * wait for the real reader). It follows docs/spec/structures.md §2.3: tokens are "(", ")" and runs of
  * other non-space characters; "-NONE-" preterminals are removed, then phrasal nodes left
  * without children; a wrapper (empty label, ROOT or TOP, exactly one child) is kept as
  * node 0, else one is added. The result is a struct sp_ctree in pre-order plus the words.

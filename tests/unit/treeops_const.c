@@ -1,4 +1,4 @@
-/* Unit tests for treeops/const.c: SPEC-structures §4 and §6.4 on hand-written trees
+/* Unit tests for treeops/const.c: docs/spec/structures.md §4 and §6.4 on hand-written trees
  * (TV-4, TV-8, the SentEval examples of §4.2/§4.3), TV-10/TV-11 on wsj_0001 (read from
  * ../shared/data at run time, skipped visibly without it), unary chains, and trees
  * 10,000 levels deep. Trees come from the test-local reader t_ptb.h, not from ingest/. */

@@ -1,6 +1,6 @@
 /* Corpus checks of treeops on ../shared/data (skipped visibly when it is absent):
  *  - PTB sample .dp and EWT dev: every sentence through tops_dep_all and the reference
- *    functions (must agree), plus the properties of SPEC-structures §3 (D symmetric and equal
+ *    functions (must agree), plus the properties of docs/spec/structures.md §3 (D symmetric and equal
  *    to the LCA formula, SDOI rows with depth+1 ones, rel antisymmetric, |rel| >= D with
  *    equality iff vertical or the LCA is the root) and the corpus facts of §2.2/§7
  *    (sentence/word counts, max depth 22 / 10, 31 non-projective EWT trees);

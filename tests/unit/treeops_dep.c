@@ -1,4 +1,4 @@
-/* Unit tests for treeops/dep.c: SPEC-structures §3 test vectors TV-5, TV-6, TV-7, TV-9,
+/* Unit tests for treeops/dep.c: docs/spec/structures.md §3 test vectors TV-5, TV-6, TV-7, TV-9,
  * invalid head arrays, 10,000-deep chains, and random trees checked against brute force
  * (lowest common ancestor by walking head chains) and against the spec's properties. */
 #include <stdint.h>
@@ -91,7 +91,7 @@ static int row_is_set(const uint8_t *anc, int n, int i, const int *set)
 
 static void tv5(void)
 {
-    /* SPEC-structures §3.7: "Two kids at a ballgame wash their hands" */
+    /* docs/spec/structures.md §3.7: "Two kids at a ballgame wash their hands" */
     const int h1[8] = {2, 6, 5, 5, 2, 0, 8, 6};
     const int depth[8] = {2, 1, 3, 3, 2, 0, 2, 1};
     const int anc[8][8] = {

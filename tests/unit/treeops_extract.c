@@ -1,5 +1,5 @@
-/* Unit tests for treeops/extract.c: tree extraction from attention (SPEC-structures §6,
- * SPEC-probing §5.1). TV-20 (sum score), TV-21 (mean vs sum), row renormalisation,
+/* Unit tests for treeops/extract.c: tree extraction from attention (docs/spec/structures.md §6,
+ * docs/spec/probing.md §5.1). TV-20 (sum score), TV-21 (mean vs sum), row renormalisation,
  * ties (smallest k) and a 3,000-word right-branching tree (explicit stack). */
 #include <stdlib.h>
 
