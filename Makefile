@@ -24,6 +24,7 @@
 #   make bench           every bench/*.sh
 #   make test-setup      the README's first command on a bare debootstrap Debian 12 root (root, network)
 #   make tokjson-fixtures  tests/data/hf/tok rewritten by tokenizers/transformers (HF_PYTHON=VENV/bin/python)
+#   make hf-decoder-fixtures  tests/data/hf-dec (decoder LMs) rewritten by transformers (HF_PYTHON=...)
 #   make spm-fixtures    tests/data/hf/spm and tests/data/hf/lower rewritten the same way
 #   make leace-fixtures  tests/data/leace rewritten by concept-erasure 0.2.4 (CE_PYTHON=VENV/bin/python)
 #   make models          the real models (MiniLM-L6, GloVe 6B 50d, all-mpnet-base-v2) into MODELS=models, sha256-checked
@@ -118,7 +119,7 @@ CLI_O    := $(call objs,cli) $(BUILD)/gen/demo_data.o
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-.PHONY: docs test-setup models hf-fixtures tokjson-fixtures spm-fixtures leace-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
+.PHONY: docs test-setup models hf-fixtures hf-decoder-fixtures tokjson-fixtures spm-fixtures leace-fixtures real-tokenizer-ids real-model-refs all man install install-files uninstall check-symbols check-docs check-tests check-programs test test-all test-progs test-unit test-cli test-cli-fast test-san test-kernels run-kernels test-torch run-torch run-fuzz test-tsan test-gpu test-gpu-selfcheck check-cuda fuzz bench clean config
 all: config $(BIN) $(SQLEXT) $(CUDA_PLUGIN) install-files
 
 config:
@@ -433,6 +434,10 @@ tokjson-fixtures:
 # SentencePiece-only folders (tests/data/hf/spm) and BERT do_lower_case folders (tests/data/hf/lower)
 spm-fixtures:
 	$(HF_PYTHON) tests/reference/spm_fixtures.py $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu tests/data/hf
+# decoder LMs (gemma, gpt2, gpt_neox, llama and its RoPE scalings, mistral, opt, phi, qwen2; tests/data/hf-dec, issue 38)
+hf-decoder-fixtures:
+	rm -rf tests/data/hf-dec
+	$(HF_PYTHON) tests/reference/hf_decoder_fixtures.py tests/data/hf-dec $(SP_DATA_DIR)/ud-ewt/en_ewt-ud-dev.conllu
 # LEACE's reference (tests/data/leace, committed; tests/unit/probes_leace.c reads it): CE_PYTHON, a
 # venv with concept-erasure 0.2.4 over Debian's python3-torch (python3 -m venv --system-site-packages
 # V; V/bin/pip install concept-erasure==0.2.4), e.g. make leace-fixtures CE_PYTHON=V/bin/python

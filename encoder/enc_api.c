@@ -9,26 +9,27 @@
 
 static const struct enc_family *const families[] = {
     &enc_san_family,           /* enc_san.c: san, ms-san, sg-net, psan, ssan */
-    &enc_bert_family,          /* enc_bert.c: bert */
+    &enc_decoder_family,       /* enc_decoder.c: hf, a decoder LM's folder (it claims those) */
+    &enc_bert_family,          /* enc_bert.c: bert, hf */
 };
 
-const struct enc_family *enc_family_of(enum enc_kind kind)
+const struct enc_family *enc_family_of(const struct enc_config *cfg)
 {
     for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (families[i]->has_kind(kind)) return families[i];
+        if (families[i]->has_kind(cfg->kind) && (!families[i]->claims || families[i]->claims(cfg))) return families[i];
     return NULL;
 }
 
 void enc_config_caps(const struct enc_config *cfg, struct enc_caps *caps)
 {
-    const struct enc_family *f = enc_family_of(cfg->kind);
+    const struct enc_family *f = enc_family_of(cfg);
     memset(caps, 0, sizeof *caps);
     if (f) f->config_caps(cfg, caps);
 }
 
 int enc_config_layers(const struct enc_config *cfg, int *layers, char *err, size_t errlen)
 {
-    const struct enc_family *f = enc_family_of(cfg->kind);
+    const struct enc_family *f = enc_family_of(cfg);
     *layers = 0;
     if (!f || !f->config_layers) {
         snprintf(err, errlen, "encoder: a %s config has no outputs of several layers", enc_kind_name(cfg->kind));
@@ -43,7 +44,7 @@ int enc_open(const struct enc_config *cfg, enum enc_device device, const char *w
     *out = NULL;
     int rc = enc_config_check(cfg, "config", err, errlen);
     if (rc) return rc;
-    const struct enc_family *f = enc_family_of(cfg->kind);
+    const struct enc_family *f = enc_family_of(cfg);
     SP_ASSERT(f);                           /* enc_config_check refuses a kind no family has */
     struct enc *e = sp_xcalloc(1, sizeof *e);
     e->cfg = *cfg;
@@ -65,7 +66,7 @@ void enc_caps(const enc_t *e, struct enc_caps *caps)
 {
     memset(caps, 0, sizeof *caps);
     e->fam->caps(e, caps);
-    if (caps->attn_layers > 0) caps->attention = 1;    /* every family's maps are non-causal today */
+    if (caps->attn_layers > 0) caps->attention = 1;    /* causal: the family says (decoders) */
 }
 
 int enc_forward(enc_t *e, const struct enc_batch *in, struct enc_output *out, char *err, size_t errlen)
@@ -105,7 +106,7 @@ void enc_set_group_tokens(enc_t *e, int tokens) { e->group_tokens = tokens > 0 ?
 static struct enc *weights_layout(const struct enc_config *cfg, struct enc_weights_rules *rules, char *err, size_t errlen)
 {
     if (enc_config_check(cfg, "config", err, errlen)) return NULL;
-    const struct enc_family *f = enc_family_of(cfg->kind);
+    const struct enc_family *f = enc_family_of(cfg);
     SP_ASSERT(f && f->weights_layout);
     struct enc *e = sp_xcalloc(1, sizeof *e);
     e->cfg = *cfg;

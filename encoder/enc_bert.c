@@ -857,6 +857,7 @@ void enc_pool_sentence(int d, const float *X, int n_words, const float *words, e
         else memset(out, 0, sizeof(float) * (size_t)d);
         return;
     }
+    if (mode == ENC_SENT_POOL_LAST) { memcpy(out, words + (size_t)(n_words - 1) * d, sizeof(float) * (size_t)d); return; }
     for (int j = 0; j < d; j++) {
         if (mode == ENC_SENT_POOL_MAX) {
             float m = words[j];

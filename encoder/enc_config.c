@@ -59,7 +59,7 @@ void enc_config_defaults(struct enc_config *c, enum enc_kind kind)
         c->dist[r] = r % 3 == 0 ? ENC_DIST_WORD : r % 3 == 1 ? ENC_DIST_DEP : ENC_DIST_NONE;
     switch (kind) {
     case ENC_BERT: case ENC_HF:          /* shapes come from the model's config.json */
-        c->bert_layer = -1; c->lower_case = 1;
+        c->bert_layer = -1; c->lower_case = 1; c->add_bos = -1;
         break;
     case ENC_SAN: case ENC_SSAN:         /* Transformer-base (THUMT for SSAN: pre-LN) */
         c->d_model = 512; c->heads = 8; c->layers = 6; c->d_ff = 2048;
@@ -330,7 +330,13 @@ int enc_word_pool_parse(const char *s)
 int enc_sent_pool_parse(const char *s)
 {
     return !strcmp(s, "mean") ? ENC_SENT_POOL_MEAN : !strcmp(s, "cls") ? ENC_SENT_POOL_CLS
-         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : -1;
+         : !strcmp(s, "max") ? ENC_SENT_POOL_MAX : !strcmp(s, "last") ? ENC_SENT_POOL_LAST : -1;
+}
+
+int enc_stream_parse(const char *s)
+{
+    return !strcmp(s, "hidden-states") ? ENC_STREAM_HIDDEN_STATES : !strcmp(s, "residual") ? ENC_STREAM_RESIDUAL
+         : !strcmp(s, "post-norm") ? ENC_STREAM_POST_NORM : -1;
 }
 
 /* "kind": "bert": the model directory and the M1/M2 choices; every other key is refused. */
@@ -340,6 +346,7 @@ static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct 
     cfg->kind = kind;
     cfg->bert_layer = -1;
     cfg->lower_case = 1;
+    cfg->add_bos = -1;
     const char *key;
     json_t *v;
     int bad_n = 0;
@@ -355,10 +362,20 @@ static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct 
             else cfg->bert_layer = (int)x;
         } else if (!strcmp(key, "word_pool")) {
             int m = sv ? enc_word_pool_parse(sv) : -1;
-            if (m < 0) { bad(ce, "word_pool", "expected \"mean\", \"first\" or \"last\""); bad_n++; } else cfg->word_pool = m;
+            if (m < 0) { bad(ce, "word_pool", "expected \"mean\", \"first\" or \"last\""); bad_n++; } else { cfg->word_pool = m; cfg->word_pool_set = 1; }
         } else if (!strcmp(key, "sent_pool")) {
             int m = sv ? enc_sent_pool_parse(sv) : -1;
-            if (m < 0) { bad(ce, "sent_pool", "expected \"mean\", \"cls\" or \"max\""); bad_n++; } else cfg->sent_pool = m;
+            if (m < 0) { bad(ce, "sent_pool", "expected \"mean\", \"cls\", \"max\" or \"last\""); bad_n++; } else cfg->sent_pool = m;
+        } else if (!strcmp(key, "stream")) {
+            int m = sv ? enc_stream_parse(sv) : -1;
+            if (m < 0) { bad(ce, "stream", "expected \"hidden-states\", \"residual\" or \"post-norm\" (a decoder's layers)"); bad_n++; }
+            else cfg->dec_stream = m;
+        } else if (!strcmp(key, "add_bos")) {
+            if (!json_is_boolean(v)) { bad(ce, key, "expected true or false"); bad_n++; }
+            else cfg->add_bos = json_is_true(v);
+        } else if (!strcmp(key, "drop_sink")) {
+            if (!json_is_boolean(v)) { bad(ce, key, "expected true or false"); bad_n++; }
+            else cfg->drop_sink = json_is_true(v);
         } else if (!strcmp(key, "token_type")) {
             if (get_int(v, 0, 1, &x)) { bad(ce, "token_type", "expected 0 or 1"); bad_n++; } else cfg->token_type = (int)x;
         } else if (!strcmp(key, "tokenizer_mode")) {
@@ -371,7 +388,7 @@ static int parse_bert(json_t *root, struct cerr *ce, enum enc_kind kind, struct 
             else cfg->ptb_unescape = json_is_true(v);
         } else {
             bad(ce, key, "unknown field for kind %s (model, layer, word_pool, sent_pool, token_type, tokenizer_mode, "
-                "lower_case, ptb_unescape)", enc_kind_name(kind));
+                "lower_case, ptb_unescape, add_bos, stream, drop_sink)", enc_kind_name(kind));
             bad_n++;
         }
     }

@@ -138,8 +138,8 @@ static const struct sp_gemm_b *packed_weight(struct enc_backend *be, int K, int 
 static int cpu_pack_weight(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts)
 {
     struct cpu_state *st = be->state;
-    struct sp_gemm_part gp[8];
-    SP_ASSERT(n_parts >= 1 && n_parts <= 8);
+    struct sp_gemm_part gp8[8], *gp = n_parts <= 8 ? gp8 : sp_xmalloc(sizeof *gp * (size_t)n_parts);   /* a decoder's q | k, v heads */
+    SP_ASSERT(n_parts >= 1);
     int dt = parts[0].dtype;
     for (int i = 0; i < n_parts; i++) {
         SP_ASSERT(parts[i].dtype >= ENC_DT_F32 && parts[i].dtype <= ENC_DT_BF16);
@@ -155,6 +155,7 @@ static int cpu_pack_weight(struct enc_backend *be, const float *key, int K, int 
     struct packed_w *p = &st->pw[st->n_pw++];
     p->w = key; p->K = K; p->N = N; p->ldw = N;
     sp_gemm_pack_parts(&p->b, K, N, gp, n_parts, gdt, sp_gemm_alloc((sp_gemm_packed_bytes(K, N, gdt) + 3) / sizeof(float)));
+    if (gp != gp8) free(gp);
     return SP_OK;
 }
 
@@ -394,6 +395,40 @@ static void cpu_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const
     ew_run(&j, 1);
 }
 
+/* RMSNorm: one row at a time, Σ x² in double in k order (the same bits for any thread count) */
+static void rms_rows(int rows, int d, const float *x, const float *g, float eps, float *out)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xi = x + (size_t)r * d;
+        float *o = out + (size_t)r * d;
+        double ss = 0;
+        for (int k = 0; k < d; k++) ss += (double)xi[k] * xi[k];
+        const double inv = enc_f_rms_inv(ss, d, eps);
+        for (int k = 0; k < d; k++) o[k] = enc_f_rms_scale(xi[k], inv, g[k]);
+    }
+}
+
+static void cpu_rms_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g, float eps, float *out)
+{
+    if (rows > 0) rms_rows(rows, d, x, g, eps, out);
+}
+
+static void cpu_rope(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
+{
+    const int h2 = rot / 2;
+    for (int r = 0; r < rows; r++) {
+        const float *c = cs + (size_t)r * rot, *sn = c + h2;
+        for (int h = 0; h < heads; h++) {
+            float *xh = x + (size_t)r * ldx + (size_t)h * dk;
+            for (int k = 0; k < h2; k++) {
+                const float lo = xh[k], hi = xh[k + h2];
+                xh[k] = enc_f_rope_lo(lo, hi, c[k], sn[k]);
+                xh[k + h2] = enc_f_rope_hi(lo, hi, c[k], sn[k]);
+            }
+        }
+    }
+}
+
 static void cpu_absdiff_mul(struct enc_backend *be, size_t n, const float *a, const float *b, float *absdiff, float *prod)
 {
     for (size_t i = 0; i < n; i++) { absdiff[i] = fabsf(a[i] - b[i]); prod[i] = a[i] * b[i]; }
@@ -423,18 +458,18 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
     for (size_t t = 0; nrk && t < nn; t++) bk[t] = enc_f_rel_bucket(a->rel[t], a->rel_clip);
     const float invH = 1.0f / (float)H;
     for (int h = 0; h < H; h++) {
-        const int off = h * dk, dir = a->dir[h], dis = a->dis[h];
+        const int off = h * dk, koff = enc_f_kv_off(h, H, a->kv_heads, dk), dir = a->dir[h], dis = a->dis[h];
         /* BERT's heads (and SAN's): the softmax in float with the vectorisable exp (within 2 ulp of
          * expf; as the CUDA backend, in float); the general path below scores in double */
         const int plain = !a->allow && !E && !nbk && !nrp && dis == ENC_DIST_NONE;
-        product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + off, a->ld_qkv, 1, 0, S, n);
+        product(sc, n, dk, n, a->q + off, a->ld_qkv, a->k + koff, a->ld_qkv, 1, 0, S, n);
         if (E) product(sc, n, dk, n, a->sel_q + off, a->ld_sel, a->sel_k + off, a->ld_sel, 1, 0, E, n);
         /* R = q_i (w^K)ᵀ once per row; the score term is then a gather (§5.6 efficient form) */
         if (nrk) product(sc, n, dk, nrk, a->q + off, a->ld_qkv, a->rel_k, dk, 1, 0, R, nbk);
         if (nsk) product(sc, n, dk, nsk, a->q + off, a->ld_qkv, a->seq_k, dk, 1, 0, R + nrk, nbk);
         if (nbk) memset(PB, 0, sizeof(float) * (size_t)n * nbk);
         if (a->rp_k) product(sc, n, dk, nrp, a->q + off, a->ld_qkv, a->rp_k + off, a->rp_ld, 1, 0, C2P, nrp);
-        if (a->rp_q) product(sc, n, dk, nrp, a->k + off, a->ld_qkv, a->rp_q + off, a->rp_ld, 1, 0, P2C, nrp);
+        if (a->rp_q) product(sc, n, dk, nrp, a->k + koff, a->ld_qkv, a->rp_q + off, a->rp_ld, 1, 0, P2C, nrp);
         for (int i = 0; i < n; i++) {
             /* direction masks as a key range */
             int lo, hi;
@@ -490,7 +525,7 @@ static void attention_one(struct scr *sc, const struct enc_attn_args *a)
             if (a->attn_mean) { float *am = a->attn_mean + (size_t)i * n; for (int j = lo; j <= hi; j++) am[j] += Pi[j] * invH; }
         }
         /* out_h = P V_h (+ bucket masses times w^V, the scatter form of the value term) */
-        product(sc, n, n, dk, P, n, a->v + off, a->ld_qkv, 0, 0, a->out + off, ldo);
+        product(sc, n, n, dk, P, n, a->v + koff, a->ld_qkv, 0, 0, a->out + off, ldo);
         if (nrk) product(sc, n, nrk, dk, PB, nbk, a->rel_v, dk, 0, 1, a->out + off, ldo);
         if (nsk) product(sc, n, nsk, dk, PB + nrk, nbk, a->seq_v, dk, 0, 1, a->out + off, ldo);
     }
@@ -611,7 +646,9 @@ static void attention_plain_avx512(struct scr *sc, const struct enc_attn_args *a
  * (SP_GEMM_KERNEL=avx2/c keep the GEMM path: the same bits, tests/unit/encoder_attn_fast.c) */
 static int attention_is_plain(const struct enc_attn_args *a)
 {
-    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->rp_k || a->rp_q || a->attn_mean || a->dk % 16 || a->dk > 64) return 0;
+    if (a->allow || a->sel_q || a->rel_k || a->seq_k || a->rp_k || a->rp_q || a->attn_mean || a->dk % 16 || a->dk > 64 ||
+        (a->kv_heads > 0 && a->kv_heads < a->H))
+        return 0;
     for (int h = 0; h < a->H; h++) if (a->dir[h] != ENC_DIR_ALL || a->dis[h] != ENC_DIST_NONE) return 0;
     return 1;
 }
@@ -726,6 +763,7 @@ const struct enc_backend_ops enc_cpu_ops = {
     .pack_weight = cpu_pack_weight,
     .linear_act = cpu_linear_act, .add_layer_norm = cpu_add_layer_norm,
     .linear_add_layer_norm = cpu_linear_add_layer_norm,
+    .rms_norm = cpu_rms_norm, .rope = cpu_rope,
 };
 
 /* ---- small shared helpers ---- */

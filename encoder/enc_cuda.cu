@@ -221,6 +221,33 @@ __global__ void __launch_bounds__(LN_THREADS) enc_layer_norm_cuda(int d, const f
     for (int k = threadIdx.x; k < d; k += blockDim.x) o[k] = (float)((xr[k] - mu) * inv) * g[k] + b[k];
 }
 
+/* RMSNorm: one block per row, Σ x² in double like the CPU; in-place safe as enc_layer_norm_cuda */
+__global__ void __launch_bounds__(LN_THREADS) enc_rms_norm_cuda(int d, const float *x, const float *g, float eps, float *out)
+{
+    __shared__ double red[LN_THREADS / 32];
+    const float *xr = x + (size_t)blockIdx.x * d;
+    float *o = out + (size_t)blockIdx.x * d;
+    double s = 0.0;
+    for (int k = threadIdx.x; k < d; k += blockDim.x) s += (double)xr[k] * xr[k];
+    const double inv = enc_f_rms_inv(block_sum_d(s, red), d, eps);
+    for (int k = threadIdx.x; k < d; k += blockDim.x) o[k] = enc_f_rms_scale(xr[k], inv, g[k]);
+}
+
+/* RoPE in place: one thread per (row, head, pair c < rot/2), grid-stride */
+__global__ void enc_rope_cuda(int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
+{
+    const int h2 = rot / 2;
+    const size_t n = (size_t)rows * heads * h2;
+    GRID_STRIDE(i, n) {
+        const int k = (int)(i % h2), h = (int)(i / h2 % heads);
+        const size_t r = i / h2 / heads;
+        float *xh = x + r * ldx + (size_t)h * dk;
+        const float c = cs[r * rot + k], sn = cs[r * rot + h2 + k], lo = xh[k], hi = xh[k + h2];
+        xh[k] = enc_f_rope_lo(lo, hi, c, sn);
+        xh[k + h2] = enc_f_rope_hi(lo, hi, c, sn);
+    }
+}
+
 /* Sentence s = blockIdx.y (its rows from tab[s].off, tab[s].n of them), one thread per feature k
  * (reads coalesced across k); double accumulation like the CPU. */
 struct pool_row { size_t off; int n; };
@@ -291,7 +318,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
         }
         float sc = 0.0f;
         if (allowed) {
-            const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+            const float *kj = a.k + (size_t)j * a.ld_qkv + enc_f_kv_off(h, a.H, a.kv_heads, dk);
             float t = 0.0f;
             for (int c = lane; c < dk; c += 32) t += sq[c] * kj[c];
             t = warp_sum(t);
@@ -344,7 +371,7 @@ __global__ void __launch_bounds__(ATT_THREADS) enc_attention_cuda(const struct e
     __syncthreads();
 
     /* P·V: column c with G groups of keys when dk < ATT_THREADS, partial sums reduced in red */
-    const float *vh = a.v + off;
+    const float *vh = a.v + enc_f_kv_off(h, a.H, a.kv_heads, dk);
     if (dk >= ATT_THREADS) {
         for (int c = tid; c < dk; c += ATT_THREADS) {
             float acc = 0.0f;
@@ -396,7 +423,7 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
     enc_f_dir_range(dir, i, n, &lo, &hi);
     float m = -INFINITY;
     for (int j = lo + lane; j <= hi; j += 32) {
-        const float *kj = a.k + (size_t)j * a.ld_qkv + off;
+        const float *kj = a.k + (size_t)j * a.ld_qkv + enc_f_kv_off(h, H, a.kv_heads, dk);
         float t = 0.0f;
         for (int c = 0; c < dk; c++) t += q[c] * kj[c];
         float sc = enc_f_score_f(t, a.scale, dis, a.alpha, i, j, a.dist ? a.dist + (size_t)i * n + j : NULL);
@@ -419,7 +446,7 @@ __global__ void __launch_bounds__(PLAIN_WARPS * 32) enc_attention_plain_cuda(con
         if (a.attn_mean) atomicAdd(&a.attn_mean[(size_t)i * n + j], pj / H);
     }
     __syncwarp();
-    const float *vh = a.v + off;
+    const float *vh = a.v + enc_f_kv_off(h, a.H, a.kv_heads, dk);
     for (int c = lane; c < dk; c += 32) {
         float acc = 0.0f;
         for (int j = lo; j <= hi; j++) acc += p[j] * vh[(size_t)j * a.ld_qkv + c];
@@ -522,6 +549,8 @@ static void warm_kernels(void)
     enc_gate_cuda<<<1, 32>>>(0, 0, NULL, NULL, NULL, NULL);
     enc_absdiff_mul_cuda<<<1, 32>>>(0, NULL, NULL, NULL, NULL);
     enc_layer_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, NULL, 0.0f, NULL);
+    enc_rms_norm_cuda<<<1, LN_THREADS>>>(0, NULL, NULL, 0.0f, NULL);
+    enc_rope_cuda<<<1, 32>>>(0, 1, 2, 2, NULL, 0, NULL);
     enc_pool_cuda<<<1, 32>>>(0, NULL, 0, 0, NULL, NULL, NULL, 0);
     enc_attention_cuda<<<1, ATT_THREADS>>>(NULL, 0);
     enc_attention_plain_cuda<<<1, PLAIN_WARPS * 32>>>(NULL, 0, 0);
@@ -1094,6 +1123,26 @@ static void cuda_layer_norm(struct enc_backend *be, int rows, int d, const float
     check_launch(st, "layer_norm");
 }
 
+static void cuda_rms_norm(struct enc_backend *be, int rows, int d, const float *x, const float *g, float eps, float *out)
+{
+    struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_LAYER_NORM);
+    if (rows <= 0 || d <= 0) return;
+    enc_rms_norm_cuda<<<rows, LN_THREADS, 0, st->stream>>>(d, x, g, eps, out);
+    check_launch(st, "rms_norm");
+}
+
+static void cuda_rope(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs)
+{
+    struct cuda_state *st = st_of(be);
+    prof_scope ps(st, PR_ELEMENTWISE);
+    SP_ASSERT(rot >= 0 && rot <= dk && rot % 2 == 0);
+    const size_t n = (size_t)rows * heads * (rot / 2);
+    if (!n) return;
+    enc_rope_cuda<<<ew_blocks(n), EW_THREADS, 0, st->stream>>>(rows, heads, dk, rot, x, ldx, cs);
+    check_launch(st, "rope");
+}
+
 static void cuda_gate(struct enc_backend *be, enum enc_gate mode, size_t n, const float *pre,
                       const float *a, const float *b, float *out)
 {
@@ -1258,6 +1307,7 @@ const struct enc_backend_ops enc_cuda_ops = {
     .gather_rows = cuda_gather_rows,
     .embed_sum = cuda_embed_sum,
     .pack_weight = NULL,          /* the graph uploads f32 weights (widened from f16/bf16 on the host) */
+    .rms_norm = cuda_rms_norm, .rope = cuda_rope,
 };
 
 } /* extern "C" */

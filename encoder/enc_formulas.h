@@ -59,10 +59,15 @@ ENC_F float enc_f_act(int a, float x)
     return x;
 }
 
+/* SiLU as torch's F.silu: x / (1 + e^−x) */
+ENC_F float enc_f_silu(float x) { return x / (1.0f + expf(-x)); }
+
 /* ---- gates (enc_gate): f = σ(pre); b is ignored when has_b == 0 (PSAN only) ---- */
 
 ENC_F float enc_f_gate(int mode, float pre, float a, float b, int has_b)
 {
+    if (mode == ENC_GATE_SILU) return enc_f_silu(pre) * a;   /* SwiGLU: act(gate) * up, in that order */
+    if (mode == ENC_GATE_GELU_TANH) return enc_f_gelu_tanh(pre) * a;   /* GeGLU (Gemma) */
     float f = enc_f_sigmoid(pre);
     if (mode == ENC_GATE_FUSION) return f * a + (1.0f - f) * b;
     return f * enc_f_elu(a) + (has_b ? (1.0f - f) * b : 0.0f);
@@ -152,6 +157,13 @@ ENC_F void enc_f_dir_range(int dir, int i, int n, int *lo, int *hi)
     }
 }
 
+/* the first key/value column of query head h (grouped-query attention: H / kv_heads query heads share
+ * one key/value head; kv_heads 0 or H: its own) */
+ENC_F int enc_f_kv_off(int h, int H, int kv_heads, int dk)
+{
+    return (kv_heads > 0 && kv_heads < H ? h / (H / kv_heads) : h) * dk;
+}
+
 /* SSAN selection: key j is kept when E_s = sel_q_i·sel_k_j (unscaled) is positive */
 ENC_F int enc_f_sel_allows(float es) { return es > 0.0f; }
 
@@ -210,6 +222,18 @@ ENC_F float enc_f_pool(int mode, int n, int d, int k, const float *x, const floa
     }
     return 0.0f;
 }
+
+/* ---- decoders: RMSNorm and rotary embeddings ---- */
+
+/* RMSNorm (transformers' LlamaRMSNorm in f32): ss = Σ x² over the row (double), then each element
+ * g·(x·inv), inv = 1/sqrt(ss/d + eps) */
+ENC_F double enc_f_rms_inv(double ss, int d, float eps) { return 1.0 / sqrt(ss / d + (double)eps); }
+ENC_F float enc_f_rms_scale(float x, double inv, float g) { return g * (float)(x * inv); }
+
+/* RoPE's rotate_half form (q·cos + rotate_half(q)·sin): the low half c < dk/2 of a head gets
+ * x_c·cos + (−x_{c+dk/2})·sin, the high half x_{c+dk/2}·cos + x_c·sin */
+ENC_F float enc_f_rope_lo(float lo, float hi, float c, float s) { return lo * c + (-hi) * s; }
+ENC_F float enc_f_rope_hi(float lo, float hi, float c, float s) { return hi * c + lo * s; }
 
 /* ---- the CPU PSA's vectorisable ELU ---- */
 

@@ -21,6 +21,7 @@
 #include "encoder/spm.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,8 +170,9 @@ static const struct enc_hf_arch *pick(json_t *root, const char *path, const char
         json_t *ar = json_array_get(json_object_get(root, "architectures"), 0);
         char aq[96] = "";
         if (json_is_string(ar)) snprintf(aq, sizeof aq, " (%s)", json_string_value(ar));
-        snprintf(err, errlen, "%s: model_type: %s%s is not an encoder family synprobe has (it has: %s)", path,
-                 quoted(v, q, sizeof q), aq, enc_hf_arch_list(list, sizeof list));
+        char dl[160];
+        snprintf(err, errlen, "%s: model_type: %s%s is not a family synprobe has (encoders: %s; decoders: %s)", path,
+                 quoted(v, q, sizeof q), aq, enc_hf_arch_list(list, sizeof list), enc_dec_arch_list(dl, sizeof dl));
     }
     return a;
 }
@@ -420,6 +422,431 @@ int enc_hf_config_load(const char *path, struct enc_bert_config *cfg, char *err,
     return enc_hf_config_read(path, NULL, cfg, &a, err, errlen);
 }
 
+/* ---- the decoder families (kind "hf"; enc_decoder.c builds and runs every row) ---- */
+
+static const char *const gpt2_heads[] = { "lm_head.", "score.", NULL };
+static const char *const llama_heads[] = { "lm_head.", "score.", NULL };
+static const char *const neox_heads[] = { "embed_out.", "score.", NULL };
+
+#define LLAMA_NAMES .emb = "embed_tokens.weight", .layer = "layers.%d.", .ln1 = "input_layernorm", .q = "self_attn.q_proj", \
+    .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.o_proj", .ln2 = "post_attention_layernorm", \
+    .ff_gate = "mlp.gate_proj", .ff_up = "mlp.up_proj", .ff_down = "mlp.down_proj", .final_norm = "norm", .heads = llama_heads
+
+/* the table, sorted by model_type. GPT-2's per-layer attention buffers (h.N.attn.bias, .masked_bias)
+ * are ignored by enc_decoder.c's rules. */
+static const struct enc_dec_arch dec_arches[] = {
+    { .model_type = "gemma", .prefix = "model.", .gemma = 1, .k_attn_bias = "attention_bias", LLAMA_NAMES },
+    { .model_type = "gpt2", .prefix = "transformer.", .gpt2 = 1,
+      .emb = "wte.weight", .pos = "wpe.weight", .layer = "h.%d.", .ln1 = "ln_1", .q = "attn.c_attn", .o = "attn.c_proj",
+      .ln2 = "ln_2", .ff_up = "mlp.c_fc", .ff_down = "mlp.c_proj", .final_norm = "ln_f", .heads = gpt2_heads },
+    { .model_type = "gpt_neox", .prefix = "gpt_neox.", .neox = 1, .emb = "embed_in.weight", .layer = "layers.%d.",
+      .ln1 = "input_layernorm", .q = "attention.query_key_value", .o = "attention.dense", .ln2 = "post_attention_layernorm",
+      .ff_up = "mlp.dense_h_to_4h", .ff_down = "mlp.dense_4h_to_h", .final_norm = "final_layer_norm", .heads = neox_heads },
+    { .model_type = "llama", .prefix = "model.", .k_attn_bias = "attention_bias", LLAMA_NAMES },
+    { .model_type = "mistral", .prefix = "model.", .window = 1, LLAMA_NAMES },
+    { .model_type = "opt", .prefix = "model.", .opt = 1, .emb = "decoder.embed_tokens.weight",
+      .pos = "decoder.embed_positions.weight", .layer = "decoder.layers.%d.", .ln1 = "self_attn_layer_norm",
+      .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj", .o = "self_attn.out_proj",
+      .ln2 = "final_layer_norm", .ff_up = "fc1", .ff_down = "fc2", .final_norm = "decoder.final_layer_norm", .heads = llama_heads },
+    { .model_type = "phi", .prefix = "model.", .phi = 1, .emb = "embed_tokens.weight", .layer = "layers.%d.",
+      .ln1 = "input_layernorm", .q = "self_attn.q_proj", .k = "self_attn.k_proj", .v = "self_attn.v_proj",
+      .o = "self_attn.dense", .ff_up = "mlp.fc1", .ff_down = "mlp.fc2", .final_norm = "final_layernorm", .heads = llama_heads },
+    { .model_type = "qwen2", .prefix = "model.", .qkv_bias = 1, LLAMA_NAMES },
+};
+#define N_DEC_ARCHES (sizeof dec_arches / sizeof dec_arches[0])
+
+const struct enc_dec_arch *enc_dec_arch_find(const char *model_type)
+{
+    for (size_t i = 0; i < N_DEC_ARCHES; i++)
+        if (!strcmp(dec_arches[i].model_type, model_type)) return &dec_arches[i];
+    return NULL;
+}
+
+const char *enc_dec_arch_list(char *text, size_t cap)
+{
+    size_t len = 0;
+    text[0] = 0;
+    for (size_t i = 0; i < N_DEC_ARCHES && len < cap; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? ", " : "", dec_arches[i].model_type);
+    return text;
+}
+
+int enc_hf_is_decoder(const char *dir)
+{
+    char p[4096], err[64];
+    json_t *root = NULL;
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    if (enc_hf_json_load(p, &root, err, sizeof err)) return 0;
+    const char *mt = json_string_value(json_object_get(root, "model_type"));
+    const int dec = mt && enc_dec_arch_find(mt) != NULL;
+    json_decref(root);
+    return dec;
+}
+
+/* a positive number key, def when absent (or null) */
+static int get_num(json_t *root, const char *path, const char *key, double def, double max, double *out, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(root, key);
+    *out = def;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > max) {
+        snprintf(err, errlen, "%s: %s: expected a number in (0, %g]", path, key, max);
+        return -1;
+    }
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* GPT2Config's keys (transformers 4.40.2): n_inner null = 4·n_embd; activation_function */
+static int read_gpt2(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double eps;
+    json_t *v;
+    if (get_int(root, path, "n_embd", 1, &c->hidden_size, err, errlen) || get_int(root, path, "n_layer", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "n_head", 1, &c->heads, err, errlen) || get_int(root, path, "n_positions", 1, &c->max_positions, err, errlen))
+        return -1;
+    c->intermediate_size = 4 * c->hidden_size;
+    if ((v = json_object_get(root, "n_inner")) && !json_is_null(v) &&
+        get_int(root, path, "n_inner", 1, &c->intermediate_size, err, errlen))
+        return -1;
+    if (get_num(root, path, "layer_norm_epsilon", 1e-5, 1, &eps, err, errlen)) return -1;
+    c->eps = (float)eps;
+    c->act = ENC_ACT_GELU_TANH;
+    v = json_object_get(root, "activation_function");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "tanh")) c->act = ENC_ACT_TANH;
+    else if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_new") && strcmp(json_string_value(v), "gelu_pytorch_tanh")))) {
+        snprintf(err, errlen, "%s: activation_function: %s is not supported (\"gelu_new\", \"gelu_pytorch_tanh\", \"gelu\", "
+                 "\"relu\", \"tanh\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    if (get_bool(root, path, "scale_attn_weights", 1, &c->scale_attn, err, errlen) ||
+        get_bool(root, path, "scale_attn_by_inverse_layer_idx", 0, &c->scale_inv_layer, err, errlen))
+        return -1;
+    int cross;
+    if (get_bool(root, path, "add_cross_attention", 0, &cross, err, errlen)) return -1;
+    if (cross) { snprintf(err, errlen, "%s: add_cross_attention: true is not supported (an encoder-decoder's)", path); return -1; }
+    c->kv_heads = c->heads;
+    c->attn_bias = c->o_bias = c->mlp_bias = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    return 0;
+}
+
+/* GPTNeoXConfig's keys (transformers 4.40.2): rotary_pct, rotary_emb_base, use_parallel_residual,
+ * attention_bias, hidden_act (gelu, gelu_new, relu); rope_scaling is refused (not done) */
+static int read_neox(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        get_bool(root, path, "use_parallel_residual", 1, &c->parallel, err, errlen) ||
+        get_bool(root, path, "attention_bias", 1, &c->attn_bias, err, errlen))
+        return -1;
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
+        return -1;
+    }
+    if (get_num(root, path, "rotary_pct", 0.25, 1, &x, err, errlen)) return -1;
+    c->rope_rot = (int)(c->hidden_size / c->heads * x);          /* int(head_size * rotary_pct) */
+    if (c->rope_rot % 2 || c->rope_rot < 2) {
+        snprintf(err, errlen, "%s: rotary_pct: %g of the head size %d gives %d rotated columns (expected an even number >= 2)",
+                 path, x, c->hidden_size / c->heads, c->rope_rot);
+        return -1;
+    }
+    if (get_num(root, path, "rotary_emb_base", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        snprintf(err, errlen, "%s: rope_scaling: not supported for gpt_neox yet (only null)", path);
+        return -1;
+    }
+    if (get_num(root, path, "layer_norm_eps", 1e-5, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    c->act = ENC_ACT_GELU;
+    v = json_object_get(root, "hidden_act");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu_new")) c->act = ENC_ACT_GELU_TANH;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && (!json_is_string(v) || strcmp(json_string_value(v), "gelu"))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (\"gelu\", \"gelu_new\", \"relu\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    c->o_bias = c->attn_bias;
+    c->mlp_bias = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
+    return 0;
+}
+
+/* PhiConfig's keys (transformers 4.40.2): num_key_value_heads, partial_rotary_factor, rope_theta,
+ * layer_norm_eps, hidden_act; qk_layernorm and rope_scaling are refused (not done) */
+static int read_phi(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    int qkln;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen) ||
+        get_bool(root, path, "qk_layernorm", 0, &qkln, err, errlen))
+        return -1;
+    if (qkln) { snprintf(err, errlen, "%s: qk_layernorm: true is not supported (only false, phi-1/1.5/2's)", path); return -1; }
+    if (c->hidden_size % c->heads) {
+        snprintf(err, errlen, "%s: num_attention_heads: %d does not divide hidden_size %d", path, c->heads, c->hidden_size);
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    if ((v = json_object_get(root, "num_key_value_heads")) && !json_is_null(v) &&
+        get_int(root, path, "num_key_value_heads", 1, &c->kv_heads, err, errlen))
+        return -1;
+    if (c->heads % c->kv_heads) {
+        snprintf(err, errlen, "%s: num_key_value_heads: %d does not divide num_attention_heads %d", path, c->kv_heads, c->heads);
+        return -1;
+    }
+    if (get_num(root, path, "partial_rotary_factor", 0.5, 1, &x, err, errlen)) return -1;
+    c->rope_rot = (int)(x * (c->hidden_size / c->heads));        /* int(partial_rotary_factor * head_dim) */
+    if (c->rope_rot % 2 || c->rope_rot < 2) {
+        snprintf(err, errlen, "%s: partial_rotary_factor: %g of the head size %d gives %d rotated columns (expected an even "
+                 "number >= 2)", path, x, c->hidden_size / c->heads, c->rope_rot);
+        return -1;
+    }
+    if (get_num(root, path, "rope_theta", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        snprintf(err, errlen, "%s: rope_scaling: not supported for phi yet (only null)", path);
+        return -1;
+    }
+    if (get_num(root, path, "layer_norm_eps", 1e-5, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    c->act = ENC_ACT_GELU_TANH;
+    v = json_object_get(root, "hidden_act");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "relu")) c->act = ENC_ACT_RELU;
+    else if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_new") && strcmp(json_string_value(v), "gelu_pytorch_tanh")))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (\"gelu_new\", \"gelu\", \"relu\")", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->attn_bias = c->o_bias = c->mlp_bias = 1;
+    c->parallel = 1;
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
+    return 0;
+}
+
+/* OPTConfig's keys (transformers 4.40.2): ffn_dim, activation_function, enable_bias; what synprobe does
+ * not run is refused: post-LN (do_layer_norm_before false, opt-350m's), word_embed_proj_dim != hidden_size
+ * (project_in/out), LayerNorms without weights */
+static int read_opt(json_t *root, const char *path, struct enc_dec_config *c, char *err, size_t errlen)
+{
+    char q[96];
+    json_t *v;
+    int before, affine, removed;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "ffn_dim", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen))
+        return -1;
+    if (get_bool(root, path, "do_layer_norm_before", 1, &before, err, errlen) ||
+        get_bool(root, path, "layer_norm_elementwise_affine", 1, &affine, err, errlen) ||
+        get_bool(root, path, "_remove_final_layer_norm", 0, &removed, err, errlen) ||
+        get_bool(root, path, "enable_bias", 1, &c->attn_bias, err, errlen))
+        return -1;
+    if (!before || !affine || removed) {
+        snprintf(err, errlen, "%s: %s: %s is not supported (OPT with pre-LN and affine LayerNorms only)", path,
+                 !before ? "do_layer_norm_before" : !affine ? "layer_norm_elementwise_affine" : "_remove_final_layer_norm",
+                 !before || !affine ? "false" : "true");
+        return -1;
+    }
+    if ((v = json_object_get(root, "word_embed_proj_dim")) && !json_is_null(v) &&
+        (!json_is_integer(v) || json_integer_value(v) != c->hidden_size)) {
+        snprintf(err, errlen, "%s: word_embed_proj_dim: only hidden_size (%d) is supported (no project_in/out)", path, c->hidden_size);
+        return -1;
+    }
+    c->act = ENC_ACT_RELU;
+    v = json_object_get(root, "activation_function");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu")) c->act = ENC_ACT_GELU;
+    else if (v && json_is_string(v) && !strcmp(json_string_value(v), "gelu_new")) c->act = ENC_ACT_GELU_TANH;
+    else if (v && (!json_is_string(v) || strcmp(json_string_value(v), "relu"))) {
+        snprintf(err, errlen, "%s: activation_function: %s is not supported (\"relu\", \"gelu\", \"gelu_new\")", path,
+                 quoted(v, q, sizeof q));
+        return -1;
+    }
+    c->kv_heads = c->heads;
+    c->o_bias = c->mlp_bias = c->attn_bias;
+    c->eps = 1e-5f;                    /* nn.LayerNorm's default */
+    c->norm = ENC_DEC_LAYERNORM;
+    c->scale_attn = 1;
+    c->pos_offset = 2;
+    return 0;
+}
+
+/* LlamaConfig's keys (transformers 4.40.2): num_key_value_heads (default the heads), rms_norm_eps,
+ * rope_theta, rope_scaling {"type": "linear" | "dynamic", "factor" > 1}, attention_bias, hidden_act "silu";
+ * MistralConfig's sliding_window (default 4096; null: none); Qwen2Config's use_sliding_window (false only) */
+static int read_llama(json_t *root, const char *path, const struct enc_dec_arch *a, struct enc_dec_config *c, char *err,
+                      size_t errlen)
+{
+    char q[96];
+    double x;
+    json_t *v;
+    if (get_int(root, path, "hidden_size", 1, &c->hidden_size, err, errlen) ||
+        get_int(root, path, "num_hidden_layers", 1, &c->layers, err, errlen) ||
+        get_int(root, path, "num_attention_heads", 1, &c->heads, err, errlen) ||
+        get_int(root, path, "intermediate_size", 1, &c->intermediate_size, err, errlen) ||
+        get_int(root, path, "max_position_embeddings", 1, &c->max_positions, err, errlen))
+        return -1;
+    c->kv_heads = c->heads;
+    if ((v = json_object_get(root, "num_key_value_heads")) && !json_is_null(v) &&
+        get_int(root, path, "num_key_value_heads", 1, &c->kv_heads, err, errlen))
+        return -1;
+    if (c->heads % c->kv_heads) {
+        snprintf(err, errlen, "%s: num_key_value_heads: %d does not divide num_attention_heads %d", path, c->kv_heads, c->heads);
+        return -1;
+    }
+    if (get_num(root, path, "rms_norm_eps", 1e-6, 1, &x, err, errlen)) return -1;
+    c->eps = (float)x;
+    if (get_num(root, path, "rope_theta", 10000.0, 1e12, &x, err, errlen)) return -1;
+    c->rope_theta = x;
+    if (a->k_attn_bias && get_bool(root, path, a->k_attn_bias, 0, &c->attn_bias, err, errlen)) return -1;
+    c->o_bias = c->attn_bias;
+    if (a->qkv_bias) { c->attn_bias = 1; c->o_bias = 0; }
+    if (a->window) {
+        c->window = 4096;
+        if ((v = json_object_get(root, "sliding_window")) && json_is_null(v)) c->window = 0;
+        else if (v && get_int(root, path, "sliding_window", 1, &c->window, err, errlen)) return -1;
+    }
+    int usw;
+    if (get_bool(root, path, "use_sliding_window", 0, &usw, err, errlen)) return -1;
+    if (usw) {
+        snprintf(err, errlen, "%s: use_sliding_window: true is not supported (Qwen2's windowed layers; only false, every "
+                 "released Qwen2's)", path);
+        return -1;
+    }
+    int mlp_bias;
+    if (get_bool(root, path, "mlp_bias", 0, &mlp_bias, err, errlen)) return -1;
+    if (mlp_bias) { snprintf(err, errlen, "%s: mlp_bias: true is not supported (transformers 4.40.2's Llama has none)", path); return -1; }
+    c->glu = ENC_GATE_SILU;
+    if (a->gemma) {                    /* GemmaMLP (4.40.2): hidden_activation, null meaning gelu_pytorch_tanh whatever hidden_act says */
+        v = json_object_get(root, "hidden_activation");
+        if (v && !json_is_null(v) && (!json_is_string(v) || (strcmp(json_string_value(v), "gelu_pytorch_tanh") &&
+                                                              strcmp(json_string_value(v), "gelu_new")))) {
+            snprintf(err, errlen, "%s: hidden_activation: %s is not supported (only \"gelu_pytorch_tanh\" or null: the tanh "
+                     "GeGLU)", path, quoted(v, q, sizeof q));
+            return -1;
+        }
+        c->glu = ENC_GATE_GELU_TANH;
+        c->emb_scale = (float)sqrt((double)c->hidden_size);    /* torch.tensor(hidden_size**0.5) in float32 */
+        c->norm_plus_one = 1;
+    } else if ((v = json_object_get(root, "hidden_act")) && (!json_is_string(v) || strcmp(json_string_value(v), "silu"))) {
+        snprintf(err, errlen, "%s: hidden_act: %s is not supported (only \"silu\": the SwiGLU MLP)", path, quoted(v, q, sizeof q));
+        return -1;
+    }
+    if (a->gemma) {                    /* GemmaConfig's head_dim (default 256) may differ from hidden / heads (gemma-7b) */
+        c->head_dim = 256;
+        if ((v = json_object_get(root, "head_dim")) && get_int(root, path, "head_dim", 2, &c->head_dim, err, errlen)) return -1;
+    } else if ((v = json_object_get(root, "head_dim")) && !json_is_null(v) &&
+               (!json_is_integer(v) || json_integer_value(v) * c->heads != c->hidden_size)) {
+        snprintf(err, errlen, "%s: head_dim: only hidden_size / num_attention_heads (%d) is supported (transformers 4.40.2's "
+                 "%s)", path, c->hidden_size / c->heads, a->model_type);
+        return -1;
+    }
+    c->rope = ENC_ROPE_PLAIN;
+    c->rope_factor = 1;
+    if ((v = json_object_get(root, "rope_scaling")) && !json_is_null(v)) {
+        json_t *t = json_object_get(v, "type"), *f = json_object_get(v, "factor");
+        if (!t) t = json_object_get(v, "rope_type");
+        const char *ts = json_string_value(t);
+        if (!json_is_object(v) || !ts || (strcmp(ts, "linear") && strcmp(ts, "dynamic") && strcmp(ts, "llama3"))) {
+            snprintf(err, errlen, "%s: rope_scaling.type: %s is not supported (\"linear\" or \"dynamic\", transformers "
+                     "4.40.2's, or \"llama3\")", path, t ? quoted(t, q, sizeof q) : "missing");
+            return -1;
+        }
+        if (!json_is_number(f) || !(json_number_value(f) > (strcmp(ts, "llama3") ? 1 : 0))) {
+            snprintf(err, errlen, "%s: rope_scaling.factor: expected a number > %d", path, strcmp(ts, "llama3") ? 1 : 0);
+            return -1;
+        }
+        c->rope = !strcmp(ts, "linear") ? ENC_ROPE_LINEAR : !strcmp(ts, "dynamic") ? ENC_ROPE_DYNAMIC : ENC_ROPE_LLAMA3;
+        c->rope_factor = json_number_value(f);
+        if (c->rope == ENC_ROPE_LLAMA3) {  /* Llama 3.1's: the three bands of _compute_llama3_parameters */
+            static const char *const k3[3] = { "low_freq_factor", "high_freq_factor", "original_max_position_embeddings" };
+            double *dst[3] = { &c->rope_low, &c->rope_high, &c->rope_orig };
+            for (int i = 0; i < 3; i++) {
+                json_t *x3 = json_object_get(v, k3[i]);
+                if (!json_is_number(x3) || !(json_number_value(x3) > 0)) {
+                    snprintf(err, errlen, "%s: rope_scaling.%s: expected a positive number (rope_type llama3)", path, k3[i]);
+                    return -1;
+                }
+                *dst[i] = json_number_value(x3);
+            }
+            if (!(c->rope_high > c->rope_low)) {
+                snprintf(err, errlen, "%s: rope_scaling.high_freq_factor: must exceed low_freq_factor", path);
+                return -1;
+            }
+        }
+    }
+    c->norm = ENC_DEC_RMSNORM;
+    c->scale_attn = 1;
+    return 0;
+}
+
+int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct enc_dec_arch **arch, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    *arch = NULL;
+    json_t *root = NULL;
+    int rc = enc_hf_json_load(path, &root, err, errlen);
+    if (rc) return rc;
+    rc = SP_EPARSE;
+    const char *mt = json_string_value(json_object_get(root, "model_type"));
+    const struct enc_dec_arch *a = mt ? enc_dec_arch_find(mt) : NULL;
+    if (!a) {
+        char q[96], l1[256], l2[160];
+        snprintf(err, errlen, "%s: model_type: %s is not a family synprobe has (encoders: %s; decoders: %s)", path,
+                 quoted(json_object_get(root, "model_type"), q, sizeof q), enc_hf_arch_list(l1, sizeof l1),
+                 enc_dec_arch_list(l2, sizeof l2));
+        goto out;
+    }
+    if (get_int(root, path, "vocab_size", 1, &c->vocab_size, err, errlen)) goto out;
+    if (a->gpt2 ? read_gpt2(root, path, c, err, errlen) : a->opt ? read_opt(root, path, c, err, errlen)
+                : a->neox ? read_neox(root, path, c, err, errlen) : a->phi ? read_phi(root, path, c, err, errlen)
+                : read_llama(root, path, a, c, err, errlen))
+        goto out;
+    if (!c->head_dim) c->head_dim = c->hidden_size % c->heads ? 0 : c->hidden_size / c->heads;
+    if (c->rope && !c->rope_rot) c->rope_rot = c->head_dim;
+    if (!c->head_dim || c->head_dim % 2) {
+        snprintf(err, errlen, "%s: the heads (%d) must divide the hidden size %d into even widths", path, c->heads, c->hidden_size);
+        goto out;
+    }
+    if (c->layers > ENC_BERT_MAX_LAYERS || c->heads > ENC_MAX_HEADS) {
+        snprintf(err, errlen, "%s: %s: at most %d supported", path, c->layers > ENC_BERT_MAX_LAYERS ? "layers" : "heads",
+                 c->layers > ENC_BERT_MAX_LAYERS ? ENC_BERT_MAX_LAYERS : ENC_MAX_HEADS);
+        goto out;
+    }
+    c->bos_id = -1;
+    json_t *b = json_object_get(root, "bos_token_id");
+    if (json_is_integer(b) && json_integer_value(b) >= 0 && json_integer_value(b) < c->vocab_size) c->bos_id = (int)json_integer_value(b);
+    snprintf(c->model_type, sizeof c->model_type, "%s", a->model_type);
+    *arch = a;
+    rc = SP_OK;
+out:
+    json_decref(root);
+    return rc;
+}
+
 static int is_file(const char *dir, const char *name)
 {
     char p[4096];
@@ -444,6 +871,7 @@ struct enc_hf_tok {
     struct enc_tokenizer *wp;  /* vocab.txt (BERT's basic + WordPiece) */
     struct enc_tokjson *tj;    /* or tokenizer.json */
     int max_positions, ptb_unescape;
+    int space_words;           /* (running text) words after the first get " " in front (a byte-level BPE) */
     char what[160];
 };
 
@@ -558,8 +986,39 @@ static int cfg_lower_case(const char *dir, int *v, char *err, size_t errlen)
     return rc;
 }
 
+/* Running text's leading-space rule (enc_hf_tokenizer_open_text): the piece of the word "a" alone
+ * starts with a space mark ("▁" of SentencePiece's Metaspace/Prepend, "Ġ" of a ByteLevel with
+ * add_prefix_space) when the tokenizer gives every word its space itself; otherwise (a byte-level
+ * BPE as GPT-2's) a word after the first needs the " " running text has before it. */
+static int needs_space(const struct enc_tokjson *tj)
+{
+    struct enc_pieces p = { 0 };
+    char err[SP_ERRLEN];
+    int space = 0;
+    if (enc_tokjson_word(tj, "a", 1, &p, err, sizeof err) >= 1 && p.id[0] != enc_tokjson_unk_id(tj)) {
+        const char *pc = enc_tokjson_piece(tj, p.id[0]);
+        space = pc && strncmp(pc, "\xe2\x96\x81", 3) && strncmp(pc, "\xc4\xa0", 2) && pc[0] != ' ';
+    }
+    enc_pieces_free(&p);
+    return space;
+}
+
+static int tok_open(const char *dir, int prefer_json, int running, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                    char *err, size_t errlen);
+
 int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
                           char *err, size_t errlen)
+{
+    return tok_open(dir, prefer_json, 0, opts, out, err, errlen);
+}
+
+int enc_hf_tokenizer_open_text(const char *dir, const struct enc_tok_opts *opts, struct enc_hf_tok **out, char *err, size_t errlen)
+{
+    return tok_open(dir, 1, 1, opts, out, err, errlen);
+}
+
+static int tok_open(const char *dir, int prefer_json, int running, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
+                    char *err, size_t errlen)
 {
     *out = NULL;
     struct enc_hf_tok *t = sp_xcalloc(1, sizeof *t);
@@ -577,7 +1036,7 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         char cls[128];
         if ((rc = tok_class(dir, cls, sizeof cls, err, errlen))) { free(t); return rc; }
         /* the byte-level classes take words only with add_prefix_space=True (tokjson.h) */
-        struct enc_tokjson_opts to = { enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
+        struct enc_tokjson_opts to = { !running && enc_tokjson_class_prefix_space(cls) ? ENC_TOKJSON_PREFIX_ON : ENC_TOKJSON_PREFIX_FILE };
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
         char *text;
         if ((rc = bert_case(dir, cls, path, &text, err, errlen))) { free(t); return rc; }
@@ -585,11 +1044,20 @@ int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok
         const int recased = text != NULL;
         free(text);
         if (!t->tj) { free(t); return SP_EPARSE; }
-        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
+        t->space_words = running && needs_space(t->tj);
+        snprintf(t->what, sizeof t->what, "tokenizer.json (%s%s%s%s)", cls[0] ? cls : "PreTrainedTokenizerFast",
                  to.prefix_space == ENC_TOKJSON_PREFIX_ON ? ", add_prefix_space=True" : "",
-                 recased ? ", BertNormalizer from tokenizer_config.json" : "");
+                 recased ? ", BertNormalizer from tokenizer_config.json" : "",
+                 running ? (t->space_words ? ", running text: a space before each word after the first" : ", running text") : "");
         *out = t;
         return SP_OK;
+    }
+    if (running) {                     /* a decoder: its tokenizer.json only (no converter for LlamaTokenizer's .model yet) */
+        snprintf(err, errlen, "%s/tokenizer.json: cannot open (a decoder's tokenizer is read from tokenizer.json%s; "
+                 "AutoTokenizer.from_pretrained(DIR).save_pretrained(DIR) writes it)", dir,
+                 is_file(dir, "tokenizer.model") ? ", and tokenizer.model alone is not converted" : "");
+        free(t);
+        return SP_EIO;
     }
     /* no tokenizer.json: a SentencePiece model converted as AutoTokenizer does (spm.h) */
     const char *spm = spm_file(dir);
@@ -643,12 +1111,20 @@ int enc_hf_tok_sentence(const struct enc_hf_tok *t, const char *const *words, in
     if (t->wp) return enc_tok_sentence(t->wp, words, n, s);
     const char **w = (const char **)words;
     char **unesc = NULL;
-    if (t->ptb_unescape && n > 0) {           /* M1.2, as the vocab.txt tokenizer does it */
+    if ((t->ptb_unescape || t->space_words) && n > 0) {   /* M1.2, as the vocab.txt tokenizer does it; running text's spaces */
         unesc = sp_xcalloc((size_t)n, sizeof *unesc);
         w = sp_xcalloc((size_t)n, sizeof *w);
         for (int i = 0; i < n; i++) {
-            size_t len;
-            w[i] = unesc[i] = enc_tok_ptb_unescape(words[i], strlen(words[i]), &len);
+            size_t len = strlen(words[i]);
+            char *u = t->ptb_unescape ? enc_tok_ptb_unescape(words[i], len, &len) : sp_xstrdup(words[i]);
+            if (t->space_words && i > 0) {
+                char *sp = sp_xmalloc(len + 2);
+                sp[0] = ' ';
+                memcpy(sp + 1, u, len + 1);
+                free(u);
+                u = sp;
+            }
+            w[i] = unesc[i] = u;
         }
     }
     int T = enc_tokjson_sentence(t->tj, w, n, s, err, errlen);
@@ -731,10 +1207,11 @@ const char *const *enc_hf_model_files(const char *dir)
      * tokenizer_config.json for its class) where there is one, else a SentencePiece model (with
      * tokenizer_config.json and special_tokens_map.json; vocab.txt too where there is one, which
      * kind bert reads first), else vocab.txt */
-    const int json = is_file(dir, "tokenizer.json");
-    const char *spm = spm_file(dir);
+    const int json = is_file(dir, "tokenizer.json"), dec = enc_hf_is_decoder(dir);
+    const char *spm = dec ? NULL : spm_file(dir);
     v = sp_xrealloc(v, sizeof *v * (size_t)(n + 4));
-    v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
+    /* a decoder reads tokenizer.json only: a folder without one is refused when it opens, saying so */
+    if (json || !dec) v[n++] = json ? "tokenizer.json" : spm ? spm : "vocab.txt";
     if (spm && is_file(dir, "vocab.txt")) v[n++] = "vocab.txt";
     if ((json || spm) && is_file(dir, "tokenizer_config.json")) v[n++] = "tokenizer_config.json";
     if (spm && is_file(dir, "special_tokens_map.json")) v[n++] = "special_tokens_map.json";

@@ -116,7 +116,16 @@ struct enc_config {
     int wordpiece_only;        /* "tokenizer_mode": basic+wordpiece | wordpiece-only (D1) */
     int lower_case;            /* "lower_case": true (uncased vocabularies) */
     int ptb_unescape;          /* "ptb_unescape": false (D5; true for .mrg/.dp input) */
+    /* decoder LMs (kind hf, enc_decoder.c; encoder/README.md "Decoder families") */
+    int word_pool_set;         /* "word_pool" was given (else a decoder pools a word's last piece) */
+    int add_bos;               /* "add_bos": -1 (default) as the tokenizer's post-processor does, 0, 1 */
+    int dec_stream;            /* "stream": enum enc_dec_stream */
+    int drop_sink;             /* "drop_sink": word-level maps leave out attention to the first piece */
 };
+/* which vectors a decoder's layers give: transformers' output_hidden_states (the residual stream
+ * after each block, the last one through the final norm), the residual stream throughout, or
+ * every layer through the final norm */
+enum enc_dec_stream { ENC_STREAM_HIDDEN_STATES = 0, ENC_STREAM_RESIDUAL, ENC_STREAM_POST_NORM };
 
 /* Defaults for one kind (papers' sizes; see schemas/encoder.schema.json). */
 void enc_config_defaults(struct enc_config *cfg, enum enc_kind kind);
@@ -433,10 +442,11 @@ int enc_bert_forward(enc_bert_t *b, int n_sent, const struct enc_bert_input *in,
 /* ---- pooling pieces into words and sentences (M2.2, M2.3) ---- */
 
 enum enc_word_pool { ENC_WORD_POOL_MEAN = 0, ENC_WORD_POOL_FIRST, ENC_WORD_POOL_LAST };
-enum enc_sent_pool { ENC_SENT_POOL_MEAN = 0, ENC_SENT_POOL_CLS, ENC_SENT_POOL_MAX };
+enum enc_sent_pool { ENC_SENT_POOL_MEAN = 0, ENC_SENT_POOL_CLS, ENC_SENT_POOL_MAX, ENC_SENT_POOL_LAST /* the last word's vector */ };
 /* "mean" | "first" | "last" and "mean" | "cls" | "max"; -1 if unknown */
 int enc_word_pool_parse(const char *s);
 int enc_sent_pool_parse(const char *s);
+int enc_stream_parse(const char *s);       /* "hidden-states" | "residual" | "post-norm"; -1 if unknown */
 /* X [T, d] one layer's piece vectors; span [n_words][2] half-open piece ranges [s, e) inside
  * 1..T-2 (never [CLS]/[SEP]), non-empty. out [n_words, d]. The mean is summed in double.
  * SP_EUSAGE naming the word when a span is bad. */

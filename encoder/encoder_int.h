@@ -21,6 +21,8 @@
 enum enc_gate {
     ENC_GATE_FUSION = 0,       /* out = σ(pre)⊙a + (1−σ(pre))⊙b                       (MS-SAN Eq. 8–9) */
     ENC_GATE_PSAN,             /* out = σ(pre)⊙ELU(a)  (+ (1−σ(pre))⊙b when b != NULL)   (PSAN Eq. 4, Q19) */
+    ENC_GATE_SILU,             /* out = SiLU(pre)⊙a = pre·σ(pre)⊙a, b unused      (SwiGLU: Llama's MLP) */
+    ENC_GATE_GELU_TANH,        /* out = GELU_tanh(pre)⊙a, b unused                 (GeGLU: Gemma's MLP) */
 };
 
 /* direction of one attention head (MS-SAN; other kinds use ENC_DIR_ALL) */
@@ -58,6 +60,9 @@ struct enc_attn_args {
     const float *rp_k, *rp_q;
     int rp_rows, rp_ld, rp_max;
     const int32_t *rp_idx;     /* [2*rp_max+1][2]: the c2p and p2c row of offset −rp_max..rp_max */
+    int kv_heads;              /* grouped-query attention: 0 (or H): head h reads the key and value columns
+                                * h·dk..; else (dividing H) those of key/value head h / (H / kv_heads)
+                                * (enc_f_kv_off): k and v then hold kv_heads heads */
     float *attn_mean;          /* OUT (optional): [n*n] mean over heads of P */
 };
 
@@ -154,6 +159,14 @@ struct enc_backend_ops {
      * keeps it as the weight linear* are given as key (key is only compared, never read); the
      * parts need not stay valid. NULL: the caller gives linear f32 weights in backend memory. */
     int   (*pack_weight)(struct enc_backend *be, const float *key, int K, int N, const struct enc_wpart *parts, int n_parts);
+    /* (decoders) RMSNorm of rows of d: out = g ⊙ x / sqrt(mean(x²) + eps) (enc_f_rms_scale; in place safe) */
+    void  (*rms_norm)(struct enc_backend *be, int rows, int d, const float *x, const float *g, float eps, float *out);
+    /* (decoders) rotary position embedding in place: row r of x (stride ldx) holds heads of dk
+     * columns in its first heads·dk columns; the first rot (even, <= dk) columns of each head are
+     * rotated in pairs (c, c + rot/2), c < rot/2, by row r's cs[r·rot + c] (cos) and
+     * cs[r·rot + rot/2 + c] (sin) (enc_f_rope_lo / _hi; cs [rows, rot]); the other columns stay
+     * (GPT-NeoX's partial rotary) */
+    void  (*rope)(struct enc_backend *be, int rows, int heads, int dk, int rot, float *x, int ldx, const float *cs);
 };
 
 extern const struct enc_backend_ops enc_cpu_ops;
@@ -171,7 +184,7 @@ int enc_cuda_backend(const struct enc_backend_ops **ops, char *why, size_t n);
  * the op argument structs and the enum values above: bump ENC_PLUGIN_ABI whenever any of them
  * changes. The plugin exports enc_cuda_abi(); enc_cuda_backend refuses a plugin without it, with
  * another version, or (a forgotten bump) with other struct sizes. version stays the first field. */
-#define ENC_PLUGIN_ABI 8
+#define ENC_PLUGIN_ABI 9
 struct enc_plugin_abi {
     uint32_t version;          /* ENC_PLUGIN_ABI when the plugin was built */
     uint32_t ops_size, backend_size, attn_args_size, psa_args_size;   /* sizeof each struct */
@@ -222,6 +235,10 @@ struct enc_weights_rules {
 struct enc_family {
     const char *name;                                    /* "san", "bert" */
     int  (*has_kind)(enum enc_kind kind);
+    /* (optional) 1 when this family takes the config among those of its kind (kind hf: a decoder
+     * folder's config.json, enc_decoder.c); NULL: every config of its kinds. families[] asks the
+     * families in order, a claiming one first. */
+    int  (*claims)(const struct enc_config *c);
     /* what the config alone implies (enc_config_caps): input, layer_outputs, model_dir/files */
     void (*config_caps)(const struct enc_config *c, struct enc_caps *caps);
     /* (layer_outputs families) L from the model's files without opening it; NULL otherwise */
@@ -246,7 +263,7 @@ struct enc_family {
      * a weights file's names map onto them (enc_weights_check, enc_weights_expected) */
     int  (*weights_layout)(struct enc *e, struct enc_weights_rules *rules, char *err, size_t errlen);
 };
-extern const struct enc_family enc_san_family, enc_bert_family;
+extern const struct enc_family enc_san_family, enc_bert_family;   /* enc_decoder_family: below */
 
 /* ---- Hugging Face encoder families (enc_hf.c; encoder/README.md "Hugging Face families") ----
  *
@@ -305,6 +322,10 @@ struct enc_tok_sentence;
 struct enc_hf_tok;
 int enc_hf_tokenizer_open(const char *dir, int prefer_json, const struct enc_tok_opts *opts, struct enc_hf_tok **out,
                           char *err, size_t errlen);
+/* The same for a decoder (kind hf): tokenizer.json as running text tokenizes (the file's own
+ * add_prefix_space, whatever the class; a word after the first gets the " " running text gives it
+ * where the tokenizer does not mark every word's space itself: GPT-2's " dog", not "dog"). */
+int enc_hf_tokenizer_open_text(const char *dir, const struct enc_tok_opts *opts, struct enc_hf_tok **out, char *err, size_t errlen);
 void enc_hf_tok_close(struct enc_hf_tok *t);
 /* "vocab.txt" or "tokenizer.json (RobertaTokenizerFast, add_prefix_space=True)", for the log */
 const char *enc_hf_tok_what(const struct enc_hf_tok *t);
@@ -317,7 +338,74 @@ int enc_hf_tok_sentence(const struct enc_hf_tok *t, const char *const *words, in
  * the tokenizer's files (tokenizer.json and tokenizer_config.json, or vocab.txt). The list lives
  * as long as the process. */
 const char *const *enc_hf_model_files(const char *dir);
-const struct enc_family *enc_family_of(enum enc_kind kind);   /* NULL: no family has it */
+/* ---- Hugging Face decoder families (enc_hf.c's second table; enc_decoder.c; encoder/README.md
+ * "Decoder families") ----
+ *
+ * One row per model_type of a decoder-only LM: its tensor names and which graph runs it (GPT-2's:
+ * learned positions, LayerNorm, a fused Conv1D c_attn held [in, out]; or Llama's: RMSNorm, RoPE,
+ * separate q/k/v (grouped-query), SwiGLU). enc_dec_config_read reads a row's config.json keys. */
+enum enc_dec_norm { ENC_DEC_LAYERNORM = 0, ENC_DEC_RMSNORM };
+enum enc_dec_rope { ENC_ROPE_NONE = 0, ENC_ROPE_PLAIN, ENC_ROPE_LINEAR, ENC_ROPE_DYNAMIC, ENC_ROPE_LLAMA3 };
+struct enc_dec_arch {
+    const char *model_type;    /* config.json's "model_type" */
+    const char *prefix;        /* the base model's prefix in a *ForCausalLM checkpoint ("transformer.", "model.") */
+    int gpt2;                  /* 1: GPT-2's graph; 0: Llama's */
+    int qkv_bias;              /* 1: q/k/v always have biases, o none (Qwen2); 0: attention_bias says (Llama; Mistral: none) */
+    int window;                /* 1: config.json's sliding_window masks keys further back (Mistral) */
+    const char *k_attn_bias;   /* the key of attention_bias (Llama's), or NULL: no such key */
+    int opt;                   /* 1: OPT's keys and graph (learned positions offset by 2, pre-LN, separate q/k/v) */
+    int gemma;                 /* 1: Gemma's keys on Llama's graph: embeddings × sqrt(hidden), RMSNorm by (1 + w), GeGLU */
+    int phi;                   /* 1: Phi's keys and graph: separate q/k/v (GQA) with biases, partial rotary, one
+                                * LayerNorm for the parallel attention and MLP (ln2 NULL) */
+    int neox;                  /* 1: GPT-NeoX's keys and graph: q is the fused query_key_value, interleaved per head
+                                * ([heads, 3, dk] of its outputs), partial rotary, parallel residual */
+    /* tensor names: embeddings, learned positions (NULL: none), the layer's prefix ("%d"), then the
+     * layer's (q: GPT-2's fused c_attn; k, v NULL there), the MLP (ff_gate NULL: no gate), the final norm */
+    const char *emb, *pos, *layer, *ln1, *q, *k, *v, *o, *ln2, *ff_gate, *ff_up, *ff_down, *final_norm;
+    const char *const *heads;  /* name prefixes of the heads, ignored (lm_head.) */
+};
+struct enc_dec_config {
+    char model_type[24];
+    int vocab_size, hidden_size, layers, heads, kv_heads, intermediate_size;
+    int head_dim;              /* the width of a head (hidden_size / heads; Gemma's head_dim may differ) */
+    int max_positions;         /* n_positions / max_position_embeddings */
+    float eps;                 /* layer_norm_epsilon / rms_norm_eps */
+    enum enc_act act;          /* GPT-2's MLP activation */
+    enum enc_dec_norm norm;
+    enum enc_dec_rope rope;
+    double rope_theta, rope_factor;
+    double rope_low, rope_high, rope_orig;   /* llama3: low_freq_factor, high_freq_factor, original_max_position_embeddings */
+    int attn_bias, o_bias, mlp_bias;   /* q/k/v biases, the output projection's, the MLP's */
+    int scale_attn, scale_inv_layer;   /* GPT-2: scale_attn_weights, scale_attn_by_inverse_layer_idx */
+    int bos_id;                /* bos_token_id, -1: none */
+    int window;                /* sliding window: query i sees keys i − window .. i; 0: all before it */
+    int pos_offset;            /* learned positions: piece p reads row p + pos_offset (OPT: 2) */
+    int rope_rot;              /* RoPE: the rotated columns of each head (GPT-NeoX: dk·rotary_pct; else dk) */
+    int parallel;              /* GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x)) */
+    enum enc_gate glu;         /* a gated MLP's activation: ENC_GATE_SILU (SwiGLU), ENC_GATE_GELU_TANH (Gemma's GeGLU) */
+    float emb_scale;           /* the embeddings times this (Gemma: float32 sqrt(hidden)); 0: none */
+    int norm_plus_one;         /* RMSNorm by (1 + w) (Gemma) */
+};
+const struct enc_dec_arch *enc_dec_arch_find(const char *model_type);
+const char *enc_dec_arch_list(char *text, size_t cap);
+int enc_dec_config_read(const char *path, struct enc_dec_config *c, const struct enc_dec_arch **arch, char *err, size_t errlen);
+/* 1 when DIR/config.json names a decoder family's model_type (kind hf then opens enc_decoder_family) */
+int enc_hf_is_decoder(const char *dir);
+extern const struct enc_family enc_decoder_family;
+/* The decoder model of a folder (enc_decoder.c), for the family and the reference driver
+ * (tests/tools/encoder_dec_run.c): the same layer and attention masks and outputs as
+ * enc_bert_forward (in[s].types unused); stream: enum enc_dec_stream. */
+struct enc_dec;
+int enc_dec_open(const char *dir, enum enc_device device, const struct sp_logger *log, struct enc_dec **out, char *err,
+                 size_t errlen);
+void enc_dec_close(struct enc_dec *m);
+const struct enc_dec_config *enc_dec_get_config(const struct enc_dec *m);
+struct enc_bert_input;
+int enc_dec_forward(struct enc_dec *m, int n_sent, const struct enc_bert_input *in, float **hidden, uint64_t hidden_layers,
+                    float **attn, uint64_t attn_layers, int stream, char *err, size_t errlen);
+
+/* the family that opens cfg: the first of its kind that claims it (NULL: no family has the kind) */
+const struct enc_family *enc_family_of(const struct enc_config *cfg);
 
 struct enc {
     struct enc_config cfg;

@@ -99,7 +99,7 @@ while read -r rank layer prefixes; do
 done <"$tmp/layers"
 
 # rule 3: prints "file:line: names an encoder kind"
-KIND_FILES='encoder/encoder.h encoder/enc_config.c encoder/enc_san.c encoder/enc_bert.c'
+KIND_FILES='encoder/encoder.h encoder/enc_config.c encoder/enc_san.c encoder/enc_bert.c encoder/enc_decoder.c'
 check_kinds() {
     for dir in $(awk '{ print $2 }' "$tmp/layers"); do
         [ -d "$dir" ] || continue

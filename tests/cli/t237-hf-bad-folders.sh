@@ -1,7 +1,7 @@
 # t237-hf-bad-folders.sh — kind "hf": each bad model folder gives one clear error naming what is wrong
 # tier: fast
 # Issue 36. From the tiny DistilBERT of tests/data/hf (a folder with vocab.txt, so every case
-# reaches the model): no config.json, a model_type synprobe lacks (the message lists the ones it
+# reaches the model): no config.json, a model_type synprobe lacks (the message lists the encoder and decoder families it
 # has), a tensor of the wrong shape, a missing tensor, a truncated safetensors header, and a
 # folder with pytorch_model.bin only (a one-line hint how to convert it). Each: `synprobe encode`
 # exits 1 with one line naming the file, key or tensor.
@@ -48,9 +48,9 @@ expect_eq "the DistilBERT folder as it is: exit 0" "$rc" 0
 folder nocfg; rm "$TMP/nocfg/config.json"; run nocfg
 check "no config.json: exit 1, one line naming the file" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'nocfg/config.json' $TMP/nocfg.err"
 
-folder gpt; sed -i 's/"model_type": "distilbert"/"model_type": "gpt2"/' "$TMP/gpt/config.json"; run gpt
-check "model_type gpt2: exit 1, one line listing the families synprobe has" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
-    grep -q 'model_type: \"gpt2\" (DistilBertModel) is not an encoder family synprobe has (it has: albert, bert, camembert, deberta-v2, distilbert, electra, mpnet, roberta, xlm-roberta)' $TMP/gpt.err"
+folder gpt; sed -i 's/"model_type": "distilbert"/"model_type": "bloom"/' "$TMP/gpt/config.json"; run gpt
+check "model_type bloom: exit 1, one line listing the families synprobe has" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \
+    grep -q 'model_type: \"bloom\" (DistilBertModel) is not a family synprobe has (encoders: albert, bert, camembert, deberta-v2, distilbert, electra, mpnet, roberta, xlm-roberta; decoders: gemma, gpt2, gpt_neox, llama, mistral, opt, phi, qwen2)' $TMP/gpt.err"
 
 folder shape; edit "$TMP/shape/model.safetensors" cut transformer.layer.1.ffn.lin1.weight; run shape
 check "a tensor of the wrong shape: exit 1, one line naming it and both shapes" sh -c "[ $rc = 1 ] && [ $lines = 1 ] && \

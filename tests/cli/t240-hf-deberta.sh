@@ -125,7 +125,7 @@ check "pos_att_type [\"p2p\", ...] (DeBERTa v1's): exit 1, one line naming the k
     sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'pos_att_type: \"p2p\" is not supported' $TMP/p2p.err"
 bad v1 's/"deberta-v2"/"deberta"/'
 check "model_type \"deberta\" (v1): exit 1, one line naming the key and the families synprobe has" \
-    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'model_type: \"deberta\" (DebertaV2ForMaskedLM) is not an encoder family synprobe has (it has: .*deberta-v2' $TMP/v1.err"
+    sh -c "[ $rc = 1 ] && [ $lines = 1 ] && grep -q 'model_type: \"deberta\" (DebertaV2ForMaskedLM) is not a family synprobe has (encoders: .*deberta-v2' $TMP/v1.err"
 sft() {  # NAME drop|add: a copy of deberta-v3 whose safetensors lacks rel_embeddings, or has a position table more
     rm -rf "$TMP/$1"; cp -r "$H/deberta-v3" "$TMP/$1"; rm -rf "$TMP/$1/ref"
     "$PY" - "$H/deberta-v3/model.safetensors" "$TMP/$1/model.safetensors" "$2" <<'PY'

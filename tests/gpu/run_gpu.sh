@@ -50,6 +50,31 @@ for d in tests/data/hf/*/; do
     sed "s|^|# $d (made-up vocab.txt): |" "$TMP/hf.out" | tail -n 3
     [ $brc -eq 0 ] || rc=$brc
 done
+# the decoder LMs (tests/data/hf-dec, enc_decoder.c: RoPE, RMSNorm, SwiGLU, causal attention) on CUDA
+# against transformers' references, 1e-4 + 1e-3 |ref| (hidden) and 1e-5 + 1e-3 |ref| (attention), as above
+if [ "${SP_GPU_REQUIRED:-0}" = 1 ] && [ -x /usr/bin/python3 ]; then
+    DRV=$B/tools/encoder_dec_run
+    [ -x "$DRV" ] || make -s --no-print-directory BUILD="$B" "$DRV" >/dev/null 2>&1 || true
+    for f in gpt2 llama llama-linear llama-dynamic llama3 mistral qwen2 opt gpt_neox gpt_neox-seq phi gemma gemma-hd; do
+        c=$TMP/dec-$f
+        mkdir -p "$c" && cp tests/data/hf-dec/$f/ref/*.npy "$c/"
+        brc=0; "$DRV" tests/data/hf-dec/$f "$c" hidden-states cuda >"$TMP/dec.out" 2>&1 || brc=$?
+        [ $brc -eq 0 ] && { /usr/bin/python3 - "$c" >"$TMP/dec.out" 2>&1 <<'PY' || brc=$?
+import sys, glob, numpy as np
+d = sys.argv[1]
+bad = 0
+for s in range(len(glob.glob(d + "/ids_*.npy"))):
+    h, c = np.load("%s/hidden_%d.npy" % (d, s)), np.load("%s/c_hidden_%d.npy" % (d, s))
+    a, ca = np.load("%s/attn_%d.npy" % (d, s)), np.load("%s/c_attn_%d.npy" % (d, s))
+    bad += int((np.abs(h - c) > 1e-4 + 1e-3 * np.abs(h)).sum() + (np.abs(a - ca) > 1e-5 + 1e-3 * np.abs(a)).sum())
+print("decoder on cuda vs transformers: %d values out of tolerance" % bad)
+sys.exit(1 if bad else 0)
+PY
+        }
+        sed "s|^|# tests/data/hf-dec/$f: |" "$TMP/dec.out" | tail -n 3
+        [ $brc -eq 0 ] || rc=$brc
+    done
+fi
 # the CLI tests' TAP words: a run without a CUDA device is a whole-run skip ("1..0 # SKIP"), not a pass
 skip=$(sed -n 's/^SKIP: //p' "$TMP/run.out" | head -n 1)
 if [ $rc -eq 0 ] && [ -n "$skip" ]; then echo "1..0 # SKIP test-gpu: $skip"

@@ -2,14 +2,15 @@
  * it (enc_hf_tokenizer_open: tokenizer.json with its class's prefix-space rule, or vocab.txt;
  * tests/cli/t238-hf-tokenizer-json.sh). Uses the encoder's internal API (encoder_int.h).
  *
- *   encoder_hf_pieces DIR [bert] [hex] [nolimit] <SENTENCES >OUT
+ *   encoder_hf_pieces DIR [bert] [hex] [nolimit] [text] <SENTENCES >OUT
  *
  * SENTENCES: one sentence a line, its words separated by TABs (hex: each word in UTF-8 hex, the
  * words separated by single spaces, so that a word may hold a TAB; t241). OUT: one line a sentence, as
  * tests/reference/hf_family_fixtures.py writes ref/pieces.txt: the ids separated by spaces, a TAB,
  * one START-END piece span per word, a TAB, 1 when the sentence has more pieces than the model's
  * positions (config.json) else 0; nolimit: config.json is not read (a tokenizer-only folder, t241)
- * and the flag is 0. "bert": open it as kind "bert" does (vocab.txt first).
+ * and the flag is 0. "bert": open it as kind "bert" does (vocab.txt first). "text": as a decoder's
+ * (enc_hf_tokenizer_open_text: running text's leading-space rule; implies nolimit; t280).
  * Errors: the message, exit 1. A driver, not a test: built into $(BUILD)/tools by `make test-cli`. */
 #include "common/sp.h"
 #include "encoder/encoder_int.h"
@@ -29,11 +30,12 @@ static int hexval(int c)
 int main(int argc, char **argv)
 {
     if (argc < 2) return 0;
-    int prefer_json = 1, hex = 0, nolimit = 0;
+    int prefer_json = 1, hex = 0, nolimit = 0, text = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "bert")) prefer_json = 0;
         else if (!strcmp(argv[i], "hex")) hex = 1;
         else if (!strcmp(argv[i], "nolimit")) nolimit = 1;
+        else if (!strcmp(argv[i], "text")) nolimit = text = 1;
         else { fprintf(stderr, "encoder_hf_pieces: unknown option %s\n", argv[i]); return 2; }
     }
     char err[SP_ERRLEN], path[4096];
@@ -44,7 +46,8 @@ int main(int argc, char **argv)
     enc_tok_opts_defaults(&o);
     o.max_positions = nolimit ? 1 << 30 : bc.max_pieces;
     struct enc_hf_tok *t;
-    if (enc_hf_tokenizer_open(argv[1], prefer_json, &o, &t, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
+    if (text ? enc_hf_tokenizer_open_text(argv[1], &o, &t, err, sizeof err)
+             : enc_hf_tokenizer_open(argv[1], prefer_json, &o, &t, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
     fprintf(stderr, "tokenizer: %s\n", enc_hf_tok_what(t));
     char *line = NULL, **words = NULL;
     size_t cap = 0;

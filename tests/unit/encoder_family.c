@@ -6,6 +6,9 @@
  *     a config without layer outputs;
  *   - kind hf: the family from the folder's config.json (tests/data/hf), the capabilities of an
  *     open one (attention, not causal, max positions; RoBERTa's less pad_token_id + 1);
+ *   - kind hf on a decoder folder (tests/data/hf-dec): the decoder family, causal before and after
+ *     opening, L from its config.json, GPT-2's learned positions as max_positions (Llama's RoPE:
+ *     none), the pooling defaults of a decoder (a word's last piece) and the config's options;
  *   - an open SAN-family encoder's enc_caps agree with the single getters and with the values of
  *     docs/spec/structures.md §5 worked out by hand (MS-SAN 2·d, SG-Net layers + 1 maps, PSAN T maps, the
  *     structures each config needs), and enc_forward_layers is refused;
@@ -139,6 +142,49 @@ static void test_hf_caps(void)
     T_EQ_INT(enc_hf_config_load("tests/data/hf/distilbert/config.json", &bc, err, sizeof err), SP_OK);
     T_EQ_INT(bc.type_vocab_size, 0);
     T_EQ_STR(bc.model_type, "distilbert");
+}
+
+/* kind hf on a decoder LM's folder: causal, its layers, its positions */
+static void test_decoder_caps(void)
+{
+    static const struct { const char *dir; int maxpos; } f[] = { { "tests/data/hf-dec/gpt2", 64 }, { "tests/data/hf-dec/llama", 0 } };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char json[256];
+        struct enc_config cfg;
+        struct enc_caps caps;
+        int L = -1;
+        snprintf(json, sizeof json, "{\"kind\":\"hf\",\"model\":\"%s\",\"stream\":\"residual\"}", f[i].dir);
+        T_EQ_INT(enc_config_parse(json, "t.json", &cfg, err, sizeof err), SP_OK);
+        T_EQ_INT(cfg.dec_stream, ENC_STREAM_RESIDUAL);
+        T_EQ_INT(cfg.add_bos, -1);
+        enc_config_caps(&cfg, &caps);
+        T_EQ_INT(caps.causal, 1);
+        T_EQ_INT(caps.layer_outputs, 1);
+        T_EQ_INT(enc_config_layers(&cfg, &L, err, sizeof err), SP_OK);
+        T_EQ_INT(L, 2);
+        enc_t *e;
+        open_config(json, &cfg, &e);
+        T_CHECK(e != NULL);
+        if (!e) continue;
+        enc_caps(e, &caps);
+        T_EQ_INT(caps.input, ENC_INPUT_WORDS);
+        T_EQ_INT(caps.attention, 1);
+        T_EQ_INT(caps.causal, 1);
+        T_EQ_INT(caps.max_positions, f[i].maxpos);
+        T_EQ_INT(caps.layers, 2);
+        T_EQ_INT(caps.dim, 32);
+        T_EQ_INT(caps.attn_layers, 2);
+        T_EQ_INT(enc_get_config(e)->word_pool, ENC_WORD_POOL_LAST);   /* a decoder's default */
+        enc_close(e);
+    }
+    struct enc_config cfg;
+    T_CHECK(enc_config_parse("{\"kind\":\"hf\",\"model\":\"x\",\"stream\":\"pre-norm\"}", "t.json", &cfg, err, sizeof err) != SP_OK);
+    T_CHECK(strstr(err, "stream: expected \"hidden-states\", \"residual\" or \"post-norm\"") != NULL);
+    T_EQ_INT(enc_config_parse("{\"kind\":\"hf\",\"model\":\"x\",\"word_pool\":\"mean\",\"sent_pool\":\"last\",\"add_bos\":false}",
+                              "t.json", &cfg, err, sizeof err), SP_OK);
+    T_EQ_INT(cfg.word_pool_set, 1);
+    T_EQ_INT(cfg.sent_pool, ENC_SENT_POOL_LAST);
+    T_EQ_INT(cfg.add_bos, 0);
 }
 
 /* ---- capabilities of an open SAN-family encoder ---- */
@@ -308,6 +354,7 @@ int main(void)
     test_config_caps();
     test_config_layers();
     test_hf_caps();
+    test_decoder_caps();
     test_open_caps();
     test_step();
     return T_DONE();

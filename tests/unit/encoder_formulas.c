@@ -11,7 +11,13 @@
  * tests/reference/hf_family_fixtures.py; read from the repository root), and the bias lookup
  * by offset (enc_f_pos_bias) by its definition. DeBERTa-v2's buckets (enc_f_deberta_bucket) against
  * transformers' make_log_bucket_position on -512..512 (tests/data/hf/deberta-v3/ref/buckets.npy,
- * the same script), and the c2p/p2c rows and their table by offset by their definition. */
+ * the same script), and the c2p/p2c rows and their table by offset by their definition.
+ * Decoders (issue 38): SiLU(x) = x·σ(x) (SiLU(1) = 0.7310585786, SiLU(-2) = -0.2384058440), the
+ * SwiGLU gate mode SiLU(pre)·a; RMSNorm's g·x/sqrt(mean x² + eps) on a row worked by hand
+ * ([3, 4]: mean x² 12.5, so 3/√12.5 = 0.8485281374) and the CPU op on rows against the double
+ * formula; RoPE's rotate_half form against the rotation of (lo, hi) by θ (cos θ, sin θ), and the
+ * CPU op on two rows of two heads against it; grouped-query attention's key/value column of a query
+ * head (enc_f_kv_off: h / (H / kv_heads), by its definition). */
 #include "encoder/encoder_int.h"
 #include "encoder/enc_formulas.h"
 #include "tests/unit/t_harness.h"
@@ -44,8 +50,73 @@ static void dir_range(int dir, int i, int n, int want_lo, int want_hi)
     T_EQ_INT(hi, want_hi);
 }
 
+/* the CPU ops of decoders (rms_norm, rope) against double formulas */
+static void decoder_ops(void)
+{
+    struct enc_backend be = { &enc_cpu_ops, NULL, 1 };
+    float x[2][4] = { { 3, 4, 0, 0 }, { -1, 2, 0.5f, 7 } }, g[4] = { 1, 0.5f, 2, -1 }, o[2][4];
+    enc_cpu_ops.rms_norm(&be, 2, 4, &x[0][0], g, 1e-6f, &o[0][0]);
+    double worst = 0;
+    for (int r = 0; r < 2; r++) {
+        double ss = 0;
+        for (int k = 0; k < 4; k++) ss += (double)x[r][k] * x[r][k];
+        for (int k = 0; k < 4; k++) {
+            const double ref = g[k] * x[r][k] / sqrt(ss / 4 + 1e-6);
+            if (fabs(o[r][k] - ref) > worst) worst = fabs(o[r][k] - ref);
+        }
+    }
+    T_CHECK(worst <= 1e-6);
+    T_NEAR(o[0][0], 3.0 / sqrt(25.0 / 4 + 1e-6), 1e-6);
+    /* rope: rows of 2 heads of dk 4 (pairs (0, 2), (1, 3)), row stride 10, cos/sin of each row */
+    float q[2][10], q0[2][10], cs[2][4];
+    for (int r = 0; r < 2; r++) {
+        for (int c = 0; c < 10; c++) q[r][c] = q0[r][c] = (float)(r * 10 + c) * 0.1f - 0.7f;
+        const double th[2] = { 0.3 + r, 0.05 * (r + 1) };
+        for (int k = 0; k < 2; k++) { cs[r][k] = (float)cos(th[k]); cs[r][2 + k] = (float)sin(th[k]); }
+    }
+    enc_cpu_ops.rope(&be, 2, 2, 4, 4, &q[0][0], 10, &cs[0][0]);
+    worst = 0;
+    for (int r = 0; r < 2; r++)
+        for (int c = 0; c < 10; c++) {
+            double ref = q0[r][c];
+            if (c < 8) {
+                const int h = c / 4, k = c % 4 % 2, hi = c % 4 >= 2;
+                const double lo = q0[r][h * 4 + k], up = q0[r][h * 4 + k + 2], C = cs[r][k], S = cs[r][2 + k];
+                ref = hi ? up * C + lo * S : lo * C - up * S;   /* (lo + i·up)·e^{iθ} */
+            }
+            if (fabs(q[r][c] - ref) > worst) worst = fabs(q[r][c] - ref);
+        }
+    T_CHECK(worst <= 1e-6);                                 /* columns 8, 9 (no head) untouched: exact */
+    /* partial rotary (GPT-NeoX): rot 2 of dk 4, pair (0, 1) by row 0's angle, columns 2, 3 untouched */
+    float p4[4] = { 0.5f, -0.25f, 3, 4 }, pc[2] = { (float)cos(0.4), (float)sin(0.4) };
+    enc_cpu_ops.rope(&be, 1, 1, 4, 2, p4, 4, pc);
+    T_NEAR(p4[0], 0.5 * cos(0.4) + 0.25 * sin(0.4), 1e-6);
+    T_NEAR(p4[1], -0.25 * cos(0.4) + 0.5 * sin(0.4), 1e-6);
+    T_NEAR(p4[2], 3, 0);
+    T_NEAR(p4[3], 4, 0);
+}
+
 int main(void)
 {
+    /* decoders: SiLU, SwiGLU, RMSNorm, RoPE */
+    T_NEAR(enc_f_silu(1.0f), 0.7310585786, 1e-7);
+    T_NEAR(enc_f_silu(-2.0f), -0.2384058440, 1e-7);
+    T_NEAR(enc_f_gate(ENC_GATE_SILU, 1.0f, 2.0f, 99.0f, 1), 2 * 0.7310585786, 2e-7);
+    T_NEAR(enc_f_rms_scale(3.0f, enc_f_rms_inv(25.0, 2, 0.0f), 1.0f), 0.8485281374, 1e-7);
+    {
+        const float lo = 0.6f, hi = -1.2f, th = 0.7f;
+        T_NEAR(enc_f_rope_lo(lo, hi, cosf(th), sinf(th)), lo * cos(th) - hi * sin(th), 1e-6);
+        T_NEAR(enc_f_rope_hi(lo, hi, cosf(th), sinf(th)), hi * cos(th) + lo * sin(th), 1e-6);
+    }
+    decoder_ops();
+    /* grouped-query attention: 8 query heads on 2 key/value heads of 16 columns; 0 or H: each its own */
+    T_EQ_INT(enc_f_kv_off(0, 8, 2, 16), 0);
+    T_EQ_INT(enc_f_kv_off(3, 8, 2, 16), 0);
+    T_EQ_INT(enc_f_kv_off(4, 8, 2, 16), 16);
+    T_EQ_INT(enc_f_kv_off(7, 8, 2, 16), 16);
+    T_EQ_INT(enc_f_kv_off(5, 8, 0, 16), 80);
+    T_EQ_INT(enc_f_kv_off(5, 8, 8, 16), 80);
+
     /* activations */
     T_NEAR(enc_f_relu(-1.5f), 0.0, 0);
     T_NEAR(enc_f_relu(2.5f), 2.5, 0);
