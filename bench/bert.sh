@@ -36,7 +36,7 @@
 #   largest difference from our vectors, and the load average before and after.
 #   The check: every peer's every hidden state (all layers) of 16 sentences spread over the
 #   length order (bert_bench --export's check set) against synprobe's, max |difference| <= TOL
-#   (5e-5: the tolerance of t239 for this model against transformers; padding and the peers'
+#   (5e-5: the tolerance of t2239 for this model against transformers; padding and the peers'
 #   own kernels move the last bits, max 1.2e-5 seen for mpnet), and the mean of the last layer
 #   of every sentence (maxdiff, as before).
 #   Memory: the peak RSS of E (the largest over rounds) against weights on disk (the

@@ -7,7 +7,7 @@
  * normalizer_spec (3: name 1, precompiled_charsmap 2). The converters of convert_slow_tokenizer.py
  * ignore the rest (add_dummy_prefix, remove_extra_whitespaces: the Metaspace pre-tokenizer and the
  * " {2,}" replacement stand for them). The tokenizer.json document is built with jansson and read
- * by enc_tokjson_load_mem, so the encoding is the tokjson reader's (tests: t241). */
+ * by enc_tokjson_load_mem, so the encoding is the tokjson reader's (tests: t2241). */
 #include "encoder/spm.h"
 
 #include "encoder/tokjson.h"

@@ -282,7 +282,7 @@ static int case_ignorable(int32_t c)
  * mapping; plus the Other_Lowercase / Other_Uppercase code points of PropList.txt that have no
  * case mapping and are not Case_Ignorable (the only ones whose Cased value Final_Sigma can see):
  * ª, º and three blocks of enclosed Latin capitals. tests/reference/bert_tokenize_ref.py checks
- * every code point against Python (t52). */
+ * every code point against Python (t2052). */
 static int cased(int32_t c)
 {
     utf8proc_category_t k = cat(c);

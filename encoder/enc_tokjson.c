@@ -709,7 +709,7 @@ static void tj_normalize(const struct tj_norm *z, struct sp_buf *s, int *at0)
             /* at0 is kept when the first characters map to nothing: tokenizers' Precompiled adds a
              * removal's shift to the previous character's change, and the first has none, so the
              * next character takes the removed one's original offset 0 (Metaspace "first" still
-             * prepends; t241's T5 folder) */
+             * prepends; t2241's T5 folder) */
             if (r) {
                 sp_buf_put(&o, r, olen);
             } else {

@@ -7,7 +7,7 @@
  * (ModelProto: pieces, trainer_spec, normalizer_spec) and writes the tokenizer.json document that
  * converter would, the added tokens as the fast class adds them (tokenizer_config.json's
  * added_tokens_decoder, then the special tokens not among them), then enc_tokjson_load_mem reads
- * it: ids identical to transformers' (tests/cli/t241-spm-model.sh).
+ * it: ids identical to transformers' (tests/cli/t2241-spm-model.sh).
  *
  * Classes (tokenizer_config.json "tokenizer_class", with or without "Fast"): AlbertTokenizer
  * (do_lower_case, keep_accents), CamembertTokenizer, DebertaV2Tokenizer (do_lower_case,

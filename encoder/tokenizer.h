@@ -11,7 +11,7 @@
  * properties utf8proc lacks are derived from its data (docs/encoders-and-models.md, the BERT tokenizer): Cased =
  * Lu/Ll/Lt or any case mapping (plus ª, º and the enclosed Latin capitals U+1F130..1F189);
  * Case_Ignorable = Mn/Me/Cf/Lm/Sk plus the 17 Word_Break MidLetter/MidNumLet/Single_Quote code
- * points. They only decide Final_Sigma (σ vs ς); t52 checks every code point against Python.
+ * points. They only decide Final_Sigma (σ vs ς); t2052 checks every code point against Python.
  *
  * Bytes that are not valid UTF-8 (bad lead or continuation bytes, overlongs, surrogates, code
  * points above U+10FFFF) decode to U+FFFD, one per byte that cannot start a valid sequence. The

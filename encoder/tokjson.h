@@ -4,7 +4,7 @@
  * pre-tokenized input (transformers' is_split_into_words=True): each word on its own goes through
  * the added-token split, the normalizer, the pre-tokenizer and the model; then the
  * post-processor adds its special tokens around the whole sentence. Ids are identical to
- * tokenizers 0.19 / transformers 4.40.2 (tests/cli/t230-tokjson.sh on the fixtures of
+ * tokenizers 0.19 / transformers 4.40.2 (tests/cli/t2230-tokjson.sh on the fixtures of
  * tests/reference/tokjson_fixtures.py), with one rule of synprobe's: a word that gets no piece
  * (one of only control characters, say) gets the unknown token, so every word has a vector.
  *

@@ -893,7 +893,7 @@ int rpt_report(struct stg_ctx *ctx, const struct rpt_opts *o, struct rpt_result 
     json_decref(c.unfit);
     rpt_table_free(&c.rows);
     st_close(db);
-    /* the time only under --verbose: two runs of one report say the same (t63 compares them) */
+    /* the time only under --verbose: two runs of one report say the same (t0063 compares them) */
     if (rc == SP_OK && sp_log_enabled(ctx->log, SP_LOG_DEBUG))
         sp_log(ctx->log, SP_LOG_DEBUG, "report: %zu probe results, %zu tree evaluations in %.2fs", r->n_probe,
                r->n_tree, sp_now() - t0);

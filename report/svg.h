@@ -6,7 +6,7 @@
  * supply, so the same text is inlined in the HTML page and written as a file by --figures (and
  * from there to PDF/PNG through librsvg).
  *
- * Legibility rules, checked in Chromium by tests/cli/t170-report-legible.sh:
+ * Legibility rules, checked in Chromium by tests/cli/t5170-report-legible.sh:
  *   - no colour is used twice in one chart: RPT_CHART_MAX_SERIES colours (Okabe & Ito's eight,
  *     then four of Paul Tol's); a caller with more series draws small multiples (report_html.c);
  *   - the legend wraps into as many rows as it needs below the plot; the chart grows to hold it;

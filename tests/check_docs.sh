@@ -11,7 +11,7 @@
 #   4. every relative link of README.md and docs/*.md names a file that exists;
 #   5. docs/commands.md and docs/synprobe.1 are what `make docs` writes now (`synprobe help
 #      --markdown`, `help --man`): a changed option table or cli_doc needs `make docs`.
-# (tests/cli/t260-docs-examples.sh runs the examples themselves.)
+# (tests/cli/t7260-docs-examples.sh runs the examples themselves.)
 # TAP lines, each violation under its "not ok"; appends "PASSED FAILED SKIPPED check-docs" to COUNTS.
 build=${1:?usage: tests/check_docs.sh BUILD [COUNTS]}
 counts=${2:-}

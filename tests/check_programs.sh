@@ -3,7 +3,7 @@
 # contrib/setup/packages.txt lists, or from one a bare Debian has (`make check-programs`, part of
 # `make test`). A `debootstrap --variant=minbase` root holds the packages of priority "required"
 # (and the Essential ones) plus apt; anything else a test calls must be on the list, or the README's
-# second set-up command fails on a bare machine (issue 40 item 9: t71's /usr/bin/time, t90's man).
+# second set-up command fails on a bare machine (issue 40 item 9: t0071's /usr/bin/time, t7090's man).
 #
 # The programs are read from the text of the scripts under tests/ and the Makefile: in a shell
 # script every word in command position (line start, after | ; & && || $( ` ( { ! and after the

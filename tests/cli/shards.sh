@@ -1,6 +1,6 @@
-# tests/cli/shards.sh — sourced by t91-shards.sh and t93-slurm.sh (after lib.sh): the t87 demo job
+# tests/cli/shards.sh — sourced by t6091-shards.sh and t6093-slurm.sh (after lib.sh): the t6087 demo job
 # and a dump of everything a job's result is made of, to compare a sharded run with a one-machine run.
-mkjob() {  # folder: the demo corpus, the SAN configs and a job over them (the job of t87)
+mkjob() {  # folder: the demo corpus, the SAN configs and a job over them (the job of t6087)
     mkdir -p $1
     cp demo/demo.conllu demo/demo.mrg encoder/configs/san.json encoder/configs/ms-san.json $1/
     cat >$1/job.json <<'J'

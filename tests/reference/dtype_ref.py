@@ -3,7 +3,7 @@ common/dtype.c: half through NumPy's own conversion (numpy.float16: round to nea
 subnormals, overflow to inf), bfloat16 by bit manipulation on NumPy arrays (NumPy has no bf16):
 round the dropped low 16 bits to nearest, ties to even; a NaN stays a NaN (quiet bit set).
 
-Used by tests/cli/t150-store-dtype.sh:
+Used by tests/cli/t2150-store-dtype.sh:
   dtype_ref.py values OUT.f32              write the test values (specials, ties, subnormals,
                                            random over the whole range) as float32 LE
   dtype_ref.py check f16|bf16 IN.f32 OUT   OUT = the driver's packed bits then its widened

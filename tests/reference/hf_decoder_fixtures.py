@@ -58,7 +58,7 @@ puts its "▁" on every word itself). Both must give the same ids (asserted), an
     OUTDIR/FAMILY/ref/pieces.txt      a line a sentence: ids, TAB, START-END spans, TAB, 0
     OUTDIR/FAMILY/ref/words.npy       float32 [words, layers+1, hidden]: each word's LAST piece
     OUTDIR/FAMILY/ref/sents.npy       float32 [sentences, layers+1, hidden]: the mean of the words
-The test (tests/cli/t280-hf-decoders.sh) reads only these files; it never needs transformers.
+The test (tests/cli/t2280-hf-decoders.sh) reads only these files; it never needs transformers.
 tokenizers' trainers break ties in hash order, so a rerun may write other vocabularies, each with
 its own consistent references.
 """

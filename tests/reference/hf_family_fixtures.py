@@ -24,7 +24,7 @@ absolute positions, token types, embed_proj, 3 layers) and deberta-v2-p2c (pos_q
                                                (8, 16), the fixture's, and (256, 512), deberta-v3-base's Naming families regenerates only their folders.
 Some families are saved with their pre-training heads (and so the family prefix: `roberta.`,
 `electra.`), so that the names synprobe must strip and the heads it must ignore are tested.
-The test (tests/cli/t236-hf-families.sh) reads only these files; it never needs transformers.
+The test (tests/cli/t2236-hf-families.sh) reads only these files; it never needs transformers.
 
 The folders of roberta, xlm-roberta and camembert also carry a tokenizer that `tokenizers` trains
 on UD EWT dev and the multilingual sample of tokjson_fixtures.py (a byte-level BPE saved by
@@ -43,7 +43,7 @@ add_prefix_space=True where the class demands it, is_split_into_words=True) give
                                        the sentence's word vectors (M2.3)
     OUTDIR/deberta-v3/ref/wattn.npy    float32 [sentences that fit, layers, heads, Wmax, Wmax]: each
                                        head's word-level map (M2.4, as bert_attention_ref.py), zero-padded
-(tests/cli/t238-hf-tokenizer-json.sh). tokenizers' trainers break ties in hash order, so a rerun
+(tests/cli/t2238-hf-tokenizer-json.sh). tokenizers' trainers break ties in hash order, so a rerun
 may write other vocabularies, each with its own consistent references.
 """
 import os

@@ -17,7 +17,7 @@ eigenvalues at or below lambda_max * d * eps treated as 0 (torch.linalg.pinv's r
 vectors of W Sxz with singular value <= 0.01 (svd_tol) dropped, and with shrinkage the
 Ledoit-Wolf-type linear shrinkage of arXiv 1308.2608 towards tr(S)/d I applied to S = scatter/n.
 
-tests/cli/t295-erase.sh imports numpy_leace (NumPy only) to check the stored erased run.
+tests/cli/t3295-erase.sh imports numpy_leace (NumPy only) to check the stored erased run.
 
 Usage: make leace-fixtures CE_PYTHON=VENV/bin/python
   (VENV: /usr/bin/python3 -m venv --system-site-packages VENV; VENV/bin/pip install concept-erasure==0.2.4)

@@ -4,7 +4,7 @@ all-mpnet-base-v2 (make models) on the first 10 sentences of EWT dev, in pre-tok
 (is_split_into_words=True): every layer's word vectors (the mean of the word's pieces, docs/spec/models.md M2.2)
 and sentence vectors (the mean of the words, M2.3), kept small as their projections on 4 fixed
 random unit directions (stored too), with the piece ids. Run from a venv with transformers
-(`make real-model-refs HF_PYTHON=V/bin/python`); t239-hf-real-mpnet.sh compares synprobe's vectors with these, so
+(`make real-model-refs HF_PYTHON=V/bin/python`); t2239-hf-real-mpnet.sh compares synprobe's vectors with these, so
 no test needs transformers."""
 import sys
 import numpy as np, torch

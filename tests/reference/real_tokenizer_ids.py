@@ -3,7 +3,7 @@
 real models' tokenizers (make models) on a whole UD treebank in pre-tokenized mode
 (is_split_into_words=True), as one SHA-256 per model and treebank: each sentence's ids joined by
 spaces, one line a sentence. Run from a venv with transformers (`make real-tokenizer-ids
-HF_PYTHON=V/bin/python`); t231-tokjson-real.sh compares the C reader's ids with these sums, so no test needs
+HF_PYTHON=V/bin/python`); t2231-tokjson-real.sh compares the C reader's ids with these sums, so no test needs
 transformers. Writes OUT: lines "SHA256 MODEL TREEBANK SENTENCES"."""
 import hashlib, sys
 from transformers import AutoTokenizer

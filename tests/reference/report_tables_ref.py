@@ -1,5 +1,5 @@
 """Independent readers of `synprobe report --format latex` and `--format md` (and the numbers of the
-text, JSON and CSV reports) for tests/cli/t165-t167: each format is parsed here on its own, every
+text, JSON and CSV reports) for tests/cli/t5165-t5167: each format is parsed here on its own, every
 cell normalised to one plain form, and the expected cells are computed from the per-seed results in
 the JSON report, not from the aggregates the program computed (the bootstrap interval excepted: it is
 checked against stats_ref.py in t95).

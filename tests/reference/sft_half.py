@@ -7,7 +7,7 @@ Writes OUT_DIR/model.safetensors with every F32 tensor converted (f16: NumPy's r
 even; bf16: the float's top 16 bits rounded to nearest even on the dropped 16, by bit
 arithmetic), other dtypes copied, and OUT_DIR/widened/model.safetensors holding the same halves
 widened back to F32 exactly: the f32 model whose forward a half model must match bit for bit.
-Independent of synprobe (used by tests/cli/t206-bert-half.sh)."""
+Independent of synprobe (used by tests/cli/t2208-bert-half.sh)."""
 import json
 import struct
 import sys

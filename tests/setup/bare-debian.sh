@@ -38,7 +38,7 @@ if [ -d /usr/local/share/ca-certificates ]; then
     cp -r /usr/local/share/ca-certificates/. "$ch/usr/local/share/ca-certificates/"
     [ ! -x "$ch/usr/sbin/update-ca-certificates" ] || chroot "$ch" update-ca-certificates >/dev/null 2>&1 || true
 fi
-# what a booted machine has: /proc, and /dev with its pseudo-terminals (t158 runs under script)
+# what a booted machine has: /proc, and /dev with its pseudo-terminals (t6158 runs under script)
 mountpoint -q "$ch/proc" || mount -t proc proc "$ch/proc"
 mountpoint -q "$ch/dev" || mount --rbind /dev "$ch/dev"
 trap 'umount "$ch/proc" 2>/dev/null || true; umount -R "$ch/dev" 2>/dev/null || true' EXIT

@@ -1,5 +1,5 @@
 /* tests/tools/common_stype.c — driver for the NumPy cross-check of common/dtype.c
- * (tests/reference/dtype_ref.py, tests/cli/t150-store-dtype.sh).
+ * (tests/reference/dtype_ref.py, tests/cli/t2150-store-dtype.sh).
  *
  *   common_stype f16|bf16 <IN >OUT
  *

@@ -1,6 +1,6 @@
 /* tests/tools/daemon_jobvalues.c — job files with one value each out of its option's bounds or of
  * the wrong JSON type (and some within them), generated from the option tables a job file is
- * read through (dmn_step_table), for tests/cli/t130-job-values.sh.
+ * read through (dmn_step_table), for tests/cli/t6130-job-values.sh.
  *
  *   daemon_jobvalues DIR     writes DIR/base.json (the valid job every case starts from) and
  *                            DIR/vNNNN.json, and prints one line per case:

@@ -1,6 +1,6 @@
 /* tests/tools/encoder_bert_run.c — driver for the NumPy reference comparison of kind "bert"
- * (tests/reference/bert_ref.py, tests/cli/t51-bert-ref.sh) and of every family of kind "hf"
- * against transformers (tests/reference/hf_family_fixtures.py, tests/cli/t236-hf-families.sh):
+ * (tests/reference/bert_ref.py, tests/cli/t2051-bert-ref.sh) and of every family of kind "hf"
+ * against transformers (tests/reference/hf_family_fixtures.py, tests/cli/t2236-hf-families.sh):
  * MODEL is opened with enc_hf_open, so any family's folder. Public encoder API only.
  *
  *   encoder_bert_run MODEL REFDIR [THREADS [REPEAT]]

@@ -1,5 +1,5 @@
 /* tests/tools/encoder_dec_run.c — driver for the comparison of kind "hf" decoder LMs with
- * transformers (tests/reference/hf_decoder_fixtures.py, tests/cli/t280-hf-decoders.sh). Uses the
+ * transformers (tests/reference/hf_decoder_fixtures.py, tests/cli/t2280-hf-decoders.sh). Uses the
  * encoder's internal API (encoder_int.h: enc_dec_open, enc_dec_forward).
  *
  *   encoder_dec_run MODEL REFDIR [STREAM [DEVICE]]

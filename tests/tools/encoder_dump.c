@@ -1,5 +1,5 @@
 /* tests/tools/encoder_dump.c — driver for the NumPy reference comparison
- * (tests/reference/encoders_ref.py, tests/cli/t50-encoder-ref.sh). It goes through the public
+ * (tests/reference/encoders_ref.py, tests/cli/t2050-encoder-ref.sh). It goes through the public
  * encoder API only (docs/style.md §3.6).
  *
  *   encoder_dump init CONFIG OUT.safetensors       seeded init, save the weights
@@ -84,7 +84,7 @@ static int cmd_run(const char *cfgp, const char *wp, const char *inp, const char
 int main(int argc, char **argv)
 {
     char err[SP_ERRLEN * 4];
-    if (argc == 1) { printf("encoder_dump: reference-comparison driver (used by tests/cli/t50-encoder-ref.sh); nothing to do\n"); return 0; }
+    if (argc == 1) { printf("encoder_dump: reference-comparison driver (used by tests/cli/t2050-encoder-ref.sh); nothing to do\n"); return 0; }
     if (argc == 4 && !strcmp(argv[1], "init")) {
         struct enc_config cfg;
         enc_t *e;

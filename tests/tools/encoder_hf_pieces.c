@@ -1,16 +1,16 @@
 /* tests/tools/encoder_hf_pieces.c — driver for the tokenizer of a model folder as kind "hf" opens
  * it (enc_hf_tokenizer_open: tokenizer.json with its class's prefix-space rule, or vocab.txt;
- * tests/cli/t238-hf-tokenizer-json.sh). Uses the encoder's internal API (encoder_int.h).
+ * tests/cli/t2238-hf-tokenizer-json.sh). Uses the encoder's internal API (encoder_int.h).
  *
  *   encoder_hf_pieces DIR [bert] [hex] [nolimit] [text] <SENTENCES >OUT
  *
  * SENTENCES: one sentence a line, its words separated by TABs (hex: each word in UTF-8 hex, the
- * words separated by single spaces, so that a word may hold a TAB; t241). OUT: one line a sentence, as
+ * words separated by single spaces, so that a word may hold a TAB; t2241). OUT: one line a sentence, as
  * tests/reference/hf_family_fixtures.py writes ref/pieces.txt: the ids separated by spaces, a TAB,
  * one START-END piece span per word, a TAB, 1 when the sentence has more pieces than the model's
- * positions (config.json) else 0; nolimit: config.json is not read (a tokenizer-only folder, t241)
+ * positions (config.json) else 0; nolimit: config.json is not read (a tokenizer-only folder, t2241)
  * and the flag is 0. "bert": open it as kind "bert" does (vocab.txt first). "text": as a decoder's
- * (enc_hf_tokenizer_open_text: running text's leading-space rule; implies nolimit; t280).
+ * (enc_hf_tokenizer_open_text: running text's leading-space rule; implies nolimit; t2280).
  * Errors: the message, exit 1. A driver, not a test: built into $(BUILD)/tools by `make test-cli`. */
 #include "common/sp.h"
 #include "encoder/encoder_int.h"

@@ -1,5 +1,5 @@
 /* tests/tools/encoder_tokenize.c — driver for the tokenizer cross-check
- * (tests/reference/bert_tokenize_ref.py, tests/cli/t52-tokenizer-ref.sh); public API only.
+ * (tests/reference/bert_tokenize_ref.py, tests/cli/t2052-tokenizer-ref.sh); public API only.
  *
  *   encoder_tokenize VOCAB [wordpiece-only] [ptb] [cased] <WORDS >OUT
  *   encoder_tokenize --unicode-version    utf8proc's Unicode version ("15.0.0")

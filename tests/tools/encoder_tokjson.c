@@ -1,5 +1,5 @@
 /* tests/tools/encoder_tokjson.c — driver for the tokenizer.json reader (encoder/enc_tokjson.c,
- * tests/cli/t230-tokjson.sh); public API only.
+ * tests/cli/t2230-tokjson.sh); public API only.
  *
  *   encoder_tokjson TOKENIZER.json [hex|tsv] [file-prefix] <SENTENCES >OUT
  *

@@ -1,5 +1,5 @@
 /* tests/tools/probes_sptrain_dump.c — driver for the NumPy reference comparison of the trained
- * structural probes (tests/reference/structprobe_ref.py, tests/cli/t48-structprobe-ref.sh).
+ * structural probes (tests/reference/structprobe_ref.py, tests/cli/t3048-structprobe-ref.sh).
  * It goes through probes/structprobe_train.h only.
  *
  *   probes_sptrain_dump KIND RANK BATCH EPOCHS LR SEED DIR

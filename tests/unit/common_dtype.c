@@ -5,7 +5,7 @@
  * threshold, inf and NaN; then every half and every bf16 pattern widened and narrowed back to
  * itself; then, where the compiler has _Float16 (its conversion is libgcc's, an implementation
  * independent of this one), 2^24 floats spread over the whole range against it. The NumPy
- * comparison is tests/cli/t150-store-dtype.sh (tests/reference/dtype_ref.py). */
+ * comparison is tests/cli/t2150-store-dtype.sh (tests/reference/dtype_ref.py). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
