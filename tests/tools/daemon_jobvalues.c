@@ -26,7 +26,8 @@ struct section { enum dmn_step_kind kind; const char *key; int index; };
 static const struct section sections[] = {
     { DMN_INGEST, "corpora", 0 }, { DMN_TASKS_BUILD, "tasks", 0 }, { DMN_TASKS_IMPORT, "tasks", 1 },
     { DMN_ENCODE, "encoders", 0 }, { DMN_PROBE, "probes", 0 }, { DMN_TREES, "trees", 0 },
-    { DMN_STRUCTPROBE, "structprobes", 0 }, { DMN_TOKPROBE, "tokprobes", 0 }, { DMN_REPORT, "reports", 0 },
+    { DMN_STRUCTPROBE, "structprobes", 0 }, { DMN_TOKPROBE, "tokprobes", 0 }, { DMN_MDL, "mdl", 0 },
+    { DMN_ERASE, "erasures", 0 }, { DMN_REPORT, "reports", 0 },
 };
 #define N_SECTIONS (sizeof sections / sizeof sections[0])
 
@@ -39,12 +40,13 @@ static int n_cases;
 static json_t *base_job(void)
 {
     return json_pack("{s:s, s:[{s:s, s:[s]}], s:[{s:[s], s:s}, {s:s, s:s}], s:[{s:s, s:[s, s], s:i, s:b}],"
-                     " s:[{}], s:[{}], s:[{}], s:[{}], s:[{}]}",
+                     " s:[{}], s:[{}], s:[{}], s:[{}], s:[{}], s:[{s:s, s:s, s:s}], s:[{}]}",
                      "store", "s.db",
                      "corpora", "name", "d", "paths", "demo.conllu",
                      "tasks", "tasks", "SentLen", "split", "resplit", "name", "imp", "file", "task.txt",
                      "encoders", "config", "san.json", "inputs", "d", "SentLen", "attention", 0, "token-vectors", 1,
-                     "probes", "trees", "structprobes", "tokprobes", "reports");
+                     "probes", "trees", "structprobes", "tokprobes", "mdl",
+                     "erasures", "run", "san", "property", "upos", "out-run", "er", "reports");
 }
 
 static int write_job(const char *name, json_t *job)
