@@ -67,6 +67,10 @@ struct prb_protocol {
  * 1e-5..1e-2, MLP grid nhid {50,100,200} × dropout {0,0.1,0.2}, seed 1111, control on with seed
  * = seed. 0 ok, -1 unknown name. */
 int prb_protocol_preset(struct prb_protocol *p, const char *name, enum prb_clf_kind kind);
+/* p as the probe stage's manifest records it: name, preset, classifier, optimiser, the grids,
+ * seeds, control, threads (a new JSON object). */
+struct json_t;
+struct json_t *prb_protocol_json(const struct prb_protocol *p);
 
 struct prb_fit_rec {                     /* one fit of the grid */
     int nhid;

@@ -342,56 +342,11 @@ static int dataset_build(struct stg_ctx *ctx, struct probe_data *d, struct prb_d
 
 /* ---- manifest ---- */
 
-static const char *optim_name(enum prb_optim_kind k)
-{
-    return k == PRB_OPT_ADAM ? "adam" : k == PRB_OPT_RMSPROP ? "rmsprop" : "sgd";
-}
-
-static json_t *optim_json(const struct prb_optim *op)
-{
-    json_t *opt = json_object();
-    json_object_set_new(opt, "kind", json_string(optim_name(op->kind)));
-    json_object_set_new(opt, "lr", json_real(op->lr));
-    if (op->kind == PRB_OPT_ADAM) {
-        json_object_set_new(opt, "beta1", json_real(op->beta1));
-        json_object_set_new(opt, "beta2", json_real(op->beta2));
-    }
-    if (op->kind == PRB_OPT_RMSPROP) json_object_set_new(opt, "alpha", json_real(op->alpha));
-    if (op->kind != PRB_OPT_SGD) json_object_set_new(opt, "eps", json_real(op->eps));
-    return opt;
-}
-
-static json_t *protocol_json(const struct prb_protocol *p)
-{
-    const struct prb_train_cfg *t = &p->train;
-    json_t *o = json_object(), *l2 = json_array(), *nh = json_array(), *dr = json_array();
-    json_object_set_new(o, "name", json_string("senteval"));
-    json_object_set_new(o, "preset", json_string(p->preset ? p->preset : "custom"));
-    json_object_set_new(o, "classifier", json_string(p->classifier == PRB_MLP ? "mlp" : "logreg"));
-    json_object_set_new(o, "optim", optim_json(&t->optim));
-    json_object_set_new(o, "batch_size", json_integer(t->batch_size));
-    json_object_set_new(o, "tenacity", json_integer(t->tenacity));
-    json_object_set_new(o, "epoch_size", json_integer(t->epoch_size));
-    json_object_set_new(o, "max_epoch", json_integer(t->max_epoch));
-    for (int i = 0; i < p->n_l2; i++) json_array_append_new(l2, json_real(p->l2[i]));
-    json_object_set_new(o, "l2_grid", l2);
-    int mlp = p->classifier == PRB_MLP;
-    for (int i = 0; i < (mlp ? p->n_nhid : 1); i++) json_array_append_new(nh, json_integer(mlp ? p->nhid[i] : 0));
-    for (int i = 0; i < (mlp ? p->n_dropout : 1); i++) json_array_append_new(dr, json_real(mlp ? p->dropout[i] : 0.0));
-    json_object_set_new(o, "nhid_grid", nh);
-    json_object_set_new(o, "dropout_grid", dr);
-    json_object_set_new(o, "seed", json_integer((json_int_t)t->seed));
-    json_object_set_new(o, "control", json_boolean(p->control));
-    json_object_set_new(o, "control_seed", p->control ? json_integer((json_int_t)p->control_seed) : json_null());
-    json_object_set_new(o, "threads", json_integer(t->threads));
-    return o;
-}
-
 static json_t *manifest_json(const struct stg_ctx *ctx, const struct stg_probe_opts *o, const struct prb_protocol *p,
                             const struct probe_data *d)
 {
     json_t *m = stg_manifest_new(ctx, &o->command, stg_probe_options, o);
-    json_object_set_new(m, "protocol", protocol_json(p));
+    json_object_set_new(m, "protocol", prb_protocol_json(p));
     json_object_set_new(m, "data", json_pack("{s:s, s:s, s:i, s:i, s:i}", "sha256", d->sha256, "scheme",
                         "synprobe-probe-data-v1: header 'synprobe-probe-data-v1 n d\\n', X float32 LE row-major, "
                         "'split\\tlabel\\n' per row", "n", d->n, "dim", (int)d->X.shape[1], "nclasses", d->k));
